@@ -1,0 +1,68 @@
+// What every API handler of the simulator gets and returns. One file per API key in
+// this folder (NN_name.ts, after franz-go's kfake), each opening with the behaviour it
+// models and its per-version notes.
+import type { MessageSchema, VersionRange } from '../protocol/schema.js';
+import type { RequestHeader } from '../protocol/messages.generated.js';
+import type { Clock } from '../index.js';
+import type { ClusterModel } from '../cluster/model.js';
+
+export interface ConnectionState {
+  remote: string;
+  /** False until SASL authentication succeeds, when the cluster requires SASL. */
+  authenticated: boolean;
+  saslMechanism: string | null;
+  /** The authenticated user name (the principal is User:<name>); null = ANONYMOUS. */
+  user: string | null;
+  closed: boolean;
+  /** Set by a handler when Kafka closes the connection after this response (failed SASL). */
+  closeAfterResponse: boolean;
+}
+
+export interface BrokerEndpoint {
+  id: number;
+  host: string;
+  port: number;
+  rack: string | null;
+  up: boolean;
+}
+
+/** Cluster-wide state the handlers share, beyond the model of topics and configs. */
+export interface SimulatorRuntime {
+  readonly model: ClusterModel;
+  readonly clock: Clock;
+  readonly saslRequired: boolean;
+  readonly saslPlainUsers: Readonly<Record<string, string>>;
+  /**
+   * KRaft brokers forward controller requests (CreateTopics, ...) to the controller
+   * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).
+   */
+  readonly notControllerErrors: boolean;
+  endpoints(): BrokerEndpoint[];
+}
+
+export interface RequestContext {
+  brokerId: number;
+  runtime: SimulatorRuntime;
+  conn: ConnectionState;
+  header: RequestHeader;
+  version: number;
+  clientId: string | null;
+}
+
+export interface ApiHandler<Req = any, Res = any> {
+  apiKey: number;
+  name: string;
+  request: MessageSchema;
+  response: MessageSchema;
+  /** Versions served, when narrower than the spec's. Advertised as is by ApiVersions. */
+  versions?: VersionRange;
+  allowedBeforeAuthentication?: boolean;
+  /** ApiVersions only: the v0 body for a version it does not know. */
+  unsupportedVersionResponse?: () => Res;
+  /** Returns the response body, or null when no response is due (Produce acks=0). */
+  handle(ctx: RequestContext, request: Req): Res | null | Promise<Res | null>;
+}
+
+export function defineHandler<Req, Res>(h: ApiHandler<Req, Res>): ApiHandler<Req, Res> {
+  return h;
+}

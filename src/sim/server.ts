@@ -1,0 +1,167 @@
+// One simulated broker's TCP listener: Kafka's framing (INT32 size + request), request
+// header v0-v2, response header v0-v1, and dispatch to the handler of the API key.
+//
+// As a Kafka broker does, it processes one request at a time per connection (so
+// responses keep request order), closes the connection on a frame it cannot decode,
+// an oversized frame, an unknown API key or an unsupported version (except
+// ApiVersions, which answers UNSUPPORTED_VERSION in v0 so the client can downgrade),
+// and never lets one connection's garbage reach another.
+import net from 'node:net';
+import { Reader, Writer, MalformedFrameError } from './protocol/buffers.js';
+import { decode, encode, isFlexibleVersion, supports } from './protocol/codec.js';
+import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from './protocol/messages.generated.js';
+import type { ApiHandler, ConnectionState, RequestContext, SimulatorRuntime } from './handlers/types.js';
+
+/** Kafka's socket.request.max.bytes default. */
+export const MAX_FRAME_BYTES = 100 * 1024 * 1024;
+const API_VERSIONS_KEY = 18;
+
+export interface BrokerServerOptions {
+  brokerId: number;
+  host: string;
+  port: number;
+  runtime: SimulatorRuntime;
+  handlers: ReadonlyMap<number, ApiHandler>;
+}
+
+export class BrokerServer {
+  private server: net.Server | null = null;
+  private sockets = new Set<net.Socket>();
+  port: number;
+
+  constructor(private readonly opts: BrokerServerOptions) {
+    this.port = opts.port;
+  }
+
+  get listening(): boolean {
+    return this.server !== null;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    const server = net.createServer((socket) => this.accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.opts.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (server.address() as net.AddressInfo).port;
+    this.server = server;
+  }
+
+  /** Stops listening and drops every connection: the port refuses connections until start(). */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private accept(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.setNoDelay(true);
+    const conn: ConnectionState = {
+      remote: `${socket.remoteAddress}:${socket.remotePort}`,
+      authenticated: !this.opts.runtime.saslRequired,
+      saslMechanism: null,
+      user: null,
+      closed: false,
+      closeAfterResponse: false,
+    };
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let queue: Promise<void> = Promise.resolve();
+
+    const close = (): void => {
+      conn.closed = true;
+      socket.destroy();
+    };
+    socket.on('close', () => {
+      conn.closed = true;
+      this.sockets.delete(socket);
+    });
+    socket.on('error', () => close());
+    socket.on('data', (chunk: Buffer) => {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      for (;;) {
+        if (pendingBytes < 4) return;
+        let buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+        const size = buf.readInt32BE(0);
+        if (size < 8 || size > MAX_FRAME_BYTES) {
+          // A header alone takes 8 bytes; anything else is not Kafka.
+          close();
+          return;
+        }
+        if (pendingBytes < 4 + size) {
+          pending = [buf];
+          return;
+        }
+        const frame = buf.subarray(4, 4 + size);
+        buf = buf.subarray(4 + size);
+        pending = buf.length ? [buf] : [];
+        pendingBytes = buf.length;
+        queue = queue.then(() => this.process(frame, conn, socket)).catch(() => close());
+      }
+    });
+  }
+
+  private async process(frame: Buffer, conn: ConnectionState, socket: net.Socket): Promise<void> {
+    if (conn.closed) return;
+    const r = new Reader(frame);
+    const apiKey = r.int16();
+    const apiVersion = r.int16();
+    const handler = this.opts.handlers.get(apiKey);
+    if (!handler) throw new MalformedFrameError(`unknown API key ${apiKey}`);
+    const flexible = isFlexibleVersion(handler.request, apiVersion);
+    // Request header v2 for flexible versions, v1 otherwise (v0 only ever for
+    // ControlledShutdown v0, which is not simulated).
+    r.offset = 0;
+    const header = decode<RequestHeader>(RequestHeaderSchema, flexible ? 2 : 1, r);
+
+    if (!this.inHandlerRange(handler, apiVersion)) {
+      if (apiKey !== API_VERSIONS_KEY) throw new MalformedFrameError(`unsupported ${handler.name} v${apiVersion}`);
+      // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our ranges.
+      const body = handler.unsupportedVersionResponse!();
+      return this.send(socket, handler, 0, header.correlationId, body);
+    }
+    if (!conn.authenticated && !handler.allowedBeforeAuthentication) {
+      throw new MalformedFrameError(`${handler.name} before SASL authentication`);
+    }
+    const request = decode(handler.request, apiVersion, r);
+    const ctx: RequestContext = {
+      brokerId: this.opts.brokerId,
+      runtime: this.opts.runtime,
+      conn,
+      header,
+      version: apiVersion,
+      clientId: header.clientId ?? null,
+    };
+    const response = await handler.handle(ctx, request);
+    if (response === null) return; // e.g. Produce with acks=0
+    await this.send(socket, handler, apiVersion, header.correlationId, response);
+    if (conn.closeAfterResponse) socket.end();
+  }
+
+  private inHandlerRange(handler: ApiHandler, version: number): boolean {
+    const [min, max] = handler.versions ?? handler.request.valid;
+    return version >= min && version <= max && supports(handler.request, version);
+  }
+
+  private send(socket: net.Socket, handler: ApiHandler, version: number, correlationId: number, body: unknown): Promise<void> {
+    if (socket.destroyed) return Promise.resolve();
+    const w = new Writer();
+    w.int32(0); // size, patched below
+    // ApiVersions responses always use header v0, whatever the version (KIP-511).
+    const headerVersion = handler.request.apiKey !== API_VERSIONS_KEY && isFlexibleVersion(handler.response, version) ? 1 : 0;
+    encode(ResponseHeaderSchema, headerVersion, { correlationId }, w);
+    encode(handler.response, version, body, w);
+    const out = w.toBuffer();
+    out.writeInt32BE(out.length - 4, 0);
+    return new Promise((resolve) => socket.write(out, () => resolve()));
+  }
+}
