@@ -3,8 +3,9 @@
 // models and its per-version notes.
 import type { MessageSchema, VersionRange } from '../protocol/schema.js';
 import type { RequestHeader } from '../protocol/messages.generated.js';
-import type { Clock } from '../index.js';
+import type { Clock } from '../clock.js';
 import type { ClusterModel } from '../cluster/model.js';
+import type { ClientQuotaStore } from '../quotas.js';
 
 export interface ConnectionState {
   remote: string;
@@ -38,6 +39,22 @@ export interface SimulatorRuntime {
    */
   readonly notControllerErrors: boolean;
   endpoints(): BrokerEndpoint[];
+  /** Client quotas: AlterClientQuotas (49) / DescribeClientQuotas (48). */
+  readonly clientQuotas: ClientQuotaStore;
+  /** KIP-599 controller mutation quota for one request (see ../quotas.ts). */
+  mutationQuota(ctx: RequestContext, strict: boolean): ControllerMutationQuota;
+}
+
+/**
+ * One request's view of its controller mutation quota, as Kafka's
+ * ControllerMutationQuota: strict mode checks before it records and refuses when the
+ * bucket is already negative; permissive mode records and never refuses.
+ */
+export interface ControllerMutationQuota {
+  /** Charges `cost` partitions; false = refused (strict mode only): answer 89. */
+  tryCharge(cost: number): boolean;
+  /** throttle_time_ms for the response. */
+  throttleTimeMs(): number;
 }
 
 export interface RequestContext {

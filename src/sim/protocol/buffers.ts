@@ -3,7 +3,7 @@
 //   UNSIGNED_VARINT (7 bits a byte, low groups first), VARINT/VARLONG (zig-zag),
 //   STRING = INT16 length + UTF-8 (-1 = null);  COMPACT_STRING = UVARINT length+1 (0 = null),
 //   BYTES = INT32 length + bytes (-1 = null);   COMPACT_BYTES = UVARINT length+1,
-//   UUID = 16 bytes.
+//   UUID = 16 bytes (written here as Kafka prints it: 22 chars of URL-safe base64).
 
 /** Thrown for any frame that cannot be decoded; the server closes that connection. */
 export class MalformedFrameError extends Error {
@@ -43,9 +43,9 @@ export class Reader {
   }
   varint(): number { const u = this.uvarint(); return (u % 2 === 0) ? u / 2 : -(u + 1) / 2; }
   raw(n: number): Buffer { this.need(n); const v = this.buf.subarray(this.offset, this.offset + n); this.offset += n; return v; }
+  /** Kafka prints a Uuid as URL-safe base64 without padding (Uuid.toString()). */
   uuid(): string {
-    const hex = this.raw(16).toString('hex');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    return this.raw(16).toString('base64url');
   }
   string(compact: boolean, nullable: boolean): string | null {
     const len = compact ? this.uvarint() - 1 : this.int16();
@@ -104,9 +104,9 @@ export class Writer {
   private int8Unsigned(v: number): this { this.ensure(1); this.cur[this.pos++] = v; this.length += 1; return this; }
   raw(b: Buffer): this { this.ensure(b.length); b.copy(this.cur, this.pos); this.pos += b.length; this.length += b.length; return this; }
   uuid(v: string): this {
-    const hex = v.replace(/-/g, '');
-    if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`not a UUID: ${v}`);
-    return this.raw(Buffer.from(hex, 'hex'));
+    const b = Buffer.from(v, 'base64url');
+    if (b.length !== 16) throw new Error(`not a Kafka Uuid: ${v}`);
+    return this.raw(b);
   }
   string(v: string | null, compact: boolean): this {
     if (v === null) return compact ? this.uvarint(0) : this.int16(-1);

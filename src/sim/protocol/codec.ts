@@ -36,7 +36,7 @@ export function defaultValue(field: FieldSchema, version: number): Value {
     case 'int8': case 'int16': case 'uint16': case 'int32': case 'uint32': case 'float64':
       return d !== undefined ? Number(d) : 0;
     case 'string': return d ?? '';
-    case 'uuid': return '00000000-0000-0000-0000-000000000000';
+    case 'uuid': return 'AAAAAAAAAAAAAAAAAAAAAA'; // Uuid.ZERO_UUID
     case 'bytes': return Buffer.alloc(0);
     case 'records': return null;
     case 'struct': return defaultStruct(field.f ?? [], version);

@@ -26,7 +26,7 @@ function sample(f: FieldSchema, t: string, version: number): unknown {
     case 'uint32': return rnd(2 ** 31) * 2;
     case 'int64': return BigInt(rnd(2 ** 31)) * BigInt(rnd(2 ** 31)) * (rnd(2) ? 1n : -1n);
     case 'float64': return rnd(1000) / 7;
-    case 'uuid': return '0123abcd-0000-4000-8000-' + String(rnd(1e9)).padStart(12, '0');
+    case 'uuid': return Buffer.from(String(rnd(1e9)).padStart(16, '0')).toString('base64url');
     case 'string': return 'héllo-' + 'x'.repeat(rnd(200));
     case 'bytes': case 'records': return Buffer.from('b'.repeat(rnd(300)));
     case 'struct': return sampleStruct(f.f ?? [], version);

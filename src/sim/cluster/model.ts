@@ -1,0 +1,625 @@
+// The simulator's in-memory cluster model: brokers, topics, partitions, configs and logs.
+// Every mutation validates everything first and only then applies (atomic), and every bad input
+// is reported as a KafkaError carrying Kafka's error code and message.
+import type { Clock } from '../index.js';
+import { BrokerRegistry, type BrokerInfo, type BrokerSpec } from './brokers.js';
+import {
+  ConfigRegistry,
+  type ConfigRequestOptions,
+  type ConfigResourceRef,
+  type DescribeConfigsEntry,
+  type IncrementalAlterOp,
+  type LegacyAlterConfig,
+} from './config-ops.js';
+import { ErrorCode, KafkaError } from './errors.js';
+import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
+import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
+import {
+  NO_LEADER,
+  bestLeader,
+  hasCollisionChars,
+  unifyCollisionChars,
+  validateManualAssignment,
+  validateTopicName,
+  type PartitionInfo,
+  type PartitionState,
+  type TopicInfo,
+  type TopicState,
+} from './topics.js';
+import { ZERO_UUID, randomUuid, uuidFromBytes } from './uuid.js';
+
+/** QuorumController.MAX_RECORDS_PER_USER_OP */
+const MAX_RECORDS_PER_USER_OP = 10000;
+
+export interface ClusterModelOptions {
+  brokers: BrokerSpec[];
+  clock: Clock;
+  clusterId?: string;
+  /** num.partitions (default 1). */
+  numPartitionsDefault?: number;
+  /** default.replication.factor (default 1). */
+  defaultReplicationFactor?: number;
+  /** Initial controller; default the lowest broker id. */
+  controllerId?: number;
+  /** delete.topic.enable (default true). */
+  deleteTopicEnable?: boolean;
+  /**
+   * Replica placer: 'classic' (default; AdminUtils rack-aware round-robin, deterministic, even
+   * leader spread) or 'striped' (KRaft's StripedReplicaPlacer driven by placementRandom).
+   */
+  placer?: 'classic' | 'striped';
+  /** Random source of the striped placer; default ZERO_RANDOM. */
+  placementRandom?: PlacementRandom;
+  /** Source of topic-id bytes (16 bytes per call); default crypto random. */
+  uuidSource?: () => Uint8Array;
+  /** Verify record batch CRCs on append (default true, as Kafka does). */
+  verifyCrc?: boolean;
+}
+
+export interface CreateTopicRequest {
+  name: string;
+  /** -1 = num.partitions. Must be -1 when assignments are given. */
+  numPartitions?: number;
+  /** -1 = default.replication.factor. Must be -1 when assignments are given. */
+  replicationFactor?: number;
+  assignments?: { partition: number; brokerIds: number[] }[];
+  configs?: { name: string; value: string | null }[];
+}
+
+export interface CreateTopicResult {
+  name: string;
+  topicId: string;
+  numPartitions: number;
+  replicationFactor: number;
+  partitions: PartitionInfo[];
+  /** Effective configs, as CreateTopics v5+ returns them (sorted by name). */
+  configs: DescribeConfigsEntry[];
+}
+
+export interface CreatePartitionsResult {
+  name: string;
+  /** The added partitions. */
+  partitions: PartitionInfo[];
+}
+
+export interface DeletedTopic {
+  name: string;
+  topicId: string;
+  numPartitions: number;
+}
+
+export interface ValidateOnlyOption {
+  validateOnly?: boolean;
+}
+
+export interface ProduceOptions {
+  /** 0, 1 or -1 (all). With -1 the ISR must satisfy min.insync.replicas. Default -1. */
+  acks?: number;
+  /** The broker receiving the request: must be the leader. */
+  brokerId?: number;
+}
+
+export interface FetchOptions {
+  /** The broker receiving the request: must be the leader. */
+  brokerId?: number;
+}
+
+function randomClusterId(source?: () => Uint8Array): string {
+  return randomUuid(source);
+}
+
+function copyPartition(p: PartitionState, isUp: (id: number) => boolean): PartitionInfo {
+  return {
+    partition: p.partition,
+    leader: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    partitionEpoch: p.partitionEpoch,
+    replicas: [...p.replicas],
+    isr: [...p.isr],
+    offlineReplicas: p.replicas.filter((r) => !isUp(r)),
+  };
+}
+
+export class ClusterModel {
+  readonly clusterId: string;
+  readonly clock: Clock;
+  readonly numPartitionsDefault: number;
+  readonly defaultReplicationFactor: number;
+  private readonly brokers: BrokerRegistry;
+  private readonly topics = new Map<string, TopicState>();
+  private readonly topicsById = new Map<string, TopicState>();
+  private readonly logs = new Map<string, PartitionLog[]>(); // by topic id
+  private readonly configs: ConfigRegistry;
+  private readonly random: PlacementRandom;
+  private readonly placer: 'classic' | 'striped';
+  private readonly uuidSource?: () => Uint8Array;
+  private readonly verifyCrc: boolean;
+  private readonly deleteTopicEnable: boolean;
+
+  constructor(opts: ClusterModelOptions) {
+    this.clock = opts.clock;
+    this.brokers = new BrokerRegistry(opts.brokers, opts.controllerId);
+    this.uuidSource = opts.uuidSource;
+    this.clusterId = opts.clusterId ?? randomClusterId(opts.uuidSource);
+    this.numPartitionsDefault = opts.numPartitionsDefault ?? 1;
+    this.defaultReplicationFactor = opts.defaultReplicationFactor ?? 1;
+    if (!Number.isInteger(this.numPartitionsDefault) || this.numPartitionsDefault < 1) {
+      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.numPartitionsDefault} for configuration num.partitions: Value must be at least 1`);
+    }
+    if (!Number.isInteger(this.defaultReplicationFactor) || this.defaultReplicationFactor < 1) {
+      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.defaultReplicationFactor} for configuration default.replication.factor`);
+    }
+    this.random = opts.placementRandom ?? ZERO_RANDOM;
+    this.placer = opts.placer ?? 'classic';
+    this.verifyCrc = opts.verifyCrc ?? true;
+    this.deleteTopicEnable = opts.deleteTopicEnable ?? true;
+    this.configs = new ConfigRegistry({
+      getTopic: (name) => this.topics.get(name),
+      isRegisteredBroker: (id) => this.brokers.isRegistered(id),
+      staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
+    });
+  }
+
+  // ------------------------------------------------------------------ brokers
+
+  get controllerId(): number {
+    return this.brokers.controllerId;
+  }
+
+  listBrokers(): BrokerInfo[] {
+    return this.brokers.list();
+  }
+
+  isBrokerUp(id: number): boolean {
+    return this.brokers.isUp(id);
+  }
+
+  private staticBrokerConfigs(id: number): Map<string, string> {
+    const m = new Map<string, string>([
+      ['broker.id', String(id)],
+      ['node.id', String(id)],
+    ]);
+    const rack = this.brokers.isRegistered(id) ? this.brokers.get(id).rack : null;
+    if (rack !== null) m.set('broker.rack', rack);
+    if (this.numPartitionsDefault !== 1) m.set('num.partitions', String(this.numPartitionsDefault));
+    if (this.defaultReplicationFactor !== 1) m.set('default.replication.factor', String(this.defaultReplicationFactor));
+    if (!this.deleteTopicEnable) m.set('delete.topic.enable', 'false');
+    return m;
+  }
+
+  private uncleanAllowed(topic: TopicState): boolean {
+    return this.configs.effectiveTopicValue(topic.configs, 'unclean.leader.election.enable')?.toLowerCase() === 'true';
+  }
+
+  /**
+   * Stop (fence) a broker: it leaves every ISR it is in (KRaft keeps the last ISR member, with no
+   * leader, when ELR is off), partitions it led elect the first ISR replica in replica order that is
+   * up, or go leaderless (-1). Every leader change bumps leaderEpoch. Idempotent.
+   */
+  stopBroker(id: number): void {
+    if (!this.brokers.setUp(id, false)) return;
+    const up = (r: number) => this.brokers.isUp(r);
+    for (const topic of this.topics.values()) {
+      for (const p of topic.partitions) {
+        if (!p.isr.includes(id) && p.leader !== id) continue;
+        const targetIsr = p.isr.filter((r) => r !== id);
+        let leader = p.leader;
+        let isr = targetIsr.length > 0 ? targetIsr : [...p.isr];
+        if (leader === id || leader === NO_LEADER) {
+          const elected = bestLeader(p.replicas, targetIsr, this.uncleanAllowed(topic), up);
+          leader = elected.leader;
+          if (elected.unclean) isr = [leader];
+        }
+        this.changePartition(p, leader, isr);
+      }
+    }
+  }
+
+  /**
+   * Start (unfence) a broker: leaderless partitions elect a leader again (first replica in replica
+   * order that is in the ISR and up), and the returning replica, being caught up at once in this
+   * simulator, rejoins the ISR of every partition that has a leader. Idempotent.
+   */
+  startBroker(id: number): void {
+    if (!this.brokers.setUp(id, true)) return;
+    const up = (r: number) => this.brokers.isUp(r);
+    for (const topic of this.topics.values()) {
+      for (const p of topic.partitions) {
+        let leader = p.leader;
+        let isr = p.isr;
+        if (leader === NO_LEADER) {
+          const elected = bestLeader(p.replicas, p.isr, this.uncleanAllowed(topic), up);
+          leader = elected.leader;
+          if (elected.unclean) isr = [leader];
+        }
+        if (leader !== NO_LEADER) isr = p.replicas.filter((r) => isr.includes(r) || up(r));
+        this.changePartition(p, leader, isr);
+      }
+    }
+  }
+
+  private changePartition(p: PartitionState, leader: number, isr: number[]): void {
+    const leaderChanged = leader !== p.leader;
+    const isrChanged = isr.length !== p.isr.length || isr.some((r, i) => p.isr[i] !== r);
+    if (!leaderChanged && !isrChanged) return;
+    if (leaderChanged) p.leaderEpoch++;
+    p.partitionEpoch++;
+    p.leader = leader;
+    p.isr = [...isr];
+  }
+
+  // ------------------------------------------------------------------ topics (reads)
+
+  listTopics(): TopicInfo[] {
+    return [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => this.topicInfo(t));
+  }
+
+  getTopic(name: string): TopicInfo | undefined {
+    const t = this.topics.get(name);
+    return t && this.topicInfo(t);
+  }
+
+  /** Accepts the Kafka string form (22-char base64url) or the 16 raw bytes. */
+  getTopicById(id: string | Uint8Array): TopicInfo | undefined {
+    const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
+    const t = this.topicsById.get(key);
+    return t && this.topicInfo(t);
+  }
+
+  /** Throws UNKNOWN_TOPIC_OR_PARTITION (3). */
+  getPartition(topic: string, partition: number): PartitionInfo {
+    return copyPartition(this.partitionState(topic, partition), (r) => this.brokers.isUp(r));
+  }
+
+  /** Effective value of one topic config (override, cluster-default broker synonym, default). */
+  effectiveTopicConfig(topic: string, name: string): string | null {
+    const t = this.topics.get(topic);
+    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
+    return this.configs.effectiveTopicValue(t.configs, name);
+  }
+
+  /** Effective value of one broker config on a broker (dynamic, cluster default, static, default). */
+  effectiveBrokerConfig(brokerId: number, name: string): string | null {
+    this.brokers.get(brokerId);
+    return this.configs.effectiveBrokerValue(brokerId, name);
+  }
+
+  private topicInfo(t: TopicState): TopicInfo {
+    const isUp = (r: number) => this.brokers.isUp(r);
+    return {
+      name: t.name,
+      topicId: t.topicId,
+      isInternal: t.name === '__consumer_offsets' || t.name === '__transaction_state',
+      partitions: t.partitions.map((p) => copyPartition(p, isUp)),
+      configs: Object.fromEntries(t.configs),
+      createdAt: t.createdAt,
+    };
+  }
+
+  private partitionState(topic: string, partition: number): PartitionState {
+    const t = this.topics.get(topic);
+    const p = t?.partitions[partition];
+    if (!t || !p || !Number.isInteger(partition)) {
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+    return p;
+  }
+
+  // ------------------------------------------------------------------ topics (writes)
+
+  private place(numPartitions: number, rf: number, existing?: PartitionState[]): number[][] {
+    const brokers = this.brokers.list().map((b) => ({ id: b.id, rack: b.rack, fenced: !b.up }));
+    if (this.placer === 'striped') return placeReplicas(brokers, numPartitions, rf, this.random);
+    let startIndex = 0;
+    if (existing && existing.length > 0) {
+      // AdminZkClient.addPartitions: continue from partition 0's leader position
+      const liveSorted = brokers.filter((b) => !b.fenced);
+      const p0 = existing[0].replicas[0];
+      const idx = placeReplicasClassic(liveSorted, liveSorted.length, 1).findIndex((r) => r[0] === p0);
+      startIndex = Math.max(0, idx);
+    }
+    return placeReplicasClassic(brokers, numPartitions, rf, { startPartitionId: existing?.length ?? 0, startIndex });
+  }
+
+  /** CreateTopics for one topic, as KRaft's ReplicationControlManager.createTopic does it. */
+  createTopic(req: CreateTopicRequest, opts: ValidateOnlyOption = {}): CreateTopicResult {
+    const name = req.name;
+    validateTopicName(name);
+    if (this.topics.has(name)) {
+      throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    }
+    if (hasCollisionChars(name)) {
+      const unified = unifyCollisionChars(name);
+      for (const other of this.topics.keys()) {
+        if (unifyCollisionChars(other) === unified) {
+          throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${other}`);
+        }
+      }
+    }
+
+    // Configs (computeConfigChanges + ControllerConfigurationValidator)
+    const configMap = new Map<string, string | null>();
+    for (const c of req.configs ?? []) configMap.set(c.name, c.value);
+    this.configs.validateTopicConfigs(configMap);
+
+    const numPartitionsReq = req.numPartitions ?? -1;
+    const rfReq = req.replicationFactor ?? -1;
+    const assignments = req.assignments ?? [];
+    const up = (r: number) => this.brokers.isUp(r);
+    let replicaLists: number[][];
+
+    if (assignments.length > 0) {
+      if (rfReq !== -1) {
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
+      }
+      if (numPartitionsReq !== -1) {
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+      }
+      const byIndex = new Map<number, number[]>();
+      let rf: number | null = null;
+      for (const a of assignments) {
+        if (byIndex.has(a.partition)) {
+          throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partition}`);
+        }
+        validateManualAssignment(a.brokerIds, (id) => this.brokers.isRegistered(id), rf);
+        rf = a.brokerIds.length;
+        if (!a.brokerIds.some(up)) {
+          throw new KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `All brokers specified in the manual partition assignment for partition ${a.partition} are fenced or in controlled shutdown.`,
+          );
+        }
+        byIndex.set(a.partition, [...a.brokerIds]);
+      }
+      for (let i = 0; i < byIndex.size; i++) {
+        if (!byIndex.has(i)) {
+          throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+        }
+      }
+      replicaLists = [...byIndex.keys()].sort((a, b) => a - b).map((i) => byIndex.get(i)!);
+    } else if (rfReq < -1 || rfReq === 0) {
+      throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+    } else if (numPartitionsReq < -1 || numPartitionsReq === 0) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+    } else {
+      const numPartitions = numPartitionsReq === -1 ? this.numPartitionsDefault : numPartitionsReq;
+      const rf = rfReq === -1 ? this.defaultReplicationFactor : rfReq;
+      if (numPartitions + 1 + configMap.size > MAX_RECORDS_PER_USER_OP) {
+        throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to create topic ${name}: too many partitions (at most ${MAX_RECORDS_PER_USER_OP} records per operation).`);
+      }
+      try {
+        replicaLists = this.place(numPartitions, rf);
+      } catch (e) {
+        if (e instanceof KafkaError && e.code === ErrorCode.INVALID_REPLICATION_FACTOR) {
+          throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${rf} time(s): ${e.message}`);
+        }
+        throw e;
+      }
+    }
+
+    const partitions: PartitionState[] = replicaLists.map((replicas, i) => {
+      const isr = replicas.filter(up);
+      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+    });
+    const topicId = randomUuid(this.uuidSource);
+    const configs = new Map<string, string>();
+    for (const [k, v] of configMap) configs.set(k, v as string);
+    const topic: TopicState = { name, topicId, partitions, configs, createdAt: this.clock.now() };
+
+    if (!opts.validateOnly) {
+      this.topics.set(name, topic);
+      this.topicsById.set(topicId, topic);
+      this.logs.set(topicId, partitions.map((p) => new PartitionLog(`${name}-${p.partition}`)));
+    }
+    return {
+      name,
+      topicId,
+      numPartitions: partitions.length,
+      replicationFactor: partitions[0].replicas.length,
+      partitions: partitions.map((p) => copyPartition(p, up)),
+      configs: this.configs.topicEntries(configs, null),
+    };
+  }
+
+  /** CreatePartitions for one topic (ReplicationControlManager.createPartitions). */
+  createPartitions(
+    name: string,
+    count: number,
+    assignments: number[][] | null = null,
+    opts: ValidateOnlyOption = {},
+  ): CreatePartitionsResult {
+    const topic = this.topics.get(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const current = topic.partitions.length;
+    if (count === current) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
+    } else if (count < current) {
+      throw new KafkaError(
+        ErrorCode.INVALID_PARTITIONS,
+        `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`,
+      );
+    }
+    const additional = count - current;
+    if (assignments !== null && assignments.length !== additional) {
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+      );
+    }
+    if (additional > MAX_RECORDS_PER_USER_OP) {
+      throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to add ${additional} partitions to ${name}: at most ${MAX_RECORDS_PER_USER_OP} records per operation.`);
+    }
+    const rf = topic.partitions[0].replicas.length;
+    const up = (r: number) => this.brokers.isUp(r);
+    let replicaLists: number[][];
+    if (assignments !== null) {
+      replicaLists = assignments.map((replicas, i) => {
+        validateManualAssignment(replicas, (id) => this.brokers.isRegistered(id), rf);
+        if (!replicas.some(up)) {
+          throw new KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `All brokers specified in the manual partition assignment for partition ${current + i} are fenced or in controlled shutdown.`,
+          );
+        }
+        return [...replicas];
+      });
+    } else {
+      replicaLists = this.place(additional, rf, topic.partitions);
+    }
+    const added: PartitionState[] = replicaLists.map((replicas, i) => {
+      const isr = replicas.filter(up);
+      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+    });
+    if (!opts.validateOnly) {
+      topic.partitions.push(...added);
+      const logs = this.logs.get(topic.topicId)!;
+      for (const p of added) logs.push(new PartitionLog(`${name}-${p.partition}`));
+    }
+    return { name, partitions: added.map((p) => copyPartition(p, up)) };
+  }
+
+  private checkDeletionEnabled(): void {
+    if (!this.deleteTopicEnable) {
+      throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+    }
+  }
+
+  private removeTopic(t: TopicState): DeletedTopic {
+    this.topics.delete(t.name);
+    this.topicsById.delete(t.topicId);
+    this.logs.delete(t.topicId);
+    return { name: t.name, topicId: t.topicId, numPartitions: t.partitions.length };
+  }
+
+  /** DeleteTopics by name: unknown -> UNKNOWN_TOPIC_OR_PARTITION (3). */
+  deleteTopic(name: string): DeletedTopic {
+    this.checkDeletionEnabled();
+    const t = this.topics.get(name);
+    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    return this.removeTopic(t);
+  }
+
+  /** DeleteTopics by id (string form or 16 bytes): unknown -> UNKNOWN_TOPIC_ID (100). */
+  deleteTopicById(id: string | Uint8Array): DeletedTopic {
+    this.checkDeletionEnabled();
+    const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
+    if (key === ZERO_UUID) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Attempt to find topic with invalid topicId ${key}`);
+    }
+    const t = this.topicsById.get(key);
+    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID);
+    return this.removeTopic(t);
+  }
+
+  // ------------------------------------------------------------------ configs
+
+  describeConfigs(resource: ConfigResourceRef, keys: readonly string[] | null, opts?: ConfigRequestOptions): DescribeConfigsEntry[] {
+    return this.configs.describe(resource, keys, opts);
+  }
+
+  incrementalAlterConfigs(
+    resource: ConfigResourceRef,
+    ops: readonly IncrementalAlterOp[],
+    validateOnly = false,
+    opts?: ConfigRequestOptions,
+  ): void {
+    this.configs.incrementalAlter(resource, ops, validateOnly, opts);
+  }
+
+  /** Legacy AlterConfigs: replaces ALL dynamic configs of the resource. */
+  alterConfigs(
+    resource: ConfigResourceRef,
+    configs: readonly LegacyAlterConfig[],
+    validateOnly = false,
+    opts?: ConfigRequestOptions,
+  ): void {
+    this.configs.legacyAlter(resource, configs, validateOnly, opts);
+  }
+
+  /** Dynamic broker configs stored for "" (cluster default) or a broker id. */
+  dynamicBrokerConfigs(name: string): Record<string, string> {
+    return this.configs.brokerConfigs(name);
+  }
+
+  // ------------------------------------------------------------------ logs
+
+  private partitionLog(topic: string, partition: number): { p: PartitionState; log: PartitionLog; t: TopicState } {
+    const p = this.partitionState(topic, partition);
+    const t = this.topics.get(topic)!;
+    return { p, t, log: this.logs.get(t.topicId)![partition] };
+  }
+
+  private checkLeader(p: PartitionState, brokerId: number | undefined): void {
+    if (brokerId !== undefined) {
+      if (p.leader !== brokerId) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    } else if (p.leader === NO_LEADER) {
+      throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE);
+    }
+  }
+
+  /**
+   * Produce: append concatenated v2 record batches; each batch's baseOffset is rewritten to the log
+   * end offset (and partitionLeaderEpoch to the leader epoch). Returns the first batch's offset.
+   */
+  append(topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): number {
+    return this.appendWithResult(topic, partition, batches, opts).baseOffset;
+  }
+
+  /** append(), also returning logAppendTime and logStartOffset for the Produce response. */
+  appendWithResult(topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): AppendResult {
+    const { p, t, log } = this.partitionLog(topic, partition);
+    this.checkLeader(p, opts.brokerId);
+    const split = PartitionLog.prepare(batches, this.verifyCrc);
+    const maxBytes = Number(this.configs.effectiveTopicValue(t.configs, 'max.message.bytes'));
+    for (const b of split) {
+      if (b.length > maxBytes) {
+        throw new KafkaError(
+          ErrorCode.MESSAGE_TOO_LARGE,
+          `Message batch size is ${b.length} bytes in append to partition ${topic}-${partition} which exceeds the maximum configured size of ${maxBytes}.`,
+        );
+      }
+    }
+    if ((opts.acks ?? -1) === -1) {
+      const minIsr = Number(this.configs.effectiveTopicValue(t.configs, 'min.insync.replicas'));
+      if (p.isr.length < minIsr) {
+        throw new KafkaError(
+          ErrorCode.NOT_ENOUGH_REPLICAS,
+          `The size of the current ISR : ${p.isr.length} is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${topic}-${partition}, live replica(s) broker.id are : [${p.isr.join(', ')}]`,
+        );
+      }
+    }
+    return log.appendPrepared(split, p.leaderEpoch);
+  }
+
+  /** Fetch: the batches holding offsets >= fetchOffset (at least one whole batch). */
+  read(topic: string, partition: number, fetchOffset: number, maxBytes: number, opts: FetchOptions = {}): ReadResult {
+    const { p, log } = this.partitionLog(topic, partition);
+    this.checkLeader(p, opts.brokerId);
+    return log.read(fetchOffset, maxBytes);
+  }
+
+  /** ListOffsets: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, or a timestamp. */
+  listOffset(topic: string, partition: number, timestamp: number, opts: FetchOptions = {}): OffsetAndTimestamp {
+    const { p, log } = this.partitionLog(topic, partition);
+    this.checkLeader(p, opts.brokerId);
+    return log.listOffset(timestamp);
+  }
+
+  logOffsets(topic: string, partition: number): { logStartOffset: number; logEndOffset: number; highWatermark: number } {
+    const { log } = this.partitionLog(topic, partition);
+    return { logStartOffset: log.logStartOffset, logEndOffset: log.logEndOffset, highWatermark: log.highWatermark };
+  }
+
+  /** Partition size in bytes (appended batches plus seeded bytes). */
+  sizeBytes(topic: string, partition: number): number {
+    return this.partitionLog(topic, partition).log.sizeBytes;
+  }
+
+  /** Give a partition n more bytes of size without real data (e.g. for reassignment progress). */
+  seedBytes(topic: string, partition: number, n: number): void {
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `seedBytes needs a non-negative integer, got ${n}.`);
+    }
+    this.partitionLog(topic, partition).log.seedBytes(n);
+  }
+}

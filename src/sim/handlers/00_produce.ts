@@ -1,0 +1,47 @@
+// Produce (0), v3-v11 (record batch v2, the only format since Kafka 4.0... and the
+// only one modern clients write).
+//
+// Appends each partition's record batches to the partition log, assigning offsets;
+// answers base_offset per partition. The receiving broker must lead the partition,
+// else NOT_LEADER_OR_FOLLOWER (6) (v10+ also names the current leader); unknown topic
+// or partition → UNKNOWN_TOPIC_OR_PARTITION (3); a batch that is not magic v2 →
+// CORRUPT_MESSAGE (2). acks=0 gets no response at all. Transactions are not simulated.
+import { ProduceRequestSchema, ProduceResponseSchema, type ProduceRequest, type ProduceResponse } from '../protocol/messages.generated.js';
+import { KafkaError } from '../cluster/errors.js';
+import { itemError } from './results.js';
+import { defineHandler } from './types.js';
+
+const MAGIC_OFFSET = 16;
+
+export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
+  apiKey: 0,
+  name: 'Produce',
+  request: ProduceRequestSchema,
+  response: ProduceResponseSchema,
+  versions: [3, 11],
+  handle(ctx, req) {
+    const { model } = ctx.runtime;
+    const responses = req.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => {
+        const base = { index: p.index, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        const partition = model.getTopic(t.name)?.partitions[p.index];
+        if (!partition) return { ...base, errorCode: 3 };
+        if (partition.leader !== ctx.brokerId) {
+          return { ...base, errorCode: 6, currentLeader: { leaderId: partition.leader, leaderEpoch: partition.leaderEpoch } };
+        }
+        const records = p.records ?? Buffer.alloc(0);
+        if (records.length > MAGIC_OFFSET && records[MAGIC_OFFSET] !== 2) return { ...base, errorCode: 2, errorMessage: 'Only record batch format v2 is supported.' };
+        try {
+          const baseOffset = model.append(t.name, p.index, records);
+          return { ...base, errorCode: 0, baseOffset: BigInt(baseOffset), logStartOffset: 0n };
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          return { ...base, errorCode: itemError(err).errorCode, errorMessage: err.message };
+        }
+      }),
+    }));
+    if (req.acks === 0) return null;
+    return { responses, throttleTimeMs: 0 };
+  },
+});

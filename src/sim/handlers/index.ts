@@ -1,0 +1,40 @@
+// Every API the simulator serves, by key. ApiVersions advertises exactly this list.
+import type { ApiHandler } from './types.js';
+import { produceHandler } from './00_produce.js';
+import { fetchHandler } from './01_fetch.js';
+import { listOffsetsHandler } from './02_list_offsets.js';
+import { metadataHandler } from './03_metadata.js';
+import { saslHandshakeHandler } from './17_sasl_handshake.js';
+import { apiVersionsHandler } from './18_api_versions.js';
+import { createTopicsHandler } from './19_create_topics.js';
+import { deleteTopicsHandler } from './20_delete_topics.js';
+import { describeConfigsHandler } from './32_describe_configs.js';
+import { alterConfigsHandler } from './33_alter_configs.js';
+import { saslAuthenticateHandler } from './36_sasl_authenticate.js';
+import { createPartitionsHandler } from './37_create_partitions.js';
+import { incrementalAlterConfigsHandler } from './44_incremental_alter_configs.js';
+import { describeClientQuotasHandler } from './48_describe_client_quotas.js';
+import { alterClientQuotasHandler } from './49_alter_client_quotas.js';
+import { describeClusterHandler } from './60_describe_cluster.js';
+
+export function allHandlers(): ApiHandler[] {
+  const list: ApiHandler[] = [
+    produceHandler,
+    fetchHandler,
+    listOffsetsHandler,
+    metadataHandler,
+    saslHandshakeHandler,
+    createTopicsHandler,
+    deleteTopicsHandler,
+    describeConfigsHandler,
+    alterConfigsHandler,
+    saslAuthenticateHandler,
+    createPartitionsHandler,
+    incrementalAlterConfigsHandler,
+    describeClientQuotasHandler,
+    alterClientQuotasHandler,
+    describeClusterHandler,
+  ];
+  list.push(apiVersionsHandler(() => list));
+  return list;
+}

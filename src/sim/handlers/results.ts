@@ -1,0 +1,39 @@
+// How handlers turn model outcomes into per-item error fields. The model throws only
+// KafkaError for bad input; anything else is a simulator bug, reported as
+// UNKNOWN_SERVER_ERROR (-1) for that item rather than killing the connection.
+import { KafkaError } from '../cluster/errors.js';
+
+export interface ItemError {
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+export const OK: ItemError = { errorCode: 0, errorMessage: null };
+
+export function itemError(err: unknown): ItemError {
+  if (err instanceof KafkaError) return { errorCode: err.code, errorMessage: err.message };
+  return { errorCode: -1, errorMessage: `simulator error: ${(err as Error)?.message ?? String(err)}` };
+}
+
+/** Runs fn, and returns OK or the error it threw, as item fields. */
+export function attempt(fn: () => void): ItemError {
+  try {
+    fn();
+    return OK;
+  } catch (err) {
+    return itemError(err);
+  }
+}
+
+/**
+ * True when this broker must refuse a controller request: only in ZooKeeper mode
+ * (runtime.notControllerErrors); KRaft brokers forward to the controller.
+ */
+export function notController(ctx: { brokerId: number; runtime: { notControllerErrors: boolean; model: { controllerId: number } } }): boolean {
+  return ctx.runtime.notControllerErrors && ctx.brokerId !== ctx.runtime.model.controllerId;
+}
+
+export const NOT_CONTROLLER: ItemError = { errorCode: 41, errorMessage: 'This is not the correct controller for this cluster.' };
+
+/** Value of authorized-operations fields when the client did not ask for them. */
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;

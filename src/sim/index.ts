@@ -1,0 +1,46 @@
+// Public entry point of the Kafka cluster simulator. Tests, `npm start` (embedded
+// demo) and `npm run sim` all start clusters through startSimulator().
+//
+import type { Clock } from './clock.js';
+import { Simulator } from './simulator.js';
+export { systemClock, ManualClock, type Clock } from './clock.js';
+
+export interface SimulatorOptions {
+  /** Number of brokers, ids 0..n-1 unless brokerIds is given. Default 3. */
+  brokers?: number;
+  brokerIds?: number[];
+  /** Rack per broker (same order as the ids); null or missing = no rack. */
+  racks?: (string | null)[];
+  host?: string; // default 127.0.0.1
+  /** Fixed ports per broker; default 0 = random free port. */
+  ports?: number[];
+  clock?: Clock;
+  clusterId?: string;
+  /** SASL PLAIN users (username -> password). When set, SASL is required. */
+  saslPlainUsers?: Record<string, string>;
+  /**
+   * Answer NOT_CONTROLLER from brokers that are not the controller for controller
+   * requests, as ZooKeeper-mode Kafka did, instead of forwarding them as KRaft does.
+   */
+  notControllerErrors?: boolean;
+  /** KIP-599 `controller.quota.window.num`: burst = num x size x rate. Default 11. */
+  controllerQuotaWindowNum?: number;
+  /** KIP-599 `controller.quota.window.size.seconds`. Default 1. */
+  controllerQuotaWindowSizeSeconds?: number;
+}
+
+export interface SimulatedCluster {
+  readonly clusterId: string;
+  /** "host:port" of every broker that is up. */
+  readonly bootstrapServers: string[];
+  stopBroker(id: number): Promise<void>;
+  startBroker(id: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a simulated cluster: every broker listens before this resolves. */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  return new Simulator(opts).start();
+}
+
+export { Simulator };

@@ -1,0 +1,108 @@
+// A whole simulated cluster in one process: the cluster model, one BrokerServer per
+// broker on its own loopback port, and the runtime the handlers share.
+import { randomBytes } from 'node:crypto';
+import { ClusterModel } from './cluster/model.js';
+import { BrokerServer } from './server.js';
+import { allHandlers } from './handlers/index.js';
+import type { ApiHandler, BrokerEndpoint, ControllerMutationQuota, RequestContext, SimulatorRuntime } from './handlers/types.js';
+import { systemClock, type Clock } from './clock.js';
+import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
+import type { SimulatedCluster, SimulatorOptions } from './index.js';
+
+/** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars). */
+function newClusterId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export class Simulator implements SimulatedCluster, SimulatorRuntime {
+  readonly model: ClusterModel;
+  readonly clock: Clock;
+  readonly clusterId: string;
+  readonly saslRequired: boolean;
+  readonly saslPlainUsers: Readonly<Record<string, string>>;
+  readonly notControllerErrors: boolean;
+  /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
+  readonly clientQuotas: ClientQuotaStore;
+  /** KIP-599 buckets, charged by CreateTopics / DeleteTopics / CreatePartitions. */
+  readonly mutationQuotas: ControllerMutationQuotaManager;
+  private readonly servers = new Map<number, BrokerServer>();
+  private readonly racks = new Map<number, string | null>();
+  readonly handlers: ReadonlyMap<number, ApiHandler>;
+  private readonly host: string;
+
+  constructor(opts: SimulatorOptions = {}) {
+    const ids = opts.brokerIds ?? Array.from({ length: opts.brokers ?? 3 }, (_, i) => i);
+    if (ids.length === 0) throw new Error('a cluster needs at least one broker');
+    if (new Set(ids).size !== ids.length) throw new Error('broker ids must be unique');
+    this.clock = opts.clock ?? systemClock;
+    this.clusterId = opts.clusterId ?? newClusterId();
+    this.host = opts.host ?? '127.0.0.1';
+    this.saslPlainUsers = opts.saslPlainUsers ?? {};
+    this.saslRequired = opts.saslPlainUsers !== undefined;
+    this.notControllerErrors = opts.notControllerErrors ?? false;
+    ids.forEach((id, i) => this.racks.set(id, opts.racks?.[i] ?? null));
+    this.clientQuotas = new ClientQuotaStore();
+    this.mutationQuotas = new ControllerMutationQuotaManager(this.clientQuotas, this.clock, {
+      windowNum: opts.controllerQuotaWindowNum,
+      windowSizeSeconds: opts.controllerQuotaWindowSizeSeconds,
+    });
+    this.model = new ClusterModel({
+      brokers: ids.map((id) => ({ id, rack: this.racks.get(id) ?? null })),
+      clock: this.clock,
+      clusterId: this.clusterId,
+    });
+    this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
+    ids.forEach((id, i) => {
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers }));
+    });
+  }
+
+  async start(): Promise<this> {
+    try {
+      for (const s of this.servers.values()) await s.start();
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+    return this;
+  }
+
+  endpoints(): BrokerEndpoint[] {
+    return [...this.servers.entries()].map(([id, s]) => ({
+      id,
+      host: this.host,
+      port: s.port,
+      rack: this.racks.get(id) ?? null,
+      up: s.listening,
+    }));
+  }
+
+  get bootstrapServers(): string[] {
+    return this.endpoints().filter((e) => e.up).map((e) => `${e.host}:${e.port}`);
+  }
+
+  private server(id: number): BrokerServer {
+    const s = this.servers.get(id);
+    if (!s) throw new Error(`no broker ${id}`);
+    return s;
+  }
+
+  async stopBroker(id: number): Promise<void> {
+    await this.server(id).stop();
+    this.model.stopBroker(id);
+  }
+
+  async startBroker(id: number): Promise<void> {
+    await this.server(id).start();
+    this.model.startBroker(id);
+  }
+
+  mutationQuota(ctx: RequestContext, strict: boolean): ControllerMutationQuota {
+    // The SASL user (null = ANONYMOUS) and the request's client id pick the bucket.
+    return this.mutationQuotas.forRequest(ctx.conn.user, ctx.clientId, strict);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.servers.values()) await s.stop();
+  }
+}
