@@ -1,0 +1,50 @@
+// Gateway (HTTP side) configuration from the environment. Kafka connection settings
+// live in src/kafka/config.ts; this file only decides *whether* there is an external
+// cluster (KAFKA_BOOTSTRAP_SERVERS set) or the embedded demo simulator.
+import { parseKafkaConfig, type Env, type KafkaConfig } from './kafka/config.js';
+
+export interface GatewayConfig {
+  port: number;
+  /** Interface to bind; all interfaces by default, as a container expects. */
+  host: string;
+  /** Upper bound for draining in-flight requests on SIGTERM (below k8s's 30 s grace period). */
+  shutdownTimeoutMs: number;
+  /** Largest JSON request body accepted (body-parser syntax, e.g. "1mb"). */
+  bodyLimit: string;
+  kafka:
+    | { mode: 'external'; config: KafkaConfig }
+    /** No KAFKA_BOOTSTRAP_SERVERS: start the in-process simulator with demo data. */
+    | { mode: 'embedded' };
+}
+
+function intIn(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
+  const raw = env[key]?.trim();
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) {
+    problems.push(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+    return def;
+  }
+  return n;
+}
+
+/** Validates everything and throws one error listing every problem, so startup fails readably. */
+export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  const problems: string[] = [];
+  const port = intIn(env, 'PORT', 8080, 0, 65535, problems);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const shutdownTimeoutMs = intIn(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000, problems);
+  const bodyLimit = env.HTTP_BODY_LIMIT?.trim() || '1mb';
+  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) problems.push(`HTTP_BODY_LIMIT must look like 512kb or 1mb, got "${bodyLimit}"`);
+
+  let kafka: GatewayConfig['kafka'] = { mode: 'embedded' };
+  if (env.KAFKA_BOOTSTRAP_SERVERS?.trim()) {
+    try {
+      kafka = { mode: 'external', config: parseKafkaConfig(env) };
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return { port, host, shutdownTimeoutMs, bodyLimit, kafka };
+}

@@ -1,0 +1,52 @@
+// The last middleware: every error ends here and leaves as application/problem+json.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isKafkaRequestError, mapKafkaRequestError } from './errors.js';
+import type { Logger } from './logger.js';
+import { problemType, sendProblem } from './problem.js';
+import { requestErrorToProblem } from './validation.js';
+
+/** Path without the query string: `instance` identifies the resource, not the call's options. */
+export function instanceOf(originalUrl: string): string {
+  const q = originalUrl.indexOf('?');
+  return q === -1 ? originalUrl : originalUrl.slice(0, q);
+}
+
+/** Reached only when the validator let an undocumented path through (it should not). */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  const instance = instanceOf(req.originalUrl);
+  sendProblem(res, { problem: { type: problemType('route-not-found'), title: 'Route not found', status: 404, detail: `No route matches ${instance}.`, instance } });
+};
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    // Express's rule: once headers are out, only its default handler can end the socket.
+    if (res.headersSent) return next(err);
+    const instance = instanceOf(req.originalUrl);
+
+    if (isKafkaRequestError(err)) {
+      const mapped = mapKafkaRequestError(err, instance);
+      if (mapped.problem.status >= 500) {
+        logger.warn('kafka request failed', { instance, kind: err.kind, kafkaError: err.kafka.name, code: err.kafka.code, detail: err.kafka.message });
+      }
+      return sendProblem(res, mapped);
+    }
+
+    const client = requestErrorToProblem(err, instance);
+    if (client) return sendProblem(res, client);
+
+    // A 500 from the validator means a response did not match openapi.yaml (only with
+    // validateResponses): surface the violations, they are the bug report.
+    const validatorErrors = (err as { errors?: { path?: string; message?: string }[] } | null)?.errors;
+    logger.error('unhandled error', { instance, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), validatorErrors });
+    sendProblem(res, {
+      problem: {
+        type: problemType('internal-error'),
+        title: 'Internal server error',
+        status: 500,
+        detail: validatorErrors ? 'The response did not match the API schema.' : 'An unexpected error occurred.',
+        instance,
+        ...(validatorErrors && { errors: validatorErrors.map((e) => ({ path: e.path ?? '', message: e.message ?? '' })) }),
+      },
+    });
+  };
+}

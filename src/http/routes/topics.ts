@@ -1,0 +1,140 @@
+// /topics: list, create (one or many), describe, delete, add partitions.
+import { Router } from 'express';
+import type { CreatedTopic as KafkaCreatedTopic, KafkaGateway, NewTopic, TopicDescription, TopicSummary as KafkaTopicSummary } from '../../kafka/types.js';
+import { aggregateItems, failedItem, type ItemAnswer } from '../batch.js';
+import { mapKafkaError } from '../errors.js';
+import type { components } from '../openapi-types.js';
+import { problemType, sendProblem, type ValidationError } from '../problem.js';
+import { instance, param, queryFlag } from './shared.js';
+
+type Schemas = components['schemas'];
+type NewTopicBody = Schemas['NewTopic'];
+
+function toTopicSummary(t: KafkaTopicSummary): Schemas['TopicSummary'] {
+  return { name: t.name, topicId: t.topicId, partitions: t.partitions, replicationFactor: t.replicationFactor, internal: t.internal };
+}
+
+function toCreatedTopic(t: KafkaCreatedTopic): Schemas['CreatedTopic'] {
+  return { name: t.name, topicId: t.topicId, partitions: t.partitions, replicationFactor: t.replicationFactor };
+}
+
+function toTopic(t: TopicDescription): Schemas['Topic'] {
+  return {
+    name: t.name,
+    topicId: t.topicId,
+    internal: t.internal,
+    partitions: [...t.partitions]
+      .sort((a, b) => a.partition - b.partition)
+      .map((p) => ({ partition: p.partition, leader: p.leader, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas })),
+    configs: [...t.configs]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((c) => ({ name: c.name, value: c.value, source: c.source, isDefault: c.isDefault, readOnly: c.readOnly, sensitive: c.sensitive })),
+  };
+}
+
+function toNewTopic(b: NewTopicBody): NewTopic {
+  return {
+    name: b.name,
+    ...(b.partitions !== undefined && { partitions: b.partitions }),
+    ...(b.replicationFactor !== undefined && { replicationFactor: b.replicationFactor }),
+    ...(b.assignments !== undefined && { assignments: b.assignments }),
+    ...(b.configs !== undefined && { configs: b.configs }),
+  };
+}
+
+/**
+ * Kafka answers a CreateTopics with a repeated name by failing every copy with
+ * INVALID_REQUEST, and JSON Schema cannot express "unique by name". It is a malformed
+ * request, so it is a 400 before Kafka is asked.
+ */
+function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): ValidationError[] {
+  const firstIndex = new Map<string, number>();
+  const errors: ValidationError[] = [];
+  topics.forEach((t, i) => {
+    const first = firstIndex.get(t.name);
+    if (first === undefined) firstIndex.set(t.name, i);
+    else errors.push({ path: arrayBody ? `/body/${i}/name` : '/body/name', message: `duplicate topic name '${t.name}' (first at /body/${first}/name)` });
+  });
+  return errors;
+}
+
+export function topicRoutes({ kafka }: { kafka: KafkaGateway }): Router {
+  const router = Router();
+
+  router.get('/topics', async (_req, res) => {
+    const topics = await kafka.listTopics();
+    const body: Schemas['TopicList'] = {
+      topics: topics.map(toTopicSummary).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    };
+    res.json(body);
+  });
+
+  router.post('/topics', async (req, res) => {
+    const body = req.body as Schemas['CreateTopicsRequest'];
+    const validateOnly = queryFlag(req, 'validateOnly');
+    const inst = instance(req);
+    const arrayBody = Array.isArray(body);
+    const topics = arrayBody ? body : [body];
+
+    const dupes = duplicateNameErrors(topics, arrayBody);
+    if (dupes.length > 0) {
+      return sendProblem(res, {
+        problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'Topic names must be unique within a request.', instance: inst, errors: dupes },
+      });
+    }
+
+    const results = await kafka.createTopics(topics.map(toNewTopic), { validateOnly });
+    const byName = new Map(results.map((r) => [r.name, r]));
+    const successStatus = validateOnly ? 200 : 201;
+
+    const answers: ItemAnswer[] = topics.map(({ name }) => {
+      const r = byName.get(name);
+      if (!r) throw new Error(`Kafka layer returned no result for topic '${name}'`);
+      return r.ok
+        ? { result: { name, status: successStatus, topic: toCreatedTopic(r.value) } }
+        : failedItem(name, mapKafkaError(r.error, 'kafka'));
+    });
+
+    if (!arrayBody) {
+      // One topic: a plain REST answer, no batch envelope.
+      const only = answers[0]!.result;
+      if ('problem' in only) {
+        return sendProblem(res, { problem: { ...only.problem, instance: inst }, ...(answers[0]!.retryAfter !== undefined && { headers: { 'Retry-After': String(answers[0]!.retryAfter) } }) });
+      }
+      if (!validateOnly) res.location(`/topics/${encodeURIComponent(only.name)}`);
+      return res.status(successStatus).json(only.topic);
+    }
+
+    const answer = aggregateItems(answers, successStatus, inst);
+    if (answer.kind === 'problem') return sendProblem(res, { problem: answer.body, ...(answer.headers && { headers: answer.headers }) });
+    res.status(answer.status).json(answer.body);
+  });
+
+  router.get('/topics/:topic', async (req, res) => {
+    res.json(toTopic(await kafka.describeTopic(param(req, 'topic'))));
+  });
+
+  router.delete('/topics/:topic', async (req, res) => {
+    const name = param(req, 'topic');
+    const [result] = await kafka.deleteTopics([name]);
+    if (!result) throw new Error(`Kafka layer returned no result for topic '${name}'`);
+    if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
+    res.status(204).end();
+  });
+
+  router.post('/topics/:topic/partitions', async (req, res) => {
+    const topic = param(req, 'topic');
+    const body = req.body as Schemas['PartitionIncreaseRequest'];
+    const validateOnly = queryFlag(req, 'validateOnly');
+    const [result] = await kafka.createPartitions(
+      [{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }],
+      { validateOnly },
+    );
+    if (!result) throw new Error(`Kafka layer returned no result for topic '${topic}'`);
+    if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
+    const answer: Schemas['PartitionIncreaseResult'] = { topic, partitions: body.count, validateOnly };
+    res.json(answer);
+  });
+
+  return router;
+}

@@ -1,0 +1,93 @@
+// Entry point. With KAFKA_BOOTSTRAP_SERVERS: a gateway in front of that cluster.
+// Without: an embedded 4-broker simulator seeded with demo topics that hold data, so
+// `npm start` shows a useful gateway with nothing else installed.
+import { Producer, stringSerializers } from '@platformatic/kafka';
+import { loadGatewayConfig } from './config.js';
+import { createApp } from './http/app.js';
+import { jsonLogger, type Logger } from './http/logger.js';
+import { createMetrics } from './http/metrics.js';
+import type { LifecycleState } from './http/routes/health.js';
+import { startServer } from './http/server.js';
+import { createKafkaGateway } from './kafka/admin.js';
+import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
+import type { KafkaGateway, NewTopic } from './kafka/types.js';
+
+const DEMO_TOPICS: NewTopic[] = [
+  { name: 'orders', partitions: 6, replicationFactor: 2 },
+  { name: 'payments', partitions: 3, replicationFactor: 3 },
+  { name: 'audit-log', partitions: 1, replicationFactor: 3, configs: { 'cleanup.policy': 'compact' } },
+];
+
+async function seedDemo(kafka: KafkaGateway, bootstrapServers: string[], logger: Logger): Promise<void> {
+  const results = await kafka.createTopics(DEMO_TOPICS);
+  for (const r of results) if (!r.ok) logger.warn('demo topic not created', { topic: r.name, error: r.error.name });
+
+  // Records give the topics bytes, so size/progress views have something to show.
+  const producer = new Producer({ clientId: 'gateway-demo-seeder', bootstrapBrokers: bootstrapServers, serializers: stringSerializers, idempotent: false, acks: -1 });
+  try {
+    for (const topic of ['orders', 'payments', 'audit-log']) {
+      // audit-log is compacted: repeat keys so compaction has something to do.
+      const messages = Array.from({ length: 300 }, (_, i) => ({
+        topic,
+        key: topic === 'audit-log' ? `entity-${i % 40}` : `${topic}-${i}`,
+        value: JSON.stringify({ seq: i, topic, at: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(), amount: (i * 7919) % 1000 }),
+      }));
+      for (let i = 0; i < messages.length; i += 100) await producer.send({ messages: messages.slice(i, i + 100) });
+    }
+    logger.info('demo data produced', { topics: DEMO_TOPICS.map((t) => t.name), recordsPerTopic: 300 });
+  } catch (err) {
+    // The demo is still useful without records; do not refuse to start over it.
+    logger.warn('could not produce demo records', { err: err instanceof Error ? err.message : String(err) });
+  } finally {
+    await producer.close().catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const logger = jsonLogger;
+  const config = loadGatewayConfig(process.env);
+  const metrics = createMetrics();
+
+  let kafkaConfig: KafkaConfig;
+  let stopSimulator: (() => Promise<void>) | undefined;
+  let seed: ((kafka: KafkaGateway) => Promise<void>) | undefined;
+
+  if (config.kafka.mode === 'external') {
+    kafkaConfig = config.kafka.config;
+  } else {
+    // Imported lazily: a production deployment never loads the simulator.
+    const { startSimulator } = await import('./sim/index.js');
+    const sim = await startSimulator({ brokers: 4, racks: ['rack-a', 'rack-a', 'rack-b', 'rack-b'] });
+    stopSimulator = () => sim.close();
+    // Any other KAFKA_* setting (timeouts, retries) still applies to the embedded cluster.
+    kafkaConfig = parseKafkaConfig({ ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') });
+    logger.info('embedded simulator started', { bootstrapServers: sim.bootstrapServers, clusterId: sim.clusterId });
+    seed = (kafka) => seedDemo(kafka, sim.bootstrapServers, logger);
+  }
+
+  const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest: metrics.onKafkaRequest });
+  if (seed) await seed(kafka);
+
+  const state: LifecycleState = { draining: false };
+  const app = createApp({ kafka, metrics, logger, state, bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const server = await startServer({
+    app,
+    kafka,
+    state,
+    logger,
+    port: config.port,
+    host: config.host,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    handleSignals: true,
+    ...(stopSimulator && { onStopped: stopSimulator }),
+  });
+
+  logger.info('kafka admin gateway listening', { url: server.url, kafka: config.kafka.mode });
+  // Human-facing lines on stdout, after the JSON log line, for the first-run experience.
+  process.stdout.write(`\nKafka admin gateway: ${server.url}\n  try: curl -s ${server.url}/topics\n  API:  ${server.url}/openapi.yaml\n\n`);
+}
+
+main().catch((err: unknown) => {
+  jsonLogger.error('startup failed', { err: err instanceof Error ? err.message : String(err) });
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+// Graceful shutdown: in-flight requests finish, new connections are refused, /readyz
+// flips to 503 while draining, and Kafka is closed only after the last response.
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { it } from 'node:test';
+import { createApp } from '../../src/http/app.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { startServer } from '../../src/http/server.js';
+import { FakeKafka } from './fake-kafka.js';
+import { recordingLogger } from './helpers.js';
+
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+it('drains in-flight requests, refuses new ones, then closes Kafka', async () => {
+  const kafka = new FakeKafka();
+  const events: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const inHandler = new Promise<void>((r) => (entered = r));
+  kafka.describeCluster = async () => {
+    entered();
+    await gate;
+    events.push('response computed');
+    return kafka.cluster;
+  };
+  kafka.close = async () => {
+    events.push('kafka closed');
+  };
+  const state = { draining: false };
+  const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
+  const server = await startServer({ app, kafka, state, logger: recordingLogger(), port: 0, host: '127.0.0.1', shutdownTimeoutMs: 5000 });
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+
+  const inFlight = get(`${server.url}/cluster`);
+  await inHandler;
+  const stopped = server.shutdown('test');
+  assert.equal(state.draining, true, 'readiness flips before connections close');
+  await assert.rejects(get(`${server.url}/healthz`), /ECONNREFUSED|ECONNRESET/);
+
+  release();
+  const res = await inFlight;
+  assert.equal(res.status, 200);
+  assert.equal(JSON.parse(res.body).clusterId, 'fake-cluster');
+  await stopped;
+  assert.deepEqual(events, ['response computed', 'kafka closed']);
+  assert.equal(server.server.listening, false);
+  // Idempotent: a second signal does not close Kafka twice.
+  await server.shutdown('again');
+  assert.deepEqual(events, ['response computed', 'kafka closed']);
+});
+
+it('cuts connections still open after the shutdown timeout, and still closes Kafka', async () => {
+  const kafka = new FakeKafka();
+  kafka.describeCluster = () => new Promise(() => {}); // never answers
+  const state = { draining: false };
+  const logger = recordingLogger();
+  const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
+  const server = await startServer({ app, kafka, state, logger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 100 });
+  const hung = get(`${server.url}/cluster`).catch((e: Error) => e);
+  await new Promise((r) => setTimeout(r, 50));
+  await server.shutdown('test');
+  assert.ok((await hung) instanceof Error, 'the hung request was cut');
+  assert.equal(kafka.closed, true);
+  assert.equal(logger.warnings.length, 1);
+});
+
+it('rejects when the port is taken', async () => {
+  const kafka = new FakeKafka();
+  const app = createApp({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
+  const a = await startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port: 0, host: '127.0.0.1' });
+  const port = Number(new URL(a.url).port);
+  await assert.rejects(startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port, host: '127.0.0.1' }), /EADDRINUSE/);
+  await a.shutdown();
+});
