@@ -83,8 +83,15 @@ const CONFIG_SOURCE_NAMES: Record<number, string> = Object.fromEntries(
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Topic ids as Kafka's own tools print them (Uuid.toString(): URL-safe base64 of the
+ * 16 bytes, 22 chars), so what the gateway shows matches `kafka-topics.sh --describe`.
+ * The client hands them over in the dashed hex form.
+ */
 function topicIdOrNull(id: string | null | undefined): string | null {
-  return id && id !== ZERO_UUID ? id : null;
+  if (!id || id === ZERO_UUID) return null;
+  const hex = id.replace(/-/g, '');
+  return /^[0-9a-f]{32}$/i.test(hex) ? Buffer.from(hex, 'hex').toString('base64url') : id;
 }
 
 /** Error name of a response for the metrics hook: the first non-zero code, else NONE. */
