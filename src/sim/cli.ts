@@ -1,5 +1,7 @@
 // `npm run sim -- --brokers 4 --racks a,a,b,b --port 19092`: a simulated cluster on
 // loopback until Ctrl-C, for trying clients (kcat -b 127.0.0.1:19092 -L) by hand.
+// `--replication-bytes-per-second N` sets each broker's replication bandwidth (default 50 MiB/s)
+// and `--seed-bytes N` gives every new partition N bytes, so reassignments take visible time.
 import { parseArgs } from 'node:util';
 import { startSimulator } from './index.js';
 
@@ -9,6 +11,8 @@ const { values } = parseArgs({
     racks: { type: 'string' },
     port: { type: 'string' }, // first broker's port; the others follow
     host: { type: 'string', default: '127.0.0.1' },
+    'replication-bytes-per-second': { type: 'string' },
+    'seed-bytes': { type: 'string' },
   },
 });
 
@@ -25,7 +29,19 @@ if (racks && racks.length !== brokers) {
 const firstPort = values.port ? Number(values.port) : 0;
 const ports = firstPort ? Array.from({ length: brokers }, (_, i) => firstPort + i) : undefined;
 
-const sim = await startSimulator({ brokers, racks, ports, host: values.host });
+function byteCount(flag: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min) {
+    console.error(`--${flag} must be a whole number of bytes, at least ${min}`);
+    process.exit(2);
+  }
+  return n;
+}
+const replicationBytesPerSecond = byteCount('replication-bytes-per-second', values['replication-bytes-per-second'], 1);
+const seedBytes = byteCount('seed-bytes', values['seed-bytes'], 0);
+
+const sim = await startSimulator({ brokers, racks, ports, host: values.host, replicationBytesPerSecond, seedBytes });
 console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);
 console.log(`bootstrap servers: ${sim.bootstrapServers.join(',')}`);

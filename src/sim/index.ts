@@ -19,6 +19,16 @@ export interface SimulatorOptions {
   /** SASL PLAIN users (username -> password). When set, SASL is required. */
   saslPlainUsers?: Record<string, string>;
   /**
+   * SASL SCRAM-SHA-256 and SCRAM-SHA-512 users (username -> password; credentials for
+   * both mechanisms are derived at start, 4096 iterations). When set, SASL is required.
+   */
+  saslScramUsers?: Record<string, string>;
+  /**
+   * Serve TLS instead of plaintext on every broker (node:tls server options: key, cert,
+   * and ca + requestCert + rejectUnauthorized for client certificates).
+   */
+  tls?: import('node:tls').TlsOptions;
+  /**
    * Answer NOT_CONTROLLER from brokers that are not the controller for controller
    * requests, as ZooKeeper-mode Kafka did, instead of forwarding them as KRaft does.
    */
@@ -27,6 +37,17 @@ export interface SimulatorOptions {
   controllerQuotaWindowNum?: number;
   /** KIP-599 `controller.quota.window.size.seconds`. Default 1. */
   controllerQuotaWindowSizeSeconds?: number;
+  /**
+   * Replication bandwidth of every broker, bytes/s in each direction, shared by the replica
+   * copies of reassignments into and out of it. Default 50 MiB/s (52428800).
+   */
+  replicationBytesPerSecond?: number;
+  /**
+   * Bytes every new partition starts with, as if it held that much data, so reassignments have
+   * something to copy: a number for every partition, or per topic and partition. Default 0.
+   * `Simulator.seedBytes()` adds bytes to a partition that exists already.
+   */
+  seedBytes?: number | ((topic: string, partition: number) => number);
 }
 
 export interface SimulatedCluster {
@@ -35,6 +56,10 @@ export interface SimulatedCluster {
   readonly bootstrapServers: string[];
   stopBroker(id: number): Promise<void>;
   startBroker(id: number): Promise<void>;
+  /** Fault injection: broker `id` waits `ms` before handling each request (0 = no delay). */
+  setBrokerDelay(id: number, ms: number): void;
+  /** Give an existing partition n more bytes of log without real records. */
+  seedBytes(topic: string, partition: number, n: number): void;
   close(): Promise<void>;
 }
 

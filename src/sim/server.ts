@@ -6,7 +6,12 @@
 // an oversized frame, an unknown API key or an unsupported version (except
 // ApiVersions, which answers UNSUPPORTED_VERSION in v0 so the client can downgrade),
 // and never lets one connection's garbage reach another.
+//
+// Options beyond plaintext Kafka: `tls` serves the same protocol over TLS (Kafka's
+// SSL / SASL_SSL listeners), and `delayMs` (set through Simulator.setBrokerDelay) makes
+// the broker wait before handling each request: a slow broker, for timeout tests.
 import net from 'node:net';
+import tls from 'node:tls';
 import { Reader, Writer, MalformedFrameError } from './protocol/buffers.js';
 import { decode, encode, isFlexibleVersion, supports } from './protocol/codec.js';
 import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from './protocol/messages.generated.js';
@@ -22,12 +27,16 @@ export interface BrokerServerOptions {
   port: number;
   runtime: SimulatorRuntime;
   handlers: ReadonlyMap<number, ApiHandler>;
+  /** Serve TLS (key, cert; ca + requestCert for client certificates). */
+  tls?: tls.TlsOptions;
 }
 
 export class BrokerServer {
   private server: net.Server | null = null;
   private sockets = new Set<net.Socket>();
   port: number;
+  /** Fault injection: wait this long before handling each request. */
+  delayMs = 0;
 
   constructor(private readonly opts: BrokerServerOptions) {
     this.port = opts.port;
@@ -39,7 +48,10 @@ export class BrokerServer {
 
   async start(): Promise<void> {
     if (this.server) return;
-    const server = net.createServer((socket) => this.accept(socket));
+    // With TLS, 'secureConnection' hands over the socket once the handshake is done; a
+    // failed handshake (wrong CA, plaintext client) never reaches accept().
+    const server = this.opts.tls ? tls.createServer(this.opts.tls, (socket) => this.accept(socket)) : net.createServer((socket) => this.accept(socket));
+    if (this.opts.tls) server.on('tlsClientError', () => {});
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, this.opts.host, () => {
@@ -112,6 +124,11 @@ export class BrokerServer {
 
   private async process(frame: Buffer, conn: ConnectionState, socket: net.Socket): Promise<void> {
     if (conn.closed) return;
+    if (this.delayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      // Stopped (or the client gave up) while waiting: the request is never handled.
+      if (conn.closed) return;
+    }
     const r = new Reader(frame);
     const apiKey = r.int16();
     const apiVersion = r.int16();

@@ -7,7 +7,13 @@ import { allHandlers } from './handlers/index.js';
 import type { ApiHandler, BrokerEndpoint, ControllerMutationQuota, RequestContext, SimulatorRuntime } from './handlers/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
+import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './index.js';
+
+function seedEvery(bytes: number): () => number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`seedBytes must be a non-negative integer, got ${bytes}`);
+  return () => bytes;
+}
 
 /** Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (22 chars). */
 function newClusterId(): string {
@@ -20,6 +26,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly clusterId: string;
   readonly saslRequired: boolean;
   readonly saslPlainUsers: Readonly<Record<string, string>>;
+  readonly saslScramUsers: ScramUserStore;
+  readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
   readonly clientQuotas: ClientQuotaStore;
@@ -38,7 +46,10 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.clusterId = opts.clusterId ?? newClusterId();
     this.host = opts.host ?? '127.0.0.1';
     this.saslPlainUsers = opts.saslPlainUsers ?? {};
-    this.saslRequired = opts.saslPlainUsers !== undefined;
+    this.saslScramUsers = new ScramUserStore(opts.saslScramUsers);
+    this.saslRequired = opts.saslPlainUsers !== undefined || opts.saslScramUsers !== undefined;
+    // PLAIN stays enabled without SASL users (the handshake then fails every login), as before.
+    this.saslMechanisms = [...(opts.saslPlainUsers !== undefined || opts.saslScramUsers === undefined ? ['PLAIN'] : []), ...(opts.saslScramUsers ? SCRAM_MECHANISMS : [])];
     this.notControllerErrors = opts.notControllerErrors ?? false;
     ids.forEach((id, i) => this.racks.set(id, opts.racks?.[i] ?? null));
     this.clientQuotas = new ClientQuotaStore();
@@ -50,10 +61,12 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       brokers: ids.map((id) => ({ id, rack: this.racks.get(id) ?? null })),
       clock: this.clock,
       clusterId: this.clusterId,
+      replicationBytesPerSecond: opts.replicationBytesPerSecond,
+      seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 
@@ -95,6 +108,16 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   async startBroker(id: number): Promise<void> {
     await this.server(id).start();
     this.model.startBroker(id);
+  }
+
+  seedBytes(topic: string, partition: number, n: number): void {
+    this.model.seedBytes(topic, partition, n);
+  }
+
+  /** Fault injection: a slow broker. Requests already waiting keep their delay. */
+  setBrokerDelay(id: number, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be >= 0 ms, got ${ms}`);
+    this.server(id).delayMs = ms;
   }
 
   mutationQuota(ctx: RequestContext, strict: boolean): ControllerMutationQuota {

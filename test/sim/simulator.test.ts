@@ -29,7 +29,9 @@ test('ApiVersions advertises exactly the implemented APIs and versions', async (
   assert.deepEqual(byKey.get(20), [0, 6]);
   assert.deepEqual(byKey.get(37), [0, 3]);
   assert.deepEqual(byKey.get(3), [0, 12]);
-  assert.equal(byKey.has(45), false, 'reassignments are not implemented yet, so not advertised');
+  assert.deepEqual(byKey.get(45), [0, 0]);
+  assert.deepEqual(byKey.get(46), [0, 0]);
+  assert.deepEqual(byKey.get(35), [0, 4]);
   for (const [key] of byKey) assert.ok(sim.handlers.has(key as number));
 });
 

@@ -13,6 +13,7 @@ import {
 } from './config-ops.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
+import { PartitionMoves, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
 import {
   NO_LEADER,
@@ -54,6 +55,10 @@ export interface ClusterModelOptions {
   uuidSource?: () => Uint8Array;
   /** Verify record batch CRCs on append (default true, as Kafka does). */
   verifyCrc?: boolean;
+  /** Per-broker replication bandwidth in bytes/s, each direction (default 50 MiB/s). */
+  replicationBytesPerSecond?: number;
+  /** Bytes every new partition starts with, as if it held that much data (default none). */
+  seedBytes?: (topic: string, partition: number) => number;
 }
 
 export interface CreateTopicRequest {
@@ -135,6 +140,9 @@ export class ClusterModel {
   private readonly uuidSource?: () => Uint8Array;
   private readonly verifyCrc: boolean;
   private readonly deleteTopicEnable: boolean;
+  /** Reassignments and replica copies (./partition-moves.ts); synced to the clock by sync(). */
+  private readonly moves: PartitionMoves;
+  private readonly initialBytes?: (topic: string, partition: number) => number;
 
   constructor(opts: ClusterModelOptions) {
     this.clock = opts.clock;
@@ -158,6 +166,28 @@ export class ClusterModel {
       isRegisteredBroker: (id) => this.brokers.isRegistered(id),
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
     });
+    this.initialBytes = opts.seedBytes;
+    this.moves = new PartitionMoves(
+      {
+        topic: (name) => this.topics.get(name),
+        topics: () => this.topics.values(),
+        log: (t, partition) => this.logs.get(t.topicId)![partition],
+        isRegistered: (id) => this.brokers.isRegistered(id),
+        isUp: (id) => this.brokers.isUp(id),
+        uncleanAllowed: (t) => this.uncleanAllowed(t),
+        topicConfig: (t, name) => this.configs.effectiveTopicValue(t.configs, name),
+        brokerConfig: (id, name) => this.configs.effectiveBrokerValue(id, name),
+      },
+      opts.replicationBytesPerSecond,
+    );
+  }
+
+  /**
+   * Bring replica copies up to the clock: called before every read and every change, so
+   * progress, ISR joins and completed reassignments are visible without timers.
+   */
+  private sync(): void {
+    this.moves.advanceTo(this.clock.now());
   }
 
   // ------------------------------------------------------------------ brokers
@@ -197,6 +227,7 @@ export class ClusterModel {
    * up, or go leaderless (-1). Every leader change bumps leaderEpoch. Idempotent.
    */
   stopBroker(id: number): void {
+    this.sync(); // copies through this broker ran until now
     if (!this.brokers.setUp(id, false)) return;
     const up = (r: number) => this.brokers.isUp(r);
     for (const topic of this.topics.values()) {
@@ -221,6 +252,7 @@ export class ClusterModel {
    * simulator, rejoins the ISR of every partition that has a leader. Idempotent.
    */
   startBroker(id: number): void {
+    this.sync(); // copies through this broker were stalled until now
     if (!this.brokers.setUp(id, true)) return;
     const up = (r: number) => this.brokers.isUp(r);
     for (const topic of this.topics.values()) {
@@ -232,10 +264,12 @@ export class ClusterModel {
           leader = elected.leader;
           if (elected.unclean) isr = [leader];
         }
-        if (leader !== NO_LEADER) isr = p.replicas.filter((r) => isr.includes(r) || up(r));
+        // A replica still copying its log (a reassignment's new replica) joins only once caught up.
+        if (leader !== NO_LEADER) isr = p.replicas.filter((r) => isr.includes(r) || (up(r) && !this.moves.isCatchingUp(p, r)));
         this.changePartition(p, leader, isr);
       }
     }
+    this.sync(); // a returning target replica may complete a reassignment
   }
 
   private changePartition(p: PartitionState, leader: number, isr: number[]): void {
@@ -251,16 +285,19 @@ export class ClusterModel {
   // ------------------------------------------------------------------ topics (reads)
 
   listTopics(): TopicInfo[] {
+    this.sync();
     return [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => this.topicInfo(t));
   }
 
   getTopic(name: string): TopicInfo | undefined {
+    this.sync();
     const t = this.topics.get(name);
     return t && this.topicInfo(t);
   }
 
   /** Accepts the Kafka string form (22-char base64url) or the 16 raw bytes. */
   getTopicById(id: string | Uint8Array): TopicInfo | undefined {
+    this.sync();
     const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
     const t = this.topicsById.get(key);
     return t && this.topicInfo(t);
@@ -268,6 +305,7 @@ export class ClusterModel {
 
   /** Throws UNKNOWN_TOPIC_OR_PARTITION (3). */
   getPartition(topic: string, partition: number): PartitionInfo {
+    this.sync();
     return copyPartition(this.partitionState(topic, partition), (r) => this.brokers.isUp(r));
   }
 
@@ -409,7 +447,7 @@ export class ClusterModel {
     if (!opts.validateOnly) {
       this.topics.set(name, topic);
       this.topicsById.set(topicId, topic);
-      this.logs.set(topicId, partitions.map((p) => new PartitionLog(`${name}-${p.partition}`)));
+      this.logs.set(topicId, partitions.map((p) => this.newLog(name, p.partition)));
     }
     return {
       name,
@@ -473,9 +511,16 @@ export class ClusterModel {
     if (!opts.validateOnly) {
       topic.partitions.push(...added);
       const logs = this.logs.get(topic.topicId)!;
-      for (const p of added) logs.push(new PartitionLog(`${name}-${p.partition}`));
+      for (const p of added) logs.push(this.newLog(name, p.partition));
     }
     return { name, partitions: added.map((p) => copyPartition(p, up)) };
+  }
+
+  private newLog(topic: string, partition: number): PartitionLog {
+    const log = new PartitionLog(`${topic}-${partition}`);
+    const seeded = Math.floor(this.initialBytes?.(topic, partition) ?? 0);
+    if (seeded > 0) log.seedBytes(seeded);
+    return log;
   }
 
   private checkDeletionEnabled(): void {
@@ -485,6 +530,8 @@ export class ClusterModel {
   }
 
   private removeTopic(t: TopicState): DeletedTopic {
+    this.sync();
+    this.moves.forgetTopic(t);
     this.topics.delete(t.name);
     this.topicsById.delete(t.topicId);
     this.logs.delete(t.topicId);
@@ -523,6 +570,7 @@ export class ClusterModel {
     validateOnly = false,
     opts?: ConfigRequestOptions,
   ): void {
+    this.sync(); // throttle configs change copy rates from now on
     this.configs.incrementalAlter(resource, ops, validateOnly, opts);
   }
 
@@ -533,6 +581,7 @@ export class ClusterModel {
     validateOnly = false,
     opts?: ConfigRequestOptions,
   ): void {
+    this.sync();
     this.configs.legacyAlter(resource, configs, validateOnly, opts);
   }
 
@@ -544,6 +593,7 @@ export class ClusterModel {
   // ------------------------------------------------------------------ logs
 
   private partitionLog(topic: string, partition: number): { p: PartitionState; log: PartitionLog; t: TopicState } {
+    this.sync(); // appends move the copies' target; reads see current sizes
     const p = this.partitionState(topic, partition);
     const t = this.topics.get(topic)!;
     return { p, t, log: this.logs.get(t.topicId)![partition] };
@@ -621,5 +671,33 @@ export class ClusterModel {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `seedBytes needs a non-negative integer, got ${n}.`);
     }
     this.partitionLog(topic, partition).log.seedBytes(n);
+  }
+
+  // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
+
+  /**
+   * One partition of AlterPartitionReassignments: `replicas` is the target, null cancels.
+   * Throws KafkaError (3, 39, 85) and then changes nothing.
+   */
+  alterPartitionReassignment(topic: string, partition: number, replicas: readonly number[] | null): void {
+    this.sync(); // copies ran at the old rates until now
+    this.moves.alter(topic, partition, replicas);
+  }
+
+  /** ListPartitionReassignments: null = every moving partition; others omitted silently. */
+  listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
+    this.sync();
+    return this.moves.list(topics);
+  }
+
+  /** DescribeLogDirs on one broker: the replicas it hosts and their sizes in bytes. */
+  logDirSizes(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
+    this.sync();
+    return this.moves.logSizes(brokerId, filter);
+  }
+
+  /** Settle replica copies up to the clock now (reads do this themselves). */
+  advanceReplication(): void {
+    this.sync();
   }
 }

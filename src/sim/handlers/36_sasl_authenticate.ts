@@ -1,18 +1,63 @@
 // SaslAuthenticate (36), v0-v2.
 //
-// PLAIN (RFC 4616): authBytes = [authzid] NUL authcid NUL passwd. A wrong user or
-// password → SASL_AUTHENTICATION_FAILED (58) "Authentication failed: Invalid username
-// or password", and Kafka then closes the connection after the response. Without a
-// preceding SaslHandshake → ILLEGAL_SASL_STATE (34). v1+ reports session_lifetime_ms
-// (0: no re-authentication required).
+// PLAIN (RFC 4616): authBytes = [authzid] NUL authcid NUL passwd, one round.
+// SCRAM-SHA-256/512 (RFC 5802/7677, KIP-84): two rounds on the same connection -
+// client-first → server-first (salt, iterations, nonce), client-final (proof) →
+// server-final (server signature); see ../sasl/scram.ts.
+// A wrong user or password → SASL_AUTHENTICATION_FAILED (58) with Kafka's message
+// (PLAIN: "Authentication failed: Invalid username or password"; SCRAM: "...due to
+// invalid credentials with SASL mechanism SCRAM-SHA-256"), and Kafka then closes the
+// connection after the response. Without a preceding SaslHandshake, or after the
+// exchange completed → ILLEGAL_SASL_STATE (34). v1+ reports session_lifetime_ms (0:
+// no re-authentication required).
 import { timingSafeEqual } from 'node:crypto';
 import { SaslAuthenticateRequestSchema, SaslAuthenticateResponseSchema, type SaslAuthenticateRequest, type SaslAuthenticateResponse } from '../protocol/messages.generated.js';
-import { defineHandler } from './types.js';
+import { isScramMechanism, ScramServerSession } from '../sasl/scram.js';
+import { defineHandler, type RequestContext } from './types.js';
+
+const EMPTY = Buffer.alloc(0);
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function failed(ctx: RequestContext, errorMessage: string): SaslAuthenticateResponse {
+  // Kafka closes the connection once this response is written.
+  ctx.conn.closeAfterResponse = true;
+  return { errorCode: 58, errorMessage, authBytes: EMPTY };
+}
+
+function authenticated(ctx: RequestContext, user: string, authBytes: Buffer): SaslAuthenticateResponse {
+  ctx.conn.user = user;
+  ctx.conn.authenticated = true;
+  ctx.conn.saslSession = undefined;
+  return { errorCode: 0, errorMessage: null, authBytes, sessionLifetimeMs: 0n };
+}
+
+function plain(ctx: RequestContext, req: SaslAuthenticateRequest): SaslAuthenticateResponse {
+  const parts = req.authBytes.toString('utf8').split('\u0000');
+  const [, user, password] = parts;
+  const expected = user !== undefined ? ctx.runtime.saslPlainUsers[user] : undefined;
+  if (parts.length !== 3 || !user || expected === undefined || !sameSecret(password ?? '', expected)) {
+    return failed(ctx, 'Authentication failed: Invalid username or password');
+  }
+  return authenticated(ctx, user, EMPTY);
+}
+
+function scram(ctx: RequestContext, req: SaslAuthenticateRequest): SaslAuthenticateResponse {
+  const mechanism = ctx.conn.saslMechanism;
+  if (!isScramMechanism(mechanism)) throw new Error('unreachable: not a SCRAM mechanism');
+  let session = ctx.conn.saslSession as ScramServerSession | undefined;
+  if (!session) {
+    session = new ScramServerSession(mechanism, (user) => ctx.runtime.saslScramUsers.lookup(mechanism, user));
+    ctx.conn.saslSession = session;
+  }
+  const step = session.step(req.authBytes);
+  if (step.kind === 'failed') return failed(ctx, step.message);
+  if (step.kind === 'continue') return { errorCode: 0, errorMessage: null, authBytes: step.response, sessionLifetimeMs: 0n };
+  return authenticated(ctx, step.user, step.response);
 }
 
 export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequest, SaslAuthenticateResponse>({
@@ -22,19 +67,9 @@ export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequest, Sa
   response: SaslAuthenticateResponseSchema,
   allowedBeforeAuthentication: true,
   handle(ctx, req) {
-    if (ctx.conn.saslMechanism !== 'PLAIN' || ctx.conn.authenticated && ctx.conn.user !== null) {
-      return { errorCode: 34, errorMessage: 'Unexpected SASL authentication request', authBytes: Buffer.alloc(0) };
+    if (ctx.conn.saslMechanism === null || (ctx.conn.authenticated && ctx.conn.user !== null)) {
+      return { errorCode: 34, errorMessage: 'Unexpected SASL authentication request', authBytes: EMPTY };
     }
-    const parts = req.authBytes.toString('utf8').split('\u0000');
-    const [, user, password] = parts;
-    const expected = user !== undefined ? ctx.runtime.saslPlainUsers[user] : undefined;
-    if (parts.length !== 3 || !user || expected === undefined || !sameSecret(password ?? '', expected)) {
-      // Kafka closes the connection once this response is written.
-      ctx.conn.closeAfterResponse = true;
-      return { errorCode: 58, errorMessage: 'Authentication failed: Invalid username or password', authBytes: Buffer.alloc(0) };
-    }
-    ctx.conn.user = user;
-    ctx.conn.authenticated = true;
-    return { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n };
+    return ctx.conn.saslMechanism === 'PLAIN' ? plain(ctx, req) : scram(ctx, req);
   },
 });

@@ -10,9 +10,12 @@ import { createTopicsHandler } from './19_create_topics.js';
 import { deleteTopicsHandler } from './20_delete_topics.js';
 import { describeConfigsHandler } from './32_describe_configs.js';
 import { alterConfigsHandler } from './33_alter_configs.js';
+import { describeLogDirsHandler } from './35_describe_log_dirs.js';
 import { saslAuthenticateHandler } from './36_sasl_authenticate.js';
 import { createPartitionsHandler } from './37_create_partitions.js';
 import { incrementalAlterConfigsHandler } from './44_incremental_alter_configs.js';
+import { alterPartitionReassignmentsHandler } from './45_alter_partition_reassignments.js';
+import { listPartitionReassignmentsHandler } from './46_list_partition_reassignments.js';
 import { describeClientQuotasHandler } from './48_describe_client_quotas.js';
 import { alterClientQuotasHandler } from './49_alter_client_quotas.js';
 import { describeClusterHandler } from './60_describe_cluster.js';
@@ -28,9 +31,12 @@ export function allHandlers(): ApiHandler[] {
     deleteTopicsHandler,
     describeConfigsHandler,
     alterConfigsHandler,
+    describeLogDirsHandler,
     saslAuthenticateHandler,
     createPartitionsHandler,
     incrementalAlterConfigsHandler,
+    alterPartitionReassignmentsHandler,
+    listPartitionReassignmentsHandler,
     describeClientQuotasHandler,
     alterClientQuotasHandler,
     describeClusterHandler,

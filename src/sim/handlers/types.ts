@@ -6,12 +6,15 @@ import type { RequestHeader } from '../protocol/messages.generated.js';
 import type { Clock } from '../clock.js';
 import type { ClusterModel } from '../cluster/model.js';
 import type { ClientQuotaStore } from '../quotas.js';
+import type { ScramUserStore } from '../sasl/scram.js';
 
 export interface ConnectionState {
   remote: string;
   /** False until SASL authentication succeeds, when the cluster requires SASL. */
   authenticated: boolean;
   saslMechanism: string | null;
+  /** The SCRAM exchange in progress (SaslAuthenticate is called twice); opaque to the server. */
+  saslSession?: unknown;
   /** The authenticated user name (the principal is User:<name>); null = ANONYMOUS. */
   user: string | null;
   closed: boolean;
@@ -33,6 +36,10 @@ export interface SimulatorRuntime {
   readonly clock: Clock;
   readonly saslRequired: boolean;
   readonly saslPlainUsers: Readonly<Record<string, string>>;
+  /** SCRAM-SHA-256/512 credentials (from SimulatorOptions.saslScramUsers). */
+  readonly saslScramUsers: ScramUserStore;
+  /** Mechanisms SaslHandshake accepts and advertises. */
+  readonly saslMechanisms: readonly string[];
   /**
    * KRaft brokers forward controller requests (CreateTopics, ...) to the controller
    * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).

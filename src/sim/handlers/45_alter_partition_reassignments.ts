@@ -1,0 +1,42 @@
+// AlterPartitionReassignments (45), v0 (KIP-455). A controller request.
+//
+// Per partition, in Kafka's order (ReplicationControlManager.alterPartitionReassignment):
+// unknown topic → 3 "Unable to find a topic named X."; unknown partition → 3 "Unable to find
+// partition X:N."; replicas null cancels: nothing moving → 85 "No partition reassignment is in
+// progress.", a revert needing an unclean election on a topic that forbids it → 39; otherwise
+// the target is checked as a manual assignment: [] → 39, then walking the ids in ascending order
+// an unregistered broker or a repeated one → 39. Partitions succeed or fail independently.
+// While moving, replicas = target ++ sorted(current - target); adding replicas copy the log from
+// the leader (see ../cluster/replication.ts for bandwidth and throttles) and the move completes
+// when they are in sync. A pure reorder completes at once. Top-level error 0 with a null message;
+// ZooKeeper mode (runtime.notControllerErrors): a non-controller answers NOT_CONTROLLER (41) at
+// the top level with no per-partition results. Authorization (ALTER on CLUSTER) is not modelled.
+// Per-version notes: v0 is flexible. Kafka 4.1 adds v1 (allow_replication_factor_change); the
+// spec here stops at v0, so only v0 is served and advertised.
+import {
+  AlterPartitionReassignmentsRequestSchema,
+  AlterPartitionReassignmentsResponseSchema,
+  type AlterPartitionReassignmentsRequest,
+  type AlterPartitionReassignmentsResponse,
+} from '../protocol/messages.generated.js';
+import { attempt, notController, NOT_CONTROLLER } from './results.js';
+import { defineHandler } from './types.js';
+
+export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse>({
+  apiKey: 45,
+  name: 'AlterPartitionReassignments',
+  request: AlterPartitionReassignmentsRequestSchema,
+  response: AlterPartitionReassignmentsResponseSchema,
+  handle(ctx, req) {
+    if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, responses: [] };
+    const { model } = ctx.runtime;
+    const responses = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        ...attempt(() => model.alterPartitionReassignment(t.name, p.partitionIndex, p.replicas)),
+      })),
+    }));
+    return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses };
+  },
+});
