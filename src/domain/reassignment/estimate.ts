@@ -1,0 +1,97 @@
+// How many bytes a reassignment copies, per broker, and how long that takes at a given rate.
+//
+// Every adding replica copies the whole log of its partition from the leader. So a destination
+// receives the leader's partition size for each replica it gains, and the leader sends it. With
+// a throttle R, Kafka limits each broker's throttled leader traffic to R (leader rate) and its
+// throttled follower traffic to R (follower rate), separately; the move takes as long as the
+// busiest broker: max over brokers of max(bytesIn, bytesOut) / R. Without a throttle the same
+// holds with the per-broker bandwidth, when one is known; otherwise there is no estimate.
+//
+// An estimate, not a promise: it ignores data produced during the move and assumes every copy
+// starts at once and shares its broker's rate evenly.
+
+import { partitionLabel, type TopicPartition } from './types.js';
+
+/** Size in bytes of each partition's log on its leader: sizes[topic][partition] (DescribeLogDirs). */
+export type PartitionSizes = Readonly<Record<string, Readonly<Record<number, number>>>>;
+
+/** What the estimate needs of a planned partition (a PartitionMovePlan fits). */
+export interface MoveToEstimate extends TopicPartition {
+  readonly currentReplicas: readonly number[];
+  readonly adding: readonly number[];
+  /** Current leader; when unknown (null) the first current replica (preferred leader) is assumed. */
+  readonly leader: number | null;
+}
+
+export interface EstimateOptions {
+  /** Throttle in bytes/s (leader and follower rate); null = none. */
+  readonly throttle: number | null;
+  /** Bytes/s a broker can copy unthrottled, when known (e.g. the simulator's setting). */
+  readonly bandwidth?: number | null;
+}
+
+export interface BrokerTransfer {
+  readonly broker: number;
+  /** Bytes this broker receives (as a destination). */
+  readonly bytesIn: number;
+  /** Bytes this broker sends (as the leader of a moving partition). */
+  readonly bytesOut: number;
+}
+
+export interface MoveEstimate {
+  /** Sum of bytes received over all destinations. */
+  readonly totalBytes: number;
+  /** Every broker that sends or receives, ascending. */
+  readonly brokers: readonly BrokerTransfer[];
+  /** The rate used per broker and direction: min(throttle, bandwidth); null when neither is known. */
+  readonly bytesPerSecond: number | null;
+  /** Seconds until the busiest broker is done; null without a rate; 0 when nothing moves. */
+  readonly estimatedSeconds: number | null;
+  /** The busiest broker (the one estimatedSeconds is about); null when nothing moves. */
+  readonly bottleneckBroker: number | null;
+  /** Partitions with adding replicas whose size was not given (counted as 0 bytes). */
+  readonly unknownSizes: readonly TopicPartition[];
+}
+
+/** Bytes to move per broker and the estimated duration. Linear in the moves. */
+export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes, options: EstimateOptions): MoveEstimate {
+  const inBytes = new Map<number, number>();
+  const outBytes = new Map<number, number>();
+  const unknownSizes: TopicPartition[] = [];
+  let totalBytes = 0;
+
+  for (const move of moves) {
+    if (move.adding.length === 0) continue;
+    const size = sizes[move.topic]?.[move.partition];
+    if (size === undefined) unknownSizes.push({ topic: move.topic, partition: move.partition });
+    const bytes = size ?? 0;
+    if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`bad size ${bytes} for ${partitionLabel(move)}`);
+    const source = move.leader ?? move.currentReplicas[0];
+    for (const destination of move.adding) {
+      inBytes.set(destination, (inBytes.get(destination) ?? 0) + bytes);
+      if (source !== undefined) outBytes.set(source, (outBytes.get(source) ?? 0) + bytes);
+      totalBytes += bytes;
+    }
+  }
+
+  const ids = [...new Set([...inBytes.keys(), ...outBytes.keys()])].sort((a, b) => a - b);
+  const brokers = ids.map((broker) => ({ broker, bytesIn: inBytes.get(broker) ?? 0, bytesOut: outBytes.get(broker) ?? 0 }));
+
+  let bottleneckBroker: number | null = null;
+  let busiest = -1;
+  for (const b of brokers) {
+    const load = Math.max(b.bytesIn, b.bytesOut);
+    if (load > busiest) {
+      busiest = load;
+      bottleneckBroker = b.broker;
+    }
+  }
+
+  const rates = [options.throttle, options.bandwidth].filter((r): r is number => typeof r === 'number' && r > 0);
+  const bytesPerSecond = rates.length > 0 ? Math.min(...rates) : null;
+  let estimatedSeconds: number | null;
+  if (brokers.length === 0 || busiest <= 0) estimatedSeconds = 0;
+  else estimatedSeconds = bytesPerSecond === null ? null : busiest / bytesPerSecond;
+
+  return { totalBytes, brokers, bytesPerSecond, estimatedSeconds, bottleneckBroker: busiest > 0 ? bottleneckBroker : null, unknownSizes };
+}

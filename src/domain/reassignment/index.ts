@@ -1,0 +1,20 @@
+// Reassignments, pure: plain data in, plain data out; no Kafka client, no I/O, no clock.
+//
+//   request.ts         parse a POST /reassignments body (gateway JSON or kafka-reassign-partitions.sh file);
+//                      format the rollback file
+//   plan.ts            validate against a ClusterSnapshot (per-partition errors) and plan the move
+//   throttles.ts       Kafka's throttle computation (leader/follower `partition:broker` lists, brokers);
+//                      parse/format throttled-replicas values
+//   throttle-ledger.ts what the gateway owns, and the IncrementalAlterConfigs operations that add what is
+//                      demanded and remove only what the gateway added (restoring prior values)
+//   estimate.ts        bytes to move per broker and the duration at a throttle
+//   progress.ts        per-replica and total progress, observed rate, ETA, stall detection from samples
+
+export * from './types.js';
+export * from './partition-map.js';
+export * from './request.js';
+export * from './plan.js';
+export * from './throttles.js';
+export * from './throttle-ledger.js';
+export * from './estimate.js';
+export * from './progress.js';

@@ -1,0 +1,506 @@
+// Validate a reassignment against a snapshot of the cluster and, when it is valid, plan it.
+//
+// Everything is checked before anything changes, and every problem is reported at once, per
+// partition, with the Kafka error it corresponds to (so src/http/errors.ts maps it to a status:
+// 3 -> 404, 38/39/42 -> 422, 60 -> 409). Checks per partition follow the controller's order for
+// AlterPartitionReassignments (SEMANTICS.md §4): unknown topic, unknown partition, empty replica
+// list, unknown broker, duplicate broker. On top of what Kafka checks, the gateway refuses
+// - a replication-factor change that does not cover every partition of the topic with one new
+//   length (Kafka 4.x only has an all-or-nothing AllowReplicationFactorChange flag), and
+// - re-targeting a partition another reassignment is moving, unless asked (`addToExisting`):
+//   Kafka silently replaces the running move, which is how moves started elsewhere get lost.
+//
+// Linear in the request plus the snapshot: every lookup goes through a map.
+
+import { PartitionMap } from './partition-map.js';
+import {
+  KAFKA_ERRORS,
+  partitionLabel,
+  type KafkaErrorRef,
+  type OngoingPartitionReassignment,
+  type PartitionAssignment,
+  type TopicPartition,
+} from './types.js';
+
+/** One partition of a topic as Metadata describes it. */
+export interface PartitionReplicas {
+  readonly partition: number;
+  /** Metadata's replicas (while moving this includes the adding replicas). */
+  readonly replicas: readonly number[];
+  /** Current leader; -1 or absent when unknown. Used to attribute bytes to a source broker. */
+  readonly leader?: number;
+}
+
+/** A topic and its partitions (a src/kafka TopicDescription fits as is). */
+export interface TopicReplicas {
+  readonly name: string;
+  readonly partitions: readonly PartitionReplicas[];
+}
+
+/** What the validation needs to know about the cluster, read just before validating. */
+export interface ClusterSnapshot {
+  /** Brokers alive now (DescribeCluster / Metadata). */
+  readonly liveBrokers: readonly number[];
+  /**
+   * Brokers registered with the controller, alive or not: Kafka accepts these as targets.
+   * Default: live brokers plus every broker named in a replica list of the snapshot (a stopped
+   * broker still hosts replicas, which is how the gateway sees it without controller access).
+   */
+  readonly registeredBrokers?: readonly number[];
+  readonly topics: readonly TopicReplicas[];
+  /** ListPartitionReassignments, each with the gateway reassignment that owns it (if any). */
+  readonly ongoing: readonly OngoingPartitionReassignment[];
+}
+
+/** What to move (a ReassignmentRequest fits). */
+export interface ReassignmentTargets {
+  readonly partitions: readonly PartitionAssignment[];
+  /** Re-target partitions that are already moving instead of refusing them. */
+  readonly addToExisting?: boolean;
+}
+
+export interface ValidateOptions {
+  /**
+   * The gateway reassignment these targets are added to (e.g. a rollback of it): its own moving
+   * partitions are not conflicts.
+   */
+  readonly reassignmentId?: string;
+}
+
+export type PartitionErrorCode =
+  | 'EMPTY_PARTITION_LIST'
+  | 'DUPLICATE_PARTITION'
+  | 'UNKNOWN_TOPIC'
+  | 'UNKNOWN_PARTITION'
+  | 'EMPTY_REPLICA_LIST'
+  | 'UNKNOWN_BROKER'
+  | 'DUPLICATE_BROKER'
+  | 'INCOMPLETE_REPLICATION_FACTOR_CHANGE'
+  | 'INCONSISTENT_REPLICATION_FACTOR'
+  | 'REASSIGNMENT_CONFLICT';
+
+/** One validation error. Topic-level errors have `partition: null`; request-level ones both null. */
+export interface PartitionError {
+  readonly topic: string | null;
+  readonly partition: number | null;
+  /** Position in the request's `partitions` (first occurrence), null for topic/request-level errors. */
+  readonly index: number | null;
+  readonly code: PartitionErrorCode;
+  readonly message: string;
+  /** The Kafka error this corresponds to; null when Kafka has no such check (treat as 422). */
+  readonly kafkaError: KafkaErrorRef | null;
+  /** REASSIGNMENT_CONFLICT only: who moves it now (null = started outside the gateway). */
+  readonly conflictingReassignmentId?: string | null;
+}
+
+export type PlanWarningCode =
+  /** Target equals what the partition has (or is already moving to): nothing will happen. */
+  | 'NO_OP'
+  /** addToExisting: the running move of this partition is replaced by this target. */
+  | 'REPLACES_ONGOING_MOVE'
+  /** addToExisting with the original replicas as target: the running move is undone. */
+  | 'REVERTS_ONGOING_MOVE'
+  /** A target broker is registered but not alive: its copy will not start until it returns. */
+  | 'BROKER_NOT_LIVE';
+
+export interface PlanWarning extends TopicPartition {
+  readonly code: PlanWarningCode;
+  readonly message: string;
+}
+
+/** One partition of the plan. */
+export interface PartitionMovePlan extends TopicPartition {
+  /**
+   * The replicas before this move: Metadata's replicas, or for a partition already moving its
+   * original replicas as Kafka derives them (`replicas - adding`, in the mid-move order: the
+   * original order is only known to whoever started that move; the gateway's own records have it).
+   */
+  readonly currentReplicas: readonly number[];
+  readonly targetReplicas: readonly number[];
+  /** `target - current`, in target order: replicas that must copy the log. */
+  readonly adding: readonly number[];
+  /** `current - target`, in current order: replicas dropped at completion. */
+  readonly removing: readonly number[];
+  /** Current leader when known (the broker the new replicas copy from). */
+  readonly leader: number | null;
+  /** Nothing will change (see the NO_OP warning). Kept in the plan: Kafka's tool sends it too. */
+  readonly noOp: boolean;
+  /** The move running now for this partition (only with addToExisting or the same reassignment). */
+  readonly alreadyMoving: OngoingPartitionReassignment | null;
+}
+
+export interface ReplicationFactorChange {
+  readonly topic: string;
+  /** Distinct current replication factors, ascending (usually one). */
+  readonly from: readonly number[];
+  readonly to: number;
+}
+
+export interface ReassignmentPlan {
+  /** In request order. */
+  readonly partitions: readonly PartitionMovePlan[];
+  /** Current replicas of every partition in the plan: formatReassignmentFile() makes the rollback file. */
+  readonly rollback: readonly PartitionAssignment[];
+  readonly replicationFactorChanges: readonly ReplicationFactorChange[];
+  readonly warnings: readonly PlanWarning[];
+}
+
+export type ValidationResult =
+  | { readonly ok: true; readonly plan: ReassignmentPlan }
+  | { readonly ok: false; readonly errors: readonly PartitionError[] };
+
+/** Longest list of partition numbers spelled out in a message before it is summarised. */
+const MAX_LISTED = 50;
+
+/**
+ * Validate `targets` against `cluster` and plan the move. Pure and linear in
+ * |targets| + |snapshot|. Errors come per partition in request order, then per topic.
+ */
+export function validateReassignment(
+  cluster: ClusterSnapshot,
+  targets: ReassignmentTargets,
+  options: ValidateOptions = {},
+): ValidationResult {
+  if (targets.partitions.length === 0) {
+    return {
+      ok: false,
+      errors: [
+        {
+          topic: null,
+          partition: null,
+          index: null,
+          code: 'EMPTY_PARTITION_LIST',
+          message: 'Partition reassignment list cannot be empty.',
+          kafkaError: null,
+        },
+      ],
+    };
+  }
+
+  const topics = new Map<string, Map<number, PartitionReplicas>>();
+  for (const t of cluster.topics) {
+    const partitions = new Map<number, PartitionReplicas>();
+    for (const p of t.partitions) partitions.set(p.partition, p);
+    topics.set(t.name, partitions);
+  }
+  const live = new Set(cluster.liveBrokers);
+  const registered = registeredBrokers(cluster, live);
+  const ongoing = new PartitionMap<OngoingPartitionReassignment>();
+  for (const o of cluster.ongoing) ongoing.set(o.topic, o.partition, o);
+
+  const errors: PartitionError[] = [];
+  const warnings: PlanWarning[] = [];
+  const planned: PartitionMovePlan[] = [];
+
+  // First occurrence index of each requested partition, and how many times it appears.
+  const requested = new PartitionMap<{ index: number; count: number }>();
+  targets.partitions.forEach((p, index) => {
+    const seen = requested.get(p.topic, p.partition);
+    if (seen) seen.count++;
+    else requested.set(p.topic, p.partition, { index, count: 1 });
+  });
+
+  for (let index = 0; index < targets.partitions.length; index++) {
+    const target = targets.partitions[index];
+    const { topic, partition } = target;
+    const { index: first, count } = requested.get(topic, partition)!;
+    if (first !== index) continue; // duplicates are reported at the first occurrence
+
+    if (count > 1) {
+      errors.push(
+        partitionError(target, index, 'DUPLICATE_PARTITION', `Partition reassignment contains duplicate topic partitions: ${partitionLabel(target)} appears ${count} times.`, null),
+      );
+    }
+
+    const topicPartitions = topics.get(topic);
+    const current = topicPartitions?.get(partition);
+    if (!topicPartitions) {
+      errors.push(partitionError(target, index, 'UNKNOWN_TOPIC', `Unable to find a topic named ${topic}.`, KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION));
+    } else if (!current) {
+      errors.push(
+        partitionError(
+          target,
+          index,
+          'UNKNOWN_PARTITION',
+          `Unable to find partition ${partitionLabel(target)}: topic ${topic} has ${topicPartitions.size} partition(s).`,
+          KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION,
+        ),
+      );
+    }
+
+    const replicaErrors = replicaListErrors(target, index, registered);
+    if (replicaErrors.length > 0) errors.push(...replicaErrors);
+    if (!current || count > 1 || replicaErrors.length > 0) continue;
+
+    const moving = ongoing.get(topic, partition) ?? null;
+    const ownMove = moving !== null && options.reassignmentId !== undefined && moving.reassignmentId === options.reassignmentId;
+    if (moving && !targets.addToExisting && !ownMove) {
+      const who = moving.reassignmentId === null ? 'a reassignment started outside the gateway' : `reassignment ${moving.reassignmentId}`;
+      errors.push(
+        partitionError(
+          target,
+          index,
+          'REASSIGNMENT_CONFLICT',
+          `${partitionLabel(target)} is already moving under ${who} (replicas ${moving.replicas.join(',')}, adding ${moving.adding.join(',') || 'none'}, ` +
+            `removing ${moving.removing.join(',') || 'none'}). Set addToExisting to true to replace that move with this target.`,
+          KAFKA_ERRORS.REASSIGNMENT_IN_PROGRESS,
+          moving.reassignmentId,
+        ),
+      );
+      continue;
+    }
+
+    const move = planPartition(target, current, moving);
+    planned.push(move);
+    addWarnings(move, live, warnings);
+  }
+
+  errors.push(...replicationFactorErrors(planned, topics, requested, targets.partitions));
+  if (errors.length > 0) return { ok: false, errors };
+
+  return {
+    ok: true,
+    plan: {
+      partitions: planned,
+      rollback: planned.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.currentReplicas })),
+      replicationFactorChanges: replicationFactorChanges(planned),
+      warnings,
+    },
+  };
+}
+
+/**
+ * The move of one partition. For a partition already moving, Kafka computes the new move from
+ * the original replicas (`replicas - adding`), not from the mid-move replica list.
+ */
+export function planPartition(
+  target: PartitionAssignment,
+  current: PartitionReplicas,
+  moving: OngoingPartitionReassignment | null,
+): PartitionMovePlan {
+  // Replica lists are a handful of ids: Array.includes beats building Sets (this runs per partition).
+  const currentReplicas = moving ? without(moving.replicas, moving.adding) : [...current.replicas];
+  const targetReplicas = [...target.replicas];
+  const inProgressTarget = moving ? without(moving.replicas, moving.removing) : currentReplicas;
+  const leader = current.leader !== undefined && current.leader >= 0 ? current.leader : null;
+  return {
+    topic: target.topic,
+    partition: target.partition,
+    currentReplicas,
+    targetReplicas,
+    adding: without(targetReplicas, currentReplicas),
+    removing: without(currentReplicas, targetReplicas),
+    leader,
+    noOp: sameList(targetReplicas, inProgressTarget),
+    alreadyMoving: moving,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function partitionError(
+  target: TopicPartition,
+  index: number,
+  code: PartitionErrorCode,
+  message: string,
+  kafkaError: KafkaErrorRef | null,
+  conflictingReassignmentId?: string | null,
+): PartitionError {
+  const error: PartitionError = { topic: target.topic, partition: target.partition, index, code, message, kafkaError };
+  return conflictingReassignmentId === undefined ? error : { ...error, conflictingReassignmentId };
+}
+
+/** The controller's replica checks, in its order: empty list, unknown brokers, duplicates. */
+function replicaListErrors(target: PartitionAssignment, index: number, registered: ReadonlySet<number>): PartitionError[] {
+  const errors: PartitionError[] = [];
+  if (target.replicas.length === 0) {
+    errors.push(
+      partitionError(target, index, 'EMPTY_REPLICA_LIST', `Partition replica list cannot be empty (${partitionLabel(target)}).`, KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT),
+    );
+  }
+  const unknown = target.replicas.filter((b) => !registered.has(b));
+  if (unknown.length > 0) {
+    const ids = unique(unknown);
+    errors.push(
+      partitionError(
+        target,
+        index,
+        'UNKNOWN_BROKER',
+        `Unknown broker id${ids.length > 1 ? 's' : ''} ${ids.join(',')} in the replicas of ${partitionLabel(target)}.`,
+        KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT,
+      ),
+    );
+  }
+  const duplicates = duplicatesOf(target.replicas);
+  if (duplicates.length > 0) {
+    errors.push(
+      partitionError(
+        target,
+        index,
+        'DUPLICATE_BROKER',
+        `Partition replica lists may not contain duplicate entries: ${partitionLabel(target)} contains multiple entries for ${duplicates.join(',')}.`,
+        KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT,
+      ),
+    );
+  }
+  return errors;
+}
+
+function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: PlanWarning[]): void {
+  const { topic, partition } = move;
+  if (move.noOp) {
+    out.push({
+      topic,
+      partition,
+      code: 'NO_OP',
+      message: move.alreadyMoving
+        ? `${partitionLabel(move)} is already moving to ${move.targetReplicas.join(',')}: nothing changes.`
+        : `${partitionLabel(move)} already has replicas ${move.targetReplicas.join(',')}: nothing to move.`,
+    });
+  } else if (move.alreadyMoving) {
+    // Same set as before the running move: nothing to copy, the move is undone.
+    const reverts = move.adding.length === 0 && move.removing.length === 0;
+    out.push({
+      topic,
+      partition,
+      code: reverts ? 'REVERTS_ONGOING_MOVE' : 'REPLACES_ONGOING_MOVE',
+      message: reverts
+        ? `${partitionLabel(move)} goes back to its original replicas ${move.currentReplicas.join(',')}: the running move is undone.`
+        : `${partitionLabel(move)} is moving to ${without(move.alreadyMoving.replicas, move.alreadyMoving.removing).join(',')}; that move is replaced by ${move.targetReplicas.join(',')}.`,
+    });
+  }
+  const offline = move.adding.filter((b) => !live.has(b));
+  if (offline.length > 0) {
+    out.push({
+      topic,
+      partition,
+      code: 'BROKER_NOT_LIVE',
+      message: `Broker${offline.length > 1 ? 's' : ''} ${offline.join(',')} (target of ${partitionLabel(move)}) ${offline.length > 1 ? 'are' : 'is'} not alive: the copy waits until it returns.`,
+    });
+  }
+}
+
+/**
+ * A topic whose partitions change length must list all its partitions, all with one length
+ * (the gateway's rule: a topic with mixed replication factors is a mistake, not a plan).
+ */
+function replicationFactorErrors(
+  planned: readonly PartitionMovePlan[],
+  topics: ReadonlyMap<string, ReadonlyMap<number, PartitionReplicas>>,
+  requestedIndex: PartitionMap<{ index: number; count: number }>,
+  requested: readonly PartitionAssignment[],
+): PartitionError[] {
+  const changing = new Set<string>();
+  for (const p of planned) if (p.targetReplicas.length !== p.currentReplicas.length) changing.add(p.topic);
+  if (changing.size === 0) return [];
+
+  const errors: PartitionError[] = [];
+  for (const topic of [...changing].sort()) {
+    const all = topics.get(topic)!;
+    const missing: number[] = [];
+    for (const partition of all.keys()) if (!requestedIndex.has(topic, partition)) missing.push(partition);
+    missing.sort((a, b) => a - b);
+    if (missing.length > 0) {
+      errors.push({
+        topic,
+        partition: null,
+        index: null,
+        code: 'INCOMPLETE_REPLICATION_FACTOR_CHANGE',
+        message:
+          `Changing the replication factor of ${topic} needs every one of its ${all.size} partitions in the request, ` +
+          `with the same number of replicas; missing: ${formatPartitionList(missing)}.`,
+        kafkaError: KAFKA_ERRORS.INVALID_REPLICATION_FACTOR,
+      });
+    }
+    // Lengths of every requested partition of the topic (first occurrence), not just the valid ones.
+    const byLength = new Map<number, number[]>();
+    for (const [partition, { index }] of requestedIndex.topic(topic) ?? []) {
+      const length = requested[index].replicas.length;
+      const list = byLength.get(length) ?? [];
+      list.push(partition);
+      byLength.set(length, list);
+    }
+    if (byLength.size > 1) {
+      const parts = [...byLength.entries()]
+        .sort((a, b) => b[1].length - a[1].length || a[0] - b[0])
+        .map(([length, partitions]) => `${length} replicas for ${formatPartitionList(partitions.sort((a, b) => a - b))}`);
+      errors.push({
+        topic,
+        partition: null,
+        index: null,
+        code: 'INCONSISTENT_REPLICATION_FACTOR',
+        message: `Changing the replication factor of ${topic} needs one new length for all its partitions; the request has ${parts.join('; ')}.`,
+        kafkaError: KAFKA_ERRORS.INVALID_REPLICATION_FACTOR,
+      });
+    }
+  }
+  return errors;
+}
+
+function replicationFactorChanges(planned: readonly PartitionMovePlan[]): ReplicationFactorChange[] {
+  const byTopic = new Map<string, { from: Set<number>; to: number; changes: boolean }>();
+  for (const p of planned) {
+    const entry = byTopic.get(p.topic) ?? { from: new Set<number>(), to: p.targetReplicas.length, changes: false };
+    entry.from.add(p.currentReplicas.length);
+    if (p.currentReplicas.length !== p.targetReplicas.length) entry.changes = true;
+    byTopic.set(p.topic, entry);
+  }
+  return [...byTopic.entries()]
+    .filter(([, e]) => e.changes)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([topic, e]) => ({ topic, from: [...e.from].sort((a, b) => a - b), to: e.to }));
+}
+
+function registeredBrokers(cluster: ClusterSnapshot, live: ReadonlySet<number>): ReadonlySet<number> {
+  if (cluster.registeredBrokers) return new Set([...cluster.registeredBrokers, ...live]);
+  const registered = new Set(live);
+  for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) registered.add(b);
+  return registered;
+}
+
+/** `0-3, 7, 9-12`, summarised after MAX_LISTED numbers. Input sorted ascending. */
+export function formatPartitionList(sorted: readonly number[]): string {
+  const ranges: string[] = [];
+  let shown = 0;
+  for (let i = 0; i < sorted.length && shown < MAX_LISTED; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    ranges.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    shown += j - i + 1;
+    i = j + 1;
+  }
+  const rest = sorted.length - shown;
+  return rest > 0 ? `${ranges.join(', ')} and ${rest} more` : ranges.join(', ');
+}
+
+/** Up to this many ids a linear scan beats a Set; longer (hostile) lists still stay linear. */
+const SMALL_LIST = 16;
+
+/** `list - drop`, in list order. */
+function without(list: readonly number[], drop: readonly number[]): number[] {
+  if (drop.length <= SMALL_LIST) return list.filter((b) => !drop.includes(b));
+  const set = new Set(drop);
+  return list.filter((b) => !set.has(b));
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function unique(list: readonly number[]): number[] {
+  return [...new Set(list)];
+}
+
+function duplicatesOf(list: readonly number[]): number[] {
+  if (list.length > SMALL_LIST) {
+    const seen = new Set<number>();
+    const dups = new Set<number>();
+    for (const b of list) (seen.has(b) ? dups : seen).add(b);
+    return [...dups];
+  }
+  const dups: number[] = [];
+  for (let i = 1; i < list.length; i++) {
+    if (list.lastIndexOf(list[i], i - 1) >= 0 && !dups.includes(list[i])) dups.push(list[i]);
+  }
+  return dups;
+}

@@ -1,0 +1,247 @@
+// POST /reassignments bodies: the gateway's own shape and the exact file of
+// kafka-reassign-partitions.sh, normalised into one ReassignmentRequest.
+//
+// This is shape and type normalisation only (what a JSON file alone can tell). Everything that
+// needs the request as a whole or the cluster (empty list, duplicates, unknown brokers, topics,
+// replication-factor rules, conflicts) is validateReassignment's job (plan.ts), so that all of
+// those errors come back together, per partition.
+//
+// Kafka's reference: ReassignPartitionsCommand.parsePartitionReassignmentData and
+// formatAsReassignmentJson (tools/src/main/java/org/apache/kafka/tools/reassign/).
+
+import type { PartitionAssignment } from './types.js';
+
+/** `throttle` is bytes/s for both the leader and follower rates; below this it is a typo. */
+export const MIN_THROTTLE_BYTES_PER_SECOND = 1024;
+/** The only version of the reassignment file format Kafka has ever defined. */
+export const REASSIGNMENT_FILE_VERSION = 1;
+/** Kafka's ANY_LOG_DIR: "no particular log directory". */
+export const ANY_LOG_DIR = 'any';
+
+const MAX_INT32 = 2 ** 31 - 1;
+
+/** Where a body came from: the gateway's JSON or kafka-reassign-partitions.sh's file. */
+export type ReassignmentRequestFormat = 'gateway' | 'kafka-reassign-partitions';
+
+/** A POST /reassignments body after normalisation. */
+export interface ReassignmentRequest {
+  /** Target replicas, in request order, duplicates kept (validateReassignment reports them). */
+  readonly partitions: readonly PartitionAssignment[];
+  /** Bytes/s for leader and follower rates; null = no throttle. */
+  readonly throttle: number | null;
+  /** Remove the throttles this reassignment sets when it ends (default true). */
+  readonly autoRemoveThrottle: boolean;
+  /** Answer with the plan and change nothing (default false). */
+  readonly validateOnly: boolean;
+  /** Partitions already moving may be re-targeted instead of answering 409 (default false). */
+  readonly addToExisting: boolean;
+  readonly format: ReassignmentRequestFormat;
+}
+
+/** One problem with one field; `path` is a JSON Pointer into the body (`/partitions/2/replicas/1`). */
+export interface FieldError {
+  readonly path: string;
+  readonly code: FieldErrorCode;
+  readonly message: string;
+}
+
+export type FieldErrorCode =
+  | 'INVALID_BODY'
+  | 'REQUIRED'
+  | 'INVALID_TYPE'
+  | 'OUT_OF_RANGE'
+  | 'UNSUPPORTED_VERSION'
+  | 'LOG_DIRS_SIZE_MISMATCH'
+  | 'LOG_DIR_NOT_SUPPORTED';
+
+export type ParseReassignmentResult =
+  | { readonly ok: true; readonly request: ReassignmentRequest }
+  | { readonly ok: false; readonly errors: readonly FieldError[] };
+
+/** One entry of kafka-reassign-partitions.sh's file (keys and their order as Kafka writes them). */
+export interface ReassignmentFileEntry {
+  readonly topic: string;
+  readonly partition: number;
+  readonly replicas: readonly number[];
+  readonly log_dirs: readonly string[];
+}
+
+/** kafka-reassign-partitions.sh's file: `--reassignment-json-file`, usable for a rollback. */
+export interface ReassignmentFile {
+  readonly version: typeof REASSIGNMENT_FILE_VERSION;
+  readonly partitions: readonly ReassignmentFileEntry[];
+}
+
+/**
+ * Normalise a POST /reassignments body. Accepts
+ * - `{"partitions":[{"topic","partition","replicas"}],"throttle","autoRemoveThrottle","validateOnly","addToExisting"}`
+ * - Kafka's file `{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`, where
+ *   every log dir must be `"any"` (moves between the log dirs of one broker are not supported),
+ *   optionally with the gateway's options beside `version`.
+ * Every problem is reported (not just the first); nothing is deduplicated or reordered.
+ */
+export function parseReassignmentRequest(body: unknown): ParseReassignmentResult {
+  const errors: FieldError[] = [];
+  if (!isObject(body)) {
+    return { ok: false, errors: [{ path: '', code: 'INVALID_BODY', message: 'The body must be a JSON object.' }] };
+  }
+
+  let format: ReassignmentRequestFormat = 'gateway';
+  if (body.version !== undefined) {
+    format = 'kafka-reassign-partitions';
+    if (body.version !== REASSIGNMENT_FILE_VERSION) {
+      // Kafka: AdminOperationException("Not supported version field value " + version)
+      errors.push({
+        path: '/version',
+        code: 'UNSUPPORTED_VERSION',
+        message: `Not supported version field value ${JSON.stringify(body.version)}: the reassignment file format has only version 1.`,
+      });
+    }
+  }
+
+  const partitions: PartitionAssignment[] = [];
+  if (body.partitions === undefined) {
+    errors.push({ path: '/partitions', code: 'REQUIRED', message: 'partitions is required: a list of {topic, partition, replicas}.' });
+  } else if (!Array.isArray(body.partitions)) {
+    errors.push({ path: '/partitions', code: 'INVALID_TYPE', message: 'partitions must be an array of {topic, partition, replicas}.' });
+  } else {
+    body.partitions.forEach((entry, i) => {
+      const parsed = parseEntry(entry, `/partitions/${i}`, errors);
+      if (parsed) partitions.push(parsed);
+    });
+  }
+
+  const throttle = parseThrottle(body.throttle, errors);
+  const autoRemoveThrottle = parseBoolean(body, 'autoRemoveThrottle', true, errors);
+  const validateOnly = parseBoolean(body, 'validateOnly', false, errors);
+  const addToExisting = parseBoolean(body, 'addToExisting', false, errors);
+
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, format } };
+}
+
+/**
+ * kafka-reassign-partitions.sh's file for these assignments, as Kafka's formatAsReassignmentJson
+ * writes it: sorted by topic then partition, every log dir `"any"`. Feed it back to POST
+ * /reassignments (or to Kafka's tool) to roll back.
+ */
+export function formatReassignmentFile(assignments: Iterable<PartitionAssignment>): ReassignmentFile {
+  const sorted = [...assignments].sort(compareTopicPartitions);
+  return {
+    version: REASSIGNMENT_FILE_VERSION,
+    partitions: sorted.map((a) => ({
+      topic: a.topic,
+      partition: a.partition,
+      replicas: [...a.replicas],
+      log_dirs: a.replicas.map(() => ANY_LOG_DIR),
+    })),
+  };
+}
+
+/** Kafka's compareTopicPartitions: topic (String.compareTo, i.e. UTF-16 code units), then partition. */
+export function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  return a.partition - b.partition;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function parseEntry(entry: unknown, path: string, errors: FieldError[]): PartitionAssignment | null {
+  if (!isObject(entry)) {
+    errors.push({ path, code: 'INVALID_TYPE', message: 'Each partition must be an object {topic, partition, replicas}.' });
+    return null;
+  }
+  const before = errors.length;
+  const { topic, partition, replicas } = entry;
+  if (topic === undefined) errors.push({ path: `${path}/topic`, code: 'REQUIRED', message: 'topic is required.' });
+  else if (typeof topic !== 'string' || topic === '') {
+    errors.push({ path: `${path}/topic`, code: 'INVALID_TYPE', message: 'topic must be a non-empty string.' });
+  }
+  if (partition === undefined) errors.push({ path: `${path}/partition`, code: 'REQUIRED', message: 'partition is required.' });
+  else checkInt32(partition, `${path}/partition`, 'partition', errors);
+
+  if (replicas === undefined) {
+    errors.push({ path: `${path}/replicas`, code: 'REQUIRED', message: 'replicas is required: the target broker ids, preferred leader first.' });
+  } else if (!Array.isArray(replicas)) {
+    errors.push({ path: `${path}/replicas`, code: 'INVALID_TYPE', message: 'replicas must be an array of broker ids.' });
+  } else {
+    replicas.forEach((r, j) => checkInt32(r, `${path}/replicas/${j}`, 'a broker id', errors));
+    checkLogDirs(entry.log_dirs, replicas, path, topic, partition, errors);
+  }
+  if (errors.length > before) return null;
+  return { topic: topic as string, partition: partition as number, replicas: [...(replicas as number[])] };
+}
+
+function checkLogDirs(
+  logDirs: unknown,
+  replicas: unknown[],
+  path: string,
+  topic: unknown,
+  partition: unknown,
+  errors: FieldError[],
+): void {
+  if (logDirs === undefined) return;
+  if (!Array.isArray(logDirs) || logDirs.some((d) => typeof d !== 'string')) {
+    errors.push({ path: `${path}/log_dirs`, code: 'INVALID_TYPE', message: 'log_dirs must be an array of strings.' });
+    return;
+  }
+  if (logDirs.length !== replicas.length) {
+    // Kafka: "Size of replicas list [..] is different from size of log dirs list [..] for partition t-0"
+    errors.push({
+      path: `${path}/log_dirs`,
+      code: 'LOG_DIRS_SIZE_MISMATCH',
+      message: `Size of replicas list ${JSON.stringify(replicas)} is different from size of log dirs list ${JSON.stringify(logDirs)} for partition ${String(topic)}-${String(partition)}.`,
+    });
+    return;
+  }
+  logDirs.forEach((dir: string, j) => {
+    if (dir !== ANY_LOG_DIR) {
+      errors.push({
+        path: `${path}/log_dirs/${j}`,
+        code: 'LOG_DIR_NOT_SUPPORTED',
+        message:
+          `log_dirs must be "any": moving a replica to log directory ${JSON.stringify(dir)} (AlterReplicaLogDirs, an intra-broker move) ` +
+          'is not supported by this gateway; only moves between brokers are. Use "any" or leave log_dirs out.',
+      });
+    }
+  });
+}
+
+function parseThrottle(value: unknown, errors: FieldError[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    errors.push({ path: '/throttle', code: 'INVALID_TYPE', message: 'throttle must be an integer number of bytes per second.' });
+    return null;
+  }
+  if (value < MIN_THROTTLE_BYTES_PER_SECOND) {
+    errors.push({
+      path: '/throttle',
+      code: 'OUT_OF_RANGE',
+      message: `throttle is in bytes per second and must be at least ${MIN_THROTTLE_BYTES_PER_SECOND}; got ${value}.`,
+    });
+    return null;
+  }
+  return value;
+}
+
+function parseBoolean(body: Record<string, unknown>, key: string, fallback: boolean, errors: FieldError[]): boolean {
+  const value = body[key];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'boolean') {
+    errors.push({ path: `/${key}`, code: 'INVALID_TYPE', message: `${key} must be true or false.` });
+    return fallback;
+  }
+  return value;
+}
+
+function checkInt32(value: unknown, path: string, what: string, errors: FieldError[]): void {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    errors.push({ path, code: 'INVALID_TYPE', message: `${what} must be an integer.` });
+  } else if (value < 0 || value > MAX_INT32) {
+    errors.push({ path, code: 'OUT_OF_RANGE', message: `${what} must be between 0 and ${MAX_INT32}; got ${value}.` });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

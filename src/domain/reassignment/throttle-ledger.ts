@@ -1,0 +1,437 @@
+// Ownership of replication throttles: which config values the gateway added, and the exact
+// IncrementalAlterConfigs operations that bring the cluster to "what is demanded now" while
+// removing only what the gateway added, restoring what was there before, and never touching
+// what someone else set.
+//
+// Three inputs, all plain data:
+// - `current`: the throttle configs as DescribeConfigs reads them now;
+// - `demand`: what must be in place now (every running gateway reassignment with its throttle,
+//   plus explicit throttles still alive), merged with mergeThrottleDemands;
+// - `ledger`: what the gateway has added (per topic list config: the value before it first
+//   touched it and the entries it added; per broker rate: the value before and the values it
+//   wrote).
+// reconcileThrottles() answers the operations plus two ledgers: persist `ledgerBeforeOps` BEFORE
+// sending the operations (so anything about to be added is already owned: a crash leaves nothing
+// unowned behind) and `ledgerAfterOps` once every operation succeeded. Re-running it with the
+// same inputs, or with either ledger after a crash, converges: every step is idempotent.
+//
+// Rules
+// - Lists (`partition:broker`): entries are added or removed one by one and the rest of the value
+//   is kept, so entries set by others (before or since) survive. An entry the gateway added that
+//   is no longer demanded is removed; when the value is back to exactly the entries that were
+//   there before, the prior value is restored verbatim (DELETE when there was none).
+//   `*` from someone else already throttles everything: nothing is added to it, nothing removed
+//   from it. `*` demanded by the gateway replaces the value (it is a whole-value setting); when it
+//   is no longer demanded, the prior value plus what is still demanded comes back.
+// - Rates: a demanded rate is SET (remembering the prior value). When nothing demands it any
+//   more it is restored (prior value, or DELETE) ONLY if it still holds a value the gateway
+//   wrote. A value that is neither the prior nor one the gateway wrote was set by someone else
+//   after the gateway: left alone (reported in `overridden`) and, once not demanded, forgotten.
+//   When several demands name one broker, the lowest rate wins (throttles protect the cluster).
+//
+// Known limit: the read (DescribeConfigs) and the write are not atomic; a change made by
+// someone else between the two can be overwritten for that one list (Kafka offers no compare-
+// and-set on configs). APPEND/SUBTRACT would avoid it for lists but cannot restore prior values.
+
+import {
+  ALL_REPLICAS,
+  FOLLOWER_THROTTLED_RATE,
+  FOLLOWER_THROTTLED_REPLICAS,
+  LEADER_THROTTLED_RATE,
+  LEADER_THROTTLED_REPLICAS,
+  formatThrottledReplicas,
+  parseThrottledReplicas,
+  type RateConfigName,
+  type ReassignmentThrottles,
+  type ReplicaListConfigName,
+  type ThrottleConfigName,
+} from './throttles.js';
+
+/** Entries demanded for one list config: `*` or `partition:broker` entries. */
+export type ReplicaDemand = typeof ALL_REPLICAS | readonly string[];
+
+export interface TopicThrottleDemand {
+  readonly leader?: ReplicaDemand;
+  readonly follower?: ReplicaDemand;
+}
+
+export interface BrokerThrottleDemand {
+  /** bytes/s */
+  readonly leaderRate?: number;
+  /** bytes/s */
+  readonly followerRate?: number;
+}
+
+/** What must be throttled now. Broker keys are broker ids as strings (JSON-friendly). */
+export interface ThrottleDemand {
+  readonly topics: Readonly<Record<string, TopicThrottleDemand>>;
+  readonly brokers: Readonly<Record<string, BrokerThrottleDemand>>;
+}
+
+/**
+ * Current config values, read with DescribeConfigs. A resource present with a config absent or
+ * null = the config is not set; a resource ABSENT = not read: reconcile leaves it alone.
+ */
+export interface ThrottleConfigValues {
+  readonly topics: Readonly<Record<string, { readonly leader?: string | null; readonly follower?: string | null }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null }>>;
+}
+
+/** The gateway's additions to one list config. */
+export interface ReplicaListOwnership {
+  /** The config value before the gateway first changed it (null = not set). */
+  readonly prior: string | null;
+  /** Entries the gateway added (absent when it added them), sorted; `*` when it set `*`. */
+  readonly added: readonly string[];
+}
+
+/** The gateway's ownership of one rate config. */
+export interface RateOwnership {
+  /** The config value before the gateway first changed it (null = not set). */
+  readonly prior: string | null;
+  /** Values the gateway wrote (more than one only while a change is in flight). */
+  readonly values: readonly string[];
+}
+
+export interface ThrottleLedger {
+  readonly topics: Readonly<Record<string, { readonly leader?: ReplicaListOwnership; readonly follower?: ReplicaListOwnership }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership }>>;
+}
+
+export const EMPTY_THROTTLE_DEMAND: ThrottleDemand = Object.freeze({ topics: Object.freeze({}), brokers: Object.freeze({}) });
+export const EMPTY_THROTTLE_LEDGER: ThrottleLedger = Object.freeze({ topics: Object.freeze({}), brokers: Object.freeze({}) });
+
+/** One IncrementalAlterConfigs operation (SET with the exact resulting value, or DELETE). */
+export interface ConfigAlteration {
+  readonly name: ThrottleConfigName;
+  readonly operation: 'SET' | 'DELETE';
+  /** The value to SET; null for DELETE. */
+  readonly value: string | null;
+}
+
+/** The operations for one config resource (one entry of an IncrementalAlterConfigs request). */
+export interface ResourceAlteration {
+  readonly resourceType: 'topic' | 'broker';
+  readonly resourceName: string;
+  readonly configs: readonly ConfigAlteration[];
+}
+
+/** A config the gateway owned that someone else changed since: left as they set it. */
+export interface OverriddenThrottle {
+  readonly resourceType: 'topic' | 'broker';
+  readonly resourceName: string;
+  readonly name: ThrottleConfigName;
+  readonly value: string | null;
+}
+
+export interface ThrottleReconciliation {
+  /** Brokers (ascending) then topics (sorted); empty when nothing has to change. */
+  readonly alterations: readonly ResourceAlteration[];
+  /** Persist before sending `alterations`. */
+  readonly ledgerBeforeOps: ThrottleLedger;
+  /** Persist after every alteration succeeded. */
+  readonly ledgerAfterOps: ThrottleLedger;
+  readonly overridden: readonly OverriddenThrottle[];
+  /** Resources in demand or ledger that `current` did not include: skipped, ledger kept as is. */
+  readonly unread: { readonly topics: readonly string[]; readonly brokers: readonly number[] };
+  /** List values that are not valid throttled-replicas values: left alone. */
+  readonly invalid: readonly OverriddenThrottle[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Demands
+// ---------------------------------------------------------------------------------------------
+
+/** The demand of one reassignment: its throttle lists, and `rate` on its brokers (none when null). */
+export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number | null): ThrottleDemand {
+  const topics: Record<string, TopicThrottleDemand> = {};
+  for (const t of throttles.topics) topics[t.topic] = { leader: listEntries(t.leader), follower: listEntries(t.follower) };
+  const brokers: Record<string, BrokerThrottleDemand> = {};
+  if (rate !== null) for (const b of throttles.brokers) brokers[String(b)] = { leaderRate: rate, followerRate: rate };
+  return { topics, brokers };
+}
+
+/** Union of demands: list entries are united (`*` wins), the lowest rate wins. */
+export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): ThrottleDemand {
+  const topics = new Map<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }>();
+  const brokers: Record<string, { leaderRate?: number; followerRate?: number }> = {};
+  for (const d of demands) {
+    for (const [topic, t] of Object.entries(d.topics)) {
+      const merged = topics.get(topic) ?? {};
+      merged.leader = unite(merged.leader, t.leader);
+      merged.follower = unite(merged.follower, t.follower);
+      topics.set(topic, merged);
+    }
+    for (const [broker, b] of Object.entries(d.brokers)) {
+      const merged = (brokers[broker] ??= {});
+      if (b.leaderRate !== undefined) merged.leaderRate = Math.min(merged.leaderRate ?? Infinity, b.leaderRate);
+      if (b.followerRate !== undefined) merged.followerRate = Math.min(merged.followerRate ?? Infinity, b.followerRate);
+    }
+  }
+  const outTopics: Record<string, TopicThrottleDemand> = {};
+  for (const [topic, t] of topics) {
+    const entry: { leader?: ReplicaDemand; follower?: ReplicaDemand } = {};
+    if (t.leader !== undefined) entry.leader = t.leader === ALL_REPLICAS ? ALL_REPLICAS : [...t.leader].sort();
+    if (t.follower !== undefined) entry.follower = t.follower === ALL_REPLICAS ? ALL_REPLICAS : [...t.follower].sort();
+    outTopics[topic] = entry;
+  }
+  return { topics: outTopics, brokers };
+}
+
+/** Topics and brokers whose throttle configs reconcileThrottles needs in `current`. */
+export function throttleResourcesToRead(demand: ThrottleDemand, ledger: ThrottleLedger): { topics: string[]; brokers: number[] } {
+  const topics = new Set([...Object.keys(demand.topics), ...Object.keys(ledger.topics)]);
+  const brokers = new Set([...Object.keys(demand.brokers), ...Object.keys(ledger.brokers)].map(Number));
+  return { topics: [...topics].sort(), brokers: [...brokers].sort((a, b) => a - b) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reconciliation
+// ---------------------------------------------------------------------------------------------
+
+/** The operations and ledgers that bring `current` to `demand` owning only what the gateway adds. */
+export function reconcileThrottles(current: ThrottleConfigValues, demand: ThrottleDemand, ledger: ThrottleLedger): ThrottleReconciliation {
+  const alterations: ResourceAlteration[] = [];
+  const overridden: OverriddenThrottle[] = [];
+  const invalid: OverriddenThrottle[] = [];
+  const unread = { topics: [] as string[], brokers: [] as number[] };
+  const before = { topics: {} as Record<string, Record<string, ReplicaListOwnership>>, brokers: {} as Record<string, Record<string, RateOwnership>> };
+  const after = { topics: {} as Record<string, Record<string, ReplicaListOwnership>>, brokers: {} as Record<string, Record<string, RateOwnership>> };
+  const { topics, brokers } = throttleResourcesToRead(demand, ledger);
+
+  for (const broker of brokers) {
+    const key = String(broker);
+    const owned = ledger.brokers[key] ?? {};
+    const values = current.brokers[key];
+    if (!values) {
+      unread.brokers.push(broker);
+      if (Object.keys(owned).length > 0) before.brokers[key] = after.brokers[key] = { ...owned };
+      continue;
+    }
+    const configs: ConfigAlteration[] = [];
+    const slots: [RateConfigName, 'leaderRate' | 'followerRate'][] = [
+      [LEADER_THROTTLED_RATE, 'leaderRate'],
+      [FOLLOWER_THROTTLED_RATE, 'followerRate'],
+    ];
+    for (const [name, field] of slots) {
+      const r = reconcileRate(values[field] ?? null, demand.brokers[key]?.[field], owned[field]);
+      if (r.op) configs.push({ name, ...r.op });
+      if (r.overridden) overridden.push({ resourceType: 'broker', resourceName: key, name, value: values[field] ?? null });
+      if (r.before) (before.brokers[key] ??= {})[field] = r.before;
+      if (r.after) (after.brokers[key] ??= {})[field] = r.after;
+    }
+    if (configs.length > 0) alterations.push({ resourceType: 'broker', resourceName: key, configs });
+  }
+
+  for (const topic of topics) {
+    const owned = ledger.topics[topic] ?? {};
+    const values = current.topics[topic];
+    if (!values) {
+      unread.topics.push(topic);
+      if (Object.keys(owned).length > 0) before.topics[topic] = after.topics[topic] = { ...owned };
+      continue;
+    }
+    const configs: ConfigAlteration[] = [];
+    const slots: [ReplicaListConfigName, 'leader' | 'follower'][] = [
+      [LEADER_THROTTLED_REPLICAS, 'leader'],
+      [FOLLOWER_THROTTLED_REPLICAS, 'follower'],
+    ];
+    for (const [name, field] of slots) {
+      const value = values[field] ?? null;
+      const r = reconcileReplicaList(value, demand.topics[topic]?.[field], owned[field]);
+      if (r.op) configs.push({ name, ...r.op });
+      if (r.overridden) overridden.push({ resourceType: 'topic', resourceName: topic, name, value });
+      if (r.invalid) invalid.push({ resourceType: 'topic', resourceName: topic, name, value });
+      if (r.before) (before.topics[topic] ??= {})[field] = r.before;
+      if (r.after) (after.topics[topic] ??= {})[field] = r.after;
+    }
+    if (configs.length > 0) alterations.push({ resourceType: 'topic', resourceName: topic, configs });
+  }
+
+  return { alterations, ledgerBeforeOps: before, ledgerAfterOps: after, overridden, unread, invalid };
+}
+
+interface SlotResult<O> {
+  op?: { operation: 'SET' | 'DELETE'; value: string | null };
+  before?: O;
+  after?: O;
+  overridden?: boolean;
+  invalid?: boolean;
+}
+
+/** One rate config (see the rules at the top). */
+export function reconcileRate(current: string | null, demanded: number | undefined, owned: RateOwnership | undefined): SlotResult<RateOwnership> {
+  if (demanded === undefined) {
+    if (!owned) return {};
+    const ours = current !== null && owned.values.includes(current);
+    if (ours && current !== owned.prior) {
+      // Restore what was there before the gateway (nothing -> DELETE).
+      return { op: owned.prior === null ? del() : set(owned.prior), before: owned };
+    }
+    // Already restored (== prior), or someone else's value now: nothing to do, forget it.
+    return { before: owned, overridden: !ours && current !== owned.prior };
+  }
+
+  const want = String(demanded);
+  if (owned && current !== owned.prior && !(current !== null && owned.values.includes(current))) {
+    // Someone else changed (or deleted) it after the gateway set it: theirs wins for as long as
+    // it is demanded. (Back at the prior value means the gateway's write never landed: redo it.)
+    return { before: owned, after: owned, overridden: true };
+  }
+  if (current === want) {
+    // Already right. Ours only if the gateway owned it; an equal value someone else set stays theirs.
+    const kept = owned ? { prior: owned.prior, values: [want] } : undefined;
+    return { before: owned, after: kept };
+  }
+  const prior = owned ? owned.prior : current;
+  return {
+    op: set(want),
+    before: { prior, values: union(owned?.values ?? [], [want]) },
+    after: { prior, values: [want] },
+  };
+}
+
+/** One throttled-replicas list config (see the rules at the top). */
+export function reconcileReplicaList(
+  current: string | null,
+  demanded: ReplicaDemand | undefined,
+  owned: ReplicaListOwnership | undefined,
+): SlotResult<ReplicaListOwnership> {
+  const parsed = parseThrottledReplicas(current);
+  if (!parsed) return { before: owned, after: owned, invalid: true };
+  const ownedAll = owned?.added.includes(ALL_REPLICAS) ?? false;
+  const ownedEntries = (owned?.added ?? []).filter((e) => e !== ALL_REPLICAS);
+
+  if (parsed.all) {
+    if (!ownedAll) {
+      // Someone else's `*` already throttles everything: nothing to add, nothing ours to remove.
+      if (!owned) return {};
+      return demanded === undefined ? { before: owned, overridden: true } : { before: owned, after: owned, overridden: true };
+    }
+    if (demanded === ALL_REPLICAS) return { before: owned, after: owned };
+    // The gateway's `*` is no longer demanded: back to the prior value plus what is still demanded.
+    const priorParsed = parseThrottledReplicas(owned!.prior);
+    const priorEntries = priorParsed && !priorParsed.all ? priorParsed.entries : [];
+    const priorSet = new Set(priorEntries);
+    const stillAdded = (demanded ?? []).filter((e) => !priorSet.has(e));
+    const op = stillAdded.length === 0 ? restore(owned!.prior) : set(formatThrottledReplicas([...priorEntries, ...stillAdded]));
+    return {
+      op,
+      before: { prior: owned!.prior, added: sortedUnion(owned!.added, stillAdded) },
+      after: stillAdded.length > 0 ? { prior: owned!.prior, added: sortedUnion([], stillAdded) } : undefined,
+    };
+  }
+
+  const prior = owned ? owned.prior : current;
+  if (demanded === ALL_REPLICAS) {
+    return {
+      op: set(ALL_REPLICAS),
+      before: { prior, added: sortedUnion(owned?.added ?? [], [ALL_REPLICAS]) },
+      after: { prior, added: [ALL_REPLICAS] },
+    };
+  }
+
+  const want = new Set(demanded ?? []);
+  const have = new Set(parsed.entries);
+  const stale = new Set(ownedEntries.filter((e) => !want.has(e)));
+  const toAdd = [...want].filter((e) => !have.has(e));
+  const removes = parsed.entries.some((e) => stale.has(e));
+  const addedAfter = sortedUnion(
+    ownedEntries.filter((e) => want.has(e)),
+    toAdd,
+  );
+  const beforeOwned = owned || toAdd.length > 0 ? { prior, added: sortedUnion(owned?.added ?? [], toAdd) } : undefined;
+  const afterOwned = addedAfter.length > 0 ? { prior, added: addedAfter } : undefined;
+  if (!removes && toAdd.length === 0) return { before: beforeOwned, after: afterOwned };
+
+  const next = [...parsed.entries.filter((e) => !stale.has(e)), ...toAdd];
+  let op: SlotResult<ReplicaListOwnership>['op'];
+  if (addedAfter.length === 0 && sameSet(next, priorEntriesOf(prior))) op = restore(prior);
+  else if (next.length === 0) op = del();
+  else op = set(formatThrottledReplicas(next));
+  return { op, before: beforeOwned, after: afterOwned };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ownership views (GET /throttles)
+// ---------------------------------------------------------------------------------------------
+
+export type ThrottleOwner = 'gateway' | 'external';
+
+/** Who set a rate now: the gateway only while it still holds a value the gateway wrote. */
+export function rateOwner(current: string | null, owned: RateOwnership | undefined): ThrottleOwner | null {
+  if (current === null) return null;
+  return owned && owned.values.includes(current) && current !== owned.prior ? 'gateway' : 'external';
+}
+
+/** A list value split into the entries the gateway added and everybody else's. */
+export interface ReplicaListOwnershipView {
+  /** The value is `*`, and who set it. */
+  readonly all: ThrottleOwner | null;
+  readonly gateway: readonly string[];
+  readonly external: readonly string[];
+  /** gateway / external when all entries are one party's, `mixed` otherwise, null when empty. */
+  readonly owner: ThrottleOwner | 'mixed' | null;
+}
+
+export function replicaListOwnership(current: string | null, owned: ReplicaListOwnership | undefined): ReplicaListOwnershipView {
+  const parsed = parseThrottledReplicas(current);
+  if (!parsed) return { all: null, gateway: [], external: [], owner: 'external' };
+  if (parsed.all) {
+    const by: ThrottleOwner = owned?.added.includes(ALL_REPLICAS) ? 'gateway' : 'external';
+    return { all: by, gateway: [], external: [], owner: by };
+  }
+  const ours = new Set(owned?.added ?? []);
+  const gateway = parsed.entries.filter((e) => ours.has(e)).sort();
+  const external = parsed.entries.filter((e) => !ours.has(e)).sort();
+  const owner = gateway.length === 0 ? (external.length === 0 ? null : 'external') : external.length === 0 ? 'gateway' : 'mixed';
+  return { all: null, gateway, external, owner };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function listEntries(value: string): ReplicaDemand {
+  const parsed = parseThrottledReplicas(value);
+  if (!parsed) throw new RangeError(`not a throttled replicas value: ${value}`);
+  return parsed.all ? ALL_REPLICAS : parsed.entries;
+}
+
+function unite(into: Set<string> | '*' | undefined, more: ReplicaDemand | undefined): Set<string> | '*' | undefined {
+  if (more === undefined) return into;
+  if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
+  const set = into ?? new Set<string>();
+  for (const e of more) set.add(e);
+  return set;
+}
+
+function priorEntriesOf(prior: string | null): readonly string[] | null {
+  const parsed = parseThrottledReplicas(prior);
+  return parsed && !parsed.all ? parsed.entries : null;
+}
+
+function restore(prior: string | null): { operation: 'SET' | 'DELETE'; value: string | null } {
+  return prior === null ? del() : set(prior);
+}
+
+function set(value: string): { operation: 'SET'; value: string } {
+  return { operation: 'SET', value };
+}
+
+function del(): { operation: 'DELETE'; value: null } {
+  return { operation: 'DELETE', value: null };
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+function sortedUnion(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+function sameSet(a: readonly string[], b: readonly string[] | null): boolean {
+  if (b === null) return false;
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
+}

@@ -1,0 +1,234 @@
+// Replication throttles exactly as kafka-reassign-partitions.sh --execute --throttle computes them
+// (ReassignPartitionsCommand: calculateCurrentMoveMap, calculateProposedMoveMap,
+// calculateLeaderThrottles, calculateFollowerThrottles, calculateReassigningBrokers,
+// modifyTopicThrottles, modifyInterBrokerThrottle; SEMANTICS.md §4), and the helpers to read and
+// write the `partition:broker` lists.
+//
+// - Start from every reassignment already in progress anywhere in the cluster:
+//   sources = replicas - adding, destinations = adding.
+// - Each proposed partition: sources = the in-progress sources if it is already moving, else its
+//   current replicas; destinations = target - sources.
+// - Per topic: leader.replication.throttled.replicas = `p:b` for every source,
+//   follower.replication.throttled.replicas = `p:b` for every destination (that is not a
+//   source); each sorted AS STRINGS (Java TreeSet<String>: `10:1` before `2:1`), comma-joined;
+//   the follower list may be empty.
+// - Rates (leader and follower) on every broker in sources ∪ destinations.
+//
+// Linear in moving partitions (plus a sort of each topic's list).
+
+import { PartitionMap } from './partition-map.js';
+import type { TopicPartition } from './types.js';
+
+export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas' as const;
+export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.replicas' as const;
+export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate' as const;
+export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate' as const;
+/** Value of a throttled-replicas config meaning every replica of the topic. */
+export const ALL_REPLICAS = '*' as const;
+
+export type ReplicaListConfigName = typeof LEADER_THROTTLED_REPLICAS | typeof FOLLOWER_THROTTLED_REPLICAS;
+export type RateConfigName = typeof LEADER_THROTTLED_RATE | typeof FOLLOWER_THROTTLED_RATE;
+export type ThrottleConfigName = ReplicaListConfigName | RateConfigName;
+
+// ---------------------------------------------------------------------------------------------
+// `partition:broker` lists
+// ---------------------------------------------------------------------------------------------
+
+/** A throttled-replicas config value: `*`, or `partition:broker` entries (canonical, deduplicated). */
+export type ThrottledReplicas = { readonly all: true } | { readonly all: false; readonly entries: readonly string[] };
+
+/** `partition:broker`. */
+export function replicaEntry(partition: number, broker: number): string {
+  return `${partition}:${broker}`;
+}
+
+const ENTRY = /^(\d+):(\d+)$/;
+
+/** `partition:broker` -> numbers; null when it is not one (whitespace around it is allowed). */
+export function parseReplicaEntry(entry: string): { partition: number; broker: number } | null {
+  const m = ENTRY.exec(entry.trim());
+  if (!m) return null;
+  const partition = Number(m[1]);
+  const broker = Number(m[2]);
+  if (!Number.isSafeInteger(partition) || !Number.isSafeInteger(broker)) return null;
+  return { partition, broker };
+}
+
+/**
+ * Parse a throttled-replicas config value as Kafka's ThrottledReplicaListValidator accepts it:
+ * `*` alone, or comma-separated `partition:broker` (whitespace and empty items ignored; null or
+ * '' = no entries). Entries come back canonical (`07:1` -> `7:1`) and deduplicated, in input
+ * order. Null when the value is not valid.
+ */
+export function parseThrottledReplicas(value: string | null | undefined): ThrottledReplicas | null {
+  if (value === null || value === undefined) return { all: false, entries: [] };
+  const items = value.split(',').map((s) => s.trim());
+  if (items.length === 1 && items[0] === ALL_REPLICAS) return { all: true };
+  const entries = new Set<string>();
+  for (const item of items) {
+    if (item === '') continue;
+    const parsed = parseReplicaEntry(item);
+    if (!parsed) return null;
+    entries.add(replicaEntry(parsed.partition, parsed.broker));
+  }
+  return { all: false, entries: [...entries] };
+}
+
+/** Kafka's format: deduplicated, sorted as strings (UTF-16 code units, like Java's String order), comma-joined. */
+export function formatThrottledReplicas(entries: Iterable<string>): string {
+  const sorted = Array.from(entries).sort();
+  let out = '';
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && sorted[i] === sorted[i - 1]) continue; // deduplicate: neighbours once sorted
+    out += out === '' ? sorted[i] : `,${sorted[i]}`;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kafka's move map
+// ---------------------------------------------------------------------------------------------
+
+/** Kafka's PartitionMove: who sends (sources) and who receives (destinations). */
+export interface PartitionMove {
+  readonly sources: ReadonlySet<number>;
+  readonly destinations: ReadonlySet<number>;
+}
+
+/** What calculateCurrentMoveMap needs of a running move (ListPartitionReassignments). */
+export interface RunningMove extends TopicPartition {
+  readonly replicas: readonly number[];
+  readonly adding: readonly number[];
+}
+
+/** A proposed move (a PartitionMovePlan fits): the target and Metadata's current replicas. */
+export interface ProposedMove extends TopicPartition {
+  readonly targetReplicas: readonly number[];
+  readonly currentReplicas: readonly number[];
+}
+
+/** calculateCurrentMoveMap: sources = replicas - adding, destinations = adding. */
+export function calculateCurrentMoveMap(ongoing: Iterable<RunningMove>): PartitionMap<PartitionMove> {
+  const moves = new PartitionMap<PartitionMove>();
+  for (const o of ongoing) {
+    const destinations = new Set(o.adding);
+    const sources = new Set(o.replicas.filter((b) => !destinations.has(b)));
+    moves.set(o.topic, o.partition, { sources, destinations });
+  }
+  return moves;
+}
+
+/**
+ * calculateProposedMoveMap: the running moves, then each proposed partition with
+ * sources = running sources (if it is moving) or its current replicas,
+ * destinations = target - sources.
+ */
+export function calculateProposedMoveMap(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): PartitionMap<PartitionMove> {
+  const moves = calculateCurrentMoveMap(ongoing);
+  for (const p of proposed) {
+    const running = moves.get(p.topic, p.partition);
+    const sources = running ? running.sources : new Set(p.currentReplicas);
+    if (sources.size === 0) throw new RangeError(`Trying to reassign a topic partition ${p.topic}-${p.partition} with 0 replicas`);
+    const destinations = new Set(p.targetReplicas.filter((b) => !sources.has(b)));
+    moves.set(p.topic, p.partition, { sources, destinations });
+  }
+  return moves;
+}
+
+/** calculateLeaderThrottles: per topic, `p:b` for every source, sorted as strings. */
+export function calculateLeaderThrottles(moves: PartitionMap<PartitionMove>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [topic, partitions] of moves.topics()) {
+    const entries: string[] = [];
+    for (const [partition, move] of partitions) for (const b of move.sources) entries.push(replicaEntry(partition, b));
+    out.set(topic, formatThrottledReplicas(entries));
+  }
+  return out;
+}
+
+/** calculateFollowerThrottles: per topic, `p:b` for every destination that is not a source, sorted as strings. */
+export function calculateFollowerThrottles(moves: PartitionMap<PartitionMove>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [topic, partitions] of moves.topics()) {
+    const entries: string[] = [];
+    for (const [partition, move] of partitions) {
+      for (const b of move.destinations) if (!move.sources.has(b)) entries.push(replicaEntry(partition, b));
+    }
+    out.set(topic, formatThrottledReplicas(entries));
+  }
+  return out;
+}
+
+/** calculateReassigningBrokers: sources ∪ destinations of every move, ascending. */
+export function calculateReassigningBrokers(moves: PartitionMap<PartitionMove>): number[] {
+  const brokers = new Set<number>();
+  for (const [, partitions] of moves.topics()) {
+    for (const move of partitions.values()) {
+      for (const b of move.sources) brokers.add(b);
+      for (const b of move.destinations) brokers.add(b);
+    }
+  }
+  return [...brokers].sort((a, b) => a - b);
+}
+
+/** The two throttled-replicas values of one topic, as Kafka's tool would SET them. */
+export interface TopicReplicaThrottles {
+  readonly topic: string;
+  /** leader.replication.throttled.replicas */
+  readonly leader: string;
+  /** follower.replication.throttled.replicas (may be '') */
+  readonly follower: string;
+}
+
+export interface ReassignmentThrottles {
+  /** Every topic with a running or proposed move, sorted by name. */
+  readonly topics: readonly TopicReplicaThrottles[];
+  /** Brokers whose leader and follower rates are set: sources ∪ destinations, ascending. */
+  readonly brokers: readonly number[];
+}
+
+/**
+ * The throttles `kafka-reassign-partitions.sh --execute --throttle` would set for `proposed`
+ * while `ongoing` runs. (Topics of running moves are included, as Kafka's tool includes them.)
+ */
+export function computeReassignmentThrottles(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): ReassignmentThrottles {
+  const moves = calculateProposedMoveMap(ongoing, proposed);
+  const leader = calculateLeaderThrottles(moves);
+  const follower = calculateFollowerThrottles(moves);
+  const topics = [...leader.keys()].sort().map((topic) => ({ topic, leader: leader.get(topic)!, follower: follower.get(topic)! }));
+  return { topics, brokers: calculateReassigningBrokers(moves) };
+}
+
+/** One config resource and the values Kafka's tool would SET on it. */
+export interface ThrottleConfigSet {
+  readonly resourceType: 'topic' | 'broker';
+  readonly resourceName: string;
+  readonly configs: readonly { readonly name: ThrottleConfigName; readonly value: string }[];
+}
+
+/**
+ * The exact configs Kafka's tool writes for these throttles at `rate` bytes/s (both rates on
+ * every reassigning broker), brokers first (ascending), then topics: what validateOnly shows.
+ * What the gateway actually writes merges these into existing values (throttle-ledger.ts).
+ */
+export function reassignmentThrottleConfigs(throttles: ReassignmentThrottles, rate: number): ThrottleConfigSet[] {
+  const value = String(rate);
+  return [
+    ...throttles.brokers.map((broker) => ({
+      resourceType: 'broker' as const,
+      resourceName: String(broker),
+      configs: [
+        { name: LEADER_THROTTLED_RATE, value },
+        { name: FOLLOWER_THROTTLED_RATE, value },
+      ],
+    })),
+    ...throttles.topics.map((t) => ({
+      resourceType: 'topic' as const,
+      resourceName: t.topic,
+      configs: [
+        { name: LEADER_THROTTLED_REPLICAS, value: t.leader },
+        { name: FOLLOWER_THROTTLED_REPLICAS, value: t.follower },
+      ],
+    })),
+  ];
+}

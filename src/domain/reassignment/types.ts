@@ -1,0 +1,49 @@
+// Plain data shared by the reassignment domain (request, plan, throttles, estimate, progress).
+// No Kafka client types here: src/kafka converts its answers into these shapes.
+
+/** A partition of a topic. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** A replica list for one partition: a target (request) or a current assignment (rollback). */
+export interface PartitionAssignment extends TopicPartition {
+  /** Broker ids in preference order: the first is the preferred leader. */
+  readonly replicas: readonly number[];
+}
+
+/**
+ * A partition moving right now, as ListPartitionReassignments reports it, plus which gateway
+ * reassignment owns it according to the gateway's records.
+ */
+export interface OngoingPartitionReassignment extends TopicPartition {
+  /** Replicas while moving: `target ++ sorted(original - target)` (SEMANTICS.md §4). */
+  readonly replicas: readonly number[];
+  /** `target - original`: replicas being copied. */
+  readonly adding: readonly number[];
+  /** `original - target`: replicas dropped when the move completes. */
+  readonly removing: readonly number[];
+  /** Id of the gateway reassignment this partition belongs to; null = started elsewhere. */
+  readonly reassignmentId: string | null;
+}
+
+/** The Kafka error a domain error corresponds to (drives the HTTP status via src/http/errors.ts). */
+export interface KafkaErrorRef {
+  readonly code: number;
+  readonly name: string;
+}
+
+/** The Kafka error codes this module refers to (SEMANTICS.md §2). */
+export const KAFKA_ERRORS = Object.freeze({
+  UNKNOWN_TOPIC_OR_PARTITION: Object.freeze({ code: 3, name: 'UNKNOWN_TOPIC_OR_PARTITION' }),
+  INVALID_REPLICATION_FACTOR: Object.freeze({ code: 38, name: 'INVALID_REPLICATION_FACTOR' }),
+  INVALID_REPLICA_ASSIGNMENT: Object.freeze({ code: 39, name: 'INVALID_REPLICA_ASSIGNMENT' }),
+  INVALID_REQUEST: Object.freeze({ code: 42, name: 'INVALID_REQUEST' }),
+  REASSIGNMENT_IN_PROGRESS: Object.freeze({ code: 60, name: 'REASSIGNMENT_IN_PROGRESS' }),
+} satisfies Record<string, KafkaErrorRef>);
+
+/** `topic-partition`, Kafka's TopicPartition.toString(); used in messages only. */
+export function partitionLabel(tp: TopicPartition): string {
+  return `${tp.topic}-${tp.partition}`;
+}
