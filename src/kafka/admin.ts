@@ -32,6 +32,7 @@ import {
   type Connection,
 } from '@platformatic/kafka';
 import { backoffMs, toClientOptions, type BrokerAddress, type ClientOptions, type KafkaConfig } from './config.js';
+import { CallerClients, type CallerClientsOptions } from './caller-clients.js';
 import { KafkaRequestError } from './errors.js';
 import {
   ERROR_CODES,
@@ -63,6 +64,8 @@ export type OnKafkaRequest = (api: string, errorName: string, seconds: number) =
 
 export interface GatewayHooks {
   onKafkaRequest?: OnKafkaRequest;
+  /** Bounds of the per-caller client pool behind forCaller() (src/kafka/caller-clients.ts). */
+  callerClients?: Partial<CallerClientsOptions>;
 }
 
 type MetadataResponse = Awaited<ReturnType<typeof metadataV12.api.async>>;
@@ -74,7 +77,9 @@ type CreatePartitionsResponse = Awaited<ReturnType<typeof createPartitionsV3.api
 type CreateTopicsRequestTopic = Parameters<typeof createTopicsV7.createRequest>[0][number];
 type CreatePartitionsRequestTopic = Parameters<typeof createPartitionsV3.createRequest>[0][number];
 
-type Target = 'any' | 'controller';
+/** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */
+export type RequestTarget = 'any' | 'controller' | { broker: number };
+type Target = RequestTarget;
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 const CONFIG_SOURCE_NAMES: Record<number, string> = Object.fromEntries(
@@ -164,6 +169,10 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
   readonly #config: KafkaConfig;
   readonly #admin: Admin;
   readonly #hook: OnKafkaRequest | undefined;
+  readonly #hooks: GatewayHooks;
+  readonly #clientOptions: ClientOptions;
+  /** Created on the first forCaller(): one client per caller client id. */
+  #callers: CallerClients | undefined;
   readonly #partitionsMutex = new Mutex();
   #brokers = new Map<number, BrokerAddress>();
   #controllerId: number | null = null;
@@ -172,6 +181,8 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
   constructor(config: KafkaConfig, hooks: GatewayHooks = {}, clientOptions: ClientOptions = toClientOptions(config)) {
     this.#config = config;
     this.#hook = hooks.onKafkaRequest;
+    this.#hooks = hooks;
+    this.#clientOptions = clientOptions;
     // retries: 0 — the client's own retry loop would retry THROTTLING_QUOTA_EXCEEDED (89).
     // We only use the Admin's connection pool anyway (see the header comment).
     this.#admin = new Admin({ ...clientOptions, retries: 0 });
@@ -225,7 +236,13 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
       });
     }
     let broker: BrokerAddress | undefined;
-    if (target === 'controller') {
+    if (typeof target === 'object') {
+      if (!this.#brokers.has(target.broker)) await this.#metadataRaw([]); // learns the brokers
+      broker = this.#brokers.get(target.broker);
+      if (!broker) {
+        throw new KafkaRequestError('kafka', kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`));
+      }
+    } else if (target === 'controller') {
       if (this.#controllerId === null) await this.#metadataRaw([]); // learns the controller
       broker = this.#controllerId === null ? undefined : this.#brokers.get(this.#controllerId);
       if (!broker) {
@@ -339,6 +356,21 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
       throw new KafkaRequestError(e.kind, e.kafka, { items: build(answered) as ItemResult<unknown>[], cause: e.cause ?? err });
     }
     return build(answered);
+  }
+
+  /**
+   * For the adapters in src/kafka/ (reassignments, configs, log dirs, state topic): send
+   * one low-level request through this connection pool with the same retry policy and
+   * metrics as every other call. `inBand` as in #send: per-item error codes come back
+   * in the response instead of being thrown.
+   */
+  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
+    return this.#withRetry(api, () => this.#send(api, target, call, inBand));
+  }
+
+  /** The configured per-request timeout, for requests that carry a timeout_ms field. */
+  get requestTimeoutMs(): number {
+    return this.#config.requestTimeoutMs;
   }
 
   // ---------------------------------------------------------------- KafkaGateway
@@ -540,10 +572,23 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
     }
   }
 
+  /**
+   * This gateway as Kafka client id `clientId`, so broker-side client-id quotas charge that
+   * caller (issue 4). Same config and hooks; clients are pooled in a bounded LRU.
+   */
+  forCaller(clientId: string): KafkaGateway {
+    if (clientId === this.#clientOptions.clientId) return this;
+    this.#callers ??= new CallerClients(
+      (id) => new PlatformaticKafkaGateway({ ...this.#config, clientId: id }, { ...this.#hooks, callerClients: undefined }, { ...this.#clientOptions, clientId: id }),
+      this.#hooks.callerClients,
+    );
+    return this.#callers.view(clientId);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#admin.close();
+    await Promise.all([this.#admin.close(), this.#callers?.close()]);
   }
 }
 

@@ -96,5 +96,11 @@ export interface KafkaGateway {
   createPartitions(increases: PartitionIncrease[], opts?: RequestOptions): Promise<ItemResult<null>[]>;
   /** Cheap reachability probe for /readyz. */
   ping(): Promise<void>;
+  /**
+   * The same gateway sending as Kafka client id `clientId` (per-caller broker quotas,
+   * src/kafka/caller-clients.ts). Optional: a gateway without it charges every caller to
+   * its one client id.
+   */
+  forCaller?(clientId: string): KafkaGateway;
   close(): Promise<void>;
 }

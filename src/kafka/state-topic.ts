@@ -1,0 +1,220 @@
+// The gateway's own state topic: one compacted partition of keyed JSON records, read from
+// the beginning to the end offset (ListOffsets v9 + Fetch v17) and written with Produce v11
+// acks=-1, all through the gateway's connection pool. No consumer group, no producer id:
+// every instance reads the whole partition itself, and a write is durable once the
+// in-sync replicas have it (acks=-1) - the write-ahead ledger relies on that.
+//
+// Requests go to the partition's leader; NOT_LEADER_OR_FOLLOWER / LEADER_NOT_AVAILABLE or a
+// lost connection re-learn the leader (Metadata) and try again, within a small budget.
+import { fetchV17, listOffsetsV9, produceV11 } from '@platformatic/kafka';
+import type { PlatformaticKafkaGateway } from './admin.js';
+import { KafkaRequestError } from './errors.js';
+import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from './errors-map.js';
+
+export interface StateRecord {
+  offset: bigint;
+  key: string;
+  /** null = tombstone. */
+  value: string | null;
+}
+
+export interface StateWrite {
+  key: string;
+  value: string | null;
+}
+
+export interface StateTopicOptions {
+  name: string;
+  /** Replication factor when the topic is created: min(3, live brokers) by default. */
+  replicationFactor?: number;
+}
+
+const LEADER_MOVED = new Set([5, 6, 13, 7]); // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION, REQUEST_TIMED_OUT
+const ATTEMPTS = 4;
+const FETCH_MAX_BYTES = 4 * 1024 * 1024;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class StateTopic {
+  readonly name: string;
+  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #replicationFactor: number | undefined;
+  #topicId: string | null = null;
+  #leader: number | null = null;
+
+  constructor(kafka: PlatformaticKafkaGateway, opts: StateTopicOptions) {
+    this.#kafka = kafka;
+    this.name = opts.name;
+    this.#replicationFactor = opts.replicationFactor;
+  }
+
+  /** Creates the topic when it does not exist (compacted, 1 partition); learns its id and leader. */
+  async ensure(): Promise<void> {
+    if (this.#topicId !== null && this.#leader !== null) return;
+    const existing = (await this.#kafka.listTopics()).some((t) => t.name === this.name);
+    if (!existing) {
+      const brokers = (await this.#kafka.describeCluster()).brokers.length;
+      const [result] = await this.#kafka.createTopics([
+        {
+          name: this.name,
+          partitions: 1,
+          replicationFactor: this.#replicationFactor ?? Math.max(1, Math.min(3, brokers)),
+          configs: { 'cleanup.policy': 'compact' },
+        },
+      ]);
+      // Another instance may have created it between our check and our request: fine.
+      if (result && !result.ok && result.error.code !== 36) throw new KafkaRequestError('kafka', result.error);
+    }
+    await this.#refresh();
+  }
+
+  async #refresh(): Promise<void> {
+    const t = await this.#kafka.describeTopic(this.name);
+    const p = t.partitions.find((x) => x.partition === 0);
+    if (!t.topicId) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, `State topic ${this.name} has no topic id (Fetch v13+ needs one)`));
+    this.#topicId = uuidHex(t.topicId);
+    this.#leader = p && p.leader >= 0 ? p.leader : null;
+    if (this.#leader === null) throw new KafkaRequestError('unavailable', kafkaErrorInfo(5, `State topic ${this.name} has no leader`));
+  }
+
+  /** Runs `fn` against the leader; re-learns the leader when it moved. */
+  async #onLeader<T>(fn: (leader: number, topicId: string) => Promise<T>): Promise<T> {
+    let last: unknown;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      try {
+        if (this.#topicId === null || this.#leader === null) await this.ensure();
+        return await fn(this.#leader!, this.#topicId!);
+      } catch (err) {
+        last = err;
+        const e = toKafkaRequestError(err);
+        if (!LEADER_MOVED.has(e.kafka.code) && e.kind === 'kafka') throw e;
+        this.#leader = null;
+        await sleep(50 * (attempt + 1));
+      }
+    }
+    throw toKafkaRequestError(last);
+  }
+
+  /** [logStartOffset, logEndOffset) of the partition. */
+  async offsets(): Promise<{ start: bigint; end: bigint }> {
+    return this.#onLeader(async (leader) => {
+      const res = await this.#kafka.sendRequest(
+        'ListOffsets',
+        { broker: leader },
+        (conn) =>
+          listOffsetsV9.api.async(conn, -1, 0, [
+            {
+              name: this.name,
+              partitions: [
+                { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n },
+              ],
+            },
+          ]),
+        (r) => firstCode(r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))),
+      );
+      const startCode = res.topics[0]?.partitions[0];
+      if (!startCode || startCode.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(startCode?.errorCode ?? -1));
+      const resEnd = await this.#kafka.sendRequest(
+        'ListOffsets',
+        { broker: leader },
+        (conn) => listOffsetsV9.api.async(conn, -1, 0, [{ name: this.name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }]),
+        (r) => firstCode(r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))),
+      );
+      const endCode = resEnd.topics[0]?.partitions[0];
+      if (!endCode || endCode.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(endCode?.errorCode ?? -1));
+      return { start: startCode.offset, end: endCode.offset };
+    });
+  }
+
+  /** Every record with from <= offset < to, in offset order. */
+  async read(from: bigint, to: bigint): Promise<StateRecord[]> {
+    const out: StateRecord[] = [];
+    let next = from;
+    while (next < to) {
+      const batch = await this.#onLeader(async (leader, topicId) => {
+        const res = await this.#kafka.sendRequest(
+          'Fetch',
+          { broker: leader },
+          (conn) =>
+            fetchV17.api.async(
+              conn,
+              0, // max wait: we only fetch below the end offset, so data is there
+              0,
+              FETCH_MAX_BYTES,
+              0, // READ_UNCOMMITTED: nothing here is transactional
+              0,
+              0, // session epoch 0 with session id 0: a full fetch, no session kept
+              [{ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: next, lastFetchedEpoch: -1, partitionMaxBytes: FETCH_MAX_BYTES }] }],
+              [],
+              '',
+            ),
+          (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstCode(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode)))),
+        );
+        if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode));
+        const p = res.responses[0]?.partitions[0];
+        if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Empty Fetch response for the state topic'));
+        if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode));
+        return p.records ?? [];
+      });
+      let advanced = false;
+      for (const b of batch) {
+        for (const r of b.records) {
+          const offset = b.firstOffset + BigInt(r.offsetDelta);
+          if (offset < next || offset >= to) continue;
+          if (r.key === null) continue; // not ours: every record we write is keyed
+          out.push({ offset, key: r.key.toString('utf8'), value: r.value === null ? null : r.value.toString('utf8') });
+        }
+        const last = b.firstOffset + BigInt(b.lastOffsetDelta) + 1n;
+        if (last > next) {
+          next = last;
+          advanced = true;
+        }
+      }
+      // Compaction can leave gaps; an empty answer below the end offset means we are done.
+      if (!advanced) break;
+    }
+    return out;
+  }
+
+  /** Appends the records in order, acks=-1; resolves with the offset of the first. */
+  async write(records: StateWrite[]): Promise<bigint> {
+    if (records.length === 0) return -1n;
+    return this.#onLeader(async (leader) => {
+      const res = await this.#kafka.sendRequest(
+        'Produce',
+        { broker: leader },
+        (conn) =>
+          produceV11.api.async(
+            conn,
+            -1,
+            this.#kafka.requestTimeoutMs,
+            records.map((r) => ({
+              topic: this.name,
+              partition: 0,
+              key: Buffer.from(r.key, 'utf8'),
+              // The client's types want a Buffer; its record writer encodes null as a tombstone.
+              value: (r.value === null ? null : Buffer.from(r.value, 'utf8')) as Buffer,
+            })),
+          ),
+        (r) => (typeof r === 'boolean' ? NONE : firstCode(r.responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode)))),
+      );
+      if (typeof res === 'boolean') throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Produce with acks=-1 got no response'));
+      const p = res.responses[0]?.partitionResponses[0];
+      if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Empty Produce response for the state topic'));
+      if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode, p.errorMessage));
+      return p.baseOffset;
+    });
+  }
+}
+
+/**
+ * The client's Fetch writer wants the topic id as hex (dashes optional); Metadata gives it
+ * in Kafka's printable form (URL-safe base64 of the 16 bytes).
+ */
+function uuidHex(id: string): string {
+  return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(id) ? id : Buffer.from(id, 'base64url').toString('hex');
+}
+
+function firstCode(codes: number[]): string {
+  const c = codes.find((x) => x !== 0);
+  return c === undefined ? NONE : kafkaErrorName(c);
+}
