@@ -1,0 +1,66 @@
+// Settings of the reassignment/throttle machinery, from the environment. Pure: validates
+// everything and throws one Error listing every problem, like src/config.ts.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Env } from '../kafka/config.js';
+
+export const CRASH_POINTS = ['ledger-write', 'throttle-write', 'reassignment-start'] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+export interface ReassignmentConfig {
+  /** KAFKA_GATEWAY_STATE_TOPIC: the compacted topic holding reassignment records and the throttle ledger. */
+  stateTopic: string;
+  /** RECONCILE_INTERVAL_MS: how often every instance compares the ledger with the cluster. */
+  reconcileIntervalMs: number;
+  /** STALL_AFTER_SECONDS: a running reassignment whose bytes remaining have not fallen for this long is `stalled`. */
+  stallAfterSeconds: number;
+  /**
+   * REASSIGNMENT_START_TIMEOUT_MS: a reassignment record still `pending` this long after it was
+   * written is resolved by the reconciler (its writer died or hung); the writer never starts it later.
+   */
+  startTimeoutMs: number;
+  /** REASSIGNMENT_RETENTION_SECONDS: finished reassignments stay readable this long, then are tombstoned. */
+  retentionSeconds: number;
+  /** GATEWAY_INSTANCE_ID: names this process in records it writes (default hostname + random suffix). */
+  instanceId: string;
+  /**
+   * GATEWAY_CRASH_AFTER — TEST HOOK ONLY: SIGKILL this process right after the named step of
+   * POST /reassignments, to prove that a crash at any step leaves nothing behind.
+   */
+  crashAfter: CrashPoint | null;
+}
+
+function int(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
+  const raw = env[key]?.trim();
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) {
+    problems.push(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+    return def;
+  }
+  return n;
+}
+
+export function loadReassignmentConfig(env: Env = process.env): ReassignmentConfig {
+  const problems: string[] = [];
+  const stateTopic = env.KAFKA_GATEWAY_STATE_TOPIC?.trim() || '_kafka_admin_gateway_state';
+  if (!/^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/.test(stateTopic)) problems.push(`KAFKA_GATEWAY_STATE_TOPIC is not a legal topic name: "${stateTopic}"`);
+  const reconcileIntervalMs = int(env, 'RECONCILE_INTERVAL_MS', 2000, 10, 3_600_000, problems);
+  const stallAfterSeconds = int(env, 'STALL_AFTER_SECONDS', 120, 1, 86_400, problems);
+  const startTimeoutMs = int(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
+  const retentionSeconds = int(env, 'REASSIGNMENT_RETENTION_SECONDS', 86_400, 0, 365 * 86_400, problems);
+  const instanceId = env.GATEWAY_INSTANCE_ID?.trim() || `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const rawCrash = env.GATEWAY_CRASH_AFTER?.trim();
+  let crashAfter: CrashPoint | null = null;
+  if (rawCrash) {
+    if ((CRASH_POINTS as readonly string[]).includes(rawCrash)) crashAfter = rawCrash as CrashPoint;
+    else problems.push(`GATEWAY_CRASH_AFTER must be one of ${CRASH_POINTS.join(', ')}, got "${rawCrash}"`);
+  }
+  if (problems.length) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter };
+}
+
+/** TEST HOOK (GATEWAY_CRASH_AFTER): die here, as `kill -9` would, with no cleanup of any kind. */
+export function crashPoint(config: Pick<ReassignmentConfig, 'crashAfter'>, point: CrashPoint): void {
+  if (config.crashAfter === point) process.kill(process.pid, 'SIGKILL');
+}

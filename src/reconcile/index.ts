@@ -1,0 +1,48 @@
+// Wires the reassignment/throttle machinery of one gateway instance: the state topic, the
+// throttle sync, progress sampling, the services the HTTP routes call, and the reconciler.
+import type { Logger } from '../http/logger.js';
+import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { StateTopic } from '../kafka/state-topic.js';
+import { StateStore } from '../state/store.js';
+import type { ReassignmentConfig } from './config.js';
+import { ProgressTracker } from './progress.js';
+import { ReassignmentService } from './reassignment-service.js';
+import { Reconciler } from './reconciler.js';
+import { ThrottleService } from './throttle-service.js';
+import { ThrottleSync } from './throttle-sync.js';
+
+export interface ReassignmentRuntime {
+  readonly config: ReassignmentConfig;
+  readonly store: StateStore;
+  readonly reassignments: ReassignmentService;
+  readonly throttles: ThrottleService;
+  readonly reconciler: Reconciler;
+}
+
+export interface RuntimeOptions {
+  kafka: PlatformaticKafkaGateway;
+  config: ReassignmentConfig;
+  metrics?: ReassignmentMetrics;
+  logger?: Logger;
+  /** Unthrottled copy speed per broker, when known (estimates without a throttle). */
+  bandwidthBytesPerSecond?: number | null;
+  now?: () => number;
+}
+
+export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
+  const now = opts.now ?? Date.now;
+  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
+  const throttleSync = new ThrottleSync({ kafka: opts.kafka, store, now });
+  const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
+  const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
+  return {
+    config: opts.config,
+    store,
+    reassignments: new ReassignmentService({ ...common, progress, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
+    throttles: new ThrottleService(common),
+    reconciler: new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) }),
+  };
+}
+
+export { loadReassignmentConfig, type ReassignmentConfig } from './config.js';

@@ -1,0 +1,58 @@
+// Which gateway reassignment a moving partition belongs to, and which demands for throttles
+// are alive: derived from the state view alone (plain functions, no I/O).
+import type { OngoingPartitionReassignment, ThrottleDemand, ThrottleLedger } from '../domain/reassignment/index.js';
+import type { MovingPartition } from '../kafka/reassignments.js';
+import { TERMINAL_STATES, type LedgerRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
+import type { StateView } from '../state/store.js';
+
+export const partitionId = (topic: string, partition: number): string => `${topic}:${partition}`;
+
+/** Partitions a record is (still) responsible for: started without error and not handed to a later reassignment. */
+export function activePartitions(r: ReassignmentRecord): ReassignmentPartitionRecord[] {
+  return r.partitions.filter((p) => !p.startError && !p.supersededBy);
+}
+
+export const isLive = (r: ReassignmentRecord): boolean => !TERMINAL_STATES.has(r.state);
+
+/** `topic:partition` -> id of the live gateway reassignment moving it (the newest wins). */
+export function partitionOwners(view: StateView): Map<string, string> {
+  const owners = new Map<string, { id: string; createdAt: number }>();
+  for (const r of view.reassignments.values()) {
+    if (!isLive(r)) continue;
+    for (const p of activePartitions(r)) {
+      const k = partitionId(p.topic, p.partition);
+      const cur = owners.get(k);
+      if (!cur || cur.createdAt < r.createdAt) owners.set(k, { id: r.id, createdAt: r.createdAt });
+    }
+  }
+  return new Map([...owners].map(([k, v]) => [k, v.id]));
+}
+
+/** ListPartitionReassignments' answer, each partition attributed to its gateway reassignment (or null). */
+export function attributeMoves(moving: MovingPartition[], view: StateView): OngoingPartitionReassignment[] {
+  const owners = partitionOwners(view);
+  return moving.map((m) => ({ ...m, reassignmentId: owners.get(partitionId(m.topic, m.partition)) ?? null }));
+}
+
+/**
+ * Throttle demands alive at `now`: every pending or running reassignment's, and every throttle
+ * request that has not expired. Ended reassignments and expired requests demand nothing, so
+ * the next throttle sync removes what they had the gateway add.
+ */
+export function liveDemands(view: StateView, now: number): ThrottleDemand[] {
+  const out: ThrottleDemand[] = [];
+  for (const r of view.reassignments.values()) if (isLive(r) && r.throttleDemand) out.push(r.throttleDemand);
+  for (const t of view.throttleRequests.values()) if (t.expiresAt === null || t.expiresAt > now) out.push(t.demand);
+  return out;
+}
+
+/** The ledger records as the one ThrottleLedger the domain reconciles against. */
+export function ledgerOf(records: Iterable<LedgerRecord>): ThrottleLedger {
+  const topics: Record<string, NonNullable<LedgerRecord['topic']>> = {};
+  const brokers: Record<string, NonNullable<LedgerRecord['broker']>> = {};
+  for (const r of records) {
+    if (r.id.startsWith('topic/') && r.topic) topics[r.id.slice('topic/'.length)] = r.topic;
+    else if (r.id.startsWith('broker/') && r.broker) brokers[r.id.slice('broker/'.length)] = r.broker;
+  }
+  return { topics, brokers };
+}

@@ -1,0 +1,440 @@
+// Reassignments as the HTTP API sees them: plan, start, read, re-throttle, cancel, roll back.
+// The rules (parsing, validation, throttle lists, estimates, progress) are the domain's
+// (src/domain/reassignment); this file orders the I/O so that a crash at any step leaves
+// nothing behind:
+//
+//   POST: validate everything -> write the reassignment record (pending, with its throttle
+//   demand) -> throttle sync (ledger first, then configs) -> AlterPartitionReassignments ->
+//   record running. The record is written before anything changes in the cluster, so any
+//   instance's reconciler can finish or undo the job (see reconciler.ts for how a pending
+//   record is resolved).
+import { randomBytes } from 'node:crypto';
+import {
+  computeReassignmentThrottles,
+  estimateMove,
+  formatReassignmentFile,
+  parseReassignmentRequest,
+  reassignmentThrottleConfigs,
+  throttleDemandFor,
+  validateReassignment,
+  type FieldError,
+  type OngoingPartitionReassignment,
+  type PartitionError,
+  type PartitionSizes,
+  type ReassignmentFile,
+  type ReassignmentPlan,
+  type ReassignmentProgress,
+  type ThrottleConfigSet,
+  type MoveEstimate,
+  type ThrottleDemand,
+  type PlanWarning,
+} from '../domain/reassignment/index.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { KafkaRequestError } from '../kafka/errors.js';
+import { kafkaErrorInfo } from '../kafka/errors-map.js';
+import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
+import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
+import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { RECORD_VERSION, TERMINAL_STATES, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
+import type { StateStore, StateView } from '../state/store.js';
+import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import { crashPoint, type ReassignmentConfig } from './config.js';
+import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
+import type { ProgressTracker } from './progress.js';
+import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
+
+export interface ReassignmentDeps {
+  kafka: PlatformaticKafkaGateway;
+  store: StateStore;
+  throttles: ThrottleSync;
+  progress: ProgressTracker;
+  config: ReassignmentConfig;
+  metrics?: ReassignmentMetrics;
+  /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
+  bandwidthBytesPerSecond?: number | null;
+  now?: () => number;
+}
+
+/** What validateOnly answers and a started reassignment reports. */
+export interface PlanView {
+  partitions: ReassignmentPlan['partitions'];
+  warnings: readonly PlanWarning[];
+  throttle: number | null;
+  throttleConfigs: ThrottleConfigSet[];
+  estimate: MoveEstimate;
+  rollback: ReassignmentFile;
+}
+
+export type StartResult =
+  | { kind: 'bad-request'; errors: readonly FieldError[] }
+  | { kind: 'invalid'; status: 400 | 404 | 409 | 422; errors: readonly PartitionError[] }
+  | { kind: 'plan'; plan: PlanView }
+  | { kind: 'started'; record: ReassignmentRecord; plan: PlanView }
+  | { kind: 'start-failed'; record: ReassignmentRecord; plan: PlanView };
+
+export interface PartitionStatus {
+  topic: string;
+  partition: number;
+  originalReplicas: number[];
+  targetReplicas: number[];
+  status: 'pending' | 'moving' | 'done' | 'reverted' | 'failed' | 'superseded';
+  replicas: number[];
+  adding: number[];
+  removing: number[];
+  error?: { code: number; name: string; message: string };
+  supersededBy?: string;
+}
+
+export interface ReassignmentDetail {
+  record: ReassignmentRecord;
+  partitions: PartitionStatus[];
+  progress: ReassignmentProgress | null;
+}
+
+export interface ReassignmentListing {
+  reassignments: { record: ReassignmentRecord; moving: MovingPartition[] }[];
+  external: MovingPartition[];
+}
+
+export type CancelResult =
+  | { kind: 'not-found' }
+  | { kind: 'done'; record: ReassignmentRecord; cancelled: { topic: string; partition: number }[]; rollback: StartResult | null };
+
+/** Status for a failed validation: malformed request > unknown topic/partition > invalid > conflict only. */
+function validationStatus(errors: readonly PartitionError[]): 400 | 404 | 409 | 422 {
+  const codes = new Set(errors.map((e) => e.code));
+  if (codes.has('EMPTY_PARTITION_LIST') || codes.has('DUPLICATE_PARTITION')) return 400;
+  if (codes.has('UNKNOWN_TOPIC') || codes.has('UNKNOWN_PARTITION')) return 404;
+  if ([...codes].every((c) => c === 'REASSIGNMENT_CONFLICT')) return 409;
+  return 422;
+}
+
+function newId(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export class ReassignmentService {
+  readonly #d: ReassignmentDeps;
+  readonly #now: () => number;
+
+  constructor(deps: ReassignmentDeps) {
+    this.#d = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  get deps(): ReassignmentDeps {
+    return this.#d;
+  }
+
+  /** Every moving partition in the cluster, attributed to the gateway's live reassignments. */
+  async ongoing(view?: StateView): Promise<{ moving: MovingPartition[]; attributed: OngoingPartitionReassignment[] }> {
+    const moving = await listPartitionReassignments(this.#d.kafka);
+    const v = view ?? (await this.#d.store.refresh());
+    return { moving, attributed: attributeMoves(moving, v) };
+  }
+
+  // ------------------------------------------------------------------ POST /reassignments
+
+  async start(body: unknown, requestedBy: string | null, opts: { rollbackOf?: string } = {}): Promise<StartResult> {
+    const parsed = parseReassignmentRequest(body);
+    if (!parsed.ok) return { kind: 'bad-request', errors: parsed.errors };
+    const req = parsed.request;
+
+    const view = await this.#d.store.refresh();
+    const topics = [...new Set(req.partitions.map((p) => p.topic))];
+    const [placement, cluster, ongoing] = await Promise.all([describePartitions(this.#d.kafka, topics), this.#d.kafka.describeCluster(), this.ongoing(view)]);
+    const validation = validateReassignment(
+      { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
+      { partitions: req.partitions, addToExisting: req.addToExisting },
+    );
+    if (!validation.ok) return { kind: 'invalid', status: validationStatus(validation.errors), errors: validation.errors };
+    const plan = validation.plan;
+
+    const moves = plan.partitions.filter((p) => !p.noOp);
+    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, moves);
+    const sizes = await this.#leaderSizes(plan.partitions.filter((p) => p.adding.length > 0));
+    const planView: PlanView = {
+      partitions: plan.partitions,
+      warnings: plan.warnings,
+      throttle: req.throttle,
+      throttleConfigs: throttles && req.throttle !== null ? reassignmentThrottleConfigs(throttles, req.throttle) : [],
+      estimate: estimateMove(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }),
+      rollback: formatReassignmentFile(plan.rollback),
+    };
+    if (req.validateOnly) return { kind: 'plan', plan: planView };
+
+    // 1. Write-ahead: the record (with its throttle demand) before anything changes.
+    const now = this.#now();
+    const id = newId('r');
+    let record: ReassignmentRecord = {
+      kind: 'reassignment',
+      v: RECORD_VERSION,
+      id,
+      state: 'pending',
+      partitions: plan.partitions.map((p) => ({ topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas] })),
+      throttle: req.throttle,
+      autoRemoveThrottle: req.autoRemoveThrottle,
+      throttleDemand: throttles && req.throttle !== null ? throttleDemandFor(throttles, req.throttle) : null,
+      owner: this.#d.config.instanceId,
+      requestedBy,
+      ...(opts.rollbackOf && { rollbackOf: opts.rollbackOf }),
+      createdAt: now,
+      startDeadline: now + this.#d.config.startTimeoutMs,
+      updatedAt: now,
+    };
+    // addToExisting: partitions another gateway reassignment was moving are this one's now.
+    const superseded = this.#supersede(view, record);
+    await this.#d.store.write([record, ...superseded]);
+
+    // 2. Throttles: ledger first, then the configs (inside the sync).
+    if (record.throttleDemand) {
+      const sync = await this.#d.throttles.sync({
+        afterLedgerWrite: () => crashPoint(this.#d.config, 'ledger-write'),
+        afterConfigWrite: () => crashPoint(this.#d.config, 'throttle-write'),
+      });
+      const ours = sync.failures.filter((f) => this.#demandNames(record.throttleDemand!, f.resource));
+      if (ours.length > 0) {
+        // Do not move unthrottled what the caller wanted throttled: give up, undo the throttles.
+        record = await this.#finish(record, 'failed', `could not set throttles: ${ours.map((f) => `${f.resource}: ${f.error.name}`).join('; ')}`);
+        await this.#d.throttles.sync().catch(() => undefined);
+        const first = ours[0]!.error;
+        throw new KafkaRequestError(first.code === 13 || first.code === 7 ? 'unavailable' : 'kafka', first);
+      }
+    }
+
+    // 3. Start, unless we are so late that a reconciler may already be resolving the record.
+    // Cancelled meanwhile (DELETE on any instance reads the pending record): do not start it.
+    const latest = (await this.#d.store.refresh()).reassignments.get(record.id);
+    if (latest && latest.state !== 'pending') return { kind: 'start-failed', record: latest, plan: planView };
+    if (this.#now() >= record.startDeadline) {
+      record = await this.#finish(record, 'failed', 'start deadline passed before the reassignment could be started');
+      await this.#d.throttles.sync().catch(() => undefined);
+      return { kind: 'start-failed', record, plan: planView };
+    }
+    let results;
+    try {
+      results = await alterPartitionReassignments(
+        this.#d.kafka,
+        record.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
+      );
+    } catch (err) {
+      // Unknown whether Kafka started it: leave the record pending; the reconciler resolves it
+      // from what Kafka shows after the start deadline.
+      throw err;
+    }
+    crashPoint(this.#d.config, 'reassignment-start');
+
+    const byKey = new Map(results.map((r) => [partitionId(r.topic, r.partition), r]));
+    const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
+      const r = byKey.get(partitionId(p.topic, p.partition));
+      return r && !r.ok ? { ...p, startError: { code: r.error.code, name: r.error.name, message: r.error.message } } : p;
+    });
+    const started = partitions.some((p) => !p.startError);
+    record = { ...record, partitions, state: started ? 'running' : 'failed', startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
+    await this.#d.store.write([record]);
+    if (!started) {
+      await this.#d.throttles.sync().catch(() => undefined);
+      return { kind: 'start-failed', record, plan: planView };
+    }
+    return { kind: 'started', record, plan: planView };
+  }
+
+  /** Records of other live reassignments whose partitions `next` takes over (addToExisting). */
+  #supersede(view: StateView, next: ReassignmentRecord): ReassignmentRecord[] {
+    const taken = new Set(next.partitions.map((p) => partitionId(p.topic, p.partition)));
+    const out: ReassignmentRecord[] = [];
+    for (const r of view.reassignments.values()) {
+      if (!isLive(r) || r.id === next.id) continue;
+      if (!activePartitions(r).some((p) => taken.has(partitionId(p.topic, p.partition)))) continue;
+      out.push({
+        ...r,
+        partitions: r.partitions.map((p) => (!p.supersededBy && taken.has(partitionId(p.topic, p.partition)) ? { ...p, supersededBy: next.id } : p)),
+        updatedAt: next.createdAt,
+      });
+    }
+    return out;
+  }
+
+  #demandNames(demand: ThrottleDemand, resource: string): boolean {
+    const [kind, ...rest] = resource.split('/');
+    const name = rest.join('/');
+    return kind === 'topic' ? name in demand.topics : name in demand.brokers;
+  }
+
+  async #finish(record: ReassignmentRecord, state: 'completed' | 'cancelled' | 'failed', reason?: string): Promise<ReassignmentRecord> {
+    const now = this.#now();
+    const next: ReassignmentRecord = { ...record, state, endedAt: now, updatedAt: now, ...(reason !== undefined && { reason }) };
+    await this.#d.store.write([next]);
+    return next;
+  }
+
+  /** partition_size of each partition on its leader (for estimates). */
+  async #leaderSizes(moves: { topic: string; partition: number; leader: number | null }[]): Promise<PartitionSizes> {
+    const withLeader = moves.filter((m) => m.leader !== null);
+    if (withLeader.length === 0) return {};
+    const answers = await describeReplicaSizes(this.#d.kafka, withLeader.map((m) => m.leader!), withLeader);
+    const byBroker = new Map(answers.filter((a) => a.ok).map((a) => [a.broker, (a as { sizes: Map<string, number> }).sizes]));
+    const out: Record<string, Record<number, number>> = {};
+    for (const m of withLeader) {
+      const size = byBroker.get(m.leader!)?.get(replicaKey(m.topic, m.partition));
+      if (size !== undefined) (out[m.topic] ??= {})[m.partition] = size;
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  async list(): Promise<ReassignmentListing> {
+    const view = await this.#d.store.refresh();
+    const { moving, attributed } = await this.ongoing(view);
+    const byId = new Map<string, MovingPartition[]>();
+    const external: MovingPartition[] = [];
+    attributed.forEach((a, i) => {
+      if (a.reassignmentId === null) external.push(moving[i]!);
+      else byId.set(a.reassignmentId, [...(byId.get(a.reassignmentId) ?? []), moving[i]!]);
+    });
+    const records = [...view.reassignments.values()].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt - a.createdAt);
+    return { reassignments: records.map((record) => ({ record, moving: byId.get(record.id) ?? [] })), external };
+  }
+
+  async get(id: string): Promise<ReassignmentDetail | null> {
+    const view = await this.#d.store.refresh();
+    const record = view.reassignments.get(id);
+    if (!record) return null;
+    const { moving, attributed } = await this.ongoing(view);
+    const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
+    const partitions = this.partitionStatuses(record, moving, attributed, placement);
+    if (isLive(record)) await this.#d.progress.sample(new Map([[record.id, { moving: sampleInput(record, placement) }]]));
+    return { record, partitions, progress: this.#d.progress.progress(record.id) };
+  }
+
+  partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {
+    const movingHere = new Map<string, MovingPartition>();
+    attributed.forEach((a, i) => {
+      if (a.reassignmentId === record.id) movingHere.set(partitionId(a.topic, a.partition), moving[i]!);
+    });
+    const current = new Map<string, number[]>();
+    for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), p.replicas);
+    return record.partitions.map((p): PartitionStatus => {
+      const base = { topic: p.topic, partition: p.partition, originalReplicas: p.original, targetReplicas: p.target };
+      const replicas = current.get(partitionId(p.topic, p.partition)) ?? [];
+      if (p.startError) return { ...base, status: 'failed', replicas, adding: [], removing: [], error: p.startError };
+      if (p.supersededBy) return { ...base, status: 'superseded', replicas, adding: [], removing: [], supersededBy: p.supersededBy };
+      const m = movingHere.get(partitionId(p.topic, p.partition));
+      if (m) return { ...base, status: 'moving', replicas: m.replicas, adding: m.adding, removing: m.removing };
+      if (record.state === 'pending') return { ...base, status: 'pending', replicas, adding: [], removing: [] };
+      return { ...base, status: sameSet(replicas, p.target) ? 'done' : 'reverted', replicas, adding: [], removing: [] };
+    });
+  }
+
+  // ------------------------------------------------------------------ PATCH
+
+  /** Changes the throttle of a live reassignment (null = unthrottled). */
+  async setThrottle(id: string, throttle: number | null): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult }> {
+    const view = await this.#d.store.refresh();
+    const record = view.reassignments.get(id);
+    if (!record) return { kind: 'not-found' };
+    if (!isLive(record)) return { kind: 'not-running', record };
+    let demand: ThrottleDemand | null = null;
+    if (throttle !== null) {
+      if (record.throttleDemand) {
+        // Same lists; the new rate on the same brokers.
+        const brokers: Record<string, { leaderRate: number; followerRate: number }> = {};
+        for (const b of Object.keys(record.throttleDemand.brokers)) brokers[b] = { leaderRate: throttle, followerRate: throttle };
+        demand = { topics: record.throttleDemand.topics, brokers };
+      } else {
+        // First throttle of an unthrottled reassignment: lists as Kafka's tool would compute them now.
+        const { moving } = await this.ongoing(view);
+        const mine = activePartitions(record).map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
+        const others = moving.filter((m) => !mine.some((p) => p.topic === m.topic && p.partition === m.partition));
+        demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
+      }
+    }
+    const next: ReassignmentRecord = { ...record, throttle, throttleDemand: demand, updatedAt: this.#now() };
+    await this.#d.store.write([next]);
+    const sync = await this.#d.throttles.sync();
+    return { kind: 'ok', record: next, sync };
+  }
+
+  // ------------------------------------------------------------------ DELETE
+
+  async cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
+    const view = await this.#d.store.refresh();
+    let record = view.reassignments.get(id);
+    if (!record) return { kind: 'not-found' };
+    const { moving, attributed } = await this.ongoing(view);
+    const mine = attributed.filter((a) => a.reassignmentId === id).map((a) => ({ topic: a.topic, partition: a.partition }));
+
+    const now = this.#now();
+    const writes: (ReassignmentRecord | ThrottleRequestRecord)[] = [];
+    if (isLive(record)) {
+      // Record first: from here on it demands nothing (unless the throttles are kept), and a
+      // reconciler seeing its moves end will not mistake the cancel for a completion.
+      if (opts.preserveThrottles && record.throttleDemand) writes.push(keptThrottles(record, now, requestedBy));
+      record = { ...record, state: 'cancelled', endedAt: now, updatedAt: now, reason: `cancelled${requestedBy ? ` by ${requestedBy}` : ''}` };
+      writes.push(record);
+      await this.#d.store.write(writes);
+      if (mine.length > 0) {
+        const results = await alterPartitionReassignments(this.#d.kafka, mine.map((m) => ({ ...m, replicas: null })));
+        // 85 = it finished (or was cancelled) meanwhile: nothing left to cancel there.
+        const failed = results.find((r) => !r.ok && r.error.code !== 85);
+        if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
+      }
+      await this.#d.throttles.sync();
+    } else if (!opts.rollback) {
+      return { kind: 'done', record, cancelled: [], rollback: null };
+    }
+
+    let rollback: StartResult | null = null;
+    if (opts.rollback) {
+      // Partitions that reached their target go back; cancelled ones were reverted by Kafka.
+      const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
+      const statuses = this.partitionStatuses(record, moving.filter((m) => !mine.some((x) => x.topic === m.topic && x.partition === m.partition)), [], placement);
+      const back = statuses.filter((s) => s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join());
+      if (back.length > 0) {
+        rollback = await this.start(
+          { partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })), throttle: record.throttle, autoRemoveThrottle: record.autoRemoveThrottle },
+          requestedBy,
+          { rollbackOf: record.id },
+        );
+      }
+    }
+    return { kind: 'done', record, cancelled: mine, rollback };
+  }
+}
+
+/** A finished reassignment's throttles kept on purpose: a standing, non-expiring throttle request. */
+export function keptThrottles(record: ReassignmentRecord, now: number, requestedBy: string | null): ThrottleRequestRecord {
+  return {
+    kind: 'throttle-request',
+    v: RECORD_VERSION,
+    id: `kept-${record.id}`,
+    demand: record.throttleDemand!,
+    autoRemove: false,
+    waitFor: null,
+    expiresAt: null,
+    fromReassignment: record.id,
+    owner: record.owner,
+    requestedBy,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** What to sample for a record: each active partition with adding = target - original and its leader now. */
+export function sampleInput(record: ReassignmentRecord, placement: TopicPartitions[]): (MovingPartition & { leader: number })[] {
+  const leaders = new Map<string, number>();
+  for (const t of placement) for (const p of t.partitions) leaders.set(partitionId(t.name, p.partition), p.leader);
+  return activePartitions(record).map((p) => ({
+    topic: p.topic,
+    partition: p.partition,
+    replicas: p.target,
+    adding: p.target.filter((b) => !p.original.includes(b)),
+    removing: p.original.filter((b) => !p.target.includes(b)),
+    leader: leaders.get(partitionId(p.topic, p.partition)) ?? -1,
+  }));
+}
+
+export { TERMINAL_STATES };

@@ -1,0 +1,228 @@
+// The convergence loop (the Kubernetes controller pattern). Every RECONCILE_INTERVAL_MS, in
+// every gateway instance: read the desired state (the state topic), read the actual state
+// (ListPartitionReassignments, Metadata, throttle configs) and apply the difference:
+//
+// - a pending record past its start deadline (its writer died or hung): adopted as running when
+//   Kafka shows its partitions moving, completed when they are already at their target, failed
+//   otherwise. Failing is the safe choice: the caller never got a 202 (or got one and sees
+//   `failed`), and starting a move hours after it was asked for would surprise everybody;
+// - a running record none of whose partitions moves any more: completed when they reached the
+//   target, cancelled otherwise (someone cancelled it outside the gateway);
+// - throttle requests past their ttl, or whose awaited moves finished (autoRemove): dropped;
+// - then one throttle sync: whatever no live demand needs any more is removed, restoring prior
+//   values and leaving other people's throttles alone (see throttle-sync.ts);
+// - finished records past the retention: tombstoned.
+//
+// Every step is idempotent and safe to run in several instances at once: they write the same
+// conclusions from the same observations (last write wins with equal content), and the throttle
+// sync computes the same operations from the same configs.
+import type { Logger } from '../http/logger.js';
+import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
+import { listPartitionReassignments } from '../kafka/reassignments.js';
+import { throttleRequestKey, reassignmentKey, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
+import type { StateStore, StateView } from '../state/store.js';
+import type { ReassignmentConfig } from './config.js';
+import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
+import type { ProgressTracker } from './progress.js';
+import { keptThrottles, sampleInput } from './reassignment-service.js';
+import type { ThrottleSync } from './throttle-sync.js';
+
+export interface ReconcilerDeps {
+  kafka: PlatformaticKafkaGateway;
+  store: StateStore;
+  throttles: ThrottleSync;
+  progress: ProgressTracker;
+  config: ReassignmentConfig;
+  metrics?: ReassignmentMetrics;
+  logger?: Logger;
+  now?: () => number;
+}
+
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export class Reconciler {
+  readonly #d: ReconcilerDeps;
+  readonly #now: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = true;
+  /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
+  readonly #endSeen = new Map<string, number>();
+
+  constructor(deps: ReconcilerDeps) {
+    this.#d = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.reconcileOnce().finally(() => {
+        this.#running = undefined;
+        this.#schedule(this.#d.config.reconcileIntervalMs);
+      });
+    }, ms);
+    // The loop alone must not keep a process alive (tests, shutdown).
+    this.#timer.unref();
+  }
+
+  /** Stops the loop; resolves when a pass in flight has finished. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+  }
+
+  async #step<T>(step: string, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.#d.metrics?.reconcilerError(step);
+      this.#d.logger?.warn('reconcile step failed', { step, err: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+  }
+
+  /** One pass. Never throws: a failing step is counted, logged, and retried next time. */
+  async reconcileOnce(): Promise<void> {
+    const observed = await this.#step('observe', async () => {
+      const view = await this.#d.store.refresh();
+      const moving = await listPartitionReassignments(this.#d.kafka);
+      const topics = new Set<string>();
+      for (const r of view.reassignments.values()) if (isLive(r)) for (const p of r.partitions) topics.add(p.topic);
+      const placement = await describePartitions(this.#d.kafka, [...topics]);
+      return { view, moving, placement };
+    });
+    if (!observed) return;
+    const { view, moving, placement } = observed;
+
+    await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
+    await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
+    const sync = await this.#step('throttles', () => this.#d.throttles.sync());
+    if (sync) {
+      this.#d.metrics?.setThrottleRates(sync.rates);
+      for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
+      if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
+    }
+    await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
+    await this.#step('retention', () => this.#retire(this.#d.store.view()));
+    this.#d.metrics?.reconciled();
+  }
+
+  async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
+    const now = this.#now();
+    const attributed = attributeMoves(moving, view);
+    const movingOf = new Map<string, number>();
+    for (const a of attributed) if (a.reassignmentId) movingOf.set(a.reassignmentId, (movingOf.get(a.reassignmentId) ?? 0) + 1);
+    const replicas = new Map<string, number[]>();
+    for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
+    const atTarget = (r: ReassignmentRecord) =>
+      activePartitions(r).every((p) => {
+        const cur = replicas.get(partitionId(p.topic, p.partition));
+        return cur !== undefined && sameSet(cur, p.target);
+      });
+
+    const writes: StateValue[] = [];
+    for (const r of view.reassignments.values()) {
+      if (!isLive(r)) continue;
+      const stillMoving = (movingOf.get(r.id) ?? 0) > 0;
+      let next: ReassignmentRecord | undefined;
+      if (r.state === 'pending') {
+        if (now < r.startDeadline) continue; // its writer may still be starting it
+        if (stillMoving) next = { ...r, state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
+        else if (atTarget(r)) next = { ...r, state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+        else next = { ...r, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
+      } else if (r.state === 'running' && !stillMoving) {
+        next = atTarget(r)
+          ? { ...r, state: 'completed', endedAt: now }
+          : { ...r, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+      }
+      if (!next) continue;
+      next = { ...next, updatedAt: now };
+      writes.push(next);
+      // Throttles kept on purpose outlive the reassignment as a standing request.
+      if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !view.throttleRequests.has(`kept-${r.id}`)) writes.push(keptThrottles(next, now, r.requestedBy));
+      this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: next.state, reason: next.reason });
+    }
+    if (writes.length) await this.#d.store.write(writes);
+  }
+
+  async #expireRequests(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
+    const now = this.#now();
+    const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
+    const writes: ThrottleRequestRecord[] = [];
+    for (const t of view.throttleRequests.values()) {
+      if (t.expiresAt !== null && t.expiresAt <= now) {
+        if (!this.#endSeen.has(t.id)) this.#endSeen.set(t.id, t.expiresAt);
+        continue; // already demands nothing; tombstoned once its throttles are gone
+      }
+      if (!t.autoRemove) continue;
+      if (t.waitFor === null) {
+        // Nothing was moving when it was set: wait for the next moves to start, then to end.
+        if (movingIds.size > 0) writes.push({ ...t, waitFor: [...movingIds].sort(), updatedAt: now });
+      } else if (!t.waitFor.some((id) => movingIds.has(id))) {
+        if (!this.#endSeen.has(t.id)) this.#endSeen.set(t.id, now);
+        writes.push({ ...t, expiresAt: now, updatedAt: now }); // demands nothing from now on
+      }
+    }
+    if (writes.length) await this.#d.store.write(writes);
+  }
+
+  /** After a converged sync: ended reassignments and expired requests have no throttles left. */
+  async #recordRemovals(view: StateView): Promise<void> {
+    const now = this.#now();
+    const writes: ReassignmentRecord[] = [];
+    const deletes: string[] = [];
+    for (const r of view.reassignments.values()) {
+      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+      writes.push({ ...r, throttlesRemovedAt: now, updatedAt: now });
+      this.#d.metrics?.throttleRemoved(r.state, r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null);
+      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null });
+    }
+    for (const t of view.throttleRequests.values()) {
+      if (t.expiresAt === null || t.expiresAt > now) continue;
+      deletes.push(throttleRequestKey(t.id));
+      const seen = this.#endSeen.get(t.id) ?? t.expiresAt;
+      this.#endSeen.delete(t.id);
+      this.#d.metrics?.throttleRemoved(t.autoRemove ? 'auto-remove' : 'ttl', (now - seen) / 1000);
+    }
+    if (writes.length || deletes.length) await this.#d.store.write(writes, deletes);
+  }
+
+  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
+    const attributed = attributeMoves(moving, view);
+    this.#d.metrics?.setPartitionsMoving('gateway', attributed.filter((a) => a.reassignmentId !== null).length);
+    this.#d.metrics?.setPartitionsMoving('external', attributed.filter((a) => a.reassignmentId === null).length);
+    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
+    // Finished ones keep their last sample (bytes total) for GET; forgotten ones are dropped.
+    this.#d.progress.retain(new Set(view.reassignments.keys()));
+    if (running.length > 0) {
+      // Placement read at the start of this pass may predate a record adopted in this pass: refresh it.
+      const topics = [...new Set(running.flatMap((r) => r.partitions.map((p) => p.topic)))];
+      const fresh = topics.every((t) => placement.some((p) => p.name === t)) ? placement : await describePartitions(this.#d.kafka, topics);
+      await this.#d.progress.sample(new Map(running.map((r) => [r.id, { moving: sampleInput(r, fresh) }])));
+    }
+    this.#d.metrics?.setProgress(
+      running.map((r) => {
+        const p = this.#d.progress.progress(r.id);
+        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null };
+      }),
+    );
+  }
+
+  async #retire(view: StateView): Promise<void> {
+    const cutoff = this.#now() - this.#d.config.retentionSeconds * 1000;
+    const old = [...view.reassignments.values()].filter(
+      (r) => !isLive(r) && (r.endedAt ?? r.updatedAt) < cutoff && (!r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined),
+    );
+    if (old.length) await this.#d.store.write([], old.map((r) => reassignmentKey(r.id)));
+  }
+}

@@ -1,0 +1,324 @@
+// Replication throttles as resources (KIP-179's alterInterbrokerThrottledRates/Replicas):
+// read every throttle in the cluster with its owner, set rates or replica lists as standing
+// demands (optionally auto-removed or with a deadline), and remove them.
+//
+// Setting = write a throttle-request record (the demand), then a throttle sync (ledger, then
+// configs). Removing = drop the named brokers/topics from every demand, then a sync: the
+// domain removes exactly what the gateway added and restores prior values. Throttles someone
+// else set are only touched with includeExternal=true, i.e. when the operator says so.
+import { randomBytes } from 'node:crypto';
+import {
+  ALL_REPLICAS,
+  FOLLOWER_THROTTLED_RATE,
+  FOLLOWER_THROTTLED_REPLICAS,
+  LEADER_THROTTLED_RATE,
+  LEADER_THROTTLED_REPLICAS,
+  rateOwner,
+  replicaEntry,
+  replicaListOwnership,
+  type ThrottleDemand,
+  type TopicThrottleDemand,
+  type BrokerThrottleDemand,
+} from '../domain/reassignment/index.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { incrementalAlterConfigs, type ConfigOp } from '../kafka/configs.js';
+import { KafkaRequestError } from '../kafka/errors.js';
+import { listPartitionReassignments } from '../kafka/reassignments.js';
+import { describePartitions } from '../kafka/partitions.js';
+import { RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
+import type { StateStore, StateView } from '../state/store.js';
+import type { ReassignmentConfig } from './config.js';
+import { isLive, ledgerOf, partitionId } from './ownership.js';
+import type { ThrottleSync } from './throttle-sync.js';
+
+export type Owner = 'gateway' | 'external' | 'mixed';
+
+export interface RateThrottleView {
+  broker: number;
+  leaderRate: number | null;
+  followerRate: number | null;
+  owner: Owner;
+  autoRemove: boolean;
+  expiresAt: number | null;
+  reassignments: string[];
+}
+
+export interface ReplicaThrottleView {
+  topic: string;
+  leader: string | null;
+  follower: string | null;
+  owner: Owner;
+  autoRemove: boolean;
+  expiresAt: number | null;
+  reassignments: string[];
+  /** Entries the gateway added (the rest is someone else's). */
+  gatewayEntries: { leader: string[]; follower: string[] };
+}
+
+export interface ThrottlesView {
+  rates: RateThrottleView[];
+  replicas: ReplicaThrottleView[];
+}
+
+export interface RateRequest {
+  broker: number;
+  leaderRate?: number;
+  followerRate?: number;
+}
+
+export interface ReplicaRequest {
+  topic: string;
+  partition?: number;
+  /** Brokers whose replicas of `partition` are throttled as leaders; null = every replica of the topic (`*`). */
+  leader?: number[] | null;
+  follower?: number[] | null;
+}
+
+export interface SetOptions {
+  autoRemove: boolean;
+  ttlSeconds: number | null;
+}
+
+export type SetResult = { kind: 'invalid'; status: 404 | 422; errors: { path: string; message: string }[] } | { kind: 'ok'; id: string; view: ThrottlesView };
+
+/** A demand as the reasons behind a resource: who wants it, whether it goes away by itself. */
+interface DemandSource {
+  demand: ThrottleDemand;
+  autoRemove: boolean;
+  expiresAt: number | null;
+  reassignment: string | null;
+}
+
+function sources(view: StateView, now: number): DemandSource[] {
+  const out: DemandSource[] = [];
+  for (const r of view.reassignments.values()) {
+    if (isLive(r) && r.throttleDemand) out.push({ demand: r.throttleDemand, autoRemove: r.autoRemoveThrottle, expiresAt: null, reassignment: r.id });
+  }
+  for (const t of view.throttleRequests.values()) {
+    if (t.expiresAt !== null && t.expiresAt <= now) continue;
+    out.push({ demand: t.demand, autoRemove: t.autoRemove || t.expiresAt !== null, expiresAt: t.expiresAt, reassignment: t.fromReassignment ?? null });
+  }
+  return out;
+}
+
+function summarise(list: DemandSource[]): { autoRemove: boolean; expiresAt: number | null; reassignments: string[] } {
+  const expiries = list.map((s) => s.expiresAt).filter((e): e is number => e !== null);
+  return {
+    // Nothing demands it any more (about to be removed) counts as auto-removing.
+    autoRemove: list.every((s) => s.autoRemove),
+    expiresAt: expiries.length && expiries.length === list.length ? Math.max(...expiries) : null,
+    reassignments: [...new Set(list.map((s) => s.reassignment).filter((r): r is string => r !== null))].sort(),
+  };
+}
+
+const toRate = (v: string | null): number | null => (v === null ? null : Number(v));
+
+function combineOwners(owners: (Owner | null)[]): Owner {
+  const set = new Set(owners.filter((o): o is Owner => o !== null));
+  if (set.size === 1) return [...set][0]!;
+  return set.size === 0 ? 'external' : 'mixed';
+}
+
+export class ThrottleService {
+  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #store: StateStore;
+  readonly #sync: ThrottleSync;
+  readonly #config: ReassignmentConfig;
+  readonly #now: () => number;
+
+  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number }) {
+    this.#kafka = deps.kafka;
+    this.#store = deps.store;
+    this.#sync = deps.throttles;
+    this.#config = deps.config;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Every replication throttle in the cluster (every topic, every live broker), with its owner. */
+  async list(): Promise<ThrottlesView> {
+    const [topics, cluster] = await Promise.all([this.#kafka.listTopics(), this.#kafka.describeCluster()]);
+    const results = await this.#sync.readConfigs(
+      topics.map((t) => t.name),
+      cluster.brokers.map((b) => b.id),
+    );
+    const view = await this.#store.refresh();
+    const ledger = ledgerOf(view.ledger.values());
+    const srcs = sources(view, this.#now());
+    const rates: RateThrottleView[] = [];
+    const replicas: ReplicaThrottleView[] = [];
+    for (const r of results) {
+      if (!r.ok) {
+        // A topic deleted meanwhile has no throttles; anything else must not be reported as "none".
+        if (r.kind === 'topic' && r.error.code === 3) continue;
+        throw new KafkaRequestError('kafka', r.error);
+      }
+      if (r.kind === 'broker') {
+        const leader = r.value[LEADER_THROTTLED_RATE] ?? null;
+        const follower = r.value[FOLLOWER_THROTTLED_RATE] ?? null;
+        if (leader === null && follower === null) continue;
+        const owned = ledger.brokers[r.name];
+        const owner = combineOwners([rateOwner(leader, owned?.leaderRate), rateOwner(follower, owned?.followerRate)]);
+        const s = summarise(srcs.filter((x) => r.name in x.demand.brokers));
+        rates.push({ broker: Number(r.name), leaderRate: toRate(leader), followerRate: toRate(follower), owner, ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s) });
+      } else {
+        const leader = r.value[LEADER_THROTTLED_REPLICAS] ?? null;
+        const follower = r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null;
+        if ((leader ?? '') === '' && (follower ?? '') === '') continue;
+        const owned = ledger.topics[r.name];
+        const lo = replicaListOwnership(leader, owned?.leader);
+        const fo = replicaListOwnership(follower, owned?.follower);
+        const owner = combineOwners([lo.owner, fo.owner]);
+        const s = summarise(srcs.filter((x) => r.name in x.demand.topics));
+        replicas.push({
+          topic: r.name,
+          leader,
+          follower,
+          owner,
+          ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s),
+          gatewayEntries: { leader: lo.all === 'gateway' ? [ALL_REPLICAS] : [...lo.gateway], follower: fo.all === 'gateway' ? [ALL_REPLICAS] : [...fo.gateway] },
+        });
+      }
+    }
+    rates.sort((a, b) => a.broker - b.broker);
+    replicas.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    return { rates, replicas };
+  }
+
+  async setRates(rates: RateRequest[], opts: SetOptions, requestedBy: string | null): Promise<SetResult> {
+    const cluster = await this.#kafka.describeCluster();
+    const known = new Set(cluster.brokers.map((b) => b.id));
+    const errors = rates.flatMap((r, i) => (known.has(r.broker) ? [] : [{ path: `/body/rates/${i}/broker`, message: `Broker ${r.broker} is not in the cluster.` }]));
+    if (errors.length) return { kind: 'invalid', status: 422, errors };
+    const brokers: Record<string, BrokerThrottleDemand> = {};
+    for (const r of rates) {
+      brokers[String(r.broker)] = { ...(r.leaderRate !== undefined && { leaderRate: r.leaderRate }), ...(r.followerRate !== undefined && { followerRate: r.followerRate }) };
+    }
+    return this.#put({ topics: {}, brokers }, opts, requestedBy);
+  }
+
+  async setReplicas(items: ReplicaRequest[], opts: SetOptions, requestedBy: string | null): Promise<SetResult> {
+    const placement = await describePartitions(this.#kafka, [...new Set(items.map((i) => i.topic))]);
+    const cluster = await this.#kafka.describeCluster();
+    const brokers = new Set(cluster.brokers.map((b) => b.id));
+    const errors404: { path: string; message: string }[] = [];
+    const errors422: { path: string; message: string }[] = [];
+    const topics: Record<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }> = {};
+    items.forEach((item, i) => {
+      const t = placement.find((x) => x.name === item.topic);
+      if (!t) return void errors404.push({ path: `/body/replicas/${i}/topic`, message: `Unable to find a topic named ${item.topic}.` });
+      if (item.partition !== undefined && !t.partitions.some((p) => p.partition === item.partition)) {
+        return void errors404.push({ path: `/body/replicas/${i}/partition`, message: `Unable to find partition ${item.topic}-${item.partition}.` });
+      }
+      const entry = (topics[item.topic] ??= {});
+      for (const dir of ['leader', 'follower'] as const) {
+        const list = item[dir];
+        if (list === undefined) continue;
+        if (list === null) {
+          entry[dir] = ALL_REPLICAS;
+          continue;
+        }
+        if (item.partition === undefined) {
+          errors422.push({ path: `/body/replicas/${i}/partition`, message: `A list of brokers throttles replicas of one partition: give "partition", or null for every replica (*).` });
+          continue;
+        }
+        const unknown = list.filter((b) => !brokers.has(b));
+        if (unknown.length) errors422.push({ path: `/body/replicas/${i}/${dir}`, message: `Unknown broker id(s) ${unknown.join(',')}.` });
+        if (entry[dir] !== ALL_REPLICAS) {
+          const set = (entry[dir] as Set<string> | undefined) ?? new Set<string>();
+          for (const b of list) set.add(replicaEntry(item.partition, b));
+          entry[dir] = set;
+        }
+      }
+    });
+    if (errors404.length) return { kind: 'invalid', status: 404, errors: errors404 };
+    if (errors422.length) return { kind: 'invalid', status: 422, errors: errors422 };
+    const demandTopics: Record<string, TopicThrottleDemand> = {};
+    for (const [t, d] of Object.entries(topics)) {
+      demandTopics[t] = {
+        ...(d.leader !== undefined && { leader: d.leader === ALL_REPLICAS ? ALL_REPLICAS : [...d.leader].sort() }),
+        ...(d.follower !== undefined && { follower: d.follower === ALL_REPLICAS ? ALL_REPLICAS : [...d.follower].sort() }),
+      };
+    }
+    return this.#put({ topics: demandTopics, brokers: {} }, opts, requestedBy);
+  }
+
+  async #put(demand: ThrottleDemand, opts: SetOptions, requestedBy: string | null): Promise<SetResult> {
+    const now = this.#now();
+    let waitFor: string[] | null = null;
+    if (opts.autoRemove) {
+      const moving = await listPartitionReassignments(this.#kafka);
+      waitFor = moving.length ? moving.map((m) => partitionId(m.topic, m.partition)) : null;
+    }
+    const record: ThrottleRequestRecord = {
+      kind: 'throttle-request',
+      v: RECORD_VERSION,
+      id: `t-${now.toString(36)}-${randomBytes(4).toString('hex')}`,
+      demand,
+      autoRemove: opts.autoRemove,
+      waitFor,
+      expiresAt: opts.ttlSeconds === null ? null : now + opts.ttlSeconds * 1000,
+      owner: this.#config.instanceId,
+      requestedBy,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.#store.write([record]);
+    const sync = await this.#sync.sync();
+    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
+    return { kind: 'ok', id: record.id, view: await this.list() };
+  }
+
+  /**
+   * Removes rates on `brokers` (null = every broker) or replica throttles on `topics` (null =
+   * every topic): the gateway's by dropping them from every demand, and with includeExternal
+   * everybody else's by deleting the configs too.
+   */
+  async remove(what: 'rates' | 'replicas', names: string[] | null, includeExternal: boolean): Promise<ThrottlesView> {
+    const view = await this.#store.refresh();
+    const field = what === 'rates' ? 'brokers' : 'topics';
+    const match = (name: string) => names === null || names.includes(name);
+    const writes: (ReassignmentRecord | ThrottleRequestRecord)[] = [];
+    const deletes: string[] = [];
+    const now = this.#now();
+    for (const r of view.reassignments.values()) {
+      if (!isLive(r) || !r.throttleDemand) continue;
+      const next = without(r.throttleDemand, field, match);
+      if (next !== r.throttleDemand) writes.push({ ...r, throttleDemand: next, updatedAt: now });
+    }
+    for (const t of view.throttleRequests.values()) {
+      const next = without(t.demand, field, match);
+      if (next === t.demand) continue;
+      if (Object.keys(next.topics).length === 0 && Object.keys(next.brokers).length === 0) deletes.push(throttleRequestKey(t.id));
+      else writes.push({ ...t, demand: next, updatedAt: now });
+    }
+    if (writes.length || deletes.length) await this.#store.write(writes, deletes);
+    const sync = await this.#sync.sync();
+    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
+
+    if (includeExternal) {
+      const current = await this.list();
+      const ops =
+        what === 'rates'
+          ? current.rates.filter((r) => match(String(r.broker))).map((r) => ({ kind: 'broker' as const, name: String(r.broker), ops: del([LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE]) }))
+          : current.replicas.filter((r) => match(r.topic)).map((r) => ({ kind: 'topic' as const, name: r.topic, ops: del([LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS]) }));
+      const results = await incrementalAlterConfigs(this.#kafka, ops);
+      const failed = results.find((r) => !r.ok);
+      if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
+      // The ledger may still own entries that were just deleted: the next sync forgets them.
+      await this.#sync.sync();
+    }
+    return this.list();
+  }
+}
+
+function del(names: string[]): ConfigOp[] {
+  return names.map((name) => ({ name, op: 'DELETE' as const }));
+}
+
+/** The demand without the named brokers/topics; the same object when nothing matched. */
+function without(demand: ThrottleDemand, field: 'brokers' | 'topics', match: (name: string) => boolean): ThrottleDemand {
+  const keys = Object.keys(demand[field]).filter(match);
+  if (keys.length === 0) return demand;
+  const rest = Object.fromEntries(Object.entries(demand[field]).filter(([k]) => !keys.includes(k)));
+  return { ...demand, [field]: rest };
+}

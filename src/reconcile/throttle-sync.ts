@@ -1,0 +1,189 @@
+// One throttle synchronisation pass: bring the cluster's replication throttle configs to
+// what the live demands ask for, owning (and later removing) only what the gateway adds.
+// The decisions are the domain's (reconcileThrottles); this file does the I/O in the order
+// that makes a crash at any point harmless:
+//
+//   1. read the throttle configs of every resource a demand or the ledger names;
+//   2. refresh the state topic to its end (AFTER step 1: a value seen in step 1 was set after
+//      its ledger record was acknowledged, so step 2 sees that record);
+//   3. compute the operations and the ledger before/after them;
+//   4. write the "before" ledger (it already owns everything about to be added);
+//   5. IncrementalAlterConfigs;
+//   6. write the "after" ledger for resources whose change succeeded.
+//
+// A crash between 4 and 5 leaves a ledger owning entries that are not there (the next pass
+// forgets them); between 5 and 6, entries that are there and owned (the next pass keeps or
+// removes them). Never an entry that is there and not owned. Passes are serialised within a
+// process; across instances every pass computes the same operations from the same inputs.
+import {
+  FOLLOWER_THROTTLED_RATE,
+  FOLLOWER_THROTTLED_REPLICAS,
+  LEADER_THROTTLED_RATE,
+  LEADER_THROTTLED_REPLICAS,
+  mergeThrottleDemands,
+  reconcileThrottles,
+  throttleResourcesToRead,
+  type ResourceAlteration,
+  type ThrottleConfigValues,
+  type ThrottleLedger,
+} from '../domain/reassignment/index.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { describeConfigOverrides, incrementalAlterConfigs, type ConfigResult } from '../kafka/configs.js';
+import type { KafkaErrorInfo } from '../kafka/types.js';
+import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRecord } from '../state/records.js';
+import type { StateStore, StateView } from '../state/store.js';
+import { ledgerOf, liveDemands } from './ownership.js';
+
+export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
+const UNKNOWN_TOPIC = 3;
+
+export interface ThrottleSyncResult {
+  /** Operations sent (successful or not). */
+  alterations: ResourceAlteration[];
+  /** Resources whose read or write failed (retried at the next pass). */
+  failures: { resource: string; error: KafkaErrorInfo }[];
+  /** Everything demanded is in place and nothing the gateway added lingers (as far as could be read). */
+  converged: boolean;
+  /** Rates on the brokers this pass read, after its changes (for the throttle-rate gauge). */
+  rates: { broker: number; leader: number | null; follower: number | null }[];
+}
+
+export interface ThrottleSyncHooks {
+  /** After the write-ahead ledger write, before any config changes (crash-test hook). */
+  afterLedgerWrite?: () => void;
+  /** After the configs were changed (crash-test hook). */
+  afterConfigWrite?: () => void;
+}
+
+class Mutex {
+  #tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#tail.then(fn, fn);
+    this.#tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Current values from DescribeConfigs overrides; unread resources are left out (the domain skips them). */
+function toConfigValues(results: ConfigResult<Record<string, string>>[]): { values: ThrottleConfigValues; deletedTopics: string[]; failures: ThrottleSyncResult['failures'] } {
+  const topics: Record<string, { leader: string | null; follower: string | null }> = {};
+  const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
+  const deletedTopics: string[] = [];
+  const failures: ThrottleSyncResult['failures'] = [];
+  for (const r of results) {
+    if (!r.ok) {
+      if (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC) deletedTopics.push(r.name);
+      else failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+      continue;
+    }
+    if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
+    else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
+  }
+  return { values: { topics, brokers }, deletedTopics, failures };
+}
+
+/** Ledger records to write so that the stored ledger becomes `next` (changed resources only; tombstones for emptied ones). */
+function ledgerDiff(view: StateView, next: ThrottleLedger, resources: { topics: string[]; brokers: string[] }, now: number): { values: LedgerRecord[]; deletes: string[] } {
+  const values: LedgerRecord[] = [];
+  const deletes: string[] = [];
+  const consider = (id: string, field: 'topic' | 'broker', want: object | undefined) => {
+    const have = view.ledger.get(id)?.[field];
+    const empty = want === undefined || Object.keys(want).length === 0;
+    if (empty) {
+      if (view.ledger.has(id)) deletes.push(ledgerKey(id));
+      return;
+    }
+    if (JSON.stringify(have) === JSON.stringify(want)) return;
+    values.push({ kind: 'ledger', v: RECORD_VERSION, id, [field]: want, updatedAt: now } as LedgerRecord);
+  };
+  for (const t of resources.topics) consider(topicLedgerId(t), 'topic', next.topics[t]);
+  for (const b of resources.brokers) consider(brokerLedgerId(b), 'broker', next.brokers[b]);
+  return { values, deletes };
+}
+
+export class ThrottleSync {
+  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #store: StateStore;
+  readonly #now: () => number;
+  readonly #mutex = new Mutex();
+
+  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number }) {
+    this.#kafka = deps.kafka;
+    this.#store = deps.store;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Reads the throttle configs of these resources (overrides only). */
+  async readConfigs(topics: string[], brokers: number[]): Promise<ConfigResult<Record<string, string>>[]> {
+    return describeConfigOverrides(
+      this.#kafka,
+      [...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((b) => ({ kind: 'broker' as const, name: String(b) }))],
+      THROTTLE_KEYS,
+    );
+  }
+
+  sync(hooks: ThrottleSyncHooks = {}): Promise<ThrottleSyncResult> {
+    return this.#mutex.run(() => this.#pass(hooks));
+  }
+
+  async #pass(hooks: ThrottleSyncHooks): Promise<ThrottleSyncResult> {
+    // Which resources to read: from the view as it is now (a refresh first, so new demands count).
+    const first = await this.#store.refresh();
+    const wanted = throttleResourcesToRead(mergeThrottleDemands(liveDemands(first, this.#now())), ledgerOf(first.ledger.values()));
+    const read = toConfigValues(await this.readConfigs(wanted.topics, wanted.brokers));
+    // Write-ahead ordering: the state is read AFTER the configs (see the header).
+    const view = await this.#store.refresh();
+    const now = this.#now();
+    const demand = mergeThrottleDemands(liveDemands(view, now));
+    const ledger = ledgerOf(view.ledger.values());
+
+    // A deleted topic took its configs with it: what the gateway owned there is gone too.
+    const deletedLedger = read.deletedTopics.filter((t) => view.ledger.has(topicLedgerId(t))).map((t) => ledgerKey(topicLedgerId(t)));
+    if (deletedLedger.length) await this.#store.write([], deletedLedger);
+
+    const plan = reconcileThrottles(read.values, demand, ledger);
+    const resources = { topics: Object.keys(read.values.topics), brokers: Object.keys(read.values.brokers) };
+    const before = ledgerDiff(view, plan.ledgerBeforeOps, resources, now);
+    if (before.values.length || before.deletes.length) await this.#store.write(before.values, before.deletes);
+    if (plan.alterations.length > 0) hooks.afterLedgerWrite?.();
+
+    const failures = [...read.failures];
+    const failed = new Set<string>();
+    if (plan.alterations.length > 0) {
+      const results = await incrementalAlterConfigs(
+        this.#kafka,
+        plan.alterations.map((a) => ({
+          kind: a.resourceType,
+          name: a.resourceName,
+          ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })),
+        })),
+      );
+      for (const r of results) {
+        if (r.ok) continue;
+        failed.add(`${r.kind}/${r.name}`);
+        failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+      }
+      hooks.afterConfigWrite?.();
+    }
+
+    // The "after" ledger only where the change went through; a failed resource keeps "before".
+    const afterResources = {
+      topics: resources.topics.filter((t) => !failed.has(`topic/${t}`)),
+      brokers: resources.brokers.filter((b) => !failed.has(`broker/${b}`)),
+    };
+    const after = ledgerDiff(this.#store.view(), plan.ledgerAfterOps, afterResources, this.#now());
+    if (after.values.length || after.deletes.length) await this.#store.write(after.values, after.deletes);
+
+    const unread = plan.unread.topics.length + plan.unread.brokers.length;
+    const rates = Object.entries(read.values.brokers).map(([broker, v]) => {
+      const ops = failed.has(`broker/${broker}`) ? [] : (plan.alterations.find((a) => a.resourceType === 'broker' && a.resourceName === broker)?.configs ?? []);
+      const after = (name: string, before: string | null | undefined): number | null => {
+        const op = ops.find((o) => o.name === name);
+        const value = op ? (op.operation === 'DELETE' ? null : op.value) : (before ?? null);
+        return value === null ? null : Number(value);
+      };
+      return { broker: Number(broker), leader: after(LEADER_THROTTLED_RATE, v.leaderRate), follower: after(FOLLOWER_THROTTLED_RATE, v.followerRate) };
+    });
+    return { alterations: [...plan.alterations], failures, converged: failures.length === 0 && unread === 0, rates };
+  }
+}
