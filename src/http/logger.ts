@@ -1,15 +1,70 @@
-// The smallest logger contract the gateway needs; pass pino or anything shaped like it.
+// Structured JSON logs through pino: one JSON object per line, which is what container
+// log shippers expect. The gateway codes against the small Logger contract below
+// (message first, fields second) so call sites stay readable and tests can pass a
+// recording logger; createLogger() puts pino behind it.
+import { destination, pino, stdTimeFunctions, type DestinationStream, type Level } from 'pino';
+
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON object per line on stdout/stderr: what log shippers expect from a container. */
-export const jsonLogger: Logger = {
-  info: (msg, fields) => process.stdout.write(JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...fields }) + '\n'),
-  warn: (msg, fields) => process.stderr.write(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields }) + '\n'),
-  error: (msg, fields) => process.stderr.write(JSON.stringify({ level: 'error', time: new Date().toISOString(), msg, ...fields }) + '\n'),
-};
+export const LOG_LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
+/**
+ * Field paths pino censors whatever the call site passed. A second line of defence:
+ * the audit log builds its own redacted summaries (src/http/audit.ts), and no code path
+ * is meant to log credentials at all. pino's paths match fixed depths, so the common
+ * nestings are listed.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  'authorization',
+  'password',
+  'token',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.authorization',
+  '*.password',
+  '*.token',
+  '*.headers.authorization',
+  '*.sasl.password',
+  'sasl.password',
+];
+
+export interface LoggerOptions {
+  /** Where lines go; stdout by default. Tests pass a stream and read the lines back. */
+  destination?: DestinationStream;
+  level?: Level;
+  /** Fields on every line. */
+  base?: Record<string, unknown>;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const log = pino(
+    {
+      level: opts.level ?? 'info',
+      base: { service: 'kafka-admin-gateway', ...opts.base },
+      // "level":"warn" reads better in a log UI than pino's numeric 40.
+      formatters: { level: (label) => ({ level: label }) },
+      timestamp: stdTimeFunctions.isoTime,
+      redact: { paths: [...REDACTED_PATHS], censor: '[REDACTED]' },
+    },
+    opts.destination ?? destination({ dest: 1, sync: true }),
+  );
+  return {
+    info: (msg, fields) => log.info(fields ?? {}, msg),
+    warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    error: (msg, fields) => log.error(fields ?? {}, msg),
+  };
+}
+
+function levelFromEnv(raw: string | undefined): Level {
+  const v = raw?.trim().toLowerCase();
+  return v && (LOG_LEVELS as string[]).includes(v) ? (v as Level) : 'info';
+}
+
+/** The process logger: JSON lines on stdout, level from LOG_LEVEL (default info). */
+export const jsonLogger: Logger = createLogger({ level: levelFromEnv(process.env.LOG_LEVEL) });
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -3,8 +3,10 @@
 // in-flight requests finish, then close the Kafka client - in that order, because
 // in-flight requests still need Kafka.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import type { HttpsConfig } from './auth/config.js';
 import type { KafkaGateway } from '../kafka/types.js';
 import type { Logger } from './logger.js';
 import type { LifecycleState } from './routes/health.js';
@@ -22,6 +24,8 @@ export interface ServerOptions {
   handleSignals?: boolean;
   /** Runs last, after Kafka is closed (main: stop the embedded simulator). */
   onStopped?: () => Promise<void>;
+  /** Serve HTTPS instead of HTTP; with clientCa, ask for client certificates (mTLS). */
+  https?: HttpsConfig | null;
 }
 
 export interface RunningServer {
@@ -32,7 +36,20 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const server = createServer(opts.app);
+  const server: Server = opts.https
+    ? createHttpsServer(
+        {
+          cert: opts.https.cert,
+          key: opts.https.key,
+          // mTLS: ask for a certificate and verify it against the client CA, but do not
+          // fail the handshake without one: the caller may use a bearer token instead,
+          // and gets a 401 problem rather than a TLS alert. Only socket.authorized
+          // certificates count (src/http/auth/client-cert.ts).
+          ...(opts.https.clientCa && { ca: opts.https.clientCa, requestCert: true, rejectUnauthorized: false }),
+        },
+        opts.app,
+      )
+    : createServer(opts.app);
   // Keep-alive sockets idle longer than a typical LB's (60 s) idle timeout would race the LB.
   server.keepAliveTimeout = 65_000;
 
@@ -45,7 +62,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${addr.port}`;
+  const url = `${opts.https ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${addr.port}`;
 
   let shutdownPromise: Promise<void> | undefined;
   const shutdown = (reason = 'shutdown'): Promise<void> => {

@@ -1,0 +1,116 @@
+// THE access-control middleware: who is calling (authentication) and may they call this
+// operation (authorization, from x-required-role in openapi.yaml). It runs before the
+// body is parsed or validated, so an anonymous or under-privileged caller learns
+// nothing about an operation's schema and costs the gateway no parsing.
+//
+// Contract for route code: res.locals.principal = { id, role } on every request that
+// reaches a non-public route (ANONYMOUS_ADMIN when authentication is disabled).
+import type { Request, RequestHandler, Response } from 'express';
+import { instanceOf } from '../error-handler.js';
+import type { Logger } from '../logger.js';
+import { problemType, sendProblem } from '../problem.js';
+import { requestIdOf } from '../request-id.js';
+import { principalFromClientCert, type ClientCertRule } from './client-cert.js';
+import { ANONYMOUS_ADMIN, PUBLIC, roleAtLeast, type AccessTable, type Principal } from './roles.js';
+import { isWellFormedBearerToken, type TokenStore } from './tokens.js';
+
+export const AUTH_REALM = 'kafka-admin-gateway';
+
+export type AccessControlOptions =
+  /** Everyone is ANONYMOUS_ADMIN. Only the embedded demo, or GATEWAY_AUTH=none. */
+  | { mode: 'none' }
+  | { mode: 'enforced'; tokens: TokenStore; clientCertRoles?: readonly ClientCertRule[] };
+
+/** res.locals.principal, typed. Undefined on public routes. */
+export function principalOf(res: Response): Principal | undefined {
+  const p: unknown = res.locals.principal;
+  return typeof p === 'object' && p !== null && typeof (p as Principal).id === 'string' ? (p as Principal) : undefined;
+}
+
+type Credentials =
+  | { kind: 'none' }
+  | { kind: 'malformed' } // an Authorization header that is not "Bearer <b64token>"
+  | { kind: 'bearer'; token: string };
+
+function credentialsOf(req: Request): Credentials {
+  const header = req.headers.authorization;
+  if (header === undefined || header === '') return { kind: 'none' };
+  const m = /^Bearer +(\S+) *$/i.exec(header);
+  if (!m || !isWellFormedBearerToken(m[1]!)) return { kind: 'malformed' };
+  return { kind: 'bearer', token: m[1]! };
+}
+
+function unauthorized(req: Request, res: Response, error: 'invalid_request' | 'invalid_token' | undefined, detail: string): void {
+  // RFC 6750 section 3: no error code when no credentials were sent at all.
+  const challenge = `Bearer realm="${AUTH_REALM}"${error ? `, error="${error}"` : ''}`;
+  sendProblem(res, {
+    problem: {
+      type: problemType(error ? 'invalid-credentials' : 'authentication-required'),
+      title: error ? 'Invalid credentials' : 'Authentication required',
+      status: 401,
+      detail,
+      instance: instanceOf(req.originalUrl),
+    },
+    headers: { 'WWW-Authenticate': challenge },
+  });
+}
+
+export function accessControl(table: AccessTable, opts: AccessControlOptions, logger: Logger): RequestHandler {
+  const denied = (req: Request, res: Response, status: number, reason: string, principal?: Principal): void =>
+    // A security event worth keeping, without the credential itself.
+    logger.warn('access denied', {
+      type: 'access-denied',
+      requestId: requestIdOf(res),
+      status,
+      reason,
+      method: req.method,
+      path: instanceOf(req.originalUrl),
+      ...(principal && { principal }),
+      remoteAddress: req.socket.remoteAddress,
+    });
+
+  return (req, res, next) => {
+    const op = table.match(req.method, req.path);
+    if (op?.requiredRole === PUBLIC) return next();
+    if (opts.mode === 'none') {
+      res.locals.principal = ANONYMOUS_ADMIN;
+      return next();
+    }
+
+    // 1. Who: a mapped client certificate wins; otherwise a bearer token.
+    let principal = principalFromClientCert(req.socket, opts.clientCertRoles ?? []);
+    if (!principal) {
+      const creds = credentialsOf(req);
+      if (creds.kind === 'none') {
+        denied(req, res, 401, 'no credentials');
+        return unauthorized(req, res, undefined, 'Send an Authorization: Bearer <token> header.');
+      }
+      if (creds.kind === 'malformed') {
+        denied(req, res, 401, 'malformed Authorization header');
+        return unauthorized(req, res, 'invalid_request', 'The Authorization header must be "Bearer <token>".');
+      }
+      principal = opts.tokens.verify(creds.token);
+      if (!principal) {
+        denied(req, res, 401, 'unknown token');
+        return unauthorized(req, res, 'invalid_token', 'The bearer token is not valid.');
+      }
+    }
+    res.locals.principal = principal;
+
+    // 2. May they: unknown routes and methods fall through to the validator's 404/405
+    // (the caller is authenticated, so revealing that a route does not exist is fine).
+    if (op && !roleAtLeast(principal.role, op.requiredRole)) {
+      denied(req, res, 403, `role ${principal.role} < ${op.requiredRole}`, principal);
+      return sendProblem(res, {
+        problem: {
+          type: problemType('insufficient-role'),
+          title: 'Insufficient role',
+          status: 403,
+          detail: `${op.operationId ?? `${op.method} ${op.route}`} requires the ${op.requiredRole} role; ${principal.id} has ${principal.role}.`,
+          instance: instanceOf(req.originalUrl),
+        },
+      });
+    }
+    next();
+  };
+}
