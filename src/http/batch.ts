@@ -6,18 +6,26 @@ import type { MappedProblem } from './errors.js';
 
 export type TopicItemResult = components['schemas']['TopicItemResult'];
 export type TopicBatchResult = components['schemas']['TopicBatchResult'];
+export type TopicItemFailed = components['schemas']['TopicItemFailed'];
+
+/** Any per-topic result (creations, deletions, partition increases): a failure carries `problem`. */
+export interface BatchItem {
+  name: string;
+  status: number;
+  problem?: Problem;
+}
 
 /** One item's result, plus the Retry-After its failure asks for (if any). */
-export interface ItemAnswer {
-  result: TopicItemResult;
+export interface ItemAnswer<R extends BatchItem = TopicItemResult> {
+  result: R;
   retryAfter?: number;
 }
 
-export type BatchAnswer =
-  | { status: number; kind: 'batch'; body: TopicBatchResult }
+export type BatchAnswer<R extends BatchItem = TopicItemResult> =
+  | { status: number; kind: 'batch'; body: { items: R[] } }
   | { status: number; kind: 'problem'; body: Problem; headers?: Record<string, string> };
 
-export function failedItem(name: string, mapped: MappedProblem): ItemAnswer {
+export function failedItem(name: string, mapped: MappedProblem): ItemAnswer<TopicItemFailed> {
   // The per-item problem has no `instance`: the items live inside one response whose
   // instance is the request, and repeating it per item adds nothing.
   const { instance: _instance, ...problem } = mapped.problem;
@@ -32,12 +40,12 @@ export function failedItem(name: string, mapped: MappedProblem): ItemAnswer {
  * Answering a uniform failure with its own status lets a client that sent one bad
  * batch handle it exactly like one bad topic (e.g. back off on 429).
  */
-export function aggregateItems(answers: ItemAnswer[], successStatus: 200 | 201, instance?: string): BatchAnswer {
+export function aggregateItems<R extends BatchItem = TopicItemResult>(answers: ItemAnswer<R>[], successStatus: 200 | 201, instance?: string): BatchAnswer<R> {
   const items = answers.map((a) => a.result);
   const statuses = new Set(items.map((i) => i.status));
-  const allFailed = items.length > 0 && items.every((i) => 'problem' in i);
+  const allFailed = items.length > 0 && items.every((i) => i.problem !== undefined);
 
-  if (items.every((i) => 'topic' in i)) return { status: successStatus, kind: 'batch', body: { items } };
+  if (items.every((i) => i.problem === undefined)) return { status: successStatus, kind: 'batch', body: { items } };
   if (!allFailed || statuses.size !== 1) return { status: 207, kind: 'batch', body: { items } };
 
   const status = items[0]!.status;
@@ -58,7 +66,8 @@ export function aggregateItems(answers: ItemAnswer[], successStatus: 200 | 201, 
     ...(instance !== undefined && { instance }),
     ...(sameKafkaError && { kafkaError: first.kafkaError }),
     ...(throttles.length > 0 && { throttleTimeMs: Math.max(...throttles) }),
-    items,
+    // Every item failed, so each is a TopicItemFailed whatever the batch's success shape.
+    items: items.map((i): TopicItemFailed => ({ name: i.name, status: i.status, problem: i.problem! })),
   };
   const headers = retryAfters.length > 0 ? { 'Retry-After': String(Math.max(...retryAfters)) } : undefined;
   return { status, kind: 'problem', body: problem, ...(headers && { headers }) };

@@ -5,7 +5,9 @@ import { aggregateItems, failedItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
+import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, param, queryFlag } from './shared.js';
+import { createPartitionsMutation, createTopicsMutation, deleteTopicsMutation } from './topic-mutations.js';
 
 type Schemas = components['schemas'];
 type NewTopicBody = Schemas['NewTopic'];
@@ -58,7 +60,8 @@ function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): Valida
   return errors;
 }
 
-export function topicRoutes({ kafka }: { kafka: KafkaGateway }): Router {
+/** `mutations`: every topic creation/deletion/partition increase goes through the quota guard (issue 4). */
+export function topicRoutes({ kafka, mutations }: { kafka: KafkaGateway; mutations: MutationGuard }): Router {
   const router = Router();
 
   router.get('/topics', async (_req, res) => {
@@ -83,7 +86,7 @@ export function topicRoutes({ kafka }: { kafka: KafkaGateway }): Router {
       });
     }
 
-    const results = await kafka.createTopics(topics.map(toNewTopic), { validateOnly });
+    const results = await mutations.run(req, res, kafka, createTopicsMutation(topics.map(toNewTopic), validateOnly));
     const byName = new Map(results.map((r) => [r.name, r]));
     const successStatus = validateOnly ? 200 : 201;
 
@@ -116,7 +119,7 @@ export function topicRoutes({ kafka }: { kafka: KafkaGateway }): Router {
 
   router.delete('/topics/:topic', async (req, res) => {
     const name = param(req, 'topic');
-    const [result] = await kafka.deleteTopics([name]);
+    const [result] = await mutations.run(req, res, kafka, deleteTopicsMutation([name]));
     if (!result) throw new Error(`Kafka layer returned no result for topic '${name}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
     res.status(204).end();
@@ -126,9 +129,11 @@ export function topicRoutes({ kafka }: { kafka: KafkaGateway }): Router {
     const topic = param(req, 'topic');
     const body = req.body as Schemas['PartitionIncreaseRequest'];
     const validateOnly = queryFlag(req, 'validateOnly');
-    const [result] = await kafka.createPartitions(
-      [{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }],
-      { validateOnly },
+    const [result] = await mutations.run(
+      req,
+      res,
+      kafka,
+      createPartitionsMutation([{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }], validateOnly),
     );
     if (!result) throw new Error(`Kafka layer returned no result for topic '${topic}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
