@@ -1,0 +1,122 @@
+// Prometheus metrics of reassignments and replication throttles, on the app's registry.
+// Gauges are set from what the reconciler last observed (every instance observes the whole
+// cluster, so any instance can be scraped); counters count what THIS instance did.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from './metrics.js';
+
+export interface ReassignmentMetrics {
+  /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
+  setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
+  /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
+  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null }[]): void;
+  /**
+   * Throttle rates configured now, per broker and direction, on the brokers the gateway's
+   * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
+   */
+  setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
+  throttleRemoved(cause: string, delaySeconds: number | null): void;
+  reconcilerError(step: string): void;
+  reconciled(): void;
+}
+
+export function createReassignmentMetrics(registry: Registry): ReassignmentMetrics {
+  const moving = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_partitions_moving`,
+    help: 'Partitions being reassigned in the cluster, by owner (gateway = one of this gateway\'s reassignments, external = started elsewhere).',
+    labelNames: ['owner'] as const,
+    registers: [registry],
+  });
+  const bytesRemaining = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_bytes_remaining`,
+    help: 'Bytes the adding replicas of a running reassignment still have to copy.',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const eta = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_eta_seconds`,
+    help: 'Estimated seconds until a running reassignment completes, from the observed copy rate (absent while unknown).',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const rate = new Gauge({
+    name: `${METRIC_PREFIX}replication_throttle_rate_bytes`,
+    help: 'Replication throttle rate set on a broker (bytes/s), by direction (leader, follower).',
+    labelNames: ['broker', 'direction'] as const,
+    registers: [registry],
+  });
+  const removed = new Counter({
+    name: `${METRIC_PREFIX}throttles_removed_total`,
+    help: 'Throttle ledger entries whose throttles this instance removed automatically, by cause (completed, cancelled, failed, ttl, auto-remove, deleted, abandoned).',
+    labelNames: ['cause'] as const,
+    registers: [registry],
+  });
+  const delay = new Histogram({
+    name: `${METRIC_PREFIX}throttle_removal_delay_seconds`,
+    help: 'Seconds between a reassignment\'s end being observed and its throttles being removed.',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: `${METRIC_PREFIX}reconciler_errors_total`,
+    help: 'Reconciliation steps that failed (retried at the next interval), by step.',
+    labelNames: ['step'] as const,
+    registers: [registry],
+  });
+  const runs = new Counter({
+    name: `${METRIC_PREFIX}reconciler_runs_total`,
+    help: 'Completed reconciliation passes of this instance.',
+    registers: [registry],
+  });
+  const lastRun = new Gauge({
+    name: `${METRIC_PREFIX}reconciler_last_success_timestamp_seconds`,
+    help: 'Unix time of this instance\'s last completed reconciliation pass.',
+    registers: [registry],
+  });
+  let progressIds = new Set<string>();
+  let rateKeys = new Set<string>();
+
+  return {
+    setPartitionsMoving: (owner, n) => moving.set({ owner }, n),
+    setProgress(list) {
+      const ids = new Set(list.map((p) => p.id));
+      for (const old of progressIds) {
+        if (!ids.has(old)) {
+          bytesRemaining.remove({ reassignment: old });
+          eta.remove({ reassignment: old });
+        }
+      }
+      for (const p of list) {
+        bytesRemaining.set({ reassignment: p.id }, p.bytesRemaining);
+        if (p.etaSeconds === null) eta.remove({ reassignment: p.id });
+        else eta.set({ reassignment: p.id }, p.etaSeconds);
+      }
+      progressIds = ids;
+    },
+    setThrottleRates(list) {
+      const keys = new Set<string>();
+      for (const r of list) {
+        for (const direction of ['leader', 'follower'] as const) {
+          const v = r[direction];
+          if (v === null) continue;
+          keys.add(`${r.broker}\u0000${direction}`);
+          rate.set({ broker: String(r.broker), direction }, v);
+        }
+      }
+      for (const old of rateKeys) {
+        if (keys.has(old)) continue;
+        const [broker, direction] = old.split('\u0000');
+        rate.remove({ broker: broker!, direction: direction! });
+      }
+      rateKeys = keys;
+    },
+    throttleRemoved(cause, delaySeconds) {
+      removed.inc({ cause });
+      if (delaySeconds !== null) delay.observe(Math.max(0, delaySeconds));
+    },
+    reconcilerError: (step) => errors.inc({ step }),
+    reconciled() {
+      runs.inc();
+      lastRun.set(Date.now() / 1000);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// /throttles: every replication throttle with its owner; set rates / throttled replicas as
+// gateway-owned (optionally self-removing); remove them. Logic in src/reconcile/throttle-service.ts.
+import { Router, type Request } from 'express';
+import type { SetResult, ThrottleService, ThrottlesView } from '../../reconcile/throttle-service.js';
+import type { components } from '../openapi-types.js';
+import { problemType, sendProblem } from '../problem.js';
+import { callerOf } from './reassignments.js';
+import { instance, queryFlag } from './shared.js';
+
+type Schemas = components['schemas'];
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function toThrottles(v: ThrottlesView): Schemas['Throttles'] {
+  return {
+    rates: v.rates.map((r) => ({ ...r, expiresAt: iso(r.expiresAt) })),
+    replicas: v.replicas.map((r) => ({ ...r, expiresAt: iso(r.expiresAt) })),
+  };
+}
+
+/** A comma-separated query list (already pattern-checked by the validator); null when absent. */
+function listParam(req: Request, name: string): string[] | null {
+  const v: unknown = (req.query as Record<string, unknown>)[name];
+  const items = Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? v.split(',') : null;
+  return items && [...new Set(items)];
+}
+
+export function throttleRoutes({ service }: { service: ThrottleService }): Router {
+  const router = Router();
+
+  const answerSet = (req: Request, res: import('express').Response, result: SetResult) => {
+    if (result.kind === 'invalid') {
+      return sendProblem(res, {
+        problem: {
+          type: problemType(result.status === 404 ? 'unknown-topic-or-partition' : 'invalid-throttle'),
+          title: result.status === 404 ? 'Unknown topic or partition' : 'Invalid throttle',
+          status: result.status,
+          detail: 'Nothing was changed; see errors.',
+          instance: instance(req),
+          errors: result.errors,
+        },
+      });
+    }
+    const body: Schemas['ThrottlesSet'] = { id: result.id, throttles: toThrottles(result.view) };
+    res.json(body);
+  };
+
+  router.get('/throttles', async (_req, res) => {
+    res.json(toThrottles(await service.list()));
+  });
+
+  router.put('/throttles/rates', async (req, res) => {
+    const body = req.body as Schemas['ThrottleRatesRequest'];
+    const opts = { autoRemove: body.autoRemove ?? false, ttlSeconds: body.ttlSeconds ?? null };
+    answerSet(req, res, await service.setRates(body.rates, opts, callerOf(res)));
+  });
+
+  router.put('/throttles/replicas', async (req, res) => {
+    const body = req.body as Schemas['ThrottleReplicasRequest'];
+    const opts = { autoRemove: body.autoRemove ?? false, ttlSeconds: body.ttlSeconds ?? null };
+    answerSet(req, res, await service.setReplicas(body.replicas, opts, callerOf(res)));
+  });
+
+  router.delete('/throttles/rates', async (req, res) => {
+    res.json(toThrottles(await service.remove('rates', listParam(req, 'brokers'), queryFlag(req, 'includeExternal'))));
+  });
+
+  router.delete('/throttles/replicas', async (req, res) => {
+    res.json(toThrottles(await service.remove('replicas', listParam(req, 'topics'), queryFlag(req, 'includeExternal'))));
+  });
+
+  return router;
+}

@@ -1,0 +1,104 @@
+// A simulator + real Kafka layer + gateway app WITH the reassignment runtime (state topic,
+// throttle sync, reconciler), for the /reassignments and /throttles tests. Responses are
+// validated against openapi.yaml. The reconciler runs on a short interval; tests wait for
+// conditions with `eventually`, never for fixed times.
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { createApp } from '../../src/http/app.js';
+import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
+import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
+import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
+import { parseKafkaConfig } from '../../src/kafka/config.js';
+import { describeConfigOverrides } from '../../src/kafka/configs.js';
+import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
+import { THROTTLE_KEYS } from '../../src/reconcile/throttle-sync.js';
+import { startSimulator, type ManualClock, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
+import { FAST_KAFKA_ENV, recordingLogger, type RecordingLogger } from './helpers.js';
+
+export interface ReassignGateway {
+  sim: Simulator;
+  kafka: PlatformaticKafkaGateway;
+  runtime: ReassignmentRuntime;
+  metrics: GatewayMetrics;
+  logger: RecordingLogger;
+  app: ReturnType<typeof createApp>;
+  http(): ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+export interface ReassignGatewayOptions {
+  simulator?: SimulatorOptions;
+  /** An existing simulator (a second gateway instance on the same cluster). */
+  sim?: Simulator;
+  env?: Record<string, string>;
+  /** Start the reconciler loop (default true). */
+  reconcile?: boolean;
+  /** Drives the simulator's replica copies AND the gateway's clock (records, progress samples). */
+  clock?: ManualClock;
+}
+
+export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
+  const sim = opts.sim ?? (await startSimulator({ brokers: 4, ...(opts.clock && { clock: opts.clock }), ...opts.simulator }));
+  const metrics = createMetrics({ defaultMetrics: false });
+  const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), { onKafkaRequest: metrics.onKafkaRequest });
+  const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '100', STALL_AFTER_SECONDS: '2', REASSIGNMENT_START_TIMEOUT_MS: '1500', ...opts.env });
+  const logger = recordingLogger();
+  const clock = opts.clock;
+  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }) });
+  const app = createApp({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
+  if (opts.reconcile !== false) runtime.reconciler.start();
+  let closed = false;
+  return {
+    sim,
+    kafka,
+    runtime,
+    metrics,
+    logger,
+    app,
+    http: () => request(app),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await runtime.reconciler.stop();
+      await kafka.close().catch(() => undefined);
+      if (!opts.sim) await sim.close();
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined (or throws the last assertion after `timeoutMs`). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw last ?? new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Every throttle config override in the cluster: `topic:<t>` / `broker:<id>` -> {config: value}. */
+export async function throttleConfigs(kafka: PlatformaticKafkaGateway): Promise<Record<string, Record<string, string>>> {
+  const topics = (await kafka.listTopics()).map((t) => t.name);
+  const brokers = (await kafka.describeCluster()).brokers.map((b) => String(b.id));
+  const results = await describeConfigOverrides(kafka, [...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((name) => ({ kind: 'broker' as const, name }))], THROTTLE_KEYS);
+  const out: Record<string, Record<string, string>> = {};
+  for (const r of results) {
+    assert.ok(r.ok, JSON.stringify(r));
+    if (r.ok && Object.keys(r.value).length > 0) out[`${r.kind}:${r.name}`] = r.value;
+  }
+  return out;
+}
+
+/** Creates topics through the API (helpers.ts's createTopics, for a ReassignGateway). */
+export async function createTopics(gw: Pick<ReassignGateway, 'http'>, ...topics: { name: string; assignments: number[][] }[]): Promise<void> {
+  for (const t of topics) {
+    const res = await gw.http().post('/topics').send(t);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  }
+}

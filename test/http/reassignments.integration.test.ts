@@ -1,0 +1,459 @@
+// /reassignments against a simulated 4-broker cluster, the real Kafka layer and the
+// reconciler, with a ManualClock driving both the simulator's replica copies and the
+// gateway's clock: progress and rates are exact, and nothing waits for bytes to copy.
+// Every response is validated against openapi.yaml; after every 4xx the cluster (topics,
+// throttle configs, moves) is compared with its state before the request.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'supertest';
+import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
+import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
+import { ManualClock } from '../../src/sim/index.js';
+import { expectProblem, snapshotCluster } from './helpers.js';
+import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+
+const BANDWIDTH = 100_000; // bytes/s per broker and direction, unthrottled
+let clock: ManualClock;
+let gw: ReassignGateway;
+
+before(async () => {
+  clock = new ManualClock();
+  gw = await startReassignGateway({ clock, simulator: { brokers: 4, replicationBytesPerSecond: BANDWIDTH } });
+});
+after(() => gw?.close());
+
+async function clusterState() {
+  return {
+    topics: await snapshotCluster(gw.app),
+    throttles: await throttleConfigs(gw.kafka),
+    moving: await listPartitionReassignments(gw.kafka),
+  };
+}
+
+/** Sends, expects the problem, and checks that nothing changed in the cluster. */
+async function rejected(send: () => Promise<Response>, status: number, slug: string): Promise<Response> {
+  const before = await clusterState();
+  const res = await send();
+  expectProblem(res, status, slug);
+  assert.deepEqual(await clusterState(), before, 'a rejected request must leave the cluster unchanged');
+  return res;
+}
+
+const post = (body: unknown) => gw.http().post('/reassignments').send(body as object);
+
+/** Advance the shared clock in steps until the reassignment is in `state` (the reconciler notices). */
+async function advanceUntil(id: string, state: string, stepMs = 1000): Promise<Record<string, any>> {
+  return eventually(async () => {
+    const res = await gw.http().get(`/reassignments/${id}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    if (res.body.state === state) return res.body;
+    clock.advance(stepMs);
+    return undefined;
+  }, 20_000, 60);
+}
+
+async function noThrottlesLeft(): Promise<void> {
+  await eventually(async () => {
+    const t = await throttleConfigs(gw.kafka);
+    assert.deepEqual(t, {});
+    return true;
+  });
+}
+
+describe('POST /reassignments: validation (nothing changes, errors per partition)', () => {
+  before(async () => {
+    await createTopics(gw, { name: 'val', assignments: [[0, 1], [1, 2], [2, 3]] });
+  });
+
+  it('400 for an empty partition list', async () => {
+    const res = await rejected(() => post({ partitions: [] }), 400, 'validation-failed');
+    assert.equal(res.body.errors[0].code, 'EMPTY_PARTITION_LIST');
+  });
+
+  it('400 for a partition named twice', async () => {
+    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }, { topic: 'val', partition: 0, replicas: [3, 2] }] }), 400, 'validation-failed');
+    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code]), [['/body/partitions/0', 'DUPLICATE_PARTITION']]);
+  });
+
+  it('400 for a throttle below 1024 bytes/s, and for a log dir other than "any"', async () => {
+    await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }], throttle: 1000 }), 400, 'validation-failed');
+    const res = await rejected(() => post({ version: 1, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3], log_dirs: ['/data/a', 'any'] }] }), 400, 'validation-failed');
+    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code]), [['/body/partitions/0/log_dirs/0', 'LOG_DIR_NOT_SUPPORTED']]);
+    const v2 = await rejected(() => post({ version: 2, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }] }), 400, 'validation-failed');
+    assert.equal(v2.body.errors[0].code, 'UNSUPPORTED_VERSION');
+  });
+
+  it('404 for an unknown topic or partition, with Kafka error 3', async () => {
+    const res = await rejected(
+      () => post({ partitions: [{ topic: 'nope', partition: 0, replicas: [1] }, { topic: 'val', partition: 9, replicas: [1] }] }),
+      404,
+      'unknown-topic-or-partition',
+    );
+    assert.equal(res.body.kafkaError.code, 3);
+    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError.code]), [
+      ['/body/partitions/0', 'UNKNOWN_TOPIC', 3],
+      ['/body/partitions/1', 'UNKNOWN_PARTITION', 3],
+    ]);
+  });
+
+  it('422 for an empty replica list, an unknown broker, a repeated broker (39), every one listed', async () => {
+    const res = await rejected(
+      () =>
+        post({
+          partitions: [
+            { topic: 'val', partition: 0, replicas: [] },
+            { topic: 'val', partition: 1, replicas: [1, 7] },
+            { topic: 'val', partition: 2, replicas: [3, 3] },
+          ],
+        }),
+      422,
+      'invalid-reassignment',
+    );
+    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.code]), [
+      ['/body/partitions/0', 'EMPTY_REPLICA_LIST', 39],
+      ['/body/partitions/1', 'UNKNOWN_BROKER', 39],
+      ['/body/partitions/2', 'DUPLICATE_BROKER', 39],
+    ]);
+  });
+
+  it('422 for a replication-factor change that leaves partitions of the topic behind', async () => {
+    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [0, 1, 2] }] }), 422, 'invalid-reassignment');
+    assert.equal(res.body.errors[0].code, 'INCOMPLETE_REPLICATION_FACTOR_CHANGE');
+  });
+
+  it('409 for a partition already moving (also when started outside the gateway), unless addToExisting', async () => {
+    // Frozen clock + data: the move started elsewhere cannot finish during the test.
+    gw.sim.seedBytes('val', 2, 50_000);
+    const [started] = await alterPartitionReassignments(gw.kafka, [{ topic: 'val', partition: 2, replicas: [0, 3] }]);
+    assert.ok(started?.ok);
+    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }] }), 409, 'reassignment-in-progress');
+    assert.deepEqual(res.body.errors.map((e: any) => [e.code, e.kafkaError.code]), [['REASSIGNMENT_CONFLICT', 60]]);
+
+    const list = await gw.http().get('/reassignments');
+    assert.deepEqual(list.body.external, [{ topic: 'val', partition: 2, replicas: [0, 3, 2], adding: [0], removing: [2] }]);
+
+    const replaced = await post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }], addToExisting: true });
+    assert.equal(replaced.status, 202, JSON.stringify(replaced.body));
+    // Computed from the running move's original replicas (replicas - adding), not the mid-move list.
+    assert.deepEqual(replaced.body.plan.partitions[0].currentReplicas, [3, 2]);
+    const listed = await gw.http().get('/reassignments');
+    assert.deepEqual(listed.body.external, []);
+    assert.equal(listed.body.reassignments.find((r: any) => r.id === replaced.body.id).moving[0].partition, 2);
+    const del = await gw.http().delete(`/reassignments/${replaced.body.id}`);
+    assert.equal(del.status, 200);
+    assert.deepEqual((await listPartitionReassignments(gw.kafka)).length, 0);
+  });
+});
+
+describe('throttles exactly as kafka-reassign-partitions.sh computes them', () => {
+  before(async () => {
+    await createTopics(gw, { name: 'big', assignments: Array.from({ length: 12 }, () => [0, 1]) }, { name: 'other', assignments: [[0, 1]] });
+    for (const p of [2, 5, 10, 11]) gw.sim.seedBytes('big', p, 40_000);
+    gw.sim.seedBytes('other', 0, 40_000);
+  });
+
+  const first = {
+    partitions: [
+      { topic: 'big', partition: 2, replicas: [2, 3] },
+      { topic: 'big', partition: 10, replicas: [2, 1] },
+      { topic: 'big', partition: 11, replicas: [0, 3] },
+      { topic: 'other', partition: 0, replicas: [1, 2] },
+    ],
+    throttle: 4096,
+  };
+
+  it('multi-partition, multi-topic, partitions >= 10: lists sorted as strings, rates on sources and destinations', async () => {
+    const before = await clusterState();
+    const plan = await post({ ...first, validateOnly: true });
+    assert.equal(plan.status, 200, JSON.stringify(plan.body));
+    assert.deepEqual(await clusterState(), before, 'validateOnly changes nothing');
+    const rate = [
+      { name: 'leader.replication.throttled.rate', value: '4096' },
+      { name: 'follower.replication.throttled.rate', value: '4096' },
+    ];
+    assert.deepEqual(plan.body.throttleConfigs, [
+      { resourceType: 'broker', resourceName: '0', configs: rate },
+      { resourceType: 'broker', resourceName: '1', configs: rate },
+      { resourceType: 'broker', resourceName: '2', configs: rate },
+      { resourceType: 'broker', resourceName: '3', configs: rate },
+      {
+        resourceType: 'topic',
+        resourceName: 'big',
+        configs: [
+          { name: 'leader.replication.throttled.replicas', value: '10:0,10:1,11:0,11:1,2:0,2:1' },
+          { name: 'follower.replication.throttled.replicas', value: '10:2,11:3,2:2,2:3' },
+        ],
+      },
+      {
+        resourceType: 'topic',
+        resourceName: 'other',
+        configs: [
+          { name: 'leader.replication.throttled.replicas', value: '0:0,0:1' },
+          { name: 'follower.replication.throttled.replicas', value: '0:2' },
+        ],
+      },
+    ]);
+    // Bytes per broker: each adding replica copies the leader's 40 000 bytes from broker 0.
+    assert.deepEqual(plan.body.estimate.brokers, [
+      { broker: 0, bytesIn: 0, bytesOut: 200_000 },
+      { broker: 2, bytesIn: 120_000, bytesOut: 0 },
+      { broker: 3, bytesIn: 80_000, bytesOut: 0 },
+    ]);
+    assert.equal(plan.body.estimate.estimatedSeconds, 200_000 / 4096);
+    assert.deepEqual(plan.body.rollback.partitions.map((p: any) => [p.topic, p.partition, p.replicas, p.log_dirs]), [
+      ['big', 2, [0, 1], ['any', 'any']],
+      ['big', 10, [0, 1], ['any', 'any']],
+      ['big', 11, [0, 1], ['any', 'any']],
+      ['other', 0, [0, 1], ['any', 'any']],
+    ]);
+  });
+
+  it('sets exactly those values, and a move added while it runs merges the running moves in (as the tool does)', async () => {
+    const a = await post(first);
+    assert.equal(a.status, 202, JSON.stringify(a.body));
+    assert.equal(a.headers.location, `/reassignments/${a.body.id}`);
+    const t = await throttleConfigs(gw.kafka);
+    assert.equal(t['topic:big']!['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1');
+    assert.equal(t['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3');
+    assert.equal(t['topic:other']!['follower.replication.throttled.replicas'], '0:2');
+    for (const b of [0, 1, 2, 3]) assert.deepEqual(t[`broker:${b}`], { 'follower.replication.throttled.rate': '4096', 'leader.replication.throttled.rate': '4096' });
+
+    const addition = { partitions: [{ topic: 'big', partition: 5, replicas: [3, 2] }], throttle: 4096 };
+    const plan = await post({ ...addition, validateOnly: true });
+    const bigConfigs = plan.body.throttleConfigs.find((c: any) => c.resourceName === 'big').configs;
+    assert.deepEqual(bigConfigs, [
+      { name: 'leader.replication.throttled.replicas', value: '10:0,10:1,11:0,11:1,2:0,2:1,5:0,5:1' },
+      { name: 'follower.replication.throttled.replicas', value: '10:2,11:3,2:2,2:3,5:2,5:3' },
+    ]);
+    const b = await post(addition);
+    assert.equal(b.status, 202, JSON.stringify(b.body));
+    const t2 = await throttleConfigs(gw.kafka);
+    assert.equal(t2['topic:big']!['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1,5:0,5:1');
+    assert.equal(t2['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3');
+
+    // GET /reassignments groups the moving partitions under their reassignment.
+    const list = await gw.http().get('/reassignments');
+    const byId = new Map(list.body.reassignments.map((r: any) => [r.id, r.moving.map((m: any) => `${m.topic}-${m.partition}`)]));
+    assert.deepEqual(byId.get(a.body.id), ['big-2', 'big-10', 'big-11', 'other-0']);
+    assert.deepEqual(byId.get(b.body.id), ['big-5']);
+
+    // Cancelling the first removes only what is no longer demanded by the second.
+    assert.equal((await gw.http().delete(`/reassignments/${a.body.id}`)).status, 200);
+    const t3 = await throttleConfigs(gw.kafka);
+    assert.equal(t3['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3', 'the second demands the merged lists (the tool merged them)');
+    assert.equal(t3['topic:other']!['follower.replication.throttled.replicas'], '0:2', 'so do the lists of other topics moving then');
+    assert.equal((await gw.http().delete(`/reassignments/${b.body.id}`)).status, 200);
+    await noThrottlesLeft();
+  });
+});
+
+describe('progress, completion and auto-removal', () => {
+  before(async () => {
+    await createTopics(gw, { name: 'prog', assignments: [[0, 1], [0, 1]] });
+    gw.sim.seedBytes('prog', 0, 100_000);
+    gw.sim.seedBytes('prog', 1, 100_000);
+  });
+
+  it('climbs to 100% at the throttle (10 000 B/s), then the throttles go', async () => {
+    const res = await post({ partitions: [{ topic: 'prog', partition: 0, replicas: [2, 1] }], throttle: 10_000 });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id = res.body.id;
+    const g0 = await gw.http().get(`/reassignments/${id}`);
+    assert.equal(g0.body.state, 'running');
+    assert.deepEqual(g0.body.partitions[0].adding, [2]);
+    assert.deepEqual(g0.body.partitions[0].removing, [0]);
+    const percents: number[] = [g0.body.progress.percent];
+    for (let i = 0; i < 4; i++) {
+      clock.advance(2000);
+      const g = await gw.http().get(`/reassignments/${id}`);
+      assert.equal(g.body.state, 'running');
+      percents.push(g.body.progress.percent);
+      assert.equal(g.body.partitions[0].copies[0].broker, 2);
+      assert.equal(g.body.partitions[0].copies[0].bytesTotal, 100_000);
+    }
+    assert.deepEqual(percents, [0, 20, 40, 60, 80], 'the throttle, not the 100 000 B/s bandwidth, sets the pace');
+    const metricsDuring = await eventually(async () => {
+      const text = (await gw.http().get('/metrics')).text;
+      return /kafka_gateway_reassignment_bytes_remaining\{reassignment="[^"]+"\} [1-9]/.test(text) ? text : undefined;
+    });
+    assert.match(metricsDuring, /kafka_gateway_reassignment_partitions_moving\{owner="gateway"\} 1/);
+    assert.match(metricsDuring, /kafka_gateway_reassignment_partitions_moving\{owner="external"\} 0/);
+    assert.match(metricsDuring, new RegExp(`kafka_gateway_reassignment_eta_seconds\\{reassignment="${id}"\\} \\d`));
+    assert.match(metricsDuring, /kafka_gateway_replication_throttle_rate_bytes\{broker="0",direction="leader"\} 10000/);
+    assert.match(metricsDuring, /kafka_gateway_replication_throttle_rate_bytes\{broker="2",direction="follower"\} 10000/);
+    const last = await gw.http().get(`/reassignments/${id}`);
+    assert.equal(last.body.progress.bytesPerSecond, 10_000);
+    assert.equal(last.body.progress.bytesRemaining, 20_000);
+    assert.equal(last.body.progress.etaSeconds, 2);
+    assert.equal(last.body.progress.stalled, false);
+
+    const done = await advanceUntil(id, 'completed');
+    assert.equal(done.progress.percent, 100);
+    assert.deepEqual(done.partitions[0].replicas, [2, 1]);
+    assert.equal(done.partitions[0].status, 'done');
+    await noThrottlesLeft();
+    const final = await eventually(async () => {
+      const g = await gw.http().get(`/reassignments/${id}`);
+      return g.body.throttlesRemovedAt ? g.body : undefined;
+    });
+    assert.ok(Date.parse(final.throttlesRemovedAt) >= Date.parse(final.endedAt));
+    const metrics = (await gw.http().get('/metrics')).text;
+    assert.match(metrics, /kafka_gateway_throttles_removed_total\{cause="completed"\} [1-9]/);
+    assert.match(metrics, /kafka_gateway_throttle_removal_delay_seconds_count [1-9]/);
+    assert.doesNotMatch(metrics, /kafka_gateway_replication_throttle_rate_bytes\{/, 'no rate left to report');
+    assert.doesNotMatch(metrics, new RegExp(`reassignment_bytes_remaining\\{reassignment="${id}"`), 'finished: its series is gone');
+  });
+
+  it('without a throttle the same copy runs at the broker bandwidth', async () => {
+    const res = await post({ partitions: [{ topic: 'prog', partition: 1, replicas: [3, 1] }] });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.deepEqual(await throttleConfigs(gw.kafka), {}, 'no throttle set');
+    await gw.http().get(`/reassignments/${res.body.id}`);
+    clock.advance(500);
+    const g = await gw.http().get(`/reassignments/${res.body.id}`);
+    assert.equal(g.body.progress.percent, 50, '100 000 B/s: half of 100 000 bytes in 0.5 s');
+    assert.equal(g.body.progress.bytesPerSecond, BANDWIDTH);
+    await advanceUntil(res.body.id, 'completed', 500);
+  });
+});
+
+describe('PATCH, cancel, rollback', () => {
+  before(async () => {
+    await createTopics(gw, { name: 'steer', assignments: [[0, 1], [0, 1], [0, 1]] });
+    for (const p of [0, 1, 2]) gw.sim.seedBytes('steer', p, 100_000);
+  });
+
+  it('PATCH changes the throttle of a running reassignment (and the copy speed)', async () => {
+    const res = await post({ partitions: [{ topic: 'steer', partition: 0, replicas: [2, 1] }], throttle: 10_000 });
+    const id = res.body.id;
+    await gw.http().get(`/reassignments/${id}`);
+    clock.advance(1000);
+    assert.equal((await gw.http().get(`/reassignments/${id}`)).body.progress.bytesCopied, 10_000);
+
+    const patched = await gw.http().patch(`/reassignments/${id}`).send({ throttle: 30_000 });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.throttle, 30_000);
+    const t = await throttleConfigs(gw.kafka);
+    for (const b of [0, 1, 2]) assert.equal(t[`broker:${b}`]!['leader.replication.throttled.rate'], '30000');
+    clock.advance(1000);
+    assert.equal((await gw.http().get(`/reassignments/${id}`)).body.progress.bytesCopied, 40_000);
+
+    await rejected(() => gw.http().patch(`/reassignments/${id}`).send({ throttle: 10 }), 400, 'validation-failed');
+    await rejected(() => gw.http().patch('/reassignments/r-unknown').send({ throttle: 2048 }), 404, 'reassignment-not-found');
+
+    const cancelled = await gw.http().delete(`/reassignments/${id}`);
+    assert.equal(cancelled.status, 200);
+    await rejected(() => gw.http().patch(`/reassignments/${id}`).send({ throttle: 2048 }), 409, 'reassignment-not-running');
+  });
+
+  it('DELETE cancels what moves (Kafka reverts it) and removes its throttles at once', async () => {
+    const res = await post({ partitions: [{ topic: 'steer', partition: 1, replicas: [3, 2] }], throttle: 5_000 });
+    clock.advance(1000);
+    const del = await gw.http().delete(`/reassignments/${res.body.id}`);
+    assert.equal(del.status, 200, JSON.stringify(del.body));
+    assert.deepEqual(del.body, { id: res.body.id, state: 'cancelled', cancelled: [{ topic: 'steer', partition: 1 }], rollback: null });
+    assert.deepEqual(await throttleConfigs(gw.kafka), {});
+    assert.deepEqual(await listPartitionReassignments(gw.kafka), []);
+    const topic = await gw.http().get('/topics/steer');
+    assert.deepEqual(topic.body.partitions[1].replicas, [0, 1]);
+    const g = await gw.http().get(`/reassignments/${res.body.id}`);
+    assert.equal(g.body.state, 'cancelled');
+    assert.equal(g.body.partitions[0].status, 'reverted');
+    // Deleting again answers the same state; an unknown id is a 404.
+    assert.equal((await gw.http().delete(`/reassignments/${res.body.id}`)).body.state, 'cancelled');
+    await rejected(() => gw.http().delete('/reassignments/r-nope'), 404, 'reassignment-not-found');
+  });
+
+  it('DELETE ?preserveThrottles=true keeps them as gateway-owned throttles until DELETE /throttles', async () => {
+    const res = await post({ partitions: [{ topic: 'steer', partition: 1, replicas: [3, 2] }], throttle: 5_000 });
+    const del = await gw.http().delete(`/reassignments/${res.body.id}?preserveThrottles=true`);
+    assert.equal(del.status, 200);
+    const kept = await gw.http().get('/throttles');
+    assert.deepEqual(kept.body.rates.map((r: any) => [r.broker, r.owner, r.autoRemove]), [[0, 'gateway', false], [1, 'gateway', false], [2, 'gateway', false], [3, 'gateway', false]]);
+    assert.deepEqual(kept.body.replicas.map((r: any) => [r.topic, r.leader, r.follower, r.owner]), [['steer', '1:0,1:1', '1:2,1:3', 'gateway']]);
+    clock.advance(5000);
+    await new Promise((r) => setTimeout(r, 300)); // several reconcile passes: they must not remove it
+    assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 5);
+    assert.deepEqual((await gw.http().delete('/throttles/rates')).body.rates, []);
+    assert.deepEqual((await gw.http().delete('/throttles/replicas?topics=steer')).body, { rates: [], replicas: [] });
+    assert.deepEqual(await throttleConfigs(gw.kafka), {});
+  });
+
+  it('DELETE ?rollback=true moves completed partitions back with a new reassignment', async () => {
+    const res = await post({ partitions: [{ topic: 'steer', partition: 2, replicas: [2, 3] }], throttle: 50_000 });
+    await advanceUntil(res.body.id, 'completed');
+    const del = await gw.http().delete(`/reassignments/${res.body.id}?rollback=true`);
+    assert.equal(del.status, 202, JSON.stringify(del.body));
+    assert.equal(del.body.state, 'completed');
+    assert.deepEqual(del.body.cancelled, []);
+    const rollbackId = del.body.rollback.id;
+    assert.equal(del.headers.location, `/reassignments/${rollbackId}`);
+    assert.deepEqual(del.body.rollback.plan.partitions.map((p: any) => [p.currentReplicas, p.targetReplicas]), [[[2, 3], [0, 1]]]);
+    const back = await advanceUntil(rollbackId, 'completed');
+    assert.equal(back.rollbackOf, res.body.id);
+    assert.deepEqual((await gw.http().get('/topics/steer')).body.partitions[2].replicas, [0, 1]);
+    await noThrottlesLeft();
+  });
+});
+
+describe('other people\'s throttles, stopped brokers', () => {
+  before(async () => {
+    await createTopics(gw, { name: 'shared', assignments: [[0, 1]] }, { name: 'stop', assignments: [[0, 1]] });
+    gw.sim.seedBytes('shared', 0, 60_000);
+    gw.sim.seedBytes('stop', 0, 60_000);
+  });
+
+  it('a foreign throttle is left untouched, and a value the gateway replaced comes back', async () => {
+    const foreign = await incrementalAlterConfigs(gw.kafka, [
+      { kind: 'broker', name: '0', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '777777' }] },
+      { kind: 'broker', name: '3', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '123456' }] },
+      { kind: 'topic', name: 'shared', ops: [{ name: 'leader.replication.throttled.replicas', op: 'SET', value: '0:3' }] },
+    ]);
+    assert.ok(foreign.every((r) => r.ok));
+    const before = await throttleConfigs(gw.kafka);
+    const external = await gw.http().get('/throttles');
+    assert.deepEqual(external.body.rates.map((r: any) => [r.broker, r.owner]), [[0, 'external'], [3, 'external']]);
+
+    const res = await post({ partitions: [{ topic: 'shared', partition: 0, replicas: [2, 1] }], throttle: 20_000 });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const during = await throttleConfigs(gw.kafka);
+    assert.equal(during['topic:shared']!['leader.replication.throttled.replicas'], '0:0,0:1,0:3', 'the foreign entry stays');
+    assert.equal(during['broker:3']!['follower.replication.throttled.rate'], '123456', 'broker 3 is not involved: untouched');
+    const mixed = (await gw.http().get('/throttles')).body.replicas.find((r: any) => r.topic === 'shared');
+    assert.equal(mixed.owner, 'mixed');
+    assert.deepEqual(mixed.gatewayEntries, { leader: ['0:0', '0:1'], follower: ['0:2'] });
+
+    await advanceUntil(res.body.id, 'completed');
+    await eventually(async () => {
+      assert.deepEqual(await throttleConfigs(gw.kafka), before);
+      return true;
+    });
+    // Clean up the foreign values for the next tests (as their owner would).
+    await incrementalAlterConfigs(gw.kafka, [
+      { kind: 'broker', name: '0', ops: [{ name: 'leader.replication.throttled.rate', op: 'DELETE' }] },
+      { kind: 'broker', name: '3', ops: [{ name: 'follower.replication.throttled.rate', op: 'DELETE' }] },
+      { kind: 'topic', name: 'shared', ops: [{ name: 'leader.replication.throttled.replicas', op: 'DELETE' }] },
+    ]);
+  });
+
+  it('a broker stopped mid-move stalls the copy; it resumes and completes when the broker returns', async () => {
+    const res = await post({ partitions: [{ topic: 'stop', partition: 0, replicas: [3, 1] }], throttle: 10_000 });
+    const id = res.body.id;
+    await gw.http().get(`/reassignments/${id}`);
+    clock.advance(1000);
+    assert.equal((await gw.http().get(`/reassignments/${id}`)).body.progress.bytesCopied, 10_000);
+    await gw.sim.stopBroker(3);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      const g = await gw.http().get(`/reassignments/${id}`);
+      assert.equal(g.status, 200);
+      assert.equal(g.body.state, 'running');
+    }
+    const stalled = await gw.http().get(`/reassignments/${id}`);
+    assert.equal(stalled.body.progress.stalled, true, JSON.stringify(stalled.body.progress));
+    await gw.sim.startBroker(3);
+    const done = await advanceUntil(id, 'completed');
+    assert.deepEqual(done.partitions[0].replicas, [3, 1]);
+    await noThrottlesLeft();
+  });
+});

@@ -1,0 +1,93 @@
+// /throttles against a simulated cluster with the reconciler running: ownership in GET,
+// PUT rates/replicas (ttl, autoRemove), DELETE (gateway-owned only unless includeExternal),
+// and the 4xx cases (nothing changes).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
+import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
+import { ManualClock } from '../../src/sim/index.js';
+import { expectProblem } from './helpers.js';
+import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+
+let clock: ManualClock;
+let gw: ReassignGateway;
+before(async () => {
+  clock = new ManualClock();
+  gw = await startReassignGateway({ clock, simulator: { brokers: 3, replicationBytesPerSecond: 100_000 } });
+  await createTopics(gw, { name: 'th', assignments: [[0, 1], [1, 2], [2, 0]] });
+});
+after(() => gw?.close());
+
+const gone = () =>
+  eventually(async () => {
+    assert.deepEqual(await throttleConfigs(gw.kafka), {});
+    return true;
+  });
+
+describe('PUT /throttles/rates and /throttles/replicas', () => {
+  it('sets gateway-owned rates and lists; GET shows them; DELETE restores what was there', async () => {
+    await incrementalAlterConfigs(gw.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
+    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 2048, followerRate: 4096 }, { broker: 2, leaderRate: 3072 }] });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.match(put.body.id, /^t-/);
+    assert.deepEqual(put.body.throttles.rates, [
+      { broker: 0, leaderRate: 2048, followerRate: 4096, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [] },
+      { broker: 2, leaderRate: 3072, followerRate: null, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [] },
+    ]);
+    const rep = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', partition: 1, leader: [1], follower: [2, 0] }, { topic: 'th', partition: 0, leader: [0] }] });
+    assert.equal(rep.status, 200, JSON.stringify(rep.body));
+    assert.deepEqual(rep.body.throttles.replicas, [
+      { topic: 'th', leader: '0:0,1:1', follower: '1:0,1:2', owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: ['0:0', '1:1'], follower: ['1:0', '1:2'] } },
+    ]);
+    const star = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', follower: null }] });
+    assert.equal(star.body.throttles.replicas[0].follower, '*');
+
+    const delRates = await gw.http().delete('/throttles/rates?brokers=0,2');
+    assert.equal(delRates.status, 200, JSON.stringify(delRates.body));
+    assert.deepEqual(delRates.body.rates, [{ broker: 2, leaderRate: 5555, followerRate: null, owner: 'external', autoRemove: false, expiresAt: null, reassignments: [] }], 'the prior value is back, external again');
+    const delReplicas = await gw.http().delete('/throttles/replicas');
+    assert.deepEqual(delReplicas.body.replicas, []);
+    // includeExternal: the operator asks for everything to go.
+    const all = await gw.http().delete('/throttles/rates?includeExternal=true');
+    assert.deepEqual(all.body.rates, []);
+    await gone();
+  });
+
+  it('ttlSeconds: removed at the deadline by the reconciler', async () => {
+    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 1, leaderRate: 10_000 }], ttlSeconds: 5 });
+    assert.equal(put.status, 200);
+    assert.equal(put.body.throttles.rates[0].autoRemove, true);
+    assert.equal(Date.parse(put.body.throttles.rates[0].expiresAt), clock.now() + 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 1, 'still there before the deadline');
+    clock.advance(5000);
+    await gone();
+    assert.match((await gw.http().get('/metrics')).text, /kafka_gateway_throttles_removed_total\{cause="ttl"\} 1/);
+  });
+
+  it('autoRemove: removed once the moves in progress when it was set have finished', async () => {
+    gw.sim.seedBytes('th', 2, 50_000);
+    const [moved] = await alterPartitionReassignments(gw.kafka, [{ topic: 'th', partition: 2, replicas: [1, 0] }]);
+    assert.ok(moved?.ok);
+    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 20_000, followerRate: 20_000 }], autoRemove: true });
+    assert.equal(put.body.throttles.rates[0].autoRemove, true);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 1, 'kept while the move runs');
+    clock.advance(5000); // the unthrottled copy (partition 2 is not in a throttled list) finishes
+    await gone();
+  });
+
+  it('4xx: unknown broker 422, unknown topic/partition 404, malformed 400; nothing changes', async () => {
+    const before = await throttleConfigs(gw.kafka);
+    const r1 = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 9, leaderRate: 2048 }] });
+    expectProblem(r1, 422, 'invalid-throttle');
+    assert.equal(r1.body.errors[0].path, '/body/rates/0/broker');
+    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'nope', leader: null }] }), 404, 'unknown-topic-or-partition');
+    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', partition: 7, leader: [0] }] }), 404, 'unknown-topic-or-partition');
+    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', leader: [0] }] }), 422, 'invalid-throttle');
+    expectProblem(await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 10 }] }), 400, 'validation-failed');
+    expectProblem(await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0 }] }), 400, 'validation-failed');
+    expectProblem(await gw.http().delete('/throttles/rates?brokers=a'), 400, 'validation-failed');
+    assert.deepEqual(await throttleConfigs(gw.kafka), before);
+  });
+});
