@@ -1,6 +1,7 @@
 // Gateway (HTTP side) configuration from the environment. Kafka connection settings
 // live in src/kafka/config.ts; this file only decides *whether* there is an external
 // cluster (KAFKA_BOOTSTRAP_SERVERS set) or the embedded demo simulator.
+import { parseQuotaConfig, type QuotaConfig } from './http/quota/config.js';
 import { parseKafkaConfig, type Env, type KafkaConfig } from './kafka/config.js';
 
 export interface GatewayConfig {
@@ -15,6 +16,8 @@ export interface GatewayConfig {
     | { mode: 'external'; config: KafkaConfig }
     /** No KAFKA_BOOTSTRAP_SERVERS: start the in-process simulator with demo data. */
     | { mode: 'embedded' };
+  /** Controller mutation quotas: per-caller client ids, gateway-side admission (src/http/quota/config.ts). */
+  quota: QuotaConfig;
 }
 
 function intIn(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
@@ -45,6 +48,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       problems.push((err as Error).message);
     }
   }
+  const quota = parseQuotaConfig(env, problems);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return { port, host, shutdownTimeoutMs, bodyLimit, kafka };
+  return { port, host, shutdownTimeoutMs, bodyLimit, kafka, quota };
 }

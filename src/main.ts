@@ -4,13 +4,21 @@
 import { Producer, stringSerializers } from '@platformatic/kafka';
 import { loadGatewayConfig } from './config.js';
 import { createApp } from './http/app.js';
+import { loadAuthConfig } from './http/auth/config.js';
 import { jsonLogger, type Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
+import { createReassignmentMetrics } from './http/reassignment-metrics.js';
+import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
 import type { LifecycleState } from './http/routes/health.js';
 import { startServer } from './http/server.js';
 import { createKafkaGateway } from './kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 import type { KafkaGateway, NewTopic } from './kafka/types.js';
+
+/** Bytes each demo partition starts with: a 1 MiB/s throttled move of one orders partition takes ~24 s. */
+const DEMO_SEED_BYTES: Record<string, number> = { orders: 24 * 1024 * 1024, payments: 8 * 1024 * 1024, 'audit-log': 2 * 1024 * 1024 };
+const demoSeedBytes = (topic: string): number => DEMO_SEED_BYTES[topic] ?? 0;
+const DEMO_REPLICATION_BYTES_PER_SECOND = 50 * 1024 * 1024;
 
 const DEMO_TOPICS: NewTopic[] = [
   { name: 'orders', partitions: 6, replicationFactor: 2 },
@@ -46,6 +54,10 @@ async function seedDemo(kafka: KafkaGateway, bootstrapServers: string[], logger:
 async function main(): Promise<void> {
   const logger = jsonLogger;
   const config = loadGatewayConfig(process.env);
+  // Before anything connects: a gateway in front of a real cluster without
+  // authentication refuses to start here (src/http/auth/config.ts).
+  const auth = loadAuthConfig(process.env, { externalKafka: config.kafka.mode === 'external' });
+  for (const n of auth.notices) logger[n.level](n.msg, n.fields);
   const metrics = createMetrics();
 
   let kafkaConfig: KafkaConfig;
@@ -57,7 +69,14 @@ async function main(): Promise<void> {
   } else {
     // Imported lazily: a production deployment never loads the simulator.
     const { startSimulator } = await import('./sim/index.js');
-    const sim = await startSimulator({ brokers: 4, racks: ['rack-a', 'rack-a', 'rack-b', 'rack-b'] });
+    const sim = await startSimulator({
+      brokers: 4,
+      racks: ['rack-a', 'rack-a', 'rack-b', 'rack-b'],
+      // Demo topics hold data (as if written long ago), so a throttled move takes a while and
+      // GET /reassignments/{id} has progress to show; unthrottled copies run at 50 MiB/s.
+      seedBytes: demoSeedBytes,
+      replicationBytesPerSecond: DEMO_REPLICATION_BYTES_PER_SECOND,
+    });
     stopSimulator = () => sim.close();
     // Any other KAFKA_* setting (timeouts, retries) still applies to the embedded cluster.
     kafkaConfig = parseKafkaConfig({ ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') });
@@ -65,11 +84,23 @@ async function main(): Promise<void> {
     seed = (kafka) => seedDemo(kafka, sim.bootstrapServers, logger);
   }
 
-  const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest: metrics.onKafkaRequest });
+  const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest: metrics.onKafkaRequest, callerClients: config.quota.callerClients });
   if (seed) await seed(kafka);
 
   const state: LifecycleState = { draining: false };
-  const app = createApp({ kafka, metrics, logger, state, bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const quota = { config: config.quota, baseClientId: kafkaConfig.clientId, ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }) };
+  // Reassignments and throttles: every instance runs the reconciler (src/reconcile).
+  const reassignments = createReassignmentRuntime({
+    kafka,
+    config: loadReassignmentConfig(process.env),
+    metrics: createReassignmentMetrics(metrics.registry),
+    logger,
+    bandwidthBytesPerSecond: config.kafka.mode === 'embedded' ? DEMO_REPLICATION_BYTES_PER_SECOND : null,
+  });
+  reassignments.reconciler.start();
+  // Before startServer's own handlers: no new reconcile pass once shutdown has begun.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void reassignments.reconciler.stop());
+  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   const server = await startServer({
     app,
     kafka,
@@ -79,6 +110,7 @@ async function main(): Promise<void> {
     host: config.host,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     handleSignals: true,
+    https: auth.https,
     ...(stopSimulator && { onStopped: stopSimulator }),
   });
 

@@ -2,13 +2,24 @@
 // several apps can live in one process (per-app metrics registry, no globals).
 import express, { type Express } from 'express';
 import type { KafkaGateway } from '../kafka/types.js';
+import { auditMiddleware } from './audit.js';
+import { accessControl, type AccessControlOptions } from './auth/access-control.js';
+import { accessTableFromSpec } from './auth/roles.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
+import { DEFAULT_JSON_MAX_DEPTH, hostileInputErrorHandler, rejectDeepJson, requireJsonBodies } from './hostile-input.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, httpMetricsMiddleware, type GatewayMetrics } from './metrics.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { healthRoutes, type LifecycleState } from './routes/health.js';
 import { metaRoutes } from './routes/meta.js';
 import { topicRoutes } from './routes/topics.js';
+import { quotaRoutes } from './routes/quotas.js';
+import { topicBatchRoutes } from './routes/topic-batches.js';
+import { reassignmentRoutes } from './routes/reassignments.js';
+import { throttleRoutes } from './routes/throttles.js';
+import type { ReassignmentRuntime } from '../reconcile/index.js';
+import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
+import { requestIdMiddleware } from './request-id.js';
 import { createRouteMatcher, loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
 
@@ -25,6 +36,16 @@ export interface AppOptions {
   state?: LifecycleState;
   /** Backstop for /readyz's Kafka probe (default 5000); keep it above the Kafka ping timeout. */
   readyTimeoutMs?: number;
+  /** Authentication and roles (src/http/auth). Default { mode: 'none' }: everyone is anonymous admin, as in the embedded demo. */
+  auth?: AccessControlOptions;
+  /** Receives the audit lines (one per change); defaults to `logger`. */
+  auditLogger?: Logger;
+  /** Deepest JSON nesting accepted in a body (default 32). */
+  jsonMaxDepth?: number;
+  /** Controller mutation quotas (src/http/quota): per-caller client ids, gateway-side admission, RateLimit headers. Default: all off. */
+  quota?: QuotaAppOptions;
+  /** Reassignments and throttles (src/reconcile): without it /reassignments and /throttles answer 404. */
+  reassignments?: ReassignmentRuntime;
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -33,21 +54,37 @@ export function createApp(opts: AppOptions): Express {
   const logger = opts.logger ?? silentLogger;
   const state = opts.state ?? { draining: false };
 
+  const access = accessTableFromSpec(spec.document);
+  for (const problem of access.problems) logger.warn('openapi.yaml: access declaration problem', { problem });
+
   const app = express();
   app.disable('x-powered-by');
 
+  app.use(requestIdMiddleware());
   app.use(httpMetricsMiddleware(metrics, createRouteMatcher(Object.keys(spec.document.paths))));
-  // Only JSON is parsed; any other content type leaves the body unparsed and the
-  // validator answers 415 from the spec's requestBody content types.
-  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true }));
+  // Who may call what is decided before any body is read (src/http/auth).
+  app.use(accessControl(access, opts.auth ?? { mode: 'none' }, logger));
+  app.use(requireJsonBodies());
+  // Only JSON is parsed; the depth guard runs on the raw bytes before JSON.parse.
+  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
   app.use(validationMiddleware(spec, opts.validateResponses ?? false));
+  // After validation: every change that reaches a handler leaves one audit line.
+  app.use(auditMiddleware(opts.auditLogger ?? logger));
 
   app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000 }));
   app.use(metaRoutes({ metrics, spec }));
   app.use(clusterRoutes({ kafka: opts.kafka }));
-  app.use(topicRoutes({ kafka: opts.kafka }));
+  const quota = createQuotaFeature(opts.kafka, metrics.registry, opts.quota);
+  app.use(topicRoutes({ kafka: opts.kafka, mutations: quota.mutations }));
+  app.use(topicBatchRoutes({ kafka: opts.kafka, mutations: quota.mutations }));
+  if (quota.quotas) app.use(quotaRoutes({ quotas: quota.quotas, mutations: quota.mutations }));
+  if (opts.reassignments) {
+    app.use(reassignmentRoutes({ service: opts.reassignments.reassignments }));
+    app.use(throttleRoutes({ service: opts.reassignments.throttles }));
+  }
 
   app.use(notFoundHandler);
+  app.use(hostileInputErrorHandler);
   app.use(errorHandler(logger));
   return app;
 }

@@ -106,7 +106,16 @@ export interface paths {
          *     Kafka checks the request without creating anything and the answer is `200`.
          */
         post: operations["createTopics"];
-        delete?: never;
+        /**
+         * Delete several topics, answered per topic.
+         * @description `DELETE /topics?name=a&name=b` deletes the named topics in one DeleteTopics
+         *     request (a body on DELETE has no defined meaning in HTTP, so the names are in the
+         *     query). At least one `name` is required: there is no "delete everything". Each
+         *     topic is answered on its own (see "Multi-topic requests"): all deleted `200`,
+         *     mixed `207`, all failed alike that status as a problem with `items`. Each deleted
+         *     topic is charged to the controller mutation quota by its partition count.
+         */
+        delete: operations["deleteTopics"];
         options?: never;
         head?: never;
         patch?: never;
@@ -126,7 +135,10 @@ export interface paths {
         get: operations["describeTopic"];
         put?: never;
         post?: never;
-        /** Delete a topic. */
+        /**
+         * Delete a topic.
+         * @description Charged to the controller mutation quota by the topic's partition count (see "Controller mutation quotas").
+         */
         delete: operations["deleteTopic"];
         options?: never;
         head?: never;
@@ -161,6 +173,239 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Increase the partition count of several topics, answered per topic.
+         * @description One CreatePartitions request for every topic in the array (same fields as
+         *     `POST /topics/{topic}/partitions`, plus `topic`). Answered per topic: all done
+         *     `200`, mixed `207`, all failed alike that status as a problem with `items`. Each
+         *     topic is charged to the controller mutation quota by the partitions it adds.
+         */
+        post: operations["createPartitionsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Client quotas (DescribeClientQuotas), optionally filtered by user or client id.
+         * @description Without parameters: every client quota entity. `user=alice` matches alice's user
+         *     entity and her user+client-id entities (`strict=true`: only entities with no
+         *     other entity type); `defaultUser=true` matches the default user entity instead of
+         *     a name. `clientId` / `defaultClientId` likewise. A name and its default flag
+         *     together are a 400.
+         */
+        get: operations["listQuotas"];
+        /**
+         * Set the quotas of one entity (AlterClientQuotas), replacing its previous values.
+         * @description The body names the entity (`user` and/or `clientId`; `null` = the default
+         *     entity of that type) and its quotas. PUT replaces: keys present are set, the
+         *     other client quota keys of that entity are removed. Rates must be > 0; byte
+         *     rates are whole bytes per second. Example:
+         *     `{"entity":{"clientId":null},"controllerMutationRate":2}` gives every client id
+         *     its own bucket of 2 partition mutations per second (burst 22 with Kafka's
+         *     default window).
+         */
+        put: operations["setQuota"];
+        post?: never;
+        /**
+         * Remove every client quota of exactly one entity.
+         * @description The entity is named in the query, exactly: `?user=alice` is alice's user entity
+         *     alone (not her user+client-id entities), `?user=alice&clientId=app` the pair,
+         *     `?defaultClientId=true` the default client-id entity. At least one of the four
+         *     parameters is required. Idempotent: an entity without quotas also answers 204.
+         */
+        delete: operations["deleteQuota"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reassignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every partition moving in the cluster, grouped under the gateway's reassignments.
+         * @description ListPartitionReassignments plus the gateway's reassignment records (kept in its
+         *     state topic, so every instance answers the same). Moves started elsewhere
+         *     (another instance of Kafka's tool, Cruise Control) are listed under `external`.
+         *     Finished reassignments stay listed for `REASSIGNMENT_RETENTION_SECONDS`.
+         */
+        get: operations["listReassignments"];
+        put?: never;
+        /**
+         * Move partitions to other brokers (KIP-455), with a throttle that removes itself.
+         * @description The body is either the gateway's shape
+         *     `{"partitions":[{"topic":"t","partition":0,"replicas":[2,3]}],"throttle":1048576}`
+         *     or the exact file of `kafka-reassign-partitions.sh`
+         *     (`{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`; every
+         *     log dir must be `"any"`), optionally with the gateway's options beside `version`.
+         *
+         *     Everything is validated before anything changes, and every problem is listed in
+         *     `errors` (one entry per partition, `path` pointing into the body, `code` and, where
+         *     Kafka has the same check, `kafkaError`): an empty list or a partition named twice
+         *     is `400`; an unknown topic or partition `404`; an empty, unknown or repeated broker,
+         *     or a replication-factor change that does not give every partition of the topic the
+         *     same new length, `422`; a partition already moving under another reassignment
+         *     `409` (set `addToExisting` to re-target it instead).
+         *
+         *     `validateOnly` answers `200` with the plan: current and target replicas, the exact
+         *     throttle configs Kafka's tool would set (merged with moves in progress,
+         *     `partition:broker` lists sorted as strings; rates on sources and destinations),
+         *     bytes to move per broker and the estimated duration. Otherwise `202` with the
+         *     reassignment's id, `Location: /reassignments/{id}` and the original assignment in
+         *     the tool's file format, ready for a rollback. Throttles are set with
+         *     IncrementalAlterConfigs only, recorded in the gateway's ledger first, and removed
+         *     (prior values restored, other people's throttles untouched) within seconds of the
+         *     reassignment's end when `autoRemoveThrottle` is true (default).
+         */
+        post: operations["createReassignment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reassignments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A reassignment id as returned by POST /reassignments. */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * State and live progress of one reassignment.
+         * @description `state`: `pending` (being started), `running`, `completed`, `cancelled`, `failed`.
+         *     Per partition the replicas, adding and removing replicas and, per adding replica,
+         *     bytes copied and remaining (DescribeLogDirs against the leader's size) and
+         *     percent. `progress` totals them with the observed copy rate, an ETA, and `stalled`
+         *     when bytes remaining have not fallen for `STALL_AFTER_SECONDS`.
+         */
+        get: operations["getReassignment"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel what still moves, remove its throttles, optionally roll back.
+         * @description Cancels the partitions still moving (Kafka reverts them to their original
+         *     replicas), marks the reassignment `cancelled` and removes its throttles unless
+         *     `preserveThrottles=true` (they then stay as a gateway-owned throttle until
+         *     `DELETE /throttles/...`). With `rollback=true`, partitions that already reached
+         *     their target are moved back to their original replicas by a new reassignment
+         *     (same throttle), answered `202` with its `Location`. A finished reassignment is
+         *     answered as it is (or rolled back).
+         */
+        delete: operations["cancelReassignment"];
+        options?: never;
+        head?: never;
+        /** Change the throttle of a running reassignment (null removes it). */
+        patch: operations["updateReassignment"];
+        trace?: never;
+    };
+    "/throttles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every replication throttle in the cluster, with its owner.
+         * @description Rates per broker (`leader.replication.throttled.rate`,
+         *     `follower.replication.throttled.rate`) and throttled replicas per topic
+         *     (`leader/follower.replication.throttled.replicas`, the config values as set).
+         *     `owner` is `gateway` when the gateway set it (per its ledger), `external` when
+         *     someone else did, `mixed` for a replica list holding entries of both
+         *     (`gatewayEntries` lists the gateway's). `autoRemove` tells whether the gateway
+         *     removes it by itself (end of its reassignment, autoRemove, ttl).
+         */
+        get: operations["listThrottles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/throttles/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set replication throttle rates per broker (KIP-179 alterInterbrokerThrottledRates).
+         * @description Gateway-owned from then on: `autoRemove` removes them when the reassignments in
+         *     progress now have finished (with none in progress: the next ones to start);
+         *     `ttlSeconds` removes them at that deadline whatever happens. Without either they
+         *     stay until `DELETE /throttles/rates`. Prior values are restored on removal.
+         */
+        put: operations["setThrottleRates"];
+        post?: never;
+        /**
+         * Remove throttle rates, on every broker or the given ones.
+         * @description Removes the rates the gateway set (prior values restored), also those of running
+         *     reassignments. Rates someone else set stay unless `includeExternal=true`.
+         */
+        delete: operations["deleteThrottleRates"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/throttles/replicas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Throttle replicas per topic partition (KIP-179 alterInterbrokerThrottledReplicas).
+         * @description Each item names a topic and, for one `partition`, the brokers whose replicas are
+         *     throttled as leaders (`leader`) and as followers (`follower`); `null` throttles
+         *     every replica of the topic (`*`). Entries are added to the existing lists (sorted
+         *     as strings); `autoRemove` and `ttlSeconds` as for rates.
+         */
+        put: operations["setThrottledReplicas"];
+        post?: never;
+        /**
+         * Remove throttled-replica lists, of every topic or the given ones.
+         * @description Removes the entries the gateway added (prior values restored), also those of
+         *     running reassignments. Entries someone else set stay unless `includeExternal=true`.
+         */
+        delete: operations["deleteThrottledReplicas"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -170,6 +415,11 @@ export interface components {
         BrokerId: number;
         /** @description Broker ids holding one partition; the first is the preferred leader. */
         ReplicaList: components["schemas"]["BrokerId"][];
+        /**
+         * @description A topic's partition count. Bounded at 10000: more partitions in one topic is a
+         *     cluster-sizing decision to take with Kafka's own tools, not one HTTP call.
+         */
+        PartitionCount: number;
         Health: {
             /** @enum {string} */
             status: "ok" | "ready";
@@ -230,7 +480,7 @@ export interface components {
          */
         NewTopic: {
             name: components["schemas"]["TopicName"];
-            partitions?: number;
+            partitions?: components["schemas"]["PartitionCount"];
             replicationFactor?: number;
             assignments?: components["schemas"]["ReplicaList"][];
             /** @description Topic configs, e.g. `{"cleanup.policy": "compact"}`. */
@@ -265,7 +515,7 @@ export interface components {
         };
         PartitionIncreaseRequest: {
             /** @description The new total number of partitions. */
-            count: number;
+            count: components["schemas"]["PartitionCount"];
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -274,6 +524,63 @@ export interface components {
             /** @description The new partition count. */
             partitions: number;
             validateOnly: boolean;
+        };
+        TopicItemDeleted: {
+            name: string;
+            /** @enum {integer} */
+            status: 200;
+        };
+        TopicDeletionBatchResult: {
+            items: (components["schemas"]["TopicItemDeleted"] | components["schemas"]["TopicItemFailed"])[];
+        };
+        PartitionIncreaseItem: {
+            topic: components["schemas"]["TopicName"];
+            /** @description The new total number of partitions. */
+            count: components["schemas"]["PartitionCount"];
+            /** @description One replica list per new partition, in partition order. */
+            assignments?: components["schemas"]["ReplicaList"][];
+        };
+        PartitionIncreaseBatchRequest: components["schemas"]["PartitionIncreaseItem"][];
+        PartitionIncreaseItemSucceeded: {
+            name: string;
+            /** @enum {integer} */
+            status: 200;
+            /** @description The new partition count. */
+            partitions: number;
+            validateOnly: boolean;
+        };
+        PartitionIncreaseBatchResult: {
+            items: (components["schemas"]["PartitionIncreaseItemSucceeded"] | components["schemas"]["TopicItemFailed"])[];
+        };
+        /** @description A user (Kafka principal name) or client id; not empty, no control characters. */
+        QuotaEntityName: string;
+        /**
+         * @description A client quota entity: a user, a client id, or both. `null` names the default
+         *     entity of that type (`{"clientId": null}` = every client id without its own
+         *     quota, each with its own bucket).
+         */
+        QuotaEntity: {
+            user?: components["schemas"]["QuotaEntityName"] | null;
+            clientId?: components["schemas"]["QuotaEntityName"] | null;
+        };
+        /**
+         * @description One entity and its client quotas (Kafka's keys producer_byte_rate,
+         *     consumer_byte_rate, request_percentage, controller_mutation_rate). At least one
+         *     quota. What `GET /quotas` lists can be sent back to `PUT /quotas` as is.
+         */
+        ClientQuota: {
+            entity: components["schemas"]["QuotaEntity"];
+            /** @description producer_byte_rate, bytes per second. */
+            producerByteRate?: number;
+            /** @description consumer_byte_rate, bytes per second. */
+            consumerByteRate?: number;
+            /** @description request_percentage, percent of one request handler / network thread. */
+            requestPercentage?: number;
+            /** @description controller_mutation_rate (KIP-599), partition mutations per second; burst = rate x the broker's window (11 s by default). */
+            controllerMutationRate?: number;
+        };
+        ClientQuotaList: {
+            quotas: components["schemas"]["ClientQuota"][];
         };
         KafkaError: {
             /** @example TOPIC_ALREADY_EXISTS */
@@ -285,6 +592,9 @@ export interface components {
             /** @description Where the problem is, e.g. `/body/partitions` or `/query/validateOnly`. */
             path: string;
             message: string;
+            /** @description A machine-readable reason where the gateway has one (e.g. `UNKNOWN_BROKER`). */
+            code?: string;
+            kafkaError?: components["schemas"]["KafkaError"];
         };
         /** @description RFC 9457 problem details. */
         Problem: {
@@ -305,6 +615,263 @@ export interface components {
             /** @description Per-topic results when every item of a multi-topic request failed alike. */
             items?: components["schemas"]["TopicItemResult"][];
         };
+        /**
+         * @description The gateway's shape, or `kafka-reassign-partitions.sh`'s file (with `version`
+         *     and `log_dirs`). Semantic checks (empty list, duplicates, unknown topics and
+         *     brokers, replication-factor changes, conflicts) are reported per partition.
+         */
+        ReassignmentRequest: {
+            /** @description The tool's file format version (only 1 exists). */
+            version?: number;
+            partitions: components["schemas"]["ReassignmentTarget"][];
+            /** @description Bytes/s for both leader and follower rates; null or absent = unthrottled. */
+            throttle?: number | null;
+            /** @default true */
+            autoRemoveThrottle: boolean;
+            /** @default false */
+            validateOnly: boolean;
+            /**
+             * @description Re-target partitions already moving (otherwise 409).
+             * @default false
+             */
+            addToExisting: boolean;
+        };
+        ReassignmentTarget: {
+            topic: components["schemas"]["TopicName"];
+            partition: number;
+            replicas: components["schemas"]["BrokerId"][];
+            log_dirs?: string[];
+        };
+        /** @description The file format of `kafka-reassign-partitions.sh`; POST it back to roll back. */
+        ReassignmentFile: {
+            /** @constant */
+            version: 1;
+            partitions: {
+                topic: string;
+                partition: number;
+                replicas: components["schemas"]["BrokerId"][];
+                log_dirs: string[];
+            }[];
+        };
+        PlannedPartition: {
+            topic: string;
+            partition: number;
+            currentReplicas: number[];
+            targetReplicas: number[];
+            adding: number[];
+            removing: number[];
+            leader: number | null;
+            noOp: boolean;
+        };
+        PlanWarning: {
+            topic: string;
+            partition: number;
+            /**
+             * @example NO_OP
+             * @example BROKER_NOT_LIVE
+             */
+            code: string;
+            message: string;
+        };
+        ThrottleConfigSet: {
+            /** @enum {string} */
+            resourceType: "topic" | "broker";
+            resourceName: string;
+            configs: {
+                name: string;
+                value: string;
+            }[];
+        };
+        MoveEstimate: {
+            totalBytes: number;
+            brokers: {
+                broker: number;
+                bytesIn: number;
+                bytesOut: number;
+            }[];
+            bytesPerSecond: number | null;
+            /** @description At the throttle (or known bandwidth); null when neither is known. */
+            estimatedSeconds: number | null;
+            bottleneckBroker: number | null;
+        };
+        ReassignmentPlan: {
+            partitions: components["schemas"]["PlannedPartition"][];
+            warnings: components["schemas"]["PlanWarning"][];
+            throttle: number | null;
+            /** @description The exact configs Kafka's tool would SET (brokers first, then topics). */
+            throttleConfigs: components["schemas"]["ThrottleConfigSet"][];
+            estimate: components["schemas"]["MoveEstimate"];
+            rollback: components["schemas"]["ReassignmentFile"];
+        };
+        /** @enum {string} */
+        ReassignmentState: "pending" | "running" | "completed" | "cancelled" | "failed";
+        ReassignmentAccepted: {
+            id: string;
+            state: components["schemas"]["ReassignmentState"];
+            rollback: components["schemas"]["ReassignmentFile"];
+            plan: components["schemas"]["ReassignmentPlan"];
+        };
+        MovingPartition: {
+            topic: string;
+            partition: number;
+            replicas: number[];
+            adding: number[];
+            removing: number[];
+        };
+        ReassignmentSummary: {
+            id: string;
+            state: components["schemas"]["ReassignmentState"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            throttle: number | null;
+            autoRemoveThrottle: boolean;
+            partitionCount: number;
+            /** @description Its partitions Kafka reports as moving now. */
+            moving: components["schemas"]["MovingPartition"][];
+        };
+        ReassignmentList: {
+            reassignments: components["schemas"]["ReassignmentSummary"][];
+            /** @description Partitions moving under reassignments the gateway did not start. */
+            external: components["schemas"]["MovingPartition"][];
+        };
+        ReplicaCopy: {
+            broker: number;
+            bytesCopied: number;
+            bytesRemaining: number | null;
+            bytesTotal: number | null;
+            percent: number | null;
+        };
+        ReassignmentPartition: {
+            topic: string;
+            partition: number;
+            /** @enum {string} */
+            status: "pending" | "moving" | "done" | "reverted" | "failed" | "superseded";
+            originalReplicas: number[];
+            targetReplicas: number[];
+            replicas: number[];
+            adding: number[];
+            removing: number[];
+            /** @description Per adding replica, bytes copied from the leader (DescribeLogDirs). */
+            copies: components["schemas"]["ReplicaCopy"][];
+            error?: components["schemas"]["KafkaErrorDetail"];
+            supersededBy?: string;
+        };
+        KafkaErrorDetail: {
+            name: string;
+            code: number;
+            message: string;
+        };
+        ReassignmentProgress: {
+            percent: number;
+            bytesTotal: number;
+            bytesCopied: number;
+            bytesRemaining: number;
+            /** @description Observed over the last 30 s; null until two samples exist. */
+            bytesPerSecond: number | null;
+            etaSeconds: number | null;
+            /** @description Bytes remaining have not fallen for STALL_AFTER_SECONDS. */
+            stalled: boolean;
+            /** Format: date-time */
+            lastProgressAt: string | null;
+        };
+        Reassignment: {
+            id: string;
+            state: components["schemas"]["ReassignmentState"];
+            reason?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            throttle: number | null;
+            autoRemoveThrottle: boolean;
+            /** Format: date-time */
+            throttlesRemovedAt: string | null;
+            requestedBy: string | null;
+            /** @description The gateway instance that started it. */
+            owner: string;
+            rollbackOf?: string;
+            partitions: components["schemas"]["ReassignmentPartition"][];
+            progress: components["schemas"]["ReassignmentProgress"];
+            rollback: components["schemas"]["ReassignmentFile"];
+        };
+        ReassignmentPatch: {
+            /** @description New bytes/s for leader and follower rates; null removes the throttle. */
+            throttle: number | null;
+        };
+        ReassignmentCancelled: {
+            id: string;
+            state: components["schemas"]["ReassignmentState"];
+            /** @description Partitions whose move was cancelled (Kafka reverts them). */
+            cancelled: {
+                topic: string;
+                partition: number;
+            }[];
+            rollback: null | components["schemas"]["ReassignmentAccepted"];
+        };
+        /** @enum {string} */
+        ThrottleOwner: "gateway" | "external" | "mixed";
+        RateThrottle: {
+            broker: number;
+            leaderRate: number | null;
+            followerRate: number | null;
+            owner: components["schemas"]["ThrottleOwner"];
+            autoRemove: boolean;
+            /** Format: date-time */
+            expiresAt: string | null;
+            reassignments: string[];
+        };
+        ReplicaThrottle: {
+            topic: string;
+            /** @description leader.replication.throttled.replicas as set. */
+            leader: string | null;
+            /** @description follower.replication.throttled.replicas as set. */
+            follower: string | null;
+            owner: components["schemas"]["ThrottleOwner"];
+            autoRemove: boolean;
+            /** Format: date-time */
+            expiresAt: string | null;
+            reassignments: string[];
+            gatewayEntries: {
+                leader: string[];
+                follower: string[];
+            };
+        };
+        Throttles: {
+            rates: components["schemas"]["RateThrottle"][];
+            replicas: components["schemas"]["ReplicaThrottle"][];
+        };
+        ThrottlesSet: {
+            /** @description The gateway's record of this request (its ledger reason). */
+            id: string;
+            throttles: components["schemas"]["Throttles"];
+        };
+        ThrottleRatesRequest: {
+            rates: {
+                broker: components["schemas"]["BrokerId"];
+                leaderRate?: number;
+                followerRate?: number;
+            }[];
+            /** @default false */
+            autoRemove: boolean;
+            ttlSeconds?: number | null;
+        };
+        ThrottleReplicasRequest: {
+            replicas: {
+                topic: components["schemas"]["TopicName"];
+                partition?: number;
+                leader?: components["schemas"]["BrokerId"][] | null;
+                follower?: components["schemas"]["BrokerId"][] | null;
+            }[];
+            /** @default false */
+            autoRemove: boolean;
+            ttlSeconds?: number | null;
+        };
     };
     responses: {
         /** @description The request is malformed (schema validation, before Kafka was asked). */
@@ -316,7 +883,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Kafka denied the operation (29, 31, 73). */
+        /** @description No credentials, or credentials that are not valid. */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer realm="kafka-admin-gateway"`, with `error="invalid_token"` when a token was sent and is not valid. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The caller's role is below the operation's `x-required-role` (`insufficient-role`), or Kafka denied the operation (29, 31, 73). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -370,10 +948,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Controller mutation quota exceeded (89). */
+        /** @description Controller mutation quota exceeded (89), at Kafka or at the gateway (gateway-side admission). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -401,15 +981,47 @@ export interface components {
         };
     };
     parameters: {
+        /** @description A reassignment id as returned by POST /reassignments. */
+        ReassignmentId: string;
+        /** @description Also remove throttles the gateway did not set. */
+        IncludeExternal: boolean;
         /** @description Topic name. */
         Topic: components["schemas"]["TopicName"];
         /** @description Let Kafka validate the request without applying it. */
         ValidateOnly: boolean;
+        /**
+         * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+         *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+         *     remains. Off by default, as in `kafka-topics.sh`.
+         */
+        RetryOnQuotaViolation: boolean;
+        /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+        QuotaTimeoutMs: number;
+        /** @description A user (Kafka principal name). */
+        QuotaUser: components["schemas"]["QuotaEntityName"];
+        /** @description The default user entity (excludes `user`). */
+        QuotaDefaultUser: boolean;
+        /** @description A Kafka client id. */
+        QuotaClientId: components["schemas"]["QuotaEntityName"];
+        /** @description The default client-id entity (excludes `clientId`). */
+        QuotaDefaultClientId: boolean;
     };
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before retrying (integer, at least 1). */
         "Retry-After": number;
+        /**
+         * @description IETF RateLimit (draft-ietf-httpapi-ratelimit-headers): `"gateway";r=<tokens>;t=<s>`
+         *     for the caller's gateway-side bucket, `"kafka";r=0;t=<Retry-After>` after Kafka
+         *     refused with 89.
+         */
+        RateLimit: string;
+        /**
+         * @description IETF RateLimit-Policy: `"gateway";q=<burst>;w=<window s>` (gateway-side
+         *     admission) and `"kafka";q=<burst>;w=<window s>` (the controller_mutation_rate
+         *     Kafka applies to the caller's client id, from a cached DescribeClientQuotas).
+         */
+        "RateLimit-Policy": string;
     };
     pathItems: never;
 }
@@ -547,6 +1159,14 @@ export interface operations {
             query?: {
                 /** @description Let Kafka validate the request without applying it. */
                 validateOnly?: components["parameters"]["ValidateOnly"];
+                /**
+                 * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+                 *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+                 *     remains. Off by default, as in `kafka-topics.sh`.
+                 */
+                retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
+                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path?: never;
@@ -598,6 +1218,54 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    deleteTopics: {
+        parameters: {
+            query: {
+                /** @description A topic to delete; repeat for several. */
+                name: components["schemas"]["TopicName"][];
+                /**
+                 * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+                 *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+                 *     remains. Off by default, as in `kafka-topics.sh`.
+                 */
+                retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
+                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every topic was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicDeletionBatchResult"];
+                };
+            };
+            /** @description Multi-Status; the per-topic results differ. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicDeletionBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     describeTopic: {
         parameters: {
             query?: never;
@@ -628,7 +1296,16 @@ export interface operations {
     };
     deleteTopic: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+                 *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+                 *     remains. Off by default, as in `kafka-topics.sh`.
+                 */
+                retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
+                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
+            };
             header?: never;
             path: {
                 /** @description Topic name. */
@@ -659,6 +1336,14 @@ export interface operations {
             query?: {
                 /** @description Let Kafka validate the request without applying it. */
                 validateOnly?: components["parameters"]["ValidateOnly"];
+                /**
+                 * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+                 *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+                 *     remains. Off by default, as in `kafka-topics.sh`.
+                 */
+                retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
+                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path: {
@@ -690,6 +1375,476 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPartitionsBatch: {
+        parameters: {
+            query?: {
+                /** @description Let Kafka validate the request without applying it. */
+                validateOnly?: components["parameters"]["ValidateOnly"];
+                /**
+                 * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
+                 *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
+                 *     remains. Off by default, as in `kafka-topics.sh`.
+                 */
+                retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
+                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartitionIncreaseBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Every topic grew (or, with validateOnly, would grow). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartitionIncreaseBatchResult"];
+                };
+            };
+            /** @description Multi-Status; the per-topic results differ. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartitionIncreaseBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: {
+                /** @description A user (Kafka principal name). */
+                user?: components["parameters"]["QuotaUser"];
+                /** @description The default user entity (excludes `user`). */
+                defaultUser?: components["parameters"]["QuotaDefaultUser"];
+                /** @description A Kafka client id. */
+                clientId?: components["parameters"]["QuotaClientId"];
+                /** @description The default client-id entity (excludes `clientId`). */
+                defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
+                /** @description Only entities whose entity types are exactly the ones filtered on. */
+                strict?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching entities, users before client ids, defaults first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientQuotaList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setQuota: {
+        parameters: {
+            query?: {
+                /** @description Let Kafka validate the request without applying it. */
+                validateOnly?: components["parameters"]["ValidateOnly"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientQuota"];
+            };
+        };
+        responses: {
+            /** @description The entity's quotas as now set (with validateOnly, as they would be). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientQuota"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteQuota: {
+        parameters: {
+            query?: {
+                /** @description A user (Kafka principal name). */
+                user?: components["parameters"]["QuotaUser"];
+                /** @description The default user entity (excludes `user`). */
+                defaultUser?: components["parameters"]["QuotaDefaultUser"];
+                /** @description A Kafka client id. */
+                clientId?: components["parameters"]["QuotaClientId"];
+                /** @description The default client-id entity (excludes `clientId`). */
+                defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entity has no client quota any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReassignments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reassignments and the external moves. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentList"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createReassignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReassignmentRequest"];
+            };
+        };
+        responses: {
+            /** @description validateOnly; the plan. Nothing changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentPlan"];
+                };
+            };
+            /** @description Started. Follow `Location` for progress. */
+            202: {
+                headers: {
+                    /** @description `/reassignments/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReassignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A reassignment id as returned by POST /reassignments. */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reassignment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reassignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelReassignment: {
+        parameters: {
+            query?: {
+                preserveThrottles?: boolean;
+                rollback?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A reassignment id as returned by POST /reassignments. */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled (or already finished). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentCancelled"];
+                };
+            };
+            /** @description Cancelled, and a rollback reassignment started (see `Location`). */
+            202: {
+                headers: {
+                    /** @description `/reassignments/{id}` of the rollback. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentCancelled"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateReassignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A reassignment id as returned by POST /reassignments. */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReassignmentPatch"];
+            };
+        };
+        responses: {
+            /** @description The reassignment with its new throttle in place. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reassignment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listThrottles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The throttles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Throttles"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setThrottleRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThrottleRatesRequest"];
+            };
+        };
+        responses: {
+            /** @description Set; every throttle of the cluster as now set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThrottlesSet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteThrottleRates: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated broker ids (`brokers=1,2`); all brokers when omitted. */
+                brokers?: components["schemas"]["BrokerId"][];
+                /** @description Also remove throttles the gateway did not set. */
+                includeExternal?: components["parameters"]["IncludeExternal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every throttle of the cluster that remains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Throttles"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setThrottledReplicas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThrottleReplicasRequest"];
+            };
+        };
+        responses: {
+            /** @description Set; every throttle of the cluster as now set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThrottlesSet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteThrottledReplicas: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated topic names (`topics=a,b`); all topics when omitted. */
+                topics?: components["schemas"]["TopicName"][];
+                /** @description Also remove throttles the gateway did not set. */
+                includeExternal?: components["parameters"]["IncludeExternal"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every throttle of the cluster that remains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Throttles"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
