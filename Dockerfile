@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# Kafka admin gateway. Multi-stage: compile TypeScript with the full toolchain, then a
+# runtime image with production dependencies only, running as the unprivileged `node`
+# user. Configuration is by environment (see README): KAFKA_BOOTSTRAP_SERVERS,
+# KAFKA_TLS*, KAFKA_SASL_*, GATEWAY_TOKENS_FILE / GATEWAY_TOKENS, GATEWAY_TLS_*,
+# PORT, LOG_LEVEL, ... Without KAFKA_BOOTSTRAP_SERVERS it runs the embedded demo cluster.
+#
+#   docker build -t kafka-admin-gateway .
+#   docker run --rm -p 8080:8080 kafka-admin-gateway                       # demo
+#   docker run --rm -p 8080:8080 -e KAFKA_BOOTSTRAP_SERVERS=kafka:9092 \
+#     -e GATEWAY_TOKENS_FILE=/run/secrets/tokens.yaml -v $PWD/tokens.yaml:/run/secrets/tokens.yaml:ro \
+#     kafka-admin-gateway
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json openapi.yaml ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=8080 \
+    HOST=0.0.0.0
+WORKDIR /app
+COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+# openapi.yaml is read at runtime: validation, /openapi.yaml, metrics route labels.
+COPY --chown=root:root package.json openapi.yaml ./
+# Files stay root-owned and read-only to the process.
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 CMD ["node", "dist/healthcheck.js"]
+# node as PID 1 receives SIGTERM directly: in-flight requests drain (SHUTDOWN_TIMEOUT_MS).
+CMD ["node", "dist/main.js"]
