@@ -2,7 +2,8 @@
 // live in src/kafka/config.ts; this file only decides *whether* there is an external
 // cluster (KAFKA_BOOTSTRAP_SERVERS set) or the embedded demo simulator.
 import { parseQuotaConfig, type QuotaConfig } from './http/quota/config.js';
-import { parseKafkaConfig, type Env, type KafkaConfig } from './kafka/config.js';
+import { envInt, type Env } from './env.js';
+import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 
 export interface GatewayConfig {
   port: number;
@@ -20,23 +21,12 @@ export interface GatewayConfig {
   quota: QuotaConfig;
 }
 
-function intIn(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
-  const raw = env[key]?.trim();
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) {
-    problems.push(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
-    return def;
-  }
-  return n;
-}
-
 /** Validates everything and throws one error listing every problem, so startup fails readably. */
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const problems: string[] = [];
-  const port = intIn(env, 'PORT', 8080, 0, 65535, problems);
+  const port = envInt(env, 'PORT', 8080, 0, 65535, problems);
   const host = env.HOST?.trim() || '0.0.0.0';
-  const shutdownTimeoutMs = intIn(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000, problems);
+  const shutdownTimeoutMs = envInt(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000, problems);
   const bodyLimit = env.HTTP_BODY_LIMIT?.trim() || '1mb';
   if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) problems.push(`HTTP_BODY_LIMIT must look like 512kb or 1mb, got "${bodyLimit}"`);
 

@@ -8,6 +8,7 @@
 // password}; request timeout per connection is `requestTimeout`).
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { envBool, envInt, envString, type Env } from '../env.js';
 
 export type SaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 export const SASL_MECHANISMS: readonly SaslMechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
@@ -49,7 +50,7 @@ export interface KafkaConfig {
 
 export const DEFAULT_CLIENT_ID = 'kafka-admin-gateway';
 
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 class Problems {
   readonly list: string[] = [];
@@ -58,37 +59,10 @@ class Problems {
   }
 }
 
-function get(env: Env, key: string): string | undefined {
-  const v = env[key];
-  if (v === undefined) return undefined;
-  const t = v.trim();
-  return t === '' ? undefined : t;
-}
-
-function int(env: Env, key: string, def: number, min: number, p: Problems, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = get(env, key);
-  if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw)) {
-    p.add(`${key} must be an integer >= ${min}, got "${raw}"`);
-    return def;
-  }
-  const n = Number(raw);
-  if (n < min || n > max) {
-    p.add(`${key} must be between ${min} and ${max}, got ${raw}`);
-    return def;
-  }
-  return n;
-}
-
-function bool(env: Env, key: string, def: boolean, p: Problems): boolean {
-  const raw = get(env, key);
-  if (raw === undefined) return def;
-  const v = raw.toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off'].includes(v)) return false;
-  p.add(`${key} must be true or false, got "${raw}"`);
-  return def;
-}
+const get = envString;
+const int = (env: Env, key: string, def: number, min: number, p: Problems, max = Number.MAX_SAFE_INTEGER): number =>
+  envInt(env, key, def, min, max, p.list);
+const bool = (env: Env, key: string, def: boolean, p: Problems): boolean => envBool(env, key, def, p.list);
 
 /** "host:port" or "[ipv6]:port". */
 export function parseBrokerAddress(entry: string): BrokerAddress {

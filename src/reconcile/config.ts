@@ -2,7 +2,7 @@
 // everything and throws one Error listing every problem, like src/config.ts.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Env } from '../kafka/config.js';
+import { envInt, type Env } from '../env.js';
 
 export const CRASH_POINTS = ['ledger-write', 'throttle-write', 'reassignment-start'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
@@ -30,25 +30,14 @@ export interface ReassignmentConfig {
   crashAfter: CrashPoint | null;
 }
 
-function int(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
-  const raw = env[key]?.trim();
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) {
-    problems.push(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
-    return def;
-  }
-  return n;
-}
-
 export function loadReassignmentConfig(env: Env = process.env): ReassignmentConfig {
   const problems: string[] = [];
   const stateTopic = env.KAFKA_GATEWAY_STATE_TOPIC?.trim() || '_kafka_admin_gateway_state';
   if (!/^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/.test(stateTopic)) problems.push(`KAFKA_GATEWAY_STATE_TOPIC is not a legal topic name: "${stateTopic}"`);
-  const reconcileIntervalMs = int(env, 'RECONCILE_INTERVAL_MS', 2000, 10, 3_600_000, problems);
-  const stallAfterSeconds = int(env, 'STALL_AFTER_SECONDS', 120, 1, 86_400, problems);
-  const startTimeoutMs = int(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
-  const retentionSeconds = int(env, 'REASSIGNMENT_RETENTION_SECONDS', 86_400, 0, 365 * 86_400, problems);
+  const reconcileIntervalMs = envInt(env, 'RECONCILE_INTERVAL_MS', 2000, 10, 3_600_000, problems);
+  const stallAfterSeconds = envInt(env, 'STALL_AFTER_SECONDS', 120, 1, 86_400, problems);
+  const startTimeoutMs = envInt(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
+  const retentionSeconds = envInt(env, 'REASSIGNMENT_RETENTION_SECONDS', 86_400, 0, 365 * 86_400, problems);
   const instanceId = env.GATEWAY_INSTANCE_ID?.trim() || `${hostname()}-${randomBytes(3).toString('hex')}`;
   const rawCrash = env.GATEWAY_CRASH_AFTER?.trim();
   let crashAfter: CrashPoint | null = null;

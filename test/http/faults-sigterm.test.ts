@@ -2,23 +2,12 @@
 // simulator made slow on purpose: the request in flight finishes with its answer, new
 // connections are refused, and the process exits 0.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { httpGet } from './http-get.js';
 import { it } from 'node:test';
 import { startSimulator } from '../../src/sim/index.js';
 import { spawnGateway } from './gateway-process.js';
 
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = httpGet;
 
 it('SIGTERM during a request: the request finishes, then the process exits 0', async () => {
   const sim = await startSimulator({ brokers: 2 });

@@ -1,7 +1,7 @@
 // Graceful shutdown: in-flight requests finish, new connections are refused, /readyz
 // flips to 503 while draining, and Kafka is closed only after the last response.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { httpGet } from './http-get.js';
 import { it } from 'node:test';
 import { createApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
@@ -9,18 +9,7 @@ import { startServer } from '../../src/http/server.js';
 import { FakeKafka } from './fake-kafka.js';
 import { recordingLogger } from './helpers.js';
 
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = httpGet;
 
 it('drains in-flight requests, refuses new ones, then closes Kafka', async () => {
   const kafka = new FakeKafka();

@@ -2,6 +2,7 @@
 // Pure: validates everything and reports problems to the caller's list, so startup fails
 // with one readable message (src/config.ts collects them).
 import { clientIdPatternError } from '../../domain/caller-client-id.js';
+import { envInt, envString, type Env } from '../../env.js';
 import { DEFAULT_QUOTA_WINDOW, type QuotaWindowConfig } from '../../domain/token-bucket.js';
 import { DEFAULT_CALLER_CLIENTS, type CallerClientsOptions } from '../../kafka/caller-clients.js';
 
@@ -36,39 +37,21 @@ export const DEFAULT_QUOTA_CONFIG: QuotaConfig = Object.freeze({
   brokerQuotaCacheMs: 30_000,
 });
 
-type Env = Record<string, string | undefined>;
-
-function raw(env: Env, key: string): string | undefined {
-  const v = env[key]?.trim();
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function int(env: Env, key: string, def: number, min: number, max: number, problems: string[]): number {
-  const v = raw(env, key);
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) {
-    problems.push(`${key} must be an integer between ${min} and ${max}, got "${v}"`);
-    return def;
-  }
-  return n;
-}
-
 export function parseQuotaConfig(env: Env, problems: string[]): QuotaConfig {
-  const pattern = raw(env, 'KAFKA_CLIENT_ID_PATTERN') ?? null;
+  const pattern = envString(env, 'KAFKA_CLIENT_ID_PATTERN') ?? null;
   if (pattern !== null) {
     const error = clientIdPatternError(pattern);
     if (error) problems.push(`KAFKA_CLIENT_ID_PATTERN ${error}`);
   }
   const callerClients: CallerClientsOptions = {
-    maxClients: int(env, 'KAFKA_CALLER_CLIENTS_MAX', DEFAULT_CALLER_CLIENTS.maxClients, 1, 10_000, problems),
-    idleMs: int(env, 'KAFKA_CALLER_CLIENT_IDLE_MS', DEFAULT_CALLER_CLIENTS.idleMs, 1000, 86_400_000, problems),
+    maxClients: envInt(env, 'KAFKA_CALLER_CLIENTS_MAX', DEFAULT_CALLER_CLIENTS.maxClients, 1, 10_000, problems),
+    idleMs: envInt(env, 'KAFKA_CALLER_CLIENT_IDLE_MS', DEFAULT_CALLER_CLIENTS.idleMs, 1000, 86_400_000, problems),
   };
 
   let admission: GatewayAdmissionConfig | null = null;
-  const rateRaw = raw(env, 'GATEWAY_MUTATION_RATE');
-  const windowNum = int(env, 'GATEWAY_MUTATION_WINDOW_NUM', DEFAULT_QUOTA_WINDOW.windowNum, 1, 3600, problems);
-  const windowSizeSeconds = int(env, 'GATEWAY_MUTATION_WINDOW_SIZE_SECONDS', DEFAULT_QUOTA_WINDOW.windowSizeSeconds, 1, 3600, problems);
+  const rateRaw = envString(env, 'GATEWAY_MUTATION_RATE');
+  const windowNum = envInt(env, 'GATEWAY_MUTATION_WINDOW_NUM', DEFAULT_QUOTA_WINDOW.windowNum, 1, 3600, problems);
+  const windowSizeSeconds = envInt(env, 'GATEWAY_MUTATION_WINDOW_SIZE_SECONDS', DEFAULT_QUOTA_WINDOW.windowSizeSeconds, 1, 3600, problems);
   if (rateRaw !== undefined) {
     const rate = Number(rateRaw);
     if (!/^\d+(\.\d+)?$/.test(rateRaw) || !(rate > 0) || rate > 1e9) problems.push(`GATEWAY_MUTATION_RATE must be a number > 0 (partition mutations per second), got "${rateRaw}"`);
@@ -79,7 +62,7 @@ export function parseQuotaConfig(env: Env, problems: string[]): QuotaConfig {
     clientIdPattern: pattern,
     callerClients,
     admission,
-    brokerWindowSeconds: int(env, 'KAFKA_CONTROLLER_QUOTA_WINDOW_SECONDS', DEFAULT_QUOTA_CONFIG.brokerWindowSeconds, 1, 86_400, problems),
-    brokerQuotaCacheMs: int(env, 'KAFKA_QUOTA_CACHE_MS', DEFAULT_QUOTA_CONFIG.brokerQuotaCacheMs, 0, 3_600_000, problems),
+    brokerWindowSeconds: envInt(env, 'KAFKA_CONTROLLER_QUOTA_WINDOW_SECONDS', DEFAULT_QUOTA_CONFIG.brokerWindowSeconds, 1, 86_400, problems),
+    brokerQuotaCacheMs: envInt(env, 'KAFKA_QUOTA_CACHE_MS', DEFAULT_QUOTA_CONFIG.brokerQuotaCacheMs, 0, 3_600_000, problems),
   };
 }
