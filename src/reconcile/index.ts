@@ -5,7 +5,7 @@ import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { StateTopic } from '../kafka/state-topic.js';
 import { StateStore } from '../state/store.js';
-import type { ReassignmentConfig } from './config.js';
+import { crashPoint, type ReassignmentConfig } from './config.js';
 import { ProgressTracker } from './progress.js';
 import { ReassignmentService } from './reassignment-service.js';
 import { Reconciler } from './reconciler.js';
@@ -33,7 +33,12 @@ export interface RuntimeOptions {
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
   const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
-  const throttleSync = new ThrottleSync({ kafka: opts.kafka, store, now });
+  const throttleSync = new ThrottleSync({
+    kafka: opts.kafka,
+    store,
+    now,
+    hooks: { afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'), afterConfigWrite: () => crashPoint(opts.config, 'throttle-write') },
+  });
   const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
   return {

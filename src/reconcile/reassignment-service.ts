@@ -190,10 +190,8 @@ export class ReassignmentService {
 
     // 2. Throttles: ledger first, then the configs (inside the sync).
     if (record.throttleDemand) {
-      const sync = await this.#d.throttles.sync({
-        afterLedgerWrite: () => crashPoint(this.#d.config, 'ledger-write'),
-        afterConfigWrite: () => crashPoint(this.#d.config, 'throttle-write'),
-      });
+      // The ledger write and then the config write happen inside (crash-test hooks there).
+      const sync = await this.#d.throttles.sync();
       const ours = sync.failures.filter((f) => this.#demandNames(record.throttleDemand!, f.resource));
       if (ours.length > 0) {
         // Do not move unthrottled what the caller wanted throttled: give up, undo the throttles.

@@ -48,10 +48,15 @@ export interface ThrottleSyncResult {
   rates: { broker: number; leader: number | null; follower: number | null }[];
 }
 
+/**
+ * Crash-test hooks (GATEWAY_CRASH_AFTER). They belong to the process, not to one call:
+ * whichever pass does the write — the request's own or the reconciler's, which may get
+ * to a new demand first — is the one a crash right after that write interrupts.
+ */
 export interface ThrottleSyncHooks {
-  /** After the write-ahead ledger write, before any config changes (crash-test hook). */
+  /** After the write-ahead ledger write, before any config changes. */
   afterLedgerWrite?: () => void;
-  /** After the configs were changed (crash-test hook). */
+  /** After the configs were changed. */
   afterConfigWrite?: () => void;
 }
 
@@ -106,11 +111,13 @@ export class ThrottleSync {
   readonly #store: StateStore;
   readonly #now: () => number;
   readonly #mutex = new Mutex();
+  readonly #hooks: ThrottleSyncHooks;
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number }) {
+  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks }) {
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#now = deps.now ?? Date.now;
+    this.#hooks = deps.hooks ?? {};
   }
 
   /** Reads the throttle configs of these resources (overrides only). */
@@ -122,8 +129,8 @@ export class ThrottleSync {
     );
   }
 
-  sync(hooks: ThrottleSyncHooks = {}): Promise<ThrottleSyncResult> {
-    return this.#mutex.run(() => this.#pass(hooks));
+  sync(): Promise<ThrottleSyncResult> {
+    return this.#mutex.run(() => this.#pass(this.#hooks));
   }
 
   async #pass(hooks: ThrottleSyncHooks): Promise<ThrottleSyncResult> {

@@ -87,7 +87,7 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
           .post('/reassignments')
           .send({ partitions: [{ topic: c.topic, partition: 0, replicas: [2, 3] }], throttle: 100_000 })
           .then(
-            () => assert.fail('the gateway must die before answering'),
+            (answer) => assert.fail(`the gateway must die before answering, it answered ${answer.status} ${JSON.stringify(answer.body)}`),
             (err: Error) => err,
           );
         assert.match(String(res), /socket hang up|ECONNRESET/);
