@@ -346,13 +346,7 @@ export class ConfigRegistry {
         }
       }
       this.validateTopicConfigs(next);
-      if (!topic) {
-        throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resource.name}' does not exist.`);
-      }
-      if (!validateOnly) {
-        topic.configs.clear();
-        for (const [k, v] of next) topic.configs.set(k, v);
-      }
+      this.replaceTopicConfigs(resource.name, next, validateOnly);
       return;
     }
 
@@ -403,14 +397,7 @@ export class ConfigRegistry {
     if (resource.type === ResourceType.TOPIC) {
       this.checkTopicResource(resource.name);
       this.validateTopicConfigs(next);
-      const topic = this.host.getTopic(resource.name);
-      if (!topic) {
-        throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${resource.name}' does not exist.`);
-      }
-      if (!validateOnly) {
-        topic.configs.clear();
-        for (const [k, v] of next) topic.configs.set(k, v);
-      }
+      this.replaceTopicConfigs(resource.name, next, validateOnly);
       return;
     }
     if (resource.type === ResourceType.BROKER) {
@@ -420,6 +407,15 @@ export class ConfigRegistry {
       return;
     }
     throw invalidRequest(`Unknown resource type ${resource.type}`);
+  }
+
+  /** The last step of both alter APIs: the validated set becomes the topic's overrides. */
+  private replaceTopicConfigs(name: string, next: ReadonlyMap<string, string>, validateOnly: boolean): void {
+    const topic = this.host.getTopic(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+    if (validateOnly) return;
+    topic.configs.clear();
+    for (const [k, v] of next) topic.configs.set(k, v);
   }
 
   private storeBroker(key: string, configs: Map<string, string>): void {
