@@ -85,11 +85,15 @@ class Connection {
     w?.(all.subarray(4, 4 + size));
   }
 
-  /** Sends a frame; resolves with the answer and the milliseconds to its last byte. */
-  send(bytes: Buffer): Promise<{ answer: Buffer; ms: number }> {
+  /** Sends a frame; resolves with the answer, the ms to its last byte and the CPU ms spent meanwhile. */
+  send(bytes: Buffer): Promise<{ answer: Buffer; ms: number; cpuMs: number }> {
     return new Promise((resolve) => {
       const start = performance.now();
-      this.waiting = (answer) => resolve({ answer, ms: performance.now() - start });
+      const cpu = process.cpuUsage();
+      this.waiting = (answer) => {
+        const used = process.cpuUsage(cpu);
+        resolve({ answer, ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+      };
       this.socket.write(bytes);
     });
   }
@@ -149,20 +153,28 @@ const OPS: Op[] = ['create cluster', 'Metadata', 'ListPartitionReassignments', '
 interface SizeResult {
   size: number;
   ms: Map<Op, number[]>;
+  cpuMs: Map<Op, number[]>;
   bytes: Map<Op, number>;
   maxLoopStallMs: number;
 }
 
 async function measureWire(size: number): Promise<SizeResult> {
   const ms = new Map<Op, number[]>(OPS.map((o) => [o, []]));
+  const cpuMs = new Map<Op, number[]>(OPS.map((o) => [o, []]));
+  const timed = (op: Op, f: () => void): void => {
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    f();
+    const used = process.cpuUsage(cpu);
+    ms.get(op)!.push(performance.now() - start);
+    cpuMs.get(op)!.push((used.user + used.system) / 1000);
+  };
   const bytes = new Map<Op, number>();
   const sim: Simulator = await startSimulator({ brokers: BROKERS, seedBytes: GiB });
   try {
     for (let rep = 0; rep < REPS; rep++) {
       const model = new ClusterModel({ brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, rack: null })), clock: new ManualClock() });
-      const start = performance.now();
-      createCluster(model, size);
-      ms.get('create cluster')!.push(performance.now() - start);
+      timed('create cluster', () => createCluster(model, size));
     }
     createCluster(sim.model, size);
     // Throttle every move (as the gateway does) so the copies run at 1 MiB/s per broker.
@@ -192,6 +204,7 @@ async function measureWire(size: number): Promise<SizeResult> {
     for (let rep = 0; rep < REPS; rep++) {
       const altered = await conn.send(alterFrame);
       ms.get('AlterPartitionReassignments')!.push(altered.ms);
+      cpuMs.get('AlterPartitionReassignments')!.push(altered.cpuMs);
       bytes.set('AlterPartitionReassignments', altered.answer.length);
       if (rep === 0) {
         const res = decodeResponse<any>(45, 0, altered.answer);
@@ -203,6 +216,7 @@ async function measureWire(size: number): Promise<SizeResult> {
       for (const [op, f] of [['Metadata', metadataFrame], ['ListPartitionReassignments', listFrame], ['DescribeLogDirs', logDirsFrame]] as const) {
         const r = await conn.send(f);
         ms.get(op)!.push(r.ms);
+        cpuMs.get(op)!.push(r.cpuMs);
         bytes.set(op, r.answer.length);
         if (rep === 0 && op === 'ListPartitionReassignments') {
           const res = decodeResponse<any>(46, 0, r.answer);
@@ -229,14 +243,15 @@ async function measureWire(size: number): Promise<SizeResult> {
       for (const x of byTopic(size, (t, p, i) => ({ p, target: placement(i).target }))) {
         for (const { p, target } of x.items) model.alterPartitionReassignment(x.topic, p, target);
       }
-      const start = performance.now();
-      clock.advance(24 * 3600 * 1000);
-      const left = model.movingPartitionCount();
-      ms.get('settle all completions')!.push(performance.now() - start);
+      let left = -1;
+      timed('settle all completions', () => {
+        clock.advance(24 * 3600 * 1000);
+        left = model.movingPartitionCount();
+      });
       if (left !== 0) throw new Error(`${left} moves did not complete`);
       await tick();
     }
-    return { size, ms, bytes, maxLoopStallMs: loop.max / 1e6 };
+    return { size, ms, cpuMs, bytes, maxLoopStallMs: loop.max / 1e6 };
   } finally {
     await sim.close();
   }
@@ -253,16 +268,20 @@ async function main(): Promise<void> {
   }
   const base = results[0];
   console.log('');
-  console.log('operation                      partitions    min ms  median ms    max ms   answer bytes   ratio/partition vs ' + base.size);
+  console.log('wall ms: min / median / max; cpu ms: median CPU time of this process meanwhile (what a busy machine inflates less)');
+  console.log(`operation                      partitions    min ms  median ms    max ms   cpu ms   answer bytes   ratio/partition vs ${base.size} (wall, cpu)`);
   for (const op of OPS) {
     for (const r of results) {
       const s = stats(r.ms.get(op)!);
       const b = stats(base.ms.get(op)!);
+      const c = stats(r.cpuMs.get(op)!);
+      const bc = stats(base.cpuMs.get(op)!);
       const ratio = s.median / r.size / (b.median / base.size);
+      const cpuRatio = c.median / r.size / (bc.median / base.size);
       const answer = r.bytes.get(op);
       console.log(
-        `${op.padEnd(30)} ${String(r.size).padStart(10)} ${s.min.toFixed(1).padStart(9)} ${s.median.toFixed(1).padStart(10)} ${s.max.toFixed(1).padStart(9)} ` +
-          `${(answer === undefined ? '' : String(answer)).padStart(14)}   ${ratio.toFixed(2)}`,
+        `${op.padEnd(30)} ${String(r.size).padStart(10)} ${s.min.toFixed(1).padStart(9)} ${s.median.toFixed(1).padStart(10)} ${s.max.toFixed(1).padStart(9)} ${c.median.toFixed(1).padStart(8)} ` +
+          `${(answer === undefined ? '' : String(answer)).padStart(14)}   ${ratio.toFixed(2)}, ${cpuRatio.toFixed(2)}`,
       );
     }
   }
