@@ -17,6 +17,11 @@ import type { CompletedReassignment } from './cluster/partition-moves.js';
  * exact either way). With a hand-driven clock nothing runs in the background.
  */
 export const REPLICATION_TICK_MS = 100;
+/**
+ * With the system clock, catch-ups handled per read or tick at most: a burst of completions at
+ * one instant (100k equal moves under one throttle) is spread over turns of the event loop.
+ */
+export const MAX_CATCH_UPS_PER_TURN = 2000;
 
 function seedEvery(bytes: number): () => number {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`seedBytes must be a non-negative integer, got ${bytes}`);
@@ -72,6 +77,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       clusterId: this.clusterId,
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
+      ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
@@ -83,7 +89,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     try {
       for (const s of this.servers.values()) await s.start();
       if (this.clock === systemClock && this.ticker === null) {
-        this.ticker = setInterval(() => this.model.advanceReplication(), REPLICATION_TICK_MS);
+        this.ticker = setInterval(() => this.drainReplication(), REPLICATION_TICK_MS);
         this.ticker.unref();
       }
     } catch (err) {
@@ -91,6 +97,23 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       throw err;
     }
     return this;
+  }
+
+  private draining = false;
+
+  /** Settles copies up to now, a bounded slice per turn of the event loop. */
+  private drainReplication(): void {
+    if (this.draining) return;
+    if (this.model.advanceReplication()) return;
+    this.draining = true;
+    const more = (): void => {
+      if (this.ticker === null || this.model.advanceReplication()) {
+        this.draining = false;
+        return;
+      }
+      setImmediate(more);
+    };
+    setImmediate(more);
   }
 
   endpoints(): BrokerEndpoint[] {

@@ -83,10 +83,11 @@ export class IndexedHeap<T extends HeapItem> {
   }
 }
 
-/** A min-heap of (key, value) entries; stale entries are the caller's to skip. */
+/** A min-heap of (key, value, stamp) entries; stale entries are the caller's to skip (by stamp). */
 export class MinHeap<V> {
   private readonly keys: number[] = [];
   private readonly vals: V[] = [];
+  private readonly stamps: number[] = [];
 
   get size(): number {
     return this.keys.length;
@@ -100,30 +101,36 @@ export class MinHeap<V> {
     return this.vals[0];
   }
 
-  push(key: number, value: V): void {
-    const keys = this.keys;
-    const vals = this.vals;
+  peekStamp(): number | undefined {
+    return this.stamps[0];
+  }
+
+  push(key: number, value: V, stamp = 0): void {
+    const { keys, vals, stamps } = this;
     let i = keys.length;
     keys.push(key);
     vals.push(value);
+    stamps.push(stamp);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (keys[parent] <= key) break;
       keys[i] = keys[parent];
       vals[i] = vals[parent];
+      stamps[i] = stamps[parent];
       i = parent;
     }
     keys[i] = key;
     vals[i] = value;
+    stamps[i] = stamp;
   }
 
   pop(): V | undefined {
-    const keys = this.keys;
-    const vals = this.vals;
+    const { keys, vals, stamps } = this;
     if (keys.length === 0) return undefined;
     const top = vals[0];
     const lastKey = keys.pop()!;
     const lastVal = vals.pop()!;
+    const lastStamp = stamps.pop()!;
     const n = keys.length;
     if (n > 0) {
       let i = 0;
@@ -135,10 +142,12 @@ export class MinHeap<V> {
         if (keys[child] >= lastKey) break;
         keys[i] = keys[child];
         vals[i] = vals[child];
+        stamps[i] = stamps[child];
         i = child;
       }
       keys[i] = lastKey;
       vals[i] = lastVal;
+      stamps[i] = lastStamp;
     }
     return top;
   }
@@ -146,5 +155,6 @@ export class MinHeap<V> {
   clear(): void {
     this.keys.length = 0;
     this.vals.length = 0;
+    this.stamps.length = 0;
   }
 }

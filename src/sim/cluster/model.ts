@@ -61,6 +61,14 @@ export interface ClusterModelOptions {
   replicationBytesPerSecond?: number;
   /** Bytes every new partition starts with, as if it held that much data (default none). */
   seedBytes?: (topic: string, partition: number) => number;
+  /**
+   * At most about this many replica catch-ups (and the completions they cause) per read or
+   * change; the rest wait for the next one, the model's time then lagging the clock by up to
+   * the span of the burst. Default unlimited (exact at every read, as tests with a hand-driven
+   * clock need); the Simulator with the system clock sets a bound so a burst of 100,000
+   * completions at one instant never blocks its event loop for long (its tick drains the rest).
+   */
+  maxCatchUpsPerAdvance?: number;
 }
 
 export interface CreateTopicRequest {
@@ -187,6 +195,7 @@ export class ClusterModel {
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
     });
     this.initialBytes = opts.seedBytes;
+    this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
     this.moves = new PartitionMoves(
       {
         topic: (name) => this.topics.get(name),
@@ -210,9 +219,11 @@ export class ClusterModel {
    * Bring replica copies up to the clock: called before every read and every change, so
    * progress, ISR joins and completed reassignments are visible without timers.
    */
-  private sync(): void {
-    this.moves.advanceTo(this.instant ?? this.clock.now());
+  private sync(): boolean {
+    return this.moves.advanceTo(this.instant ?? this.clock.now(), this.maxCatchUpsPerAdvance);
   }
+
+  private readonly maxCatchUpsPerAdvance: number;
 
   /** The clock value a request runs at (see atOneInstant), or null between requests. */
   private instant: number | null = null;
@@ -828,8 +839,11 @@ export class ClusterModel {
     return this.moves.onCompleted(listener);
   }
 
-  /** Settle replica copies up to the clock now (reads do this themselves). */
-  advanceReplication(): void {
-    this.sync();
+  /**
+   * Settle replica copies up to the clock now (reads do this themselves). False when
+   * maxCatchUpsPerAdvance stopped it short: call again (on a later turn of the event loop).
+   */
+  advanceReplication(): boolean {
+    return this.sync();
   }
 }

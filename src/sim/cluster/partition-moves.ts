@@ -123,8 +123,8 @@ export class PartitionMoves {
   }
 
   /** Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)). */
-  advanceTo(now: number): void {
-    this.tracker.advanceTo(now);
+  advanceTo(now: number, maxCatchUps?: number): boolean {
+    return this.tracker.advanceTo(now, maxCatchUps);
   }
 
   /** True while the replica copies the log: it must not be put in the ISR. */

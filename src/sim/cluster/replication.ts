@@ -80,6 +80,9 @@ class RateClass<P> {
   alive = true;
   /** The last rate pass that rescheduled it (a class through two changed brokers gets one). */
   ratePass = 0;
+  /** Whether the schedule holds a live entry for it, made at scheduledVersion. */
+  scheduled = false;
+  scheduledVersion = -1;
 
   constructor(
     readonly leader: number,
@@ -99,11 +102,6 @@ class RateClass<P> {
       this.accTime = t;
     }
   }
-}
-
-interface Scheduled<P> {
-  cls: RateClass<P>;
-  version: number;
 }
 
 /** Copies closer than this to their target count as caught up (float integration noise). */
@@ -130,7 +128,8 @@ export class ReplicationTracker<P extends object> {
   private readonly into = new Map<number, number>();
   private readonly throttledOutOf = new Map<number, number>();
   private readonly throttledInto = new Map<number, number>();
-  private readonly schedule = new MinHeap<Scheduled<P>>();
+  /** Next catch-up time per class, stamped with the class version it was computed for. */
+  private readonly schedule = new MinHeap<RateClass<P>>();
   private readonly throttleRates = new Map<number, number>(); // (broker * 2 + side) -> rate, cached
 
   /** Copies placed with nothing left to copy: they catch up at the current time. */
@@ -224,15 +223,20 @@ export class ReplicationTracker<P extends object> {
   /**
    * Integrate the copy rates from the last call up to `now` (ms), handling every catch-up on
    * the way in time order. Time never runs backwards: an earlier `now` only settles catch-ups.
+   * With `maxCatchUps`, stops after about that many catch-ups (false: time is then at the last
+   * one handled, short of `now`; call again to go on), so a burst of 100k completions at one
+   * instant can be spread over several turns of the event loop.
    */
-  advanceTo(now: number): void {
+  advanceTo(now: number, maxCatchUps = Infinity): boolean {
     if (this.origin === null) this.origin = now;
     const limit = Math.max(now - this.origin, this.time);
+    let caughtUp = 0;
     // Bounded: every iteration either ends the loop or retires at least one copy.
     for (;;) {
       this.reclassify();
+      if (caughtUp >= maxCatchUps) return false; // time stays at the last catch-up handled
       if (this.dueNow.length > 0) {
-        this.finishNow();
+        caughtUp += this.finishNow();
         continue;
       }
       // New rates matter only once time moves: changes at one instant (a request moving 100k
@@ -240,9 +244,10 @@ export class ReplicationTracker<P extends object> {
       if (limit > this.time + TIME_TOLERANCE_MS) this.applyRates();
       const cls = this.nextDue(limit);
       if (cls === null) break;
-      this.finishDue(cls);
+      caughtUp += this.finishDue(cls, maxCatchUps - caughtUp);
     }
     this.time = Math.max(limit, this.time);
+    return true;
   }
 
   // ---------------------------------------------------------------- internals
@@ -256,26 +261,34 @@ export class ReplicationTracker<P extends object> {
     for (;;) {
       const at = this.schedule.peekKey();
       if (at === undefined) return null;
-      const entry = this.schedule.peekValue()!;
-      if (!entry.cls.alive || entry.version !== entry.cls.version) {
+      const cls = this.schedule.peekValue()!;
+      if (!cls.alive || this.schedule.peekStamp() !== cls.version) {
         this.schedule.pop();
         continue;
       }
       // Float noise may put a catch-up due exactly at `limit` a hair after it.
       if (at > limit + TIME_TOLERANCE_MS) return null;
       this.schedule.pop();
+      cls.scheduled = false;
       if (at > this.time) this.time = at;
-      return entry.cls;
+      return cls;
     }
   }
 
   /** The class's first member is due: it and every member as close to its target catch up. */
-  private finishDue(cls: RateClass<P>): void {
+  private finishDue(cls: RateClass<P>, budget: number): number {
     cls.settle(this.time);
     const done: Copy<P>[] = [];
     for (;;) {
       const c = cls.members.peek();
       if (c === undefined) break;
+      if (done.length >= budget) {
+        // Out of budget: the rest of the class is due now, on the next call.
+        this.schedule.push(this.time, cls, cls.version);
+        cls.scheduled = true;
+        cls.scheduledVersion = cls.version;
+        break;
+      }
       const tolerance = Math.max(EPSILON_BYTES, (c.target - c.mark) * 1e-12, Math.abs(cls.acc) * 1e-15, cls.rate * 1e-9);
       // The member that set the event is caught up: float noise in its time must not leave it short.
       if (c.target - cls.acc > (done.length === 0 ? 1000 * tolerance : tolerance)) break;
@@ -284,10 +297,11 @@ export class ReplicationTracker<P extends object> {
     }
     this.classSettled(cls); // reschedule even when only float noise was left
     this.caughtUp(done);
+    return done.length;
   }
 
   /** Copies placed with nothing to copy (empty log, or the replica leads now) catch up at once. */
-  private finishNow(): void {
+  private finishNow(): number {
     const due = this.dueNow;
     this.dueNow = [];
     const done: Copy<P>[] = [];
@@ -298,6 +312,7 @@ export class ReplicationTracker<P extends object> {
       done.push(c);
     }
     this.caughtUp(done);
+    return done.length;
   }
 
   private caughtUp(done: Copy<P>[]): void {
@@ -356,17 +371,20 @@ export class ReplicationTracker<P extends object> {
     // Stale schedule entries pile up as rates change: rebuild when they dominate.
     if (this.schedule.size > 4 * this.classCount + 1024) {
       this.schedule.clear();
-      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls);
+      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls, true);
     }
   }
 
   /** Integrate the class's old rate up to now, give it its new rate, schedule its next catch-up. */
-  private reschedule(cls: RateClass<P>): void {
-    cls.settle(this.time);
-    cls.version++;
+  private reschedule(cls: RateClass<P>, force = false): void {
     let rate = Math.min(this.bandwidth / this.outOf.get(cls.leader)!, this.bandwidth / this.into.get(cls.follower)!);
     if (cls.leaderThrottled) rate = Math.min(rate, this.throttleRate(cls.leader, 'leader') / this.throttledOutOf.get(cls.leader)!);
     if (cls.followerThrottled) rate = Math.min(rate, this.throttleRate(cls.follower, 'follower') / this.throttledInto.get(cls.follower)!);
+    // Same rate, same members, a live entry: its next catch-up has not moved.
+    if (!force && rate === cls.rate && cls.scheduled && cls.scheduledVersion === cls.version) return;
+    cls.settle(this.time);
+    cls.version++;
+    cls.scheduled = false;
     cls.rate = rate;
     const first = cls.members.peek();
     if (first === undefined) return;
@@ -375,7 +393,9 @@ export class ReplicationTracker<P extends object> {
     if (left <= EPSILON_BYTES) at = cls.accTime;
     else if (rate > 0) at = cls.accTime + (left / rate) * 1000;
     else return; // a zero throttle: it never catches up until something changes
-    this.schedule.push(at, { cls, version: cls.version });
+    this.schedule.push(at, cls, cls.version);
+    cls.scheduled = true;
+    cls.scheduledVersion = cls.version;
   }
 
   private throttleRate(brokerId: number, side: 'leader' | 'follower'): number {
