@@ -77,7 +77,16 @@ async function main(): Promise<void> {
       seedBytes: demoSeedBytes,
       replicationBytesPerSecond: DEMO_REPLICATION_BYTES_PER_SECOND,
     });
-    stopSimulator = () => sim.close();
+    // SIM_CONTROL_PORT: stop and start the embedded brokers over HTTP (src/sim/control.ts).
+    const { parseControlPort, startControlServer } = await import('./sim/control.js');
+    const controlPort = parseControlPort(process.env.SIM_CONTROL_PORT);
+    if (typeof controlPort === 'object') throw new Error(`SIM_CONTROL_PORT: ${controlPort.error}`);
+    const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
+    if (control) logger.info('embedded simulator control API', { url: control.url });
+    stopSimulator = async () => {
+      await control?.close();
+      await sim.close();
+    };
     // Any other KAFKA_* setting (timeouts, retries) still applies to the embedded cluster.
     kafkaConfig = parseKafkaConfig({ ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') });
     logger.info('embedded simulator started', { bootstrapServers: sim.bootstrapServers, clusterId: sim.clusterId });

@@ -2,7 +2,10 @@
 // loopback until Ctrl-C, for trying clients (kcat -b 127.0.0.1:19092 -L) by hand.
 // `--replication-bytes-per-second N` sets each broker's replication bandwidth (default 50 MiB/s)
 // and `--seed-bytes N` gives every new partition N bytes, so reassignments take visible time.
+// `--control-port N` (or SIM_CONTROL_PORT) serves the control API on 127.0.0.1:N (./control.ts):
+// `curl -X POST 127.0.0.1:N/brokers/1/stop`, `.../start`, `curl '127.0.0.1:N/state?topic=orders'`.
 import { parseArgs } from 'node:util';
+import { parseControlPort, startControlServer } from './control.js';
 import { startSimulator } from './index.js';
 
 const { values } = parseArgs({
@@ -13,6 +16,7 @@ const { values } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     'replication-bytes-per-second': { type: 'string' },
     'seed-bytes': { type: 'string' },
+    'control-port': { type: 'string' },
   },
 });
 
@@ -41,12 +45,21 @@ function byteCount(flag: string, raw: string | undefined, min: number): number |
 const replicationBytesPerSecond = byteCount('replication-bytes-per-second', values['replication-bytes-per-second'], 1);
 const seedBytes = byteCount('seed-bytes', values['seed-bytes'], 0);
 
+const controlPort = parseControlPort(values['control-port'] ?? process.env.SIM_CONTROL_PORT);
+if (typeof controlPort === 'object') {
+  console.error(`--control-port / SIM_CONTROL_PORT: ${controlPort.error}`);
+  process.exit(2);
+}
+
 const sim = await startSimulator({ brokers, racks, ports, host: values.host, replicationBytesPerSecond, seedBytes });
+const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
 console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);
 console.log(`bootstrap servers: ${sim.bootstrapServers.join(',')}`);
+if (control) console.log(`control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=...)`);
 
 const stop = async (): Promise<void> => {
+  await control?.close();
   await sim.close();
   process.exit(0);
 };

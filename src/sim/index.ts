@@ -2,8 +2,10 @@
 // demo) and `npm run sim` all start clusters through startSimulator().
 //
 import type { Clock } from './clock.js';
+import type { CompletedReassignment } from './cluster/partition-moves.js';
 import { Simulator } from './simulator.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
+export type { CompletedReassignment } from './cluster/partition-moves.js';
 
 export interface SimulatorOptions {
   /** Number of brokers, ids 0..n-1 unless brokerIds is given. Default 3. */
@@ -60,6 +62,15 @@ export interface SimulatedCluster {
   setBrokerDelay(id: number, ms: number): void;
   /** Give an existing partition n more bytes of log without real records. */
   seedBytes(topic: string, partition: number, n: number): void;
+  /**
+   * Hear of every reassignment that completes, with `completedAt`: the clock time Kafka finished
+   * it (its last new replica caught up). With the system clock the simulator settles copies
+   * every 100 ms on its own, so the call comes at most ~100 ms after completedAt; with a
+   * hand-driven clock it comes on the next request or clock-driven read. Returns unsubscribe.
+   */
+  onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void;
+  /** When the last reassignment of a partition completed (clock ms), or null. */
+  reassignmentCompletedAt(topic: string, partition: number): number | null;
   close(): Promise<void>;
 }
 

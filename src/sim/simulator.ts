@@ -9,6 +9,19 @@ import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './index.js';
+import type { CompletedReassignment } from './cluster/partition-moves.js';
+
+/**
+ * With the system clock, replica copies are also settled this often without any request, so
+ * onReassignmentCompleted listeners hear of a completion within this much of it (completedAt is
+ * exact either way). With a hand-driven clock nothing runs in the background.
+ */
+export const REPLICATION_TICK_MS = 100;
+/**
+ * With the system clock, catch-ups handled per read or tick at most: a burst of completions at
+ * one instant (100k equal moves under one throttle) is spread over turns of the event loop.
+ */
+export const MAX_CATCH_UPS_PER_TURN = 2000;
 
 function seedEvery(bytes: number): () => number {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`seedBytes must be a non-negative integer, got ${bytes}`);
@@ -37,6 +50,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   private readonly racks = new Map<number, string | null>();
   readonly handlers: ReadonlyMap<number, ApiHandler>;
   private readonly host: string;
+  private ticker: NodeJS.Timeout | null = null;
 
   constructor(opts: SimulatorOptions = {}) {
     const ids = opts.brokerIds ?? Array.from({ length: opts.brokers ?? 3 }, (_, i) => i);
@@ -63,6 +77,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       clusterId: this.clusterId,
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
+      ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
@@ -73,11 +88,32 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   async start(): Promise<this> {
     try {
       for (const s of this.servers.values()) await s.start();
+      if (this.clock === systemClock && this.ticker === null) {
+        this.ticker = setInterval(() => this.drainReplication(), REPLICATION_TICK_MS);
+        this.ticker.unref();
+      }
     } catch (err) {
       await this.close();
       throw err;
     }
     return this;
+  }
+
+  private draining = false;
+
+  /** Settles copies up to now, a bounded slice per turn of the event loop. */
+  private drainReplication(): void {
+    if (this.draining) return;
+    if (this.model.advanceReplication()) return;
+    this.draining = true;
+    const more = (): void => {
+      if (this.ticker === null || this.model.advanceReplication()) {
+        this.draining = false;
+        return;
+      }
+      setImmediate(more);
+    };
+    setImmediate(more);
   }
 
   endpoints(): BrokerEndpoint[] {
@@ -114,6 +150,14 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.model.seedBytes(topic, partition, n);
   }
 
+  onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void {
+    return this.model.onReassignmentCompleted(listener);
+  }
+
+  reassignmentCompletedAt(topic: string, partition: number): number | null {
+    return this.model.reassignmentCompletedAt(topic, partition);
+  }
+
   /** Fault injection: a slow broker. Requests already waiting keep their delay. */
   setBrokerDelay(id: number, ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be >= 0 ms, got ${ms}`);
@@ -126,6 +170,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   }
 
   async close(): Promise<void> {
+    if (this.ticker !== null) clearInterval(this.ticker);
+    this.ticker = null;
     for (const s of this.servers.values()) await s.stop();
   }
 }

@@ -11,9 +11,11 @@ import {
   type IncrementalAlterOp,
   type LegacyAlterConfig,
 } from './config-ops.js';
+import { ResourceType } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
-import { PartitionMoves, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
+import { PartitionMoves, type CompletedReassignment, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
+import { ReplicaIndex } from './replica-index.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
 import {
   NO_LEADER,
@@ -59,6 +61,14 @@ export interface ClusterModelOptions {
   replicationBytesPerSecond?: number;
   /** Bytes every new partition starts with, as if it held that much data (default none). */
   seedBytes?: (topic: string, partition: number) => number;
+  /**
+   * At most about this many replica catch-ups (and the completions they cause) per read or
+   * change; the rest wait for the next one, the model's time then lagging the clock by up to
+   * the span of the burst. Default unlimited (exact at every read, as tests with a hand-driven
+   * clock need); the Simulator with the system clock sets a bound so a burst of 100,000
+   * completions at one instant never blocks its event loop for long (its tick drains the rest).
+   */
+  maxCatchUpsPerAdvance?: number;
 }
 
 export interface CreateTopicRequest {
@@ -85,6 +95,16 @@ export interface CreatePartitionsResult {
   name: string;
   /** The added partitions. */
   partitions: PartitionInfo[];
+}
+
+/**
+ * A topic as Metadata reports it, cached until one of its partitions or a broker's state
+ * changes: shared by every reader, so it must not be modified.
+ */
+export interface TopicView {
+  readonly name: string;
+  readonly topicId: string;
+  readonly partitions: readonly Readonly<PartitionInfo>[];
 }
 
 export interface DeletedTopic {
@@ -143,6 +163,14 @@ export class ClusterModel {
   /** Reassignments and replica copies (./partition-moves.ts); synced to the clock by sync(). */
   private readonly moves: PartitionMoves;
   private readonly initialBytes?: (topic: string, partition: number) => number;
+  /** Partitions by the brokers hosting them (DescribeLogDirs). */
+  private readonly replicaIndex = new ReplicaIndex();
+  /** Topic names by their collision form ('.' as '_'): Kafka refuses two with the same form. */
+  private readonly collisionForms = new Map<string, string>();
+  /** Topics sorted by name; null after a create or delete. */
+  private sortedTopics: TopicState[] | null = null;
+  /** Metadata views by topic; a topic's entry goes when one of its partitions changes. */
+  private readonly views = new Map<TopicState, TopicView>();
 
   constructor(opts: ClusterModelOptions) {
     this.clock = opts.clock;
@@ -167,11 +195,16 @@ export class ClusterModel {
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
     });
     this.initialBytes = opts.seedBytes;
+    this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
     this.moves = new PartitionMoves(
       {
         topic: (name) => this.topics.get(name),
-        topics: () => this.topics.values(),
         log: (t, partition) => this.logs.get(t.topicId)![partition],
+        hosted: (id) => this.replicaIndex.hosted(id),
+        partitionChanged: (t, p, before) => {
+          this.views.delete(t);
+          if (before !== p.replicas) this.replicaIndex.replace(t, p, before);
+        },
         isRegistered: (id) => this.brokers.isRegistered(id),
         isUp: (id) => this.brokers.isUp(id),
         uncleanAllowed: (t) => this.uncleanAllowed(t),
@@ -186,8 +219,28 @@ export class ClusterModel {
    * Bring replica copies up to the clock: called before every read and every change, so
    * progress, ISR joins and completed reassignments are visible without timers.
    */
-  private sync(): void {
-    this.moves.advanceTo(this.clock.now());
+  private sync(): boolean {
+    return this.moves.advanceTo(this.instant ?? this.clock.now(), this.maxCatchUpsPerAdvance);
+  }
+
+  private readonly maxCatchUpsPerAdvance: number;
+
+  /** The clock value a request runs at (see atOneInstant), or null between requests. */
+  private instant: number | null = null;
+
+  /**
+   * Runs `fn` at one instant of the clock: a request touching 100,000 partitions is one controller
+   * event, as in Kafka, so copies do not advance between its items (with a ManualClock nothing
+   * changes; with the system clock it spares a rate pass per millisecond the request takes).
+   */
+  atOneInstant<T>(fn: () => T): T {
+    if (this.instant !== null) return fn();
+    this.instant = this.clock.now();
+    try {
+      return fn();
+    } finally {
+      this.instant = null;
+    }
   }
 
   // ------------------------------------------------------------------ brokers
@@ -241,9 +294,11 @@ export class ClusterModel {
           leader = elected.leader;
           if (elected.unclean) isr = [leader];
         }
-        this.changePartition(p, leader, isr);
+        this.changePartition(topic, p, leader, isr);
       }
     }
+    this.views.clear(); // offline replicas
+    this.moves.brokersChanged();
   }
 
   /**
@@ -266,16 +321,19 @@ export class ClusterModel {
         }
         // A replica still copying its log (a reassignment's new replica) joins only once caught up.
         if (leader !== NO_LEADER) isr = p.replicas.filter((r) => isr.includes(r) || (up(r) && !this.moves.isCatchingUp(p, r)));
-        this.changePartition(p, leader, isr);
+        this.changePartition(topic, p, leader, isr);
       }
     }
-    this.sync(); // a returning target replica may complete a reassignment
+    this.views.clear(); // offline replicas
+    this.moves.brokersChanged(); // a returning replica may complete a reassignment
+    this.sync(); // a returning target replica may catch up at once
   }
 
-  private changePartition(p: PartitionState, leader: number, isr: number[]): void {
+  private changePartition(topic: TopicState, p: PartitionState, leader: number, isr: number[]): void {
     const leaderChanged = leader !== p.leader;
     const isrChanged = isr.length !== p.isr.length || isr.some((r, i) => p.isr[i] !== r);
     if (!leaderChanged && !isrChanged) return;
+    this.views.delete(topic);
     if (leaderChanged) p.leaderEpoch++;
     p.partitionEpoch++;
     p.leader = leader;
@@ -286,7 +344,38 @@ export class ClusterModel {
 
   listTopics(): TopicInfo[] {
     this.sync();
-    return [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => this.topicInfo(t));
+    return this.topicsByName().map((t) => this.topicInfo(t));
+  }
+
+  private topicsByName(): TopicState[] {
+    this.sortedTopics ??= [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    return this.sortedTopics;
+  }
+
+  /**
+   * Every topic as Metadata reports it, sorted by name. The views are cached until something in
+   * them changes and are shared: callers must not modify them.
+   */
+  topicViews(): TopicView[] {
+    this.sync();
+    return this.topicsByName().map((t) => this.view(t));
+  }
+
+  /** One topic's Metadata view (shared, see topicViews), by name or by id. */
+  topicView(ref: { name: string } | { id: string | Uint8Array }): TopicView | undefined {
+    this.sync();
+    const t = 'name' in ref ? this.topics.get(ref.name) : this.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
+    return t && this.view(t);
+  }
+
+  private view(t: TopicState): TopicView {
+    let v = this.views.get(t);
+    if (!v) {
+      const isUp = (r: number) => this.brokers.isUp(r);
+      v = { name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => copyPartition(p, isUp)) };
+      this.views.set(t, v);
+    }
+    return v;
   }
 
   getTopic(name: string): TopicInfo | undefined {
@@ -367,11 +456,9 @@ export class ClusterModel {
       throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     }
     if (hasCollisionChars(name)) {
-      const unified = unifyCollisionChars(name);
-      for (const other of this.topics.keys()) {
-        if (unifyCollisionChars(other) === unified) {
-          throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${other}`);
-        }
+      const other = this.collisionForms.get(unifyCollisionChars(name));
+      if (other !== undefined) {
+        throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${other}`);
       }
     }
 
@@ -447,7 +534,10 @@ export class ClusterModel {
     if (!opts.validateOnly) {
       this.topics.set(name, topic);
       this.topicsById.set(topicId, topic);
+      this.collisionForms.set(unifyCollisionChars(name), name);
+      this.sortedTopics = null;
       this.logs.set(topicId, partitions.map((p) => this.newLog(name, p.partition)));
+      for (const p of partitions) this.replicaIndex.add(topic, p);
     }
     return {
       name,
@@ -509,9 +599,11 @@ export class ClusterModel {
       return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
     });
     if (!opts.validateOnly) {
-      topic.partitions.push(...added);
+      for (const p of added) topic.partitions.push(p);
       const logs = this.logs.get(topic.topicId)!;
       for (const p of added) logs.push(this.newLog(name, p.partition));
+      for (const p of added) this.replicaIndex.add(topic, p);
+      this.views.delete(topic);
     }
     return { name, partitions: added.map((p) => copyPartition(p, up)) };
   }
@@ -534,6 +626,10 @@ export class ClusterModel {
     this.moves.forgetTopic(t);
     this.topics.delete(t.name);
     this.topicsById.delete(t.topicId);
+    this.collisionForms.delete(unifyCollisionChars(t.name));
+    this.sortedTopics = null;
+    this.views.delete(t);
+    this.replicaIndex.removeTopic(t);
     this.logs.delete(t.topicId);
     return { name: t.name, topicId: t.topicId, numPartitions: t.partitions.length };
   }
@@ -572,6 +668,7 @@ export class ClusterModel {
   ): void {
     this.sync(); // throttle configs change copy rates from now on
     this.configs.incrementalAlter(resource, ops, validateOnly, opts);
+    if (!validateOnly) this.configsChanged(resource);
   }
 
   /** Legacy AlterConfigs: replaces ALL dynamic configs of the resource. */
@@ -583,6 +680,17 @@ export class ClusterModel {
   ): void {
     this.sync();
     this.configs.legacyAlter(resource, configs, validateOnly, opts);
+    if (!validateOnly) this.configsChanged(resource);
+  }
+
+  /** Copies re-read the throttles they are under (./partition-moves.ts). */
+  private configsChanged(resource: ConfigResourceRef): void {
+    if (resource.type === ResourceType.TOPIC) {
+      const t = this.topics.get(resource.name);
+      if (t) this.moves.topicConfigsChanged(t);
+    } else if (resource.type === ResourceType.BROKER) {
+      this.moves.brokerConfigsChanged(resource.name);
+    }
   }
 
   /** Dynamic broker configs stored for "" (cluster default) or a broker id. */
@@ -593,6 +701,7 @@ export class ClusterModel {
   // ------------------------------------------------------------------ logs
 
   private partitionLog(topic: string, partition: number): { p: PartitionState; log: PartitionLog; t: TopicState } {
+    // Callers that grow the log tell the moves (sizeChanged): copies have more to copy.
     this.sync(); // appends move the copies' target; reads see current sizes
     const p = this.partitionState(topic, partition);
     const t = this.topics.get(topic)!;
@@ -638,7 +747,9 @@ export class ClusterModel {
         );
       }
     }
-    return log.appendPrepared(split, p.leaderEpoch);
+    const result = log.appendPrepared(split, p.leaderEpoch);
+    this.moves.sizeChanged(p);
+    return result;
   }
 
   /** Fetch: the batches holding offsets >= fetchOffset (at least one whole batch). */
@@ -670,7 +781,9 @@ export class ClusterModel {
     if (!Number.isSafeInteger(n) || n < 0) {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `seedBytes needs a non-negative integer, got ${n}.`);
     }
-    this.partitionLog(topic, partition).log.seedBytes(n);
+    const { p, log } = this.partitionLog(topic, partition);
+    log.seedBytes(n);
+    this.moves.sizeChanged(p);
   }
 
   // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
@@ -696,8 +809,41 @@ export class ClusterModel {
     return this.moves.logSizes(brokerId, filter);
   }
 
-  /** Settle replica copies up to the clock now (reads do this themselves). */
-  advanceReplication(): void {
+  /** Bytes of every replica one broker hosts (its log dir's used space). */
+  logDirUsedBytes(brokerId: number): number {
     this.sync();
+    return this.moves.usedBytes(brokerId);
+  }
+
+  /** Number of partitions being reassigned now. */
+  movingPartitionCount(): number {
+    this.sync();
+    return this.moves.movingCount;
+  }
+
+  /**
+   * The clock time (ms) the last reassignment of this partition completed, as Kafka would have
+   * finished it (the moment its last new replica caught up), or null if none completed.
+   */
+  reassignmentCompletedAt(topic: string, partition: number): number | null {
+    this.sync();
+    return this.moves.completionTime(this.partitionState(topic, partition));
+  }
+
+  /**
+   * Calls `listener` for each reassignment that completes, with the clock time Kafka finished it.
+   * Copies advance lazily: the call comes on the next read or change (or Simulator's tick), with
+   * completedAt possibly earlier. Returns the unsubscribe function.
+   */
+  onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void {
+    return this.moves.onCompleted(listener);
+  }
+
+  /**
+   * Settle replica copies up to the clock now (reads do this themselves). False when
+   * maxCatchUpsPerAdvance stopped it short: call again (on a later turn of the event loop).
+   */
+  advanceReplication(): boolean {
+    return this.sync();
   }
 }

@@ -3,7 +3,11 @@
 // (./replication.ts), and the per-broker view of log sizes that DescribeLogDirs reports.
 //
 // The ClusterModel owns one PartitionMoves and calls advanceTo(now) before every read and
-// every change, so progress, ISR joins and completions always reflect the clock.
+// every change, so progress, ISR joins and completions always reflect the clock. An advance
+// costs what happened since the last one (catch-ups), not the number of moves; the model tells
+// it what changed (brokersChanged, topicConfigsChanged, brokerConfigsChanged, sizeChanged).
+// Every completion is recorded with the clock time Kafka finished it (completionTime,
+// onCompleted), for tests that measure how soon the gateway notices.
 //
 // Deliberate simplifications, beyond what ./reassignments.ts and ./replication.ts describe:
 // - A new target for a moving partition replaces its adding/removing sets (KRaft would keep a
@@ -24,19 +28,22 @@ import {
   validateTarget,
   type ReplicaSet,
 } from './reassignments.js';
-import { listsReplica, ReplicationTracker } from './replication.js';
+import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
 
 /** What PartitionMoves reads from the model (the model's private state, no side effects). */
 export interface MovesHost {
   topic(name: string): TopicState | undefined;
-  topics(): Iterable<TopicState>;
   log(topic: TopicState, partition: number): PartitionLog;
+  /** The partitions a broker hosts, by topic (./replica-index.ts). */
+  hosted(brokerId: number): ReadonlyMap<TopicState, ReadonlySet<PartitionState>>;
   isRegistered(brokerId: number): boolean;
   isUp(brokerId: number): boolean;
   uncleanAllowed(topic: TopicState): boolean;
   topicConfig(topic: TopicState, name: string): string | null;
   brokerConfig(brokerId: number, name: string): string | null;
+  /** A partition's leader, ISR or replicas changed (`before`: its replicas until now). */
+  partitionChanged(topic: TopicState, p: PartitionState, before: readonly number[]): void;
 }
 
 export interface OngoingReassignment {
@@ -62,17 +69,43 @@ export interface TopicLogSizes {
   partitions: ReplicaLogSize[];
 }
 
+/** A reassignment that finished: its new replicas are all in sync and the removed ones are gone. */
+export interface CompletedReassignment {
+  topic: string;
+  partition: number;
+  /** The replica set it ended with. */
+  replicas: number[];
+  /**
+   * Clock time (ms) Kafka finished the move: when the last new replica caught up, which may be
+   * earlier than the moment the simulator noticed (copies advance lazily, on the next read).
+   */
+  completedAt: number;
+}
+
 interface Moving {
   topic: TopicState;
   adding: number[];
   removing: number[];
 }
 
+/** A topic's *.replication.throttled.replicas, parsed once per value. */
+interface ThrottleList {
+  raw: string | null;
+  parsed: ThrottledReplicas;
+}
+
+const byName = (a: TopicState, b: TopicState): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 export class PartitionMoves {
   private readonly moving = new Map<PartitionState, Moving>();
+  /** The same moves by topic, for listing without a scan. */
+  private readonly movingByTopic = new Map<TopicState, Set<PartitionState>>();
   /** The topic of every partition the tracker knows (its copies are keyed by partition). */
   private readonly topicOf = new Map<PartitionState, TopicState>();
   private readonly tracker: ReplicationTracker<PartitionState>;
+  private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
+  private readonly completedAt = new Map<PartitionState, number>();
+  private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
 
   constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number) {
     this.tracker = new ReplicationTracker<PartitionState>(
@@ -81,23 +114,68 @@ export class PartitionMoves {
         leaderSize: (p) => this.host.log(this.topicOf.get(p)!, p.partition).sizeBytes,
         isUp: (id) => this.host.isUp(id),
         wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
-        throttled: (p, side, id) => listsReplica(this.host.topicConfig(this.topicOf.get(p)!, `${side}.replication.throttled.replicas`), p.partition, id),
+        throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id) => this.joinIsr(p, id),
+        caughtUp: (p, id, at) => this.joinIsr(p, id, at),
       },
       bandwidthBytesPerSecond,
     );
   }
 
-  /** Integrate copy progress up to `now` and settle what it (or a broker change) completed. */
-  advanceTo(now: number): void {
-    this.tracker.advanceTo(now);
-    for (const [p, m] of [...this.moving]) this.tryComplete(p, m);
+  /** Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)). */
+  advanceTo(now: number, maxCatchUps?: number): boolean {
+    return this.tracker.advanceTo(now, maxCatchUps);
   }
 
   /** True while the replica copies the log: it must not be put in the ISR. */
   isCatchingUp(p: PartitionState, brokerId: number): boolean {
     return this.tracker.isCatchingUp(p, brokerId);
+  }
+
+  /** Number of partitions being reassigned. */
+  get movingCount(): number {
+    return this.moving.size;
+  }
+
+  /** When the last reassignment of this partition completed (clock ms), or null. */
+  completionTime(p: PartitionState): number | null {
+    return this.completedAt.get(p) ?? null;
+  }
+
+  /** Calls `listener` for every reassignment that completes; returns the unsubscribe function. */
+  onCompleted(listener: (c: CompletedReassignment) => void): () => void {
+    this.completionListeners.add(listener);
+    return () => this.completionListeners.delete(listener);
+  }
+
+  /**
+   * Brokers stopped or started: copies re-classify (stalls, new leaders), and a returning
+   * replica that rejoined the ISR may complete moves.
+   */
+  brokersChanged(): void {
+    this.tracker.invalidateAll();
+    for (const [p, m] of [...this.moving]) this.tryComplete(p, m);
+  }
+
+  /** A topic's configs changed: its throttled-replica lists may list other copies now. */
+  topicConfigsChanged(t: TopicState): void {
+    this.throttleLists.delete(t);
+    for (const p of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(p);
+  }
+
+  /** A broker's configs changed ("" = the cluster default, which topic configs may follow). */
+  brokerConfigsChanged(name: string): void {
+    if (name === '') {
+      this.throttleLists.clear();
+      this.tracker.invalidateAll();
+    } else {
+      this.tracker.invalidateRates();
+    }
+  }
+
+  /** The partition's log grew: its copies have more to copy. */
+  sizeChanged(p: PartitionState): void {
+    this.tracker.invalidatePartition(p);
   }
 
   /** Forget a deleted topic's moves and copies. */
@@ -106,7 +184,10 @@ export class PartitionMoves {
       this.moving.delete(p);
       this.tracker.dropPartition(p);
       this.topicOf.delete(p);
+      this.completedAt.delete(p);
     }
+    this.movingByTopic.delete(t);
+    this.throttleLists.delete(t);
   }
 
   /**
@@ -125,11 +206,13 @@ export class PartitionMoves {
     }
     validateTarget(target, (id) => this.host.isRegistered(id));
     const next = reassignmentReplicas(p.replicas, target);
-    if (!sameList(next.replicas, p.replicas)) this.setReplicas(p, { replicas: next.replicas, isr: p.isr }, p.leader);
-    this.moving.delete(p);
-    if (!isReassigning(next)) return; // a pure reorder is complete at once
-    this.moving.set(p, { topic: t, adding: next.adding, removing: next.removing });
-    this.topicOf.set(p, t);
+    if (!sameList(next.replicas, p.replicas)) this.setReplicas(t, p, { replicas: next.replicas, isr: p.isr }, p.leader);
+    this.stopMoving(p);
+    if (!isReassigning(next)) {
+      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder is complete at once
+      return;
+    }
+    this.startMoving(t, p, { topic: t, adding: next.adding, removing: next.removing });
     for (const id of next.adding) this.tracker.startCopy(p, id);
     this.tryComplete(p, this.moving.get(p)!);
   }
@@ -142,8 +225,27 @@ export class PartitionMoves {
     if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
     const next = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
     for (const id of m.adding) this.tracker.dropCopy(p, id);
+    this.stopMoving(p);
+    this.setReplicas(t, p, { replicas: revert.replicas, isr: next.isr }, next.leader);
+  }
+
+  private startMoving(t: TopicState, p: PartitionState, m: Moving): void {
+    this.moving.set(p, m);
+    this.topicOf.set(p, t);
+    let set = this.movingByTopic.get(t);
+    if (!set) this.movingByTopic.set(t, (set = new Set()));
+    set.add(p);
+    this.tracker.invalidatePartition(p); // its removing list decides which copies are wanted
+  }
+
+  private stopMoving(p: PartitionState): void {
+    const m = this.moving.get(p);
+    if (!m) return;
     this.moving.delete(p);
-    this.setReplicas(p, { replicas: revert.replicas, isr: next.isr }, next.leader);
+    const set = this.movingByTopic.get(m.topic);
+    set?.delete(p);
+    if (set?.size === 0) this.movingByTopic.delete(m.topic);
+    this.tracker.invalidatePartition(p);
   }
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
@@ -155,20 +257,15 @@ export class PartitionMoves {
       removingReplicas: [...m.removing],
     });
     if (topics === null) {
-      const byTopic = new Map<string, OngoingReassignment[]>();
-      for (const [p, m] of this.moving) {
-        const list = byTopic.get(m.topic.name) ?? [];
-        list.push(describe(p, m));
-        byTopic.set(m.topic.name, list);
-      }
-      return [...byTopic.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([name, partitions]) => ({ name, partitions: partitions.sort((a, b) => a.partitionIndex - b.partitionIndex) }));
+      return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
+        name: t.name,
+        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.partition - b.partition).map((p) => describe(p, this.moving.get(p)!)),
+      }));
     }
     const out: TopicReassignments[] = [];
     for (const wanted of topics) {
       const t = this.host.topic(wanted.name);
-      if (!t) continue;
+      if (!t || !this.movingByTopic.has(t)) continue;
       const partitions: OngoingReassignment[] = [];
       for (const i of wanted.partitionIndexes) {
         const p = t.partitions[i];
@@ -181,61 +278,111 @@ export class PartitionMoves {
   }
 
   /**
-   * The replicas one broker hosts, with their sizes (DescribeLogDirs), topics by name.
-   * `filter` null = every replica; otherwise only the listed partitions (unknown ones omitted).
+   * The replicas one broker hosts, with their sizes (DescribeLogDirs), topics by name and
+   * partitions by index. `filter` null = every replica; otherwise only the listed partitions
+   * (unknown ones omitted).
    */
   logSizes(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
-    const wanted = filter === null ? null : new Set(filter.flatMap((f) => f.partitions.map((i) => `${f.topic}\u0000${i}`)));
-    const out: TopicLogSizes[] = [];
-    const topics = [...this.host.topics()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const t of topics) {
-      const partitions: ReplicaLogSize[] = [];
-      for (const p of t.partitions) {
-        if (!p.replicas.includes(brokerId)) continue;
-        if (wanted && !wanted.has(`${t.name}\u0000${p.partition}`)) continue;
-        const sizeBytes = this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
-        partitions.push({ partition: p.partition, sizeBytes });
+    let selected: ReadonlyMap<TopicState, ReadonlySet<PartitionState>>;
+    if (filter === null) {
+      selected = this.host.hosted(brokerId);
+    } else {
+      const picked = new Map<TopicState, Set<PartitionState>>();
+      for (const f of filter) {
+        const t = this.host.topic(f.topic);
+        if (!t) continue;
+        for (const i of f.partitions) {
+          const p = Number.isInteger(i) ? t.partitions[i] : undefined;
+          if (!p || !p.replicas.includes(brokerId)) continue;
+          let set = picked.get(t);
+          if (!set) picked.set(t, (set = new Set()));
+          set.add(p);
+        }
       }
-      if (partitions.length > 0) out.push({ topic: t.name, partitions });
+      selected = picked;
+    }
+    const out: TopicLogSizes[] = [];
+    for (const t of [...selected.keys()].sort(byName)) {
+      const parts = [...selected.get(t)!].sort((a, b) => a.partition - b.partition);
+      if (parts.length === 0) continue;
+      const log = (p: PartitionState) => this.host.log(t, p.partition);
+      out.push({
+        topic: t.name,
+        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.tracker.copiedBytes(p, brokerId) ?? log(p).sizeBytes })),
+      });
     }
     return out;
+  }
+
+  /** Bytes of every replica on one broker (the log dir's used space). */
+  usedBytes(brokerId: number): number {
+    let used = 0;
+    for (const [t, parts] of this.host.hosted(brokerId)) {
+      for (const p of parts) used += this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
+    }
+    return used;
   }
 
   /**
    * A copying replica caught up: it joins the ISR. When that completes the partition's move,
    * both happen in one change, as KRaft applies the leader's AlterPartition.
    */
-  private joinIsr(p: PartitionState, brokerId: number): void {
+  private joinIsr(p: PartitionState, brokerId: number, at: number): void {
     if (!p.replicas.includes(brokerId) || p.isr.includes(brokerId)) return;
     const isr = p.replicas.filter((r) => p.isr.includes(r) || r === brokerId);
     const m = this.moving.get(p);
-    if (m && this.tryComplete(p, m, isr)) return;
-    this.setReplicas(p, { replicas: p.replicas, isr }, p.leader);
+    if (m && this.tryComplete(p, m, isr, at)) return;
+    this.setReplicas(this.topicOf.get(p)!, p, { replicas: p.replicas, isr }, p.leader);
   }
 
   /** Completes the move when the ISR (by default the current one) allows; true when it did. */
-  private tryComplete(p: PartitionState, m: Moving, isr: readonly number[] = p.isr): boolean {
+  private tryComplete(p: PartitionState, m: Moving, isr: readonly number[] = p.isr, at?: number): boolean {
     const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
     if (!done) return false;
     const next = leaderAfterChange(p.leader, done, this.host.uncleanAllowed(m.topic), (id) => this.host.isUp(id));
     for (const id of m.removing) this.tracker.dropCopy(p, id);
-    this.moving.delete(p);
-    this.setReplicas(p, { replicas: done.replicas, isr: next.isr }, next.leader);
+    this.stopMoving(p);
+    this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
+    this.completed(m.topic, p, at ?? this.tracker.now ?? 0);
     return true;
+  }
+
+  private completed(t: TopicState, p: PartitionState, completedAt: number): void {
+    this.completedAt.set(p, completedAt);
+    if (this.completionListeners.size === 0) return;
+    const event: CompletedReassignment = { topic: t.name, partition: p.partition, replicas: [...p.replicas], completedAt };
+    for (const listener of this.completionListeners) listener(event);
   }
 
   /**
    * One partition change record: partitionEpoch + 1; leaderEpoch + 1 when the leader changes or
    * a replica leaves the replica set (KRaft's bump for reassignments that remove replicas).
    */
-  private setReplicas(p: PartitionState, next: ReplicaSet, leader: number): void {
+  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number): void {
+    const before = p.replicas;
     const removesReplica = p.replicas.some((r) => !next.replicas.includes(r));
     if (leader !== p.leader || removesReplica) p.leaderEpoch++;
     p.partitionEpoch++;
     p.replicas = [...next.replicas];
     p.isr = [...next.isr];
     p.leader = leader;
+    this.tracker.invalidatePartition(p);
+    this.host.partitionChanged(t, p, before);
   }
+
+  /** Whether the topic's leader/follower.replication.throttled.replicas lists partition:broker. */
+  private throttled(t: TopicState, side: 'leader' | 'follower', partition: number, brokerId: number): boolean {
+    let lists = this.throttleLists.get(t);
+    if (!lists) this.throttleLists.set(t, (lists = { leader: emptyList(), follower: emptyList() }));
+    const raw = this.host.topicConfig(t, `${side}.replication.throttled.replicas`);
+    let list = lists[side];
+    if (list.raw !== raw) list = lists[side] = { raw, parsed: parseThrottledReplicas(raw) };
+    return list.parsed.lists(partition, brokerId);
+  }
+}
+
+function emptyList(): ThrottleList {
+  return { raw: null, parsed: parseThrottledReplicas(null) };
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {

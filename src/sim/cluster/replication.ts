@@ -16,12 +16,29 @@
 // - when follower.replication.throttled.replicas lists `partition:followerBroker` (or `*`): the
 //   follower broker's follower.replication.throttled.rate / (throttled copies into it).
 // A copy whose leader or follower broker is down, or whose partition has no leader, stalls.
+//
+// How it stays cheap at 100,000 copies: a copy's rate depends only on its rate class (leader
+// broker, follower broker, leader-throttled, follower-throttled), so copies are grouped by class
+// and each class integrates ONE accumulator (bytes every member gained since the class began).
+// A member's progress is its accumulator value at joining subtracted from the class's; the
+// member that catches up first is the one with the smallest target in the class's heap, and a
+// heap of classes by their next catch-up time gives the next event of the whole cluster. A
+// catch-up changes the counts of two brokers only, so only the classes through those two
+// brokers get a new rate. An advance costs O(events x classes through a broker x log n), never
+// O(copies), and a read costs nothing when no copy caught up since the last one.
+//
+// The environment is read when a copy is classified, not on every advance, so the owner tells
+// the tracker what changed: invalidatePartition (its leader, replica set, reassignment or log
+// size changed, or its topic's throttled-replica lists), invalidateRates (a broker's throttle
+// rate) and invalidateAll (brokers stopped or started, cluster-wide configs). Invalidations
+// apply at the tracker's current time, so the owner calls advanceTo(now) before changing things.
+import { IndexedHeap, MinHeap, type HeapItem } from './heap.js';
 import { NO_LEADER } from './topics.js';
 
 /** Kafka's default replication bandwidth assumption for the simulator: 50 MiB/s per broker. */
 export const DEFAULT_REPLICATION_BYTES_PER_SECOND = 50 * 1024 * 1024;
 
-/** What the tracker needs to know about the cluster, at the moment it asks. */
+/** What the tracker needs to know about the cluster, at the moment it classifies a copy. */
 export interface ReplicationEnvironment<P> {
   /** The partition's leader broker, or -1. */
   leader(partition: P): number;
@@ -34,29 +51,94 @@ export interface ReplicationEnvironment<P> {
   throttled(partition: P, side: 'leader' | 'follower', brokerId: number): boolean;
   /** The broker's leader/follower.replication.throttled.rate (bytes/s). */
   throttleRate(brokerId: number, side: 'leader' | 'follower'): number;
-  /** The replica has all the leader's bytes: it joins the ISR (and may complete a move). */
-  caughtUp(partition: P, brokerId: number): void;
+  /**
+   * The replica has all the leader's bytes: it joins the ISR (and may complete a move).
+   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`.
+   */
+  caughtUp(partition: P, brokerId: number, at: number): void;
 }
 
-interface Copy<P> {
+interface Copy<P> extends HeapItem {
   partition: P;
   brokerId: number;
-  /** Bytes copied so far; fractional between events, reported rounded down. */
+  /** Bytes copied as of `mark` on its class's accumulator (absolute when not running). */
   copied: number;
+  cls: RateClass<P> | null;
+  /** The class accumulator when `copied` was taken. */
+  mark: number;
+  /** The class accumulator value at which the copy has caught up. */
+  target: number;
 }
 
-interface ActiveCopy<P> {
-  copy: Copy<P>;
-  rate: number; // bytes per second
-  remaining: number;
+class RateClass<P> {
+  readonly members = new IndexedHeap<Copy<P>>((c) => c.target);
+  rate = 0;
+  /** Bytes each member gained since the class began, as of accTime. */
+  acc = 0;
+  /** Bumped on every reschedule and on removal: older heap entries are stale. */
+  version = 0;
+  alive = true;
+  /** The last rate pass that rescheduled it (a class through two changed brokers gets one). */
+  ratePass = 0;
+  /** Whether the schedule holds a live entry for it, made at scheduledVersion. */
+  scheduled = false;
+  scheduledVersion = -1;
+
+  constructor(
+    readonly leader: number,
+    readonly follower: number,
+    readonly leaderThrottled: boolean,
+    readonly followerThrottled: boolean,
+    public accTime: number,
+  ) {}
+
+  accAt(t: number): number {
+    return t > this.accTime ? this.acc + (this.rate * (t - this.accTime)) / 1000 : this.acc;
+  }
+
+  settle(t: number): void {
+    if (t > this.accTime) {
+      this.acc += (this.rate * (t - this.accTime)) / 1000;
+      this.accTime = t;
+    }
+  }
 }
 
 /** Copies closer than this to their target count as caught up (float integration noise). */
 const EPSILON_BYTES = 1e-6;
+/** Catch-ups computed this close after an advance's `now` happen in that advance. */
+const TIME_TOLERANCE_MS = 1e-6;
+
+function bump(m: Map<number, number>, k: number, by: number): void {
+  const v = (m.get(k) ?? 0) + by;
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
+}
 
 export class ReplicationTracker<P extends object> {
   private readonly copies = new Map<P, Map<number, Copy<P>>>();
-  private lastAdvance: number | null = null;
+  /** Clock value of tracker time 0 (set by the first advance); times below are relative to it. */
+  private origin: number | null = null;
+  private time = 0;
+
+  private readonly classes = new Map<number, Map<number, (RateClass<P> | undefined)[]>>();
+  private readonly classesByBroker = new Map<number, Set<RateClass<P>>>();
+  private classCount = 0;
+  private readonly outOf = new Map<number, number>();
+  private readonly into = new Map<number, number>();
+  private readonly throttledOutOf = new Map<number, number>();
+  private readonly throttledInto = new Map<number, number>();
+  /** Next catch-up time per class, stamped with the class version it was computed for. */
+  private readonly schedule = new MinHeap<RateClass<P>>();
+  private readonly throttleRates = new Map<number, number>(); // (broker * 2 + side) -> rate, cached
+
+  /** Copies placed with nothing left to copy: they catch up at the current time. */
+  private dueNow: Copy<P>[] = [];
+  private dirtyAll = false;
+  private ratePass = 0;
+  private ratesAll = false;
+  private readonly dirtyPartitions = new Set<P>();
+  private readonly dirtyBrokers = new Set<number>();
 
   constructor(
     private readonly env: ReplicationEnvironment<P>,
@@ -65,24 +147,48 @@ export class ReplicationTracker<P extends object> {
     if (!(bandwidth > 0)) throw new RangeError(`replication bandwidth must be positive, got ${bandwidth}`);
   }
 
+  /** The clock time the tracker has integrated up to (ms), or null before the first advance. */
+  get now(): number | null {
+    return this.origin === null ? null : this.origin + this.time;
+  }
+
+  /** Number of replicas still copying. */
+  get copying(): number {
+    let n = 0;
+    for (const byBroker of this.copies.values()) n += byBroker.size;
+    return n;
+  }
+
   /** A replica that starts empty and must copy the whole log before it is in sync. */
   startCopy(partition: P, brokerId: number): void {
     let byBroker = this.copies.get(partition);
     if (!byBroker) this.copies.set(partition, (byBroker = new Map()));
-    if (!byBroker.has(brokerId)) byBroker.set(brokerId, { partition, brokerId, copied: 0 });
+    if (byBroker.has(brokerId)) return;
+    byBroker.set(brokerId, { partition, brokerId, copied: 0, cls: null, mark: 0, target: 0, heapIndex: -1 });
+    this.dirtyPartitions.add(partition);
   }
 
   /** Forget a replica's copy (the replica left the partition). */
   dropCopy(partition: P, brokerId: number): void {
     const byBroker = this.copies.get(partition);
-    if (!byBroker) return;
+    const copy = byBroker?.get(brokerId);
+    if (!byBroker || !copy) return;
+    this.unplace(copy);
     byBroker.delete(brokerId);
     if (byBroker.size === 0) this.copies.delete(partition);
   }
 
   /** Forget every copy of a partition (deleted topic). */
   dropPartition(partition: P): void {
+    const byBroker = this.copies.get(partition);
+    if (!byBroker) return;
+    for (const copy of byBroker.values()) this.unplace(copy);
     this.copies.delete(partition);
+    this.dirtyPartitions.delete(partition);
+  }
+
+  hasCopies(partition: P): boolean {
+    return this.copies.has(partition);
   }
 
   /** True while the replica has not caught up (it must stay out of the ISR). */
@@ -93,83 +199,302 @@ export class ReplicationTracker<P extends object> {
   /** Bytes the replica holds so far, or null when it is not copying (it has the whole log). */
   copiedBytes(partition: P, brokerId: number): number | null {
     const c = this.copies.get(partition)?.get(brokerId);
-    return c === undefined ? null : Math.floor(c.copied);
+    // The tolerance absorbs float noise of the accumulators (a whole byte must not read as one less).
+    return c === undefined ? null : Math.floor(this.copiedNow(c) + 1e-6);
+  }
+
+  /** The partition's leader, replica set, reassignment, log size or throttle lists changed. */
+  invalidatePartition(partition: P): void {
+    if (this.copies.has(partition)) this.dirtyPartitions.add(partition);
+  }
+
+  /** A broker's throttle rate changed. */
+  invalidateRates(): void {
+    this.ratesAll = true;
+    this.throttleRates.clear();
+  }
+
+  /** Anything may have changed (brokers stopped or started, cluster-wide configs). */
+  invalidateAll(): void {
+    this.dirtyAll = true;
+    this.throttleRates.clear();
   }
 
   /**
    * Integrate the copy rates from the last call up to `now` (ms), handling every catch-up on
    * the way in time order. Time never runs backwards: an earlier `now` only settles catch-ups.
+   * With `maxCatchUps`, stops after about that many catch-ups (false: time is then at the last
+   * one handled, short of `now`; call again to go on), so a burst of 100k completions at one
+   * instant can be spread over several turns of the event loop.
    */
-  advanceTo(now: number): void {
-    let t = this.lastAdvance ?? now;
+  advanceTo(now: number, maxCatchUps = Infinity): boolean {
+    if (this.origin === null) this.origin = now;
+    const limit = Math.max(now - this.origin, this.time);
+    let caughtUp = 0;
     // Bounded: every iteration either ends the loop or retires at least one copy.
     for (;;) {
-      const active = this.active();
-      const done = active.filter((a) => a.remaining <= EPSILON_BYTES);
-      if (done.length > 0) {
-        this.finish(done);
+      this.reclassify();
+      if (caughtUp >= maxCatchUps) return false; // time stays at the last catch-up handled
+      if (this.dueNow.length > 0) {
+        caughtUp += this.finishNow();
         continue;
       }
-      const horizonMs = now - t;
-      if (horizonMs <= 0 || active.length === 0) break;
-      // Rates hold until the first copy catches up (or until `now`).
-      let stepMs = horizonMs;
-      for (const a of active) if (a.rate > 0) stepMs = Math.min(stepMs, (a.remaining / a.rate) * 1000);
-      let anyCaughtUp = false;
-      for (const a of active) {
-        const gained = (a.rate * stepMs) / 1000;
-        // The copy that sets the step is exactly caught up: float noise must not leave it short.
-        if (a.remaining - gained <= Math.max(EPSILON_BYTES, a.remaining * 1e-12)) {
-          a.copy.copied += a.remaining;
-          anyCaughtUp = true;
-        } else {
-          a.copy.copied += gained;
+      // New rates matter only once time moves: changes at one instant (a request moving 100k
+      // partitions, each with its own sync) then cost O(1) each instead of a rate pass each.
+      if (limit > this.time + TIME_TOLERANCE_MS) this.applyRates();
+      const cls = this.nextDue(limit);
+      if (cls === null) break;
+      caughtUp += this.finishDue(cls, maxCatchUps - caughtUp);
+    }
+    this.time = Math.max(limit, this.time);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private copiedNow(c: Copy<P>): number {
+    return c.cls === null ? c.copied : c.copied + (c.cls.accAt(this.time) - c.mark);
+  }
+
+  /** The due class with the earliest catch-up at or before `limit` (time moves to it), or null. */
+  private nextDue(limit: number): RateClass<P> | null {
+    for (;;) {
+      const at = this.schedule.peekKey();
+      if (at === undefined) return null;
+      const cls = this.schedule.peekValue()!;
+      if (!cls.alive || this.schedule.peekStamp() !== cls.version) {
+        this.schedule.pop();
+        continue;
+      }
+      // Float noise may put a catch-up due exactly at `limit` a hair after it.
+      if (at > limit + TIME_TOLERANCE_MS) return null;
+      this.schedule.pop();
+      cls.scheduled = false;
+      if (at > this.time) this.time = at;
+      return cls;
+    }
+  }
+
+  /** The class's first member is due: it and every member as close to its target catch up. */
+  private finishDue(cls: RateClass<P>, budget: number): number {
+    cls.settle(this.time);
+    const done: Copy<P>[] = [];
+    for (;;) {
+      const c = cls.members.peek();
+      if (c === undefined) break;
+      if (done.length >= budget) {
+        // Out of budget: the rest of the class is due now, on the next call.
+        this.schedule.push(this.time, cls, cls.version);
+        cls.scheduled = true;
+        cls.scheduledVersion = cls.version;
+        break;
+      }
+      const tolerance = Math.max(EPSILON_BYTES, (c.target - c.mark) * 1e-12, Math.abs(cls.acc) * 1e-15, cls.rate * 1e-9);
+      // The member that set the event is caught up: float noise in its time must not leave it short.
+      if (c.target - cls.acc > (done.length === 0 ? 1000 * tolerance : tolerance)) break;
+      done.push(c);
+      this.unplace(c);
+    }
+    this.classSettled(cls); // reschedule even when only float noise was left
+    this.caughtUp(done);
+    return done.length;
+  }
+
+  /** Copies placed with nothing to copy (empty log, or the replica leads now) catch up at once. */
+  private finishNow(): number {
+    const due = this.dueNow;
+    this.dueNow = [];
+    const done: Copy<P>[] = [];
+    for (const c of due) {
+      // Still placed and still empty-handed (a later change in the same instant may have moved it).
+      if (c.cls === null || c.target - c.cls.accAt(this.time) > EPSILON_BYTES) continue;
+      this.unplace(c);
+      done.push(c);
+    }
+    this.caughtUp(done);
+    return done.length;
+  }
+
+  private caughtUp(done: Copy<P>[]): void {
+    const at = this.origin! + this.time;
+    for (const c of done) {
+      const byBroker = this.copies.get(c.partition);
+      byBroker?.delete(c.brokerId);
+      if (byBroker?.size === 0) this.copies.delete(c.partition);
+    }
+    for (const c of done) this.env.caughtUp(c.partition, c.brokerId, at);
+  }
+
+  private classSettled(cls: RateClass<P>): void {
+    this.dirtyBrokers.add(cls.leader);
+    this.dirtyBrokers.add(cls.follower);
+  }
+
+  /** Re-classify what was invalidated (copies whose partition, throttles or brokers changed). */
+  private reclassify(): void {
+    if (this.dirtyAll) {
+      this.dirtyAll = false;
+      this.dirtyPartitions.clear();
+      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.unplace(c);
+      this.schedule.clear();
+      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.place(c);
+      this.ratesAll = true;
+    }
+    if (this.dirtyPartitions.size > 0) {
+      for (const p of this.dirtyPartitions) {
+        const byBroker = this.copies.get(p);
+        if (!byBroker) continue;
+        for (const c of byBroker.values()) this.unplace(c);
+        for (const c of byBroker.values()) this.place(c);
+      }
+      this.dirtyPartitions.clear();
+    }
+  }
+
+  /** Give the classes through changed brokers their new rates (settling the old ones first). */
+  private applyRates(): void {
+    if (this.ratesAll) {
+      this.ratesAll = false;
+      this.dirtyBrokers.clear();
+      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls);
+    } else if (this.dirtyBrokers.size > 0) {
+      const pass = ++this.ratePass;
+      for (const b of this.dirtyBrokers) {
+        for (const cls of this.classesByBroker.get(b) ?? []) {
+          if (cls.ratePass === pass) continue;
+          cls.ratePass = pass;
+          this.reschedule(cls);
         }
       }
-      t += stepMs;
-      if (!anyCaughtUp) break;
+      this.dirtyBrokers.clear();
     }
-    this.lastAdvance = Math.max(now, this.lastAdvance ?? now);
-  }
-
-  private finish(done: ActiveCopy<P>[]): void {
-    for (const a of done) {
-      this.dropCopy(a.copy.partition, a.copy.brokerId);
-      this.env.caughtUp(a.copy.partition, a.copy.brokerId);
+    // Stale schedule entries pile up as rates change: rebuild when they dominate.
+    if (this.schedule.size > 4 * this.classCount + 1024) {
+      this.schedule.clear();
+      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls, true);
     }
   }
 
-  /** The copies that can run now, with their rates (see the header for the model). */
-  private active(): ActiveCopy<P>[] {
-    const running: { copy: Copy<P>; leader: number; leaderThrottled: boolean; followerThrottled: boolean }[] = [];
-    const outOf = new Map<number, number>();
-    const into = new Map<number, number>();
-    const throttledOutOf = new Map<number, number>();
-    const throttledInto = new Map<number, number>();
-    const bump = (m: Map<number, number>, k: number) => m.set(k, (m.get(k) ?? 0) + 1);
-    for (const [partition, byBroker] of this.copies) {
-      const leader = this.env.leader(partition);
-      for (const copy of byBroker.values()) {
-        if (!this.env.wanted(partition, copy.brokerId)) continue;
-        if (leader === NO_LEADER || !this.env.isUp(leader) || !this.env.isUp(copy.brokerId)) continue;
-        const leaderThrottled = this.env.throttled(partition, 'leader', leader);
-        const followerThrottled = this.env.throttled(partition, 'follower', copy.brokerId);
-        running.push({ copy, leader, leaderThrottled, followerThrottled });
-        bump(outOf, leader);
-        bump(into, copy.brokerId);
-        if (leaderThrottled) bump(throttledOutOf, leader);
-        if (followerThrottled) bump(throttledInto, copy.brokerId);
+  /** Integrate the class's old rate up to now, give it its new rate, schedule its next catch-up. */
+  private reschedule(cls: RateClass<P>, force = false): void {
+    let rate = Math.min(this.bandwidth / this.outOf.get(cls.leader)!, this.bandwidth / this.into.get(cls.follower)!);
+    if (cls.leaderThrottled) rate = Math.min(rate, this.throttleRate(cls.leader, 'leader') / this.throttledOutOf.get(cls.leader)!);
+    if (cls.followerThrottled) rate = Math.min(rate, this.throttleRate(cls.follower, 'follower') / this.throttledInto.get(cls.follower)!);
+    // Same rate, same members, a live entry: its next catch-up has not moved.
+    if (!force && rate === cls.rate && cls.scheduled && cls.scheduledVersion === cls.version) return;
+    cls.settle(this.time);
+    cls.version++;
+    cls.scheduled = false;
+    cls.rate = rate;
+    const first = cls.members.peek();
+    if (first === undefined) return;
+    const left = first.target - cls.acc;
+    let at: number;
+    if (left <= EPSILON_BYTES) at = cls.accTime;
+    else if (rate > 0) at = cls.accTime + (left / rate) * 1000;
+    else return; // a zero throttle: it never catches up until something changes
+    this.schedule.push(at, cls, cls.version);
+    cls.scheduled = true;
+    cls.scheduledVersion = cls.version;
+  }
+
+  private throttleRate(brokerId: number, side: 'leader' | 'follower'): number {
+    const key = brokerId * 2 + (side === 'leader' ? 0 : 1);
+    let rate = this.throttleRates.get(key);
+    if (rate === undefined) this.throttleRates.set(key, (rate = this.env.throttleRate(brokerId, side)));
+    return rate;
+  }
+
+  /** Put a copy in its rate class, or leave it stalled (cls null). */
+  private place(c: Copy<P>): void {
+    const p = c.partition;
+    if (!this.env.wanted(p, c.brokerId)) return;
+    const leader = this.env.leader(p);
+    if (leader === NO_LEADER || !this.env.isUp(leader) || !this.env.isUp(c.brokerId)) return;
+    const lt = this.env.throttled(p, 'leader', leader);
+    const ft = this.env.throttled(p, 'follower', c.brokerId);
+    const cls = this.classFor(leader, c.brokerId, lt, ft);
+    cls.settle(this.time);
+    // A replica that became leader (unclean election) defines the log: nothing left to copy.
+    const remaining = c.brokerId === leader ? 0 : Math.max(0, this.env.leaderSize(p) - c.copied);
+    c.cls = cls;
+    c.mark = cls.acc;
+    c.target = cls.acc + remaining;
+    cls.members.push(c);
+    cls.version++; // its scheduled catch-up may be another member's now: rescheduled before time moves
+    if (remaining <= EPSILON_BYTES) this.dueNow.push(c);
+    bump(this.outOf, leader, 1);
+    bump(this.into, c.brokerId, 1);
+    if (lt) bump(this.throttledOutOf, leader, 1);
+    if (ft) bump(this.throttledInto, c.brokerId, 1);
+    this.dirtyBrokers.add(leader);
+    this.dirtyBrokers.add(c.brokerId);
+  }
+
+  /** Take a copy out of its class, keeping the bytes it copied so far. */
+  private unplace(c: Copy<P>): void {
+    const cls = c.cls;
+    if (cls === null) return;
+    c.copied = this.copiedNow(c);
+    c.cls = null;
+    cls.members.remove(c);
+    cls.version++;
+    bump(this.outOf, cls.leader, -1);
+    bump(this.into, cls.follower, -1);
+    if (cls.leaderThrottled) bump(this.throttledOutOf, cls.leader, -1);
+    if (cls.followerThrottled) bump(this.throttledInto, cls.follower, -1);
+    this.dirtyBrokers.add(cls.leader);
+    this.dirtyBrokers.add(cls.follower);
+    if (cls.members.size === 0) this.dropClass(cls);
+  }
+
+  private classFor(leader: number, follower: number, lt: boolean, ft: boolean): RateClass<P> {
+    let byLeader = this.classes.get(leader);
+    if (!byLeader) this.classes.set(leader, (byLeader = new Map()));
+    let slots = byLeader.get(follower);
+    if (!slots) byLeader.set(follower, (slots = [undefined, undefined, undefined, undefined]));
+    const slot = (lt ? 2 : 0) + (ft ? 1 : 0);
+    let cls = slots[slot];
+    if (!cls) {
+      cls = slots[slot] = new RateClass<P>(leader, follower, lt, ft, this.time);
+      this.classCount++;
+      for (const b of [leader, follower]) {
+        let set = this.classesByBroker.get(b);
+        if (!set) this.classesByBroker.set(b, (set = new Set()));
+        set.add(cls);
       }
     }
-    return running.map(({ copy, leader, leaderThrottled, followerThrottled }) => {
-      // A replica that became leader (unclean election) defines the log: nothing left to copy.
-      const remaining = copy.brokerId === leader ? 0 : Math.max(0, this.env.leaderSize(copy.partition) - copy.copied);
-      let rate = Math.min(this.bandwidth / outOf.get(leader)!, this.bandwidth / into.get(copy.brokerId)!);
-      if (leaderThrottled) rate = Math.min(rate, this.env.throttleRate(leader, 'leader') / throttledOutOf.get(leader)!);
-      if (followerThrottled) rate = Math.min(rate, this.env.throttleRate(copy.brokerId, 'follower') / throttledInto.get(copy.brokerId)!);
-      return { copy, rate, remaining };
-    });
+    return cls;
   }
+
+  private dropClass(cls: RateClass<P>): void {
+    cls.alive = false;
+    cls.version++;
+    this.classCount--;
+    const byLeader = this.classes.get(cls.leader)!;
+    const slots = byLeader.get(cls.follower)!;
+    slots[(cls.leaderThrottled ? 2 : 0) + (cls.followerThrottled ? 1 : 0)] = undefined;
+    if (slots.every((s) => s === undefined)) byLeader.delete(cls.follower);
+    if (byLeader.size === 0) this.classes.delete(cls.leader);
+    for (const b of [cls.leader, cls.follower]) {
+      const set = this.classesByBroker.get(b);
+      set?.delete(cls);
+      if (set?.size === 0) this.classesByBroker.delete(b);
+    }
+  }
+}
+
+/** A `*.replication.throttled.replicas` value, parsed once (see listsReplica). */
+export interface ThrottledReplicas {
+  lists(partition: number, brokerId: number): boolean;
+}
+
+export function parseThrottledReplicas(value: string | null): ThrottledReplicas {
+  const v = value?.trim() ?? '';
+  if (v === '*') return { lists: () => true };
+  if (v === '') return { lists: () => false };
+  const entries = new Set(v.split(',').map((entry) => entry.trim()));
+  return { lists: (partition, brokerId) => entries.has(`${partition}:${brokerId}`) };
 }
 
 /**
@@ -177,10 +502,5 @@ export class ReplicationTracker<P extends object> {
  * replica; otherwise a comma list of `partition:broker` (spaces ignored, empty = none).
  */
 export function listsReplica(value: string | null, partition: number, brokerId: number): boolean {
-  if (value === null) return false;
-  const v = value.trim();
-  if (v === '*') return true;
-  if (v === '') return false;
-  const wanted = `${partition}:${brokerId}`;
-  return v.split(',').some((entry) => entry.trim() === wanted);
+  return parseThrottledReplicas(value).lists(partition, brokerId);
 }

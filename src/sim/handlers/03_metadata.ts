@@ -13,34 +13,40 @@
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
 import { defineHandler } from './types.js';
-import type { ClusterModel } from '../cluster/model.js';
+import type { TopicView } from '../cluster/model.js';
 
 type TopicOut = MetadataResponse['topics'][number];
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const VALID_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 
-function describe(model: ClusterModel, name: string): TopicOut {
-  const t = model.getTopic(name);
-  if (!t) {
-    const errorCode = VALID_NAME.test(name) && name !== '.' && name !== '..' ? 3 : 17;
-    return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
-  }
-  return {
-    errorCode: 0,
-    name: t.name,
-    topicId: t.topicId,
-    isInternal: false,
-    partitions: t.partitions.map((p) => ({
+type PartitionOut = TopicOut['partitions'][number];
+
+/**
+ * Response partitions per topic view: a view lives until one of its partitions or a broker
+ * changes (ClusterModel.topicViews), so unchanged topics are not rebuilt on every request.
+ */
+const partitionsByView = new WeakMap<TopicView, PartitionOut[]>();
+
+function unknown(name: string): TopicOut {
+  const errorCode = VALID_NAME.test(name) && name !== '.' && name !== '..' ? 3 : 17;
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+}
+
+function describe(t: TopicView): TopicOut {
+  let partitions = partitionsByView.get(t);
+  if (!partitions) {
+    partitions = t.partitions.map((p) => ({
       errorCode: p.leader < 0 ? 5 : 0,
       partitionIndex: p.partition,
       leaderId: p.leader,
       leaderEpoch: p.leaderEpoch,
-      replicaNodes: [...p.replicas],
-      isrNodes: [...p.isr],
-      offlineReplicas: [...p.offlineReplicas],
-    })),
-    topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-  };
+      replicaNodes: p.replicas,
+      isrNodes: p.isr,
+      offlineReplicas: p.offlineReplicas,
+    }));
+    partitionsByView.set(t, partitions);
+  }
+  return { errorCode: 0, name: t.name, topicId: t.topicId, isInternal: false, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
@@ -53,13 +59,16 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     const all = req.topics === null || (ctx.version === 0 && req.topics.length === 0);
     let topics: TopicOut[];
     if (all) {
-      topics = model.listTopics().map((t) => describe(model, t.name));
+      topics = model.topicViews().map(describe);
     } else {
       topics = req.topics!.map((wanted) => {
-        if (wanted.name !== null) return describe(model, wanted.name);
-        const byId = wanted.topicId ? model.getTopicById(wanted.topicId) : undefined;
+        if (wanted.name !== null) {
+          const t = model.topicView({ name: wanted.name });
+          return t ? describe(t) : unknown(wanted.name);
+        }
+        const byId = wanted.topicId ? model.topicView({ id: wanted.topicId }) : undefined;
         if (!byId) return { errorCode: 100, name: null, topicId: wanted.topicId ?? ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
-        return describe(model, byId.name);
+        return describe(byId);
       });
     }
     return {

@@ -35,8 +35,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
     const { model } = ctx.runtime;
     const sizes = model.logDirSizes(ctx.brokerId, filter);
     // The disk holds every replica, whatever the request asked to see.
-    const everything = filter === null ? sizes : model.logDirSizes(ctx.brokerId, null);
-    const used = everything.reduce((sum, t) => sum + t.partitions.reduce((s, p) => s + p.sizeBytes, 0), 0);
+    const used = filter === null ? sizes.reduce((sum, t) => sum + t.partitions.reduce((s, p) => s + p.sizeBytes, 0), 0) : model.logDirUsedBytes(ctx.brokerId);
     const topics = sizes.map((t) => ({
       name: t.topic,
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false })),

@@ -30,13 +30,16 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
   handle(ctx, req) {
     if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, responses: [] };
     const { model } = ctx.runtime;
-    const responses = req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => ({
-        partitionIndex: p.partitionIndex,
-        ...attempt(() => model.alterPartitionReassignment(t.name, p.partitionIndex, p.replicas)),
+    // One controller event: every item sees the same instant of the clock.
+    const responses = model.atOneInstant(() =>
+      req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          ...attempt(() => model.alterPartitionReassignment(t.name, p.partitionIndex, p.replicas)),
+        })),
       })),
-    }));
+    );
     return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses };
   },
 });

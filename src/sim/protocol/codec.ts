@@ -50,6 +50,32 @@ function defaultStruct(fields: readonly FieldSchema[], version: number): Struct 
   return s;
 }
 
+// ---------------------------------------------------------------- per-version field plans
+
+/** What one field of a struct does in one version, worked out once (responses may hold 100k structs). */
+interface FieldPlan {
+  field: FieldSchema;
+  /** 'absent' = not in this version (decodes to its default), 'tagged', or 'plain'. */
+  kind: 'absent' | 'tagged' | 'plain';
+}
+
+const plans = new WeakMap<readonly FieldSchema[], Map<number, FieldPlan[]>>();
+
+function planFor(fields: readonly FieldSchema[], ctx: Ctx): FieldPlan[] {
+  let byVersion = plans.get(fields);
+  if (!byVersion) plans.set(fields, (byVersion = new Map()));
+  const key = ctx.version * 2 + (ctx.flexible ? 1 : 0);
+  let plan = byVersion.get(key);
+  if (!plan) {
+    plan = fields.map((field) => ({
+      field,
+      kind: !inRange(field.v, ctx.version) ? 'absent' : ctx.flexible && inRange(field.tv, ctx.version) ? 'tagged' : 'plain',
+    }));
+    byVersion.set(key, plan);
+  }
+  return plan;
+}
+
 // ---------------------------------------------------------------- decoding
 
 function decodeValue(field: FieldSchema, t: string, r: Reader, ctx: Ctx): Value {
@@ -62,7 +88,9 @@ function decodeValue(field: FieldSchema, t: string, r: Reader, ctx: Ctx): Value 
       return null;
     }
     const out: Value[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = decodeValue(field, elementType(t), r, ctx);
+    const element = elementType(t);
+    if (element === 'int32') for (let i = 0; i < n; i++) out[i] = r.int32();
+    else for (let i = 0; i < n; i++) out[i] = decodeValue(field, element, r, ctx);
     return out;
   }
   switch (t) {
@@ -91,13 +119,13 @@ function decodeValue(field: FieldSchema, t: string, r: Reader, ctx: Ctx): Value 
 
 function decodeStruct(fields: readonly FieldSchema[], r: Reader, ctx: Ctx): Struct {
   const s: Struct = {};
-  const tagged = new Map<number, FieldSchema>();
-  for (const f of fields) {
-    if (!inRange(f.v, ctx.version)) {
+  let tagged: Map<number, FieldSchema> | null = null;
+  for (const { field: f, kind } of planFor(fields, ctx)) {
+    if (kind === 'absent') {
       s[f.n] = defaultValue(f, ctx.version);
-    } else if (ctx.flexible && inRange(f.tv, ctx.version)) {
+    } else if (kind === 'tagged') {
       s[f.n] = defaultValue(f, ctx.version);
-      tagged.set(f.tag!, f);
+      (tagged ??= new Map()).set(f.tag!, f);
     } else {
       s[f.n] = decodeValue(f, f.t, r, ctx);
     }
@@ -108,7 +136,7 @@ function decodeStruct(fields: readonly FieldSchema[], r: Reader, ctx: Ctx): Stru
       const tag = r.uvarint();
       const size = r.uvarint();
       const data = r.raw(size);
-      const f = tagged.get(tag);
+      const f = tagged?.get(tag);
       if (f) s[f.n] = decodeValue(f, f.t, new Reader(data), ctx);
     }
   }
@@ -134,7 +162,10 @@ function encodeValue(field: FieldSchema, t: string, v: Value, w: Writer, ctx: Ct
   if (isArray(t)) {
     const arr = v as Value[];
     w.arrayLength(arr.length, compact);
-    for (const item of arr) encodeValue(field, elementType(t), item, w, ctx);
+    const element = elementType(t);
+    if (element === 'int32') for (const item of arr) w.int32(item as number);
+    else if (element === 'struct' && !arr.includes(null) && !arr.includes(undefined)) for (const item of arr) encodeStruct(field.f ?? [], item as Struct, w, ctx);
+    else for (const item of arr) encodeValue(field, element, item, w, ctx);
     return;
   }
   switch (t) {
@@ -167,10 +198,10 @@ function equalsDefault(f: FieldSchema, v: Value, version: number): boolean {
 
 function encodeStruct(fields: readonly FieldSchema[], s: Struct, w: Writer, ctx: Ctx): void {
   const tagged: { tag: number; data: Buffer }[] = [];
-  for (const f of fields) {
-    if (!inRange(f.v, ctx.version)) continue;
+  for (const { field: f, kind } of planFor(fields, ctx)) {
+    if (kind === 'absent') continue;
     const v = s[f.n];
-    if (ctx.flexible && inRange(f.tv, ctx.version)) {
+    if (kind === 'tagged') {
       if (equalsDefault(f, v, ctx.version)) continue;
       const tw = new Writer();
       encodeValue(f, f.t, v, tw, ctx);
