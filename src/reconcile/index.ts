@@ -32,7 +32,7 @@ export interface RuntimeOptions {
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
-  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
+  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), { now });
   const throttleSync = new ThrottleSync({
     kafka: opts.kafka,
     store,

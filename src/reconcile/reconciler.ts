@@ -114,6 +114,8 @@ export class Reconciler {
     }
     await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
     await this.#step('retention', () => this.#retire(this.#d.store.view()));
+    // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
+    await this.#step('claims', () => this.#d.store.sweepClaims(this.#now()));
     this.#d.metrics?.reconciled();
   }
 
