@@ -10,13 +10,15 @@ import { ProgressTracker } from './progress.js';
 import { ReassignmentService } from './reassignment-service.js';
 import { Reconciler } from './reconciler.js';
 import { ThrottleService } from './throttle-service.js';
-import { ThrottleSync } from './throttle-sync.js';
+import { ThrottleSync, type ThrottleSyncHooks } from './throttle-sync.js';
 
 export interface ReassignmentRuntime {
   readonly config: ReassignmentConfig;
   readonly store: StateStore;
   readonly reassignments: ReassignmentService;
   readonly throttles: ThrottleService;
+  /** The throttle sync the services and the reconciler share. */
+  readonly throttleSync: ThrottleSync;
   readonly reconciler: Reconciler;
 }
 
@@ -28,6 +30,8 @@ export interface RuntimeOptions {
   /** Unthrottled copy speed per broker, when known (estimates without a throttle). */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
+  /** TEST ONLY: gates in the throttle sync (see ThrottleSyncHooks.gate). */
+  syncGate?: ThrottleSyncHooks['gate'];
 }
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
@@ -37,7 +41,11 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
     kafka: opts.kafka,
     store,
     now,
-    hooks: { afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'), afterConfigWrite: () => crashPoint(opts.config, 'throttle-write') },
+    hooks: {
+      afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'),
+      afterConfigWrite: () => crashPoint(opts.config, 'throttle-write'),
+      ...(opts.syncGate && { gate: opts.syncGate }),
+    },
   });
   const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
@@ -46,6 +54,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
     store,
     reassignments: new ReassignmentService({ ...common, progress, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
     throttles: new ThrottleService(common),
+    throttleSync,
     reconciler: new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) }),
   };
 }

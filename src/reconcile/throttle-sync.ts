@@ -58,6 +58,11 @@ export interface ThrottleSyncHooks {
   afterLedgerWrite?: () => void;
   /** After the configs were changed. */
   afterConfigWrite?: () => void;
+  /**
+   * TEST GATES: awaited at these points of a pass, so a test can force two instances' passes
+   * to interleave (test/reconcile/ledger-race.integration.test.ts).
+   */
+  gate?: (point: 'before-ledger-write' | 'before-config-write') => Promise<void> | void;
 }
 
 class Mutex {
@@ -151,12 +156,14 @@ export class ThrottleSync {
     const plan = reconcileThrottles(read.values, demand, ledger);
     const resources = { topics: Object.keys(read.values.topics), brokers: Object.keys(read.values.brokers) };
     const before = ledgerDiff(view, plan.ledgerBeforeOps, resources, now);
+    await hooks.gate?.('before-ledger-write');
     if (before.values.length || before.deletes.length) await this.#store.write(before.values, before.deletes);
     if (plan.alterations.length > 0) hooks.afterLedgerWrite?.();
 
     const failures = [...read.failures];
     const failed = new Set<string>();
     if (plan.alterations.length > 0) {
+      await hooks.gate?.('before-config-write');
       const results = await incrementalAlterConfigs(
         this.#kafka,
         plan.alterations.map((a) => ({
