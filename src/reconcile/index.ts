@@ -41,6 +41,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
     kafka: opts.kafka,
     store,
     now,
+    owner: opts.config.instanceId,
     hooks: {
       afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'),
       afterConfigWrite: () => crashPoint(opts.config, 'throttle-write'),

@@ -106,8 +106,9 @@ export class Reconciler {
 
     await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
     await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
-    const sync = await this.#step('throttles', () => this.#d.throttles.sync());
-    if (sync) {
+    // Another instance syncing the same resources: it does the work, we look again next pass.
+    const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
+    if (sync && !sync.busy) {
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
