@@ -36,7 +36,8 @@ export interface RuntimeOptions {
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
-  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), { now });
+  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
+  // (Claims' leases run on wall-clock time, not on the injectable clock: they bound real pauses.)
   const throttleSync = new ThrottleSync({
     kafka: opts.kafka,
     store,

@@ -46,8 +46,8 @@ import { ledgerOf, liveDemands } from './ownership.js';
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
 /** A pass holds its claim at most this long; it gives up before writing configs this close to the end. */
-const CLAIM_LEASE_MS = 30_000;
-const CLAIM_MARGIN_MS = 5_000;
+const CLAIM_LEASE_MS = 10_000;
+const CLAIM_MARGIN_MS = 3_000;
 /** How long sync() waits for another instance's pass on the same resources (callers: requests). */
 const WAIT_BUDGET_MS = 15_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -180,7 +180,7 @@ export class ThrottleSync {
     const first = await this.#store.refresh();
     const wanted = throttleResourcesToRead(mergeThrottleDemands(liveDemands(first, this.#now())), ledgerOf(first.ledger.values()));
     if (wanted.topics.length === 0 && wanted.brokers.length === 0) return { alterations: [], failures: [], converged: true, rates: [] };
-    const claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS, now: this.#now });
+    const claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
     if (!claimed.granted) {
       const h = claimed.holder;
       const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
@@ -221,7 +221,7 @@ export class ThrottleSync {
     const failed = new Set<string>();
     if (plan.alterations.length > 0) {
       await hooks.gate?.('before-config-write');
-      if (this.#now() >= claim.expiresAt - CLAIM_MARGIN_MS) {
+      if (Date.now() >= claim.expiresAt - CLAIM_MARGIN_MS) {
         // Too close to the end of our lease to change configs safely: the next pass redoes it.
         const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The throttle sync ran out of its claim lease before changing configs; try again.' };
         return { alterations: [], failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })), converged: false, rates: [] };
