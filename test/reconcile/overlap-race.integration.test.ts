@@ -15,8 +15,8 @@ let b: ReassignGateway;
 before(async () => {
   // Slow copies: every move started here is still running when the round ends.
   sim = await startSimulator({ brokers: 4, replicationBytesPerSecond: 1000 });
-  a = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'a' } });
-  b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b' } });
+  a = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'a', REASSIGNMENT_START_TIMEOUT_MS: '30000' } });
+  b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b', REASSIGNMENT_START_TIMEOUT_MS: '30000' } });
 });
 after(async () => {
   await a?.close();
