@@ -71,7 +71,7 @@ export function createApp(opts: AppOptions): Express {
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 
-  app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000 }));
+  app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000, ...(opts.reassignments && { stateStore: opts.reassignments.store }) }));
   app.use(metaRoutes({ metrics, spec }));
   app.use(clusterRoutes({ kafka: opts.kafka }));
   const quota = createQuotaFeature(opts.kafka, metrics.registry, opts.quota);

@@ -36,7 +36,24 @@ export interface RuntimeOptions {
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
-  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
+  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), {
+    onEvent: (e) => {
+      const log = opts.logger;
+      if (e.type === 'missing') {
+        opts.metrics?.stateStore({ type: 'missing' });
+        log?.error('state topic missing: it was deleted outside the gateway; the gateway will not re-create it over lost state (see the README: Recovering the state topic)', { topic: e.topic });
+      } else if (e.type === 'unavailable') {
+        opts.metrics?.stateStore({ type: 'unavailable' });
+        log?.warn('state topic unreadable', { topic: opts.config.stateTopic, reason: e.reason });
+      } else if (e.type === 'recovered') {
+        opts.metrics?.stateStore({ type: 'ok' });
+        log?.info('state topic readable again', { topic: opts.config.stateTopic });
+      } else {
+        opts.metrics?.stateStore({ type: 'reset', cause: e.cause });
+        log?.warn('state topic reset: the view was rebuilt from the log start', { topic: opts.config.stateTopic, cause: e.cause, position: String(e.position), start: String(e.start), end: String(e.end) });
+      }
+    },
+  });
   // (Claims' leases run on wall-clock time, not on the injectable clock: they bound real pauses.)
   const throttleSync = new ThrottleSync({
     kafka: opts.kafka,
