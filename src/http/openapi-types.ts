@@ -96,7 +96,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All topics, sorted by name. */
+        /**
+         * All topics, sorted by name.
+         * @description The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
+         *     unless `internal=true`, and then listed with `internal: true`.
+         */
         get: operations["listTopics"];
         put?: never;
         /**
@@ -912,7 +916,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the cluster's state (36, 60). */
+        /** @description Conflicts with the cluster's state (36, 60), or `state-topic-protected` (deleting or re-partitioning the gateway's state topic). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1133,7 +1137,10 @@ export interface operations {
     };
     listTopics: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also list internal topics (the gateway's state topic). */
+                internal?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
