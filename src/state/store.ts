@@ -96,6 +96,8 @@ export class StateStore {
   #seen = false;
   #health: StateHealth = { status: 'ok' };
   readonly #claims = new ClaimTable();
+  /** Ledger records this instance had read before the topic was reset or went missing. */
+  readonly #lostLedger = new Map<string, LedgerRecord>();
   readonly #onEvent: (e: StateEvent) => void;
   readonly #now: () => number;
   readonly #maps = {
@@ -124,6 +126,7 @@ export class StateStore {
 
   #failed(err: unknown): never {
     if (err instanceof StateTopicMissingError) {
+      for (const [id, r] of this.#maps.ledger) this.#lostLedger.set(id, r);
       if (this.#health.status !== 'missing') {
         this.#health = { status: 'missing', reason: err.message, since: this.#now() };
         this.#onEvent({ type: 'missing', topic: this.#log.name });
@@ -186,6 +189,8 @@ export class StateStore {
   }
 
   #clear(): void {
+    // What the gateway owned before the loss: the only record of throttles now orphaned.
+    for (const [id, r] of this.#maps.ledger) this.#lostLedger.set(id, r);
     for (const m of Object.values(this.#maps)) m.clear();
     this.#claims.clear();
   }
@@ -299,6 +304,19 @@ export class StateStore {
     const garbage = this.#claims.garbage(now);
     if (garbage.length) await this.#write(garbage.map((c) => ({ key: claimKey(c.id), value: null })));
     return garbage.length;
+  }
+
+  /**
+   * The throttle ledger as this instance last read it before the state topic was reset or
+   * went missing (empty when that never happened in this process): what the orphaned-throttles
+   * cleanup may remove. forgetLost() drops entries once handled.
+   */
+  lostLedger(): ReadonlyMap<string, LedgerRecord> {
+    return this.#lostLedger;
+  }
+
+  forgetLost(ids: Iterable<string>): void {
+    for (const id of ids) this.#lostLedger.delete(id);
   }
 
   /** Live claims (as of the last refresh), for diagnostics and tests. */

@@ -115,6 +115,21 @@ describe('F2: the state topic cannot be deleted through the gateway; deleted any
       await eventually(async () => (((await metric(gw, 'kafka_gateway_reconciler_runs_total')) ?? 0) >= runs + 3 ? true : undefined));
       assert.ok(!(await gw.kafka.listTopics()).some((t) => t.name === STATE));
       expectProblem(await gw.http().get('/reassignments'), 503, 'state-topic-missing');
+
+      // Recovery: the move's throttles are orphaned; the dry run names them and changes nothing.
+      const left = await userThrottles(gw);
+      assert.ok(left['topic:f2'] && left['broker:0'], JSON.stringify(left));
+      const dry = await gw.http().delete('/throttles/orphaned');
+      assert.equal(dry.status, 200, JSON.stringify(dry.body));
+      assert.equal(dry.body.dryRun, true);
+      assert.equal(dry.body.lostLedgerKnown, true);
+      assert.deepEqual(dry.body.changes.map((c: { resourceType: string; resourceName: string }) => `${c.resourceType}:${c.resourceName}`).sort(), Object.keys(left).sort());
+      assert.deepEqual(await userThrottles(gw), left, 'a dry run changes nothing');
+      const done = await gw.http().delete('/throttles/orphaned?dryRun=false');
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.equal(done.body.dryRun, false, JSON.stringify(done.body));
+      assert.deepEqual(await userThrottles(gw), {}, `every orphaned gateway throttle removed: ${JSON.stringify(done.body)}`);
+      assert.deepEqual((await gw.http().delete('/throttles/orphaned')).body.changes, [], 'nothing left to do');
     } finally {
       await gw.close();
     }
