@@ -71,12 +71,15 @@ export function createApp(opts: AppOptions): Express {
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 
-  app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000 }));
+  app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000, ...(opts.reassignments && { stateStore: opts.reassignments.store }) }));
   app.use(metaRoutes({ metrics, spec }));
   app.use(clusterRoutes({ kafka: opts.kafka }));
   const quota = createQuotaFeature(opts.kafka, metrics.registry, opts.quota);
-  app.use(topicRoutes({ kafka: opts.kafka, mutations: quota.mutations }));
-  app.use(topicBatchRoutes({ kafka: opts.kafka, mutations: quota.mutations }));
+  // The gateway's own state topic cannot be deleted or re-partitioned through the gateway.
+  const stateTopic = opts.reassignments?.config.stateTopic;
+  const protectedTopics = { has: (name: string) => name === stateTopic };
+  app.use(topicRoutes({ kafka: opts.kafka, mutations: quota.mutations, protectedTopics }));
+  app.use(topicBatchRoutes({ kafka: opts.kafka, mutations: quota.mutations, protectedTopics }));
   if (quota.quotas) app.use(quotaRoutes({ quotas: quota.quotas, mutations: quota.mutations }));
   if (opts.reassignments) {
     app.use(reassignmentRoutes({ service: opts.reassignments.reassignments }));

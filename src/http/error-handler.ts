@@ -1,6 +1,7 @@
 // The last middleware: every error ends here and leaves as application/problem+json.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isKafkaRequestError, mapKafkaRequestError } from './errors.js';
+import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
+import { StateTopicMissingError } from '../state/store.js';
 import type { Logger } from './logger.js';
 import { problemType, sendProblem } from './problem.js';
 import { requestErrorToProblem } from './validation.js';
@@ -23,6 +24,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(err);
     const instance = instanceOf(req.originalUrl);
 
+    if (err instanceof StateTopicMissingError) {
+      // Loud on purpose: the gateway refuses to act on state it no longer has.
+      return sendProblem(res, {
+        problem: { type: problemType('state-topic-missing'), title: 'State topic missing', status: 503, detail: err.message, instance },
+        headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      });
+    }
     if (isKafkaRequestError(err)) {
       const mapped = mapKafkaRequestError(err, instance);
       if (mapped.problem.status >= 500) {

@@ -96,7 +96,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All topics, sorted by name. */
+        /**
+         * All topics, sorted by name.
+         * @description The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
+         *     unless `internal=true`, and then listed with `internal: true`.
+         */
         get: operations["listTopics"];
         put?: never;
         /**
@@ -401,6 +405,31 @@ export interface paths {
          *     running reassignments. Entries someone else set stay unless `includeExternal=true`.
          */
         delete: operations["deleteThrottledReplicas"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/throttles/orphaned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Recovery after the state topic was lost; remove the throttles its lost ledger owned.
+         * @description When the state topic was deleted or re-created outside the gateway, the throttles the
+         *     gateway had set lose their owner records. An instance that saw the loss kept the ledger
+         *     it had read: this removes what that ledger owned (prior values restored), except on
+         *     resources the current state demands or owns. A dry run by default: `dryRun=false`
+         *     makes the changes. `lostLedgerKnown: false` = this instance never saw a loss (see the
+         *     README, "Recovering the state topic").
+         */
+        delete: operations["deleteOrphanedThrottles"];
         options?: never;
         head?: never;
         patch?: never;
@@ -912,7 +941,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the cluster's state (36, 60). */
+        /** @description Conflicts with the cluster's state (36, 60), or `state-topic-protected` (deleting or re-partitioning the gateway's state topic). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1133,7 +1162,10 @@ export interface operations {
     };
     listTopics: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also list internal topics (the gateway's state topic). */
+                internal?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1841,6 +1873,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Throttles"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteOrphanedThrottles: {
+        parameters: {
+            query?: {
+                /** @description Only answer what would change (default true). */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes made (or that would be made). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dryRun: boolean;
+                        lostLedgerKnown: boolean;
+                        changes: {
+                            /** @enum {string} */
+                            resourceType: "topic" | "broker";
+                            resourceName: string;
+                            configs: {
+                                name: string;
+                                /** @enum {string} */
+                                operation: "SET" | "DELETE";
+                                value: string | null;
+                            }[];
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

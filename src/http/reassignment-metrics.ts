@@ -17,6 +17,8 @@ export interface ReassignmentMetrics {
   throttleRemoved(cause: string, delaySeconds: number | null): void;
   reconcilerError(step: string): void;
   reconciled(): void;
+  /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
+  stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
 }
 
 export function createReassignmentMetrics(registry: Registry): ReassignmentMetrics {
@@ -54,6 +56,24 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     name: `${METRIC_PREFIX}throttle_removal_delay_seconds`,
     help: 'Seconds between a reassignment\'s end being observed and its throttles being removed.',
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const stateAvailable = new Gauge({
+    name: `${METRIC_PREFIX}state_store_available`,
+    help: 'Whether the gateway could read its state topic the last time it tried (1) or not (0).',
+    registers: [registry],
+  });
+  stateAvailable.set(1);
+  const stateMissing = new Gauge({
+    name: `${METRIC_PREFIX}state_topic_missing`,
+    help: 'The state topic this instance used does not exist any more (1): deleted outside the gateway; see the README recovery.',
+    registers: [registry],
+  });
+  stateMissing.set(0);
+  const resets = new Counter({
+    name: `${METRIC_PREFIX}state_store_resets_total`,
+    help: 'Times the state view was rebuilt because the state topic was re-created or truncated, by cause (new-topic-id, end-below-position, start-beyond-position).',
+    labelNames: ['cause'] as const,
     registers: [registry],
   });
   const errors = new Counter({
@@ -117,6 +137,11 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     reconciled() {
       runs.inc();
       lastRun.set(Date.now() / 1000);
+    },
+    stateStore(e) {
+      if (e.type === 'reset') return void resets.inc({ cause: e.cause });
+      stateAvailable.set(e.type === 'ok' ? 1 : 0);
+      stateMissing.set(e.type === 'missing' ? 1 : 0);
     },
   };
 }

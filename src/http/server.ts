@@ -1,8 +1,15 @@
-// Listening and graceful shutdown. On SIGTERM/SIGINT: mark the app draining (so
-// /readyz fails and load balancers stop routing), stop accepting connections, let
-// in-flight requests finish, then close the Kafka client - in that order, because
-// in-flight requests still need Kafka.
-import { createServer, type Server } from 'node:http';
+// Listening and graceful shutdown. On SIGTERM/SIGINT, the drain:
+//   - /readyz answers 503 `shutting-down` (the listener stays open, so load balancers and
+//     probes get an answer, not a refused connection) and /healthz still 200;
+//   - any other NEW request is answered 503 `shutting-down` with Retry-After and
+//     `Connection: close`: a client retries on another instance;
+//   - requests in flight finish normally;
+//   - when none is left, or SHUTDOWN_TIMEOUT_MS has passed, the listener closes. A request
+//     still running at that point gets 503 `shutting-down` with Retry-After (whatever it
+//     was doing may or may not have happened: as for any 503 of a mutation, check before
+//     retrying); then connections are closed and the Kafka client after them, because
+//     in-flight requests still need Kafka.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -35,7 +42,37 @@ export interface RunningServer {
   shutdown(reason?: string): Promise<void>;
 }
 
+const DRAIN_RETRY_AFTER_SECONDS = 1;
+
+function sendShuttingDown(res: ServerResponse, detail: string): void {
+  const body = JSON.stringify({
+    type: 'https://kafka-admin-gateway.dev/problems/shutting-down',
+    title: 'Shutting down',
+    status: 503,
+    detail,
+    instance: (res.req?.url ?? '/').split('?')[0],
+  });
+  res.writeHead(503, { 'content-type': 'application/problem+json; charset=utf-8', 'retry-after': String(DRAIN_RETRY_AFTER_SECONDS), connection: 'close', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  // Requests being answered now (the drain waits for them; the timeout answers them 503).
+  const active = new Set<ServerResponse>();
+  let drainSettled: (() => void) | undefined;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    if (opts.state.draining) {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== '/readyz' && path !== '/healthz') return sendShuttingDown(res, 'The gateway is shutting down; send the request again (another instance will answer it).');
+      res.setHeader('connection', 'close');
+    }
+    active.add(res);
+    res.once('close', () => {
+      active.delete(res);
+      if (active.size === 0) drainSettled?.();
+    });
+    opts.app(req, res);
+  };
   const server: Server = opts.https
     ? createHttpsServer(
         {
@@ -47,9 +84,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           // certificates count (src/http/auth/client-cert.ts).
           ...(opts.https.clientCa && { ca: opts.https.clientCa, requestCert: true, rejectUnauthorized: false }),
         },
-        opts.app,
+        handler,
       )
-    : createServer(opts.app);
+    : createServer(handler);
   // Keep-alive sockets idle longer than a typical LB's (60 s) idle timeout would race the LB.
   server.keepAliveTimeout = 65_000;
 
@@ -69,24 +106,34 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     shutdownPromise ??= (async () => {
       opts.logger.info('shutting down', { reason });
       opts.state.draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // server.close() waits for keep-alive sockets too; idle ones can go now, busy
-      // ones are closed by Node as soon as their response is done.
+      // Idle keep-alive sockets can go now; busy ones are closed after their answer (Connection: close).
       server.closeIdleConnections();
       const timeoutMs = opts.shutdownTimeoutMs ?? 25_000;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        closed,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(() => {
-            opts.logger.warn('shutdown timeout: closing remaining connections', { timeoutMs });
-            server.closeAllConnections();
-            resolve();
-          }, timeoutMs);
+      const finished = await Promise.race([
+        active.size === 0 ? Promise.resolve(true) : new Promise<boolean>((resolve) => (drainSettled = () => resolve(true))),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
           timer.unref();
         }),
       ]);
       clearTimeout(timer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!finished) {
+        opts.logger.warn('shutdown timeout: answering the requests still running with 503', { timeoutMs, requests: active.size });
+        const answered = [...active].map(
+          (res) =>
+            new Promise<void>((resolve) => {
+              if (res.headersSent) return void res.destroy(); // half an answer: the client sees the connection end
+              res.once('finish', () => resolve());
+              res.once('close', () => resolve());
+              sendShuttingDown(res, `The gateway shut down before this request finished (SHUTDOWN_TIMEOUT_MS=${timeoutMs}); it may or may not have taken effect: check before retrying.`);
+            }),
+        );
+        await Promise.all(answered);
+      }
+      server.closeAllConnections();
+      await closed;
       await opts.kafka.close();
       await opts.onStopped?.();
       opts.logger.info('stopped');

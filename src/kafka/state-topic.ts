@@ -4,12 +4,21 @@
 // every instance reads the whole partition itself, and a write is durable once the
 // in-sync replicas have it (acks=-1) - the write-ahead ledger relies on that.
 //
-// Requests go to the partition's leader; NOT_LEADER_OR_FOLLOWER / LEADER_NOT_AVAILABLE or a
-// lost connection re-learn the leader (Metadata) and try again, within a small budget.
-import { fetchV17, listOffsetsV9, produceV11 } from '@platformatic/kafka';
+// Requests go to the partition's leader. Any answer that means "wrong or gone leader" (a lost
+// or refused connection, BROKER_NOT_AVAILABLE because the broker left the metadata,
+// NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, FENCED/UNKNOWN_LEADER_EPOCH, an unknown topic
+// or topic id while metadata catches up) makes it re-learn the leader with a Metadata request
+// for this one topic and try again, with backoff, until the request's time budget
+// (KAFKA_REQUEST_TIMEOUT_MS) is spent: a stopped broker costs a re-election, not a 502.
+//
+// A topic that Metadata says does not exist is a StateTopicMissingError, unless ensure() was
+// told to create it (the store allows that only on its first use: see store.ts).
+import { fetchV17, listOffsetsV9, metadataV12, produceV11 } from '@platformatic/kafka';
 import type { PlatformaticKafkaGateway } from './admin.js';
 import { KafkaRequestError } from './errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from './errors-map.js';
+import { StateTopicMissingError } from '../state/store.js';
+import { MAX_CLAIM_TTL_MS } from '../state/claims.js';
 
 export interface StateRecord {
   offset: bigint;
@@ -29,8 +38,14 @@ export interface StateTopicOptions {
   replicationFactor?: number;
 }
 
-const LEADER_MOVED = new Set([5, 6, 13, 7]); // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION, REQUEST_TIMED_OUT
-const ATTEMPTS = 4;
+/**
+ * UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT,
+ * BROKER_NOT_AVAILABLE, NETWORK_EXCEPTION, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH,
+ * UNKNOWN_TOPIC_ID: the leader we know is not (or no longer) the one to ask.
+ */
+export const LEADER_MOVED: ReadonlySet<number> = new Set([3, 5, 6, 7, 8, 13, 74, 75, 100]);
+const BACKOFF_MS = 50;
+const BACKOFF_MAX_MS = 1000;
 const FETCH_MAX_BYTES = 4 * 1024 * 1024;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -47,56 +62,81 @@ export class StateTopic {
     this.#replicationFactor = opts.replicationFactor;
   }
 
-  /** Creates the topic when it does not exist (compacted, 1 partition); learns its id and leader. */
-  async ensure(): Promise<void> {
+  /**
+   * Makes sure the topic exists and learns its id and leader. `create` (default true): create
+   * it when missing (compacted, 1 partition, min.compaction.lag.ms covering the longest claim
+   * lease); otherwise a missing topic is a StateTopicMissingError.
+   */
+  async ensure(opts: { create: boolean } = { create: true }): Promise<void> {
     if (this.#topicId !== null && this.#leader !== null) return;
-    const existing = (await this.#kafka.listTopics()).some((t) => t.name === this.name);
-    if (!existing) {
+    const md = await this.#metadata();
+    if (md === null) {
+      if (!opts.create) throw new StateTopicMissingError(this.name);
       const brokers = (await this.#kafka.describeCluster()).brokers.length;
       const [result] = await this.#kafka.createTopics([
         {
           name: this.name,
           partitions: 1,
           replicationFactor: this.#replicationFactor ?? Math.max(1, Math.min(3, brokers)),
-          configs: { 'cleanup.policy': 'compact' },
+          configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': String(MAX_CLAIM_TTL_MS) },
         },
       ]);
       // Another instance may have created it between our check and our request: fine.
       if (result && !result.ok && result.error.code !== 36) throw new KafkaRequestError('kafka', result.error);
     }
-    await this.#refresh();
+    await this.#learn();
   }
 
-  async #refresh(): Promise<void> {
-    const t = await this.#kafka.describeTopic(this.name);
-    const p = t.partitions.find((x) => x.partition === 0);
-    if (!t.topicId) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, `State topic ${this.name} has no topic id (Fetch v13+ needs one)`));
-    this.#topicId = uuidHex(t.topicId);
-    this.#leader = p && p.leader >= 0 ? p.leader : null;
+  /** The topic's id and partition 0's leader from Metadata (null = no such topic). */
+  async #metadata(): Promise<{ topicId: string; leader: number } | null> {
+    const res = await this.#kafka.sendRequest('Metadata', 'any', (conn) => metadataV12.api.async(conn, [this.name], false, false), (r) => firstCode(r.topics.map((t) => t.errorCode)));
+    const t = res.topics.find((x) => x.name === this.name);
+    if (!t || t.errorCode === 3) return null;
+    if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
+    const p = t.partitions.find((x) => x.partitionIndex === 0);
+    return { topicId: t.topicId, leader: p ? p.leaderId : -1 };
+  }
+
+  async #learn(): Promise<void> {
+    const md = await this.#metadata();
+    if (md === null) throw new StateTopicMissingError(this.name);
+    if (!md.topicId || /^[0-]+$/.test(md.topicId) || md.topicId === 'AAAAAAAAAAAAAAAAAAAAAA') {
+      throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, `State topic ${this.name} has no topic id (Fetch v13+ needs one)`));
+    }
+    this.#topicId = uuidHex(md.topicId);
+    this.#leader = md.leader >= 0 ? md.leader : null;
     if (this.#leader === null) throw new KafkaRequestError('unavailable', kafkaErrorInfo(5, `State topic ${this.name} has no leader`));
   }
 
-  /** Runs `fn` against the leader; re-learns the leader when it moved. */
+  /**
+   * Runs `fn` against the leader; re-learns the leader when it moved or went away, and retries
+   * until the request's time budget is spent.
+   */
   async #onLeader<T>(fn: (leader: number, topicId: string) => Promise<T>): Promise<T> {
-    let last: unknown;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const deadline = Date.now() + this.#kafka.requestTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
       try {
-        if (this.#topicId === null || this.#leader === null) await this.ensure();
+        if (this.#topicId === null || this.#leader === null) await this.#learn();
         return await fn(this.#leader!, this.#topicId!);
       } catch (err) {
-        last = err;
+        if (err instanceof StateTopicMissingError) throw err;
         const e = toKafkaRequestError(err);
-        if (!LEADER_MOVED.has(e.kafka.code) && e.kind === 'kafka') throw e;
+        // A broker's definite answer that is not about leadership (e.g. 89, 29) is final.
+        if (e.kind === 'kafka' && !LEADER_MOVED.has(e.kafka.code)) throw e;
         this.#leader = null;
-        await sleep(50 * (attempt + 1));
+        const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** attempt);
+        if (Date.now() + wait >= deadline) throw e.kind === 'kafka' ? new KafkaRequestError('unavailable', e.kafka, { cause: e }) : e;
+        await sleep(wait);
       }
     }
-    throw toKafkaRequestError(last);
   }
 
-  /** [logStartOffset, logEndOffset) of the partition. */
-  async offsets(): Promise<{ start: bigint; end: bigint }> {
-    return this.#onLeader(async (leader) => {
+  /** [logStartOffset, logEndOffset) of the partition, and the topic id they belong to. */
+  async offsets(): Promise<{ start: bigint; end: bigint; topicId: string }> {
+    // The id from Metadata, every time: a topic re-created under the same name (same leader,
+    // offsets at or beyond ours) is only visible there.
+    this.#leader = null;
+    return this.#onLeader(async (leader, topicId) => {
       const res = await this.#kafka.sendRequest(
         'ListOffsets',
         { broker: leader },
@@ -121,7 +161,7 @@ export class StateTopic {
       );
       const endCode = resEnd.topics[0]?.partitions[0];
       if (!endCode || endCode.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(endCode?.errorCode ?? -1));
-      return { start: startCode.offset, end: endCode.offset };
+      return { start: startCode.offset, end: endCode.offset, topicId };
     });
   }
 
@@ -129,8 +169,11 @@ export class StateTopic {
   async read(from: bigint, to: bigint): Promise<StateRecord[]> {
     const out: StateRecord[] = [];
     let next = from;
+    const readingId = this.#topicId;
     while (next < to) {
       const batch = await this.#onLeader(async (leader, topicId) => {
+        // Re-created while we read (the leader was re-learned): these offsets mean nothing there.
+        if (readingId !== null && topicId !== readingId) throw new Error(`State topic ${this.name} was re-created during a read`);
         const res = await this.#kafka.sendRequest(
           'Fetch',
           { broker: leader },

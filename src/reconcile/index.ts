@@ -10,13 +10,15 @@ import { ProgressTracker } from './progress.js';
 import { ReassignmentService } from './reassignment-service.js';
 import { Reconciler } from './reconciler.js';
 import { ThrottleService } from './throttle-service.js';
-import { ThrottleSync } from './throttle-sync.js';
+import { ThrottleSync, type ThrottleSyncHooks } from './throttle-sync.js';
 
 export interface ReassignmentRuntime {
   readonly config: ReassignmentConfig;
   readonly store: StateStore;
   readonly reassignments: ReassignmentService;
   readonly throttles: ThrottleService;
+  /** The throttle sync the services and the reconciler share. */
+  readonly throttleSync: ThrottleSync;
   readonly reconciler: Reconciler;
 }
 
@@ -28,16 +30,41 @@ export interface RuntimeOptions {
   /** Unthrottled copy speed per broker, when known (estimates without a throttle). */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
+  /** TEST ONLY: gates in the throttle sync (see ThrottleSyncHooks.gate). */
+  syncGate?: ThrottleSyncHooks['gate'];
 }
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
-  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }));
+  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), {
+    onEvent: (e) => {
+      const log = opts.logger;
+      if (e.type === 'missing') {
+        opts.metrics?.stateStore({ type: 'missing' });
+        log?.error('state topic missing: it was deleted outside the gateway; the gateway will not re-create it over lost state (see the README: Recovering the state topic)', { topic: e.topic });
+      } else if (e.type === 'unavailable') {
+        opts.metrics?.stateStore({ type: 'unavailable' });
+        log?.warn('state topic unreadable', { topic: opts.config.stateTopic, reason: e.reason });
+      } else if (e.type === 'recovered') {
+        opts.metrics?.stateStore({ type: 'ok' });
+        log?.info('state topic readable again', { topic: opts.config.stateTopic });
+      } else {
+        opts.metrics?.stateStore({ type: 'reset', cause: e.cause });
+        log?.warn('state topic reset: the view was rebuilt from the log start', { topic: opts.config.stateTopic, cause: e.cause, position: String(e.position), start: String(e.start), end: String(e.end) });
+      }
+    },
+  });
+  // (Claims' leases run on wall-clock time, not on the injectable clock: they bound real pauses.)
   const throttleSync = new ThrottleSync({
     kafka: opts.kafka,
     store,
     now,
-    hooks: { afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'), afterConfigWrite: () => crashPoint(opts.config, 'throttle-write') },
+    owner: opts.config.instanceId,
+    hooks: {
+      afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'),
+      afterConfigWrite: () => crashPoint(opts.config, 'throttle-write'),
+      ...(opts.syncGate && { gate: opts.syncGate }),
+    },
   });
   const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
@@ -46,6 +73,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
     store,
     reassignments: new ReassignmentService({ ...common, progress, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
     throttles: new ThrottleService(common),
+    throttleSync,
     reconciler: new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) }),
   };
 }

@@ -38,6 +38,7 @@ import { alterPartitionReassignments, listPartitionReassignments, type MovingPar
 import { RECORD_VERSION, TERMINAL_STATES, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import { admitReassignment } from './admission.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
@@ -184,9 +185,13 @@ export class ReassignmentService {
       startDeadline: now + this.#d.config.startTimeoutMs,
       updatedAt: now,
     };
+    // Two instances may admit overlapping requests at once: the state topic decides (admission.ts).
+    const validated = new Map([...view.reassignments.values()].filter(isLive).map((r) => [r.id, r.state]));
+    const admitted = await admitReassignment(this.#d.store, { id, owner: this.#d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated });
+    if (!admitted.ok) return { kind: 'invalid', status: 409, errors: admitted.errors };
     // addToExisting: partitions another gateway reassignment was moving are this one's now.
-    const superseded = this.#supersede(view, record);
-    await this.#d.store.write([record, ...superseded]);
+    const superseded = this.#supersede(admitted.view, record);
+    await this.#d.store.release(admitted.claim, [record, ...superseded]);
 
     // 2. Throttles: ledger first, then the configs (inside the sync).
     if (record.throttleDemand) {

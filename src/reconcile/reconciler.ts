@@ -91,29 +91,35 @@ export class Reconciler {
     }
   }
 
-  /** One pass. Never throws: a failing step is counted, logged, and retried next time. */
+  /**
+   * One pass. Never throws: a failing step is counted, logged, and retried next time. Each
+   * observation is its own step, and the throttle sync runs whatever else failed: a pass that
+   * cannot read Kafka's moves (or one topic's placement) still removes the throttles of
+   * reassignments whose end the state topic already records.
+   */
   async reconcileOnce(): Promise<void> {
-    const observed = await this.#step('observe', async () => {
-      const view = await this.#d.store.refresh();
-      const moving = await listPartitionReassignments(this.#d.kafka);
+    const view = await this.#step('state', () => this.#d.store.refresh());
+    const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
+    let placement: TopicPartitions[] | undefined;
+    if (view && moving) {
       const topics = new Set<string>();
       for (const r of view.reassignments.values()) if (isLive(r)) for (const p of r.partitions) topics.add(p.topic);
-      const placement = await describePartitions(this.#d.kafka, [...topics]);
-      return { view, moving, placement };
-    });
-    if (!observed) return;
-    const { view, moving, placement } = observed;
+      placement = await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+    }
 
-    await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
-    await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
-    const sync = await this.#step('throttles', () => this.#d.throttles.sync());
-    if (sync) {
+    if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
+    if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
+    // Another instance syncing the same resources: it does the work, we look again next pass.
+    const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
+    if (sync && !sync.busy) {
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
     }
-    await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
-    await this.#step('retention', () => this.#retire(this.#d.store.view()));
+    if (moving && placement) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
+    if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
+    // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
+    if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
     this.#d.metrics?.reconciled();
   }
 

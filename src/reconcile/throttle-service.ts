@@ -15,6 +15,10 @@ import {
   LEADER_THROTTLED_REPLICAS,
   rateOwner,
   replicaEntry,
+  EMPTY_THROTTLE_DEMAND,
+  mergeThrottleDemands,
+  reconcileThrottles,
+  throttleResourcesToRead,
   replicaListOwnership,
   type ThrottleDemand,
   type TopicThrottleDemand,
@@ -28,7 +32,7 @@ import { describePartitions } from '../kafka/partitions.js';
 import { RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { isLive, ledgerOf, partitionId } from './ownership.js';
+import { isLive, ledgerOf, liveDemands, partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
@@ -269,6 +273,50 @@ export class ThrottleService {
   }
 
   /**
+   * Recovery after the state topic was lost (deleted, re-created): removes the throttles the
+   * gateway had set according to the ledger this instance read before the loss, restoring
+   * prior values, except on resources the (new) state demands or owns now. `dryRun` answers
+   * the changes without making them. A process that never saw the loss has no such ledger
+   * (lostLedgerKnown false): see the README for removing them with includeExternal.
+   */
+  async cleanupOrphans(dryRun: boolean): Promise<OrphanCleanup> {
+    const lost = ledgerOf(this.#store.lostLedger().values());
+    const resources = throttleResourcesToRead(EMPTY_THROTTLE_DEMAND, lost);
+    if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: this.#store.lostLedger().size > 0, changes: [] };
+    // Resources the live machinery answers for now are left to it.
+    let busy = { topics: new Set<string>(), brokers: new Set<string>() };
+    try {
+      const view = await this.#store.refresh();
+      const live = throttleResourcesToRead(mergeThrottleDemands(liveDemands(view, this.#now())), ledgerOf(view.ledger.values()));
+      busy = { topics: new Set(live.topics), brokers: new Set(live.brokers.map(String)) };
+    } catch {
+      // No state at all: nothing can be demanded or owned now.
+    }
+    const results = await this.#sync.readConfigs(resources.topics.filter((t) => !busy.topics.has(t)), resources.brokers.filter((b) => !busy.brokers.has(String(b))));
+    const topics: Record<string, { leader: string | null; follower: string | null }> = {};
+    const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
+    for (const r of results) {
+      if (!r.ok) continue; // a deleted topic took its configs with it
+      if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
+      else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
+    }
+    const plan = reconcileThrottles({ topics, brokers }, EMPTY_THROTTLE_DEMAND, lost);
+    const changes = plan.alterations.map((a) => ({ resourceType: a.resourceType, resourceName: a.resourceName, configs: a.configs.map((c) => ({ name: c.name, operation: c.operation, value: c.value })) }));
+    if (!dryRun) {
+      if (plan.alterations.length) {
+        const out = await incrementalAlterConfigs(
+          this.#kafka,
+          plan.alterations.map((a) => ({ kind: a.resourceType, name: a.resourceName, ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })) })),
+        );
+        const failed = out.find((r) => !r.ok);
+        if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
+      }
+      this.#store.forgetLost([...Object.keys(topics).map((t) => `topic/${t}`), ...Object.keys(brokers).map((b) => `broker/${b}`)]);
+    }
+    return { dryRun, lostLedgerKnown: true, changes };
+  }
+
+  /**
    * Removes rates on `brokers` (null = every broker) or replica throttles on `topics` (null =
    * every topic): the gateway's by dropping them from every demand, and with includeExternal
    * everybody else's by deleting the configs too.
@@ -309,6 +357,14 @@ export class ThrottleService {
     }
     return this.list();
   }
+}
+
+export interface OrphanCleanup {
+  dryRun: boolean;
+  /** This instance saw the state topic reset or go missing, and kept the ledger it had read. */
+  lostLedgerKnown: boolean;
+  /** The changes (done, or that would be done): prior values restored, the gateway's entries removed. */
+  changes: { resourceType: 'topic' | 'broker'; resourceName: string; configs: { name: string; operation: 'SET' | 'DELETE'; value: string | null }[] }[];
 }
 
 function del(names: string[]): ConfigOp[] {

@@ -13,8 +13,16 @@
 //
 // A crash between 4 and 5 leaves a ledger owning entries that are not there (the next pass
 // forgets them); between 5 and 6, entries that are there and owned (the next pass keeps or
-// removes them). Never an entry that is there and not owned. Passes are serialised within a
-// process; across instances every pass computes the same operations from the same inputs.
+// removes them). Never an entry that is there and not owned.
+//
+// Across instances, passes over the same config resource are SERIALISED through the state
+// topic: before step 1 a pass claims `throttle/topic/<t>` and `throttle/broker/<id>` for every
+// resource it will read (a compare-and-set decided by the topic's log order, src/state/claims.ts)
+// and releases the claim in the same batch as its step-6 ledger. A pass that loses the claim
+// touches nothing and tries again after the holder's release, reading the configs the holder
+// wrote. Without this, A planning from {A} while B planned from {A, B} could land A's config
+// after B's ledger: a value the ledger did not own, left behind for good (issue 14, F4).
+// Within a process passes are serialised by a mutex.
 import {
   FOLLOWER_THROTTLED_RATE,
   FOLLOWER_THROTTLED_REPLICAS,
@@ -31,11 +39,23 @@ import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { describeConfigOverrides, incrementalAlterConfigs, type ConfigResult } from '../kafka/configs.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
 import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRecord } from '../state/records.js';
+import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { ledgerOf, liveDemands } from './ownership.js';
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
+/** A pass holds its claim at most this long; it gives up before writing configs this close to the end. */
+const CLAIM_LEASE_MS = 10_000;
+const CLAIM_MARGIN_MS = 3_000;
+/** How long sync() waits for another instance's pass on the same resources (callers: requests). */
+const WAIT_BUDGET_MS = 15_000;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export const throttleClaimResources = (r: { topics: readonly string[]; brokers: readonly (number | string)[] }): string[] => [
+  ...r.topics.map((t) => `throttle/topic/${t}`),
+  ...r.brokers.map((b) => `throttle/broker/${b}`),
+];
 
 export interface ThrottleSyncResult {
   /** Operations sent (successful or not). */
@@ -46,6 +66,8 @@ export interface ThrottleSyncResult {
   converged: boolean;
   /** Rates on the brokers this pass read, after its changes (for the throttle-rate gauge). */
   rates: { broker: number; leader: number | null; follower: number | null }[];
+  /** Another instance held the resources (for longer than sync() waited): nothing was touched. */
+  busy?: { holder: string; purpose: string; expiresAt: number } | undefined;
 }
 
 /**
@@ -58,6 +80,11 @@ export interface ThrottleSyncHooks {
   afterLedgerWrite?: () => void;
   /** After the configs were changed. */
   afterConfigWrite?: () => void;
+  /**
+   * TEST GATES: awaited at these points of a pass, so a test can force two instances' passes
+   * to interleave (test/reconcile/ledger-race.integration.test.ts).
+   */
+  gate?: (point: 'before-ledger-write' | 'before-config-write') => Promise<void> | void;
 }
 
 class Mutex {
@@ -112,8 +139,10 @@ export class ThrottleSync {
   readonly #now: () => number;
   readonly #mutex = new Mutex();
   readonly #hooks: ThrottleSyncHooks;
+  readonly #owner: string;
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks }) {
+  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string }) {
+    this.#owner = deps.owner ?? 'gateway';
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#now = deps.now ?? Date.now;
@@ -129,14 +158,47 @@ export class ThrottleSync {
     );
   }
 
-  sync(): Promise<ThrottleSyncResult> {
-    return this.#mutex.run(() => this.#pass(this.#hooks));
+  /**
+   * One pass. `wait` (default true): when another instance's pass holds the resources, try
+   * again (backoff) for up to WAIT_BUDGET_MS; false = answer `busy` at once (the reconciler).
+   */
+  sync(opts: { wait?: boolean } = {}): Promise<ThrottleSyncResult> {
+    return this.#mutex.run(async () => {
+      const deadline = Date.now() + WAIT_BUDGET_MS;
+      for (let attempt = 0; ; attempt++) {
+        const r = await this.#pass(this.#hooks);
+        if (!r.busy || opts.wait === false) return r;
+        const wait = Math.min(500, 20 * 2 ** attempt);
+        if (Date.now() + wait > deadline) return r;
+        await sleep(wait);
+      }
+    });
   }
 
   async #pass(hooks: ThrottleSyncHooks): Promise<ThrottleSyncResult> {
     // Which resources to read: from the view as it is now (a refresh first, so new demands count).
     const first = await this.#store.refresh();
     const wanted = throttleResourcesToRead(mergeThrottleDemands(liveDemands(first, this.#now())), ledgerOf(first.ledger.values()));
+    if (wanted.topics.length === 0 && wanted.brokers.length === 0) return { alterations: [], failures: [], converged: true, rates: [] };
+    const claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+    if (!claimed.granted) {
+      const h = claimed.holder;
+      const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
+      const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.` };
+      const failures = [...wanted.topics.map((t) => ({ resource: `topic/${t}`, error })), ...wanted.brokers.map((b) => ({ resource: `broker/${b}`, error }))];
+      return { alterations: [], failures, converged: false, rates: [], busy };
+    }
+    let released = false;
+    try {
+      const result = await this.#claimedPass(hooks, wanted, claimed.claim, () => (released = true));
+      return result;
+    } finally {
+      if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
+    }
+  }
+
+  async #claimedPass(hooks: ThrottleSyncHooks, wanted: { topics: string[]; brokers: number[] }, claim: DecidedClaim, markReleased: () => void): Promise<ThrottleSyncResult> {
+    // Only what we hold is read, so only that is changed (the domain leaves unread resources alone).
     const read = toConfigValues(await this.readConfigs(wanted.topics, wanted.brokers));
     // Write-ahead ordering: the state is read AFTER the configs (see the header).
     const view = await this.#store.refresh();
@@ -151,12 +213,19 @@ export class ThrottleSync {
     const plan = reconcileThrottles(read.values, demand, ledger);
     const resources = { topics: Object.keys(read.values.topics), brokers: Object.keys(read.values.brokers) };
     const before = ledgerDiff(view, plan.ledgerBeforeOps, resources, now);
+    await hooks.gate?.('before-ledger-write');
     if (before.values.length || before.deletes.length) await this.#store.write(before.values, before.deletes);
     if (plan.alterations.length > 0) hooks.afterLedgerWrite?.();
 
     const failures = [...read.failures];
     const failed = new Set<string>();
     if (plan.alterations.length > 0) {
+      await hooks.gate?.('before-config-write');
+      if (Date.now() >= claim.expiresAt - CLAIM_MARGIN_MS) {
+        // Too close to the end of our lease to change configs safely: the next pass redoes it.
+        const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The throttle sync ran out of its claim lease before changing configs; try again.' };
+        return { alterations: [], failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })), converged: false, rates: [] };
+      }
       const results = await incrementalAlterConfigs(
         this.#kafka,
         plan.alterations.map((a) => ({
@@ -179,7 +248,9 @@ export class ThrottleSync {
       brokers: resources.brokers.filter((b) => !failed.has(`broker/${b}`)),
     };
     const after = ledgerDiff(this.#store.view(), plan.ledgerAfterOps, afterResources, this.#now());
-    if (after.values.length || after.deletes.length) await this.#store.write(after.values, after.deletes);
+    // The "after" ledger and the release in one batch: whoever claims next reads both.
+    await this.#store.release(claim, after.values, after.deletes);
+    markReleased();
 
     const unread = plan.unread.topics.length + plan.unread.brokers.length;
     const rates = Object.entries(read.values.brokers).map(([broker, v]) => {

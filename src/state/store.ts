@@ -7,16 +7,66 @@
 // write-ahead ledger work across instances: a config value found in the cluster was set
 // after its claim was acknowledged, so a refresh() started after reading the config sees
 // the claim.
+//
+// Resets: when the topic was re-created (a new topic id) or truncated (its end offset below
+// our position), the view is rebuilt from the log start; records we never read that were
+// removed (start offset beyond our position) likewise. A topic this process has already used
+// that disappears is NOT re-created (that would hide lost state): the store reports it as
+// missing (health(), the onEvent hook) and every read and write fails until an operator acts.
+import { randomBytes } from 'node:crypto';
+import { CLAIM_PREFIX, claimKey, ClaimTable, CLAIM_VERSION, decodeClaim, MAX_CLAIM_TTL_MS, type ClaimValue, type DecidedClaim } from './claims.js';
 import { decodeValue, encodeValue, keyOf, parseKey, type LedgerRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
 
 /** The log the store reads and writes (src/kafka/state-topic.ts implements it on Kafka). */
 export interface StateLog {
   readonly name: string;
-  ensure(): Promise<void>;
-  offsets(): Promise<{ start: bigint; end: bigint }>;
+  /**
+   * Makes sure the topic exists. `create`: create it when missing (first use); otherwise a
+   * missing topic is a StateTopicMissingError.
+   */
+  ensure(opts?: { create: boolean }): Promise<void>;
+  /** [start, end) of the partition, and the topic's id (a new id = the topic was re-created). */
+  offsets(): Promise<{ start: bigint; end: bigint; topicId?: string }>;
   read(from: bigint, to: bigint): Promise<{ offset: bigint; key: string; value: string | null }[]>;
   write(records: { key: string; value: string | null }[]): Promise<bigint>;
 }
+
+/** The state topic this process used is gone (deleted outside the gateway). */
+export class StateTopicMissingError extends Error {
+  readonly topic: string;
+  constructor(topic: string) {
+    super(
+      `The gateway's state topic ${topic} does not exist any more (deleted outside the gateway?). The gateway does not re-create it over lost state: see "Recovering the state topic" in the README.`,
+    );
+    this.name = 'StateTopicMissingError';
+    this.topic = topic;
+  }
+}
+
+export type StateHealth =
+  | { status: 'ok' }
+  | { status: 'missing' | 'unavailable'; reason: string; since: number };
+
+export type StateEvent =
+  | { type: 'reset'; cause: 'new-topic-id' | 'end-below-position' | 'start-beyond-position'; position: bigint; start: bigint; end: bigint }
+  | { type: 'missing'; topic: string }
+  | { type: 'unavailable'; reason: string }
+  | { type: 'recovered' };
+
+export interface ClaimOptions {
+  /** What it is for (logs, 409 details). */
+  purpose: string;
+  /** Gateway instance writing it. */
+  owner: string;
+  /** Lease: the claim holds at most this long (<= MAX_CLAIM_TTL_MS). */
+  ttlMs: number;
+  now?: () => number;
+}
+
+export type ClaimResult =
+  | { granted: true; claim: DecidedClaim }
+  /** Lost (the claim record is already tombstoned): `holder` held one of the resources. */
+  | { granted: false; claimId: string; holder: DecidedClaim | undefined };
 
 export interface StateView {
   readonly reassignments: ReadonlyMap<string, ReassignmentRecord>;
@@ -40,14 +90,53 @@ export class StateStore {
   readonly #queue = new Queue();
   #position = 0n;
   #ready = false;
+  /** The topic id this view was read from (null until first read). */
+  #topicId: string | null = null;
+  /** This process has read the topic once: from then on a missing topic is never re-created. */
+  #seen = false;
+  #health: StateHealth = { status: 'ok' };
+  readonly #claims = new ClaimTable();
+  /** Ledger records this instance had read before the topic was reset or went missing. */
+  readonly #lostLedger = new Map<string, LedgerRecord>();
+  readonly #onEvent: (e: StateEvent) => void;
+  readonly #now: () => number;
   readonly #maps = {
     reassignment: new Map<string, ReassignmentRecord>(),
     'throttle-request': new Map<string, ThrottleRequestRecord>(),
     ledger: new Map<string, LedgerRecord>(),
   };
 
-  constructor(log: StateLog) {
+  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number } = {}) {
     this.#log = log;
+    this.#onEvent = opts.onEvent ?? (() => undefined);
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Whether the state topic could be read the last time it was tried. */
+  health(): StateHealth {
+    return this.#health;
+  }
+
+  #ok(): void {
+    if (this.#health.status !== 'ok') {
+      this.#health = { status: 'ok' };
+      this.#onEvent({ type: 'recovered' });
+    }
+  }
+
+  #failed(err: unknown): never {
+    if (err instanceof StateTopicMissingError) {
+      for (const [id, r] of this.#maps.ledger) this.#lostLedger.set(id, r);
+      if (this.#health.status !== 'missing') {
+        this.#health = { status: 'missing', reason: err.message, since: this.#now() };
+        this.#onEvent({ type: 'missing', topic: this.#log.name });
+      }
+    } else {
+      const reason = err instanceof Error ? err.message : String(err);
+      if (this.#health.status !== 'unavailable') this.#onEvent({ type: 'unavailable', reason });
+      this.#health = { status: 'unavailable', reason, since: this.#health.status === 'unavailable' ? this.#health.since : this.#now() };
+    }
+    throw err;
   }
 
   get topic(): string {
@@ -62,26 +151,62 @@ export class StateStore {
   /** Reads everything appended up to now; afterwards view() holds every acknowledged write. */
   refresh(): Promise<StateView> {
     return this.#queue.run(async () => {
-      if (!this.#ready) {
-        await this.#log.ensure();
-        this.#ready = true;
+      try {
+        await this.#refresh();
+      } catch (err) {
+        this.#failed(err);
       }
-      const { start, end } = await this.#log.offsets();
-      if (start > this.#position) {
-        // Records we never read were removed (retention or compaction below our position):
-        // rebuild from scratch rather than keep a view with holes.
-        for (const m of Object.values(this.#maps)) m.clear();
-        this.#position = start;
-      }
-      if (end > this.#position) {
-        for (const r of await this.#log.read(this.#position, end)) this.#apply(r.key, r.value);
-        this.#position = end;
-      }
+      this.#ok();
       return this.view();
     });
   }
 
-  #apply(key: string, raw: string | null): void {
+  async #refresh(): Promise<void> {
+    if (!this.#ready) {
+      // Only the first use in this process may create it; later, a missing topic is lost state.
+      await this.#log.ensure({ create: !this.#seen });
+      this.#ready = true;
+      this.#seen = true;
+    }
+    const { start, end, topicId } = await this.#log.offsets();
+    let cause: Extract<StateEvent, { type: 'reset' }>['cause'] | null = null;
+    if (topicId !== undefined && this.#topicId !== null && topicId !== this.#topicId) cause = 'new-topic-id';
+    else if (end < this.#position) cause = 'end-below-position';
+    else if (start > this.#position) cause = 'start-beyond-position';
+    if (topicId !== undefined) this.#topicId = topicId;
+    if (cause !== null) {
+      // The log we read is not the log there is now: rebuild from scratch rather than keep a
+      // view with holes or with records that no longer exist.
+      const position = this.#position;
+      this.#clear();
+      this.#position = start;
+      if (cause !== 'start-beyond-position' || position > 0n) this.#onEvent({ type: 'reset', cause, position, start, end });
+    }
+    if (end > this.#position) {
+      for (const r of await this.#log.read(this.#position, end)) this.#apply(r.offset, r.key, r.value);
+      this.#position = end;
+    }
+  }
+
+  #clear(): void {
+    // What the gateway owned before the loss: the only record of throttles now orphaned.
+    for (const [id, r] of this.#maps.ledger) this.#lostLedger.set(id, r);
+    for (const m of Object.values(this.#maps)) m.clear();
+    this.#claims.clear();
+  }
+
+  #apply(offset: bigint | null, key: string, raw: string | null): void {
+    if (key.startsWith(CLAIM_PREFIX)) {
+      // Claims are decided in log order: only ever applied as read, at their offset.
+      if (offset === null) return;
+      const id = key.slice(CLAIM_PREFIX.length);
+      if (raw === null) this.#claims.apply(offset, id, null);
+      else {
+        const c = decodeClaim(key, raw);
+        if (c) this.#claims.apply(offset, id, c);
+      }
+      return;
+    }
     if (raw === null) {
       const k = parseKey(key);
       if (k) this.#maps[k.kind].delete(k.id);
@@ -97,11 +222,105 @@ export class StateStore {
    * record batch, so a reader sees all of them or none. Resolves once Kafka acknowledged.
    */
   async write(values: StateValue[], deleteKeys: string[] = []): Promise<void> {
-    const records = [...values.map((v) => ({ key: keyOf(v), value: encodeValue(v) })), ...deleteKeys.map((key) => ({ key, value: null }))];
-    if (records.length === 0) return;
+    await this.#write([...values.map((v) => ({ key: keyOf(v), value: encodeValue(v) })), ...deleteKeys.map((key) => ({ key, value: null }))]);
+  }
+
+  async #write(records: { key: string; value: string | null }[]): Promise<bigint> {
+    if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
-    await this.#log.write(records);
+    let offset: bigint;
+    try {
+      offset = await this.#log.write(records);
+    } catch (err) {
+      this.#failed(err);
+    }
     // Our own write is visible to us at once; the next refresh re-reads it in log order.
-    for (const r of records) this.#apply(r.key, r.value);
+    for (const r of records) this.#apply(null, r.key, r.value);
+    return offset;
+  }
+
+  // ------------------------------------------------------------------ compare-and-set
+
+  /**
+   * Claims `resources` exclusively (see claims.ts): writes a claim record, reads the log up to
+   * it, and answers whether it was granted, i.e. whether no earlier granted, unexpired claim
+   * names one of them. A lost claim is tombstoned before this returns: the caller must then
+   * change nothing. A granted claim holds until release() or its lease ends.
+   * Cost: one produce and one refresh (two for a loser).
+   */
+  async claim(resources: string[], opts: ClaimOptions): Promise<ClaimResult> {
+    if (resources.length === 0) throw new RangeError('a claim names at least one resource');
+    if (!(opts.ttlMs > 0 && opts.ttlMs <= MAX_CLAIM_TTL_MS)) throw new RangeError(`claim ttl must be in (0, ${MAX_CLAIM_TTL_MS}] ms`);
+    const now = (opts.now ?? this.#now)();
+    const id = `${now.toString(36)}-${randomBytes(6).toString('hex')}`;
+    const value: ClaimValue = {
+      kind: 'claim',
+      v: CLAIM_VERSION,
+      id,
+      resources: [...new Set(resources)].sort(),
+      purpose: opts.purpose,
+      owner: opts.owner,
+      createdAt: now,
+      expiresAt: now + opts.ttlMs,
+    };
+    await this.#write([{ key: claimKey(id), value: JSON.stringify(value) }]);
+    await this.refresh();
+    const decided = this.#claims.get(id);
+    if (!decided) {
+      // Read up to the end offset after the write: ours must be there (unless the topic was reset meanwhile).
+      throw new Error(`claim ${id} not found in the state topic after writing it (reset?)`);
+    }
+    if (decided.granted) return { granted: true, claim: decided };
+    const holder = decided.blockedBy !== undefined ? this.#claims.get(decided.blockedBy) : undefined;
+    await this.#write([{ key: claimKey(id), value: null }]).catch(() => undefined); // swept later otherwise
+    return { granted: false, claimId: id, holder };
+  }
+
+  /**
+   * Ends a claim: its tombstone, in ONE batch with `values`/`deleteKeys` written while holding
+   * it, so readers see the result and the release together.
+   */
+  async release(claim: Pick<ClaimValue, 'id'>, values: StateValue[] = [], deleteKeys: string[] = []): Promise<void> {
+    await this.#write([
+      ...values.map((v) => ({ key: keyOf(v), value: encodeValue(v) })),
+      ...deleteKeys.map((key) => ({ key, value: null })),
+      { key: claimKey(claim.id), value: null },
+    ]);
+  }
+
+  /** The granted, unexpired claim holding `resource` as of the last refresh. */
+  holder(resource: string, now = this.#now()): DecidedClaim | undefined {
+    return this.#claims.holder(resource, now);
+  }
+
+  /** Whether `claim` still holds (granted, not released, lease not over) as of the last refresh. */
+  holds(claim: Pick<ClaimValue, 'id'>, now = this.#now()): boolean {
+    const c = this.#claims.get(claim.id);
+    return c !== undefined && c.granted && c.expiresAt > now;
+  }
+
+  /** Tombstones claims that lost or whose lease ended (their writers died). Returns how many. */
+  async sweepClaims(now = this.#now()): Promise<number> {
+    const garbage = this.#claims.garbage(now);
+    if (garbage.length) await this.#write(garbage.map((c) => ({ key: claimKey(c.id), value: null })));
+    return garbage.length;
+  }
+
+  /**
+   * The throttle ledger as this instance last read it before the state topic was reset or
+   * went missing (empty when that never happened in this process): what the orphaned-throttles
+   * cleanup may remove. forgetLost() drops entries once handled.
+   */
+  lostLedger(): ReadonlyMap<string, LedgerRecord> {
+    return this.#lostLedger;
+  }
+
+  forgetLost(ids: Iterable<string>): void {
+    for (const id of ids) this.#lostLedger.delete(id);
+  }
+
+  /** Live claims (as of the last refresh), for diagnostics and tests. */
+  claims(): DecidedClaim[] {
+    return [...this.#claims.values()];
   }
 }

@@ -11,7 +11,7 @@ import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kaf
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { describeConfigOverrides } from '../../src/kafka/configs.js';
 import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
-import { THROTTLE_KEYS } from '../../src/reconcile/throttle-sync.js';
+import { THROTTLE_KEYS, type ThrottleSyncHooks } from '../../src/reconcile/throttle-sync.js';
 import { startSimulator, type ManualClock, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV, recordingLogger, type RecordingLogger } from './helpers.js';
 
@@ -35,6 +35,8 @@ export interface ReassignGatewayOptions {
   reconcile?: boolean;
   /** Drives the simulator's replica copies AND the gateway's clock (records, progress samples). */
   clock?: ManualClock;
+  /** Gates in the throttle sync (forced interleavings). */
+  syncGate?: ThrottleSyncHooks['gate'];
 }
 
 export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
@@ -44,7 +46,7 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
   const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '100', STALL_AFTER_SECONDS: '2', REASSIGNMENT_START_TIMEOUT_MS: '1500', ...opts.env });
   const logger = recordingLogger();
   const clock = opts.clock;
-  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }) });
+  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }) });
   const app = createApp({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
   if (opts.reconcile !== false) runtime.reconciler.start();
   let closed = false;

@@ -1,4 +1,4 @@
-// Graceful shutdown: in-flight requests finish, new connections are refused, /readyz
+// Graceful shutdown: in-flight requests finish, new requests get 503 shutting-down, /readyz
 // flips to 503 while draining, and Kafka is closed only after the last response.
 import assert from 'node:assert/strict';
 import { httpGet } from './http-get.js';
@@ -11,7 +11,7 @@ import { recordingLogger } from './helpers.js';
 
 const get = httpGet;
 
-it('drains in-flight requests, refuses new ones, then closes Kafka', async () => {
+it('drains in-flight requests, answers new ones 503 shutting-down, then closes Kafka', async () => {
   const kafka = new FakeKafka();
   const events: string[] = [];
   let release!: () => void;
@@ -36,7 +36,10 @@ it('drains in-flight requests, refuses new ones, then closes Kafka', async () =>
   await inHandler;
   const stopped = server.shutdown('test');
   assert.equal(state.draining, true, 'readiness flips before connections close');
-  await assert.rejects(get(`${server.url}/healthz`), /ECONNREFUSED|ECONNRESET/);
+  const fresh = await get(`${server.url}/topics`);
+  assert.equal(fresh.status, 503);
+  assert.equal(JSON.parse(fresh.body).type, 'https://kafka-admin-gateway.dev/problems/shutting-down');
+  assert.equal((await get(`${server.url}/readyz`)).status, 503, 'readiness answers 503 instead of refusing the connection');
 
   release();
   const res = await inFlight;
@@ -45,22 +48,27 @@ it('drains in-flight requests, refuses new ones, then closes Kafka', async () =>
   await stopped;
   assert.deepEqual(events, ['response computed', 'kafka closed']);
   assert.equal(server.server.listening, false);
+  await assert.rejects(get(`${server.url}/healthz`), /ECONNREFUSED|ECONNRESET/, 'closed once drained');
   // Idempotent: a second signal does not close Kafka twice.
   await server.shutdown('again');
   assert.deepEqual(events, ['response computed', 'kafka closed']);
 });
 
-it('cuts connections still open after the shutdown timeout, and still closes Kafka', async () => {
+it('answers requests still running after the shutdown timeout with 503 shutting-down, and still closes Kafka', async () => {
   const kafka = new FakeKafka();
-  kafka.describeCluster = () => new Promise(() => {}); // never answers
+  let entered!: () => void;
+  const inHandler = new Promise<void>((r) => (entered = r));
+  kafka.describeCluster = () => (entered(), new Promise(() => {})); // never answers
   const state = { draining: false };
   const logger = recordingLogger();
   const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
   const server = await startServer({ app, kafka, state, logger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 100 });
-  const hung = get(`${server.url}/cluster`).catch((e: Error) => e);
-  await new Promise((r) => setTimeout(r, 50));
+  const hung = get(`${server.url}/cluster`);
+  await inHandler;
   await server.shutdown('test');
-  assert.ok((await hung) instanceof Error, 'the hung request was cut');
+  const res = await hung;
+  assert.equal(res.status, 503);
+  assert.equal(JSON.parse(res.body).type, 'https://kafka-admin-gateway.dev/problems/shutting-down');
   assert.equal(kafka.closed, true);
   assert.equal(logger.warnings.length, 1);
 });

@@ -9,6 +9,7 @@ import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { describeConfigOverrides, incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { describeReplicaSizes } from '../../src/kafka/log-dirs.js';
 import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
+import { StateStore } from '../../src/state/store.js';
 import { StateTopic } from '../../src/kafka/state-topic.js';
 import { ManualClock, startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
@@ -34,7 +35,9 @@ describe('StateTopic', () => {
     assert.equal(t.partitions.length, 1);
     assert.equal(t.partitions[0]!.replicas.length, 3);
     assert.equal(t.configs.find((c) => c.name === 'cleanup.policy')?.value, 'compact');
-    assert.deepEqual(await st.offsets(), { start: 0n, end: 0n });
+    const first = await st.offsets();
+    assert.deepEqual({ start: first.start, end: first.end }, { start: 0n, end: 0n });
+    assert.equal(t.configs.find((c) => c.name === 'min.compaction.lag.ms')?.value, '900000', 'compaction keeps claims at least as long as their longest lease');
     assert.equal(await st.write([{ key: 'a', value: '1' }, { key: 'b', value: '2' }]), 0n);
     assert.equal(await st.write([{ key: 'a', value: null }]), 2n);
     const { start, end } = await st.offsets();
@@ -46,6 +49,30 @@ describe('StateTopic', () => {
     assert.deepEqual(await st.read(1n, 2n), [{ offset: 1n, key: 'b', value: '2' }]);
     // A second instance finds the topic instead of failing on TOPIC_ALREADY_EXISTS.
     await new StateTopic(kafka, { name: '_state_test' }).ensure();
+  });
+});
+
+describe('claims on the state topic (two stores, over the wire)', () => {
+  it('many concurrent claims of one resource: exactly one granted at a time, decided by log order', async () => {
+    const a = new StateStore(new StateTopic(kafka, { name: '_state_claims' }));
+    const b = new StateStore(new StateTopic(kafka, { name: '_state_claims' }));
+    const storeOf = (i: number) => (i % 2 ? a : b);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => storeOf(i).claim(['partition/ad:0'], { purpose: 'test', owner: `w${i}`, ttlMs: 60_000 })));
+    const granted = results.filter((r) => r.granted);
+    assert.equal(granted.length, 1, results.map((r) => r.granted).join());
+    const winner = granted[0]!.granted ? granted[0]!.claim : undefined;
+    for (const r of results) if (!r.granted) assert.equal(r.holder?.id, winner!.id);
+    // Every other claim is tombstoned; both stores (and a fresh one) agree on the holder.
+    const fresh = new StateStore(new StateTopic(kafka, { name: '_state_claims' }));
+    for (const s of [a, b, fresh]) {
+      await s.refresh();
+      assert.deepEqual(s.claims().map((c) => c.id), [winner!.id]);
+      assert.equal(s.holder('partition/ad:0')?.id, winner!.id);
+    }
+    await storeOf(Number(winner!.owner.slice(1))).release(winner!);
+    await fresh.refresh();
+    assert.equal(fresh.holder('partition/ad:0'), undefined);
+    assert.equal((await fresh.claim(['partition/ad:0'], { purpose: 'test', owner: 'next', ttlMs: 60_000 })).granted, true);
   });
 });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeValue, encodeValue, RECORD_VERSION, type ReassignmentRecord, type ThrottleRequestRecord } from '../../src/state/records.js';
-import { StateStore, type StateLog } from '../../src/state/store.js';
+import { StateStore, StateTopicMissingError, type StateLog } from '../../src/state/store.js';
 
 class MemoryLog implements StateLog {
   readonly name = 'mem';
@@ -78,5 +78,169 @@ describe('StateStore', () => {
     assert.equal(decodeValue('reassignment/x', '{not json'), undefined);
     assert.equal(decodeValue('reassignment/x', JSON.stringify({ ...reassignment('x'), v: RECORD_VERSION + 1 })), undefined);
     assert.equal(decodeValue('something/x', JSON.stringify({ ...reassignment('x'), kind: 'something' })), undefined);
+  });
+});
+
+describe('StateStore claims (compare-and-set on the log)', () => {
+  const opts = (owner: string, ttlMs = 60_000, now = () => 1000) => ({ purpose: 'test', owner, ttlMs, now });
+
+  it('two instances claiming at once: the first claim in log order wins, the loser is tombstoned and names the holder', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const b = new StateStore(log);
+    await a.refresh();
+    await b.refresh();
+    // Both claim records land before either reads back: reads wait until both are written.
+    let writes = 0;
+    let open!: () => void;
+    const bothWritten = new Promise<void>((r) => (open = r));
+    const write = log.write.bind(log);
+    log.write = async (recs) => {
+      const o = await write(recs);
+      if (recs.some((r) => r.key.startsWith('claim/') && r.value !== null) && ++writes === 2) open();
+      return o;
+    };
+    const read = log.read.bind(log);
+    log.read = async (f, t) => (await bothWritten, read(f, t));
+    const [ra, rb] = await Promise.all([a.claim(['partition/t:0', 'partition/t:1'], opts('a')), b.claim(['partition/t:1'], opts('b'))]);
+    assert.equal(ra.granted, true);
+    assert.equal(rb.granted, false);
+    assert.ok(!rb.granted && rb.holder?.owner === 'a');
+    // The loser's claim is gone from the log's live records; the winner's holds.
+    await b.refresh();
+    assert.deepEqual(b.claims().map((c) => c.owner), ['a']);
+    assert.equal(b.holder('partition/t:1', 1000)?.owner, 'a');
+    assert.equal(b.holder('partition/t:2', 1000), undefined);
+    assert.equal(b.holder('partition/t:1', 61_000), undefined, 'the lease is over');
+  });
+
+  it('disjoint resources are granted side by side; a release (atomic with its result) frees them', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const b = new StateStore(log);
+    const c1 = await a.claim(['x'], opts('a'));
+    const c2 = await b.claim(['y'], opts('b'));
+    assert.ok(c1.granted && c2.granted);
+    assert.equal((await b.claim(['x'], opts('b'))).granted, false);
+    assert.ok(c1.granted);
+    await a.release(c1.claim, [reassignment('made-while-holding')]);
+    const batch = log.records.slice(-2);
+    assert.deepEqual(batch.map((r) => r.key), ['reassignment/made-while-holding', `claim/${c1.claim.id}`], 'result and release in one batch');
+    const again = await b.claim(['x'], opts('b'));
+    assert.equal(again.granted, true);
+    assert.equal((await b.refresh()).reassignments.has('made-while-holding'), true);
+  });
+
+  it('a lease that ended holds and blocks nothing; sweepClaims tombstones dead and lost claims', async () => {
+    const log = new MemoryLog();
+    let t = 1000;
+    const a = new StateStore(log, { now: () => t });
+    const b = new StateStore(log, { now: () => t });
+    const dead = await a.claim(['x'], { purpose: 'p', owner: 'a', ttlMs: 500 }); // its writer "dies" holding it
+    assert.ok(dead.granted);
+    t = 1400;
+    assert.equal((await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 })).granted, false);
+    t = 1600;
+    const after = await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 });
+    assert.ok(after.granted, 'granted once the dead holder lease is over');
+    assert.equal(await b.sweepClaims(), 1, 'only the expired claim is garbage');
+    await a.refresh();
+    assert.deepEqual(a.claims().map((c) => c.owner), ['b']);
+  });
+
+  it('a reader starting from scratch after compaction reaches the same decisions as the instances that watched', async () => {
+    const log = new MemoryLog();
+    let t = 0;
+    const now = () => t;
+    const stores = [new StateStore(log, { now }), new StateStore(log, { now })];
+    // Random claims and releases on 3 resources; losers tombstone themselves, winners release later.
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const held: { store: StateStore; id: string }[] = [];
+    for (let i = 0; i < 200; i++) {
+      t += 10;
+      const s = stores[rnd(2)]!;
+      if (held.length && rnd(3) === 0) {
+        const h = held.splice(rnd(held.length), 1)[0]!;
+        await h.store.release({ id: h.id });
+      } else {
+        const r = await s.claim([`r${rnd(3)}`, ...(rnd(2) ? [`r${rnd(3)}`] : [])], { purpose: 'p', owner: `o${i}`, ttlMs: 900_000 });
+        if (r.granted) held.push({ store: s, id: r.claim.id });
+      }
+    }
+    await stores[0]!.refresh();
+    const watched = stores[0]!.claims().map((c) => [c.id, c.granted]);
+    // Compaction: the latest record per key, tombstones (and what they delete) gone.
+    const latest = new Map<string, (typeof log.records)[number]>();
+    for (const r of log.records) latest.set(r.key, r);
+    const compacted = new MemoryLog();
+    compacted.records = [...latest.values()].filter((r) => r.value !== null).sort((x, y) => Number(x.offset - y.offset));
+    compacted.offsets = async () => ({ start: 0n, end: BigInt(log.records.length) });
+    compacted.read = async (f, to) => compacted.records.filter((r) => r.offset >= f && r.offset < to);
+    const fresh = new StateStore(compacted, { now });
+    await fresh.refresh();
+    assert.deepEqual(fresh.claims().map((c) => [c.id, c.granted]), watched);
+    assert.equal(watched.length, held.length, 'exactly the held claims are live');
+    assert.ok(watched.every(([, g]) => g === true));
+    for (const r of ['r0', 'r1', 'r2']) assert.equal(fresh.holder(r, t)?.id, stores[0]!.holder(r, t)?.id);
+  });
+});
+
+describe('StateStore resets and a missing topic', () => {
+  it('rebuilds when the end offset falls below its position (the topic started again at 0)', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    const events: string[] = [];
+    const s2 = new StateStore(log, { onEvent: (e) => events.push(e.type === 'reset' ? `reset:${e.cause}` : e.type) });
+    await s.write([reassignment('a'), reassignment('b'), reassignment('c')]);
+    assert.equal((await s2.refresh()).reassignments.size, 3);
+    log.records = []; // re-created and empty
+    await s.write([reassignment('new')]);
+    assert.deepEqual([...(await s2.refresh()).reassignments.keys()], ['new']);
+    assert.deepEqual(events, ['reset:end-below-position']);
+  });
+
+  it('rebuilds when the topic id changes, even with the end offset at or beyond its position', async () => {
+    const log = new MemoryLog();
+    let id = 'id-1';
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => ({ ...(await offsets()), topicId: id });
+    const s = new StateStore(log);
+    await s.write([reassignment('old')]);
+    await s.refresh();
+    id = 'id-2';
+    log.records = [];
+    await log.write([{ key: 'reassignment/n1', value: encodeValue(reassignment('n1')) }, { key: 'reassignment/n2', value: encodeValue(reassignment('n2')) }]);
+    assert.deepEqual([...(await s.refresh()).reassignments.keys()], ['n1', 'n2']);
+  });
+
+  it('creates the topic only on first use; once used, a missing topic is reported, not re-created', async () => {
+    const log = new MemoryLog();
+    const creates: boolean[] = [];
+    let missing = false;
+    log.ensure = async (o?: { create: boolean }) => void creates.push(o?.create ?? true);
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => {
+      if (missing) throw new StateTopicMissingError('mem');
+      return offsets();
+    };
+    const write = log.write.bind(log);
+    log.write = async (recs) => {
+      if (missing) throw new StateTopicMissingError('mem');
+      return write(recs);
+    };
+    const events: string[] = [];
+    const s = new StateStore(log, { onEvent: (e) => events.push(e.type) });
+    await s.refresh();
+    assert.deepEqual(creates, [true]);
+    missing = true;
+    await assert.rejects(s.refresh(), StateTopicMissingError);
+    await assert.rejects(s.write([reassignment('x')]), StateTopicMissingError);
+    assert.equal(s.health().status, 'missing');
+    assert.deepEqual(creates, [true], 'never asked to create it again');
+    missing = false;
+    await s.refresh();
+    assert.deepEqual(s.health(), { status: 'ok' });
+    assert.deepEqual(events, ['missing', 'recovered']);
   });
 });

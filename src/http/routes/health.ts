@@ -7,6 +7,7 @@ import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECO
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';
 import { instance } from './shared.js';
+import type { StateHealth } from '../../state/store.js';
 
 type Health = components['schemas']['Health'];
 
@@ -23,9 +24,11 @@ export interface HealthRouteOptions {
    * it above the Kafka layer's own ping timeout, whose error is more informative.
    */
   readyTimeoutMs: number;
+  /** The state topic (when reassignments are on): readiness also needs it readable. */
+  stateStore?: { refresh(): Promise<unknown>; health(): StateHealth; readonly topic: string };
 }
 
-export function healthRoutes({ kafka, state, readyTimeoutMs }: HealthRouteOptions): Router {
+export function healthRoutes({ kafka, state, readyTimeoutMs, stateStore }: HealthRouteOptions): Router {
   const router = Router();
 
   router.get('/healthz', (_req, res) => {
@@ -53,6 +56,33 @@ export function healthRoutes({ kafka, state, readyTimeoutMs }: HealthRouteOption
           }, readyTimeoutMs);
         }),
       ]);
+      if (stateStore) {
+        // Reading it is cheap (Metadata + ListOffsets, then only new records) and proves the
+        // instance can act on its state: a gateway that cannot is not ready, with the reason.
+        let stateTimer: NodeJS.Timeout | undefined;
+        const ok = await Promise.race([
+          stateStore.refresh().then(
+            () => true,
+            () => false,
+          ),
+          new Promise<false>((resolve) => (stateTimer = setTimeout(() => resolve(false), readyTimeoutMs))),
+        ]);
+        clearTimeout(stateTimer);
+        const h = stateStore.health();
+        if (!ok || h.status !== 'ok') {
+          const missing = h.status === 'missing';
+          return sendProblem(res, {
+            problem: {
+              type: problemType(missing ? 'state-topic-missing' : 'state-store-unavailable'),
+              title: missing ? 'State topic missing' : 'State store unavailable',
+              status: 503,
+              detail: h.status === 'ok' ? `The state topic ${stateStore.topic} could not be read within ${readyTimeoutMs} ms.` : h.reason,
+              instance: instance(req),
+            },
+            headers: retryAfter,
+          });
+        }
+      }
       const body: Health = { status: 'ready' };
       res.json(body);
     } catch (err) {

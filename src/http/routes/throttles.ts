@@ -61,6 +61,13 @@ export function throttleRoutes({ service }: { service: ThrottleService }): Route
     answerSet(req, res, await service.setReplicas(body.replicas, opts, callerOf(res)));
   });
 
+  // Recovery after the state topic was lost: dry run unless dryRun=false.
+  router.delete('/throttles/orphaned', async (req, res) => {
+    const v: unknown = (req.query as Record<string, unknown>).dryRun;
+    const dryRun = !(v === false || v === 'false');
+    res.json(await service.cleanupOrphans(dryRun));
+  });
+
   router.delete('/throttles/rates', async (req, res) => {
     res.json(toThrottles(await service.remove('rates', listParam(req, 'brokers'), queryFlag(req, 'includeExternal'))));
   });

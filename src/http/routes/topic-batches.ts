@@ -10,6 +10,7 @@ import { sendProblem } from '../problem.js';
 import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, queryFlag } from './shared.js';
 import { createPartitionsMutation, deleteTopicsMutation } from './topic-mutations.js';
+import { noProtectedTopics, protectedTopicProblem, type ProtectedTopics } from './protected-topics.js';
 
 type Schemas = components['schemas'];
 
@@ -25,24 +26,30 @@ function send<R extends BatchItem>(res: Response, answer: BatchAnswer<R>): void 
   res.status(answer.status).json(answer.body);
 }
 
-export function topicBatchRoutes({ kafka, mutations }: { kafka: KafkaGateway; mutations: MutationGuard }): Router {
+export function topicBatchRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
   const router = Router();
 
   router.delete('/topics', async (req, res) => {
-    const names = queryList(req.query, 'name');
-    const results = await mutations.run(req, res, kafka, deleteTopicsMutation(names));
+    const all = queryList(req.query, 'name');
+    // The state topic is refused on its own (409); the others go to Kafka.
+    const names = all.filter((n) => !protectedTopics.has(n));
+    const results = names.length ? await mutations.run(req, res, kafka, deleteTopicsMutation(names)) : [];
+    if (res.headersSent) return;
     const answers = results.map(
       (r): ItemAnswer<Schemas['TopicItemDeleted'] | Schemas['TopicItemFailed']> =>
         r.ok ? { result: { name: r.name, status: 200 } } : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
-    send(res, aggregateItems(answers, 200, instance(req)));
+    const byName = new Map(answers.map((a, i) => [names[i]!, a]));
+    const ordered = all.map((n) => (protectedTopics.has(n) ? failedItem(n, protectedTopicProblem(n, 'delete')) : byName.get(n)!));
+    send(res, aggregateItems(ordered, 200, instance(req)));
   });
 
   router.post('/partitions', async (req, res) => {
     const body = req.body as Schemas['PartitionIncreaseBatchRequest'];
     const validateOnly = queryFlag(req, 'validateOnly');
-    const increases = body.map((i) => ({ topic: i.topic, count: i.count, ...(i.assignments !== undefined && { assignments: i.assignments }) }));
-    const results = await mutations.run(req, res, kafka, createPartitionsMutation(increases, validateOnly));
+    const increases = body.filter((i) => !protectedTopics.has(i.topic)).map((i) => ({ topic: i.topic, count: i.count, ...(i.assignments !== undefined && { assignments: i.assignments }) }));
+    const results = increases.length ? await mutations.run(req, res, kafka, createPartitionsMutation(increases, validateOnly)) : [];
+    if (res.headersSent) return;
     const countOf = new Map(increases.map((i) => [i.topic, i.count]));
     const answers = results.map(
       (r): ItemAnswer<Schemas['PartitionIncreaseItemSucceeded'] | Schemas['TopicItemFailed']> =>
@@ -50,7 +57,9 @@ export function topicBatchRoutes({ kafka, mutations }: { kafka: KafkaGateway; mu
           ? { result: { name: r.name, status: 200, partitions: countOf.get(r.name)!, validateOnly } }
           : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
-    send(res, aggregateItems(answers, 200, instance(req)));
+    const byTopic = new Map(answers.map((a, i) => [increases[i]!.topic, a]));
+    const ordered = body.map((i) => (protectedTopics.has(i.topic) ? failedItem(i.topic, protectedTopicProblem(i.topic, 'alter')) : byTopic.get(i.topic)!));
+    send(res, aggregateItems(ordered, 200, instance(req)));
   });
 
   return router;

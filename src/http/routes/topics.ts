@@ -8,6 +8,7 @@ import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, param, queryFlag } from './shared.js';
 import { createPartitionsMutation, createTopicsMutation, deleteTopicsMutation } from './topic-mutations.js';
+import { noProtectedTopics, protectedTopicProblem, type ProtectedTopics } from './protected-topics.js';
 
 type Schemas = components['schemas'];
 type NewTopicBody = Schemas['NewTopic'];
@@ -61,13 +62,19 @@ function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): Valida
 }
 
 /** `mutations`: every topic creation/deletion/partition increase goes through the quota guard (issue 4). */
-export function topicRoutes({ kafka, mutations }: { kafka: KafkaGateway; mutations: MutationGuard }): Router {
+export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
   const router = Router();
 
-  router.get('/topics', async (_req, res) => {
+  router.get('/topics', async (req, res) => {
     const topics = await kafka.listTopics();
+    // The gateway's own state topic is internal: hidden unless asked for.
+    const withInternal = queryFlag(req, 'internal');
     const body: Schemas['TopicList'] = {
-      topics: topics.map(toTopicSummary).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      topics: topics
+        .map((t) => (protectedTopics.has(t.name) ? { ...t, internal: true } : t))
+        .filter((t) => withInternal || !protectedTopics.has(t.name))
+        .map(toTopicSummary)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     };
     res.json(body);
   });
@@ -114,11 +121,14 @@ export function topicRoutes({ kafka, mutations }: { kafka: KafkaGateway; mutatio
   });
 
   router.get('/topics/:topic', async (req, res) => {
-    res.json(toTopic(await kafka.describeTopic(param(req, 'topic'))));
+    const name = param(req, 'topic');
+    const t = await kafka.describeTopic(name);
+    res.json(toTopic(protectedTopics.has(name) ? { ...t, internal: true } : t));
   });
 
   router.delete('/topics/:topic', async (req, res) => {
     const name = param(req, 'topic');
+    if (protectedTopics.has(name)) return sendProblem(res, protectedTopicProblem(name, 'delete', instance(req)));
     const [result] = await mutations.run(req, res, kafka, deleteTopicsMutation([name]));
     if (!result) throw new Error(`Kafka layer returned no result for topic '${name}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
@@ -127,6 +137,7 @@ export function topicRoutes({ kafka, mutations }: { kafka: KafkaGateway; mutatio
 
   router.post('/topics/:topic/partitions', async (req, res) => {
     const topic = param(req, 'topic');
+    if (protectedTopics.has(topic)) return sendProblem(res, protectedTopicProblem(topic, 'alter', instance(req)));
     const body = req.body as Schemas['PartitionIncreaseRequest'];
     const validateOnly = queryFlag(req, 'validateOnly');
     const [result] = await mutations.run(
