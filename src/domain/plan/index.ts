@@ -10,3 +10,4 @@ export * from './planner.js';
 export * from './lower-bound.js';
 export * from './scope.js';
 export * from './generate.js';
+export * from './reassignment-body.js';
