@@ -13,7 +13,7 @@ export interface BoundPartition {
 export interface BoundInput {
   readonly goal: PlanGoal;
   readonly weight: PlanWeight;
-  /** Partitions the plan may change (in scope, not moving). */
+  /** Partitions the plan may change (in scope, not moving), grouped by topic. */
   readonly partitions: readonly BoundPartition[];
   /** decommission: the brokers emptied. */
   readonly removed: ReadonlySet<number>;
@@ -105,31 +105,38 @@ function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
 function countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): Bound {
   const k = brokers.length;
   if (k === 0) return { movedReplicas: 0, movedBytes: 0 };
-  const inSet = new Set(brokers);
-  // Sizes per topic per broker, and per broker overall.
-  const perTopic = new Map<number, Map<number, number[]>>();
-  const perBroker = new Map<number, number[]>();
-  for (const b of brokers) perBroker.set(b, []);
-  for (const p of partitions) {
-    let t = perTopic.get(p.topic);
-    if (!t) perTopic.set(p.topic, (t = new Map()));
-    for (const b of p.replicas) {
-      if (!inSet.has(b)) continue;
-      let list = t.get(b);
-      if (!list) t.set(b, (list = []));
-      list.push(p.bytes);
-      perBroker.get(b)!.push(p.bytes);
-    }
-  }
+  const slot = new Map(brokers.map((b, i) => [b, i]));
+  // Sizes per broker overall, and per broker for the topic at hand: `partitions` must come grouped
+  // by topic (BoundInput says so).
+  const perBroker: number[][] = brokers.map(() => []);
+  let perTopic: number[][] = brokers.map(() => []);
   let topicReplicas = 0;
   let topicBytes = 0;
-  for (const t of perTopic.values()) {
-    const b = evenBound([...t.values()], k);
-    topicReplicas += b.movedReplicas;
-    topicBytes += b.movedBytes;
+  const flushTopic = () => {
+    const holders = perTopic.filter((h) => h.length > 0);
+    if (holders.length > 0) {
+      const b = evenBound(holders, k);
+      topicReplicas += b.movedReplicas;
+      topicBytes += b.movedBytes;
+    }
+    perTopic = brokers.map(() => []);
+  };
+  let current = partitions.length > 0 ? partitions[0]!.topic : -1;
+  for (const p of partitions) {
+    if (p.topic !== current) {
+      flushTopic();
+      current = p.topic;
+    }
+    for (const b of p.replicas) {
+      const i = slot.get(b);
+      if (i === undefined) continue;
+      perTopic[i]!.push(p.bytes);
+      perBroker[i]!.push(p.bytes);
+    }
   }
+  flushTopic();
   if (!evenTotals) return { movedReplicas: topicReplicas, movedBytes: topicBytes };
-  const totals = evenBound([...perBroker.values()], k);
+  const totals = evenBound(perBroker, k);
   return { movedReplicas: Math.max(topicReplicas, totals.movedReplicas), movedBytes: Math.max(topicBytes, totals.movedBytes) };
 }
 

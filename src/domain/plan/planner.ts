@@ -63,6 +63,10 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
   for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) known.add(b);
   const ids = [...known].sort((a, b) => a - b);
   const index = new Map(ids.map((id, i) => [id, i]));
+  // Broker ids are small integers in practice: a dense table beats a Map lookup per replica (300,000 of them).
+  const dense = ids.length > 0 && ids[ids.length - 1]! < 1 << 20 ? new Int32Array(ids[ids.length - 1]! + 1) : null;
+  if (dense) ids.forEach((id, i) => (dense[id] = i));
+  const indexOf = dense ? (b: number) => dense[b]! : (b: number) => index.get(b)!;
   const racks = ids.map((id) => rackById.get(id) ?? null);
   const live = ids.map((id) => liveIds.has(id));
 
@@ -157,9 +161,10 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
   let unsized = 0;
   for (const ti of topicOrder) {
     const t = cluster.topics[ti]!;
-    const list = [...t.partitions].sort((a, b) => a.partition - b.partition);
+    const list = isSortedByPartition(t.partitions) ? t.partitions : [...t.partitions].sort((a, b) => a.partition - b.partition);
     for (const p of list) {
-      const replicas = p.replicas.map((b) => index.get(b)!);
+      const replicas = new Array<number>(p.replicas.length);
+      for (let j = 0; j < replicas.length; j++) replicas[j] = indexOf(p.replicas[j]!);
       const free = inScope[ti]! && !p.moving;
       if (inScope[ti] && p.moving) moving++;
       if (free && p.bytes === null) unsized++;
@@ -663,6 +668,11 @@ function loads(m: Model, replicas: (p: Part) => readonly number[]): BrokerLoad[]
     for (const b of r) (count[b]++, (bytes[b] += p.bytes));
   }
   return m.ids.map((id, b) => ({ broker: id, rack: m.racks[b]!, live: m.live[b]!, replicas: count[b]!, leaders: leaders[b]!, bytes: bytes[b]! }));
+}
+
+function isSortedByPartition(list: readonly { partition: number }[]): boolean {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]!.partition > list[i]!.partition) return false;
+  return true;
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
