@@ -46,7 +46,7 @@ export interface AppOptions {
   jsonMaxDepth?: number;
   /** Controller mutation quotas (src/http/quota): per-caller client ids, gateway-side admission, RateLimit headers. Default: all off. */
   quota?: QuotaAppOptions;
-  /** Reassignments and throttles (src/reconcile): without it /reassignments and /throttles answer 404. */
+  /** Reassignments and throttles (src/reconcile): without it /reassignments, /throttles, /plans and /brokers answer 404. */
   reassignments?: ReassignmentRuntime;
 }
 
