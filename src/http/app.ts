@@ -17,6 +17,8 @@ import { quotaRoutes } from './routes/quotas.js';
 import { topicBatchRoutes } from './routes/topic-batches.js';
 import { reassignmentRoutes } from './routes/reassignments.js';
 import { throttleRoutes } from './routes/throttles.js';
+import { planRoutes } from './routes/plans.js';
+import { PlanService } from '../plan/plan-service.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
@@ -44,7 +46,7 @@ export interface AppOptions {
   jsonMaxDepth?: number;
   /** Controller mutation quotas (src/http/quota): per-caller client ids, gateway-side admission, RateLimit headers. Default: all off. */
   quota?: QuotaAppOptions;
-  /** Reassignments and throttles (src/reconcile): without it /reassignments and /throttles answer 404. */
+  /** Reassignments and throttles (src/reconcile): without it /reassignments, /throttles, /plans and /brokers answer 404. */
   reassignments?: ReassignmentRuntime;
 }
 
@@ -84,6 +86,8 @@ export function createApp(opts: AppOptions): Express {
   if (opts.reassignments) {
     app.use(reassignmentRoutes({ service: opts.reassignments.reassignments }));
     app.use(throttleRoutes({ service: opts.reassignments.throttles }));
+    // Plans and broker loads read what reassignments read (the same Kafka layer).
+    app.use(planRoutes({ plans: new PlanService(opts.reassignments.reassignments.deps.kafka) }));
   }
 
   app.use(notFoundHandler);

@@ -89,6 +89,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/brokers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every broker with its load, bytes on disk and what running reassignments do to it.
+         * @description Live brokers (DescribeCluster) and brokers that are not alive but still named in a
+         *     replica list (`live: false`, no host). Per broker: replicas it holds, partitions it
+         *     leads now and partitions whose preferred leader (first replica) it is, the sum of
+         *     its replicas' sizes from its own DescribeLogDirs (`null` when it did not answer),
+         *     and how many partitions a running reassignment (the gateway's or anyone's) is
+         *     copying to it (`reassignment.adding`) or will drop from it (`reassignment.removing`).
+         *     The skew a plan (`POST /plans`) fixes is visible here.
+         */
+        get: operations["listBrokers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compute a minimal-movement reassignment plan for a goal; changes and stores nothing.
+         * @description Reads the cluster (brokers and racks, every partition, moves in progress, partition
+         *     sizes from DescribeLogDirs) and computes a plan:
+         *
+         *     - `decommission` with `brokers`: every replica on those brokers moves elsewhere;
+         *       nothing else moves.
+         *     - `rebalance` (optionally `brokers`, default every live broker): replica counts per
+         *       broker even (max - min <= 1 where the constraints allow): each topic first, then
+         *       the broker totals (only each topic when `topics`/`excludeTopics` is given, as
+         *       `kafka-reassign-partitions.sh --generate` treats the topics it is given). With
+         *       `weight: bytes`, bytes per broker even to within the largest partition.
+         *     - `replication-factor` with `topics` and `replicationFactor`: replicas added on the
+         *       least-loaded brokers (existing replicas kept) or dropped (the preferred leader kept).
+         *     - `rack-repair`: partitions whose replicas share a rack while another rack has room
+         *       get spread, one moved replica per fix.
+         *
+         *     A replica moves only when the goal needs it to, and takes the place of the replica it
+         *     replaces. Destinations: a rack the partition does not use yet (`rackAware`, default
+         *     true when the brokers have racks), the fewest replicas of the same topic, the least
+         *     load, the lowest id. `balanceLeaders` (default true) then evens preferred leaders by
+         *     reordering replicas (no data moves). Partitions moving now are left alone.
+         *
+         *     `lowerBound` is what any plan reaching the goal must move, computed from the cluster
+         *     alone; `warnings` say where the goal cannot be reached, and why. `reassignment` is
+         *     Kafka's file format: POST it (or this whole answer as `{"plan": ...}`) to
+         *     `/reassignments`.
+         *
+         *     Errors, one per item with `path`: unknown brokers, unknown topics, removing brokers
+         *     that would leave fewer than a topic's replication factor, a factor above the brokers
+         *     available: `422`. Missing `brokers` (decommission), `topics`/`replicationFactor`
+         *     (replication-factor) or an invalid `/pattern/`: `400`.
+         */
+        post: operations["createPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/topics": {
         parameters: {
             query?: never;
@@ -263,7 +338,9 @@ export interface paths {
          *     `{"partitions":[{"topic":"t","partition":0,"replicas":[2,3]}],"throttle":1048576}`
          *     or the exact file of `kafka-reassign-partitions.sh`
          *     (`{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`; every
-         *     log dir must be `"any"`), optionally with the gateway's options beside `version`.
+         *     log dir must be `"any"`), optionally with the gateway's options beside `version`,
+         *     or `{"plan": <the answer of POST /plans>}` (its `reassignment` is executed) with
+         *     the same options beside `plan`.
          *
          *     Everything is validated before anything changes, and every problem is listed in
          *     `errors` (one entry per partition, `path` pointing into the body, `code` and, where
@@ -644,15 +721,127 @@ export interface components {
             /** @description Per-topic results when every item of a multi-topic request failed alike. */
             items?: components["schemas"]["TopicItemResult"][];
         };
+        PlanRequest: {
+            /** @enum {string} */
+            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair";
+            /**
+             * @description decommission: the brokers to empty (required). rebalance: the brokers to even out.
+             *     replication-factor, rack-repair: the brokers new replicas may go to. Default: every live broker.
+             */
+            brokers?: components["schemas"]["BrokerId"][];
+            /** @description Only these topics' partitions move. Default every topic (required for replication-factor). */
+            topics?: components["schemas"]["TopicSelector"][];
+            excludeTopics?: components["schemas"]["TopicSelector"][];
+            replicationFactor?: number;
+            /** @description Replicas of a partition on as many distinct racks as possible. Default true when the brokers have racks. */
+            rackAware?: boolean;
+            /**
+             * @description Even preferred leaders (first replica) per broker by reordering replicas; no data moves.
+             * @default true
+             */
+            balanceLeaders: boolean;
+            /**
+             * @description Balance replica counts, or bytes (partition sizes from DescribeLogDirs).
+             * @default replicas
+             * @enum {string}
+             */
+            weight: "replicas" | "bytes";
+        };
+        /** @description A topic name, or a JavaScript regular expression between slashes (`/^orders-/`). */
+        TopicSelector: string;
+        PlanPartitionChange: {
+            topic: string;
+            partition: number;
+            currentReplicas: number[];
+            targetReplicas: number[];
+            /** @description Replicas that copy the log. */
+            adding: number[];
+            removing: number[];
+            /** @description Partition size; null when no broker reported it. */
+            bytes: number | null;
+        };
+        PlanBrokerLoad: {
+            broker: number;
+            rack: string | null;
+            live: boolean;
+            replicas: number;
+            /** @description Preferred leaders (first replica). */
+            leaders: number;
+            bytes: number;
+        };
+        PlanBound: {
+            movedReplicas: number;
+            movedBytes: number;
+        };
+        PlanNotice: {
+            /** @enum {string} */
+            code: "GOAL_NOT_REACHED" | "RACK_CONSTRAINT" | "LEADERS_NOT_BALANCED" | "PARTITIONS_MOVING" | "BROKER_NOT_LIVE" | "NO_RACKS" | "MISSING_RACKS" | "PATTERN_MATCHES_NOTHING" | "SIZES_UNKNOWN";
+            message: string;
+            topic?: string;
+            broker?: number;
+        };
+        PlanResponse: {
+            /** @enum {string} */
+            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair";
+            /** @description Only the partitions that change (moved or reordered), by topic then partition. */
+            partitions: components["schemas"]["PlanPartitionChange"][];
+            reassignment: components["schemas"]["ReassignmentFile"];
+            /** @description Replicas that copy a log. */
+            movedReplicas: number;
+            movedBytes: number;
+            lowerBound: components["schemas"]["PlanBound"];
+            before: components["schemas"]["PlanBrokerLoad"][];
+            after: components["schemas"]["PlanBrokerLoad"][];
+            warnings: components["schemas"]["PlanNotice"][];
+            /** @description The options as applied (defaults resolved); `brokers` = where replicas may go, `topics` = how many topics are in scope. */
+            options: {
+                rackAware: boolean;
+                balanceLeaders: boolean;
+                /** @enum {string} */
+                weight: "replicas" | "bytes";
+                brokers: number[];
+                topics: number;
+            };
+        };
+        BrokerStatus: {
+            id: number;
+            host: string | null;
+            port: number | null;
+            rack: string | null;
+            live: boolean;
+            replicas: number;
+            /** @description Partitions it leads now. */
+            leaders: number;
+            /** @description Partitions whose first replica it is. */
+            preferredLeaders: number;
+            /** @description Sum of its replicas' sizes (DescribeLogDirs); null when it did not answer. */
+            bytes: number | null;
+            /** @description Partitions a running reassignment copies to it / will drop from it. */
+            reassignment: {
+                adding: number;
+                removing: number;
+            };
+        };
+        BrokerList: {
+            brokers: components["schemas"]["BrokerStatus"][];
+        };
         /**
          * @description The gateway's shape, or `kafka-reassign-partitions.sh`'s file (with `version`
          *     and `log_dirs`). Semantic checks (empty list, duplicates, unknown topics and
          *     brokers, replication-factor changes, conflicts) are reported per partition.
          */
         ReassignmentRequest: {
+            /**
+             * @description The answer of `POST /plans` as it came (only its `reassignment` is used), instead
+             *     of `partitions`. The cluster is validated again: a partition that moved since the
+             *     plan was made is reported like any other target.
+             */
+            plan?: {
+                reassignment: components["schemas"]["ReassignmentFileInput"];
+            };
             /** @description The tool's file format version (only 1 exists). */
             version?: number;
-            partitions: components["schemas"]["ReassignmentTarget"][];
+            partitions?: components["schemas"]["ReassignmentTarget"][];
             /** @description Bytes/s for both leader and follower rates; null or absent = unthrottled. */
             throttle?: number | null;
             /** @default true */
@@ -664,6 +853,11 @@ export interface components {
              * @default false
              */
             addToExisting: boolean;
+        } & (unknown | unknown);
+        /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
+        ReassignmentFileInput: {
+            version?: number;
+            partitions: components["schemas"]["ReassignmentTarget"][];
         };
         ReassignmentTarget: {
             topic: components["schemas"]["TopicName"];
@@ -1156,6 +1350,177 @@ export interface operations {
                 };
             };
             403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBrokers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brokers, by id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brokers": [
+                     *         {
+                     *           "id": 0,
+                     *           "host": "localhost",
+                     *           "port": 39001,
+                     *           "rack": "rack-a",
+                     *           "live": true,
+                     *           "replicas": 5,
+                     *           "leaders": 3,
+                     *           "preferredLeaders": 3,
+                     *           "bytes": 58720256,
+                     *           "reassignment": {
+                     *             "adding": 0,
+                     *             "removing": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "host": "localhost",
+                     *           "port": 39004,
+                     *           "rack": "rack-b",
+                     *           "live": true,
+                     *           "replicas": 0,
+                     *           "leaders": 0,
+                     *           "preferredLeaders": 0,
+                     *           "bytes": 0,
+                     *           "reassignment": {
+                     *             "adding": 0,
+                     *             "removing": 2
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BrokerList"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. Nothing changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "goal": "decommission",
+                     *       "partitions": [
+                     *         {
+                     *           "topic": "orders",
+                     *           "partition": 3,
+                     *           "currentReplicas": [
+                     *             3,
+                     *             0
+                     *           ],
+                     *           "targetReplicas": [
+                     *             1,
+                     *             0
+                     *           ],
+                     *           "adding": [
+                     *             1
+                     *           ],
+                     *           "removing": [
+                     *             3
+                     *           ],
+                     *           "bytes": 25231360
+                     *         }
+                     *       ],
+                     *       "reassignment": {
+                     *         "version": 1,
+                     *         "partitions": [
+                     *           {
+                     *             "topic": "orders",
+                     *             "partition": 3,
+                     *             "replicas": [
+                     *               1,
+                     *               0
+                     *             ],
+                     *             "log_dirs": [
+                     *               "any",
+                     *               "any"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "movedReplicas": 1,
+                     *       "movedBytes": 25231360,
+                     *       "lowerBound": {
+                     *         "movedReplicas": 1,
+                     *         "movedBytes": 25231360
+                     *       },
+                     *       "before": [
+                     *         {
+                     *           "broker": 3,
+                     *           "rack": "rack-b",
+                     *           "live": true,
+                     *           "replicas": 1,
+                     *           "leaders": 1,
+                     *           "bytes": 25231360
+                     *         }
+                     *       ],
+                     *       "after": [
+                     *         {
+                     *           "broker": 3,
+                     *           "rack": "rack-b",
+                     *           "live": true,
+                     *           "replicas": 0,
+                     *           "leaders": 0,
+                     *           "bytes": 0
+                     *         }
+                     *       ],
+                     *       "warnings": [],
+                     *       "options": {
+                     *         "rackAware": true,
+                     *         "balanceLeaders": true,
+                     *         "weight": "replicas",
+                     *         "brokers": [
+                     *           0,
+                     *           1,
+                     *           2
+                     *         ],
+                     *         "topics": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -5,6 +5,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { FieldError, PartitionError, ReassignmentProgress } from '../../domain/reassignment/index.js';
 import { formatReassignmentFile } from '../../domain/reassignment/index.js';
+import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import type { ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
 import type { ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';
@@ -231,7 +232,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   });
 
   router.post('/reassignments', async (req, res) => {
-    sendStart(req, res, await service.start(req.body, callerOf(res)));
+    sendStart(req, res, await service.start(unwrapPlanBody(req.body), callerOf(res)));
   });
 
   router.get('/reassignments/:id', async (req, res) => {

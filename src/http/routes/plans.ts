@@ -1,0 +1,68 @@
+// POST /plans and GET /brokers: HTTP around src/plan/plan-service.ts (statuses, problems with one
+// `errors` entry per item, the API's shapes). The plan itself is src/domain/plan's.
+import { Router, type Request, type Response } from 'express';
+import type { PlanError, PlanRequest } from '../../domain/plan/index.js';
+import type { PlanService } from '../../plan/plan-service.js';
+import type { components } from '../openapi-types.js';
+import { problemType, sendProblem } from '../problem.js';
+import { instance } from './shared.js';
+
+type Schemas = components['schemas'];
+
+function sendPlanErrors(req: Request, res: Response, status: 400 | 422, errors: readonly PlanError[]): void {
+  const kafka = errors.find((e) => e.kafkaError)?.kafkaError;
+  sendProblem(res, {
+    problem: {
+      type: problemType(status === 400 ? 'validation-failed' : 'invalid-plan-request'),
+      title: status === 400 ? 'Request validation failed' : 'Invalid plan request',
+      status,
+      detail: `${errors.length} problem(s) with the plan request; nothing was planned. See errors.`,
+      instance: instance(req),
+      ...(status === 422 && kafka && { kafkaError: { name: kafka.name, code: kafka.code } }),
+      errors: errors.map((e) => ({ path: `/body${e.path}`, message: e.message, code: e.code, ...(e.kafkaError && { kafkaError: { name: e.kafkaError.name, code: e.kafkaError.code } }) })),
+    },
+  });
+}
+
+export function planRoutes({ plans }: { plans: PlanService }): Router {
+  const router = Router();
+
+  router.post('/plans', async (req, res) => {
+    const outcome = await plans.plan(req.body as PlanRequest);
+    if (outcome.kind === 'malformed') return sendPlanErrors(req, res, 400, outcome.errors);
+    if (outcome.kind === 'invalid') return sendPlanErrors(req, res, 422, outcome.errors);
+    const p = outcome.plan;
+    const body: Schemas['PlanResponse'] = {
+      goal: p.goal,
+      partitions: p.partitions.map((x) => ({
+        topic: x.topic,
+        partition: x.partition,
+        currentReplicas: [...x.currentReplicas],
+        targetReplicas: [...x.targetReplicas],
+        adding: [...x.adding],
+        removing: [...x.removing],
+        bytes: x.bytes,
+      })),
+      reassignment: { version: 1, partitions: outcome.reassignment.partitions.map((x) => ({ topic: x.topic, partition: x.partition, replicas: [...x.replicas], log_dirs: [...x.log_dirs] })) },
+      movedReplicas: p.movedReplicas,
+      movedBytes: p.movedBytes,
+      lowerBound: { movedReplicas: p.lowerBound.movedReplicas, movedBytes: p.lowerBound.movedBytes },
+      before: p.before.map((l) => ({ ...l })),
+      after: p.after.map((l) => ({ ...l })),
+      warnings: [
+        ...p.warnings.map((w) => ({ code: w.code, message: w.message, ...(w.topic !== undefined && { topic: w.topic }), ...(w.broker !== undefined && { broker: w.broker }) })),
+        ...outcome.sizeErrors.map((e) => ({ code: 'SIZES_UNKNOWN' as const, broker: e.broker, message: `Broker ${e.broker} did not describe its log dirs (${e.error.name}): sizes of its replicas are missing.` })),
+      ],
+      options: { ...p.options, brokers: [...p.options.brokers] },
+    };
+    res.json(body);
+  });
+
+  router.get('/brokers', async (_req, res) => {
+    const { brokers } = await plans.brokers();
+    const body: Schemas['BrokerList'] = { brokers: brokers.map((b) => ({ ...b, reassignment: { ...b.reassignment } })) };
+    res.json(body);
+  });
+
+  return router;
+}

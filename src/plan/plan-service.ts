@@ -1,0 +1,142 @@
+// Plans and broker loads as the HTTP API sees them (POST /plans, GET /brokers). Reads the cluster
+// (DescribeCluster for brokers and racks, Metadata for every partition, ListPartitionReassignments
+// for what moves now, DescribeLogDirs on every live broker for sizes) and hands plain data to the
+// pure planner (src/domain/plan). Changes nothing and stores nothing. Typed outcomes, no HTTP.
+import { planReassignment, type Plan, type PlanCluster, type PlanError, type PlanRequest } from '../domain/plan/index.js';
+import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/log-dirs.js';
+import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
+import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import type { BrokerDescription, KafkaErrorInfo } from '../kafka/types.js';
+
+/** Errors the request alone shows (400) versus those the cluster shows (422). */
+const MALFORMED: ReadonlySet<PlanError['code']> = new Set(['MISSING_FIELD', 'INVALID_TOPIC_PATTERN']);
+
+export type PlanOutcome =
+  | { kind: 'malformed'; errors: readonly PlanError[] }
+  | { kind: 'invalid'; errors: readonly PlanError[] }
+  | { kind: 'plan'; plan: Plan; reassignment: ReassignmentFile; sizeErrors: readonly { broker: number; error: KafkaErrorInfo }[] };
+
+export interface BrokerView {
+  id: number;
+  host: string | null;
+  port: number | null;
+  rack: string | null;
+  live: boolean;
+  replicas: number;
+  /** Partitions it leads now. */
+  leaders: number;
+  /** Partitions whose first replica it is (where a preferred leader election puts leadership). */
+  preferredLeaders: number;
+  /** Sum of its replicas' sizes from its own DescribeLogDirs; null when it did not answer. */
+  bytes: number | null;
+  /** Partitions a running reassignment is copying to it / will drop from it. */
+  reassignment: { adding: number; removing: number };
+}
+
+export interface BrokersOutcome {
+  brokers: BrokerView[];
+  sizeErrors: { broker: number; error: KafkaErrorInfo }[];
+}
+
+interface ClusterRead {
+  brokers: BrokerDescription[];
+  placement: TopicPartitions[];
+  moving: MovingPartition[];
+  logDirs: BrokerLogDirs[];
+}
+
+export class PlanService {
+  readonly #kafka: PlatformaticKafkaGateway;
+
+  constructor(kafka: PlatformaticKafkaGateway) {
+    this.#kafka = kafka;
+  }
+
+  async plan(request: PlanRequest): Promise<PlanOutcome> {
+    const read = await this.#read();
+    const cluster = toPlanCluster(read);
+    const result = planReassignment(cluster, request);
+    if (!result.ok) {
+      const malformed = result.errors.filter((e) => MALFORMED.has(e.code));
+      return malformed.length > 0 ? { kind: 'malformed', errors: malformed } : { kind: 'invalid', errors: result.errors };
+    }
+    const reassignment = formatReassignmentFile(result.plan.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.targetReplicas })));
+    return { kind: 'plan', plan: result.plan, reassignment, sizeErrors: sizeErrors(read.logDirs) };
+  }
+
+  async brokers(): Promise<BrokersOutcome> {
+    const read = await this.#read();
+    const views = new Map<number, BrokerView>();
+    const view = (id: number): BrokerView => {
+      let v = views.get(id);
+      if (!v) {
+        v = { id, host: null, port: null, rack: null, live: false, replicas: 0, leaders: 0, preferredLeaders: 0, bytes: null, reassignment: { adding: 0, removing: 0 } };
+        views.set(id, v);
+      }
+      return v;
+    };
+    for (const b of read.brokers) Object.assign(view(b.id), { host: b.host, port: b.port, rack: b.rack, live: true });
+    for (const t of read.placement) {
+      for (const p of t.partitions) {
+        for (const b of p.replicas) view(b).replicas++;
+        if (p.leader >= 0) view(p.leader).leaders++;
+        if (p.replicas.length > 0) view(p.replicas[0]!).preferredLeaders++;
+      }
+    }
+    for (const m of read.moving) {
+      for (const b of m.adding) view(b).reassignment.adding++;
+      for (const b of m.removing) view(b).reassignment.removing++;
+    }
+    for (const d of read.logDirs) {
+      if (!d.ok) continue;
+      let sum = 0;
+      for (const size of d.sizes.values()) sum += size;
+      view(d.broker).bytes = sum;
+    }
+    return { brokers: [...views.values()].sort((a, b) => a.id - b.id), sizeErrors: sizeErrors(read.logDirs) };
+  }
+
+  async #read(): Promise<ClusterRead> {
+    const [cluster, placement, moving] = await Promise.all([this.#kafka.describeCluster(), describePartitions(this.#kafka, null), listPartitionReassignments(this.#kafka)]);
+    const partitions = placement.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
+    const logDirs = partitions.length === 0 ? [] : await describeReplicaSizes(this.#kafka, cluster.brokers.map((b) => b.id), partitions);
+    return { brokers: cluster.brokers, placement, moving, logDirs };
+  }
+}
+
+function sizeErrors(logDirs: BrokerLogDirs[]): { broker: number; error: KafkaErrorInfo }[] {
+  return logDirs.filter((d): d is Extract<BrokerLogDirs, { ok: false }> => !d.ok).map((d) => ({ broker: d.broker, error: d.error }));
+}
+
+/**
+ * The planner's input. A partition's size is the largest of its replicas' sizes (the leader's,
+ * unless a follower is ahead of a stale answer); unknown when no replica's broker answered.
+ * A moving partition is reported with its original replicas (Metadata lists target ++ removing).
+ */
+export function toPlanCluster(read: Pick<ClusterRead, 'brokers' | 'placement' | 'moving' | 'logDirs'>): PlanCluster {
+  const sizes = new Map<string, number>();
+  for (const d of read.logDirs) {
+    if (!d.ok) continue;
+    for (const [k, size] of d.sizes) sizes.set(k, Math.max(sizes.get(k) ?? 0, size));
+  }
+  const moving = new Map<string, MovingPartition>();
+  for (const m of read.moving) moving.set(replicaKey(m.topic, m.partition), m);
+  return {
+    brokers: read.brokers.map((b) => ({ id: b.id, rack: b.rack })),
+    topics: read.placement.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const key = replicaKey(t.name, p.partition);
+        const m = moving.get(key);
+        return {
+          partition: p.partition,
+          replicas: m ? p.replicas.filter((b) => !m.adding.includes(b)) : p.replicas,
+          bytes: sizes.get(key) ?? null,
+          ...(m && { moving: true }),
+        };
+      }),
+    })),
+  };
+}
