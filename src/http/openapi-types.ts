@@ -838,6 +838,8 @@ export interface components {
              */
             plan?: {
                 reassignment: components["schemas"]["ReassignmentFileInput"];
+            } & {
+                [key: string]: unknown;
             };
             /** @description The tool's file format version (only 1 exists). */
             version?: number;
