@@ -11,7 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness; answers 200 while the process serves HTTP. Never calls Kafka. */
+        /**
+         * Liveness; answers 200 while the process serves HTTP. Never calls Kafka.
+         * @description Liveness probe. Answers 200 as long as the process serves HTTP and never calls Kafka, so
+         *     a Kafka outage does not get healthy gateways restarted. Public: no credentials needed.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -28,7 +32,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness; 200 when Kafka answers a cheap probe, 503 otherwise or while draining. */
+        /**
+         * Readiness; 200 when Kafka answers a cheap probe, 503 otherwise or while draining.
+         * @description Readiness probe. Sends one cheap Metadata request to Kafka, bounded by
+         *     `KAFKA_PING_TIMEOUT_MS`, and answers 200 when Kafka answered, 503 (`kafka-unavailable`,
+         *     `kafka-timeout`) when it did not, and 503 (`shutting-down`) from the moment the gateway
+         *     starts draining on SIGTERM, so a load balancer stops sending traffic. Public.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +55,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format). */
+        /**
+         * Prometheus metrics (text exposition format).
+         * @description Prometheus text exposition: HTTP request counts and latencies by route, Kafka requests
+         *     by API and error, controller-mutation-quota answers, reassignment progress and
+         *     throttles, and Node.js process metrics. Needs the viewer role (a scraper sends a bearer
+         *     token).
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -62,7 +78,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document. */
+        /**
+         * This document.
+         * @description This document, byte for byte as the gateway validates requests against it. Public, so
+         *     clients can be generated from a running gateway.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -79,7 +99,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cluster id, controller and brokers. */
+        /**
+         * Cluster id, controller and brokers.
+         * @description The cluster id, the active controller and every broker with host, port and rack, from
+         *     Kafka's DescribeCluster (Metadata on brokers too old for it).
+         */
         get: operations["describeCluster"];
         put?: never;
         post?: never;
@@ -173,7 +197,9 @@ export interface paths {
         };
         /**
          * All topics, sorted by name.
-         * @description The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
+         * @description Every topic the caller's Kafka principal may describe, sorted by name, with its id,
+         *     partition count, replication factor and whether it is internal.
+         *     The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
          *     unless `internal=true`, and then listed with `internal: true`.
          */
         get: operations["listTopics"];
@@ -210,7 +236,12 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Partitions (leader, replicas, ISR) and configs of one topic. */
+        /**
+         * Partitions (leader, replicas, ISR) and configs of one topic.
+         * @description One topic: each partition's leader, replicas, in-sync replicas and offline replicas, and
+         *     every config with its value, source and whether it is a default. Sensitive config values
+         *     are null.
+         */
         get: operations["describeTopic"];
         put?: never;
         post?: never;
@@ -401,7 +432,13 @@ export interface paths {
         delete: operations["cancelReassignment"];
         options?: never;
         head?: never;
-        /** Change the throttle of a running reassignment (null removes it). */
+        /**
+         * Change the throttle of a running reassignment (null removes it).
+         * @description Changes the replication throttle of a reassignment that is still running: the new rate
+         *     is written to the brokers it involves at once and recorded, so it is removed like the
+         *     original one when the move ends. `null` removes the throttle (the move then runs at full
+         *     speed). A finished reassignment answers 409.
+         */
         patch: operations["updateReassignment"];
         trace?: never;
     };
@@ -844,15 +881,12 @@ export interface components {
             partitions?: components["schemas"]["ReassignmentTarget"][];
             /** @description Bytes/s for both leader and follower rates; null or absent = unthrottled. */
             throttle?: number | null;
-            /** @default true */
-            autoRemoveThrottle: boolean;
-            /** @default false */
-            validateOnly: boolean;
-            /**
-             * @description Re-target partitions already moving (otherwise 409).
-             * @default false
-             */
-            addToExisting: boolean;
+            /** @description Remove the throttle when the move ends. Absent = true. */
+            autoRemoveThrottle?: boolean;
+            /** @description Plan and check only; nothing changes. Absent = false. */
+            validateOnly?: boolean;
+            /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
+            addToExisting?: boolean;
         } & (unknown | unknown);
         /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
         ReassignmentFileInput: {
@@ -1080,8 +1114,8 @@ export interface components {
                 leaderRate?: number;
                 followerRate?: number;
             }[];
-            /** @default false */
-            autoRemove: boolean;
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
         ThrottleReplicasRequest: {
@@ -1091,8 +1125,8 @@ export interface components {
                 leader?: components["schemas"]["BrokerId"][] | null;
                 follower?: components["schemas"]["BrokerId"][] | null;
             }[];
-            /** @default false */
-            autoRemove: boolean;
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
     };
@@ -1268,6 +1302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
         };
     };
     getReadiness: {
@@ -1288,6 +1323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1309,6 +1345,9 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getOpenApi: {
@@ -1329,6 +1368,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
         };
     };
     describeCluster: {
@@ -1349,6 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cluster"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1546,6 +1587,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopicList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1605,6 +1647,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1654,6 +1697,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1685,6 +1729,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
@@ -1720,6 +1765,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1765,6 +1811,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1819,6 +1866,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1860,6 +1908,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1891,6 +1940,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1925,6 +1975,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
@@ -1949,6 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReassignmentList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1988,6 +2040,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2020,6 +2073,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
@@ -2062,6 +2116,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2096,6 +2151,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2122,6 +2178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Throttles"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2150,6 +2207,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
@@ -2181,6 +2239,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2209,6 +2268,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2241,6 +2301,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
