@@ -231,7 +231,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -260,7 +263,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -403,7 +409,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -1238,29 +1247,57 @@ export interface components {
         };
     };
     parameters: {
-        /** @description A reassignment id as returned by POST /reassignments. */
+        /**
+         * @description A reassignment id as returned by POST /reassignments.
+         * @example r-mx6hl3mp-f60b3274
+         */
         ReassignmentId: string;
-        /** @description Also remove throttles the gateway did not set. */
+        /**
+         * @description Also remove throttles the gateway did not set.
+         * @example true
+         */
         IncludeExternal: boolean;
-        /** @description Topic name. */
+        /**
+         * @description Topic name.
+         * @example orders
+         */
         Topic: components["schemas"]["TopicName"];
-        /** @description Let Kafka validate the request without applying it. */
+        /**
+         * @description Let Kafka validate the request without applying it.
+         * @example true
+         */
         ValidateOnly: boolean;
         /**
          * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
          *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
          *     remains. Off by default, as in `kafka-topics.sh`.
+         * @example true
          */
         RetryOnQuotaViolation: boolean;
-        /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+        /**
+         * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+         * @example 20000
+         */
         QuotaTimeoutMs: number;
-        /** @description A user (Kafka principal name). */
+        /**
+         * @description A user (Kafka principal name).
+         * @example alice
+         */
         QuotaUser: components["schemas"]["QuotaEntityName"];
-        /** @description The default user entity (excludes `user`). */
+        /**
+         * @description The default user entity (excludes `user`).
+         * @example true
+         */
         QuotaDefaultUser: boolean;
-        /** @description A Kafka client id. */
+        /**
+         * @description A Kafka client id.
+         * @example kafka-admin-gateway/ci-bot
+         */
         QuotaClientId: components["schemas"]["QuotaEntityName"];
-        /** @description The default client-id entity (excludes `clientId`). */
+        /**
+         * @description The default client-id entity (excludes `clientId`).
+         * @example true
+         */
         QuotaDefaultClientId: boolean;
     };
     requestBodies: never;
@@ -1596,15 +1633,22 @@ export interface operations {
     createTopics: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1661,15 +1705,25 @@ export interface operations {
     deleteTopics: {
         parameters: {
             query: {
-                /** @description A topic to delete; repeat for several. */
+                /**
+                 * @description A topic to delete; repeat for several.
+                 * @example [
+                 *       "burst-1",
+                 *       "burst-2"
+                 *     ]
+                 */
                 name: components["schemas"]["TopicName"][];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1712,7 +1766,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1743,14 +1800,21 @@ export interface operations {
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1777,20 +1841,30 @@ export interface operations {
     createPartitions: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1826,15 +1900,22 @@ export interface operations {
     createPartitionsBatch: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1881,13 +1962,25 @@ export interface operations {
     listQuotas: {
         parameters: {
             query?: {
-                /** @description A user (Kafka principal name). */
+                /**
+                 * @description A user (Kafka principal name).
+                 * @example alice
+                 */
                 user?: components["parameters"]["QuotaUser"];
-                /** @description The default user entity (excludes `user`). */
+                /**
+                 * @description The default user entity (excludes `user`).
+                 * @example true
+                 */
                 defaultUser?: components["parameters"]["QuotaDefaultUser"];
-                /** @description A Kafka client id. */
+                /**
+                 * @description A Kafka client id.
+                 * @example kafka-admin-gateway/ci-bot
+                 */
                 clientId?: components["parameters"]["QuotaClientId"];
-                /** @description The default client-id entity (excludes `clientId`). */
+                /**
+                 * @description The default client-id entity (excludes `clientId`).
+                 * @example true
+                 */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
                 /** @description Only entities whose entity types are exactly the ones filtered on. */
                 strict?: boolean;
@@ -1917,7 +2010,10 @@ export interface operations {
     setQuota: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
             };
             header?: never;
@@ -1952,13 +2048,25 @@ export interface operations {
     deleteQuota: {
         parameters: {
             query?: {
-                /** @description A user (Kafka principal name). */
+                /**
+                 * @description A user (Kafka principal name).
+                 * @example alice
+                 */
                 user?: components["parameters"]["QuotaUser"];
-                /** @description The default user entity (excludes `user`). */
+                /**
+                 * @description The default user entity (excludes `user`).
+                 * @example true
+                 */
                 defaultUser?: components["parameters"]["QuotaDefaultUser"];
-                /** @description A Kafka client id. */
+                /**
+                 * @description A Kafka client id.
+                 * @example kafka-admin-gateway/ci-bot
+                 */
                 clientId?: components["parameters"]["QuotaClientId"];
-                /** @description The default client-id entity (excludes `clientId`). */
+                /**
+                 * @description The default client-id entity (excludes `clientId`).
+                 * @example true
+                 */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
             };
             header?: never;
@@ -2056,7 +2164,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2083,12 +2194,17 @@ export interface operations {
     cancelReassignment: {
         parameters: {
             query?: {
+                /** @example true */
                 preserveThrottles?: boolean;
+                /** @example true */
                 rollback?: boolean;
             };
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2130,7 +2246,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2218,9 +2337,18 @@ export interface operations {
     deleteThrottleRates: {
         parameters: {
             query?: {
-                /** @description Comma-separated broker ids (`brokers=1,2`); all brokers when omitted. */
+                /**
+                 * @description Comma-separated broker ids (`brokers=1,2`); all brokers when omitted.
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
                 brokers?: components["schemas"]["BrokerId"][];
-                /** @description Also remove throttles the gateway did not set. */
+                /**
+                 * @description Also remove throttles the gateway did not set.
+                 * @example true
+                 */
                 includeExternal?: components["parameters"]["IncludeExternal"];
             };
             header?: never;
@@ -2280,9 +2408,17 @@ export interface operations {
     deleteThrottledReplicas: {
         parameters: {
             query?: {
-                /** @description Comma-separated topic names (`topics=a,b`); all topics when omitted. */
+                /**
+                 * @description Comma-separated topic names (`topics=a,b`); all topics when omitted.
+                 * @example [
+                 *       "orders"
+                 *     ]
+                 */
                 topics?: components["schemas"]["TopicName"][];
-                /** @description Also remove throttles the gateway did not set. */
+                /**
+                 * @description Also remove throttles the gateway did not set.
+                 * @example true
+                 */
                 includeExternal?: components["parameters"]["IncludeExternal"];
             };
             header?: never;
