@@ -896,7 +896,12 @@ export interface components {
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
-        } & (unknown | unknown);
+        } & ({
+            plan?: never;
+        } | {
+            partitions?: never;
+            version?: never;
+        });
         /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
         ReassignmentFileInput: {
             version?: number;
