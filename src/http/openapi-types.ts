@@ -1491,6 +1491,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrokerList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1600,6 +1601,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1611,7 +1613,10 @@ export interface operations {
     listTopics: {
         parameters: {
             query?: {
-                /** @description Also list internal topics (the gateway's state topic). */
+                /**
+                 * @description Also list internal topics (the gateway's state topic).
+                 * @example true
+                 */
                 internal?: boolean;
             };
             header?: never;
@@ -2451,7 +2456,10 @@ export interface operations {
     deleteOrphanedThrottles: {
         parameters: {
             query?: {
-                /** @description Only answer what would change (default true). */
+                /**
+                 * @description Only answer what would change (default true).
+                 * @example true
+                 */
                 dryRun?: boolean;
             };
             header?: never;
@@ -2484,6 +2492,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
