@@ -4,11 +4,9 @@
 // recording logger; createLogger() puts pino behind it.
 import { destination, pino, stdTimeFunctions, type DestinationStream, type Level } from 'pino';
 
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+import type { Logger } from '../observability/logger.js';
+
+export type { Logger };
 
 export const LOG_LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 

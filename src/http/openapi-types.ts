@@ -11,7 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness; answers 200 while the process serves HTTP. Never calls Kafka. */
+        /**
+         * Liveness; answers 200 while the process serves HTTP. Never calls Kafka.
+         * @description Liveness probe. Answers 200 as long as the process serves HTTP and never calls Kafka, so
+         *     a Kafka outage does not get healthy gateways restarted. Public: no credentials needed.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -28,7 +32,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness; 200 when Kafka answers a cheap probe, 503 otherwise or while draining. */
+        /**
+         * Readiness; 200 when Kafka answers a cheap probe, 503 otherwise or while draining.
+         * @description Readiness probe. Sends one cheap Metadata request to Kafka, bounded by
+         *     `KAFKA_PING_TIMEOUT_MS`, and answers 200 when Kafka answered, 503 (`kafka-unavailable`,
+         *     `kafka-timeout`) when it did not, and 503 (`shutting-down`) from the moment the gateway
+         *     starts draining on SIGTERM, so a load balancer stops sending traffic. Public.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +55,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format). */
+        /**
+         * Prometheus metrics (text exposition format).
+         * @description Prometheus text exposition: HTTP request counts and latencies by route, Kafka requests
+         *     by API and error, controller-mutation-quota answers, reassignment progress and
+         *     throttles, and Node.js process metrics. Needs the viewer role (a scraper sends a bearer
+         *     token).
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -62,7 +78,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document. */
+        /**
+         * This document.
+         * @description This document, byte for byte as the gateway validates requests against it. Public, so
+         *     clients can be generated from a running gateway.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -79,7 +99,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cluster id, controller and brokers. */
+        /**
+         * Cluster id, controller and brokers.
+         * @description The cluster id, the active controller and every broker with host, port and rack, from
+         *     Kafka's DescribeCluster (Metadata on brokers too old for it).
+         */
         get: operations["describeCluster"];
         put?: never;
         post?: never;
@@ -173,7 +197,9 @@ export interface paths {
         };
         /**
          * All topics, sorted by name.
-         * @description The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
+         * @description Every topic the caller's Kafka principal may describe, sorted by name, with its id,
+         *     partition count, replication factor and whether it is internal.
+         *     The gateway's own state topic (`KAFKA_GATEWAY_STATE_TOPIC`) is internal: left out
          *     unless `internal=true`, and then listed with `internal: true`.
          */
         get: operations["listTopics"];
@@ -205,12 +231,20 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
         };
-        /** Partitions (leader, replicas, ISR) and configs of one topic. */
+        /**
+         * Partitions (leader, replicas, ISR) and configs of one topic.
+         * @description One topic: each partition's leader, replicas, in-sync replicas and offline replicas, and
+         *     every config with its value, source and whether it is a default. Sensitive config values
+         *     are null.
+         */
         get: operations["describeTopic"];
         put?: never;
         post?: never;
@@ -229,7 +263,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -372,7 +409,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -401,7 +441,13 @@ export interface paths {
         delete: operations["cancelReassignment"];
         options?: never;
         head?: never;
-        /** Change the throttle of a running reassignment (null removes it). */
+        /**
+         * Change the throttle of a running reassignment (null removes it).
+         * @description Changes the replication throttle of a reassignment that is still running: the new rate
+         *     is written to the brokers it involves at once and recorded, so it is removed like the
+         *     original one when the move ends. `null` removes the throttle (the move then runs at full
+         *     speed). A finished reassignment answers 409.
+         */
         patch: operations["updateReassignment"];
         trace?: never;
     };
@@ -846,16 +892,18 @@ export interface components {
             partitions?: components["schemas"]["ReassignmentTarget"][];
             /** @description Bytes/s for both leader and follower rates; null or absent = unthrottled. */
             throttle?: number | null;
-            /** @default true */
-            autoRemoveThrottle: boolean;
-            /** @default false */
-            validateOnly: boolean;
-            /**
-             * @description Re-target partitions already moving (otherwise 409).
-             * @default false
-             */
-            addToExisting: boolean;
-        } & (unknown | unknown);
+            /** @description Remove the throttle when the move ends. Absent = true. */
+            autoRemoveThrottle?: boolean;
+            /** @description Plan and check only; nothing changes. Absent = false. */
+            validateOnly?: boolean;
+            /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
+            addToExisting?: boolean;
+        } & ({
+            plan?: never;
+        } | {
+            partitions?: never;
+            version?: never;
+        });
         /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
         ReassignmentFileInput: {
             version?: number;
@@ -1082,8 +1130,8 @@ export interface components {
                 leaderRate?: number;
                 followerRate?: number;
             }[];
-            /** @default false */
-            autoRemove: boolean;
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
         ThrottleReplicasRequest: {
@@ -1093,8 +1141,8 @@ export interface components {
                 leader?: components["schemas"]["BrokerId"][] | null;
                 follower?: components["schemas"]["BrokerId"][] | null;
             }[];
-            /** @default false */
-            autoRemove: boolean;
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
     };
@@ -1206,29 +1254,57 @@ export interface components {
         };
     };
     parameters: {
-        /** @description A reassignment id as returned by POST /reassignments. */
+        /**
+         * @description A reassignment id as returned by POST /reassignments.
+         * @example r-mx6hl3mp-f60b3274
+         */
         ReassignmentId: string;
-        /** @description Also remove throttles the gateway did not set. */
+        /**
+         * @description Also remove throttles the gateway did not set.
+         * @example true
+         */
         IncludeExternal: boolean;
-        /** @description Topic name. */
+        /**
+         * @description Topic name.
+         * @example orders
+         */
         Topic: components["schemas"]["TopicName"];
-        /** @description Let Kafka validate the request without applying it. */
+        /**
+         * @description Let Kafka validate the request without applying it.
+         * @example true
+         */
         ValidateOnly: boolean;
         /**
          * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
          *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
          *     remains. Off by default, as in `kafka-topics.sh`.
+         * @example true
          */
         RetryOnQuotaViolation: boolean;
-        /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+        /**
+         * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+         * @example 20000
+         */
         QuotaTimeoutMs: number;
-        /** @description A user (Kafka principal name). */
+        /**
+         * @description A user (Kafka principal name).
+         * @example alice
+         */
         QuotaUser: components["schemas"]["QuotaEntityName"];
-        /** @description The default user entity (excludes `user`). */
+        /**
+         * @description The default user entity (excludes `user`).
+         * @example true
+         */
         QuotaDefaultUser: boolean;
-        /** @description A Kafka client id. */
+        /**
+         * @description A Kafka client id.
+         * @example kafka-admin-gateway/ci-bot
+         */
         QuotaClientId: components["schemas"]["QuotaEntityName"];
-        /** @description The default client-id entity (excludes `clientId`). */
+        /**
+         * @description The default client-id entity (excludes `clientId`).
+         * @example true
+         */
         QuotaDefaultClientId: boolean;
     };
     requestBodies: never;
@@ -1270,6 +1346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
         };
     };
     getReadiness: {
@@ -1290,6 +1367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1311,6 +1389,9 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getOpenApi: {
@@ -1331,6 +1412,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
         };
     };
     describeCluster: {
@@ -1351,6 +1433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cluster"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1410,6 +1493,7 @@ export interface operations {
                     "application/json": components["schemas"]["BrokerList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1519,6 +1603,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1530,7 +1615,10 @@ export interface operations {
     listTopics: {
         parameters: {
             query?: {
-                /** @description Also list internal topics (the gateway's state topic). */
+                /**
+                 * @description Also list internal topics (the gateway's state topic).
+                 * @example true
+                 */
                 internal?: boolean;
             };
             header?: never;
@@ -1548,6 +1636,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopicList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1556,15 +1645,22 @@ export interface operations {
     createTopics: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1607,6 +1703,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1620,15 +1717,25 @@ export interface operations {
     deleteTopics: {
         parameters: {
             query: {
-                /** @description A topic to delete; repeat for several. */
+                /**
+                 * @description A topic to delete; repeat for several.
+                 * @example [
+                 *       "burst-1",
+                 *       "burst-2"
+                 *     ]
+                 */
                 name: components["schemas"]["TopicName"][];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1656,6 +1763,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1670,7 +1778,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1687,6 +1798,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
@@ -1700,14 +1812,21 @@ export interface operations {
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1722,6 +1841,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1733,20 +1853,30 @@ export interface operations {
     createPartitions: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
             path: {
-                /** @description Topic name. */
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
                 topic: components["parameters"]["Topic"];
             };
             cookie?: never;
@@ -1767,6 +1897,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1781,15 +1912,22 @@ export interface operations {
     createPartitionsBatch: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
                 /**
                  * @description On THROTTLING_QUOTA_EXCEEDED (89), wait the throttle time and re-send only the
                  *     throttled topics, until `timeoutMs` is spent; then answer 429 with the wait that
                  *     remains. Off by default, as in `kafka-topics.sh`.
+                 * @example true
                  */
                 retryOnQuotaViolation?: components["parameters"]["RetryOnQuotaViolation"];
-                /** @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for. */
+                /**
+                 * @description How long `retryOnQuotaViolation` may wait in total, in milliseconds. A re-send that could only happen after it is not waited for.
+                 * @example 20000
+                 */
                 timeoutMs?: components["parameters"]["QuotaTimeoutMs"];
             };
             header?: never;
@@ -1821,6 +1959,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -1835,13 +1974,25 @@ export interface operations {
     listQuotas: {
         parameters: {
             query?: {
-                /** @description A user (Kafka principal name). */
+                /**
+                 * @description A user (Kafka principal name).
+                 * @example alice
+                 */
                 user?: components["parameters"]["QuotaUser"];
-                /** @description The default user entity (excludes `user`). */
+                /**
+                 * @description The default user entity (excludes `user`).
+                 * @example true
+                 */
                 defaultUser?: components["parameters"]["QuotaDefaultUser"];
-                /** @description A Kafka client id. */
+                /**
+                 * @description A Kafka client id.
+                 * @example kafka-admin-gateway/ci-bot
+                 */
                 clientId?: components["parameters"]["QuotaClientId"];
-                /** @description The default client-id entity (excludes `clientId`). */
+                /**
+                 * @description The default client-id entity (excludes `clientId`).
+                 * @example true
+                 */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
                 /** @description Only entities whose entity types are exactly the ones filtered on. */
                 strict?: boolean;
@@ -1862,6 +2013,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1870,7 +2022,10 @@ export interface operations {
     setQuota: {
         parameters: {
             query?: {
-                /** @description Let Kafka validate the request without applying it. */
+                /**
+                 * @description Let Kafka validate the request without applying it.
+                 * @example true
+                 */
                 validateOnly?: components["parameters"]["ValidateOnly"];
             };
             header?: never;
@@ -1893,6 +2048,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1904,13 +2060,25 @@ export interface operations {
     deleteQuota: {
         parameters: {
             query?: {
-                /** @description A user (Kafka principal name). */
+                /**
+                 * @description A user (Kafka principal name).
+                 * @example alice
+                 */
                 user?: components["parameters"]["QuotaUser"];
-                /** @description The default user entity (excludes `user`). */
+                /**
+                 * @description The default user entity (excludes `user`).
+                 * @example true
+                 */
                 defaultUser?: components["parameters"]["QuotaDefaultUser"];
-                /** @description A Kafka client id. */
+                /**
+                 * @description A Kafka client id.
+                 * @example kafka-admin-gateway/ci-bot
+                 */
                 clientId?: components["parameters"]["QuotaClientId"];
-                /** @description The default client-id entity (excludes `clientId`). */
+                /**
+                 * @description The default client-id entity (excludes `clientId`).
+                 * @example true
+                 */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
             };
             header?: never;
@@ -1927,6 +2095,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
@@ -1951,6 +2120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReassignmentList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1990,6 +2160,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2005,7 +2176,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2022,6 +2196,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
@@ -2031,12 +2206,17 @@ export interface operations {
     cancelReassignment: {
         parameters: {
             query?: {
+                /** @example true */
                 preserveThrottles?: boolean;
+                /** @example true */
                 rollback?: boolean;
             };
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2064,6 +2244,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2077,7 +2258,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A reassignment id as returned by POST /reassignments. */
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
                 id: components["parameters"]["ReassignmentId"];
             };
             cookie?: never;
@@ -2098,6 +2282,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
@@ -2124,6 +2309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Throttles"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2152,6 +2338,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
@@ -2162,9 +2349,18 @@ export interface operations {
     deleteThrottleRates: {
         parameters: {
             query?: {
-                /** @description Comma-separated broker ids (`brokers=1,2`); all brokers when omitted. */
+                /**
+                 * @description Comma-separated broker ids (`brokers=1,2`); all brokers when omitted.
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
                 brokers?: components["schemas"]["BrokerId"][];
-                /** @description Also remove throttles the gateway did not set. */
+                /**
+                 * @description Also remove throttles the gateway did not set.
+                 * @example true
+                 */
                 includeExternal?: components["parameters"]["IncludeExternal"];
             };
             header?: never;
@@ -2183,6 +2379,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2211,6 +2408,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2222,9 +2420,17 @@ export interface operations {
     deleteThrottledReplicas: {
         parameters: {
             query?: {
-                /** @description Comma-separated topic names (`topics=a,b`); all topics when omitted. */
+                /**
+                 * @description Comma-separated topic names (`topics=a,b`); all topics when omitted.
+                 * @example [
+                 *       "orders"
+                 *     ]
+                 */
                 topics?: components["schemas"]["TopicName"][];
-                /** @description Also remove throttles the gateway did not set. */
+                /**
+                 * @description Also remove throttles the gateway did not set.
+                 * @example true
+                 */
                 includeExternal?: components["parameters"]["IncludeExternal"];
             };
             header?: never;
@@ -2243,6 +2449,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2251,7 +2458,10 @@ export interface operations {
     deleteOrphanedThrottles: {
         parameters: {
             query?: {
-                /** @description Only answer what would change (default true). */
+                /**
+                 * @description Only answer what would change (default true).
+                 * @example true
+                 */
                 dryRun?: boolean;
             };
             header?: never;
@@ -2284,6 +2494,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

@@ -3,23 +3,9 @@
 // cluster, so any instance can be scraped); counters count what THIS instance did.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from './metrics.js';
+import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 
-export interface ReassignmentMetrics {
-  /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
-  setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
-  /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
-  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null }[]): void;
-  /**
-   * Throttle rates configured now, per broker and direction, on the brokers the gateway's
-   * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
-   */
-  setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
-  throttleRemoved(cause: string, delaySeconds: number | null): void;
-  reconcilerError(step: string): void;
-  reconciled(): void;
-  /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
-  stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
-}
+export type { ReassignmentMetrics };
 
 export function createReassignmentMetrics(registry: Registry): ReassignmentMetrics {
   const moving = new Gauge({

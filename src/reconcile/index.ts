@@ -1,7 +1,7 @@
 // Wires the reassignment/throttle machinery of one gateway instance: the state topic, the
 // throttle sync, progress sampling, the services the HTTP routes call, and the reconciler.
-import type { Logger } from '../http/logger.js';
-import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { StateTopic } from '../kafka/state-topic.js';
 import { StateStore } from '../state/store.js';

@@ -37,7 +37,7 @@ import { describePartitions, type TopicPartitions } from '../kafka/partitions.js
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { RECORD_VERSION, TERMINAL_STATES, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
-import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import { admitReassignment } from './admission.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';

@@ -16,8 +16,8 @@
 // Every step is idempotent and safe to run in several instances at once: they write the same
 // conclusions from the same observations (last write wins with equal content), and the throttle
 // sync computes the same operations from the same configs.
-import type { Logger } from '../http/logger.js';
-import type { ReassignmentMetrics } from '../http/reassignment-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';

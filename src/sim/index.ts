@@ -1,78 +1,11 @@
 // Public entry point of the Kafka cluster simulator. Tests, `npm start` (embedded
 // demo) and `npm run sim` all start clusters through startSimulator().
 //
-import type { Clock } from './clock.js';
-import type { CompletedReassignment } from './cluster/partition-moves.js';
+import type { SimulatorOptions } from './options.js';
 import { Simulator } from './simulator.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export type { CompletedReassignment } from './cluster/partition-moves.js';
-
-export interface SimulatorOptions {
-  /** Number of brokers, ids 0..n-1 unless brokerIds is given. Default 3. */
-  brokers?: number;
-  brokerIds?: number[];
-  /** Rack per broker (same order as the ids); null or missing = no rack. */
-  racks?: (string | null)[];
-  host?: string; // default 127.0.0.1
-  /** Fixed ports per broker; default 0 = random free port. */
-  ports?: number[];
-  clock?: Clock;
-  clusterId?: string;
-  /** SASL PLAIN users (username -> password). When set, SASL is required. */
-  saslPlainUsers?: Record<string, string>;
-  /**
-   * SASL SCRAM-SHA-256 and SCRAM-SHA-512 users (username -> password; credentials for
-   * both mechanisms are derived at start, 4096 iterations). When set, SASL is required.
-   */
-  saslScramUsers?: Record<string, string>;
-  /**
-   * Serve TLS instead of plaintext on every broker (node:tls server options: key, cert,
-   * and ca + requestCert + rejectUnauthorized for client certificates).
-   */
-  tls?: import('node:tls').TlsOptions;
-  /**
-   * Answer NOT_CONTROLLER from brokers that are not the controller for controller
-   * requests, as ZooKeeper-mode Kafka did, instead of forwarding them as KRaft does.
-   */
-  notControllerErrors?: boolean;
-  /** KIP-599 `controller.quota.window.num`: burst = num x size x rate. Default 11. */
-  controllerQuotaWindowNum?: number;
-  /** KIP-599 `controller.quota.window.size.seconds`. Default 1. */
-  controllerQuotaWindowSizeSeconds?: number;
-  /**
-   * Replication bandwidth of every broker, bytes/s in each direction, shared by the replica
-   * copies of reassignments into and out of it. Default 50 MiB/s (52428800).
-   */
-  replicationBytesPerSecond?: number;
-  /**
-   * Bytes every new partition starts with, as if it held that much data, so reassignments have
-   * something to copy: a number for every partition, or per topic and partition. Default 0.
-   * `Simulator.seedBytes()` adds bytes to a partition that exists already.
-   */
-  seedBytes?: number | ((topic: string, partition: number) => number);
-}
-
-export interface SimulatedCluster {
-  readonly clusterId: string;
-  /** "host:port" of every broker that is up. */
-  readonly bootstrapServers: string[];
-  stopBroker(id: number): Promise<void>;
-  startBroker(id: number): Promise<void>;
-  /** Fault injection: broker `id` waits `ms` before handling each request (0 = no delay). */
-  setBrokerDelay(id: number, ms: number): void;
-  /** Give an existing partition n more bytes of log without real records. */
-  seedBytes(topic: string, partition: number, n: number): void;
-  /**
-   * Hear of every reassignment that completes, with `completedAt`: the clock time Kafka finished
-   * it (its last new replica caught up). With the system clock the simulator settles copies
-   * every 100 ms on its own, so the call comes at most ~100 ms after completedAt; with a
-   * hand-driven clock it comes on the next request or clock-driven read. Returns unsubscribe.
-   */
-  onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void;
-  /** When the last reassignment of a partition completed (clock ms), or null. */
-  reassignmentCompletedAt(topic: string, partition: number): number | null;
-  close(): Promise<void>;
-}
+export type { SimulatorOptions, SimulatedCluster } from './options.js';
 
 /** Starts a simulated cluster: every broker listens before this resolves. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {

@@ -46,7 +46,18 @@ import {
   type TokenBucket,
 } from '../domain/token-bucket.js';
 import type { Clock } from './clock.js';
-import type { ControllerMutationQuota } from './handlers/types.js';
+
+/**
+ * One request's view of its controller mutation quota, as Kafka's
+ * ControllerMutationQuota: strict mode checks before it records and refuses when the
+ * bucket is already negative; permissive mode records and never refuses.
+ */
+export interface ControllerMutationQuota {
+  /** Charges `cost` partitions; false = refused (strict mode only): answer 89. */
+  tryCharge(cost: number): boolean;
+  /** throttle_time_ms for the response. */
+  throttleTimeMs(): number;
+}
 
 /** Kafka's principal name for unauthenticated connections (KafkaPrincipal.ANONYMOUS). */
 export const ANONYMOUS_USER = 'ANONYMOUS';

@@ -8,7 +8,7 @@ import type { ApiHandler, BrokerEndpoint, ControllerMutationQuota, RequestContex
 import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
-import type { SimulatedCluster, SimulatorOptions } from './index.js';
+import type { SimulatedCluster, SimulatorOptions } from './options.js';
 import type { CompletedReassignment } from './cluster/partition-moves.js';
 
 /**

@@ -1,7 +1,7 @@
 // The simulator's in-memory cluster model: brokers, topics, partitions, configs and logs.
 // Every mutation validates everything first and only then applies (atomic), and every bad input
 // is reported as a KafkaError carrying Kafka's error code and message.
-import type { Clock } from '../index.js';
+import type { Clock } from '../clock.js';
 import { BrokerRegistry, type BrokerInfo, type BrokerSpec } from './brokers.js';
 import {
   ConfigRegistry,

@@ -5,7 +5,8 @@ import type { MessageSchema, VersionRange } from '../protocol/schema.js';
 import type { RequestHeader } from '../protocol/messages.generated.js';
 import type { Clock } from '../clock.js';
 import type { ClusterModel } from '../cluster/model.js';
-import type { ClientQuotaStore } from '../quotas.js';
+import type { ClientQuotaStore, ControllerMutationQuota } from '../quotas.js';
+export type { ControllerMutationQuota } from '../quotas.js';
 import type { ScramUserStore } from '../sasl/scram.js';
 
 export interface ConnectionState {
@@ -50,18 +51,6 @@ export interface SimulatorRuntime {
   readonly clientQuotas: ClientQuotaStore;
   /** KIP-599 controller mutation quota for one request (see ../quotas.ts). */
   mutationQuota(ctx: RequestContext, strict: boolean): ControllerMutationQuota;
-}
-
-/**
- * One request's view of its controller mutation quota, as Kafka's
- * ControllerMutationQuota: strict mode checks before it records and refuses when the
- * bucket is already negative; permissive mode records and never refuses.
- */
-export interface ControllerMutationQuota {
-  /** Charges `cost` partitions; false = refused (strict mode only): answer 89. */
-  tryCharge(cost: number): boolean;
-  /** throttle_time_ms for the response. */
-  throttleTimeMs(): number;
 }
 
 export interface RequestContext {

@@ -1,0 +1,19 @@
+// What the reconciler and the reassignment service report about reassignments and
+// throttles. The interface lives below src/http so that services need no HTTP code;
+// src/http/reassignment-metrics.ts implements it with prom-client on the app's registry.
+export interface ReassignmentMetrics {
+  /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
+  setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
+  /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
+  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null }[]): void;
+  /**
+   * Throttle rates configured now, per broker and direction, on the brokers the gateway's
+   * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
+   */
+  setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
+  throttleRemoved(cause: string, delaySeconds: number | null): void;
+  reconcilerError(step: string): void;
+  reconciled(): void;
+  /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
+  stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
+}

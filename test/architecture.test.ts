@@ -1,0 +1,53 @@
+// The import rules of .dependency-cruiser.cjs: no cycles anywhere in src/, nothing below
+// src/http imports it, src/domain imports no Kafka/state/HTTP/service/simulator code.
+// dependency-cruiser runs as its CLI, as a developer would run it (`npx depcruise src`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const CLI = resolve('node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
+const CONFIG = resolve('.dependency-cruiser.cjs');
+
+async function depcruise(cwd: string, ...paths: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, '--config', CONFIG, '--output-type', 'err', ...paths], { cwd });
+    return { code: 0, out: stdout + stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+test('src/ has no import cycle and no import that points the wrong way', async () => {
+  const { code, out } = await depcruise(process.cwd(), 'src');
+  assert.equal(code, 0, out);
+  assert.match(out, /no dependency violations found/i);
+});
+
+test('the check fails on a cycle, an import of src/http from below, and an impure domain module', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'arch-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(join(dir, file, '..'), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    };
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }));
+    write('src/sim/a.ts', "import { b } from './b.js';\nexport const a = () => b;\n");
+    write('src/sim/b.ts', "import { a } from './a.js';\nexport const b = () => a;\n");
+    write('src/http/logger.ts', 'export const log = 1;\n');
+    write('src/reconcile/r.ts', "import { log } from '../http/logger.js';\nexport const r = log;\n");
+    write('src/kafka/k.ts', 'export const k = 1;\n');
+    write('src/domain/d.ts', "import { k } from '../kafka/k.js';\nexport const d = k;\n");
+    const { code, out } = await depcruise(dir, 'src');
+    assert.notEqual(code, 0, out);
+    assert.match(out, /no-circular/);
+    assert.match(out, /nothing-below-http-imports-http/);
+    assert.match(out, /domain-is-pure/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

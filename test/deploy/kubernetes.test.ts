@@ -1,0 +1,166 @@
+// deploy/kubernetes: every manifest is checked against the Kubernetes API schemas
+// (kubernetes-models: the OpenAPI schemas of the Kubernetes API and of the Prometheus
+// Operator's CRDs, applied with ajv — the same check kubeconform makes, without a cluster;
+// neither kubeconform nor helm is available from npm or Debian here), and against the
+// gateway itself: probe paths that exist and need no token, ports and selectors that meet,
+// a grace period longer than the shutdown drain, documented environment variables only,
+// and a tokens Secret the gateway's own parser accepts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments, parse } from 'yaml';
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { parseTokenDocument } from '../../src/http/auth/tokens.js';
+
+const DIR = 'deploy/kubernetes';
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [k: string]: any };
+
+const MODELS: Record<string, new (o: any) => { validate(): void }> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/Deployment': Deployment,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+};
+
+function load(): { file: string; obj: Obj }[] {
+  const out: { file: string; obj: Obj }[] = [];
+  for (const file of readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(DIR, file), 'utf8'))) {
+      assert.deepEqual(doc.errors, [], `${file}: YAML errors`);
+      const obj = doc.toJS() as Obj | null;
+      if (obj) out.push({ file, obj });
+    }
+  }
+  return out;
+}
+
+function validate(obj: Obj): void {
+  const Model = MODELS[`${obj.apiVersion}/${obj.kind}`];
+  assert.ok(Model, `no schema for ${obj.apiVersion} ${obj.kind}`);
+  new Model(obj).validate();
+}
+
+const all = load();
+const one = (kind: string, name?: string): Obj => {
+  const found = all.filter((d) => d.obj.kind === kind && (!name || d.obj.metadata.name === name));
+  assert.equal(found.length, 1, `${kind} ${name ?? ''}`);
+  return found[0]!.obj;
+};
+const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+test('every manifest is valid against the Kubernetes (and Prometheus Operator) API schemas', () => {
+  assert.ok(all.length >= 8, `found ${all.length} objects`);
+  for (const { file, obj } of all) {
+    assert.doesNotThrow(() => validate(obj), `${file}: ${obj.kind} ${obj.metadata?.name}`);
+  }
+});
+
+test('the schema check catches a broken manifest (it can fail)', () => {
+  const deployment = structuredClone(one('Deployment'));
+  deployment.spec.replicas = 'two';
+  assert.throws(() => validate(deployment));
+  const pdb = structuredClone(one('PodDisruptionBudget'));
+  pdb.spec.minAvailable = { nope: 1 };
+  assert.throws(() => validate(pdb));
+  const monitor = structuredClone(one('ServiceMonitor'));
+  monitor.spec.endpoints[0].interval = 30;
+  assert.throws(() => validate(monitor));
+});
+
+test('kustomization.yaml lists every manifest but the CRD-dependent ServiceMonitor', () => {
+  const k = parse(readFileSync(join(DIR, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+  const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && f !== 'servicemonitor.yaml');
+  assert.deepEqual([...k.resources].sort(), files.sort());
+});
+
+test('two replicas, probes on the public /healthz and /readyz, resources, a PDB that selects them', () => {
+  const d = one('Deployment');
+  assert.equal(d.spec.replicas, 2);
+  const podLabels = d.spec.template.metadata.labels;
+  assert.ok(matches(d.spec.selector.matchLabels, podLabels));
+  const c = d.spec.template.spec.containers[0];
+  assert.equal(c.livenessProbe.httpGet.path, '/healthz');
+  assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  // Both paths exist in the contract and are public (a probe sends no token).
+  const spec = parse(readFileSync('openapi.yaml', 'utf8')) as { paths: Record<string, { get?: Record<string, unknown> }> };
+  for (const path of ['/healthz', '/readyz']) {
+    assert.equal(spec.paths[path]?.get?.['x-required-role'], 'public', path);
+  }
+  for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
+    assert.ok(c.ports.some((p: { name: string }) => p.name === probe.httpGet.port), 'probe port is a named container port');
+  }
+  assert.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory);
+  const pdb = one('PodDisruptionBudget');
+  assert.ok(matches(pdb.spec.selector.matchLabels, podLabels));
+  assert.ok(pdb.spec.minAvailable < d.spec.replicas, 'a PDB that allows no disruption blocks node drains');
+});
+
+test('Service and ServiceMonitor reach the pods; /metrics is scraped with a bearer token', () => {
+  const d = one('Deployment');
+  const podLabels = d.spec.template.metadata.labels;
+  const containerPort = d.spec.template.spec.containers[0].ports.find((p: { name: string }) => p.name === 'http');
+  const svc = one('Service');
+  assert.ok(matches(svc.spec.selector, podLabels));
+  const port = svc.spec.ports.find((p: { name: string }) => p.name === 'http');
+  assert.equal(port.targetPort, containerPort.name);
+  const sm = one('ServiceMonitor');
+  assert.ok(matches(sm.spec.selector.matchLabels, svc.metadata.labels));
+  const ep = sm.spec.endpoints[0];
+  assert.equal(ep.port, 'http');
+  assert.equal(ep.path, '/metrics');
+  const spec = parse(readFileSync('openapi.yaml', 'utf8')) as { paths: Record<string, { get?: Record<string, unknown> }> };
+  assert.equal(spec.paths['/metrics']?.get?.['x-required-role'], 'viewer', '/metrics needs a token');
+  const tokenSecret = one('Secret', ep.authorization.credentials.name);
+  assert.ok(ep.authorization.credentials.key in tokenSecret.stringData);
+});
+
+test('the grace period outlasts the shutdown drain; secrets and mounts meet; env vars are documented', () => {
+  const d = one('Deployment');
+  const pod = d.spec.template.spec;
+  const c = pod.containers[0];
+  const cm = one('ConfigMap');
+  assert.ok(pod.terminationGracePeriodSeconds * 1000 > Number(cm.data.SHUTDOWN_TIMEOUT_MS));
+
+  // Every variable set is one the README documents (a typo would be silently ignored).
+  const readme = readFileSync('README.md', 'utf8');
+  const names = [...Object.keys(cm.data), ...c.env.map((e: { name: string }) => e.name)];
+  for (const name of names) assert.ok(readme.includes('`' + name + '`'), `${name} is not in the README's configuration table`);
+
+  // secretKeyRefs name secrets and keys that exist.
+  for (const e of c.env.filter((x: any) => x.valueFrom?.secretKeyRef)) {
+    const ref = e.valueFrom.secretKeyRef;
+    assert.ok(ref.key in one('Secret', ref.name).stringData, `${e.name}`);
+  }
+  // Files named in the config lie on mounted Secret volumes that hold them.
+  for (const key of ['GATEWAY_TOKENS_FILE', 'KAFKA_TLS_CA_FILE']) {
+    const file: string = cm.data[key];
+    const mount = c.volumeMounts.find((m: { mountPath: string }) => file.startsWith(m.mountPath + '/'));
+    assert.ok(mount, `${key}: ${file} is on no mount`);
+    const volume = pod.volumes.find((v: { name: string }) => v.name === mount.name);
+    const secret = one('Secret', volume.secret.secretName);
+    assert.ok(file.slice(mount.mountPath.length + 1) in secret.stringData, `${key}: the Secret has no ${file}`);
+  }
+  // The tokens Secret is in the gateway's format, with the viewer token Prometheus uses.
+  const tokensFile = one('Secret', 'kafka-admin-gateway-tokens').stringData['tokens.yaml'];
+  const entries = parseTokenDocument(tokensFile, 'tokens.yaml');
+  assert.ok(entries.some((e) => e.name === 'prometheus' && e.role === 'viewer'));
+});
+
+test('the pod runs unprivileged with a read-only root filesystem', () => {
+  const pod = one('Deployment').spec.template.spec;
+  const c = pod.containers[0];
+  assert.equal(pod.securityContext.runAsNonRoot, true);
+  assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+  assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+  assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
+  assert.equal(pod.automountServiceAccountToken, false);
+});
