@@ -8,7 +8,7 @@ export interface ReassignmentMetrics {
   /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
   setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
   /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
-  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null }[]): void;
+  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean }[]): void;
   /**
    * Throttle rates configured now, per broker and direction, on the brokers the gateway's
    * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
@@ -16,9 +16,20 @@ export interface ReassignmentMetrics {
   setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
   throttleRemoved(cause: string, delaySeconds: number | null): void;
   reconcilerError(step: string): void;
-  reconciled(): void;
   /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
   stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
+  /**
+   * A pass ended. `ok` = every step succeeded: only then does the last-success timestamp move,
+   * so an alert on its age catches a reconciler that runs but keeps failing a step.
+   */
+  reconciled(ok?: boolean): void;
+  /** RECONCILE_INTERVAL_MS, exported so alerts can say "N intervals" without repeating the setting. */
+  setReconcileInterval(seconds: number): void;
+  /**
+   * Seconds since the oldest gateway-owned throttle whose reason ended (its reassignment
+   * finished, its request expired) is still waiting to be removed; 0 when nothing waits.
+   */
+  setThrottleRemovalPending(seconds: number): void;
 }
 
 export function createReassignmentMetrics(registry: Registry): ReassignmentMetrics {
@@ -89,9 +100,26 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   });
   const lastRun = new Gauge({
     name: `${METRIC_PREFIX}reconciler_last_success_timestamp_seconds`,
-    help: 'Unix time of this instance\'s last completed reconciliation pass.',
+    help: 'Unix time of this instance\'s last reconciliation pass in which every step succeeded.',
     registers: [registry],
   });
+  const stalled = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_stalled`,
+    help: 'Per running reassignment: 1 when its bytes remaining have not fallen for STALL_AFTER_SECONDS, else 0.',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const interval = new Gauge({
+    name: `${METRIC_PREFIX}reconciler_interval_seconds`,
+    help: 'Configured time between reconciliation passes (RECONCILE_INTERVAL_MS).',
+    registers: [registry],
+  });
+  const removalPending = new Gauge({
+    name: `${METRIC_PREFIX}throttle_removal_pending_seconds`,
+    help: 'Age of the oldest gateway-owned throttle whose reassignment ended (or request expired) and that is not removed yet; 0 when none.',
+    registers: [registry],
+  });
+  removalPending.set(0);
   let progressIds = new Set<string>();
   let rateKeys = new Set<string>();
 
@@ -103,10 +131,12 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
         if (!ids.has(old)) {
           bytesRemaining.remove({ reassignment: old });
           eta.remove({ reassignment: old });
+          stalled.remove({ reassignment: old });
         }
       }
       for (const p of list) {
         bytesRemaining.set({ reassignment: p.id }, p.bytesRemaining);
+        stalled.set({ reassignment: p.id }, p.stalled ? 1 : 0);
         if (p.etaSeconds === null) eta.remove({ reassignment: p.id });
         else eta.set({ reassignment: p.id }, p.etaSeconds);
       }
@@ -134,14 +164,16 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
       if (delaySeconds !== null) delay.observe(Math.max(0, delaySeconds));
     },
     reconcilerError: (step) => errors.inc({ step }),
-    reconciled() {
+    reconciled(ok = true) {
       runs.inc();
-      lastRun.set(Date.now() / 1000);
+      if (ok) lastRun.set(Date.now() / 1000);
     },
     stateStore(e) {
       if (e.type === 'reset') return void resets.inc({ cause: e.cause });
       stateAvailable.set(e.type === 'ok' ? 1 : 0);
       stateMissing.set(e.type === 'missing' ? 1 : 0);
     },
+    setReconcileInterval: (seconds) => interval.set(seconds),
+    setThrottleRemovalPending: (seconds) => removalPending.set(Math.max(0, seconds)),
   };
 }

@@ -81,10 +81,14 @@ export class Reconciler {
     await this.#running?.catch(() => undefined);
   }
 
+  /** Steps of the pass in flight that failed (a pass succeeds only when none did). */
+  #failedSteps = 0;
+
   async #step<T>(step: string, fn: () => Promise<T>): Promise<T | undefined> {
     try {
       return await fn();
     } catch (err) {
+      this.#failedSteps++;
       this.#d.metrics?.reconcilerError(step);
       this.#d.logger?.warn('reconcile step failed', { step, err: err instanceof Error ? err.message : String(err) });
       return undefined;
@@ -98,6 +102,8 @@ export class Reconciler {
    * reassignments whose end the state topic already records.
    */
   async reconcileOnce(): Promise<void> {
+    this.#failedSteps = 0;
+    this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
     const view = await this.#step('state', () => this.#d.store.refresh());
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
@@ -120,7 +126,22 @@ export class Reconciler {
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
-    this.#d.metrics?.reconciled();
+    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
+    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+  }
+
+  /** The oldest ended reason whose gateway-owned throttles are still waiting to go (seconds; 0 = none). */
+  #removalPendingSeconds(view: StateView): number {
+    const now = this.#now();
+    let oldest = now;
+    for (const r of view.reassignments.values()) {
+      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+      oldest = Math.min(oldest, r.endedAt ?? r.updatedAt);
+    }
+    for (const t of view.throttleRequests.values()) {
+      if (t.expiresAt !== null && t.expiresAt <= now) oldest = Math.min(oldest, this.#endSeen.get(t.id) ?? t.expiresAt);
+    }
+    return (now - oldest) / 1000;
   }
 
   async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
@@ -219,7 +240,7 @@ export class Reconciler {
     this.#d.metrics?.setProgress(
       running.map((r) => {
         const p = this.#d.progress.progress(r.id);
-        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null };
+        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false };
       }),
     );
   }
