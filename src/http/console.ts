@@ -36,6 +36,7 @@ export async function bundleConsole(srcDir = CONSOLE_DIR): Promise<Record<'index
     entryPoints: [`${srcDir}main.tsx`],
     bundle: true,
     write: false,
+    outfile: 'app.js', // a name only: write is false
     format: 'esm',
     target: 'es2020',
     minify: true,
