@@ -21,8 +21,9 @@ Commands:
   plan decommission --brokers 1,2 [--topics a,b] [--output-file plan.json]
   plan rebalance [--brokers ...] [--topics ...] [--output-file plan.json]
                                            ask the gateway for a plan (POST /plans); writes Kafka's reassignment file
-  reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--concurrency N]
-                   [--validate-only] [--rollback-file FILE] [--watch]
+  reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--validate-only]
+                   [--concurrency N (moves per broker)] [--concurrency-cluster N] [--order size-asc|size-desc|as-given]
+                   [--rollback-file FILE] [--watch]
   reassign list
   reassign status ID [--watch] [--interval SECONDS]
   reassign pause ID | resume ID
@@ -47,6 +48,8 @@ const OPTIONS = {
   'rollback-file': { type: 'string' },
   throttle: { type: 'string' },
   concurrency: { type: 'string' },
+  'concurrency-cluster': { type: 'string' },
+  order: { type: 'string' },
   'validate-only': { type: 'boolean' },
   'preserve-throttles': { type: 'boolean' },
   watch: { type: 'boolean', short: 'w' },
@@ -236,8 +239,17 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
       if (!file) throw new UsageError('reassign execute needs --reassignment-json-file FILE (Kafka\'s format)');
       const doc = readReassignmentFile(file);
       const throttle = positiveInt(v.throttle, 'throttle');
-      const concurrency = positiveInt(v.concurrency, 'concurrency');
-      const body = { ...doc, ...(throttle !== undefined && { throttle }), ...(concurrency !== undefined && { concurrency }), ...(v['validate-only'] && { validateOnly: true }) };
+      const perBroker = positiveInt(v.concurrency, 'concurrency');
+      const cluster = positiveInt(v['concurrency-cluster'], 'concurrency-cluster');
+      if (v.order !== undefined && !['size-asc', 'size-desc', 'as-given'].includes(v.order)) throw new UsageError(`--order must be size-asc, size-desc or as-given, got "${v.order}"`);
+      const concurrency = perBroker !== undefined || cluster !== undefined ? { ...(perBroker !== undefined && { perBroker }), ...(cluster !== undefined && { cluster }) } : undefined;
+      const body = {
+        ...doc,
+        ...(throttle !== undefined && { throttle }),
+        ...(concurrency && { concurrency }),
+        ...(v.order !== undefined && { order: v.order as 'size-asc' | 'size-desc' | 'as-given' }),
+        ...(v['validate-only'] && { validateOnly: true }),
+      };
       const answer = await client.startReassignment(body);
       if (!('id' in answer)) {
         print(answer, () => `Valid. ${answer.partitions.length} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], answer.partitions.map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
@@ -257,7 +269,7 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
     case 'status': {
       const id = needId();
       if (v.watch) return watch(client, id, v, io, output);
-      const r = await client.reassignment(id);
+      const r = await client.reassignmentWithPartitions(id);
       print(r, () => progressLines(r).join('\n'));
       return r.state === 'failed' ? 3 : 0;
     }
@@ -305,7 +317,7 @@ async function watch(client: GatewayClient, id: string, v: Values, io: Io, outpu
   for (;;) {
     let r: Reassignment;
     try {
-      r = await client.reassignment(id);
+      r = await client.reassignmentWithPartitions(id, 50);
     } catch (err) {
       // 429/503 while watching: wait as told and keep watching.
       if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {

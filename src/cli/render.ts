@@ -23,9 +23,14 @@ export function progressLines(r: Reassignment, width = 24): string[] {
   const p = r.progress;
   const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesCopied)}/${formatBytes(p.bytesTotal)}  ${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}${p.stalled ? '  STALLED' : ''}`;
   const lines = [head];
-  const counts = new Map<string, number>();
-  for (const part of r.partitions) counts.set(part.status, (counts.get(part.status) ?? 0) + 1);
-  lines.push(`  partitions: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'}`);
+  if (r.pacing) {
+    const c = r.pacing.counts;
+    lines.push(`  partitions: ${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${r.pacing.paused ? '  (PAUSED)' : ''}`);
+  } else {
+    const counts = new Map<string, number>();
+    for (const part of r.partitions) counts.set(part.status, (counts.get(part.status) ?? 0) + 1);
+    lines.push(`  partitions: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'}`);
+  }
   for (const part of r.partitions.filter((x) => x.status === 'moving').slice(0, 20)) {
     const total = part.copies.reduce((a, c) => a + (c.bytesTotal ?? 0), 0);
     const copied = part.copies.reduce((a, c) => a + c.bytesCopied, 0);

@@ -10,15 +10,39 @@ import type { components } from '../http/openapi-types.js';
 
 export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
-export type Reassignment = Schemas['Reassignment'];
+/** Pacing (h9): bounds on moves in flight. */
+export interface Concurrency {
+  perBroker?: number | null;
+  cluster?: number | null;
+}
+/** Pacing status on GET /reassignments/{id} (gateways with paced execution). */
+export interface PacingStatus {
+  paused: boolean;
+  concurrency: Concurrency;
+  order: string;
+  counts: { queued: number; moving: number; completed: number; failed: number };
+  etaSeconds: number | null;
+}
+type ReassignmentBase = Schemas['Reassignment'];
+/**
+ * GET /reassignments/{id}. Newer gateways add `pacing` and the states `paused` (reassignment)
+ * and `queued`/`dropped` (partition); the partition list may be paged separately
+ * (GET /reassignments/{id}/partitions), so `partitions` may be absent.
+ */
+export type Reassignment = Omit<ReassignmentBase, 'state' | 'partitions'> & {
+  state: ReassignmentBase['state'] | 'paused';
+  partitions: (Omit<ReassignmentBase['partitions'][number], 'status'> & { status: ReassignmentBase['partitions'][number]['status'] | 'queued' | 'dropped' })[];
+  pacing?: PacingStatus;
+};
+export type ReassignmentPartitionView = Reassignment['partitions'][number];
 export type ReassignmentSummary = Schemas['ReassignmentSummary'];
 export type ReassignmentList = Schemas['ReassignmentList'];
 /** POST /reassignments body: fields with defaults are optional (the generated type marks them required). */
 export type ReassignmentRequest = Omit<Schemas['ReassignmentRequest'], 'autoRemoveThrottle' | 'validateOnly' | 'addToExisting'> &
   Partial<Pick<Schemas['ReassignmentRequest'], 'autoRemoveThrottle' | 'validateOnly' | 'addToExisting'>> & {
-    /** Pacing (arrives with that feature): moves at once and their order. */
-    concurrency?: number;
-    order?: string;
+    /** Pacing (gateways with paced execution): moves in flight and their order. */
+    concurrency?: Concurrency;
+    order?: 'size-asc' | 'size-desc' | 'as-given';
   };
 export type ReassignmentFile = Schemas['ReassignmentFile'];
 export type ReassignmentPlan = Schemas['ReassignmentPlan'];
@@ -36,7 +60,7 @@ export type Role = WhoAmI['role'];
 export interface ReassignmentPatch {
   throttle?: number | null;
   paused?: boolean;
-  concurrency?: number;
+  concurrency?: Concurrency;
 }
 
 /** GET /brokers (not in every gateway): loosely typed, the console shows what is there. */
@@ -83,10 +107,9 @@ export class ApiError extends Error {
 
 /** A problem as a person reads it: "403 Insufficient role: cancelReassignment requires ...". */
 export function describeProblem(status: number, problem: Problem | null, retryAfterSeconds: number | null, fallback = ''): string {
-  const parts = [`${status} ${problem?.title ?? fallback}`.trim()];
-  if (problem?.detail) parts.push(problem.detail);
-  if (problem?.kafkaError) parts.push(`(Kafka ${problem.kafkaError.name}, code ${problem.kafkaError.code})`);
-  let text = parts.join(': ');
+  let text = `${status} ${problem?.title ?? fallback}`.trim();
+  if (problem?.detail) text += `: ${problem.detail}`;
+  if (problem?.kafkaError) text += ` (Kafka ${problem.kafkaError.name}, code ${problem.kafkaError.code})`;
   const errors = problem?.errors ?? [];
   if (errors.length) text += `\n${errors.slice(0, 10).map((e) => `  - ${e.path ? `${e.path}: ` : ''}${e.message}`).join('\n')}${errors.length > 10 ? `\n  … ${errors.length - 10} more` : ''}`;
   if (retryAfterSeconds !== null) text += `\nRetry after ${retryAfterSeconds} s.`;
@@ -129,6 +152,10 @@ export interface GatewayClient {
   startReassignment(body: ReassignmentRequest): Promise<ReassignmentAccepted | ReassignmentPlan>;
   patchReassignment(id: string, patch: ReassignmentPatch): Promise<Reassignment>;
   cancelReassignment(id: string, opts?: { rollback?: boolean; preserveThrottles?: boolean }): Promise<ReassignmentCancelled>;
+  /** GET /reassignments/{id}/partitions (paged; newer gateways); null when this gateway does not have it. */
+  reassignmentPartitions(id: string, query?: { state?: string; limit?: number; cursor?: string }): Promise<{ partitions: ReassignmentPartitionView[]; nextCursor: string | null } | null>;
+  /** A reassignment with its partitions, from the summary plus the first page when they are paged. */
+  reassignmentWithPartitions(id: string, limit?: number): Promise<Reassignment>;
   throttles(): Promise<Throttles>;
   quotas(query?: Query): Promise<ClientQuotaList>;
 }
@@ -187,6 +214,19 @@ export function createClient(opts: ClientOptions): GatewayClient {
     startReassignment: (body) => request('POST', '/reassignments', { body }),
     patchReassignment: (id, patch) => request('PATCH', `/reassignments/${enc(id)}`, { body: patch }),
     cancelReassignment: (id, o = {}) => request('DELETE', `/reassignments/${enc(id)}`, { query: { rollback: o.rollback, preserveThrottles: o.preserveThrottles } }),
+    async reassignmentPartitions(id, query) {
+      const page = await optional(request<Record<string, unknown>>('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }));
+      if (page === null) return null;
+      const list = (page.partitions ?? page.items ?? []) as ReassignmentPartitionView[];
+      const next = (page.nextCursor ?? page.cursor ?? null) as string | null;
+      return { partitions: list, nextCursor: next };
+    },
+    async reassignmentWithPartitions(id, limit = 200) {
+      const r = await request<Reassignment>('GET', `/reassignments/${enc(id)}`);
+      if (Array.isArray(r.partitions)) return r;
+      const page = await this.reassignmentPartitions(id, { limit });
+      return { ...r, partitions: page?.partitions ?? [] };
+    },
     throttles: () => request('GET', '/throttles'),
     quotas: (query) => request('GET', '/quotas', { ...(query && { query }) }),
   };

@@ -20,6 +20,7 @@ import {
   type GatewayClient,
   type PlanAnswer,
   type Reassignment,
+  type ReassignmentPartitionView,
   type ReassignmentPlan,
   type ReassignmentRequest,
   type Role,
@@ -441,18 +442,22 @@ function TopicPage({ api, me, name }: PageProps & { name: string }) {
 /** Review (validateOnly) then start a reassignment with a throttle and pacing. */
 function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topic: string; partition: number; replicas: number[] }[] }) {
   const [throttleMiB, setThrottleMiB] = useState('1');
-  const [concurrency, setConcurrency] = useState('');
+  const [perBroker, setPerBroker] = useState('');
+  const [clusterMoves, setClusterMoves] = useState('');
   const [review, setReview] = useState<ReassignmentPlan | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const key = JSON.stringify(partitions);
-  useEffect(() => setReview(null), [key, throttleMiB, concurrency]);
+  useEffect(() => setReview(null), [key, throttleMiB, perBroker, clusterMoves]);
   const body = (validateOnly: boolean): ReassignmentRequest => {
     const mibs = Number(throttleMiB);
     return {
       partitions,
       ...(throttleMiB.trim() !== '' && Number.isFinite(mibs) && { throttle: Math.round(mibs * 1024 * 1024) }),
-      ...(concurrency.trim() !== '' && { concurrency: Number(concurrency) }),
+      // Pacing (gateways with paced execution); left out when empty, so older gateways accept the request.
+      ...((perBroker.trim() !== '' || clusterMoves.trim() !== '') && {
+        concurrency: { ...(perBroker.trim() !== '' && { perBroker: Number(perBroker) }), ...(clusterMoves.trim() !== '' && { cluster: Number(clusterMoves) }) },
+      }),
       ...(validateOnly && { validateOnly: true }),
     };
   };
@@ -477,8 +482,12 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
           <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
         </label>
         <label class="field">
-          Concurrency (moves at once; empty = all)
-          <input type="number" min="1" step="1" value={concurrency} onInput={(e) => setConcurrency((e.target as HTMLInputElement).value)} />
+          Moves per broker (pacing; empty = default)
+          <input type="number" min="1" step="1" value={perBroker} onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          Moves in the cluster (empty = no bound)
+          <input type="number" min="1" step="1" value={clusterMoves} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
         </label>
         <button type="button" class="secondary" disabled={busy || partitions.length === 0} onClick={() => void send(true)}>
           Review
@@ -495,6 +504,13 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
             <strong>{formatBytes(review.estimate.totalBytes)}</strong> to copy for {review.partitions.length} partition(s)
             {review.estimate.estimatedSeconds !== null && <>, about {formatDuration(review.estimate.estimatedSeconds)}</>}
             {review.throttle !== null && <> at {mib(review.throttle)}</>}.
+            {pacingOf(review) && (
+              <>
+                {' '}
+                Paced: {pacingOf(review)!.firstWave} move(s) at once{pacingOf(review)!.waveCount !== null && <>, {pacingOf(review)!.waveCount} wave(s)</>}
+                {pacingOf(review)!.estimatedSeconds !== null && <>, about {formatDuration(pacingOf(review)!.estimatedSeconds)} in all</>}.
+              </>
+            )}
           </p>
           <table>
             <caption class="note">Before → after, and the bytes each broker sends and receives</caption>
@@ -546,7 +562,10 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
   );
 }
 
-function copiesPercent(p: Reassignment['partitions'][number]): number {
+/** validateOnly's pacing preview (gateways with paced execution). */
+const pacingOf = (plan: ReassignmentPlan) => (plan as ReassignmentPlan & { pacing?: { firstWave: number; waveCount: number | null; estimatedSeconds: number | null } }).pacing ?? null;
+
+function copiesPercent(p: ReassignmentPartitionView): number {
   if (p.status === 'done') return 100;
   const total = p.copies.reduce((a, c) => a + (c.bytesTotal ?? 0), 0);
   return total > 0 ? (p.copies.reduce((a, c) => a + c.bytesCopied, 0) / total) * 100 : 0;
@@ -556,8 +575,9 @@ function ReassignmentsPage({ api }: PageProps) {
   const poll = usePoll(
     async () => {
       const list = await api.reassignments();
-      // The list has no progress; read it for the live ones (and the 20 newest others).
-      const sorted = [...list.reassignments].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      // The list has no progress; read it for the 20 newest (live ones first).
+      const liveFirst = (s: string) => (s === 'running' || s === 'pending' || s === 'paused' ? 0 : 1);
+      const sorted = [...list.reassignments].sort((a, b) => liveFirst(a.state) - liveFirst(b.state) || b.createdAt.localeCompare(a.createdAt));
       const detail = new Map<string, Reassignment>();
       await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as Reassignment))));
       return { list: { ...list, reassignments: sorted }, detail };
@@ -621,7 +641,7 @@ function ReassignmentsPage({ api }: PageProps) {
 }
 
 function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
-  const poll = usePoll(() => api.reassignment(id), [api, id], 1000);
+  const poll = usePoll(() => api.reassignmentWithPartitions(id, 200), [api, id], 1000);
   const r = poll.data;
   const [actionError, setActionError] = useState<Error | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -643,13 +663,14 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
       setConfirm(null);
     }
   };
-  const live = r && (r.state === 'running' || r.state === 'pending');
+  const live = r && (r.state === 'running' || r.state === 'pending' || r.state === 'paused');
   const counts = useMemo(() => {
+    if (r?.pacing) return Object.entries(r.pacing.counts);
     const c = new Map<string, number>();
     for (const p of r?.partitions ?? []) c.set(p.status, (c.get(p.status) ?? 0) + 1);
     return [...c];
   }, [r]);
-  const paused = (r as (Reassignment & { paused?: boolean }) | null)?.paused;
+  const paused = r?.pacing?.paused ?? r?.state === 'paused';
   return (
     <section aria-labelledby="h-reassignment">
       <h2 id="h-reassignment">Reassignment {id}</h2>
@@ -679,6 +700,14 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
             </dd>
             <dt>Partitions</dt>
             <dd>{counts.map(([s, n]) => `${n} ${s}`).join(', ')}</dd>
+            {r.pacing && (
+              <>
+                <dt>Pacing</dt>
+                <dd>
+                  at most {r.pacing.concurrency.perBroker ?? '–'} move(s) per broker{r.pacing.concurrency.cluster != null && `, ${r.pacing.concurrency.cluster} in the cluster`}; order {r.pacing.order}
+                </dd>
+              </>
+            )}
             <dt>Throttle</dt>
             <dd data-testid="throttle-state">
               {r.throttle === null ? 'none' : mib(r.throttle)}
@@ -739,7 +768,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
           )}
           <ProblemBox error={actionError} title="Refused" />
 
-          <h3>Partitions</h3>
+          <h3>Partitions{r.partitions.length >= 200 && ' (first 200)'}</h3>
           <table>
             <thead>
               <tr>
