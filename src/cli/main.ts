@@ -18,9 +18,11 @@ Commands:
   whoami                                   who the gateway takes you for
   brokers                                  brokers with replicas, leaders (and bytes, throttles where the gateway has GET /brokers)
   topics [NAME]                            topics, or one topic's partitions
-  plan decommission --brokers 1,2 [--topics a,b] [--output-file plan.json]
+  plan decommission --brokers 1,2 [--output-file plan.json]
   plan rebalance [--brokers ...] [--topics ...] [--output-file plan.json]
-                                           ask the gateway for a plan (POST /plans); writes Kafka's reassignment file
+  plan replication-factor --topics a,b --replication-factor N | plan rack-repair
+                                           ask the gateway for a plan (POST /plans): before/after per broker;
+                                           --output-file writes it in Kafka's reassignment file format
   reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--validate-only]
                    [--concurrency N (moves per broker)] [--concurrency-cluster N] [--order size-asc|size-desc|as-given]
                    [--rollback-file FILE] [--watch]
@@ -44,6 +46,7 @@ const OPTIONS = {
   brokers: { type: 'string' },
   topics: { type: 'string' },
   'output-file': { type: 'string' },
+  'replication-factor': { type: 'string' },
   'reassignment-json-file': { type: 'string' },
   'rollback-file': { type: 'string' },
   throttle: { type: 'string' },
@@ -175,16 +178,35 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
       return 0;
     }
     case 'plan': {
-      if (!sub) throw new UsageError('plan needs a kind: decommission, rebalance, ...');
-      const body = { kind: sub, ...(v.brokers && { brokers: intList(v.brokers, 'brokers') }), ...(v.topics && { topics: v.topics.split(',') }) };
+      if (!sub) throw new UsageError('plan needs a goal: decommission, rebalance, replication-factor, rack-repair');
+      const rf = positiveInt(v['replication-factor'], 'replication-factor');
+      const body = {
+        goal: sub,
+        ...(v.brokers && { brokers: intList(v.brokers, 'brokers') }),
+        ...(v.topics && { topics: v.topics.split(',') }),
+        ...(rf !== undefined && { replicationFactor: rf }),
+      };
       const plan = await client.plan(body);
       if (plan === null) {
-        io.err('This gateway has no POST /plans (it arrives with the plans feature); use `reassign execute` with a file you wrote.');
+        io.err('This gateway has no POST /plans (an older version); write a reassignment file and use `reassign execute`.');
         return 2;
       }
-      const parts = (plan.partitions ?? []).map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.targetReplicas ?? p.replicas ?? [] }));
-      if (v['output-file']) writeFileSync(v['output-file'], `${JSON.stringify(toKafkaFile(parts), null, 2)}\n`);
-      print(plan, () => `${table(['topic', 'partition', 'target replicas'], parts.map((p) => [p.topic, p.partition, p.replicas.join(',')]))}${v['output-file'] ? `\n\nReassignment file written to ${v['output-file']}` : ''}`);
+      if (v['output-file']) writeFileSync(v['output-file'], `${JSON.stringify(plan.reassignment, null, 2)}\n`);
+      print(plan, () => {
+        const after = new Map(plan.after.map((b) => [b.broker, b]));
+        return [
+          `${plan.goal}: ${plan.movedReplicas} replica move(s), ${formatBytes(plan.movedBytes)} to copy, ${plan.partitions.length} partition(s) change.`,
+          table(
+            ['broker', 'rack', 'replicas', 'leaders', 'bytes'],
+            plan.before.map((b) => {
+              const a = after.get(b.broker);
+              return [b.broker, b.rack, `${b.replicas} → ${a?.replicas ?? '–'}`, `${b.leaders} → ${a?.leaders ?? '–'}`, `${formatBytes(b.bytes)} → ${formatBytes(a?.bytes)}`];
+            }),
+          ),
+          ...plan.warnings.map((w) => `warning: ${w.message}`),
+          v['output-file'] ? `Reassignment file written to ${v['output-file']}: kag reassign execute --reassignment-json-file ${v['output-file']} --throttle BYTES/S` : 'Add --output-file FILE to save it as a reassignment file.',
+        ].join('\n');
+      });
       return 0;
     }
     case 'reassign':
@@ -197,7 +219,12 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
 async function brokers(client: GatewayClient, print: (json: unknown, render: () => string) => void): Promise<number> {
   const fromGateway = await client.brokers();
   if (fromGateway) {
-    print(fromGateway, () => table(['broker', 'rack', 'replicas', 'leaders', 'bytes', 'throttle'], fromGateway.map((b) => [b.id, b.rack, b.replicas, b.leaders, formatBytes(b.bytes), b.throttle ? formatBytes(b.throttle.followerRate ?? b.throttle.leaderRate ?? null) : ''])));
+    print({ brokers: fromGateway }, () =>
+      table(
+        ['broker', 'rack', 'live', 'replicas', 'leaders', 'bytes', 'moving in/out'],
+        fromGateway.map((b) => [b.id, b.rack, b.live === false ? 'no' : 'yes', b.replicas, b.leaders, formatBytes(b.bytes), b.reassignment ? `${b.reassignment.adding}/${b.reassignment.removing}` : '']),
+      ),
+    );
     return 0;
   }
   // Older gateway: count replicas and leaders from the topics (one request per topic).

@@ -63,27 +63,53 @@ export interface ReassignmentPatch {
   concurrency?: Concurrency;
 }
 
-/** GET /brokers (not in every gateway): loosely typed, the console shows what is there. */
+/** GET /brokers (gateways with planning): load per broker; loosely typed, the console shows what is there. */
 export interface BrokerLoad {
   id: number;
   rack?: string | null;
-  host?: string;
-  port?: number;
+  host?: string | null;
+  port?: number | null;
+  live?: boolean;
   replicas?: number;
   leaders?: number;
-  bytes?: number;
-  throttle?: { leaderRate?: number | null; followerRate?: number | null } | null;
-  [k: string]: unknown;
+  preferredLeaders?: number;
+  /** Sum of its replicas' sizes (DescribeLogDirs); null when it did not answer. */
+  bytes?: number | null;
+  /** Partitions a running reassignment copies to it / will drop from it. */
+  reassignment?: { adding: number; removing: number };
 }
 
-/** POST /plans (not in every gateway): the request and answer, loosely typed. */
+/** POST /plans (gateways with planning). */
 export interface PlanRequest {
-  kind: 'decommission' | 'rebalance' | string;
+  goal: 'decommission' | 'rebalance' | 'replication-factor' | 'rack-repair' | string;
   brokers?: number[];
   topics?: string[];
-  [k: string]: unknown;
+  excludeTopics?: string[];
+  replicationFactor?: number;
+  rackAware?: boolean;
+  balanceLeaders?: boolean;
+  weight?: 'replicas' | 'bytes';
 }
-export type PlanAnswer = Record<string, unknown> & { partitions?: { topic: string; partition: number; replicas?: number[]; targetReplicas?: number[] }[] };
+export interface PlanBrokerLoad {
+  broker: number;
+  rack?: string | null;
+  live?: boolean;
+  replicas: number;
+  leaders: number;
+  bytes: number | null;
+}
+export interface PlanAnswer {
+  goal: string;
+  partitions: { topic: string; partition: number; currentReplicas: number[]; targetReplicas: number[]; adding: number[]; removing: number[]; bytes: number | null }[];
+  /** Kafka's reassignment file of the plan: POST it to /reassignments. */
+  reassignment: ReassignmentFile;
+  movedReplicas: number;
+  movedBytes: number | null;
+  lowerBound?: { movedReplicas: number; movedBytes: number | null };
+  before: PlanBrokerLoad[];
+  after: PlanBrokerLoad[];
+  warnings: { message: string; code?: string; [k: string]: unknown }[];
+}
 
 export class ApiError extends Error {
   readonly status: number;

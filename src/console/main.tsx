@@ -178,6 +178,8 @@ interface BrokerRow {
   bytes: number | null;
   leaderRate: number | null;
   followerRate: number | null;
+  /** Partitions a running reassignment copies to / drops from it (GET /brokers). */
+  moving: { adding: number; removing: number } | null;
 }
 
 function ClusterPage({ api, me }: PageProps) {
@@ -191,12 +193,13 @@ function ClusterPage({ api, me }: PageProps) {
         rows = fromGateway.map((b: BrokerLoad) => ({
           id: b.id,
           rack: b.rack ?? null,
-          host: b.host ? `${b.host}:${b.port ?? ''}` : '',
+          host: b.host ? `${b.host}:${b.port ?? ''}` : b.live === false ? 'not alive' : '',
           replicas: b.replicas ?? null,
           leaders: b.leaders ?? null,
           bytes: b.bytes ?? null,
-          leaderRate: b.throttle?.leaderRate ?? rates.get(b.id)?.leaderRate ?? null,
-          followerRate: b.throttle?.followerRate ?? rates.get(b.id)?.followerRate ?? null,
+          leaderRate: rates.get(b.id)?.leaderRate ?? null,
+          followerRate: rates.get(b.id)?.followerRate ?? null,
+          moving: b.reassignment ?? null,
         }));
       } else {
         // This gateway has no GET /brokers: count from the topics (one request each, first 200).
@@ -209,7 +212,7 @@ function ClusterPage({ api, me }: PageProps) {
             if (load.has(p.leader)) load.get(p.leader)!.leaders++;
           }
         computed = `Replica and leader counts computed in the browser from ${topics.length} topic(s): this gateway has no GET /brokers, so bytes per broker are not shown.`;
-        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null }));
+        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null, moving: null }));
       }
       return { cluster, rows, computed };
     },
@@ -218,6 +221,7 @@ function ClusterPage({ api, me }: PageProps) {
   );
   const d = poll.data;
   const hasBytes = (d?.rows ?? []).some((r) => r.bytes !== null);
+  const hasMoving = (d?.rows ?? []).some((r) => r.moving !== null);
   const max = (k: 'replicas' | 'leaders' | 'bytes') => Math.max(1, ...(d?.rows ?? []).map((r) => r[k] ?? 0));
   const mean = (k: 'replicas' | 'leaders' | 'bytes') => (d && d.rows.length ? d.rows.reduce((a, r) => a + (r[k] ?? 0), 0) / d.rows.length : 0);
   const Skew = ({ row, k, fmt }: { row: BrokerRow; k: 'replicas' | 'leaders' | 'bytes'; fmt?: (n: number) => string }) => {
@@ -261,6 +265,7 @@ function ClusterPage({ api, me }: PageProps) {
                 <th scope="col">Leaders</th>
                 {hasBytes && <th scope="col">Bytes</th>}
                 <th scope="col">Throttle (leader / follower)</th>
+                {hasMoving && <th scope="col">Moving in / out</th>}
               </tr>
             </thead>
             <tbody>
@@ -276,6 +281,7 @@ function ClusterPage({ api, me }: PageProps) {
                   <td><Skew row={r} k="leaders" /></td>
                   {hasBytes && <td>{r.bytes === null ? '–' : <Skew row={r} k="bytes" fmt={formatBytes} />}</td>}
                   <td>{r.leaderRate === null && r.followerRate === null ? 'none' : `${mib(r.leaderRate)} / ${mib(r.followerRate)}`}</td>
+                  {hasMoving && <td>{r.moving ? `${r.moving.adding} / ${r.moving.removing}` : '–'}</td>}
                 </tr>
               ))}
             </tbody>
@@ -290,55 +296,95 @@ function ClusterPage({ api, me }: PageProps) {
 
 /** Plan a decommission or rebalance with POST /plans (when the gateway has it), review, start. */
 function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] }) {
-  const [kind, setKind] = useState('decommission');
+  const [goal, setGoal] = useState('decommission');
   const [brokerList, setBrokerList] = useState('');
   const [plan, setPlan] = useState<PlanAnswer | null>(null);
   const [missing, setMissing] = useState(false);
   const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
     setPlan(null);
+    setBusy(true);
     try {
       const ids = brokerList.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-      const answer = await api.plan({ kind, ...(ids.length && { brokers: ids }) });
+      const answer = await api.plan({ goal, ...(ids.length && { brokers: ids }) });
       if (answer === null) setMissing(true);
       else setPlan(answer);
     } catch (err) {
       setError(err as Error);
+    } finally {
+      setBusy(false);
     }
   };
-  const parts = (plan?.partitions ?? []).map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.targetReplicas ?? p.replicas ?? [] }));
+  const after = new Map((plan?.after ?? []).map((b) => [b.broker, b]));
   return (
     <div class="panel">
       <h3>Plan a decommission or rebalance</h3>
       {missing ? (
-        <p class="note" role="status">Planning is not available on this gateway (it has no POST /plans yet). Move partitions from a topic's page, or with <code>kag reassign execute</code>.</p>
+        <p class="note" role="status">Planning is not available on this gateway (it has no POST /plans). Move partitions from a topic's page, or with <code>kag reassign execute</code>.</p>
       ) : (
         <form class="row" onSubmit={submit}>
           <label class="field">
-            Kind
-            <select value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
+            Goal
+            <select value={goal} onChange={(e) => setGoal((e.target as HTMLSelectElement).value)}>
               <option value="decommission">decommission</option>
               <option value="rebalance">rebalance</option>
+              <option value="rack-repair">rack-repair</option>
             </select>
           </label>
           <label class="field">
-            Brokers ({kind === 'decommission' ? 'to empty' : 'to use'}; of {brokers.join(', ')})
+            Brokers ({goal === 'decommission' ? 'to empty' : 'to use, empty = all'}; of {brokers.join(', ')})
             <input value={brokerList} onInput={(e) => setBrokerList((e.target as HTMLInputElement).value)} placeholder="e.g. 3" />
           </label>
-          <button type="submit">Plan</button>
+          <button type="submit" disabled={busy}>
+            Plan
+          </button>
         </form>
       )}
       <RoleHint me={me} need="operator" />
-      <ProblemBox error={error} title="Plan" />
+      <ProblemBox error={error} title="No plan" />
       {plan && (
-        <>
+        <div role="status" aria-label="Plan">
           <p>
-            {parts.length} partition move(s){typeof (plan.estimate as { totalBytes?: number } | undefined)?.totalBytes === 'number' && `, ${formatBytes((plan.estimate as { totalBytes: number }).totalBytes)} to copy`}.
+            <strong>{plan.movedReplicas}</strong> replica move(s), <strong>{formatBytes(plan.movedBytes)}</strong> to copy, {plan.partitions.length} partition(s) change
+            {plan.lowerBound && <> (any plan must move at least {plan.lowerBound.movedReplicas})</>}.
           </p>
-          <StartForm api={api} partitions={parts} />
-        </>
+          <table>
+            <caption class="note">Per broker, before → after the plan</caption>
+            <thead>
+              <tr>
+                <th scope="col">Broker</th>
+                <th scope="col">Replicas</th>
+                <th scope="col">Leaders</th>
+                <th scope="col">Bytes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plan.before.map((b) => (
+                <tr key={b.broker}>
+                  <th scope="row">{b.broker}</th>
+                  <td>
+                    {b.replicas} → {after.get(b.broker)?.replicas ?? '–'}
+                  </td>
+                  <td>
+                    {b.leaders} → {after.get(b.broker)?.leaders ?? '–'}
+                  </td>
+                  <td>
+                    {formatBytes(b.bytes)} → {formatBytes(after.get(b.broker)?.bytes)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {plan.warnings.map((w, i) => (
+            <p class="note" key={i}>
+              ⚠ {w.message}
+            </p>
+          ))}
+          {plan.reassignment.partitions.length > 0 && <StartForm api={api} partitions={plan.reassignment.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas }))} />}
+        </div>
       )}
     </div>
   );

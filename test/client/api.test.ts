@@ -39,7 +39,7 @@ it('sends the bearer token and JSON body; per-field errors are listed', async ()
 it('optional(): a missing route is null, any other 404 is an error', async () => {
   const missing = createClient({ baseUrl: '', fetch: answer(404, { type: 'https://kafka-admin-gateway.dev/problems/route-not-found', title: 'Not found', status: 404 }) });
   assert.equal(await missing.brokers(), null);
-  assert.equal(await missing.plan({ kind: 'rebalance' }), null);
+  assert.equal(await missing.plan({ goal: 'rebalance' }), null);
   const notFound = createClient({ baseUrl: '', fetch: answer(404, { type: 'https://kafka-admin-gateway.dev/problems/reassignment-not-found', title: 'Reassignment not found', status: 404 }) });
   await assert.rejects(optional(notFound.reassignment('x')), (e: unknown) => e instanceof ApiError && !e.routeMissing);
 });
