@@ -46,6 +46,16 @@ describe('web console in Chromium', { skip }, () => {
     const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: Object.keys(localStorage).length, cookie: document.cookie }));
     assert.deepEqual(stored, { session: [gw.token.operator], local: 0, cookie: '' });
 
+    // Cluster: brokers with their load (GET /brokers), and a decommission plan to review.
+    await page.getByRole('columnheader', { name: 'Bytes' }).waitFor();
+    await page.getByLabel('Goal').selectOption('decommission');
+    await page.getByLabel(/^Brokers/).fill('3');
+    await page.getByRole('button', { name: 'Plan', exact: true }).click();
+    const plan = page.getByRole('status', { name: 'Plan' });
+    await plan.getByText('Per broker, before → after the plan').waitFor();
+    assert.match(await plan.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '3', exact: true }) }).innerText(), /→ 0\s/);
+    await plan.getByRole('button', { name: 'Review' }).waitFor();
+
     // Topics -> orders -> move partition 3 to one other broker at 2 MiB/s (24 MiB: ~12 s).
     await page.getByRole('link', { name: 'Topics' }).click();
     await page.getByRole('link', { name: 'orders' }).click();
