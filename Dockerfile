@@ -23,6 +23,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --omit=optional
 COPY tsconfig.json tsconfig.build.json openapi.yaml ./
 COPY src ./src
+COPY scripts/build-console.ts ./scripts/
+# tsc -> dist/, and the web console bundled into dist/console/ (served at /).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
@@ -43,6 +45,8 @@ COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 # openapi.yaml is read at runtime: validation, /openapi.yaml, metrics route labels.
 COPY --chown=root:root package.json openapi.yaml ./
+# The CLI: docker run --rm IMAGE node bin/kafka-admin-gateway.mjs --url http://gateway:8080 topics
+COPY --chown=root:root bin ./bin
 # Files stay root-owned and read-only to the process.
 USER node
 EXPOSE 8080

@@ -4,6 +4,7 @@
 import { Producer, stringSerializers } from '@platformatic/kafka';
 import { loadGatewayConfig } from './config.js';
 import { createApp } from './http/app.js';
+import { loadConsoleAssets } from './http/console.js';
 import { loadAuthConfig } from './http/auth/config.js';
 import { jsonLogger, type Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
@@ -109,7 +110,11 @@ async function main(): Promise<void> {
   reassignments.reconciler.start();
   // Before startServer's own handlers: no new reconcile pass once shutdown has begun.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void reassignments.reconciler.stop());
-  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  // The web console at `/`: prebuilt in dist/, bundled in memory when running from source.
+  const consoleFiles = await loadConsoleAssets();
+  if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
+  else logger.warn('web console not available', { reason: consoleFiles.reason });
+  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   const server = await startServer({
     app,
     kafka,
@@ -125,7 +130,7 @@ async function main(): Promise<void> {
 
   logger.info('kafka admin gateway listening', { url: server.url, kafka: config.kafka.mode });
   // Human-facing lines on stdout, after the JSON log line, for the first-run experience.
-  process.stdout.write(`\nKafka admin gateway: ${server.url}\n  try: curl -s ${server.url}/topics\n  API:  ${server.url}/openapi.yaml\n\n`);
+  process.stdout.write(`\nKafka admin gateway: ${server.url}\n  console: ${server.url}/\n  try: curl -s ${server.url}/topics\n  API:  ${server.url}/openapi.yaml\n\n`);
 }
 
 main().catch((err: unknown) => {

@@ -19,6 +19,8 @@ import { reassignmentRoutes } from './routes/reassignments.js';
 import { throttleRoutes } from './routes/throttles.js';
 import { planRoutes } from './routes/plans.js';
 import { PlanService } from '../plan/plan-service.js';
+import { whoamiRoutes } from './routes/whoami.js';
+import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
@@ -48,6 +50,8 @@ export interface AppOptions {
   quota?: QuotaAppOptions;
   /** Reassignments and throttles (src/reconcile): without it /reassignments, /throttles, /plans and /brokers answer 404. */
   reassignments?: ReassignmentRuntime;
+  /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
+  console?: ConsoleAssets;
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -64,6 +68,9 @@ export function createApp(opts: AppOptions): Express {
 
   app.use(requestIdMiddleware());
   app.use(httpMetricsMiddleware(metrics, createRouteMatcher(Object.keys(spec.document.paths))));
+  // The console's static files are public (the page asks for a token itself), so they are
+  // served before access control; its API calls go through everything below like any other.
+  if (opts.console) app.use(consoleRoutes(opts.console));
   // Who may call what is decided before any body is read (src/http/auth).
   app.use(accessControl(access, opts.auth ?? { mode: 'none' }, logger));
   app.use(requireJsonBodies());
@@ -75,6 +82,7 @@ export function createApp(opts: AppOptions): Express {
 
   app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000, ...(opts.reassignments && { stateStore: opts.reassignments.store }) }));
   app.use(metaRoutes({ metrics, spec }));
+  app.use(whoamiRoutes({ authentication: (opts.auth ?? { mode: 'none' }).mode === 'none' ? 'none' : 'enforced' }));
   app.use(clusterRoutes({ kafka: opts.kafka }));
   const quota = createQuotaFeature(opts.kafka, metrics.registry, opts.quota);
   // The gateway's own state topic cannot be deleted or re-partitioned through the gateway.

@@ -92,6 +92,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's identity and role (the web console and CLI use it to offer only allowed actions). */
+        get: operations["whoAmI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cluster": {
         parameters: {
             query?: never;
@@ -575,6 +592,14 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok" | "ready";
+        };
+        WhoAmI: {
+            /** @description Token name */
+            id: string;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "admin";
+            /** @enum {string} */
+            authentication: "none" | "enforced";
         };
         Broker: {
             id: components["schemas"]["BrokerId"];
@@ -1413,6 +1438,27 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    whoAmI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the gateway takes the caller for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhoAmI"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     describeCluster: {

@@ -75,9 +75,26 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   });
   const lastRun = new Gauge({
     name: `${METRIC_PREFIX}reconciler_last_success_timestamp_seconds`,
-    help: 'Unix time of this instance\'s last completed reconciliation pass.',
+    help: 'Unix time of this instance\'s last reconciliation pass in which every step succeeded.',
     registers: [registry],
   });
+  const stalled = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_stalled`,
+    help: 'Per running reassignment: 1 when its bytes remaining have not fallen for STALL_AFTER_SECONDS, else 0.',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const interval = new Gauge({
+    name: `${METRIC_PREFIX}reconciler_interval_seconds`,
+    help: 'Configured time between reconciliation passes (RECONCILE_INTERVAL_MS).',
+    registers: [registry],
+  });
+  const removalPending = new Gauge({
+    name: `${METRIC_PREFIX}throttle_removal_pending_seconds`,
+    help: 'Age of the oldest gateway-owned throttle whose reassignment ended (or request expired) and that is not removed yet; 0 when none.',
+    registers: [registry],
+  });
+  removalPending.set(0);
   let progressIds = new Set<string>();
   let rateKeys = new Set<string>();
 
@@ -89,10 +106,12 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
         if (!ids.has(old)) {
           bytesRemaining.remove({ reassignment: old });
           eta.remove({ reassignment: old });
+          stalled.remove({ reassignment: old });
         }
       }
       for (const p of list) {
         bytesRemaining.set({ reassignment: p.id }, p.bytesRemaining);
+        stalled.set({ reassignment: p.id }, p.stalled ? 1 : 0);
         if (p.etaSeconds === null) eta.remove({ reassignment: p.id });
         else eta.set({ reassignment: p.id }, p.etaSeconds);
       }
@@ -120,14 +139,16 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
       if (delaySeconds !== null) delay.observe(Math.max(0, delaySeconds));
     },
     reconcilerError: (step) => errors.inc({ step }),
-    reconciled() {
+    reconciled(ok = true) {
       runs.inc();
-      lastRun.set(Date.now() / 1000);
+      if (ok) lastRun.set(Date.now() / 1000);
     },
     stateStore(e) {
       if (e.type === 'reset') return void resets.inc({ cause: e.cause });
       stateAvailable.set(e.type === 'ok' ? 1 : 0);
       stateMissing.set(e.type === 'missing' ? 1 : 0);
     },
+    setReconcileInterval: (seconds) => interval.set(seconds),
+    setThrottleRemovalPending: (seconds) => removalPending.set(Math.max(0, seconds)),
   };
 }

@@ -5,7 +5,7 @@ export interface ReassignmentMetrics {
   /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
   setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
   /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
-  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null }[]): void;
+  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean }[]): void;
   /**
    * Throttle rates configured now, per broker and direction, on the brokers the gateway's
    * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
@@ -13,7 +13,18 @@ export interface ReassignmentMetrics {
   setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
   throttleRemoved(cause: string, delaySeconds: number | null): void;
   reconcilerError(step: string): void;
-  reconciled(): void;
   /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
   stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
+  /**
+   * A pass ended. `ok` = every step succeeded: only then does the last-success timestamp move,
+   * so an alert on its age catches a reconciler that runs but keeps failing a step.
+   */
+  reconciled(ok?: boolean): void;
+  /** RECONCILE_INTERVAL_MS, exported so alerts can say "N intervals" without repeating the setting. */
+  setReconcileInterval(seconds: number): void;
+  /**
+   * Seconds since the oldest gateway-owned throttle whose reason ended (its reassignment
+   * finished, its request expired) is still waiting to be removed; 0 when nothing waits.
+   */
+  setThrottleRemovalPending(seconds: number): void;
 }

@@ -81,10 +81,14 @@ export class Reconciler {
     await this.#running?.catch(() => undefined);
   }
 
+  /** Steps of the pass in flight that failed (a pass succeeds only when none did). */
+  #failedSteps = 0;
+
   async #step<T>(step: string, fn: () => Promise<T>): Promise<T | undefined> {
     try {
       return await fn();
     } catch (err) {
+      this.#failedSteps++;
       this.#d.metrics?.reconcilerError(step);
       this.#d.logger?.warn('reconcile step failed', { step, err: err instanceof Error ? err.message : String(err) });
       return undefined;
@@ -98,6 +102,8 @@ export class Reconciler {
    * reassignments whose end the state topic already records.
    */
   async reconcileOnce(): Promise<void> {
+    this.#failedSteps = 0;
+    this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
     const view = await this.#step('state', () => this.#d.store.refresh());
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
@@ -112,6 +118,8 @@ export class Reconciler {
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
     if (sync && !sync.busy) {
+      // Per-resource failures do not throw, but a pass that could not apply them did not succeed.
+      if (!sync.converged) this.#failedSteps++;
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
@@ -120,7 +128,22 @@ export class Reconciler {
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
-    this.#d.metrics?.reconciled();
+    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
+    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+  }
+
+  /** The oldest ended reason whose gateway-owned throttles are still waiting to go (seconds; 0 = none). */
+  #removalPendingSeconds(view: StateView): number {
+    const now = this.#now();
+    let oldest = now;
+    for (const r of view.reassignments.values()) {
+      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+      oldest = Math.min(oldest, r.endedAt ?? r.updatedAt);
+    }
+    for (const t of view.throttleRequests.values()) {
+      if (t.expiresAt !== null && t.expiresAt <= now) oldest = Math.min(oldest, this.#endSeen.get(t.id) ?? t.expiresAt);
+    }
+    return (now - oldest) / 1000;
   }
 
   async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
@@ -219,7 +242,7 @@ export class Reconciler {
     this.#d.metrics?.setProgress(
       running.map((r) => {
         const p = this.#d.progress.progress(r.id);
-        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null };
+        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false };
       }),
     );
   }

@@ -1,0 +1,382 @@
+// kafka-admin-gateway (alias kag): the gateway's command-line tool. It talks to a gateway
+// over HTTP with the same typed client as the web console (src/client/api.ts).
+//
+//   kag [--url URL] [--token TOKEN] [--output table|json] <command> ...
+//
+// URL and token also come from KAG_URL / KAG_TOKEN (or GATEWAY_URL / GATEWAY_TOKEN).
+// Exit codes: 0 ok; 1 the gateway refused or failed (problem printed); 2 usage error or an
+// endpoint this gateway does not have; 3 `reassign status --watch` / `execute --watch` saw the
+// reassignment end failed or cancelled (so CI pipelines stop).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ApiError, createClient, formatBytes, formatDuration, type GatewayClient, type Reassignment, type ReassignmentFile } from '../client/api.js';
+import { progressLines, table } from './render.js';
+
+const USAGE = `Usage: kag [--url URL] [--token TOKEN] [--output table|json] <command>
+
+Commands:
+  whoami                                   who the gateway takes you for
+  brokers                                  brokers with replicas, leaders (and bytes, throttles where the gateway has GET /brokers)
+  topics [NAME]                            topics, or one topic's partitions
+  plan decommission --brokers 1,2 [--output-file plan.json]
+  plan rebalance [--brokers ...] [--topics ...] [--output-file plan.json]
+  plan replication-factor --topics a,b --replication-factor N | plan rack-repair
+                                           ask the gateway for a plan (POST /plans): before/after per broker;
+                                           --output-file writes it in Kafka's reassignment file format
+  reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--validate-only]
+                   [--concurrency N (moves per broker)] [--concurrency-cluster N] [--order size-asc|size-desc|as-given]
+                   [--rollback-file FILE] [--watch]
+  reassign list
+  reassign status ID [--watch] [--interval SECONDS]
+  reassign pause ID | resume ID
+  reassign throttle ID BYTES/S             change the throttle of a running reassignment
+  reassign cancel ID [--preserve-throttles]
+  reassign rollback ID                     cancel, and move completed partitions back
+  throttles                                every replication throttle, with its owner
+  quotas                                   client quotas
+
+Environment: KAG_URL (default http://localhost:8080), KAG_TOKEN.
+Exit codes: 0 ok, 1 refused/failed, 2 usage or endpoint missing, 3 a watched reassignment failed or was cancelled.`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+  brokers: { type: 'string' },
+  topics: { type: 'string' },
+  'output-file': { type: 'string' },
+  'replication-factor': { type: 'string' },
+  'reassignment-json-file': { type: 'string' },
+  'rollback-file': { type: 'string' },
+  throttle: { type: 'string' },
+  concurrency: { type: 'string' },
+  'concurrency-cluster': { type: 'string' },
+  order: { type: 'string' },
+  'validate-only': { type: 'boolean' },
+  'preserve-throttles': { type: 'boolean' },
+  watch: { type: 'boolean', short: 'w' },
+  interval: { type: 'string' },
+} satisfies ParseArgsConfig['options'];
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  isTTY: boolean;
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function intList(v: string | undefined, name: string): number[] | undefined {
+  if (v === undefined) return undefined;
+  const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!xs.every((x) => /^\d+$/.test(x))) throw new UsageError(`--${name} takes a comma-separated list of broker ids, got "${v}"`);
+  return xs.map(Number);
+}
+function positiveInt(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) <= 0) throw new UsageError(`--${name} takes a positive whole number, got "${v}"`);
+  return Number(v);
+}
+
+function readReassignmentFile(path: string): ReassignmentFile {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read ${path} as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const d = doc as Partial<ReassignmentFile>;
+  if (!d || typeof d !== 'object' || !Array.isArray(d.partitions)) throw new UsageError(`${path} is not a Kafka reassignment file ({"version":1,"partitions":[...]})`);
+  return d as ReassignmentFile;
+}
+
+/** Kafka's file format, as kafka-reassign-partitions.sh writes it (log_dirs "any"). */
+function toKafkaFile(parts: { topic: string; partition: number; replicas: number[] }[]): ReassignmentFile {
+  return { version: 1, partitions: parts.map((p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.replicas], log_dirs: p.replicas.map(() => 'any') })) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.err(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values: v, positionals: pos } = parsed;
+  if (v.help || pos.length === 0) {
+    (v.help ? io.out : io.err)(USAGE);
+    return v.help ? 0 : 2;
+  }
+  const output = v.output ?? 'table';
+  if (output !== 'table' && output !== 'json') {
+    io.err(`--output must be table or json, got "${output}"`);
+    return 2;
+  }
+  const client = createClient({ baseUrl: v.url ?? env.KAG_URL ?? env.GATEWAY_URL ?? 'http://localhost:8080', token: v.token ?? env.KAG_TOKEN ?? env.GATEWAY_TOKEN ?? null });
+  const print = (json: unknown, render: () => string) => io.out(output === 'json' ? JSON.stringify(json, null, 2) : render());
+
+  try {
+    return await dispatch(client, pos, v, print, io, output);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`${err.message}\n\nRun kag --help for usage.`);
+      return 2;
+    }
+    if (err instanceof ApiError) {
+      if (output === 'json' && err.problem) io.out(JSON.stringify(err.problem, null, 2));
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause})` : ''}`);
+    return 1;
+  }
+}
+
+async function dispatch(client: GatewayClient, pos: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string): Promise<number> {
+  const [cmd, sub, ...rest] = pos;
+  switch (cmd) {
+    case 'whoami': {
+      const me = await client.whoami();
+      print(me, () => `${me.id} (${me.role}; authentication ${me.authentication})`);
+      return 0;
+    }
+    case 'topics': {
+      if (sub) {
+        const t = await client.topic(sub);
+        print(t, () => table(['partition', 'leader', 'replicas', 'isr'], t.partitions.map((p) => [p.partition, p.leader, p.replicas.join(','), p.isr.join(',')])));
+        return 0;
+      }
+      const list = await client.topics();
+      print(list, () => table(['topic', 'partitions', 'rf', 'internal'], list.topics.map((t) => [t.name, t.partitions, t.replicationFactor, t.internal ? 'yes' : ''])));
+      return 0;
+    }
+    case 'brokers':
+      return brokers(client, print);
+    case 'throttles': {
+      const t = await client.throttles();
+      print(t, () =>
+        [
+          'Rates (bytes/s):',
+          table(['broker', 'leader', 'follower', 'owner', 'autoRemove', 'expires', 'reassignments'], t.rates.map((r) => [r.broker, r.leaderRate, r.followerRate, r.owner, r.autoRemove ? 'yes' : 'no', r.expiresAt, r.reassignments.join(',')])),
+          '',
+          'Throttled replicas:',
+          table(['topic', 'leader', 'follower', 'owner', 'autoRemove', 'reassignments'], t.replicas.map((r) => [r.topic, r.leader, r.follower, r.owner, r.autoRemove ? 'yes' : 'no', r.reassignments.join(',')])),
+        ].join('\n'),
+      );
+      return 0;
+    }
+    case 'quotas': {
+      const q = await client.quotas();
+      print(q, () => table(['entity', 'quotas'], q.quotas.map((e) => [Object.entries(e.entity).map(([k, x]) => `${k}=${x ?? '<default>'}`).join(','), Object.entries(e).filter(([k]) => k !== 'entity').map(([k, x]) => `${k}=${String(x)}`).join(' ')])));
+      return 0;
+    }
+    case 'plan': {
+      if (!sub) throw new UsageError('plan needs a goal: decommission, rebalance, replication-factor, rack-repair');
+      const rf = positiveInt(v['replication-factor'], 'replication-factor');
+      const body = {
+        goal: sub,
+        ...(v.brokers && { brokers: intList(v.brokers, 'brokers') }),
+        ...(v.topics && { topics: v.topics.split(',') }),
+        ...(rf !== undefined && { replicationFactor: rf }),
+      };
+      const plan = await client.plan(body);
+      if (plan === null) {
+        io.err('This gateway has no POST /plans (an older version); write a reassignment file and use `reassign execute`.');
+        return 2;
+      }
+      if (v['output-file']) writeFileSync(v['output-file'], `${JSON.stringify(plan.reassignment, null, 2)}\n`);
+      print(plan, () => {
+        const after = new Map(plan.after.map((b) => [b.broker, b]));
+        return [
+          `${plan.goal}: ${plan.movedReplicas} replica move(s), ${formatBytes(plan.movedBytes)} to copy, ${plan.partitions.length} partition(s) change.`,
+          table(
+            ['broker', 'rack', 'replicas', 'leaders', 'bytes'],
+            plan.before.map((b) => {
+              const a = after.get(b.broker);
+              return [b.broker, b.rack, `${b.replicas} → ${a?.replicas ?? '–'}`, `${b.leaders} → ${a?.leaders ?? '–'}`, `${formatBytes(b.bytes)} → ${formatBytes(a?.bytes)}`];
+            }),
+          ),
+          ...plan.warnings.map((w) => `warning: ${w.message}`),
+          v['output-file'] ? `Reassignment file written to ${v['output-file']}: kag reassign execute --reassignment-json-file ${v['output-file']} --throttle BYTES/S` : 'Add --output-file FILE to save it as a reassignment file.',
+        ].join('\n');
+      });
+      return 0;
+    }
+    case 'reassign':
+      return reassign(client, sub, rest, v, print, io, output);
+    default:
+      throw new UsageError(`unknown command "${cmd}"`);
+  }
+}
+
+async function brokers(client: GatewayClient, print: (json: unknown, render: () => string) => void): Promise<number> {
+  const fromGateway = await client.brokers();
+  if (fromGateway) {
+    print({ brokers: fromGateway }, () =>
+      table(
+        ['broker', 'rack', 'live', 'replicas', 'leaders', 'bytes', 'moving in/out'],
+        fromGateway.map((b) => [b.id, b.rack, b.live === false ? 'no' : 'yes', b.replicas, b.leaders, formatBytes(b.bytes), b.reassignment ? `${b.reassignment.adding}/${b.reassignment.removing}` : '']),
+      ),
+    );
+    return 0;
+  }
+  // Older gateway: count replicas and leaders from the topics (one request per topic).
+  const [cluster, list] = await Promise.all([client.cluster(), client.topics()]);
+  const load = new Map(cluster.brokers.map((b) => [b.id, { id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: 0, leaders: 0 }]));
+  for (const t of list.topics) {
+    const detail = await client.topic(t.name);
+    for (const p of detail.partitions) {
+      for (const r of p.replicas) {
+        const b = load.get(r);
+        if (b) b.replicas++;
+      }
+      const l = load.get(p.leader);
+      if (l) l.leaders++;
+    }
+  }
+  const rows = [...load.values()];
+  print({ brokers: rows, controllerId: cluster.controllerId }, () => table(['broker', 'host', 'rack', 'replicas', 'leaders', 'controller'], rows.map((b) => [b.id, b.host, b.rack, b.replicas, b.leaders, b.id === cluster.controllerId ? 'yes' : ''])));
+  return 0;
+}
+
+async function reassign(client: GatewayClient, sub: string | undefined, rest: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string): Promise<number> {
+  const needId = () => {
+    const id = rest[0];
+    if (!id) throw new UsageError(`reassign ${sub} needs a reassignment id`);
+    return id;
+  };
+  switch (sub) {
+    case 'list': {
+      const l = await client.reassignments();
+      print(l, () =>
+        table(['id', 'state', 'partitions', 'moving now', 'throttle', 'created'], l.reassignments.map((r) => [r.id, r.state, r.partitionCount, r.moving.length, r.throttle === null ? '' : `${formatBytes(r.throttle)}/s`, r.createdAt])) +
+        (l.external.length ? `\n\n${l.external.length} partition(s) moving under reassignments started elsewhere.` : ''),
+      );
+      return 0;
+    }
+    case 'execute': {
+      const file = v['reassignment-json-file'];
+      if (!file) throw new UsageError('reassign execute needs --reassignment-json-file FILE (Kafka\'s format)');
+      const doc = readReassignmentFile(file);
+      const throttle = positiveInt(v.throttle, 'throttle');
+      const perBroker = positiveInt(v.concurrency, 'concurrency');
+      const cluster = positiveInt(v['concurrency-cluster'], 'concurrency-cluster');
+      if (v.order !== undefined && !['size-asc', 'size-desc', 'as-given'].includes(v.order)) throw new UsageError(`--order must be size-asc, size-desc or as-given, got "${v.order}"`);
+      const concurrency = perBroker !== undefined || cluster !== undefined ? { ...(perBroker !== undefined && { perBroker }), ...(cluster !== undefined && { cluster }) } : undefined;
+      const body = {
+        ...doc,
+        ...(throttle !== undefined && { throttle }),
+        ...(concurrency && { concurrency }),
+        ...(v.order !== undefined && { order: v.order as 'size-asc' | 'size-desc' | 'as-given' }),
+        ...(v['validate-only'] && { validateOnly: true }),
+      };
+      const answer = await client.startReassignment(body);
+      if (!('id' in answer)) {
+        print(answer, () => `Valid. ${answer.partitions.length} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], answer.partitions.map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
+        return 0;
+      }
+      if (v['rollback-file']) writeFileSync(v['rollback-file'], `${JSON.stringify(answer.rollback, null, 2)}\n`);
+      print(answer, () =>
+        [
+          `Started reassignment ${answer.id} (${answer.plan.partitions.length} partition(s), ${formatBytes(answer.plan.estimate.totalBytes)}).`,
+          v['rollback-file'] ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).` : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
+          `Follow it: kag reassign status ${answer.id} --watch`,
+        ].join('\n'),
+      );
+      if (v.watch) return watch(client, answer.id, v, io, output);
+      return 0;
+    }
+    case 'status': {
+      const id = needId();
+      if (v.watch) return watch(client, id, v, io, output);
+      const r = await client.reassignmentWithPartitions(id);
+      print(r, () => progressLines(r).join('\n'));
+      return r.state === 'failed' ? 3 : 0;
+    }
+    case 'pause':
+    case 'resume': {
+      const id = needId();
+      try {
+        const r = await client.patchReassignment(id, { paused: sub === 'pause' });
+        print(r, () => `${r.id}: ${r.state}`);
+        return 0;
+      } catch (err) {
+        // A gateway without pacing rejects the unknown field with a 400 naming `paused`.
+        if (err instanceof ApiError && err.status === 400 && JSON.stringify(err.problem?.errors ?? []).includes('paused')) {
+          io.err(`This gateway cannot ${sub} reassignments (no "paused" in PATCH /reassignments/{id}; it arrives with pacing).`);
+          return 2;
+        }
+        throw err;
+      }
+    }
+    case 'throttle': {
+      const id = needId();
+      const rate = rest[1];
+      if (!rate || !/^\d+$/.test(rate)) throw new UsageError('reassign throttle ID BYTES_PER_SECOND');
+      const r = await client.patchReassignment(id, { throttle: Number(rate) });
+      print(r, () => `${r.id}: throttle ${formatBytes(r.throttle)}/s`);
+      return 0;
+    }
+    case 'cancel':
+    case 'rollback': {
+      const id = needId();
+      const c = await client.cancelReassignment(id, { rollback: sub === 'rollback', preserveThrottles: v['preserve-throttles'] ?? false });
+      print(c, () => `${c.id}: ${c.state}; ${c.cancelled.length} partition move(s) cancelled${c.rollback ? `; rollback started as ${c.rollback.id} (kag reassign status ${c.rollback.id} --watch)` : ''}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`reassign needs one of execute, list, status, pause, resume, throttle, cancel, rollback${sub ? ` (got "${sub}")` : ''}`);
+  }
+}
+
+/** Polls until the reassignment ends; redraws in place on a terminal, one block per poll otherwise. */
+async function watch(client: GatewayClient, id: string, v: Values, io: Io, output: string): Promise<number> {
+  const interval = Number(v.interval ?? '2');
+  if (!Number.isFinite(interval) || interval < 0.1) throw new UsageError(`--interval takes seconds (≥ 0.1), got "${v.interval}"`);
+  let drawn = 0;
+  for (;;) {
+    let r: Reassignment;
+    try {
+      r = await client.reassignmentWithPartitions(id, 50);
+    } catch (err) {
+      // 429/503 while watching: wait as told and keep watching.
+      if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
+        io.err(`(${err.status}; retrying in ${err.retryAfterSeconds ?? interval} s)`);
+        await sleep((err.retryAfterSeconds ?? interval) * 1000);
+        continue;
+      }
+      throw err;
+    }
+    if (output === 'json') io.out(JSON.stringify({ id: r.id, state: r.state, progress: r.progress }));
+    else {
+      const lines = progressLines(r);
+      if (io.isTTY && drawn > 0) io.out(`\x1b[${drawn}A\x1b[J${lines.join('\n')}`);
+      else io.out(lines.join('\n'));
+      drawn = lines.length;
+    }
+    if (r.state === 'completed') return 0;
+    if (r.state === 'failed' || r.state === 'cancelled') {
+      io.err(`reassignment ${r.id} ${r.state}${r.reason ? `: ${r.reason}` : ''}`);
+      return 3;
+    }
+    await sleep(interval * 1000);
+  }
+}
+
+const io: Io = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), isTTY: Boolean(process.stdout.isTTY) };
+run(process.argv.slice(2), process.env, io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

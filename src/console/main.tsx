@@ -1,0 +1,1071 @@
+// The gateway's web console: Preact, bundled by esbuild (src/http/console.ts), served by the
+// gateway at `/`. It uses the same HTTP API as everybody else through the shared typed
+// client (src/client/api.ts), with the same bearer token, kept in sessionStorage only.
+//
+// Live updates are polling, not Server-Sent Events: EventSource cannot send an
+// Authorization header (the token would have to go in the URL, and so into proxy logs),
+// progress only changes when the reconciler samples it (every RECONCILE_INTERVAL_MS), and a
+// poll is an ordinary request that any instance behind a load balancer can answer. Polls run
+// only while the tab is visible: every second on a reassignment's page, every 2-5 s elsewhere.
+import { render } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren, JSX } from 'preact';
+import {
+  ApiError,
+  createClient,
+  formatBytes,
+  formatDuration,
+  roleAtLeast,
+  type BrokerLoad,
+  type GatewayClient,
+  type PlanAnswer,
+  type Reassignment,
+  type ReassignmentPartitionView,
+  type ReassignmentPlan,
+  type ReassignmentRequest,
+  type Role,
+  type WhoAmI,
+} from '../client/api.js';
+
+const TOKEN_KEY = 'kafka-admin-gateway.token';
+
+// ---------------------------------------------------------------- routing (location.hash)
+
+type Route = { page: 'cluster' } | { page: 'topics' } | { page: 'topic'; name: string } | { page: 'reassignments' } | { page: 'reassignment'; id: string } | { page: 'throttles' } | { page: 'quotas' };
+
+function parseHash(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  switch (parts[0]) {
+    case 'topics':
+      return parts[1] ? { page: 'topic', name: parts[1] } : { page: 'topics' };
+    case 'reassignments':
+      return parts[1] ? { page: 'reassignment', id: parts[1] } : { page: 'reassignments' };
+    case 'throttles':
+      return { page: 'throttles' };
+    case 'quotas':
+      return { page: 'quotas' };
+    default:
+      return { page: 'cluster' };
+  }
+}
+const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseHash(location.hash));
+  useEffect(() => {
+    const on = () => setRoute(parseHash(location.hash));
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+// ---------------------------------------------------------------- data: polling
+
+interface Poll<T> {
+  data: T | null;
+  error: ApiError | Error | null;
+  refresh: () => void;
+}
+
+/**
+ * Calls `load` now and every `intervalMs` while the page is visible. Stops on 401/403/404
+ * (polling again would only repeat them) until `refresh`; after a 429/503 waits Retry-After.
+ */
+function usePoll<T>(load: () => Promise<T>, deps: unknown[], intervalMs: number): Poll<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<ApiError | Error | null>(null);
+  const [tick, setTick] = useState(0);
+  const refresh = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      if (stopped) return;
+      if (document.visibilityState === 'hidden') {
+        timer = setTimeout(run, 500);
+        return;
+      }
+      let wait = intervalMs;
+      try {
+        const d = await load();
+        if (stopped) return;
+        setData(d);
+        setError(null);
+      } catch (err) {
+        if (stopped) return;
+        const e = err instanceof Error ? err : new Error(String(err));
+        setError(e);
+        if (e instanceof ApiError && [401, 403, 404].includes(e.status)) return;
+        if (e instanceof ApiError && e.retryAfterSeconds !== null) wait = Math.max(wait, e.retryAfterSeconds * 1000);
+      }
+      timer = setTimeout(run, wait);
+    };
+    setData(null);
+    setError(null);
+    void run();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  return { data, error, refresh };
+}
+
+// ---------------------------------------------------------------- small components
+
+function ProblemBox({ error, title }: { error: ApiError | Error | null; title?: string }) {
+  const [left, setLeft] = useState<number | null>(null);
+  const retry = error instanceof ApiError ? error.retryAfterSeconds : null;
+  useEffect(() => {
+    if (retry === null) return setLeft(null);
+    setLeft(retry);
+    const t = setInterval(() => setLeft((s) => (s === null || s <= 0 ? 0 : s - 1)), 1000);
+    return () => clearInterval(t);
+  }, [error]);
+  if (!error) return null;
+  return (
+    <div class="alert" role="alert">
+      {title && <strong>{title}: </strong>}
+      {error.message}
+      {error instanceof ApiError && error.status === 429 && left !== null && <div>{left > 0 ? `Rate limited: you can try again in ${left} s.` : 'You can try again now.'}</div>}
+      {error instanceof ApiError && error.status === 401 && <div>Enter a valid bearer token above.</div>}
+    </div>
+  );
+}
+
+function ProgressBar({ percent, label, detail }: { percent: number; label: string; detail?: string }) {
+  const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0));
+  return (
+    <div class={`progress${p >= 100 ? ' done' : ''}`}>
+      <div class="track" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(p * 10) / 10} aria-valuetext={`${p.toFixed(1)} %${detail ? `, ${detail}` : ''}`}>
+        <div class="fill" style={{ width: `${p}%` }} />
+      </div>
+      <span class="pct">{p.toFixed(1)} %</span>
+    </div>
+  );
+}
+
+const Badge = ({ kind, children }: { kind: string; children: ComponentChildren }) => <span class={`badge state-${kind} owner-${kind}`}>{children}</span>;
+
+function RoleHint({ me, need }: { me: WhoAmI | null; need: Role }) {
+  if (!me || roleAtLeast(me.role, need)) return null;
+  return <p class="note">These actions need the {need} role; you are {me.role}, so the gateway will refuse them.</p>;
+}
+
+function Loading({ poll, what }: { poll: Poll<unknown>; what: string }) {
+  if (poll.error) return <ProblemBox error={poll.error} title={`Could not load ${what}`} />;
+  if (poll.data === null) return <p aria-busy="true">Loading {what}…</p>;
+  return null;
+}
+
+const mib = (bytesPerSecond: number | null | undefined) => (bytesPerSecond == null ? '–' : `${formatBytes(bytesPerSecond)}/s`);
+
+// ---------------------------------------------------------------- pages
+
+interface PageProps {
+  api: GatewayClient;
+  me: WhoAmI | null;
+}
+
+interface BrokerRow {
+  id: number;
+  rack: string | null;
+  host: string;
+  replicas: number | null;
+  leaders: number | null;
+  bytes: number | null;
+  leaderRate: number | null;
+  followerRate: number | null;
+  /** Partitions a running reassignment copies to / drops from it (GET /brokers). */
+  moving: { adding: number; removing: number } | null;
+}
+
+function ClusterPage({ api, me }: PageProps) {
+  const poll = usePoll(
+    async () => {
+      const [cluster, throttles, fromGateway] = await Promise.all([api.cluster(), api.throttles().catch(() => null), api.brokers()]);
+      const rates = new Map((throttles?.rates ?? []).map((r) => [r.broker, r]));
+      let rows: BrokerRow[];
+      let computed: string | null = null;
+      if (fromGateway) {
+        rows = fromGateway.map((b: BrokerLoad) => ({
+          id: b.id,
+          rack: b.rack ?? null,
+          host: b.host ? `${b.host}:${b.port ?? ''}` : b.live === false ? 'not alive' : '',
+          replicas: b.replicas ?? null,
+          leaders: b.leaders ?? null,
+          bytes: b.bytes ?? null,
+          leaderRate: rates.get(b.id)?.leaderRate ?? null,
+          followerRate: rates.get(b.id)?.followerRate ?? null,
+          moving: b.reassignment ?? null,
+        }));
+      } else {
+        // This gateway has no GET /brokers: count from the topics (one request each, first 200).
+        const topics = (await api.topics()).topics.slice(0, 200);
+        const load = new Map(cluster.brokers.map((b) => [b.id, { replicas: 0, leaders: 0 }]));
+        const details = await Promise.all(topics.map((t) => api.topic(t.name)));
+        for (const d of details)
+          for (const p of d.partitions) {
+            for (const r of p.replicas) if (load.has(r)) load.get(r)!.replicas++;
+            if (load.has(p.leader)) load.get(p.leader)!.leaders++;
+          }
+        computed = `Replica and leader counts computed in the browser from ${topics.length} topic(s): this gateway has no GET /brokers, so bytes per broker are not shown.`;
+        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null, moving: null }));
+      }
+      return { cluster, rows, computed };
+    },
+    [api],
+    5000,
+  );
+  const d = poll.data;
+  const hasBytes = (d?.rows ?? []).some((r) => r.bytes !== null);
+  const hasMoving = (d?.rows ?? []).some((r) => r.moving !== null);
+  const max = (k: 'replicas' | 'leaders' | 'bytes') => Math.max(1, ...(d?.rows ?? []).map((r) => r[k] ?? 0));
+  const mean = (k: 'replicas' | 'leaders' | 'bytes') => (d && d.rows.length ? d.rows.reduce((a, r) => a + (r[k] ?? 0), 0) / d.rows.length : 0);
+  const Skew = ({ row, k, fmt }: { row: BrokerRow; k: 'replicas' | 'leaders' | 'bytes'; fmt?: (n: number) => string }) => {
+    const v = row[k];
+    if (v === null) return <span>–</span>;
+    const m = mean(k);
+    const dev = m > 0 ? ((v - m) / m) * 100 : 0;
+    return (
+      <div class="skew">
+        <div class="track" aria-hidden="true">
+          <div class={`fill${dev > 20 ? ' hot' : ''}`} style={{ width: `${(v / max(k)) * 100}%` }} />
+        </div>
+        <span>
+          {fmt ? fmt(v) : v} <span class="note">({dev >= 0 ? '+' : ''}{dev.toFixed(0)} % vs mean)</span>
+        </span>
+      </div>
+    );
+  };
+  return (
+    <section aria-labelledby="h-cluster">
+      <h2 id="h-cluster">Cluster and brokers</h2>
+      <Loading poll={poll} what="the cluster" />
+      {d && (
+        <>
+          <dl class="kv">
+            <dt>Cluster id</dt>
+            <dd>{d.cluster.clusterId}</dd>
+            <dt>Controller</dt>
+            <dd>broker {d.cluster.controllerId}</dd>
+            <dt>Brokers</dt>
+            <dd>{d.rows.length}</dd>
+          </dl>
+          <table>
+            <caption class="note">Bars compare brokers; orange = more than 20 % above the mean (skew).</caption>
+            <thead>
+              <tr>
+                <th scope="col">Broker</th>
+                <th scope="col">Rack</th>
+                <th scope="col">Address</th>
+                <th scope="col">Replicas</th>
+                <th scope="col">Leaders</th>
+                {hasBytes && <th scope="col">Bytes</th>}
+                <th scope="col">Throttle (leader / follower)</th>
+                {hasMoving && <th scope="col">Moving in / out</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {d.rows.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row">
+                    {r.id}
+                    {r.id === d.cluster.controllerId && <span class="note"> (controller)</span>}
+                  </th>
+                  <td>{r.rack ?? '–'}</td>
+                  <td>{r.host}</td>
+                  <td><Skew row={r} k="replicas" /></td>
+                  <td><Skew row={r} k="leaders" /></td>
+                  {hasBytes && <td>{r.bytes === null ? '–' : <Skew row={r} k="bytes" fmt={formatBytes} />}</td>}
+                  <td>{r.leaderRate === null && r.followerRate === null ? 'none' : `${mib(r.leaderRate)} / ${mib(r.followerRate)}`}</td>
+                  {hasMoving && <td>{r.moving ? `${r.moving.adding} / ${r.moving.removing}` : '–'}</td>}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {d.computed && <p class="note">{d.computed}</p>}
+          <PlanPanel api={api} me={me} brokers={d.rows.map((r) => r.id)} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Plan a decommission or rebalance with POST /plans (when the gateway has it), review, start. */
+function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] }) {
+  const [goal, setGoal] = useState('decommission');
+  const [brokerList, setBrokerList] = useState('');
+  const [plan, setPlan] = useState<PlanAnswer | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setPlan(null);
+    setBusy(true);
+    try {
+      const ids = brokerList.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+      const answer = await api.plan({ goal, ...(ids.length && { brokers: ids }) });
+      if (answer === null) setMissing(true);
+      else setPlan(answer);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const after = new Map((plan?.after ?? []).map((b) => [b.broker, b]));
+  return (
+    <div class="panel">
+      <h3>Plan a decommission or rebalance</h3>
+      {missing ? (
+        <p class="note" role="status">Planning is not available on this gateway (it has no POST /plans). Move partitions from a topic's page, or with <code>kag reassign execute</code>.</p>
+      ) : (
+        <form class="row" onSubmit={submit}>
+          <label class="field">
+            Goal
+            <select value={goal} onChange={(e) => setGoal((e.target as HTMLSelectElement).value)}>
+              <option value="decommission">decommission</option>
+              <option value="rebalance">rebalance</option>
+              <option value="rack-repair">rack-repair</option>
+            </select>
+          </label>
+          <label class="field">
+            Brokers ({goal === 'decommission' ? 'to empty' : 'to use, empty = all'}; of {brokers.join(', ')})
+            <input value={brokerList} onInput={(e) => setBrokerList((e.target as HTMLInputElement).value)} placeholder="e.g. 3" />
+          </label>
+          <button type="submit" disabled={busy}>
+            Plan
+          </button>
+        </form>
+      )}
+      <RoleHint me={me} need="operator" />
+      <ProblemBox error={error} title="No plan" />
+      {plan && (
+        <div role="status" aria-label="Plan">
+          <p>
+            <strong>{plan.movedReplicas}</strong> replica move(s), <strong>{formatBytes(plan.movedBytes)}</strong> to copy, {plan.partitions.length} partition(s) change
+            {plan.lowerBound && <> (any plan must move at least {plan.lowerBound.movedReplicas})</>}.
+          </p>
+          <table>
+            <caption class="note">Per broker, before → after the plan</caption>
+            <thead>
+              <tr>
+                <th scope="col">Broker</th>
+                <th scope="col">Replicas</th>
+                <th scope="col">Leaders</th>
+                <th scope="col">Bytes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plan.before.map((b) => (
+                <tr key={b.broker}>
+                  <th scope="row">{b.broker}</th>
+                  <td>
+                    {b.replicas} → {after.get(b.broker)?.replicas ?? '–'}
+                  </td>
+                  <td>
+                    {b.leaders} → {after.get(b.broker)?.leaders ?? '–'}
+                  </td>
+                  <td>
+                    {formatBytes(b.bytes)} → {formatBytes(after.get(b.broker)?.bytes)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {plan.warnings.map((w, i) => (
+            <p class="note" key={i}>
+              ⚠ {w.message}
+            </p>
+          ))}
+          {plan.reassignment.partitions.length > 0 && <StartForm api={api} partitions={plan.reassignment.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas }))} />}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function TopicsPage({ api }: PageProps) {
+  const poll = usePoll(() => api.topics(), [api], 5000);
+  return (
+    <section aria-labelledby="h-topics">
+      <h2 id="h-topics">Topics</h2>
+      <Loading poll={poll} what="topics" />
+      {poll.data && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Topic</th>
+              <th scope="col" class="num">Partitions</th>
+              <th scope="col" class="num">Replication factor</th>
+              <th scope="col">Internal</th>
+            </tr>
+          </thead>
+          <tbody>
+            {poll.data.topics.map((t) => (
+              <tr key={t.name}>
+                <th scope="row">
+                  <a href={href('topics', t.name)}>{t.name}</a>
+                </th>
+                <td class="num">{t.partitions}</td>
+                <td class="num">{t.replicationFactor}</td>
+                <td>{t.internal ? 'yes' : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function TopicPage({ api, me, name }: PageProps & { name: string }) {
+  const poll = usePoll(() => api.topic(name), [api, name], 5000);
+  const t = poll.data;
+  const [partition, setPartition] = useState('0');
+  const [target, setTarget] = useState('');
+  return (
+    <section aria-labelledby="h-topic">
+      <h2 id="h-topic">Topic {name}</h2>
+      <p>
+        <a href="#/topics">← all topics</a>
+      </p>
+      <Loading poll={poll} what={`topic ${name}`} />
+      {t && (
+        <>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col" class="num">Partition</th>
+                <th scope="col" class="num">Leader</th>
+                <th scope="col">Replicas</th>
+                <th scope="col">In sync</th>
+              </tr>
+            </thead>
+            <tbody>
+              {t.partitions.map((p) => (
+                <tr key={p.partition}>
+                  <th scope="row" class="num">{p.partition}</th>
+                  <td class="num">{p.leader}</td>
+                  <td>{p.replicas.join(', ')}</td>
+                  <td>{p.isr.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div class="panel">
+            <h3>Move a partition</h3>
+            <div class="row">
+              <label class="field">
+                Partition
+                <select value={partition} onChange={(e) => setPartition((e.target as HTMLSelectElement).value)}>
+                  {t.partitions.map((p) => (
+                    <option key={p.partition} value={String(p.partition)}>
+                      {p.partition} (on {p.replicas.join(', ')})
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label class="field">
+                Target replicas (broker ids, first = preferred leader)
+                <input value={target} onInput={(e) => setTarget((e.target as HTMLInputElement).value)} placeholder="e.g. 1,2" />
+              </label>
+            </div>
+            <RoleHint me={me} need="operator" />
+            <StartForm api={api} partitions={target.trim() ? [{ topic: name, partition: Number(partition), replicas: target.split(',').map((s) => Number(s.trim())) }] : []} />
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Review (validateOnly) then start a reassignment with a throttle and pacing. */
+function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topic: string; partition: number; replicas: number[] }[] }) {
+  const [throttleMiB, setThrottleMiB] = useState('1');
+  const [perBroker, setPerBroker] = useState('');
+  const [clusterMoves, setClusterMoves] = useState('');
+  const [review, setReview] = useState<ReassignmentPlan | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const key = JSON.stringify(partitions);
+  useEffect(() => setReview(null), [key, throttleMiB, perBroker, clusterMoves]);
+  const body = (validateOnly: boolean): ReassignmentRequest => {
+    const mibs = Number(throttleMiB);
+    return {
+      partitions,
+      ...(throttleMiB.trim() !== '' && Number.isFinite(mibs) && { throttle: Math.round(mibs * 1024 * 1024) }),
+      // Pacing (gateways with paced execution); left out when empty, so older gateways accept the request.
+      ...((perBroker.trim() !== '' || clusterMoves.trim() !== '') && {
+        concurrency: { ...(perBroker.trim() !== '' && { perBroker: Number(perBroker) }), ...(clusterMoves.trim() !== '' && { cluster: Number(clusterMoves) }) },
+      }),
+      ...(validateOnly && { validateOnly: true }),
+    };
+  };
+  const send = async (validateOnly: boolean) => {
+    setError(null);
+    setBusy(true);
+    try {
+      const answer = await api.startReassignment(body(validateOnly));
+      if ('id' in answer) location.hash = href('reassignments', answer.id);
+      else setReview(answer);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div>
+      <div class="row">
+        <label class="field">
+          Throttle (MiB/s)
+          <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          Moves per broker (pacing; empty = default)
+          <input type="number" min="1" step="1" value={perBroker} onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          Moves in the cluster (empty = no bound)
+          <input type="number" min="1" step="1" value={clusterMoves} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="button" class="secondary" disabled={busy || partitions.length === 0} onClick={() => void send(true)}>
+          Review
+        </button>
+        <button type="button" disabled={busy || !review} onClick={() => void send(false)}>
+          Start move
+        </button>
+      </div>
+      {!review && partitions.length > 0 && <p class="note">Review the plan first: nothing changes until you start it.</p>}
+      <ProblemBox error={error} title="Not started" />
+      {review && (
+        <div role="status" aria-label="Review">
+          <p>
+            <strong>{formatBytes(review.estimate.totalBytes)}</strong> to copy for {review.partitions.length} partition(s)
+            {review.estimate.estimatedSeconds !== null && <>, about {formatDuration(review.estimate.estimatedSeconds)}</>}
+            {review.throttle !== null && <> at {mib(review.throttle)}</>}.
+            {pacingOf(review) && (
+              <>
+                {' '}
+                Paced: {pacingOf(review)!.firstWave} move(s) at once{pacingOf(review)!.waveCount !== null && <>, {pacingOf(review)!.waveCount} wave(s)</>}
+                {pacingOf(review)!.estimatedSeconds !== null && <>, about {formatDuration(pacingOf(review)!.estimatedSeconds)} in all</>}.
+              </>
+            )}
+          </p>
+          <table>
+            <caption class="note">Before → after, and the bytes each broker sends and receives</caption>
+            <thead>
+              <tr>
+                <th scope="col">Partition</th>
+                <th scope="col">Before</th>
+                <th scope="col">After</th>
+              </tr>
+            </thead>
+            <tbody>
+              {review.partitions.map((p) => (
+                <tr key={`${p.topic}-${p.partition}`}>
+                  <th scope="row">
+                    {p.topic}-{p.partition}
+                  </th>
+                  <td>{p.currentReplicas.join(', ')}</td>
+                  <td>{p.targetReplicas.join(', ')}{p.noOp && ' (no change)'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Broker</th>
+                <th scope="col" class="num">Receives</th>
+                <th scope="col" class="num">Sends</th>
+              </tr>
+            </thead>
+            <tbody>
+              {review.estimate.brokers.map((b) => (
+                <tr key={b.broker}>
+                  <th scope="row">{b.broker}</th>
+                  <td class="num">{formatBytes(b.bytesIn)}</td>
+                  <td class="num">{formatBytes(b.bytesOut)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {review.warnings.map((w) => (
+            <p class="note" key={w.code + w.topic + w.partition}>
+              ⚠ {w.message}
+            </p>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** validateOnly's pacing preview (gateways with paced execution). */
+const pacingOf = (plan: ReassignmentPlan) => (plan as ReassignmentPlan & { pacing?: { firstWave: number; waveCount: number | null; estimatedSeconds: number | null } }).pacing ?? null;
+
+function copiesPercent(p: ReassignmentPartitionView): number {
+  if (p.status === 'done') return 100;
+  const total = p.copies.reduce((a, c) => a + (c.bytesTotal ?? 0), 0);
+  return total > 0 ? (p.copies.reduce((a, c) => a + c.bytesCopied, 0) / total) * 100 : 0;
+}
+
+function ReassignmentsPage({ api }: PageProps) {
+  const poll = usePoll(
+    async () => {
+      const list = await api.reassignments();
+      // The list has no progress; read it for the 20 newest (live ones first).
+      const liveFirst = (s: string) => (s === 'running' || s === 'pending' || s === 'paused' ? 0 : 1);
+      const sorted = [...list.reassignments].sort((a, b) => liveFirst(a.state) - liveFirst(b.state) || b.createdAt.localeCompare(a.createdAt));
+      const detail = new Map<string, Reassignment>();
+      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as Reassignment))));
+      return { list: { ...list, reassignments: sorted }, detail };
+    },
+    [api],
+    2000,
+  );
+  const d = poll.data;
+  return (
+    <section aria-labelledby="h-reassignments">
+      <h2 id="h-reassignments">Reassignments</h2>
+      <Loading poll={poll} what="reassignments" />
+      {d && d.list.reassignments.length === 0 && <p>No reassignments. Start one from a topic's page.</p>}
+      {d && d.list.reassignments.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Id</th>
+              <th scope="col">State</th>
+              <th scope="col">Progress</th>
+              <th scope="col" class="num">Partitions</th>
+              <th scope="col">Rate / ETA</th>
+              <th scope="col">Throttle</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.list.reassignments.map((r) => {
+              const x = d.detail.get(r.id);
+              return (
+                <tr key={r.id}>
+                  <th scope="row">
+                    <a href={href('reassignments', r.id)}>{r.id}</a>
+                  </th>
+                  <td>
+                    <Badge kind={r.state}>{r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
+                  </td>
+                  <td>{x ? <ProgressBar percent={x.progress.percent} label={`Progress of ${r.id}`} /> : '–'}</td>
+                  <td class="num">{r.partitionCount}</td>
+                  <td>{x ? `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}` : '–'}</td>
+                  <td>{r.throttle === null ? 'none' : mib(r.throttle)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {d && d.list.external.length > 0 && (
+        <>
+          <h3>Moving under reassignments started elsewhere</h3>
+          <ul>
+            {d.list.external.map((m) => (
+              <li key={`${m.topic}-${m.partition}`}>
+                {m.topic}-{m.partition}: adding {m.adding.join(', ') || '–'}, removing {m.removing.join(', ') || '–'}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
+  const poll = usePoll(() => api.reassignmentWithPartitions(id, 200), [api, id], 1000);
+  const r = poll.data;
+  const [actionError, setActionError] = useState<Error | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<'cancel' | 'rollback' | null>(null);
+  const [throttleMiB, setThrottleMiB] = useState('');
+  const act = async (what: string, fn: () => Promise<unknown>) => {
+    setActionError(null);
+    setNotice(null);
+    try {
+      const out = await fn();
+      const rb = (out as { rollback?: { id?: string } | null } | undefined)?.rollback;
+      setNotice(`${what}: done.${rb && typeof rb === 'object' && 'id' in rb && rb.id ? ` Rollback started as ${rb.id}.` : ''}`);
+      poll.refresh();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400 && JSON.stringify(err.problem?.errors ?? []).includes('paused')) {
+        setActionError(new Error('Pause and resume are not available on this gateway (its PATCH /reassignments/{id} has no "paused" yet).'));
+      } else setActionError(err as Error);
+    } finally {
+      setConfirm(null);
+    }
+  };
+  const live = r && (r.state === 'running' || r.state === 'pending' || r.state === 'paused');
+  const counts = useMemo(() => {
+    if (r?.pacing) return Object.entries(r.pacing.counts);
+    const c = new Map<string, number>();
+    for (const p of r?.partitions ?? []) c.set(p.status, (c.get(p.status) ?? 0) + 1);
+    return [...c];
+  }, [r]);
+  const paused = r?.pacing?.paused ?? r?.state === 'paused';
+  return (
+    <section aria-labelledby="h-reassignment">
+      <h2 id="h-reassignment">Reassignment {id}</h2>
+      <p>
+        <a href="#/reassignments">← all reassignments</a>
+      </p>
+      <Loading poll={poll} what={`reassignment ${id}`} />
+      {r && (
+        <>
+          <dl class="kv">
+            <dt>State</dt>
+            <dd>
+              <Badge kind={r.state}>{r.state}</Badge> {r.progress.stalled && <Badge kind="failed">stalled</Badge>} {paused && <Badge kind="pending">paused</Badge>}
+              {r.reason && <span class="note"> {r.reason}</span>}
+            </dd>
+            <dt>Progress</dt>
+            <dd>
+              <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesCopied)} of ${formatBytes(r.progress.bytesTotal)}`} />
+            </dd>
+            <dt>Bytes</dt>
+            <dd>
+              {formatBytes(r.progress.bytesCopied)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)} remaining)
+            </dd>
+            <dt>Rate / ETA</dt>
+            <dd>
+              {mib(r.progress.bytesPerSecond)} · ETA {formatDuration(r.progress.etaSeconds)}
+            </dd>
+            <dt>Partitions</dt>
+            <dd>{counts.map(([s, n]) => `${n} ${s}`).join(', ')}</dd>
+            {r.pacing && (
+              <>
+                <dt>Pacing</dt>
+                <dd>
+                  at most {r.pacing.concurrency.perBroker ?? '–'} move(s) per broker{r.pacing.concurrency.cluster != null && `, ${r.pacing.concurrency.cluster} in the cluster`}; order {r.pacing.order}
+                </dd>
+              </>
+            )}
+            <dt>Throttle</dt>
+            <dd data-testid="throttle-state">
+              {r.throttle === null ? 'none' : mib(r.throttle)}
+              {r.throttle !== null && (r.throttlesRemovedAt ? ` · removed at ${new Date(r.throttlesRemovedAt).toLocaleTimeString()}` : live ? ' · set while it runs' : r.autoRemoveThrottle ? ' · being removed…' : ' · kept (autoRemoveThrottle false)')}
+            </dd>
+            <dt>Requested by</dt>
+            <dd>{r.requestedBy ?? 'anonymous'} · created {new Date(r.createdAt).toLocaleString()}</dd>
+          </dl>
+
+          {live && (
+            <div class="panel">
+              <h3>Actions</h3>
+              <RoleHint me={me} need="operator" />
+              <div class="row">
+                <label class="field">
+                  New throttle (MiB/s)
+                  <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
+                </label>
+                <button type="button" class="secondary" disabled={!throttleMiB} onClick={() => void act('Throttle changed', () => api.patchReassignment(id, { throttle: Math.round(Number(throttleMiB) * 1024 * 1024) }))}>
+                  Change throttle
+                </button>
+                <button type="button" class="secondary" onClick={() => void act(paused ? 'Resumed' : 'Paused', () => api.patchReassignment(id, { paused: !paused }))}>
+                  {paused ? 'Resume' : 'Pause'}
+                </button>
+                {confirm === null ? (
+                  <>
+                    <button type="button" class="danger" onClick={() => setConfirm('cancel')}>
+                      Cancel reassignment
+                    </button>
+                    <button type="button" class="danger" onClick={() => setConfirm('rollback')}>
+                      Roll back
+                    </button>
+                  </>
+                ) : (
+                  <>
+                    <button type="button" class="danger" onClick={() => void act(confirm === 'cancel' ? 'Cancelled' : 'Rolled back', () => api.cancelReassignment(id, { rollback: confirm === 'rollback' }))}>
+                      Confirm {confirm === 'cancel' ? 'cancel' : 'roll back'}
+                    </button>
+                    <button type="button" class="secondary" onClick={() => setConfirm(null)}>
+                      Keep it running
+                    </button>
+                  </>
+                )}
+              </div>
+            </div>
+          )}
+          {!live && (r.state === 'completed' || r.state === 'cancelled') && !r.rollbackOf && (
+            <p>
+              <button type="button" class="secondary" onClick={() => void act('Rollback started', () => api.startReassignment({ ...r.rollback, throttle: r.throttle ?? undefined }).then((a) => ('id' in a ? ((location.hash = href('reassignments', a.id)), a) : a)))}>
+                Move back to the original replicas
+              </button>
+            </p>
+          )}
+          {notice && (
+            <p class="alert info" role="status">
+              {notice}
+            </p>
+          )}
+          <ProblemBox error={actionError} title="Refused" />
+
+          <h3>Partitions{r.partitions.length >= 200 && ' (first 200)'}</h3>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Partition</th>
+                <th scope="col">Status</th>
+                <th scope="col">Progress</th>
+                <th scope="col">Replicas: before → after</th>
+                <th scope="col">Copies</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.partitions.map((p) => (
+                <tr key={`${p.topic}-${p.partition}`}>
+                  <th scope="row">
+                    {p.topic}-{p.partition}
+                  </th>
+                  <td>
+                    <Badge kind={p.status}>{p.status}</Badge>
+                    {p.error && <span class="note"> {p.error.name}</span>}
+                  </td>
+                  <td>{p.status === 'moving' || p.status === 'done' ? <ProgressBar percent={copiesPercent(p)} label={`Progress of ${p.topic}-${p.partition}`} /> : '–'}</td>
+                  <td>
+                    {p.originalReplicas.join(', ')} → {p.targetReplicas.join(', ')}
+                  </td>
+                  <td>
+                    {p.copies.map((c) => (
+                      <div key={c.broker} class="note">
+                        broker {c.broker}: {formatBytes(c.bytesCopied)} / {formatBytes(c.bytesTotal)}
+                      </div>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <details>
+            <summary>Rollback file (kafka-reassign-partitions.sh format)</summary>
+            <pre>{JSON.stringify(r.rollback, null, 2)}</pre>
+          </details>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ThrottlesPage({ api }: PageProps) {
+  const poll = usePoll(() => api.throttles(), [api], 2000);
+  const t = poll.data;
+  const links = (ids: string[]) => (ids.length ? ids.map((id, i) => [i > 0 && ', ', <a href={href('reassignments', id)}>{id}</a>]) : '–');
+  return (
+    <section aria-labelledby="h-throttles">
+      <h2 id="h-throttles">Replication throttles</h2>
+      <Loading poll={poll} what="throttles" />
+      {t && t.rates.length === 0 && t.replicas.length === 0 && <p role="status">No replication throttles are set in the cluster.</p>}
+      {t && t.rates.length > 0 && (
+        <table>
+          <caption class="note">Rates per broker</caption>
+          <thead>
+            <tr>
+              <th scope="col">Broker</th>
+              <th scope="col" class="num">Leader rate</th>
+              <th scope="col" class="num">Follower rate</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Removed</th>
+              <th scope="col">For</th>
+            </tr>
+          </thead>
+          <tbody>
+            {t.rates.map((r) => (
+              <tr key={r.broker}>
+                <th scope="row">{r.broker}</th>
+                <td class="num">{mib(r.leaderRate)}</td>
+                <td class="num">{mib(r.followerRate)}</td>
+                <td>
+                  <Badge kind={r.owner}>{r.owner}</Badge>
+                </td>
+                <td>{r.autoRemove ? 'automatically' : r.expiresAt ? `at ${new Date(r.expiresAt).toLocaleString()}` : 'by hand'}</td>
+                <td>{links(r.reassignments)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {t && t.replicas.length > 0 && (
+        <table>
+          <caption class="note">Throttled replicas per topic</caption>
+          <thead>
+            <tr>
+              <th scope="col">Topic</th>
+              <th scope="col">Leader replicas</th>
+              <th scope="col">Follower replicas</th>
+              <th scope="col">Owner</th>
+              <th scope="col">For</th>
+            </tr>
+          </thead>
+          <tbody>
+            {t.replicas.map((r) => (
+              <tr key={r.topic}>
+                <th scope="row">{r.topic}</th>
+                <td>{r.leader ?? '–'}</td>
+                <td>{r.follower ?? '–'}</td>
+                <td>
+                  <Badge kind={r.owner}>{r.owner}</Badge>
+                </td>
+                <td>{links(r.reassignments)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function QuotasPage({ api }: PageProps) {
+  const poll = usePoll(() => api.quotas(), [api], 5000);
+  const q = poll.data;
+  return (
+    <section aria-labelledby="h-quotas">
+      <h2 id="h-quotas">Client quotas</h2>
+      <Loading poll={poll} what="quotas" />
+      {q && q.quotas.length === 0 && <p>No client quotas are set.</p>}
+      {q && q.quotas.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Entity</th>
+              <th scope="col" class="num">Controller mutations/s</th>
+              <th scope="col" class="num">Produce</th>
+              <th scope="col" class="num">Consume</th>
+              <th scope="col" class="num">Request %</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.quotas.map((e) => (
+              <tr key={JSON.stringify(e.entity)}>
+                <th scope="row">{Object.entries(e.entity).map(([k, v]) => `${k}=${v ?? '<default>'}`).join(', ')}</th>
+                <td class="num">{e.controllerMutationRate ?? '–'}</td>
+                <td class="num">{e.producerByteRate ? mib(e.producerByteRate) : '–'}</td>
+                <td class="num">{e.consumerByteRate ? mib(e.consumerByteRate) : '–'}</td>
+                <td class="num">{e.requestPercentage ?? '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+// ---------------------------------------------------------------- shell
+
+function Login({ token, setToken, me, meError }: { token: string | null; setToken: (t: string | null) => void; me: WhoAmI | null; meError: Error | null }) {
+  const [draft, setDraft] = useState('');
+  const submit = (e: JSX.TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setToken(draft.trim() || null);
+    setDraft('');
+  };
+  return (
+    <form class="login" onSubmit={submit}>
+      <span class="who" role="status" aria-live="polite">
+        {me ? (me.authentication === 'none' ? 'Authentication is off: you act as admin.' : `Signed in as ${me.id} (${me.role})`) : meError ? 'Not signed in' : ''}
+      </span>
+      {token ? (
+        <button type="button" class="secondary" onClick={() => setToken(null)}>
+          Sign out
+        </button>
+      ) : (
+        <>
+          <label for="token">Bearer token</label>
+          <input id="token" type="password" autocomplete="off" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+          <button type="submit" class="secondary">
+            Sign in
+          </button>
+        </>
+      )}
+    </form>
+  );
+}
+
+const NAV: [Route['page'], string, string][] = [
+  ['cluster', '#/cluster', 'Cluster'],
+  ['topics', '#/topics', 'Topics'],
+  ['reassignments', '#/reassignments', 'Reassignments'],
+  ['throttles', '#/throttles', 'Throttles'],
+  ['quotas', '#/quotas', 'Quotas'],
+];
+
+function App() {
+  const [token, setTokenState] = useState<string | null>(() => sessionStorage.getItem(TOKEN_KEY));
+  const setToken = (t: string | null) => {
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    else sessionStorage.removeItem(TOKEN_KEY);
+    setTokenState(t);
+  };
+  const api = useMemo(() => createClient({ baseUrl: '', token }), [token]);
+  const [me, setMe] = useState<WhoAmI | null>(null);
+  const [meError, setMeError] = useState<Error | null>(null);
+  useEffect(() => {
+    setMe(null);
+    setMeError(null);
+    api.whoami().then(setMe, (e: Error) => setMeError(e));
+  }, [api]);
+  const route = useRoute();
+  const mainRef = useRef<HTMLElement>(null);
+  // Move focus to the new page's content for keyboard and screen-reader users.
+  useEffect(() => mainRef.current?.focus(), [route.page]);
+  const active = route.page === 'topic' ? 'topics' : route.page === 'reassignment' ? 'reassignments' : route.page;
+  const props = { api, me };
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <h1>Kafka Admin Gateway</h1>
+        <nav aria-label="Sections">
+          <ul>
+            {NAV.map(([page, link, label]) => (
+              <li key={page}>
+                <a href={link} aria-current={active === page ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <Login token={token} setToken={setToken} me={me} meError={meError} />
+      </header>
+      <main id="main" ref={mainRef} tabIndex={-1}>
+        {meError instanceof ApiError && meError.status === 401 ? (
+          <ProblemBox error={meError} title="Sign in" />
+        ) : !me && !meError ? (
+          <p aria-busy="true">Connecting…</p>
+        ) : (
+          <>
+            {route.page === 'cluster' && <ClusterPage {...props} />}
+            {route.page === 'topics' && <TopicsPage {...props} />}
+            {route.page === 'topic' && <TopicPage {...props} name={route.name} />}
+            {route.page === 'reassignments' && <ReassignmentsPage {...props} />}
+            {route.page === 'reassignment' && <ReassignmentPage {...props} id={route.id} />}
+            {route.page === 'throttles' && <ThrottlesPage {...props} />}
+            {route.page === 'quotas' && <QuotasPage {...props} />}
+          </>
+        )}
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById('app')!;
+root.textContent = ''; // the no-JavaScript notice
+render(<App />, root);

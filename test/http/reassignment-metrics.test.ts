@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { Registry } from 'prom-client';
+import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
+
+const value = async (r: Registry, name: string, labels: Record<string, string> = {}) => {
+  const m = (await r.getMetricsAsJSON()).find((x) => x.name === name);
+  return m?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+};
+
+it('the last-success timestamp moves only on passes in which every step succeeded', async () => {
+  const r = new Registry();
+  const m = createReassignmentMetrics(r);
+  m.reconciled(true);
+  const first = await value(r, 'kafka_gateway_reconciler_last_success_timestamp_seconds');
+  assert.ok(first !== undefined && first > 0);
+  await new Promise((res) => setTimeout(res, 5));
+  m.reconciled(false);
+  assert.equal(await value(r, 'kafka_gateway_reconciler_last_success_timestamp_seconds'), first);
+  assert.equal(await value(r, 'kafka_gateway_reconciler_runs_total'), 2);
+  m.setReconcileInterval(2);
+  assert.equal(await value(r, 'kafka_gateway_reconciler_interval_seconds'), 2);
+});
+
+it('stalled is per running reassignment and dropped with it; removal pending is never negative', async () => {
+  const r = new Registry();
+  const m = createReassignmentMetrics(r);
+  m.setProgress([{ id: 'a', bytesRemaining: 10, etaSeconds: null, stalled: true }, { id: 'b', bytesRemaining: 5, etaSeconds: 1, stalled: false }]);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'a' }), 1);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'b' }), 0);
+  m.setProgress([{ id: 'b', bytesRemaining: 0, etaSeconds: 0 }]);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'a' }), undefined);
+  assert.equal(await value(r, 'kafka_gateway_throttle_removal_pending_seconds'), 0);
+  m.setThrottleRemovalPending(42);
+  assert.equal(await value(r, 'kafka_gateway_throttle_removal_pending_seconds'), 42);
+  m.setThrottleRemovalPending(-1);
+  assert.equal(await value(r, 'kafka_gateway_throttle_removal_pending_seconds'), 0);
+});
