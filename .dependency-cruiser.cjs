@@ -17,8 +17,15 @@ module.exports = {
       name: 'nothing-below-http-imports-http',
       severity: 'error',
       comment: 'Only src/http (and the entry points) may import src/http: services return typed outcomes and http maps them.',
-      from: { path: '^src/', pathNot: ['^src/http/', '^src/main\\.ts$', '^src/config\\.ts$', '^src/healthcheck\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/http/', '^src/client/', '^src/main\\.ts$', '^src/config\\.ts$', '^src/healthcheck\\.ts$'] },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'client-imports-only-the-contract',
+      severity: 'error',
+      comment: 'src/client (the typed HTTP client of the console and the CLI) is a consumer of the API: of src/http it may use only the types generated from openapi.yaml.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/http/', pathNot: '^src/http/openapi-types\\.ts$' },
     },
     {
       name: 'domain-is-pure',

@@ -594,7 +594,7 @@ export interface components {
             status: "ok" | "ready";
         };
         WhoAmI: {
-            /** @description Token name */
+            /** @description Token name, client certificate identity, or `anonymous` when authentication is off. */
             id: string;
             /** @enum {string} */
             role: "viewer" | "operator" | "admin";

@@ -118,8 +118,12 @@ export class Reconciler {
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
     if (sync && !sync.busy) {
-      // Per-resource failures do not throw, but a pass that could not apply them did not succeed.
-      if (!sync.converged) this.#failedSteps++;
+      // Per-resource failures do not throw, but a pass that could not apply them did not succeed:
+      // counted as an error of the step, so the errors metric shows why successes stopped.
+      if (!sync.converged) {
+        this.#failedSteps++;
+        this.#d.metrics?.reconcilerError('throttles');
+      }
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));

@@ -57,13 +57,15 @@ describe('x-required-role on every operation', () => {
 
 describe('request schemas are closed and bounded', () => {
   /** Walks a request schema; reports open objects and unbounded numbers, arrays, strings. */
-  function lint(schema: unknown, path: string, out: string[], seen = new Set<unknown>()): void {
+  // `branch`: a subschema of oneOf/anyOf/allOf without a type of its own only narrows its
+  // parent (e.g. `required` plus `false` properties), whose additionalProperties applies.
+  function lint(schema: unknown, path: string, out: string[], seen = new Set<unknown>(), branch = false): void {
     const s = resolveSchema(schema);
     if (seen.has(s)) return;
     seen.add(s);
-    for (const k of ['oneOf', 'anyOf', 'allOf'] as const) for (const [i, sub] of ((s[k] as unknown[]) ?? []).entries()) lint(sub, `${path}/${k}/${i}`, out, seen);
+    for (const k of ['oneOf', 'anyOf', 'allOf'] as const) for (const [i, sub] of ((s[k] as unknown[]) ?? []).entries()) lint(sub, `${path}/${k}/${i}`, out, seen, true);
     const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (types.includes('object') || s.properties) {
+    if (types.includes('object') || (s.properties && !(branch && s.type === undefined))) {
       if (s.additionalProperties === undefined || s.additionalProperties === true) out.push(`${path}: objects must set additionalProperties (false, or a schema for maps)`);
       if (typeof s.additionalProperties === 'object' && s.maxProperties === undefined) out.push(`${path}: a map needs maxProperties`);
       for (const [k, sub] of Object.entries((s.properties as Record<string, unknown>) ?? {})) lint(sub, `${path}/${k}`, out, seen);

@@ -80,6 +80,11 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
 
   for (const c of cases) {
     it(`killed right after the ${c.point}: the restarted gateway ends it ${c.expect} and removes every throttle`, async () => {
+      // The previous case's instance must not run meanwhile: its throttle sync would hold the
+      // claims on the resources and do the writes itself, so the crash hook under test (which
+      // fires in the instance that writes) would never fire in the child.
+      await restarted?.close();
+      restarted = undefined;
       const child = await startChild({ GATEWAY_CRASH_AFTER: c.point });
       try {
         await createTopic(child.url, c.topic, [[0, 1]], 200_000);
@@ -96,7 +101,7 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
         child.proc.kill('SIGKILL');
       }
 
-      restarted ??= await startReassignGateway({ sim, env: { REASSIGNMENT_START_TIMEOUT_MS: START_TIMEOUT_MS } });
+      restarted = await startReassignGateway({ sim, env: { REASSIGNMENT_START_TIMEOUT_MS: START_TIMEOUT_MS } });
       const gw = restarted;
       // What the dead gateway left: a pending record (and, after the throttle write, throttles).
       const left = await gw.http().get('/reassignments');
