@@ -99,7 +99,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's identity and role (the web console and CLI use it to offer only allowed actions). */
+        /**
+         * The caller's identity and role (the web console and CLI use it to offer only allowed actions).
+         * @description Who the gateway takes the caller for: the token's name (or the client certificate's
+         *     identity) and its role. Any authenticated caller may ask; with authentication off the
+         *     identity is `anonymous`. Changes nothing.
+         */
         get: operations["whoAmI"];
         put?: never;
         post?: never;
