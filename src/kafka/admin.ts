@@ -45,6 +45,19 @@ import {
   kafkaErrorName,
   toKafkaRequestError,
 } from './errors-map.js';
+import * as alterClientQuotasApi from './apis/alter-client-quotas-v1.js';
+import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments-v0.js';
+import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
+import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+import * as describeClientQuotasApi from './apis/describe-client-quotas-v1.js';
+import * as describeConfigsApi from './apis/describe-configs-v4.js';
+import * as describeLogDirsApi from './apis/describe-log-dirs-v4.js';
+import * as incrementalAlterConfigsApi from './apis/incremental-alter-configs-v1.js';
+import * as listPartitionReassignmentsApi from './apis/list-partition-reassignments-v0.js';
+import * as metadataApi from './apis/metadata-v12.js';
+import type { KafkaAdmin } from './kafka-admin.js';
+import type { OnKafkaRequest, RequestTarget } from './request.js';
+import { StateTopic, type StateTopicOptions } from './state-topic.js';
 import type {
   ClusterDescription,
   ConfigEntry,
@@ -60,8 +73,7 @@ import type {
   TopicSummary,
 } from './types.js';
 
-/** Called once per Kafka request sent (or attempted): api = Kafka API name, errorName = NONE on success. */
-export type OnKafkaRequest = (api: string, errorName: string, seconds: number) => void;
+export type { OnKafkaRequest, RequestTarget };
 
 export interface GatewayHooks {
   onKafkaRequest?: OnKafkaRequest;
@@ -78,8 +90,6 @@ type CreatePartitionsResponse = Awaited<ReturnType<typeof createPartitionsV3.api
 type CreateTopicsRequestTopic = Parameters<typeof createTopicsV7.createRequest>[0][number];
 type CreatePartitionsRequestTopic = Parameters<typeof createPartitionsV3.createRequest>[0][number];
 
-/** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */
-export type RequestTarget = 'any' | 'controller' | { broker: number };
 type Target = RequestTarget;
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
@@ -166,7 +176,7 @@ interface RawItem {
   errorMessage: string | null | undefined;
 }
 
-export class PlatformaticKafkaGateway implements KafkaGateway {
+export class PlatformaticKafkaGateway implements KafkaAdmin {
   readonly #config: KafkaConfig;
   readonly #admin: Admin;
   readonly #hook: OnKafkaRequest | undefined;
@@ -572,6 +582,44 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  // ---------------------------------------------------------------- the rest of KafkaAdmin
+
+  describePartitions(topics: string[] | null): Promise<metadataApi.TopicPartitions[]> {
+    return metadataApi.describePartitions(this, topics);
+  }
+
+  listPartitionReassignments(partitions?: listPartitionReassignmentsApi.PartitionRef[]): Promise<listPartitionReassignmentsApi.MovingPartition[]> {
+    return listPartitionReassignmentsApi.listPartitionReassignments(this, partitions);
+  }
+
+  alterPartitionReassignments(moves: alterPartitionReassignmentsApi.PartitionMove[]): Promise<alterPartitionReassignmentsApi.PartitionMoveResult[]> {
+    return alterPartitionReassignmentsApi.alterPartitionReassignments(this, moves);
+  }
+
+  describeReplicaSizes(brokers: number[], partitions: listPartitionReassignmentsApi.PartitionRef[]): Promise<describeLogDirsApi.BrokerLogDirs[]> {
+    return describeLogDirsApi.describeReplicaSizes(this, brokers, partitions);
+  }
+
+  describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]> {
+    return describeConfigsApi.describeConfigOverrides(this, resources, keys);
+  }
+
+  incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly = false): Promise<ConfigResult<null>[]> {
+    return incrementalAlterConfigsApi.incrementalAlterConfigs(this, alterations, validateOnly);
+  }
+
+  describeClientQuotas(filter: ClientQuotaFilter): Promise<ClientQuotaEntry[]> {
+    return describeClientQuotasApi.describeClientQuotas(this, filter);
+  }
+
+  alterClientQuota(alteration: ClientQuotaAlteration, opts: { validateOnly?: boolean } = {}): Promise<void> {
+    return alterClientQuotasApi.alterClientQuota(this, alteration, opts);
+  }
+
+  stateTopic(opts: StateTopicOptions): StateTopic {
+    return new StateTopic(this, opts);
   }
 
   /**

@@ -1,57 +1,12 @@
-// Replica sizes from DescribeLogDirs v4, sent to *each* broker (a broker only describes its
-// own log dirs). Inter-broker copy progress = an adding replica's size against the
-// leader's. Future replicas (is_future_key: a move between log dirs of one broker) are
-// ignored; an offline log dir (error 56) contributes nothing.
-import { describeLogDirsV4 } from '@platformatic/kafka';
-import type { PlatformaticKafkaGateway } from './admin.js';
-import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from './errors-map.js';
-import type { PartitionRef } from './reassignments.js';
-import type { KafkaErrorInfo } from './types.js';
+// Replica sizes, as a free function over KafkaAdmin: kept so callers written before
+// KafkaAdmin keep their imports. The request is src/kafka/apis/describe-log-dirs-v4.ts.
+import type { PartitionRef } from './apis/list-partition-reassignments-v0.js';
+import type { BrokerLogDirs } from './apis/describe-log-dirs-v4.js';
+import type { KafkaAdmin } from './kafka-admin.js';
 
-export interface ReplicaSizes {
-  broker: number;
-  /** `${topic}:${partition}` -> bytes. A replica the broker does not hold is absent. */
-  sizes: Map<string, number>;
-}
-
-export type BrokerLogDirs = ({ ok: true } & ReplicaSizes) | { broker: number; ok: false; error: KafkaErrorInfo };
-
-export const replicaKey = (topic: string, partition: number): string => `${topic}:${partition}`;
-
-function topicsOf(partitions: PartitionRef[]): { name: string; partitions: number[] }[] {
-  const m = new Map<string, Set<number>>();
-  for (const p of partitions) m.set(p.topic, (m.get(p.topic) ?? new Set()).add(p.partition));
-  return [...m].map(([name, ps]) => ({ name, partitions: [...ps].sort((a, b) => a - b) }));
-}
+export { replicaKey, type BrokerLogDirs, type ReplicaSizes } from './apis/describe-log-dirs-v4.js';
 
 /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
-export async function describeReplicaSizes(kafka: PlatformaticKafkaGateway, brokers: number[], partitions: PartitionRef[]): Promise<BrokerLogDirs[]> {
-  const topics = topicsOf(partitions);
-  return Promise.all(
-    [...new Set(brokers)].map(async (broker): Promise<BrokerLogDirs> => {
-      try {
-        const res = await kafka.sendRequest(
-          'DescribeLogDirs',
-          { broker },
-          (conn) => describeLogDirsV4.api.async(conn, topics),
-          (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
-        );
-        if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
-        const sizes = new Map<string, number>();
-        for (const dir of res.results) {
-          if (dir.errorCode !== 0) continue;
-          for (const t of dir.topics) {
-            for (const p of t.partitions) {
-              if (p.isFutureKey) continue;
-              const k = replicaKey(t.name, p.partitionIndex);
-              sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
-            }
-          }
-        }
-        return { broker, ok: true, sizes };
-      } catch (err) {
-        return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };
-      }
-    }),
-  );
+export function describeReplicaSizes(kafka: KafkaAdmin, brokers: number[], partitions: PartitionRef[]): Promise<BrokerLogDirs[]> {
+  return kafka.describeReplicaSizes(brokers, partitions);
 }

@@ -14,7 +14,8 @@
 // A topic that Metadata says does not exist is a StateTopicMissingError, unless ensure() was
 // told to create it (the store allows that only on its first use: see store.ts).
 import { fetchV17, listOffsetsV9, metadataV12, produceV11 } from '@platformatic/kafka';
-import type { PlatformaticKafkaGateway } from './admin.js';
+import type { RequestSender } from './request.js';
+import type { KafkaGateway } from './types.js';
 import { KafkaRequestError } from './errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from './errors-map.js';
 import { StateTopicMissingError } from '../state/store.js';
@@ -49,14 +50,17 @@ const BACKOFF_MAX_MS = 1000;
 const FETCH_MAX_BYTES = 4 * 1024 * 1024;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** What the state topic needs of the gateway: its transport, and two topic operations. */
+export type StateTopicKafka = RequestSender & Pick<KafkaGateway, 'describeCluster' | 'createTopics'>;
+
 export class StateTopic {
   readonly name: string;
-  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #kafka: StateTopicKafka;
   readonly #replicationFactor: number | undefined;
   #topicId: string | null = null;
   #leader: number | null = null;
 
-  constructor(kafka: PlatformaticKafkaGateway, opts: StateTopicOptions) {
+  constructor(kafka: StateTopicKafka, opts: StateTopicOptions) {
     this.#kafka = kafka;
     this.name = opts.name;
     this.#replicationFactor = opts.replicationFactor;

@@ -4,7 +4,7 @@
 // pure planner (src/domain/plan). Changes nothing and stores nothing. Typed outcomes, no HTTP.
 import { planReassignment, type Plan, type PlanCluster, type PlanError, type PlanRequest } from '../domain/plan/index.js';
 import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
@@ -48,9 +48,9 @@ interface ClusterRead {
 }
 
 export class PlanService {
-  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #kafka: KafkaAdmin;
 
-  constructor(kafka: PlatformaticKafkaGateway) {
+  constructor(kafka: KafkaAdmin) {
     this.#kafka = kafka;
   }
 

@@ -2,8 +2,7 @@
 // throttle sync, progress sampling, the services the HTTP routes call, and the reconciler.
 import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
-import { StateTopic } from '../kafka/state-topic.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { StateStore } from '../state/store.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { ProgressTracker } from './progress.js';
@@ -23,7 +22,7 @@ export interface ReassignmentRuntime {
 }
 
 export interface RuntimeOptions {
-  kafka: PlatformaticKafkaGateway;
+  kafka: KafkaAdmin;
   config: ReassignmentConfig;
   metrics?: ReassignmentMetrics;
   logger?: Logger;
@@ -36,7 +35,7 @@ export interface RuntimeOptions {
 
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
-  const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), {
+  const store = new StateStore(opts.kafka.stateTopic({ name: opts.config.stateTopic }), {
     onEvent: (e) => {
       const log = opts.logger;
       if (e.type === 'missing') {

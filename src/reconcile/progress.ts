@@ -4,7 +4,7 @@
 // restarted instance starts with no history: it shows sizes at once and a rate after the
 // second sample.
 import { computeProgress, retainSamples, type ProgressOptions, type ProgressSample, type ReassignmentProgress, type ReplicaSample } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
 import type { MovingPartition } from '../kafka/reassignments.js';
 
@@ -14,12 +14,12 @@ export interface SampleInput {
 }
 
 export class ProgressTracker {
-  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #kafka: KafkaAdmin;
   readonly #options: ProgressOptions;
   readonly #now: () => number;
   readonly #samples = new Map<string, ProgressSample[]>();
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; options: ProgressOptions; now?: () => number }) {
+  constructor(deps: { kafka: KafkaAdmin; options: ProgressOptions; now?: () => number }) {
     this.#kafka = deps.kafka;
     this.#options = deps.options;
     this.#now = deps.now ?? Date.now;

@@ -29,7 +29,7 @@ import {
   type ThrottleDemand,
   type PlanWarning,
 } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
@@ -45,7 +45,7 @@ import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 
 export interface ReassignmentDeps {
-  kafka: PlatformaticKafkaGateway;
+  kafka: KafkaAdmin;
   store: StateStore;
   throttles: ThrottleSync;
   progress: ProgressTracker;

@@ -18,7 +18,7 @@
 // sync computes the same operations from the same configs.
 import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { throttleRequestKey, reassignmentKey, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
@@ -30,7 +30,7 @@ import { keptThrottles, sampleInput } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export interface ReconcilerDeps {
-  kafka: PlatformaticKafkaGateway;
+  kafka: KafkaAdmin;
   store: StateStore;
   throttles: ThrottleSync;
   progress: ProgressTracker;

@@ -24,7 +24,7 @@ import {
   type TopicThrottleDemand,
   type BrokerThrottleDemand,
 } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { incrementalAlterConfigs, type ConfigOp } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
@@ -124,13 +124,13 @@ function combineOwners(owners: (Owner | null)[]): Owner {
 }
 
 export class ThrottleService {
-  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #kafka: KafkaAdmin;
   readonly #store: StateStore;
   readonly #sync: ThrottleSync;
   readonly #config: ReassignmentConfig;
   readonly #now: () => number;
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number }) {
+  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number }) {
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#sync = deps.throttles;

@@ -35,7 +35,7 @@ import {
   type ThrottleConfigValues,
   type ThrottleLedger,
 } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeConfigOverrides, incrementalAlterConfigs, type ConfigResult } from '../kafka/configs.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
 import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRecord } from '../state/records.js';
@@ -134,14 +134,14 @@ function ledgerDiff(view: StateView, next: ThrottleLedger, resources: { topics: 
 }
 
 export class ThrottleSync {
-  readonly #kafka: PlatformaticKafkaGateway;
+  readonly #kafka: KafkaAdmin;
   readonly #store: StateStore;
   readonly #now: () => number;
   readonly #mutex = new Mutex();
   readonly #hooks: ThrottleSyncHooks;
   readonly #owner: string;
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string }) {
+  constructor(deps: { kafka: KafkaAdmin; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string }) {
     this.#owner = deps.owner ?? 'gateway';
     this.#kafka = deps.kafka;
     this.#store = deps.store;

@@ -1,0 +1,77 @@
+// DescribeConfigs v4: the overrides of topics and brokers (replication throttles), routed as
+// src/kafka/apis/config-resources.ts says.
+/*
+  DescribeConfigs Request (Version: 4) => [resources] include_synonyms include_documentation TAG_BUFFER
+    resources => resource_type resource_name [configuration_keys] TAG_BUFFER
+      resource_type => INT8
+      resource_name => COMPACT_STRING
+      configuration_keys => COMPACT_NULLABLE_STRING
+    include_synonyms => BOOLEAN
+    include_documentation => BOOLEAN
+
+  DescribeConfigs Response (Version: 4) => throttle_time_ms [results] TAG_BUFFER
+    throttle_time_ms => INT32
+    results => error_code error_message resource_type resource_name [configs] TAG_BUFFER
+      error_code => INT16
+      error_message => COMPACT_NULLABLE_STRING
+      resource_type => INT8
+      resource_name => COMPACT_STRING
+      configs => name value read_only config_source is_sensitive [synonyms] config_type documentation TAG_BUFFER
+        name => COMPACT_STRING
+        value => COMPACT_NULLABLE_STRING
+        read_only => BOOLEAN
+        config_source => INT8
+        is_sensitive => BOOLEAN
+        synonyms => name value source TAG_BUFFER
+          name => COMPACT_STRING
+          value => COMPACT_NULLABLE_STRING
+          source => INT8
+        config_type => INT8
+        documentation => COMPACT_NULLABLE_STRING
+*/
+import { describeConfigsV4 } from '@platformatic/kafka';
+import { kafkaErrorInfo } from '../errors-map.js';
+import type { RequestSender } from '../request.js';
+import { byDestination, failAll, firstError, OVERRIDE_SOURCE, RESOURCE_TYPE, type ConfigOverrides, type ConfigResourceKind, type ConfigResult } from './config-resources.js';
+
+/**
+ * Reads the overrides of the given resources, restricted to `keys`. One result per
+ * resource; a broker that cannot be reached fails only its own result.
+ */
+export async function describeConfigOverrides(
+  kafka: RequestSender,
+  resources: { kind: ConfigResourceKind; name: string }[],
+  keys: string[],
+): Promise<ConfigResult<ConfigOverrides>[]> {
+  const groups = byDestination(resources);
+  const results = await Promise.all(
+    groups.map(async ({ target, items }): Promise<ConfigResult<ConfigOverrides>[]> => {
+      const kind = items[0]!.kind;
+      try {
+        const res = await kafka.sendRequest(
+          'DescribeConfigs',
+          target,
+          (conn) =>
+            describeConfigsV4.api.async(
+              conn,
+              items.map((i) => ({ resourceType: RESOURCE_TYPE[i.kind], resourceName: i.name, configurationKeys: keys })),
+              false,
+              false,
+            ),
+          (r) => firstError(r.results.map((x) => x.errorCode)),
+        );
+        return items.map((i) => {
+          const r = res.results.find((x) => x.resourceName === i.name && x.resourceType === RESOURCE_TYPE[i.kind]);
+          if (!r) return { kind: i.kind, name: i.name, ok: false as const, error: kafkaErrorInfo(-1, 'No result for this resource in the DescribeConfigs response') };
+          if (r.errorCode !== 0) return { kind: i.kind, name: i.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage) };
+          const value: ConfigOverrides = {};
+          for (const c of r.configs) if (c.configSource === OVERRIDE_SOURCE[i.kind] && c.value != null) value[c.name] = c.value;
+          return { kind: i.kind, name: i.name, ok: true as const, value };
+        });
+      } catch (err) {
+        return failAll(kind, items.map((i) => i.name), err);
+      }
+    }),
+  );
+  return results.flat();
+}

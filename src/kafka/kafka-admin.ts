@@ -1,0 +1,38 @@
+// KafkaAdmin: every Kafka operation the gateway uses, as plain data in and plain data out.
+// Services (src/reconcile, src/plan) and src/http depend on this interface (src/http on its
+// topic part, KafkaGateway in ./types.ts); only the composition root (src/main.ts) names the
+// implementation, PlatformaticKafkaGateway in ./admin.ts: a transport (./transport.ts) plus
+// one module per Kafka API and version (./apis/<api>-v<N>.ts).
+import type { StateLog } from '../state/store.js';
+import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
+import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
+import type { BrokerLogDirs } from './apis/describe-log-dirs-v4.js';
+import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
+import type { TopicPartitions } from './apis/metadata-v12.js';
+import type { StateTopicOptions } from './state-topic.js';
+import type { KafkaGateway } from './types.js';
+
+/** Client quotas (KIP-546): DescribeClientQuotas v1, AlterClientQuotas v1. */
+export interface ClientQuotaAdmin {
+  describeClientQuotas(filter: ClientQuotaFilter): Promise<ClientQuotaEntry[]>;
+  /** Throws KafkaRequestError with the broker's per-entity error. */
+  alterClientQuota(alteration: ClientQuotaAlteration, opts?: { validateOnly?: boolean }): Promise<void>;
+}
+
+export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
+  /** Partition placement of `topics` (null = every topic) in one Metadata request; unknown topics are left out. */
+  describePartitions(topics: string[] | null): Promise<TopicPartitions[]>;
+  /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
+  listPartitionReassignments(partitions?: PartitionRef[]): Promise<MovingPartition[]>;
+  /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */
+  alterPartitionReassignments(moves: PartitionMove[]): Promise<PartitionMoveResult[]>;
+  /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
+  describeReplicaSizes(brokers: number[], partitions: PartitionRef[]): Promise<BrokerLogDirs[]>;
+  /** The overrides of topics and brokers, restricted to `keys`; one result per resource. */
+  describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]>;
+  /** IncrementalAlterConfigs; each resource is applied atomically and answered on its own. */
+  incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly?: boolean): Promise<ConfigResult<null>[]>;
+  /** The gateway's state topic (src/kafka/state-topic.ts) as the log src/state/store.ts reads and writes. */
+  stateTopic(opts: StateTopicOptions): StateLog;
+}
