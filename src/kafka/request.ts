@@ -2,7 +2,7 @@
 // low-level request through the gateway's connection pool, routed and retried like every
 // other call and counted in the metrics. Types only, so the API modules and the transport
 // do not import each other.
-import type { Connection } from '@platformatic/kafka';
+import type { Connection, metadataV12 } from '@platformatic/kafka';
 import { kafkaErrorName, NONE } from './errors-map.js';
 
 /** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */
@@ -27,3 +27,45 @@ export function firstErrorName(codes: Iterable<number>): string {
   for (const c of codes) if (c !== 0) return kafkaErrorName(c);
   return NONE;
 }
+
+export type MetadataResponse = Awaited<ReturnType<typeof metadataV12.api.async>>;
+
+/** One item of a multi-topic mutation's response, as Transport.mutateOnController reads it. */
+export interface RawItem {
+  name: string;
+  errorCode: number;
+  errorMessage: string | null | undefined;
+}
+
+/** An item's answer with the throttle time of the response it came in (for 429 Retry-After on error 89). */
+export interface Answered<Raw> {
+  item: Raw;
+  throttleTimeMs: number;
+}
+
+/** The transport as the API modules use it: single attempts, the retry loop, routing state. */
+export interface Transport extends RequestSender {
+  /**
+   * Send one request, no retry. With `inBand`, a ResponseError (the parser saw item error
+   * codes) yields its complete `.response` instead of throwing; `inBand` picks the label.
+   */
+  send<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T>;
+  /** Run fn with the retry policy; everything that escapes is a KafkaRequestError. */
+  withRetry<T>(api: string, fn: (attempt: number) => Promise<T>): Promise<T>;
+  /** One Metadata v12 request (no retry) that also teaches the transport the brokers and the controller. */
+  metadata(topics: string[] | null): Promise<MetadataResponse>;
+  /** Remember where the brokers and the controller are (from any response that lists them). */
+  learnBrokers(brokers: { id: number; host: string; port: number }[], controllerId: number): void;
+  /**
+   * Send a multi-topic mutation to the controller; items answered NOT_CONTROLLER are re-sent
+   * (only them) to the re-discovered controller, within the retry budget. `build` turns the
+   * answered items into the result list (also the partial list of a failure).
+   */
+  mutateOnController<Req extends { name: string }, Raw extends RawItem, Out>(
+    api: string,
+    requests: Req[],
+    send: (conn: Connection, batch: Req[]) => Promise<{ throttleTimeMs: number; items: Raw[] }>,
+    build: (answered: Map<string, Answered<Raw>>) => Out[],
+  ): Promise<Out[]>;
+}
+

@@ -1,5 +1,5 @@
-// DescribeConfigs v4: the overrides of topics and brokers (replication throttles), routed as
-// src/kafka/apis/config-resources.ts says.
+// DescribeConfigs v4: every config of one topic (GET /topics/{name}), and the overrides of
+// topics and brokers (replication throttles), routed as src/kafka/apis/config-resources.ts says.
 /*
   DescribeConfigs Request (Version: 4) => [resources] include_synonyms include_documentation TAG_BUFFER
     resources => resource_type resource_name [configuration_keys] TAG_BUFFER
@@ -29,10 +29,45 @@
         config_type => INT8
         documentation => COMPACT_NULLABLE_STRING
 */
-import { describeConfigsV4 } from '@platformatic/kafka';
-import { kafkaErrorInfo } from '../errors-map.js';
-import type { RequestSender } from '../request.js';
+import { ConfigResourceTypes, ConfigSources, describeConfigsV4 } from '@platformatic/kafka';
+import { KafkaRequestError } from '../errors.js';
+import { ERROR_CODES, kafkaErrorInfo } from '../errors-map.js';
+import { firstErrorName, type RequestSender, type Transport } from '../request.js';
+import type { ConfigEntry } from '../types.js';
 import { byDestination, failAll, firstError, OVERRIDE_SOURCE, RESOURCE_TYPE, type ConfigOverrides, type ConfigResourceKind, type ConfigResult } from './config-resources.js';
+
+type DescribeConfigsResponse = Awaited<ReturnType<typeof describeConfigsV4.api.async>>;
+
+const CONFIG_SOURCE_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(ConfigSources as Record<string, number>).map(([name, n]) => [n, name]),
+);
+
+/** Every config of topic `name` (sensitive values hidden), sorted by name. */
+export async function describeTopicConfigs(kafka: Transport, name: string): Promise<ConfigEntry[]> {
+  return kafka.withRetry('DescribeConfigs', async () => {
+    const res: DescribeConfigsResponse = await kafka.send(
+      'DescribeConfigs',
+      'any',
+      (conn) => describeConfigsV4.api.async(conn, [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: null }], false, false),
+      (r) => firstErrorName(r.results.map((x) => x.errorCode)),
+    );
+    const result = res.results[0];
+    if (!result) throw new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.UNKNOWN_SERVER_ERROR, 'Empty DescribeConfigs response'));
+    if (result.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(result.errorCode, result.errorMessage));
+    return result.configs
+      .map(
+        (c): ConfigEntry => ({
+          name: c.name,
+          value: c.isSensitive ? null : (c.value ?? null),
+          source: CONFIG_SOURCE_NAMES[c.configSource] ?? 'UNKNOWN',
+          isDefault: c.configSource === ConfigSources.DEFAULT_CONFIG,
+          readOnly: c.readOnly,
+          sensitive: c.isSensitive,
+        }),
+      )
+      .sort((a, b) => a.name.localeCompare(b.name));
+  });
+}
 
 /**
  * Reads the overrides of the given resources, restricted to `keys`. One result per

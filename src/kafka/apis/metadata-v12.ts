@@ -1,6 +1,7 @@
 // Metadata v12: brokers, controller, and the partition placement of topics (replicas,
-// leader, ISR). The transport sends it to learn the brokers and the controller; the gateway
-// lists and describes topics with it.
+// leader, ISR). The transport (src/kafka/transport.ts) sends it to learn the brokers and the
+// controller; the gateway lists topics, describes a topic's partitions and the placement of
+// many topics with it.
 /*
   Metadata Request (Version: 12) => [topics] allow_auto_topic_creation include_topic_authorized_operations TAG_BUFFER
     topics => topic_id name TAG_BUFFER
@@ -33,9 +34,58 @@
         offline_replicas => INT32
       topic_authorized_operations => INT32
 */
-import { metadataV12 } from '@platformatic/kafka';
-import { NONE } from '../errors-map.js';
-import type { RequestSender } from '../request.js';
+import { metadataV12, type Connection } from '@platformatic/kafka';
+import { KafkaRequestError } from '../errors.js';
+import { ERROR_CODES, kafkaErrorInfo, NONE } from '../errors-map.js';
+import { firstErrorName, type MetadataResponse, type RequestSender, type Transport } from '../request.js';
+import type { PartitionDescription, TopicDescription, TopicSummary } from '../types.js';
+import { topicIdOrNull } from './topic-items.js';
+
+/** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
+export function metadataRequest(topics: string[] | null): (conn: Connection) => Promise<MetadataResponse> {
+  return (conn) => metadataV12.api.async(conn, topics, false, false);
+}
+
+/** Label of a Metadata answer for the metrics: the first topic error, else NONE. */
+export function metadataErrorName(res: MetadataResponse): string {
+  return firstErrorName(res.topics.map((t) => t.errorCode));
+}
+
+/** Every topic, sorted by name. */
+export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
+  const md = await kafka.withRetry('Metadata', () => kafka.metadata(null));
+  return md.topics
+    .filter((t) => t.name != null)
+    .map((t) => ({
+      name: t.name as string,
+      topicId: topicIdOrNull(t.topicId),
+      partitions: t.partitions.length,
+      replicationFactor: t.partitions.reduce((m, p) => Math.max(m, p.replicaNodes.length), 0),
+      internal: t.isInternal,
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** One topic's id, internal flag and partitions; throws KafkaRequestError(UNKNOWN_TOPIC_OR_PARTITION) for an unknown topic. */
+export async function describeTopicPartitions(kafka: Transport, name: string): Promise<Omit<TopicDescription, 'configs'>> {
+  const md = await kafka.withRetry('Metadata', async () => {
+    const res = await kafka.metadata([name]);
+    const t = res.topics.find((x) => x.name === name) ?? res.topics[0];
+    if (!t) throw new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.UNKNOWN_TOPIC_OR_PARTITION));
+    if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
+    return t;
+  });
+  const partitions: PartitionDescription[] = md.partitions
+    .map((p) => ({
+      partition: p.partitionIndex,
+      leader: p.leaderId,
+      replicas: [...p.replicaNodes],
+      isr: [...p.isrNodes],
+      offlineReplicas: [...p.offlineReplicas],
+    }))
+    .sort((a, b) => a.partition - b.partition);
+  return { name, topicId: topicIdOrNull(md.topicId), internal: md.isInternal, partitions };
+}
 
 export interface TopicPartitions {
   name: string;
