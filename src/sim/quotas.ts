@@ -2,15 +2,16 @@
 // DescribeClientQuotas work on, and the KIP-599 controller mutation quota buckets that
 // CreateTopics, DeleteTopics and CreatePartitions charge.
 //
-// The maths (token bucket, precedence lookup, bucket identity, entity/filter checks) is the
-// pure domain in src/domain; this file only holds the state and speaks Kafka's wire-level
-// behaviour around it:
+// The maths is the simulator's own, not the gateway's src/domain (issue 11 item 4: a bug
+// shared by both would pass every test): precedence lookup, bucket identity and entity/filter
+// checks in ./quota-entities.ts, the token bucket in ./mutation-bucket.ts. This file only
+// holds the state and speaks Kafka's wire-level behaviour around it:
 // - ClientQuotaStore mirrors the KRaft controller's ClientQuotaControlManager (alter, with
 //   Kafka 4.0's validation order and messages) and ClientQuotasImage.describe.
 // - ControllerMutationQuotaManager mirrors ControllerMutationQuotaManager: one token bucket
 //   per quota metric tags (Kafka's sensor), created FULL on first use; the rate is looked up
 //   again for every request, so a quota change applies to the next request and keeps the
-//   bucket's tokens (domain withRate). A removed quota means unlimited: the bucket is left
+//   bucket's tokens (MutationSensor.reconfigure). A removed quota means unlimited: the bucket is left
 //   alone (Kafka's sensor lingers too) and picks up the new rate if a quota comes back.
 import {
   applyQuotaAlteration,
@@ -31,20 +32,8 @@ import {
   type QuotaEntity,
   type QuotaTable,
   type ResolvedQuota,
-} from '../domain/quota-entity.js';
-import {
-  burstFor,
-  createBucket,
-  DEFAULT_QUOTA_WINDOW,
-  recordPermissive,
-  remainingThrottleMs,
-  snapshot,
-  tryRecordStrict,
-  withRate,
-  type BucketSnapshot,
-  type QuotaWindowConfig,
-  type TokenBucket,
-} from '../domain/token-bucket.js';
+} from './quota-entities.js';
+import { KAFKA_DEFAULT_WINDOW, MutationSensor, throttleLeftMs, type MutationQuotaWindow, type SensorSnapshot } from './mutation-bucket.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -218,16 +207,16 @@ export const UNBOUNDED_MUTATION_QUOTA: ControllerMutationQuota = Object.freeze({
 
 /** The KIP-599 buckets of the cluster, keyed by Kafka's quota metric tags. */
 export class ControllerMutationQuotaManager {
-  readonly window: QuotaWindowConfig;
-  private readonly buckets = new Map<string, TokenBucket>();
+  readonly window: MutationQuotaWindow;
+  private readonly buckets = new Map<string, MutationSensor>();
 
   constructor(
     private readonly store: ClientQuotaStore,
     private readonly clock: Clock,
     opts: MutationQuotaOptions = {},
   ) {
-    const windowNum = opts.windowNum ?? DEFAULT_QUOTA_WINDOW.windowNum;
-    const windowSizeSeconds = opts.windowSizeSeconds ?? DEFAULT_QUOTA_WINDOW.windowSizeSeconds;
+    const windowNum = opts.windowNum ?? KAFKA_DEFAULT_WINDOW.windowNum;
+    const windowSizeSeconds = opts.windowSizeSeconds ?? KAFKA_DEFAULT_WINDOW.windowSizeSeconds;
     if (!Number.isInteger(windowNum) || windowNum < 1) throw new RangeError(`controller.quota.window.num must be an integer >= 1, got ${windowNum}`);
     if (!Number.isInteger(windowSizeSeconds) || windowSizeSeconds < 1) {
       throw new RangeError(`controller.quota.window.size.seconds must be an integer >= 1, got ${windowSizeSeconds}`);
@@ -257,25 +246,22 @@ export class ControllerMutationQuotaManager {
     return {
       tryCharge: (cost: number): boolean => {
         const now = this.clock.now();
-        const bucket = this.bucketFor(key, rate, now);
-        const r = strict ? tryRecordStrict(bucket, cost, now) : recordPermissive(bucket, cost, now);
-        this.buckets.set(key, r.bucket);
+        const r = this.bucketFor(key, rate, now).charge(cost, now, strict);
         // Kafka keeps the throttle of the last QuotaViolationException: a strict refusal, or
-        // a permissive record that left the bucket negative (domain chargeInOrder does the same).
-        if (!r.accepted || (!strict && r.bucket.tokens < 0)) {
+        // a permissive record that left the bucket negative.
+        if (r.violated) {
           lastThrottleMs = r.throttleTimeMs;
           lastThrottleAt = now;
         }
         return r.accepted;
       },
-      throttleTimeMs: (): number => remainingThrottleMs(lastThrottleMs, lastThrottleAt, this.clock.now()),
+      throttleTimeMs: (): number => throttleLeftMs(lastThrottleMs, lastThrottleAt, this.clock.now()),
     };
   }
 
   /** Read-only view of a bucket (by `bucketKey`), refilled to now; undefined before first use. */
-  inspect(bucketKey: string): BucketSnapshot | undefined {
-    const b = this.buckets.get(bucketKey);
-    return b === undefined ? undefined : snapshot(b, this.clock.now());
+  inspect(bucketKey: string): SensorSnapshot | undefined {
+    return this.buckets.get(bucketKey)?.snapshot(this.clock.now());
   }
 
   /** Bucket keys in use (Kafka's sensors). */
@@ -283,12 +269,15 @@ export class ControllerMutationQuotaManager {
     return [...this.buckets.keys()];
   }
 
-  /** Existing bucket at the current rate/burst, or a new FULL one. */
-  private bucketFor(key: string, rate: number, now: number): TokenBucket {
-    const burst = burstFor(rate, this.window);
+  /** Existing bucket at the current rate, or a new FULL one. */
+  private bucketFor(key: string, rate: number, now: number): MutationSensor {
     const existing = this.buckets.get(key);
-    if (existing === undefined) return createBucket(rate, burst, now);
-    if (existing.rate === rate && existing.burst === burst) return existing;
-    return withRate(existing, rate, burst);
+    if (existing === undefined) {
+      const created = new MutationSensor(rate, this.window, now);
+      this.buckets.set(key, created);
+      return created;
+    }
+    if (existing.rate !== rate) existing.reconfigure(rate, this.window);
+    return existing;
   }
 }
