@@ -1,8 +1,10 @@
 // Import rules checked by test/architecture.test.ts (dependency-cruiser), so CI fails on a
 // cycle or on an import that points the wrong way. Layers (README, Architecture):
-//   src/http -> application services (src/reconcile, ...) -> src/domain, src/kafka, src/state
-// src/main.ts wires everything, src/config.ts reads the environment for every layer and
-// src/healthcheck.ts is the image's probe: they sit on top.
+//   src/http -> application services (src/reconcile, src/plan) -> src/domain, src/kafka, src/state
+// src/main.ts wires everything (the composition root: the only module that names the Kafka
+// implementation), src/config.ts reads the environment for every layer and src/healthcheck.ts
+// is the image's probe: they sit on top. src/sim, the Kafka simulator, stands apart: it shares
+// no code with the gateway, so the two cannot share a bug.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -28,11 +30,46 @@ module.exports = {
       to: { path: '^src/http/', pathNot: '^src/http/openapi-types\\.ts$' },
     },
     {
+      name: 'services-do-not-import-http',
+      severity: 'error',
+      comment: 'Services (src/reconcile, src/plan) return typed outcomes; src/http maps them to statuses. (nothing-below-http-imports-http covers this too; this names the layer.)',
+      from: { path: '^src/(reconcile|plan)/' },
+      to: { path: '^src/http/' },
+    },
+    {
       name: 'domain-is-pure',
       severity: 'error',
-      comment: 'src/domain is pure logic on plain data: it imports no Kafka, state, HTTP, service or simulator code.',
+      comment: 'src/domain is pure logic on plain data: of src/ it imports nothing but src/domain.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(kafka|state|http|reconcile|sim)/' },
+      to: { path: '^src/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'kafka-and-state-below-services',
+      severity: 'error',
+      comment: 'src/kafka and src/state are below the services: they import no service, HTTP or entry-point code.',
+      from: { path: '^src/(kafka|state)/' },
+      to: { path: ['^src/(http|reconcile|plan|cli|client|console)/', '^src/(main|config|healthcheck)\\.ts$'] },
+    },
+    {
+      name: 'only-main-names-the-kafka-implementation',
+      severity: 'error',
+      comment: 'Services and src/http depend on the KafkaAdmin / KafkaGateway interfaces (src/kafka/kafka-admin.ts, types.ts); only the composition root (src/main.ts) names the implementation (admin.ts), its transport or its per-API modules.',
+      from: { path: '^src/', pathNot: ['^src/kafka/', '^src/main\\.ts$'] },
+      to: { path: ['^src/kafka/(admin|transport|request)\\.ts$', '^src/kafka/apis/'] },
+    },
+    {
+      name: 'sim-stands-apart',
+      severity: 'error',
+      comment: "The simulator owns its broker-side logic (quota maths included) and its protocol codec: it imports nothing of the gateway's code, so a bug cannot be on both sides of a test.",
+      from: { path: '^src/sim/' },
+      to: { path: ['^src/(http|reconcile|plan|domain|kafka|state|observability|client|cli|console)/', '^src/(main|config|env|healthcheck)\\.ts$'] },
+    },
+    {
+      name: 'gateway-does-not-import-sim',
+      severity: 'error',
+      comment: 'Only the entry point may start the simulator (demo mode); no gateway layer imports it.',
+      from: { path: '^src/', pathNot: ['^src/sim/', '^src/main\\.ts$'] },
+      to: { path: '^src/sim/' },
     },
     {
       name: 'no-unresolvable',

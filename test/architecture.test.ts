@@ -1,5 +1,7 @@
 // The import rules of .dependency-cruiser.cjs: no cycles anywhere in src/, nothing below
-// src/http imports it, src/domain imports no Kafka/state/HTTP/service/simulator code.
+// src/http imports it, src/domain imports nothing of src/ but src/domain, src/kafka and
+// src/state import no service, only src/main.ts names the Kafka implementation, and the
+// simulator and the gateway import nothing of each other.
 // dependency-cruiser runs as its CLI, as a developer would run it (`npx depcruise src`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,7 +48,35 @@ test('the check fails on a cycle, an import of src/http from below, and an impur
     assert.notEqual(code, 0, out);
     assert.match(out, /no-circular/);
     assert.match(out, /nothing-below-http-imports-http/);
+    assert.match(out, /services-do-not-import-http/);
     assert.match(out, /domain-is-pure/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the check fails on imports across the Kafka layer, the domain and the simulator', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'arch-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(join(dir, file, '..'), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    };
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }));
+    write('src/observability/logger.ts', 'export const log = 1;\n');
+    write('src/domain/d.ts', "import { log } from '../observability/logger.js';\nexport const d = log;\n");
+    write('src/reconcile/service.ts', 'export const service = 1;\n');
+    write('src/kafka/admin.ts', "import { service } from '../reconcile/service.js';\nexport const admin = service;\n");
+    write('src/plan/p.ts', "import { admin } from '../kafka/admin.js';\nexport const p = admin;\n");
+    write('src/sim/quotas.ts', "import { d } from '../domain/d.js';\nexport const q = d;\n");
+    write('src/state/s.ts', "import { q } from '../sim/quotas.js';\nexport const s = q;\n");
+    const { code, out } = await depcruise(dir, 'src');
+    assert.notEqual(code, 0, out);
+    assert.match(out, /domain-is-pure/);
+    assert.match(out, /kafka-and-state-below-services/);
+    assert.match(out, /only-main-names-the-kafka-implementation/);
+    assert.match(out, /sim-stands-apart/);
+    assert.match(out, /gateway-does-not-import-sim/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
