@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DIR = process.env.KAFKA_MESSAGES_DIR ?? resolve(here, '../../shared/kafka-protocol/messages');
+export const DEFAULT_MESSAGES_DIR = resolve(here, '../../shared/kafka-protocol/messages');
 
 interface Field {
   name: string;
@@ -38,8 +38,8 @@ function inVersions(spec: string | undefined, v: number): boolean {
 
 const snake = (n: string) => n.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
 
-function load(name: string): Spec {
-  const text = readFileSync(join(DIR, `${name}.json`), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+function load(dir: string, name: string): Spec {
+  const text = readFileSync(join(dir, `${name}.json`), 'utf8').replace(/^\s*\/\/.*$/gm, '');
   return JSON.parse(text) as Spec;
 }
 
@@ -51,8 +51,8 @@ function primitive(t: string, nullable: boolean, flexible: boolean): string {
   return base;
 }
 
-export function grammar(api: string, kind: 'Request' | 'Response', version: number): string {
-  const spec = load(`${api}${kind}`);
+export function grammar(api: string, kind: 'Request' | 'Response', version: number, dir = process.env.KAFKA_MESSAGES_DIR ?? DEFAULT_MESSAGES_DIR): string {
+  const spec = load(dir, `${api}${kind}`);
   if (!inVersions(spec.validVersions, version)) throw new Error(`${api}${kind} has no version ${version}`);
   const flexible = inVersions(spec.flexibleVersions, version);
   const structs = new Map((spec.commonStructs ?? []).map((s) => [s.name, s.fields]));
@@ -74,11 +74,17 @@ export function grammar(api: string, kind: 'Request' | 'Response', version: numb
   return lines.join('\n');
 }
 
+/** The comment a module in src/kafka/apis/ opens with. */
+export function grammarComment(api: string, version: number, dir?: string): string {
+  const indent = (text: string) => text.replace(/^/gm, '  ');
+  return `/*\n${indent(grammar(api, 'Request', version, dir))}\n\n${indent(grammar(api, 'Response', version, dir))}\n*/`;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [api, v] = process.argv.slice(2);
   if (!api || v === undefined) {
     console.error('usage: tsx scripts/kafka-grammar.ts <Api> <version>');
     process.exit(2);
   }
-  console.log(`/*\n${grammar(api, 'Request', Number(v)).replace(/^/gm, '  ')}\n\n${grammar(api, 'Response', Number(v)).replace(/^/gm, '  ')}\n*/`);
+  console.log(grammarComment(api, Number(v)));
 }

@@ -1,0 +1,46 @@
+// Each module src/kafka/apis/<api>-v<N>.ts is one Kafka API at one version: it sends that
+// version (it imports @platformatic/kafka's <api>V<N>, which test/kafka/pinned-versions.test.ts
+// pins to its API key and version), and it opens with that version's request/response grammar,
+// exactly as scripts/kafka-grammar.ts derives it from Kafka's message specs
+// (../shared/kafka-protocol/messages, or KAFKA_MESSAGES_DIR).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_MESSAGES_DIR, grammarComment } from '../../scripts/kafka-grammar.js';
+
+const APIS = 'src/kafka/apis';
+const dir = process.env.KAFKA_MESSAGES_DIR ?? DEFAULT_MESSAGES_DIR;
+
+const modules = readdirSync(APIS)
+  .map((file) => ({ file, m: /^([a-z-]+)-v(\d+)\.ts$/.exec(file) }))
+  .filter((x): x is { file: string; m: RegExpExecArray } => x.m !== null)
+  .map(({ file, m }) => {
+    const words = m[1]!.split('-');
+    return {
+      file,
+      version: Number(m[2]),
+      api: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(''),
+      module: words[0] + words.slice(1).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + `V${m[2]}`,
+      text: readFileSync(join(APIS, file), 'utf8'),
+    };
+  });
+
+test('every per-API module sends the version its name says', () => {
+  assert.ok(modules.length >= 12, `expected the gateway's API modules, found ${modules.map((m) => m.file).join(', ')}`);
+  for (const m of modules) {
+    const imports = [...m.text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)].flatMap((x) => x[1]!.split(',').map((s) => s.trim()));
+    assert.ok(imports.includes(m.module), `${m.file} does not import ${m.module}`);
+    const others = imports.filter((n) => /^[a-z][A-Za-z]*V\d+$/.test(n) && n !== m.module);
+    assert.deepEqual(others, [], `${m.file} sends other APIs too`);
+  }
+});
+
+test('every per-API module opens with the grammar of its version', { skip: existsSync(dir) ? false : `no specs at ${dir}` }, () => {
+  for (const m of modules) {
+    const expected = grammarComment(m.api, m.version, dir);
+    const at = m.text.indexOf(expected);
+    assert.ok(at >= 0, `${m.file} does not carry this grammar (npx tsx scripts/kafka-grammar.ts ${m.api} ${m.version}):\n${expected}`);
+    assert.ok(at < m.text.indexOf('\nimport '), `${m.file}: the grammar must come before the code`);
+  }
+});
