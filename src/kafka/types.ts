@@ -1,5 +1,6 @@
-// The gateway's view of Kafka: plain data in, plain data out. src/kafka/admin.ts
-// implements KafkaGateway on @platformatic/kafka; src/http only ever sees these types.
+// The gateway's view of Kafka: plain data in, plain data out. KafkaGateway is the topic part
+// of KafkaAdmin (./kafka-admin.ts), which src/kafka/admin.ts implements on
+// @platformatic/kafka; src/http only ever sees these types.
 
 export interface BrokerDescription {
   id: number;
