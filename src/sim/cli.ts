@@ -56,7 +56,7 @@ const control = controlPort === undefined ? null : await startControlServer(sim,
 console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);
 console.log(`bootstrap servers: ${sim.bootstrapServers.join(',')}`);
-if (control) console.log(`control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=...)`);
+if (control) console.log(`control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=..., POST/GET/DELETE /faults)`);
 
 const stop = async (): Promise<void> => {
   await control?.close();

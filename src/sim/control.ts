@@ -7,6 +7,14 @@
 //   POST /brokers/{id}/start   start it again                                     → 200 broker
 //   GET  /state                brokers (up/down, host, port, rack), controller, moving count
 //   GET  /state?topic=a&topic=b  ... plus each named topic's partitions: leader, replicas, ISR
+//   POST   /faults             add a fault (./faults.ts): {apiKey (number or API name, e.g.
+//                              "CreateTopics"), brokerId?, version?, after?, times?, delayMs?,
+//                              error?: code | {code, message?, throttleTimeMs?},
+//                              drop?: "before" | "after"}                      → 201 fault
+//   GET    /faults             {faults: [...]} with matched / applied / remaining counts
+//   GET    /faults/{id}        one fault                                       → 200 fault
+//   DELETE /faults/{id}        remove one                                      → 200 fault
+//   DELETE /faults             remove all                                      → 200 {removed: n}
 //
 // Answers are JSON; errors are {"error": "..."} with 400 (bad id or query), 404 (no such broker,
 // topic or route) or 405 (known path, other method). Stopping a stopped broker is not an error
@@ -18,6 +26,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from './simulator.js';
+import { FaultSpecError, parseFaultSpec } from './faults.js';
 
 export interface ControlRequest {
   /** Path parameters by name (`:id` in the pattern). */
@@ -110,7 +119,31 @@ function brokerState(sim: Simulator, id: number): unknown {
   return { id, up: e.up, host: e.host, port: e.port, rack: e.rack };
 }
 
-/** The simulator's routes: broker stop/start and the state view. */
+function faultId(sim: Simulator, raw: string): number {
+  if (!/^\d{1,10}$/.test(raw)) throw new ControlError(400, `fault id must be a positive integer, got '${raw}'`);
+  const id = Number(raw);
+  if (!sim.faults.get(id)) throw new ControlError(404, `no fault ${id}`);
+  return id;
+}
+
+/** A fault from a request body: apiKey may be the API's name (as in Kafka's specs). */
+function faultSpecFrom(sim: Simulator, body: unknown): ReturnType<typeof parseFaultSpec> {
+  let raw = body;
+  if (typeof body === 'object' && body !== null && typeof (body as { apiKey?: unknown }).apiKey === 'string') {
+    const name = (body as { apiKey: string }).apiKey;
+    const handler = [...sim.handlers.values()].find((h) => h.name.toLowerCase() === name.toLowerCase());
+    if (!handler) throw new ControlError(400, `unknown API '${name}' (served: ${[...sim.handlers.values()].map((h) => h.name).join(', ')})`);
+    raw = { ...body, apiKey: handler.apiKey };
+  }
+  try {
+    return parseFaultSpec(raw);
+  } catch (err) {
+    if (err instanceof FaultSpecError) throw new ControlError(400, err.message);
+    throw err;
+  }
+}
+
+/** The simulator's routes: broker stop/start, the state view and fault injection. */
 export function simulatorRoutes(sim: Simulator, router = new ControlRouter()): ControlRouter {
   return router
     .route('POST', '/brokers/:id/stop', async ({ params }) => {
@@ -145,6 +178,16 @@ export function simulatorRoutes(sim: Simulator, router = new ControlRouter()): C
           ...(topics.length > 0 && { topics }),
         },
       };
+    })
+    .route('POST', '/faults', ({ body }) => ({ status: 201, body: sim.faults.add(faultSpecFrom(sim, body)) }))
+    .route('GET', '/faults', () => ({ status: 200, body: { faults: sim.faults.list() } }))
+    .route('DELETE', '/faults', () => ({ status: 200, body: { removed: sim.faults.clear() } }))
+    .route('GET', '/faults/:id', ({ params }) => ({ status: 200, body: sim.faults.get(faultId(sim, params.id)) }))
+    .route('DELETE', '/faults/:id', ({ params }) => {
+      const id = faultId(sim, params.id);
+      const fault = sim.faults.get(id);
+      sim.faults.remove(id);
+      return { status: 200, body: fault };
     });
 }
 

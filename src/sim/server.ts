@@ -10,12 +10,15 @@
 // Options beyond plaintext Kafka: `tls` serves the same protocol over TLS (Kafka's
 // SSL / SASL_SSL listeners), and `delayMs` (set through Simulator.setBrokerDelay) makes
 // the broker wait before handling each request: a slow broker, for timeout tests.
+// `faults` (Simulator.faults, ./faults.ts) intercepts chosen requests once decoded: an
+// error answer in the API's response shape, a delay, or a dropped connection.
 import net from 'node:net';
 import tls from 'node:tls';
 import { Reader, Writer, MalformedFrameError } from './protocol/buffers.js';
 import { decode, encode, isFlexibleVersion, supports } from './protocol/codec.js';
 import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from './protocol/messages.generated.js';
 import type { ApiHandler, ConnectionState, RequestContext, SimulatorRuntime } from './handlers/types.js';
+import { errorResponse, type FaultInjector } from './faults.js';
 
 /** Kafka's socket.request.max.bytes default. */
 export const MAX_FRAME_BYTES = 100 * 1024 * 1024;
@@ -29,6 +32,8 @@ export interface BrokerServerOptions {
   handlers: ReadonlyMap<number, ApiHandler>;
   /** Serve TLS (key, cert; ca + requestCert for client certificates). */
   tls?: tls.TlsOptions;
+  /** Faults on demand (./faults.ts), consulted for every decoded request. */
+  faults?: FaultInjector;
 }
 
 export class BrokerServer {
@@ -150,6 +155,20 @@ export class BrokerServer {
       throw new MalformedFrameError(`${handler.name} before SASL authentication`);
     }
     const request = decode(handler.request, apiVersion, r);
+    const fault = this.opts.faults?.take(this.opts.brokerId, apiKey, apiVersion) ?? null;
+    if (fault?.delayMs) {
+      // Cut short when the connection goes (client gone, broker stopped): never handled then.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, fault.delayMs);
+        socket.once('close', () => (clearTimeout(timer), resolve()));
+      });
+      if (conn.closed) return;
+    }
+    if (fault?.drop === 'before') return void socket.destroy();
+    if (fault?.error) {
+      const body = errorResponse(handler.request, handler.response, apiVersion, request, fault.error);
+      return this.send(socket, handler, apiVersion, header.correlationId, body);
+    }
     const ctx: RequestContext = {
       brokerId: this.opts.brokerId,
       runtime: this.opts.runtime,
@@ -159,6 +178,7 @@ export class BrokerServer {
       clientId: header.clientId ?? null,
     };
     const response = await handler.handle(ctx, request);
+    if (fault?.drop === 'after') return void socket.destroy();
     if (response === null) return; // e.g. Produce with acks=0
     await this.send(socket, handler, apiVersion, header.correlationId, response);
     if (conn.closeAfterResponse) socket.end();

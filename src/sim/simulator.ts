@@ -10,6 +10,7 @@ import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './options.js';
 import type { CompletedReassignment } from './cluster/partition-moves.js';
+import { FaultInjector } from './faults.js';
 
 /**
  * With the system clock, replica copies are also settled this often without any request, so
@@ -49,6 +50,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   private readonly servers = new Map<number, BrokerServer>();
   private readonly racks = new Map<number, string | null>();
   readonly handlers: ReadonlyMap<number, ApiHandler>;
+  /** Faults on demand by API key, broker, version and count (./faults.ts). */
+  readonly faults = new FaultInjector();
   private readonly host: string;
   private ticker: NodeJS.Timeout | null = null;
 
@@ -81,7 +84,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 

@@ -1,6 +1,8 @@
-// An in-memory KafkaGateway for tests of HTTP behaviour that a simulator cannot easily
-// produce on demand (ACL denials, quota throttles, deletion disabled, outages, hangs).
-// Each method can be overridden per test; the defaults keep a tiny consistent cluster.
+// An in-memory KafkaGateway for tests of what the gateway decides without Kafka (validation,
+// media types, limits, routing, metrics, response validation). Each method can be overridden
+// per test; the defaults keep a tiny consistent cluster. Kafka's errors and outages are not
+// faked here: the simulator answers them over the wire (sim.faults, see
+// kafka-errors.integration.test.ts). `kafkaError` builds error infos for unit tests of the mapping.
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import type { ClusterDescription, CreatedTopic, ItemResult, KafkaErrorInfo, KafkaGateway, NewTopic, TopicDescription } from '../../src/kafka/types.js';
 
@@ -14,10 +16,6 @@ export const kafkaError = (name: string, code: number, message = '', throttleTim
 export class FakeKafka implements KafkaGateway {
   readonly topics = new Map<string, TopicDescription>();
   closed = false;
-  /** Per-topic error to answer createTopics/deleteTopics/createPartitions with. */
-  readonly failures = new Map<string, KafkaErrorInfo>();
-  /** When set, every call throws this. */
-  outage: KafkaRequestError | undefined;
 
   cluster: ClusterDescription = {
     clusterId: 'fake-cluster',
@@ -28,16 +26,10 @@ export class FakeKafka implements KafkaGateway {
     ],
   };
 
-  private check(): void {
-    if (this.outage) throw this.outage;
-  }
-
   async describeCluster(): Promise<ClusterDescription> {
-    this.check();
     return this.cluster;
   }
   async listTopics() {
-    this.check();
     return [...this.topics.values()].map((t) => ({
       name: t.name,
       topicId: t.topicId,
@@ -47,15 +39,13 @@ export class FakeKafka implements KafkaGateway {
     }));
   }
   async describeTopic(name: string): Promise<TopicDescription> {
-    this.check();
     const t = this.topics.get(name);
     if (!t) throw new KafkaRequestError('kafka', kafkaError('UNKNOWN_TOPIC_OR_PARTITION', 3, 'This server does not host this topic-partition.'));
     return t;
   }
   async createTopics(topics: NewTopic[], opts: { validateOnly?: boolean } = {}): Promise<ItemResult<CreatedTopic>[]> {
-    this.check();
     return topics.map((t) => {
-      const failure = this.failures.get(t.name) ?? (this.topics.has(t.name) ? kafkaError('TOPIC_ALREADY_EXISTS', 36, `Topic '${t.name}' already exists.`) : undefined);
+      const failure = (this.topics.has(t.name) ? kafkaError('TOPIC_ALREADY_EXISTS', 36, `Topic '${t.name}' already exists.`) : undefined);
       if (failure) return { ok: false as const, name: t.name, error: failure };
       const partitions = t.assignments?.length ?? t.partitions ?? 1;
       const rf = t.assignments?.[0]?.length ?? t.replicationFactor ?? 1;
@@ -72,24 +62,17 @@ export class FakeKafka implements KafkaGateway {
     });
   }
   async deleteTopics(names: string[]): Promise<ItemResult<null>[]> {
-    this.check();
     return names.map((name) => {
-      const failure = this.failures.get(name) ?? (this.topics.has(name) ? undefined : kafkaError('UNKNOWN_TOPIC_OR_PARTITION', 3, ''));
+      const failure = this.topics.has(name) ? undefined : kafkaError('UNKNOWN_TOPIC_OR_PARTITION', 3, '');
       if (failure) return { ok: false as const, name, error: failure };
       this.topics.delete(name);
       return { ok: true as const, name, value: null };
     });
   }
   async createPartitions(increases: { topic: string; count: number }[]): Promise<ItemResult<null>[]> {
-    this.check();
-    return increases.map(({ topic }) => {
-      const failure = this.failures.get(topic);
-      return failure ? { ok: false as const, name: topic, error: failure } : { ok: true as const, name: topic, value: null };
-    });
+    return increases.map(({ topic }) => ({ ok: true as const, name: topic, value: null }));
   }
-  async ping(): Promise<void> {
-    this.check();
-  }
+  async ping(): Promise<void> {}
   async close(): Promise<void> {
     this.closed = true;
   }

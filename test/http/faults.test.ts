@@ -101,12 +101,15 @@ describe('a broker stopped in the middle of a request', () => {
     const gw = await startGateway({ simulator: { brokers: 3 }, kafkaEnv: { KAFKA_RETRIES: '2' } });
     try {
       assert.equal((await gw.http().get('/cluster')).status, 200); // connections exist
-      for (const id of [0, 1, 2]) gw.sim.setBrokerDelay(id, 400);
+      // Metadata held on brokers 0 and 1 (whichever the gateway asks), never on broker 2.
+      for (const brokerId of [0, 1]) gw.sim.faults.add({ apiKey: 3, brokerId, delayMs: 600_000 });
+      const held = new Promise<void>((resolve) => {
+        const off = gw.sim.faults.onApplied(() => (off(), resolve()));
+      });
       const inFlight = gw.http().get('/topics').then((r) => r);
-      await new Promise((r) => setTimeout(r, 100));
+      await held; // the request is at a broker that is about to stop
       await gw.sim.stopBroker(0);
       await gw.sim.stopBroker(1);
-      gw.sim.setBrokerDelay(2, 0);
       const res = await inFlight;
       // The connection it was on broke; the retry found the broker still up.
       assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -122,12 +125,12 @@ describe('a broker stopped in the middle of a request', () => {
     try {
       assert.equal((await gw.http().post('/topics').send({ name: 'warmup', partitions: 1, replicationFactor: 1 })).status, 201);
       const controller = gw.sim.model.controllerId;
-      gw.sim.setBrokerDelay(controller, 500);
+      const held = gw.sim.faults.add({ apiKey: 19, brokerId: controller, delayMs: 600_000 });
       const inFlight = gw.http().post('/topics').send({ name: 'mid-flight', partitions: 2, replicationFactor: 2 }).then((r) => r);
-      await new Promise((r) => setTimeout(r, 150));
+      await gw.sim.faults.waitApplied(held.id); // the CreateTopics is at the controller, not handled
       await gw.sim.stopBroker(controller);
       const res = await inFlight;
-      // The stopped broker never handled it (the delay comes first), so the retry on the
+      // The stopped broker never handled it (held before handling), so the retry on the
       // new controller creates it exactly once.
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(gw.sim.model.getTopic('mid-flight')?.partitions.length, 2);

@@ -104,3 +104,19 @@ export async function createTopics(gw: Pick<ReassignGateway, 'http'>, ...topics:
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
 }
+
+/** kafka_gateway_reconciler_runs_total: reconcile passes finished so far. */
+async function reconcileRuns(gw: Pick<ReassignGateway, 'metrics'>): Promise<number> {
+  const m = (await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === 'kafka_gateway_reconciler_runs_total');
+  return m?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+}
+
+/**
+ * Resolves once `n` whole reconcile passes have run after the call (the first pass counted may
+ * have started before it, so one more is awaited): for asserting that passes left something
+ * alone, without a sleep standing in for "long enough".
+ */
+export async function reconcilePasses(gw: Pick<ReassignGateway, 'metrics'>, n = 2): Promise<void> {
+  const target = (await reconcileRuns(gw)) + n + 1;
+  await eventually(async () => ((await reconcileRuns(gw)) >= target ? true : undefined), 30_000, 20);
+}

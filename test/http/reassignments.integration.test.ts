@@ -10,7 +10,7 @@ import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
 
 const BANDWIDTH = 100_000; // bytes/s per broker and direction, unthrottled
 let clock: ManualClock;
@@ -372,7 +372,7 @@ describe('PATCH, cancel, rollback', () => {
     assert.deepEqual(kept.body.rates.map((r: any) => [r.broker, r.owner, r.autoRemove]), [[0, 'gateway', false], [1, 'gateway', false], [2, 'gateway', false], [3, 'gateway', false]]);
     assert.deepEqual(kept.body.replicas.map((r: any) => [r.topic, r.leader, r.follower, r.owner]), [['steer', '1:0,1:1', '1:2,1:3', 'gateway']]);
     clock.advance(5000);
-    await new Promise((r) => setTimeout(r, 300)); // several reconcile passes: they must not remove it
+    await reconcilePasses(gw); // several reconcile passes: they must not remove it
     assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 5);
     assert.deepEqual((await gw.http().delete('/throttles/rates')).body.rates, []);
     assert.deepEqual((await gw.http().delete('/throttles/replicas?topics=steer')).body, { rates: [], replicas: [] });

@@ -6,8 +6,11 @@ import { it } from 'node:test';
 import { createApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/http/server.js';
+import { createKafkaGateway } from '../../src/kafka/admin.js';
+import { parseKafkaConfig } from '../../src/kafka/config.js';
+import { startSimulator } from '../../src/sim/index.js';
 import { FakeKafka } from './fake-kafka.js';
-import { recordingLogger } from './helpers.js';
+import { FAST_KAFKA_ENV, recordingLogger } from './helpers.js';
 
 const get = httpGet;
 
@@ -55,22 +58,27 @@ it('drains in-flight requests, answers new ones 503 shutting-down, then closes K
 });
 
 it('answers requests still running after the shutdown timeout with 503 shutting-down, and still closes Kafka', async () => {
-  const kafka = new FakeKafka();
-  let entered!: () => void;
-  const inHandler = new Promise<void>((r) => (entered = r));
-  kafka.describeCluster = () => (entered(), new Promise(() => {})); // never answers
-  const state = { draining: false };
-  const logger = recordingLogger();
-  const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
-  const server = await startServer({ app, kafka, state, logger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 100 });
-  const hung = get(`${server.url}/cluster`);
-  await inHandler;
-  await server.shutdown('test');
-  const res = await hung;
-  assert.equal(res.status, 503);
-  assert.equal(JSON.parse(res.body).type, 'https://kafka-admin-gateway.dev/problems/shutting-down');
-  assert.equal(kafka.closed, true);
-  assert.equal(logger.warnings.length, 1);
+  // Over the wire: the simulator holds the gateway's DescribeCluster (a Kafka that never answers).
+  const sim = await startSimulator({ brokers: 1 });
+  const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_REQUEST_TIMEOUT_MS: '600000', KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }));
+  try {
+    const hang = sim.faults.add({ apiKey: 60, delayMs: 600_000 });
+    const state = { draining: false };
+    const logger = recordingLogger();
+    const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
+    const server = await startServer({ app, kafka, state, logger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 100 });
+    const hung = get(`${server.url}/cluster`);
+    await sim.faults.waitApplied(hang.id); // the request is at the broker, unanswered
+    await server.shutdown('test');
+    const res = await hung;
+    assert.equal(res.status, 503);
+    assert.equal(JSON.parse(res.body).type, 'https://kafka-admin-gateway.dev/problems/shutting-down');
+    await assert.rejects(kafka.describeCluster(), /closed/, 'Kafka was closed');
+    assert.equal(logger.warnings.length, 1);
+  } finally {
+    await kafka.close().catch(() => undefined);
+    await sim.close();
+  }
 });
 
 it('rejects when the port is taken', async () => {

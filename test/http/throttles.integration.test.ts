@@ -7,7 +7,7 @@ import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem } from './helpers.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
 
 let clock: ManualClock;
 let gw: ReassignGateway;
@@ -58,7 +58,7 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     assert.equal(put.status, 200);
     assert.equal(put.body.throttles.rates[0].autoRemove, true);
     assert.equal(Date.parse(put.body.throttles.rates[0].expiresAt), clock.now() + 5000);
-    await new Promise((r) => setTimeout(r, 300));
+    await reconcilePasses(gw);
     assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 1, 'still there before the deadline');
     clock.advance(5000);
     await gone();
@@ -71,7 +71,7 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     assert.ok(moved?.ok);
     const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 20_000, followerRate: 20_000 }], autoRemove: true });
     assert.equal(put.body.throttles.rates[0].autoRemove, true);
-    await new Promise((r) => setTimeout(r, 300));
+    await reconcilePasses(gw);
     assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 1, 'kept while the move runs');
     clock.advance(5000); // the unthrottled copy (partition 2 is not in a throttled list) finishes
     await gone();
