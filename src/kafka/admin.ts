@@ -106,8 +106,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   /**
-   * For the adapters in src/kafka/ (the state topic): send one low-level request through the
-   * transport, with the same retry policy and metrics as every other call.
+   * Send one low-level request through the transport, with the same retry policy and metrics
+   * as every other call (so a StateTopic can also be built over a gateway, as tests do).
    */
   async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
     return this.#transport.sendRequest(api, target, call, inBand);
@@ -188,7 +188,18 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   stateTopic(opts: StateTopicOptions): StateTopic {
-    return new StateTopic(this, opts);
+    // Its Produce/Fetch/ListOffsets/Metadata requests go straight to the transport; creating
+    // the topic and counting the brokers go through this gateway's own operations.
+    const transport = this.#transport;
+    return new StateTopic(
+      {
+        sendRequest: transport.sendRequest.bind(transport),
+        requestTimeoutMs: transport.requestTimeoutMs,
+        describeCluster: () => this.describeCluster(),
+        createTopics: (topics, options) => this.createTopics(topics, options),
+      },
+      opts,
+    );
   }
 
   /**
