@@ -35,7 +35,7 @@ import * as describeLogDirsApi from './apis/describe-log-dirs-v4.js';
 import * as incrementalAlterConfigsApi from './apis/incremental-alter-configs-v1.js';
 import * as listPartitionReassignmentsApi from './apis/list-partition-reassignments-v0.js';
 import * as metadataApi from './apis/metadata-v12.js';
-import { toClientOptions, type ClientOptions, type KafkaConfig } from './config.js';
+import { toClientOptions, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
 import { CallerClients, type CallerClientsOptions } from './caller-clients.js';
 import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
@@ -60,6 +60,8 @@ export interface GatewayHooks {
   onKafkaRequest?: OnKafkaRequest;
   /** Bounds of the per-caller client pool behind forCaller() (src/kafka/caller-clients.ts). */
   callerClients?: Partial<CallerClientsOptions>;
+  /** Random source of the retry backoff's jitter (default Math.random; tests inject their own). */
+  random?: RandomSource;
 }
 
 /** Simple FIFO mutex. */
@@ -92,7 +94,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     this.#config = config;
     this.#hooks = hooks;
     this.#clientOptions = clientOptions;
-    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions);
+    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions, hooks.random);
   }
 
   /** The underlying client (for APIs this module does not wrap yet). */

@@ -8,8 +8,9 @@
 // or refused connection, BROKER_NOT_AVAILABLE because the broker left the metadata,
 // NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, FENCED/UNKNOWN_LEADER_EPOCH, an unknown topic
 // or topic id while metadata catches up) makes it re-learn the leader with a Metadata request
-// for this one topic and try again, with backoff, until the request's time budget
-// (KAFKA_REQUEST_TIMEOUT_MS) is spent: a stopped broker costs a re-election, not a 502.
+// for this one topic and try again, with jittered backoff (equalJitter in ./config.ts),
+// until the request's time budget (KAFKA_REQUEST_TIMEOUT_MS) is spent: a stopped broker
+// costs a re-election, not a 502.
 //
 // A topic that Metadata says does not exist is a StateTopicMissingError, unless ensure() was
 // told to create it (the store allows that only on its first use: see store.ts).
@@ -24,6 +25,7 @@ import { partitionLeader } from './apis/metadata-v12.js';
 import { produceRecords } from './apis/produce-v11.js';
 import type { RequestSender } from './request.js';
 import type { KafkaGateway } from './types.js';
+import { equalJitter } from './config.js';
 import { KafkaRequestError } from './errors.js';
 import { kafkaErrorInfo, toKafkaRequestError } from './errors-map.js';
 import { StateTopicMissingError } from '../state/store.js';
@@ -131,7 +133,7 @@ export class StateTopic {
         // A broker's definite answer that is not about leadership (e.g. 89, 29) is final.
         if (e.kind === 'kafka' && !LEADER_MOVED.has(e.kafka.code)) throw e;
         this.#leader = null;
-        const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** attempt);
+        const wait = equalJitter(Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** attempt));
         if (Date.now() + wait >= deadline) throw e.kind === 'kafka' ? new KafkaRequestError('unavailable', e.kafka, { cause: e }) : e;
         await sleep(wait);
       }
