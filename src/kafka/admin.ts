@@ -15,7 +15,8 @@
 // them): CreateTopics v7, DeleteTopics v6, CreatePartitions v3 (strict quota mode: the broker
 // answers 89 per topic), Metadata v12, DescribeCluster v1, DescribeConfigs v4,
 // IncrementalAlterConfigs v1, DescribeLogDirs v4, Alter/ListPartitionReassignments v0,
-// Describe/AlterClientQuotas v1. Their parsers throw a ResponseError when any item carries an
+// Describe/AlterClientQuotas v1, and for the state topic (./state-topic.ts) Produce v11,
+// Fetch v17 and ListOffsets v9. Their parsers throw a ResponseError when any item carries an
 // error code, but only after parsing the whole response, which the error carries as
 // `.response`: we take it from there and read the per-item codes ourselves.
 //
