@@ -1,25 +1,20 @@
 /**
- * Client quota entities (user / client-id), Kafka's quota lookup precedence, the bucket
- * (sensor) identity Kafka derives from it, AlterClientQuotas validation and DescribeClientQuotas
- * filter matching. Pure functions over plain data.
+ * Client quota entities (user / client-id), Kafka's quota lookup precedence and the bucket
+ * (sensor) identity Kafka derives from it: the gateway's prediction of the quota a broker
+ * applies (src/http/quota/broker-policy.ts). Pure functions over plain data. The broker side
+ * (AlterClientQuotas validation, DescribeClientQuotas filters) is the simulator's own, in
+ * src/sim/quota-entities.ts.
  *
  * Kafka classes mirrored:
  * - ClientQuotaManager (+ its DefaultQuotaCallback): quotaMetricTags / quotaLimit / findQuota.
- * - ClientQuotaControlManager: validateEntity / validateQuotaKeyValue / alterClientQuotaEntity.
- * - ClientQuotasImage.describe: DescribeClientQuotas filters.
  * - QuotaConfigs: allowed keys and their types.
  * - org.apache.kafka.common.utils.Sanitizer: user-name sanitizing used in keys and tags.
  */
 
 export const ENTITY_USER = 'user';
 export const ENTITY_CLIENT_ID = 'client-id';
-/** Kafka also knows 'ip' entities; this model has none, but DescribeClientQuotas filters accept it. */
-export const ENTITY_IP = 'ip';
 /** Name Kafka uses for default entities in ZK paths and sensor names. */
 export const DEFAULT_ENTITY_NAME = '<default>';
-
-export const ERROR_UNSUPPORTED_VERSION = 35;
-export const ERROR_INVALID_REQUEST = 42;
 
 /**
  * A client quota entity. A key that is present with value `null` is the DEFAULT entity for that
@@ -28,12 +23,6 @@ export const ERROR_INVALID_REQUEST = 42;
 export interface QuotaEntity {
   readonly user?: string | null;
   readonly clientId?: string | null;
-}
-
-/** Wire form (AlterClientQuotas / DescribeClientQuotas EntityData). */
-export interface EntityComponent {
-  readonly entityType: string;
-  readonly entityName: string | null;
 }
 
 export type QuotaKey = 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage' | 'controller_mutation_rate';
@@ -50,12 +39,6 @@ export type QuotaValues = Readonly<Partial<Record<QuotaKey, number>>>;
 
 /** Configured quotas keyed by `entityKey(entity)`; entities without any value are absent. */
 export type QuotaTable = ReadonlyMap<string, QuotaValues>;
-
-export interface ApiErrorResult {
-  readonly ok: false;
-  readonly errorCode: number;
-  readonly message: string;
-}
 
 export function isQuotaKey(key: string): key is QuotaKey {
   return Object.prototype.hasOwnProperty.call(QUOTA_KEY_TYPES, key);
@@ -131,121 +114,6 @@ function parseKeyName(part: string): string | null {
   if (part === DEFAULT_ENTITY_NAME) return null;
   if (part === '' || part.includes('<')) throw new RangeError(`bad entity name in key: ${part}`);
   return desanitize(part);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Entity <-> wire components, AlterClientQuotas validation
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Validate wire components into an entity, mirroring ClientQuotaControlManager.validateEntity:
- * non-empty, no duplicate type, only user / client-id (this model has no IP quotas), and a
- * name may be null (default) but never the empty string.
- */
-export function entityFromComponents(
-  components: readonly EntityComponent[],
-): { readonly ok: true; readonly entity: QuotaEntity } | ApiErrorResult {
-  if (components.length === 0) return invalid('Invalid empty client quota entity');
-  const entity: { user?: string | null; clientId?: string | null } = {};
-  for (const { entityType, entityName } of components) {
-    const field = entityType === ENTITY_USER ? 'user' : entityType === ENTITY_CLIENT_ID ? 'clientId' : undefined;
-    if (field === undefined) return invalid(`Unhandled client quota entity type: ${entityType}`);
-    if (entity[field] !== undefined) {
-      return invalid(`Invalid client quota entity, duplicate entity entry ${entityType}`);
-    }
-    if (entityName === '') return invalid(`Empty ${entityType} not supported`);
-    entity[field] = entityName;
-  }
-  return { ok: true, entity };
-}
-
-/** Entity -> wire components, user first (stable order for responses). */
-export function entityToComponents(entity: QuotaEntity): EntityComponent[] {
-  const out: EntityComponent[] = [];
-  if (hasUser(entity)) out.push({ entityType: ENTITY_USER, entityName: entity.user ?? null });
-  if (hasClientId(entity)) out.push({ entityType: ENTITY_CLIENT_ID, entityName: entity.clientId ?? null });
-  return out;
-}
-
-/** One AlterClientQuotas op: `remove: true` (or a null value) deletes the key. */
-export interface QuotaOp {
-  readonly key: string;
-  readonly value?: number | null;
-  readonly remove?: boolean;
-}
-
-/**
- * Validate an entity's ops, mirroring ClientQuotaControlManager.alterClientQuotas /
- * validateQuotaKeyValue: duplicate keys rejected; set ops must name a known key; LONG keys must
- * be whole numbers (Kafka's 1e-6 epsilon test). Removals are NOT key-checked (Kafka silently
- * ignores removing a key that is not set). Gateway addition (Kafka does not check it):
- * controller_mutation_rate must be > 0, since a zero rate means an infinite throttle.
- * Returns key -> value (null = remove).
- */
-export function validateQuotaOps(
-  ops: readonly QuotaOp[],
-): { readonly ok: true; readonly changes: ReadonlyMap<string, number | null> } | ApiErrorResult {
-  const collected = collectOps(ops);
-  if (!collected.ok) return collected;
-  const changes = collected.changes;
-  for (const [key, value] of changes) {
-    if (value === null) continue;
-    const error = validateQuotaValue(key, value);
-    if (error !== undefined) return invalid(error);
-  }
-  return { ok: true, changes };
-}
-
-/** First pass of ClientQuotaControlManager.alterClientQuotas: reject duplicate keys. */
-function collectOps(
-  ops: readonly QuotaOp[],
-): { readonly ok: true; readonly changes: Map<string, number | null> } | ApiErrorResult {
-  const changes = new Map<string, number | null>();
-  for (const op of ops) {
-    if (changes.has(op.key)) return invalid(`Duplicate quota key ${op.key} not updating quota for this entity`);
-    changes.set(op.key, op.remove === true || op.value === null || op.value === undefined ? null : op.value);
-  }
-  return { ok: true, changes };
-}
-
-/** Reason a single set-op is invalid, or undefined when it is fine. */
-export function validateQuotaValue(key: string, value: number): string | undefined {
-  if (!isQuotaKey(key)) return `Invalid configuration key ${key}`;
-  if (!Number.isFinite(value)) return `Configuration ${key} must be a finite number`;
-  if (QUOTA_KEY_TYPES[key] === 'LONG') {
-    const epsilon = 1e-6;
-    if (Math.abs(Math.trunc(value + epsilon) - value) > epsilon) return `Configuration ${key} must be a Long value`;
-  }
-  if (key === 'controller_mutation_rate' && !(value > 0)) return `Configuration ${key} must be greater than 0`;
-  return undefined;
-}
-
-/**
- * Apply one entity's alteration to a table (ClientQuotaControlManager.alterClientQuotaEntity +
- * replay): validate entity and ops, set/remove keys, drop the entity when no key remains.
- */
-export function applyQuotaAlteration(
-  table: QuotaTable,
-  components: readonly EntityComponent[],
-  ops: readonly QuotaOp[],
-): { readonly ok: true; readonly table: QuotaTable; readonly entity: QuotaEntity } | ApiErrorResult {
-  // Kafka's order: duplicate keys, then the entity, then each value.
-  const collected = collectOps(ops);
-  if (!collected.ok) return collected;
-  const checkedEntity = entityFromComponents(components);
-  if (!checkedEntity.ok) return checkedEntity;
-  const checkedOps = validateQuotaOps(ops);
-  if (!checkedOps.ok) return checkedOps;
-  const key = entityKey(checkedEntity.entity);
-  const values: Record<string, number> = { ...(table.get(key) ?? {}) };
-  for (const [k, v] of checkedOps.changes) {
-    if (v === null) delete values[k];
-    else values[k] = v;
-  }
-  const next = new Map(table);
-  if (Object.keys(values).length === 0) next.delete(key);
-  else next.set(key, Object.freeze(values) as QuotaValues);
-  return { ok: true, table: next, entity: checkedEntity.entity };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,113 +247,4 @@ export function precedenceLevel(entity: QuotaEntity): QuotaLevel {
 
 function tagsFor(step: (typeof PRECEDENCE)[number], user: string, clientId: string): QuotaMetricTags {
   return { user: step.tagsUser ? sanitize(user) : '', clientId: step.tagsClient ? clientId : '' };
-}
-
-// ---------------------------------------------------------------------------------------------
-// DescribeClientQuotas filters (ClientQuotasImage.describe)
-// ---------------------------------------------------------------------------------------------
-
-export const MATCH_TYPE_EXACT = 0;
-export const MATCH_TYPE_DEFAULT = 1;
-export const MATCH_TYPE_SPECIFIED = 2;
-
-export interface FilterComponent {
-  readonly entityType: string;
-  readonly matchType: number;
-  readonly match?: string | null;
-}
-
-export interface DescribeFilter {
-  /** entity type -> exact name (null = the default entity), from EXACT and DEFAULT components. */
-  readonly exact: ReadonlyMap<string, string | null>;
-  /** entity types that must merely be present (SPECIFIED; default names match too). */
-  readonly specified: ReadonlySet<string>;
-  readonly strict: boolean;
-}
-
-/**
- * Validate filter components exactly like ClientQuotasImage.describe:
- * empty type / repeated type / bad match combos -> INVALID_REQUEST (42);
- * a type other than user, client-id, ip -> UNSUPPORTED_VERSION (35);
- * ip combined with user or client-id -> INVALID_REQUEST.
- */
-export function compileDescribeFilter(
-  components: readonly FilterComponent[],
-  strict: boolean,
-): { readonly ok: true; readonly filter: DescribeFilter } | ApiErrorResult {
-  const exact = new Map<string, string | null>();
-  const specified = new Set<string>();
-  for (const c of components) {
-    const match = c.match ?? null;
-    if (c.entityType === '') return invalid('Invalid empty entity type.');
-    if (exact.has(c.entityType) || specified.has(c.entityType)) {
-      return invalid(`Entity type ${c.entityType} cannot appear more than once in the filter.`);
-    }
-    if (![ENTITY_IP, ENTITY_USER, ENTITY_CLIENT_ID].includes(c.entityType)) {
-      return { ok: false, errorCode: ERROR_UNSUPPORTED_VERSION, message: `Unsupported entity type ${c.entityType}` };
-    }
-    if (c.matchType === MATCH_TYPE_EXACT) {
-      if (match === null) return invalid('Request specified MATCH_TYPE_EXACT, but set match string to null.');
-      exact.set(c.entityType, match);
-    } else if (c.matchType === MATCH_TYPE_DEFAULT) {
-      if (match !== null) return invalid('Request specified MATCH_TYPE_DEFAULT, but also specified a match string.');
-      exact.set(c.entityType, null);
-    } else if (c.matchType === MATCH_TYPE_SPECIFIED) {
-      if (match !== null) return invalid('Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.');
-      specified.add(c.entityType);
-    } else {
-      return invalid(`Unknown match type ${c.matchType}`);
-    }
-  }
-  const mentions = (t: string) => exact.has(t) || specified.has(t);
-  if (mentions(ENTITY_IP) && (mentions(ENTITY_USER) || mentions(ENTITY_CLIENT_ID))) {
-    return invalid('Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.');
-  }
-  return { ok: true, filter: { exact, specified, strict } };
-}
-
-/**
- * Does `entity` match? No components: everything unless strict (then nothing). Otherwise each
- * component must hold, and with `strict` the entity must have no other entity types.
- */
-export function entityMatchesFilter(entity: QuotaEntity, filter: DescribeFilter): boolean {
-  const componentCount = filter.exact.size + filter.specified.size;
-  if (componentCount === 0) return !filter.strict;
-  const names = entityNamesByType(entity);
-  for (const [type, name] of filter.exact) {
-    if (!names.has(type) || names.get(type) !== name) return false;
-  }
-  for (const type of filter.specified) if (!names.has(type)) return false;
-  return !filter.strict || names.size === componentCount;
-}
-
-export interface DescribedQuota {
-  readonly entity: QuotaEntity;
-  readonly values: QuotaValues;
-}
-
-/** DescribeClientQuotas over a table; entries sorted by entityKey for deterministic output. */
-export function describeClientQuotas(
-  table: QuotaTable,
-  components: readonly FilterComponent[],
-  strict: boolean,
-): { readonly ok: true; readonly entries: readonly DescribedQuota[] } | ApiErrorResult {
-  const compiled = compileDescribeFilter(components, strict);
-  if (!compiled.ok) return compiled;
-  const entries = [...table.keys()]
-    .sort()
-    .map((k) => ({ entity: parseEntityKey(k), values: table.get(k) as QuotaValues }))
-    .filter((e) => entityMatchesFilter(e.entity, compiled.filter));
-  return { ok: true, entries };
-}
-
-function entityNamesByType(entity: QuotaEntity): Map<string, string | null> {
-  const names = new Map<string, string | null>();
-  if (hasUser(entity)) names.set(ENTITY_USER, entity.user ?? null);
-  if (hasClientId(entity)) names.set(ENTITY_CLIENT_ID, entity.clientId ?? null);
-  return names;
-}
-
-function invalid(message: string): ApiErrorResult {
-  return { ok: false, errorCode: ERROR_INVALID_REQUEST, message };
 }

@@ -15,7 +15,8 @@
 // them): CreateTopics v7, DeleteTopics v6, CreatePartitions v3 (strict quota mode: the broker
 // answers 89 per topic), Metadata v12, DescribeCluster v1, DescribeConfigs v4,
 // IncrementalAlterConfigs v1, DescribeLogDirs v4, Alter/ListPartitionReassignments v0,
-// Describe/AlterClientQuotas v1. Their parsers throw a ResponseError when any item carries an
+// Describe/AlterClientQuotas v1, and for the state topic (./state-topic.ts) Produce v11,
+// Fetch v17 and ListOffsets v9. Their parsers throw a ResponseError when any item carries an
 // error code, but only after parsing the whole response, which the error carries as
 // `.response`: we take it from there and read the per-item codes ourselves.
 //
@@ -35,7 +36,7 @@ import * as describeLogDirsApi from './apis/describe-log-dirs-v4.js';
 import * as incrementalAlterConfigsApi from './apis/incremental-alter-configs-v1.js';
 import * as listPartitionReassignmentsApi from './apis/list-partition-reassignments-v0.js';
 import * as metadataApi from './apis/metadata-v12.js';
-import { toClientOptions, type ClientOptions, type KafkaConfig } from './config.js';
+import { toClientOptions, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
 import { CallerClients, type CallerClientsOptions } from './caller-clients.js';
 import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
@@ -60,6 +61,8 @@ export interface GatewayHooks {
   onKafkaRequest?: OnKafkaRequest;
   /** Bounds of the per-caller client pool behind forCaller() (src/kafka/caller-clients.ts). */
   callerClients?: Partial<CallerClientsOptions>;
+  /** Random source of the retry backoff's jitter (default Math.random; tests inject their own). */
+  random?: RandomSource;
 }
 
 /** Simple FIFO mutex. */
@@ -92,7 +95,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     this.#config = config;
     this.#hooks = hooks;
     this.#clientOptions = clientOptions;
-    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions);
+    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions, hooks.random);
   }
 
   /** The underlying client (for APIs this module does not wrap yet). */
@@ -106,8 +109,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   /**
-   * For the adapters in src/kafka/ (the state topic): send one low-level request through the
-   * transport, with the same retry policy and metrics as every other call.
+   * Send one low-level request through the transport, with the same retry policy and metrics
+   * as every other call (so a StateTopic can also be built over a gateway, as tests do).
    */
   async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
     return this.#transport.sendRequest(api, target, call, inBand);
@@ -188,7 +191,18 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   stateTopic(opts: StateTopicOptions): StateTopic {
-    return new StateTopic(this, opts);
+    // Its Produce/Fetch/ListOffsets/Metadata requests go straight to the transport; creating
+    // the topic and counting the brokers go through this gateway's own operations.
+    const transport = this.#transport;
+    return new StateTopic(
+      {
+        sendRequest: transport.sendRequest.bind(transport),
+        requestTimeoutMs: transport.requestTimeoutMs,
+        describeCluster: () => this.describeCluster(),
+        createTopics: (topics, options) => this.createTopics(topics, options),
+      },
+      opts,
+    );
   }
 
   /**

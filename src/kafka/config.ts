@@ -39,7 +39,7 @@ export interface KafkaConfig {
   connectTimeoutMs: number;
   /** Retries after the first attempt, for retriable failures only (never error 89). */
   retries: number;
-  /** First backoff; doubles per retry up to retryBackoffMaxMs. */
+  /** First backoff ceiling; doubles per retry up to retryBackoffMaxMs; each wait is jittered (retryDelayMs). */
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
   /** Timeout of ping() (the /readyz probe). */
@@ -161,9 +161,35 @@ export function parseKafkaConfig(env: Env): KafkaConfig {
   };
 }
 
-/** Backoff before retry number `retry` (1-based): base * 2^(retry-1), capped. */
+/**
+ * Ceiling of the backoff before retry number `retry` (1-based): base * 2^(retry-1), capped at
+ * retryBackoffMaxMs. The wait itself is retryDelayMs(), this ceiling with jitter.
+ */
 export function backoffMs(config: Pick<KafkaConfig, 'retryBackoffMs' | 'retryBackoffMaxMs'>, retry: number): number {
   return Math.min(config.retryBackoffMaxMs, config.retryBackoffMs * 2 ** Math.max(0, retry - 1));
+}
+
+/** A source of uniform random numbers in [0, 1), like Math.random (injectable for tests). */
+export type RandomSource = () => number;
+
+/**
+ * "Equal jitter": a wait drawn uniformly from [ceiling/2, ceiling). Instances that lost the
+ * same broker at the same moment spread their retries instead of arriving together, and,
+ * unlike full jitter ([0, ceiling)), every wait keeps half its ceiling: the retries are few
+ * (KAFKA_RETRIES) and must still outlast a leader or controller election.
+ */
+export function equalJitter(ceilingMs: number, random: RandomSource = Math.random): number {
+  const r = Math.min(Math.max(random(), 0), 1);
+  return ceilingMs / 2 + (ceilingMs / 2) * r;
+}
+
+/** The wait before retry number `retry` (1-based): backoffMs() with equal jitter. */
+export function retryDelayMs(
+  config: Pick<KafkaConfig, 'retryBackoffMs' | 'retryBackoffMaxMs'>,
+  retry: number,
+  random: RandomSource = Math.random,
+): number {
+  return equalJitter(backoffMs(config, retry), random);
 }
 
 /** The subset of @platformatic/kafka's BaseOptions/ConnectionOptions we set. */

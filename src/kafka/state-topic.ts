@@ -8,16 +8,26 @@
 // or refused connection, BROKER_NOT_AVAILABLE because the broker left the metadata,
 // NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, FENCED/UNKNOWN_LEADER_EPOCH, an unknown topic
 // or topic id while metadata catches up) makes it re-learn the leader with a Metadata request
-// for this one topic and try again, with backoff, until the request's time budget
-// (KAFKA_REQUEST_TIMEOUT_MS) is spent: a stopped broker costs a re-election, not a 502.
+// for this one topic and try again, with jittered backoff (equalJitter in ./config.ts),
+// until the request's time budget (KAFKA_REQUEST_TIMEOUT_MS) is spent: a stopped broker
+// costs a re-election, not a 502.
 //
 // A topic that Metadata says does not exist is a StateTopicMissingError, unless ensure() was
 // told to create it (the store allows that only on its first use: see store.ts).
-import { fetchV17, listOffsetsV9, metadataV12, produceV11 } from '@platformatic/kafka';
+//
+// The requests themselves are built and read in src/kafka/apis/ (metadata-v12, list-offsets-v9,
+// fetch-v17, produce-v11) and sent through the transport (src/kafka/transport.ts), routed to
+// the leader by broker id and counted in the metrics like every other call; this module
+// adds the leader tracking, the time-bounded retry loop and the record encoding.
+import { fetchRecords, uuidHex } from './apis/fetch-v17.js';
+import { EARLIEST, LATEST, listOffset } from './apis/list-offsets-v9.js';
+import { partitionLeader } from './apis/metadata-v12.js';
+import { produceRecords } from './apis/produce-v11.js';
 import type { RequestSender } from './request.js';
 import type { KafkaGateway } from './types.js';
+import { equalJitter } from './config.js';
 import { KafkaRequestError } from './errors.js';
-import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from './errors-map.js';
+import { kafkaErrorInfo, toKafkaRequestError } from './errors-map.js';
 import { StateTopicMissingError } from '../state/store.js';
 import { MAX_CLAIM_TTL_MS } from '../state/claims.js';
 
@@ -92,13 +102,8 @@ export class StateTopic {
   }
 
   /** The topic's id and partition 0's leader from Metadata (null = no such topic). */
-  async #metadata(): Promise<{ topicId: string; leader: number } | null> {
-    const res = await this.#kafka.sendRequest('Metadata', 'any', (conn) => metadataV12.api.async(conn, [this.name], false, false), (r) => firstCode(r.topics.map((t) => t.errorCode)));
-    const t = res.topics.find((x) => x.name === this.name);
-    if (!t || t.errorCode === 3) return null;
-    if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
-    const p = t.partitions.find((x) => x.partitionIndex === 0);
-    return { topicId: t.topicId, leader: p ? p.leaderId : -1 };
+  #metadata(): Promise<{ topicId: string; leader: number } | null> {
+    return partitionLeader(this.#kafka, this.name, 0);
   }
 
   async #learn(): Promise<void> {
@@ -128,7 +133,7 @@ export class StateTopic {
         // A broker's definite answer that is not about leadership (e.g. 89, 29) is final.
         if (e.kind === 'kafka' && !LEADER_MOVED.has(e.kafka.code)) throw e;
         this.#leader = null;
-        const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** attempt);
+        const wait = equalJitter(Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** attempt));
         if (Date.now() + wait >= deadline) throw e.kind === 'kafka' ? new KafkaRequestError('unavailable', e.kafka, { cause: e }) : e;
         await sleep(wait);
       }
@@ -141,31 +146,9 @@ export class StateTopic {
     // offsets at or beyond ours) is only visible there.
     this.#leader = null;
     return this.#onLeader(async (leader, topicId) => {
-      const res = await this.#kafka.sendRequest(
-        'ListOffsets',
-        { broker: leader },
-        (conn) =>
-          listOffsetsV9.api.async(conn, -1, 0, [
-            {
-              name: this.name,
-              partitions: [
-                { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n },
-              ],
-            },
-          ]),
-        (r) => firstCode(r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))),
-      );
-      const startCode = res.topics[0]?.partitions[0];
-      if (!startCode || startCode.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(startCode?.errorCode ?? -1));
-      const resEnd = await this.#kafka.sendRequest(
-        'ListOffsets',
-        { broker: leader },
-        (conn) => listOffsetsV9.api.async(conn, -1, 0, [{ name: this.name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }]),
-        (r) => firstCode(r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))),
-      );
-      const endCode = resEnd.topics[0]?.partitions[0];
-      if (!endCode || endCode.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(endCode?.errorCode ?? -1));
-      return { start: startCode.offset, end: endCode.offset, topicId };
+      const start = await listOffset(this.#kafka, leader, this.name, 0, EARLIEST);
+      const end = await listOffset(this.#kafka, leader, this.name, 0, LATEST);
+      return { start, end, topicId };
     });
   }
 
@@ -178,29 +161,7 @@ export class StateTopic {
       const batch = await this.#onLeader(async (leader, topicId) => {
         // Re-created while we read (the leader was re-learned): these offsets mean nothing there.
         if (readingId !== null && topicId !== readingId) throw new Error(`State topic ${this.name} was re-created during a read`);
-        const res = await this.#kafka.sendRequest(
-          'Fetch',
-          { broker: leader },
-          (conn) =>
-            fetchV17.api.async(
-              conn,
-              0, // max wait: we only fetch below the end offset, so data is there
-              0,
-              FETCH_MAX_BYTES,
-              0, // READ_UNCOMMITTED: nothing here is transactional
-              0,
-              0, // session epoch 0 with session id 0: a full fetch, no session kept
-              [{ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: next, lastFetchedEpoch: -1, partitionMaxBytes: FETCH_MAX_BYTES }] }],
-              [],
-              '',
-            ),
-          (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstCode(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode)))),
-        );
-        if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode));
-        const p = res.responses[0]?.partitions[0];
-        if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Empty Fetch response for the state topic'));
-        if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode));
-        return p.records ?? [];
+        return fetchRecords(this.#kafka, leader, topicId, 0, next, FETCH_MAX_BYTES);
       });
       let advanced = false;
       for (const b of batch) {
@@ -225,43 +186,15 @@ export class StateTopic {
   /** Appends the records in order, acks=-1; resolves with the offset of the first. */
   async write(records: StateWrite[]): Promise<bigint> {
     if (records.length === 0) return -1n;
-    return this.#onLeader(async (leader) => {
-      const res = await this.#kafka.sendRequest(
-        'Produce',
-        { broker: leader },
-        (conn) =>
-          produceV11.api.async(
-            conn,
-            -1,
-            this.#kafka.requestTimeoutMs,
-            records.map((r) => ({
-              topic: this.name,
-              partition: 0,
-              key: Buffer.from(r.key, 'utf8'),
-              // The client's types want a Buffer; its record writer encodes null as a tombstone.
-              value: (r.value === null ? null : Buffer.from(r.value, 'utf8')) as Buffer,
-            })),
-          ),
-        (r) => (typeof r === 'boolean' ? NONE : firstCode(r.responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode)))),
-      );
-      if (typeof res === 'boolean') throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Produce with acks=-1 got no response'));
-      const p = res.responses[0]?.partitionResponses[0];
-      if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Empty Produce response for the state topic'));
-      if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode, p.errorMessage));
-      return p.baseOffset;
-    });
+    return this.#onLeader((leader) =>
+      produceRecords(
+        this.#kafka,
+        leader,
+        this.name,
+        0,
+        records.map((r) => ({ key: Buffer.from(r.key, 'utf8'), value: r.value === null ? null : Buffer.from(r.value, 'utf8') })),
+        this.#kafka.requestTimeoutMs,
+      ),
+    );
   }
-}
-
-/**
- * The client's Fetch writer wants the topic id as hex (dashes optional); Metadata gives it
- * in Kafka's printable form (URL-safe base64 of the 16 bytes).
- */
-function uuidHex(id: string): string {
-  return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(id) ? id : Buffer.from(id, 'base64url').toString('hex');
-}
-
-function firstCode(codes: number[]): string {
-  const c = codes.find((x) => x !== 0);
-  return c === undefined ? NONE : kafkaErrorName(c);
 }

@@ -3,15 +3,16 @@
 // policy, and the per-request metrics hook. The requests themselves are built and read in
 // src/kafka/apis/<api>-v<N>.ts; src/kafka/admin.ts puts both together as KafkaAdmin.
 //
-// Retries are ours (the client's are set to 0): bounded, exponential backoff (backoffMs in
-// ./config.ts, capped, without jitter so far), only for NOT_CONTROLLER, REQUEST_TIMED_OUT,
+// Retries are ours (the client's are set to 0): bounded (KAFKA_RETRIES), exponential backoff
+// with equal jitter (retryDelayMs in ./config.ts: retry n waits a uniform draw from
+// [c/2, c) with c = min(KAFKA_RETRY_BACKOFF_MAX_MS, KAFKA_RETRY_BACKOFF_MS * 2^(n-1))), only for NOT_CONTROLLER, REQUEST_TIMED_OUT,
 // LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION and refused/lost
 // connections; never for THROTTLING_QUOTA_EXCEEDED. The controller and the brokers are
 // learned from Metadata / DescribeCluster answers and forgotten on NOT_CONTROLLER or a broken
 // connection.
 import { Admin, ConnectionStatuses, ResponseError, type Connection } from '@platformatic/kafka';
 import { metadataErrorName, metadataRequest } from './apis/metadata-v12.js';
-import { backoffMs, type BrokerAddress, type ClientOptions, type KafkaConfig } from './config.js';
+import { retryDelayMs, type BrokerAddress, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
 import { KafkaRequestError } from './errors.js';
 import { ERROR_CODES, NONE, isConnectionFailure, isRetriable, kafkaErrorInfo, kafkaErrorName, toKafkaRequestError } from './errors-map.js';
 import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type Transport } from './request.js';
@@ -28,10 +29,13 @@ export class KafkaTransport implements Transport {
   #brokers = new Map<number, BrokerAddress>();
   #controllerId: number | null = null;
   #closed = false;
+  readonly #random: RandomSource;
 
-  constructor(config: KafkaConfig, onKafkaRequest: OnKafkaRequest | undefined, clientOptions: ClientOptions) {
+  /** `random`: the jitter's random source (Math.random; tests inject their own). */
+  constructor(config: KafkaConfig, onKafkaRequest: OnKafkaRequest | undefined, clientOptions: ClientOptions, random: RandomSource = Math.random) {
     this.#config = config;
     this.#hook = onKafkaRequest;
+    this.#random = random;
     // retries: 0 — the client's own retry loop would retry THROTTLING_QUOTA_EXCEEDED (89).
     // We only use the Admin's connection pool anyway (see src/kafka/admin.ts).
     this.#admin = new Admin({ ...clientOptions, retries: 0 });
@@ -146,7 +150,7 @@ export class KafkaTransport implements Transport {
         // NOT_CONTROLLER or a broken connection: forget the route, re-learn it next time.
         this.#controllerId = null;
         if (attempt >= this.#config.retries) throw toKafkaRequestError(err, { api, exhausted: true });
-        await sleep(backoffMs(this.#config, attempt + 1));
+        await sleep(retryDelayMs(this.#config, attempt + 1, this.#random));
       }
     }
   }

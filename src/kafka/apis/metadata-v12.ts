@@ -1,7 +1,7 @@
 // Metadata v12: brokers, controller, and the partition placement of topics (replicas,
 // leader, ISR). The transport (src/kafka/transport.ts) sends it to learn the brokers and the
 // controller; the gateway lists topics, describes a topic's partitions and the placement of
-// many topics with it.
+// many topics with it; the state topic learns its id and its leader with it.
 /*
   Metadata Request (Version: 12) => [topics] allow_auto_topic_creation include_topic_authorized_operations TAG_BUFFER
     topics => topic_id name TAG_BUFFER
@@ -115,4 +115,18 @@ export async function describePartitions(kafka: RequestSender, topics: string[] 
         .sort((a, b) => a.partition - b.partition),
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The id of `topic` and the leader of its partition `partition` (-1: none, or no such
+ * partition), for the state topic (src/kafka/state-topic.ts); null when the topic does not
+ * exist (UNKNOWN_TOPIC_OR_PARTITION). Any other topic error is thrown as a KafkaRequestError.
+ */
+export async function partitionLeader(kafka: RequestSender, topic: string, partition: number): Promise<{ topicId: string; leader: number } | null> {
+  const res = await kafka.sendRequest('Metadata', 'any', metadataRequest([topic]), metadataErrorName);
+  const t = res.topics.find((x) => x.name === topic);
+  if (!t || t.errorCode === ERROR_CODES.UNKNOWN_TOPIC_OR_PARTITION) return null;
+  if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
+  const p = t.partitions.find((x) => x.partitionIndex === partition);
+  return { topicId: t.topicId, leader: p ? p.leaderId : -1 };
 }

@@ -1,0 +1,99 @@
+// Fetch v17, sent to the partition's leader: the record batches of one partition from an
+// offset on. A full fetch every time (session id 0, epoch 0: no fetch session is kept),
+// READ_UNCOMMITTED (nothing the gateway reads is transactional), max wait 0 (callers fetch
+// below the end offset they already know, so the data is there). v13+ names the topic by id,
+// not by name.
+/*
+  Fetch Request (Version: 17) => max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER
+    max_wait_ms => INT32
+    min_bytes => INT32
+    max_bytes => INT32
+    isolation_level => INT8
+    session_id => INT32
+    session_epoch => INT32
+    topics => topic_id [partitions] TAG_BUFFER
+      topic_id => UUID
+      partitions => partition current_leader_epoch fetch_offset last_fetched_epoch log_start_offset partition_max_bytes TAG_BUFFER
+        partition => INT32
+        current_leader_epoch => INT32
+        fetch_offset => INT64
+        last_fetched_epoch => INT32
+        log_start_offset => INT64
+        partition_max_bytes => INT32
+    forgotten_topics_data => topic_id [partitions] TAG_BUFFER
+      topic_id => UUID
+      partitions => INT32
+    rack_id => COMPACT_STRING
+
+  Fetch Response (Version: 17) => throttle_time_ms error_code session_id [responses] TAG_BUFFER
+    throttle_time_ms => INT32
+    error_code => INT16
+    session_id => INT32
+    responses => topic_id [partitions] TAG_BUFFER
+      topic_id => UUID
+      partitions => partition_index error_code high_watermark last_stable_offset log_start_offset [aborted_transactions] preferred_read_replica records TAG_BUFFER
+        partition_index => INT32
+        error_code => INT16
+        high_watermark => INT64
+        last_stable_offset => INT64
+        log_start_offset => INT64
+        aborted_transactions => producer_id first_offset TAG_BUFFER
+          producer_id => INT64
+          first_offset => INT64
+        preferred_read_replica => INT32
+        records => COMPACT_RECORDS
+*/
+import { fetchV17 } from '@platformatic/kafka';
+import { KafkaRequestError } from '../errors.js';
+import { kafkaErrorInfo, kafkaErrorName } from '../errors-map.js';
+import { firstErrorName, type RequestSender } from '../request.js';
+
+type FetchResponse = Awaited<ReturnType<typeof fetchV17.api.async>>;
+/** The record batches of one partition, as the client parses them. */
+export type FetchedBatch = NonNullable<FetchResponse['responses'][number]['partitions'][number]['records']>[number];
+
+/**
+ * The batches of partition `partition` of topic `topicId` (hex, see uuidHex) from `offset`
+ * on, at most `maxBytes`, asked of broker `leader`. An error code in the answer (top-level or
+ * the partition's) is thrown as a KafkaRequestError (kind 'kafka').
+ */
+export async function fetchRecords(
+  kafka: RequestSender,
+  leader: number,
+  topicId: string,
+  partition: number,
+  offset: bigint,
+  maxBytes: number,
+): Promise<FetchedBatch[]> {
+  const res = await kafka.sendRequest(
+    'Fetch',
+    { broker: leader },
+    (conn) =>
+      fetchV17.api.async(
+        conn,
+        0, // max wait: we only fetch below the end offset, so data is there
+        0,
+        maxBytes,
+        0, // READ_UNCOMMITTED
+        0,
+        0, // session epoch 0 with session id 0: a full fetch, no session kept
+        [{ topicId, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: maxBytes }] }],
+        [],
+        '',
+      ),
+    (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstErrorName(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode)))),
+  );
+  if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode));
+  const p = res.responses[0]?.partitions[0];
+  if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Empty Fetch response'));
+  if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode));
+  return p.records ?? [];
+}
+
+/**
+ * The client's Fetch writer wants the topic id as hex (dashes optional); Metadata gives it
+ * in Kafka's printable form (URL-safe base64 of the 16 bytes).
+ */
+export function uuidHex(id: string): string {
+  return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(id) ? id : Buffer.from(id, 'base64url').toString('hex');
+}
