@@ -510,9 +510,14 @@ export interface paths {
         /**
          * Set replication throttle rates per broker (KIP-179 alterInterbrokerThrottledRates).
          * @description Gateway-owned from then on: `autoRemove` removes them when the reassignments in
-         *     progress now have finished (with none in progress: the next ones to start);
-         *     `ttlSeconds` removes them at that deadline whatever happens. Without either they
-         *     stay until `DELETE /throttles/rates`. Prior values are restored on removal.
+         *     progress now have finished; `ttlSeconds` removes them at that deadline whatever
+         *     happens (with both: whichever comes first). Without either they stay until
+         *     `DELETE /throttles/rates`. Prior values are restored on removal.
+         *
+         *     `autoRemove` while no reassignment is in progress answers `409` `nothing-moving` and
+         *     changes nothing: there is nothing for it to wait for (it would otherwise wait for
+         *     whatever reassignment someone starts next). Use `ttlSeconds` to bound a throttle in
+         *     time.
          */
         put: operations["setThrottleRates"];
         post?: never;
@@ -540,7 +545,8 @@ export interface paths {
          * @description Each item names a topic and, for one `partition`, the brokers whose replicas are
          *     throttled as leaders (`leader`) and as followers (`follower`); `null` throttles
          *     every replica of the topic (`*`). Entries are added to the existing lists (sorted
-         *     as strings); `autoRemove` and `ttlSeconds` as for rates.
+         *     as strings); `autoRemove` and `ttlSeconds` as for rates (`autoRemove` with no
+         *     reassignment in progress: `409` `nothing-moving`, nothing changed).
          */
         put: operations["setThrottledReplicas"];
         post?: never;
@@ -1160,7 +1166,7 @@ export interface components {
                 leaderRate?: number;
                 followerRate?: number;
             }[];
-            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -1171,7 +1177,7 @@ export interface components {
                 leader?: components["schemas"]["BrokerId"][] | null;
                 follower?: components["schemas"]["BrokerId"][] | null;
             }[];
-            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -2391,6 +2397,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
@@ -2462,6 +2477,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];

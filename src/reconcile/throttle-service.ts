@@ -83,7 +83,22 @@ export interface SetOptions {
   ttlSeconds: number | null;
 }
 
-export type SetResult = { kind: 'invalid'; status: 404 | 422; errors: { path: string; message: string }[] } | { kind: 'ok'; id: string; view: ThrottlesView };
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/**
+ * What a PUT came to, as outcome kinds (src/http maps them to statuses): `unknown-resource`
+ * (a topic or partition that does not exist), `invalid` (a request that cannot be applied as
+ * asked), `nothing-moving` (autoRemove with no reassignment in progress: it would have nothing
+ * to wait for), or `ok`. Nothing is changed unless `ok`.
+ */
+export type SetResult =
+  | { kind: 'unknown-resource'; errors: FieldError[] }
+  | { kind: 'invalid'; errors: FieldError[] }
+  | { kind: 'nothing-moving' }
+  | { kind: 'ok'; id: string; view: ThrottlesView };
 
 /** A demand as the reasons behind a resource: who wants it, whether it goes away by itself. */
 interface DemandSource {
@@ -192,7 +207,7 @@ export class ThrottleService {
     const cluster = await this.#kafka.describeCluster();
     const known = new Set(cluster.brokers.map((b) => b.id));
     const errors = rates.flatMap((r, i) => (known.has(r.broker) ? [] : [{ path: `/body/rates/${i}/broker`, message: `Broker ${r.broker} is not in the cluster.` }]));
-    if (errors.length) return { kind: 'invalid', status: 422, errors };
+    if (errors.length) return { kind: 'invalid', errors };
     const brokers: Record<string, BrokerThrottleDemand> = {};
     for (const r of rates) {
       brokers[String(r.broker)] = { ...(r.leaderRate !== undefined && { leaderRate: r.leaderRate }), ...(r.followerRate !== undefined && { followerRate: r.followerRate }) };
@@ -204,8 +219,8 @@ export class ThrottleService {
     const placement = await describePartitions(this.#kafka, [...new Set(items.map((i) => i.topic))]);
     const cluster = await this.#kafka.describeCluster();
     const brokers = new Set(cluster.brokers.map((b) => b.id));
-    const errors404: { path: string; message: string }[] = [];
-    const errors422: { path: string; message: string }[] = [];
+    const errors404: FieldError[] = [];
+    const errors422: FieldError[] = [];
     const topics: Record<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }> = {};
     items.forEach((item, i) => {
       const t = placement.find((x) => x.name === item.topic);
@@ -234,8 +249,8 @@ export class ThrottleService {
         }
       }
     });
-    if (errors404.length) return { kind: 'invalid', status: 404, errors: errors404 };
-    if (errors422.length) return { kind: 'invalid', status: 422, errors: errors422 };
+    if (errors404.length) return { kind: 'unknown-resource', errors: errors404 };
+    if (errors422.length) return { kind: 'invalid', errors: errors422 };
     const demandTopics: Record<string, TopicThrottleDemand> = {};
     for (const [t, d] of Object.entries(topics)) {
       demandTopics[t] = {
@@ -250,8 +265,12 @@ export class ThrottleService {
     const now = this.#now();
     let waitFor: string[] | null = null;
     if (opts.autoRemove) {
+      // autoRemove = "until the moves in progress now have finished". With none in progress it
+      // would wait for whatever reassignment someone starts next, maybe days later: refused,
+      // nothing written (ttlSeconds is the way to say "for this long").
       const moving = await listPartitionReassignments(this.#kafka);
-      waitFor = moving.length ? moving.map((m) => partitionId(m.topic, m.partition)) : null;
+      if (moving.length === 0) return { kind: 'nothing-moving' };
+      waitFor = moving.map((m) => partitionId(m.topic, m.partition)).sort();
     }
     const record: ThrottleRequestRecord = {
       kind: 'throttle-request',
