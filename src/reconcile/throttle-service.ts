@@ -25,7 +25,7 @@ import {
   type BrokerThrottleDemand,
 } from '../domain/reassignment/index.js';
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
-import { incrementalAlterConfigs, type ConfigOp } from '../kafka/configs.js';
+import { incrementalAlterConfigs } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
@@ -363,16 +363,15 @@ export class ThrottleService {
     if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
 
     if (includeExternal) {
+      // Only the resources that have a throttle now are claimed and cleared (claims stay small).
       const current = await this.list();
-      const ops =
+      const targets =
         what === 'rates'
-          ? current.rates.filter((r) => match(String(r.broker))).map((r) => ({ kind: 'broker' as const, name: String(r.broker), ops: del([LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE]) }))
-          : current.replicas.filter((r) => match(r.topic)).map((r) => ({ kind: 'topic' as const, name: r.topic, ops: del([LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS]) }));
-      const results = await incrementalAlterConfigs(this.#kafka, ops);
-      const failed = results.find((r) => !r.ok);
-      if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
-      // The ledger may still own entries that were just deleted: the next sync forgets them.
-      await this.#sync.sync();
+          ? { topics: [], brokers: current.rates.filter((r) => match(String(r.broker))).map((r) => r.broker) }
+          : { topics: current.replicas.filter((r) => match(r.topic)).map((r) => r.topic), brokers: [] };
+      // Under a claim like every other throttle change: never interleaved with another instance's sync.
+      const out = await this.#sync.deleteAll(targets);
+      if (out.failures.length) throw new KafkaRequestError('kafka', out.failures[0]!.error);
     }
     return this.list();
   }
@@ -384,10 +383,6 @@ export interface OrphanCleanup {
   lostLedgerKnown: boolean;
   /** The changes (done, or that would be done): prior values restored, the gateway's entries removed. */
   changes: { resourceType: 'topic' | 'broker'; resourceName: string; configs: { name: string; operation: 'SET' | 'DELETE'; value: string | null }[] }[];
-}
-
-function del(names: string[]): ConfigOp[] {
-  return names.map((name) => ({ name, op: 'DELETE' as const }));
 }
 
 /** The demand without the named brokers/topics; the same object when nothing matched. */

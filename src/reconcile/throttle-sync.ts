@@ -175,6 +175,60 @@ export class ThrottleSync {
     });
   }
 
+  /**
+   * The operator's "remove everything" (DELETE /throttles/*?includeExternal=true): deletes the
+   * throttle configs of these resources (replica lists of `topics`, rates of `brokers`), the
+   * gateway's and anyone else's, under the same claim as a pass (so it cannot interleave with
+   * another instance's sync of them), and drops those resources' ledger in the release batch
+   * (nothing is left for it to own). Waits for another holder like sync().
+   */
+  deleteAll(resources: { topics: string[]; brokers: number[] }): Promise<Pick<ThrottleSyncResult, 'failures' | 'busy'>> {
+    if (resources.topics.length === 0 && resources.brokers.length === 0) return Promise.resolve({ failures: [] });
+    return this.#mutex.run(async () => {
+      const deadline = Date.now() + WAIT_BUDGET_MS;
+      for (let attempt = 0; ; attempt++) {
+        const claimed = await this.#store.claim(throttleClaimResources(resources), { purpose: 'throttle-delete-all', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+        if (claimed.granted) {
+          let released = false;
+          try {
+            const ops = [
+              ...resources.topics.map((name) => ({ kind: 'topic' as const, name, ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })) })),
+              ...resources.brokers.map((b) => ({ kind: 'broker' as const, name: String(b), ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE].map((n) => ({ name: n, op: 'DELETE' as const })) })),
+            ];
+            const failures: ThrottleSyncResult['failures'] = [];
+            const ledgerDeletes: string[] = [];
+            if (Date.now() < claimed.claim.expiresAt - CLAIM_MARGIN_MS) {
+              const view = await this.#store.refresh(); // the ledger as of the claim
+              for (const r of await incrementalAlterConfigs(this.#kafka, ops)) {
+                // A topic deleted meanwhile has no throttles left either.
+                if (r.ok || (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC)) {
+                  const id = r.kind === 'topic' ? topicLedgerId(r.name) : brokerLedgerId(r.name);
+                  if (view.ledger.has(id)) ledgerDeletes.push(ledgerKey(id));
+                } else failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+              }
+            } else {
+              failures.push({ resource: 'claim', error: { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The removal ran out of its claim lease before changing configs; try again.' } });
+            }
+            // Nothing is left for the ledger to own: dropped in the release batch.
+            await this.#store.release(claimed.claim, [], ledgerDeletes);
+            released = true;
+            return { failures };
+          } finally {
+            if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
+          }
+        }
+        const h = claimed.holder;
+        const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
+        const wait = Math.min(500, 20 * 2 ** attempt);
+        if (Date.now() + wait > deadline) {
+          const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.` };
+          return { failures: [{ resource: 'claim', error }], busy };
+        }
+        await sleep(wait);
+      }
+    });
+  }
+
   async #pass(hooks: ThrottleSyncHooks): Promise<ThrottleSyncResult> {
     // Which resources to read: from the view as it is now (a refresh first, so new demands count).
     const first = await this.#store.refresh();
