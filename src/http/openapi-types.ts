@@ -409,7 +409,7 @@ export interface paths {
          *     same new length, `422`; a partition already moving under another reassignment
          *     `409` (set `addToExisting` to re-target it instead).
          *
-         *     `validateOnly` answers `200` with the plan: current and target replicas, the exact
+         *     `validateOnly` (body field or query parameter) answers `200` with the plan: current and target replicas, the exact
          *     throttle configs Kafka's tool would set (merged with moves in progress,
          *     `partition:broker` lists sorted as strings; rates on sources and destinations),
          *     bytes to move per broker and the estimated duration. Otherwise `202` with the
@@ -704,6 +704,8 @@ export interface components {
         PartitionIncreaseRequest: {
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
+            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
+            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -725,6 +727,8 @@ export interface components {
             topic: components["schemas"]["TopicName"];
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
+            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
+            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -930,7 +934,7 @@ export interface components {
             throttle?: number | null;
             /** @description Remove the throttle when the move ends. Absent = true. */
             autoRemoveThrottle?: boolean;
-            /** @description Plan and check only; nothing changes. Absent = false. */
+            /** @description Plan and check only; nothing changes. Same as the `validateOnly` query parameter (both given must agree). Absent = false. */
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
@@ -1306,7 +1310,11 @@ export interface components {
          */
         Topic: components["schemas"]["TopicName"];
         /**
-         * @description Let Kafka validate the request without applying it.
+         * @description Validate the request (Kafka's checks included) without applying it. The one
+         *     convention for every operation that can do this: this query parameter; operations
+         *     whose body is a request object (`POST /reassignments`,
+         *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+         *     Either set to true validates only; both given with different values is `400`.
          * @example true
          */
         ValidateOnly: boolean;
@@ -1703,7 +1711,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -1911,7 +1923,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -1970,7 +1986,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2080,7 +2100,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2185,7 +2209,17 @@ export interface operations {
     };
     createReassignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
+                 * @example true
+                 */
+                validateOnly?: components["parameters"]["ValidateOnly"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
