@@ -3,6 +3,7 @@
 // deleted and re-created with Kafka's own admin requests, not through the gateway).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { expectProblem } from '../http/helpers.js';
 import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
 
@@ -59,6 +60,55 @@ describe('F1: the broker that leads the state topic stops', () => {
       assert.ok(res.headers['retry-after']);
       for (const b of stopped.splice(0)) await gw.sim.startBroker(b);
       assert.equal((await gw.http().get('/readyz')).status, 200, 'ready again once it has a leader');
+    } finally {
+      for (const b of stopped) await gw.sim.startBroker(b);
+      await gw.close();
+    }
+  });
+});
+
+describe('The state topic completely unreadable: throttles whose end was observed still go (removal-only passes)', () => {
+  it('a move ends and a ttl runs out while no replica of the state topic is up: their throttles go, prior values come back, nothing is added', async () => {
+    const gw = await startReassignGateway({ simulator: { brokers: 6, replicationBytesPerSecond: 10_000_000 }, reconcile: false, env: { REASSIGNMENT_START_TIMEOUT_MS: '30000' } });
+    const stateReplicas = [3, 4, 5];
+    const stopped: number[] = [];
+    try {
+      // The state topic on brokers 3-5 only (the controller, 0, and the move stay up).
+      const [made] = await gw.kafka.createTopics([{ name: STATE, assignments: [stateReplicas], configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '900000' } }]);
+      assert.ok(made?.ok, JSON.stringify(made));
+      gw.runtime.reconciler.start();
+      assert.equal((await gw.http().post('/topics').send({ name: 'ro', assignments: [[0]] })).status, 201);
+      gw.sim.seedBytes('ro', 0, 400_000);
+      // Someone else's rate on broker 2, then the gateway's for 1 s: its prior value must come back.
+      await incrementalAlterConfigs(gw.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
+      const ttl = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 4096 }], ttlSeconds: 1 });
+      assert.equal(ttl.status, 200, JSON.stringify(ttl.body));
+      const started = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'ro', partition: 0, replicas: [1] }], throttle: 100_000 });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const during = await userThrottles(gw);
+      assert.ok(during['topic:ro'] && during['broker:0'] && during['broker:1'], JSON.stringify(during));
+      assert.equal(during['broker:2']?.['leader.replication.throttled.rate'], '4096');
+      await gw.runtime.store.refresh(); // this instance's last view: the move running, the ttl request
+
+      for (const b of stateReplicas) {
+        await gw.sim.stopBroker(b);
+        stopped.push(b);
+      }
+      await eventually(async () => ((await gw.http().get('/readyz')).status === 503 ? true : undefined), 20_000);
+      // Before the fix every pass failed at the state topic and these stayed for the whole outage.
+      const left = await eventually(async () => {
+        const t = await userThrottles(gw);
+        return Object.keys(t).length === 1 ? t : undefined;
+      }, 30_000);
+      assert.deepEqual(left, { 'broker:2': { 'leader.replication.throttled.rate': '5555' } }, 'only the foreign value, restored');
+      assert.equal(gw.runtime.store.health().status, 'unavailable', 'all of it without the state topic');
+      assert.ok(gw.logger.warnings.some((w) => /removal-only/.test(JSON.stringify(w))), 'the removal-only passes are logged');
+
+      // The state topic back: the records catch up, and the ledger forgets what is gone.
+      for (const b of stopped.splice(0)) await gw.sim.startBroker(b);
+      await eventually(async () => ((await gw.http().get(`/reassignments/${started.body.id}`)).body.state === 'completed' ? true : undefined), 30_000);
+      await eventually(async () => ((await gw.runtime.store.refresh()).ledger.size === 0 ? true : undefined), 20_000);
+      assert.deepEqual(await userThrottles(gw), left, 'nothing re-added, the foreign value kept');
     } finally {
       for (const b of stopped) await gw.sim.startBroker(b);
       await gw.close();
