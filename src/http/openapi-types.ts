@@ -575,10 +575,12 @@ export interface paths {
          * Recovery after the state topic was lost; remove the throttles its lost ledger owned.
          * @description When the state topic was deleted or re-created outside the gateway, the throttles the
          *     gateway had set lose their owner records. An instance that saw the loss kept the ledger
-         *     it had read: this removes what that ledger owned (prior values restored), except on
+         *     it had read, and copies it into the new state topic as soon as it can read one
+         *     (`orphaned/...` ledger records), so any instance, also one started after the loss,
+         *     can answer this: it removes what that ledger owned (prior values restored), except on
          *     resources the current state demands or owns. A dry run by default: `dryRun=false`
-         *     makes the changes. `lostLedgerKnown: false` = this instance never saw a loss (see the
-         *     README, "Recovering the state topic").
+         *     makes the changes (and drops the copies). `lostLedgerKnown: false` = no instance that
+         *     read the lost topic has seen a new one (see the README, "Recovering the state topic").
          */
         delete: operations["deleteOrphanedThrottles"];
         options?: never;

@@ -105,6 +105,8 @@ export class Reconciler {
     this.#failedSteps = 0;
     this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
     const view = await this.#step('state', () => this.#d.store.refresh());
+    // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
+    if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
     if (view && moving) {

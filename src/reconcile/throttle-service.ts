@@ -29,10 +29,10 @@ import { incrementalAlterConfigs } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
-import { RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
+import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { isLive, ledgerOf, liveDemands, partitionId } from './ownership.js';
+import { isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
@@ -292,30 +292,38 @@ export class ThrottleService {
   }
 
   /**
-   * Recovery after the state topic was lost (deleted, re-created): removes the throttles the
-   * gateway had set according to the ledger this instance read before the loss, restoring
-   * prior values, except on resources the (new) state demands or owns now. `dryRun` answers
-   * the changes without making them. A process that never saw the loss has no such ledger
-   * (lostLedgerKnown false): see the README for removing them with includeExternal.
+   * Recovery after the state topic was lost (deleted, re-created, reset): removes the throttles
+   * the gateway had set according to the ledger of the lost topic, restoring prior values,
+   * except on resources the (new) state demands or owns now. That ledger is known from this
+   * process's memory (it was running when the topic went) or from the `orphaned/...` copies
+   * that such an instance wrote into the new topic (ThrottleSync.persistLostLedger), so any
+   * instance can do it, also one started after the loss. `dryRun` answers the changes
+   * without making them. When no instance that read the lost topic ever saw the new one,
+   * nothing is known (lostLedgerKnown false): see the README.
    */
   async cleanupOrphans(dryRun: boolean): Promise<OrphanCleanup> {
-    const lost = ledgerOf(this.#store.lostLedger().values());
+    // No state at all: only this process's memory of the lost ledger, and nothing demanded or owned now.
+    const view = await this.#store.refresh().catch(() => null);
+    const orphaned = orphanedLedger(view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map() }, this.#store.lostLedger());
+    const lost = ledgerOf(orphaned.values());
     const resources = throttleResourcesToRead(EMPTY_THROTTLE_DEMAND, lost);
-    if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: this.#store.lostLedger().size > 0, changes: [] };
+    if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: orphaned.size > 0, changes: [] };
     // Resources the live machinery answers for now are left to it.
     let busy = { topics: new Set<string>(), brokers: new Set<string>() };
-    try {
-      const view = await this.#store.refresh();
+    if (view) {
       const live = throttleResourcesToRead(mergeThrottleDemands(liveDemands(view, this.#now())), ledgerOf(view.ledger.values()));
       busy = { topics: new Set(live.topics), brokers: new Set(live.brokers.map(String)) };
-    } catch {
-      // No state at all: nothing can be demanded or owned now.
     }
     const results = await this.#sync.readConfigs(resources.topics.filter((t) => !busy.topics.has(t)), resources.brokers.filter((b) => !busy.brokers.has(String(b))));
     const topics: Record<string, { leader: string | null; follower: string | null }> = {};
     const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
+    const handled: string[] = [];
     for (const r of results) {
-      if (!r.ok) continue; // a deleted topic took its configs with it
+      if (!r.ok) {
+        if (r.kind === 'topic' && r.error.code === 3) handled.push(`topic/${r.name}`); // a deleted topic took its configs with it
+        continue;
+      }
+      handled.push(`${r.kind}/${r.name}`);
       if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
       else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
     }
@@ -330,7 +338,9 @@ export class ThrottleService {
         const failed = out.find((r) => !r.ok);
         if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
       }
-      this.#store.forgetLost([...Object.keys(topics).map((t) => `topic/${t}`), ...Object.keys(brokers).map((b) => `broker/${b}`)]);
+      this.#store.forgetLost(handled.flatMap((id) => [id, orphanedId(id)]));
+      const copies = handled.map(orphanedId).filter((id) => view?.ledger.has(id));
+      if (copies.length) await this.#store.write([], copies.map(ledgerKey));
     }
     return { dryRun, lostLedgerKnown: true, changes };
   }

@@ -62,7 +62,7 @@ import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRe
 import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
-import { activePartitions, isLive, ledgerOf, liveDemands, partitionId } from './ownership.js';
+import { activePartitions, isLive, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
@@ -170,6 +170,28 @@ export class ThrottleSync {
     this.#store = deps.store;
     this.#now = deps.now ?? Date.now;
     this.#hooks = deps.hooks ?? {};
+  }
+
+  /**
+   * Copies the ledger this process read before the state topic was lost (StateStore.lostLedger)
+   * into the state topic it can read now, as `orphaned/...` ledger records (see ownership.ts),
+   * so that every instance, also one started after the loss, knows which throttle values the
+   * gateway had set. Entries the current ledger owns again, or already copied, are skipped.
+   * Called by the reconciler on every pass (cheap when there is nothing lost). Returns how many.
+   */
+  async persistLostLedger(): Promise<number> {
+    const lost = this.#store.lostLedger();
+    if (lost.size === 0) return 0;
+    const view = this.#store.view();
+    const now = this.#now();
+    const writes: LedgerRecord[] = [];
+    for (const [id, r] of lost) {
+      const owned = ownedId(id);
+      if (view.ledger.has(owned) || view.ledger.has(orphanedId(owned))) continue;
+      writes.push({ ...r, id: orphanedId(owned), updatedAt: now });
+    }
+    if (writes.length) await this.#store.write(writes);
+    return writes.length;
   }
 
   /** Reads the throttle configs of these resources (overrides only). */

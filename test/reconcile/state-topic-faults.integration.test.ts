@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
+import { startSimulator } from '../../src/sim/index.js';
 import { expectProblem } from '../http/helpers.js';
 import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
 
@@ -182,6 +183,54 @@ describe('F2: the state topic cannot be deleted through the gateway; deleted any
       assert.deepEqual((await gw.http().delete('/throttles/orphaned')).body.changes, [], 'nothing left to do');
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('Orphaned throttles found by an instance that never saw the state topic vanish', () => {
+  it('deleted mid-move and re-created by a fresh instance: the old instance copies its ledger into the new topic; the fresh one cleans up (dry run first)', async () => {
+    const sim = await startSimulator({ brokers: 4, replicationBytesPerSecond: 10_000_000 });
+    const a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'a' } });
+    let b: ReassignGateway | undefined;
+    let c: ReassignGateway | undefined;
+    try {
+      assert.equal((await a.http().post('/topics').send({ name: 'orph', assignments: [[0, 1]] })).status, 201);
+      a.sim.seedBytes('orph', 0, 5_000_000);
+      // Someone else's rate on broker 2 the move's throttle will take over: its value must come back.
+      await incrementalAlterConfigs(a.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '7777' }] }]);
+      const started = await a.http().post('/reassignments').send({ partitions: [{ topic: 'orph', partition: 0, replicas: [2, 3] }], throttle: 100_000 });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const [deleted] = await a.kafka.deleteTopics([STATE]);
+      assert.ok(deleted?.ok);
+      await eventually(async () => ((await a.http().get('/readyz')).status === 503 ? true : undefined));
+      const left = await userThrottles(a);
+      assert.equal(left['broker:2']?.['follower.replication.throttled.rate'], '100000', JSON.stringify(left));
+
+      // A fresh instance: its first use creates an empty state topic. It knows nothing of the old one...
+      b = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'b' } });
+      await b.runtime.store.refresh();
+      // ...until A, which read the old topic, sees the new one and copies its ledger into it.
+      await eventually(async () => ([...(await b!.runtime.store.refresh()).ledger.keys()].some((k) => k.startsWith('orphaned/')) ? true : undefined), 20_000);
+      await a.close();
+      // Another instance started now, that never read the old topic, and never met A.
+      c = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'c' } });
+      assert.equal(c.runtime.store.lostLedger().size, 0, 'c has no memory of the loss');
+
+      const dry = await c.http().delete('/throttles/orphaned');
+      assert.equal(dry.status, 200, JSON.stringify(dry.body));
+      assert.equal(dry.body.lostLedgerKnown, true);
+      assert.deepEqual(dry.body.changes.map((x: { resourceType: string; resourceName: string }) => `${x.resourceType}:${x.resourceName}`).sort(), Object.keys(left).sort());
+      assert.deepEqual(await userThrottles(c), left, 'a dry run changes nothing');
+      const done = await c.http().delete('/throttles/orphaned?dryRun=false');
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.deepEqual(await userThrottles(c), { 'broker:2': { 'follower.replication.throttled.rate': '7777' } }, 'the gateway values gone, the prior value back');
+      assert.deepEqual((await c.http().delete('/throttles/orphaned')).body.changes, [], 'nothing left to do');
+      assert.ok(![...(await c.runtime.store.refresh()).ledger.keys()].some((k) => k.startsWith('orphaned/')), 'the copies are dropped once handled');
+    } finally {
+      await c?.close();
+      await b?.close();
+      await a.close();
+      await sim.close();
     }
   });
 });
