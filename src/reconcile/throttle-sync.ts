@@ -176,8 +176,9 @@ export class ThrottleSync {
    * Copies the ledger this process read before the state topic was lost (StateStore.lostLedger)
    * into the state topic it can read now, as `orphaned/...` ledger records (see ownership.ts),
    * so that every instance, also one started after the loss, knows which throttle values the
-   * gateway had set. Entries the current ledger owns again, or already copied, are skipped.
-   * Called by the reconciler on every pass (cheap when there is nothing lost). Returns how many.
+   * gateway had set. Entries the current ledger owns again, or already copied, are skipped;
+   * then this process forgets them (the copies are the record). Called by the reconciler on
+   * every pass (nothing to do unless the topic was lost). Returns how many were written.
    */
   async persistLostLedger(): Promise<number> {
     const lost = this.#store.lostLedger();
@@ -191,6 +192,9 @@ export class ThrottleSync {
       writes.push({ ...r, id: orphanedId(owned), updatedAt: now });
     }
     if (writes.length) await this.#store.write(writes);
+    // The copies in the topic are the record from now on: once another instance has cleaned
+    // them up (tombstoned), this one must not write them again.
+    this.#store.forgetLost([...lost.keys()]);
     return writes.length;
   }
 
