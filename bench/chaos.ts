@@ -26,7 +26,8 @@ import { describeConfigOverrides, incrementalAlterConfigs } from '../src/kafka/c
 
 const RUNS = Math.max(1, Number(process.env.CHAOS_RUNS ?? 8));
 let seed = Number(process.env.CHAOS_SEED ?? 1);
-const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+// The high bits of the LCG (its low bits have short periods: seed % 2 alternates).
+const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const SIM_CLI = fileURLToPath(new URL('../src/sim/cli.ts', import.meta.url));
 const STATE = '_kafka_admin_gateway_state';
