@@ -12,20 +12,24 @@
 //   npm run bench:chaos                 (CHAOS_RUNS=8, CHAOS_SEED=1)
 //   CHAOS_RUNS=30 CHAOS_SEED=7 npm run bench:chaos
 //
-// The simulator runs in this process (stopBroker/startBroker); the gateways are real child
-// processes talking to it over TCP.
+// Every part is its own process, as on a real cluster: the simulator (`npm run sim`, i.e.
+// src/sim/cli.ts, with its control port) and the two gateways (src/main.ts) are child
+// processes; brokers are stopped and started through the simulator's control API
+// (POST /brokers/{id}/stop|start, src/sim/control.ts), and this script reads the cluster
+// with its own Kafka client over TCP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createKafkaGateway } from '../src/kafka/admin.js';
 import { parseKafkaConfig } from '../src/kafka/config.js';
 import { describeConfigOverrides, incrementalAlterConfigs } from '../src/kafka/configs.js';
-import { startSimulator } from '../src/sim/index.js';
 
 const RUNS = Math.max(1, Number(process.env.CHAOS_RUNS ?? 8));
 let seed = Number(process.env.CHAOS_SEED ?? 1);
-const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+// The high bits of the LCG (its low bits have short periods: seed % 2 alternates).
+const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const SIM_CLI = fileURLToPath(new URL('../src/sim/cli.ts', import.meta.url));
 const STATE = '_kafka_admin_gateway_state';
 const THROTTLE_KEYS = ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas', 'leader.replication.throttled.rate', 'follower.replication.throttled.rate'];
 const FOREIGN: Record<string, Record<string, string>> = {
@@ -34,8 +38,31 @@ const FOREIGN: Record<string, Record<string, string>> = {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const sim = await startSimulator({ brokers: 4, replicationBytesPerSecond: 2_000_000 });
-const bootstrap = sim.bootstrapServers.join(',');
+/** The simulator as a separate process: 4 brokers, 2 MB/s of replication, 400 kB in every new partition. */
+async function startSim(): Promise<{ child: ChildProcess; bootstrap: string; control: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SIM_CLI, '--brokers', '4', '--replication-bytes-per-second', '2000000', '--seed-bytes', '400000', '--control-port', '0'], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const boot = /bootstrap servers: (\S+)/.exec(out);
+      const ctl = /control API: (http:\/\/\S+)/.exec(out);
+      if (boot && ctl) resolve({ child, bootstrap: boot[1]!, control: ctl[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening`)));
+  });
+}
+
+const sim = await startSim();
+const bootstrap = sim.bootstrap;
+/** POST /brokers/{id}/stop|start on the simulator's control port. */
+async function broker(id: number, action: 'stop' | 'start'): Promise<void> {
+  const res = await fetch(`${sim.control}/brokers/${id}/${action}`, { method: 'POST' });
+  if (res.status !== 200) throw new Error(`control ${action} ${id}: ${res.status} ${await res.text()}`);
+}
 const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: bootstrap, KAFKA_REQUEST_TIMEOUT_MS: '5000', KAFKA_RETRIES: '3' }));
 
 interface Instance {
@@ -130,9 +157,7 @@ try {
   for (let run = 0; run < RUNS; run++) {
     counts.runs++;
     const topic = `chaos-${run}`;
-    await anyUp(instances, 'POST', '/topics', { name: topic, assignments: [[0, 1], [1, 2]] });
-    sim.seedBytes(topic, 0, 400_000);
-    sim.seedBytes(topic, 1, 400_000);
+    await anyUp(instances, 'POST', '/topics', { name: topic, assignments: [[0, 1], [1, 2]] }); // 400 kB each (--seed-bytes)
     const body = { partitions: [{ topic, partition: 0, replicas: [2, 3] }, { topic, partition: 1, replicas: [3, 0] }], throttle: 200_000 };
     const fault = rnd(3); // 0: stop a broker, 1: kill a gateway, 2: both
     const victim = instances[rnd(2)]!;
@@ -151,10 +176,10 @@ try {
       stopped = rnd(2) === 0 ? leader : rnd(4);
       if (stopped === leader) counts.stateLeaderStops++;
       counts.brokerStops++;
-      await sim.stopBroker(stopped);
+      await broker(stopped, 'stop');
     }
     await sleep(500 + rnd(1500));
-    if (stopped !== null) await sim.startBroker(stopped);
+    if (stopped !== null) await broker(stopped, 'start');
     for (const i of instances) if (!i.child) await start(i);
     // The move (if it was started) ends; the reconcilers resolve whatever the kill interrupted.
     const deadline = Date.now() + 60_000;
@@ -202,5 +227,7 @@ try {
 } finally {
   for (const i of instances) await kill(i);
   await kafka.close();
-  await sim.close();
+  const exited = once(sim.child, 'exit');
+  sim.child.kill('SIGTERM');
+  await exited;
 }

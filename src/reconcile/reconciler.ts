@@ -105,6 +105,8 @@ export class Reconciler {
     this.#failedSteps = 0;
     this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
     const view = await this.#step('state', () => this.#d.store.refresh());
+    // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
+    if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
     if (view && moving) {
@@ -116,7 +118,7 @@ export class Reconciler {
     if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
     if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
     // Another instance syncing the same resources: it does the work, we look again next pass.
-    const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
+    const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
     if (sync && !sync.busy) {
       // Per-resource failures do not throw, but a pass that could not apply them did not succeed:
       // counted as an error of the step, so the errors metric shows why successes stopped.

@@ -25,14 +25,14 @@ import {
   type BrokerThrottleDemand,
 } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { incrementalAlterConfigs, type ConfigOp } from '../kafka/configs.js';
+import { incrementalAlterConfigs } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
-import { RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
+import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { isLive, ledgerOf, liveDemands, partitionId } from './ownership.js';
+import { isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
@@ -83,7 +83,22 @@ export interface SetOptions {
   ttlSeconds: number | null;
 }
 
-export type SetResult = { kind: 'invalid'; status: 404 | 422; errors: { path: string; message: string }[] } | { kind: 'ok'; id: string; view: ThrottlesView };
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/**
+ * What a PUT came to, as outcome kinds (src/http maps them to statuses): `unknown-resource`
+ * (a topic or partition that does not exist), `invalid` (a request that cannot be applied as
+ * asked), `nothing-moving` (autoRemove with no reassignment in progress: it would have nothing
+ * to wait for), or `ok`. Nothing is changed unless `ok`.
+ */
+export type SetResult =
+  | { kind: 'unknown-resource'; errors: FieldError[] }
+  | { kind: 'invalid'; errors: FieldError[] }
+  | { kind: 'nothing-moving' }
+  | { kind: 'ok'; id: string; view: ThrottlesView };
 
 /** A demand as the reasons behind a resource: who wants it, whether it goes away by itself. */
 interface DemandSource {
@@ -192,7 +207,7 @@ export class ThrottleService {
     const cluster = await this.#kafka.describeCluster();
     const known = new Set(cluster.brokers.map((b) => b.id));
     const errors = rates.flatMap((r, i) => (known.has(r.broker) ? [] : [{ path: `/body/rates/${i}/broker`, message: `Broker ${r.broker} is not in the cluster.` }]));
-    if (errors.length) return { kind: 'invalid', status: 422, errors };
+    if (errors.length) return { kind: 'invalid', errors };
     const brokers: Record<string, BrokerThrottleDemand> = {};
     for (const r of rates) {
       brokers[String(r.broker)] = { ...(r.leaderRate !== undefined && { leaderRate: r.leaderRate }), ...(r.followerRate !== undefined && { followerRate: r.followerRate }) };
@@ -204,8 +219,8 @@ export class ThrottleService {
     const placement = await describePartitions(this.#kafka, [...new Set(items.map((i) => i.topic))]);
     const cluster = await this.#kafka.describeCluster();
     const brokers = new Set(cluster.brokers.map((b) => b.id));
-    const errors404: { path: string; message: string }[] = [];
-    const errors422: { path: string; message: string }[] = [];
+    const errors404: FieldError[] = [];
+    const errors422: FieldError[] = [];
     const topics: Record<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }> = {};
     items.forEach((item, i) => {
       const t = placement.find((x) => x.name === item.topic);
@@ -234,8 +249,8 @@ export class ThrottleService {
         }
       }
     });
-    if (errors404.length) return { kind: 'invalid', status: 404, errors: errors404 };
-    if (errors422.length) return { kind: 'invalid', status: 422, errors: errors422 };
+    if (errors404.length) return { kind: 'unknown-resource', errors: errors404 };
+    if (errors422.length) return { kind: 'invalid', errors: errors422 };
     const demandTopics: Record<string, TopicThrottleDemand> = {};
     for (const [t, d] of Object.entries(topics)) {
       demandTopics[t] = {
@@ -250,8 +265,12 @@ export class ThrottleService {
     const now = this.#now();
     let waitFor: string[] | null = null;
     if (opts.autoRemove) {
+      // autoRemove = "until the moves in progress now have finished". With none in progress it
+      // would wait for whatever reassignment someone starts next, maybe days later: refused,
+      // nothing written (ttlSeconds is the way to say "for this long").
       const moving = await listPartitionReassignments(this.#kafka);
-      waitFor = moving.length ? moving.map((m) => partitionId(m.topic, m.partition)) : null;
+      if (moving.length === 0) return { kind: 'nothing-moving' };
+      waitFor = moving.map((m) => partitionId(m.topic, m.partition)).sort();
     }
     const record: ThrottleRequestRecord = {
       kind: 'throttle-request',
@@ -273,30 +292,38 @@ export class ThrottleService {
   }
 
   /**
-   * Recovery after the state topic was lost (deleted, re-created): removes the throttles the
-   * gateway had set according to the ledger this instance read before the loss, restoring
-   * prior values, except on resources the (new) state demands or owns now. `dryRun` answers
-   * the changes without making them. A process that never saw the loss has no such ledger
-   * (lostLedgerKnown false): see the README for removing them with includeExternal.
+   * Recovery after the state topic was lost (deleted, re-created, reset): removes the throttles
+   * the gateway had set according to the ledger of the lost topic, restoring prior values,
+   * except on resources the (new) state demands or owns now. That ledger is known from this
+   * process's memory (it was running when the topic went) or from the `orphaned/...` copies
+   * that such an instance wrote into the new topic (ThrottleSync.persistLostLedger), so any
+   * instance can do it, also one started after the loss. `dryRun` answers the changes
+   * without making them. When no instance that read the lost topic ever saw the new one,
+   * nothing is known (lostLedgerKnown false): see the README.
    */
   async cleanupOrphans(dryRun: boolean): Promise<OrphanCleanup> {
-    const lost = ledgerOf(this.#store.lostLedger().values());
+    // No state at all: only this process's memory of the lost ledger, and nothing demanded or owned now.
+    const view = await this.#store.refresh().catch(() => null);
+    const orphaned = orphanedLedger(view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map() }, this.#store.lostLedger());
+    const lost = ledgerOf(orphaned.values());
     const resources = throttleResourcesToRead(EMPTY_THROTTLE_DEMAND, lost);
-    if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: this.#store.lostLedger().size > 0, changes: [] };
+    if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: orphaned.size > 0, changes: [] };
     // Resources the live machinery answers for now are left to it.
     let busy = { topics: new Set<string>(), brokers: new Set<string>() };
-    try {
-      const view = await this.#store.refresh();
+    if (view) {
       const live = throttleResourcesToRead(mergeThrottleDemands(liveDemands(view, this.#now())), ledgerOf(view.ledger.values()));
       busy = { topics: new Set(live.topics), brokers: new Set(live.brokers.map(String)) };
-    } catch {
-      // No state at all: nothing can be demanded or owned now.
     }
     const results = await this.#sync.readConfigs(resources.topics.filter((t) => !busy.topics.has(t)), resources.brokers.filter((b) => !busy.brokers.has(String(b))));
     const topics: Record<string, { leader: string | null; follower: string | null }> = {};
     const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
+    const handled: string[] = [];
     for (const r of results) {
-      if (!r.ok) continue; // a deleted topic took its configs with it
+      if (!r.ok) {
+        if (r.kind === 'topic' && r.error.code === 3) handled.push(`topic/${r.name}`); // a deleted topic took its configs with it
+        continue;
+      }
+      handled.push(`${r.kind}/${r.name}`);
       if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
       else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
     }
@@ -311,7 +338,9 @@ export class ThrottleService {
         const failed = out.find((r) => !r.ok);
         if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
       }
-      this.#store.forgetLost([...Object.keys(topics).map((t) => `topic/${t}`), ...Object.keys(brokers).map((b) => `broker/${b}`)]);
+      this.#store.forgetLost(handled.flatMap((id) => [id, orphanedId(id)]));
+      const copies = handled.map(orphanedId).filter((id) => view?.ledger.has(id));
+      if (copies.length) await this.#store.write([], copies.map(ledgerKey));
     }
     return { dryRun, lostLedgerKnown: true, changes };
   }
@@ -344,16 +373,15 @@ export class ThrottleService {
     if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
 
     if (includeExternal) {
+      // Only the resources that have a throttle now are claimed and cleared (claims stay small).
       const current = await this.list();
-      const ops =
+      const targets =
         what === 'rates'
-          ? current.rates.filter((r) => match(String(r.broker))).map((r) => ({ kind: 'broker' as const, name: String(r.broker), ops: del([LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE]) }))
-          : current.replicas.filter((r) => match(r.topic)).map((r) => ({ kind: 'topic' as const, name: r.topic, ops: del([LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS]) }));
-      const results = await incrementalAlterConfigs(this.#kafka, ops);
-      const failed = results.find((r) => !r.ok);
-      if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
-      // The ledger may still own entries that were just deleted: the next sync forgets them.
-      await this.#sync.sync();
+          ? { topics: [], brokers: current.rates.filter((r) => match(String(r.broker))).map((r) => r.broker) }
+          : { topics: current.replicas.filter((r) => match(r.topic)).map((r) => r.topic), brokers: [] };
+      // Under a claim like every other throttle change: never interleaved with another instance's sync.
+      const out = await this.#sync.deleteAll(targets);
+      if (out.failures.length) throw new KafkaRequestError('kafka', out.failures[0]!.error);
     }
     return this.list();
   }
@@ -365,10 +393,6 @@ export interface OrphanCleanup {
   lostLedgerKnown: boolean;
   /** The changes (done, or that would be done): prior values restored, the gateway's entries removed. */
   changes: { resourceType: 'topic' | 'broker'; resourceName: string; configs: { name: string; operation: 'SET' | 'DELETE'; value: string | null }[] }[];
-}
-
-function del(names: string[]): ConfigOp[] {
-  return names.map((name) => ({ name, op: 'DELETE' as const }));
 }
 
 /** The demand without the named brokers/topics; the same object when nothing matched. */

@@ -23,16 +23,36 @@
 // wrote. Without this, A planning from {A} while B planned from {A, B} could land A's config
 // after B's ledger: a value the ledger did not own, left behind for good (issue 14, F4).
 // Within a process passes are serialised by a mutex.
+//
+// REMOVAL-ONLY MODE (the reconciler's passes, `removalOnlyFallback`): when the state topic
+// cannot be read or written (no claim can be taken), a pass still removes the throttles whose
+// end this instance has observed, from the last view it read: ended or expired demands in that
+// view, and running reassignments / autoRemove requests none of whose partitions Kafka shows
+// moving any more. It only ever DELETEs a config, restores a ledger's prior value, or takes
+// entries out of a list; it never adds or raises anything, and writes no ledger (the next
+// normal pass finds those entries gone, or the prior value back, and forgets them).
+// Why this is safe without a claim (the F4 race): F4 leaks a value that no ledger owns, which
+// takes a write that ADDS a value planned from a stale view landing after another instance's
+// ledger. A removal-only pass adds nothing: what it writes is either no value, a value with
+// fewer entries, or the prior value the ledger recorded as someone else's, so it cannot leave
+// behind anything the gateway would have to own. The worst an interleaving can do is remove an
+// entry another instance (with a readable state topic) has just demanded again; that
+// instance's next pass re-adds it (a throttle missing for one reconcile interval, never one
+// left for good). Configs changed by someone else since are left alone as in every pass (the
+// domain only restores values the gateway wrote).
 import {
   FOLLOWER_THROTTLED_RATE,
   FOLLOWER_THROTTLED_REPLICAS,
   LEADER_THROTTLED_RATE,
   LEADER_THROTTLED_REPLICAS,
+  ALL_REPLICAS,
   mergeThrottleDemands,
+  parseThrottledReplicas,
   reconcileThrottles,
   throttleResourcesToRead,
   type ResourceAlteration,
   type ThrottleConfigValues,
+  type ThrottleDemand,
   type ThrottleLedger,
 } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
@@ -41,7 +61,8 @@ import type { KafkaErrorInfo } from '../kafka/types.js';
 import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRecord } from '../state/records.js';
 import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
-import { ledgerOf, liveDemands } from './ownership.js';
+import { listPartitionReassignments } from '../kafka/reassignments.js';
+import { activePartitions, isLive, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
@@ -68,6 +89,8 @@ export interface ThrottleSyncResult {
   rates: { broker: number; leader: number | null; follower: number | null }[];
   /** Another instance held the resources (for longer than sync() waited): nothing was touched. */
   busy?: { holder: string; purpose: string; expiresAt: number } | undefined;
+  /** The state topic could not be read or written: a removal-only pass ran (see the header). */
+  removalOnly?: boolean;
 }
 
 /**
@@ -149,6 +172,32 @@ export class ThrottleSync {
     this.#hooks = deps.hooks ?? {};
   }
 
+  /**
+   * Copies the ledger this process read before the state topic was lost (StateStore.lostLedger)
+   * into the state topic it can read now, as `orphaned/...` ledger records (see ownership.ts),
+   * so that every instance, also one started after the loss, knows which throttle values the
+   * gateway had set. Entries the current ledger owns again, or already copied, are skipped;
+   * then this process forgets them (the copies are the record). Called by the reconciler on
+   * every pass (nothing to do unless the topic was lost). Returns how many were written.
+   */
+  async persistLostLedger(): Promise<number> {
+    const lost = this.#store.lostLedger();
+    if (lost.size === 0) return 0;
+    const view = this.#store.view();
+    const now = this.#now();
+    const writes: LedgerRecord[] = [];
+    for (const [id, r] of lost) {
+      const owned = ownedId(id);
+      if (view.ledger.has(owned) || view.ledger.has(orphanedId(owned))) continue;
+      writes.push({ ...r, id: orphanedId(owned), updatedAt: now });
+    }
+    if (writes.length) await this.#store.write(writes);
+    // The copies in the topic are the record from now on: once another instance has cleaned
+    // them up (tombstoned), this one must not write them again.
+    this.#store.forgetLost([...lost.keys()]);
+    return writes.length;
+  }
+
   /** Reads the throttle configs of these resources (overrides only). */
   async readConfigs(topics: string[], brokers: number[]): Promise<ConfigResult<Record<string, string>>[]> {
     return describeConfigOverrides(
@@ -162,11 +211,11 @@ export class ThrottleSync {
    * One pass. `wait` (default true): when another instance's pass holds the resources, try
    * again (backoff) for up to WAIT_BUDGET_MS; false = answer `busy` at once (the reconciler).
    */
-  sync(opts: { wait?: boolean } = {}): Promise<ThrottleSyncResult> {
+  sync(opts: { wait?: boolean; removalOnlyFallback?: boolean } = {}): Promise<ThrottleSyncResult> {
     return this.#mutex.run(async () => {
       const deadline = Date.now() + WAIT_BUDGET_MS;
       for (let attempt = 0; ; attempt++) {
-        const r = await this.#pass(this.#hooks);
+        const r = await this.#pass(this.#hooks, opts.removalOnlyFallback ?? false);
         if (!r.busy || opts.wait === false) return r;
         const wait = Math.min(500, 20 * 2 ** attempt);
         if (Date.now() + wait > deadline) return r;
@@ -175,12 +224,78 @@ export class ThrottleSync {
     });
   }
 
-  async #pass(hooks: ThrottleSyncHooks): Promise<ThrottleSyncResult> {
+  /**
+   * The operator's "remove everything" (DELETE /throttles/*?includeExternal=true): deletes the
+   * throttle configs of these resources (replica lists of `topics`, rates of `brokers`), the
+   * gateway's and anyone else's, under the same claim as a pass (so it cannot interleave with
+   * another instance's sync of them), and drops those resources' ledger in the release batch
+   * (nothing is left for it to own). Waits for another holder like sync().
+   */
+  deleteAll(resources: { topics: string[]; brokers: number[] }): Promise<Pick<ThrottleSyncResult, 'failures' | 'busy'>> {
+    if (resources.topics.length === 0 && resources.brokers.length === 0) return Promise.resolve({ failures: [] });
+    return this.#mutex.run(async () => {
+      const deadline = Date.now() + WAIT_BUDGET_MS;
+      for (let attempt = 0; ; attempt++) {
+        const claimed = await this.#store.claim(throttleClaimResources(resources), { purpose: 'throttle-delete-all', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+        if (claimed.granted) {
+          let released = false;
+          try {
+            const ops = [
+              ...resources.topics.map((name) => ({ kind: 'topic' as const, name, ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })) })),
+              ...resources.brokers.map((b) => ({ kind: 'broker' as const, name: String(b), ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE].map((n) => ({ name: n, op: 'DELETE' as const })) })),
+            ];
+            const failures: ThrottleSyncResult['failures'] = [];
+            const ledgerDeletes: string[] = [];
+            if (Date.now() < claimed.claim.expiresAt - CLAIM_MARGIN_MS) {
+              const view = await this.#store.refresh(); // the ledger as of the claim
+              for (const r of await incrementalAlterConfigs(this.#kafka, ops)) {
+                // A topic deleted meanwhile has no throttles left either.
+                if (r.ok || (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC)) {
+                  const id = r.kind === 'topic' ? topicLedgerId(r.name) : brokerLedgerId(r.name);
+                  if (view.ledger.has(id)) ledgerDeletes.push(ledgerKey(id));
+                } else failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+              }
+            } else {
+              failures.push({ resource: 'claim', error: { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The removal ran out of its claim lease before changing configs; try again.' } });
+            }
+            // Nothing is left for the ledger to own: dropped in the release batch.
+            await this.#store.release(claimed.claim, [], ledgerDeletes);
+            released = true;
+            return { failures };
+          } finally {
+            if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
+          }
+        }
+        const h = claimed.holder;
+        const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
+        const wait = Math.min(500, 20 * 2 ** attempt);
+        if (Date.now() + wait > deadline) {
+          const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.` };
+          return { failures: [{ resource: 'claim', error }], busy };
+        }
+        await sleep(wait);
+      }
+    });
+  }
+
+  async #pass(hooks: ThrottleSyncHooks, removalOnlyFallback: boolean): Promise<ThrottleSyncResult> {
     // Which resources to read: from the view as it is now (a refresh first, so new demands count).
-    const first = await this.#store.refresh();
+    let first: StateView;
+    try {
+      first = await this.#store.refresh();
+    } catch (err) {
+      if (removalOnlyFallback) return this.#removalOnly(err);
+      throw err;
+    }
     const wanted = throttleResourcesToRead(mergeThrottleDemands(liveDemands(first, this.#now())), ledgerOf(first.ledger.values()));
     if (wanted.topics.length === 0 && wanted.brokers.length === 0) return { alterations: [], failures: [], converged: true, rates: [] };
-    const claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+    let claimed: Awaited<ReturnType<StateStore['claim']>>;
+    try {
+      claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+    } catch (err) {
+      if (removalOnlyFallback) return this.#removalOnly(err);
+      throw err;
+    }
     if (!claimed.granted) {
       const h = claimed.holder;
       const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
@@ -195,6 +310,59 @@ export class ThrottleSync {
     } finally {
       if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
     }
+  }
+
+  /** The removal-only pass (see the header): the state topic failed with `cause`. */
+  async #removalOnly(cause: unknown): Promise<ThrottleSyncResult> {
+    const stateFailure = {
+      resource: 'state',
+      error: { code: -1, name: 'STATE_UNAVAILABLE', message: `state topic unreadable (${cause instanceof Error ? cause.message : String(cause)}): removal-only pass` },
+    };
+    const view = this.#store.view(); // the last view this instance read
+    const ledger = ledgerOf(view.ledger.values());
+    const owned = { topics: Object.keys(ledger.topics), brokers: Object.keys(ledger.brokers).map(Number) };
+    if (owned.topics.length === 0 && owned.brokers.length === 0) return { alterations: [], failures: [stateFailure], converged: false, rates: [], removalOnly: true };
+    const now = this.#now();
+    // Ends observed from Kafka itself: a reassignment (or an autoRemove request) none of whose partitions moves.
+    let moving: Set<string> | null = null;
+    try {
+      moving = new Set((await listPartitionReassignments(this.#kafka)).map((m) => partitionId(m.topic, m.partition)));
+    } catch {
+      moving = null; // unknown: only ends already in the view count
+    }
+    const stillMoving = (ids: string[]) => moving === null || ids.some((id) => moving.has(id));
+    const demands: ThrottleDemand[] = [];
+    for (const r of view.reassignments.values()) {
+      if (!isLive(r) || !r.throttleDemand) continue;
+      if (r.state === 'running' && !stillMoving(activePartitions(r).map((p) => partitionId(p.topic, p.partition)))) continue;
+      demands.push(r.throttleDemand); // pending ones may still be starting: kept
+    }
+    for (const t of view.throttleRequests.values()) {
+      if (t.expiresAt !== null && t.expiresAt <= now) continue;
+      if (t.autoRemove && t.waitFor !== null && !stillMoving(t.waitFor)) continue;
+      demands.push(t.demand);
+    }
+    const read = toConfigValues(await this.readConfigs(owned.topics, owned.brokers));
+    const plan = reconcileThrottles(read.values, mergeThrottleDemands(demands), ledger);
+    const removals = removalsOnly(plan.alterations, read.values, ledger);
+    const failures = [stateFailure, ...read.failures];
+    const failed = new Set<string>();
+    if (removals.length) {
+      const results = await incrementalAlterConfigs(
+        this.#kafka,
+        removals.map((a) => ({
+          kind: a.resourceType,
+          name: a.resourceName,
+          ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })),
+        })),
+      );
+      for (const r of results) {
+        if (r.ok) continue;
+        failed.add(`${r.kind}/${r.name}`);
+        failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+      }
+    }
+    return { alterations: removals, failures, converged: false, rates: ratesAfter(read.values, removals, failed), removalOnly: true };
   }
 
   async #claimedPass(hooks: ThrottleSyncHooks, wanted: { topics: string[]; brokers: number[] }, claim: DecidedClaim, markReleased: () => void): Promise<ThrottleSyncResult> {
@@ -253,15 +421,45 @@ export class ThrottleSync {
     markReleased();
 
     const unread = plan.unread.topics.length + plan.unread.brokers.length;
-    const rates = Object.entries(read.values.brokers).map(([broker, v]) => {
-      const ops = failed.has(`broker/${broker}`) ? [] : (plan.alterations.find((a) => a.resourceType === 'broker' && a.resourceName === broker)?.configs ?? []);
-      const after = (name: string, before: string | null | undefined): number | null => {
-        const op = ops.find((o) => o.name === name);
-        const value = op ? (op.operation === 'DELETE' ? null : op.value) : (before ?? null);
-        return value === null ? null : Number(value);
-      };
-      return { broker: Number(broker), leader: after(LEADER_THROTTLED_RATE, v.leaderRate), follower: after(FOLLOWER_THROTTLED_RATE, v.followerRate) };
-    });
-    return { alterations: [...plan.alterations], failures, converged: failures.length === 0 && unread === 0, rates };
+    return { alterations: [...plan.alterations], failures, converged: failures.length === 0 && unread === 0, rates: ratesAfter(read.values, plan.alterations, failed) };
   }
+}
+
+/** Rates on the brokers read, after `alterations` (those of `failed` resources did not apply). */
+function ratesAfter(values: ThrottleConfigValues, alterations: readonly ResourceAlteration[], failed: Set<string>): ThrottleSyncResult['rates'] {
+  return Object.entries(values.brokers).map(([broker, v]) => {
+    const ops = failed.has(`broker/${broker}`) ? [] : (alterations.find((a) => a.resourceType === 'broker' && a.resourceName === broker)?.configs ?? []);
+    const after = (name: string, before: string | null | undefined): number | null => {
+      const op = ops.find((o) => o.name === name);
+      const value = op ? (op.operation === 'DELETE' ? null : op.value) : (before ?? null);
+      return value === null ? null : Number(value);
+    };
+    return { broker: Number(broker), leader: after(LEADER_THROTTLED_RATE, v.leaderRate), follower: after(FOLLOWER_THROTTLED_RATE, v.followerRate) };
+  });
+}
+
+/**
+ * The operations of `alterations` that only take away: a DELETE, a rate SET back to the
+ * ledger's prior value, a list SET to a subset of the current entries (or the gateway's own
+ * `*` given back). Anything that would add or raise a throttle is dropped.
+ */
+export function removalsOnly(alterations: readonly ResourceAlteration[], current: ThrottleConfigValues, ledger: ThrottleLedger): ResourceAlteration[] {
+  const out: ResourceAlteration[] = [];
+  for (const a of alterations) {
+    const configs = a.configs.filter((c) => {
+      if (c.operation === 'DELETE') return true;
+      if (a.resourceType === 'broker') {
+        const field = c.name === LEADER_THROTTLED_RATE ? 'leaderRate' : 'followerRate';
+        return ledger.brokers[a.resourceName]?.[field]?.prior === c.value;
+      }
+      const field = c.name === LEADER_THROTTLED_REPLICAS ? 'leader' : 'follower';
+      const cur = parseThrottledReplicas(current.topics[a.resourceName]?.[field] ?? null);
+      const next = parseThrottledReplicas(c.value);
+      if (!cur || !next || next.all) return false;
+      if (cur.all) return ledger.topics[a.resourceName]?.[field]?.added.includes(ALL_REPLICAS) ?? false;
+      return next.entries.every((e) => cur.entries.includes(e));
+    });
+    if (configs.length) out.push({ ...a, configs });
+  }
+  return out;
 }

@@ -112,7 +112,7 @@ if (id) {
 }
 {
   const { response } = await client.PUT('/throttles/rates', {
-    body: { rates: [{ broker: 1, leaderRate: 1048576, followerRate: 1048576 }], autoRemove: true, ttlSeconds: 3600 },
+    body: { rates: [{ broker: 1, leaderRate: 1048576, followerRate: 1048576 }], ttlSeconds: 3600 },
   });
   out('set rates', response);
 }

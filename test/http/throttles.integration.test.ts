@@ -65,6 +65,21 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     assert.match((await gw.http().get('/metrics')).text, /kafka_gateway_throttles_removed_total\{cause="ttl"\} 1/);
   });
 
+  it('autoRemove with nothing moving: 409 nothing-moving pointing at ttlSeconds; nothing written, nothing changed', async () => {
+    const before = await throttleConfigs(gw.kafka);
+    const requests = (await gw.runtime.store.refresh()).throttleRequests.size;
+    const rates = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 1, leaderRate: 4096 }], autoRemove: true });
+    expectProblem(rates, 409, 'nothing-moving');
+    assert.match(rates.body.detail, /ttlSeconds/);
+    assert.deepEqual(rates.body.errors, [{ path: '/body/autoRemove', message: 'No reassignment is in progress: use ttlSeconds instead.' }]);
+    // With a ttl too: autoRemove still has nothing to wait for, the caller is told so.
+    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', follower: null }], autoRemove: true, ttlSeconds: 60 }), 409, 'nothing-moving');
+    // Validation comes first: an unknown topic is still 404.
+    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'nope', leader: null }], autoRemove: true }), 404, 'unknown-topic-or-partition');
+    assert.deepEqual(await throttleConfigs(gw.kafka), before);
+    assert.equal((await gw.runtime.store.refresh()).throttleRequests.size, requests, 'no throttle request recorded');
+  });
+
   it('autoRemove: removed once the moves in progress when it was set have finished', async () => {
     gw.sim.seedBytes('th', 2, 50_000);
     const [moved] = await alterPartitionReassignments(gw.kafka, [{ topic: 'th', partition: 2, replicas: [1, 0] }]);

@@ -238,6 +238,18 @@ describe('POST /topics/{topic}/partitions', () => {
     await gw.assertUnchanged(snapshot);
   });
 
+  it('200 with validateOnly as a body field (as POST /reassignments takes it), or in both places agreeing: nothing changes', async () => {
+    const snapshot = await gw.snapshot();
+    const res = await gw.http().post('/topics/grow/partitions').send({ count: 9, validateOnly: true });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { topic: 'grow', partitions: 9, validateOnly: true });
+    const agreeing = await gw.http().post('/topics/grow/partitions?validateOnly=true').send({ count: 9, validateOnly: true });
+    assert.deepEqual(agreeing.body, { topic: 'grow', partitions: 9, validateOnly: true });
+    await gw.assertUnchanged(snapshot);
+    // Kafka's checks still run: a count that does not grow is refused, validate-only or not.
+    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 1, validateOnly: true }), 422, 'invalid-partitions', 37);
+  });
+
   it('422 INVALID_PARTITIONS when count does not grow', async () => {
     await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 4 }), 422, 'invalid-partitions', 37);
     await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 1 }), 422, 'invalid-partitions', 37);
@@ -261,7 +273,10 @@ describe('POST /topics/{topic}/partitions', () => {
     const res = await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, assignments: [[1, 1]] }), 400, 'validation-failed');
     assert.equal(res.body.errors[0].path, '/body/assignments/0');
     await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 0 }), 400, 'validation-failed');
-    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, validateOnly: true }), 400, 'validation-failed');
+    // validateOnly in the query and in the body, with different values: one would be ignored.
+    const both = await rejected(() => gw.http().post('/topics/grow/partitions?validateOnly=false').send({ count: 5, validateOnly: true }), 400, 'validation-failed');
+    assert.equal(both.body.errors[0].path, '/query/validateOnly');
+    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, validateOnly: 'yes' }), 400, 'validation-failed');
     await rejected(() => gw.http().post('/topics/grow/partitions').send({}), 400, 'validation-failed');
   });
 

@@ -11,6 +11,7 @@
 // resource: it re-plans after A's release, from what A actually wrote.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { RECORD_VERSION, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import type { ThrottleDemand } from '../../src/domain/reassignment/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -88,6 +89,43 @@ it('A plans from {A}, B from {A, B}, A writes its configs last: nothing stays on
     assert.equal(a.runtime.store.view().ledger.size, 0, 'and the ledger is empty');
   } finally {
     openA();
+    await a.close();
+    await b.close();
+  }
+});
+
+it('DELETE /throttles/*?includeExternal=true claims like every other throttle change: it waits for another instance holding the resource', async () => {
+  const a = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'a' } });
+  const b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b' } });
+  try {
+    // Someone else's rate on broker 2, and B in the middle of a change of broker 2 (holding its claim).
+    const set = await incrementalAlterConfigs(a.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '6666' }] }]);
+    assert.ok(set.every((r) => r.ok));
+    const held = await b.runtime.store.claim(['throttle/broker/2'], { purpose: 'throttle-sync', owner: 'b', ttlMs: 60_000 });
+    assert.ok(held.granted);
+
+    let blocked!: () => void;
+    const aBlocked = new Promise<void>((r) => (blocked = r));
+    const store = a.runtime.store;
+    const claim = store.claim.bind(store);
+    store.claim = async (...args) => {
+      const r = await claim(...args);
+      if (!r.granted) blocked();
+      return r;
+    };
+    let answered = false;
+    const del = a.http().delete('/throttles/rates?brokers=2&includeExternal=true').then((r) => ((answered = true), r));
+    // Before the fix the delete went straight to Kafka: answered, and the rate gone, while B held the claim.
+    await Promise.race([aBlocked, del]);
+    assert.equal(answered, false, 'no answer while another instance holds broker 2');
+    assert.equal((await throttleConfigs(a.kafka))['broker:2']?.['follower.replication.throttled.rate'], '6666', 'untouched while B holds the claim');
+
+    await b.runtime.store.release(held.claim);
+    const res = await del;
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.rates, []);
+    assert.equal((await throttleConfigs(a.kafka))['broker:2'], undefined);
+  } finally {
     await a.close();
     await b.close();
   }

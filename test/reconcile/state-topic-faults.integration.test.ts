@@ -3,6 +3,8 @@
 // deleted and re-created with Kafka's own admin requests, not through the gateway).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
+import { startSimulator } from '../../src/sim/index.js';
 import { expectProblem } from '../http/helpers.js';
 import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
 
@@ -59,6 +61,55 @@ describe('F1: the broker that leads the state topic stops', () => {
       assert.ok(res.headers['retry-after']);
       for (const b of stopped.splice(0)) await gw.sim.startBroker(b);
       assert.equal((await gw.http().get('/readyz')).status, 200, 'ready again once it has a leader');
+    } finally {
+      for (const b of stopped) await gw.sim.startBroker(b);
+      await gw.close();
+    }
+  });
+});
+
+describe('The state topic completely unreadable: throttles whose end was observed still go (removal-only passes)', () => {
+  it('a move ends and a ttl runs out while no replica of the state topic is up: their throttles go, prior values come back, nothing is added', async () => {
+    const gw = await startReassignGateway({ simulator: { brokers: 6, replicationBytesPerSecond: 10_000_000 }, reconcile: false, env: { REASSIGNMENT_START_TIMEOUT_MS: '30000' } });
+    const stateReplicas = [3, 4, 5];
+    const stopped: number[] = [];
+    try {
+      // The state topic on brokers 3-5 only (the controller, 0, and the move stay up).
+      const [made] = await gw.kafka.createTopics([{ name: STATE, assignments: [stateReplicas], configs: { 'cleanup.policy': 'compact', 'min.compaction.lag.ms': '900000' } }]);
+      assert.ok(made?.ok, JSON.stringify(made));
+      gw.runtime.reconciler.start();
+      assert.equal((await gw.http().post('/topics').send({ name: 'ro', assignments: [[0]] })).status, 201);
+      gw.sim.seedBytes('ro', 0, 400_000);
+      // Someone else's rate on broker 2, then the gateway's for 1 s: its prior value must come back.
+      await incrementalAlterConfigs(gw.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
+      const ttl = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 4096 }], ttlSeconds: 1 });
+      assert.equal(ttl.status, 200, JSON.stringify(ttl.body));
+      const started = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'ro', partition: 0, replicas: [1] }], throttle: 100_000 });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const during = await userThrottles(gw);
+      assert.ok(during['topic:ro'] && during['broker:0'] && during['broker:1'], JSON.stringify(during));
+      assert.equal(during['broker:2']?.['leader.replication.throttled.rate'], '4096');
+      await gw.runtime.store.refresh(); // this instance's last view: the move running, the ttl request
+
+      for (const b of stateReplicas) {
+        await gw.sim.stopBroker(b);
+        stopped.push(b);
+      }
+      await eventually(async () => ((await gw.http().get('/readyz')).status === 503 ? true : undefined), 20_000);
+      // Before the fix every pass failed at the state topic and these stayed for the whole outage.
+      const left = await eventually(async () => {
+        const t = await userThrottles(gw);
+        return Object.keys(t).length === 1 ? t : undefined;
+      }, 30_000);
+      assert.deepEqual(left, { 'broker:2': { 'leader.replication.throttled.rate': '5555' } }, 'only the foreign value, restored');
+      assert.equal(gw.runtime.store.health().status, 'unavailable', 'all of it without the state topic');
+      assert.ok(gw.logger.warnings.some((w) => /removal-only/.test(JSON.stringify(w))), 'the removal-only passes are logged');
+
+      // The state topic back: the records catch up, and the ledger forgets what is gone.
+      for (const b of stopped.splice(0)) await gw.sim.startBroker(b);
+      await eventually(async () => ((await gw.http().get(`/reassignments/${started.body.id}`)).body.state === 'completed' ? true : undefined), 30_000);
+      await eventually(async () => ((await gw.runtime.store.refresh()).ledger.size === 0 ? true : undefined), 20_000);
+      assert.deepEqual(await userThrottles(gw), left, 'nothing re-added, the foreign value kept');
     } finally {
       for (const b of stopped) await gw.sim.startBroker(b);
       await gw.close();
@@ -132,6 +183,57 @@ describe('F2: the state topic cannot be deleted through the gateway; deleted any
       assert.deepEqual((await gw.http().delete('/throttles/orphaned')).body.changes, [], 'nothing left to do');
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('Orphaned throttles found by an instance that never saw the state topic vanish', () => {
+  it('deleted mid-move and re-created by a fresh instance: the old instance copies its ledger into the new topic; the fresh one cleans up (dry run first)', async () => {
+    const sim = await startSimulator({ brokers: 4, replicationBytesPerSecond: 10_000_000 });
+    const a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'a' } });
+    let b: ReassignGateway | undefined;
+    let c: ReassignGateway | undefined;
+    try {
+      assert.equal((await a.http().post('/topics').send({ name: 'orph', assignments: [[0, 1]] })).status, 201);
+      a.sim.seedBytes('orph', 0, 5_000_000);
+      // Someone else's rate on broker 2 the move's throttle will take over: its value must come back.
+      await incrementalAlterConfigs(a.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '7777' }] }]);
+      const started = await a.http().post('/reassignments').send({ partitions: [{ topic: 'orph', partition: 0, replicas: [2, 3] }], throttle: 100_000 });
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      const [deleted] = await a.kafka.deleteTopics([STATE]);
+      assert.ok(deleted?.ok);
+      await eventually(async () => ((await a.http().get('/readyz')).status === 503 ? true : undefined));
+      const left = await userThrottles(a);
+      assert.equal(left['broker:2']?.['follower.replication.throttled.rate'], '100000', JSON.stringify(left));
+
+      // A fresh instance: its first use creates an empty state topic. It knows nothing of the old one...
+      b = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'b' } });
+      await b.runtime.store.refresh();
+      // ...until A, which read the old topic, sees the new one and copies its ledger into it.
+      await eventually(async () => ([...(await b!.runtime.store.refresh()).ledger.keys()].some((k) => k.startsWith('orphaned/')) ? true : undefined), 20_000);
+      // Another instance started now, that never read the old topic.
+      c = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'c' } });
+      assert.equal(c.runtime.store.lostLedger().size, 0, 'c has no memory of the loss');
+
+      const dry = await c.http().delete('/throttles/orphaned');
+      assert.equal(dry.status, 200, JSON.stringify(dry.body));
+      assert.equal(dry.body.lostLedgerKnown, true);
+      assert.deepEqual(dry.body.changes.map((x: { resourceType: string; resourceName: string }) => `${x.resourceType}:${x.resourceName}`).sort(), Object.keys(left).sort());
+      assert.deepEqual(await userThrottles(c), left, 'a dry run changes nothing');
+      const done = await c.http().delete('/throttles/orphaned?dryRun=false');
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.deepEqual(await userThrottles(c), { 'broker:2': { 'follower.replication.throttled.rate': '7777' } }, 'the gateway values gone, the prior value back');
+      assert.deepEqual((await c.http().delete('/throttles/orphaned')).body.changes, [], 'nothing left to do');
+      assert.ok(![...(await c.runtime.store.refresh()).ledger.keys()].some((k) => k.startsWith('orphaned/')), 'the copies are dropped once handled');
+      // A, still running, does not copy them again: three more of its passes later they are still gone.
+      const runs = (await metric(a, 'kafka_gateway_reconciler_runs_total')) ?? 0;
+      await eventually(async () => (((await metric(a, 'kafka_gateway_reconciler_runs_total')) ?? 0) >= runs + 3 ? true : undefined), 20_000);
+      assert.ok(![...(await c.runtime.store.refresh()).ledger.keys()].some((k) => k.startsWith('orphaned/')), 'not copied again');
+    } finally {
+      await c?.close();
+      await b?.close();
+      await a.close();
+      await sim.close();
     }
   });
 });

@@ -11,7 +11,7 @@ import type { ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
-import { instance, param, queryFlag } from './shared.js';
+import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
 
 type Schemas = components['schemas'];
 
@@ -232,7 +232,12 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   });
 
   router.post('/reassignments', async (req, res) => {
-    sendStart(req, res, await service.start(unwrapPlanBody(req.body), callerOf(res)));
+    // validateOnly: the query parameter or the body field (one convention, see validateOnlyOf).
+    const vo = validateOnlyOf(req, req.body);
+    if ('problem' in vo) return sendProblem(res, vo.problem);
+    const body = unwrapPlanBody(req.body);
+    const withFlag = vo.validateOnly && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, validateOnly: true } : body;
+    sendStart(req, res, await service.start(withFlag, callerOf(res)));
   });
 
   router.get('/reassignments/:id', async (req, res) => {

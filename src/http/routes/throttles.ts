@@ -29,20 +29,31 @@ export function throttleRoutes({ service }: { service: ThrottleService }): Route
   const router = Router();
 
   const answerSet = (req: Request, res: import('express').Response, result: SetResult) => {
-    if (result.kind === 'invalid') {
-      return sendProblem(res, {
-        problem: {
-          type: problemType(result.status === 404 ? 'unknown-topic-or-partition' : 'invalid-throttle'),
-          title: result.status === 404 ? 'Unknown topic or partition' : 'Invalid throttle',
-          status: result.status,
-          detail: 'Nothing was changed; see errors.',
-          instance: instance(req),
-          errors: result.errors,
-        },
-      });
+    const detail = 'Nothing was changed; see errors.';
+    switch (result.kind) {
+      case 'unknown-resource':
+        return sendProblem(res, {
+          problem: { type: problemType('unknown-topic-or-partition'), title: 'Unknown topic or partition', status: 404, detail, instance: instance(req), errors: result.errors },
+        });
+      case 'invalid':
+        return sendProblem(res, { problem: { type: problemType('invalid-throttle'), title: 'Invalid throttle', status: 422, detail, instance: instance(req), errors: result.errors } });
+      case 'nothing-moving':
+        return sendProblem(res, {
+          problem: {
+            type: problemType('nothing-moving'),
+            title: 'Nothing is moving',
+            status: 409,
+            detail:
+              'autoRemove removes the throttle when the reassignments in progress have finished, and none is in progress now. Nothing was changed. Use ttlSeconds to remove it after a given time, or no option to keep it until DELETE.',
+            instance: instance(req),
+            errors: [{ path: '/body/autoRemove', message: 'No reassignment is in progress: use ttlSeconds instead.' }],
+          },
+        });
+      case 'ok': {
+        const body: Schemas['ThrottlesSet'] = { id: result.id, throttles: toThrottles(result.view) };
+        res.json(body);
+      }
     }
-    const body: Schemas['ThrottlesSet'] = { id: result.id, throttles: toThrottles(result.view) };
-    res.json(body);
   };
 
   router.get('/throttles', async (_req, res) => {

@@ -6,7 +6,7 @@ import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import type { MutationGuard } from '../quota/mutation-guard.js';
-import { instance, param, queryFlag } from './shared.js';
+import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
 import { createPartitionsMutation, createTopicsMutation, deleteTopicsMutation } from './topic-mutations.js';
 import { noProtectedTopics, protectedTopicProblem, type ProtectedTopics } from './protected-topics.js';
 
@@ -139,7 +139,9 @@ export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTop
     const topic = param(req, 'topic');
     if (protectedTopics.has(topic)) return sendProblem(res, protectedTopicProblem(topic, 'alter', instance(req)));
     const body = req.body as Schemas['PartitionIncreaseRequest'];
-    const validateOnly = queryFlag(req, 'validateOnly');
+    const vo = validateOnlyOf(req, body);
+    if ('problem' in vo) return sendProblem(res, vo.problem);
+    const { validateOnly } = vo;
     const [result] = await mutations.run(
       req,
       res,
