@@ -46,6 +46,14 @@ export interface SimulatorOptions {
    * `Simulator.seedBytes()` adds bytes to a partition that exists already.
    */
   seedBytes?: number | ((topic: string, partition: number) => number);
+  /**
+   * Replica placer for topics and partitions created without assignments: 'classic' (default;
+   * rack-aware round-robin, deterministic) or 'striped' (KRaft's StripedReplicaPlacer, driven by
+   * placementRandom).
+   */
+  placer?: 'classic' | 'striped';
+  /** Random source of the striped placer (uniform int in [0, bound)); default always 0. */
+  placementRandom?: { nextInt(bound: number): number };
 }
 
 export interface SimulatedCluster {

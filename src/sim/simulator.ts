@@ -77,6 +77,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       clusterId: this.clusterId,
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
+      ...(opts.placer && { placer: opts.placer }),
+      ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));

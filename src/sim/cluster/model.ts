@@ -557,7 +557,8 @@ export class ClusterModel {
     opts: ValidateOnlyOption = {},
   ): CreatePartitionsResult {
     const topic = this.topics.get(name);
-    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    // The controller answers an unknown topic here with a null message.
+    if (!topic) throw KafkaError.withoutMessage(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const current = topic.partitions.length;
     if (count === current) {
       throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
@@ -795,6 +796,27 @@ export class ClusterModel {
   alterPartitionReassignment(topic: string, partition: number, replicas: readonly number[] | null): void {
     this.sync(); // copies ran at the old rates until now
     this.moves.alter(topic, partition, replicas);
+  }
+
+  /**
+   * AlterPartitionReassignments: every entry is checked against the state before the request,
+   * then the good ones are applied in order (as KRaft's controller generates records first and
+   * replays them after). Returns, per entry, null or the KafkaError it failed with.
+   */
+  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+    return this.atOneInstant(() => {
+      this.sync();
+      const planned = entries.map((e) => {
+        try {
+          return this.moves.plan(e.topic, e.partition, e.replicas);
+        } catch (err) {
+          if (err instanceof KafkaError) return err;
+          throw err;
+        }
+      });
+      for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
+      return planned.map((r) => (r instanceof KafkaError ? r : null));
+    });
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */

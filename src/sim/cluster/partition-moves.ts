@@ -9,9 +9,11 @@
 // Every completion is recorded with the clock time Kafka finished it (completionTime,
 // onCompleted), for tests that measure how soon the gateway notices.
 //
+// A new target for a moving partition keeps the earlier adding (or removing) list when the new
+// one would be empty, as KRaft's PartitionChangeBuilder does (Kafka's controller vectors,
+// test/sim/controller-vectors.test.ts, replay this).
+//
 // Deliberate simplifications, beyond what ./reassignments.ts and ./replication.ts describe:
-// - A new target for a moving partition replaces its adding/removing sets (KRaft would keep a
-//   stale set when the new target adds and removes nothing relative to the merged list).
 // - Replicas being removed stop copying; only replicas that will stay catch up.
 // - Replicas outside a reassignment (a broker coming back) rejoin the ISR at once, as before.
 import type { PartitionLog } from './log.js';
@@ -86,6 +88,22 @@ interface Moving {
   topic: TopicState;
   adding: number[];
   removing: number[];
+}
+
+interface PartitionFields {
+  replicas: number[];
+  isr: number[];
+  leader: number;
+  adding: number[];
+  removing: number[];
+}
+
+/** One partition change of AlterPartitionReassignments (see PartitionMoves.plan). */
+export interface ReassignmentRecord {
+  topic: TopicState;
+  partition: PartitionState;
+  cancel: boolean;
+  changes: Partial<PartitionFields>;
 }
 
 /** A topic's *.replication.throttled.replicas, parsed once per value. */
@@ -191,42 +209,80 @@ export class PartitionMoves {
   }
 
   /**
-   * One partition of AlterPartitionReassignments, in Kafka's order of checks: unknown topic,
-   * unknown partition, then for a cancel (null) 85 / unclean revert, else the target's
-   * validation (empty, unregistered broker, duplicate). Throws KafkaError; changes nothing then.
+   * One partition of AlterPartitionReassignments, planned and applied at once (see plan/apply
+   * for a request holding several entries).
    */
   alter(topicName: string, partition: number, target: readonly number[] | null): void {
+    this.apply(this.plan(topicName, partition, target));
+  }
+
+  /**
+   * The change record one entry of AlterPartitionReassignments makes, computed against the state
+   * as it is now (ReplicationControlManager.alterPartitionReassignment), in Kafka's order of
+   * checks: unknown topic, unknown partition, then for a cancel (null) 85 / unclean revert, else
+   * the target's validation (empty, unregistered broker, duplicate). Throws KafkaError.
+   *
+   * A request's entries are all planned against the state before the request and then applied
+   * in order, as the controller does (records are generated first, replayed after): the same
+   * partition listed twice ends as its last entry says, and a cancel listed after a move of a
+   * partition that was not moving answers 85.
+   */
+  plan(topicName: string, partition: number, target: readonly number[] | null): ReassignmentRecord {
     const t = this.host.topic(topicName);
     if (!t) throw unknownTopic(topicName);
     const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
     if (!p) throw unknownPartition(topicName, partition);
+    const m = this.moving.get(p);
+    const cur: PartitionFields = { replicas: p.replicas, isr: p.isr, leader: p.leader, adding: m?.adding ?? [], removing: m?.removing ?? [] };
+    let next: PartitionFields;
     if (target === null) {
-      this.cancel(t, p);
-      return;
+      if (!m) throw noReassignmentInProgress();
+      const revert = revertedReassignment(p.replicas, p.isr, m.adding);
+      const unclean = this.host.uncleanAllowed(t);
+      if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
+      const elected = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
+      next = { replicas: revert.replicas, isr: elected.isr, leader: elected.leader, adding: [], removing: [] };
+    } else {
+      validateTarget(target, (id) => this.host.isRegistered(id));
+      const r = reassignmentReplicas(p.replicas, target);
+      // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
+      // new target that adds (or removes) nothing relative to the merged list keeps the old list.
+      const moving = { replicas: r.replicas, adding: r.adding.length > 0 ? r.adding : cur.adding, removing: r.removing.length > 0 ? r.removing : cur.removing };
+      const done = completedReassignment(moving, p.isr);
+      const set = done ?? { replicas: moving.replicas, isr: [...p.isr] };
+      const elected = leaderAfterChange(p.leader, set, this.host.uncleanAllowed(t), (id) => this.host.isUp(id));
+      next = { replicas: set.replicas, isr: elected.isr, leader: elected.leader, adding: done ? [] : moving.adding, removing: done ? [] : moving.removing };
     }
-    validateTarget(target, (id) => this.host.isRegistered(id));
-    const next = reassignmentReplicas(p.replicas, target);
-    if (!sameList(next.replicas, p.replicas)) this.setReplicas(t, p, { replicas: next.replicas, isr: p.isr }, p.leader);
-    this.stopMoving(p);
-    if (!isReassigning(next)) {
-      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder is complete at once
-      return;
-    }
-    this.startMoving(t, p, { topic: t, adding: next.adding, removing: next.removing });
-    for (const id of next.adding) this.tracker.startCopy(p, id);
-    this.tryComplete(p, this.moving.get(p)!);
+    // The record carries only the fields that differ from the state it was computed against.
+    const changes: Partial<PartitionFields> = {};
+    for (const k of ['replicas', 'isr', 'adding', 'removing'] as const) if (!sameList(next[k], cur[k])) changes[k] = next[k];
+    if (next.leader !== cur.leader) changes.leader = next.leader;
+    return { topic: t, partition: p, cancel: target === null, changes };
   }
 
-  private cancel(t: TopicState, p: PartitionState): void {
+  /** Replays a record from plan() onto the partition as it is now. */
+  apply(rec: ReassignmentRecord): void {
+    const { topic: t, partition: p } = rec;
+    if (this.host.topic(t.name) !== t) return; // deleted since
     const m = this.moving.get(p);
-    if (!m) throw noReassignmentInProgress();
-    const revert = revertedReassignment(p.replicas, p.isr, m.adding);
-    const unclean = this.host.uncleanAllowed(t);
-    if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
-    const next = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
-    for (const id of m.adding) this.tracker.dropCopy(p, id);
+    const next: PartitionFields = {
+      replicas: rec.changes.replicas ?? p.replicas,
+      isr: rec.changes.isr ?? p.isr,
+      leader: rec.changes.leader ?? p.leader,
+      adding: rec.changes.adding ?? m?.adding ?? [],
+      removing: rec.changes.removing ?? m?.removing ?? [],
+    };
     this.stopMoving(p);
-    this.setReplicas(t, p, { replicas: revert.replicas, isr: next.isr }, next.leader);
+    if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
+      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader);
+    }
+    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.tracker.dropCopy(p, id);
+    if (isReassigning(next)) {
+      this.startMoving(t, p, { topic: t, adding: [...next.adding], removing: [...next.removing] });
+      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.tracker.startCopy(p, id);
+    } else if (!rec.cancel) {
+      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
+    }
   }
 
   private startMoving(t: TopicState, p: PartitionState, m: Moving): void {
