@@ -78,6 +78,10 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
       ...(opts.placer && { placer: opts.placer }),
+      staticBrokerConfigs: {
+        ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
+        ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
+      },
       ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
     });

@@ -100,3 +100,66 @@ test('CreatePartitions: a topic named twice is answered once, first, with INVALI
   const count = (name: string) => md.topics.find((t: any) => t.name === name).partitions.length;
   assert.deepEqual([count('grow-x'), count('grow-y')], [1, 2]);
 });
+
+const incremental = (broker: number, resourceType: number, resourceName: string, configs: { name: string; configOperation: number; value: string | null }[]) =>
+  request(port(broker), 44, 1, { resources: [{ resourceType, resourceName, configs }], validateOnly: false });
+const describeBroker = async (broker: number, keys: string[] | null = null) =>
+  (await request(port(broker), 32, 4, { resources: [{ resourceType: 4, resourceName: String(broker), configurationKeys: keys }], includeSynonyms: false, includeDocumentation: false })).results[0];
+
+test('IncrementalAlterConfigs: a BROKER resource sent to another broker → INVALID_REQUEST; APPEND/SUBTRACT on a non-list → 40; `*` mixed with entries is refused', async () => {
+  const rate = [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1000' }];
+  const other = (await incremental(0, 4, '1', rate)).responses[0];
+  assert.deepEqual([other.errorCode, other.errorMessage], [42, 'Unexpected broker id, expected 0, but received 1']);
+  assert.equal((await incremental(1, 4, '1', rate)).responses[0].errorCode, 0, 'to the broker itself');
+  assert.equal((await incremental(0, 4, '', rate)).responses[0].errorCode, 0, 'the cluster default, to any broker');
+  const unset = [{ name: 'leader.replication.throttled.rate', configOperation: 1, value: null }];
+  await incremental(2, 4, '', unset);
+  await incremental(1, 4, '1', unset);
+
+  for (const [op, verb] of [[2, 'APPEND'], [3, 'SUBTRACT']] as const) {
+    const b = (await incremental(0, 4, '0', [{ name: 'log.cleaner.threads', configOperation: op, value: '2' }])).responses[0];
+    assert.deepEqual([b.errorCode, b.errorMessage], [40, `Can't ${verb} to key log.cleaner.threads because its type is not LIST.`]);
+  }
+  await createV7([newTopic('throttled', 2)]);
+  const t = (await incremental(0, 2, 'throttled', [{ name: 'retention.ms', configOperation: 2, value: '5' }])).responses[0];
+  assert.deepEqual([t.errorCode, t.errorMessage], [40, "Can't APPEND to key retention.ms because its type is not LIST."]);
+
+  const mixed = (await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: '*,0:1' }])).responses[0];
+  assert.deepEqual([mixed.errorCode, mixed.errorMessage], [
+    40,
+    "Invalid value [*, 0:1] for configuration follower.replication.throttled.replicas: follower.replication.throttled.replicas must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
+  ]);
+  for (const ok of ['*', ' * ', '0:1,1:2', '']) {
+    const r = (await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: ok }])).responses[0];
+    assert.equal(r.errorCode, 0, `${JSON.stringify(ok)}: ${r.errorMessage}`);
+  }
+});
+
+test('broker DescribeConfigs: throttle rates absent until set; the configs operators read are listed, with their values', async () => {
+  const names = (r: any): string[] => r.configs.map((c: any) => c.name);
+  const before = await describeBroker(2);
+  assert.equal(before.errorCode, 0);
+  for (const n of ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second']) {
+    assert.ok(!names(before).includes(n), `${n} must be absent until set`);
+  }
+  const value = (r: any, n: string) => r.configs.find((c: any) => c.name === n)?.value;
+  assert.equal(value(before, 'log.dirs'), '/var/lib/kafka/data-2');
+  assert.equal(value(before, 'num.partitions'), '1');
+  assert.equal(value(before, 'default.replication.factor'), '1');
+  assert.equal(value(before, 'min.insync.replicas'), '1');
+  assert.equal(value(before, 'auto.create.topics.enable'), 'false', 'this simulator never auto-creates topics, and says so');
+  for (const n of ['quota.window.num', 'controller.quota.window.num', 'replication.quota.window.num']) assert.equal(value(before, n), '11');
+  for (const n of ['quota.window.size.seconds', 'controller.quota.window.size.seconds', 'replication.quota.window.size.seconds']) assert.equal(value(before, n), '1');
+
+  assert.equal((await incremental(2, 4, '2', [{ name: 'follower.replication.throttled.rate', configOperation: 0, value: '4096' }])).responses[0].errorCode, 0);
+  const after = await describeBroker(2, ['follower.replication.throttled.rate', 'leader.replication.throttled.rate']);
+  assert.deepEqual(after.configs.map((c: any) => [c.name, c.value, c.configSource]), [['follower.replication.throttled.rate', '4096', 2]]);
+  await incremental(2, 4, '2', [{ name: 'follower.replication.throttled.rate', configOperation: 1, value: null }]);
+  assert.deepEqual((await describeBroker(2, ['follower.replication.throttled.rate'])).configs, []);
+});
+
+test('Metadata never auto-creates a topic, whatever the client asks', async () => {
+  const md = await request(port(), 3, 12, { topics: [{ name: 'auto-please', topicId: ZERO_ID }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+  assert.equal(md.topics[0].errorCode, 3);
+  assert.ok(!(await topicNames()).includes('auto-please'));
+});

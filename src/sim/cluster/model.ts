@@ -69,6 +69,8 @@ export interface ClusterModelOptions {
    * completions at one instant never blocks its event loop for long (its tick drains the rest).
    */
   maxCatchUpsPerAdvance?: number;
+  /** More server.properties lines every broker reports (STATIC_BROKER_CONFIG), e.g. quota windows. */
+  staticBrokerConfigs?: Record<string, string>;
 }
 
 export interface CreateTopicRequest {
@@ -195,6 +197,7 @@ export class ClusterModel {
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
     });
     this.initialBytes = opts.seedBytes;
+    this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
     this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
     this.moves = new PartitionMoves(
       {
@@ -224,6 +227,7 @@ export class ClusterModel {
   }
 
   private readonly maxCatchUpsPerAdvance: number;
+  private readonly extraStaticBrokerConfigs: Record<string, string>;
 
   /** The clock value a request runs at (see atOneInstant), or null between requests. */
   private instant: number | null = null;
@@ -261,6 +265,12 @@ export class ClusterModel {
     const m = new Map<string, string>([
       ['broker.id', String(id)],
       ['node.id', String(id)],
+      ['process.roles', 'broker'],
+      // One log dir per broker (DescribeLogDirs reports the same path).
+      ['log.dirs', `/var/lib/kafka/data-${id}`],
+      // Metadata never creates topics here: say so, as a broker configured that way does.
+      ['auto.create.topics.enable', 'false'],
+      ...Object.entries(this.extraStaticBrokerConfigs),
     ]);
     const rack = this.brokers.isRegistered(id) ? this.brokers.get(id).rack : null;
     if (rack !== null) m.set('broker.rack', rack);
