@@ -177,6 +177,13 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
   readonly #partitionsMutex = new Mutex();
   #brokers = new Map<number, BrokerAddress>();
   #controllerId: number | null = null;
+  /**
+   * KRaft brokers forward controller requests, and report a random live broker as the
+   * controller: controller requests go to any broker. Only once a broker answered NOT_CONTROLLER
+   * (a ZooKeeper-mode cluster, whose reported controller is the real one) do they follow the
+   * reported controller id.
+   */
+  #followReportedController = false;
   #closed = false;
 
   constructor(config: KafkaConfig, hooks: GatewayHooks = {}, clientOptions: ClientOptions = toClientOptions(config)) {
@@ -197,6 +204,7 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
   /** @internal Tests only: pretend the cached controller is `id` (a stale route). */
   _setControllerForTest(id: number): void {
     this.#controllerId = id;
+    this.#followReportedController = true;
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -243,7 +251,7 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
       if (!broker) {
         throw new KafkaRequestError('kafka', kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`));
       }
-    } else if (target === 'controller') {
+    } else if (target === 'controller' && this.#followReportedController) {
       if (this.#controllerId === null) await this.#metadataRaw([]); // learns the controller
       broker = this.#controllerId === null ? undefined : this.#brokers.get(this.#controllerId);
       if (!broker) {
@@ -297,6 +305,7 @@ export class PlatformaticKafkaGateway implements KafkaGateway {
         return await fn(attempt);
       } catch (err) {
         if (this.#closed || !isRetriable(err)) throw toKafkaRequestError(err, { api });
+        if (toKafkaRequestError(err).kafka.code === ERROR_CODES.NOT_CONTROLLER) this.#followReportedController = true;
         // NOT_CONTROLLER or a broken connection: forget the route, re-learn it next time.
         this.#controllerId = null;
         if (attempt >= this.#config.retries) throw toKafkaRequestError(err, { api, exhausted: true });

@@ -31,6 +31,15 @@ export interface SimulatorOptions {
    * requests, as ZooKeeper-mode Kafka did, instead of forwarding them as KRaft does.
    */
   notControllerErrors?: boolean;
+  /**
+   * The controller id that Metadata and DescribeCluster report. 'random' (default, as KRaft
+   * brokers do): a random live broker for every response, which need not be the controller;
+   * 'controller': the simulated controller. ZooKeeper mode (notControllerErrors) always
+   * reports the controller.
+   */
+  reportedController?: 'random' | 'controller';
+  /** Random source of the reported controller id, in [0, 1) (default Math.random). */
+  controllerRandom?: () => number;
   /** KIP-599 `controller.quota.window.num`: burst = num x size x rate. Default 11. */
   controllerQuotaWindowNum?: number;
   /** KIP-599 `controller.quota.window.size.seconds`. Default 1. */

@@ -163,3 +163,62 @@ test('Metadata never auto-creates a topic, whatever the client asks', async () =
   assert.equal(md.topics[0].errorCode, 3);
   assert.ok(!(await topicNames()).includes('auto-please'));
 });
+
+test('ApiVersions v3+: an empty or malformed client software name or version → INVALID_REQUEST; features reported at v3+', async () => {
+  for (const [name, version] of [['', '1.0'], ['kag', ''], ['@platformatic/kafka', '1.0'], ['kag', '1.0-']]) {
+    const res = await request(port(), 18, 3, { clientSoftwareName: name, clientSoftwareVersion: version });
+    assert.deepEqual([res.errorCode, res.apiKeys], [42, []], `${JSON.stringify(name)} ${JSON.stringify(version)}`);
+  }
+  const ok = await request(port(), 18, 4, { clientSoftwareName: 'apache-kafka-java', clientSoftwareVersion: '3.9.0' });
+  assert.equal(ok.errorCode, 0);
+  assert.ok(ok.apiKeys.length > 10);
+  assert.deepEqual(ok.finalizedFeatures, [{ name: 'metadata.version', maxVersionLevel: 21, minVersionLevel: 21 }]);
+  assert.ok(ok.supportedFeatures.some((f: any) => f.name === 'metadata.version' && f.maxVersion === 21));
+  assert.ok(ok.finalizedFeaturesEpoch >= 0);
+  // v0-v2 carry no client software fields: nothing to check.
+  assert.equal((await request(port(), 18, 2, {})).errorCode, 0);
+});
+
+test('Produce with acks other than -1, 0 and 1 → INVALID_REQUIRED_ACKS for every partition, nothing appended', async () => {
+  await createV7([newTopic('acks', 2)]);
+  const leader = async (p: number) =>
+    (await request(port(), 3, 12, { topics: [{ name: 'acks', topicId: ZERO_ID }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).topics[0].partitions[p].leaderId;
+  const res = await request(port(await leader(0)), 0, 9, {
+    transactionalId: null,
+    acks: 2,
+    timeoutMs: 1000,
+    topicData: [{ name: 'acks', partitionData: [{ index: 0, records: null }, { index: 1, records: null }] }],
+  });
+  assert.deepEqual(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode]), [[0, 21], [1, 21]]);
+  assert.equal(sim.model.logOffsets('acks', 0).logEndOffset, 0);
+});
+
+test('DescribeCluster v1: endpoint type 2 → MISMATCHED_ENDPOINT_TYPE (114); an unknown type → 115; v0 → INVALID_REQUEST', async () => {
+  const ask = (version: number, endpointType?: number) =>
+    request(port(), 60, version, { includeClusterAuthorizedOperations: false, ...(endpointType !== undefined && { endpointType }) });
+  const ctl = await ask(1, 2);
+  assert.deepEqual([ctl.errorCode, ctl.errorMessage, ctl.brokers], [114, 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER', []]);
+  const odd = await ask(1, 7);
+  assert.deepEqual([odd.errorCode, odd.errorMessage], [115, 'Unsupported endpoint type 7']);
+  const ok = await ask(1, 1);
+  assert.deepEqual([ok.errorCode, ok.brokers.length], [0, 3]);
+});
+
+test('the reported controller id is a random live broker, as KRaft brokers report it; it follows stopped brokers', async () => {
+  const seen = new Set<number>();
+  for (let i = 0; i < 200 && seen.size < 3; i++) {
+    const md = await request(port(), 3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    seen.add(md.controllerId);
+    seen.add((await request(port(), 60, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 })).controllerId);
+  }
+  assert.deepEqual([...seen].sort(), [0, 1, 2]);
+  await sim.stopBroker(1);
+  try {
+    for (let i = 0; i < 30; i++) {
+      const md = await request(port(), 3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      assert.notEqual(md.controllerId, 1, 'never a stopped broker');
+    }
+  } finally {
+    await sim.startBroker(1);
+  }
+});
