@@ -274,7 +274,13 @@ describe('progress, completion and auto-removal', () => {
     assert.deepEqual(percents, [0, 20, 40, 60, 80], 'the throttle, not the 100 000 B/s bandwidth, sets the pace');
     const metricsDuring = await eventually(async () => {
       const text = (await gw.http().get('/metrics')).text;
-      return /kafka_gateway_reassignment_bytes_remaining\{reassignment="[^"]+"\} [1-9]/.test(text) ? text : undefined;
+      // Gauges are set by reconcile passes, which read Kafka and the state topic at different
+      // moments: a pass that straddled the POST can report bytes remaining before it attributes
+      // the move to the gateway. Wait for a pass that saw both.
+      return /kafka_gateway_reassignment_bytes_remaining\{reassignment="[^"]+"\} [1-9]/.test(text) &&
+        /kafka_gateway_reassignment_partitions_moving\{owner="gateway"\} 1/.test(text)
+        ? text
+        : undefined;
     });
     assert.match(metricsDuring, /kafka_gateway_reassignment_partitions_moving\{owner="gateway"\} 1/);
     assert.match(metricsDuring, /kafka_gateway_reassignment_partitions_moving\{owner="external"\} 0/);
