@@ -50,6 +50,13 @@ export interface SimulatorOptions {
    */
   replicationBytesPerSecond?: number;
   /**
+   * Least time (ms) from the start of a new replica's copy to its joining the ISR: one
+   * replication round trip (fetch, the leader's AlterPartition, the controller's commit), so
+   * even a move of an empty partition completes after the AlterPartitionReassignments
+   * response, as in Kafka. Default 10.
+   */
+  isrJoinRoundTripMs?: number;
+  /**
    * Bytes every new partition starts with, as if it held that much data, so reassignments have
    * something to copy: a number for every partition, or per topic and partition. Default 0.
    * `Simulator.seedBytes()` adds bytes to a partition that exists already.

@@ -80,6 +80,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       clock: this.clock,
       clusterId: this.clusterId,
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
+      isrJoinRoundTripMs: opts.isrJoinRoundTripMs,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
       ...(opts.placer && { placer: opts.placer }),
       staticBrokerConfigs: {

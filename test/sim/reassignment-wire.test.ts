@@ -236,3 +236,21 @@ test('@platformatic/kafka: alter and list reassignments (v0), describeLogDirs on
     await admin.close();
   }
 });
+
+test('a move of an empty partition completes one replication round trip after the request, not inside it', async () => {
+  createTopic('empty-move', [[0, 1]]);
+  const res = await alter([{ topic: 'empty-move', partition: 0, replicas: [2, 3] }]);
+  assert.equal(res.responses[0].partitions[0].errorCode, 0);
+  const moving = () => list([{ name: 'empty-move', partitionIndexes: [0] }]).then((r) => r.topics.length === 1);
+  // Nothing to copy, but the new replicas still have to fetch and be added to the ISR.
+  assert.equal(await moving(), true, 'still moving right after the response');
+  clock.advance(9);
+  assert.equal(await moving(), true, 'still moving before the round trip (10 ms by default)');
+  const isr = async () => ((await metadata()) as any[]).find((t) => t.name === 'empty-move').partitions[0];
+  assert.deepEqual((await isr()).isrNodes, [0, 1]);
+  clock.advance(1);
+  assert.equal(await moving(), false);
+  const p = await isr();
+  assert.deepEqual([p.replicaNodes, [...p.isrNodes].sort(), p.leaderId], [[2, 3], [2, 3], 2]);
+  assert.equal(sim.reassignmentCompletedAt('empty-move', 0), clock.now());
+});

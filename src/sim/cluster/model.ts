@@ -69,6 +69,11 @@ export interface ClusterModelOptions {
    * completions at one instant never blocks its event loop for long (its tick drains the rest).
    */
   maxCatchUpsPerAdvance?: number;
+  /**
+   * Least time (ms) from a new replica's first fetch to its joining the ISR (one replication
+   * round trip: fetch, the leader's AlterPartition, the controller's commit). Default 10.
+   */
+  isrJoinRoundTripMs?: number;
   /** More server.properties lines every broker reports (STATIC_BROKER_CONFIG), e.g. quota windows. */
   staticBrokerConfigs?: Record<string, string>;
 }
@@ -215,6 +220,7 @@ export class ClusterModel {
         brokerConfig: (id, name) => this.configs.effectiveBrokerValue(id, name),
       },
       opts.replicationBytesPerSecond,
+      opts.isrJoinRoundTripMs,
     );
   }
 

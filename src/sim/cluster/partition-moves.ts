@@ -9,6 +9,11 @@
 // Every completion is recorded with the clock time Kafka finished it (completionTime,
 // onCompleted), for tests that measure how soon the gateway notices.
 //
+// A new replica joins the ISR when it has caught up, and no sooner than one replication round
+// trip (isrJoinRoundTripMs, default 10 ms) after its copy started: the follower fetches, the
+// leader sees it caught up and has the controller grow the ISR. A move of an empty partition
+// therefore completes after the AlterPartitionReassignments response, not inside it.
+//
 // A new target for a moving partition keeps the earlier adding (or removing) list when the new
 // one would be empty, as KRaft's PartitionChangeBuilder does (Kafka's controller vectors,
 // test/sim/controller-vectors.test.ts, replay this).
@@ -30,6 +35,7 @@ import {
   validateTarget,
   type ReplicaSet,
 } from './reassignments.js';
+import { MinHeap } from './heap.js';
 import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
 
@@ -98,6 +104,16 @@ interface PartitionFields {
   removing: number[];
 }
 
+/** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
+interface PendingJoin {
+  partition: PartitionState;
+  brokerId: number;
+  at: number;
+}
+
+/** Default least time (ms) from a new replica's first fetch to its ISR join. */
+export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
+
 /** One partition change of AlterPartitionReassignments (see PartitionMoves.plan). */
 export interface ReassignmentRecord {
   topic: TopicState;
@@ -124,8 +140,18 @@ export class PartitionMoves {
   private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
   private readonly completedAt = new Map<PartitionState, number>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
+  /** When each copy started (clock ms): it joins the ISR no sooner than one round trip later. */
+  private readonly copyStartedAt = new Map<PartitionState, Map<number, number>>();
+  /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
+  private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
+  private readonly joinSchedule = new MinHeap<PendingJoin>();
 
-  constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number) {
+  /**
+   * @param roundTripMs the least time from a copy's start to its ISR join: the follower fetches,
+   *   the leader sees it caught up and asks the controller to grow the ISR (AlterPartition). So
+   *   even a move of an empty partition completes after the request, never inside it.
+   */
+  constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
     this.tracker = new ReplicationTracker<PartitionState>(
       {
         leader: (p) => p.leader,
@@ -134,20 +160,72 @@ export class PartitionMoves {
         wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
         throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id, at) => this.joinIsr(p, id, at),
+        caughtUp: (p, id, at) => this.caughtUp(p, id, at),
       },
       bandwidthBytesPerSecond,
     );
   }
 
-  /** Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)). */
+  /**
+   * Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)),
+   * ISR joins that are due included, in time order.
+   */
   advanceTo(now: number, maxCatchUps?: number): boolean {
+    for (;;) {
+      const next = this.joinSchedule.peekKey();
+      if (next === undefined || next > now) break;
+      if (!this.tracker.advanceTo(next, maxCatchUps)) return false;
+      while ((this.joinSchedule.peekKey() ?? Infinity) <= next) {
+        const j = this.joinSchedule.pop()!;
+        if (this.pendingJoins.get(j.partition)?.get(j.brokerId) !== j) continue; // dropped since
+        this.forgetPendingJoin(j.partition, j.brokerId);
+        this.joinIsr(j.partition, j.brokerId, j.at);
+      }
+    }
     return this.tracker.advanceTo(now, maxCatchUps);
   }
 
-  /** True while the replica copies the log: it must not be put in the ISR. */
+  /** True while the replica copies the log or waits for its ISR join: it must not be put in the ISR. */
   isCatchingUp(p: PartitionState, brokerId: number): boolean {
-    return this.tracker.isCatchingUp(p, brokerId);
+    return this.tracker.isCatchingUp(p, brokerId) || (this.pendingJoins.get(p)?.has(brokerId) ?? false);
+  }
+
+  /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
+  private caughtUp(p: PartitionState, brokerId: number, at: number): void {
+    const started = this.copyStartedAt.get(p)?.get(brokerId);
+    this.copyStartedAt.get(p)?.delete(brokerId);
+    const joinAt = started === undefined ? at : Math.max(at, started + this.roundTripMs);
+    if (joinAt <= at) {
+      this.joinIsr(p, brokerId, at);
+      return;
+    }
+    const j: PendingJoin = { partition: p, brokerId, at: joinAt };
+    let byBroker = this.pendingJoins.get(p);
+    if (!byBroker) this.pendingJoins.set(p, (byBroker = new Map()));
+    byBroker.set(brokerId, j);
+    this.joinSchedule.push(joinAt, j);
+  }
+
+  private forgetPendingJoin(p: PartitionState, brokerId: number): void {
+    const byBroker = this.pendingJoins.get(p);
+    byBroker?.delete(brokerId);
+    if (byBroker?.size === 0) this.pendingJoins.delete(p);
+  }
+
+  /** Start copying a new replica's log, at the tracker's time. */
+  private startCopy(p: PartitionState, brokerId: number): void {
+    if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
+    this.tracker.startCopy(p, brokerId);
+    let byBroker = this.copyStartedAt.get(p);
+    if (!byBroker) this.copyStartedAt.set(p, (byBroker = new Map()));
+    byBroker.set(brokerId, this.tracker.now ?? 0);
+  }
+
+  /** Forget a replica's copy or pending join (it left the partition). */
+  private dropCopy(p: PartitionState, brokerId: number): void {
+    this.tracker.dropCopy(p, brokerId);
+    this.copyStartedAt.get(p)?.delete(brokerId);
+    this.forgetPendingJoin(p, brokerId);
   }
 
   /** Number of partitions being reassigned. */
@@ -203,6 +281,8 @@ export class PartitionMoves {
       this.tracker.dropPartition(p);
       this.topicOf.delete(p);
       this.completedAt.delete(p);
+      this.copyStartedAt.delete(p);
+      this.pendingJoins.delete(p);
     }
     this.movingByTopic.delete(t);
     this.throttleLists.delete(t);
@@ -276,10 +356,11 @@ export class PartitionMoves {
     if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
       this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader);
     }
-    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.tracker.dropCopy(p, id);
+    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.dropCopy(p, id);
+    for (const id of this.pendingJoins.get(p)?.keys() ?? []) if (!next.replicas.includes(id)) this.dropCopy(p, id);
     if (isReassigning(next)) {
       this.startMoving(t, p, { topic: t, adding: [...next.adding], removing: [...next.removing] });
-      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.tracker.startCopy(p, id);
+      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.startCopy(p, id);
     } else if (!rec.cancel) {
       this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
     }
@@ -396,7 +477,7 @@ export class PartitionMoves {
     const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
     if (!done) return false;
     const next = leaderAfterChange(p.leader, done, this.host.uncleanAllowed(m.topic), (id) => this.host.isUp(id));
-    for (const id of m.removing) this.tracker.dropCopy(p, id);
+    for (const id of m.removing) this.dropCopy(p, id);
     this.stopMoving(p);
     this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
     this.completed(m.topic, p, at ?? this.tracker.now ?? 0);
