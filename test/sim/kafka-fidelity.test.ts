@@ -222,3 +222,37 @@ test('the reported controller id is a random live broker, as KRaft brokers repor
     await sim.startBroker(1);
   }
 });
+
+test('DescribeTopicPartitions (75): topics by name, unknown ones with 3, paged by the partition limit with a cursor', async () => {
+  await createV7([newTopic('dtp-b', 3), newTopic('dtp-a', 2)]);
+  const ask = (topics: string[], responsePartitionLimit: number, cursor: { topicName: string; partitionIndex: number } | null = null) =>
+    request(port(), 75, 0, { topics: topics.map((name) => ({ name })), responsePartitionLimit, cursor });
+  const brief = (r: any) => ({
+    topics: r.topics.map((t: any) => [t.name, t.errorCode, t.partitions.map((p: any) => p.partitionIndex)]),
+    next: r.nextCursor,
+  });
+  // Sorted by name, each topic once; an unknown one answers 3.
+  assert.deepEqual(brief(await ask(['dtp-b', 'nope', 'dtp-a', 'dtp-b'], 100)), {
+    topics: [['dtp-a', 0, [0, 1]], ['dtp-b', 0, [0, 1, 2]], ['nope', 3, []]],
+    next: null,
+  });
+  // Pages of 2 partitions, following the cursor.
+  const p1 = await ask(['dtp-a', 'dtp-b'], 2);
+  assert.deepEqual(brief(p1), { topics: [['dtp-a', 0, [0, 1]]], next: { topicName: 'dtp-b', partitionIndex: 0 } });
+  const p2 = await ask(['dtp-a', 'dtp-b'], 2, p1.nextCursor);
+  assert.deepEqual(brief(p2), { topics: [['dtp-b', 0, [0, 1]]], next: { topicName: 'dtp-b', partitionIndex: 2 } });
+  const p3 = await ask(['dtp-a', 'dtp-b'], 2, p2.nextCursor);
+  assert.deepEqual(brief(p3), { topics: [['dtp-b', 0, [2]]], next: null });
+  // The partition fields match Metadata's.
+  const md = await request(port(), 3, 12, { topics: [{ name: 'dtp-b', topicId: ZERO_ID }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const all = (await ask(['dtp-b'], 0)).topics[0]; // a limit below 1 counts as 1
+  assert.equal(all.partitions.length, 1);
+  assert.equal(all.topicId, md.topics[0].topicId);
+  const mp = md.topics[0].partitions[0];
+  assert.deepEqual(
+    [all.partitions[0].leaderId, all.partitions[0].leaderEpoch, all.partitions[0].replicaNodes, all.partitions[0].isrNodes, all.partitions[0].eligibleLeaderReplicas],
+    [mp.leaderId, mp.leaderEpoch, mp.replicaNodes, mp.isrNodes, []],
+  );
+  // topics [] = every topic.
+  assert.ok((await ask([], 2000)).topics.some((t: any) => t.name === 'dtp-a'));
+});
