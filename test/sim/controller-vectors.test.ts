@@ -5,8 +5,9 @@
 // CreateTopics) and every step's state is read back over TCP (Metadata for replicas, ISR and
 // leader; ListPartitionReassignments for adding/removing replicas). Asserted per step: every
 // per-partition error (code and message, null included, in order), each partition's replicas,
-// ISR (as a set: its order is the leader's business), leader, adding and removing replicas, and
-// what ListPartitionReassignments shows.
+// ISR (as a set: its order is the leader's business), leader, leader epoch, adding and removing
+// replicas, and what ListPartitionReassignments shows. (The partition epoch is not visible over
+// the wire.)
 //
 // How the vector's steps map onto the wire:
 // - `alterPartition(leader)` is the partition leader growing the ISR once a new replica caught up.
@@ -46,6 +47,7 @@ interface PartitionStateV {
   replicas: number[];
   isr: number[];
   leader: number;
+  leaderEpoch: number;
   addingReplicas: number[];
   removingReplicas: number[];
 }
@@ -161,6 +163,7 @@ class Harness {
           replicas: p.replicaNodes,
           isr: [...p.isrNodes].sort((a: number, b: number) => a - b),
           leader: p.leaderId,
+          leaderEpoch: p.leaderEpoch,
           addingReplicas: byKey.get(key)?.addingReplicas ?? [],
           removingReplicas: byKey.get(key)?.removingReplicas ?? [],
         };
@@ -178,6 +181,7 @@ function normalize(state: StepV['state']): StepV['state'] {
       replicas: v.replicas,
       isr: [...v.isr].sort((a, b) => a - b),
       leader: v.leader,
+      leaderEpoch: v.leaderEpoch,
       addingReplicas: v.addingReplicas,
       removingReplicas: v.removingReplicas,
     };

@@ -120,6 +120,8 @@ export interface ReassignmentRecord {
   partition: PartitionState;
   cancel: boolean;
   changes: Partial<PartitionFields>;
+  /** Whether the record bumps the leader epoch (decided when it was planned). */
+  bumpLeaderEpoch: boolean;
 }
 
 /** A topic's *.replication.throttled.replicas, parsed once per value. */
@@ -337,7 +339,10 @@ export class PartitionMoves {
     const changes: Partial<PartitionFields> = {};
     for (const k of ['replicas', 'isr', 'adding', 'removing'] as const) if (!sameList(next[k], cur[k])) changes[k] = next[k];
     if (next.leader !== cur.leader) changes.leader = next.leader;
-    return { topic: t, partition: p, cancel: target === null, changes };
+    // The record's leader epoch is decided against the same state (a new leader, or a replica
+    // leaving the replica set), not against what earlier records of the request changed.
+    const bumpLeaderEpoch = next.leader !== cur.leader || cur.replicas.some((r) => !next.replicas.includes(r));
+    return { topic: t, partition: p, cancel: target === null, changes, bumpLeaderEpoch };
   }
 
   /** Replays a record from plan() onto the partition as it is now. */
@@ -354,7 +359,7 @@ export class PartitionMoves {
     };
     this.stopMoving(p);
     if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
-      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader);
+      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader, rec.bumpLeaderEpoch);
     }
     for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.dropCopy(p, id);
     for (const id of this.pendingJoins.get(p)?.keys() ?? []) if (!next.replicas.includes(id)) this.dropCopy(p, id);
@@ -495,10 +500,10 @@ export class PartitionMoves {
    * One partition change record: partitionEpoch + 1; leaderEpoch + 1 when the leader changes or
    * a replica leaves the replica set (KRaft's bump for reassignments that remove replicas).
    */
-  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number): void {
+  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
     const before = p.replicas;
     const removesReplica = p.replicas.some((r) => !next.replicas.includes(r));
-    if (leader !== p.leader || removesReplica) p.leaderEpoch++;
+    if (bumpLeaderEpoch ?? (leader !== p.leader || removesReplica)) p.leaderEpoch++;
     p.partitionEpoch++;
     p.replicas = [...next.replicas];
     p.isr = [...next.isr];
