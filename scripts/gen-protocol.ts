@@ -22,7 +22,7 @@ export const API_NAMES = [
   'Produce', 'Fetch', 'ListOffsets', 'Metadata', 'FindCoordinator', 'SaslHandshake', 'ApiVersions',
   'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs',
   'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartitionReassignments',
-  'ListPartitionReassignments', 'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeCluster',
+  'ListPartitionReassignments', 'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeCluster', 'DescribeTopicPartitions',
 ];
 
 interface SpecField {

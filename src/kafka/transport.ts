@@ -28,6 +28,13 @@ export class KafkaTransport implements Transport {
   readonly #hook: OnKafkaRequest | undefined;
   #brokers = new Map<number, BrokerAddress>();
   #controllerId: number | null = null;
+  /**
+   * KRaft brokers forward controller requests, and report a random live broker as the
+   * controller: controller requests go to any broker. Only once a broker answered NOT_CONTROLLER
+   * (a ZooKeeper-mode cluster, whose reported controller is the real one) do they follow the
+   * reported controller id.
+   */
+  #followReportedController = false;
   #closed = false;
   readonly #random: RandomSource;
 
@@ -49,6 +56,7 @@ export class KafkaTransport implements Transport {
   /** @internal Tests only: pretend the cached controller is `id` (a stale route). */
   setControllerForTest(id: number): void {
     this.#controllerId = id;
+    this.#followReportedController = true;
   }
 
   #report(api: string, errorName: string, startedAt: bigint): void {
@@ -93,7 +101,7 @@ export class KafkaTransport implements Transport {
       if (!broker) {
         throw new KafkaRequestError('kafka', kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`));
       }
-    } else if (target === 'controller') {
+    } else if (target === 'controller' && this.#followReportedController) {
       if (this.#controllerId === null) await this.metadata([]); // learns the controller
       broker = this.#controllerId === null ? undefined : this.#brokers.get(this.#controllerId);
       if (!broker) {
@@ -147,6 +155,7 @@ export class KafkaTransport implements Transport {
         return await fn(attempt);
       } catch (err) {
         if (this.#closed || !isRetriable(err)) throw toKafkaRequestError(err, { api });
+        if (toKafkaRequestError(err).kafka.code === ERROR_CODES.NOT_CONTROLLER) this.#followReportedController = true;
         // NOT_CONTROLLER or a broken connection: forget the route, re-learn it next time.
         this.#controllerId = null;
         if (attempt >= this.#config.retries) throw toKafkaRequestError(err, { api, exhausted: true });

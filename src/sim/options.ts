@@ -31,6 +31,15 @@ export interface SimulatorOptions {
    * requests, as ZooKeeper-mode Kafka did, instead of forwarding them as KRaft does.
    */
   notControllerErrors?: boolean;
+  /**
+   * The controller id that Metadata and DescribeCluster report. 'random' (default, as KRaft
+   * brokers do): a random live broker for every response, which need not be the controller;
+   * 'controller': the simulated controller. ZooKeeper mode (notControllerErrors) always
+   * reports the controller.
+   */
+  reportedController?: 'random' | 'controller';
+  /** Random source of the reported controller id, in [0, 1) (default Math.random). */
+  controllerRandom?: () => number;
   /** KIP-599 `controller.quota.window.num`: burst = num x size x rate. Default 11. */
   controllerQuotaWindowNum?: number;
   /** KIP-599 `controller.quota.window.size.seconds`. Default 1. */
@@ -41,11 +50,26 @@ export interface SimulatorOptions {
    */
   replicationBytesPerSecond?: number;
   /**
+   * Least time (ms) from the start of a new replica's copy to its joining the ISR: one
+   * replication round trip (fetch, the leader's AlterPartition, the controller's commit), so
+   * even a move of an empty partition completes after the AlterPartitionReassignments
+   * response, as in Kafka. Default 10.
+   */
+  isrJoinRoundTripMs?: number;
+  /**
    * Bytes every new partition starts with, as if it held that much data, so reassignments have
    * something to copy: a number for every partition, or per topic and partition. Default 0.
    * `Simulator.seedBytes()` adds bytes to a partition that exists already.
    */
   seedBytes?: number | ((topic: string, partition: number) => number);
+  /**
+   * Replica placer for topics and partitions created without assignments: 'classic' (default;
+   * rack-aware round-robin, deterministic) or 'striped' (KRaft's StripedReplicaPlacer, driven by
+   * placementRandom).
+   */
+  placer?: 'classic' | 'striped';
+  /** Random source of the striped placer (uniform int in [0, bound)); default always 0. */
+  placementRandom?: { nextInt(bound: number): number };
 }
 
 export interface SimulatedCluster {

@@ -43,6 +43,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslScramUsers: ScramUserStore;
   readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
+  private readonly reportedController: 'random' | 'controller';
+  private readonly controllerRandom: () => number;
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
   readonly clientQuotas: ClientQuotaStore;
   /** KIP-599 buckets, charged by CreateTopics / DeleteTopics / CreatePartitions. */
@@ -68,6 +70,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     // PLAIN stays enabled without SASL users (the handshake then fails every login), as before.
     this.saslMechanisms = [...(opts.saslPlainUsers !== undefined || opts.saslScramUsers === undefined ? ['PLAIN'] : []), ...(opts.saslScramUsers ? SCRAM_MECHANISMS : [])];
     this.notControllerErrors = opts.notControllerErrors ?? false;
+    this.reportedController = opts.reportedController ?? 'random';
+    this.controllerRandom = opts.controllerRandom ?? Math.random;
     ids.forEach((id, i) => this.racks.set(id, opts.racks?.[i] ?? null));
     this.clientQuotas = new ClientQuotaStore();
     this.mutationQuotas = new ControllerMutationQuotaManager(this.clientQuotas, this.clock, {
@@ -79,7 +83,14 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       clock: this.clock,
       clusterId: this.clusterId,
       replicationBytesPerSecond: opts.replicationBytesPerSecond,
+      isrJoinRoundTripMs: opts.isrJoinRoundTripMs,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
+      ...(opts.placer && { placer: opts.placer }),
+      staticBrokerConfigs: {
+        ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
+        ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
+      },
+      ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
@@ -117,6 +128,12 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       setImmediate(more);
     };
     setImmediate(more);
+  }
+
+  reportedControllerId(): number {
+    if (this.notControllerErrors || this.reportedController === 'controller') return this.model.controllerId;
+    const live = this.endpoints().filter((e) => e.up);
+    return live.length === 0 ? -1 : live[Math.floor(this.controllerRandom() * live.length)].id;
   }
 
   endpoints(): BrokerEndpoint[] {

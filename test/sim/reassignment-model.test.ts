@@ -217,7 +217,7 @@ test('cancel (null) reverts to the original replica set and drops the partial co
   assert.equal(sizeOn(m, 2, 't'), undefined);
   elapse(clock, 10_000);
   assert.deepEqual(m.getPartition('t', 0).replicas, [1, 0], 'nothing resumes');
-  throwsKafka(() => m.alterPartitionReassignment('t', 0, null), 85, 'No partition reassignment is in progress.');
+  assert.equal(throwsKafka(() => m.alterPartitionReassignment('t', 0, null), 85).wireMessage, null); // sent without a message
 });
 
 test('a new target for a moving partition replaces the reassignment, computed from the replicas as they are (KRaft)', () => {

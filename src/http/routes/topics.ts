@@ -101,7 +101,8 @@ export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTop
       const r = byName.get(name);
       if (!r) throw new Error(`Kafka layer returned no result for topic '${name}'`);
       return r.ok
-        ? { result: { name, status: successStatus, topic: toCreatedTopic(r.value) } }
+        ? // validateOnly: Kafka answers a random id for a topic it did not create; report none.
+          { result: { name, status: successStatus, topic: toCreatedTopic(validateOnly ? { ...r.value, topicId: null } : r.value) } }
         : failedItem(name, mapKafkaError(r.error, 'kafka'));
     });
 

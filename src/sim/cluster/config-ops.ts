@@ -183,14 +183,14 @@ export class ConfigRegistry {
         .map(([n, v]) => {
           const def = brokerConfigDef(n);
           const syn: ConfigSynonym[] = [{ name: n, value: v, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG }];
-          if (def?.defaultValue != null) syn.push({ name: n, value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
+          if (def?.defaultValue != null && !def.onlyWhenSet) syn.push({ name: n, value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
           return entry(def, n, v, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, syn, def ? !def.dynamic : false);
         });
     }
     const id = Number(resourceName);
     const perBroker = this.brokerDynamic.get(resourceName) ?? new Map<string, string>();
     const statics = this.host.staticBrokerConfigs(id);
-    const names = new Set<string>(BROKER_CONFIG_DEFS.map((d) => d.name));
+    const names = new Set<string>(BROKER_CONFIG_DEFS.filter((d) => !d.onlyWhenSet).map((d) => d.name));
     for (const n of perBroker.keys()) names.add(n);
     for (const n of clusterDefault.keys()) names.add(n);
     for (const n of statics.keys()) names.add(n);
@@ -205,7 +205,7 @@ export class ConfigRegistry {
       if (c !== undefined) layers.push({ name: n, value: c, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
       const s = statics.get(n);
       if (s !== undefined) layers.push({ name: n, value: s, source: ConfigSource.STATIC_BROKER_CONFIG });
-      if (def && def.defaultValue !== null) {
+      if (def && def.defaultValue !== null && !def.onlyWhenSet) {
         layers.push({ name: n, value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
       }
       const top = layers[0] ?? { name: n, value: null, source: ConfigSource.DEFAULT_CONFIG };
@@ -362,11 +362,10 @@ export class ConfigRegistry {
             next.delete(o.name);
             break;
           default: {
+            // KRaft's controller (ConfigurationControlManager): 40 for any key that is not a list.
             const def = brokerConfigDef(o.name);
-            if (!def) throw invalidConfig(`Unknown config name: ${o.name}`);
-            const verb = o.op === AlterConfigOp.APPEND ? 'append' : 'subtract';
-            if (def.type !== 'LIST') {
-              throw invalidRequest(`Config value ${verb} is not allowed for config key: ${o.name}`);
+            if (def?.type !== 'LIST') {
+              throw invalidConfig(`Can't ${ALTER_OP_NAMES[o.op]} to key ${o.name} because its type is not LIST.`);
             }
             const old = (next.get(o.name) ?? def.defaultValue ?? '').split(',');
             const vals = (o.value as string).split(',');

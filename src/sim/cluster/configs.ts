@@ -51,6 +51,12 @@ export interface ConfigDef {
   dynamicSynonym?: string;
   /** Broker configs only: can be altered at runtime (DynamicBrokerConfig). */
   dynamic?: boolean;
+  /**
+   * Broker configs only: a DynamicConfig.Broker config that is not part of KafkaConfig (the
+   * replication throttle rates), so DescribeConfigs lists it only once it is set dynamically.
+   * defaultValue is then the value in force while it is not set.
+   */
+  onlyWhenSet?: boolean;
 }
 
 const LONG_MAX = '9223372036854775807';
@@ -105,16 +111,19 @@ function validList(...allowed: string[]): Validator {
   };
 }
 
-/** kafka.server.ThrottledReplicaListValidator */
-const throttledReplicaList: Validator = (v) => {
-  const parts = v as string[];
-  const ok = parts.every((p) => /^([0-9]+:[0-9]+)?$/.test(p.trim()) || p.trim() === '*');
+/**
+ * ThrottledReplicaListValidator: every entry `partition:broker` (or empty), or the entries
+ * joined make exactly `*`, so a list mixing `*` with entries is refused. Its message starts
+ * with the config name.
+ */
+const throttledReplicaList = (name: string): Validator => (v) => {
+  const parts = (v as string[]).map((p) => p.trim());
+  const ok = parts.every((p) => /^([0-9]+:[0-9]+)?$/.test(p)) || parts.join('') === '*';
   return ok
     ? null
     : {
-        value: `[${parts.join(', ')}]`,
-        message:
-          "must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
+        value: `[${(v as string[]).join(', ')}]`,
+        message: `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`,
       };
 };
 
@@ -219,9 +228,9 @@ export const TOPIC_CONFIG_DEFS: readonly ConfigDef[] = [
   topic('file.delete.delay.ms', 'LONG', '60000', 'The time to wait before deleting a file from the filesystem.', 'log.segment.delete.delay.ms', atLeast(0)),
   topic('flush.messages', 'LONG', LONG_MAX, 'The number of messages accumulated before messages are flushed to disk.', 'log.flush.interval.messages', atLeast(1)),
   topic('flush.ms', 'LONG', LONG_MAX, 'The maximum time a message is kept in memory before it is flushed to disk.', { name: 'log.flush.interval.ms', value: null }, atLeast(0)),
-  topic('follower.replication.throttled.replicas', 'LIST', '', "A list of replicas for which log replication should be throttled on the follower side: '*' or partitionId:brokerId pairs.", null, throttledReplicaList),
+  topic('follower.replication.throttled.replicas', 'LIST', '', "A list of replicas for which log replication should be throttled on the follower side: '*' or partitionId:brokerId pairs.", null, throttledReplicaList('follower.replication.throttled.replicas')),
   topic('index.interval.bytes', 'INT', '4096', 'How frequently Kafka adds an index entry to its offset index.', 'log.index.interval.bytes', atLeast(0)),
-  topic('leader.replication.throttled.replicas', 'LIST', '', "A list of replicas for which log replication should be throttled on the leader side: '*' or partitionId:brokerId pairs.", null, throttledReplicaList),
+  topic('leader.replication.throttled.replicas', 'LIST', '', "A list of replicas for which log replication should be throttled on the leader side: '*' or partitionId:brokerId pairs.", null, throttledReplicaList('leader.replication.throttled.replicas')),
   topic('local.retention.bytes', 'LONG', '-2', 'The maximum size of local log segments that can grow for a partition before it deletes the old segments.', 'log.local.retention.bytes', atLeast(-2)),
   topic('local.retention.ms', 'LONG', '-2', 'The number of milliseconds to keep the local log segment before it gets deleted.', 'log.local.retention.ms', atLeast(-2)),
   topic('max.compaction.lag.ms', 'LONG', LONG_MAX, 'The maximum time a message will remain ineligible for compaction in the log.', 'log.cleaner.max.compaction.lag.ms', atLeast(1)),
@@ -252,9 +261,10 @@ function broker(name: string, type: ConfigTypeName, defaultValue: string | null,
 
 /** Broker configs the model knows. Non-dynamic ones are read-only (altering them is refused). */
 export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
-  broker('leader.replication.throttled.rate', 'LONG', LONG_MAX, true, 'Bytes/s limit for leader replication of throttled replicas.', atLeast(0)),
-  broker('follower.replication.throttled.rate', 'LONG', LONG_MAX, true, 'Bytes/s limit for follower replication of throttled replicas.', atLeast(0)),
-  broker('replica.alter.log.dirs.io.max.bytes.per.second', 'LONG', LONG_MAX, true, 'Bytes/s limit for moving replicas between log dirs.', atLeast(0)),
+  // Dynamic-only configs (DynamicConfig.Broker): listed only once set; unlimited until then.
+  { ...broker('leader.replication.throttled.rate', 'LONG', LONG_MAX, true, 'Bytes/s limit for leader replication of throttled replicas.', atLeast(0)), onlyWhenSet: true },
+  { ...broker('follower.replication.throttled.rate', 'LONG', LONG_MAX, true, 'Bytes/s limit for follower replication of throttled replicas.', atLeast(0)), onlyWhenSet: true },
+  { ...broker('replica.alter.log.dirs.io.max.bytes.per.second', 'LONG', LONG_MAX, true, 'Bytes/s limit for moving replicas between log dirs.', atLeast(0)), onlyWhenSet: true },
   broker('log.cleaner.threads', 'INT', '1', true, 'The number of background threads to use for log cleaning.', atLeast(0)),
   broker('log.retention.ms', 'LONG', null, true, 'The number of milliseconds to keep a log file before deleting it.'),
   broker('message.max.bytes', 'INT', '1048588', true, 'The largest record batch size allowed by Kafka.', atLeast(0)),
@@ -268,6 +278,23 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   broker('node.id', 'INT', '-1', false, 'The node ID associated with the roles this process is playing.'),
   broker('broker.rack', 'STRING', null, false, 'Rack of the broker.'),
   broker('log.dirs', 'STRING', null, false, 'The directories in which the log data is kept.'),
+  broker('log.dir', 'STRING', '/tmp/kafka-logs', false, 'The directory in which the log data is kept (supplemental for log.dirs).'),
+  broker('process.roles', 'LIST', '', false, 'The roles that this process plays: broker, controller, or both.'),
+  broker('auto.leader.rebalance.enable', 'BOOLEAN', 'true', false, 'Enables auto leader balancing.'),
+  broker('offsets.topic.replication.factor', 'SHORT', '3', false, 'The replication factor for the offsets topic.'),
+  broker('transaction.state.log.replication.factor', 'SHORT', '3', false, 'The replication factor for the transaction topic.'),
+  broker('replica.lag.time.max.ms', 'LONG', '30000', false, 'A follower not caught up with the leader for this long is removed from the ISR.'),
+  broker('replica.fetch.max.bytes', 'INT', '1048576', false, 'The number of bytes of messages to attempt to fetch for each partition.'),
+  broker('num.replica.fetchers', 'INT', '1', true, 'Number of fetcher threads used to replicate records from each source broker.', atLeast(1)),
+  broker('num.replica.alter.log.dirs.threads', 'INT', null, false, 'The number of threads that can move replicas between log directories.'),
+  broker('quota.window.num', 'INT', '11', false, 'The number of samples to retain in memory for client quotas.', atLeast(1)),
+  broker('quota.window.size.seconds', 'INT', '1', false, 'The time span of each sample for client quotas.', atLeast(1)),
+  broker('replication.quota.window.num', 'INT', '11', false, 'The number of samples to retain in memory for replication quotas.', atLeast(1)),
+  broker('replication.quota.window.size.seconds', 'INT', '1', false, 'The time span of each sample for replication quotas.', atLeast(1)),
+  broker('alter.log.dirs.replication.quota.window.num', 'INT', '11', false, 'The number of samples to retain in memory for alter log dirs replication quotas.', atLeast(1)),
+  broker('alter.log.dirs.replication.quota.window.size.seconds', 'INT', '1', false, 'The time span of each sample for alter log dirs replication quotas.', atLeast(1)),
+  broker('controller.quota.window.num', 'INT', '11', false, 'The number of samples to retain in memory for controller mutation quotas.', atLeast(1)),
+  broker('controller.quota.window.size.seconds', 'INT', '1', false, 'The time span of each sample for controller mutations quotas.', atLeast(1)),
 ];
 
 for (const [topicName, brokerName] of [

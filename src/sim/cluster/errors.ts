@@ -66,10 +66,21 @@ export const DEFAULT_ERROR_MESSAGES: Partial<Record<number, string>> = {
 
 export class KafkaError extends Error {
   readonly code: number;
-  constructor(code: number, message?: string | null) {
+  /**
+   * The message sent on the wire: the message, or null where Kafka sends none (it builds the
+   * error from the code alone, e.g. ApiError(code) in the controller).
+   */
+  readonly wireMessage: string | null;
+  constructor(code: number, message?: string | null, opts: { wireMessage?: null } = {}) {
     super(message ?? DEFAULT_ERROR_MESSAGES[code] ?? errorName(code));
     this.name = 'KafkaError';
     this.code = code;
+    this.wireMessage = 'wireMessage' in opts ? null : this.message;
+  }
+
+  /** An error Kafka sends with a null message. */
+  static withoutMessage(code: number): KafkaError {
+    return new KafkaError(code, undefined, { wireMessage: null });
   }
   get errorName(): string {
     return errorName(this.code);

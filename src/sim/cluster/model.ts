@@ -69,6 +69,13 @@ export interface ClusterModelOptions {
    * completions at one instant never blocks its event loop for long (its tick drains the rest).
    */
   maxCatchUpsPerAdvance?: number;
+  /**
+   * Least time (ms) from a new replica's first fetch to its joining the ISR (one replication
+   * round trip: fetch, the leader's AlterPartition, the controller's commit). Default 10.
+   */
+  isrJoinRoundTripMs?: number;
+  /** More server.properties lines every broker reports (STATIC_BROKER_CONFIG), e.g. quota windows. */
+  staticBrokerConfigs?: Record<string, string>;
 }
 
 export interface CreateTopicRequest {
@@ -195,6 +202,7 @@ export class ClusterModel {
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
     });
     this.initialBytes = opts.seedBytes;
+    this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
     this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
     this.moves = new PartitionMoves(
       {
@@ -212,6 +220,7 @@ export class ClusterModel {
         brokerConfig: (id, name) => this.configs.effectiveBrokerValue(id, name),
       },
       opts.replicationBytesPerSecond,
+      opts.isrJoinRoundTripMs,
     );
   }
 
@@ -224,6 +233,7 @@ export class ClusterModel {
   }
 
   private readonly maxCatchUpsPerAdvance: number;
+  private readonly extraStaticBrokerConfigs: Record<string, string>;
 
   /** The clock value a request runs at (see atOneInstant), or null between requests. */
   private instant: number | null = null;
@@ -261,6 +271,12 @@ export class ClusterModel {
     const m = new Map<string, string>([
       ['broker.id', String(id)],
       ['node.id', String(id)],
+      ['process.roles', 'broker'],
+      // One log dir per broker (DescribeLogDirs reports the same path).
+      ['log.dirs', `/var/lib/kafka/data-${id}`],
+      // Metadata never creates topics here: say so, as a broker configured that way does.
+      ['auto.create.topics.enable', 'false'],
+      ...Object.entries(this.extraStaticBrokerConfigs),
     ]);
     const rack = this.brokers.isRegistered(id) ? this.brokers.get(id).rack : null;
     if (rack !== null) m.set('broker.rack', rack);
@@ -557,7 +573,8 @@ export class ClusterModel {
     opts: ValidateOnlyOption = {},
   ): CreatePartitionsResult {
     const topic = this.topics.get(name);
-    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    // The controller answers an unknown topic here with a null message.
+    if (!topic) throw KafkaError.withoutMessage(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const current = topic.partitions.length;
     if (count === current) {
       throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
@@ -795,6 +812,27 @@ export class ClusterModel {
   alterPartitionReassignment(topic: string, partition: number, replicas: readonly number[] | null): void {
     this.sync(); // copies ran at the old rates until now
     this.moves.alter(topic, partition, replicas);
+  }
+
+  /**
+   * AlterPartitionReassignments: every entry is checked against the state before the request,
+   * then the good ones are applied in order (as KRaft's controller generates records first and
+   * replays them after). Returns, per entry, null or the KafkaError it failed with.
+   */
+  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+    return this.atOneInstant(() => {
+      this.sync();
+      const planned = entries.map((e) => {
+        try {
+          return this.moves.plan(e.topic, e.partition, e.replicas);
+        } catch (err) {
+          if (err instanceof KafkaError) return err;
+          throw err;
+        }
+      });
+      for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
+      return planned.map((r) => (r instanceof KafkaError ? r : null));
+    });
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */

@@ -9,9 +9,16 @@
 // Every completion is recorded with the clock time Kafka finished it (completionTime,
 // onCompleted), for tests that measure how soon the gateway notices.
 //
+// A new replica joins the ISR when it has caught up, and no sooner than one replication round
+// trip (isrJoinRoundTripMs, default 10 ms) after its copy started: the follower fetches, the
+// leader sees it caught up and has the controller grow the ISR. A move of an empty partition
+// therefore completes after the AlterPartitionReassignments response, not inside it.
+//
+// A new target for a moving partition keeps the earlier adding (or removing) list when the new
+// one would be empty, as KRaft's PartitionChangeBuilder does (Kafka's controller vectors,
+// test/sim/controller-vectors.test.ts, replay this).
+//
 // Deliberate simplifications, beyond what ./reassignments.ts and ./replication.ts describe:
-// - A new target for a moving partition replaces its adding/removing sets (KRaft would keep a
-//   stale set when the new target adds and removes nothing relative to the merged list).
 // - Replicas being removed stop copying; only replicas that will stay catch up.
 // - Replicas outside a reassignment (a broker coming back) rejoin the ISR at once, as before.
 import type { PartitionLog } from './log.js';
@@ -28,6 +35,7 @@ import {
   validateTarget,
   type ReplicaSet,
 } from './reassignments.js';
+import { MinHeap } from './heap.js';
 import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
 
@@ -88,6 +96,34 @@ interface Moving {
   removing: number[];
 }
 
+interface PartitionFields {
+  replicas: number[];
+  isr: number[];
+  leader: number;
+  adding: number[];
+  removing: number[];
+}
+
+/** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
+interface PendingJoin {
+  partition: PartitionState;
+  brokerId: number;
+  at: number;
+}
+
+/** Default least time (ms) from a new replica's first fetch to its ISR join. */
+export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
+
+/** One partition change of AlterPartitionReassignments (see PartitionMoves.plan). */
+export interface ReassignmentRecord {
+  topic: TopicState;
+  partition: PartitionState;
+  cancel: boolean;
+  changes: Partial<PartitionFields>;
+  /** Whether the record bumps the leader epoch (decided when it was planned). */
+  bumpLeaderEpoch: boolean;
+}
+
 /** A topic's *.replication.throttled.replicas, parsed once per value. */
 interface ThrottleList {
   raw: string | null;
@@ -106,8 +142,18 @@ export class PartitionMoves {
   private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
   private readonly completedAt = new Map<PartitionState, number>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
+  /** When each copy started (clock ms): it joins the ISR no sooner than one round trip later. */
+  private readonly copyStartedAt = new Map<PartitionState, Map<number, number>>();
+  /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
+  private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
+  private readonly joinSchedule = new MinHeap<PendingJoin>();
 
-  constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number) {
+  /**
+   * @param roundTripMs the least time from a copy's start to its ISR join: the follower fetches,
+   *   the leader sees it caught up and asks the controller to grow the ISR (AlterPartition). So
+   *   even a move of an empty partition completes after the request, never inside it.
+   */
+  constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
     this.tracker = new ReplicationTracker<PartitionState>(
       {
         leader: (p) => p.leader,
@@ -116,20 +162,72 @@ export class PartitionMoves {
         wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
         throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id, at) => this.joinIsr(p, id, at),
+        caughtUp: (p, id, at) => this.caughtUp(p, id, at),
       },
       bandwidthBytesPerSecond,
     );
   }
 
-  /** Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)). */
+  /**
+   * Integrate copy progress up to `now` and settle what it completed (O(catch-ups), not O(moves)),
+   * ISR joins that are due included, in time order.
+   */
   advanceTo(now: number, maxCatchUps?: number): boolean {
+    for (;;) {
+      const next = this.joinSchedule.peekKey();
+      if (next === undefined || next > now) break;
+      if (!this.tracker.advanceTo(next, maxCatchUps)) return false;
+      while ((this.joinSchedule.peekKey() ?? Infinity) <= next) {
+        const j = this.joinSchedule.pop()!;
+        if (this.pendingJoins.get(j.partition)?.get(j.brokerId) !== j) continue; // dropped since
+        this.forgetPendingJoin(j.partition, j.brokerId);
+        this.joinIsr(j.partition, j.brokerId, j.at);
+      }
+    }
     return this.tracker.advanceTo(now, maxCatchUps);
   }
 
-  /** True while the replica copies the log: it must not be put in the ISR. */
+  /** True while the replica copies the log or waits for its ISR join: it must not be put in the ISR. */
   isCatchingUp(p: PartitionState, brokerId: number): boolean {
-    return this.tracker.isCatchingUp(p, brokerId);
+    return this.tracker.isCatchingUp(p, brokerId) || (this.pendingJoins.get(p)?.has(brokerId) ?? false);
+  }
+
+  /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
+  private caughtUp(p: PartitionState, brokerId: number, at: number): void {
+    const started = this.copyStartedAt.get(p)?.get(brokerId);
+    this.copyStartedAt.get(p)?.delete(brokerId);
+    const joinAt = started === undefined ? at : Math.max(at, started + this.roundTripMs);
+    if (joinAt <= at) {
+      this.joinIsr(p, brokerId, at);
+      return;
+    }
+    const j: PendingJoin = { partition: p, brokerId, at: joinAt };
+    let byBroker = this.pendingJoins.get(p);
+    if (!byBroker) this.pendingJoins.set(p, (byBroker = new Map()));
+    byBroker.set(brokerId, j);
+    this.joinSchedule.push(joinAt, j);
+  }
+
+  private forgetPendingJoin(p: PartitionState, brokerId: number): void {
+    const byBroker = this.pendingJoins.get(p);
+    byBroker?.delete(brokerId);
+    if (byBroker?.size === 0) this.pendingJoins.delete(p);
+  }
+
+  /** Start copying a new replica's log, at the tracker's time. */
+  private startCopy(p: PartitionState, brokerId: number): void {
+    if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
+    this.tracker.startCopy(p, brokerId);
+    let byBroker = this.copyStartedAt.get(p);
+    if (!byBroker) this.copyStartedAt.set(p, (byBroker = new Map()));
+    byBroker.set(brokerId, this.tracker.now ?? 0);
+  }
+
+  /** Forget a replica's copy or pending join (it left the partition). */
+  private dropCopy(p: PartitionState, brokerId: number): void {
+    this.tracker.dropCopy(p, brokerId);
+    this.copyStartedAt.get(p)?.delete(brokerId);
+    this.forgetPendingJoin(p, brokerId);
   }
 
   /** Number of partitions being reassigned. */
@@ -185,48 +283,92 @@ export class PartitionMoves {
       this.tracker.dropPartition(p);
       this.topicOf.delete(p);
       this.completedAt.delete(p);
+      this.copyStartedAt.delete(p);
+      this.pendingJoins.delete(p);
     }
     this.movingByTopic.delete(t);
     this.throttleLists.delete(t);
   }
 
   /**
-   * One partition of AlterPartitionReassignments, in Kafka's order of checks: unknown topic,
-   * unknown partition, then for a cancel (null) 85 / unclean revert, else the target's
-   * validation (empty, unregistered broker, duplicate). Throws KafkaError; changes nothing then.
+   * One partition of AlterPartitionReassignments, planned and applied at once (see plan/apply
+   * for a request holding several entries).
    */
   alter(topicName: string, partition: number, target: readonly number[] | null): void {
+    this.apply(this.plan(topicName, partition, target));
+  }
+
+  /**
+   * The change record one entry of AlterPartitionReassignments makes, computed against the state
+   * as it is now (ReplicationControlManager.alterPartitionReassignment), in Kafka's order of
+   * checks: unknown topic, unknown partition, then for a cancel (null) 85 / unclean revert, else
+   * the target's validation (empty, unregistered broker, duplicate). Throws KafkaError.
+   *
+   * A request's entries are all planned against the state before the request and then applied
+   * in order, as the controller does (records are generated first, replayed after): the same
+   * partition listed twice ends as its last entry says, and a cancel listed after a move of a
+   * partition that was not moving answers 85.
+   */
+  plan(topicName: string, partition: number, target: readonly number[] | null): ReassignmentRecord {
     const t = this.host.topic(topicName);
     if (!t) throw unknownTopic(topicName);
     const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
     if (!p) throw unknownPartition(topicName, partition);
+    const m = this.moving.get(p);
+    const cur: PartitionFields = { replicas: p.replicas, isr: p.isr, leader: p.leader, adding: m?.adding ?? [], removing: m?.removing ?? [] };
+    let next: PartitionFields;
     if (target === null) {
-      this.cancel(t, p);
-      return;
+      if (!m) throw noReassignmentInProgress();
+      const revert = revertedReassignment(p.replicas, p.isr, m.adding);
+      const unclean = this.host.uncleanAllowed(t);
+      if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
+      const elected = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
+      next = { replicas: revert.replicas, isr: elected.isr, leader: elected.leader, adding: [], removing: [] };
+    } else {
+      validateTarget(target, (id) => this.host.isRegistered(id));
+      const r = reassignmentReplicas(p.replicas, target);
+      // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
+      // new target that adds (or removes) nothing relative to the merged list keeps the old list.
+      const moving = { replicas: r.replicas, adding: r.adding.length > 0 ? r.adding : cur.adding, removing: r.removing.length > 0 ? r.removing : cur.removing };
+      const done = completedReassignment(moving, p.isr);
+      const set = done ?? { replicas: moving.replicas, isr: [...p.isr] };
+      const elected = leaderAfterChange(p.leader, set, this.host.uncleanAllowed(t), (id) => this.host.isUp(id));
+      next = { replicas: set.replicas, isr: elected.isr, leader: elected.leader, adding: done ? [] : moving.adding, removing: done ? [] : moving.removing };
     }
-    validateTarget(target, (id) => this.host.isRegistered(id));
-    const next = reassignmentReplicas(p.replicas, target);
-    if (!sameList(next.replicas, p.replicas)) this.setReplicas(t, p, { replicas: next.replicas, isr: p.isr }, p.leader);
-    this.stopMoving(p);
-    if (!isReassigning(next)) {
-      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder is complete at once
-      return;
-    }
-    this.startMoving(t, p, { topic: t, adding: next.adding, removing: next.removing });
-    for (const id of next.adding) this.tracker.startCopy(p, id);
-    this.tryComplete(p, this.moving.get(p)!);
+    // The record carries only the fields that differ from the state it was computed against.
+    const changes: Partial<PartitionFields> = {};
+    for (const k of ['replicas', 'isr', 'adding', 'removing'] as const) if (!sameList(next[k], cur[k])) changes[k] = next[k];
+    if (next.leader !== cur.leader) changes.leader = next.leader;
+    // The record's leader epoch is decided against the same state (a new leader, or a replica
+    // leaving the replica set), not against what earlier records of the request changed.
+    const bumpLeaderEpoch = next.leader !== cur.leader || cur.replicas.some((r) => !next.replicas.includes(r));
+    return { topic: t, partition: p, cancel: target === null, changes, bumpLeaderEpoch };
   }
 
-  private cancel(t: TopicState, p: PartitionState): void {
+  /** Replays a record from plan() onto the partition as it is now. */
+  apply(rec: ReassignmentRecord): void {
+    const { topic: t, partition: p } = rec;
+    if (this.host.topic(t.name) !== t) return; // deleted since
     const m = this.moving.get(p);
-    if (!m) throw noReassignmentInProgress();
-    const revert = revertedReassignment(p.replicas, p.isr, m.adding);
-    const unclean = this.host.uncleanAllowed(t);
-    if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
-    const next = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
-    for (const id of m.adding) this.tracker.dropCopy(p, id);
+    const next: PartitionFields = {
+      replicas: rec.changes.replicas ?? p.replicas,
+      isr: rec.changes.isr ?? p.isr,
+      leader: rec.changes.leader ?? p.leader,
+      adding: rec.changes.adding ?? m?.adding ?? [],
+      removing: rec.changes.removing ?? m?.removing ?? [],
+    };
     this.stopMoving(p);
-    this.setReplicas(t, p, { replicas: revert.replicas, isr: next.isr }, next.leader);
+    if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
+      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader, rec.bumpLeaderEpoch);
+    }
+    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.dropCopy(p, id);
+    for (const id of this.pendingJoins.get(p)?.keys() ?? []) if (!next.replicas.includes(id)) this.dropCopy(p, id);
+    if (isReassigning(next)) {
+      this.startMoving(t, p, { topic: t, adding: [...next.adding], removing: [...next.removing] });
+      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.startCopy(p, id);
+    } else if (!rec.cancel) {
+      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
+    }
   }
 
   private startMoving(t: TopicState, p: PartitionState, m: Moving): void {
@@ -340,7 +482,7 @@ export class PartitionMoves {
     const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
     if (!done) return false;
     const next = leaderAfterChange(p.leader, done, this.host.uncleanAllowed(m.topic), (id) => this.host.isUp(id));
-    for (const id of m.removing) this.tracker.dropCopy(p, id);
+    for (const id of m.removing) this.dropCopy(p, id);
     this.stopMoving(p);
     this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
     this.completed(m.topic, p, at ?? this.tracker.now ?? 0);
@@ -358,10 +500,10 @@ export class PartitionMoves {
    * One partition change record: partitionEpoch + 1; leaderEpoch + 1 when the leader changes or
    * a replica leaves the replica set (KRaft's bump for reassignments that remove replicas).
    */
-  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number): void {
+  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
     const before = p.replicas;
     const removesReplica = p.replicas.some((r) => !next.replicas.includes(r));
-    if (leader !== p.leader || removesReplica) p.leaderEpoch++;
+    if (bumpLeaderEpoch ?? (leader !== p.leader || removesReplica)) p.leaderEpoch++;
     p.partitionEpoch++;
     p.replicas = [...next.replicas];
     p.isr = [...next.isr];

@@ -99,9 +99,9 @@ export function unknownPartition(topic: string, partition: number): KafkaError {
   return new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find partition ${topic}:${partition}.`);
 }
 
-/** Errors.NO_REASSIGNMENT_IN_PROGRESS's message, which the controller sends as is. */
+/** NO_REASSIGNMENT_IN_PROGRESS: the controller sends it with a null message (new ApiError(code)). */
 export function noReassignmentInProgress(): KafkaError {
-  return new KafkaError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, 'No partition reassignment is in progress.');
+  return KafkaError.withoutMessage(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS);
 }
 
 export function uncleanRevertRefused(topic: string, partition: number): KafkaError {

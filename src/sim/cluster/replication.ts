@@ -159,6 +159,11 @@ export class ReplicationTracker<P extends object> {
     return n;
   }
 
+  /** The brokers whose replica of the partition is still copying. */
+  copyingBrokers(partition: P): number[] {
+    return [...(this.copies.get(partition)?.keys() ?? [])];
+  }
+
   /** A replica that starts empty and must copy the whole log before it is in sync. */
   startCopy(partition: P, brokerId: number): void {
     let byBroker = this.copies.get(partition);

@@ -5,13 +5,16 @@
 // answers base_offset per partition. The receiving broker must lead the partition,
 // else NOT_LEADER_OR_FOLLOWER (6) (v10+ also names the current leader); unknown topic
 // or partition → UNKNOWN_TOPIC_OR_PARTITION (3); a batch that is not magic v2 →
-// CORRUPT_MESSAGE (2). acks=0 gets no response at all. Transactions are not simulated.
+// CORRUPT_MESSAGE (2). acks=0 gets no response at all; acks other than -1, 0 and 1 →
+// INVALID_REQUIRED_ACKS (21) for every partition and nothing appended (ReplicaManager
+// .appendRecords). acks=-1 needs min.insync.replicas in the ISR. Transactions are not simulated.
 import { ProduceRequestSchema, ProduceResponseSchema, type ProduceRequest, type ProduceResponse } from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { itemError } from './results.js';
 import { defineHandler } from './types.js';
 
 const MAGIC_OFFSET = 16;
+const VALID_ACKS = new Set([-1, 0, 1]);
 
 export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   apiKey: 0,
@@ -25,6 +28,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       name: t.name,
       partitionResponses: t.partitionData.map((p) => {
         const base = { index: p.index, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+        if (!VALID_ACKS.has(req.acks)) return { ...base, errorCode: 21 };
         const partition = model.getTopic(t.name)?.partitions[p.index];
         if (!partition) return { ...base, errorCode: 3 };
         if (partition.leader !== ctx.brokerId) {
@@ -33,7 +37,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         const records = p.records ?? Buffer.alloc(0);
         if (records.length > MAGIC_OFFSET && records[MAGIC_OFFSET] !== 2) return { ...base, errorCode: 2, errorMessage: 'Only record batch format v2 is supported.' };
         try {
-          const baseOffset = model.append(t.name, p.index, records);
+          const baseOffset = model.append(t.name, p.index, records, { acks: req.acks });
           return { ...base, errorCode: 0, baseOffset: BigInt(baseOffset), logStartOffset: 0n };
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;

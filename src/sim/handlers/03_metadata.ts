@@ -9,7 +9,8 @@
 // - brokers lists live brokers only, as Kafka's metadata cache does; a stopped
 //   broker's replicas appear in offline_replicas (v5+) and it is out of the ISR.
 // - A partition without a leader has leader -1 and LEADER_NOT_AVAILABLE (5).
-// - controller_id (v1+) is the active controller; cluster_id from v2.
+// - controller_id (v1+) is a random live broker, as a KRaft broker reports it (the real
+//   controller only in ZooKeeper mode, runtime.notControllerErrors); cluster_id from v2.
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
 import { defineHandler } from './types.js';
@@ -75,7 +76,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       throttleTimeMs: 0,
       brokers: ctx.runtime.endpoints().filter((e) => e.up).map((e) => ({ nodeId: e.id, host: e.host, port: e.port, rack: e.rack })),
       clusterId: model.clusterId,
-      controllerId: model.controllerId,
+      controllerId: ctx.runtime.reportedControllerId(),
       topics,
       clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };

@@ -2,8 +2,12 @@
 //
 // Each topic is handled on its own, in request order, as KRaft's
 // ReplicationControlManager.createTopics does: validation errors (17, 36, 37, 38, 39,
-// 40, 42) come from the cluster model; a name given twice in one request fails with
-// INVALID_REQUEST (42) for every occurrence.
+// 40, 42) come from the cluster model. As ControllerApis.createTopics: a name given twice in
+// one request is answered once, after the other topics, with INVALID_REQUEST (42) "Duplicate
+// topic name." and nothing is created for it; `__cluster_metadata` is answered (last) with 42
+// "Creation of internal topic __cluster_metadata is prohibited.". validateOnly answers what
+// Kafka would create: a random topic id (Kafka draws it before checking validateOnly) and the
+// full resolved config list.
 // Quota (KIP-599): after a topic passes validation its partition count is charged to
 // the controller mutation quota, validateOnly included (KRaft). v6+ is strict: a
 // topic that finds the bucket negative fails with THROTTLING_QUOTA_EXCEEDED (89) and
@@ -19,6 +23,8 @@ import { itemError, notController, NOT_CONTROLLER } from './results.js';
 import { defineHandler } from './types.js';
 
 type Result = CreateTopicsResponse['topics'][number];
+/** KRaft's metadata log: not a topic anyone may create. */
+const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
 const THROTTLED = { errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
 
 export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopicsResponse>({
@@ -29,15 +35,18 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const quota = ctx.runtime.mutationQuota(ctx, ctx.version >= 6);
-    const counts = new Map<string, number>();
-    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const seen = new Set<string>();
+    const duplicates = new Set<string>();
+    for (const t of req.topics) {
+      if (seen.has(t.name)) duplicates.add(t.name);
+      seen.add(t.name);
+    }
     const failed = (name: string, e: { errorCode: number; errorMessage: string | null }): Result => ({
       name, errorCode: e.errorCode, errorMessage: e.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null,
     });
 
-    const topics = req.topics.map((t): Result => {
+    const topics = req.topics.filter((t) => !duplicates.has(t.name) && t.name !== CLUSTER_METADATA_TOPIC).map((t): Result => {
       if (notController(ctx)) return failed(t.name, NOT_CONTROLLER);
-      if (counts.get(t.name)! > 1) return failed(t.name, { errorCode: 42, errorMessage: 'Duplicate topic name.' });
       const spec = {
         name: t.name,
         numPartitions: t.numPartitions,
@@ -49,10 +58,10 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         const planned = model.createTopic(spec, { validateOnly: true });
         if (!quota.tryCharge(planned.partitions.length)) return failed(t.name, THROTTLED);
         const topic = req.validateOnly ? planned : model.createTopic(spec, { validateOnly: false });
-        const configs = req.validateOnly ? [] : model.describeConfigs({ type: 2, name: topic.name }, null);
+        const configs = req.validateOnly ? planned.configs : model.describeConfigs({ type: 2, name: topic.name }, null);
         return {
           name: topic.name,
-          topicId: req.validateOnly ? 'AAAAAAAAAAAAAAAAAAAAAA' : topic.topicId,
+          topicId: topic.topicId,
           errorCode: 0,
           errorMessage: null,
           numPartitions: topic.partitions.length,
@@ -64,6 +73,10 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         return failed(t.name, itemError(err));
       }
     });
+    for (const name of duplicates) topics.push(failed(name, { errorCode: 42, errorMessage: 'Duplicate topic name.' }));
+    if (seen.has(CLUSTER_METADATA_TOPIC)) {
+      topics.push(failed(CLUSTER_METADATA_TOPIC, { errorCode: 42, errorMessage: `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.` }));
+    }
     return { throttleTimeMs: quota.throttleTimeMs(), topics };
   },
 });

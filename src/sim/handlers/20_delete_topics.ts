@@ -1,8 +1,11 @@
 // DeleteTopics (20), v0-v6. A controller request.
 //
-// Topics by name (v0-v5: topic_names; v6: topics[] with a name or, name null, a
-// topic id). Unknown name → UNKNOWN_TOPIC_OR_PARTITION (3); unknown id →
-// UNKNOWN_TOPIC_ID (100); the same topic twice → INVALID_REQUEST (42) for each.
+// Topics by name (v0-v5: topic_names; v6: topics[] with a name or, name null, a topic id), in
+// ControllerApis.deleteTopics' order: first, in request order, v6 entries with both a name and an
+// id (INVALID_REQUEST "You may not specify both topic name and topic id.") or neither
+// ("Neither topic name nor id were specified."); then each name given twice, once ("Duplicate
+// topic name."), then each id given twice, once ("Duplicate topic id."); then the others. Unknown
+// name → UNKNOWN_TOPIC_OR_PARTITION (3); unknown id → UNKNOWN_TOPIC_ID (100).
 // Quota (KIP-599): a deletion costs the topic's partition count; v5+ strict (89 when
 // the bucket is negative, nothing deleted), v0-v4 permissive.
 import { DeleteTopicsRequestSchema, DeleteTopicsResponseSchema, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../protocol/messages.generated.js';
@@ -21,14 +24,9 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const quota = ctx.runtime.mutationQuota(ctx, ctx.version >= 5);
-    const wanted = ctx.version >= 6
-      ? (req.topics ?? []).map((t) => ({ name: t.name ?? null, topicId: t.topicId ?? ZERO_UUID }))
-      : (req.topicNames ?? []).map((name) => ({ name, topicId: ZERO_UUID }));
-    const keys = wanted.map((w) => w.name ?? `id:${w.topicId}`);
-    const responses = wanted.map((w, i): Result => {
+    const deleteOne = (w: { name: string | null; topicId: string }): Result => {
       const base = { name: w.name, topicId: w.topicId };
       if (notController(ctx)) return { ...base, ...NOT_CONTROLLER };
-      if (keys.filter((k) => k === keys[i]).length > 1) return { ...base, errorCode: 42, errorMessage: 'Duplicate topic name.' };
       const topic = w.name !== null ? model.getTopic(w.name) : model.getTopicById(w.topicId);
       if (!topic) {
         return w.name !== null
@@ -43,7 +41,54 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         if (!(err instanceof KafkaError)) throw err;
         return { ...base, ...itemError(err) };
       }
-    });
+    };
+    const responses: Result[] = [];
+    const invalid = (name: string | null, topicId: string, errorMessage: string): void => {
+      responses.push({ name, topicId, errorCode: 42, errorMessage });
+    };
+    const names = new Set<string>();
+    const duplicateNames = new Set<string>();
+    const ids = new Set<string>();
+    const duplicateIds = new Set<string>();
+    const addName = (name: string): void => {
+      if (duplicateNames.has(name) || names.has(name)) {
+        duplicateNames.add(name);
+        names.delete(name);
+      } else {
+        names.add(name);
+      }
+    };
+    const wanted: { name: string | null; topicId: string }[] = [];
+    for (const name of ctx.version >= 6 ? [] : req.topicNames ?? []) {
+      addName(name);
+      wanted.push({ name, topicId: ZERO_UUID });
+    }
+    for (const t of ctx.version >= 6 ? req.topics ?? [] : []) {
+      const name = t.name ?? null;
+      const topicId = t.topicId ?? ZERO_UUID;
+      if (name === null && topicId === ZERO_UUID) {
+        invalid(null, ZERO_UUID, 'Neither topic name nor id were specified.');
+      } else if (name !== null && topicId !== ZERO_UUID) {
+        invalid(name, topicId, 'You may not specify both topic name and topic id.');
+      } else if (name !== null) {
+        addName(name);
+        wanted.push({ name, topicId });
+      } else {
+        if (duplicateIds.has(topicId) || ids.has(topicId)) {
+          duplicateIds.add(topicId);
+          ids.delete(topicId);
+        } else {
+          ids.add(topicId);
+        }
+        wanted.push({ name, topicId });
+      }
+    }
+    for (const name of duplicateNames) invalid(name, ZERO_UUID, 'Duplicate topic name.');
+    for (const id of duplicateIds) invalid(null, id, 'Duplicate topic id.');
+    for (const w of wanted) {
+      if (w.name !== null ? !names.delete(w.name) : !ids.delete(w.topicId)) continue; // a duplicate
+      responses.push(deleteOne(w));
+    }
     return { throttleTimeMs: quota.throttleTimeMs(), responses };
   },
 });

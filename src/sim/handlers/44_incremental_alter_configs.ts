@@ -2,7 +2,11 @@
 //
 // Per resource, atomically: SET (0), DELETE (1), APPEND (2) and SUBTRACT (3, list
 // configs only) on TOPIC (2) or BROKER (4; a broker id, or "" for the cluster-wide
-// default). Unknown config names and ill-typed values → INVALID_CONFIG (40); the same
+// default). A BROKER resource naming another broker → INVALID_REQUEST (42) "Unexpected broker
+// id, expected <this broker>, but received <id>" (ConfigAdminManager: send it to that broker, or
+// use ""). APPEND/SUBTRACT on a config that is not a list → INVALID_CONFIG (40) "Can't APPEND to
+// key X because its type is not LIST." (the controller's check, topics and brokers alike).
+// Unknown config names and ill-typed values → INVALID_CONFIG (40); the same
 // config twice in one resource → INVALID_REQUEST (42); unknown topic → 3. With
 // validate_only nothing changes. This is how replication throttles are set: it
 // touches only the named configs, unlike AlterConfigs. v1 is flexible.
@@ -24,6 +28,7 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
         { type: r.resourceType, name: r.resourceName },
         r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value })),
         req.validateOnly,
+        { nodeId: ctx.brokerId },
       )),
     }));
     return { throttleTimeMs: 0, responses };

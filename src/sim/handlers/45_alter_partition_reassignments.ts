@@ -2,10 +2,12 @@
 //
 // Per partition, in Kafka's order (ReplicationControlManager.alterPartitionReassignment):
 // unknown topic → 3 "Unable to find a topic named X."; unknown partition → 3 "Unable to find
-// partition X:N."; replicas null cancels: nothing moving → 85 "No partition reassignment is in
-// progress.", a revert needing an unclean election on a topic that forbids it → 39; otherwise
+// partition X:N."; replicas null cancels: nothing moving → 85 (null message), a revert needing an unclean election on a topic that forbids it → 39; otherwise
 // the target is checked as a manual assignment: [] → 39, then walking the ids in ascending order
-// an unregistered broker or a repeated one → 39. Partitions succeed or fail independently.
+// an unregistered broker or a repeated one → 39. Partitions succeed or fail independently, every
+// entry checked against the state before the request and the good ones applied in order (the
+// same partition listed twice ends as its last entry says). A new target that adds (or removes)
+// nothing relative to the merged list keeps the earlier adding (removing) list.
 // While moving, replicas = target ++ sorted(current - target); adding replicas copy the log from
 // the leader (see ../cluster/replication.ts for bandwidth and throttles) and the move completes
 // when they are in sync. A pure reorder completes at once. Top-level error 0 with a null message;
@@ -19,7 +21,7 @@ import {
   type AlterPartitionReassignmentsRequest,
   type AlterPartitionReassignmentsResponse,
 } from '../protocol/messages.generated.js';
-import { attempt, notController, NOT_CONTROLLER } from './results.js';
+import { itemError, notController, NOT_CONTROLLER, OK } from './results.js';
 import { defineHandler } from './types.js';
 
 export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse>({
@@ -30,16 +32,18 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
   handle(ctx, req) {
     if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, responses: [] };
     const { model } = ctx.runtime;
-    // One controller event: every item sees the same instant of the clock.
-    const responses = model.atOneInstant(() =>
-      req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partitionIndex,
-          ...attempt(() => model.alterPartitionReassignment(t.name, p.partitionIndex, p.replicas)),
-        })),
-      })),
-    );
+    // One controller event: every entry is checked against the state before the request, then
+    // the good ones are applied in order (see ClusterModel.alterPartitionReassignments).
+    const entries = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas })));
+    const errors = model.alterPartitionReassignments(entries);
+    let i = 0;
+    const responses = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const err = errors[i++];
+        return { partitionIndex: p.partitionIndex, ...(err ? itemError(err) : OK) };
+      }),
+    }));
     return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses };
   },
 });

@@ -1,8 +1,12 @@
 // DescribeCluster (60), v0-v1.
 //
-// Cluster id, the active controller and every live broker with its rack. v1 adds
-// endpoint_type: 1 = brokers (the only kind a client may ask a broker for; 2 =
-// controllers → UNSUPPORTED_ENDPOINT_TYPE (119) from a broker).
+// Cluster id, a controller id and every live broker with its rack. As a KRaft broker
+// (AuthHelper.computeDescribeClusterResponse): controller_id is a random live broker (the real
+// controller only in ZooKeeper mode); v1 adds endpoint_type: 1 = brokers is answered; 2 =
+// controllers → MISMATCHED_ENDPOINT_TYPE (114) "The request was sent to an endpoint of type
+// BROKER, but we wanted an endpoint of type CONTROLLER"; any other type →
+// UNSUPPORTED_ENDPOINT_TYPE (115) "Unsupported endpoint type N" (v0: INVALID_REQUEST for both).
+
 import { DescribeClusterRequestSchema, DescribeClusterResponseSchema, type DescribeClusterRequest, type DescribeClusterResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
 import { defineHandler } from './types.js';
@@ -14,15 +18,19 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
   response: DescribeClusterResponseSchema,
   handle(ctx, req) {
     const { model } = ctx.runtime;
-    const base = { throttleTimeMs: 0, endpointType: req.endpointType ?? 1, clusterId: model.clusterId, clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
-    if ((req.endpointType ?? 1) !== 1) {
-      return { ...base, errorCode: 119, errorMessage: 'The request was sent to an endpoint of the wrong type.', controllerId: -1, brokers: [] };
+    const base = { throttleTimeMs: 0, endpointType: 1, clusterId: model.clusterId, clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+    const type = req.endpointType ?? 1;
+    if (type !== 1) {
+      const known = type === 2;
+      const errorCode = ctx.version === 0 ? 42 : known ? 114 : 115;
+      const errorMessage = known ? 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER' : `Unsupported endpoint type ${type}`;
+      return { ...base, clusterId: '', errorCode, errorMessage, controllerId: -1, brokers: [] };
     }
     return {
       ...base,
       errorCode: 0,
       errorMessage: null,
-      controllerId: model.controllerId,
+      controllerId: ctx.runtime.reportedControllerId(),
       brokers: ctx.runtime.endpoints().filter((e) => e.up).map((e) => ({ brokerId: e.id, host: e.host, port: e.port, rack: e.rack })),
     };
   },

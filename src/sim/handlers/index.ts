@@ -19,6 +19,7 @@ import { listPartitionReassignmentsHandler } from './46_list_partition_reassignm
 import { describeClientQuotasHandler } from './48_describe_client_quotas.js';
 import { alterClientQuotasHandler } from './49_alter_client_quotas.js';
 import { describeClusterHandler } from './60_describe_cluster.js';
+import { describeTopicPartitionsHandler } from './75_describe_topic_partitions.js';
 
 export function allHandlers(): ApiHandler[] {
   const list: ApiHandler[] = [
@@ -40,6 +41,7 @@ export function allHandlers(): ApiHandler[] {
     describeClientQuotasHandler,
     alterClientQuotasHandler,
     describeClusterHandler,
+    describeTopicPartitionsHandler,
   ];
   list.push(apiVersionsHandler(() => list));
   return list;

@@ -11,7 +11,7 @@ export interface ItemError {
 export const OK: ItemError = { errorCode: 0, errorMessage: null };
 
 export function itemError(err: unknown): ItemError {
-  if (err instanceof KafkaError) return { errorCode: err.code, errorMessage: err.message };
+  if (err instanceof KafkaError) return { errorCode: err.code, errorMessage: err.wireMessage };
   return { errorCode: -1, errorMessage: `simulator error: ${(err as Error)?.message ?? String(err)}` };
 }
 

@@ -47,6 +47,12 @@ export interface SimulatorRuntime {
    */
   readonly notControllerErrors: boolean;
   endpoints(): BrokerEndpoint[];
+  /**
+   * The controller id Metadata and DescribeCluster report: KRaft brokers report a random live
+   * broker (MetadataCache.getRandomAliveBrokerId: clients only need some broker to send
+   * controller requests to, which forwards them); ZooKeeper mode reports the real controller.
+   */
+  reportedControllerId(): number;
   /** Client quotas: AlterClientQuotas (49) / DescribeClientQuotas (48). */
   readonly clientQuotas: ClientQuotaStore;
   /** KIP-599 controller mutation quota for one request (see ../quotas.ts). */

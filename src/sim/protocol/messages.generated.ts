@@ -1274,6 +1274,86 @@ export const DescribeClusterResponseSchema: MessageSchema = {
   ],
 };
 
+export interface DescribeTopicPartitionsRequest {
+  topics: Array<{
+    name: string;
+  }>;
+  responsePartitionLimit: number;
+  cursor: {
+    topicName: string;
+    partitionIndex: number;
+  } | null;
+}
+
+export const DescribeTopicPartitionsRequestSchema: MessageSchema = {
+  name: 'DescribeTopicPartitionsRequest', apiKey: 75, valid: [0,0], flexible: [0,32767],
+  fields: [
+    { n: 'topics', t: '[]struct', v: [0,32767], f: [
+      { n: 'name', t: 'string', v: [0,32767] },
+    ] },
+    { n: 'responsePartitionLimit', t: 'int32', v: [0,32767], d: "2000" },
+    { n: 'cursor', t: 'struct', v: [0,32767], nv: [0,32767], d: "null", f: [
+      { n: 'topicName', t: 'string', v: [0,32767] },
+      { n: 'partitionIndex', t: 'int32', v: [0,32767] },
+    ] },
+  ],
+};
+
+export interface DescribeTopicPartitionsResponse {
+  throttleTimeMs: number;
+  topics: Array<{
+    errorCode: number;
+    name: string | null;
+    topicId: string;
+    isInternal: boolean;
+    partitions: Array<{
+      errorCode: number;
+      partitionIndex: number;
+      leaderId: number;
+      leaderEpoch: number;
+      replicaNodes: Array<number>;
+      isrNodes: Array<number>;
+      eligibleLeaderReplicas: Array<number> | null;
+      lastKnownElr: Array<number> | null;
+      offlineReplicas: Array<number>;
+    }>;
+    topicAuthorizedOperations: number;
+  }>;
+  nextCursor: {
+    topicName: string;
+    partitionIndex: number;
+  } | null;
+}
+
+export const DescribeTopicPartitionsResponseSchema: MessageSchema = {
+  name: 'DescribeTopicPartitionsResponse', apiKey: 75, valid: [0,0], flexible: [0,32767],
+  fields: [
+    { n: 'throttleTimeMs', t: 'int32', v: [0,32767] },
+    { n: 'topics', t: '[]struct', v: [0,32767], f: [
+      { n: 'errorCode', t: 'int16', v: [0,32767] },
+      { n: 'name', t: 'string', v: [0,32767], nv: [0,32767] },
+      { n: 'topicId', t: 'uuid', v: [0,32767] },
+      { n: 'isInternal', t: 'bool', v: [0,32767], d: "false" },
+      { n: 'partitions', t: '[]struct', v: [0,32767], f: [
+        { n: 'errorCode', t: 'int16', v: [0,32767] },
+        { n: 'partitionIndex', t: 'int32', v: [0,32767] },
+        { n: 'leaderId', t: 'int32', v: [0,32767] },
+        { n: 'leaderEpoch', t: 'int32', v: [0,32767], d: "-1" },
+        { n: 'replicaNodes', t: '[]int32', v: [0,32767] },
+        { n: 'isrNodes', t: '[]int32', v: [0,32767] },
+        { n: 'eligibleLeaderReplicas', t: '[]int32', v: [0,32767], nv: [0,32767], d: "null" },
+        { n: 'lastKnownElr', t: '[]int32', v: [0,32767], nv: [0,32767], d: "null" },
+        { n: 'offlineReplicas', t: '[]int32', v: [0,32767] },
+      ] },
+      { n: 'topicAuthorizedOperations', t: 'int32', v: [0,32767], d: "-2147483648" },
+    ] },
+    { n: 'nextCursor', t: 'struct', v: [0,32767], nv: [0,32767], d: "null", f: [
+      { n: 'topicName', t: 'string', v: [0,32767] },
+      { n: 'partitionIndex', t: 'int32', v: [0,32767] },
+    ] },
+  ],
+};
+
 export const ALL_SCHEMAS: readonly MessageSchema[] = [
   ProduceRequestSchema,
   ProduceResponseSchema,
@@ -1315,4 +1395,6 @@ export const ALL_SCHEMAS: readonly MessageSchema[] = [
   AlterClientQuotasResponseSchema,
   DescribeClusterRequestSchema,
   DescribeClusterResponseSchema,
+  DescribeTopicPartitionsRequestSchema,
+  DescribeTopicPartitionsResponseSchema,
 ];

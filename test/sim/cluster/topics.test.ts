@@ -122,7 +122,7 @@ test('config validation on create -> 40', () => {
   throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'preallocate', value: 'yes' }] }), 40, 'Invalid value yes for configuration preallocate: Expected value to be either true or false');
   throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'segment.bytes', value: '3000000000' }] }), 40, 'Invalid value 3000000000 for configuration segment.bytes: Not a number of type INT');
   throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'compression.type', value: 'brotli' }] }), 40, 'Invalid value brotli for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer');
-  throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'leader.replication.throttled.replicas', value: '0:1,x' }] }), 40, "Invalid value [0:1, x] for configuration leader.replication.throttled.replicas: must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
+  throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'leader.replication.throttled.replicas', value: '0:1,x' }] }), 40, "Invalid value [0:1, x] for configuration leader.replication.throttled.replicas: leader.replication.throttled.replicas must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
   throwsKafka(() => m.createTopic({ name: 't', configs: [{ name: 'follower.replication.throttled.replicas', value: '-1:0' }] }), 40);
   for (const v of ['*', '', '0:1,1:2', '10:1, 2:1']) {
     m.createTopic({ name: `ok${v.length}`, configs: [{ name: 'leader.replication.throttled.replicas', value: v }] });
