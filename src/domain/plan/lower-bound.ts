@@ -1,6 +1,8 @@
 // What any plan reaching a goal must move, computed from the input alone: the planner's result is
 // compared with this (response `lowerBound`, property tests, bench/plans), so it must not share
 // the planner's choices. Each bound is a counting argument, stated next to it.
+import { assignCeilSlotsSteps, type CeilSlotTopic } from './ceil-slots.js';
+import { counter, drain, type Steps } from './steps.js';
 import type { PlanGoal, PlanWeight } from './types.js';
 
 /** One in-scope partition as the bounds see it (broker ids, size). */
@@ -32,6 +34,11 @@ export interface Bound {
 }
 
 export function lowerBound(input: BoundInput): Bound {
+  return drain(lowerBoundSteps(input));
+}
+
+/** lowerBound in steps (see steps.ts). */
+export function* lowerBoundSteps(input: BoundInput): Steps<Bound> {
   switch (input.goal) {
     case 'decommission':
       return decommissionBound(input);
@@ -40,7 +47,7 @@ export function lowerBound(input: BoundInput): Bound {
     case 'rack-repair':
       return rackRepairBound(input);
     case 'rebalance':
-      return input.weight === 'bytes' ? bytesRebalanceBound(input) : countRebalanceBound(input);
+      return input.weight === 'bytes' ? bytesRebalanceBound(input) : yield* countRebalanceBound(input);
   }
 }
 
@@ -98,26 +105,39 @@ function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
  * brokers at ceil(n/k) and the rest at floor(n/k). A move lowers one broker's count by one, so
  * the moves needed are at least the excess over the end state, minimised by giving the r ceil
  * slots to the brokers that hold the most (the bytes bound: each over-full broker sheds its
- * smallest replicas, the ceil slots going where they save the most bytes). Summed over topics;
- * the same argument on the broker totals gives a second bound (when totals are evened), and a
- * move lowers one topic's excess and one total's excess by at most one each, so the larger holds.
+ * smallest replicas, the ceil slots going where they save the most bytes). Summed over topics.
+ * When the broker totals are evened too, the ceil slots of all topics must also be spread evenly
+ * over the brokers (ceil-slots.ts explains why that is the whole condition), which can cost more
+ * than each topic alone: the exact minimum over all such choices (a min-cost flow) is the bound,
+ * and exactly that many moves suffice, so it is tight. The bytes bound stays the larger of the
+ * per-topic bytes bound and the same argument on the broker totals (a move lowers one topic's
+ * excess and one total's excess by at most one replica each).
  */
-function countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): Bound {
+function* countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): Steps<Bound> {
   const k = brokers.length;
   if (k === 0) return { movedReplicas: 0, movedBytes: 0 };
   const slot = new Map(brokers.map((b, i) => [b, i]));
+  const tick = counter(4096);
   // Sizes per broker overall, and per broker for the topic at hand: `partitions` must come grouped
   // by topic (BoundInput says so).
   const perBroker: number[][] = brokers.map(() => []);
   let perTopic: number[][] = brokers.map(() => []);
   let topicReplicas = 0;
   let topicBytes = 0;
+  let aboveFloor = 0;
+  const ceilTopics: CeilSlotTopic[] = [];
   const flushTopic = () => {
     const holders = perTopic.filter((h) => h.length > 0);
     if (holders.length > 0) {
       const b = evenBound(holders, k);
       topicReplicas += b.movedReplicas;
       topicBytes += b.movedBytes;
+      const counts = new Int32Array(k);
+      let n = 0;
+      perTopic.forEach((h, i) => ((counts[i] = h.length), (n += h.length)));
+      const floor = Math.floor(n / k);
+      for (const c of counts) aboveFloor += Math.max(0, c - floor);
+      ceilTopics.push({ counts, floor, remainder: n % k });
     }
     perTopic = brokers.map(() => []);
   };
@@ -133,11 +153,14 @@ function countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): B
       perTopic[i]!.push(p.bytes);
       perBroker[i]!.push(p.bytes);
     }
+    if (tick()) yield;
   }
   flushTopic();
   if (!evenTotals) return { movedReplicas: topicReplicas, movedBytes: topicBytes };
+  yield;
+  const { kept } = yield* assignCeilSlotsSteps(k, ceilTopics);
   const totals = evenBound(perBroker, k);
-  return { movedReplicas: Math.max(topicReplicas, totals.movedReplicas), movedBytes: Math.max(topicBytes, totals.movedBytes) };
+  return { movedReplicas: aboveFloor - kept, movedBytes: Math.max(topicBytes, totals.movedBytes) };
 }
 
 /** The even-spread bound of one population: `holders` lists each broker's replica sizes (brokers holding none may be absent). */

@@ -11,6 +11,7 @@
 // Cost: linear in replicas for the moves, times the broker count when picking a destination
 // (100 brokers); the per-topic evening sorts each topic's replicas once.
 import { KAFKA_ERRORS } from '../reassignment/types.js';
+import { assignCeilSlots } from './ceil-slots.js';
 import { lowerBound, type BoundPartition } from './lower-bound.js';
 import { resolveTopicScope } from './scope.js';
 import type { BrokerLoad, Plan, PlanCluster, PlanError, PlannedPartition, PlanRequest, PlanResult, PlanWarning, PlanWeight } from './types.js';
@@ -362,9 +363,11 @@ function rackRepair(m: Model): void {
 
 /**
  * Count rebalance, topic by topic: each topic's replicas on the brokers end at floor or ceil of
- * n/k per broker. The ceil slots go first to brokers already above floor (no move needed for
- * them), then to brokers with the lowest running total, so the totals come out as even as the
- * topics allow; a second pass then evens the totals with moves that keep every topic even.
+ * n/k per broker. Without a topic filter the broker totals must end even too: the ceil slots are
+ * then chosen for all topics at once, spread evenly over the brokers and kept where a broker
+ * already holds more than floor as often as possible (ceil-slots.ts; the fewest moves). With a
+ * filter each topic alone: ceil slots first to brokers already above floor, then to the lowest
+ * running totals. A last pass evens the totals where racks blocked a move.
  */
 function rebalanceCounts(m: Model, evenTotals: boolean): void {
   const k = m.eligibleList.length;
@@ -377,25 +380,52 @@ function rebalanceCounts(m: Model, evenTotals: boolean): void {
   const target = new Int32Array(K);
   const rackBlocked = new Set<string>();
 
+  // Counts per in-scope topic, and (evenTotals) the ceil slots of all topics together.
+  const owns = new Map<number, Int32Array>();
+  for (let ti = 0; ti < m.byTopic.length; ti++) {
+    if (!m.inScope[ti]) continue;
+    const own = new Int32Array(K);
+    topicCounts(m.byTopic[ti]!, own);
+    owns.set(ti, own);
+  }
+  const ceilSlots = new Map<number, Int32Array>();
+  if (evenTotals) {
+    const order = [...owns.keys()];
+    const input = order.map((ti) => {
+      const own = owns.get(ti)!;
+      const counts = new Int32Array(k);
+      let n = 0;
+      m.eligibleList.forEach((b, i) => ((counts[i] = own[b]!), (n += own[b]!)));
+      return { counts, floor: Math.floor(n / k), remainder: n % k };
+    });
+    const { slots } = assignCeilSlots(k, input);
+    order.forEach((ti, j) => ceilSlots.set(ti, slots[j]!));
+  }
+
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
     const list = m.byTopic[ti]!;
-    const own = new Int32Array(K);
-    topicCounts(list, own);
+    const own = owns.get(ti)!;
     let n = 0;
     for (const b of m.eligibleList) n += own[b]!;
     if (n === 0) continue;
     const floor = Math.floor(n / k);
     const r = n % k;
-    // Ceil slots: brokers above floor first, then the lowest running totals.
-    const order = [...m.eligibleList].sort((a, b) => {
-      const above = Number(own[b]! > floor) - Number(own[a]! > floor);
-      if (above !== 0) return above;
-      // Among brokers above floor any r save the same one move: the lowest totals keep ceil.
-      return projected[a]! - projected[b]! || a - b;
-    });
     target.fill(0);
-    order.forEach((b, i) => (target[b] = floor + (i < r ? 1 : 0)));
+    const slots = ceilSlots.get(ti);
+    if (slots) {
+      for (const b of m.eligibleList) target[b] = floor;
+      for (const i of slots) target[m.eligibleList[i]!]++;
+    } else {
+      // Ceil slots: brokers above floor first, then the lowest running totals.
+      const order = [...m.eligibleList].sort((a, b) => {
+        const above = Number(own[b]! > floor) - Number(own[a]! > floor);
+        if (above !== 0) return above;
+        // Among brokers above floor any r save the same one move: the lowest totals keep ceil.
+        return projected[a]! - projected[b]! || a - b;
+      });
+      order.forEach((b, i) => (target[b] = floor + (i < r ? 1 : 0)));
+    }
     for (const b of m.eligibleList) projected[b] += target[b]! - own[b]!;
 
     tc.set(own);
