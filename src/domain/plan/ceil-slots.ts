@@ -76,6 +76,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
     add(S, 1 + t, topic.remainder, 0);
     topicEdges[t] = m;
     for (let b = 0; b < k; b++) add(1 + t, T + 1 + b, 1, topic.counts[b]! > topic.floor ? -1 : 0);
+    if ((t & 127) === 127) yield;
   }
   for (let b = 0; b < k; b++) {
     if (q > 0) add(T + 1 + b, SINK, q, 0);
@@ -87,11 +88,12 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   const pot = new Float64Array(V);
   for (let b = 0; b < k; b++) {
     let p = 0;
-    for (let t = 0; t < T; t++) if (topics[t]!.remainder > 0 && topics[t]!.counts[b]! > topics[t]!.floor) p = -1;
+    for (let t = 0; t < T && p === 0; t++) if (topics[t]!.remainder > 0 && topics[t]!.counts[b]! > topics[t]!.floor) p = -1;
     pot[T + 1 + b] = p;
     pot[H] = Math.min(pot[H]!, p);
   }
   pot[SINK] = pot[H]!;
+  yield;
 
   const INF = Number.MAX_SAFE_INTEGER;
   const dist = new Float64Array(V);
@@ -107,6 +109,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
     dist[S] = 0;
     const buckets: number[][] = [[S]];
     const done = new Uint8Array(V);
+    let scanned = 0;
     for (let d = 0; d < buckets.length; d++) {
       const bucket = buckets[d];
       if (!bucket) continue;
@@ -114,6 +117,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
         const u = bucket[i]!;
         if (done[u] || dist[u] !== d) continue;
         done[u] = 1;
+        if ((++scanned & 63) === 0) yield;
         for (let e = head[u]!; e >= 0; e = next[e]!) {
           if (cap[e]! <= 0) continue;
           const v = to[e]!;
@@ -139,6 +143,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
       queue[qt++] = S;
       while (qh < qt) {
         const u = queue[qh++]!;
+        if ((qh & 63) === 0) yield;
         for (let e = head[u]!; e >= 0; e = next[e]!) {
           const v = to[e]!;
           if (cap[e]! > 0 && level[v]! < 0 && reduced(e, u) === 0) {
@@ -188,6 +193,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
       }
     }
     slots[t] = Int32Array.from(chosen);
+    if ((t & 127) === 127) yield;
   }
   return { kept, slots };
 }

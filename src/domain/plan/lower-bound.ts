@@ -41,18 +41,19 @@ export function lowerBound(input: BoundInput): Bound {
 export function* lowerBoundSteps(input: BoundInput): Steps<Bound> {
   switch (input.goal) {
     case 'decommission':
-      return decommissionBound(input);
+      return yield* decommissionBound(input);
     case 'replication-factor':
-      return replicationFactorBound(input);
+      return yield* replicationFactorBound(input);
     case 'rack-repair':
-      return rackRepairBound(input);
+      return yield* rackRepairBound(input);
     case 'rebalance':
-      return input.weight === 'bytes' ? bytesRebalanceBound(input) : yield* countRebalanceBound(input);
+      return input.weight === 'bytes' ? yield* bytesRebalanceBound(input) : yield* countRebalanceBound(input);
   }
 }
 
 /** Every replica on a removed broker must be copied somewhere else: exactly those, no fewer. */
-function decommissionBound({ partitions, removed }: BoundInput): Bound {
+function* decommissionBound({ partitions, removed }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   let movedReplicas = 0;
   let movedBytes = 0;
   for (const p of partitions) {
@@ -62,12 +63,14 @@ function decommissionBound({ partitions, removed }: BoundInput): Bound {
         movedBytes += p.bytes;
       }
     }
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
 
 /** Each partition short of the factor needs that many new copies; removing replicas copies nothing. */
-function replicationFactorBound({ partitions, replicationFactor }: BoundInput): Bound {
+function* replicationFactorBound({ partitions, replicationFactor }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   const rf = replicationFactor ?? 0;
   let movedReplicas = 0;
   let movedBytes = 0;
@@ -75,6 +78,7 @@ function replicationFactorBound({ partitions, replicationFactor }: BoundInput): 
     const add = Math.max(0, rf - p.replicas.length);
     movedReplicas += add;
     movedBytes += add * p.bytes;
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
@@ -84,7 +88,8 @@ function replicationFactorBound({ partitions, replicationFactor }: BoundInput): 
  * racks (R' = the racks available plus those it already uses); one moved replica adds at most
  * one rack, so it needs min(n, R') - d moves, each copying the partition once.
  */
-function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
+function* rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Steps<Bound> {
+  const tick = counter(2048);
   if (!rackOf) return { movedReplicas: 0, movedBytes: 0 };
   const available = new Set(brokers.map(rackOf));
   let movedReplicas = 0;
@@ -96,6 +101,7 @@ function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
     const fixes = Math.max(0, Math.min(p.replicas.length, reachable) - used.size);
     movedReplicas += fixes;
     movedBytes += fixes * p.bytes;
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
@@ -159,7 +165,9 @@ function* countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): 
   if (!evenTotals) return { movedReplicas: topicReplicas, movedBytes: topicBytes };
   yield;
   const { kept } = yield* assignCeilSlotsSteps(k, ceilTopics);
+  yield;
   const totals = evenBound(perBroker, k);
+  yield;
   return { movedReplicas: aboveFloor - kept, movedBytes: Math.max(topicBytes, totals.movedBytes) };
 }
 
@@ -175,7 +183,7 @@ function evenBound(holders: number[][], k: number): Bound {
   const savings: { replicas: number; bytes: number }[] = [];
   for (const h of holders) {
     if (h.length <= floor) continue;
-    const sorted = [...h].sort((a, b) => a - b);
+    const sorted = Float64Array.from(h).sort();
     const excess = h.length - floor;
     let bytes = 0;
     for (let i = 0; i < excess; i++) bytes += sorted[i]!;
@@ -199,7 +207,8 @@ function evenBound(holders: number[][], k: number): Bound {
  * must end at or below mean + S; what is above must leave, in whole replicas (its largest first
  * gives the fewest replicas).
  */
-function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
+function* bytesRebalanceBound({ partitions, brokers }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   const k = brokers.length;
   if (k === 0) return { movedReplicas: 0, movedBytes: 0 };
   const inSet = new Set(brokers);
@@ -214,6 +223,7 @@ function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
       total += p.bytes;
       largest = Math.max(largest, p.bytes);
     }
+    if (tick()) yield;
   }
   const ceiling = total / k + largest;
   let movedReplicas = 0;
@@ -223,6 +233,7 @@ function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
     if (load <= ceiling) continue;
     movedBytes += load - ceiling;
     sizes.sort((a, b) => b - a);
+    yield;
     for (const s of sizes) {
       if (load <= ceiling) break;
       load -= s;
