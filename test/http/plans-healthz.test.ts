@@ -9,9 +9,15 @@ import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { loadSpec } from '../../src/http/spec.js';
 import { PLAN_CHANNEL, type PlanRunEvent } from '../../src/plan/sliced.js';
 import { startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+
+const require = createRequire(import.meta.url);
+const Ajv2020 = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
+const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
 
 const BROKERS = 12;
 const TOPICS = 24;
@@ -97,6 +103,20 @@ describe('POST /plans on 24,000 partitions', () => {
       assert.ok(h.slicesBefore < done.slices, `/healthz answered after slice ${h.slicesBefore} of ${done.slices}`);
       // Generous: the target is ~50 ms at 100,000 partitions; CI machines are slow and shared.
       assert.ok(done.maxSliceMs < 1_000, `longest slice ${done.maxSliceMs} ms`);
+
+      // Large answers are written in slices (not through res.json, where responses are
+      // validated): the same schema holds.
+      assert.ok(planned.body.partitions.length > 2_000, `${planned.body.partitions.length} partitions: the sliced writer was used`);
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+      addFormats(ajv);
+      ajv.addSchema(structuredClone(loadSpec().document) as object, 'openapi.json');
+      const validate = ajv.compile({ $ref: 'openapi.json#/components/schemas/PlanResponse' });
+      const valid = (v: unknown): boolean => validate(v);
+      assert.ok(valid(planned.body), ajv.errorsText(validate.errors));
+      assert.deepEqual(
+        planned.body.reassignment.partitions.map((p: any) => [p.topic, p.partition, p.replicas]),
+        planned.body.partitions.map((p: any) => [p.topic, p.partition, p.targetReplicas]),
+      );
 
       // And the plan is the right one: no racks, so exactly the lower bound, every broker even.
       assert.equal(planned.body.movedReplicas, planned.body.lowerBound.movedReplicas);
