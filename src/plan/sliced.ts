@@ -21,7 +21,8 @@ export const PLAN_CHANNEL = 'kafka-admin-gateway:plans';
 const plans = channel(PLAN_CHANNEL);
 
 export type PlanRunEvent =
-  | { readonly type: 'slice'; readonly label: string; readonly index: number; readonly ms: number }
+  /** `ms`: wall-clock length of the slice; `cpuMs`: this process's CPU time in it (all threads, GC included). */
+  | { readonly type: 'slice'; readonly label: string; readonly index: number; readonly ms: number; readonly cpuMs: number }
   | { readonly type: 'done'; readonly label: string; readonly slices: number; readonly maxSliceMs: number; readonly ms: number };
 
 export interface SliceOptions {
@@ -35,6 +36,7 @@ export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Pr
   const label = opts.label ?? 'plan';
   const began = performance.now();
   let start = began;
+  let cpu = plans.hasSubscribers ? process.cpuUsage() : null;
   let slices = 0;
   let maxSliceMs = 0;
   for (;;) {
@@ -44,12 +46,16 @@ export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Pr
     const ms = now - start;
     slices++;
     maxSliceMs = Math.max(maxSliceMs, ms);
-    if (plans.hasSubscribers) plans.publish({ type: 'slice', label, index: slices, ms } satisfies PlanRunEvent);
+    if (plans.hasSubscribers) {
+      const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
+      plans.publish({ type: 'slice', label, index: slices, ms, cpuMs: (used.user + used.system) / 1000 } satisfies PlanRunEvent);
+    }
     if (r.done) {
       if (plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: now - began } satisfies PlanRunEvent);
       return r.value;
     }
     await nextTurn();
     start = performance.now();
+    cpu = plans.hasSubscribers ? process.cpuUsage() : null;
   }
 }

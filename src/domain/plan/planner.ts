@@ -423,7 +423,9 @@ function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
       const counts = new Int32Array(k);
       let n = 0;
       m.eligibleList.forEach((b, i) => ((counts[i] = own[b]!), (n += own[b]!)));
-      return { counts, floor: Math.floor(n / k), remainder: n % k };
+      let bytes = 0;
+      for (const p of m.byTopic[ti]!) bytes += p.bytes;
+      return { counts, floor: Math.floor(n / k), remainder: n % k, weight: bytes / Math.max(1, m.byTopic[ti]!.length) };
     });
     yield;
     const { slots } = yield* assignCeilSlotsSteps(k, input);
