@@ -134,15 +134,19 @@ export function toPlanCluster(read: Pick<ClusterRead, 'brokers' | 'placement' | 
 
 /** toPlanCluster in steps (a yield every 2,048 partitions). */
 export function* toPlanClusterSteps(read: Pick<ClusterRead, 'brokers' | 'placement' | 'moving' | 'logDirs'>): Steps<PlanCluster> {
-  const sizes = new Map<string, number>();
-  let n = 0;
-  for (const d of read.logDirs) {
-    if (!d.ok) continue;
-    for (const [k, size] of d.sizes) {
-      sizes.set(k, Math.max(sizes.get(k) ?? 0, size));
-      if ((++n & 2047) === 0) yield;
+  // Sizes are looked up in each holder's own answer (Metadata's replicas name every broker that
+  // holds the partition, moving ones included): no merged map of every replica to build.
+  const sizesOf = new Map<number, ReadonlyMap<string, number>>();
+  for (const d of read.logDirs) if (d.ok) sizesOf.set(d.broker, d.sizes);
+  const sizeOf = (key: string, replicas: readonly number[]): number | null => {
+    let size: number | null = null;
+    for (const b of replicas) {
+      const s = sizesOf.get(b)?.get(key);
+      if (s !== undefined) size = Math.max(size ?? 0, s);
     }
-  }
+    return size;
+  };
+  let n = 0;
   const moving = new Map<string, MovingPartition>();
   for (const m of read.moving) moving.set(replicaKey(m.topic, m.partition), m);
   const topics: PlanTopic[] = [];
@@ -154,7 +158,7 @@ export function* toPlanClusterSteps(read: Pick<ClusterRead, 'brokers' | 'placeme
       partitions.push({
         partition: p.partition,
         replicas: m ? p.replicas.filter((b) => !m.adding.includes(b)) : p.replicas,
-        bytes: sizes.get(key) ?? null,
+        bytes: sizeOf(key, p.replicas),
         ...(m && { moving: true }),
       });
       if ((++n & 2047) === 0) yield;
