@@ -27,9 +27,11 @@ export interface CeilSlotTopic {
   /** Ceil slots to give (n mod k), 0 <= remainder < k. */
   readonly remainder: number;
   /**
-   * Tie-break only (the number kept stays the maximum): lighter topics are served first by the
-   * flow. The planner passes the mean partition size; on bench/plans' rebalance this moves ~3%
-   * fewer bytes than no order (a heuristic: bytes are not minimised exactly).
+   * Tie-break only (the number kept stays the maximum): the planner passes the mean partition
+   * size. The flow serves lighter topics first, then preferHeavyKept trades slots so that the
+   * slots keeping nothing (extra moves) fall on light topics. A heuristic, bytes are not
+   * minimised exactly: on bench/plans' rebalance, bytes moved / bytes bound goes from 1.365
+   * (no tie-break) to 1.06.
    */
   readonly weight?: number;
 }
@@ -187,21 +189,71 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
     }
   }
 
+  // The flow's choice as a topic x broker matrix.
+  const slot = new Uint8Array(T * k);
   let kept = 0;
   for (let t = 0; t < T; t++) {
     const first = topicEdges[t]!;
     if (first < 0) continue;
-    const chosen: number[] = [];
     // Edges t -> broker were added in broker order, every other index.
     for (let b = 0; b < k; b++) {
       const e = first + 2 * b;
       if (cap[e] === 0) {
-        chosen.push(b);
+        slot[t * k + b] = 1;
         if (cost[e] === -1) kept++;
       }
     }
-    slots[t] = Int32Array.from(chosen);
     if ((t & 127) === 127) yield;
   }
+  if (topics.some((t) => t.weight !== undefined)) yield* preferHeavyKept(k, topics, slot);
+  for (let t = 0; t < T; t++) {
+    const chosen: number[] = [];
+    for (let b = 0; b < k; b++) if (slot[t * k + b]) chosen.push(b);
+    slots[t] = Int32Array.from(chosen);
+  }
   return { kept, slots };
+}
+
+/**
+ * Bytes tie-break after the flow (the number kept, the slots per topic and per broker do not
+ * change): at a broker x, a heavy topic A whose slot there keeps nothing trades with a lighter
+ * topic B that has no slot at x: B takes the slot at x, A takes B's kept slot at a broker y where
+ * A holds more than floor and has no slot yet. A keeps one more slot, B one fewer, so as many are
+ * kept; the move saved is one of A's replicas, the move added one of B's, lighter. Per broker,
+ * heaviest A first against lightest B first (each B taken at x is done with x).
+ */
+function* preferHeavyKept(k: number, topics: readonly CeilSlotTopic[], slot: Uint8Array): Steps<void> {
+  const T = topics.length;
+  const weight = (t: number) => topics[t]!.weight ?? 0;
+  const good = (t: number, b: number) => topics[t]!.counts[b]! > topics[t]!.floor;
+  const light = topics.map((_, t) => t).sort((a, b) => weight(a) - weight(b) || a - b);
+  for (let x = 0; x < k; x++) {
+    const heavy: number[] = [];
+    for (let t = 0; t < T; t++) if (slot[t * k + x] && !good(t, x)) heavy.push(t);
+    heavy.sort((a, b) => weight(b) - weight(a) || a - b);
+    let next = 0;
+    for (const a of heavy) {
+      // The lightest topic lighter than A without a slot at x, sharing a broker y as described.
+      let done = false;
+      for (let i = next; i < T && !done; i++) {
+        const b = light[i]!;
+        if (weight(b) >= weight(a)) break;
+        if (slot[b * k + x]) {
+          if (i === next) next++;
+          continue;
+        }
+        for (let y = 0; y < k; y++) {
+          if (!slot[b * k + y] || !good(b, y) || slot[a * k + y] || !good(a, y)) continue;
+          slot[a * k + x] = 0;
+          slot[a * k + y] = 1;
+          slot[b * k + y] = 0;
+          slot[b * k + x] = 1;
+          done = true;
+          break;
+        }
+      }
+      if (!done && (next >= T || weight(light[next]!) >= weight(a))) break;
+    }
+    yield;
+  }
 }
