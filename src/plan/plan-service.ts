@@ -2,13 +2,15 @@
 // (DescribeCluster for brokers and racks, Metadata for every partition, ListPartitionReassignments
 // for what moves now, DescribeLogDirs on every live broker for sizes) and hands plain data to the
 // pure planner (src/domain/plan). Changes nothing and stores nothing. Typed outcomes, no HTTP.
-import { planReassignment, type Plan, type PlanCluster, type PlanError, type PlanRequest } from '../domain/plan/index.js';
+import { planReassignmentSteps, type Plan, type PlanCluster, type PlanError, type PlanRequest, type PlanTopic } from '../domain/plan/index.js';
+import { drain, type Steps } from '../domain/plan/steps.js';
 import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import type { BrokerDescription, KafkaErrorInfo } from '../kafka/types.js';
+import { runSliced, type SliceOptions } from './sliced.js';
 
 /** Errors the request alone shows (400) versus those the cluster shows (422). */
 const MALFORMED: ReadonlySet<PlanError['code']> = new Set(['MISSING_FIELD', 'INVALID_TOPIC_PATTERN']);
@@ -40,7 +42,7 @@ export interface BrokersOutcome {
   sizeErrors: { broker: number; error: KafkaErrorInfo }[];
 }
 
-interface ClusterRead {
+export interface ClusterRead {
   brokers: BrokerDescription[];
   placement: TopicPartitions[];
   moving: MovingPartition[];
@@ -49,15 +51,26 @@ interface ClusterRead {
 
 export class PlanService {
   readonly #kafka: KafkaAdmin;
+  readonly #slicing: SliceOptions;
 
-  constructor(kafka: KafkaAdmin) {
+  /** `slicing`: how long the planner may hold the event loop at a time (src/plan/sliced.ts). */
+  constructor(kafka: KafkaAdmin, slicing: SliceOptions = {}) {
     this.#kafka = kafka;
+    this.#slicing = slicing;
   }
 
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const read = await this.#read();
-    const cluster = toPlanCluster(read);
-    const result = planReassignment(cluster, request);
+    return this.planCluster(read, request);
+  }
+
+  /**
+   * The plan for a cluster already read: conversion and planning run in slices, so the event
+   * loop keeps answering (/healthz, other requests) while a large cluster is planned.
+   */
+  async planCluster(read: Pick<ClusterRead, 'brokers' | 'placement' | 'moving' | 'logDirs'>, request: PlanRequest): Promise<PlanOutcome> {
+    const cluster = await runSliced(toPlanClusterSteps(read), { ...this.#slicing, label: 'plan-input' });
+    const result = await runSliced(planReassignmentSteps(cluster, request), { ...this.#slicing, label: 'plan' });
     if (!result.ok) {
       const malformed = result.errors.filter((e) => MALFORMED.has(e.code));
       return malformed.length > 0 ? { kind: 'malformed', errors: malformed } : { kind: 'invalid', errors: result.errors };
@@ -116,27 +129,41 @@ function sizeErrors(logDirs: BrokerLogDirs[]): { broker: number; error: KafkaErr
  * A moving partition is reported with its original replicas (Metadata lists target ++ removing).
  */
 export function toPlanCluster(read: Pick<ClusterRead, 'brokers' | 'placement' | 'moving' | 'logDirs'>): PlanCluster {
-  const sizes = new Map<string, number>();
-  for (const d of read.logDirs) {
-    if (!d.ok) continue;
-    for (const [k, size] of d.sizes) sizes.set(k, Math.max(sizes.get(k) ?? 0, size));
-  }
+  return drain(toPlanClusterSteps(read));
+}
+
+/** toPlanCluster in steps (a yield every 2,048 partitions). */
+export function* toPlanClusterSteps(read: Pick<ClusterRead, 'brokers' | 'placement' | 'moving' | 'logDirs'>): Steps<PlanCluster> {
+  // Sizes are looked up in each holder's own answer (Metadata's replicas name every broker that
+  // holds the partition, moving ones included): no merged map of every replica to build.
+  const sizesOf = new Map<number, ReadonlyMap<string, number>>();
+  for (const d of read.logDirs) if (d.ok) sizesOf.set(d.broker, d.sizes);
+  const sizeOf = (key: string, replicas: readonly number[]): number | null => {
+    let size: number | null = null;
+    for (const b of replicas) {
+      const s = sizesOf.get(b)?.get(key);
+      if (s !== undefined) size = Math.max(size ?? 0, s);
+    }
+    return size;
+  };
+  let n = 0;
   const moving = new Map<string, MovingPartition>();
   for (const m of read.moving) moving.set(replicaKey(m.topic, m.partition), m);
-  return {
-    brokers: read.brokers.map((b) => ({ id: b.id, rack: b.rack })),
-    topics: read.placement.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => {
-        const key = replicaKey(t.name, p.partition);
-        const m = moving.get(key);
-        return {
-          partition: p.partition,
-          replicas: m ? p.replicas.filter((b) => !m.adding.includes(b)) : p.replicas,
-          bytes: sizes.get(key) ?? null,
-          ...(m && { moving: true }),
-        };
-      }),
-    })),
-  };
+  const topics: PlanTopic[] = [];
+  for (const t of read.placement) {
+    const partitions: PlanTopic['partitions'][number][] = [];
+    for (const p of t.partitions) {
+      const key = replicaKey(t.name, p.partition);
+      const m = moving.get(key);
+      partitions.push({
+        partition: p.partition,
+        replicas: m ? p.replicas.filter((b) => !m.adding.includes(b)) : p.replicas,
+        bytes: sizeOf(key, p.replicas),
+        ...(m && { moving: true }),
+      });
+      if ((++n & 2047) === 0) yield;
+    }
+    topics.push({ name: t.name, partitions });
+  }
+  return { brokers: read.brokers.map((b) => ({ id: b.id, rack: b.rack })), topics };
 }

@@ -133,6 +133,32 @@ describe('POST /plans', () => {
     assert.match(res.body.errors[0].message, /payments/);
   });
 
+  it('422 per item for the other cluster-dependent errors: brokers that are not live (rebalance), unknown names in excludeTopics, a factor above the brokers', async () => {
+    const res = await plan({ goal: 'rebalance', brokers: [0, 7, 9], topics: ['orders'], excludeTopics: ['payments', 'gone'] });
+    expectProblem(res, 422, 'invalid-plan-request');
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.name]),
+      [
+        ['/body/excludeTopics/1', 'UNKNOWN_TOPIC', 'UNKNOWN_TOPIC_OR_PARTITION'],
+        ['/body/brokers/1', 'UNKNOWN_BROKER', 'INVALID_REPLICA_ASSIGNMENT'],
+        ['/body/brokers/2', 'UNKNOWN_BROKER', 'INVALID_REPLICA_ASSIGNMENT'],
+      ],
+    );
+    assert.match(res.body.errors[0].message, /gone/);
+    assert.match(res.body.errors[1].message, /Broker 7 is not a live broker/);
+    assert.match(res.body.errors[2].message, /Broker 9/);
+
+    const rf = await plan({ goal: 'replication-factor', topics: ['orders'], replicationFactor: 5 });
+    expectProblem(rf, 422, 'invalid-plan-request', 38);
+    assert.deepEqual(rf.body.errors.map((e: any) => [e.path, e.code]), [['/body/replicationFactor', 'REPLICATION_FACTOR_TOO_LARGE']]);
+    assert.match(rf.body.errors[0].message, /Replication factor 5 for topic orders is larger than the 4 broker/);
+
+    // Decommission: a broker that is neither alive nor holding replicas, next to one that is fine.
+    const gone = await plan({ goal: 'decommission', brokers: [3, 11], topics: ['orders'] });
+    expectProblem(gone, 422, 'invalid-plan-request', 39);
+    assert.deepEqual(gone.body.errors.map((e: any) => [e.path, e.code]), [['/body/brokers/1', 'UNKNOWN_BROKER']]);
+  });
+
   it('400 for a goal without what it needs, and for a bad pattern', async () => {
     expectProblem(await plan({ goal: 'decommission' }), 400, 'validation-failed');
     expectProblem(await plan({ goal: 'replication-factor', topics: ['orders'] }), 400, 'validation-failed');

@@ -1,6 +1,8 @@
 // What any plan reaching a goal must move, computed from the input alone: the planner's result is
 // compared with this (response `lowerBound`, property tests, bench/plans), so it must not share
 // the planner's choices. Each bound is a counting argument, stated next to it.
+import { assignCeilSlotsSteps, type CeilSlotTopic } from './ceil-slots.js';
+import { counter, drain, type Steps } from './steps.js';
 import type { PlanGoal, PlanWeight } from './types.js';
 
 /** One in-scope partition as the bounds see it (broker ids, size). */
@@ -32,20 +34,26 @@ export interface Bound {
 }
 
 export function lowerBound(input: BoundInput): Bound {
+  return drain(lowerBoundSteps(input));
+}
+
+/** lowerBound in steps (see steps.ts). */
+export function* lowerBoundSteps(input: BoundInput): Steps<Bound> {
   switch (input.goal) {
     case 'decommission':
-      return decommissionBound(input);
+      return yield* decommissionBound(input);
     case 'replication-factor':
-      return replicationFactorBound(input);
+      return yield* replicationFactorBound(input);
     case 'rack-repair':
-      return rackRepairBound(input);
+      return yield* rackRepairBound(input);
     case 'rebalance':
-      return input.weight === 'bytes' ? bytesRebalanceBound(input) : countRebalanceBound(input);
+      return input.weight === 'bytes' ? yield* bytesRebalanceBound(input) : yield* countRebalanceBound(input);
   }
 }
 
 /** Every replica on a removed broker must be copied somewhere else: exactly those, no fewer. */
-function decommissionBound({ partitions, removed }: BoundInput): Bound {
+function* decommissionBound({ partitions, removed }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   let movedReplicas = 0;
   let movedBytes = 0;
   for (const p of partitions) {
@@ -55,12 +63,14 @@ function decommissionBound({ partitions, removed }: BoundInput): Bound {
         movedBytes += p.bytes;
       }
     }
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
 
 /** Each partition short of the factor needs that many new copies; removing replicas copies nothing. */
-function replicationFactorBound({ partitions, replicationFactor }: BoundInput): Bound {
+function* replicationFactorBound({ partitions, replicationFactor }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   const rf = replicationFactor ?? 0;
   let movedReplicas = 0;
   let movedBytes = 0;
@@ -68,6 +78,7 @@ function replicationFactorBound({ partitions, replicationFactor }: BoundInput): 
     const add = Math.max(0, rf - p.replicas.length);
     movedReplicas += add;
     movedBytes += add * p.bytes;
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
@@ -77,7 +88,8 @@ function replicationFactorBound({ partitions, replicationFactor }: BoundInput): 
  * racks (R' = the racks available plus those it already uses); one moved replica adds at most
  * one rack, so it needs min(n, R') - d moves, each copying the partition once.
  */
-function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
+function* rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Steps<Bound> {
+  const tick = counter(2048);
   if (!rackOf) return { movedReplicas: 0, movedBytes: 0 };
   const available = new Set(brokers.map(rackOf));
   let movedReplicas = 0;
@@ -89,6 +101,7 @@ function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
     const fixes = Math.max(0, Math.min(p.replicas.length, reachable) - used.size);
     movedReplicas += fixes;
     movedBytes += fixes * p.bytes;
+    if (tick()) yield;
   }
   return { movedReplicas, movedBytes };
 }
@@ -98,26 +111,39 @@ function rackRepairBound({ partitions, brokers, rackOf }: BoundInput): Bound {
  * brokers at ceil(n/k) and the rest at floor(n/k). A move lowers one broker's count by one, so
  * the moves needed are at least the excess over the end state, minimised by giving the r ceil
  * slots to the brokers that hold the most (the bytes bound: each over-full broker sheds its
- * smallest replicas, the ceil slots going where they save the most bytes). Summed over topics;
- * the same argument on the broker totals gives a second bound (when totals are evened), and a
- * move lowers one topic's excess and one total's excess by at most one each, so the larger holds.
+ * smallest replicas, the ceil slots going where they save the most bytes). Summed over topics.
+ * When the broker totals are evened too, the ceil slots of all topics must also be spread evenly
+ * over the brokers (ceil-slots.ts explains why that is the whole condition), which can cost more
+ * than each topic alone: the exact minimum over all such choices (a min-cost flow) is the bound,
+ * and exactly that many moves suffice, so it is tight. The bytes bound stays the larger of the
+ * per-topic bytes bound and the same argument on the broker totals (a move lowers one topic's
+ * excess and one total's excess by at most one replica each).
  */
-function countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): Bound {
+function* countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): Steps<Bound> {
   const k = brokers.length;
   if (k === 0) return { movedReplicas: 0, movedBytes: 0 };
   const slot = new Map(brokers.map((b, i) => [b, i]));
+  const tick = counter(4096);
   // Sizes per broker overall, and per broker for the topic at hand: `partitions` must come grouped
   // by topic (BoundInput says so).
   const perBroker: number[][] = brokers.map(() => []);
   let perTopic: number[][] = brokers.map(() => []);
   let topicReplicas = 0;
   let topicBytes = 0;
+  let aboveFloor = 0;
+  const ceilTopics: CeilSlotTopic[] = [];
   const flushTopic = () => {
     const holders = perTopic.filter((h) => h.length > 0);
     if (holders.length > 0) {
       const b = evenBound(holders, k);
       topicReplicas += b.movedReplicas;
       topicBytes += b.movedBytes;
+      const counts = new Int32Array(k);
+      let n = 0;
+      perTopic.forEach((h, i) => ((counts[i] = h.length), (n += h.length)));
+      const floor = Math.floor(n / k);
+      for (const c of counts) aboveFloor += Math.max(0, c - floor);
+      ceilTopics.push({ counts, floor, remainder: n % k });
     }
     perTopic = brokers.map(() => []);
   };
@@ -133,11 +159,16 @@ function countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): B
       perTopic[i]!.push(p.bytes);
       perBroker[i]!.push(p.bytes);
     }
+    if (tick()) yield;
   }
   flushTopic();
   if (!evenTotals) return { movedReplicas: topicReplicas, movedBytes: topicBytes };
+  yield;
+  const { kept } = yield* assignCeilSlotsSteps(k, ceilTopics);
+  yield;
   const totals = evenBound(perBroker, k);
-  return { movedReplicas: Math.max(topicReplicas, totals.movedReplicas), movedBytes: Math.max(topicBytes, totals.movedBytes) };
+  yield;
+  return { movedReplicas: aboveFloor - kept, movedBytes: Math.max(topicBytes, totals.movedBytes) };
 }
 
 /** The even-spread bound of one population: `holders` lists each broker's replica sizes (brokers holding none may be absent). */
@@ -152,7 +183,7 @@ function evenBound(holders: number[][], k: number): Bound {
   const savings: { replicas: number; bytes: number }[] = [];
   for (const h of holders) {
     if (h.length <= floor) continue;
-    const sorted = [...h].sort((a, b) => a - b);
+    const sorted = Float64Array.from(h).sort();
     const excess = h.length - floor;
     let bytes = 0;
     for (let i = 0; i < excess; i++) bytes += sorted[i]!;
@@ -176,7 +207,8 @@ function evenBound(holders: number[][], k: number): Bound {
  * must end at or below mean + S; what is above must leave, in whole replicas (its largest first
  * gives the fewest replicas).
  */
-function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
+function* bytesRebalanceBound({ partitions, brokers }: BoundInput): Steps<Bound> {
+  const tick = counter(8192);
   const k = brokers.length;
   if (k === 0) return { movedReplicas: 0, movedBytes: 0 };
   const inSet = new Set(brokers);
@@ -191,6 +223,7 @@ function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
       total += p.bytes;
       largest = Math.max(largest, p.bytes);
     }
+    if (tick()) yield;
   }
   const ceiling = total / k + largest;
   let movedReplicas = 0;
@@ -200,6 +233,7 @@ function bytesRebalanceBound({ partitions, brokers }: BoundInput): Bound {
     if (load <= ceiling) continue;
     movedBytes += load - ceiling;
     sizes.sort((a, b) => b - a);
+    yield;
     for (const s of sizes) {
       if (load <= ceiling) break;
       load -= s;

@@ -11,8 +11,10 @@
 // Cost: linear in replicas for the moves, times the broker count when picking a destination
 // (100 brokers); the per-topic evening sorts each topic's replicas once.
 import { KAFKA_ERRORS } from '../reassignment/types.js';
-import { lowerBound, type BoundPartition } from './lower-bound.js';
+import { assignCeilSlotsSteps } from './ceil-slots.js';
+import { lowerBoundSteps, type BoundPartition } from './lower-bound.js';
 import { resolveTopicScope } from './scope.js';
+import { counter, drain, type Steps } from './steps.js';
 import type { BrokerLoad, Plan, PlanCluster, PlanError, PlannedPartition, PlanRequest, PlanResult, PlanWarning, PlanWeight } from './types.js';
 
 /** Internal partition: replicas as broker indexes, `target` mutated by the goal. */
@@ -53,6 +55,15 @@ interface Model {
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function planReassignment(cluster: PlanCluster, request: PlanRequest): PlanResult {
+  return drain(planReassignmentSteps(cluster, request));
+}
+
+/**
+ * planReassignment in steps: the same computation, yielding between pieces of a few thousand
+ * replicas' work so that a caller on the event loop can let other work run (src/plan slices it).
+ */
+export function* planReassignmentSteps(cluster: PlanCluster, request: PlanRequest): Steps<PlanResult> {
+  const tick = counter(2048);
   const errors: PlanError[] = [];
   const warnings: PlanWarning[] = [];
 
@@ -60,7 +71,12 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
   const liveIds = new Set(cluster.brokers.map((b) => b.id));
   const rackById = new Map(cluster.brokers.map((b) => [b.id, b.rack]));
   const known = new Set(liveIds);
-  for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) known.add(b);
+  for (const t of cluster.topics) {
+    for (const p of t.partitions) {
+      for (const b of p.replicas) known.add(b);
+      if (tick()) yield;
+    }
+  }
   const ids = [...known].sort((a, b) => a - b);
   const index = new Map(ids.map((id, i) => [id, i]));
   // Broker ids are small integers in practice: a dense table beats a Map lookup per replica (300,000 of them).
@@ -118,7 +134,9 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
   if (errors.length === 0) {
     for (const t of cluster.topics) {
       if (!scoped.has(t.name)) continue;
-      const needed = request.goal === 'replication-factor' ? rf! : Math.max(0, ...t.partitions.map((p) => p.replicas.length));
+      let needed = request.goal === 'replication-factor' ? rf! : 0;
+      if (request.goal !== 'replication-factor') for (const p of t.partitions) needed = Math.max(needed, p.replicas.length);
+      if (tick()) yield;
       if (request.goal === 'decommission') {
         // Replicas of a partition that are not removed stay; the rest need distinct new homes.
         if (needed > destinationIds.length) {
@@ -171,6 +189,7 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
       const part: Part = { topic: ti, partition: p.partition, original: replicas, target: [...replicas], bytes: p.bytes ?? 0, sized: p.bytes !== null, free };
       byTopic[ti]!.push(part);
       parts.push(part);
+      if (tick()) yield;
     }
   }
   if (moving > 0) warnings.push({ code: 'PARTITIONS_MOVING', message: `${moving} partition(s) in scope are being reassigned now and were left as they are.` });
@@ -199,25 +218,26 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
     warnings,
   };
 
-  const before = loads(m, (p) => p.original);
+  yield;
+  const before = yield* loads(m, (p) => p.original);
   const evenTotals = !scope.filtered;
   switch (request.goal) {
     case 'decommission':
-      decommission(m, new Set([...removed].map((b) => index.get(b)!)));
+      yield* decommission(m, new Set([...removed].map((b) => index.get(b)!)));
       break;
     case 'replication-factor':
-      replicationFactor(m, rf!);
+      yield* replicationFactor(m, rf!);
       break;
     case 'rack-repair':
-      rackRepair(m);
+      yield* rackRepair(m);
       break;
     case 'rebalance':
-      if (weight === 'bytes') rebalanceBytes(m);
-      else rebalanceCounts(m, evenTotals);
+      if (weight === 'bytes') yield* rebalanceBytes(m);
+      else yield* rebalanceCounts(m, evenTotals);
       break;
   }
   const balanceLeaders = request.balanceLeaders ?? true;
-  if (balanceLeaders) balancePreferredLeaders(m);
+  if (balanceLeaders) yield* balancePreferredLeaders(m);
 
   // ---- the result
   const changed: PlannedPartition[] = [];
@@ -237,15 +257,20 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
       removing: p.original.filter((b) => !p.target.includes(b)).map((b) => ids[b]!),
       bytes: p.sized ? p.bytes : null,
     });
+    if (tick()) yield;
   }
 
   const topicIndex = new Map(topicNames.map((n, i) => [n, i]));
   const boundParts: BoundPartition[] = [];
   for (const t of cluster.topics) {
     if (!scoped.has(t.name)) continue;
-    for (const p of t.partitions) if (!p.moving) boundParts.push({ topic: topicIndex.get(t.name)!, replicas: p.replicas, bytes: p.bytes ?? 0 });
+    const topic = topicIndex.get(t.name)!;
+    for (const p of t.partitions) {
+      if (!p.moving) boundParts.push({ topic, replicas: p.replicas, bytes: p.bytes ?? 0 });
+      if (tick()) yield;
+    }
   }
-  const bound = lowerBound({
+  const bound = yield* lowerBoundSteps({
     goal: request.goal,
     weight,
     partitions: boundParts,
@@ -256,8 +281,8 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
     ...(m.rackAware && { rackOf: (b: number) => rackById.get(b) ?? `\u0000broker-${b}` }),
   });
 
-  const after = loads(m, (p) => p.target);
-  checkGoal(m, request, removed, destinationIds, evenTotals, after, warnings);
+  const after = yield* loads(m, (p) => p.target);
+  yield* checkGoal(m, request, removed, destinationIds, evenTotals, after, warnings);
   if (balanceLeaders) checkLeaders(m, after, warnings);
 
   const plan: Plan = {
@@ -277,7 +302,7 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
 // ================================================================================== goals
 
 /** Every replica on a removed broker goes to the best destination; nothing else moves. */
-function decommission(m: Model, removed: ReadonlySet<number>): void {
+function* decommission(m: Model, removed: ReadonlySet<number>): Steps<void> {
   const tc = new Int32Array(m.ids.length);
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
@@ -293,11 +318,12 @@ function decommission(m: Model, removed: ReadonlySet<number>): void {
         replace(m, p, i, to, tc);
       }
     }
+    yield;
   }
 }
 
 /** Adds replicas on the best brokers, or drops the least useful ones; existing replicas stay. */
-function replicationFactor(m: Model, rf: number): void {
+function* replicationFactor(m: Model, rf: number): Steps<void> {
   const tc = new Int32Array(m.ids.length);
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
@@ -322,11 +348,12 @@ function replicationFactor(m: Model, rf: number): void {
         tc[b]--;
       }
     }
+    yield;
   }
 }
 
 /** Partitions whose replicas share a rack while racks with room exist: one replica moved per fix. */
-function rackRepair(m: Model): void {
+function* rackRepair(m: Model): Steps<void> {
   if (!m.rackAware) {
     m.warnings.push({ code: 'NO_RACKS', message: 'rack-repair needs brokers with racks (and rackAware not false): nothing to repair.' });
     return;
@@ -357,16 +384,19 @@ function rackRepair(m: Model): void {
         replace(m, p, pick, to, tc);
       }
     }
+    yield;
   }
 }
 
 /**
  * Count rebalance, topic by topic: each topic's replicas on the brokers end at floor or ceil of
- * n/k per broker. The ceil slots go first to brokers already above floor (no move needed for
- * them), then to brokers with the lowest running total, so the totals come out as even as the
- * topics allow; a second pass then evens the totals with moves that keep every topic even.
+ * n/k per broker. Without a topic filter the broker totals must end even too: the ceil slots are
+ * then chosen for all topics at once, spread evenly over the brokers and kept where a broker
+ * already holds more than floor as often as possible (ceil-slots.ts; the fewest moves). With a
+ * filter each topic alone: ceil slots first to brokers already above floor, then to the lowest
+ * running totals. A last pass evens the totals where racks blocked a move.
  */
-function rebalanceCounts(m: Model, evenTotals: boolean): void {
+function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
   const k = m.eligibleList.length;
   if (k === 0) return;
   const K = m.ids.length;
@@ -377,25 +407,55 @@ function rebalanceCounts(m: Model, evenTotals: boolean): void {
   const target = new Int32Array(K);
   const rackBlocked = new Set<string>();
 
+  // Counts per in-scope topic, and (evenTotals) the ceil slots of all topics together.
+  const owns = new Map<number, Int32Array>();
+  for (let ti = 0; ti < m.byTopic.length; ti++) {
+    if (!m.inScope[ti]) continue;
+    const own = new Int32Array(K);
+    topicCounts(m.byTopic[ti]!, own);
+    owns.set(ti, own);
+  }
+  const ceilSlots = new Map<number, Int32Array>();
+  if (evenTotals) {
+    const order = [...owns.keys()];
+    const input = order.map((ti) => {
+      const own = owns.get(ti)!;
+      const counts = new Int32Array(k);
+      let n = 0;
+      m.eligibleList.forEach((b, i) => ((counts[i] = own[b]!), (n += own[b]!)));
+      let bytes = 0;
+      for (const p of m.byTopic[ti]!) bytes += p.bytes;
+      return { counts, floor: Math.floor(n / k), remainder: n % k, weight: bytes / Math.max(1, m.byTopic[ti]!.length) };
+    });
+    yield;
+    const { slots } = yield* assignCeilSlotsSteps(k, input);
+    order.forEach((ti, j) => ceilSlots.set(ti, slots[j]!));
+  }
+
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
     const list = m.byTopic[ti]!;
-    const own = new Int32Array(K);
-    topicCounts(list, own);
+    const own = owns.get(ti)!;
     let n = 0;
     for (const b of m.eligibleList) n += own[b]!;
     if (n === 0) continue;
     const floor = Math.floor(n / k);
     const r = n % k;
-    // Ceil slots: brokers above floor first, then the lowest running totals.
-    const order = [...m.eligibleList].sort((a, b) => {
-      const above = Number(own[b]! > floor) - Number(own[a]! > floor);
-      if (above !== 0) return above;
-      // Among brokers above floor any r save the same one move: the lowest totals keep ceil.
-      return projected[a]! - projected[b]! || a - b;
-    });
     target.fill(0);
-    order.forEach((b, i) => (target[b] = floor + (i < r ? 1 : 0)));
+    const slots = ceilSlots.get(ti);
+    if (slots) {
+      for (const b of m.eligibleList) target[b] = floor;
+      for (const i of slots) target[m.eligibleList[i]!]++;
+    } else {
+      // Ceil slots: brokers above floor first, then the lowest running totals.
+      const order = [...m.eligibleList].sort((a, b) => {
+        const above = Number(own[b]! > floor) - Number(own[a]! > floor);
+        if (above !== 0) return above;
+        // Among brokers above floor any r save the same one move: the lowest totals keep ceil.
+        return projected[a]! - projected[b]! || a - b;
+      });
+      order.forEach((b, i) => (target[b] = floor + (i < r ? 1 : 0)));
+    }
     for (const b of m.eligibleList) projected[b] += target[b]! - own[b]!;
 
     tc.set(own);
@@ -413,6 +473,7 @@ function rebalanceCounts(m: Model, evenTotals: boolean): void {
       if (tc[s]! > target[s]!) rackBlocked.add(m.topicNames[ti]!);
     }
     perTopic.set(ti, { tc: Int32Array.from(tc), floor, ceil: floor + (r > 0 ? 1 : 0) });
+    yield;
   }
   if (rackBlocked.size > 0) {
     const names = [...rackBlocked].sort(byName);
@@ -421,14 +482,14 @@ function rebalanceCounts(m: Model, evenTotals: boolean): void {
       message: `${names.length} topic(s) could not be spread evenly${m.rackAware ? ' without putting two replicas of a partition on one rack' : ''}: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.`,
     });
   }
-  if (evenTotals) evenBrokerTotals(m, perTopic);
+  if (evenTotals) yield* evenBrokerTotals(m, perTopic);
 }
 
 /**
  * Evens the broker totals with moves that keep each topic within floor..ceil: a topic at ceil on
  * an over-full broker and at floor on an under-full one moves one replica across.
  */
-function evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; floor: number; ceil: number }>): void {
+function* evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; floor: number; ceil: number }>): Steps<void> {
   const k = m.eligibleList.length;
   let n = 0;
   for (const b of m.eligibleList) n += m.count[b]!;
@@ -439,10 +500,12 @@ function evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; floo
   const goal = new Int32Array(m.ids.length);
   order.forEach((b, i) => (goal[b] = floor + (i < r ? 1 : 0)));
   const topics = [...perTopic.keys()].filter((ti) => perTopic.get(ti)!.ceil > perTopic.get(ti)!.floor);
+  const tick = counter(256);
   for (const s of order) {
     if (m.count[s]! <= goal[s]!) continue;
     for (const ti of topics) {
       if (m.count[s]! <= goal[s]!) break;
+      if (tick()) yield;
       const t = perTopic.get(ti)!;
       if (t.tc[s]! !== t.ceil) continue;
       for (const d of m.eligibleList) {
@@ -461,7 +524,7 @@ function evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; floo
  * the largest partition (closer is not possible in general), preferring the largest replica that
  * does not overshoot (fewest moves), then the smallest that still narrows the gap.
  */
-function rebalanceBytes(m: Model): void {
+function* rebalanceBytes(m: Model): Steps<void> {
   const brokers = m.eligibleList;
   if (brokers.length < 2) return;
   let largest = 0;
@@ -472,7 +535,9 @@ function rebalanceBytes(m: Model): void {
   for (const list of held.values()) list.sort((a, b) => a.bytes - b.bytes || a.topic - b.topic || a.partition - b.partition);
   const tc = new Int32Array(m.ids.length); // topic counts are not balanced by bytes; kept for replace()
   const limit = m.parts.length * 2 + 10;
+  const tick = counter(256);
   for (let step = 0; step < limit; step++) {
+    if (tick()) yield;
     let h = brokers[0]!;
     let l = brokers[0]!;
     for (const b of brokers) {
@@ -523,7 +588,7 @@ function upperIndex(list: Part[], limit: number): number {
  * Greedy in two passes: brokers above ceil give leaderships away, then brokers below floor take
  * some from brokers above floor. Partitions out of scope or moving keep their order.
  */
-function balancePreferredLeaders(m: Model): void {
+function* balancePreferredLeaders(m: Model): Steps<void> {
   const K = m.ids.length;
   const leaders = new Int32Array(K);
   let n = 0;
@@ -537,8 +602,10 @@ function balancePreferredLeaders(m: Model): void {
   const ceil = floor + (n % k > 0 ? 1 : 0);
   // Pass 1: above ceil -> the replica whose broker leads least (strictly below ceil).
   // Pass 2: below floor <- a leader above floor.
+  const tick = counter(4096);
   for (const pass of [1, 2]) {
     for (const p of m.parts) {
+      if (tick()) yield;
       if (!p.free || p.target.length < 2) continue;
       const l = p.target[0]!;
       if (!m.eligible[l]) continue;
@@ -657,15 +724,17 @@ function pickRemoval(m: Model, p: Part, tc: Int32Array): number {
   return pick < 0 ? p.target.length - 1 : pick;
 }
 
-function loads(m: Model, replicas: (p: Part) => readonly number[]): BrokerLoad[] {
+function* loads(m: Model, replicas: (p: Part) => readonly number[]): Steps<BrokerLoad[]> {
   const K = m.ids.length;
   const count = new Int32Array(K);
   const leaders = new Int32Array(K);
   const bytes = new Float64Array(K);
+  const tick = counter(8192);
   for (const p of m.parts) {
     const r = replicas(p);
     if (r.length > 0) leaders[r[0]!]++;
     for (const b of r) (count[b]++, (bytes[b] += p.bytes));
+    if (tick()) yield;
   }
   return m.ids.map((id, b) => ({ broker: id, rack: m.racks[b]!, live: m.live[b]!, replicas: count[b]!, leaders: leaders[b]!, bytes: bytes[b]! }));
 }
@@ -682,7 +751,7 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 // ================================================================================== goal check
 
 /** Says, as warnings, where the plan falls short of the goal (checked on the result, not on how it was made). */
-function checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<number>, destinations: readonly number[], evenTotals: boolean, after: BrokerLoad[], warnings: PlanWarning[]): void {
+function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<number>, destinations: readonly number[], evenTotals: boolean, after: BrokerLoad[], warnings: PlanWarning[]): Steps<void> {
   const ids = m.ids;
   if (request.goal === 'decommission') {
     for (const l of after) {
@@ -723,7 +792,9 @@ function checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<number>,
     // Changed partitions that share a rack although the destinations have a rack to spare.
     const available = new Set(m.eligibleList.map((b) => m.rackKey[b]!));
     let shared = 0;
+    const tick = counter(4096);
     for (const p of m.parts) {
+      if (tick()) yield;
       if (!p.free || sameList(p.original, p.target)) continue;
       const used = new Set(p.target.map((b) => m.rackKey[b]!));
       if (used.size < p.target.length && [...available].some((r) => !used.has(r))) shared++;

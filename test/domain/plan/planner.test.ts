@@ -86,6 +86,20 @@ describe('rebalance', () => {
     assert.equal(p.lowerBound.movedReplicas, 2);
   });
 
+  it('among the fewest moves, the extra ones forced by even totals fall on the lighter topic', () => {
+    // Brokers 2 and 3 are new. Each topic: 6 replicas over 4 brokers, floor 1, two "one more"
+    // slots; even totals allow one slot per broker, so two of the four slots keep nothing. Any
+    // split moves 6 replicas; the light topic taking both new-broker slots moves 2 heavy + 4 light.
+    const rf1 = (name: string, bytes: number) => ({ name, partitions: [0, 0, 0, 1, 1, 1].map((b, partition) => ({ partition, replicas: [b], bytes })) });
+    for (const [light, heavy] of [['a', 'b'], ['b', 'a']] as const) {
+      const cluster: PlanCluster = { brokers: racks(null, null, null, null), topics: [rf1(light, 1), rf1(heavy, 1000)] };
+      const p = ok(cluster, { goal: 'rebalance', balanceLeaders: false });
+      assert.equal(p.movedReplicas, 6);
+      assert.equal(p.lowerBound.movedReplicas, 6);
+      assert.equal(p.movedBytes, 2 * 1000 + 4 * 1, `light ${light}: ${moves(p)}`);
+    }
+  });
+
   it('moves the smallest partitions of an over-full broker (fewest bytes)', () => {
     const cluster: PlanCluster = { brokers: racks(null, null), topics: [{ name: 't', partitions: [{ partition: 0, replicas: [0], bytes: 900 }, { partition: 1, replicas: [0], bytes: 10 }] }] };
     const p = ok(cluster, { goal: 'rebalance', balanceLeaders: false });
