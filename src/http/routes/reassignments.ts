@@ -237,7 +237,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.get('/reassignments/:id/partitions', async (req, res) => {
     const id = param(req, 'id');
     const state = typeof req.query.state === 'string' ? (req.query.state as PartitionState | 'all') : 'all';
-    const limit = typeof req.query.limit === 'string' ? Number(req.query.limit) : 1000;
+    // (The validation middleware has checked the range; it may have coerced it to a number.)
+    const limit = req.query.limit === undefined ? 1000 : Number(req.query.limit);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
     const page = await service.partitionsPage(id, { state, limit, cursor });
     if (page.kind === 'not-found') return notFound(req, res, id);
