@@ -409,12 +409,20 @@ export interface paths {
          *     same new length, `422`; a partition already moving under another reassignment
          *     `409` (set `addToExisting` to re-target it instead).
          *
-         *     `validateOnly` (body field or query parameter) answers `200` with the plan: current and target replicas, the exact
-         *     throttle configs Kafka's tool would set (merged with moves in progress,
-         *     `partition:broker` lists sorted as strings; rates on sources and destinations),
-         *     bytes to move per broker and the estimated duration. Otherwise `202` with the
-         *     reassignment's id, `Location: /reassignments/{id}` and the original assignment in
-         *     the tool's file format, ready for a rollback. Throttles are set with
+         *     `validateOnly` answers `200` with the plan: totals, the exact throttle configs
+         *     Kafka's tool would set (merged with moves in progress, `partition:broker` lists
+         *     sorted as strings; rates on sources and destinations), bytes to move per broker, the
+         *     estimated duration and the first 100 warnings; the per-partition rows (current and
+         *     target replicas) and the rollback file only with `?detail=true`. Otherwise `202` with
+         *     the reassignment's id, its summary (as `GET /reassignments/{id}` answers it),
+         *     `Location: /reassignments/{id}` and the original assignment in the tool's file format,
+         *     ready for a rollback; the plan with per-partition rows only with `?detail=true`.
+         *     `validateOnly` refuses exactly what the start would refuse (except a conflict with a
+         *     reassignment admitted after it answered).
+         *
+         *     Large reassignments: this route alone accepts bodies up to 32 MB (100,000 partitions
+         *     in the tool's file format take about 4.4 MB); every other route keeps the gateway's
+         *     `HTTP_BODY_LIMIT` (1 MB by default). A larger body is answered `413`. Throttles are set with
          *     IncrementalAlterConfigs only, recorded in the gateway's ledger first, and removed
          *     (prior values restored, other people's throttles untouched) within seconds of the
          *     reassignment's end when `autoRemoveThrottle` is true (default).
@@ -440,12 +448,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * State and live progress of one reassignment.
-         * @description `state`: `pending` (being started), `running`, `completed`, `cancelled`, `failed`.
-         *     Per partition the replicas, adding and removing replicas and, per adding replica,
-         *     bytes copied and remaining (DescribeLogDirs against the leader's size) and
-         *     percent. `progress` totals them with the observed copy rate, an ETA, and `stalled`
-         *     when bytes remaining have not fallen for `STALL_AFTER_SECONDS`.
+         * Summary of one reassignment (state, counts of partitions by state, progress).
+         * @description `state`: `pending` (being started), `running`, `paused` (paced execution stopped
+         *     sending partitions), `completed`, `cancelled`, `failed`. A summary whatever the
+         *     size: `counts` of partitions by state (`queued` not sent to Kafka yet, `moving`,
+         *     `completed`, `failed` refused by Kafka, `cancelled`), and `progress`: bytes to copy
+         *     and copied, the copy rate over the last 30 s, an ETA, and `stalled` when bytes copied
+         *     have not grown for `STALL_AFTER_SECONDS`. Progress comes from snapshots every
+         *     reconciling instance keeps in the state topic (one per reconcile interval), so every
+         *     instance answers the same numbers (`asOf` is the latest snapshot's time). The
+         *     per-partition detail is paged: `GET /reassignments/{id}/partitions`. `rollback` (the
+         *     original assignment in the tool's file format) is included up to 1,000 partitions,
+         *     or always with `?detail=true`.
          */
         get: operations["getReassignment"];
         put?: never;
@@ -471,6 +485,39 @@ export interface paths {
          *     speed). A finished reassignment answers 409.
          */
         patch: operations["updateReassignment"];
+        trace?: never;
+    };
+    "/reassignments/{id}/partitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The partitions of one reassignment, paged, optionally by state.
+         * @description Partitions in (topic, partition) order, `limit` per page (default 1000, at most
+         *     5000). `next` is the URL of the next page (null on the last one); its `cursor` is
+         *     opaque and stable: it names the last partition returned, so pages neither skip nor
+         *     repeat partitions while they change state. `state` filters (`all` by default).
+         *     Moving partitions carry live data: replicas as Kafka reports them while moving,
+         *     adding and removing replicas, and bytes copied by their adding replicas
+         *     (DescribeLogDirs); `bytesTotal` is the leader's size times the adding replicas when
+         *     the reassignment was planned.
+         */
+        get: operations["listReassignmentPartitions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/throttles": {
@@ -510,14 +557,9 @@ export interface paths {
         /**
          * Set replication throttle rates per broker (KIP-179 alterInterbrokerThrottledRates).
          * @description Gateway-owned from then on: `autoRemove` removes them when the reassignments in
-         *     progress now have finished; `ttlSeconds` removes them at that deadline whatever
-         *     happens (with both: whichever comes first). Without either they stay until
-         *     `DELETE /throttles/rates`. Prior values are restored on removal.
-         *
-         *     `autoRemove` while no reassignment is in progress answers `409` `nothing-moving` and
-         *     changes nothing: there is nothing for it to wait for (it would otherwise wait for
-         *     whatever reassignment someone starts next). Use `ttlSeconds` to bound a throttle in
-         *     time.
+         *     progress now have finished (with none in progress: the next ones to start);
+         *     `ttlSeconds` removes them at that deadline whatever happens. Without either they
+         *     stay until `DELETE /throttles/rates`. Prior values are restored on removal.
          */
         put: operations["setThrottleRates"];
         post?: never;
@@ -545,8 +587,7 @@ export interface paths {
          * @description Each item names a topic and, for one `partition`, the brokers whose replicas are
          *     throttled as leaders (`leader`) and as followers (`follower`); `null` throttles
          *     every replica of the topic (`*`). Entries are added to the existing lists (sorted
-         *     as strings); `autoRemove` and `ttlSeconds` as for rates (`autoRemove` with no
-         *     reassignment in progress: `409` `nothing-moving`, nothing changed).
+         *     as strings); `autoRemove` and `ttlSeconds` as for rates.
          */
         put: operations["setThrottledReplicas"];
         post?: never;
@@ -575,12 +616,10 @@ export interface paths {
          * Recovery after the state topic was lost; remove the throttles its lost ledger owned.
          * @description When the state topic was deleted or re-created outside the gateway, the throttles the
          *     gateway had set lose their owner records. An instance that saw the loss kept the ledger
-         *     it had read, and copies it into the new state topic as soon as it can read one
-         *     (`orphaned/...` ledger records), so any instance, also one started after the loss,
-         *     can answer this: it removes what that ledger owned (prior values restored), except on
+         *     it had read: this removes what that ledger owned (prior values restored), except on
          *     resources the current state demands or owns. A dry run by default: `dryRun=false`
-         *     makes the changes (and drops the copies). `lostLedgerKnown: false` = no instance that
-         *     read the lost topic has seen a new one (see the README, "Recovering the state topic").
+         *     makes the changes. `lostLedgerKnown: false` = this instance never saw a loss (see the
+         *     README, "Recovering the state topic").
          */
         delete: operations["deleteOrphanedThrottles"];
         options?: never;
@@ -706,8 +745,6 @@ export interface components {
         PartitionIncreaseRequest: {
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
-            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
-            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -729,8 +766,6 @@ export interface components {
             topic: components["schemas"]["TopicName"];
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
-            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
-            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -936,7 +971,7 @@ export interface components {
             throttle?: number | null;
             /** @description Remove the throttle when the move ends. Absent = true. */
             autoRemoveThrottle?: boolean;
-            /** @description Plan and check only; nothing changes. Same as the `validateOnly` query parameter (both given must agree). Absent = false. */
+            /** @description Plan and check only; nothing changes. Absent = false. */
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
@@ -1010,21 +1045,33 @@ export interface components {
             bottleneckBroker: number | null;
         };
         ReassignmentPlan: {
-            partitions: components["schemas"]["PlannedPartition"][];
+            totals: {
+                partitions: number;
+                /** @description Partitions whose replicas change. */
+                moving: number;
+                noOp: number;
+                warnings: number;
+            };
+            /** @description Per-partition rows; only with `?detail=true`. */
+            partitions?: components["schemas"]["PlannedPartition"][];
+            /** @description The first 100 warnings (all with `?detail=true`); `totals.warnings` counts them. */
             warnings: components["schemas"]["PlanWarning"][];
             throttle: number | null;
             /** @description The exact configs Kafka's tool would SET (brokers first, then topics). */
             throttleConfigs: components["schemas"]["ThrottleConfigSet"][];
             estimate: components["schemas"]["MoveEstimate"];
-            rollback: components["schemas"]["ReassignmentFile"];
+            /** @description Only with `?detail=true` (validateOnly). */
+            rollback?: components["schemas"]["ReassignmentFile"];
         };
         /** @enum {string} */
-        ReassignmentState: "pending" | "running" | "completed" | "cancelled" | "failed";
+        ReassignmentState: "pending" | "running" | "paused" | "completed" | "cancelled" | "failed";
         ReassignmentAccepted: {
             id: string;
             state: components["schemas"]["ReassignmentState"];
+            summary: components["schemas"]["Reassignment"];
             rollback: components["schemas"]["ReassignmentFile"];
-            plan: components["schemas"]["ReassignmentPlan"];
+            /** @description Only with `?detail=true`. */
+            plan?: components["schemas"]["ReassignmentPlan"];
         };
         MovingPartition: {
             topic: string;
@@ -1053,27 +1100,40 @@ export interface components {
             /** @description Partitions moving under reassignments the gateway did not start. */
             external: components["schemas"]["MovingPartition"][];
         };
-        ReplicaCopy: {
-            broker: number;
-            bytesCopied: number;
-            bytesRemaining: number | null;
-            bytesTotal: number | null;
-            percent: number | null;
-        };
-        ReassignmentPartition: {
+        /** @enum {string} */
+        PartitionState: "queued" | "moving" | "completed" | "failed" | "cancelled";
+        ReassignmentPartitionItem: {
             topic: string;
             partition: number;
-            /** @enum {string} */
-            status: "pending" | "moving" | "done" | "reverted" | "failed" | "superseded";
+            state: components["schemas"]["PartitionState"];
             originalReplicas: number[];
             targetReplicas: number[];
+            /** @description Moving, as Kafka reports them (target then the replicas being removed); otherwise target (completed) or original. */
             replicas: number[];
-            adding: number[];
-            removing: number[];
-            /** @description Per adding replica, bytes copied from the leader (DescribeLogDirs). */
-            copies: components["schemas"]["ReplicaCopy"][];
+            addingReplicas: number[];
+            removingReplicas: number[];
+            bytesTotal: number | null;
+            bytesDone: number | null;
+            percent: number | null;
             error?: components["schemas"]["KafkaErrorDetail"];
             supersededBy?: string;
+        };
+        ReassignmentPartitionPage: {
+            items: components["schemas"]["ReassignmentPartitionItem"][];
+            /** @description URL of the next page (same filters, with a cursor); null on the last page. */
+            next: string | null;
+        };
+        PartitionCounts: {
+            total: number;
+            queued: number;
+            moving: number;
+            completed: number;
+            failed: number;
+            cancelled: number;
+        };
+        ReassignmentConcurrency: {
+            perBroker: number | null;
+            cluster: number | null;
         };
         KafkaErrorDetail: {
             name: string;
@@ -1083,15 +1143,22 @@ export interface components {
         ReassignmentProgress: {
             percent: number;
             bytesTotal: number;
+            bytesDone: number;
+            /** @description Same as bytesDone (earlier name). */
             bytesCopied: number;
             bytesRemaining: number;
-            /** @description Observed over the last 30 s; null until two samples exist. */
+            /** @description Observed over the last 30 s of snapshots; null until two snapshots exist. */
             bytesPerSecond: number | null;
             etaSeconds: number | null;
-            /** @description Bytes remaining have not fallen for STALL_AFTER_SECONDS. */
+            /** @description Bytes copied have not grown for STALL_AFTER_SECONDS (up to the latest snapshot). */
             stalled: boolean;
             /** Format: date-time */
             lastProgressAt: string | null;
+            /**
+             * Format: date-time
+             * @description Time of the latest progress snapshot in the state topic (null before the first).
+             */
+            asOf: string | null;
         };
         Reassignment: {
             id: string;
@@ -1111,9 +1178,15 @@ export interface components {
             /** @description The gateway instance that started it. */
             owner: string;
             rollbackOf?: string;
-            partitions: components["schemas"]["ReassignmentPartition"][];
+            paused: boolean;
+            /** @description Paced execution limits; null = every partition at once. */
+            concurrency: null | components["schemas"]["ReassignmentConcurrency"];
+            /** @enum {string} */
+            order: "size-asc" | "size-desc" | "as-given";
+            counts: components["schemas"]["PartitionCounts"];
             progress: components["schemas"]["ReassignmentProgress"];
-            rollback: components["schemas"]["ReassignmentFile"];
+            /** @description Up to 1,000 partitions, or with `?detail=true`. */
+            rollback?: components["schemas"]["ReassignmentFile"];
         };
         ReassignmentPatch: {
             /** @description New bytes/s for leader and follower rates; null removes the throttle. */
@@ -1172,7 +1245,7 @@ export interface components {
                 leaderRate?: number;
                 followerRate?: number;
             }[];
-            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -1183,7 +1256,7 @@ export interface components {
                 leader?: components["schemas"]["BrokerId"][] | null;
                 follower?: components["schemas"]["BrokerId"][] | null;
             }[];
-            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -1302,6 +1375,11 @@ export interface components {
          */
         ReassignmentId: string;
         /**
+         * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
+         * @example true
+         */
+        ReassignmentDetail: boolean;
+        /**
          * @description Also remove throttles the gateway did not set.
          * @example true
          */
@@ -1312,11 +1390,7 @@ export interface components {
          */
         Topic: components["schemas"]["TopicName"];
         /**
-         * @description Validate the request (Kafka's checks included) without applying it. The one
-         *     convention for every operation that can do this: this query parameter; operations
-         *     whose body is a request object (`POST /reassignments`,
-         *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-         *     Either set to true validates only; both given with different values is `400`.
+         * @description Let Kafka validate the request without applying it.
          * @example true
          */
         ValidateOnly: boolean;
@@ -1713,11 +1787,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Validate the request (Kafka's checks included) without applying it. The one
-                 *     convention for every operation that can do this: this query parameter; operations
-                 *     whose body is a request object (`POST /reassignments`,
-                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-                 *     Either set to true validates only; both given with different values is `400`.
+                 * @description Let Kafka validate the request without applying it.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -1916,7 +1986,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1926,11 +1995,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Validate the request (Kafka's checks included) without applying it. The one
-                 *     convention for every operation that can do this: this query parameter; operations
-                 *     whose body is a request object (`POST /reassignments`,
-                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-                 *     Either set to true validates only; both given with different values is `400`.
+                 * @description Let Kafka validate the request without applying it.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -1989,11 +2054,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Validate the request (Kafka's checks included) without applying it. The one
-                 *     convention for every operation that can do this: this query parameter; operations
-                 *     whose body is a request object (`POST /reassignments`,
-                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-                 *     Either set to true validates only; both given with different values is `400`.
+                 * @description Let Kafka validate the request without applying it.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2103,11 +2164,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Validate the request (Kafka's checks included) without applying it. The one
-                 *     convention for every operation that can do this: this query parameter; operations
-                 *     whose body is a request object (`POST /reassignments`,
-                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-                 *     Either set to true validates only; both given with different values is `400`.
+                 * @description Let Kafka validate the request without applying it.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2214,14 +2271,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Validate the request (Kafka's checks included) without applying it. The one
-                 *     convention for every operation that can do this: this query parameter; operations
-                 *     whose body is a request object (`POST /reassignments`,
-                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
-                 *     Either set to true validates only; both given with different values is `400`.
+                 * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
                  * @example true
                  */
-                validateOnly?: components["parameters"]["ValidateOnly"];
+                detail?: components["parameters"]["ReassignmentDetail"];
             };
             header?: never;
             path?: never;
@@ -2267,7 +2320,13 @@ export interface operations {
     };
     getReassignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
+                 * @example true
+                 */
+                detail?: components["parameters"]["ReassignmentDetail"];
+            };
             header?: never;
             path: {
                 /**
@@ -2385,6 +2444,48 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listReassignmentPartitions: {
+        parameters: {
+            query?: {
+                /** @example moving */
+                state?: "queued" | "moving" | "completed" | "failed" | "cancelled" | "all";
+                /** @example 1000 */
+                limit?: number;
+                /**
+                 * @description The `cursor` of a `next` link (opaque).
+                 * @example WyJvcmRlcnMiLDBd
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of partitions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentPartitionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listThrottles: {
         parameters: {
             query?: never;
@@ -2434,15 +2535,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
@@ -2514,15 +2606,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];

@@ -36,6 +36,7 @@ export interface RuntimeOptions {
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
   const store = new StateStore(opts.kafka.stateTopic({ name: opts.config.stateTopic }), {
+    hooks: { afterChunkBatch: () => crashPoint(opts.config, 'reassignment-chunks') },
     onEvent: (e) => {
       const log = opts.logger;
       if (e.type === 'missing') {
@@ -65,7 +66,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       ...(opts.syncGate && { gate: opts.syncGate }),
     },
   });
-  const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
+  const progress = new ProgressTracker({ kafka: opts.kafka, store, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, intervalMs: opts.config.reconcileIntervalMs, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
   return {
     config: opts.config,

@@ -21,12 +21,12 @@ import type { ReassignmentMetrics } from '../observability/reassignment-metrics.
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
-import { throttleRequestKey, reassignmentKey, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
+import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
-import { keptThrottles, sampleInput } from './reassignment-service.js';
+import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export interface ReconcilerDeps {
@@ -41,6 +41,31 @@ export interface ReconcilerDeps {
 }
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
+/** End watch period, and the most gateway partitions moving for which it runs (its request is small). */
+export const END_WATCH_MS = 250;
+export const END_WATCH_MAX_PARTITIONS = 2000;
+const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
+
+/**
+ * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
+ * lists as moving, plus those of pending records past their start deadline. O(partitions of
+ * live records).
+ */
+export function endedTopics(view: StateView, moving: readonly { topic: string; partition: number }[], now: number): Set<string> {
+  const movingIds = new Set<string>();
+  for (const m of moving) movingIds.add(partitionId(m.topic, m.partition));
+  const topics = new Set<string>();
+  for (const r of view.reassignments.values()) {
+    if (r.state === 'pending') {
+      if (now < r.startDeadline) continue;
+      for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving') && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+    } else if (r.state === 'running') {
+      for (const p of r.partitions) if (!p.supersededBy && p.state === 'moving' && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+    }
+  }
+  return topics;
+}
 
 export class Reconciler {
   readonly #d: ReconcilerDeps;
@@ -50,6 +75,16 @@ export class Reconciler {
   #stopped = true;
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
+  /**
+   * Per running reassignment: the last time this instance saw one of its partitions still
+   * moving (full pass or end watch). Kafka finished its last move after that: the removal delay
+   * is measured from it (an over-estimate by at most one observation period).
+   */
+  readonly #lastSeenMoving = new Map<string, number>();
+  /** Gateway partitions moving at the last full pass (the end watch runs only when few). */
+  #gatewayMoving = 0;
+  #watchTimer: NodeJS.Timeout | undefined;
+  #watching = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -60,6 +95,40 @@ export class Reconciler {
     if (!this.#stopped) return;
     this.#stopped = false;
     this.#schedule(0);
+    this.#watchTimer = setInterval(() => void this.#watchEnds(), END_WATCH_MS);
+    this.#watchTimer.unref();
+  }
+
+  /**
+   * End watch (between full passes): while at most END_WATCH_MAX_PARTITIONS gateway partitions
+   * move, every END_WATCH_MS one ListPartitionReassignments; when a running reassignment has
+   * nothing moving any more, a full pass runs at once (it completes the record and removes its
+   * throttles). So an end is acted on within END_WATCH_MS + one pass, not one interval.
+   */
+  async #watchEnds(): Promise<void> {
+    if (this.#stopped || this.#running || this.#watching || this.#gatewayMoving === 0 || this.#gatewayMoving > END_WATCH_MAX_PARTITIONS) return;
+    this.#watching = true;
+    try {
+      const view = this.#d.store.view();
+      const moving = await listPartitionReassignments(this.#d.kafka);
+      const now = this.#now();
+      const still = new Set<string>();
+      for (const a of attributeMoves(moving, view)) if (a.reassignmentId) still.add(a.reassignmentId);
+      let ended = false;
+      for (const r of view.reassignments.values()) {
+        if (r.state !== 'running') continue;
+        if (still.has(r.id)) this.#lastSeenMoving.set(r.id, now);
+        else ended = true;
+      }
+      if (ended && !this.#running && !this.#stopped) {
+        clearTimeout(this.#timer);
+        this.#schedule(0);
+      }
+    } catch {
+      // The full pass reports errors; the watch just tries again.
+    } finally {
+      this.#watching = false;
+    }
   }
 
   #schedule(ms: number): void {
@@ -78,6 +147,7 @@ export class Reconciler {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#watchTimer);
     await this.#running?.catch(() => undefined);
   }
 
@@ -110,9 +180,10 @@ export class Reconciler {
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
     if (view && moving) {
-      const topics = new Set<string>();
-      for (const r of view.reassignments.values()) if (isLive(r)) for (const p of r.partitions) topics.add(p.topic);
-      placement = await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+      // Placement (Metadata) only for topics with a partition whose move ended since the last
+      // pass (to tell completed from cancelled): none while everything still moves.
+      const topics = endedTopics(view, moving, this.#now());
+      placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
     if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
@@ -130,10 +201,12 @@ export class Reconciler {
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
     }
-    if (moving && placement) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
+    if (moving) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving));
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
+    // Chunks of a record whose writer died before its header (see src/state/layout.ts).
+    if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
     this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
     this.#d.metrics?.reconciled(this.#failedSteps === 0);
   }
@@ -155,30 +228,68 @@ export class Reconciler {
   async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
     const now = this.#now();
     const attributed = attributeMoves(moving, view);
-    const movingOf = new Map<string, number>();
-    for (const a of attributed) if (a.reassignmentId) movingOf.set(a.reassignmentId, (movingOf.get(a.reassignmentId) ?? 0) + 1);
+    const movingOf = new Map<string, Set<string>>();
+    for (const a of attributed) {
+      if (!a.reassignmentId) continue;
+      let set = movingOf.get(a.reassignmentId);
+      if (!set) movingOf.set(a.reassignmentId, (set = new Set()));
+      set.add(partitionId(a.topic, a.partition));
+    }
     const replicas = new Map<string, number[]>();
     for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
-    const atTarget = (r: ReassignmentRecord) =>
-      activePartitions(r).every((p) => {
-        const cur = replicas.get(partitionId(p.topic, p.partition));
-        return cur !== undefined && sameSet(cur, p.target);
+    const reached = (p: ReassignmentPartitionRecord) => {
+      const cur = replicas.get(partitionId(p.topic, p.partition));
+      return cur !== undefined && sameSet(cur, p.target);
+    };
+    const atTarget = (r: ReassignmentRecord) => activePartitions(r).every(reached);
+    /**
+     * Partitions of `r` in `from` that Kafka does not list as moving any more: completed at
+     * their target, cancelled otherwise; those still moving become `moving`. Unchanged entries
+     * stay the same objects (the store rewrites only chunks with a changed entry).
+     */
+    const settle = (r: ReassignmentRecord, from: ReadonlySet<PartitionState>): ReassignmentRecord['partitions'] => {
+      const still = movingOf.get(r.id);
+      let changed = false;
+      const out = r.partitions.map((p) => {
+        if (!from.has(p.state) || p.supersededBy) return p;
+        if (still?.has(partitionId(p.topic, p.partition))) {
+          if (p.state === 'moving') return p;
+          changed = true;
+          return { ...p, state: 'moving' as const, startedAt: now };
+        }
+        changed = true;
+        return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
       });
+      return changed ? out : r.partitions;
+    };
 
     const writes: StateValue[] = [];
     for (const r of view.reassignments.values()) {
       if (!isLive(r)) continue;
-      const stillMoving = (movingOf.get(r.id) ?? 0) > 0;
+      const stillMoving = (movingOf.get(r.id)?.size ?? 0) > 0;
       let next: ReassignmentRecord | undefined;
       if (r.state === 'pending') {
         if (now < r.startDeadline) continue; // its writer may still be starting it
-        if (stillMoving) next = { ...r, state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-        else if (atTarget(r)) next = { ...r, state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
-        else next = { ...r, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
-      } else if (r.state === 'running' && !stillMoving) {
-        next = atTarget(r)
-          ? { ...r, state: 'completed', endedAt: now }
-          : { ...r, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+        if (stillMoving) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
+        else if (atTarget(r)) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+        else {
+          const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
+          next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
+        }
+      } else if (r.state === 'running') {
+        const partitions = settle(r, MOVING);
+        // Queued partitions (paced execution) keep it running even with nothing moving.
+        const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
+        if (!stillMoving && !open) {
+          // Every partition it is responsible for completed (this pass or earlier ones).
+          next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
+            ? { ...r, partitions, state: 'completed', endedAt: now }
+            : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+        } else if (partitions !== r.partitions) {
+          // Some partitions finished: only their chunks are rewritten.
+          writes.push({ ...r, partitions, updatedAt: now });
+          continue;
+        }
       }
       if (!next) continue;
       next = { ...next, updatedAt: now };
@@ -219,8 +330,12 @@ export class Reconciler {
     for (const r of view.reassignments.values()) {
       if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
       writes.push({ ...r, throttlesRemovedAt: now, updatedAt: now });
-      this.#d.metrics?.throttleRemoved(r.state, r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null);
-      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null });
+      // From Kafka's completion as well as this instance can tell: the last time it saw a move
+      // of it still in progress (else the end the records say).
+      const from = this.#lastSeenMoving.get(r.id) ?? r.endedAt;
+      this.#lastSeenMoving.delete(r.id);
+      this.#d.metrics?.throttleRemoved(r.state, from !== undefined ? (now - from) / 1000 : null);
+      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: from !== undefined ? (now - from) / 1000 : null });
     }
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt === null || t.expiresAt > now) continue;
@@ -232,23 +347,26 @@ export class Reconciler {
     if (writes.length || deletes.length) await this.#d.store.write(writes, deletes);
   }
 
-  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
+  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
     const attributed = attributeMoves(moving, view);
-    this.#d.metrics?.setPartitionsMoving('gateway', attributed.filter((a) => a.reassignmentId !== null).length);
-    this.#d.metrics?.setPartitionsMoving('external', attributed.filter((a) => a.reassignmentId === null).length);
-    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
-    // Finished ones keep their last sample (bytes total) for GET; forgotten ones are dropped.
-    this.#d.progress.retain(new Set(view.reassignments.keys()));
-    if (running.length > 0) {
-      // Placement read at the start of this pass may predate a record adopted in this pass: refresh it.
-      const topics = [...new Set(running.flatMap((r) => r.partitions.map((p) => p.topic)))];
-      const fresh = topics.every((t) => placement.some((p) => p.name === t)) ? placement : await describePartitions(this.#d.kafka, topics);
-      await this.#d.progress.sample(new Map(running.map((r) => [r.id, { moving: sampleInput(r, fresh) }])));
+    let gateway = 0;
+    const now = this.#now();
+    for (const a of attributed) {
+      if (a.reassignmentId === null) continue;
+      gateway++;
+      this.#lastSeenMoving.set(a.reassignmentId, now);
     }
+    this.#gatewayMoving = gateway;
+    for (const id of this.#lastSeenMoving.keys()) if (!view.reassignments.has(id)) this.#lastSeenMoving.delete(id);
+    this.#d.metrics?.setPartitionsMoving('gateway', gateway);
+    this.#d.metrics?.setPartitionsMoving('external', attributed.length - gateway);
+    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
+    // One snapshot per running reassignment per interval, in the state topic (any instance).
+    if (running.length > 0) await this.#d.progress.snapshot(running);
     this.#d.metrics?.setProgress(
       running.map((r) => {
-        const p = this.#d.progress.progress(r.id);
-        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false };
+        const p = this.#d.progress.progress(r);
+        return { id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled };
       }),
     );
   }

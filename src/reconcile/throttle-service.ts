@@ -304,7 +304,7 @@ export class ThrottleService {
   async cleanupOrphans(dryRun: boolean): Promise<OrphanCleanup> {
     // No state at all: only this process's memory of the lost ledger, and nothing demanded or owned now.
     const view = await this.#store.refresh().catch(() => null);
-    const orphaned = orphanedLedger(view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map() }, this.#store.lostLedger());
+    const orphaned = orphanedLedger(view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map(), progress: new Map() }, this.#store.lostLedger());
     const lost = ledgerOf(orphaned.values());
     const resources = throttleResourcesToRead(EMPTY_THROTTLE_DEMAND, lost);
     if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: orphaned.size > 0, changes: [] };
