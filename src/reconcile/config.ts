@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envInt, type Env } from '../env.js';
 
-export const CRASH_POINTS = ['ledger-write', 'throttle-write', 'reassignment-start'] as const;
+export const CRASH_POINTS = ['reassignment-chunks', 'ledger-write', 'throttle-write', 'reassignment-start'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 export interface ReassignmentConfig {

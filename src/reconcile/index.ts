@@ -37,6 +37,7 @@ export interface RuntimeOptions {
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
   const store = new StateStore(new StateTopic(opts.kafka, { name: opts.config.stateTopic }), {
+    hooks: { afterChunkBatch: () => crashPoint(opts.config, 'reassignment-chunks') },
     onEvent: (e) => {
       const log = opts.logger;
       if (e.type === 'missing') {

@@ -37,6 +37,7 @@ import { describePartitions, type TopicPartitions } from '../kafka/partitions.js
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { RECORD_VERSION, TERMINAL_STATES, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
+import { boundedError } from '../state/layout.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import { admitReassignment } from './admission.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
@@ -174,7 +175,13 @@ export class ReassignmentService {
       v: RECORD_VERSION,
       id,
       state: 'pending',
-      partitions: plan.partitions.map((p) => ({ topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas] })),
+      partitions: plan.partitions.map((p) => {
+        const size = sizes[p.topic]?.[p.partition];
+        return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length };
+      }),
+      concurrency: null,
+      order: 'as-given',
+      paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
       throttleDemand: throttles && req.throttle !== null ? throttleDemandFor(throttles, req.throttle) : null,
@@ -230,9 +237,12 @@ export class ReassignmentService {
     crashPoint(this.#d.config, 'reassignment-start');
 
     const byKey = new Map(results.map((r) => [partitionId(r.topic, r.partition), r]));
+    const startedAt = this.#now();
     const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
       const r = byKey.get(partitionId(p.topic, p.partition));
-      return r && !r.ok ? { ...p, startError: { code: r.error.code, name: r.error.name, message: r.error.message } } : p;
+      return r && !r.ok
+        ? { ...p, state: 'failed', endedAt: startedAt, startError: boundedError({ code: r.error.code, name: r.error.name, message: r.error.message }) }
+        : { ...p, state: 'moving', startedAt };
     });
     const started = partitions.some((p) => !p.startError);
     record = { ...record, partitions, state: started ? 'running' : 'failed', startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
@@ -253,7 +263,9 @@ export class ReassignmentService {
       if (!activePartitions(r).some((p) => taken.has(partitionId(p.topic, p.partition)))) continue;
       out.push({
         ...r,
-        partitions: r.partitions.map((p) => (!p.supersededBy && taken.has(partitionId(p.topic, p.partition)) ? { ...p, supersededBy: next.id } : p)),
+        partitions: r.partitions.map((p) =>
+          !p.supersededBy && p.state !== 'failed' && taken.has(partitionId(p.topic, p.partition)) ? { ...p, supersededBy: next.id, ...(p.state !== 'completed' && { state: 'cancelled' as const, endedAt: next.createdAt }) } : p,
+        ),
         updatedAt: next.createdAt,
       });
     }
@@ -369,6 +381,7 @@ export class ReassignmentService {
     if (!record) return { kind: 'not-found' };
     const { moving, attributed } = await this.ongoing(view);
     const mine = attributed.filter((a) => a.reassignmentId === id).map((a) => ({ topic: a.topic, partition: a.partition }));
+    const cancelling = new Set(mine.map((m) => partitionId(m.topic, m.partition)));
 
     const now = this.#now();
     const writes: (ReassignmentRecord | ThrottleRequestRecord)[] = [];
@@ -376,7 +389,18 @@ export class ReassignmentService {
       // Record first: from here on it demands nothing (unless the throttles are kept), and a
       // reconciler seeing its moves end will not mistake the cancel for a completion.
       if (opts.preserveThrottles && record.throttleDemand) writes.push(keptThrottles(record, now, requestedBy));
-      record = { ...record, state: 'cancelled', endedAt: now, updatedAt: now, reason: `cancelled${requestedBy ? ` by ${requestedBy}` : ''}` };
+      record = {
+        ...record,
+        // Moving in Kafka now: cancelled below. Sent but not moving any more: Kafka finished it.
+        partitions: record.partitions.map((p) => {
+          if (p.state === 'queued' || (p.state === 'moving' && cancelling.has(partitionId(p.topic, p.partition)))) return { ...p, state: 'cancelled' as const, endedAt: now };
+          return p.state === 'moving' ? { ...p, state: 'completed' as const, endedAt: now } : p;
+        }),
+        state: 'cancelled',
+        endedAt: now,
+        updatedAt: now,
+        reason: `cancelled${requestedBy ? ` by ${requestedBy}` : ''}`,
+      };
       writes.push(record);
       await this.#d.store.write(writes);
       if (mine.length > 0) {

@@ -21,7 +21,7 @@ import type { ReassignmentMetrics } from '../observability/reassignment-metrics.
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
-import { throttleRequestKey, reassignmentKey, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
+import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
@@ -41,6 +41,8 @@ export interface ReconcilerDeps {
 }
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
+const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
 
 export class Reconciler {
   readonly #d: ReconcilerDeps;
@@ -132,6 +134,8 @@ export class Reconciler {
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
+    // Chunks of a record whose writer died before its header (see src/state/layout.ts).
+    if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
     this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
     this.#d.metrics?.reconciled(this.#failedSteps === 0);
   }
@@ -153,30 +157,67 @@ export class Reconciler {
   async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
     const now = this.#now();
     const attributed = attributeMoves(moving, view);
-    const movingOf = new Map<string, number>();
-    for (const a of attributed) if (a.reassignmentId) movingOf.set(a.reassignmentId, (movingOf.get(a.reassignmentId) ?? 0) + 1);
+    const movingOf = new Map<string, Set<string>>();
+    for (const a of attributed) {
+      if (!a.reassignmentId) continue;
+      let set = movingOf.get(a.reassignmentId);
+      if (!set) movingOf.set(a.reassignmentId, (set = new Set()));
+      set.add(partitionId(a.topic, a.partition));
+    }
     const replicas = new Map<string, number[]>();
     for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
-    const atTarget = (r: ReassignmentRecord) =>
-      activePartitions(r).every((p) => {
-        const cur = replicas.get(partitionId(p.topic, p.partition));
-        return cur !== undefined && sameSet(cur, p.target);
+    const reached = (p: ReassignmentPartitionRecord) => {
+      const cur = replicas.get(partitionId(p.topic, p.partition));
+      return cur !== undefined && sameSet(cur, p.target);
+    };
+    const atTarget = (r: ReassignmentRecord) => activePartitions(r).every(reached);
+    /**
+     * Partitions of `r` in `from` that Kafka does not list as moving any more: completed at
+     * their target, cancelled otherwise; those still moving become `moving`. Unchanged entries
+     * stay the same objects (the store rewrites only chunks with a changed entry).
+     */
+    const settle = (r: ReassignmentRecord, from: ReadonlySet<PartitionState>): ReassignmentRecord['partitions'] => {
+      const still = movingOf.get(r.id);
+      let changed = false;
+      const out = r.partitions.map((p) => {
+        if (!from.has(p.state) || p.supersededBy) return p;
+        if (still?.has(partitionId(p.topic, p.partition))) {
+          if (p.state === 'moving') return p;
+          changed = true;
+          return { ...p, state: 'moving' as const, startedAt: now };
+        }
+        changed = true;
+        return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
       });
+      return changed ? out : r.partitions;
+    };
 
     const writes: StateValue[] = [];
     for (const r of view.reassignments.values()) {
       if (!isLive(r)) continue;
-      const stillMoving = (movingOf.get(r.id) ?? 0) > 0;
+      const stillMoving = (movingOf.get(r.id)?.size ?? 0) > 0;
       let next: ReassignmentRecord | undefined;
       if (r.state === 'pending') {
         if (now < r.startDeadline) continue; // its writer may still be starting it
-        if (stillMoving) next = { ...r, state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-        else if (atTarget(r)) next = { ...r, state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
-        else next = { ...r, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
-      } else if (r.state === 'running' && !stillMoving) {
-        next = atTarget(r)
-          ? { ...r, state: 'completed', endedAt: now }
-          : { ...r, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+        if (stillMoving) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
+        else if (atTarget(r)) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+        else {
+          const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
+          next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
+        }
+      } else if (r.state === 'running') {
+        const partitions = settle(r, MOVING);
+        // Queued partitions (paced execution) keep it running even with nothing moving.
+        const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
+        if (!stillMoving && !open) {
+          next = atTarget(r)
+            ? { ...r, partitions, state: 'completed', endedAt: now }
+            : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+        } else if (partitions !== r.partitions) {
+          // Some partitions finished: only their chunks are rewritten.
+          writes.push({ ...r, partitions, updatedAt: now });
+          continue;
+        }
       }
       if (!next) continue;
       next = { ...next, updatedAt: now };

@@ -15,7 +15,13 @@
 // missing (health(), the onEvent hook) and every read and write fails until an operator acts.
 import { randomBytes } from 'node:crypto';
 import { CLAIM_PREFIX, claimKey, ClaimTable, CLAIM_VERSION, decodeClaim, MAX_CLAIM_TTL_MS, type ClaimValue, type DecidedClaim } from './claims.js';
-import { decodeValue, encodeValue, keyOf, parseKey, type LedgerRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
+import { assemble, CHUNK_PREFIX, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
+import { decodeValue, encodeValue, keyOf, parseKey, progressKey, reassignmentKey, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
+
+/** Produce batches the store writes stay under this (Kafka's default max.message.bytes is 1 MiB per batch). */
+export const BATCH_MAX_BYTES = MESSAGE_MAX_BYTES;
+/** Chunks no header names are tombstoned once they are this old (their writer died between chunks and header). */
+export const ORPHAN_CHUNK_GRACE_MS = 5 * 60_000;
 
 /** The log the store reads and writes (src/kafka/state-topic.ts implements it on Kafka). */
 export interface StateLog {
@@ -73,6 +79,13 @@ export interface StateView {
   readonly throttleRequests: ReadonlyMap<string, ThrottleRequestRecord>;
   /** By ledger id (`topic/<name>`, `broker/<id>`). */
   readonly ledger: ReadonlyMap<string, LedgerRecord>;
+  /** Progress snapshots by reassignment id. */
+  readonly progress: ReadonlyMap<string, ProgressRecord>;
+}
+
+export interface StoreHooks {
+  /** TEST HOOK: called after each batch of reassignment chunks is acknowledged, before the header. */
+  afterChunkBatch?: () => void;
 }
 
 /** Serialises refreshes: two overlapping reads would apply the same records twice, out of order. */
@@ -104,12 +117,22 @@ export class StateStore {
     reassignment: new Map<string, ReassignmentRecord>(),
     'throttle-request': new Map<string, ThrottleRequestRecord>(),
     ledger: new Map<string, LedgerRecord>(),
+    progress: new Map<string, ProgressRecord>(),
   };
+  /** Reassignment headers (v2) by id, as assembled into #maps.reassignment. */
+  readonly #headers = new Map<string, ReassignmentHeader>();
+  /** Every reassignment chunk read or written, by key (named by a header or not). */
+  readonly #chunks = new Map<string, ReassignmentChunk>();
+  /** Header this instance wrote last per id (its re-read from the log is then skipped). */
+  readonly #ownHeaders = new Map<string, { raw: string; header: ReassignmentHeader }>();
+  readonly #hooks: StoreHooks;
+  #gen = 0;
 
-  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number } = {}) {
+  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; hooks?: StoreHooks } = {}) {
     this.#log = log;
     this.#onEvent = opts.onEvent ?? (() => undefined);
     this.#now = opts.now ?? Date.now;
+    this.#hooks = opts.hooks ?? {};
   }
 
   /** Whether the state topic could be read the last time it was tried. */
@@ -145,7 +168,7 @@ export class StateStore {
 
   /** The view as of the last refresh or write of this instance (may lag other instances). */
   view(): StateView {
-    return { reassignments: this.#maps.reassignment, throttleRequests: this.#maps['throttle-request'], ledger: this.#maps.ledger };
+    return { reassignments: this.#maps.reassignment, throttleRequests: this.#maps['throttle-request'], ledger: this.#maps.ledger, progress: this.#maps.progress };
   }
 
   /** Reads everything appended up to now; afterwards view() holds every acknowledged write. */
@@ -183,7 +206,12 @@ export class StateStore {
       if (cause !== 'start-beyond-position' || position > 0n) this.#onEvent({ type: 'reset', cause, position, start, end });
     }
     if (end > this.#position) {
-      for (const r of await this.#log.read(this.#position, end)) this.#apply(r.offset, r.key, r.value);
+      const pace = makePacer();
+      for (const r of await this.#log.read(this.#position, end)) {
+        this.#apply(r.offset, r.key, r.value);
+        // Chunks are invisible until their header: yielding after one never exposes half a batch.
+        if (r.key.startsWith(CHUNK_PREFIX)) await pace();
+      }
       this.#position = end;
     }
   }
@@ -192,6 +220,9 @@ export class StateStore {
     // What the gateway owned before the loss: the only record of throttles now orphaned.
     for (const [id, r] of this.#maps.ledger) this.#lostLedger.set(id, r);
     for (const m of Object.values(this.#maps)) m.clear();
+    this.#headers.clear();
+    this.#chunks.clear();
+    this.#ownHeaders.clear();
     this.#claims.clear();
   }
 
@@ -207,13 +238,47 @@ export class StateStore {
       }
       return;
     }
+    if (key.startsWith(CHUNK_PREFIX)) {
+      if (raw === null) this.#chunks.delete(key);
+      else if (!this.#chunks.has(key)) {
+        // A chunk key is written once (new generation = new key): one already held is the same.
+        const c = decodeChunk(key, raw);
+        if (c) this.#chunks.set(key, c);
+      }
+      return;
+    }
     if (raw === null) {
       const k = parseKey(key);
       if (k) this.#maps[k.kind].delete(k.id);
+      if (k?.kind === 'reassignment') {
+        this.#headers.delete(k.id);
+        this.#ownHeaders.delete(k.id);
+      }
       return;
+    }
+    if (key.startsWith('reassignment/')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        return;
+      }
+      if (typeof parsed === 'object' && parsed !== null && 'layout' in parsed) {
+        const own = this.#ownHeaders.get(key.slice('reassignment/'.length));
+        if (own && own.raw === raw && this.#headers.get(own.header.id) === own.header) return; // our own write, already applied
+        const h = decodeHeader(key, parsed);
+        if (!h) return;
+        const record = assemble(h, (k) => this.#chunks.get(k));
+        // A header whose chunks are missing is not a record (never happens in log order): keep what we had.
+        if (!record) return;
+        this.#headers.set(h.id, h);
+        this.#maps.reassignment.set(h.id, record);
+        return;
+      }
     }
     const value = decodeValue(key, raw);
     if (!value) return;
+    if (value.kind === 'reassignment') this.#headers.delete(value.id);
     (this.#maps[value.kind] as Map<string, StateValue>).set(value.id, value);
   }
 
@@ -222,10 +287,119 @@ export class StateStore {
    * record batch, so a reader sees all of them or none. Resolves once Kafka acknowledged.
    */
   async write(values: StateValue[], deleteKeys: string[] = []): Promise<void> {
-    await this.#write([...values.map((v) => ({ key: keyOf(v), value: encodeValue(v) })), ...deleteKeys.map((key) => ({ key, value: null }))]);
+    await this.#writeAll(values, deleteKeys, []);
   }
 
-  async #write(records: { key: string; value: string | null }[]): Promise<bigint> {
+  /**
+   * Writes values and tombstones, reassignments in their layout (layout.ts): first the changed
+   * chunks (in batches under BATCH_MAX_BYTES, each acknowledged before the next), then ONE
+   * batch with every header, the other values, the tombstones and `tail` (a claim's release),
+   * so readers see all of those or none. Tombstoning `reassignment/<id>` also tombstones its
+   * chunks and its progress record. Chunks replaced by a new version are tombstoned in the last
+   * batch (or after it when they do not fit: a chunk no header names is never read).
+   */
+  async #writeAll(values: StateValue[], deleteKeys: string[], tail: { key: string; value: string | null }[]): Promise<void> {
+    if (!this.#ready) await this.refresh();
+    const pace = makePacer();
+    const now = this.#now();
+    const chunks: { key: string; value: string; chunk: ReassignmentChunk }[] = [];
+    const final: { key: string; value: string | null }[] = [];
+    const trailing: { key: string; value: null }[] = [];
+    const headers: { record: ReassignmentRecord; header: ReassignmentHeader; raw: string }[] = [];
+    for (const v of values) {
+      if (v.kind !== 'reassignment') {
+        final.push({ key: keyOf(v), value: encodeValue(v) });
+        continue;
+      }
+      const prevRecord = this.#maps.reassignment.get(v.id);
+      const prevHeader = this.#headers.get(v.id);
+      const gen = `${now.toString(36)}${(this.#gen++).toString(36)}${randomBytes(2).toString('hex')}`;
+      const enc = await encodeReassignment(v, prevRecord && prevHeader ? { record: prevRecord, header: prevHeader } : undefined, gen, now, pace);
+      chunks.push(...enc.chunks);
+      final.push({ key: reassignmentKey(v.id), value: enc.headerValue });
+      for (const k of enc.obsolete) trailing.push({ key: k, value: null });
+      headers.push({ record: v, header: enc.header, raw: enc.headerValue });
+    }
+    for (const key of deleteKeys) {
+      final.push({ key, value: null });
+      const k = parseKey(key);
+      if (k?.kind !== 'reassignment') continue;
+      if (this.#maps.progress.has(k.id)) final.push({ key: progressKey(k.id), value: null });
+      for (const c of this.#chunks.keys()) if (chunkOwner(c) === k.id) trailing.push({ key: c, value: null });
+    }
+    final.push(...tail);
+
+    // 1. Chunks, in batches.
+    let batch: typeof chunks = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (!batch.length) return;
+      await this.#write(batch.map((c) => ({ key: c.key, value: c.value })), false);
+      for (const c of batch) this.#chunks.set(c.key, c.chunk);
+      batch = [];
+      bytes = 0;
+      this.#hooks.afterChunkBatch?.();
+    };
+    for (const c of chunks) {
+      const size = c.key.length + c.value.length + 64;
+      if (batch.length && bytes + size > BATCH_MAX_BYTES) await flush();
+      batch.push(c);
+      bytes += size;
+    }
+    await flush();
+
+    // 2. Headers and everything else at once (+ the replaced chunks' tombstones when they fit).
+    const size = (rs: { key: string; value: string | null }[]) => rs.reduce((n, r) => n + r.key.length + (r.value?.length ?? 0) + 64, 0);
+    const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
+    await this.#write(fits ? [...final, ...trailing] : final, false);
+    const own = new Map(headers.map((h) => [h.record.id, h]));
+    for (const r of fits ? [...final, ...trailing] : final) {
+      const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
+      if (h) {
+        // Our own record as the caller built it (same partition objects: the next write compares them).
+        this.#headers.set(h.record.id, h.header);
+        this.#ownHeaders.set(h.record.id, { raw: h.raw, header: h.header });
+        this.#maps.reassignment.set(h.record.id, h.record);
+      } else this.#apply(null, r.key, r.value);
+    }
+    if (!fits) {
+      for (let i = 0; i < trailing.length; i += 5000) {
+        const part = trailing.slice(i, i + 5000);
+        await this.#write(part, false);
+        for (const r of part) this.#chunks.delete(r.key);
+      }
+    }
+  }
+
+  /**
+   * Tombstones chunks that no header names and that are older than `graceMs` (their writer
+   * died after writing them and before the header, or lost a race with another writer).
+   * Returns how many.
+   */
+  async sweepOrphanChunks(now = this.#now(), graceMs = ORPHAN_CHUNK_GRACE_MS): Promise<number> {
+    const named = new Set<string>();
+    for (const h of this.#headers.values()) for (const k of chunkKeysOf(h)) named.add(k);
+    const orphans: { key: string; value: null }[] = [];
+    for (const [k, c] of this.#chunks) if (!named.has(k) && c.writtenAt <= now - graceMs) orphans.push({ key: k, value: null });
+    for (let i = 0; i < orphans.length; i += 5000) {
+      const part = orphans.slice(i, i + 5000);
+      await this.#write(part, false);
+      for (const r of part) this.#chunks.delete(r.key);
+    }
+    return orphans.length;
+  }
+
+  /** Diagnostics and tests: chunk keys held (named by a header or not). */
+  chunkKeys(): string[] {
+    return [...this.#chunks.keys()];
+  }
+
+  /** The layout header of a reassignment (diagnostics and tests). */
+  header(id: string): ReassignmentHeader | undefined {
+    return this.#headers.get(id);
+  }
+
+  async #write(records: { key: string; value: string | null }[], apply = true): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
     let offset: bigint;
@@ -235,7 +409,7 @@ export class StateStore {
       this.#failed(err);
     }
     // Our own write is visible to us at once; the next refresh re-reads it in log order.
-    for (const r of records) this.#apply(null, r.key, r.value);
+    if (apply) for (const r of records) this.#apply(null, r.key, r.value);
     return offset;
   }
 
@@ -281,11 +455,7 @@ export class StateStore {
    * it, so readers see the result and the release together.
    */
   async release(claim: Pick<ClaimValue, 'id'>, values: StateValue[] = [], deleteKeys: string[] = []): Promise<void> {
-    await this.#write([
-      ...values.map((v) => ({ key: keyOf(v), value: encodeValue(v) })),
-      ...deleteKeys.map((key) => ({ key, value: null })),
-      { key: claimKey(claim.id), value: null },
-    ]);
+    await this.#writeAll(values, deleteKeys, [{ key: claimKey(claim.id), value: null }]);
   }
 
   /** The granted, unexpired claim holding `resource` as of the last refresh. */

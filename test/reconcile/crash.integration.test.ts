@@ -72,6 +72,43 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
   let restarted: ReassignGateway | undefined;
   after(() => restarted?.close());
 
+  it('killed between the chunks and the header of its record: no instance ever sees the reassignment, nothing changed, the chunks are swept', async () => {
+    const child = await startChild({ GATEWAY_CRASH_AFTER: 'reassignment-chunks' });
+    try {
+      await createTopic(child.url, 'crash-chunks', [[0, 1]], 200_000);
+      const res = await request(child.url)
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'crash-chunks', partition: 0, replicas: [2, 3] }], throttle: 100_000 })
+        .then(
+          (answer) => assert.fail(`the gateway must die before answering, it answered ${answer.status} ${JSON.stringify(answer.body)}`),
+          (err: Error) => err,
+        );
+      assert.match(String(res), /socket hang up|ECONNRESET/);
+      assert.deepEqual(await child.exited, { code: null, signal: 'SIGKILL' });
+    } finally {
+      child.proc.kill('SIGKILL');
+    }
+    const gw = await startReassignGateway({ sim, env: { REASSIGNMENT_START_TIMEOUT_MS: START_TIMEOUT_MS } });
+    try {
+      const store = gw.runtime.store;
+      await store.refresh();
+      const orphans = store.chunkKeys();
+      assert.ok(orphans.length > 0, 'the dead gateway wrote its chunk');
+      assert.deepEqual([...store.view().reassignments.values()].filter((r) => r.partitions.some((p) => p.topic === 'crash-chunks')), [], 'no half-written reassignment is visible');
+      const left = await gw.http().get('/reassignments');
+      assert.equal(left.status, 200);
+      assert.deepEqual(left.body.reassignments, []);
+      assert.deepEqual(await listPartitionReassignments(gw.kafka), []);
+      assert.deepEqual(Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes('crash-chunks')), []);
+      assert.deepEqual((await gw.http().get('/topics/crash-chunks')).body.partitions[0].replicas, [0, 1]);
+      // Past the grace period, any instance tombstones chunks that no header names.
+      assert.equal(await store.sweepOrphanChunks(Date.now() + 10 * 60_000), orphans.length);
+      assert.deepEqual(store.chunkKeys(), []);
+    } finally {
+      await gw.close();
+    }
+  });
+
   const cases = [
     { point: 'ledger-write', topic: 'crash-ledger', expect: 'failed', moved: false },
     { point: 'throttle-write', topic: 'crash-throttle', expect: 'failed', moved: false },

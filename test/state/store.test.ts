@@ -28,8 +28,8 @@ class MemoryLog implements StateLog {
 
 function reassignment(id: string, state: ReassignmentRecord['state'] = 'running'): ReassignmentRecord {
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id, state, partitions: [{ topic: 't', partition: 0, original: [0], target: [1] }],
-    throttle: null, autoRemoveThrottle: true, throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, updatedAt: 1,
+    kind: 'reassignment', v: RECORD_VERSION, id, state, partitions: [{ topic: 't', partition: 0, original: [0], target: [1], state: 'moving' }],
+    concurrency: null, order: 'as-given', paused: false, throttle: null, autoRemoveThrottle: true, throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, updatedAt: 1,
   };
 }
 
@@ -64,10 +64,10 @@ describe('StateStore', () => {
     const log = new MemoryLog();
     const s = new StateStore(log);
     await s.write([reassignment('old')]);
-    await s.refresh(); // position 1
+    await s.refresh(); // position 2 (the record's chunk and header)
     await log.write([{ key: 'reassignment/gap', value: encodeValue(reassignment('gap')) }]);
     await log.write([{ key: 'reassignment/new', value: encodeValue(reassignment('new')) }]);
-    log.start = 2n; // offsets 0 and 1 are gone: the view cannot be patched, only rebuilt
+    log.start = 3n; // offsets 0 to 2 are gone: the view cannot be patched, only rebuilt
     assert.deepEqual([...(await s.refresh()).reassignments.keys()], ['new']);
   });
 
