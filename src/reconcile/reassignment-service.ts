@@ -13,6 +13,14 @@ import {
   computeReassignmentThrottles,
   estimateMove,
   formatReassignmentFile,
+  nextToStart,
+  planWaves,
+  pacedEtaSeconds,
+  DEFAULT_PACING_ORDER,
+  type ConcurrencyBounds,
+  type PacedPartition,
+  type PacingOrder,
+  type WaveSchedule,
   parseReassignmentRequest,
   reassignmentThrottleConfigs,
   throttleDemandFor,
@@ -44,6 +52,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
+import type { Pacer } from './pacer.js';
 
 export interface ReassignmentDeps {
   kafka: PlatformaticKafkaGateway;
@@ -52,6 +61,8 @@ export interface ReassignmentDeps {
   progress: ProgressTracker;
   config: ReassignmentConfig;
   metrics?: ReassignmentMetrics;
+  /** Starts the next wave of a paced reassignment (the reconciler's; PATCH uses it to resume at once). */
+  pacer?: Pick<Pacer, 'advance'>;
   /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
@@ -65,7 +76,12 @@ export interface PlanView {
   throttleConfigs: ThrottleConfigSet[];
   estimate: MoveEstimate;
   rollback: ReassignmentFile;
+  /** Paced execution: the bounds, the order and the waves it would run (null = everything at once). */
+  pacing: { concurrency: ConcurrencyBounds; order: PacingOrder; schedule: WaveSchedule } | null;
 }
+
+/** validateOnly lists at most this many waves (the duration covers all of them). */
+export const MAX_WAVES_SHOWN = 100;
 
 export type StartResult =
   | { kind: 'bad-request'; errors: readonly FieldError[] }
@@ -91,6 +107,8 @@ export interface ReassignmentDetail {
   record: ReassignmentRecord;
   partitions: PartitionStatus[];
   progress: ReassignmentProgress | null;
+  /** Paced and live: the ETA with the queue (seconds, rounded up); null = unknown. */
+  pacedEtaSeconds?: number | null | undefined;
 }
 
 export interface ReassignmentListing {
@@ -155,8 +173,27 @@ export class ReassignmentService {
     const plan = validation.plan;
 
     const moves = plan.partitions.filter((p) => !p.noOp);
-    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, moves);
     const sizes = await this.#leaderSizes(plan.partitions.filter((p) => p.adding.length > 0));
+    // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
+    const concurrency = req.concurrency ?? this.#d.config.defaultConcurrency ?? null;
+    const order = req.order ?? DEFAULT_PACING_ORDER;
+    const paced: (PacedPartition & { noOp: boolean })[] | null =
+      concurrency === null
+        ? null
+        : plan.partitions.map((p) => ({
+            topic: p.topic,
+            partition: p.partition,
+            currentReplicas: p.currentReplicas,
+            leader: p.leader,
+            targetReplicas: p.targetReplicas,
+            sizeBytes: (sizes[p.topic]?.[p.partition] ?? 0) * p.adding.length,
+            state: 'queued' as const,
+            noOp: p.noOp,
+          }));
+    const firstWave = paced && concurrency ? nextToStart(paced.filter((p) => !p.noOp), concurrency, order) : null;
+    const inFirstWave = new Set(firstWave?.map((p) => partitionId(p.topic, p.partition)));
+    const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : moves;
+    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, sentNow);
     const planView: PlanView = {
       partitions: plan.partitions,
       warnings: plan.warnings,
@@ -164,6 +201,10 @@ export class ReassignmentService {
       throttleConfigs: throttles && req.throttle !== null ? reassignmentThrottleConfigs(throttles, req.throttle) : [],
       estimate: estimateMove(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }),
       rollback: formatReassignmentFile(plan.rollback),
+      pacing:
+        paced && concurrency
+          ? { concurrency, order, schedule: planWaves(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }) }
+          : null,
     };
     if (req.validateOnly) return { kind: 'plan', plan: planView };
 
@@ -179,8 +220,8 @@ export class ReassignmentService {
         const size = sizes[p.topic]?.[p.partition];
         return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length };
       }),
-      concurrency: null,
-      order: 'as-given',
+      concurrency: concurrency && { perBroker: concurrency.perBroker, cluster: concurrency.cluster },
+      order: concurrency ? order : 'as-given',
       paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
@@ -223,11 +264,13 @@ export class ReassignmentService {
       await this.#d.throttles.sync().catch(() => undefined);
       return { kind: 'start-failed', record, plan: planView };
     }
+    // Paced: the first wave only (a paced no-op is at its target already: completed, not sent).
+    const send = firstWave ? record.partitions.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : record.partitions;
     let results;
     try {
       results = await alterPartitionReassignments(
         this.#d.kafka,
-        record.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
+        send.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
       );
     } catch (err) {
       // Unknown whether Kafka started it: leave the record pending; the reconciler resolves it
@@ -238,13 +281,17 @@ export class ReassignmentService {
 
     const byKey = new Map(results.map((r) => [partitionId(r.topic, r.partition), r]));
     const startedAt = this.#now();
+    const noOps = new Set(plan.partitions.filter((p) => p.noOp).map((p) => partitionId(p.topic, p.partition)));
     const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
-      const r = byKey.get(partitionId(p.topic, p.partition));
+      const key = partitionId(p.topic, p.partition);
+      if (firstWave && !inFirstWave.has(key)) return noOps.has(key) ? { ...p, state: 'completed', startedAt, endedAt: startedAt } : p;
+      const r = byKey.get(key);
       return r && !r.ok
         ? { ...p, state: 'failed', endedAt: startedAt, startError: boundedError({ code: r.error.code, name: r.error.name, message: r.error.message }) }
         : { ...p, state: 'moving', startedAt };
     });
-    const started = partitions.some((p) => !p.startError);
+    // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
+    const started = partitions.some((p) => !p.startError && (p.state === 'moving' || p.state === 'queued' || p.state === 'completed'));
     record = { ...record, partitions, state: started ? 'running' : 'failed', startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
     await this.#d.store.write([record]);
     if (!started) {
@@ -322,7 +369,27 @@ export class ReassignmentService {
     const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
     const partitions = this.partitionStatuses(record, moving, attributed, placement);
     if (isLive(record)) await this.#d.progress.sample(new Map([[record.id, { moving: sampleInput(record, placement) }]]));
-    return { record, partitions, progress: this.#d.progress.progress(record.id) };
+    const progress = this.#d.progress.progress(record.id);
+    return { record, partitions, progress, pacedEtaSeconds: isLive(record) && record.concurrency ? this.#pacedEta(record, placement, progress) : undefined };
+  }
+
+  /** ETA of a paced reassignment, queue included (pacing.ts): the moves in flight with what they copied, then the waves. */
+  #pacedEta(record: ReassignmentRecord, placement: TopicPartitions[], progress: ReassignmentProgress | null): number | null {
+    const leaders = new Map<string, number>();
+    for (const t of placement) for (const p of t.partitions) leaders.set(partitionId(t.name, p.partition), p.leader);
+    const copied = new Map<string, number>();
+    for (const c of progress?.replicas ?? []) {
+      const key = partitionId(c.topic, c.partition);
+      copied.set(key, Math.min(copied.get(key) ?? Infinity, c.bytesCopied));
+    }
+    const parts: PacedPartition[] = activePartitions(record).map((p) => {
+      const key = partitionId(p.topic, p.partition);
+      const adding = p.target.filter((b) => !p.original.includes(b)).length;
+      const leader = leaders.get(key);
+      return { topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: leader !== undefined && leader >= 0 ? leader : null, targetReplicas: p.target, sizeBytes: adding > 0 ? (p.bytesTotal ?? 0) / adding : 0, state: p.state, bytesDone: copied.get(key) ?? 0 };
+    });
+    const eta = pacedEtaSeconds(parts, record.concurrency!, record.order, { throttle: record.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, observedBytesPerSecond: progress?.bytesPerSecond ?? null });
+    return eta === null ? null : Math.ceil(eta);
   }
 
   partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {
@@ -362,7 +429,8 @@ export class ReassignmentService {
       } else {
         // First throttle of an unthrottled reassignment: lists as Kafka's tool would compute them now.
         const { moving } = await this.ongoing(view);
-        const mine = activePartitions(record).map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
+        // Paced: only the moves in flight are throttled (the pacer adds each wave's).
+        const mine = activePartitions(record).filter((p) => record.concurrency === null || p.state === 'moving').map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
         const others = moving.filter((m) => !mine.some((p) => p.topic === m.topic && p.partition === m.partition));
         demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
       }
@@ -371,6 +439,28 @@ export class ReassignmentService {
     await this.#d.store.write([next]);
     const sync = await this.#d.throttles.sync();
     return { kind: 'ok', record: next, sync };
+  }
+
+  /**
+   * PATCH of a paced execution: `concurrency` (new bounds) and/or `paused`. Header-only write
+   * (the store rewrites no chunk); then one pacing step at once so that a resume or a raised
+   * bound starts moves without waiting for the reconciler. Giving `concurrency` to a reassignment
+   * that was sent at once makes no difference to what already moves.
+   */
+  async steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+    const view = await this.#d.store.refresh();
+    const record = view.reassignments.get(id);
+    if (!record) return { kind: 'not-found' };
+    if (!isLive(record)) return { kind: 'not-running', record };
+    const next: ReassignmentRecord = {
+      ...record,
+      ...(patch.concurrency !== undefined && { concurrency: patch.concurrency && { perBroker: patch.concurrency.perBroker, cluster: patch.concurrency.cluster } }),
+      ...(patch.paused !== undefined && { paused: patch.paused }),
+      updatedAt: this.#now(),
+    };
+    await this.#d.store.write([next]);
+    if (this.#d.pacer && next.state === 'running' && next.concurrency !== null && !next.paused) await this.#d.pacer.advance(id).catch(() => undefined);
+    return { kind: 'ok', record: (await this.#d.store.refresh()).reassignments.get(id) ?? next };
   }
 
   // ------------------------------------------------------------------ DELETE

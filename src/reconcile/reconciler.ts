@@ -28,6 +28,7 @@ import { activePartitions, attributeMoves, isLive, partitionId } from './ownersh
 import type { ProgressTracker } from './progress.js';
 import { keptThrottles, sampleInput } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
+import { Pacer, pacedMoving } from './pacer.js';
 
 export interface ReconcilerDeps {
   kafka: PlatformaticKafkaGateway;
@@ -52,34 +53,90 @@ export class Reconciler {
   #stopped = true;
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
+  readonly #pacer: Pacer;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  /** A pass was asked for while one ran: run another right after it. */
+  #again = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
+  }
+
+  get pacer(): Pacer {
+    return this.#pacer;
   }
 
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
     this.#schedule(0);
+    this.#schedulePoll();
   }
 
   #schedule(ms: number): void {
     if (this.#stopped) return;
+    clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
+      this.#again = false;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
-        this.#schedule(this.#d.config.reconcileIntervalMs);
+        this.#schedule(this.#again ? 0 : this.#d.config.reconcileIntervalMs);
       });
     }, ms);
     // The loop alone must not keep a process alive (tests, shutdown).
     this.#timer.unref();
   }
 
+  /** A pass now (or right after the one running): a paced move ended, a wave may start. */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#running) this.#again = true;
+    else this.#schedule(0);
+  }
+
+  /**
+   * The fast poll of paced execution: while a paced reassignment has moves in flight (as this
+   * instance's view of the state topic says), ask Kafka every PACING_POLL_MS which partitions
+   * move (one ListPartitionReassignments, nothing else) and run a pass as soon as one of them
+   * ended, so the next wave starts without waiting for RECONCILE_INTERVAL_MS.
+   */
+  #schedulePoll(): void {
+    if (this.#stopped) return;
+    this.#pollTimer = setTimeout(() => {
+      this.#polling = this.#poll()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#polling = undefined;
+          this.#schedulePoll();
+        });
+    }, this.#d.config.pacingPollMs);
+    this.#pollTimer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    const records = [...this.#d.store.view().reassignments.values()].filter((r) => r.state === 'running' && r.concurrency !== null);
+    if (records.length === 0 || this.#running) return;
+    const recorded = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy).length]));
+    // Nothing recorded in flight but a queue (paused, or a wave to start): the regular passes do it.
+    if (![...recorded.values()].some((n) => n > 0)) return;
+    const listed = pacedMoving(records, await listPartitionReassignments(this.#d.kafka));
+    for (const [id, n] of recorded) {
+      if ((listed.get(id) ?? 0) < n) {
+        this.kick();
+        return;
+      }
+    }
+  }
+
   /** Stops the loop; resolves when a pass in flight has finished. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#pollTimer);
+    await this.#polling?.catch(() => undefined);
     await this.#running?.catch(() => undefined);
   }
 
@@ -116,6 +173,7 @@ export class Reconciler {
     }
 
     if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
+    if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false }));
@@ -186,6 +244,8 @@ export class Reconciler {
           changed = true;
           return { ...p, state: 'moving' as const, startedAt: now };
         }
+        // Paced: a partition still waiting for its wave stays queued (pacer.ts starts it).
+        if (r.concurrency !== null && p.state === 'queued' && !reached(p)) return p;
         changed = true;
         return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
       });
@@ -227,6 +287,15 @@ export class Reconciler {
       this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: next.state, reason: next.reason });
     }
     if (writes.length) await this.#d.store.write(writes);
+  }
+
+  /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
+  async #pace(view: StateView): Promise<void> {
+    for (const r of view.reassignments.values()) {
+      if (r.state !== 'running' || r.concurrency === null) continue;
+      if (!r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving'))) continue;
+      await this.#pacer.advance(r.id);
+    }
   }
 
   async #expireRequests(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {

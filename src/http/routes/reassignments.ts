@@ -4,7 +4,7 @@
 // the state records to the API's shapes.
 import { Router, type Request, type Response } from 'express';
 import type { FieldError, PartitionError, ReassignmentProgress } from '../../domain/reassignment/index.js';
-import { formatReassignmentFile } from '../../domain/reassignment/index.js';
+import { countStates, formatReassignmentFile, parseConcurrency } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import type { ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
 import type { ReassignmentRecord } from '../../state/records.js';
@@ -16,6 +16,19 @@ import { instance, param, queryFlag } from './shared.js';
 type Schemas = components['schemas'];
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
+/** The API state: a running record with `paused` is `paused`. */
+const apiState = (r: ReassignmentRecord): Schemas['ReassignmentState'] => (r.state === 'running' && r.paused ? 'paused' : r.state);
+
+/** Pacing fields of a reassignment (issue 9). */
+function pacingFields(r: ReassignmentRecord): Pick<Schemas['Reassignment'], 'paused' | 'concurrency' | 'order' | 'counts'> {
+  return {
+    paused: r.paused,
+    concurrency: r.concurrency && { perBroker: r.concurrency.perBroker, cluster: r.concurrency.cluster },
+    order: r.order,
+    counts: countStates(r.partitions),
+  };
+}
 
 /** The authenticated caller's id (set by the auth middleware; absent when auth is off). */
 export function callerOf(res: Response): string | null {
@@ -66,6 +79,16 @@ export function toPlan(p: PlanView): Schemas['ReassignmentPlan'] {
       bottleneckBroker: p.estimate.bottleneckBroker,
     },
     rollback: toFile(p.rollback),
+    ...(p.pacing && {
+      pacing: {
+        concurrency: { perBroker: p.pacing.concurrency.perBroker, cluster: p.pacing.concurrency.cluster },
+        order: p.pacing.order,
+        waveCount: p.pacing.schedule.waveCount,
+        estimatedSeconds: p.pacing.schedule.estimatedSeconds,
+        peakInFlight: p.pacing.schedule.peakInFlight,
+        waves: p.pacing.schedule.waves.map((w) => ({ index: w.index, startSeconds: w.startSeconds, partitions: w.partitions.map((x) => ({ topic: x.topic, partition: x.partition })) })),
+      },
+    }),
   };
 }
 
@@ -78,13 +101,13 @@ function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
 }
 
 export function toAccepted(record: ReassignmentRecord, plan: PlanView): Schemas['ReassignmentAccepted'] {
-  return { id: record.id, state: record.state, rollback: toFile(plan.rollback), plan: toPlan(plan) };
+  return { id: record.id, state: apiState(record), rollback: toFile(plan.rollback), plan: toPlan(plan) };
 }
 
 function toSummary(record: ReassignmentRecord, moving: Schemas['MovingPartition'][]): Schemas['ReassignmentSummary'] {
   return {
     id: record.id,
-    state: record.state,
+    state: apiState(record),
     createdAt: iso(record.createdAt)!,
     startedAt: iso(record.startedAt),
     endedAt: iso(record.endedAt),
@@ -129,9 +152,10 @@ export function toReassignment(d: ReassignmentDetail): Schemas['Reassignment'] {
       .map((c) => ({ broker: c.broker, bytesCopied: c.bytesCopied, bytesRemaining: c.bytesRemaining, bytesTotal: c.bytesTotal, percent: c.percent }));
   // A partition Kafka reports done has copied everything, whatever the last sample said.
   const complete = (c: Schemas['ReplicaCopy']): Schemas['ReplicaCopy'] => (c.bytesTotal === null ? c : { ...c, bytesCopied: c.bytesTotal, bytesRemaining: 0, percent: 100 });
+  const progress = toProgress(r, d.progress);
   return {
     id: r.id,
-    state: r.state,
+    state: apiState(r),
     ...(r.reason !== undefined && { reason: r.reason }),
     createdAt: iso(r.createdAt)!,
     startedAt: iso(r.startedAt),
@@ -156,8 +180,10 @@ export function toReassignment(d: ReassignmentDetail): Schemas['Reassignment'] {
       ...(p.error && { error: p.error }),
       ...(p.supersededBy && { supersededBy: p.supersededBy }),
     })),
-    progress: toProgress(r, d.progress),
+    // Paced: the ETA counts the queue (the moves in flight, then the waves still to run).
+    progress: d.pacedEtaSeconds !== undefined && progress.etaSeconds !== 0 ? { ...progress, etaSeconds: d.pacedEtaSeconds } : progress,
     rollback: rollbackFileOf(r),
+    ...pacingFields(r),
   };
 }
 
@@ -245,16 +271,28 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.patch('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
     const body = req.body as Schemas['ReassignmentPatch'];
-    const result = await service.setThrottle(id, body.throttle ?? null);
-    if (result.kind === 'not-found') return notFound(req, res, id);
-    if (result.kind === 'not-running') {
-      return sendProblem(res, {
-        problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${result.record.state}: its throttle can no longer change.`, instance: instance(req) },
-      });
+    const errors: FieldError[] = [];
+    const concurrency = 'concurrency' in body ? parseConcurrency(body.concurrency, '/concurrency', errors) : undefined;
+    if (errors.length > 0) {
+      return sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: errors.map((e) => e.message).join(' '), instance: instance(req), errors: fieldErrors(errors) } });
     }
-    if (result.sync.failures.length > 0) {
-      const f = result.sync.failures[0]!;
-      return sendProblem(res, mapKafkaError(f.error, f.error.code === 13 || f.error.code === 7 ? 'unavailable' : 'kafka', instance(req)));
+    const notRunning = (record: ReassignmentRecord) =>
+      sendProblem(res, {
+        problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${record.state}: it can no longer change.`, instance: instance(req) },
+      });
+    if (concurrency !== undefined || body.paused !== undefined) {
+      const steered = await service.steer(id, { ...(concurrency !== undefined && { concurrency }), ...(body.paused !== undefined && { paused: body.paused }) });
+      if (steered.kind === 'not-found') return notFound(req, res, id);
+      if (steered.kind === 'not-running') return notRunning(steered.record);
+    }
+    if ('throttle' in body) {
+      const result = await service.setThrottle(id, body.throttle ?? null);
+      if (result.kind === 'not-found') return notFound(req, res, id);
+      if (result.kind === 'not-running') return notRunning(result.record);
+      if (result.sync.failures.length > 0) {
+        const f = result.sync.failures[0]!;
+        return sendProblem(res, mapKafkaError(f.error, f.error.code === 13 || f.error.code === 7 ? 'unavailable' : 'kafka', instance(req)));
+      }
     }
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);
