@@ -41,9 +41,6 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
-/** A wave holder must finish within this (Metadata + a sync + one Alter). */
-export const PACING_LEASE_MS = 60_000;
-
 export const pacingClaimResource = (id: string): string => `pacing/${id}`;
 
 export interface PacerDeps {
@@ -91,7 +88,7 @@ export class Pacer {
 
   /** Settle what ended, start the next wave of `id` if slots are free (see the top of the file). */
   async advance(id: string): Promise<AdvanceResult> {
-    const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `pacing ${id}`, owner: this.#d.config.instanceId, ttlMs: PACING_LEASE_MS });
+    const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `pacing ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
     if (!claimed.granted) return { kind: 'busy' };
     let released = false;
     try {

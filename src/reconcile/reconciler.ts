@@ -80,6 +80,10 @@ export class Reconciler {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
+      if (this.#running) {
+        this.#again = true; // a pacing step (kick) runs: the pass follows it
+        return;
+      }
       this.#again = false;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
@@ -90,11 +94,27 @@ export class Reconciler {
     this.#timer.unref();
   }
 
-  /** A pass now (or right after the one running): a paced move ended, a wave may start. */
+  /**
+   * A paced move ended: a pacing step now (or a full pass right after the one running). The
+   * step is only the pacer's (settle, next wave, its throttles); a record whose queue and moves
+   * are all done gets a full pass at once, which completes it and removes its throttles.
+   */
   kick(): void {
     if (this.#stopped) return;
-    if (this.#running) this.#again = true;
-    else this.#schedule(0);
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = (async () => {
+      await this.#step('pacing', () => this.#pace(this.#d.store.view()));
+      const done = [...this.#d.store.view().reassignments.values()].some(
+        (r) => r.state === 'running' && r.concurrency !== null && !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
+      );
+      if (done) this.#again = true;
+    })().finally(() => {
+      this.#running = undefined;
+      if (this.#again) this.#schedule(0);
+    });
   }
 
   /**
