@@ -136,11 +136,11 @@ async function once(rep: number): Promise<Rep> {
     const validate = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets.slice(0, 1), validateOnly: true }) });
     await validate.arrayBuffer();
 
-    // Wait for the end, reading GET now and then (as a user would).
+    // Wait for the end, reading GET every 2 s (as a user watching would).
     let state = accepted.state;
     let lastPrint = 0;
     while (state !== 'completed' && state !== 'failed' && state !== 'cancelled') {
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 2000));
       const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as { state: string; counts?: Record<string, number>; progress?: { etaSeconds: number | null } };
       state = g.state;
       if (Date.now() - lastPrint > 10_000) {

@@ -58,6 +58,9 @@ export class Reconciler {
   #polling: Promise<void> | undefined;
   /** A pass was asked for while one ran: run another right after it. */
   #again = false;
+  /** The pacing step started by kick(), and whether another was asked for meanwhile. */
+  #pacing: Promise<void> | undefined;
+  #pacingAgain = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -80,10 +83,6 @@ export class Reconciler {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
-      if (this.#running) {
-        this.#again = true; // a pacing step (kick) runs: the pass follows it
-        return;
-      }
       this.#again = false;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
@@ -95,25 +94,30 @@ export class Reconciler {
   }
 
   /**
-   * A paced move ended: a pacing step now (or a full pass right after the one running). The
-   * step is only the pacer's (settle, next wave, its throttles); a record whose queue and moves
-   * are all done gets a full pass at once, which completes it and removes its throttles.
+   * A paced move ended: a pacing step now, even while a regular pass runs (the pacer works under
+   * its claim and re-reads the record and Kafka, so it is safe beside a pass), one at a time. A
+   * record whose queue and moves are all done gets a full pass at once, which completes it and
+   * removes its throttles.
    */
   kick(): void {
     if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
+    if (this.#pacing) {
+      this.#pacingAgain = true;
       return;
     }
-    this.#running = (async () => {
+    this.#pacingAgain = false;
+    this.#pacing = (async () => {
       await this.#step('pacing', () => this.#pace(this.#d.store.view()));
       const done = [...this.#d.store.view().reassignments.values()].some(
         (r) => r.state === 'running' && r.concurrency !== null && !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
       );
-      if (done) this.#again = true;
+      if (done) {
+        if (this.#running) this.#again = true;
+        else this.#schedule(0);
+      }
     })().finally(() => {
-      this.#running = undefined;
-      if (this.#again) this.#schedule(0);
+      this.#pacing = undefined;
+      if (this.#pacingAgain) this.kick();
     });
   }
 
@@ -138,7 +142,7 @@ export class Reconciler {
 
   async #poll(): Promise<void> {
     const records = [...this.#d.store.view().reassignments.values()].filter((r) => r.state === 'running' && r.concurrency !== null);
-    if (records.length === 0 || this.#running) return;
+    if (records.length === 0 || this.#pacing) return;
     const recorded = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy).length]));
     // Nothing recorded in flight but a queue (paused, or a wave to start): the regular passes do it.
     if (![...recorded.values()].some((n) => n > 0)) return;
@@ -157,6 +161,7 @@ export class Reconciler {
     clearTimeout(this.#timer);
     clearTimeout(this.#pollTimer);
     await this.#polling?.catch(() => undefined);
+    await this.#pacing?.catch(() => undefined);
     await this.#running?.catch(() => undefined);
   }
 
