@@ -144,7 +144,47 @@ describe('paced execution', () => {
     }
   });
 
-  it('two instances reconciling at once: bounds hold, no partition started twice, a refused move is failed and the queue goes on', async () => {
+  it('a move Kafka refuses is recorded failed with Kafka\'s error and the queue goes on; the final state counts it', async () => {
+    const gw = await startReassignGateway({ simulator: { brokers: 4 } });
+    try {
+      await createTopics(gw, { name: 'ref-a', assignments: [[0, 1], [1, 2], [2, 3]] }, { name: 'ref-b', assignments: [[0, 1]] });
+      for (let p = 0; p < 3; p++) gw.sim.seedBytes('ref-a', p, 20_000);
+      gw.sim.seedBytes('ref-b', 0, 200_000); // largest: last in size-asc order
+      const res = await gw.http().post('/reassignments').send({
+        partitions: [
+          { topic: 'ref-b', partition: 0, replicas: [0, 2] },
+          { topic: 'ref-a', partition: 0, replicas: [0, 2] },
+          { topic: 'ref-a', partition: 1, replicas: [1, 3] },
+          { topic: 'ref-a', partition: 2, replicas: [2, 0] },
+        ],
+        throttle: 100_000,
+        concurrency: { cluster: 1 },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const id = res.body.id as string;
+      const paused = await gw.http().patch(`/reassignments/${id}`).send({ paused: true });
+      assert.equal(paused.status, 200);
+      assert.equal(paused.body.partitions.find((p: { topic: string }) => p.topic === 'ref-b').status !== 'moving', true);
+      // The queued partition's topic disappears: Kafka will refuse its move.
+      const deleted = await gw.kafka.deleteTopics(['ref-b']);
+      assert.ok(deleted[0]!.ok, JSON.stringify(deleted));
+      assert.equal((await gw.http().patch(`/reassignments/${id}`).send({ paused: false })).status, 200);
+      const done = await eventually(async () => {
+        const g = await gw.http().get(`/reassignments/${id}`);
+        return g.body.state === 'completed' || g.body.state === 'failed' ? g.body : undefined;
+      }, 60_000);
+      assert.equal(done.state, 'completed', JSON.stringify(done));
+      assert.deepEqual(done.counts, { total: 4, queued: 0, moving: 0, completed: 3, failed: 1, cancelled: 0 });
+      const refused = done.partitions.find((p: { topic: string }) => p.topic === 'ref-b');
+      assert.equal(refused.status, 'failed');
+      assert.equal(refused.error.name, 'UNKNOWN_TOPIC_OR_PARTITION');
+      await eventually(async () => (Object.keys(await throttleConfigs(gw.kafka)).length === 0 ? true : undefined), 20_000);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('two instances reconciling at once: bounds hold, no partition started twice', async () => {
     const a = await startReassignGateway({ simulator: { brokers: 4 } });
     const b = await startReassignGateway({ sim: a.sim });
     try {
