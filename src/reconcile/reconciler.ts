@@ -381,7 +381,14 @@ export class Reconciler {
     this.#d.metrics?.setProgress(
       running.map((r) => {
         const p = this.#d.progress.progress(r.id);
-        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false };
+        let queued = 0;
+        let inFlight = 0;
+        for (const x of r.partitions) {
+          if (x.supersededBy) continue;
+          if (x.state === 'queued') queued++;
+          else if (x.state === 'moving') inFlight++;
+        }
+        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false, queued, moving: inFlight };
       }),
     );
   }
