@@ -52,7 +52,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
-import type { Pacer } from './pacer.js';
+import { pacingClaimResource, type Pacer } from './pacer.js';
 
 export interface ReassignmentDeps {
   kafka: PlatformaticKafkaGateway;
@@ -652,6 +652,26 @@ export class ReassignmentService {
   // ------------------------------------------------------------------ DELETE
 
   async cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
+    // Paced: hold the record's pacing claim (pacer.ts), so that no instance starts a wave between
+    // our reading Kafka's moves and recording the cancel (a wave it started would outlive it).
+    const seen = this.#d.store.view().reassignments.get(id) ?? (await this.#d.store.refresh()).reassignments.get(id);
+    if (!seen || seen.concurrency === null || !isLive(seen)) return this.#cancel(id, opts, requestedBy);
+    const deadline = Date.now() + this.#d.config.pacingLeaseMs + 1000;
+    for (;;) {
+      const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `cancel ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
+      if (claimed.granted) {
+        try {
+          return await this.#cancel(id, opts, requestedBy);
+        } finally {
+          await this.#d.store.release(claimed.claim).catch(() => undefined);
+        }
+      }
+      if (Date.now() > deadline) return this.#cancel(id, opts, requestedBy); // the holder died: its lease is over anyway
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async #cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
     const view = await this.#d.store.refresh();
     let record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };
