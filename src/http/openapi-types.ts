@@ -478,11 +478,14 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the throttle of a running reassignment (null removes it).
-         * @description Changes the replication throttle of a reassignment that is still running: the new rate
-         *     is written to the brokers it involves at once and recorded, so it is removed like the
-         *     original one when the move ends. `null` removes the throttle (the move then runs at full
-         *     speed). A finished reassignment answers 409.
+         * Steer a running reassignment (throttle, concurrency, paused).
+         * @description Any of `throttle`, `concurrency`, `paused` (at least one). `throttle` changes the
+         *     replication throttle of a reassignment that is still running: the new rate is written
+         *     to the brokers it involves at once and recorded, so it is removed like the original one
+         *     when the move ends; `null` removes it (the move then runs at full speed). `concurrency`
+         *     changes the bounds of a paced execution (moves in flight above a lowered bound finish;
+         *     no new one starts until the count is below it). `paused: true` lets the moves in flight
+         *     finish and starts no new ones; `false` resumes. A finished reassignment answers 409.
          */
         patch: operations["updateReassignment"];
         trace?: never;
@@ -975,12 +978,51 @@ export interface components {
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
+            concurrency?: components["schemas"]["ConcurrencyRequest"];
+            order?: components["schemas"]["ReassignmentOrder"];
         } & ({
             plan?: never;
         } | {
             partitions?: never;
             version?: never;
         });
+        /**
+         * @description Paced execution: at no time more than `perBroker` moves in flight in which one broker
+         *     takes part (as a destination, i.e. in the adding replicas, or as the source, the
+         *     partition's current leader), nor more than `cluster` moves in flight in total. Each is an
+         *     integer ≥ 1; null or absent = no bound at that level. The first wave is sent at once, the
+         *     next moves as earlier ones complete. Absent `concurrency` = the gateway's default
+         *     (REASSIGNMENT_DEFAULT_PER_BROKER; unset = everything at once, as Kafka's tool does).
+         */
+        ConcurrencyRequest: {
+            perBroker?: number | null;
+            cluster?: number | null;
+        } | null;
+        /**
+         * @description Queue order of a paced execution. Absent = size-asc (smallest partitions first).
+         * @enum {string}
+         */
+        ReassignmentOrder: "size-asc" | "size-desc" | "as-given";
+        /**
+         * @description The waves a paced reassignment would run (a wave = the moves started at one instant),
+         *     from a model of Kafka's replication at the throttle (or the brokers' known bandwidth):
+         *     the first 100 waves are listed, `estimatedSeconds` covers all of them.
+         */
+        PacingSchedule: {
+            concurrency: components["schemas"]["ReassignmentConcurrency"];
+            order: components["schemas"]["ReassignmentOrder"];
+            waveCount: number;
+            estimatedSeconds: number | null;
+            peakInFlight: number;
+            waves: {
+                index: number;
+                startSeconds: number | null;
+                partitions: {
+                    topic: string;
+                    partition: number;
+                }[];
+            }[];
+        };
         /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
         ReassignmentFileInput: {
             version?: number;
@@ -1062,8 +1104,12 @@ export interface components {
             estimate: components["schemas"]["MoveEstimate"];
             /** @description Only with `?detail=true` (validateOnly). */
             rollback?: components["schemas"]["ReassignmentFile"];
+            pacing?: components["schemas"]["PacingSchedule"];
         };
-        /** @enum {string} */
+        /**
+         * @description `paused`: running with `paused` true (moves in flight finish, none start).
+         * @enum {string}
+         */
         ReassignmentState: "pending" | "running" | "paused" | "completed" | "cancelled" | "failed";
         ReassignmentAccepted: {
             id: string;
@@ -1188,9 +1234,13 @@ export interface components {
             /** @description Up to 1,000 partitions, or with `?detail=true`. */
             rollback?: components["schemas"]["ReassignmentFile"];
         };
+        /** @description Any of throttle, concurrency, paused (at least one). */
         ReassignmentPatch: {
+            /** @description true = moves in flight finish and no new ones start; false = resume. */
+            paused?: boolean;
+            concurrency?: components["schemas"]["ConcurrencyRequest"];
             /** @description New bytes/s for leader and follower rates; null removes the throttle. */
-            throttle: number | null;
+            throttle?: number | null;
         };
         ReassignmentCancelled: {
             id: string;

@@ -84,6 +84,18 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     labelNames: ['reassignment'] as const,
     registers: [registry],
   });
+  const queuedMoves = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_moves_queued`,
+    help: 'Per running reassignment: partitions waiting for their wave (paced execution; 0 when everything was sent at once).',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const inFlightMoves = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_moves_in_flight`,
+    help: 'Per running reassignment: partitions sent to Kafka and not finished yet (as its record says).',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
   const interval = new Gauge({
     name: `${METRIC_PREFIX}reconciler_interval_seconds`,
     help: 'Configured time between reconciliation passes (RECONCILE_INTERVAL_MS).',
@@ -107,10 +119,14 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
           bytesRemaining.remove({ reassignment: old });
           eta.remove({ reassignment: old });
           stalled.remove({ reassignment: old });
+          queuedMoves.remove({ reassignment: old });
+          inFlightMoves.remove({ reassignment: old });
         }
       }
       for (const p of list) {
         bytesRemaining.set({ reassignment: p.id }, p.bytesRemaining);
+        if (p.queued !== undefined) queuedMoves.set({ reassignment: p.id }, p.queued);
+        if (p.moving !== undefined) inFlightMoves.set({ reassignment: p.id }, p.moving);
         stalled.set({ reassignment: p.id }, p.stalled ? 1 : 0);
         if (p.etaSeconds === null) eta.remove({ reassignment: p.id });
         else eta.set({ reassignment: p.id }, p.etaSeconds);

@@ -5,7 +5,7 @@ export interface ReassignmentMetrics {
   /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
   setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
   /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
-  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean }[]): void;
+  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean; queued?: number; moving?: number }[]): void;
   /**
    * Throttle rates configured now, per broker and direction, on the brokers the gateway's
    * demands or ledger name (read by every throttle sync); brokers not passed are dropped.

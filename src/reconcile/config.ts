@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envInt, type Env } from '../env.js';
 
-export const CRASH_POINTS = ['reassignment-chunks', 'ledger-write', 'throttle-write', 'reassignment-start'] as const;
+export const CRASH_POINTS = ['reassignment-chunks', 'ledger-write', 'throttle-write', 'reassignment-start', 'pacing-throttles', 'pacing-start'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 export interface ReassignmentConfig {
@@ -28,6 +28,21 @@ export interface ReassignmentConfig {
    * POST /reassignments, to prove that a crash at any step leaves nothing behind.
    */
   crashAfter: CrashPoint | null;
+  /**
+   * PACING_POLL_MS: while a paced reassignment has moves in flight, how often each instance asks
+   * Kafka (ListPartitionReassignments only) whether one ended, to start the next wave at once.
+   */
+  pacingPollMs: number;
+  /**
+   * PACING_LEASE_MS: lease of the claim under which one instance starts a paced reassignment's
+   * next wave; an instance that dies holding it delays that reassignment's next wave this long.
+   */
+  pacingLeaseMs: number;
+  /**
+   * REASSIGNMENT_DEFAULT_PER_BROKER: the `concurrency.perBroker` of a POST /reassignments without
+   * `concurrency`. Unset (the default) = no pacing: everything is sent at once, as Kafka's tool does.
+   */
+  defaultConcurrency: { perBroker: number; cluster: null } | null;
 }
 
 export function loadReassignmentConfig(env: Env = process.env): ReassignmentConfig {
@@ -38,6 +53,9 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
   const stallAfterSeconds = envInt(env, 'STALL_AFTER_SECONDS', 120, 1, 86_400, problems);
   const startTimeoutMs = envInt(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
   const retentionSeconds = envInt(env, 'REASSIGNMENT_RETENTION_SECONDS', 86_400, 0, 365 * 86_400, problems);
+  const pacingPollMs = envInt(env, 'PACING_POLL_MS', 50, 10, 60_000, problems);
+  const pacingLeaseMs = envInt(env, 'PACING_LEASE_MS', 30_000, 1000, 15 * 60_000, problems);
+  const defaultPerBroker = env.REASSIGNMENT_DEFAULT_PER_BROKER?.trim() ? envInt(env, 'REASSIGNMENT_DEFAULT_PER_BROKER', 5, 1, 1_000_000, problems) : null;
   const instanceId = env.GATEWAY_INSTANCE_ID?.trim() || `${hostname()}-${randomBytes(3).toString('hex')}`;
   const rawCrash = env.GATEWAY_CRASH_AFTER?.trim();
   let crashAfter: CrashPoint | null = null;
@@ -46,7 +64,7 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
     else problems.push(`GATEWAY_CRASH_AFTER must be one of ${CRASH_POINTS.join(', ')}, got "${rawCrash}"`);
   }
   if (problems.length) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter };
+  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter, pacingPollMs, pacingLeaseMs, defaultConcurrency: defaultPerBroker === null ? null : { perBroker: defaultPerBroker, cluster: null } };
 }
 
 /** TEST HOOK (GATEWAY_CRASH_AFTER): die here, as `kill -9` would, with no cleanup of any kind. */

@@ -68,13 +68,14 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
   });
   const progress = new ProgressTracker({ kafka: opts.kafka, store, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, intervalMs: opts.config.reconcileIntervalMs, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
+  const reconciler = new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
   return {
     config: opts.config,
     store,
-    reassignments: new ReassignmentService({ ...common, progress, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
+    reassignments: new ReassignmentService({ ...common, progress, pacer: reconciler.pacer, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
     throttles: new ThrottleService(common),
     throttleSync,
-    reconciler: new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) }),
+    reconciler,
   };
 }
 

@@ -13,6 +13,14 @@ import {
   computeReassignmentThrottles,
   estimateMove,
   formatReassignmentFile,
+  nextToStart,
+  planWaves,
+  pacedEtaSeconds,
+  DEFAULT_PACING_ORDER,
+  type ConcurrencyBounds,
+  type PacedPartition,
+  type PacingOrder,
+  type WaveSchedule,
   parseReassignmentRequest,
   reassignmentThrottleConfigs,
   throttleDemandFor,
@@ -44,6 +52,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
+import { pacingClaimResource, type Pacer } from './pacer.js';
 
 export interface ReassignmentDeps {
   kafka: KafkaAdmin;
@@ -52,6 +61,8 @@ export interface ReassignmentDeps {
   progress: ProgressTracker;
   config: ReassignmentConfig;
   metrics?: ReassignmentMetrics;
+  /** Starts the next wave of a paced reassignment (the reconciler's; PATCH uses it to resume at once). */
+  pacer?: Pick<Pacer, 'advance'>;
   /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
@@ -65,7 +76,15 @@ export interface PlanView {
   throttleConfigs: ThrottleConfigSet[];
   estimate: MoveEstimate;
   rollback: ReassignmentFile;
+  /** Paced execution: the bounds, the order and the waves it would run (null = everything at once). */
+  pacing: { concurrency: ConcurrencyBounds; order: PacingOrder; schedule: WaveSchedule } | null;
 }
+
+/** GET models the remaining waves of a paced reassignment up to this many open partitions (cost). */
+export const PACED_ETA_MODEL_MAX = 20_000;
+
+/** validateOnly lists at most this many waves (the duration covers all of them). */
+export const MAX_WAVES_SHOWN = 100;
 
 export type StartResult =
   | { kind: 'bad-request'; errors: readonly FieldError[] }
@@ -207,8 +226,27 @@ export class ReassignmentService {
     const plan = validation.plan;
 
     const moves = plan.partitions.filter((p) => !p.noOp);
-    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, moves);
     const sizes = await this.#leaderSizes(plan.partitions.filter((p) => p.adding.length > 0));
+    // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
+    const concurrency = req.concurrency ?? this.#d.config.defaultConcurrency ?? null;
+    const order = req.order ?? DEFAULT_PACING_ORDER;
+    const paced: (PacedPartition & { noOp: boolean })[] | null =
+      concurrency === null
+        ? null
+        : plan.partitions.map((p) => ({
+            topic: p.topic,
+            partition: p.partition,
+            currentReplicas: p.currentReplicas,
+            leader: p.leader,
+            targetReplicas: p.targetReplicas,
+            sizeBytes: (sizes[p.topic]?.[p.partition] ?? 0) * p.adding.length,
+            state: 'queued' as const,
+            noOp: p.noOp,
+          }));
+    const firstWave = paced && concurrency ? nextToStart(paced.filter((p) => !p.noOp), concurrency, order) : null;
+    const inFirstWave = new Set(firstWave?.map((p) => partitionId(p.topic, p.partition)));
+    const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : moves;
+    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, sentNow);
     const planView: PlanView = {
       partitions: plan.partitions,
       warnings: plan.warnings,
@@ -216,6 +254,10 @@ export class ReassignmentService {
       throttleConfigs: throttles && req.throttle !== null ? reassignmentThrottleConfigs(throttles, req.throttle) : [],
       estimate: estimateMove(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }),
       rollback: formatReassignmentFile(plan.rollback),
+      pacing:
+        paced && concurrency
+          ? { concurrency, order, schedule: planWaves(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }) }
+          : null,
     };
     if (req.validateOnly) return { kind: 'plan', plan: planView };
 
@@ -231,8 +273,8 @@ export class ReassignmentService {
         const size = sizes[p.topic]?.[p.partition];
         return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length };
       }),
-      concurrency: null,
-      order: 'as-given',
+      concurrency: concurrency && { perBroker: concurrency.perBroker, cluster: concurrency.cluster },
+      order: concurrency ? order : 'as-given',
       paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
@@ -275,11 +317,13 @@ export class ReassignmentService {
       await this.#d.throttles.sync().catch(() => undefined);
       return { kind: 'start-failed', record, plan: planView };
     }
+    // Paced: the first wave only (a paced no-op is at its target already: completed, not sent).
+    const send = firstWave ? record.partitions.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : record.partitions;
     let results;
     try {
       results = await alterPartitionReassignments(
         this.#d.kafka,
-        record.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
+        send.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
       );
     } catch (err) {
       // Unknown whether Kafka started it: leave the record pending; the reconciler resolves it
@@ -290,13 +334,17 @@ export class ReassignmentService {
 
     const byKey = new Map(results.map((r) => [partitionId(r.topic, r.partition), r]));
     const startedAt = this.#now();
+    const noOps = new Set(plan.partitions.filter((p) => p.noOp).map((p) => partitionId(p.topic, p.partition)));
     const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
-      const r = byKey.get(partitionId(p.topic, p.partition));
+      const key = partitionId(p.topic, p.partition);
+      if (firstWave && !inFirstWave.has(key)) return noOps.has(key) ? { ...p, state: 'completed', startedAt, endedAt: startedAt } : p;
+      const r = byKey.get(key);
       return r && !r.ok
         ? { ...p, state: 'failed', endedAt: startedAt, startError: boundedError({ code: r.error.code, name: r.error.name, message: r.error.message }) }
         : { ...p, state: 'moving', startedAt };
     });
-    const started = partitions.some((p) => !p.startError);
+    // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
+    const started = partitions.some((p) => !p.startError && (p.state === 'moving' || p.state === 'queued' || p.state === 'completed'));
     record = { ...record, partitions, state: started ? 'running' : 'failed', startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
     await this.#d.store.write([record]);
     if (!started) {
@@ -372,7 +420,39 @@ export class ReassignmentService {
 
   /** The summary of a record in hand (counts, progress from the shared snapshots). */
   summarize(record: ReassignmentRecord): ReassignmentDetail {
-    return { record, counts: countPartitions(record), progress: this.#d.progress.progress(record) };
+    const progress = this.#d.progress.progress(record);
+    return { record, counts: countPartitions(record), progress: record.concurrency && record.state === 'running' && progress.etaSeconds !== 0 ? { ...progress, etaSeconds: this.#pacedEta(record, progress) } : progress };
+  }
+
+  /**
+   * ETA of a paced reassignment with its queue (pacing.ts): the moves in flight (their share of
+   * the bytes done so far) then the waves still to run, at the throttle (or known bandwidth).
+   * Above PACED_ETA_MODEL_MAX partitions (or without a rate): remaining bytes ÷ observed rate.
+   */
+  #pacedEta(record: ReassignmentRecord, progress: SnapshotProgress): number | null {
+    let completedBytes = 0;
+    let movingBytes = 0;
+    for (const p of record.partitions) {
+      if (p.supersededBy) continue;
+      if (p.state === 'completed') completedBytes += p.bytesTotal ?? 0;
+      else if (p.state === 'moving') movingBytes += p.bytesTotal ?? 0;
+    }
+    const movingDone = Math.max(0, Math.min(movingBytes, progress.bytesDone - completedBytes));
+    const share = movingBytes > 0 ? movingDone / movingBytes : 0;
+    const parts: PacedPartition[] = activePartitions(record)
+      .filter((p) => p.state === 'queued' || p.state === 'moving')
+      .map((p) => {
+        const adding = p.target.filter((b) => !p.original.includes(b)).length;
+        const size = adding > 0 ? (p.bytesTotal ?? 0) / adding : 0;
+        return { topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: null, targetReplicas: p.target, sizeBytes: size, state: p.state, bytesDone: p.state === 'moving' ? size * share : 0 };
+      });
+    const model = parts.length <= PACED_ETA_MODEL_MAX;
+    const eta = pacedEtaSeconds(parts, record.concurrency!, record.order, {
+      throttle: model ? record.throttle : null,
+      bandwidth: model ? (this.#d.bandwidthBytesPerSecond ?? null) : null,
+      observedBytesPerSecond: progress.bytesPerSecond,
+    });
+    return eta === null ? progress.etaSeconds : Math.ceil(eta);
   }
 
   /** The summary of one reassignment: no Kafka request, O(partitions) (counts), progress from the shared snapshots. */
@@ -520,6 +600,10 @@ export class ReassignmentService {
 
   /** Changes the throttle of a live reassignment (null = unthrottled). */
   async setThrottle(id: string, throttle: number | null): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult }> {
+    return this.#withPacingClaim(id, 'throttle', () => this.#setThrottle(id, throttle));
+  }
+
+  async #setThrottle(id: string, throttle: number | null): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult }> {
     const view = await this.#d.store.refresh();
     const record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };
@@ -534,7 +618,8 @@ export class ReassignmentService {
       } else {
         // First throttle of an unthrottled reassignment: lists as Kafka's tool would compute them now.
         const { moving } = await this.ongoing(view);
-        const mine = activePartitions(record).map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
+        // Paced: only the moves in flight are throttled (the pacer adds each wave's).
+        const mine = activePartitions(record).filter((p) => record.concurrency === null || p.state === 'moving').map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
         const mineIds = new Set(mine.map((p) => partitionId(p.topic, p.partition)));
         const others = moving.filter((m) => !mineIds.has(partitionId(m.topic, m.partition)));
         demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
@@ -546,9 +631,65 @@ export class ReassignmentService {
     return { kind: 'ok', record: next, sync };
   }
 
+  /**
+   * PATCH of a paced execution: `concurrency` (new bounds) and/or `paused`. Header-only write
+   * (the store rewrites no chunk); then one pacing step at once so that a resume or a raised
+   * bound starts moves without waiting for the reconciler. Giving `concurrency` to a reassignment
+   * that was sent at once makes no difference to what already moves.
+   */
+  async steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+    const result = await this.#withPacingClaim(id, 'steer', () => this.#steer(id, patch));
+    // A resume or a raised bound starts moves at once (under the pacer's own claim).
+    if (result.kind === 'ok' && this.#d.pacer && result.record.state === 'running' && result.record.concurrency !== null && !result.record.paused) await this.#d.pacer.advance(id).catch(() => undefined);
+    return result.kind === 'ok' ? { kind: 'ok', record: (await this.#d.store.refresh()).reassignments.get(id) ?? result.record } : result;
+  }
+
+  async #steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+    const view = await this.#d.store.refresh();
+    const record = view.reassignments.get(id);
+    if (!record) return { kind: 'not-found' };
+    if (!isLive(record)) return { kind: 'not-running', record };
+    const next: ReassignmentRecord = {
+      ...record,
+      ...(patch.concurrency !== undefined && { concurrency: patch.concurrency && { perBroker: patch.concurrency.perBroker, cluster: patch.concurrency.cluster } }),
+      ...(patch.paused !== undefined && { paused: patch.paused }),
+      updatedAt: this.#now(),
+    };
+    await this.#d.store.write([next]);
+    return { kind: 'ok', record: next };
+  }
+
   // ------------------------------------------------------------------ DELETE
 
   async cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
+    // Paced: no instance starts a wave between our reading Kafka's moves and recording the cancel.
+    return this.#withPacingClaim(id, 'cancel', () => this.#cancel(id, opts, requestedBy));
+  }
+
+  /**
+   * Runs `fn` holding the pacing claim of a live paced record (pacer.ts): a wave is never
+   * started from a record read before, nor written over, what `fn` writes (PATCH, DELETE).
+   * Not paced or not live: `fn` at once. A holder that died blocks at most its lease.
+   */
+  async #withPacingClaim<T>(id: string, purpose: string, fn: () => Promise<T>): Promise<T> {
+    const seen = this.#d.store.view().reassignments.get(id) ?? (await this.#d.store.refresh()).reassignments.get(id);
+    if (!seen || seen.concurrency === null || !isLive(seen)) return fn();
+    const deadline = Date.now() + this.#d.config.pacingLeaseMs + 1000;
+    for (;;) {
+      const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `${purpose} ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
+      if (claimed.granted) {
+        try {
+          return await fn();
+        } finally {
+          await this.#d.store.release(claimed.claim).catch(() => undefined);
+        }
+      }
+      if (Date.now() > deadline) return fn(); // the holder died: its lease is over anyway
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async #cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
     const view = await this.#d.store.refresh();
     let record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };

@@ -28,6 +28,7 @@ import { activePartitions, attributeMoves, isLive, partitionId } from './ownersh
 import type { ProgressTracker } from './progress.js';
 import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
+import { Pacer, pacedMoving } from './pacer.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -75,6 +76,14 @@ export class Reconciler {
   #stopped = true;
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
+  readonly #pacer: Pacer;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  /** A pass was asked for while one ran: run another right after it. */
+  #again = false;
+  /** The pacing step started by kick(), and whether another was asked for meanwhile. */
+  #pacing: Promise<void> | undefined;
+  #pacingAgain = false;
   /**
    * Per running reassignment: the last time this instance saw one of its partitions still
    * moving (full pass or end watch). Kafka finished its last move after that: the removal delay
@@ -89,12 +98,18 @@ export class Reconciler {
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
+  }
+
+  get pacer(): Pacer {
+    return this.#pacer;
   }
 
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
     this.#schedule(0);
+    this.#schedulePoll();
     this.#watchTimer = setInterval(() => void this.#watchEnds(), END_WATCH_MS);
     this.#watchTimer.unref();
   }
@@ -133,20 +148,87 @@ export class Reconciler {
 
   #schedule(ms: number): void {
     if (this.#stopped) return;
+    clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
+      this.#again = false;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
-        this.#schedule(this.#d.config.reconcileIntervalMs);
+        this.#schedule(this.#again ? 0 : this.#d.config.reconcileIntervalMs);
       });
     }, ms);
     // The loop alone must not keep a process alive (tests, shutdown).
     this.#timer.unref();
   }
 
+  /**
+   * A paced move ended: a pacing step now, even while a regular pass runs (the pacer works under
+   * its claim and re-reads the record and Kafka, so it is safe beside a pass), one at a time. A
+   * record whose queue and moves are all done gets a full pass at once, which completes it and
+   * removes its throttles.
+   */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#pacing) {
+      this.#pacingAgain = true;
+      return;
+    }
+    this.#pacingAgain = false;
+    this.#pacing = (async () => {
+      await this.#step('pacing', () => this.#pace(this.#d.store.view()));
+      const done = [...this.#d.store.view().reassignments.values()].some(
+        (r) => r.state === 'running' && r.concurrency !== null && !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
+      );
+      if (done) {
+        if (this.#running) this.#again = true;
+        else this.#schedule(0);
+      }
+    })().finally(() => {
+      this.#pacing = undefined;
+      if (this.#pacingAgain) this.kick();
+    });
+  }
+
+  /**
+   * The fast poll of paced execution: while a paced reassignment has moves in flight (as this
+   * instance's view of the state topic says), ask Kafka every PACING_POLL_MS which partitions
+   * move (one ListPartitionReassignments, nothing else) and run a pass as soon as one of them
+   * ended, so the next wave starts without waiting for RECONCILE_INTERVAL_MS.
+   */
+  #schedulePoll(): void {
+    if (this.#stopped) return;
+    this.#pollTimer = setTimeout(() => {
+      this.#polling = this.#poll()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#polling = undefined;
+          this.#schedulePoll();
+        });
+    }, this.#d.config.pacingPollMs);
+    this.#pollTimer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    const records = [...this.#d.store.view().reassignments.values()].filter((r) => r.state === 'running' && r.concurrency !== null);
+    if (records.length === 0 || this.#pacing) return;
+    const recorded = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy).length]));
+    // Nothing recorded in flight but a queue (paused, or a wave to start): the regular passes do it.
+    if (![...recorded.values()].some((n) => n > 0)) return;
+    const listed = pacedMoving(records, await listPartitionReassignments(this.#d.kafka));
+    for (const [id, n] of recorded) {
+      if ((listed.get(id) ?? 0) < n) {
+        this.kick();
+        return;
+      }
+    }
+  }
+
   /** Stops the loop; resolves when a pass in flight has finished. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#pollTimer);
+    await this.#polling?.catch(() => undefined);
+    await this.#pacing?.catch(() => undefined);
     clearInterval(this.#watchTimer);
     await this.#running?.catch(() => undefined);
   }
@@ -187,6 +269,7 @@ export class Reconciler {
     }
 
     if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
+    if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
@@ -257,6 +340,8 @@ export class Reconciler {
           changed = true;
           return { ...p, state: 'moving' as const, startedAt: now };
         }
+        // Paced: a partition still waiting for its wave stays queued (pacer.ts starts it).
+        if (r.concurrency !== null && p.state === 'queued' && !reached(p)) return p;
         changed = true;
         return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
       });
@@ -287,7 +372,9 @@ export class Reconciler {
             : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
         } else if (partitions !== r.partitions) {
           // Some partitions finished: only their chunks are rewritten.
-          writes.push({ ...r, partitions, updatedAt: now });
+          // Header fields a PATCH may have changed since this pass read the view: the freshest.
+          const fresh = this.#d.store.view().reassignments.get(r.id) ?? r;
+          writes.push({ ...r, paused: fresh.paused, concurrency: fresh.concurrency, throttle: fresh.throttle, throttleDemand: fresh.throttleDemand, partitions, updatedAt: now });
           continue;
         }
       }
@@ -299,6 +386,15 @@ export class Reconciler {
       this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: next.state, reason: next.reason });
     }
     if (writes.length) await this.#d.store.write(writes);
+  }
+
+  /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
+  async #pace(view: StateView): Promise<void> {
+    for (const r of view.reassignments.values()) {
+      if (r.state !== 'running' || r.concurrency === null) continue;
+      if (!r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving'))) continue;
+      await this.#pacer.advance(r.id);
+    }
   }
 
   async #expireRequests(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
@@ -366,7 +462,14 @@ export class Reconciler {
     this.#d.metrics?.setProgress(
       running.map((r) => {
         const p = this.#d.progress.progress(r);
-        return { id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled };
+        let queued = 0;
+        let inFlight = 0;
+        for (const x of r.partitions) {
+          if (x.supersededBy) continue;
+          if (x.state === 'queued') queued++;
+          else if (x.state === 'moving') inFlight++;
+        }
+        return { id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled, queued, moving: inFlight };
       }),
     );
   }

@@ -32,6 +32,12 @@ it('stalled is per running reassignment and dropped with it; removal pending is 
   m.setProgress([{ id: 'b', bytesRemaining: 0, etaSeconds: 0 }]);
   assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'a' }), undefined);
   assert.equal(await value(r, 'kafka_gateway_throttle_removal_pending_seconds'), 0);
+  // Paced execution: queued and in-flight moves per reassignment, dropped with it.
+  m.setProgress([{ id: 'p', bytesRemaining: 1, etaSeconds: 1, queued: 7, moving: 2 }]);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_moves_queued', { reassignment: 'p' }), 7);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_moves_in_flight', { reassignment: 'p' }), 2);
+  m.setProgress([]);
+  assert.equal(await value(r, 'kafka_gateway_reassignment_moves_queued', { reassignment: 'p' }), undefined);
   m.setThrottleRemovalPending(42);
   assert.equal(await value(r, 'kafka_gateway_throttle_removal_pending_seconds'), 42);
   m.setThrottleRemovalPending(-1);

@@ -9,6 +9,7 @@
 //                      demanded and remove only what the gateway added (restoring prior values)
 //   estimate.ts        bytes to move per broker and the duration at a throttle
 //   progress.ts        per-replica and total progress, observed rate, ETA, stall detection from samples
+//   pacing.ts          paced execution: which queued moves start next within the bounds, waves, ETA
 
 export * from './types.js';
 export * from './partition-map.js';
@@ -18,3 +19,4 @@ export * from './throttles.js';
 export * from './throttle-ledger.js';
 export * from './estimate.js';
 export * from './progress.js';
+export * from './pacing.js';

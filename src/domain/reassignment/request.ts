@@ -10,6 +10,7 @@
 // formatAsReassignmentJson (tools/src/main/java/org/apache/kafka/tools/reassign/).
 
 import type { PartitionAssignment } from './types.js';
+import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
 
 /** `throttle` is bytes/s for both the leader and follower rates; below this it is a typo. */
 export const MIN_THROTTLE_BYTES_PER_SECOND = 1024;
@@ -35,6 +36,10 @@ export interface ReassignmentRequest {
   readonly validateOnly: boolean;
   /** Partitions already moving may be re-targeted instead of answering 409 (default false). */
   readonly addToExisting: boolean;
+  /** Paced execution (issue 9): bounds on moves in flight; null = absent (the gateway's default applies). */
+  readonly concurrency: ConcurrencyBounds | null;
+  /** Queue order of a paced execution; null = absent (size-asc). */
+  readonly order: PacingOrder | null;
   readonly format: ReassignmentRequestFormat;
 }
 
@@ -115,9 +120,15 @@ export function parseReassignmentRequest(body: unknown): ParseReassignmentResult
   const autoRemoveThrottle = parseBoolean(body, 'autoRemoveThrottle', true, errors);
   const validateOnly = parseBoolean(body, 'validateOnly', false, errors);
   const addToExisting = parseBoolean(body, 'addToExisting', false, errors);
+  const concurrency = parseConcurrency(body.concurrency, '/concurrency', errors);
+  let order: PacingOrder | null = null;
+  if (body.order !== undefined) {
+    if (typeof body.order === 'string' && (PACING_ORDERS as readonly string[]).includes(body.order)) order = body.order as PacingOrder;
+    else errors.push({ path: '/order', code: 'INVALID_TYPE', message: `order must be one of ${PACING_ORDERS.join(', ')}.` });
+  }
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, format } };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, format } };
 }
 
 /**
@@ -244,4 +255,31 @@ function checkInt32(value: unknown, path: string, what: string, errors: FieldErr
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `concurrency`: `{perBroker?, cluster?}`, each an integer ≥ 1 or null (null/absent = no bound on
+ * that level). Absent or null as a whole = null. Used by POST and PATCH /reassignments.
+ */
+export function parseConcurrency(value: unknown, path: string, errors: FieldError[]): ConcurrencyBounds | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) {
+    errors.push({ path, code: 'INVALID_TYPE', message: 'concurrency must be an object {perBroker, cluster}.' });
+    return null;
+  }
+  const out: { perBroker: number | null; cluster: number | null } = { perBroker: null, cluster: null };
+  for (const key of Object.keys(value)) {
+    if (key !== 'perBroker' && key !== 'cluster') {
+      errors.push({ path: `${path}/${key}`, code: 'INVALID_TYPE', message: `concurrency has only perBroker and cluster, not ${key}.` });
+      continue;
+    }
+    const v = value[key];
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+      errors.push({ path: `${path}/${key}`, code: 'OUT_OF_RANGE', message: `concurrency.${key} must be an integer ≥ 1 (moves in flight).` });
+      continue;
+    }
+    out[key] = v;
+  }
+  return out;
 }

@@ -4,7 +4,7 @@
 // the state records to the API's shapes.
 import { Router, type Request, type Response } from 'express';
 import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
-import { formatReassignmentFile } from '../../domain/reassignment/index.js';
+import { formatReassignmentFile, parseConcurrency } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
 import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
@@ -16,6 +16,7 @@ import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
 type Schemas = components['schemas'];
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
 
 /** The authenticated caller's id (set by the auth middleware; absent when auth is off). */
 export function callerOf(res: Response): string | null {
@@ -79,6 +80,16 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
       bottleneckBroker: p.estimate.bottleneckBroker,
     },
     ...(detail && { rollback: toFile(p.rollback) }),
+    ...(p.pacing && {
+      pacing: {
+        concurrency: { perBroker: p.pacing.concurrency.perBroker, cluster: p.pacing.concurrency.cluster },
+        order: p.pacing.order,
+        waveCount: p.pacing.schedule.waveCount,
+        estimatedSeconds: p.pacing.schedule.estimatedSeconds,
+        peakInFlight: p.pacing.schedule.peakInFlight,
+        waves: p.pacing.schedule.waves.map((w) => ({ index: w.index, startSeconds: w.startSeconds, partitions: w.partitions.map((x) => ({ topic: x.topic, partition: x.partition })) })),
+      },
+    }),
   };
 }
 
@@ -260,16 +271,28 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.patch('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
     const body = req.body as Schemas['ReassignmentPatch'];
-    const result = await service.setThrottle(id, body.throttle ?? null);
-    if (result.kind === 'not-found') return notFound(req, res, id);
-    if (result.kind === 'not-running') {
-      return sendProblem(res, {
-        problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${result.record.state}: its throttle can no longer change.`, instance: instance(req) },
-      });
+    const errors: FieldError[] = [];
+    const concurrency = 'concurrency' in body ? parseConcurrency(body.concurrency, '/concurrency', errors) : undefined;
+    if (errors.length > 0) {
+      return sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: errors.map((e) => e.message).join(' '), instance: instance(req), errors: fieldErrors(errors) } });
     }
-    if (result.sync.failures.length > 0) {
-      const f = result.sync.failures[0]!;
-      return sendProblem(res, mapKafkaError(f.error, f.error.code === 13 || f.error.code === 7 ? 'unavailable' : 'kafka', instance(req)));
+    const notRunning = (record: ReassignmentRecord) =>
+      sendProblem(res, {
+        problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${record.state}: it can no longer change.`, instance: instance(req) },
+      });
+    if (concurrency !== undefined || body.paused !== undefined) {
+      const steered = await service.steer(id, { ...(concurrency !== undefined && { concurrency }), ...(body.paused !== undefined && { paused: body.paused }) });
+      if (steered.kind === 'not-found') return notFound(req, res, id);
+      if (steered.kind === 'not-running') return notRunning(steered.record);
+    }
+    if ('throttle' in body) {
+      const result = await service.setThrottle(id, body.throttle ?? null);
+      if (result.kind === 'not-found') return notFound(req, res, id);
+      if (result.kind === 'not-running') return notRunning(result.record);
+      if (result.sync.failures.length > 0) {
+        const f = result.sync.failures[0]!;
+        return sendProblem(res, mapKafkaError(f.error, f.error.code === 13 || f.error.code === 7 ? 'unavailable' : 'kafka', instance(req)));
+      }
     }
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);

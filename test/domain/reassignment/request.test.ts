@@ -24,6 +24,8 @@ describe('parseReassignmentRequest: the gateway body', () => {
         autoRemoveThrottle: false,
         validateOnly: true,
         addToExisting: true,
+        concurrency: { perBroker: 2 },
+        order: 'size-desc',
       }),
       {
         partitions: [{ topic: 't', partition: 0, replicas: [2, 3] }],
@@ -31,9 +33,19 @@ describe('parseReassignmentRequest: the gateway body', () => {
         autoRemoveThrottle: false,
         validateOnly: true,
         addToExisting: true,
+        concurrency: { perBroker: 2, cluster: null },
+        order: 'size-desc',
         format: 'gateway',
       },
     );
+  });
+
+  it('concurrency: integers ≥ 1 or null per level; order: one of three', () => {
+    const bad = parseReassignmentRequest({ partitions: [{ topic: 't', partition: 0, replicas: [1] }], concurrency: { perBroker: 0, cluster: 2.5, other: 1 }, order: 'random' });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) assert.deepEqual(bad.errors.map((e) => e.path).sort(), ['/concurrency/cluster', '/concurrency/other', '/concurrency/perBroker', '/order']);
+    const none = parseReassignmentRequest({ partitions: [{ topic: 't', partition: 0, replicas: [1] }] });
+    assert.ok(none.ok && none.request.concurrency === null && none.request.order === null);
   });
 
   it('defaults: no throttle, autoRemoveThrottle true, validateOnly false, addToExisting false', () => {

@@ -1,0 +1,194 @@
+// Paced execution (issue 9) end to end, on the simulator over TCP with the real gateway runtime
+// (state topic, reconciler, pacer, throttle sync) and its HTTP API:
+//
+//   6 brokers; PARTITIONS partitions (default 1,000) in two topics, RF 3 on brokers 0-4, each
+//   seeded with a random size (seeded PRNG, SIZE_MIB_MIN..SIZE_MIB_MAX). The reassignment moves
+//   one replica of every partition: even partitions onto the new broker 5 (a scale-out), odd
+//   ones to the broker of 0-4 they do not have. POST /reassignments with `concurrency.perBroker`
+//   PER_BROKER (default 2), a THROTTLE (default 20 MiB/s) and the default order (size-asc).
+//
+// Printed, per repetition and as min/median/max over REPS:
+//   - peak moves in flight per broker, observed by polling Kafka (ListPartitionReassignments
+//     every 25 ms; a broker takes part as a destination or as the partition's leader): must
+//     never exceed PER_BROKER;
+//   - total duration (POST → last completion, from the simulator's completion times) against
+//     the physical limit (max over brokers of max(bytes in, bytes out) ÷ throttle): the ratio
+//     (target ≤ 1.15); the baseline of the ratio is that limit, computed in the same run;
+//   - the time from the last completion to every throttle config gone (polled with
+//     DescribeConfigs every 25 ms).
+//
+//   npm run bench:pacing     (PARTITIONS=1000 REPS=1 PER_BROKER=2 THROTTLE_MIB=20 SIZE_MIB_MIN=1 SIZE_MIB_MAX=5)
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/http/app.js';
+import { createMetrics } from '../src/http/metrics.js';
+import { createReassignmentMetrics } from '../src/http/reassignment-metrics.js';
+import { createKafkaGateway } from '../src/kafka/admin.js';
+import { parseKafkaConfig } from '../src/kafka/config.js';
+import { describeConfigOverrides } from '../src/kafka/configs.js';
+import { describePartitions } from '../src/kafka/partitions.js';
+import { listPartitionReassignments } from '../src/kafka/reassignments.js';
+import { createReassignmentRuntime, loadReassignmentConfig } from '../src/reconcile/index.js';
+import { THROTTLE_KEYS } from '../src/reconcile/throttle-sync.js';
+import { startSimulator } from '../src/sim/index.js';
+
+const MiB = 1024 * 1024;
+const PARTITIONS = Number(process.env.PARTITIONS ?? 1000);
+const REPS = Number(process.env.REPS ?? 1);
+const PER_BROKER = Number(process.env.PER_BROKER ?? 2);
+const THROTTLE = Math.round(Number(process.env.THROTTLE_MIB ?? 20) * MiB);
+const SIZE_MIN = Number(process.env.SIZE_MIB_MIN ?? 1) * MiB;
+const SIZE_MAX = Number(process.env.SIZE_MIB_MAX ?? 5) * MiB;
+const BROKERS = 6;
+const TOPICS = ['pace-a', 'pace-b'];
+
+/** mulberry32: a small seeded PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Rep {
+  peak: number[];
+  seconds: number;
+  limitSeconds: number;
+  throttlesGoneSeconds: number;
+  waves: number;
+}
+
+async function once(rep: number): Promise<Rep> {
+  const rand = prng(42 + rep);
+  const perTopic = Math.ceil(PARTITIONS / TOPICS.length);
+  const sizes = new Map<string, number>();
+  const assignments = new Map<string, number[][]>();
+  for (const t of TOPICS) {
+    const a: number[][] = [];
+    for (let p = 0; p < perTopic; p++) {
+      const first = Math.floor(rand() * 5);
+      a.push([first, (first + 1) % 5, (first + 2) % 5]);
+      sizes.set(`${t}:${p}`, Math.round(SIZE_MIN + rand() * (SIZE_MAX - SIZE_MIN)));
+    }
+    assignments.set(t, a);
+  }
+  const sim = await startSimulator({ brokers: BROKERS, seedBytes: (topic, partition) => sizes.get(`${topic}:${partition}`) ?? 0 });
+  const metrics = createMetrics({ defaultMetrics: false });
+  const kafkaEnv = { KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') };
+  const kafka = createKafkaGateway(parseKafkaConfig(kafkaEnv));
+  const observer = createKafkaGateway(parseKafkaConfig({ ...kafkaEnv, KAFKA_CLIENT_ID: 'bench-pacing-observer' }));
+  const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '1000', ...(process.env.PACING_POLL_MS && { PACING_POLL_MS: process.env.PACING_POLL_MS }) });
+  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), bandwidthBytesPerSecond: null });
+  const app = createApp({ kafka, metrics, reassignments: runtime });
+  const server: Server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  runtime.reconciler.start();
+  const completions = new Map<string, number>();
+  const unsubscribe = sim.onReassignmentCompleted((c) => completions.set(`${c.topic}:${c.partition}`, c.completedAt));
+  try {
+    await kafka.createTopics(TOPICS.map((name) => ({ name, assignments: assignments.get(name)! })));
+    // Leaders (unchanged by the moves: the leader stays in the target).
+    const placement = await describePartitions(observer, TOPICS);
+    const leaders = new Map<string, number>();
+    for (const t of placement) for (const p of t.partitions) leaders.set(`${t.name}:${p.partition}`, p.leader);
+
+    const targets: { topic: string; partition: number; replicas: number[] }[] = [];
+    const bytesIn = Array<number>(BROKERS).fill(0);
+    const bytesOut = Array<number>(BROKERS).fill(0);
+    for (const t of TOPICS) {
+      assignments.get(t)!.forEach((replicas, p) => {
+        const leader = leaders.get(`${t}:${p}`)!;
+        const drop = replicas.find((b) => b !== leader)!;
+        const add = p % 2 === 0 ? 5 : [0, 1, 2, 3, 4].find((b) => !replicas.includes(b))!;
+        targets.push({ topic: t, partition: p, replicas: replicas.map((b) => (b === drop ? add : b)) });
+        const size = sizes.get(`${t}:${p}`)!;
+        bytesIn[add] += size;
+        bytesOut[leader] += size;
+      });
+    }
+    const limitSeconds = Math.max(...bytesIn, ...bytesOut) / THROTTLE;
+
+    // Observe Kafka: peak moves in flight per broker.
+    const peak = Array<number>(BROKERS).fill(0);
+    let observing = true;
+    const observe = (async () => {
+      while (observing) {
+        const moving = await listPartitionReassignments(observer).catch(() => []);
+        const load = Array<number>(BROKERS).fill(0);
+        for (const m of moving) {
+          const involved = new Set([...m.adding, leaders.get(`${m.topic}:${m.partition}`)!]);
+          for (const b of involved) load[b]++;
+        }
+        for (let b = 0; b < BROKERS; b++) peak[b] = Math.max(peak[b], load[b]);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+
+    const t0 = Date.now();
+    const post = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets, throttle: THROTTLE, concurrency: { perBroker: PER_BROKER } }) });
+    const accepted = (await post.json()) as { id: string; state: string };
+    if (post.status !== 202) throw new Error(`POST answered ${post.status}: ${JSON.stringify(accepted)}`);
+    const validate = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets.slice(0, 1), validateOnly: true }) });
+    await validate.arrayBuffer();
+
+    // Wait for the end, reading GET every 2 s (as a user watching would).
+    let state = accepted.state;
+    let lastPrint = 0;
+    while (state !== 'completed' && state !== 'failed' && state !== 'cancelled') {
+      await new Promise((r) => setTimeout(r, 2000));
+      const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as { state: string; counts?: Record<string, number>; progress?: { etaSeconds: number | null } };
+      state = g.state;
+      if (Date.now() - lastPrint > 10_000) {
+        lastPrint = Date.now();
+        console.log(`  t=${((Date.now() - t0) / 1000).toFixed(0)}s ${state} ${JSON.stringify(g.counts)} eta=${g.progress?.etaSeconds}`);
+      }
+    }
+    const lastCompletion = Math.max(...completions.values());
+    // Throttles gone: no throttle config anywhere.
+    const resources = [...TOPICS.map((name) => ({ kind: 'topic' as const, name })), ...Array.from({ length: BROKERS }, (_, b) => ({ kind: 'broker' as const, name: String(b) }))];
+    for (;;) {
+      const res = await describeConfigOverrides(observer, resources, THROTTLE_KEYS);
+      if (res.every((r) => r.ok && Object.keys(r.value).length === 0)) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const gone = Date.now();
+    observing = false;
+    await observe;
+    if (completions.size < targets.length) throw new Error(`only ${completions.size} of ${targets.length} completions seen (state ${state})`);
+    const waves = runtime.store.view().reassignments.get(accepted.id)?.partitions.reduce((s, p) => s.add(p.startedAt ?? 0), new Set<number>()).size ?? 0;
+    return { peak, seconds: (lastCompletion - t0) / 1000, limitSeconds, throttlesGoneSeconds: (gone - lastCompletion) / 1000, waves };
+  } finally {
+    unsubscribe();
+    await runtime.reconciler.stop();
+    server.close();
+    await kafka.close().catch(() => undefined);
+    await observer.close().catch(() => undefined);
+    await sim.close();
+  }
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `min ${s[0].toFixed(2)} / median ${s[Math.floor(s.length / 2)].toFixed(2)} / max ${s[s.length - 1].toFixed(2)}`;
+};
+
+console.log(`bench:pacing — ${PARTITIONS} partitions, ${BROKERS} brokers, perBroker ${PER_BROKER}, throttle ${THROTTLE / MiB} MiB/s, sizes ${SIZE_MIN / MiB}-${SIZE_MAX / MiB} MiB, ${REPS} repetition(s)`);
+const reps: Rep[] = [];
+for (let i = 0; i < REPS; i++) {
+  const r = await once(i);
+  reps.push(r);
+  console.log(
+    `rep ${i + 1}: peak in flight per broker [${r.peak.join(', ')}] (bound ${PER_BROKER}${Math.max(...r.peak) > PER_BROKER ? ' EXCEEDED' : ''}); ` +
+      `duration ${r.seconds.toFixed(1)} s vs physical limit ${r.limitSeconds.toFixed(1)} s → ratio ${(r.seconds / r.limitSeconds).toFixed(3)}; ` +
+      `throttles gone ${r.throttlesGoneSeconds.toFixed(2)} s after the last completion; ${r.waves} start instants`,
+  );
+}
+console.log(`ratio duration ÷ physical limit: ${stats(reps.map((r) => r.seconds / r.limitSeconds))} (target ≤ 1.15)`);
+console.log(`peak in flight on any broker: ${stats(reps.map((r) => Math.max(...r.peak)))} (bound ${PER_BROKER})`);
+console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
+if (reps.some((r) => Math.max(...r.peak) > PER_BROKER)) process.exitCode = 1;

@@ -1,0 +1,218 @@
+// Paced execution (issue 9): starting the next wave of a running reassignment that has a
+// `concurrency` bound, as earlier moves complete. Called by the reconciler (every pass and as
+// soon as its fast poll sees one of a paced reassignment's moves end) in every instance.
+//
+// One wave, crash-safe and exclusive across instances:
+//   1. claim `pacing/<id>` on the state topic (src/state/claims.ts): one instance at a time
+//      starts waves of a reassignment; the loser does nothing (the holder does the work);
+//   2. refresh the record and read Kafka now (ListPartitionReassignments, Metadata):
+//      - a `moving` partition Kafka does not list any more: completed at its target, else cancelled;
+//      - a `queued` partition Kafka lists as moving (a holder died after Kafka accepted its wave
+//        but before recording it): `moving`, never sent again;
+//      - a `queued` partition already at its target (same crash, and it finished meanwhile, or
+//        nothing to move): `completed`, never sent;
+//   3. unless paused: the next wave = the queued partitions that fit the bounds given what is
+//      moving, in the record's order (src/domain/reassignment/pacing.ts);
+//   4. the record's throttle demand becomes what Kafka's tool would set for the moves in flight
+//      plus the wave (computeReassignmentThrottles); record written BEFORE the configs change,
+//      then one throttle sync, so the wave never copies unthrottled;
+//   5. ONE AlterPartitionReassignments call for the wave; refused partitions become `failed`
+//      with Kafka's error (the queue goes on), the others `moving`; the record is written in the
+//      same batch as the claim's release.
+// A crash anywhere: the claim's lease ends and the next holder redoes 2-5 from what Kafka shows,
+// so no partition is started twice and the bounds hold (what Kafka lists counts as in flight).
+import {
+  computeReassignmentThrottles,
+  nextToStart,
+  throttleDemandFor,
+  type ConcurrencyBounds,
+  type PacedPartition,
+  type PacingOrder,
+  type ThrottleDemand,
+} from '../domain/reassignment/index.js';
+import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import { describePartitions } from '../kafka/partitions.js';
+import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { boundedError } from '../state/layout.js';
+import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../state/records.js';
+import type { StateStore } from '../state/store.js';
+import type { Logger } from '../observability/logger.js';
+import { crashPoint, type ReassignmentConfig } from './config.js';
+import { partitionId } from './ownership.js';
+import type { ThrottleSync } from './throttle-sync.js';
+
+export const pacingClaimResource = (id: string): string => `pacing/${id}`;
+
+export interface PacerDeps {
+  kafka: PlatformaticKafkaGateway;
+  store: StateStore;
+  throttles: ThrottleSync;
+  config: ReassignmentConfig;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export type AdvanceResult =
+  | { kind: 'busy' }
+  | { kind: 'not-running' }
+  | { kind: 'advanced'; started: number; failed: number; settled: number };
+
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/** Bounds of a paced record (null = not paced). */
+export function pacingOf(r: ReassignmentRecord): { bounds: ConcurrencyBounds; order: PacingOrder } | null {
+  if (!r.concurrency) return null;
+  return { bounds: { perBroker: r.concurrency.perBroker, cluster: r.concurrency.cluster }, order: r.order };
+}
+
+/** Whether a record is paced and still has partitions waiting for a wave. */
+export function hasQueue(r: ReassignmentRecord): boolean {
+  return r.concurrency !== null && r.partitions.some((p) => p.state === 'queued' && !p.supersededBy);
+}
+
+/** Same throttle-list demand (topics), ignoring rates. */
+function sameTopics(a: ThrottleDemand['topics'], b: ThrottleDemand['topics']): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((t) => JSON.stringify(a[t]) === JSON.stringify(b[t]));
+}
+
+export class Pacer {
+  readonly #d: PacerDeps;
+  readonly #now: () => number;
+
+  constructor(deps: PacerDeps) {
+    this.#d = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Settle what ended, start the next wave of `id` if slots are free (see the top of the file). */
+  async advance(id: string): Promise<AdvanceResult> {
+    const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `pacing ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
+    if (!claimed.granted) return { kind: 'busy' };
+    let released = false;
+    try {
+      const view = await this.#d.store.refresh();
+      const r = view.reassignments.get(id);
+      const pacing = r && pacingOf(r);
+      if (!r || r.state !== 'running' || !pacing) return { kind: 'not-running' };
+
+      const moving = await listPartitionReassignments(this.#d.kafka);
+      const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
+      const placement = await describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))]);
+      const current = new Map<string, { replicas: number[]; leader: number }>();
+      for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
+
+      const now = this.#now();
+      let settled = 0;
+      let partitions: ReassignmentPartitionRecord[] = r.partitions.map((p) => {
+        if (p.supersededBy) return p;
+        const key = partitionId(p.topic, p.partition);
+        if (p.state === 'moving' && !movingIds.has(key)) {
+          settled++;
+          const at = current.get(key);
+          return { ...p, state: at && sameSet(at.replicas, p.target) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
+        }
+        if (p.state === 'queued') {
+          if (movingIds.has(key)) {
+            settled++;
+            return { ...p, state: 'moving' as const, startedAt: now };
+          }
+          const at = current.get(key);
+          if (at && at.replicas.join() === p.target.join()) {
+            settled++;
+            return { ...p, state: 'completed' as const, startedAt: now, endedAt: now };
+          }
+        }
+        return p;
+      });
+
+      // The next wave (none while paused).
+      const paced: (PacedPartition & { i: number })[] = [];
+      partitions.forEach((p, i) => {
+        if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) return;
+        const leader = current.get(partitionId(p.topic, p.partition))?.leader;
+        paced.push({ i, topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: leader !== undefined && leader >= 0 ? leader : null, targetReplicas: p.target, sizeBytes: p.bytesTotal ?? 0, state: p.state });
+      });
+      const wave = r.paused ? [] : nextToStart(paced, pacing.bounds, pacing.order);
+
+      // Throttles for what will be in flight: Kafka's tool run now for the wave.
+      let demand = r.throttleDemand;
+      if (r.throttle !== null) {
+        const mineMoving = new Set(paced.filter((p) => p.state === 'moving').map((p) => partitionId(p.topic, p.partition)));
+        const ongoing = moving.filter((m) => mineMoving.has(partitionId(m.topic, m.partition)));
+        const computed = throttleDemandFor(
+          computeReassignmentThrottles(
+            ongoing,
+            wave.map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas })),
+          ),
+          r.throttle,
+        );
+        // Keep the lists while anything is in flight or starting (never shrink to nothing mid-move).
+        if (!r.throttleDemand || !sameTopics(r.throttleDemand.topics, computed.topics)) demand = computed;
+      }
+
+      let next: ReassignmentRecord = { ...r, partitions, throttleDemand: demand, updatedAt: now };
+      if (wave.length === 0) {
+        if (settled > 0 || demand !== r.throttleDemand) {
+          released = true;
+          await this.#d.store.release(claimed.claim, [next]);
+          if (demand !== r.throttleDemand) await this.#d.throttles.sync({ wait: false }).catch(() => undefined);
+        }
+        return { kind: 'advanced', started: 0, failed: 0, settled };
+      }
+
+      // Write-ahead: the demand covering the wave, then the configs, then the wave.
+      await this.#d.store.write([next]);
+      if (demand !== r.throttleDemand) {
+        const sync = await this.#d.throttles.sync();
+        if (!sync.converged && sync.failures.length > 0) {
+          // Do not start a wave unthrottled: the next pass tries again.
+          this.#d.logger?.warn('pacing: throttles for the next wave not in place; wave postponed', { reassignment: id, failures: sync.failures.length });
+          return { kind: 'advanced', started: 0, failed: 0, settled };
+        }
+      }
+      crashPoint(this.#d.config, 'pacing-throttles');
+      const results = await alterPartitionReassignments(
+        this.#d.kafka,
+        wave.map((p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.targetReplicas] })),
+      );
+      crashPoint(this.#d.config, 'pacing-start');
+      const byKey = new Map(results.map((x) => [partitionId(x.topic, x.partition), x]));
+      const startedAt = this.#now();
+      let started = 0;
+      let failed = 0;
+      const inWave = new Set(wave.map((p) => p.i));
+      partitions = next.partitions.map((p, i) => {
+        if (!inWave.has(i)) return p;
+        const res = byKey.get(partitionId(p.topic, p.partition));
+        if (res && !res.ok) {
+          failed++;
+          return { ...p, state: 'failed' as const, endedAt: startedAt, startError: boundedError({ code: res.error.code, name: res.error.name, message: res.error.message }) };
+        }
+        started++;
+        return { ...p, state: 'moving' as const, startedAt };
+      });
+      next = { ...next, partitions, updatedAt: startedAt };
+      released = true;
+      await this.#d.store.release(claimed.claim, [next]);
+      this.#d.logger?.info('pacing: wave started', { reassignment: id, started, failed });
+      return { kind: 'advanced', started, failed, settled };
+    } finally {
+      if (!released) await this.#d.store.release(claimed.claim).catch(() => undefined);
+    }
+  }
+}
+
+/** Kafka's moves that belong to paced live records, by record id (for the fast poll). */
+export function pacedMoving(records: Iterable<ReassignmentRecord>, moving: readonly MovingPartition[]): Map<string, number> {
+  const listed = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
+  const out = new Map<string, number>();
+  for (const r of records) {
+    if (r.state !== 'running' || !r.concurrency) continue;
+    let n = 0;
+    for (const p of r.partitions) if (p.state === 'moving' && !p.supersededBy && listed.has(partitionId(p.topic, p.partition))) n++;
+    out.set(r.id, n);
+  }
+  return out;
+}
