@@ -43,6 +43,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslScramUsers: ScramUserStore;
   readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
+  readonly autoCreateTopicsEnable: boolean;
   private readonly reportedController: 'random' | 'controller';
   private readonly controllerRandom: () => number;
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
@@ -72,6 +73,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.notControllerErrors = opts.notControllerErrors ?? false;
     this.reportedController = opts.reportedController ?? 'random';
     this.controllerRandom = opts.controllerRandom ?? Math.random;
+    this.autoCreateTopicsEnable = opts.autoCreateTopicsEnable ?? false;
     ids.forEach((id, i) => this.racks.set(id, opts.racks?.[i] ?? null));
     this.clientQuotas = new ClientQuotaStore();
     this.mutationQuotas = new ControllerMutationQuotaManager(this.clientQuotas, this.clock, {
@@ -86,7 +88,10 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       isrJoinRoundTripMs: opts.isrJoinRoundTripMs,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
       ...(opts.placer && { placer: opts.placer }),
+      ...(opts.numPartitions !== undefined && { numPartitionsDefault: opts.numPartitions }),
+      ...(opts.defaultReplicationFactor !== undefined && { defaultReplicationFactor: opts.defaultReplicationFactor }),
       staticBrokerConfigs: {
+        ...(this.autoCreateTopicsEnable && { 'auto.create.topics.enable': 'true' }),
         ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
         ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
       },

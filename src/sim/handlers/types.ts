@@ -46,6 +46,8 @@ export interface SimulatorRuntime {
    * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).
    */
   readonly notControllerErrors: boolean;
+  /** Broker config auto.create.topics.enable (SimulatorOptions.autoCreateTopicsEnable). */
+  readonly autoCreateTopicsEnable: boolean;
   endpoints(): BrokerEndpoint[];
   /**
    * The controller id Metadata and DescribeCluster report: KRaft brokers report a random live
