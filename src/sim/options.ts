@@ -77,6 +77,12 @@ export interface SimulatorOptions {
    * for it in that response.
    */
   autoCreateTopicsEnable?: boolean;
+  /**
+   * `log.dirs` of every broker (JBOD), e.g. ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1']:
+   * DescribeLogDirs reports each, AlterReplicaLogDirs (34) moves replicas between them (see
+   * ./log-dirs.ts). Default: one dir per broker, /var/lib/kafka/data-<brokerId>.
+   */
+  logDirs?: readonly string[];
   /** Broker config `num.partitions` (default 1): partitions of a topic created without a count. */
   numPartitions?: number;
   /** Broker config `default.replication.factor` (default 1). */

@@ -11,6 +11,7 @@ import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './options.js';
 import type { CompletedReassignment } from './cluster/partition-moves.js';
 import { FaultInjector } from './faults.js';
+import { LogDirs } from './log-dirs.js';
 
 /**
  * With the system clock, replica copies are also settled this often without any request, so
@@ -44,6 +45,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
   readonly autoCreateTopicsEnable: boolean;
+  /** Log dirs of every broker and intra-broker replica moves (AlterReplicaLogDirs). */
+  readonly logDirs: LogDirs;
   private readonly reportedController: 'random' | 'controller';
   private readonly controllerRandom: () => number;
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
@@ -92,11 +95,22 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       ...(opts.defaultReplicationFactor !== undefined && { defaultReplicationFactor: opts.defaultReplicationFactor }),
       staticBrokerConfigs: {
         ...(this.autoCreateTopicsEnable && { 'auto.create.topics.enable': 'true' }),
+        ...(opts.logDirs !== undefined && { 'log.dirs': opts.logDirs.join(',') }),
         ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
         ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
       },
       ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
+    });
+    const logDirs = opts.logDirs;
+    if (logDirs !== undefined && (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))) {
+      throw new Error('logDirs must be distinct absolute paths without commas, at least one');
+    }
+    const model = this.model;
+    this.logDirs = new LogDirs((id) => logDirs ?? [`/var/lib/kafka/data-${id}`], this.clock, {
+      hosts: (id, topic, partition) => model.topicView({ name: topic })?.partitions[partition]?.replicas.includes(id) ?? false,
+      sizeBytes: (id, topic, partition) => model.logDirSizes(id, [{ topic, partitions: [partition] }])[0]?.partitions[0]?.sizeBytes ?? 0,
+      brokerConfig: (id, name) => model.effectiveBrokerConfig(id, name),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
