@@ -3,7 +3,8 @@
 // `--replication-bytes-per-second N` sets each broker's replication bandwidth (default 50 MiB/s)
 // and `--seed-bytes N` gives every new partition N bytes, so reassignments take visible time.
 // `--auto-create-topics` sets auto.create.topics.enable=true (Metadata creates unknown topics),
-// `--num-partitions N` / `--default-replication-factor N` the brokers' defaults for new topics.
+// `--num-partitions N` / `--default-replication-factor N` the brokers' defaults for new topics,
+// `--log-dirs /a,/b` every broker's log.dirs (AlterReplicaLogDirs moves replicas between them).
 // `--control-port N` (or SIM_CONTROL_PORT) serves the control API on 127.0.0.1:N (./control.ts):
 // `curl -X POST 127.0.0.1:N/brokers/1/stop`, `.../start`, `curl '127.0.0.1:N/state?topic=orders'`.
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     'auto-create-topics': { type: 'boolean', default: false },
     'num-partitions': { type: 'string' },
     'default-replication-factor': { type: 'string' },
+    'log-dirs': { type: 'string' },
   },
 });
 
@@ -78,6 +80,7 @@ const sim = await startSimulator({
   autoCreateTopicsEnable: values['auto-create-topics'],
   numPartitions,
   defaultReplicationFactor,
+  ...(values['log-dirs'] !== undefined && { logDirs: values['log-dirs'].split(',').map((d) => d.trim()) }),
 });
 const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
 console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
