@@ -101,14 +101,23 @@ export class LogDirs {
    * ReplicaManager.alterReplicaLogDirs for one replica: a dir not in log.dirs ->
    * LOG_DIR_NOT_FOUND (57); an offline dir -> KAFKA_STORAGE_ERROR (56); a topic-partition that
    * does not exist -> UNKNOWN_TOPIC_OR_PARTITION (3, `exists` false); a replica this broker
-   * does not host -> REPLICA_NOT_AVAILABLE (9); else 0 and the copy starts (or is replaced).
+   * does not host -> REPLICA_NOT_AVAILABLE (9), remembering the dir as the one the replica
+   * will be created in should the broker get it later (Kafka's preferred log dir, which
+   * kafka-reassign-partitions.sh relies on for log_dirs of new replicas); else 0 and the copy
+   * starts (or is replaced).
    */
   alter(brokerId: number, topic: string, partition: number, dir: string, exists: boolean): AlterLogDirResult {
     if (!this.dirsOf(brokerId).includes(dir)) return 57;
     if (!this.isOnline(brokerId, dir)) return 56;
     if (!exists) return 3;
-    if (!this.host.hosts(brokerId, topic, partition)) return 9;
     const k = key(brokerId, topic, partition);
+    if (!this.host.hosts(brokerId, topic, partition)) {
+      // LogManager.maybeUpdatePreferredLogDir: a replica created on this broker later (a
+      // reassignment adding it) starts in that dir; the answer is still 9.
+      this.futures.delete(k);
+      this.placed.set(k, dir);
+      return 9;
+    }
     const current = this.dirOf(brokerId, topic, partition);
     const running = this.futures.get(k);
     if (running !== undefined && running.dir === dir) return 0;

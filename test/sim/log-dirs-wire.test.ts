@@ -92,15 +92,24 @@ test('unthrottled: the move is done at once; to the current dir: a no-op', async
 });
 
 test("Kafka's errors: LOG_DIR_NOT_FOUND, REPLICA_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR", async () => {
+  // Not the dir broker 1 would pick for jbod-1 by itself, so the preferred dir below shows.
+  const preferred = DIRS.find((d) => d !== sim.logDirs.dirOf(1, 'jbod', 1))!;
   const res = await alterDirs(1, [
     { path: '/nowhere', topics: [{ name: 'jbod', partitions: [0] }] },
-    { path: DIRS[0], topics: [{ name: 'jbod', partitions: [1] }, { name: 'nope', partitions: [0] }] },
+    { path: preferred, topics: [{ name: 'jbod', partitions: [1] }, { name: 'nope', partitions: [0] }] },
     { path: DIRS[1], topics: [{ name: 'jbod', partitions: [7] }] },
   ]);
   assert.deepEqual(res.results, [
     { topicName: 'jbod', partitions: [{ partitionIndex: 0, errorCode: 57 }, { partitionIndex: 1, errorCode: 9 }, { partitionIndex: 7, errorCode: 3 }] },
     { topicName: 'nope', partitions: [{ partitionIndex: 0, errorCode: 3 }] },
   ]);
+  // The 9 for jbod-1 on broker 1 remembered its preferred dir: a reassignment that adds the
+  // replica to broker 1 creates it there (as kafka-reassign-partitions.sh expects).
+  const moved = await request(port(0), 45, 0, { timeoutMs: 5000, topics: [{ name: 'jbod', partitions: [{ partitionIndex: 1, replicas: [2, 1] }] }] });
+  assert.equal(moved.responses[0].partitions[0].errorCode, 0);
+  assert.equal(sim.logDirs.dirOf(1, 'jbod', 1), preferred);
+  assert.ok((await layout(1))[preferred].some((r) => r.startsWith('jbod-1 ')), 'listed in the preferred dir');
+
   sim.logDirs.setOffline(1, DIRS[1], true);
   try {
     assert.equal((await alterDirs(1, [{ path: DIRS[1], topics: [{ name: 'jbod', partitions: [0] }] }])).results[0].partitions[0].errorCode, 56);

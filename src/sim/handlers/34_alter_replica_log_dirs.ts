@@ -7,7 +7,9 @@
 // - an offline dir (Simulator.logDirs.setOffline) → KAFKA_STORAGE_ERROR (56);
 // - a topic or partition that does not exist → UNKNOWN_TOPIC_OR_PARTITION (3);
 // - a replica this broker does not host → REPLICA_NOT_AVAILABLE (9) (Kafka keeps 9 here for
-//   compatibility where it would say NOT_LEADER_OR_FOLLOWER);
+//   compatibility where it would say NOT_LEADER_OR_FOLLOWER); the dir is remembered as the
+//   replica's preferred dir, so a reassignment that adds the replica later creates it there
+//   (LogManager.maybeUpdatePreferredLogDir; kafka-reassign-partitions.sh relies on it);
 // - else NONE: a copy into a future replica in that dir starts (replacing a running move to
 //   another dir), at `replica.alter.log.dirs.io.max.bytes.per.second` of this broker; the
 //   replica swaps dirs when the copy is done. The replica's current dir: no-op (cancels a
