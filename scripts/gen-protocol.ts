@@ -23,6 +23,7 @@ export const API_NAMES = [
   'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs',
   'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartitionReassignments',
   'ListPartitionReassignments', 'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeCluster', 'DescribeTopicPartitions',
+  'AlterReplicaLogDirs',
 ];
 
 interface SpecField {

@@ -13,6 +13,8 @@
 
 export const ENTITY_USER = 'user';
 export const ENTITY_CLIENT_ID = 'client-id';
+/** IP entities (KIP-612): connection_creation_rate only, never combined with user / client-id. */
+export const ENTITY_IP = 'ip';
 /** Name Kafka uses for default entities in ZK paths and sensor names. */
 export const DEFAULT_ENTITY_NAME = '<default>';
 
@@ -23,6 +25,8 @@ export const DEFAULT_ENTITY_NAME = '<default>';
 export interface QuotaEntity {
   readonly user?: string | null;
   readonly clientId?: string | null;
+  /** An IP entity stands alone; the user / client-id precedence below never looks at it. */
+  readonly ip?: string | null;
 }
 
 export type QuotaKey = 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage' | 'controller_mutation_rate';
@@ -35,7 +39,11 @@ export const QUOTA_KEY_TYPES: Readonly<Record<QuotaKey, 'LONG' | 'DOUBLE'>> = Ob
   controller_mutation_rate: 'DOUBLE',
 });
 
-export type QuotaValues = Readonly<Partial<Record<QuotaKey, number>>>;
+/** QuotaConfigs.ipConfigs: the only key of an IP entity (an INT). */
+export type IpQuotaKey = 'connection_creation_rate';
+export const IP_QUOTA_KEY: IpQuotaKey = 'connection_creation_rate';
+
+export type QuotaValues = Readonly<Partial<Record<QuotaKey | IpQuotaKey, number>>>;
 
 /** Configured quotas keyed by `entityKey(entity)`; entities without any value are absent. */
 export type QuotaTable = ReadonlyMap<string, QuotaValues>;
@@ -50,6 +58,10 @@ export function hasUser(entity: QuotaEntity): boolean {
 
 export function hasClientId(entity: QuotaEntity): boolean {
   return entity.clientId !== undefined;
+}
+
+export function hasIp(entity: QuotaEntity): boolean {
+  return entity.ip !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -80,6 +92,7 @@ export function entityKey(entity: QuotaEntity): string {
   const parts: string[] = [];
   if (hasUser(entity)) parts.push('users', keyName(entity.user ?? null));
   if (hasClientId(entity)) parts.push('clients', keyName(entity.clientId ?? null));
+  if (hasIp(entity)) parts.push('ips', keyName(entity.ip ?? null));
   if (parts.length === 0) throw new RangeError('empty client quota entity has no key');
   return parts.join('/');
 }
@@ -89,6 +102,7 @@ export function parseEntityKey(key: string): QuotaEntity {
   const p = key.split('/');
   if (p.length === 2 && p[0] === 'users') return { user: parseKeyName(p[1]) };
   if (p.length === 2 && p[0] === 'clients') return { clientId: parseKeyName(p[1]) };
+  if (p.length === 2 && p[0] === 'ips') return { ip: parseKeyName(p[1]) };
   if (p.length === 4 && p[0] === 'users' && p[2] === 'clients') {
     return { user: parseKeyName(p[1]), clientId: parseKeyName(p[3]) };
   }

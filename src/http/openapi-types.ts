@@ -342,23 +342,27 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Client quotas (DescribeClientQuotas), optionally filtered by user or client id.
-         * @description Without parameters: every client quota entity. `user=alice` matches alice's user
-         *     entity and her user+client-id entities (`strict=true`: only entities with no
-         *     other entity type); `defaultUser=true` matches the default user entity instead of
-         *     a name. `clientId` / `defaultClientId` likewise. A name and its default flag
-         *     together are a 400.
+         * Client quotas (DescribeClientQuotas), optionally filtered by user, client id or IP.
+         * @description Without parameters: every client quota entity, IP entities included. `user=alice`
+         *     matches alice's user entity and her user+client-id entities (`strict=true`: only
+         *     entities with no other entity type); `defaultUser=true` matches the default user
+         *     entity instead of a name. `clientId` / `defaultClientId` and `ip` / `defaultIp`
+         *     likewise. A name and its default flag together are a 400, and so is an IP filter
+         *     combined with a user or client-id filter (Kafka refuses that combination).
          */
         get: operations["listQuotas"];
         /**
          * Set the quotas of one entity (AlterClientQuotas), replacing its previous values.
-         * @description The body names the entity (`user` and/or `clientId`; `null` = the default
-         *     entity of that type) and its quotas. PUT replaces: keys present are set, the
-         *     other client quota keys of that entity are removed. Rates must be > 0; byte
+         * @description The body names the entity (`user` and/or `clientId`, or `ip` alone; `null` = the
+         *     default entity of that type) and its quotas. PUT replaces: keys present are set,
+         *     the other client quota keys of that entity are removed. Rates must be > 0; byte
          *     rates are whole bytes per second. Example:
          *     `{"entity":{"clientId":null},"controllerMutationRate":2}` gives every client id
          *     its own bucket of 2 partition mutations per second (burst 22 with Kafka's
-         *     default window).
+         *     default window). An `ip` entity takes only `connectionCreationRate`
+         *     (connection_creation_rate, new connections per second from that IP; `{"ip": null}`
+         *     = every IP without its own quota); user / client-id entities cannot take it, and
+         *     `ip` cannot be combined with `user` or `clientId` (400, as Kafka refuses them).
          */
         put: operations["setQuota"];
         post?: never;
@@ -366,8 +370,9 @@ export interface paths {
          * Remove every client quota of exactly one entity.
          * @description The entity is named in the query, exactly: `?user=alice` is alice's user entity
          *     alone (not her user+client-id entities), `?user=alice&clientId=app` the pair,
-         *     `?defaultClientId=true` the default client-id entity. At least one of the four
-         *     parameters is required. Idempotent: an entity without quotas also answers 204.
+         *     `?defaultClientId=true` the default client-id entity, `?ip=10.0.0.7` /
+         *     `?defaultIp=true` an IP entity (alone). At least one of the six parameters is
+         *     required. Idempotent: an entity without quotas also answers 204.
          */
         delete: operations["deleteQuota"];
         options?: never;
@@ -786,18 +791,23 @@ export interface components {
         };
         /** @description A user (Kafka principal name) or client id; not empty, no control characters. */
         QuotaEntityName: string;
+        /** @description An IPv4 or IPv6 address (Kafka also resolves host names; the gateway asks for an address). */
+        QuotaIpAddress: string;
         /**
-         * @description A client quota entity: a user, a client id, or both. `null` names the default
-         *     entity of that type (`{"clientId": null}` = every client id without its own
-         *     quota, each with its own bucket).
+         * @description A client quota entity: a user, a client id, or both; or an IP alone (Kafka does
+         *     not combine IP entities with the others). `null` names the default entity of
+         *     that type (`{"clientId": null}` = every client id without its own quota, each
+         *     with its own bucket; `{"ip": null}` = every IP without its own quota).
          */
         QuotaEntity: {
             user?: components["schemas"]["QuotaEntityName"] | null;
             clientId?: components["schemas"]["QuotaEntityName"] | null;
+            ip?: components["schemas"]["QuotaIpAddress"] | null;
         };
         /**
          * @description One entity and its client quotas (Kafka's keys producer_byte_rate,
-         *     consumer_byte_rate, request_percentage, controller_mutation_rate). At least one
+         *     consumer_byte_rate, request_percentage, controller_mutation_rate for user /
+         *     client-id entities; connection_creation_rate for IP entities). At least one
          *     quota. What `GET /quotas` lists can be sent back to `PUT /quotas` as is.
          */
         ClientQuota: {
@@ -810,6 +820,8 @@ export interface components {
             requestPercentage?: number;
             /** @description controller_mutation_rate (KIP-599), partition mutations per second; burst = rate x the broker's window (11 s by default). */
             controllerMutationRate?: number;
+            /** @description connection_creation_rate (KIP-612), new connections per second; IP entities only. */
+            connectionCreationRate?: number;
         };
         ClientQuotaList: {
             quotas: components["schemas"]["ClientQuota"][];
@@ -1476,6 +1488,16 @@ export interface components {
          * @example true
          */
         QuotaDefaultClientId: boolean;
+        /**
+         * @description An IP entity (an IPv4 or IPv6 address); excludes user and client-id parameters.
+         * @example 10.0.0.7
+         */
+        QuotaIp: components["schemas"]["QuotaIpAddress"];
+        /**
+         * @description The default IP entity (excludes `ip`, user and client-id parameters).
+         * @example true
+         */
+        QuotaDefaultIp: boolean;
     };
     requestBodies: never;
     headers: {
@@ -2185,6 +2207,16 @@ export interface operations {
                  * @example true
                  */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
+                /**
+                 * @description An IP entity (an IPv4 or IPv6 address); excludes user and client-id parameters.
+                 * @example 10.0.0.7
+                 */
+                ip?: components["parameters"]["QuotaIp"];
+                /**
+                 * @description The default IP entity (excludes `ip`, user and client-id parameters).
+                 * @example true
+                 */
+                defaultIp?: components["parameters"]["QuotaDefaultIp"];
                 /** @description Only entities whose entity types are exactly the ones filtered on. */
                 strict?: boolean;
             };
@@ -2271,6 +2303,16 @@ export interface operations {
                  * @example true
                  */
                 defaultClientId?: components["parameters"]["QuotaDefaultClientId"];
+                /**
+                 * @description An IP entity (an IPv4 or IPv6 address); excludes user and client-id parameters.
+                 * @example 10.0.0.7
+                 */
+                ip?: components["parameters"]["QuotaIp"];
+                /**
+                 * @description The default IP entity (excludes `ip`, user and client-id parameters).
+                 * @example true
+                 */
+                defaultIp?: components["parameters"]["QuotaDefaultIp"];
             };
             header?: never;
             path?: never;

@@ -24,6 +24,7 @@
 import type { Admin, Connection } from '@platformatic/kafka';
 import * as alterClientQuotasApi from './apis/alter-client-quotas-v1.js';
 import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments-v0.js';
+import * as alterReplicaLogDirsApi from './apis/alter-replica-log-dirs-v2.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
 import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import * as createPartitionsApi from './apis/create-partitions-v3.js';
@@ -172,6 +173,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   describeReplicaSizes(brokers: number[], partitions: listPartitionReassignmentsApi.PartitionRef[]): Promise<describeLogDirsApi.BrokerLogDirs[]> {
     return describeLogDirsApi.describeReplicaSizes(this.#transport, brokers, partitions);
+  }
+
+  alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {
+    return alterReplicaLogDirsApi.alterReplicaLogDirs(this.#transport, moves);
   }
 
   describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]> {

@@ -7,6 +7,7 @@ import type { StateLog } from '../state/store.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
 import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
+import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
 import type { BrokerLogDirs } from './apis/describe-log-dirs-v4.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { TopicPartitions } from './apis/metadata-v12.js';
@@ -29,6 +30,11 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   alterPartitionReassignments(moves: PartitionMove[]): Promise<PartitionMoveResult[]>;
   /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
   describeReplicaSizes(brokers: number[], partitions: PartitionRef[]): Promise<BrokerLogDirs[]>;
+  /**
+   * AlterReplicaLogDirs v2, to each broker concerned: moves replicas between the log dirs of
+   * their broker (intra-broker copies); one result per move, in request order.
+   */
+  alterReplicaLogDirs(moves: ReplicaLogDirMove[]): Promise<ReplicaLogDirMoveResult[]>;
   /** The overrides of topics and brokers, restricted to `keys`; one result per resource. */
   describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]>;
   /** IncrementalAlterConfigs; each resource is applied atomically and answered on its own. */

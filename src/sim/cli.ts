@@ -2,6 +2,9 @@
 // loopback until Ctrl-C, for trying clients (kcat -b 127.0.0.1:19092 -L) by hand.
 // `--replication-bytes-per-second N` sets each broker's replication bandwidth (default 50 MiB/s)
 // and `--seed-bytes N` gives every new partition N bytes, so reassignments take visible time.
+// `--auto-create-topics` sets auto.create.topics.enable=true (Metadata creates unknown topics),
+// `--num-partitions N` / `--default-replication-factor N` the brokers' defaults for new topics,
+// `--log-dirs /a,/b` every broker's log.dirs (AlterReplicaLogDirs moves replicas between them).
 // `--control-port N` (or SIM_CONTROL_PORT) serves the control API on 127.0.0.1:N (./control.ts):
 // `curl -X POST 127.0.0.1:N/brokers/1/stop`, `.../start`, `curl '127.0.0.1:N/state?topic=orders'`.
 import { parseArgs } from 'node:util';
@@ -17,6 +20,10 @@ const { values } = parseArgs({
     'replication-bytes-per-second': { type: 'string' },
     'seed-bytes': { type: 'string' },
     'control-port': { type: 'string' },
+    'auto-create-topics': { type: 'boolean', default: false },
+    'num-partitions': { type: 'string' },
+    'default-replication-factor': { type: 'string' },
+    'log-dirs': { type: 'string' },
   },
 });
 
@@ -45,13 +52,36 @@ function byteCount(flag: string, raw: string | undefined, min: number): number |
 const replicationBytesPerSecond = byteCount('replication-bytes-per-second', values['replication-bytes-per-second'], 1);
 const seedBytes = byteCount('seed-bytes', values['seed-bytes'], 0);
 
+function positiveInt(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 10000) {
+    console.error(`--${flag} must be a whole number from 1 to 10000`);
+    process.exit(2);
+  }
+  return n;
+}
+const numPartitions = positiveInt('num-partitions', values['num-partitions']);
+const defaultReplicationFactor = positiveInt('default-replication-factor', values['default-replication-factor']);
+
 const controlPort = parseControlPort(values['control-port'] ?? process.env.SIM_CONTROL_PORT);
 if (typeof controlPort === 'object') {
   console.error(`--control-port / SIM_CONTROL_PORT: ${controlPort.error}`);
   process.exit(2);
 }
 
-const sim = await startSimulator({ brokers, racks, ports, host: values.host, replicationBytesPerSecond, seedBytes });
+const sim = await startSimulator({
+  brokers,
+  racks,
+  ports,
+  host: values.host,
+  replicationBytesPerSecond,
+  seedBytes,
+  autoCreateTopicsEnable: values['auto-create-topics'],
+  numPartitions,
+  defaultReplicationFactor,
+  ...(values['log-dirs'] !== undefined && { logDirs: values['log-dirs'].split(',').map((d) => d.trim()) }),
+});
 const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
 console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);

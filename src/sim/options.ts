@@ -70,6 +70,23 @@ export interface SimulatorOptions {
   placer?: 'classic' | 'striped';
   /** Random source of the striped placer (uniform int in [0, bound)); default always 0. */
   placementRandom?: { nextInt(bound: number): number };
+  /**
+   * Broker config `auto.create.topics.enable` (default false, unlike Kafka's true): a Metadata
+   * request with allow_auto_topic_creation (v0-3 always, v4+ when set) creates each unknown
+   * topic with num.partitions / default.replication.factor and answers LEADER_NOT_AVAILABLE
+   * for it in that response.
+   */
+  autoCreateTopicsEnable?: boolean;
+  /**
+   * `log.dirs` of every broker (JBOD), e.g. ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1']:
+   * DescribeLogDirs reports each, AlterReplicaLogDirs (34) moves replicas between them (see
+   * ./log-dirs.ts). Default: one dir per broker, /var/lib/kafka/data-<brokerId>.
+   */
+  logDirs?: readonly string[];
+  /** Broker config `num.partitions` (default 1): partitions of a topic created without a count. */
+  numPartitions?: number;
+  /** Broker config `default.replication.factor` (default 1). */
+  defaultReplicationFactor?: number;
 }
 
 export interface SimulatedCluster {

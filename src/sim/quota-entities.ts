@@ -15,9 +15,11 @@
 // - QuotaConfigs: allowed keys and their types.
 // - org.apache.kafka.common.utils.Sanitizer: user-name sanitizing used in keys and tags.
 
+import { isIP } from 'node:net';
+
 export const ENTITY_USER = 'user';
 export const ENTITY_CLIENT_ID = 'client-id';
-/** Kafka also knows 'ip' entities; this model has none, but DescribeClientQuotas filters accept it. */
+/** IP entities: connection_creation_rate only, never combined with user / client-id (stored and described, not enforced). */
 export const ENTITY_IP = 'ip';
 /** Name Kafka uses for default entities in ZK paths and sensor names. */
 export const DEFAULT_ENTITY_NAME = '<default>';
@@ -32,6 +34,8 @@ export const ERROR_INVALID_REQUEST = 42;
 export interface QuotaEntity {
   readonly user?: string | null;
   readonly clientId?: string | null;
+  /** An ip entity stands alone (Kafka refuses to combine it with user / client-id). */
+  readonly ip?: string | null;
 }
 
 /** Wire form (AlterClientQuotas / DescribeClientQuotas EntityData). */
@@ -41,6 +45,7 @@ export interface EntityComponent {
 }
 
 export type QuotaKey = 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage' | 'controller_mutation_rate';
+export type IpQuotaKey = 'connection_creation_rate';
 
 /** QuotaConfigs.buildUserClientQuotaConfigDef: same keys for user, client-id and user+client-id. */
 export const QUOTA_KEY_TYPES: Readonly<Record<QuotaKey, 'LONG' | 'DOUBLE'>> = Object.freeze({
@@ -50,7 +55,10 @@ export const QUOTA_KEY_TYPES: Readonly<Record<QuotaKey, 'LONG' | 'DOUBLE'>> = Ob
   controller_mutation_rate: 'DOUBLE',
 });
 
-export type QuotaValues = Readonly<Partial<Record<QuotaKey, number>>>;
+/** QuotaConfigs.ipConfigs: the only key of an ip entity (an INT, at least 0). */
+export const IP_QUOTA_KEY_TYPES: Readonly<Record<IpQuotaKey, 'INT'>> = Object.freeze({ connection_creation_rate: 'INT' });
+
+export type QuotaValues = Readonly<Partial<Record<QuotaKey | IpQuotaKey, number>>>;
 
 /** Configured quotas keyed by `entityKey(entity)`; entities without any value are absent. */
 export type QuotaTable = ReadonlyMap<string, QuotaValues>;
@@ -71,6 +79,23 @@ export function hasUser(entity: QuotaEntity): boolean {
 
 export function hasClientId(entity: QuotaEntity): boolean {
   return entity.clientId !== undefined;
+}
+
+export function hasIp(entity: QuotaEntity): boolean {
+  return entity.ip !== undefined;
+}
+
+export function isIpQuotaKey(key: string): key is IpQuotaKey {
+  return Object.prototype.hasOwnProperty.call(IP_QUOTA_KEY_TYPES, key);
+}
+
+/**
+ * ClientQuotaControlManager.isValidIpEntity: null (the default ip entity) or a name
+ * InetAddress.getByName resolves. Simulator deviation: no DNS lookups, so only IPv4/IPv6
+ * literals and "localhost" count as resolvable; any other host name is refused.
+ */
+export function isValidIpEntityName(name: string | null): boolean {
+  return name === null || name === 'localhost' || isIP(name) !== 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,6 +126,7 @@ export function entityKey(entity: QuotaEntity): string {
   const parts: string[] = [];
   if (hasUser(entity)) parts.push('users', keyName(entity.user ?? null));
   if (hasClientId(entity)) parts.push('clients', keyName(entity.clientId ?? null));
+  if (hasIp(entity)) parts.push('ips', keyName(entity.ip ?? null));
   if (parts.length === 0) throw new RangeError('empty client quota entity has no key');
   return parts.join('/');
 }
@@ -110,6 +136,7 @@ export function parseEntityKey(key: string): QuotaEntity {
   const p = key.split('/');
   if (p.length === 2 && p[0] === 'users') return { user: parseKeyName(p[1]) };
   if (p.length === 2 && p[0] === 'clients') return { clientId: parseKeyName(p[1]) };
+  if (p.length === 2 && p[0] === 'ips') return { ip: parseKeyName(p[1]) };
   if (p.length === 4 && p[0] === 'users' && p[2] === 'clients') {
     return { user: parseKeyName(p[1]), clientId: parseKeyName(p[3]) };
   }
@@ -131,23 +158,32 @@ function parseKeyName(part: string): string | null {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Validate wire components into an entity, mirroring ClientQuotaControlManager.validateEntity:
- * non-empty, no duplicate type, only user / client-id (this model has no IP quotas), and a
- * name may be null (default) but never the empty string.
+ * Validate wire components into an entity, mirroring ClientQuotaControlManager.validateEntity
+ * then configKeysForEntityType (Kafka 4.0): non-empty, no duplicate type, only user /
+ * client-id / ip, a name may be null (default) but never the empty string; an ip entity
+ * stands alone and must be a valid IP (isValidIpEntityName).
  */
 export function entityFromComponents(
   components: readonly EntityComponent[],
 ): { readonly ok: true; readonly entity: QuotaEntity } | ApiErrorResult {
   if (components.length === 0) return invalid('Invalid empty client quota entity');
-  const entity: { user?: string | null; clientId?: string | null } = {};
+  const entity: { user?: string | null; clientId?: string | null; ip?: string | null } = {};
   for (const { entityType, entityName } of components) {
-    const field = entityType === ENTITY_USER ? 'user' : entityType === ENTITY_CLIENT_ID ? 'clientId' : undefined;
+    const field =
+      entityType === ENTITY_USER ? 'user' : entityType === ENTITY_CLIENT_ID ? 'clientId' : entityType === ENTITY_IP ? 'ip' : undefined;
     if (field === undefined) return invalid(`Unhandled client quota entity type: ${entityType}`);
     if (entity[field] !== undefined) {
       return invalid(`Invalid client quota entity, duplicate entity entry ${entityType}`);
     }
     if (entityName === '') return invalid(`Empty ${entityType} not supported`);
     entity[field] = entityName;
+  }
+  if (hasIp(entity)) {
+    // Kafka's message, its missing space included ("shouldnot").
+    if (hasUser(entity) || hasClientId(entity)) {
+      return invalid('Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId');
+    }
+    if (!isValidIpEntityName(entity.ip ?? null)) return invalid(`${entity.ip} is not a valid IP or resolvable host.`);
   }
   return { ok: true, entity };
 }
@@ -169,13 +205,14 @@ export interface QuotaOp {
  */
 export function validateQuotaOps(
   ops: readonly QuotaOp[],
+  ip = false,
 ): { readonly ok: true; readonly changes: ReadonlyMap<string, number | null> } | ApiErrorResult {
   const collected = collectOps(ops);
   if (!collected.ok) return collected;
   const changes = collected.changes;
   for (const [key, value] of changes) {
     if (value === null) continue;
-    const error = validateQuotaValue(key, value);
+    const error = validateQuotaValue(key, value, ip);
     if (error !== undefined) return invalid(error);
   }
   return { ok: true, changes };
@@ -193,8 +230,17 @@ function collectOps(
   return { ok: true, changes };
 }
 
-/** Reason a single set-op is invalid, or undefined when it is fine. */
-export function validateQuotaValue(key: string, value: number): string | undefined {
+/**
+ * Reason a single set-op is invalid, or undefined when it is fine. `ip` = the op is for an ip
+ * entity, whose only key is connection_creation_rate (an INT).
+ */
+export function validateQuotaValue(key: string, value: number, ip = false): string | undefined {
+  if (ip) {
+    if (!isIpQuotaKey(key)) return `Invalid configuration key ${key}`;
+    if (!Number.isFinite(value)) return `Configuration ${key} must be a finite number`;
+    if (Math.abs(Math.trunc(value + 1e-6) - value) > 1e-6) return `Configuration ${key} must be a Long value`;
+    return undefined;
+  }
   if (!isQuotaKey(key)) return `Invalid configuration key ${key}`;
   if (!Number.isFinite(value)) return `Configuration ${key} must be a finite number`;
   if (QUOTA_KEY_TYPES[key] === 'LONG') {
@@ -219,7 +265,7 @@ export function applyQuotaAlteration(
   if (!collected.ok) return collected;
   const checkedEntity = entityFromComponents(components);
   if (!checkedEntity.ok) return checkedEntity;
-  const checkedOps = validateQuotaOps(ops);
+  const checkedOps = validateQuotaOps(ops, hasIp(checkedEntity.entity));
   if (!checkedOps.ok) return checkedOps;
   const key = entityKey(checkedEntity.entity);
   const values: Record<string, number> = { ...(table.get(key) ?? {}) };
@@ -449,6 +495,7 @@ function entityNamesByType(entity: QuotaEntity): Map<string, string | null> {
   const names = new Map<string, string | null>();
   if (hasUser(entity)) names.set(ENTITY_USER, entity.user ?? null);
   if (hasClientId(entity)) names.set(ENTITY_CLIENT_ID, entity.clientId ?? null);
+  if (hasIp(entity)) names.set(ENTITY_IP, entity.ip ?? null);
   return names;
 }
 

@@ -18,10 +18,13 @@ import {
   describeClientQuotas,
   entityFromComponents,
   ENTITY_CLIENT_ID,
+  ENTITY_IP,
   ENTITY_USER,
   ERROR_INVALID_REQUEST,
   hasClientId,
+  hasIp,
   hasUser,
+  isIpQuotaKey,
   isQuotaKey,
   QUOTA_KEY_TYPES,
   resolveQuota,
@@ -57,6 +60,7 @@ export function kafkaEntityComponents(entity: QuotaEntity): EntityComponent[] {
   const out: EntityComponent[] = [];
   if (hasClientId(entity)) out.push({ entityType: ENTITY_CLIENT_ID, entityName: entity.clientId ?? null });
   if (hasUser(entity)) out.push({ entityType: ENTITY_USER, entityName: entity.user ?? null });
+  if (hasIp(entity)) out.push({ entityType: ENTITY_IP, entityName: entity.ip ?? null });
   return out;
 }
 
@@ -95,12 +99,22 @@ function javaEntityString(components: readonly EntityComponent[]): string {
 }
 
 const LONG_MAX = 9223372036854775807;
+const INT_MAX = 2147483647;
 
 /**
  * ClientQuotaControlManager.validateQuotaKeyValue as of Kafka 4.0. One simulator addition:
  * NaN and infinities are refused (Kafka would store them; the token bucket cannot use them).
  */
-export function kafkaQuotaValueError(key: string, value: number): string | undefined {
+export function kafkaQuotaValueError(key: string, value: number, ip = false): string | undefined {
+  if (ip) {
+    // QuotaConfigs.ipConfigs: connection_creation_rate, an INT.
+    if (!isIpQuotaKey(key)) return `Invalid configuration key ${key}`;
+    if (value <= 0) return `Quota ${key} must be greater than 0`;
+    if (value > INT_MAX) return `Proposed value for ${key} is too large for an INT.`;
+    if (Math.abs(value % 1) > 1e-6) return `${key} cannot be a fractional value.`;
+    if (!Number.isFinite(value)) return `Configuration ${key} must be a finite number`;
+    return undefined;
+  }
   if (!isQuotaKey(key)) return `Invalid configuration key ${key}`;
   if (value <= 0) return `Quota ${key} must be greater than 0`;
   if (QUOTA_KEY_TYPES[key] === 'LONG') {
@@ -167,7 +181,8 @@ export class ClientQuotaStore {
         fail(checked.message);
         continue;
       }
-      const bad = entry.ops.map((op) => (op.remove ? undefined : kafkaQuotaValueError(op.key, op.value))).find((m) => m !== undefined);
+      const ip = hasIp(checked.entity);
+      const bad = entry.ops.map((op) => (op.remove ? undefined : kafkaQuotaValueError(op.key, op.value, ip))).find((m) => m !== undefined);
       if (bad !== undefined) {
         fail(bad);
         continue;

@@ -11,6 +11,7 @@ import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './options.js';
 import type { CompletedReassignment } from './cluster/partition-moves.js';
 import { FaultInjector } from './faults.js';
+import { LogDirs } from './log-dirs.js';
 
 /**
  * With the system clock, replica copies are also settled this often without any request, so
@@ -43,6 +44,9 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslScramUsers: ScramUserStore;
   readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
+  readonly autoCreateTopicsEnable: boolean;
+  /** Log dirs of every broker and intra-broker replica moves (AlterReplicaLogDirs). */
+  readonly logDirs: LogDirs;
   private readonly reportedController: 'random' | 'controller';
   private readonly controllerRandom: () => number;
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas). */
@@ -72,6 +76,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.notControllerErrors = opts.notControllerErrors ?? false;
     this.reportedController = opts.reportedController ?? 'random';
     this.controllerRandom = opts.controllerRandom ?? Math.random;
+    this.autoCreateTopicsEnable = opts.autoCreateTopicsEnable ?? false;
     ids.forEach((id, i) => this.racks.set(id, opts.racks?.[i] ?? null));
     this.clientQuotas = new ClientQuotaStore();
     this.mutationQuotas = new ControllerMutationQuotaManager(this.clientQuotas, this.clock, {
@@ -86,12 +91,26 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       isrJoinRoundTripMs: opts.isrJoinRoundTripMs,
       seedBytes: typeof opts.seedBytes === 'number' ? seedEvery(opts.seedBytes) : opts.seedBytes,
       ...(opts.placer && { placer: opts.placer }),
+      ...(opts.numPartitions !== undefined && { numPartitionsDefault: opts.numPartitions }),
+      ...(opts.defaultReplicationFactor !== undefined && { defaultReplicationFactor: opts.defaultReplicationFactor }),
       staticBrokerConfigs: {
+        ...(this.autoCreateTopicsEnable && { 'auto.create.topics.enable': 'true' }),
+        ...(opts.logDirs !== undefined && { 'log.dirs': opts.logDirs.join(',') }),
         ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
         ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
       },
       ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
+    });
+    const logDirs = opts.logDirs;
+    if (logDirs !== undefined && (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))) {
+      throw new Error('logDirs must be distinct absolute paths without commas, at least one');
+    }
+    const model = this.model;
+    this.logDirs = new LogDirs((id) => logDirs ?? [`/var/lib/kafka/data-${id}`], this.clock, {
+      hosts: (id, topic, partition) => model.topicView({ name: topic })?.partitions[partition]?.replicas.includes(id) ?? false,
+      sizeBytes: (id, topic, partition) => model.logDirSizes(id, [{ topic, partitions: [partition] }])[0]?.partitions[0]?.sizeBytes ?? 0,
+      brokerConfig: (id, name) => model.effectiveBrokerConfig(id, name),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {

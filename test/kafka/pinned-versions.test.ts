@@ -19,6 +19,7 @@ const PINNED: Record<string, [number, number]> = {
   createTopicsV7: [19, 7],
   deleteTopicsV6: [20, 6],
   describeConfigsV4: [32, 4],
+  alterReplicaLogDirsV2: [34, 2],
   describeLogDirsV4: [35, 4],
   createPartitionsV3: [37, 3],
   incrementalAlterConfigsV1: [44, 1],

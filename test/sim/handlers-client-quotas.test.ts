@@ -89,7 +89,7 @@ test('set, describe with every match type and strict, then remove key by key', a
   ]);
   assert.deepEqual(flat(await describe([exact('user', 'alice'), any('client-id')], true)), ['client-id=etl,user=alice|request_percentage=50']);
   assert.deepEqual(flat(await describe([exact('user', 'bob')])), []);
-  assert.deepEqual(flat(await describe([any('ip')])), [], 'no ip quotas in the simulator');
+  assert.deepEqual(flat(await describe([any('ip')])), [], 'no ip quotas configured');
 
   const removed = await alter([
     { entity: [user('alice')], ops: [remove('producer_byte_rate'), remove('request_percentage')] },
@@ -148,6 +148,50 @@ test('AlterClientQuotas errors: INVALID_REQUEST (42) with Kafka\'s messages, per
   );
   assert.deepEqual(res.entries[7].entity, [client('d'), user('u')]);
   assert.deepEqual(flat(await describe([])), ['client-id=good|request_percentage=10'], 'only the valid entity applied; a bad op voids its whole entity');
+});
+
+const ip = (name: string | null) => ({ entityType: 'ip', entityName: name });
+
+test('ip entities: connection_creation_rate only, never combined with user/client-id, default = null name (Kafka)', async () => {
+  const res = await alter([
+    { entity: [ip('10.0.0.7')], ops: [set('connection_creation_rate', 20)] },
+    { entity: [ip(null)], ops: [set('connection_creation_rate', 100)] },
+    { entity: [ip('::1')], ops: [set('connection_creation_rate', 5)] },
+    { entity: [ip('10.0.0.8'), user('u')], ops: [set('connection_creation_rate', 1)] },
+    { entity: [ip('10.0.0.9')], ops: [set('producer_byte_rate', 1024)] },
+    { entity: [ip('not-an-ip.invalid')], ops: [set('connection_creation_rate', 1)] },
+    { entity: [ip('10.0.0.10')], ops: [set('connection_creation_rate', 1.5)] },
+    { entity: [ip('10.0.0.11')], ops: [set('connection_creation_rate', 2 ** 31)] },
+    { entity: [ip('10.0.0.12')], ops: [set('connection_creation_rate', 0)] },
+    { entity: [user('u')], ops: [set('connection_creation_rate', 1)] },
+  ]);
+  assert.deepEqual(
+    res.entries.map((e: any) => [e.errorCode, e.errorMessage]),
+    [
+      [0, null],
+      [0, null],
+      [0, null],
+      [42, 'Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId'],
+      [42, 'Invalid configuration key producer_byte_rate'],
+      [42, 'not-an-ip.invalid is not a valid IP or resolvable host.'],
+      [42, 'connection_creation_rate cannot be a fractional value.'],
+      [42, 'Proposed value for connection_creation_rate is too large for an INT.'],
+      [42, 'Quota connection_creation_rate must be greater than 0'],
+      [42, 'Invalid configuration key connection_creation_rate'],
+    ],
+  );
+  assert.deepEqual(flat(await describe([])), [
+    'ip=10.0.0.7|connection_creation_rate=20',
+    'ip=::1|connection_creation_rate=5',
+    'ip=<default>|connection_creation_rate=100',
+  ]);
+  assert.deepEqual(flat(await describe([exact('ip', '10.0.0.7')])), ['ip=10.0.0.7|connection_creation_rate=20']);
+  assert.deepEqual(flat(await describe([dflt('ip')], true)), ['ip=<default>|connection_creation_rate=100']);
+  assert.deepEqual(flat(await describe([any('ip')])).length, 3);
+  assert.deepEqual(flat(await describe([any('user')])), [], 'ip entities are not user entities');
+  const removed = await alter([{ entity: [ip(null)], ops: [remove('connection_creation_rate')] }]);
+  assert.equal(removed.entries[0].errorCode, 0);
+  assert.deepEqual(flat(await describe([dflt('ip')])), []);
 });
 
 test('the same entity twice: one result "Ignoring duplicate entity", the first change applies (Kafka)', async () => {

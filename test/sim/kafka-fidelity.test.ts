@@ -147,7 +147,7 @@ test('broker DescribeConfigs: throttle rates absent until set; the configs opera
   assert.equal(value(before, 'num.partitions'), '1');
   assert.equal(value(before, 'default.replication.factor'), '1');
   assert.equal(value(before, 'min.insync.replicas'), '1');
-  assert.equal(value(before, 'auto.create.topics.enable'), 'false', 'this simulator never auto-creates topics, and says so');
+  assert.equal(value(before, 'auto.create.topics.enable'), 'false', 'auto-creation is off by default, and the brokers say so');
   for (const n of ['quota.window.num', 'controller.quota.window.num', 'replication.quota.window.num']) assert.equal(value(before, n), '11');
   for (const n of ['quota.window.size.seconds', 'controller.quota.window.size.seconds', 'replication.quota.window.size.seconds']) assert.equal(value(before, n), '1');
 
@@ -158,7 +158,7 @@ test('broker DescribeConfigs: throttle rates absent until set; the configs opera
   assert.deepEqual((await describeBroker(2, ['follower.replication.throttled.rate'])).configs, []);
 });
 
-test('Metadata never auto-creates a topic, whatever the client asks', async () => {
+test('Metadata never auto-creates a topic by default (auto.create.topics.enable=false), whatever the client asks', async () => {
   const md = await request(port(), 3, 12, { topics: [{ name: 'auto-please', topicId: ZERO_ID }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
   assert.equal(md.topics[0].errorCode, 3);
   assert.ok(!(await topicNames()).includes('auto-please'));

@@ -68,7 +68,10 @@ describe('entity components (AlterClientQuotas entity validation)', () => {
       [[{ entityType: 'user', entityName: 'a' }, { entityType: 'user', entityName: 'b' }], /duplicate entity entry user/],
       [[{ entityType: 'user', entityName: null }, { entityType: 'user', entityName: null }], /duplicate/],
       [[{ entityType: 'group', entityName: 'g' }], /Unhandled client quota entity type: group/],
-      [[{ entityType: 'ip', entityName: '1.2.3.4' }], /Unhandled/],
+      [[{ entityType: 'ip', entityName: '1.2.3.4' }, { entityType: 'user', entityName: 'u' }], /IP entity shouldnot be combined with User or ClientId/],
+      [[{ entityType: 'ip', entityName: null }, { entityType: 'client-id', entityName: null }], /IP entity shouldnot be combined/],
+      [[{ entityType: 'ip', entityName: 'no.such.host.invalid' }], /^no\.such\.host\.invalid is not a valid IP or resolvable host\.$/],
+      [[{ entityType: 'ip', entityName: '' }], /Empty ip not supported/],
       [[{ entityType: 'user', entityName: '' }], /Empty user not supported/],
       [[{ entityType: 'client-id', entityName: '' }], /Empty client-id not supported/],
     ];
@@ -264,7 +267,7 @@ describe('DescribeClientQuotas filters', () => {
     assert.equal(entityMatchesFilter({ clientId: 'alice' }, f.filter), false);
   });
 
-  it('an ip filter is valid and matches nothing here', () => {
+  it('an ip filter is valid and matches no user/client-id entity', () => {
     assert.deepEqual(run([{ entityType: 'ip', matchType: MATCH_TYPE_SPECIFIED }], false), []);
   });
 

@@ -26,7 +26,7 @@ import { alterClientQuotasV1 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
-import { ENTITY_CLIENT_ID, ENTITY_USER, type ClientQuotaAlteration, type QuotaEntity } from './client-quotas.js';
+import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type ClientQuotaAlteration, type QuotaEntity } from './client-quotas.js';
 
 type AlterEntry = Parameters<typeof alterClientQuotasV1.createRequest>[0][number];
 type AlterOp = AlterEntry['ops'][number];
@@ -36,6 +36,7 @@ function entityComponents(entity: QuotaEntity): AlterEntry['entities'] {
   const out: AlterEntry['entities'] = [];
   if (entity.user !== undefined) out.push({ entityType: ENTITY_USER as EntityType, entityName: entity.user });
   if (entity.clientId !== undefined) out.push({ entityType: ENTITY_CLIENT_ID as EntityType, entityName: entity.clientId });
+  if (entity.ip !== undefined) out.push({ entityType: ENTITY_IP as EntityType, entityName: entity.ip });
   return out;
 }
 

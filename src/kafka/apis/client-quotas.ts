@@ -2,12 +2,12 @@
 // values of client quotas, as the gateway sees them.
 //
 // Quota keys are Kafka's own (producer_byte_rate, consumer_byte_rate, request_percentage,
-// controller_mutation_rate), passed as plain strings (the client library's ClientQuotaKeys
+// controller_mutation_rate; connection_creation_rate for ip entities), passed as plain strings (the client library's ClientQuotaKeys
 // enum only gained controller_mutation_rate in 2.x). A null entity name is the default entity.
-import { ENTITY_CLIENT_ID, ENTITY_USER, type QuotaEntity, type QuotaKey, type QuotaValues } from '../../domain/quota-entity.js';
+import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type IpQuotaKey, type QuotaEntity, type QuotaKey, type QuotaValues } from '../../domain/quota-entity.js';
 
-export type { QuotaEntity, QuotaKey, QuotaValues };
-export { ENTITY_CLIENT_ID, ENTITY_USER };
+export type { IpQuotaKey, QuotaEntity, QuotaKey, QuotaValues };
+export { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER };
 
 export interface ClientQuotaEntry {
   entity: QuotaEntity;
@@ -23,13 +23,15 @@ export interface ClientQuotaEntry {
 export interface ClientQuotaFilter {
   user?: string | null;
   clientId?: string | null;
+  /** IP entities stand alone: Kafka refuses an ip filter combined with user / client-id. */
+  ip?: string | null;
   strict?: boolean;
 }
 
 /** One entity's change: keys in `set` get that value, keys in `remove` are deleted (removing an unset key is fine). */
 export interface ClientQuotaAlteration {
   entity: QuotaEntity;
-  set: Partial<Record<QuotaKey, number>>;
-  remove: QuotaKey[];
+  set: Partial<Record<QuotaKey | IpQuotaKey, number>>;
+  remove: Array<QuotaKey | IpQuotaKey>;
 }
 

@@ -22,11 +22,11 @@
         value => FLOAT64
 */
 import { ClientQuotaMatchTypes, describeClientQuotasV1 } from '@platformatic/kafka';
-import { isQuotaKey } from '../../domain/quota-entity.js';
+import { IP_QUOTA_KEY, isQuotaKey } from '../../domain/quota-entity.js';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
-import { ENTITY_CLIENT_ID, ENTITY_USER, type ClientQuotaEntry, type ClientQuotaFilter, type QuotaEntity, type QuotaKey } from './client-quotas.js';
+import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type ClientQuotaEntry, type ClientQuotaFilter, type IpQuotaKey, type QuotaEntity, type QuotaKey } from './client-quotas.js';
 
 type DescribeComponent = Parameters<typeof describeClientQuotasV1.createRequest>[0][number];
 type EntityType = DescribeComponent['entityType'];
@@ -39,26 +39,30 @@ function filterComponents(filter: ClientQuotaFilter): DescribeComponent[] {
   };
   add(ENTITY_USER as EntityType, filter.user);
   add(ENTITY_CLIENT_ID as EntityType, filter.clientId);
+  add(ENTITY_IP as EntityType, filter.ip);
   return out;
 }
 
 function entityOf(components: { entityType: string; entityName?: string | null }[]): QuotaEntity | undefined {
-  const entity: { user?: string | null; clientId?: string | null } = {};
+  const entity: { user?: string | null; clientId?: string | null; ip?: string | null } = {};
   for (const c of components) {
     if (c.entityType === ENTITY_USER) entity.user = c.entityName ?? null;
     else if (c.entityType === ENTITY_CLIENT_ID) entity.clientId = c.entityName ?? null;
-    else return undefined; // ip entities: not a client quota this gateway manages
+    else if (c.entityType === ENTITY_IP) entity.ip = c.entityName ?? null;
+    else return undefined; // an entity type this gateway does not know
   }
   return entity;
 }
 
 /**
  * Sort key: entities with a user first, by user (default first), each user's own entity
- * before its user+client-id ones; then client-id-only entities (default first).
+ * before its user+client-id ones; then client-id-only entities (default first); then ip
+ * entities (default first).
  */
 function sortKey(e: QuotaEntity): string {
   const part = (v: string | null | undefined): string => (v === undefined ? '0' : v === null ? '1' : '2' + v);
-  return `${e.user === undefined ? 1 : 0}\u0000${part(e.user)}\u0000${part(e.clientId)}`;
+  const group = e.user !== undefined ? 0 : e.clientId !== undefined ? 1 : 2;
+  return `${group}\u0000${part(e.user)}\u0000${part(e.clientId)}\u0000${part(e.ip)}`;
 }
 
 /** Entities matching `filter` with their values, sorted (see sortKey). */
@@ -74,8 +78,8 @@ export async function describeClientQuotas(kafka: RequestSender, filter: ClientQ
   for (const e of res.entries ?? []) {
     const entity = entityOf(e.entity);
     if (!entity) continue;
-    const values: Partial<Record<QuotaKey, number>> = {};
-    for (const v of e.values) if (isQuotaKey(v.key)) values[v.key] = v.value;
+    const values: Partial<Record<QuotaKey | IpQuotaKey, number>> = {};
+    for (const v of e.values) if (isQuotaKey(v.key) || v.key === IP_QUOTA_KEY) values[v.key as QuotaKey | IpQuotaKey] = v.value;
     entries.push({ entity, values });
   }
   return entries.sort((a, b) => (sortKey(a.entity) < sortKey(b.entity) ? -1 : sortKey(a.entity) > sortKey(b.entity) ? 1 : 0));

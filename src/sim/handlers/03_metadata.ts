@@ -4,13 +4,25 @@
 //   unknown one with UNKNOWN_TOPIC_OR_PARTITION (3) and no partitions, an invalid name
 //   with INVALID_TOPIC_EXCEPTION (17). v10+ may name a topic by id only (name null):
 //   unknown id → UNKNOWN_TOPIC_ID (100).
-// - Auto-creation is off (auto.create.topics.enable=false): a gateway must never
-//   create a topic by looking at it.
+// - Auto-creation (KafkaApis.handleTopicMetadataRequest / AutoTopicCreationManager): off
+//   by default (auto.create.topics.enable=false, SimulatorOptions.autoCreateTopicsEnable).
+//   When on and the request allows it (allow_auto_topic_creation, v4+; always for v0-3), an
+//   unknown topic named with a valid name is created with num.partitions and
+//   default.replication.factor and answered LEADER_NOT_AVAILABLE (5) with no partitions and
+//   a zero topic id in this response; the next Metadata shows it. Kafka's KRaft brokers
+//   create asynchronously through the controller and only log a failure (e.g. a replication
+//   factor above the live brokers), so a failed creation still answers 5 and creates
+//   nothing; in ZooKeeper mode (runtime.notControllerErrors) the failure's error code is
+//   answered instead. A request for every topic, or by topic id, never creates one; the
+//   internal __consumer_offsets / __transaction_state are not auto-created here (Kafka
+//   creates them with their own settings); auto-creation is not charged to the controller
+//   mutation quota.
 // - brokers lists live brokers only, as Kafka's metadata cache does; a stopped
 //   broker's replicas appear in offline_replicas (v5+) and it is out of the ISR.
 // - A partition without a leader has leader -1 and LEADER_NOT_AVAILABLE (5).
 // - controller_id (v1+) is a random live broker, as a KRaft broker reports it (the real
 //   controller only in ZooKeeper mode, runtime.notControllerErrors); cluster_id from v2.
+import { KafkaError } from '../cluster/errors.js';
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
 import { defineHandler } from './types.js';
@@ -31,6 +43,13 @@ const partitionsByView = new WeakMap<TopicView, PartitionOut[]>();
 function unknown(name: string): TopicOut {
   const errorCode = VALID_NAME.test(name) && name !== '.' && name !== '..' ? 3 : 17;
   return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+}
+
+const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
+
+/** An unknown topic Metadata may auto-create: a valid, non-internal name. */
+function autoCreatable(name: string): boolean {
+  return VALID_NAME.test(name) && name !== '.' && name !== '..' && !INTERNAL_TOPICS.has(name);
 }
 
 function describe(t: TopicView): TopicOut {
@@ -58,6 +77,21 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const all = req.topics === null || (ctx.version === 0 && req.topics.length === 0);
+    // allow_auto_topic_creation exists from v4 (default true); v0-3 always allow it.
+    const autoCreate = ctx.runtime.autoCreateTopicsEnable && (ctx.version < 4 || req.allowAutoTopicCreation !== false);
+    const created = (name: string, errorCode: number): TopicOut => ({
+      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    });
+    const autoCreateTopic = (name: string): TopicOut => {
+      try {
+        model.createTopic({ name }, { validateOnly: false });
+        return created(name, 5);
+      } catch (err) {
+        if (!(err instanceof KafkaError)) throw err;
+        // KRaft: the controller's answer is only logged; ZooKeeper mode answers it.
+        return created(name, ctx.runtime.notControllerErrors ? err.code : 5);
+      }
+    };
     let topics: TopicOut[];
     if (all) {
       topics = model.topicViews().map(describe);
@@ -65,7 +99,8 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       topics = req.topics!.map((wanted) => {
         if (wanted.name !== null) {
           const t = model.topicView({ name: wanted.name });
-          return t ? describe(t) : unknown(wanted.name);
+          if (t) return describe(t);
+          return autoCreate && autoCreatable(wanted.name) ? autoCreateTopic(wanted.name) : unknown(wanted.name);
         }
         const byId = wanted.topicId ? model.topicView({ id: wanted.topicId }) : undefined;
         if (!byId) return { errorCode: 100, name: null, topicId: wanted.topicId ?? ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };

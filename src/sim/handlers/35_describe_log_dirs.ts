@@ -1,15 +1,20 @@
 // DescribeLogDirs (35), v0-v4. Answered by each broker for ITSELF (clients ask every broker).
 //
-// Every broker has one log dir, /var/lib/kafka/data-<brokerId>, always online (error 0), listing
-// each replica the broker hosts with partition_size in bytes: the partition's log size (produced
-// batches plus seeded bytes), or, for a replica still copying the log in a reassignment, the
-// bytes it has copied so far (see ../cluster/replication.ts). offset_lag 0 and is_future_key
-// false: moves between the log dirs of one broker are not modelled. topics null = every replica;
-// otherwise the listed partitions it hosts (others omitted silently); topics by name. A stopped
-// broker does not answer at all. Authorization (DESCRIBE on CLUSTER) is not modelled.
+// One result per log dir of the broker (SimulatorOptions.logDirs; default one dir,
+// /var/lib/kafka/data-<brokerId>), in log.dirs order. An online dir (error 0) lists each replica
+// it holds with partition_size in bytes: the partition's log size (produced batches plus seeded
+// bytes), or, for a replica still copying the log in a reassignment, the bytes it has copied so
+// far (see ../cluster/replication.ts); offset_lag 0, is_future_key false. A replica being moved
+// to another dir by AlterReplicaLogDirs (../log-dirs.ts) is also listed under the destination
+// dir with is_future_key true, partition_size = bytes copied and offset_lag = the log end offset
+// times the fraction not yet copied (rounded up; the model copies bytes, not records). An
+// offline dir answers KAFKA_STORAGE_ERROR (56) with no topics and no sizes (-1). topics null =
+// every replica; otherwise the listed partitions it hosts (others omitted silently); topics by
+// name. A stopped broker does not answer at all. Authorization (DESCRIBE on CLUSTER) is not
+// modelled.
 // Per-version notes: v1 is v0 (throttle behaviour); v2 is flexible; v3 adds the top-level
-// error_code (0); v4 adds total_bytes and usable_bytes per log dir: a 1 TiB disk here, usable =
-// total minus the bytes of the replicas on it.
+// error_code (0); v4 adds total_bytes and usable_bytes per log dir: a 1 TiB disk per dir here,
+// usable = total minus the bytes of the replicas (and future replicas) on it.
 import {
   DescribeLogDirsRequestSchema,
   DescribeLogDirsResponseSchema,
@@ -32,26 +37,51 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
   response: DescribeLogDirsResponseSchema,
   handle(ctx, req) {
     const filter = req.topics === null ? null : req.topics.map((t) => ({ topic: t.topic, partitions: t.partitions }));
-    const { model } = ctx.runtime;
-    const sizes = model.logDirSizes(ctx.brokerId, filter);
-    // The disk holds every replica, whatever the request asked to see.
-    const used = filter === null ? sizes.reduce((sum, t) => sum + t.partitions.reduce((s, p) => s + p.sizeBytes, 0), 0) : model.logDirUsedBytes(ctx.brokerId);
-    const topics = sizes.map((t) => ({
-      name: t.topic,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false })),
-    }));
+    const { model, logDirs } = ctx.runtime;
+    const broker = ctx.brokerId;
+    const dirs = logDirs.dirs(broker);
+    type PartitionOut = DescribeLogDirsResponse['results'][number]['topics'][number]['partitions'][number];
+    const listed = new Map<string, Map<string, PartitionOut[]>>(dirs.map((d) => [d, new Map()]));
+    // The disks hold every replica, whatever the request asked to see.
+    const used = new Map<string, number>(dirs.map((d) => [d, 0]));
+    const add = (dir: string, topic: string, p: PartitionOut, count: boolean): void => {
+      if (count) used.set(dir, (used.get(dir) ?? 0) + Number(p.partitionSize));
+      const byTopic = listed.get(dir)!;
+      let parts = byTopic.get(topic);
+      if (!parts) byTopic.set(topic, (parts = []));
+      parts.push(p);
+    };
+    const wanted = filter === null ? null : new Set(filter.flatMap((f) => f.partitions.map((p) => `${f.topic}\u0000${p}`)));
+    for (const t of model.logDirSizes(broker, null)) {
+      for (const p of t.partitions) {
+        const show = wanted === null || wanted.has(`${t.topic}\u0000${p.partition}`);
+        const dir = logDirs.dirOf(broker, t.topic, p.partition);
+        used.set(dir, (used.get(dir) ?? 0) + p.sizeBytes);
+        if (show) add(dir, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
+        const future = logDirs.future(broker, t.topic, p.partition);
+        if (future) {
+          const leo = model.listOffset(t.topic, p.partition, -1).offset;
+          const left = future.totalBytes === 0 ? 0 : (future.totalBytes - future.copiedBytes) / future.totalBytes;
+          const partitionSize = BigInt(future.copiedBytes);
+          if (show) add(future.dir, t.topic, { partitionIndex: p.partition, partitionSize, offsetLag: BigInt(Math.ceil(Number(leo) * left)), isFutureKey: true }, true);
+          else used.set(future.dir, (used.get(future.dir) ?? 0) + future.copiedBytes);
+        }
+      }
+    }
     return {
       throttleTimeMs: 0,
       errorCode: 0,
-      results: [
-        {
-          errorCode: 0,
-          logDir: logDirPath(ctx.brokerId),
-          topics,
-          totalBytes: BigInt(LOG_DIR_TOTAL_BYTES),
-          usableBytes: BigInt(Math.max(0, LOG_DIR_TOTAL_BYTES - used)),
-        },
-      ],
+      results: dirs.map((dir) =>
+        logDirs.isOnline(broker, dir)
+          ? {
+              errorCode: 0,
+              logDir: dir,
+              topics: [...listed.get(dir)!].map(([name, partitions]) => ({ name, partitions })),
+              totalBytes: BigInt(LOG_DIR_TOTAL_BYTES),
+              usableBytes: BigInt(Math.max(0, LOG_DIR_TOTAL_BYTES - (used.get(dir) ?? 0))),
+            }
+          : { errorCode: 56, logDir: dir, topics: [], totalBytes: -1n, usableBytes: -1n },
+      ),
     };
   },
 });

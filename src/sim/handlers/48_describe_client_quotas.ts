@@ -10,7 +10,7 @@
 // other than user/client-id/ip → UNSUPPORTED_VERSION (35) "Unsupported entity type X".
 // Each entry lists its entity client-id before user (Kafka's HashMap order) and every
 // configured key (producer_byte_rate, consumer_byte_rate, request_percentage,
-// controller_mutation_rate). The simulator has no ip quotas, so ip filters match nothing.
+// controller_mutation_rate; connection_creation_rate for ip entities, which stand alone).
 // Per-version notes: v1 is v0 made flexible. ZooKeeper mode answers the same.
 import {
   DescribeClientQuotasRequestSchema,

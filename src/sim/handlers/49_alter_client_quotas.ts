@@ -15,8 +15,13 @@
 //   any bad op changes nothing. Other entities of the request still apply.
 // validateOnly answers the same and changes nothing. A changed controller_mutation_rate
 // applies from the next mutation request (the bucket keeps its tokens).
-// Deviations: ip entities are refused as an unhandled type (the simulator has no ip
-// quotas); NaN/infinite values are refused; results come in request order (Kafka: HashMap).
+// - ip entities (name null = the default ip entity): only connection_creation_rate (an INT:
+//   "Proposed value for connection_creation_rate is too large for an INT."); ip with user or
+//   client-id: "Invalid quota entity combination, IP entity shouldnot be combined with User
+//   or ClientId" (sic); a name that is no IP: "X is not a valid IP or resolvable host.".
+// Deviations: ip quotas are stored and described but not enforced (no connection-rate
+// limiting), and only IP literals and "localhost" count as resolvable (no DNS);
+// NaN/infinite values are refused; results come in request order (Kafka: HashMap).
 // Per-version notes: v1 is v0 made flexible.
 import {
   AlterClientQuotasRequestSchema,

@@ -10,6 +10,7 @@ import { createTopicsHandler } from './19_create_topics.js';
 import { deleteTopicsHandler } from './20_delete_topics.js';
 import { describeConfigsHandler } from './32_describe_configs.js';
 import { alterConfigsHandler } from './33_alter_configs.js';
+import { alterReplicaLogDirsHandler } from './34_alter_replica_log_dirs.js';
 import { describeLogDirsHandler } from './35_describe_log_dirs.js';
 import { saslAuthenticateHandler } from './36_sasl_authenticate.js';
 import { createPartitionsHandler } from './37_create_partitions.js';
@@ -32,6 +33,7 @@ export function allHandlers(): ApiHandler[] {
     deleteTopicsHandler,
     describeConfigsHandler,
     alterConfigsHandler,
+    alterReplicaLogDirsHandler,
     describeLogDirsHandler,
     saslAuthenticateHandler,
     createPartitionsHandler,

@@ -6,6 +6,7 @@ import type { RequestHeader } from '../protocol/messages.generated.js';
 import type { Clock } from '../clock.js';
 import type { ClusterModel } from '../cluster/model.js';
 import type { ClientQuotaStore, ControllerMutationQuota } from '../quotas.js';
+import type { LogDirs } from '../log-dirs.js';
 export type { ControllerMutationQuota } from '../quotas.js';
 import type { ScramUserStore } from '../sasl/scram.js';
 
@@ -46,6 +47,8 @@ export interface SimulatorRuntime {
    * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).
    */
   readonly notControllerErrors: boolean;
+  /** Broker config auto.create.topics.enable (SimulatorOptions.autoCreateTopicsEnable). */
+  readonly autoCreateTopicsEnable: boolean;
   endpoints(): BrokerEndpoint[];
   /**
    * The controller id Metadata and DescribeCluster report: KRaft brokers report a random live
@@ -53,6 +56,8 @@ export interface SimulatorRuntime {
    * controller requests to, which forwards them); ZooKeeper mode reports the real controller.
    */
   reportedControllerId(): number;
+  /** Log dirs and intra-broker moves: DescribeLogDirs (35), AlterReplicaLogDirs (34). */
+  readonly logDirs: LogDirs;
   /** Client quotas: AlterClientQuotas (49) / DescribeClientQuotas (48). */
   readonly clientQuotas: ClientQuotaStore;
   /** KIP-599 controller mutation quota for one request (see ../quotas.ts). */

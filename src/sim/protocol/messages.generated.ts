@@ -1354,6 +1354,54 @@ export const DescribeTopicPartitionsResponseSchema: MessageSchema = {
   ],
 };
 
+export interface AlterReplicaLogDirsRequest {
+  dirs: Array<{
+    path: string;
+    topics: Array<{
+      name: string;
+      partitions: Array<number>;
+    }>;
+  }>;
+}
+
+export const AlterReplicaLogDirsRequestSchema: MessageSchema = {
+  name: 'AlterReplicaLogDirsRequest', apiKey: 34, valid: [0,2], flexible: [2,32767],
+  fields: [
+    { n: 'dirs', t: '[]struct', v: [0,32767], f: [
+      { n: 'path', t: 'string', v: [0,32767] },
+      { n: 'topics', t: '[]struct', v: [0,32767], f: [
+        { n: 'name', t: 'string', v: [0,32767] },
+        { n: 'partitions', t: '[]int32', v: [0,32767] },
+      ] },
+    ] },
+  ],
+};
+
+export interface AlterReplicaLogDirsResponse {
+  throttleTimeMs: number;
+  results: Array<{
+    topicName: string;
+    partitions: Array<{
+      partitionIndex: number;
+      errorCode: number;
+    }>;
+  }>;
+}
+
+export const AlterReplicaLogDirsResponseSchema: MessageSchema = {
+  name: 'AlterReplicaLogDirsResponse', apiKey: 34, valid: [0,2], flexible: [2,32767],
+  fields: [
+    { n: 'throttleTimeMs', t: 'int32', v: [0,32767] },
+    { n: 'results', t: '[]struct', v: [0,32767], f: [
+      { n: 'topicName', t: 'string', v: [0,32767] },
+      { n: 'partitions', t: '[]struct', v: [0,32767], f: [
+        { n: 'partitionIndex', t: 'int32', v: [0,32767] },
+        { n: 'errorCode', t: 'int16', v: [0,32767] },
+      ] },
+    ] },
+  ],
+};
+
 export const ALL_SCHEMAS: readonly MessageSchema[] = [
   ProduceRequestSchema,
   ProduceResponseSchema,
@@ -1397,4 +1445,6 @@ export const ALL_SCHEMAS: readonly MessageSchema[] = [
   DescribeClusterResponseSchema,
   DescribeTopicPartitionsRequestSchema,
   DescribeTopicPartitionsResponseSchema,
+  AlterReplicaLogDirsRequestSchema,
+  AlterReplicaLogDirsResponseSchema,
 ];

@@ -77,6 +77,35 @@ describe('quota CRUD', () => {
     // Idempotent.
     assert.equal((await gw.http().delete('/quotas?user=alice')).status, 204);
   });
+
+  it('ip entities: connectionCreationRate per IP and for the default IP, listed after users and client ids', async () => {
+    const one = { entity: { ip: '10.0.0.7' }, connectionCreationRate: 20 };
+    const set = await put(one);
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.deepEqual(set.body, one);
+    assert.equal((await put({ entity: { ip: null }, connectionCreationRate: 100 })).status, 200);
+    assert.equal((await put({ entity: { ip: '2001:db8::1' }, connectionCreationRate: 5 })).status, 200);
+    assert.equal((await put({ entity: { clientId: 'app' }, controllerMutationRate: 1 })).status, 200);
+    assert.deepEqual(await quotas(), [
+      { entity: { clientId: 'app' }, controllerMutationRate: 1 },
+      { entity: { ip: null }, connectionCreationRate: 100 },
+      { entity: { ip: '10.0.0.7' }, connectionCreationRate: 20 },
+      { entity: { ip: '2001:db8::1' }, connectionCreationRate: 5 },
+    ]);
+    assert.deepEqual(await quotas('?ip=10.0.0.7'), [one]);
+    assert.deepEqual(await quotas('?defaultIp=true'), [{ entity: { ip: null }, connectionCreationRate: 100 }]);
+    assert.deepEqual(await quotas('?clientId=app'), [{ entity: { clientId: 'app' }, controllerMutationRate: 1 }]);
+    // validateOnly changes nothing; PUT replaces the value.
+    assert.equal((await put({ entity: { ip: '10.0.0.7' }, connectionCreationRate: 1 }, '?validateOnly=true')).status, 200);
+    assert.deepEqual(await quotas('?ip=10.0.0.7'), [one]);
+    assert.equal((await put({ entity: { ip: '10.0.0.7' }, connectionCreationRate: 30 })).status, 200);
+    assert.deepEqual(await quotas('?ip=10.0.0.7'), [{ entity: { ip: '10.0.0.7' }, connectionCreationRate: 30 }]);
+    for (const q of ['?ip=10.0.0.7', '?defaultIp=true', `?ip=${encodeURIComponent('2001:db8::1')}`, '?clientId=app']) {
+      const del = await gw.http().delete(`/quotas${q}`);
+      assert.equal(del.status, 204, `${q} ${JSON.stringify(del.body)}`);
+    }
+    assert.deepEqual(await quotas(), []);
+  });
 });
 
 describe('bad quota input: 400, nothing changes', () => {
@@ -94,7 +123,14 @@ describe('bad quota input: 400, nothing changes', () => {
     ['Kafka key spelling', { entity: { user: 'bob' }, controller_mutation_rate: 2 }],
     ['no quota at all', { entity: { user: 'bob' } }],
     ['empty entity', { entity: {}, controllerMutationRate: 2 }],
-    ['unknown entity type', { entity: { ip: '10.0.0.1' }, controllerMutationRate: 2 }],
+    ['unknown entity type', { entity: { group: 'g' }, controllerMutationRate: 2 }],
+    ['ip entity with a user/client-id key', { entity: { ip: '10.0.0.1' }, controllerMutationRate: 2 }],
+    ['ip combined with user', { entity: { ip: '10.0.0.1', user: 'bob' }, connectionCreationRate: 2 }],
+    ['ip combined with the default client id', { entity: { ip: null, clientId: null }, connectionCreationRate: 2 }],
+    ['connectionCreationRate on a user', { entity: { user: 'bob' }, connectionCreationRate: 2 }],
+    ['ip that is not an address', { entity: { ip: 'cafe' }, connectionCreationRate: 2 }],
+    ['fractional connection rate', { entity: { ip: '10.0.0.1' }, connectionCreationRate: 1.5 }],
+    ['connection rate 0', { entity: { ip: '10.0.0.1' }, connectionCreationRate: 0 }],
     ['empty user name', { entity: { user: '' }, controllerMutationRate: 2 }],
     ['control character in a name', { entity: { clientId: 'a\nb' }, controllerMutationRate: 2 }],
     ['entity name not a string', { entity: { user: 42 }, controllerMutationRate: 2 }],
@@ -111,6 +147,14 @@ describe('bad quota input: 400, nothing changes', () => {
     const get = await rejected(() => gw.http().get('/quotas?user=bob&defaultUser=true'), 400, 'validation-failed');
     assert.equal(get.body.errors[0].path, '/query/defaultUser');
     await rejected(() => gw.http().delete('/quotas?clientId=x&defaultClientId=true'), 400, 'validation-failed');
+  });
+
+  it('GET / DELETE: ip with user or client id, or not an address', async () => {
+    const get = await rejected(() => gw.http().get('/quotas?ip=10.0.0.1&user=bob'), 400, 'validation-failed');
+    assert.equal(get.body.errors[0].path, '/query/ip');
+    await rejected(() => gw.http().delete('/quotas?defaultIp=true&defaultClientId=true'), 400, 'validation-failed');
+    await rejected(() => gw.http().delete('/quotas?ip=10.0.0.1&defaultIp=true'), 400, 'validation-failed');
+    await rejected(() => gw.http().delete('/quotas?ip=cafe'), 400, 'validation-failed');
   });
 
   it('DELETE without an entity, or with an empty name', async () => {
