@@ -414,7 +414,7 @@ export interface paths {
          *     same new length, `422`; a partition already moving under another reassignment
          *     `409` (set `addToExisting` to re-target it instead).
          *
-         *     `validateOnly` answers `200` with the plan: totals, the exact throttle configs
+         *     `validateOnly` (body field or query parameter) answers `200` with the plan: totals, the exact throttle configs
          *     Kafka's tool would set (merged with moves in progress, `partition:broker` lists
          *     sorted as strings; rates on sources and destinations), bytes to move per broker, the
          *     estimated duration and the first 100 warnings; the per-partition rows (current and
@@ -565,9 +565,14 @@ export interface paths {
         /**
          * Set replication throttle rates per broker (KIP-179 alterInterbrokerThrottledRates).
          * @description Gateway-owned from then on: `autoRemove` removes them when the reassignments in
-         *     progress now have finished (with none in progress: the next ones to start);
-         *     `ttlSeconds` removes them at that deadline whatever happens. Without either they
-         *     stay until `DELETE /throttles/rates`. Prior values are restored on removal.
+         *     progress now have finished; `ttlSeconds` removes them at that deadline whatever
+         *     happens (with both: whichever comes first). Without either they stay until
+         *     `DELETE /throttles/rates`. Prior values are restored on removal.
+         *
+         *     `autoRemove` while no reassignment is in progress answers `409` `nothing-moving` and
+         *     changes nothing: there is nothing for it to wait for (it would otherwise wait for
+         *     whatever reassignment someone starts next). Use `ttlSeconds` to bound a throttle in
+         *     time.
          */
         put: operations["setThrottleRates"];
         post?: never;
@@ -595,7 +600,8 @@ export interface paths {
          * @description Each item names a topic and, for one `partition`, the brokers whose replicas are
          *     throttled as leaders (`leader`) and as followers (`follower`); `null` throttles
          *     every replica of the topic (`*`). Entries are added to the existing lists (sorted
-         *     as strings); `autoRemove` and `ttlSeconds` as for rates.
+         *     as strings); `autoRemove` and `ttlSeconds` as for rates (`autoRemove` with no
+         *     reassignment in progress: `409` `nothing-moving`, nothing changed).
          */
         put: operations["setThrottledReplicas"];
         post?: never;
@@ -624,10 +630,12 @@ export interface paths {
          * Recovery after the state topic was lost; remove the throttles its lost ledger owned.
          * @description When the state topic was deleted or re-created outside the gateway, the throttles the
          *     gateway had set lose their owner records. An instance that saw the loss kept the ledger
-         *     it had read: this removes what that ledger owned (prior values restored), except on
+         *     it had read, and copies it into the new state topic as soon as it can read one
+         *     (`orphaned/...` ledger records), so any instance, also one started after the loss,
+         *     can answer this: it removes what that ledger owned (prior values restored), except on
          *     resources the current state demands or owns. A dry run by default: `dryRun=false`
-         *     makes the changes. `lostLedgerKnown: false` = this instance never saw a loss (see the
-         *     README, "Recovering the state topic").
+         *     makes the changes (and drops the copies). `lostLedgerKnown: false` = no instance that
+         *     read the lost topic has seen a new one (see the README, "Recovering the state topic").
          */
         delete: operations["deleteOrphanedThrottles"];
         options?: never;
@@ -753,6 +761,8 @@ export interface components {
         PartitionIncreaseRequest: {
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
+            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
+            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -774,6 +784,8 @@ export interface components {
             topic: components["schemas"]["TopicName"];
             /** @description The new total number of partitions. */
             count: components["schemas"]["PartitionCount"];
+            /** @description Validate only, as the `validateOnly` query parameter (both given must agree). Absent = false. */
+            validateOnly?: boolean;
             /** @description One replica list per new partition, in partition order. */
             assignments?: components["schemas"]["ReplicaList"][];
         };
@@ -986,7 +998,7 @@ export interface components {
             throttle?: number | null;
             /** @description Remove the throttle when the move ends. Absent = true. */
             autoRemoveThrottle?: boolean;
-            /** @description Plan and check only; nothing changes. Absent = false. */
+            /** @description Plan and check only; nothing changes. Same as the `validateOnly` query parameter (both given must agree). Absent = false. */
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
@@ -1307,7 +1319,7 @@ export interface components {
                 leaderRate?: number;
                 followerRate?: number;
             }[];
-            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -1318,7 +1330,7 @@ export interface components {
                 leader?: components["schemas"]["BrokerId"][] | null;
                 follower?: components["schemas"]["BrokerId"][] | null;
             }[];
-            /** @description Remove when the moves running now have finished. Absent = false (see ReassignmentRequest on why not `default`). */
+            /** @description Remove when the moves running now have finished (none running = 409 `nothing-moving`). Absent = false (see ReassignmentRequest on why not `default`). */
             autoRemove?: boolean;
             ttlSeconds?: number | null;
         };
@@ -1452,7 +1464,11 @@ export interface components {
          */
         Topic: components["schemas"]["TopicName"];
         /**
-         * @description Let Kafka validate the request without applying it.
+         * @description Validate the request (Kafka's checks included) without applying it. The one
+         *     convention for every operation that can do this: this query parameter; operations
+         *     whose body is a request object (`POST /reassignments`,
+         *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+         *     Either set to true validates only; both given with different values is `400`.
          * @example true
          */
         ValidateOnly: boolean;
@@ -1859,7 +1875,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2058,6 +2078,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2067,7 +2088,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2126,7 +2151,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2246,7 +2275,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Let Kafka validate the request without applying it.
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
                  * @example true
                  */
                 validateOnly?: components["parameters"]["ValidateOnly"];
@@ -2367,6 +2400,15 @@ export interface operations {
                  * @example true
                  */
                 detail?: components["parameters"]["ReassignmentDetail"];
+                /**
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
+                 * @example true
+                 */
+                validateOnly?: components["parameters"]["ValidateOnly"];
             };
             header?: never;
             path?: never;
@@ -2627,6 +2669,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];
@@ -2698,6 +2749,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description `nothing-moving`: `autoRemove` while no reassignment is in progress. Nothing was changed; use `ttlSeconds`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             502: components["responses"]["BadGateway"];

@@ -30,7 +30,7 @@ import {
   type PacingOrder,
   type ThrottleDemand,
 } from '../domain/reassignment/index.js';
-import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { boundedError } from '../state/layout.js';
@@ -44,7 +44,7 @@ import type { ThrottleSync } from './throttle-sync.js';
 export const pacingClaimResource = (id: string): string => `pacing/${id}`;
 
 export interface PacerDeps {
-  kafka: PlatformaticKafkaGateway;
+  kafka: KafkaAdmin;
   store: StateStore;
   throttles: ThrottleSync;
   config: ReassignmentConfig;
