@@ -23,7 +23,13 @@ describe('web console in Chromium', { skip }, () => {
   let api: GatewayClient;
 
   before(async () => {
-    [gw, browser] = await Promise.all([startDemoGateway(), launchChromium()]);
+    // Keep whichever started, so that `after` closes it when the other failed (a Chromium left
+    // running would keep this test process alive for good).
+    const [g, b] = await Promise.allSettled([startDemoGateway(), launchChromium()]);
+    if (g.status === 'fulfilled') gw = g.value;
+    if (b.status === 'fulfilled') browser = b.value;
+    if (g.status === 'rejected') throw g.reason;
+    if (b.status === 'rejected') throw b.reason;
     api = createClient({ baseUrl: gw.url, token: gw.token.operator });
   });
   after(async () => {
