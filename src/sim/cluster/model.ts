@@ -14,7 +14,7 @@ import {
 import { ResourceType } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
-import { PartitionMoves, type CompletedReassignment, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
+import { PartitionMoves, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
 import { ReplicaIndex } from './replica-index.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
 import {
@@ -138,6 +138,11 @@ export interface FetchOptions {
 
 function randomClusterId(source?: () => Uint8Array): string {
   return randomUuid(source);
+}
+
+/** Lets the event loop run (other connections, timers) before going on. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function copyPartition(p: PartitionState, isUp: (id: number) => boolean): PartitionInfo {
@@ -833,6 +838,74 @@ export class ClusterModel {
       for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
       return planned.map((r) => (r instanceof KafkaError ? r : null));
     });
+  }
+
+  /** Sliced AlterPartitionReassignments requests, one after the other (the controller's queue). */
+  private controllerQueue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * AlterPartitionReassignments with the semantics of alterPartitionReassignments (every entry
+   * planned against the state before the request, then the good ones applied in order), done in
+   * slices of about `sliceMs` of work that yield to the event loop between them, so that a
+   * request of 100,000 partitions does not stop every other connection for its whole duration.
+   * The request runs at one instant of the clock (copies do not advance until it is done: one
+   * controller event); the copies' rate classes are settled slice by slice, so the first read
+   * after it costs nothing extra. Two such requests run one after the other, as the controller's
+   * event queue does; other changes (a topic deleted, a broker stopped) may land between slices,
+   * and then count as having come before the entries not yet planned or applied.
+   */
+  alterPartitionReassignmentsSliced(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    opts: { sliceMs?: number; pause?: () => Promise<void> } = {},
+  ): Promise<(KafkaError | null)[]> {
+    const result = this.controllerQueue.then(() => this.alterSliced(entries, opts.sliceMs ?? 20, opts.pause ?? yieldToEventLoop));
+    this.controllerQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async alterSliced(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    sliceMs: number,
+    pause: () => Promise<void>,
+  ): Promise<(KafkaError | null)[]> {
+    const pinned = this.instant === null;
+    if (pinned) this.instant = this.clock.now();
+    try {
+      this.sync();
+      let sliceStart = performance.now();
+      const due = (i: number): boolean => (i & 127) === 127 && performance.now() - sliceStart >= sliceMs;
+      const yieldNow = async (): Promise<void> => {
+        this.sync(); // settle the rate classes of what this slice changed, at the same instant
+        await pause();
+        sliceStart = performance.now();
+      };
+      const planned: (ReassignmentRecord | KafkaError)[] = new Array(entries.length);
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i];
+        try {
+          planned[i] = this.moves.plan(e.topic, e.partition, e.replicas);
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          planned[i] = err;
+        }
+        if (due(i)) await yieldNow();
+      }
+      const errors: (KafkaError | null)[] = new Array(entries.length);
+      for (let i = 0; i < planned.length; i++) {
+        const r = planned[i];
+        if (r instanceof KafkaError) {
+          errors[i] = r;
+        } else {
+          errors[i] = null;
+          this.moves.apply(r);
+        }
+        if (due(i)) await yieldNow();
+      }
+      this.sync();
+      return errors;
+    } finally {
+      if (pinned) this.instant = null;
+    }
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */
