@@ -827,6 +827,17 @@ export class ClusterModel {
   alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
     return this.atOneInstant(() => {
       this.sync();
+      this.moves.beginBatch();
+      try {
+        return this.alterInOneBlock(entries);
+      } finally {
+        this.moves.endBatch();
+      }
+    });
+  }
+
+  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+    {
       const planned = entries.map((e) => {
         try {
           return this.moves.plan(e.topic, e.partition, e.replicas);
@@ -837,7 +848,7 @@ export class ClusterModel {
       });
       for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
       return planned.map((r) => (r instanceof KafkaError ? r : null));
-    });
+    }
   }
 
   /** Sliced AlterPartitionReassignments requests, one after the other (the controller's queue). */
@@ -870,6 +881,7 @@ export class ClusterModel {
   ): Promise<(KafkaError | null)[]> {
     const pinned = this.instant === null;
     if (pinned) this.instant = this.clock.now();
+    this.moves.beginBatch();
     try {
       this.sync();
       let sliceStart = performance.now();
@@ -904,6 +916,7 @@ export class ClusterModel {
       this.sync();
       return errors;
     } finally {
+      this.moves.endBatch();
       if (pinned) this.instant = null;
     }
   }
