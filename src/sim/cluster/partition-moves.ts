@@ -54,6 +54,7 @@ export interface MovesHost {
   partitionChanged(topic: TopicState, p: PartitionState, before: readonly number[]): void;
 }
 
+/** One moving partition as ListPartitionReassignments reports it; its lists are shared: read only. */
 export interface OngoingReassignment {
   partitionIndex: number;
   replicas: number[];
@@ -430,11 +431,13 @@ export class PartitionMoves {
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
   list(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
+    // The lists are shared, not copied: the model replaces them on every change, never modifies
+    // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
     const describe = (p: PartitionState, m: Moving): OngoingReassignment => ({
       partitionIndex: p.partition,
-      replicas: [...p.replicas],
-      addingReplicas: [...m.adding],
-      removingReplicas: [...m.removing],
+      replicas: p.replicas,
+      addingReplicas: m.adding,
+      removingReplicas: m.removing,
     });
     if (topics === null) {
       return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
