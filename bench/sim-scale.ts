@@ -8,8 +8,11 @@
 // Each request is timed from writing its (pre-encoded) frame to receiving the last byte of the
 // answer on a kept-open connection: the simulator's work plus loopback, not a client's decoding.
 // Every figure is min/median/max over REPS repetitions, with the per-partition growth ratio
-// against 1k (median ÷ median; linear ≈ 1). The event loop's longest stall during each size's
-// requests is reported too (perf_hooks.monitorEventLoopDelay, the simulator's own loop).
+// against 1k (median ÷ median; linear ≈ 1): wall time, CPU time of this process (the simulator
+// runs in it) and the longest event-loop block during the request, measured by a 1 ms
+// setInterval drift probe (the longest gap between two turns of the simulator's own loop: what
+// every other connection to the simulator waits at worst). monitorEventLoopDelay's max over each
+// size's requests is printed too.
 //
 //   npm run bench:sim-scale                 (SIM_SCALE_SIZES=1000,10000 SIM_SCALE_BROKERS=12 REPS=5)
 import net from 'node:net';
@@ -53,6 +56,36 @@ function decodeResponse<T>(apiKey: number, version: number, answer: Buffer): T {
 }
 
 /** One kept-open connection; requests one at a time, answers as raw frames. */
+/** Longest gap between turns of the event loop since reset(): a 1 ms setInterval probe. */
+class BlockProbe {
+  private last = performance.now();
+  private longest = 0;
+  private readonly timer = setInterval(() => this.mark(), 1);
+
+  private mark(): void {
+    const now = performance.now();
+    this.longest = Math.max(this.longest, now - this.last);
+    this.last = now;
+  }
+
+  reset(): void {
+    this.last = performance.now();
+    this.longest = 0;
+  }
+
+  /** The longest block since reset(), the running turn included. */
+  read(): number {
+    this.mark();
+    return this.longest;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+const probe = new BlockProbe();
+
 class Connection {
   private socket!: net.Socket;
   private acc: Buffer[] = [];
@@ -74,10 +107,10 @@ class Connection {
     this.acc.push(d);
     this.accBytes += d.length;
     if (this.accBytes < 4) return;
+    const head = this.acc[0].length >= 4 ? this.acc[0] : Buffer.concat(this.acc, this.accBytes);
+    const size = head.readInt32BE(0);
+    if (this.accBytes < 4 + size) return; // joined once complete, not on every chunk
     const all = this.acc.length === 1 ? this.acc[0] : Buffer.concat(this.acc, this.accBytes);
-    this.acc = [all];
-    const size = all.readInt32BE(0);
-    if (this.accBytes < 4 + size) return;
     this.acc = [];
     this.accBytes = 0;
     const w = this.waiting;
@@ -86,13 +119,14 @@ class Connection {
   }
 
   /** Sends a frame; resolves with the answer, the ms to its last byte and the CPU ms spent meanwhile. */
-  send(bytes: Buffer): Promise<{ answer: Buffer; ms: number; cpuMs: number }> {
+  send(bytes: Buffer): Promise<{ answer: Buffer; ms: number; cpuMs: number; blockMs: number }> {
     return new Promise((resolve) => {
       const start = performance.now();
       const cpu = process.cpuUsage();
+      probe.reset();
       this.waiting = (answer) => {
         const used = process.cpuUsage(cpu);
-        resolve({ answer, ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 });
+        resolve({ answer, ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000, blockMs: probe.read() });
       };
       this.socket.write(bytes);
     });
@@ -154,6 +188,7 @@ interface SizeResult {
   size: number;
   ms: Map<Op, number[]>;
   cpuMs: Map<Op, number[]>;
+  blockMs: Map<Op, number[]>;
   bytes: Map<Op, number>;
   maxLoopStallMs: number;
 }
@@ -161,6 +196,7 @@ interface SizeResult {
 async function measureWire(size: number): Promise<SizeResult> {
   const ms = new Map<Op, number[]>(OPS.map((o) => [o, []]));
   const cpuMs = new Map<Op, number[]>(OPS.map((o) => [o, []]));
+  const blockMs = new Map<Op, number[]>(OPS.map((o) => [o, []]));
   const timed = (op: Op, f: () => void): void => {
     const start = performance.now();
     const cpu = process.cpuUsage();
@@ -168,6 +204,12 @@ async function measureWire(size: number): Promise<SizeResult> {
     const used = process.cpuUsage(cpu);
     ms.get(op)!.push(performance.now() - start);
     cpuMs.get(op)!.push((used.user + used.system) / 1000);
+    blockMs.get(op)!.push(performance.now() - start); // synchronous: one block
+  };
+  const record = (op: Op, r: { ms: number; cpuMs: number; blockMs: number }): void => {
+    ms.get(op)!.push(r.ms);
+    cpuMs.get(op)!.push(r.cpuMs);
+    blockMs.get(op)!.push(r.blockMs);
   };
   const bytes = new Map<Op, number>();
   const sim: Simulator = await startSimulator({ brokers: BROKERS, seedBytes: GiB });
@@ -203,8 +245,7 @@ async function measureWire(size: number): Promise<SizeResult> {
     loop.enable();
     for (let rep = 0; rep < REPS; rep++) {
       const altered = await conn.send(alterFrame);
-      ms.get('AlterPartitionReassignments')!.push(altered.ms);
-      cpuMs.get('AlterPartitionReassignments')!.push(altered.cpuMs);
+      record('AlterPartitionReassignments', altered);
       bytes.set('AlterPartitionReassignments', altered.answer.length);
       if (rep === 0) {
         const res = decodeResponse<any>(45, 0, altered.answer);
@@ -215,8 +256,7 @@ async function measureWire(size: number): Promise<SizeResult> {
       await tick();
       for (const [op, f] of [['Metadata', metadataFrame], ['ListPartitionReassignments', listFrame], ['DescribeLogDirs', logDirsFrame]] as const) {
         const r = await conn.send(f);
-        ms.get(op)!.push(r.ms);
-        cpuMs.get(op)!.push(r.cpuMs);
+        record(op, r);
         bytes.set(op, r.answer.length);
         if (rep === 0 && op === 'ListPartitionReassignments') {
           const res = decodeResponse<any>(46, 0, r.answer);
@@ -251,7 +291,7 @@ async function measureWire(size: number): Promise<SizeResult> {
       if (left !== 0) throw new Error(`${left} moves did not complete`);
       await tick();
     }
-    return { size, ms, cpuMs, bytes, maxLoopStallMs: loop.max / 1e6 };
+    return { size, ms, cpuMs, blockMs, bytes, maxLoopStallMs: loop.max / 1e6 };
   } finally {
     await sim.close();
   }
@@ -267,27 +307,31 @@ async function main(): Promise<void> {
     if (global.gc) global.gc();
   }
   const base = results[0];
+  const fmt = (x: Stats): string => `${x.min.toFixed(1)} / ${x.median.toFixed(1)} / ${x.max.toFixed(1)}`;
   console.log('');
-  console.log('wall ms: min / median / max; cpu ms: median CPU time of this process meanwhile (what a busy machine inflates less)');
-  console.log(`operation                      partitions    min ms  median ms    max ms   cpu ms   answer bytes   ratio/partition vs ${base.size} (wall, cpu)`);
+  console.log(`min / median / max over ${REPS} repetitions (ms); cpu = CPU time of this process meanwhile; block = longest event-loop block during the request`);
+  console.log(`ratio = per-partition median at this size ÷ at ${base.size} (wall, cpu, block; linear ≈ 1)`);
+  console.log(
+    `${'operation'.padEnd(28)} ${'partitions'.padStart(10)} ${'wall ms'.padStart(24)} ${'cpu ms'.padStart(24)} ${'block ms'.padStart(24)} ${'answer bytes'.padStart(13)}  ratio`,
+  );
   for (const op of OPS) {
     for (const r of results) {
-      const s = stats(r.ms.get(op)!);
-      const b = stats(base.ms.get(op)!);
+      const w = stats(r.ms.get(op)!);
       const c = stats(r.cpuMs.get(op)!);
-      const bc = stats(base.cpuMs.get(op)!);
-      const ratio = s.median / r.size / (b.median / base.size);
-      const cpuRatio = c.median / r.size / (bc.median / base.size);
+      const k = stats(r.blockMs.get(op)!);
+      const ratio = (m: Map<Op, number[]>): string => (stats(m.get(op)!).median / r.size / (stats(baseOf(m)).median / base.size)).toFixed(2);
+      const baseOf = (m: Map<Op, number[]>): number[] => (m === r.ms ? base.ms : m === r.cpuMs ? base.cpuMs : base.blockMs).get(op)!;
       const answer = r.bytes.get(op);
       console.log(
-        `${op.padEnd(30)} ${String(r.size).padStart(10)} ${s.min.toFixed(1).padStart(9)} ${s.median.toFixed(1).padStart(10)} ${s.max.toFixed(1).padStart(9)} ${c.median.toFixed(1).padStart(8)} ` +
-          `${(answer === undefined ? '' : String(answer)).padStart(14)}   ${ratio.toFixed(2)}, ${cpuRatio.toFixed(2)}`,
+        `${op.padEnd(28)} ${String(r.size).padStart(10)} ${fmt(w).padStart(24)} ${fmt(c).padStart(24)} ${fmt(k).padStart(24)} ` +
+          `${(answer === undefined ? '' : String(answer)).padStart(13)}  ${ratio(r.ms)}, ${ratio(r.cpuMs)}, ${ratio(r.blockMs)}`,
       );
     }
   }
   console.log('');
   for (const r of results) console.log(`longest event-loop stall during the ${r.size}-partition requests: ${r.maxLoopStallMs.toFixed(0)} ms`);
   console.log(`total ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  probe.stop();
 }
 
 await main();

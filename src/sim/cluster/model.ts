@@ -14,7 +14,7 @@ import {
 import { ResourceType } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
-import { PartitionMoves, type CompletedReassignment, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
+import { PartitionMoves, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
 import { ReplicaIndex } from './replica-index.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
 import {
@@ -108,6 +108,7 @@ export interface CreatePartitionsResult {
  * A topic as Metadata reports it, cached until one of its partitions or a broker's state
  * changes: shared by every reader, so it must not be modified.
  */
+/** A topic as Metadata reports it; shared with the model (replica and ISR lists too): read only. */
 export interface TopicView {
   readonly name: string;
   readonly topicId: string;
@@ -138,6 +139,16 @@ export interface FetchOptions {
 
 function randomClusterId(source?: () => Uint8Array): string {
   return randomUuid(source);
+}
+
+/** AlterPartitionReassignments up to this many entries run in one block (about a millisecond). */
+const SMALL_ALTER = 1000;
+
+const NO_REPLICAS = Object.freeze([]) as unknown as number[];
+
+/** Lets the event loop run (other connections, timers) before going on. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function copyPartition(p: PartitionState, isUp: (id: number) => boolean): PartitionInfo {
@@ -387,8 +398,22 @@ export class ClusterModel {
   private view(t: TopicState): TopicView {
     let v = this.views.get(t);
     if (!v) {
+      // Shares the partitions' replica and ISR arrays: the model replaces them on every change,
+      // never modifies them in place, and the view goes with the change (100k copies spared).
       const isUp = (r: number) => this.brokers.isUp(r);
-      v = { name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => copyPartition(p, isUp)) };
+      v = {
+        name: t.name,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({
+          partition: p.partition,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          partitionEpoch: p.partitionEpoch,
+          replicas: p.replicas,
+          isr: p.isr,
+          offlineReplicas: p.replicas.every(isUp) ? NO_REPLICAS : p.replicas.filter((r) => !isUp(r)),
+        })),
+      };
       this.views.set(t, v);
     }
     return v;
@@ -822,6 +847,17 @@ export class ClusterModel {
   alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
     return this.atOneInstant(() => {
       this.sync();
+      this.moves.beginBatch();
+      try {
+        return this.alterInOneBlock(entries);
+      } finally {
+        this.moves.endBatch();
+      }
+    });
+  }
+
+  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+    {
       const planned = entries.map((e) => {
         try {
           return this.moves.plan(e.topic, e.partition, e.replicas);
@@ -832,7 +868,89 @@ export class ClusterModel {
       });
       for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
       return planned.map((r) => (r instanceof KafkaError ? r : null));
-    });
+    }
+  }
+
+  /** Sliced AlterPartitionReassignments requests, one after the other (the controller's queue). */
+  private controllerQueue: Promise<unknown> = Promise.resolve();
+  private slicedInFlight = 0;
+
+  /**
+   * AlterPartitionReassignments with the semantics of alterPartitionReassignments (every entry
+   * planned against the state before the request, then the good ones applied in order), done in
+   * slices of about `sliceMs` (default 10) of work that yield to the event loop between them, so that a
+   * request of 100,000 partitions does not stop every other connection for its whole duration.
+   * The request runs at one instant of the clock (copies do not advance until it is done: one
+   * controller event); the copies' rate classes are settled slice by slice, so the first read
+   * after it costs nothing extra. Two such requests run one after the other, as the controller's
+   * event queue does; other changes (a topic deleted, a broker stopped) may land between slices,
+   * and then count as having come before the entries not yet planned or applied.
+   */
+  alterPartitionReassignmentsSliced(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    opts: { sliceMs?: number; pause?: () => Promise<void> } = {},
+  ): Promise<(KafkaError | null)[]> {
+    // A small request with none queued before it runs at once, in one block, as it always did.
+    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER) return Promise.resolve(this.alterPartitionReassignments(entries));
+    this.slicedInFlight++;
+    const result = this.controllerQueue
+      .then(() => this.alterSliced(entries, opts.sliceMs ?? 10, opts.pause ?? yieldToEventLoop))
+      .finally(() => this.slicedInFlight--);
+    this.controllerQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async alterSliced(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    sliceMs: number,
+    pause: () => Promise<void>,
+  ): Promise<(KafkaError | null)[]> {
+    // Decoding the request was one block already: start on a turn of its own.
+    await pause();
+    const pinned = this.instant === null;
+    if (pinned) this.instant = this.clock.now();
+    this.moves.beginBatch();
+    const errors: (KafkaError | null)[] = new Array(entries.length);
+    try {
+      this.sync();
+      let sliceStart = performance.now();
+      const due = (i: number): boolean => (i & 127) === 127 && performance.now() - sliceStart >= sliceMs;
+      const yieldNow = async (): Promise<void> => {
+        this.sync(); // settle the rate classes of what this slice changed, at the same instant
+        await pause();
+        sliceStart = performance.now();
+      };
+      const planned: (ReassignmentRecord | KafkaError)[] = new Array(entries.length);
+      // A slice is `sliceMs` of planning or applying plus the settling of its copies (sync),
+      // which costs about as much again when applying.
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i];
+        try {
+          planned[i] = this.moves.plan(e.topic, e.partition, e.replicas);
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          planned[i] = err;
+        }
+        if (due(i)) await yieldNow();
+      }
+      for (let i = 0; i < planned.length; i++) {
+        const r = planned[i];
+        if (r instanceof KafkaError) {
+          errors[i] = r;
+        } else {
+          errors[i] = null;
+          this.moves.apply(r);
+        }
+        if (due(i)) await yieldNow();
+      }
+      this.sync();
+    } finally {
+      this.moves.endBatch();
+      if (pinned) this.instant = null;
+    }
+    // Building and encoding the answer is one more block: on a turn of its own too.
+    await pause();
+    return errors;
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */

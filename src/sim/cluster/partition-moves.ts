@@ -54,6 +54,7 @@ export interface MovesHost {
   partitionChanged(topic: TopicState, p: PartitionState, before: readonly number[]): void;
 }
 
+/** One moving partition as ListPartitionReassignments reports it; its lists are shared: read only. */
 export interface OngoingReassignment {
   partitionIndex: number;
   replicas: number[];
@@ -147,6 +148,17 @@ export class PartitionMoves {
   /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
   private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
+  private readonly isUp = (id: number): boolean => this.host.isUp(id);
+  private readonly isRegistered = (id: number): boolean => this.host.isRegistered(id);
+  /**
+   * Inside a batch (a request of many entries, beginBatch/endBatch) topic configs read for every
+   * partition (unclean.leader.election.enable, the throttled-replica lists) are read once per
+   * topic; any config change in between starts a new generation, so nothing stale is used.
+   */
+  private batchGeneration = 0;
+  private batchDepth = 0;
+  private readonly uncleanMemo = new Map<TopicState, { generation: number; value: boolean }>();
+  private readonly throttleCheckedAt = new Map<TopicState, number>();
 
   /**
    * @param roundTripMs the least time from a copy's start to its ISR join: the follower fetches,
@@ -230,6 +242,31 @@ export class PartitionMoves {
     this.forgetPendingJoin(p, brokerId);
   }
 
+  /** Start of a request touching many partitions: configs are read once per topic until endBatch. */
+  beginBatch(): void {
+    if (this.batchDepth++ === 0) this.batchGeneration++;
+  }
+
+  endBatch(): void {
+    if (--this.batchDepth > 0) return;
+    this.batchGeneration++;
+    this.uncleanMemo.clear();
+    this.throttleCheckedAt.clear();
+  }
+
+  private get inBatch(): boolean {
+    return this.batchDepth > 0;
+  }
+
+  private uncleanAllowed(t: TopicState): boolean {
+    if (!this.inBatch) return this.host.uncleanAllowed(t);
+    const memo = this.uncleanMemo.get(t);
+    if (memo?.generation === this.batchGeneration) return memo.value;
+    const value = this.host.uncleanAllowed(t);
+    this.uncleanMemo.set(t, { generation: this.batchGeneration, value });
+    return value;
+  }
+
   /** Number of partitions being reassigned. */
   get movingCount(): number {
     return this.moving.size;
@@ -257,12 +294,14 @@ export class PartitionMoves {
 
   /** A topic's configs changed: its throttled-replica lists may list other copies now. */
   topicConfigsChanged(t: TopicState): void {
+    this.batchGeneration++;
     this.throttleLists.delete(t);
     for (const p of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(p);
   }
 
   /** A broker's configs changed ("" = the cluster default, which topic configs may follow). */
   brokerConfigsChanged(name: string): void {
+    this.batchGeneration++;
     if (name === '') {
       this.throttleLists.clear();
       this.tracker.invalidateAll();
@@ -320,19 +359,19 @@ export class PartitionMoves {
     if (target === null) {
       if (!m) throw noReassignmentInProgress();
       const revert = revertedReassignment(p.replicas, p.isr, m.adding);
-      const unclean = this.host.uncleanAllowed(t);
+      const unclean = this.uncleanAllowed(t);
       if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
-      const elected = leaderAfterChange(p.leader, revert, unclean, (id) => this.host.isUp(id));
+      const elected = leaderAfterChange(p.leader, revert, unclean, this.isUp);
       next = { replicas: revert.replicas, isr: elected.isr, leader: elected.leader, adding: [], removing: [] };
     } else {
-      validateTarget(target, (id) => this.host.isRegistered(id));
+      validateTarget(target, this.isRegistered);
       const r = reassignmentReplicas(p.replicas, target);
       // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
       // new target that adds (or removes) nothing relative to the merged list keeps the old list.
       const moving = { replicas: r.replicas, adding: r.adding.length > 0 ? r.adding : cur.adding, removing: r.removing.length > 0 ? r.removing : cur.removing };
       const done = completedReassignment(moving, p.isr);
       const set = done ?? { replicas: moving.replicas, isr: [...p.isr] };
-      const elected = leaderAfterChange(p.leader, set, this.host.uncleanAllowed(t), (id) => this.host.isUp(id));
+      const elected = leaderAfterChange(p.leader, set, this.uncleanAllowed(t), this.isUp);
       next = { replicas: set.replicas, isr: elected.isr, leader: elected.leader, adding: done ? [] : moving.adding, removing: done ? [] : moving.removing };
     }
     // The record carries only the fields that differ from the state it was computed against.
@@ -392,11 +431,13 @@ export class PartitionMoves {
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
   list(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
+    // The lists are shared, not copied: the model replaces them on every change, never modifies
+    // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
     const describe = (p: PartitionState, m: Moving): OngoingReassignment => ({
       partitionIndex: p.partition,
-      replicas: [...p.replicas],
-      addingReplicas: [...m.adding],
-      removingReplicas: [...m.removing],
+      replicas: p.replicas,
+      addingReplicas: m.adding,
+      removingReplicas: m.removing,
     });
     if (topics === null) {
       return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
@@ -481,7 +522,7 @@ export class PartitionMoves {
   private tryComplete(p: PartitionState, m: Moving, isr: readonly number[] = p.isr, at?: number): boolean {
     const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
     if (!done) return false;
-    const next = leaderAfterChange(p.leader, done, this.host.uncleanAllowed(m.topic), (id) => this.host.isUp(id));
+    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(m.topic), this.isUp);
     for (const id of m.removing) this.dropCopy(p, id);
     this.stopMoving(p);
     this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
@@ -516,10 +557,15 @@ export class PartitionMoves {
   private throttled(t: TopicState, side: 'leader' | 'follower', partition: number, brokerId: number): boolean {
     let lists = this.throttleLists.get(t);
     if (!lists) this.throttleLists.set(t, (lists = { leader: emptyList(), follower: emptyList() }));
-    const raw = this.host.topicConfig(t, `${side}.replication.throttled.replicas`);
-    let list = lists[side];
-    if (list.raw !== raw) list = lists[side] = { raw, parsed: parseThrottledReplicas(raw) };
-    return list.parsed.lists(partition, brokerId);
+    // Both sides' raw values are re-read once per batch generation (every call outside a batch).
+    if (!this.inBatch || this.throttleCheckedAt.get(t) !== this.batchGeneration) {
+      for (const s of ['leader', 'follower'] as const) {
+        const raw = this.host.topicConfig(t, `${s}.replication.throttled.replicas`);
+        if (lists[s].raw !== raw) lists[s] = { raw, parsed: parseThrottledReplicas(raw) };
+      }
+      if (this.inBatch) this.throttleCheckedAt.set(t, this.batchGeneration);
+    }
+    return lists[side].parsed.lists(partition, brokerId);
   }
 }
 

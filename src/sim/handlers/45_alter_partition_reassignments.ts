@@ -29,13 +29,16 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
   name: 'AlterPartitionReassignments',
   request: AlterPartitionReassignmentsRequestSchema,
   response: AlterPartitionReassignmentsResponseSchema,
-  handle(ctx, req) {
+  async handle(ctx, req) {
     if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, responses: [] };
     const { model } = ctx.runtime;
     // One controller event: every entry is checked against the state before the request, then
-    // the good ones are applied in order (see ClusterModel.alterPartitionReassignments).
-    const entries = req.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas })));
-    const errors = model.alterPartitionReassignments(entries);
+    // the good ones are applied in order (see ClusterModel.alterPartitionReassignments). Done in
+    // slices that yield to the event loop, so 100,000 partitions do not stop other connections
+    // (ClusterModel.alterPartitionReassignmentsSliced); the answer comes when all are done.
+    const entries: { topic: string; partition: number; replicas: number[] | null }[] = [];
+    for (const t of req.topics) for (const p of t.partitions) entries.push({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas });
+    const errors = await model.alterPartitionReassignmentsSliced(entries);
     let i = 0;
     const responses = req.topics.map((t) => ({
       name: t.name,
