@@ -102,7 +102,7 @@ it(`${ROUNDS} rounds of concurrent random throttle changes on two instances: eve
     const batch = Array.from({ length: 6 }, (_, i) => randomOp(i % 2 ? a : b));
     const answers = await Promise.all(batch);
     ops += answers.length;
-    for (const r of answers) assert.equal(r.status, 200, `round ${round}: ${r.status} ${JSON.stringify(r.body)}`);
+    for (const r of answers) assert.equal(r.status, 200, `round ${round}: ${r.status} ${JSON.stringify(r.body)} ${JSON.stringify([...a.logger.errors, ...b.logger.errors]).slice(0, 3000)}`);
     await settled();
     assert.deepEqual(await actual(a), await expected(a), `round ${round}`);
   }
