@@ -277,15 +277,15 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
         ...(v.order !== undefined && { order: v.order as 'size-asc' | 'size-desc' | 'as-given' }),
         ...(v['validate-only'] && { validateOnly: true }),
       };
-      const answer = await client.startReassignment(body);
+      const answer = await client.startReassignment(body, { detail: Boolean(v['validate-only']) });
       if (!('id' in answer)) {
-        print(answer, () => `Valid. ${answer.partitions.length} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], answer.partitions.map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
+        print(answer, () => `Valid. ${answer.totals.partitions} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], (answer.partitions ?? []).map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
         return 0;
       }
       if (v['rollback-file']) writeFileSync(v['rollback-file'], `${JSON.stringify(answer.rollback, null, 2)}\n`);
       print(answer, () =>
         [
-          `Started reassignment ${answer.id} (${answer.plan.partitions.length} partition(s), ${formatBytes(answer.plan.estimate.totalBytes)}).`,
+          `Started reassignment ${answer.id} (${answer.summary.counts.total} partition(s), ${formatBytes(answer.summary.progress.bytesTotal)}).`,
           v['rollback-file'] ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).` : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
           `Follow it: kag reassign status ${answer.id} --watch`,
         ].join('\n'),

@@ -15,7 +15,7 @@ export interface Concurrency {
   perBroker?: number | null;
   cluster?: number | null;
 }
-/** Pacing status on GET /reassignments/{id} (gateways with paced execution). */
+/** Pacing status of a reassignment (from its summary's counts and pacing fields). */
 export interface PacingStatus {
   paused: boolean;
   concurrency: Concurrency;
@@ -23,18 +23,57 @@ export interface PacingStatus {
   counts: { queued: number; moving: number; completed: number; failed: number };
   etaSeconds: number | null;
 }
-type ReassignmentBase = Schemas['Reassignment'];
+/** GET /reassignments/{id}: the summary (no per-partition rows). */
+export type ReassignmentSummaryView = Schemas['Reassignment'];
+/** One row of GET /reassignments/{id}/partitions. */
+export type ReassignmentPartitionItem = Schemas['ReassignmentPartitionItem'];
 /**
- * GET /reassignments/{id}. Newer gateways add `pacing` and the states `paused` (reassignment)
- * and `queued`/`dropped` (partition); the partition list may be paged separately
- * (GET /reassignments/{id}/partitions), so `partitions` may be absent.
+ * A partition as the console and the CLI show it, made from a page row: `status` in the
+ * vocabulary they display (done/reverted/superseded), `copies` one entry for its adding replicas.
  */
-export type Reassignment = Omit<ReassignmentBase, 'state' | 'partitions'> & {
-  state: ReassignmentBase['state'] | 'paused';
-  partitions: (Omit<ReassignmentBase['partitions'][number], 'status'> & { status: ReassignmentBase['partitions'][number]['status'] | 'queued' | 'dropped' })[];
-  pacing?: PacingStatus;
-};
-export type ReassignmentPartitionView = Reassignment['partitions'][number];
+export interface ReassignmentPartitionView {
+  topic: string;
+  partition: number;
+  status: 'queued' | 'pending' | 'moving' | 'done' | 'reverted' | 'failed' | 'superseded';
+  originalReplicas: number[];
+  targetReplicas: number[];
+  replicas: number[];
+  adding: number[];
+  removing: number[];
+  copies: { broker: number; bytesCopied: number; bytesRemaining: number | null; bytesTotal: number | null; percent: number | null }[];
+  error?: { code: number; name: string; message: string };
+  supersededBy?: string;
+}
+/** The summary plus the first page of partitions (what the console's detail and `kag reassign status` show). */
+export type Reassignment = ReassignmentSummaryView & { partitions: ReassignmentPartitionView[]; pacing?: PacingStatus };
+
+/** A page row in the console/CLI vocabulary. */
+export function partitionView(p: ReassignmentPartitionItem): ReassignmentPartitionView {
+  const status: ReassignmentPartitionView['status'] =
+    p.state === 'completed' ? 'done' : p.state === 'cancelled' ? (p.supersededBy ? 'superseded' : 'reverted') : p.state;
+  const copies =
+    p.state === 'moving' || p.state === 'completed'
+      ? [{ broker: p.addingReplicas[0] ?? p.targetReplicas[0] ?? -1, bytesCopied: p.bytesDone ?? 0, bytesTotal: p.bytesTotal, bytesRemaining: p.bytesTotal === null || p.bytesDone === null ? null : Math.max(0, p.bytesTotal - p.bytesDone), percent: p.percent }]
+      : [];
+  return {
+    topic: p.topic,
+    partition: p.partition,
+    status,
+    originalReplicas: p.originalReplicas,
+    targetReplicas: p.targetReplicas,
+    replicas: p.replicas,
+    adding: p.addingReplicas,
+    removing: p.removingReplicas,
+    copies,
+    ...(p.error && { error: p.error }),
+    ...(p.supersededBy && { supersededBy: p.supersededBy }),
+  };
+}
+
+/** Pacing status from a summary. */
+export function pacingOf(r: ReassignmentSummaryView): PacingStatus {
+  return { paused: r.paused, concurrency: r.concurrency ?? {}, order: r.order, counts: r.counts, etaSeconds: r.progress.etaSeconds };
+}
 export type ReassignmentSummary = Schemas['ReassignmentSummary'];
 export type ReassignmentList = Schemas['ReassignmentList'];
 /** POST /reassignments body: fields with defaults are optional (the generated type marks them required). */
@@ -173,13 +212,13 @@ export interface GatewayClient {
   /** POST /plans; null when this gateway does not have it. */
   plan(body: PlanRequest): Promise<PlanAnswer | null>;
   reassignments(): Promise<ReassignmentList>;
-  reassignment(id: string): Promise<Reassignment>;
+  reassignment(id: string): Promise<ReassignmentSummaryView>;
   /** 200 with the plan (validateOnly) or 202 with the accepted reassignment. */
-  startReassignment(body: ReassignmentRequest): Promise<ReassignmentAccepted | ReassignmentPlan>;
-  patchReassignment(id: string, patch: ReassignmentPatch): Promise<Reassignment>;
+  startReassignment(body: ReassignmentRequest, opts?: { detail?: boolean }): Promise<ReassignmentAccepted | ReassignmentPlan>;
+  patchReassignment(id: string, patch: ReassignmentPatch): Promise<ReassignmentSummaryView>;
   cancelReassignment(id: string, opts?: { rollback?: boolean; preserveThrottles?: boolean }): Promise<ReassignmentCancelled>;
   /** GET /reassignments/{id}/partitions (paged; newer gateways); null when this gateway does not have it. */
-  reassignmentPartitions(id: string, query?: { state?: string; limit?: number; cursor?: string }): Promise<{ partitions: ReassignmentPartitionView[]; nextCursor: string | null } | null>;
+  reassignmentPartitions(id: string, query?: { state?: string; limit?: number; cursor?: string }): Promise<{ partitions: ReassignmentPartitionView[]; next: string | null } | null>;
   /** A reassignment with its partitions, from the summary plus the first page when they are paged. */
   reassignmentWithPartitions(id: string, limit?: number): Promise<Reassignment>;
   throttles(): Promise<Throttles>;
@@ -237,21 +276,18 @@ export function createClient(opts: ClientOptions): GatewayClient {
     plan: (body) => optional(request<PlanAnswer>('POST', '/plans', { body })),
     reassignments: () => request('GET', '/reassignments'),
     reassignment: (id) => request('GET', `/reassignments/${enc(id)}`),
-    startReassignment: (body) => request('POST', '/reassignments', { body }),
+    startReassignment: (body, o = {}) => request('POST', '/reassignments', { body, ...(o.detail && { query: { detail: true } }) }),
     patchReassignment: (id, patch) => request('PATCH', `/reassignments/${enc(id)}`, { body: patch }),
     cancelReassignment: (id, o = {}) => request('DELETE', `/reassignments/${enc(id)}`, { query: { rollback: o.rollback, preserveThrottles: o.preserveThrottles } }),
     async reassignmentPartitions(id, query) {
-      const page = await optional(request<Record<string, unknown>>('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }));
+      const page = await optional(request<Schemas['ReassignmentPartitionPage']>('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }));
       if (page === null) return null;
-      const list = (page.partitions ?? page.items ?? []) as ReassignmentPartitionView[];
-      const next = (page.nextCursor ?? page.cursor ?? null) as string | null;
-      return { partitions: list, nextCursor: next };
+      return { partitions: page.items.map(partitionView), next: page.next };
     },
     async reassignmentWithPartitions(id, limit = 200) {
-      const r = await request<Reassignment>('GET', `/reassignments/${enc(id)}`);
-      if (Array.isArray(r.partitions)) return r;
+      const r = await request<ReassignmentSummaryView>('GET', `/reassignments/${enc(id)}`);
       const page = await this.reassignmentPartitions(id, { limit });
-      return { ...r, partitions: page?.partitions ?? [] };
+      return { ...r, partitions: page?.partitions ?? [], pacing: pacingOf(r) };
     },
     throttles: () => request('GET', '/throttles'),
     quotas: (query) => request('GET', '/quotas', { ...(query && { query }) }),

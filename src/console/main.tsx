@@ -20,6 +20,7 @@ import {
   type GatewayClient,
   type PlanAnswer,
   type Reassignment,
+  type ReassignmentSummaryView,
   type ReassignmentPartitionView,
   type ReassignmentPlan,
   type ReassignmentRequest,
@@ -511,7 +512,7 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
     setError(null);
     setBusy(true);
     try {
-      const answer = await api.startReassignment(body(validateOnly));
+      const answer = await api.startReassignment(body(validateOnly), { detail: validateOnly });
       if ('id' in answer) location.hash = href('reassignments', answer.id);
       else setReview(answer);
     } catch (err) {
@@ -547,7 +548,7 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
       {review && (
         <div role="status" aria-label="Review">
           <p>
-            <strong>{formatBytes(review.estimate.totalBytes)}</strong> to copy for {review.partitions.length} partition(s)
+            <strong>{formatBytes(review.estimate.totalBytes)}</strong> to copy for {review.totals.partitions} partition(s)
             {review.estimate.estimatedSeconds !== null && <>, about {formatDuration(review.estimate.estimatedSeconds)}</>}
             {review.throttle !== null && <> at {mib(review.throttle)}</>}.
             {pacingOf(review) && (
@@ -568,7 +569,7 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
               </tr>
             </thead>
             <tbody>
-              {review.partitions.map((p) => (
+              {(review.partitions ?? []).map((p) => (
                 <tr key={`${p.topic}-${p.partition}`}>
                   <th scope="row">
                     {p.topic}-{p.partition}
@@ -624,8 +625,8 @@ function ReassignmentsPage({ api }: PageProps) {
       // The list has no progress; read it for the 20 newest (live ones first).
       const liveFirst = (s: string) => (s === 'running' || s === 'pending' || s === 'paused' ? 0 : 1);
       const sorted = [...list.reassignments].sort((a, b) => liveFirst(a.state) - liveFirst(b.state) || b.createdAt.localeCompare(a.createdAt));
-      const detail = new Map<string, Reassignment>();
-      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as Reassignment))));
+      const detail = new Map<string, ReassignmentSummaryView>();
+      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as ReassignmentSummaryView))));
       return { list: { ...list, reassignments: sorted }, detail };
     },
     [api],

@@ -15,7 +15,7 @@ import { metaRoutes } from './routes/meta.js';
 import { topicRoutes } from './routes/topics.js';
 import { quotaRoutes } from './routes/quotas.js';
 import { topicBatchRoutes } from './routes/topic-batches.js';
-import { reassignmentRoutes } from './routes/reassignments.js';
+import { REASSIGNMENT_BODY_LIMIT, reassignmentRoutes } from './routes/reassignments.js';
 import { throttleRoutes } from './routes/throttles.js';
 import { planRoutes } from './routes/plans.js';
 import { PlanService } from '../plan/plan-service.js';
@@ -75,6 +75,9 @@ export function createApp(opts: AppOptions): Express {
   app.use(accessControl(access, opts.auth ?? { mode: 'none' }, logger));
   app.use(requireJsonBodies());
   // Only JSON is parsed; the depth guard runs on the raw bytes before JSON.parse.
+  // POST /reassignments alone takes large bodies (100,000 partitions in the tool's format); the
+  // body is then parsed, and the general parser below leaves it alone.
+  app.post('/reassignments', express.json({ limit: REASSIGNMENT_BODY_LIMIT, type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
   app.use(validationMiddleware(spec, opts.validateResponses ?? false));
   // After validation: every change that reaches a handler leaves one audit line.

@@ -409,12 +409,20 @@ export interface paths {
          *     same new length, `422`; a partition already moving under another reassignment
          *     `409` (set `addToExisting` to re-target it instead).
          *
-         *     `validateOnly` answers `200` with the plan: current and target replicas, the exact
-         *     throttle configs Kafka's tool would set (merged with moves in progress,
-         *     `partition:broker` lists sorted as strings; rates on sources and destinations),
-         *     bytes to move per broker and the estimated duration. Otherwise `202` with the
-         *     reassignment's id, `Location: /reassignments/{id}` and the original assignment in
-         *     the tool's file format, ready for a rollback. Throttles are set with
+         *     `validateOnly` answers `200` with the plan: totals, the exact throttle configs
+         *     Kafka's tool would set (merged with moves in progress, `partition:broker` lists
+         *     sorted as strings; rates on sources and destinations), bytes to move per broker, the
+         *     estimated duration and the first 100 warnings; the per-partition rows (current and
+         *     target replicas) and the rollback file only with `?detail=true`. Otherwise `202` with
+         *     the reassignment's id, its summary (as `GET /reassignments/{id}` answers it),
+         *     `Location: /reassignments/{id}` and the original assignment in the tool's file format,
+         *     ready for a rollback; the plan with per-partition rows only with `?detail=true`.
+         *     `validateOnly` refuses exactly what the start would refuse (except a conflict with a
+         *     reassignment admitted after it answered).
+         *
+         *     Large reassignments: this route alone accepts bodies up to 32 MB (100,000 partitions
+         *     in the tool's file format take about 4.4 MB); every other route keeps the gateway's
+         *     `HTTP_BODY_LIMIT` (1 MB by default). A larger body is answered `413`. Throttles are set with
          *     IncrementalAlterConfigs only, recorded in the gateway's ledger first, and removed
          *     (prior values restored, other people's throttles untouched) within seconds of the
          *     reassignment's end when `autoRemoveThrottle` is true (default).
@@ -440,12 +448,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * State and live progress of one reassignment.
-         * @description `state`: `pending` (being started), `running`, `completed`, `cancelled`, `failed`.
-         *     Per partition the replicas, adding and removing replicas and, per adding replica,
-         *     bytes copied and remaining (DescribeLogDirs against the leader's size) and
-         *     percent. `progress` totals them with the observed copy rate, an ETA, and `stalled`
-         *     when bytes remaining have not fallen for `STALL_AFTER_SECONDS`.
+         * Summary of one reassignment (state, counts of partitions by state, progress).
+         * @description `state`: `pending` (being started), `running`, `paused` (paced execution stopped
+         *     sending partitions), `completed`, `cancelled`, `failed`. A summary whatever the
+         *     size: `counts` of partitions by state (`queued` not sent to Kafka yet, `moving`,
+         *     `completed`, `failed` refused by Kafka, `cancelled`), and `progress`: bytes to copy
+         *     and copied, the copy rate over the last 30 s, an ETA, and `stalled` when bytes copied
+         *     have not grown for `STALL_AFTER_SECONDS`. Progress comes from snapshots every
+         *     reconciling instance keeps in the state topic (one per reconcile interval), so every
+         *     instance answers the same numbers (`asOf` is the latest snapshot's time). The
+         *     per-partition detail is paged: `GET /reassignments/{id}/partitions`. `rollback` (the
+         *     original assignment in the tool's file format) is included up to 1,000 partitions,
+         *     or always with `?detail=true`.
          */
         get: operations["getReassignment"];
         put?: never;
@@ -474,6 +488,39 @@ export interface paths {
          *     finish and starts no new ones; `false` resumes. A finished reassignment answers 409.
          */
         patch: operations["updateReassignment"];
+        trace?: never;
+    };
+    "/reassignments/{id}/partitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The partitions of one reassignment, paged, optionally by state.
+         * @description Partitions in (topic, partition) order, `limit` per page (default 1000, at most
+         *     5000). `next` is the URL of the next page (null on the last one); its `cursor` is
+         *     opaque and stable: it names the last partition returned, so pages neither skip nor
+         *     repeat partitions while they change state. `state` filters (`all` by default).
+         *     Moving partitions carry live data: replicas as Kafka reports them while moving,
+         *     adding and removing replicas, and bytes copied by their adding replicas
+         *     (DescribeLogDirs); `bytesTotal` is the leader's size times the adding replicas when
+         *     the reassignment was planned.
+         */
+        get: operations["listReassignmentPartitions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/throttles": {
@@ -931,7 +978,7 @@ export interface components {
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
             addToExisting?: boolean;
-            concurrency?: components["schemas"]["ReassignmentConcurrency"];
+            concurrency?: components["schemas"]["ConcurrencyRequest"];
             order?: components["schemas"]["ReassignmentOrder"];
         } & ({
             plan?: never;
@@ -947,7 +994,7 @@ export interface components {
          *     next moves as earlier ones complete. Absent `concurrency` = the gateway's default
          *     (REASSIGNMENT_DEFAULT_PER_BROKER; unset = everything at once, as Kafka's tool does).
          */
-        ReassignmentConcurrency: {
+        ConcurrencyRequest: {
             perBroker?: number | null;
             cluster?: number | null;
         } | null;
@@ -975,14 +1022,6 @@ export interface components {
                     partition: number;
                 }[];
             }[];
-        };
-        PartitionCounts: {
-            total: number;
-            queued: number;
-            moving: number;
-            completed: number;
-            failed: number;
-            cancelled: number;
         };
         /** @description A reassignment file inside a plan (the checks of `partitions` apply to it). */
         ReassignmentFileInput: {
@@ -1048,13 +1087,23 @@ export interface components {
             bottleneckBroker: number | null;
         };
         ReassignmentPlan: {
-            partitions: components["schemas"]["PlannedPartition"][];
+            totals: {
+                partitions: number;
+                /** @description Partitions whose replicas change. */
+                moving: number;
+                noOp: number;
+                warnings: number;
+            };
+            /** @description Per-partition rows; only with `?detail=true`. */
+            partitions?: components["schemas"]["PlannedPartition"][];
+            /** @description The first 100 warnings (all with `?detail=true`); `totals.warnings` counts them. */
             warnings: components["schemas"]["PlanWarning"][];
             throttle: number | null;
             /** @description The exact configs Kafka's tool would SET (brokers first, then topics). */
             throttleConfigs: components["schemas"]["ThrottleConfigSet"][];
             estimate: components["schemas"]["MoveEstimate"];
-            rollback: components["schemas"]["ReassignmentFile"];
+            /** @description Only with `?detail=true` (validateOnly). */
+            rollback?: components["schemas"]["ReassignmentFile"];
             pacing?: components["schemas"]["PacingSchedule"];
         };
         /**
@@ -1065,8 +1114,10 @@ export interface components {
         ReassignmentAccepted: {
             id: string;
             state: components["schemas"]["ReassignmentState"];
+            summary: components["schemas"]["Reassignment"];
             rollback: components["schemas"]["ReassignmentFile"];
-            plan: components["schemas"]["ReassignmentPlan"];
+            /** @description Only with `?detail=true`. */
+            plan?: components["schemas"]["ReassignmentPlan"];
         };
         MovingPartition: {
             topic: string;
@@ -1095,27 +1146,40 @@ export interface components {
             /** @description Partitions moving under reassignments the gateway did not start. */
             external: components["schemas"]["MovingPartition"][];
         };
-        ReplicaCopy: {
-            broker: number;
-            bytesCopied: number;
-            bytesRemaining: number | null;
-            bytesTotal: number | null;
-            percent: number | null;
-        };
-        ReassignmentPartition: {
+        /** @enum {string} */
+        PartitionState: "queued" | "moving" | "completed" | "failed" | "cancelled";
+        ReassignmentPartitionItem: {
             topic: string;
             partition: number;
-            /** @enum {string} */
-            status: "pending" | "moving" | "done" | "reverted" | "failed" | "superseded";
+            state: components["schemas"]["PartitionState"];
             originalReplicas: number[];
             targetReplicas: number[];
+            /** @description Moving, as Kafka reports them (target then the replicas being removed); otherwise target (completed) or original. */
             replicas: number[];
-            adding: number[];
-            removing: number[];
-            /** @description Per adding replica, bytes copied from the leader (DescribeLogDirs). */
-            copies: components["schemas"]["ReplicaCopy"][];
+            addingReplicas: number[];
+            removingReplicas: number[];
+            bytesTotal: number | null;
+            bytesDone: number | null;
+            percent: number | null;
             error?: components["schemas"]["KafkaErrorDetail"];
             supersededBy?: string;
+        };
+        ReassignmentPartitionPage: {
+            items: components["schemas"]["ReassignmentPartitionItem"][];
+            /** @description URL of the next page (same filters, with a cursor); null on the last page. */
+            next: string | null;
+        };
+        PartitionCounts: {
+            total: number;
+            queued: number;
+            moving: number;
+            completed: number;
+            failed: number;
+            cancelled: number;
+        };
+        ReassignmentConcurrency: {
+            perBroker: number | null;
+            cluster: number | null;
         };
         KafkaErrorDetail: {
             name: string;
@@ -1125,15 +1189,22 @@ export interface components {
         ReassignmentProgress: {
             percent: number;
             bytesTotal: number;
+            bytesDone: number;
+            /** @description Same as bytesDone (earlier name). */
             bytesCopied: number;
             bytesRemaining: number;
-            /** @description Observed over the last 30 s; null until two samples exist. */
+            /** @description Observed over the last 30 s of snapshots; null until two snapshots exist. */
             bytesPerSecond: number | null;
             etaSeconds: number | null;
-            /** @description Bytes remaining have not fallen for STALL_AFTER_SECONDS. */
+            /** @description Bytes copied have not grown for STALL_AFTER_SECONDS (up to the latest snapshot). */
             stalled: boolean;
             /** Format: date-time */
             lastProgressAt: string | null;
+            /**
+             * Format: date-time
+             * @description Time of the latest progress snapshot in the state topic (null before the first).
+             */
+            asOf: string | null;
         };
         Reassignment: {
             id: string;
@@ -1153,19 +1224,21 @@ export interface components {
             /** @description The gateway instance that started it. */
             owner: string;
             rollbackOf?: string;
-            partitions: components["schemas"]["ReassignmentPartition"][];
+            paused: boolean;
+            /** @description Paced execution limits; null = every partition at once. */
+            concurrency: null | components["schemas"]["ReassignmentConcurrency"];
+            /** @enum {string} */
+            order: "size-asc" | "size-desc" | "as-given";
+            counts: components["schemas"]["PartitionCounts"];
             progress: components["schemas"]["ReassignmentProgress"];
-            rollback: components["schemas"]["ReassignmentFile"];
-            paused?: boolean;
-            concurrency?: components["schemas"]["ReassignmentConcurrency"];
-            order?: components["schemas"]["ReassignmentOrder"];
-            counts?: components["schemas"]["PartitionCounts"];
+            /** @description Up to 1,000 partitions, or with `?detail=true`. */
+            rollback?: components["schemas"]["ReassignmentFile"];
         };
         /** @description Any of throttle, concurrency, paused (at least one). */
         ReassignmentPatch: {
             /** @description true = moves in flight finish and no new ones start; false = resume. */
             paused?: boolean;
-            concurrency?: components["schemas"]["ReassignmentConcurrency"];
+            concurrency?: components["schemas"]["ConcurrencyRequest"];
             /** @description New bytes/s for leader and follower rates; null removes the throttle. */
             throttle?: number | null;
         };
@@ -1351,6 +1424,11 @@ export interface components {
          * @example r-mx6hl3mp-f60b3274
          */
         ReassignmentId: string;
+        /**
+         * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
+         * @example true
+         */
+        ReassignmentDetail: boolean;
         /**
          * @description Also remove throttles the gateway did not set.
          * @example true
@@ -2241,7 +2319,13 @@ export interface operations {
     };
     createReassignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
+                 * @example true
+                 */
+                detail?: components["parameters"]["ReassignmentDetail"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2286,7 +2370,13 @@ export interface operations {
     };
     getReassignment: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
+                 * @example true
+                 */
+                detail?: components["parameters"]["ReassignmentDetail"];
+            };
             header?: never;
             path: {
                 /**
@@ -2400,6 +2490,48 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReassignmentPartitions: {
+        parameters: {
+            query?: {
+                /** @example moving */
+                state?: "queued" | "moving" | "completed" | "failed" | "cancelled" | "all";
+                /** @example 1000 */
+                limit?: number;
+                /**
+                 * @description The `cursor` of a `next` link (opaque).
+                 * @example WyJvcmRlcnMiLDBd
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of partitions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReassignmentPartitionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };

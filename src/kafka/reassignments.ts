@@ -31,7 +31,11 @@ export type PartitionMoveResult = PartitionRef & ({ ok: true } | { ok: false; er
 
 function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[]> {
   const m = new Map<string, T[]>();
-  for (const i of items) m.set(i.topic, [...(m.get(i.topic) ?? []), i]);
+  for (const i of items) {
+    const list = m.get(i.topic);
+    if (list) list.push(i);
+    else m.set(i.topic, [i]);
+  }
   return m;
 }
 

@@ -15,7 +15,26 @@ import { activePartitions, isLive, partitionId } from './ownership.js';
 /** How long an admission may hold its partitions before its record is written. */
 const ADMISSION_LEASE_MS = 60_000;
 
-export const partitionResource = (topic: string, partition: number): string => `partition/${topic}:${partition}`;
+/**
+ * Claims name partition BUCKETS, not partitions: a claim record must stay bounded whatever the
+ * reassignment's size (100,000 partition names would be ~2.5 MB, over Kafka's message limit),
+ * so a partition claims `partition-bucket/<hash(topic:partition) mod PARTITION_BUCKETS>` (at most
+ * 8192 names, ~130 KB). Two requests with a partition in common always share its bucket, so
+ * exclusion holds; two disjoint requests admitted at the same moment may share a bucket by
+ * chance (1 in 8192 for single partitions, likely for very large ones): the later one answers
+ * 409 and a retry succeeds, since the claim is released as soon as the record is written.
+ */
+export const PARTITION_BUCKETS = 8192;
+export function partitionResource(topic: string, partition: number): string {
+  // FNV-1a over `topic:partition`.
+  let h = 0x811c9dc5;
+  const key = `${topic}:${partition}`;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `partition-bucket/${h % PARTITION_BUCKETS}`;
+}
 const reassignmentPurpose = (id: string): string => `reassignment/${id}`;
 
 export type Admission = { ok: true; claim: DecidedClaim; view: StateView } | { ok: false; errors: PartitionError[] };
@@ -32,7 +51,7 @@ export async function admitReassignment(
     validated: ReadonlyMap<string, string>;
   },
 ): Promise<Admission> {
-  const resources = req.partitions.map((p) => partitionResource(p.topic, p.partition));
+  const resources = [...new Set(req.partitions.map((p) => partitionResource(p.topic, p.partition)))];
   const claimed = await store.claim(resources, { purpose: reassignmentPurpose(req.id), owner: req.owner, ttlMs: ADMISSION_LEASE_MS });
   const indexOf = new Map(req.partitions.map((p, i) => [partitionId(p.topic, p.partition), i]));
   const conflict = (topic: string, partition: number, who: string | null, message: string): PartitionError => ({
@@ -52,7 +71,7 @@ export async function admitReassignment(
       ok: false,
       errors: req.partitions
         .filter((p) => held.has(partitionResource(p.topic, p.partition)))
-        .map((p) => conflict(p.topic, p.partition, who, `${p.topic}-${p.partition} is being claimed by another reassignment${who ? ` (${who})` : ''} accepted at the same moment by gateway instance ${holder?.owner ?? 'unknown'}. Set addToExisting to true to replace its move.`)),
+        .map((p) => conflict(p.topic, p.partition, who, `${p.topic}-${p.partition} may be claimed by another reassignment${who ? ` (${who})` : ''} being accepted at the same moment by gateway instance ${holder?.owner ?? 'unknown'}. Retry in a moment; if it is moving then, set addToExisting to true to replace its move.`)),
     };
   }
   const view = store.view();

@@ -67,7 +67,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       ...(opts.syncGate && { gate: opts.syncGate }),
     },
   });
-  const progress = new ProgressTracker({ kafka: opts.kafka, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, now });
+  const progress = new ProgressTracker({ kafka: opts.kafka, store, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, intervalMs: opts.config.reconcileIntervalMs, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
   const reconciler = new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
   return {

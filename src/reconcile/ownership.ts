@@ -14,18 +14,30 @@ export function activePartitions(r: ReassignmentRecord): ReassignmentPartitionRe
 
 export const isLive = (r: ReassignmentRecord): boolean => !TERMINAL_STATES.has(r.state);
 
-/** `topic:partition` -> id of the live gateway reassignment moving it (the newest wins). */
+/** Last answer of partitionOwners per view map, valid while the same live record objects are in it. */
+const ownersCache = new WeakMap<object, { live: ReassignmentRecord[]; owners: Map<string, string> }>();
+
+/**
+ * `topic:partition` -> id of the live gateway reassignment moving it (the newest wins). O(total
+ * partitions of live records) when a live record changed since the last call on this view, else
+ * O(number of records) (records are immutable: a change is a new object).
+ */
 export function partitionOwners(view: StateView): Map<string, string> {
+  const live = [...view.reassignments.values()].filter(isLive);
+  const cached = ownersCache.get(view.reassignments);
+  if (cached && cached.live.length === live.length && cached.live.every((r, i) => r === live[i])) return cached.owners;
   const owners = new Map<string, { id: string; createdAt: number }>();
-  for (const r of view.reassignments.values()) {
-    if (!isLive(r)) continue;
+  for (const r of live) {
     for (const p of activePartitions(r)) {
       const k = partitionId(p.topic, p.partition);
       const cur = owners.get(k);
       if (!cur || cur.createdAt < r.createdAt) owners.set(k, { id: r.id, createdAt: r.createdAt });
     }
   }
-  return new Map([...owners].map(([k, v]) => [k, v.id]));
+  const out = new Map<string, string>();
+  for (const [k, v] of owners) out.set(k, v.id);
+  ownersCache.set(view.reassignments, { live, owners: out });
+  return out;
 }
 
 /** ListPartitionReassignments' answer, each partition attributed to its gateway reassignment (or null). */

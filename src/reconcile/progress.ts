@@ -1,61 +1,124 @@
-// Copy progress of running reassignments: samples of each adding replica's size against its
-// leader's (DescribeLogDirs to every broker involved), kept in memory per reassignment. The
-// arithmetic (percent, observed rate, ETA, stalled) is the domain's computeProgress. A
-// restarted instance starts with no history: it shows sizes at once and a rate after the
-// second sample.
-import { computeProgress, retainSamples, type ProgressOptions, type ProgressSample, type ReassignmentProgress, type ReplicaSample } from '../domain/reassignment/index.js';
+// Copy progress of running reassignments, shared by every gateway instance: whichever instance
+// reconciles takes a snapshot of each running reassignment's totals (bytes to copy, bytes
+// copied) and keeps the last PROGRESS_MAX_SNAPSHOTS of them in the state topic
+// (`progress/<id>`), at most one per reconcile interval (an instance skips a reassignment whose
+// latest snapshot, written by anyone, is younger than the interval). Rate, ETA and stall are
+// computed from those snapshots alone (domain progressFromSnapshots), so two instances answer
+// the same numbers. Nothing is kept per process.
+//
+// Bytes: a partition's `bytesTotal` (leader size x adding replicas) is measured when the
+// reassignment is planned and kept in its chunk. Done = completed partitions' bytesTotal + for
+// moving ones the adding replicas' partition_size (DescribeLogDirs to the brokers that host
+// adding replicas only, filtered to the moving partitions), each capped at its share.
+import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } from '../domain/reassignment/index.js';
 import type { PlatformaticKafkaGateway } from '../kafka/admin.js';
 import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
-import type { MovingPartition } from '../kafka/reassignments.js';
+import { makePacer } from '../state/layout.js';
+import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
+import type { StateStore } from '../state/store.js';
 
-export interface SampleInput {
-  /** Moving partitions of the reassignment, with the partition's current leader (-1 unknown). */
-  moving: (MovingPartition & { leader: number })[];
+/** Snapshots older than this are dropped (bounds the record whatever the interval). */
+const MAX_HISTORY_MS = 10 * 60_000;
+
+const counted = (p: ReassignmentPartitionRecord) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
+const adding = (p: ReassignmentPartitionRecord) => p.target.filter((b) => !p.original.includes(b));
+
+/** Bytes to copy for the whole reassignment: its partitions' bytesTotal (failed, cancelled, superseded ones excluded). O(n). */
+export function bytesTotalOf(r: ReassignmentRecord): number {
+  let total = 0;
+  for (const p of r.partitions) if (counted(p)) total += p.bytesTotal ?? 0;
+  return total;
 }
 
 export class ProgressTracker {
   readonly #kafka: PlatformaticKafkaGateway;
+  readonly #store: StateStore;
   readonly #options: ProgressOptions;
+  readonly #intervalMs: number;
   readonly #now: () => number;
-  readonly #samples = new Map<string, ProgressSample[]>();
 
-  constructor(deps: { kafka: PlatformaticKafkaGateway; options: ProgressOptions; now?: () => number }) {
+  constructor(deps: { kafka: PlatformaticKafkaGateway; store: StateStore; options: ProgressOptions; intervalMs: number; now?: () => number }) {
     this.#kafka = deps.kafka;
+    this.#store = deps.store;
     this.#options = deps.options;
+    this.#intervalMs = deps.intervalMs;
     this.#now = deps.now ?? Date.now;
   }
 
-  /** Takes one sample for each reassignment (one DescribeLogDirs per broker for all of them). */
-  async sample(inputs: Map<string, SampleInput>): Promise<void> {
-    const all = [...inputs.values()].flatMap((i) => i.moving);
-    const brokers = new Set<number>();
-    for (const m of all) {
-      if (m.leader >= 0) brokers.add(m.leader);
-      for (const b of m.adding) brokers.add(b);
-    }
-    const answers = all.length ? await describeReplicaSizes(this.#kafka, [...brokers], all) : [];
-    const sizes = new Map<number, Map<string, number>>();
-    for (const a of answers) if (a.ok) sizes.set(a.broker, a.sizes);
+  /**
+   * Measures the running reassignments whose latest snapshot is older than the interval and
+   * writes one snapshot for each (one write for all). Returns the ids snapshotted.
+   * Requests: one DescribeLogDirs per broker hosting an adding replica of a moving partition.
+   */
+  async snapshot(running: readonly ReassignmentRecord[]): Promise<string[]> {
     const now = this.#now();
-    for (const [id, input] of inputs) {
-      const replicas: ReplicaSample[] = [];
-      for (const m of input.moving) {
-        const k = replicaKey(m.topic, m.partition);
-        const leaderBytes = m.leader >= 0 ? (sizes.get(m.leader)?.get(k) ?? null) : null;
-        for (const b of m.adding) replicas.push({ topic: m.topic, partition: m.partition, broker: b, bytes: sizes.get(b)?.get(k) ?? null, leaderBytes });
+    const view = this.#store.view();
+    const due = running.filter((r) => {
+      const last = view.progress.get(r.id)?.snapshots.at(-1);
+      return !last || last.t <= now - this.#intervalMs * 0.9;
+    });
+    if (due.length === 0) return [];
+    const pace = makePacer();
+    const moving: ReassignmentPartitionRecord[] = [];
+    const brokers = new Set<number>();
+    for (const r of due) {
+      for (const p of r.partitions) {
+        if (p.state !== 'moving' || p.supersededBy || !p.bytesTotal) continue;
+        moving.push(p);
+        for (const b of adding(p)) brokers.add(b);
       }
-      const list = [...(this.#samples.get(id) ?? []), { timeMs: now, replicas }];
-      this.#samples.set(id, retainSamples(list, now, this.#options));
+      await pace();
     }
+    const sizes = new Map<number, Map<string, number>>();
+    let unanswered = false;
+    if (moving.length) for (const a of await describeReplicaSizes(this.#kafka, [...brokers], moving)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
+    const writes: ProgressRecord[] = [];
+    for (const r of due) {
+      let total = 0;
+      let done = 0;
+      for (const p of r.partitions) {
+        if (!counted(p)) continue;
+        const t = p.bytesTotal ?? 0;
+        total += t;
+        if (p.state === 'completed') done += t;
+        else if (p.state === 'moving' && t > 0) {
+          const add = adding(p);
+          const share = t / Math.max(1, add.length);
+          const k = replicaKey(p.topic, p.partition);
+          for (const b of add) done += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+        }
+      }
+      done = Math.round(done);
+      const prev = this.#store.view().progress.get(r.id);
+      const last = prev?.snapshots.at(-1);
+      // A broker that did not answer (stopped) copied nothing we can see: its bytes are not lost.
+      if (unanswered && last && last.bytesTotal === total) done = Math.max(done, last.bytesDone);
+      const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }].filter((s) => s.t > now - MAX_HISTORY_MS).slice(-PROGRESS_MAX_SNAPSHOTS);
+      const grew = !last || done > last.bytesDone;
+      writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now });
+      await pace();
+    }
+    await this.#store.write(writes);
+    return writes.map((w) => w.id);
   }
 
-  progress(id: string): ReassignmentProgress | null {
-    const s = this.#samples.get(id);
-    return s && s.length ? computeProgress(s, this.#options) : null;
-  }
-
-  /** Drops the history of reassignments not in `ids` (finished or forgotten). */
-  retain(ids: Set<string>): void {
-    for (const id of this.#samples.keys()) if (!ids.has(id)) this.#samples.delete(id);
+  /**
+   * Progress of a reassignment from the snapshots in the state view (the same on every
+   * instance). Completed: everything done. No snapshot yet: completed partitions only.
+   */
+  progress(r: ReassignmentRecord): SnapshotProgress {
+    const rec = this.#store.view().progress.get(r.id);
+    const total = bytesTotalOf(r);
+    if (r.state === 'completed') {
+      const base = progressFromSnapshots(rec?.snapshots ?? [], rec?.lastProgressAt ?? null, this.#options);
+      return { ...base, bytesTotal: total, bytesDone: total, percent: 100, etaSeconds: 0, stalled: false };
+    }
+    if (!rec || rec.snapshots.length === 0) {
+      let done = 0;
+      for (const p of r.partitions) if (counted(p) && p.state === 'completed') done += p.bytesTotal ?? 0;
+      return progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER });
+    }
+    const p = progressFromSnapshots(rec.snapshots, rec.lastProgressAt, this.#options);
+    return r.state === 'running' ? p : { ...p, stalled: false };
   }
 }

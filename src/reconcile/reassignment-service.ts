@@ -31,7 +31,7 @@ import {
   type PartitionSizes,
   type ReassignmentFile,
   type ReassignmentPlan,
-  type ReassignmentProgress,
+  type SnapshotProgress,
   type ThrottleConfigSet,
   type MoveEstimate,
   type ThrottleDemand,
@@ -43,7 +43,7 @@ import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
-import { RECORD_VERSION, TERMINAL_STATES, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
+import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { boundedError } from '../state/layout.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
@@ -80,12 +80,16 @@ export interface PlanView {
   pacing: { concurrency: ConcurrencyBounds; order: PacingOrder; schedule: WaveSchedule } | null;
 }
 
+/** GET models the remaining waves of a paced reassignment up to this many open partitions (cost). */
+export const PACED_ETA_MODEL_MAX = 20_000;
+
 /** validateOnly lists at most this many waves (the duration covers all of them). */
 export const MAX_WAVES_SHOWN = 100;
 
 export type StartResult =
   | { kind: 'bad-request'; errors: readonly FieldError[] }
-  | { kind: 'invalid'; status: 400 | 404 | 409 | 422; errors: readonly PartitionError[] }
+  /** Refused, nothing changed. `problem` says why (src/http maps it to a status). */
+  | { kind: 'invalid'; problem: InvalidKind; errors: readonly PartitionError[] }
   | { kind: 'plan'; plan: PlanView }
   | { kind: 'started'; record: ReassignmentRecord; plan: PlanView }
   | { kind: 'start-failed'; record: ReassignmentRecord; plan: PlanView };
@@ -103,12 +107,54 @@ export interface PartitionStatus {
   supersededBy?: string;
 }
 
+export interface PartitionCounts {
+  total: number;
+  queued: number;
+  moving: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+}
+
+export function countPartitions(r: ReassignmentRecord): PartitionCounts {
+  const c: PartitionCounts = { total: r.partitions.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
+  for (const p of r.partitions) c[p.state]++;
+  return c;
+}
+
 export interface ReassignmentDetail {
   record: ReassignmentRecord;
-  partitions: PartitionStatus[];
-  progress: ReassignmentProgress | null;
-  /** Paced and live: the ETA with the queue (seconds, rounded up); null = unknown. */
-  pacedEtaSeconds?: number | null | undefined;
+  counts: PartitionCounts;
+  progress: SnapshotProgress;
+}
+
+/** One partition of GET /reassignments/{id}/partitions. */
+export interface PartitionRow {
+  topic: string;
+  partition: number;
+  state: PartitionState;
+  originalReplicas: number[];
+  targetReplicas: number[];
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+  bytesTotal: number | null;
+  bytesDone: number | null;
+  percent: number | null;
+  error?: { code: number; name: string; message: string };
+  supersededBy?: string;
+}
+
+export type PartitionPage = { kind: 'not-found' } | { kind: 'invalid-cursor' } | { kind: 'ok'; items: PartitionRow[]; next: string | null };
+
+const encodeCursor = (topic: string, partition: number): string => Buffer.from(JSON.stringify([topic, partition])).toString('base64url');
+function decodeCursor(c: string): [string, number] | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString());
+    return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && Number.isInteger(v[1]) ? [v[0], v[1] as number] : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface ReassignmentListing {
@@ -120,13 +166,20 @@ export type CancelResult =
   | { kind: 'not-found' }
   | { kind: 'done'; record: ReassignmentRecord; cancelled: { topic: string; partition: number }[]; rollback: StartResult | null };
 
-/** Status for a failed validation: malformed request > unknown topic/partition > invalid > conflict only. */
-function validationStatus(errors: readonly PartitionError[]): 400 | 404 | 409 | 422 {
+/**
+ * Why a request was refused: malformed (empty list, a partition twice), not-found (unknown
+ * topic or partition), invalid (brokers, replication factor), conflict (only partitions
+ * already moving under another reassignment).
+ */
+export type InvalidKind = 'malformed' | 'not-found' | 'invalid' | 'conflict';
+
+/** Kind of a failed validation: malformed request > unknown topic/partition > invalid > conflict only. */
+function validationKind(errors: readonly PartitionError[]): InvalidKind {
   const codes = new Set(errors.map((e) => e.code));
-  if (codes.has('EMPTY_PARTITION_LIST') || codes.has('DUPLICATE_PARTITION')) return 400;
-  if (codes.has('UNKNOWN_TOPIC') || codes.has('UNKNOWN_PARTITION')) return 404;
-  if ([...codes].every((c) => c === 'REASSIGNMENT_CONFLICT')) return 409;
-  return 422;
+  if (codes.has('EMPTY_PARTITION_LIST') || codes.has('DUPLICATE_PARTITION')) return 'malformed';
+  if (codes.has('UNKNOWN_TOPIC') || codes.has('UNKNOWN_PARTITION')) return 'not-found';
+  if ([...codes].every((c) => c === 'REASSIGNMENT_CONFLICT')) return 'conflict';
+  return 'invalid';
 }
 
 function newId(prefix: string): string {
@@ -169,7 +222,7 @@ export class ReassignmentService {
       { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
       { partitions: req.partitions, addToExisting: req.addToExisting },
     );
-    if (!validation.ok) return { kind: 'invalid', status: validationStatus(validation.errors), errors: validation.errors };
+    if (!validation.ok) return { kind: 'invalid', problem: validationKind(validation.errors), errors: validation.errors };
     const plan = validation.plan;
 
     const moves = plan.partitions.filter((p) => !p.noOp);
@@ -236,7 +289,7 @@ export class ReassignmentService {
     // Two instances may admit overlapping requests at once: the state topic decides (admission.ts).
     const validated = new Map([...view.reassignments.values()].filter(isLive).map((r) => [r.id, r.state]));
     const admitted = await admitReassignment(this.#d.store, { id, owner: this.#d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated });
-    if (!admitted.ok) return { kind: 'invalid', status: 409, errors: admitted.errors };
+    if (!admitted.ok) return { kind: 'invalid', problem: 'conflict', errors: admitted.errors };
     // addToExisting: partitions another gateway reassignment was moving are this one's now.
     const superseded = this.#supersede(admitted.view, record);
     await this.#d.store.release(admitted.claim, [record, ...superseded]);
@@ -355,41 +408,173 @@ export class ReassignmentService {
     const external: MovingPartition[] = [];
     attributed.forEach((a, i) => {
       if (a.reassignmentId === null) external.push(moving[i]!);
-      else byId.set(a.reassignmentId, [...(byId.get(a.reassignmentId) ?? []), moving[i]!]);
+      else {
+        let list = byId.get(a.reassignmentId);
+        if (!list) byId.set(a.reassignmentId, (list = []));
+        list.push(moving[i]!);
+      }
     });
     const records = [...view.reassignments.values()].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt - a.createdAt);
     return { reassignments: records.map((record) => ({ record, moving: byId.get(record.id) ?? [] })), external };
   }
 
+  /** The summary of a record in hand (counts, progress from the shared snapshots). */
+  summarize(record: ReassignmentRecord): ReassignmentDetail {
+    const progress = this.#d.progress.progress(record);
+    return { record, counts: countPartitions(record), progress: record.concurrency && record.state === 'running' && progress.etaSeconds !== 0 ? { ...progress, etaSeconds: this.#pacedEta(record, progress) } : progress };
+  }
+
+  /**
+   * ETA of a paced reassignment with its queue (pacing.ts): the moves in flight (their share of
+   * the bytes done so far) then the waves still to run, at the throttle (or known bandwidth).
+   * Above PACED_ETA_MODEL_MAX partitions (or without a rate): remaining bytes ÷ observed rate.
+   */
+  #pacedEta(record: ReassignmentRecord, progress: SnapshotProgress): number | null {
+    let completedBytes = 0;
+    let movingBytes = 0;
+    for (const p of record.partitions) {
+      if (p.supersededBy) continue;
+      if (p.state === 'completed') completedBytes += p.bytesTotal ?? 0;
+      else if (p.state === 'moving') movingBytes += p.bytesTotal ?? 0;
+    }
+    const movingDone = Math.max(0, Math.min(movingBytes, progress.bytesDone - completedBytes));
+    const share = movingBytes > 0 ? movingDone / movingBytes : 0;
+    const parts: PacedPartition[] = activePartitions(record)
+      .filter((p) => p.state === 'queued' || p.state === 'moving')
+      .map((p) => {
+        const adding = p.target.filter((b) => !p.original.includes(b)).length;
+        const size = adding > 0 ? (p.bytesTotal ?? 0) / adding : 0;
+        return { topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: null, targetReplicas: p.target, sizeBytes: size, state: p.state, bytesDone: p.state === 'moving' ? size * share : 0 };
+      });
+    const model = parts.length <= PACED_ETA_MODEL_MAX;
+    const eta = pacedEtaSeconds(parts, record.concurrency!, record.order, {
+      throttle: model ? record.throttle : null,
+      bandwidth: model ? (this.#d.bandwidthBytesPerSecond ?? null) : null,
+      observedBytesPerSecond: progress.bytesPerSecond,
+    });
+    return eta === null ? progress.etaSeconds : Math.ceil(eta);
+  }
+
+  /** The summary of one reassignment: no Kafka request, O(partitions) (counts), progress from the shared snapshots. */
   async get(id: string): Promise<ReassignmentDetail | null> {
     const view = await this.#d.store.refresh();
     const record = view.reassignments.get(id);
     if (!record) return null;
-    const { moving, attributed } = await this.ongoing(view);
-    const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
-    const partitions = this.partitionStatuses(record, moving, attributed, placement);
-    if (isLive(record)) await this.#d.progress.sample(new Map([[record.id, { moving: sampleInput(record, placement) }]]));
-    const progress = this.#d.progress.progress(record.id);
-    return { record, partitions, progress, pacedEtaSeconds: isLive(record) && record.concurrency ? this.#pacedEta(record, placement, progress) : undefined };
+    return { record, counts: countPartitions(record), progress: this.#d.progress.progress(record) };
   }
 
-  /** ETA of a paced reassignment, queue included (pacing.ts): the moves in flight with what they copied, then the waves. */
-  #pacedEta(record: ReassignmentRecord, placement: TopicPartitions[], progress: ReassignmentProgress | null): number | null {
-    const leaders = new Map<string, number>();
-    for (const t of placement) for (const p of t.partitions) leaders.set(partitionId(t.name, p.partition), p.leader);
-    const copied = new Map<string, number>();
-    for (const c of progress?.replicas ?? []) {
-      const key = partitionId(c.topic, c.partition);
-      copied.set(key, Math.min(copied.get(key) ?? Infinity, c.bytesCopied));
+  /**
+   * One page of a reassignment's partitions in (topic, partition) order, from `cursor` (the
+   * last (topic, partition) of the previous page, opaque to callers). The order never changes
+   * for a record, so pages are stable while partitions change state. Live data (replicas,
+   * adding/removing, bytes copied) only for the page's moving partitions: one
+   * ListPartitionReassignments and one DescribeLogDirs per broker hosting their adding replicas.
+   */
+  async partitionsPage(id: string, q: { state: PartitionState | 'all'; limit: number; cursor: string | null }): Promise<PartitionPage> {
+    const view = await this.#d.store.refresh();
+    const record = view.reassignments.get(id);
+    if (!record) return { kind: 'not-found' };
+    let after: [string, number] | null = null;
+    if (q.cursor !== null) {
+      after = decodeCursor(q.cursor);
+      if (!after) return { kind: 'invalid-cursor' };
     }
-    const parts: PacedPartition[] = activePartitions(record).map((p) => {
-      const key = partitionId(p.topic, p.partition);
-      const adding = p.target.filter((b) => !p.original.includes(b)).length;
-      const leader = leaders.get(key);
-      return { topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: leader !== undefined && leader >= 0 ? leader : null, targetReplicas: p.target, sizeBytes: adding > 0 ? (p.bytesTotal ?? 0) / adding : 0, state: p.state, bytesDone: copied.get(key) ?? 0 };
+    const order = this.#order(record);
+    const parts = record.partitions;
+    // First index past the cursor (binary search over the (topic, partition) order).
+    let lo = 0;
+    if (after) {
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const p = parts[order[mid]!]!;
+        if (p.topic < after[0] || (p.topic === after[0] && p.partition <= after[1])) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    const picked: ReassignmentPartitionRecord[] = [];
+    let more = false;
+    for (let i = lo; i < order.length; i++) {
+      const p = parts[order[i]!]!;
+      if (q.state !== 'all' && p.state !== q.state) continue;
+      if (picked.length === q.limit) {
+        more = true;
+        break;
+      }
+      picked.push(p);
+    }
+    const movingHere = picked.filter((p) => p.state === 'moving');
+    const live = new Map<string, MovingPartition>();
+    const sizes = new Map<number, Map<string, number>>();
+    if (movingHere.length) {
+      for (const m of await listPartitionReassignments(this.#d.kafka, movingHere)) live.set(partitionId(m.topic, m.partition), m);
+      const brokers = new Set<number>();
+      for (const p of movingHere) for (const b of p.target) if (!p.original.includes(b)) brokers.add(b);
+      for (const a of await describeReplicaSizes(this.#d.kafka, [...brokers], movingHere)) if (a.ok) sizes.set(a.broker, a.sizes);
+    }
+    const items = picked.map((p): PartitionRow => {
+      const adding = p.target.filter((b) => !p.original.includes(b));
+      const total = p.bytesTotal ?? null;
+      let done: number | null;
+      let replicas: number[];
+      let addingReplicas: number[] = [];
+      let removingReplicas: number[] = [];
+      if (p.state === 'moving') {
+        const m = live.get(partitionId(p.topic, p.partition));
+        replicas = m ? m.replicas : [...p.target, ...p.original.filter((b) => !p.target.includes(b))];
+        addingReplicas = m ? m.adding : adding;
+        removingReplicas = m ? m.removing : p.original.filter((b) => !p.target.includes(b));
+        const share = total === null ? null : total / Math.max(1, adding.length);
+        done = share === null ? null : Math.round(adding.reduce((n, b) => n + Math.min(share, sizes.get(b)?.get(replicaKey(p.topic, p.partition)) ?? 0), 0));
+      } else {
+        replicas = p.state === 'completed' ? p.target : p.original;
+        done = p.state === 'completed' ? total : p.state === 'queued' ? 0 : null;
+      }
+      const percent = p.state === 'completed' ? 100 : total === null || done === null ? null : total === 0 ? (p.state === 'moving' ? 0 : 100) : Math.floor((Math.min(done, total) / total) * 10_000) / 100;
+      return {
+        topic: p.topic,
+        partition: p.partition,
+        state: p.state,
+        originalReplicas: p.original,
+        targetReplicas: p.target,
+        replicas,
+        addingReplicas,
+        removingReplicas,
+        bytesTotal: total,
+        bytesDone: done,
+        percent,
+        ...(p.startError && { error: p.startError }),
+        ...(p.supersededBy && { supersededBy: p.supersededBy }),
+      };
     });
-    const eta = pacedEtaSeconds(parts, record.concurrency!, record.order, { throttle: record.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, observedBytesPerSecond: progress?.bytesPerSecond ?? null });
-    return eta === null ? null : Math.ceil(eta);
+    const last = picked.at(-1);
+    return { kind: 'ok', items, next: more && last ? encodeCursor(last.topic, last.partition) : null };
+  }
+
+  /** Indexes of a record's partitions in (topic, partition) order, cached per record id (the order never changes). */
+  readonly #orders = new Map<string, Uint32Array>();
+  #order(r: ReassignmentRecord): Uint32Array {
+    const cached = this.#orders.get(r.id);
+    if (cached && cached.length === r.partitions.length) return cached;
+    const byTopic = new Map<string, number[]>();
+    r.partitions.forEach((p, i) => {
+      const list = byTopic.get(p.topic);
+      if (list) list.push(i);
+      else byTopic.set(p.topic, [i]);
+    });
+    const out = new Uint32Array(r.partitions.length);
+    let k = 0;
+    for (const topic of [...byTopic.keys()].sort()) {
+      const idx = byTopic.get(topic)!;
+      // Numeric keys (partition * 2^20 + index) sort natively, far faster than a comparator.
+      const keys = new Float64Array(idx.length);
+      for (let j = 0; j < idx.length; j++) keys[j] = r.partitions[idx[j]!]!.partition * 1_048_576 + idx[j]!;
+      keys.sort();
+      for (let j = 0; j < keys.length; j++) out[k++] = keys[j]! % 1_048_576;
+    }
+    if (this.#orders.size >= 16) this.#orders.delete(this.#orders.keys().next().value!);
+    this.#orders.set(r.id, out);
+    return out;
   }
 
   partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {
@@ -431,7 +616,8 @@ export class ReassignmentService {
         const { moving } = await this.ongoing(view);
         // Paced: only the moves in flight are throttled (the pacer adds each wave's).
         const mine = activePartitions(record).filter((p) => record.concurrency === null || p.state === 'moving').map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
-        const others = moving.filter((m) => !mine.some((p) => p.topic === m.topic && p.partition === m.partition));
+        const mineIds = new Set(mine.map((p) => partitionId(p.topic, p.partition)));
+        const others = moving.filter((m) => !mineIds.has(partitionId(m.topic, m.partition)));
         demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
       }
     }
@@ -508,7 +694,7 @@ export class ReassignmentService {
     if (opts.rollback) {
       // Partitions that reached their target go back; cancelled ones were reverted by Kafka.
       const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
-      const statuses = this.partitionStatuses(record, moving.filter((m) => !mine.some((x) => x.topic === m.topic && x.partition === m.partition)), [], placement);
+      const statuses = this.partitionStatuses(record, moving.filter((m) => !cancelling.has(partitionId(m.topic, m.partition))), [], placement);
       const back = statuses.filter((s) => s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join());
       if (back.length > 0) {
         rollback = await this.start(
@@ -538,20 +724,6 @@ export function keptThrottles(record: ReassignmentRecord, now: number, requested
     createdAt: now,
     updatedAt: now,
   };
-}
-
-/** What to sample for a record: each active partition with adding = target - original and its leader now. */
-export function sampleInput(record: ReassignmentRecord, placement: TopicPartitions[]): (MovingPartition & { leader: number })[] {
-  const leaders = new Map<string, number>();
-  for (const t of placement) for (const p of t.partitions) leaders.set(partitionId(t.name, p.partition), p.leader);
-  return activePartitions(record).map((p) => ({
-    topic: p.topic,
-    partition: p.partition,
-    replicas: p.target,
-    adding: p.target.filter((b) => !p.original.includes(b)),
-    removing: p.original.filter((b) => !p.target.includes(b)),
-    leader: leaders.get(partitionId(p.topic, p.partition)) ?? -1,
-  }));
 }
 
 export { TERMINAL_STATES };

@@ -26,7 +26,7 @@ import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
-import { keptThrottles, sampleInput } from './reassignment-service.js';
+import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
 import { Pacer, pacedMoving } from './pacer.js';
 
@@ -43,7 +43,30 @@ export interface ReconcilerDeps {
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
 const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
+/** End watch period, and the most gateway partitions moving for which it runs (its request is small). */
+export const END_WATCH_MS = 250;
+export const END_WATCH_MAX_PARTITIONS = 2000;
 const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
+
+/**
+ * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
+ * lists as moving, plus those of pending records past their start deadline. O(partitions of
+ * live records).
+ */
+export function endedTopics(view: StateView, moving: readonly { topic: string; partition: number }[], now: number): Set<string> {
+  const movingIds = new Set<string>();
+  for (const m of moving) movingIds.add(partitionId(m.topic, m.partition));
+  const topics = new Set<string>();
+  for (const r of view.reassignments.values()) {
+    if (r.state === 'pending') {
+      if (now < r.startDeadline) continue;
+      for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving') && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+    } else if (r.state === 'running') {
+      for (const p of r.partitions) if (!p.supersededBy && p.state === 'moving' && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+    }
+  }
+  return topics;
+}
 
 export class Reconciler {
   readonly #d: ReconcilerDeps;
@@ -61,6 +84,16 @@ export class Reconciler {
   /** The pacing step started by kick(), and whether another was asked for meanwhile. */
   #pacing: Promise<void> | undefined;
   #pacingAgain = false;
+  /**
+   * Per running reassignment: the last time this instance saw one of its partitions still
+   * moving (full pass or end watch). Kafka finished its last move after that: the removal delay
+   * is measured from it (an over-estimate by at most one observation period).
+   */
+  readonly #lastSeenMoving = new Map<string, number>();
+  /** Gateway partitions moving at the last full pass (the end watch runs only when few). */
+  #gatewayMoving = 0;
+  #watchTimer: NodeJS.Timeout | undefined;
+  #watching = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -77,6 +110,40 @@ export class Reconciler {
     this.#stopped = false;
     this.#schedule(0);
     this.#schedulePoll();
+    this.#watchTimer = setInterval(() => void this.#watchEnds(), END_WATCH_MS);
+    this.#watchTimer.unref();
+  }
+
+  /**
+   * End watch (between full passes): while at most END_WATCH_MAX_PARTITIONS gateway partitions
+   * move, every END_WATCH_MS one ListPartitionReassignments; when a running reassignment has
+   * nothing moving any more, a full pass runs at once (it completes the record and removes its
+   * throttles). So an end is acted on within END_WATCH_MS + one pass, not one interval.
+   */
+  async #watchEnds(): Promise<void> {
+    if (this.#stopped || this.#running || this.#watching || this.#gatewayMoving === 0 || this.#gatewayMoving > END_WATCH_MAX_PARTITIONS) return;
+    this.#watching = true;
+    try {
+      const view = this.#d.store.view();
+      const moving = await listPartitionReassignments(this.#d.kafka);
+      const now = this.#now();
+      const still = new Set<string>();
+      for (const a of attributeMoves(moving, view)) if (a.reassignmentId) still.add(a.reassignmentId);
+      let ended = false;
+      for (const r of view.reassignments.values()) {
+        if (r.state !== 'running') continue;
+        if (still.has(r.id)) this.#lastSeenMoving.set(r.id, now);
+        else ended = true;
+      }
+      if (ended && !this.#running && !this.#stopped) {
+        clearTimeout(this.#timer);
+        this.#schedule(0);
+      }
+    } catch {
+      // The full pass reports errors; the watch just tries again.
+    } finally {
+      this.#watching = false;
+    }
   }
 
   #schedule(ms: number): void {
@@ -162,6 +229,7 @@ export class Reconciler {
     clearTimeout(this.#pollTimer);
     await this.#polling?.catch(() => undefined);
     await this.#pacing?.catch(() => undefined);
+    clearInterval(this.#watchTimer);
     await this.#running?.catch(() => undefined);
   }
 
@@ -192,9 +260,10 @@ export class Reconciler {
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     let placement: TopicPartitions[] | undefined;
     if (view && moving) {
-      const topics = new Set<string>();
-      for (const r of view.reassignments.values()) if (isLive(r)) for (const p of r.partitions) topics.add(p.topic);
-      placement = await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+      // Placement (Metadata) only for topics with a partition whose move ended since the last
+      // pass (to tell completed from cancelled): none while everything still moves.
+      const topics = endedTopics(view, moving, this.#now());
+      placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
     if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
@@ -213,7 +282,7 @@ export class Reconciler {
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
     }
-    if (moving && placement) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving, placement));
+    if (moving) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving));
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
@@ -295,7 +364,8 @@ export class Reconciler {
         // Queued partitions (paced execution) keep it running even with nothing moving.
         const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
         if (!stillMoving && !open) {
-          next = atTarget(r)
+          // Every partition it is responsible for completed (this pass or earlier ones).
+          next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
             ? { ...r, partitions, state: 'completed', endedAt: now }
             : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
         } else if (partitions !== r.partitions) {
@@ -352,8 +422,12 @@ export class Reconciler {
     for (const r of view.reassignments.values()) {
       if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
       writes.push({ ...r, throttlesRemovedAt: now, updatedAt: now });
-      this.#d.metrics?.throttleRemoved(r.state, r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null);
-      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: r.endedAt !== undefined ? (now - r.endedAt) / 1000 : null });
+      // From Kafka's completion as well as this instance can tell: the last time it saw a move
+      // of it still in progress (else the end the records say).
+      const from = this.#lastSeenMoving.get(r.id) ?? r.endedAt;
+      this.#lastSeenMoving.delete(r.id);
+      this.#d.metrics?.throttleRemoved(r.state, from !== undefined ? (now - from) / 1000 : null);
+      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: from !== undefined ? (now - from) / 1000 : null });
     }
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt === null || t.expiresAt > now) continue;
@@ -365,22 +439,25 @@ export class Reconciler {
     if (writes.length || deletes.length) await this.#d.store.write(writes, deletes);
   }
 
-  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
+  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
     const attributed = attributeMoves(moving, view);
-    this.#d.metrics?.setPartitionsMoving('gateway', attributed.filter((a) => a.reassignmentId !== null).length);
-    this.#d.metrics?.setPartitionsMoving('external', attributed.filter((a) => a.reassignmentId === null).length);
-    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
-    // Finished ones keep their last sample (bytes total) for GET; forgotten ones are dropped.
-    this.#d.progress.retain(new Set(view.reassignments.keys()));
-    if (running.length > 0) {
-      // Placement read at the start of this pass may predate a record adopted in this pass: refresh it.
-      const topics = [...new Set(running.flatMap((r) => r.partitions.map((p) => p.topic)))];
-      const fresh = topics.every((t) => placement.some((p) => p.name === t)) ? placement : await describePartitions(this.#d.kafka, topics);
-      await this.#d.progress.sample(new Map(running.map((r) => [r.id, { moving: sampleInput(r, fresh) }])));
+    let gateway = 0;
+    const now = this.#now();
+    for (const a of attributed) {
+      if (a.reassignmentId === null) continue;
+      gateway++;
+      this.#lastSeenMoving.set(a.reassignmentId, now);
     }
+    this.#gatewayMoving = gateway;
+    for (const id of this.#lastSeenMoving.keys()) if (!view.reassignments.has(id)) this.#lastSeenMoving.delete(id);
+    this.#d.metrics?.setPartitionsMoving('gateway', gateway);
+    this.#d.metrics?.setPartitionsMoving('external', attributed.length - gateway);
+    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
+    // One snapshot per running reassignment per interval, in the state topic (any instance).
+    if (running.length > 0) await this.#d.progress.snapshot(running);
     this.#d.metrics?.setProgress(
       running.map((r) => {
-        const p = this.#d.progress.progress(r.id);
+        const p = this.#d.progress.progress(r);
         let queued = 0;
         let inFlight = 0;
         for (const x of r.partitions) {
@@ -388,7 +465,7 @@ export class Reconciler {
           if (x.state === 'queued') queued++;
           else if (x.state === 'moving') inFlight++;
         }
-        return { id: r.id, bytesRemaining: p?.bytesRemaining ?? 0, etaSeconds: p?.etaSeconds ?? null, stalled: p?.stalled ?? false, queued, moving: inFlight };
+        return { id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled, queued, moving: inFlight };
       }),
     );
   }

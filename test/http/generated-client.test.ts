@@ -92,7 +92,7 @@ const commaSeparated = { array: { style: 'form', explode: false } } as const;
   const { data, response } = await client.POST('/reassignments', {
     body: { partitions: [{ topic: 'orders', partition: 0, replicas: [1, 2] }], throttle: 1048576, validateOnly: true },
   });
-  out('plan', response, { planned: data && 'partitions' in data ? data.partitions.length : undefined });
+  out('plan', response, { planned: data && 'totals' in data ? data.totals.partitions : undefined });
 }
 let id: string | undefined;
 {

@@ -179,7 +179,7 @@ describe('executing a plan', () => {
     if (planned.body.partitions.length > 0) {
       const dry = await gw.http().post('/reassignments').send({ ...planned.body.reassignment, validateOnly: true });
       assert.equal(dry.status, 200, JSON.stringify(dry.body));
-      assert.equal(dry.body.partitions.length, planned.body.partitions.length);
+      assert.equal(dry.body.totals.partitions, planned.body.partitions.length);
     }
   });
 });

@@ -49,8 +49,8 @@ it('two instances, overlapping reassignments at once, 8 rounds: one 202 and one 
     const list = (await a.http().get('/reassignments')).body.reassignments.filter((r: { state: string }) => r.state === 'running' || r.state === 'pending');
     assert.ok(list.some((r: { id: string }) => r.id === winner.body.id));
     for (const r of list) {
-      const detail = (await a.http().get(`/reassignments/${r.id}`)).body;
-      if (detail.partitions.some((p: { topic: string }) => p.topic === topic)) assert.equal(r.id, winner.body.id);
+      const page = (await a.http().get(`/reassignments/${r.id}/partitions`)).body;
+      if (page.items.some((p: { topic: string }) => p.topic === topic)) assert.equal(r.id, winner.body.id);
     }
   }
 });

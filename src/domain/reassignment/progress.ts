@@ -213,3 +213,56 @@ function lastProgressTime(samples: readonly ProgressSample[]): number {
   });
   return last;
 }
+
+// ---------------------------------------------------------------- snapshots (shared by instances)
+
+/** Totals of one reassignment at one time, as kept in the state topic. */
+export interface TotalsSnapshot {
+  /** ms since the epoch */
+  readonly t: number;
+  readonly bytesTotal: number;
+  readonly bytesDone: number;
+}
+
+export interface SnapshotProgress {
+  readonly bytesTotal: number;
+  readonly bytesDone: number;
+  /** 0-100, floored to 2 decimals. */
+  readonly percent: number;
+  /** Over the window ending at the latest snapshot; null until two snapshots span time. */
+  readonly bytesPerSecond: number | null;
+  readonly etaSeconds: number | null;
+  /** Bytes done have not grown for stallAfterMs up to the latest snapshot (and some remain). */
+  readonly stalled: boolean;
+  readonly lastProgressAtMs: number | null;
+  /** Time of the latest snapshot (null: none yet). */
+  readonly asOfMs: number | null;
+}
+
+/**
+ * Rate, ETA and stall from snapshots (oldest first). Depends only on the snapshots, never on
+ * the reader's clock: every instance reading the same snapshots answers the same numbers.
+ * O(number of snapshots), which is bounded.
+ */
+export function progressFromSnapshots(
+  snapshots: readonly TotalsSnapshot[],
+  lastProgressAtMs: number | null,
+  options: ProgressOptions = {},
+): SnapshotProgress {
+  const windowMs = options.windowMs ?? DEFAULT_PROGRESS_WINDOW_MS;
+  const stallAfterMs = options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS;
+  const last = snapshots.at(-1);
+  if (!last) return { bytesTotal: 0, bytesDone: 0, percent: 0, bytesPerSecond: null, etaSeconds: null, stalled: false, lastProgressAtMs, asOfMs: null };
+  let first = last;
+  for (let i = snapshots.length - 2; i >= 0; i--) {
+    first = snapshots[i]!;
+    if (first.t <= last.t - windowMs) break;
+  }
+  const dt = (last.t - first.t) / 1000;
+  const bytesPerSecond = dt > 0 ? Math.max(0, last.bytesDone - first.bytesDone) / dt : null;
+  const remaining = Math.max(0, last.bytesTotal - last.bytesDone);
+  const etaSeconds = remaining === 0 ? 0 : bytesPerSecond !== null && bytesPerSecond > 0 ? Math.ceil(remaining / bytesPerSecond) : null;
+  const percent = last.bytesTotal > 0 ? Math.floor((Math.min(last.bytesDone, last.bytesTotal) / last.bytesTotal) * 10_000) / 100 : remaining === 0 ? 100 : 0;
+  const since = lastProgressAtMs ?? snapshots[0]!.t;
+  return { bytesTotal: last.bytesTotal, bytesDone: last.bytesDone, percent, bytesPerSecond, etaSeconds, stalled: remaining > 0 && last.t - since >= stallAfterMs, lastProgressAtMs, asOfMs: last.t };
+}

@@ -3,11 +3,11 @@
 // outcomes to HTTP (statuses, problems with per-partition `errors`, Location headers) and
 // the state records to the API's shapes.
 import { Router, type Request, type Response } from 'express';
-import type { FieldError, PartitionError, ReassignmentProgress } from '../../domain/reassignment/index.js';
-import { countStates, formatReassignmentFile, parseConcurrency } from '../../domain/reassignment/index.js';
+import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
+import { formatReassignmentFile, parseConcurrency } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
-import type { ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
-import type { ReassignmentRecord } from '../../state/records.js';
+import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
+import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
@@ -17,18 +17,6 @@ type Schemas = components['schemas'];
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-/** The API state: a running record with `paused` is `paused`. */
-const apiState = (r: ReassignmentRecord): Schemas['ReassignmentState'] => (r.state === 'running' && r.paused ? 'paused' : r.state);
-
-/** Pacing fields of a reassignment (issue 9). */
-function pacingFields(r: ReassignmentRecord): Pick<Schemas['Reassignment'], 'paused' | 'concurrency' | 'order' | 'counts'> {
-  return {
-    paused: r.paused,
-    concurrency: r.concurrency && { perBroker: r.concurrency.perBroker, cluster: r.concurrency.cluster },
-    order: r.order,
-    counts: countStates(r.partitions),
-  };
-}
 
 /** The authenticated caller's id (set by the auth middleware; absent when auth is off). */
 export function callerOf(res: Response): string | null {
@@ -49,26 +37,39 @@ function partitionErrors(errors: readonly PartitionError[]): ValidationError[] {
   }));
 }
 
-const INVALID_SLUG: Record<400 | 404 | 409 | 422, { slug: string; title: string }> = {
-  400: { slug: 'validation-failed', title: 'Request validation failed' },
-  404: { slug: 'unknown-topic-or-partition', title: 'Unknown topic or partition' },
-  409: { slug: 'reassignment-in-progress', title: 'Reassignment in progress' },
-  422: { slug: 'invalid-reassignment', title: 'Invalid reassignment' },
+/** How the service's refusals map to HTTP. */
+const INVALID: Record<InvalidKind, { status: 400 | 404 | 409 | 422; slug: string; title: string }> = {
+  malformed: { status: 400, slug: 'validation-failed', title: 'Request validation failed' },
+  'not-found': { status: 404, slug: 'unknown-topic-or-partition', title: 'Unknown topic or partition' },
+  conflict: { status: 409, slug: 'reassignment-in-progress', title: 'Reassignment in progress' },
+  invalid: { status: 422, slug: 'invalid-reassignment', title: 'Invalid reassignment' },
 };
 
-export function toPlan(p: PlanView): Schemas['ReassignmentPlan'] {
+/** At most this many warnings without ?detail=true. */
+const WARNINGS_SHOWN = 100;
+/** GET includes the rollback file up to this many partitions (always with ?detail=true). */
+const ROLLBACK_INLINE_MAX = 1000;
+/** The body limit of POST /reassignments (100,000 partitions in the tool's format are ~4.4 MB). */
+export const REASSIGNMENT_BODY_LIMIT = '32mb';
+
+export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'] {
+  let noOp = 0;
+  for (const x of p.partitions) if (x.noOp) noOp++;
   return {
-    partitions: p.partitions.map((x) => ({
-      topic: x.topic,
-      partition: x.partition,
-      currentReplicas: [...x.currentReplicas],
-      targetReplicas: [...x.targetReplicas],
-      adding: [...x.adding],
-      removing: [...x.removing],
-      leader: x.leader,
-      noOp: x.noOp,
-    })),
-    warnings: p.warnings.map((w) => ({ topic: w.topic, partition: w.partition, code: w.code, message: w.message })),
+    totals: { partitions: p.partitions.length, moving: p.partitions.length - noOp, noOp, warnings: p.warnings.length },
+    ...(detail && {
+      partitions: p.partitions.map((x) => ({
+        topic: x.topic,
+        partition: x.partition,
+        currentReplicas: [...x.currentReplicas],
+        targetReplicas: [...x.targetReplicas],
+        adding: [...x.adding],
+        removing: [...x.removing],
+        leader: x.leader,
+        noOp: x.noOp,
+      })),
+    }),
+    warnings: (detail ? p.warnings : p.warnings.slice(0, WARNINGS_SHOWN)).map((w) => ({ topic: w.topic, partition: w.partition, code: w.code, message: w.message })),
     throttle: p.throttle,
     throttleConfigs: p.throttleConfigs.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, configs: c.configs.map((x) => ({ name: x.name, value: x.value })) })),
     estimate: {
@@ -78,7 +79,7 @@ export function toPlan(p: PlanView): Schemas['ReassignmentPlan'] {
       estimatedSeconds: p.estimate.estimatedSeconds,
       bottleneckBroker: p.estimate.bottleneckBroker,
     },
-    rollback: toFile(p.rollback),
+    ...(detail && { rollback: toFile(p.rollback) }),
     ...(p.pacing && {
       pacing: {
         concurrency: { perBroker: p.pacing.concurrency.perBroker, cluster: p.pacing.concurrency.cluster },
@@ -100,8 +101,13 @@ function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
   return toFile(formatReassignmentFile(r.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.original }))));
 }
 
-export function toAccepted(record: ReassignmentRecord, plan: PlanView): Schemas['ReassignmentAccepted'] {
-  return { id: record.id, state: apiState(record), rollback: toFile(plan.rollback), plan: toPlan(plan) };
+export function toAccepted(d: ReassignmentDetail, plan: PlanView, detail: boolean): Schemas['ReassignmentAccepted'] {
+  return { id: d.record.id, state: apiState(d.record), summary: toReassignment(d, false), rollback: toFile(plan.rollback), ...(detail && { plan: toPlan(plan, true) }) };
+}
+
+/** The API's state: `paused` is a running record whose paced execution is paused. */
+function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
+  return r.state === 'running' && r.paused ? 'paused' : r.state;
 }
 
 function toSummary(record: ReassignmentRecord, moving: Schemas['MovingPartition'][]): Schemas['ReassignmentSummary'] {
@@ -118,41 +124,23 @@ function toSummary(record: ReassignmentRecord, moving: Schemas['MovingPartition'
   };
 }
 
-function toProgress(record: ReassignmentRecord, p: ReassignmentProgress | null): Schemas['ReassignmentProgress'] {
-  if (record.state === 'completed' || !p) {
-    const done = record.state === 'completed';
-    return {
-      percent: done ? 100 : 0,
-      bytesTotal: p?.bytesTotal ?? 0,
-      bytesCopied: done ? (p?.bytesTotal ?? 0) : 0,
-      bytesRemaining: 0,
-      bytesPerSecond: p?.bytesPerSecond == null ? null : Math.round(p.bytesPerSecond),
-      etaSeconds: done ? 0 : null,
-      stalled: false,
-      lastProgressAt: p?.lastProgressAtMs != null ? iso(p.lastProgressAtMs) : null,
-    };
-  }
+function toProgress(p: SnapshotProgress): Schemas['ReassignmentProgress'] {
   return {
     percent: p.percent,
     bytesTotal: p.bytesTotal,
-    bytesCopied: p.bytesCopied,
-    bytesRemaining: p.bytesRemaining,
+    bytesDone: p.bytesDone,
+    bytesCopied: p.bytesDone,
+    bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone),
     bytesPerSecond: p.bytesPerSecond === null ? null : Math.round(p.bytesPerSecond),
     etaSeconds: p.etaSeconds,
-    stalled: record.state === 'running' && p.stalled,
+    stalled: p.stalled,
     lastProgressAt: p.lastProgressAtMs === null ? null : iso(p.lastProgressAtMs),
+    asOf: p.asOfMs === null ? null : iso(p.asOfMs),
   };
 }
 
-export function toReassignment(d: ReassignmentDetail): Schemas['Reassignment'] {
+export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas['Reassignment'] {
   const r = d.record;
-  const copiesOf = (topic: string, partition: number): Schemas['ReplicaCopy'][] =>
-    (d.progress?.replicas ?? [])
-      .filter((c) => c.topic === topic && c.partition === partition)
-      .map((c) => ({ broker: c.broker, bytesCopied: c.bytesCopied, bytesRemaining: c.bytesRemaining, bytesTotal: c.bytesTotal, percent: c.percent }));
-  // A partition Kafka reports done has copied everything, whatever the last sample said.
-  const complete = (c: Schemas['ReplicaCopy']): Schemas['ReplicaCopy'] => (c.bytesTotal === null ? c : { ...c, bytesCopied: c.bytesTotal, bytesRemaining: 0, percent: 100 });
-  const progress = toProgress(r, d.progress);
   return {
     id: r.id,
     state: apiState(r),
@@ -166,24 +154,12 @@ export function toReassignment(d: ReassignmentDetail): Schemas['Reassignment'] {
     requestedBy: r.requestedBy,
     owner: r.owner,
     ...(r.rollbackOf !== undefined && { rollbackOf: r.rollbackOf }),
-    partitions: d.partitions.map((p) => ({
-      topic: p.topic,
-      partition: p.partition,
-      status: p.status,
-      originalReplicas: p.originalReplicas,
-      targetReplicas: p.targetReplicas,
-      replicas: p.replicas,
-      adding: p.adding,
-      removing: p.removing,
-      // Done partitions keep their copies at 100%; reverted/failed ones copied nothing that stays.
-      copies: p.status === 'moving' ? copiesOf(p.topic, p.partition) : p.status === 'done' ? copiesOf(p.topic, p.partition).map(complete) : [],
-      ...(p.error && { error: p.error }),
-      ...(p.supersededBy && { supersededBy: p.supersededBy }),
-    })),
-    // Paced: the ETA counts the queue (the moves in flight, then the waves still to run).
-    progress: d.pacedEtaSeconds !== undefined && progress.etaSeconds !== 0 ? { ...progress, etaSeconds: d.pacedEtaSeconds } : progress,
-    rollback: rollbackFileOf(r),
-    ...pacingFields(r),
+    paused: r.paused,
+    concurrency: r.concurrency,
+    order: r.order,
+    counts: d.counts,
+    progress: toProgress(d.progress),
+    ...((detail || r.partitions.length <= ROLLBACK_INLINE_MAX) && { rollback: rollbackFileOf(r) }),
   };
 }
 
@@ -194,7 +170,8 @@ function notFound(req: Request, res: Response, id: string): void {
 }
 
 /** Answers a StartResult (POST and the rollback of DELETE share it). */
-function sendStart(req: Request, res: Response, result: StartResult): void {
+function sendStart(req: Request, res: Response, result: StartResult, service: ReassignmentService): void {
+  const detail = queryFlag(req, 'detail');
   const inst = instance(req);
   switch (result.kind) {
     case 'bad-request':
@@ -202,26 +179,26 @@ function sendStart(req: Request, res: Response, result: StartResult): void {
         problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'The reassignment request is malformed; see errors.', instance: inst, errors: fieldErrors(result.errors) },
       });
     case 'invalid': {
-      const { slug, title } = INVALID_SLUG[result.status];
+      const { status, slug, title } = INVALID[result.problem];
       const kafka = result.errors.find((e) => e.kafkaError)?.kafkaError;
       return sendProblem(res, {
         problem: {
           type: problemType(slug),
           title,
-          status: result.status,
+          status,
           detail: `${result.errors.length} problem(s) with the requested reassignment; nothing was changed. See errors.`,
           instance: inst,
-          ...(kafka && result.status !== 400 && { kafkaError: { name: kafka.name, code: kafka.code } }),
+          ...(kafka && status !== 400 && { kafkaError: { name: kafka.name, code: kafka.code } }),
           errors: partitionErrors(result.errors),
         },
       });
     }
     case 'plan':
-      res.status(200).json(toPlan(result.plan));
+      res.status(200).json(toPlan(result.plan, detail));
       return;
     case 'started':
       res.location(`/reassignments/${encodeURIComponent(result.record.id)}`);
-      res.status(202).json(toAccepted(result.record, result.plan));
+      res.status(202).json(toAccepted(service.summarize(result.record), result.plan, detail));
       return;
     case 'start-failed': {
       const failed = result.record.partitions.filter((p) => p.startError);
@@ -258,14 +235,32 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   });
 
   router.post('/reassignments', async (req, res) => {
-    sendStart(req, res, await service.start(unwrapPlanBody(req.body), callerOf(res)));
+    sendStart(req, res, await service.start(unwrapPlanBody(req.body), callerOf(res)), service);
   });
 
   router.get('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);
-    res.json(toReassignment(detail));
+    res.json(toReassignment(detail, queryFlag(req, 'detail')));
+  });
+
+  router.get('/reassignments/:id/partitions', async (req, res) => {
+    const id = param(req, 'id');
+    const state = typeof req.query.state === 'string' ? (req.query.state as PartitionState | 'all') : 'all';
+    // (The validation middleware has checked the range; it may have coerced it to a number.)
+    const limit = req.query.limit === undefined ? 1000 : Number(req.query.limit);
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+    const page = await service.partitionsPage(id, { state, limit, cursor });
+    if (page.kind === 'not-found') return notFound(req, res, id);
+    if (page.kind === 'invalid-cursor') {
+      return sendProblem(res, {
+        problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'The cursor is not one this gateway handed out; follow the `next` link of a previous page.', instance: instance(req), errors: [{ path: '/query/cursor', message: 'unknown cursor' }] },
+      });
+    }
+    const next = page.next === null ? null : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
+    const body: Schemas['ReassignmentPartitionPage'] = { items: page.items, next };
+    res.json(body);
   });
 
   router.patch('/reassignments/:id', async (req, res) => {
@@ -296,7 +291,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     }
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);
-    res.json(toReassignment(detail));
+    res.json(toReassignment(detail, false));
   });
 
   router.delete('/reassignments/:id', async (req, res) => {
@@ -306,13 +301,13 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     const rb = result.rollback;
     if (rb && rb.kind !== 'started') {
       // The cancel happened; the rollback did not: say why, as the rollback's own problem.
-      return sendStart(req, res, rb);
+      return sendStart(req, res, rb, service);
     }
     const body: Schemas['ReassignmentCancelled'] = {
       id: result.record.id,
-      state: result.record.state,
+      state: apiState(result.record),
       cancelled: result.cancelled,
-      rollback: rb && rb.kind === 'started' ? toAccepted(rb.record, rb.plan) : null,
+      rollback: rb && rb.kind === 'started' ? toAccepted(service.summarize(rb.record), rb.plan, false) : null,
     };
     if (rb && rb.kind === 'started') {
       res.location(`/reassignments/${encodeURIComponent(rb.record.id)}`);

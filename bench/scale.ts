@@ -1,0 +1,195 @@
+// Issue 8's bench: reassignments of SCALE_SIZES partitions (default 1000,10000) on simulated
+// clusters of 2x that many partitions (at least 20,000; at 100,000 moving the cluster is 100,000),
+// against a gateway running as a child process (`src/main.ts`, so RSS is the gateway's alone).
+// Per size, each figure as min/median/max over REPS repetitions in the same run:
+//   validateOnly latency and response size; POST latency and size (one per size: it starts
+//   the move); summary GET and 1,000-row page GET latency and size while everything moves;
+//   /healthz latency sampled every 100 ms during the whole size's run (p99 and max);
+//   reconcile pass duration (runs_total over time between two scrapes); throttle removal delay
+//   measured from the simulator's last completion to the last throttle config gone; gateway RSS.
+// Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
+//
+//   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type Simulator } from '../src/sim/index.js';
+
+const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
+const REPS = Number(process.env.REPS ?? 3);
+const BROKERS = 12;
+const PER_TOPIC = 1000;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+type Stat = { min: number; median: number; max: number };
+const stat = (xs: number[]): Stat => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0] ?? NaN, median: s[Math.floor((s.length - 1) / 2)] ?? NaN, max: s.at(-1) ?? NaN };
+};
+const fmt = (s: Stat, unit = 'ms', d = 1) => `${s.min.toFixed(d)} / ${s.median.toFixed(d)} / ${s.max.toFixed(d)} ${unit}`;
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? NaN;
+
+async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
+  // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits).
+  const prof = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_PROFILE}`] : [];
+  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
+  });
+  return { proc, url };
+}
+
+async function timed(url: string, init?: RequestInit): Promise<{ ms: number; bytes: number; status: number; body: any }> {
+  const t = performance.now();
+  const res = await fetch(url, init);
+  const text = await res.text();
+  const ms = performance.now() - t;
+  return { ms, bytes: Buffer.byteLength(text), status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
+}
+
+async function metric(url: string, name: string): Promise<number | null> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+async function runSize(n: number) {
+  const clusterPartitions = Math.max(n * 2, 20_000, n);
+  const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000, replicationBytesPerSecond: 1_000_000_000 });
+  const topics = Math.ceil(clusterPartitions / PER_TOPIC);
+  for (let t = 0; t < topics; t++) {
+    const count = Math.min(PER_TOPIC, clusterPartitions - t * PER_TOPIC);
+    sim.model.createTopic({ name: `s${t}`, assignments: Array.from({ length: count }, (_, p) => ({ partition: p, brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS] })) });
+  }
+  const gw = await startGateway(sim);
+  // Warm-up (not measured): the first request of each route compiles its validators.
+  const warm = { partitions: [{ topic: 's0', partition: 0, replicas: [3, 1, 2] }], validateOnly: true };
+  await fetch(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(warm) }).then((r) => r.text());
+  await fetch(`${gw.url}/reassignments/r-none/partitions`).then((r) => r.text());
+  const health: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const t = performance.now();
+      await fetch(`${gw.url}/healthz`).then((r) => r.text()).catch(() => undefined);
+      health.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    // Move the first n partitions: replace each one's first replica by the broker 3 further on.
+    const partitions: { topic: string; partition: number; replicas: number[] }[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = Math.floor(i / PER_TOPIC);
+      const p = i % PER_TOPIC;
+      partitions.push({ topic: `s${t}`, partition: p, replicas: [(t + p + 3) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS] });
+    }
+    const file = { version: 1, partitions: partitions.map((x) => ({ ...x, log_dirs: x.replicas.map(() => 'any') })) };
+    const json = (b: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+    const validate: number[] = [];
+    let validateBytes = 0;
+    for (let r = 0; r < REPS; r++) {
+      const v = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024, validateOnly: true }));
+      if (v.status !== 200) throw new Error(`validateOnly ${v.status}: ${JSON.stringify(v.body).slice(0, 500)}`);
+      validate.push(v.ms);
+      validateBytes = v.bytes;
+    }
+    // Throttled at 1 KiB/s: nothing completes while GETs are measured.
+    const post = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024 }));
+    if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
+    const id: string = post.body.id;
+    const summary: number[] = [];
+    const page: number[] = [];
+    let summaryBytes = 0;
+    let pageBytes = 0;
+    const runs0 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
+    const t0 = performance.now();
+    for (let r = 0; r < REPS; r++) {
+      const s = await timed(`${gw.url}/reassignments/${id}`);
+      summary.push(s.ms);
+      summaryBytes = s.bytes;
+      const pg = await timed(`${gw.url}/reassignments/${id}/partitions?limit=1000`);
+      page.push(pg.ms);
+      pageBytes = pg.bytes;
+      await new Promise((res) => setTimeout(res, 1000));
+    }
+    const runs1 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
+    const passMs = runs0 !== null && runs1 !== null && runs1 > runs0 ? (performance.now() - t0) / (runs1 - runs0) : NaN;
+    const rssMoving = (await metric(gw.url, 'kafka_gateway_process_resident_memory_bytes')) ?? (await metric(gw.url, 'process_resident_memory_bytes'));
+    // Let it finish: raise the throttle, then time from Kafka's last completion to the last throttle gone.
+    let lastCompletion = 0;
+    const off = sim.onReassignmentCompleted(() => (lastCompletion = Date.now()));
+    const patched = await timed(`${gw.url}/reassignments/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ throttle: 1_000_000_000 }) });
+    if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`);
+    let removal = NaN;
+    const deadline = Date.now() + 600_000;
+    while (Date.now() < deadline) {
+      const moving = sim.model.movingPartitionCount();
+      const t = await fetch(`${gw.url}/throttles`).then((r) => r.json() as Promise<{ rates: unknown[]; replicas: unknown[] }>);
+      if (moving === 0 && lastCompletion > 0 && t.rates.length === 0 && t.replicas.length === 0) {
+        removal = Date.now() - lastCompletion;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    off();
+    return {
+      n,
+      validate: stat(validate),
+      validateBytes,
+      post: post.ms,
+      postBytes: post.bytes,
+      summary: stat(summary),
+      summaryBytes,
+      page: stat(page),
+      pageBytes,
+      passMs,
+      removalMs: removal,
+      rssMiB: rssMoving === null ? NaN : rssMoving / 2 ** 20,
+      health: { p99: p99(health), max: Math.max(...health), samples: health.length },
+    };
+  } finally {
+    sampling = false;
+    await sampler;
+    gw.proc.kill('SIGTERM');
+    await once(gw.proc, 'exit').catch(() => undefined);
+    await sim.close();
+  }
+}
+
+const results = [];
+for (const n of SIZES) {
+  console.log(`\n== ${n} partitions moving ==`);
+  const r = await runSize(n);
+  results.push(r);
+  console.log(`validateOnly         ${fmt(r.validate)}   ${(r.validateBytes / 1024).toFixed(1)} KiB`);
+  console.log(`POST (one start)     ${r.post.toFixed(1)} ms   ${(r.postBytes / 1024).toFixed(1)} KiB`);
+  console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
+  console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
+  console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms)`);
+  console.log(`reconcile pass       ${r.passMs.toFixed(0)} ms wall time per pass (runs_total over elapsed time; 2000 ms interval, end watch extra)`);
+  console.log(`throttle removal     ${r.removalMs.toFixed(0)} ms after Kafka's last completion`);
+  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB while moving`);
+}
+if (results.length > 1) {
+  const a = results[0]!;
+  const b = results.at(-1)!;
+  const per = (x: number, n: number) => x / n;
+  console.log(`\n== growth ratio, per partition (median at ${b.n} / median at ${a.n}; linear = 1) ==`);
+  console.log(`validateOnly ${(per(b.validate.median, b.n) / per(a.validate.median, a.n)).toFixed(2)}`);
+  console.log(`POST         ${(per(b.post, b.n) / per(a.post, a.n)).toFixed(2)}`);
+  console.log(`summary GET (constant-size answer; ratio of totals) ${(b.summary.median / a.summary.median).toFixed(2)}`);
+  console.log(`page GET (same 1000 rows; ratio of totals)         ${(b.page.median / a.page.median).toFixed(2)}`);
+}
