@@ -116,7 +116,8 @@ export class ProgressTracker {
     if (!rec || rec.snapshots.length === 0) {
       let done = 0;
       for (const p of r.partitions) if (counted(p) && p.state === 'completed') done += p.bytesTotal ?? 0;
-      return progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER });
+      // No snapshot yet: asOf stays null (nothing was measured).
+      return { ...progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER }), asOfMs: null };
     }
     const p = progressFromSnapshots(rec.snapshots, rec.lastProgressAt, this.#options);
     return r.state === 'running' ? p : { ...p, stalled: false };

@@ -304,11 +304,13 @@ export class StateStore {
     const now = this.#now();
     const chunks: { key: string; value: string; chunk: ReassignmentChunk }[] = [];
     const final: { key: string; value: string | null }[] = [];
+    /** Values other than reassignment headers: independent records, may go ahead in batches of their own. */
+    const loose: { key: string; value: string }[] = [];
     const trailing: { key: string; value: null }[] = [];
     const headers: { record: ReassignmentRecord; header: ReassignmentHeader; raw: string }[] = [];
     for (const v of values) {
       if (v.kind !== 'reassignment') {
-        final.push({ key: keyOf(v), value: encodeValue(v) });
+        loose.push({ key: keyOf(v), value: encodeValue(v) });
         continue;
       }
       const prevRecord = this.#maps.reassignment.get(v.id);
@@ -349,7 +351,26 @@ export class StateStore {
     await flush();
 
     // 2. Headers and everything else at once (+ the replaced chunks' tombstones when they fit).
+    // Many independent values (e.g. the throttle ledger of 100 topics) would exceed a batch:
+    // they go first, in batches of their own, each acknowledged before the last batch.
     const size = (rs: { key: string; value: string | null }[]) => rs.reduce((n, r) => n + r.key.length + (r.value?.length ?? 0) + 64, 0);
+    if (size(loose) + size(final) > BATCH_MAX_BYTES) {
+      let part: typeof loose = [];
+      let partBytes = 0;
+      const send = async () => {
+        if (!part.length) return;
+        await this.#write(part);
+        part = [];
+        partBytes = 0;
+      };
+      for (const r of loose) {
+        const n = size([r]);
+        if (part.length && partBytes + n > BATCH_MAX_BYTES) await send();
+        part.push(r);
+        partBytes += n;
+      }
+      await send();
+    } else final.unshift(...loose);
     const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
     await this.#write(fits ? [...final, ...trailing] : final, false);
     const own = new Map(headers.map((h) => [h.record.id, h]));

@@ -158,3 +158,22 @@ describe('reassignment layout in the state topic', () => {
     assert.equal(r.concurrency, null);
   });
 });
+
+describe('batches of many small records', () => {
+  it('values that together exceed a batch are written in several batches, each bounded; the release comes last', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const ledger = Array.from({ length: 100 }, (_, t) => ({
+      kind: 'ledger' as const, v: RECORD_VERSION, id: `topic/t${t}`, updatedAt: 1,
+      topic: { leader: { added: Array.from({ length: 2000 }, (_, p) => `${p}:${t % 12}`), prior: null }, follower: null } as never,
+    }));
+    const claim = await a.claim(['r'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
+    assert.ok(claim.granted);
+    log.batches = [];
+    await a.release(claim.claim, ledger);
+    assert.ok(log.batches.length > 1, 'several batches');
+    for (const b of log.batches) assert.ok(b <= BATCH_MAX_BYTES, `batch of ${b} bytes`);
+    assert.equal(log.records.at(-1)!.key, `claim/${claim.claim.id}`);
+    assert.equal((await new StateStore(log).refresh()).ledger.size, 100);
+  });
+});
