@@ -507,7 +507,8 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
       partitions,
       ...(throttleMiB.trim() !== '' && Number.isFinite(mibs) && { throttle: Math.round(mibs * 1024 * 1024) }),
       // Empty fields leave concurrency to the gateway's default (REASSIGNMENT_DEFAULT_PER_BROKER).
-      ...(paced && { concurrency: { perBroker: perBroker.trim() === '' ? null : Number(perBroker), cluster: clusterMoves.trim() === '' ? null : Number(clusterMoves) }, order }),
+      ...(paced && { concurrency: { perBroker: perBroker.trim() === '' ? null : Number(perBroker), cluster: clusterMoves.trim() === '' ? null : Number(clusterMoves) } }),
+      ...((paced || order !== 'size-asc') && { order }),
       ...(validateOnly && { validateOnly: true }),
     };
   };
@@ -830,6 +831,8 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
                 <button type="button" class="secondary" onClick={() => void act('Concurrency changed', () => api.patchReassignment(id, { concurrency: { perBroker: bound(perBroker), cluster: bound(clusterMoves) } }))}>
                   Change concurrency
                 </button>
+              </div>
+              <div class="row">
                 {confirm === null ? (
                   <>
                     <button type="button" class="danger" onClick={() => setConfirm('cancel')}>
