@@ -732,7 +732,11 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
     [api, id, filter, pages],
     1000,
   );
-  const r = poll.data?.r ?? null;
+  // A new filter or page count starts the poll afresh; keep showing the last answer meanwhile.
+  const last = useRef(poll.data);
+  if (poll.data) last.current = poll.data;
+  const shown = poll.data ?? (last.current?.r.id === id ? last.current : null);
+  const r = shown?.r ?? null;
   const [actionError, setActionError] = useState<Error | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'cancel' | 'rollback' | null>(null);
@@ -763,8 +767,8 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
       <p>
         <a href="#/reassignments">← all reassignments</a>
       </p>
-      <Loading poll={poll} what={`reassignment ${id}`} />
-      {r && poll.data && (
+      {(poll.error || !shown) && <Loading poll={poll} what={`reassignment ${id}`} />}
+      {r && shown && (
         <>
           <dl class="kv">
             <dt>State</dt>
@@ -882,7 +886,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               </select>
             </label>
           </div>
-          {poll.data.rows.length === 0 ? (
+          {shown.rows.length === 0 ? (
             <p class="note">No {filter === 'all' ? '' : `${filter} `}partitions.</p>
           ) : (
             <table>
@@ -896,7 +900,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
                 </tr>
               </thead>
               <tbody>
-                {poll.data.rows.map((p) => (
+                {shown.rows.map((p) => (
                   <tr key={`${p.topic}-${p.partition}`}>
                     <th scope="row">
                       {p.topic}-{p.partition}
@@ -917,12 +921,12 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               </tbody>
             </table>
           )}
-          {poll.data.next !== null && (
+          {shown.next !== null && (
             <p>
               <button type="button" class="secondary" onClick={() => setPages((n) => n + 1)}>
                 More partitions
               </button>{' '}
-              <span class="note">showing {poll.data.rows.length}</span>
+              <span class="note">showing {shown.rows.length}</span>
             </p>
           )}
           {r.rollback && (

@@ -180,6 +180,9 @@ describe('web console in Chromium', { skip }, () => {
     assert.deepEqual({ ...done.counts }, { total: done.counts.total, queued: 0, moving: 0, completed: done.counts.total, failed: 0, cancelled: 0 });
     assert.match(await counts.innerText(), new RegExp(`${done.counts.total} completed, 0 failed`));
     assert.deepEqual(await api.throttles(), { rates: [], replicas: [] });
+    // The partitions list (paged endpoint) filtered to all: one full bar per partition.
+    await page.getByLabel('Show').selectOption('all');
+    await page.waitForFunction((n) => document.querySelectorAll('[role="progressbar"][aria-label^="Progress of "][aria-valuenow="100"]').length === n, done.counts.total);
     // Broker 3 holds no replica of the topics it was asked to give up.
     for (const t of ['orders', 'payments']) for (const p of (await api.topic(t)).partitions) assert.ok(!p.replicas.includes(3), `${t}-${p.partition} still on 3`);
     assert.deepEqual(pageErrors, []);
