@@ -52,7 +52,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
-import type { Pacer } from './pacer.js';
+import { pacingClaimResource, type Pacer } from './pacer.js';
 
 export interface ReassignmentDeps {
   kafka: PlatformaticKafkaGateway;
@@ -600,6 +600,10 @@ export class ReassignmentService {
 
   /** Changes the throttle of a live reassignment (null = unthrottled). */
   async setThrottle(id: string, throttle: number | null): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult }> {
+    return this.#withPacingClaim(id, 'throttle', () => this.#setThrottle(id, throttle));
+  }
+
+  async #setThrottle(id: string, throttle: number | null): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult }> {
     const view = await this.#d.store.refresh();
     const record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };
@@ -634,6 +638,13 @@ export class ReassignmentService {
    * that was sent at once makes no difference to what already moves.
    */
   async steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+    const result = await this.#withPacingClaim(id, 'steer', () => this.#steer(id, patch));
+    // A resume or a raised bound starts moves at once (under the pacer's own claim).
+    if (result.kind === 'ok' && this.#d.pacer && result.record.state === 'running' && result.record.concurrency !== null && !result.record.paused) await this.#d.pacer.advance(id).catch(() => undefined);
+    return result.kind === 'ok' ? { kind: 'ok', record: (await this.#d.store.refresh()).reassignments.get(id) ?? result.record } : result;
+  }
+
+  async #steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
     const view = await this.#d.store.refresh();
     const record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };
@@ -645,13 +656,40 @@ export class ReassignmentService {
       updatedAt: this.#now(),
     };
     await this.#d.store.write([next]);
-    if (this.#d.pacer && next.state === 'running' && next.concurrency !== null && !next.paused) await this.#d.pacer.advance(id).catch(() => undefined);
-    return { kind: 'ok', record: (await this.#d.store.refresh()).reassignments.get(id) ?? next };
+    return { kind: 'ok', record: next };
   }
 
   // ------------------------------------------------------------------ DELETE
 
   async cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
+    // Paced: no instance starts a wave between our reading Kafka's moves and recording the cancel.
+    return this.#withPacingClaim(id, 'cancel', () => this.#cancel(id, opts, requestedBy));
+  }
+
+  /**
+   * Runs `fn` holding the pacing claim of a live paced record (pacer.ts): a wave is never
+   * started from a record read before, nor written over, what `fn` writes (PATCH, DELETE).
+   * Not paced or not live: `fn` at once. A holder that died blocks at most its lease.
+   */
+  async #withPacingClaim<T>(id: string, purpose: string, fn: () => Promise<T>): Promise<T> {
+    const seen = this.#d.store.view().reassignments.get(id) ?? (await this.#d.store.refresh()).reassignments.get(id);
+    if (!seen || seen.concurrency === null || !isLive(seen)) return fn();
+    const deadline = Date.now() + this.#d.config.pacingLeaseMs + 1000;
+    for (;;) {
+      const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `${purpose} ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
+      if (claimed.granted) {
+        try {
+          return await fn();
+        } finally {
+          await this.#d.store.release(claimed.claim).catch(() => undefined);
+        }
+      }
+      if (Date.now() > deadline) return fn(); // the holder died: its lease is over anyway
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async #cancel(id: string, opts: { preserveThrottles: boolean; rollback: boolean }, requestedBy: string | null): Promise<CancelResult> {
     const view = await this.#d.store.refresh();
     let record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };

@@ -370,7 +370,9 @@ export class Reconciler {
             : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
         } else if (partitions !== r.partitions) {
           // Some partitions finished: only their chunks are rewritten.
-          writes.push({ ...r, partitions, updatedAt: now });
+          // Header fields a PATCH may have changed since this pass read the view: the freshest.
+          const fresh = this.#d.store.view().reassignments.get(r.id) ?? r;
+          writes.push({ ...r, paused: fresh.paused, concurrency: fresh.concurrency, throttle: fresh.throttle, throttleDemand: fresh.throttleDemand, partitions, updatedAt: now });
           continue;
         }
       }

@@ -188,6 +188,34 @@ describe('paced execution', () => {
     }
   });
 
+  it('DELETE cancels the moves in flight and drops the queue; nothing moves afterwards, throttles gone', async () => {
+    const a = await startReassignGateway({ simulator: { brokers: 4 } });
+    const b = await startReassignGateway({ sim: a.sim });
+    try {
+      const { assignments, targets } = layout(8);
+      await createTopics(a, { name: 'paced-del', assignments });
+      for (let p = 0; p < assignments.length; p++) a.sim.seedBytes('paced-del', p, 500_000);
+      const res = await a.http().post('/reassignments').send({ partitions: targets('paced-del'), throttle: 50_000, concurrency: { perBroker: 1 } });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const id = res.body.id as string;
+      // Instance b cancels while a (and b) reconcile.
+      const del = await b.http().delete(`/reassignments/${id}`);
+      assert.equal(del.status, 200, JSON.stringify(del.body));
+      const g = await a.http().get(`/reassignments/${id}`);
+      assert.equal(g.body.state, 'cancelled');
+      assert.equal(g.body.counts.queued, 0);
+      assert.equal(g.body.counts.moving, 0);
+      assert.ok(g.body.counts.cancelled >= 6, JSON.stringify(g.body.counts));
+      await a.runtime.reconciler.reconcileOnce();
+      await b.runtime.reconciler.reconcileOnce();
+      assert.deepEqual((await listPartitionReassignments(a.kafka)).filter((m) => m.topic === 'paced-del'), [], 'no wave after the cancel');
+      await eventually(async () => (Object.keys(await throttleConfigs(a.kafka)).length === 0 ? true : undefined), 20_000);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
   it('two instances reconciling at once: bounds hold, no partition started twice', async () => {
     const a = await startReassignGateway({ simulator: { brokers: 4 } });
     const b = await startReassignGateway({ sim: a.sim });
