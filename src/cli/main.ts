@@ -9,8 +9,8 @@
 // reassignment end failed or cancelled (so CI pipelines stop).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ApiError, createClient, formatBytes, formatDuration, type GatewayClient, type Reassignment, type ReassignmentFile } from '../client/api.js';
-import { progressLines, table } from './render.js';
+import { ApiError, createClient, formatBytes, formatDuration, REASSIGNMENT_ORDERS, type GatewayClient, type Reassignment, type ReassignmentFile, type ReassignmentOrder, type ReassignmentStatus } from '../client/api.js';
+import { pacingText, progressLines, table } from './render.js';
 
 const USAGE = `Usage: kag [--url URL] [--token TOKEN] [--output table|json] <command>
 
@@ -24,11 +24,17 @@ Commands:
                                            ask the gateway for a plan (POST /plans): before/after per broker;
                                            --output-file writes it in Kafka's reassignment file format
   reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--validate-only]
-                   [--concurrency N (moves per broker)] [--concurrency-cluster N] [--order size-asc|size-desc|as-given]
+                   [--per-broker N] [--cluster N] [--order size-asc|size-desc|as-given]
                    [--rollback-file FILE] [--watch]
+                                           paced execution: at most N moves in flight per broker / in the
+                                           cluster (the next start as earlier ones complete), in that order
   reassign list
   reassign status ID [--watch] [--interval SECONDS]
-  reassign pause ID | resume ID
+                                           state, queued/moving/completed/failed counts, a bar per moving
+                                           partition; --watch redraws until it ends (exit 3 on failure)
+  reassign pause ID | resume ID            pause: moves in flight finish, no new one starts
+  reassign concurrency ID [--per-broker N|none] [--cluster N|none]
+                                           change the bounds of a paced reassignment
   reassign throttle ID BYTES/S             change the throttle of a running reassignment
   reassign cancel ID [--preserve-throttles]
   reassign rollback ID                     cancel, and move completed partitions back
@@ -50,8 +56,8 @@ const OPTIONS = {
   'reassignment-json-file': { type: 'string' },
   'rollback-file': { type: 'string' },
   throttle: { type: 'string' },
-  concurrency: { type: 'string' },
-  'concurrency-cluster': { type: 'string' },
+  'per-broker': { type: 'string' },
+  cluster: { type: 'string' },
   order: { type: 'string' },
   'validate-only': { type: 'boolean' },
   'preserve-throttles': { type: 'boolean' },
@@ -74,6 +80,11 @@ function intList(v: string | undefined, name: string): number[] | undefined {
   const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
   if (!xs.every((x) => /^\d+$/.test(x))) throw new UsageError(`--${name} takes a comma-separated list of broker ids, got "${v}"`);
   return xs.map(Number);
+}
+/** A concurrency bound: a positive whole number, or `none` (no bound: null). */
+function bound(v: string | undefined, name: string): number | null | undefined {
+  if (v === 'none') return null;
+  return positiveInt(v, name);
 }
 function positiveInt(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
@@ -266,26 +277,25 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
       if (!file) throw new UsageError('reassign execute needs --reassignment-json-file FILE (Kafka\'s format)');
       const doc = readReassignmentFile(file);
       const throttle = positiveInt(v.throttle, 'throttle');
-      const perBroker = positiveInt(v.concurrency, 'concurrency');
-      const cluster = positiveInt(v['concurrency-cluster'], 'concurrency-cluster');
-      if (v.order !== undefined && !['size-asc', 'size-desc', 'as-given'].includes(v.order)) throw new UsageError(`--order must be size-asc, size-desc or as-given, got "${v.order}"`);
-      const concurrency = perBroker !== undefined || cluster !== undefined ? { ...(perBroker !== undefined && { perBroker }), ...(cluster !== undefined && { cluster }) } : undefined;
+      const concurrency = concurrencyOf(v);
+      if (v.order !== undefined && !REASSIGNMENT_ORDERS.includes(v.order as ReassignmentOrder)) throw new UsageError(`--order must be ${REASSIGNMENT_ORDERS.join(', ')}, got "${v.order}"`);
       const body = {
         ...doc,
         ...(throttle !== undefined && { throttle }),
         ...(concurrency && { concurrency }),
-        ...(v.order !== undefined && { order: v.order as 'size-asc' | 'size-desc' | 'as-given' }),
+        ...(v.order !== undefined && { order: v.order as ReassignmentOrder }),
         ...(v['validate-only'] && { validateOnly: true }),
       };
       const answer = await client.startReassignment(body, { detail: Boolean(v['validate-only']) });
       if (!('id' in answer)) {
-        print(answer, () => `Valid. ${answer.totals.partitions} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], (answer.partitions ?? []).map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
+        const paced = answer.pacing ? ` Paced: ${answer.pacing.waveCount} wave(s), at most ${answer.pacing.peakInFlight} move(s) in flight, about ${formatDuration(answer.pacing.estimatedSeconds)} in all.` : '';
+        print(answer, () => `Valid. ${answer.totals.partitions} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.${paced}\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], (answer.partitions ?? []).map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
         return 0;
       }
       if (v['rollback-file']) writeFileSync(v['rollback-file'], `${JSON.stringify(answer.rollback, null, 2)}\n`);
       print(answer, () =>
         [
-          `Started reassignment ${answer.id} (${answer.summary.counts.total} partition(s), ${formatBytes(answer.summary.progress.bytesTotal)}).`,
+          `Started reassignment ${answer.id} (${answer.summary.counts.total} partition(s), ${formatBytes(answer.summary.progress.bytesTotal)}; ${answer.summary.counts.moving} moving, ${answer.summary.counts.queued} queued; pacing: ${pacingText(answer.summary)}).`,
           v['rollback-file'] ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).` : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
           `Follow it: kag reassign status ${answer.id} --watch`,
         ].join('\n'),
@@ -296,25 +306,24 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
     case 'status': {
       const id = needId();
       if (v.watch) return watch(client, id, v, io, output);
-      const r = await client.reassignmentWithPartitions(id);
-      print(r, () => progressLines(r).join('\n'));
-      return r.state === 'failed' ? 3 : 0;
+      const st = await client.reassignmentStatus(id);
+      print(st, () => progressLines(st).join('\n'));
+      return failedExit(st) ?? 0;
     }
     case 'pause':
     case 'resume': {
       const id = needId();
-      try {
-        const r = await client.patchReassignment(id, { paused: sub === 'pause' });
-        print(r, () => `${r.id}: ${r.state}`);
-        return 0;
-      } catch (err) {
-        // A gateway without pacing rejects the unknown field with a 400 naming `paused`.
-        if (err instanceof ApiError && err.status === 400 && JSON.stringify(err.problem?.errors ?? []).includes('paused')) {
-          io.err(`This gateway cannot ${sub} reassignments (no "paused" in PATCH /reassignments/{id}; it arrives with pacing).`);
-          return 2;
-        }
-        throw err;
-      }
+      const r = sub === 'pause' ? await client.pauseReassignment(id) : await client.resumeReassignment(id);
+      print(r, () => `${r.id}: ${r.state}${r.paused ? ' (moves in flight finish, none start; resume with `kag reassign resume ' + r.id + '`)' : ''}; ${countsText(r)}`);
+      return 0;
+    }
+    case 'concurrency': {
+      const id = needId();
+      const concurrency = concurrencyOf(v);
+      if (!concurrency) throw new UsageError('reassign concurrency ID --per-broker N|none [--cluster N|none]');
+      const r = await client.patchReassignment(id, { concurrency });
+      print(r, () => `${r.id}: ${r.state}; pacing: ${pacingText(r)}; ${countsText(r)}`);
+      return 0;
     }
     case 'throttle': {
       const id = needId();
@@ -332,8 +341,26 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
       return 0;
     }
     default:
-      throw new UsageError(`reassign needs one of execute, list, status, pause, resume, throttle, cancel, rollback${sub ? ` (got "${sub}")` : ''}`);
+      throw new UsageError(`reassign needs one of execute, list, status, pause, resume, concurrency, throttle, cancel, rollback${sub ? ` (got "${sub}")` : ''}`);
   }
+}
+
+/** --per-broker / --cluster as a concurrency object; undefined when neither is given. */
+function concurrencyOf(v: Values): { perBroker?: number | null; cluster?: number | null } | undefined {
+  const perBroker = bound(v['per-broker'], 'per-broker');
+  const cluster = bound(v.cluster, 'cluster');
+  if (perBroker === undefined && cluster === undefined) return undefined;
+  return { ...(perBroker !== undefined && { perBroker }), ...(cluster !== undefined && { cluster }) };
+}
+
+const countsText = (r: Reassignment): string => `${r.counts.queued} queued, ${r.counts.moving} moving, ${r.counts.completed} completed, ${r.counts.failed} failed`;
+
+/** Exit 3 when the reassignment ended failed or cancelled, or ended with failed partitions. */
+function failedExit(st: ReassignmentStatus): number | null {
+  const r = st.summary;
+  if (r.state === 'failed' || r.state === 'cancelled') return 3;
+  if (r.state === 'completed' && r.counts.failed > 0) return 3;
+  return null;
 }
 
 /** Polls until the reassignment ends; redraws in place on a terminal, one block per poll otherwise. */
@@ -342,9 +369,9 @@ async function watch(client: GatewayClient, id: string, v: Values, io: Io, outpu
   if (!Number.isFinite(interval) || interval < 0.1) throw new UsageError(`--interval takes seconds (≥ 0.1), got "${v.interval}"`);
   let drawn = 0;
   for (;;) {
-    let r: Reassignment;
+    let st: ReassignmentStatus;
     try {
-      r = await client.reassignmentWithPartitions(id, 50);
+      st = await client.reassignmentStatus(id, 20);
     } catch (err) {
       // 429/503 while watching: wait as told and keep watching.
       if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
@@ -354,17 +381,18 @@ async function watch(client: GatewayClient, id: string, v: Values, io: Io, outpu
       }
       throw err;
     }
-    if (output === 'json') io.out(JSON.stringify({ id: r.id, state: r.state, progress: r.progress }));
+    const r = st.summary;
+    if (output === 'json') io.out(JSON.stringify({ id: r.id, state: r.state, paused: r.paused, counts: r.counts, progress: r.progress, moving: st.moving.map((p) => ({ topic: p.topic, partition: p.partition, percent: p.percent })) }));
     else {
-      const lines = progressLines(r);
+      const lines = progressLines(st);
       if (io.isTTY && drawn > 0) io.out(`\x1b[${drawn}A\x1b[J${lines.join('\n')}`);
       else io.out(lines.join('\n'));
       drawn = lines.length;
     }
-    if (r.state === 'completed') return 0;
-    if (r.state === 'failed' || r.state === 'cancelled') {
-      io.err(`reassignment ${r.id} ${r.state}${r.reason ? `: ${r.reason}` : ''}`);
-      return 3;
+    if (r.state === 'completed' || r.state === 'failed' || r.state === 'cancelled') {
+      const code = failedExit(st);
+      if (code !== null) io.err(`reassignment ${r.id} ${r.state}${r.counts.failed ? ` (${r.counts.failed} partition(s) failed)` : ''}${r.reason ? `: ${r.reason}` : ''}`);
+      return code ?? 0;
     }
     await sleep(interval * 1000);
   }

@@ -1,5 +1,5 @@
 // Terminal rendering for the CLI: tables and progress bars. Pure string functions.
-import { formatBytes, formatDuration, type Reassignment } from '../client/api.js';
+import { formatBytes, formatDuration, type ReassignmentPartitionItem, type ReassignmentStatus } from '../client/api.js';
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function table(headers: string[], rows: (string | number | null | undefined)[][]): string {
@@ -18,27 +18,31 @@ export function bar(percent: number, width = 24): string {
   return `[${'█'.repeat(full)}${'░'.repeat(width - full)}]`;
 }
 
-/** The progress of one reassignment: a total bar and one per partition that is moving. */
-export function progressLines(r: Reassignment, width = 24): string[] {
+/** "at most 2 per broker, 5 in the cluster, size-asc" or "all at once". */
+export function pacingText(r: ReassignmentStatus['summary']): string {
+  const c = r.concurrency;
+  const bounds = [c?.perBroker != null ? `at most ${c.perBroker} per broker` : null, c?.cluster != null ? `at most ${c.cluster} in the cluster` : null].filter(Boolean);
+  return bounds.length ? `${bounds.join(', ')}, ${r.order}` : 'all at once';
+}
+
+const partitionPercent = (p: ReassignmentPartitionItem): number => (p.percent ?? (p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0));
+
+/** The progress of one reassignment: a total bar, its counts and pacing, and one bar per moving partition. */
+export function progressLines(s: ReassignmentStatus, width = 24): string[] {
+  const r = s.summary;
   const p = r.progress;
-  const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesCopied)}/${formatBytes(p.bytesTotal)}  ${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}${p.stalled ? '  STALLED' : ''}`;
-  const lines = [head];
-  if (r.pacing) {
-    const c = r.pacing.counts;
-    lines.push(`  partitions: ${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${r.pacing.paused ? '  (PAUSED)' : ''}`);
-  } else {
-    const counts = new Map<string, number>();
-    for (const part of r.partitions) counts.set(part.status, (counts.get(part.status) ?? 0) + 1);
-    lines.push(`  partitions: ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'}`);
-  }
-  for (const part of r.partitions.filter((x) => x.status === 'moving').slice(0, 20)) {
-    const total = part.copies.reduce((a, c) => a + (c.bytesTotal ?? 0), 0);
-    const copied = part.copies.reduce((a, c) => a + c.bytesCopied, 0);
-    const pct = total > 0 ? (copied / total) * 100 : 0;
+  const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}${p.stalled ? '  STALLED' : ''}`;
+  const c = r.counts;
+  const lines = [
+    head,
+    `  partitions: ${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${c.cancelled ? `, ${c.cancelled} cancelled` : ''} (of ${c.total})`,
+    `  pacing: ${pacingText(r)}${r.paused ? '  PAUSED (moves in flight finish, none start)' : ''}  throttle: ${r.throttle === null ? 'none' : `${formatBytes(r.throttle)}/s`}${r.throttlesRemovedAt ? ' (removed)' : ''}`,
+  ];
+  for (const part of s.moving) {
+    const pct = partitionPercent(part);
     lines.push(`  ${`${part.topic}-${part.partition}`.padEnd(20)} ${bar(pct, width)} ${pct.toFixed(1).padStart(5)}%  ${part.originalReplicas.join(',')} → ${part.targetReplicas.join(',')}`);
   }
-  const more = r.partitions.filter((x) => x.status === 'moving').length - 20;
-  if (more > 0) lines.push(`  … ${more} more moving`);
+  if (s.more !== null) lines.push(`  … ${c.moving - s.moving.length} more moving`);
   if (r.reason) lines.push(`  reason: ${r.reason}`);
   return lines;
 }

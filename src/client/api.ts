@@ -2,87 +2,42 @@
 // the CLI (Node): only `fetch`, no DOM or Node APIs, so both builds use it as it is. Types
 // come from openapi.yaml (src/http/openapi-types.ts, type-only: nothing of it is bundled).
 //
-// Endpoints other branches are adding (GET /brokers, POST /plans, GET /reassignments/{id}/
-// partitions, pause/concurrency on PATCH) are called the same way; a gateway without them
-// answers 404 `route-not-found`, which `optional()` turns into `null` so a caller can say
-// "not available on this gateway" instead of failing.
+// GET /brokers and POST /plans came later than the rest; a gateway without them answers 404
+// `route-not-found`, which `optional()` turns into `null` so a caller can say "not available on
+// this gateway" instead of failing. Reassignments follow openapi.yaml as it is: a summary on
+// GET /reassignments/{id} (state, paused, concurrency, order, counts, progress), per-partition
+// rows from the paged GET /reassignments/{id}/partitions, PATCH {throttle, concurrency, paused}.
 import type { components } from '../http/openapi-types.js';
 
 export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
-/** Pacing (h9): bounds on moves in flight. */
-export interface Concurrency {
-  perBroker?: number | null;
-  cluster?: number | null;
-}
-/** Pacing status of a reassignment (from its summary's counts and pacing fields). */
-export interface PacingStatus {
-  paused: boolean;
-  concurrency: Concurrency;
-  order: string;
-  counts: { queued: number; moving: number; completed: number; failed: number };
-  etaSeconds: number | null;
-}
+/** Paced execution: bounds on moves in flight (null = no bound at that level). */
+export type Concurrency = NonNullable<Schemas['ReassignmentConcurrency']>;
+export type ReassignmentOrder = Schemas['ReassignmentOrder'];
+export const REASSIGNMENT_ORDERS: readonly ReassignmentOrder[] = ['size-asc', 'size-desc', 'as-given'];
 /** GET /reassignments/{id}: the summary (no per-partition rows). */
-export type ReassignmentSummaryView = Schemas['Reassignment'];
+export type Reassignment = Schemas['Reassignment'];
+export type ReassignmentState = Reassignment['state'];
+export type PartitionCounts = Reassignment['counts'];
 /** One row of GET /reassignments/{id}/partitions. */
 export type ReassignmentPartitionItem = Schemas['ReassignmentPartitionItem'];
-/**
- * A partition as the console and the CLI show it, made from a page row: `status` in the
- * vocabulary they display (done/reverted/superseded), `copies` one entry for its adding replicas.
- */
-export interface ReassignmentPartitionView {
-  topic: string;
-  partition: number;
-  status: 'queued' | 'pending' | 'moving' | 'done' | 'reverted' | 'failed' | 'superseded';
-  originalReplicas: number[];
-  targetReplicas: number[];
-  replicas: number[];
-  adding: number[];
-  removing: number[];
-  copies: { broker: number; bytesCopied: number; bytesRemaining: number | null; bytesTotal: number | null; percent: number | null }[];
-  error?: { code: number; name: string; message: string };
-  supersededBy?: string;
+export type PartitionState = ReassignmentPartitionItem['state'];
+/** A page of GET /reassignments/{id}/partitions: `next` is the URL of the next page, or null. */
+export type ReassignmentPartitionPage = Schemas['ReassignmentPartitionPage'];
+/** What a status view shows: the summary and the first page of its moving partitions. */
+export interface ReassignmentStatus {
+  summary: Reassignment;
+  moving: ReassignmentPartitionItem[];
+  /** URL of the next page of moving partitions, null when all are in `moving`. */
+  more: string | null;
 }
-/** The summary plus the first page of partitions (what the console's detail and `kag reassign status` show). */
-export type Reassignment = ReassignmentSummaryView & { partitions: ReassignmentPartitionView[]; pacing?: PacingStatus };
-
-/** A page row in the console/CLI vocabulary. */
-export function partitionView(p: ReassignmentPartitionItem): ReassignmentPartitionView {
-  const status: ReassignmentPartitionView['status'] =
-    p.state === 'completed' ? 'done' : p.state === 'cancelled' ? (p.supersededBy ? 'superseded' : 'reverted') : p.state;
-  const copies =
-    p.state === 'moving' || p.state === 'completed'
-      ? [{ broker: p.addingReplicas[0] ?? p.targetReplicas[0] ?? -1, bytesCopied: p.bytesDone ?? 0, bytesTotal: p.bytesTotal, bytesRemaining: p.bytesTotal === null || p.bytesDone === null ? null : Math.max(0, p.bytesTotal - p.bytesDone), percent: p.percent }]
-      : [];
-  return {
-    topic: p.topic,
-    partition: p.partition,
-    status,
-    originalReplicas: p.originalReplicas,
-    targetReplicas: p.targetReplicas,
-    replicas: p.replicas,
-    adding: p.addingReplicas,
-    removing: p.removingReplicas,
-    copies,
-    ...(p.error && { error: p.error }),
-    ...(p.supersededBy && { supersededBy: p.supersededBy }),
-  };
-}
-
-/** Pacing status from a summary. */
-export function pacingOf(r: ReassignmentSummaryView): PacingStatus {
-  return { paused: r.paused, concurrency: r.concurrency ?? {}, order: r.order, counts: r.counts, etaSeconds: r.progress.etaSeconds };
-}
+/** A reassignment that is still going (pending, running or paused). */
+export const isLive = (state: ReassignmentState): boolean => state === 'pending' || state === 'running' || state === 'paused';
 export type ReassignmentSummary = Schemas['ReassignmentSummary'];
 export type ReassignmentList = Schemas['ReassignmentList'];
 /** POST /reassignments body: fields with defaults are optional (the generated type marks them required). */
 export type ReassignmentRequest = Omit<Schemas['ReassignmentRequest'], 'autoRemoveThrottle' | 'validateOnly' | 'addToExisting'> &
-  Partial<Pick<Schemas['ReassignmentRequest'], 'autoRemoveThrottle' | 'validateOnly' | 'addToExisting'>> & {
-    /** Pacing (gateways with paced execution): moves in flight and their order. */
-    concurrency?: Concurrency;
-    order?: 'size-asc' | 'size-desc' | 'as-given';
-  };
+  Partial<Pick<Schemas['ReassignmentRequest'], 'autoRemoveThrottle' | 'validateOnly' | 'addToExisting'>>;
 export type ReassignmentFile = Schemas['ReassignmentFile'];
 export type ReassignmentPlan = Schemas['ReassignmentPlan'];
 export type ReassignmentAccepted = Schemas['ReassignmentAccepted'];
@@ -95,12 +50,8 @@ export type ClientQuotaList = Schemas['ClientQuotaList'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type Role = WhoAmI['role'];
 
-/** Fields a PATCH may carry: `throttle` exists today; `paused`/`concurrency` arrive with pacing. */
-export interface ReassignmentPatch {
-  throttle?: number | null;
-  paused?: boolean;
-  concurrency?: Concurrency;
-}
+/** PATCH /reassignments/{id}: any of throttle, concurrency, paused (at least one). */
+export type ReassignmentPatch = Schemas['ReassignmentPatch'];
 
 /** GET /brokers (gateways with planning): load per broker; loosely typed, the console shows what is there. */
 export interface BrokerLoad {
@@ -212,15 +163,19 @@ export interface GatewayClient {
   /** POST /plans; null when this gateway does not have it. */
   plan(body: PlanRequest): Promise<PlanAnswer | null>;
   reassignments(): Promise<ReassignmentList>;
-  reassignment(id: string): Promise<ReassignmentSummaryView>;
-  /** 200 with the plan (validateOnly) or 202 with the accepted reassignment. */
+  reassignment(id: string): Promise<Reassignment>;
+  /** 200 with the plan (validateOnly) or 202 with the accepted reassignment; `detail` adds per-partition rows. */
   startReassignment(body: ReassignmentRequest, opts?: { detail?: boolean }): Promise<ReassignmentAccepted | ReassignmentPlan>;
-  patchReassignment(id: string, patch: ReassignmentPatch): Promise<ReassignmentSummaryView>;
+  patchReassignment(id: string, patch: ReassignmentPatch): Promise<Reassignment>;
+  pauseReassignment(id: string): Promise<Reassignment>;
+  resumeReassignment(id: string): Promise<Reassignment>;
   cancelReassignment(id: string, opts?: { rollback?: boolean; preserveThrottles?: boolean }): Promise<ReassignmentCancelled>;
-  /** GET /reassignments/{id}/partitions (paged; newer gateways); null when this gateway does not have it. */
-  reassignmentPartitions(id: string, query?: { state?: string; limit?: number; cursor?: string }): Promise<{ partitions: ReassignmentPartitionView[]; next: string | null } | null>;
-  /** A reassignment with its partitions, from the summary plus the first page when they are paged. */
-  reassignmentWithPartitions(id: string, limit?: number): Promise<Reassignment>;
+  /** GET /reassignments/{id}/partitions: one page, in (topic, partition) order. */
+  reassignmentPartitions(id: string, query?: { state?: PartitionState | 'all'; limit?: number; cursor?: string }): Promise<ReassignmentPartitionPage>;
+  /** The page a previous page's `next` names (a URL, absolute or relative to the gateway). */
+  nextPage(next: string): Promise<ReassignmentPartitionPage>;
+  /** The summary plus the first `limit` moving partitions (two requests). */
+  reassignmentStatus(id: string, limit?: number): Promise<ReassignmentStatus>;
   throttles(): Promise<Throttles>;
   quotas(query?: Query): Promise<ClientQuotaList>;
 }
@@ -278,16 +233,19 @@ export function createClient(opts: ClientOptions): GatewayClient {
     reassignment: (id) => request('GET', `/reassignments/${enc(id)}`),
     startReassignment: (body, o = {}) => request('POST', '/reassignments', { body, ...(o.detail && { query: { detail: true } }) }),
     patchReassignment: (id, patch) => request('PATCH', `/reassignments/${enc(id)}`, { body: patch }),
+    pauseReassignment: (id) => request('PATCH', `/reassignments/${enc(id)}`, { body: { paused: true } }),
+    resumeReassignment: (id) => request('PATCH', `/reassignments/${enc(id)}`, { body: { paused: false } }),
     cancelReassignment: (id, o = {}) => request('DELETE', `/reassignments/${enc(id)}`, { query: { rollback: o.rollback, preserveThrottles: o.preserveThrottles } }),
-    async reassignmentPartitions(id, query) {
-      const page = await optional(request<Schemas['ReassignmentPartitionPage']>('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }));
-      if (page === null) return null;
-      return { partitions: page.items.map(partitionView), next: page.next };
+    reassignmentPartitions: (id, query) => request('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }),
+    nextPage(next) {
+      // `next` is a URL the gateway wrote; keep only its path and query so that it goes to this
+      // client's base (the gateway may sit behind a proxy that rewrites the host).
+      const u = new URL(next, 'http://gateway.invalid');
+      return request('GET', `${u.pathname}${u.search}`);
     },
-    async reassignmentWithPartitions(id, limit = 200) {
-      const r = await request<ReassignmentSummaryView>('GET', `/reassignments/${enc(id)}`);
-      const page = await this.reassignmentPartitions(id, { limit });
-      return { ...r, partitions: page?.partitions ?? [], pacing: pacingOf(r) };
+    async reassignmentStatus(id, limit = 50) {
+      const [summary, page] = await Promise.all([this.reassignment(id), this.reassignmentPartitions(id, { state: 'moving', limit })]);
+      return { summary, moving: page.items, more: page.next };
     },
     throttles: () => request('GET', '/throttles'),
     quotas: (query) => request('GET', '/quotas', { ...(query && { query }) }),

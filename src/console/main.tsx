@@ -15,13 +15,16 @@ import {
   createClient,
   formatBytes,
   formatDuration,
+  isLive,
   roleAtLeast,
   type BrokerLoad,
   type GatewayClient,
+  type PartitionCounts,
+  type PartitionState,
   type PlanAnswer,
   type Reassignment,
-  type ReassignmentSummaryView,
-  type ReassignmentPartitionView,
+  type ReassignmentOrder,
+  type ReassignmentPartitionItem,
   type ReassignmentPlan,
   type ReassignmentRequest,
   type Role,
@@ -491,20 +494,21 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
   const [throttleMiB, setThrottleMiB] = useState('1');
   const [perBroker, setPerBroker] = useState('');
   const [clusterMoves, setClusterMoves] = useState('');
+  const [order, setOrder] = useState<ReassignmentOrder>('size-asc');
   const [review, setReview] = useState<ReassignmentPlan | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const key = JSON.stringify(partitions);
-  useEffect(() => setReview(null), [key, throttleMiB, perBroker, clusterMoves]);
+  useEffect(() => setReview(null), [key, throttleMiB, perBroker, clusterMoves, order]);
   const body = (validateOnly: boolean): ReassignmentRequest => {
     const mibs = Number(throttleMiB);
+    const paced = perBroker.trim() !== '' || clusterMoves.trim() !== '';
     return {
       partitions,
       ...(throttleMiB.trim() !== '' && Number.isFinite(mibs) && { throttle: Math.round(mibs * 1024 * 1024) }),
-      // Pacing (gateways with paced execution); left out when empty, so older gateways accept the request.
-      ...((perBroker.trim() !== '' || clusterMoves.trim() !== '') && {
-        concurrency: { ...(perBroker.trim() !== '' && { perBroker: Number(perBroker) }), ...(clusterMoves.trim() !== '' && { cluster: Number(clusterMoves) }) },
-      }),
+      // Empty fields leave concurrency to the gateway's default (REASSIGNMENT_DEFAULT_PER_BROKER).
+      ...(paced && { concurrency: { perBroker: perBroker.trim() === '' ? null : Number(perBroker), cluster: clusterMoves.trim() === '' ? null : Number(clusterMoves) } }),
+      ...((paced || order !== 'size-asc') && { order }),
       ...(validateOnly && { validateOnly: true }),
     };
   };
@@ -512,7 +516,8 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
     setError(null);
     setBusy(true);
     try {
-      const answer = await api.startReassignment(body(validateOnly), { detail: validateOnly });
+      // The review lists the partitions when there are few; a plan of thousands shows totals only.
+      const answer = await api.startReassignment(body(validateOnly), { detail: validateOnly && partitions.length <= 200 });
       if ('id' in answer) location.hash = href('reassignments', answer.id);
       else setReview(answer);
     } catch (err) {
@@ -521,6 +526,7 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
       setBusy(false);
     }
   };
+  const pacing = review?.pacing;
   return (
     <div>
       <div class="row">
@@ -529,12 +535,20 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
           <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
         </label>
         <label class="field">
-          Moves per broker (pacing; empty = default)
+          Moves per broker (empty = gateway default)
           <input type="number" min="1" step="1" value={perBroker} onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)} />
         </label>
         <label class="field">
           Moves in the cluster (empty = no bound)
           <input type="number" min="1" step="1" value={clusterMoves} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          Order
+          <select value={order} onChange={(e) => setOrder((e.target as HTMLSelectElement).value as ReassignmentOrder)}>
+            <option value="size-asc">smallest first</option>
+            <option value="size-desc">largest first</option>
+            <option value="as-given">as given</option>
+          </select>
         </label>
         <button type="button" class="secondary" disabled={busy || partitions.length === 0} onClick={() => void send(true)}>
           Review
@@ -551,35 +565,37 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
             <strong>{formatBytes(review.estimate.totalBytes)}</strong> to copy for {review.totals.partitions} partition(s)
             {review.estimate.estimatedSeconds !== null && <>, about {formatDuration(review.estimate.estimatedSeconds)}</>}
             {review.throttle !== null && <> at {mib(review.throttle)}</>}.
-            {pacingOf(review) && (
+            {pacing && (
               <>
                 {' '}
-                Paced: {pacingOf(review)!.firstWave} move(s) at once{pacingOf(review)!.waveCount !== null && <>, {pacingOf(review)!.waveCount} wave(s)</>}
-                {pacingOf(review)!.estimatedSeconds !== null && <>, about {formatDuration(pacingOf(review)!.estimatedSeconds)} in all</>}.
+                Paced: {pacing.waveCount} wave(s), at most {pacing.peakInFlight} move(s) in flight
+                {pacing.estimatedSeconds !== null && <>, about {formatDuration(pacing.estimatedSeconds)} in all</>}.
               </>
             )}
           </p>
-          <table>
-            <caption class="note">Before → after, and the bytes each broker sends and receives</caption>
-            <thead>
-              <tr>
-                <th scope="col">Partition</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(review.partitions ?? []).map((p) => (
-                <tr key={`${p.topic}-${p.partition}`}>
-                  <th scope="row">
-                    {p.topic}-{p.partition}
-                  </th>
-                  <td>{p.currentReplicas.join(', ')}</td>
-                  <td>{p.targetReplicas.join(', ')}{p.noOp && ' (no change)'}</td>
+          {review.partitions && (
+            <table>
+              <caption class="note">Before → after, and the bytes each broker sends and receives</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Partition</th>
+                  <th scope="col">Before</th>
+                  <th scope="col">After</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {review.partitions.map((p) => (
+                  <tr key={`${p.topic}-${p.partition}`}>
+                    <th scope="row">
+                      {p.topic}-{p.partition}
+                    </th>
+                    <td>{p.currentReplicas.join(', ')}</td>
+                    <td>{p.targetReplicas.join(', ')}{p.noOp && ' (no change)'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
           <table>
             <thead>
               <tr>
@@ -609,24 +625,29 @@ function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topi
   );
 }
 
-/** validateOnly's pacing preview (gateways with paced execution). */
-const pacingOf = (plan: ReassignmentPlan) => (plan as ReassignmentPlan & { pacing?: { firstWave: number; waveCount: number | null; estimatedSeconds: number | null } }).pacing ?? null;
+/** A page row's percent: the gateway's, or bytes done of bytes total; a completed move is 100. */
+function rowPercent(p: ReassignmentPartitionItem): number {
+  if (p.state === 'completed') return 100;
+  if (p.percent !== null) return p.percent;
+  return p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0;
+}
 
-function copiesPercent(p: ReassignmentPartitionView): number {
-  if (p.status === 'done') return 100;
-  const total = p.copies.reduce((a, c) => a + (c.bytesTotal ?? 0), 0);
-  return total > 0 ? (p.copies.reduce((a, c) => a + c.bytesCopied, 0) / total) * 100 : 0;
+const countsText = (c: PartitionCounts) => `${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${c.cancelled ? `, ${c.cancelled} cancelled` : ''}`;
+
+function pacingText(r: Reassignment): string {
+  const c = r.concurrency;
+  const bounds = [c?.perBroker != null && `at most ${c.perBroker} move(s) per broker`, c?.cluster != null && `at most ${c.cluster} in the cluster`].filter(Boolean);
+  return bounds.length ? `${bounds.join(', ')}; order ${r.order}` : 'all at once';
 }
 
 function ReassignmentsPage({ api }: PageProps) {
   const poll = usePoll(
     async () => {
       const list = await api.reassignments();
-      // The list has no progress; read it for the 20 newest (live ones first).
-      const liveFirst = (s: string) => (s === 'running' || s === 'pending' || s === 'paused' ? 0 : 1);
-      const sorted = [...list.reassignments].sort((a, b) => liveFirst(a.state) - liveFirst(b.state) || b.createdAt.localeCompare(a.createdAt));
-      const detail = new Map<string, ReassignmentSummaryView>();
-      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as ReassignmentSummaryView))));
+      // The list has no progress; read the summaries of the 20 newest (live ones first).
+      const sorted = [...list.reassignments].sort((a, b) => Number(isLive(b.state)) - Number(isLive(a.state)) || b.createdAt.localeCompare(a.createdAt));
+      const detail = new Map<string, Reassignment>();
+      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as Reassignment))));
       return { list: { ...list, reassignments: sorted }, detail };
     },
     [api],
@@ -645,7 +666,7 @@ function ReassignmentsPage({ api }: PageProps) {
               <th scope="col">Id</th>
               <th scope="col">State</th>
               <th scope="col">Progress</th>
-              <th scope="col" class="num">Partitions</th>
+              <th scope="col">Partitions</th>
               <th scope="col">Rate / ETA</th>
               <th scope="col">Throttle</th>
             </tr>
@@ -659,10 +680,10 @@ function ReassignmentsPage({ api }: PageProps) {
                     <a href={href('reassignments', r.id)}>{r.id}</a>
                   </th>
                   <td>
-                    <Badge kind={r.state}>{r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
+                    <Badge kind={x?.state ?? r.state}>{x?.state ?? r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
                   </td>
                   <td>{x ? <ProgressBar percent={x.progress.percent} label={`Progress of ${r.id}`} /> : '–'}</td>
-                  <td class="num">{r.partitionCount}</td>
+                  <td>{x ? `${x.counts.total}: ${countsText(x.counts)}` : r.partitionCount}</td>
                   <td>{x ? `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}` : '–'}</td>
                   <td>{r.throttle === null ? 'none' : mib(r.throttle)}</td>
                 </tr>
@@ -687,74 +708,93 @@ function ReassignmentsPage({ api }: PageProps) {
   );
 }
 
+const PAGE = 50;
+const FILTERS: (PartitionState | 'all')[] = ['moving', 'queued', 'completed', 'failed', 'cancelled', 'all'];
+
 function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
-  const poll = usePoll(() => api.reassignmentWithPartitions(id, 200), [api, id], 1000);
-  const r = poll.data;
+  const [filter, setFilter] = useState<PartitionState | 'all'>('moving');
+  // Pages shown: the first, and one more per "More partitions"; each poll reads them again by
+  // following `next`, so rows stay current.
+  const [pages, setPages] = useState(1);
+  useEffect(() => setPages(1), [filter]);
+  const poll = usePoll(
+    async () => {
+      const [summary, first] = await Promise.all([api.reassignment(id), api.reassignmentPartitions(id, { state: filter, limit: PAGE })]);
+      const rows = [...first.items];
+      let next = first.next;
+      for (let i = 1; i < pages && next !== null; i++) {
+        const page = await api.nextPage(next);
+        rows.push(...page.items);
+        next = page.next;
+      }
+      return { r: summary, rows, next };
+    },
+    [api, id, filter, pages],
+    1000,
+  );
+  // A new filter or page count starts the poll afresh; keep showing the last answer meanwhile.
+  const last = useRef(poll.data);
+  if (poll.data) last.current = poll.data;
+  const shown = poll.data ?? (last.current?.r.id === id ? last.current : null);
+  const r = shown?.r ?? null;
   const [actionError, setActionError] = useState<Error | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'cancel' | 'rollback' | null>(null);
   const [throttleMiB, setThrottleMiB] = useState('');
+  const [perBroker, setPerBroker] = useState('');
+  const [clusterMoves, setClusterMoves] = useState('');
   const act = async (what: string, fn: () => Promise<unknown>) => {
     setActionError(null);
     setNotice(null);
     try {
       const out = await fn();
       const rb = (out as { rollback?: { id?: string } | null } | undefined)?.rollback;
-      setNotice(`${what}: done.${rb && typeof rb === 'object' && 'id' in rb && rb.id ? ` Rollback started as ${rb.id}.` : ''}`);
+      const rollbackId = rb && typeof rb === 'object' && 'id' in rb && rb.id ? rb.id : null;
+      setNotice(`${what}: done.${rollbackId ? ` Rollback started as ${rollbackId}.` : ''}`);
+      if (rollbackId) location.hash = href('reassignments', rollbackId);
       poll.refresh();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400 && JSON.stringify(err.problem?.errors ?? []).includes('paused')) {
-        setActionError(new Error('Pause and resume are not available on this gateway (its PATCH /reassignments/{id} has no "paused" yet).'));
-      } else setActionError(err as Error);
+      setActionError(err as Error);
     } finally {
       setConfirm(null);
     }
   };
-  const live = r && (r.state === 'running' || r.state === 'pending' || r.state === 'paused');
-  const counts = useMemo(() => {
-    if (r?.pacing) return Object.entries(r.pacing.counts);
-    const c = new Map<string, number>();
-    for (const p of r?.partitions ?? []) c.set(p.status, (c.get(p.status) ?? 0) + 1);
-    return [...c];
-  }, [r]);
-  const paused = r?.pacing?.paused ?? r?.state === 'paused';
+  const live = r !== null && isLive(r.state);
+  const bound = (v: string) => (v.trim() === '' ? null : Number(v));
   return (
     <section aria-labelledby="h-reassignment">
       <h2 id="h-reassignment">Reassignment {id}</h2>
       <p>
         <a href="#/reassignments">← all reassignments</a>
       </p>
-      <Loading poll={poll} what={`reassignment ${id}`} />
-      {r && (
+      {(poll.error || !shown) && <Loading poll={poll} what={`reassignment ${id}`} />}
+      {r && shown && (
         <>
           <dl class="kv">
             <dt>State</dt>
-            <dd>
-              <Badge kind={r.state}>{r.state}</Badge> {r.progress.stalled && <Badge kind="failed">stalled</Badge>} {paused && <Badge kind="pending">paused</Badge>}
+            <dd data-testid="state">
+              <Badge kind={r.state}>{r.state}</Badge> {r.progress.stalled && <Badge kind="failed">stalled</Badge>}
+              {r.paused && r.state === 'paused' && <span class="note"> moves in flight finish, no new one starts</span>}
               {r.reason && <span class="note"> {r.reason}</span>}
             </dd>
             <dt>Progress</dt>
             <dd>
-              <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesCopied)} of ${formatBytes(r.progress.bytesTotal)}`} />
+              <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesDone)} of ${formatBytes(r.progress.bytesTotal)}`} />
             </dd>
             <dt>Bytes</dt>
             <dd>
-              {formatBytes(r.progress.bytesCopied)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)} remaining)
+              {formatBytes(r.progress.bytesDone)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)} remaining)
             </dd>
             <dt>Rate / ETA</dt>
             <dd>
               {mib(r.progress.bytesPerSecond)} · ETA {formatDuration(r.progress.etaSeconds)}
             </dd>
             <dt>Partitions</dt>
-            <dd>{counts.map(([s, n]) => `${n} ${s}`).join(', ')}</dd>
-            {r.pacing && (
-              <>
-                <dt>Pacing</dt>
-                <dd>
-                  at most {r.pacing.concurrency.perBroker ?? '–'} move(s) per broker{r.pacing.concurrency.cluster != null && `, ${r.pacing.concurrency.cluster} in the cluster`}; order {r.pacing.order}
-                </dd>
-              </>
-            )}
+            <dd data-testid="counts">
+              {r.counts.total}: {countsText(r.counts)}
+            </dd>
+            <dt>Concurrency</dt>
+            <dd data-testid="pacing">{pacingText(r)}</dd>
             <dt>Throttle</dt>
             <dd data-testid="throttle-state">
               {r.throttle === null ? 'none' : mib(r.throttle)}
@@ -769,6 +809,9 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               <h3>Actions</h3>
               <RoleHint me={me} need="operator" />
               <div class="row">
+                <button type="button" class="secondary" onClick={() => void act(r.paused ? 'Resumed' : 'Paused', () => (r.paused ? api.resumeReassignment(id) : api.pauseReassignment(id)))}>
+                  {r.paused ? 'Resume' : 'Pause'}
+                </button>
                 <label class="field">
                   New throttle (MiB/s)
                   <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
@@ -776,9 +819,24 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
                 <button type="button" class="secondary" disabled={!throttleMiB} onClick={() => void act('Throttle changed', () => api.patchReassignment(id, { throttle: Math.round(Number(throttleMiB) * 1024 * 1024) }))}>
                   Change throttle
                 </button>
-                <button type="button" class="secondary" onClick={() => void act(paused ? 'Resumed' : 'Paused', () => api.patchReassignment(id, { paused: !paused }))}>
-                  {paused ? 'Resume' : 'Pause'}
+                <button type="button" class="secondary" onClick={() => void act('Throttle removed', () => api.patchReassignment(id, { throttle: null }))}>
+                  Remove throttle
                 </button>
+              </div>
+              <div class="row">
+                <label class="field">
+                  Moves per broker (empty = no bound)
+                  <input type="number" min="1" step="1" value={perBroker} placeholder={r.concurrency?.perBroker != null ? String(r.concurrency.perBroker) : ''} onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)} />
+                </label>
+                <label class="field">
+                  Moves in the cluster (empty = no bound)
+                  <input type="number" min="1" step="1" value={clusterMoves} placeholder={r.concurrency?.cluster != null ? String(r.concurrency.cluster) : ''} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
+                </label>
+                <button type="button" class="secondary" onClick={() => void act('Concurrency changed', () => api.patchReassignment(id, { concurrency: { perBroker: bound(perBroker), cluster: bound(clusterMoves) } }))}>
+                  Change concurrency
+                </button>
+              </div>
+              <div class="row">
                 {confirm === null ? (
                   <>
                     <button type="button" class="danger" onClick={() => setConfirm('cancel')}>
@@ -803,7 +861,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
           )}
           {!live && (r.state === 'completed' || r.state === 'cancelled') && !r.rollbackOf && (
             <p>
-              <button type="button" class="secondary" onClick={() => void act('Rollback started', () => api.startReassignment({ ...r.rollback, throttle: r.throttle ?? undefined }).then((a) => ('id' in a ? ((location.hash = href('reassignments', a.id)), a) : a)))}>
+              <button type="button" class="secondary" onClick={() => void act('Rollback started', () => api.cancelReassignment(id, { rollback: true }))}>
                 Move back to the original replicas
               </button>
             </p>
@@ -815,46 +873,68 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
           )}
           <ProblemBox error={actionError} title="Refused" />
 
-          <h3>Partitions{r.partitions.length >= 200 && ' (first 200)'}</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Partition</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Replicas: before → after</th>
-                <th scope="col">Copies</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.partitions.map((p) => (
-                <tr key={`${p.topic}-${p.partition}`}>
-                  <th scope="row">
-                    {p.topic}-{p.partition}
-                  </th>
-                  <td>
-                    <Badge kind={p.status}>{p.status}</Badge>
-                    {p.error && <span class="note"> {p.error.name}</span>}
-                  </td>
-                  <td>{p.status === 'moving' || p.status === 'done' ? <ProgressBar percent={copiesPercent(p)} label={`Progress of ${p.topic}-${p.partition}`} /> : '–'}</td>
-                  <td>
-                    {p.originalReplicas.join(', ')} → {p.targetReplicas.join(', ')}
-                  </td>
-                  <td>
-                    {p.copies.map((c) => (
-                      <div key={c.broker} class="note">
-                        broker {c.broker}: {formatBytes(c.bytesCopied)} / {formatBytes(c.bytesTotal)}
-                      </div>
-                    ))}
-                  </td>
+          <h3>Partitions</h3>
+          <div class="row">
+            <label class="field">
+              Show
+              <select value={filter} onChange={(e) => setFilter((e.target as HTMLSelectElement).value as PartitionState | 'all')}>
+                {FILTERS.map((f) => (
+                  <option key={f} value={f}>
+                    {f === 'all' ? 'all' : `${f} (${r.counts[f]})`}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+          {shown.rows.length === 0 ? (
+            <p class="note">No {filter === 'all' ? '' : `${filter} `}partitions.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Partition</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Replicas: before → after</th>
+                  <th scope="col">Bytes</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          <details>
-            <summary>Rollback file (kafka-reassign-partitions.sh format)</summary>
-            <pre>{JSON.stringify(r.rollback, null, 2)}</pre>
-          </details>
+              </thead>
+              <tbody>
+                {shown.rows.map((p) => (
+                  <tr key={`${p.topic}-${p.partition}`}>
+                    <th scope="row">
+                      {p.topic}-{p.partition}
+                    </th>
+                    <td>
+                      <Badge kind={p.state}>{p.state}</Badge>
+                      {p.error && <span class="note"> {p.error.name}</span>}
+                    </td>
+                    <td>{p.state === 'moving' || p.state === 'completed' ? <ProgressBar percent={rowPercent(p)} label={`Progress of ${p.topic}-${p.partition}`} /> : '–'}</td>
+                    <td>
+                      {p.originalReplicas.join(', ')} → {p.targetReplicas.join(', ')}
+                    </td>
+                    <td class="note">
+                      {formatBytes(p.bytesDone)} / {formatBytes(p.bytesTotal)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {shown.next !== null && (
+            <p>
+              <button type="button" class="secondary" onClick={() => setPages((n) => n + 1)}>
+                More partitions
+              </button>{' '}
+              <span class="note">showing {shown.rows.length}</span>
+            </p>
+          )}
+          {r.rollback && (
+            <details>
+              <summary>Rollback file (kafka-reassign-partitions.sh format)</summary>
+              <pre>{JSON.stringify(r.rollback, null, 2)}</pre>
+            </details>
+          )}
         </>
       )}
     </section>

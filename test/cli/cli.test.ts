@@ -140,11 +140,70 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(w.stderr, /cancelled/);
   });
 
-  it('plan and pause name what this gateway lacks (exit 2) instead of failing obscurely, or work where it has them', async () => {
+  it('plan answers, and a missing reassignment is a readable 404 (exit 1)', async () => {
     const [plan, missing] = await Promise.all([kag(['plan', 'decommission', '--brokers', '3'], env), kag(['reassign', 'status', 'r-nope'], env)]);
-    if (plan.code === 2) assert.match(plan.stderr, /no POST \/plans/);
-    else assert.equal(plan.code, 0, plan.stderr);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /decommission: \d+ replica move\(s\)/);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /404 Reassignment not found/);
+  });
+
+  it('paced execute (--per-broker/--cluster/--order), pause, concurrency, resume; status --watch shows queued/moving/completed and exits 0', async () => {
+    // Every payments partition gets the broker it lacks in place of its last replica: three moves,
+    // one at a time (--cluster 1), 8 MiB each at 2 MiB/s.
+    const t = await api.topic('payments');
+    const moves = t.partitions.map((p) => ({ topic: 'payments', partition: p.partition, replicas: [...p.replicas.slice(0, -1), [0, 1, 2, 3].find((b) => !p.replicas.includes(b))!] }));
+    const file = join(dir, 'paced.json');
+    writeFileSync(file, JSON.stringify({ version: 1, partitions: moves }));
+
+    const usage = await kag(['reassign', 'execute', '--reassignment-json-file', file, '--order', 'biggest'], env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--order must be size-asc, size-desc, as-given/);
+
+    const start = await kag(['-o', 'json', 'reassign', 'execute', '--reassignment-json-file', file, '--throttle', String(2 * 1024 * 1024), '--per-broker', '1', '--cluster', '1', '--order', 'as-given'], env);
+    assert.equal(start.code, 0, start.stderr);
+    const accepted = JSON.parse(start.stdout) as { id: string; summary: { concurrency: { perBroker: number; cluster: number }; order: string; counts: { queued: number; moving: number } } };
+    const id = accepted.id;
+    assert.equal(accepted.summary.concurrency.perBroker, 1);
+    assert.equal(accepted.summary.concurrency.cluster, 1);
+    assert.equal(accepted.summary.order, 'as-given');
+    assert.ok(accepted.summary.counts.queued >= 2, JSON.stringify(accepted.summary.counts));
+
+    const paused = await kag(['reassign', 'pause', id], env);
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, new RegExp(`^${id}: paused \\(moves in flight finish, none start`));
+    assert.equal((await api.reassignment(id)).state, 'paused');
+    const status = await kag(['reassign', 'status', id], env);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /paused/);
+    assert.match(status.stdout, /partitions: \d queued, \d moving, \d completed, 0 failed \(of 3\)/);
+    assert.match(status.stdout, /pacing: at most 1 per broker, at most 1 in the cluster, as-given {2}PAUSED/);
+
+    const [badBound, conc] = [await kag(['reassign', 'concurrency', id, '--per-broker', '0'], env), await kag(['-o', 'json', 'reassign', 'concurrency', id, '--per-broker', '2', '--cluster', 'none'], env)];
+    assert.equal(badBound.code, 2);
+    assert.match(badBound.stderr, /--per-broker takes a positive whole number/);
+    assert.equal(conc.code, 0, conc.stderr);
+    assert.deepEqual((JSON.parse(conc.stdout) as { concurrency: unknown }).concurrency, { perBroker: 2, cluster: null });
+    const summary = await api.reassignment(id);
+    assert.equal(summary.concurrency?.perBroker, 2);
+    assert.equal(summary.state, 'paused', 'changing the bounds does not resume it');
+
+    const resumed = await kag(['reassign', 'resume', id], env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, new RegExp(`^${id}: running;`));
+
+    const w = await kag(['reassign', 'status', id, '--watch', '--interval', '0.3'], env);
+    assert.equal(w.code, 0, w.stdout + w.stderr);
+    assert.match(w.stdout, /partitions: \d queued, \d moving, \d completed, 0 failed \(of 3\)/);
+    assert.match(w.stdout, /completed \[█{24}\] 100\.0%/);
+    assert.match(w.stdout, /partitions: 0 queued, 0 moving, 3 completed, 0 failed \(of 3\)/);
+    for (const m of moves) assert.deepEqual((await api.topic('payments')).partitions.find((p) => p.partition === m.partition)!.replicas, m.replicas);
+
+    // --watch with --output json: one JSON object per poll, the last one completed.
+    const j = await kag(['-o', 'json', 'reassign', 'status', id, '--watch'], env);
+    assert.equal(j.code, 0, j.stderr);
+    const last = JSON.parse(j.stdout.trim().split('\n').pop()!) as { state: string; counts: { completed: number } };
+    assert.equal(last.state, 'completed');
+    assert.equal(last.counts.completed, 3);
   });
 });

@@ -52,3 +52,26 @@ it('formats bytes and durations', () => {
   assert.equal(formatDuration(125), '2m05s');
   assert.equal(formatDuration(7322), '2h02m');
 });
+
+it('pages of partitions: the first with its filters, the next by following `next` on the client\'s own base', async () => {
+  const seen: string[] = [];
+  const api = createClient({
+    baseUrl: 'http://proxy/gw/',
+    fetch: async (url) => {
+      seen.push(String(url));
+      const next = seen.length === 1 ? 'http://internal:8080/reassignments/r%201/partitions?state=moving&limit=1&cursor=abc' : null;
+      return new Response(JSON.stringify({ items: [], next }), { status: 200 });
+    },
+  });
+  const first = await api.reassignmentPartitions('r 1', { state: 'moving', limit: 1 });
+  await api.nextPage(first.next!);
+  assert.deepEqual(seen, ['http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1', 'http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1&cursor=abc']);
+});
+
+it('pause and resume are PATCH {paused}', async () => {
+  const bodies: unknown[] = [];
+  const api = createClient({ baseUrl: '', fetch: async (_url, init) => (bodies.push(JSON.parse(String(init!.body))), new Response('{}', { status: 200 })) });
+  await api.pauseReassignment('r');
+  await api.resumeReassignment('r');
+  assert.deepEqual(bodies, [{ paused: true }, { paused: false }]);
+});

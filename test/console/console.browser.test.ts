@@ -128,4 +128,69 @@ describe('web console in Chromium', { skip }, () => {
       await api.cancelReassignment(started.id);
     }
   });
+
+  it('plans a decommission, starts it paced (one move per broker), pauses, resumes, and watches it complete with the throttle gone', async () => {
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${gw.url}/`);
+    await page.getByLabel('Bearer token').fill(gw.token.operator);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as operator-user (operator)').waitFor();
+
+    // Cluster: plan the decommission of broker 3, then start it from the plan, throttled and paced.
+    await page.getByLabel('Goal').selectOption('decommission');
+    await page.getByLabel(/^Brokers/).fill('3');
+    await page.getByRole('button', { name: 'Plan', exact: true }).click();
+    const plan = page.getByRole('status', { name: 'Plan' });
+    await plan.getByText('Per broker, before → after the plan').waitFor();
+    await plan.getByLabel('Throttle (MiB/s)').fill('4');
+    await plan.getByLabel(/^Moves per broker/).fill('1');
+    await plan.getByLabel('Order').selectOption('size-desc');
+    await plan.getByRole('button', { name: 'Review' }).click();
+    const review = page.getByRole('status', { name: 'Review' });
+    await review.waitFor();
+    assert.match(await review.innerText(), /Paced: \d+ wave\(s\), at most \d+ move\(s\) in flight/);
+    await plan.getByRole('button', { name: 'Start move' }).click();
+
+    await page.waitForURL(/#\/reassignments\/r-/);
+    const id = decodeURIComponent(page.url().split('/').pop()!);
+    const counts = page.getByTestId('counts');
+    await counts.waitFor();
+    assert.match(await page.getByTestId('pacing').innerText(), /at most 1 move\(s\) per broker; order size-desc/);
+    // Several partitions, not all at once: some wait in the queue.
+    const started = await api.reassignment(id);
+    assert.ok(started.counts.total >= 3, `decommission moves ${started.counts.total} partitions`);
+    assert.equal(started.concurrency?.perBroker, 1);
+    assert.ok(started.counts.queued > 0, JSON.stringify(started.counts));
+    // A bar per moving partition, from the paged endpoint.
+    await page.locator('[role="progressbar"][aria-label^="Progress of "]').first().waitFor();
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByTestId('state').locator('.badge', { hasText: 'paused' }).waitFor();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    // Paused: the moves in flight finish and no new one starts, so nothing is moving and the rest still waits.
+    await page.waitForFunction(() => / 0 moving,/.test(document.querySelector('[data-testid="counts"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const paused = await api.reassignment(id);
+    assert.equal(paused.state, 'paused');
+    assert.equal(paused.paused, true);
+    assert.ok(paused.counts.queued > 0, JSON.stringify(paused.counts));
+    assert.match(await counts.innerText(), new RegExp(`${paused.counts.queued} queued`));
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    await page.waitForFunction(() => document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow') === '100', undefined, { timeout: 120_000 });
+    await page.getByTestId('state').locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('throttle-state').getByText('removed at').waitFor({ timeout: 30_000 });
+    const done = await api.reassignment(id);
+    assert.deepEqual({ ...done.counts }, { total: done.counts.total, queued: 0, moving: 0, completed: done.counts.total, failed: 0, cancelled: 0 });
+    assert.match(await counts.innerText(), new RegExp(`${done.counts.total} completed, 0 failed`));
+    assert.deepEqual(await api.throttles(), { rates: [], replicas: [] });
+    // The partitions list (paged endpoint) filtered to all: one full bar per partition.
+    await page.getByLabel('Show').selectOption('all');
+    await page.waitForFunction((n) => document.querySelectorAll('[role="progressbar"][aria-label^="Progress of "][aria-valuenow="100"]').length === n, done.counts.total);
+    // Broker 3 holds no replica of the topics it was asked to give up.
+    for (const t of ['orders', 'payments']) for (const p of (await api.topic(t)).partitions) assert.ok(!p.replicas.includes(3), `${t}-${p.partition} still on 3`);
+    assert.deepEqual(pageErrors, []);
+  });
 });
