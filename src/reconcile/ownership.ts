@@ -58,8 +58,23 @@ export function liveDemands(view: StateView, now: number): ThrottleDemand[] {
   return out;
 }
 
-/** The ledger records as the one ThrottleLedger the domain reconciles against. */
+/**
+ * The ledger records as the one ThrottleLedger the domain reconciles against. Memoised: the
+ * same record objects (records are immutable; a change is a new object) in the same order give
+ * the previous answer object, so a caller can tell "ledger unchanged" by identity.
+ */
 export function ledgerOf(records: Iterable<LedgerRecord>): ThrottleLedger {
+  const list = [...records];
+  const last = lastLedger;
+  if (last && last.records.length === list.length && last.records.every((r, i) => r === list[i])) return last.ledger;
+  const ledger = ledgerOfUncached(list);
+  lastLedger = { records: list, ledger };
+  return ledger;
+}
+
+let lastLedger: { records: readonly LedgerRecord[]; ledger: ThrottleLedger } | undefined;
+
+function ledgerOfUncached(records: readonly LedgerRecord[]): ThrottleLedger {
   const topics: Record<string, NonNullable<LedgerRecord['topic']>> = {};
   const brokers: Record<string, NonNullable<LedgerRecord['broker']>> = {};
   for (const r of records) {

@@ -151,16 +151,41 @@ export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number
   return { topics, brokers };
 }
 
-/** Union of demands: list entries are united (`*` wins), the lowest rate wins. */
+/**
+ * Union of demands: list entries are united (`*` wins), the lowest rate wins. Lists come back
+ * sorted and deduplicated. Memoised: called again with the same demand objects (by identity,
+ * in the same order) it answers the previous result object, so callers can compare results by
+ * identity (the throttle sync calls it twice per pass, every pass, with unchanged demands).
+ */
 export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): ThrottleDemand {
-  const topics = new Map<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }>();
+  const inputs = Array.isArray(demands) ? (demands as readonly ThrottleDemand[]) : [...demands];
+  const last = lastMerge;
+  if (last && last.inputs.length === inputs.length && last.inputs.every((d, i) => d === inputs[i])) return last.output;
+  const output = mergeUncached(inputs);
+  lastMerge = { inputs: [...inputs], output };
+  return output;
+}
+
+let lastMerge: { inputs: readonly ThrottleDemand[]; output: ThrottleDemand } | undefined;
+
+function mergeUncached(demands: readonly ThrottleDemand[]): ThrottleDemand {
+  // Per topic and list: every contributing list (or `*`); united once at the end, linearly
+  // when a single sorted list contributes (the usual case: one reassignment per topic).
+  const topics = new Map<string, { leader?: ReplicaDemand[] | '*'; follower?: ReplicaDemand[] | '*' }>();
   const brokers: Record<string, { leaderRate?: number; followerRate?: number }> = {};
+  const collect = (into: ReplicaDemand[] | '*' | undefined, more: ReplicaDemand | undefined): ReplicaDemand[] | '*' | undefined => {
+    if (more === undefined) return into;
+    if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
+    const lists = into ?? [];
+    lists.push(more);
+    return lists;
+  };
   for (const d of demands) {
     for (const [topic, t] of Object.entries(d.topics)) {
-      const merged = topics.get(topic) ?? {};
-      merged.leader = unite(merged.leader, t.leader);
-      merged.follower = unite(merged.follower, t.follower);
-      topics.set(topic, merged);
+      let merged = topics.get(topic);
+      if (!merged) topics.set(topic, (merged = {}));
+      merged.leader = collect(merged.leader, t.leader);
+      merged.follower = collect(merged.follower, t.follower);
     }
     for (const [broker, b] of Object.entries(d.brokers)) {
       const merged = (brokers[broker] ??= {});
@@ -168,11 +193,18 @@ export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): Throttl
       if (b.followerRate !== undefined) merged.followerRate = Math.min(merged.followerRate ?? Infinity, b.followerRate);
     }
   }
+  const united = (lists: ReplicaDemand[] | '*'): ReplicaDemand => {
+    if (lists === ALL_REPLICAS) return ALL_REPLICAS;
+    let out: readonly string[] = [];
+    for (const l of lists) out = sortedUnion(out, l as readonly string[]);
+    // Frozen (so its sortedness and entry set can be memoised), never one of the inputs.
+    return Object.isFrozen(out) ? out : Object.freeze(lists.includes(out) ? [...out] : out);
+  };
   const outTopics: Record<string, TopicThrottleDemand> = {};
   for (const [topic, t] of topics) {
     const entry: { leader?: ReplicaDemand; follower?: ReplicaDemand } = {};
-    if (t.leader !== undefined) entry.leader = t.leader === ALL_REPLICAS ? ALL_REPLICAS : [...t.leader].sort();
-    if (t.follower !== undefined) entry.follower = t.follower === ALL_REPLICAS ? ALL_REPLICAS : [...t.follower].sort();
+    if (t.leader !== undefined) entry.leader = united(t.leader);
+    if (t.follower !== undefined) entry.follower = united(t.follower);
     outTopics[topic] = entry;
   }
   return { topics: outTopics, brokers };
@@ -300,7 +332,7 @@ export function reconcileReplicaList(
   const parsed = parseThrottledReplicas(current);
   if (!parsed) return { before: owned, after: owned, invalid: true };
   const ownedAll = owned?.added.includes(ALL_REPLICAS) ?? false;
-  const ownedEntries = (owned?.added ?? []).filter((e) => e !== ALL_REPLICAS);
+  const ownedEntries = ownedAll ? (owned?.added ?? []).filter((e) => e !== ALL_REPLICAS) : (owned?.added ?? []);
 
   if (parsed.all) {
     if (!ownedAll) {
@@ -331,15 +363,13 @@ export function reconcileReplicaList(
     };
   }
 
-  const want = new Set(demanded ?? []);
-  const have = new Set(parsed.entries);
-  const stale = new Set(ownedEntries.filter((e) => !want.has(e)));
+  const want = setOf(demanded ?? []);
+  const have = setOf(parsed.entries);
+  const staleList = ownedEntries.filter((e) => !want.has(e));
+  const stale = new Set(staleList);
   const toAdd = [...want].filter((e) => !have.has(e));
-  const removes = parsed.entries.some((e) => stale.has(e));
-  const addedAfter = sortedUnion(
-    ownedEntries.filter((e) => want.has(e)),
-    toAdd,
-  );
+  const removes = stale.size > 0 && parsed.entries.some((e) => stale.has(e));
+  const addedAfter = sortedUnion(staleList.length === 0 ? ownedEntries : ownedEntries.filter((e) => want.has(e)), toAdd);
   const beforeOwned = owned || toAdd.length > 0 ? { prior, added: sortedUnion(owned?.added ?? [], toAdd) } : undefined;
   const afterOwned = addedAfter.length > 0 ? { prior, added: addedAfter } : undefined;
   if (!removes && toAdd.length === 0) return { before: beforeOwned, after: afterOwned };
@@ -396,14 +426,6 @@ function listEntries(value: string): ReplicaDemand {
   return parsed.all ? ALL_REPLICAS : parsed.entries;
 }
 
-function unite(into: Set<string> | '*' | undefined, more: ReplicaDemand | undefined): Set<string> | '*' | undefined {
-  if (more === undefined) return into;
-  if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
-  const set = into ?? new Set<string>();
-  for (const e of more) set.add(e);
-  return set;
-}
-
 function priorEntriesOf(prior: string | null): readonly string[] | null {
   const parsed = parseThrottledReplicas(prior);
   return parsed && !parsed.all ? parsed.entries : null;
@@ -425,8 +447,66 @@ function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])];
 }
 
-function sortedUnion(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])].sort();
+/**
+ * a ∪ b, deduplicated and sorted as strings. Linear when both are already sorted and
+ * deduplicated (the usual case: ledger lists and merged demands are kept that way); answers
+ * `a` itself when b adds nothing to it (callers compare ledger values by identity first).
+ */
+export function sortedUnion(a: readonly string[], b: readonly string[]): readonly string[] {
+  if (!isSortedUnique(a) || !isSortedUnique(b)) return [...new Set([...a, ...b])].sort();
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x < y) {
+      out.push(x);
+      i++;
+    } else if (y < x) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  if (out.length === a.length) return a; // b ⊆ a
+  if (out.length === b.length) return b; // a ⊆ b
+  return out;
+}
+
+/** Strictly ascending as strings (UTF-16 code units, the order of Array.prototype.sort). Memoised per array. */
+function isSortedUnique(xs: readonly string[]): boolean {
+  if (xs.length < 2) return true;
+  const known = sortedArrays.get(xs);
+  if (known !== undefined) return known;
+  let ok = true;
+  for (let i = 1; i < xs.length; i++) {
+    if (!(xs[i - 1]! < xs[i]!)) {
+      ok = false;
+      break;
+    }
+  }
+  // Only frozen arrays can be remembered (anything else could change after the check).
+  if (Object.isFrozen(xs)) sortedArrays.set(xs, ok);
+  return ok;
+}
+
+const sortedArrays = new WeakMap<readonly string[], boolean>();
+/** Sets of list entries, memoised per (frozen) array: demands and parsed values repeat every pass. */
+const entrySets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function setOf(xs: readonly string[]): ReadonlySet<string> {
+  const known = entrySets.get(xs);
+  if (known) return known;
+  const set = new Set(xs);
+  if (Object.isFrozen(xs)) entrySets.set(xs, set);
+  return set;
 }
 
 function sameSet(a: readonly string[], b: readonly string[] | null): boolean {
