@@ -66,19 +66,36 @@ export function parseThrottledReplicas(value: string | null | undefined): Thrott
   // Results are frozen, so sharing them is safe.
   if (value.length < PARSE_CACHE_MIN_LENGTH) return parseUncached(value);
   const hit = parseCache.get(value);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    // Least recently used goes first: move this one to the end.
+    parseCache.delete(value);
+    parseCache.set(value, hit);
+    return hit;
+  }
   const parsed = parseUncached(value);
-  if (parseCache.size >= PARSE_CACHE_MAX_ENTRIES) parseCache.delete(parseCache.keys().next().value as string); // oldest first
   parseCache.set(value, parsed);
+  parseCacheChars += value.length;
+  while (parseCache.size > PARSE_CACHE_MAX_ENTRIES || parseCacheChars > PARSE_CACHE_MAX_CHARS) {
+    const oldest = parseCache.keys().next().value as string;
+    parseCache.delete(oldest);
+    parseCacheChars -= oldest.length;
+  }
   return parsed;
 }
 
 const NO_ENTRIES: ThrottledReplicas = Object.freeze({ all: false, entries: Object.freeze([]) as readonly string[] });
 /** Values shorter than this are parsed every time (cheap); longer ones are memoised. */
 const PARSE_CACHE_MIN_LENGTH = 64;
-/** Bounded: the oldest value is dropped beyond this many (two lists per throttled topic fit easily). */
+/** Bounded (least recently used dropped first) to this many values (two lists per throttled topic fit easily)... */
 export const PARSE_CACHE_MAX_ENTRIES = 1024;
+/**
+ * And at most this many characters of values (their parsed entries cost a few times that):
+ * bounds the memory at about two generations of every list at 100,000 moving partitions,
+ * while values that change every pass (partitions completing) drop out.
+ */
+export const PARSE_CACHE_MAX_CHARS = 8_000_000;
 const parseCache = new Map<string, ThrottledReplicas | null>();
+let parseCacheChars = 0;
 
 const ALL_PARSED: ThrottledReplicas = Object.freeze({ all: true });
 

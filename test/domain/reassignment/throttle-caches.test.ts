@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 
 import {
+  PARSE_CACHE_MAX_CHARS,
   PARSE_CACHE_MAX_ENTRIES,
   mergeThrottleDemands,
   parseThrottledReplicas,
@@ -35,6 +36,26 @@ describe('parseThrottledReplicas memo', () => {
     const first = longList(40, 7);
     const a = parseThrottledReplicas(first);
     for (let i = 0; i < PARSE_CACHE_MAX_ENTRIES; i++) parseThrottledReplicas(`${longList(20, 8)},${1000 + i}:1`);
+    const again = parseThrottledReplicas(first);
+    assert.notEqual(again, a);
+    assert.deepEqual(again, a);
+  });
+
+  it('keeps the values in use (least recently used dropped first)', () => {
+    const kept = longList(30, 9);
+    const a = parseThrottledReplicas(kept);
+    for (let i = 0; i < PARSE_CACHE_MAX_ENTRIES * 2; i++) {
+      parseThrottledReplicas(`${longList(20, 8)},${5000 + i}:1`);
+      if (i % 100 === 0) parseThrottledReplicas(kept); // in use
+    }
+    assert.equal(parseThrottledReplicas(kept), a);
+  });
+
+  it('is bounded in characters too: huge values push the oldest out', () => {
+    const first = longList(45, 7);
+    const a = parseThrottledReplicas(first);
+    const huge = Math.ceil(PARSE_CACHE_MAX_CHARS / 3);
+    for (const c of ['x', 'y', 'z', 'w']) assert.equal(parseThrottledReplicas(c.repeat(huge)), null); // invalid: memoised as such
     const again = parseThrottledReplicas(first);
     assert.notEqual(again, a);
     assert.deepEqual(again, a);
