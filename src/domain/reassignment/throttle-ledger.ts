@@ -200,14 +200,37 @@ function mergeUncached(demands: readonly ThrottleDemand[]): ThrottleDemand {
     // Frozen (so its sortedness and entry set can be memoised), never one of the inputs.
     return Object.isFrozen(out) ? out : Object.freeze(lists.includes(out) ? [...out] : out);
   };
+  // A list equal to the one the previous merge answered for the same topic and field is that
+  // same (frozen) array: demands re-read from the state topic (new objects, same content) keep
+  // the identity the per-list memos downstream (reconcileReplicaList) key on.
+  const previous = lastLists;
+  const next = new Map<string, readonly string[]>();
+  const stable = (key: string, list: ReplicaDemand): ReplicaDemand => {
+    if (list === ALL_REPLICAS) return list;
+    const before = previous.get(key);
+    const out = before !== undefined && sameList(before, list) ? before : list;
+    next.set(key, out);
+    return out;
+  };
   const outTopics: Record<string, TopicThrottleDemand> = {};
   for (const [topic, t] of topics) {
     const entry: { leader?: ReplicaDemand; follower?: ReplicaDemand } = {};
-    if (t.leader !== undefined) entry.leader = united(t.leader);
-    if (t.follower !== undefined) entry.follower = united(t.follower);
+    if (t.leader !== undefined) entry.leader = stable(`${topic}\u0000leader`, united(t.leader));
+    if (t.follower !== undefined) entry.follower = stable(`${topic}\u0000follower`, united(t.follower));
     outTopics[topic] = entry;
   }
+  lastLists = next;
   return { topics: outTopics, brokers };
+}
+
+/** The lists of the last merge by `topic\0field` (replaced by every merge: no growth). */
+let lastLists = new Map<string, readonly string[]>();
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Topics and brokers whose throttle configs reconcileThrottles needs in `current`. */
@@ -323,8 +346,28 @@ export function reconcileRate(current: string | null, demanded: number | undefin
   };
 }
 
-/** One throttled-replicas list config (see the rules at the top). */
+/**
+ * One throttled-replicas list config (see the rules at the top). Memoised per demanded list
+ * (the frozen lists mergeThrottleDemands answers): the same list, the same config value and the
+ * same ledger entry object give the previous (immutable) answer, so a pass where one topic's
+ * value changed recomputes that topic only.
+ */
 export function reconcileReplicaList(
+  current: string | null,
+  demanded: ReplicaDemand | undefined,
+  owned: ReplicaListOwnership | undefined,
+): SlotResult<ReplicaListOwnership> {
+  if (demanded === undefined || demanded === ALL_REPLICAS || !Object.isFrozen(demanded)) return reconcileReplicaListUncached(current, demanded, owned);
+  const hit = slotMemo.get(demanded);
+  if (hit && hit.current === current && hit.owned === owned) return hit.result;
+  const result = reconcileReplicaListUncached(current, demanded, owned);
+  slotMemo.set(demanded, { current, owned, result });
+  return result;
+}
+
+const slotMemo = new WeakMap<readonly string[], { current: string | null; owned: ReplicaListOwnership | undefined; result: SlotResult<ReplicaListOwnership> }>();
+
+function reconcileReplicaListUncached(
   current: string | null,
   demanded: ReplicaDemand | undefined,
   owned: ReplicaListOwnership | undefined,

@@ -99,6 +99,12 @@ let parseCacheChars = 0;
 
 const ALL_PARSED: ThrottledReplicas = Object.freeze({ all: true });
 
+/** Forgets every memoised value (benchmarks' cold runs, tests). */
+export function clearParseCache(): void {
+  parseCache.clear();
+  parseCacheChars = 0;
+}
+
 function parseUncached(value: string): ThrottledReplicas | null {
   const items = value.split(',').map((s) => s.trim());
   if (items.length === 1 && items[0] === ALL_REPLICAS) return ALL_PARSED;

@@ -10,6 +10,7 @@ import {
   PARSE_CACHE_MAX_ENTRIES,
   mergeThrottleDemands,
   parseThrottledReplicas,
+  reconcileReplicaList,
   sortedUnion,
   type ThrottleDemand,
 } from '../../../src/domain/reassignment/index.js';
@@ -127,5 +128,35 @@ describe('mergeThrottleDemands memo', () => {
         }
       }),
     );
+  });
+});
+
+describe('identity kept across re-reads, and the per-list memo', () => {
+  const demandOf = (n: number): ThrottleDemand => ({ topics: { t: { leader: Array.from({ length: n }, (_, p) => `${p}:1`).sort() } }, brokers: {} });
+
+  it('a demand re-read with the same content (new objects) merges to the very same lists', () => {
+    const a = mergeThrottleDemands([demandOf(500)]);
+    const b = mergeThrottleDemands([JSON.parse(JSON.stringify(demandOf(500))) as ThrottleDemand]);
+    assert.notEqual(b, a);
+    assert.equal(b.topics.t!.leader, a.topics.t!.leader);
+    const c = mergeThrottleDemands([demandOf(501)]); // changed content: a new list
+    assert.notEqual(c.topics.t!.leader, a.topics.t!.leader);
+    assert.equal((c.topics.t!.leader as readonly string[]).length, 501);
+  });
+
+  it('reconcileReplicaList answers the same result for the same list, value and ledger entry; recomputes on any change', () => {
+    const want = mergeThrottleDemands([demandOf(300)]).topics.t!.leader!;
+    const value = (want as readonly string[]).slice(0, 200).join(',');
+    const owned = { prior: null, added: (want as readonly string[]).slice(0, 100) };
+    const r1 = reconcileReplicaList(value, want, owned);
+    assert.equal(reconcileReplicaList(`${value}`, want, owned), r1);
+    const r2 = reconcileReplicaList(`${value},299:1`, want, owned); // the config changed
+    assert.notEqual(r2, r1);
+    assert.ok(!r2.op?.value?.includes('299:1,299:1'));
+    const r3 = reconcileReplicaList(value, want, { ...owned }); // a new ledger entry
+    assert.notEqual(r3, r1);
+    assert.deepEqual(r3, r1);
+    // The memoised answer is the plain computation's (a non-frozen copy of the list is not memoised).
+    assert.deepEqual(reconcileReplicaList(value, [...(want as readonly string[])], owned), r1);
   });
 });
