@@ -358,14 +358,19 @@ export function reconcileReplicaList(
   owned: ReplicaListOwnership | undefined,
 ): SlotResult<ReplicaListOwnership> {
   if (demanded === undefined || demanded === ALL_REPLICAS || !Object.isFrozen(demanded)) return reconcileReplicaListUncached(current, demanded, owned);
-  const hit = slotMemo.get(demanded);
-  if (hit && hit.current === current && hit.owned === owned) return hit.result;
+  // Keyed by list AND ledger entry: topics with equal lists may share one list object.
+  let byOwned = slotMemo.get(demanded);
+  if (!byOwned) slotMemo.set(demanded, (byOwned = new WeakMap()));
+  const ownedKey = owned ?? NOT_OWNED;
+  const hit = byOwned.get(ownedKey);
+  if (hit && hit.current === current) return hit.result;
   const result = reconcileReplicaListUncached(current, demanded, owned);
-  slotMemo.set(demanded, { current, owned, result });
+  byOwned.set(ownedKey, { current, result });
   return result;
 }
 
-const slotMemo = new WeakMap<readonly string[], { current: string | null; owned: ReplicaListOwnership | undefined; result: SlotResult<ReplicaListOwnership> }>();
+const NOT_OWNED = Object.freeze({});
+const slotMemo = new WeakMap<readonly string[], WeakMap<object, { current: string | null; result: SlotResult<ReplicaListOwnership> }>>();
 
 function reconcileReplicaListUncached(
   current: string | null,

@@ -159,4 +159,16 @@ describe('identity kept across re-reads, and the per-list memo', () => {
     // The memoised answer is the plain computation's (a non-frozen copy of the list is not memoised).
     assert.deepEqual(reconcileReplicaList(value, [...(want as readonly string[])], owned), r1);
   });
+
+  it('a list object shared by two topics (equal lists) is memoised per ledger entry: neither evicts the other', () => {
+    const shared = mergeThrottleDemands([demandOf(260)]).topics.t!.leader!;
+    const value = (shared as readonly string[]).join(',');
+    const ownedT = { prior: null, added: (shared as readonly string[]).slice(0, 10) };
+    const ownedU = { prior: '0:9', added: (shared as readonly string[]).slice(0, 20) };
+    const t1 = reconcileReplicaList(value, shared, ownedT);
+    const u1 = reconcileReplicaList(value, shared, ownedU);
+    assert.equal(reconcileReplicaList(value, shared, ownedT), t1);
+    assert.equal(reconcileReplicaList(value, shared, ownedU), u1);
+    assert.notDeepEqual(t1, u1);
+  });
 });
