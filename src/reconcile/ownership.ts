@@ -26,16 +26,17 @@ export function partitionOwners(view: StateView): Map<string, string> {
   const live = [...view.reassignments.values()].filter(isLive);
   const cached = ownersCache.get(view.reassignments);
   if (cached && cached.live.length === live.length && cached.live.every((r, i) => r === live[i])) return cached.owners;
-  const owners = new Map<string, { id: string; createdAt: number }>();
-  for (const r of live) {
-    for (const p of activePartitions(r)) {
+  // Newest first (a stable sort: among equal createdAt the first in view order), so the first
+  // record to name a partition is its owner: one map, no per-partition bookkeeping objects.
+  const newestFirst = live.length > 1 ? [...live].sort((a, b) => b.createdAt - a.createdAt) : live;
+  const out = new Map<string, string>();
+  for (const r of newestFirst) {
+    for (const p of r.partitions) {
+      if (p.startError || p.supersededBy) continue; // activePartitions(r), without the copy
       const k = partitionId(p.topic, p.partition);
-      const cur = owners.get(k);
-      if (!cur || cur.createdAt < r.createdAt) owners.set(k, { id: r.id, createdAt: r.createdAt });
+      if (!out.has(k)) out.set(k, r.id);
     }
   }
-  const out = new Map<string, string>();
-  for (const [k, v] of owners) out.set(k, v.id);
   ownersCache.set(view.reassignments, { live, owners: out });
   return out;
 }
@@ -58,8 +59,23 @@ export function liveDemands(view: StateView, now: number): ThrottleDemand[] {
   return out;
 }
 
-/** The ledger records as the one ThrottleLedger the domain reconciles against. */
+/**
+ * The ledger records as the one ThrottleLedger the domain reconciles against. Memoised: the
+ * same record objects (records are immutable; a change is a new object) in the same order give
+ * the previous answer object, so a caller can tell "ledger unchanged" by identity.
+ */
 export function ledgerOf(records: Iterable<LedgerRecord>): ThrottleLedger {
+  const list = [...records];
+  const last = lastLedger;
+  if (last && last.records.length === list.length && last.records.every((r, i) => r === list[i])) return last.ledger;
+  const ledger = ledgerOfUncached(list);
+  lastLedger = { records: list, ledger };
+  return ledger;
+}
+
+let lastLedger: { records: readonly LedgerRecord[]; ledger: ThrottleLedger } | undefined;
+
+function ledgerOfUncached(records: readonly LedgerRecord[]): ThrottleLedger {
   const topics: Record<string, NonNullable<LedgerRecord['topic']>> = {};
   const brokers: Record<string, NonNullable<LedgerRecord['broker']>> = {};
   for (const r of records) {

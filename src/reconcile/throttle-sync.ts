@@ -148,12 +148,74 @@ function ledgerDiff(view: StateView, next: ThrottleLedger, resources: { topics: 
       if (view.ledger.has(id)) deletes.push(ledgerKey(id));
       return;
     }
-    if (JSON.stringify(have) === JSON.stringify(want)) return;
+    if (sameJson(have, want)) return;
     values.push({ kind: 'ledger', v: RECORD_VERSION, id, [field]: want, updatedAt: now } as LedgerRecord);
   };
   for (const t of resources.topics) consider(topicLedgerId(t), 'topic', next.topics[t]);
   for (const b of resources.brokers) consider(brokerLedgerId(b), 'broker', next.brokers[b]);
   return { values, deletes };
+}
+
+/**
+ * Equal as JSON would serialise them (keys with undefined values count as absent), without
+ * serialising: identical sub-objects (the usual case for an unchanged ledger) are skipped at once.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bs = b as unknown[];
+    if (a.length !== bs.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], bs[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
+  const ak = keys(ao);
+  const bk = keys(bo);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!Object.hasOwn(bo, k) || !sameJson(ao[k], bo[k])) return false;
+  return true;
+}
+
+/** Same config values read (same resources, same values). */
+export function sameConfigValues(a: ThrottleConfigValues, b: ThrottleConfigValues): boolean {
+  const same = <T extends object>(x: Readonly<Record<string, T>>, y: Readonly<Record<string, T>>, fields: readonly (keyof T)[]) => {
+    const xk = Object.keys(x);
+    if (xk.length !== Object.keys(y).length) return false;
+    for (const k of xk) {
+      const xv = x[k]!;
+      const yv = y[k];
+      if (!yv) return false;
+      for (const f of fields) if ((xv[f] ?? null) !== (yv[f] ?? null)) return false;
+    }
+    return true;
+  };
+  return same(a.topics, b.topics, ['leader', 'follower']) && same(a.brokers, b.brokers, ['leaderRate', 'followerRate']);
+}
+
+/**
+ * reconcileThrottles with a one-entry memo: it is pure, so the same demand and ledger objects
+ * (mergeThrottleDemands and ledgerOf answer the same object while their inputs are unchanged)
+ * and equal config values give the same plan. A converged cluster is re-read every pass and
+ * nothing changes: the plan of the last pass is reused instead of re-parsing and re-merging
+ * every topic's `partition:broker` lists.
+ */
+export class PlanCache {
+  #last: { values: ThrottleConfigValues; demand: ThrottleDemand; ledger: ThrottleLedger; plan: ReturnType<typeof reconcileThrottles> } | undefined;
+  hits = 0;
+  plan(values: ThrottleConfigValues, demand: ThrottleDemand, ledger: ThrottleLedger): ReturnType<typeof reconcileThrottles> {
+    const last = this.#last;
+    if (last && last.demand === demand && last.ledger === ledger && sameConfigValues(last.values, values)) {
+      this.hits++;
+      return last.plan;
+    }
+    const plan = reconcileThrottles(values, demand, ledger);
+    this.#last = { values, demand, ledger, plan };
+    return plan;
+  }
 }
 
 export class ThrottleSync {
@@ -163,6 +225,7 @@ export class ThrottleSync {
   readonly #mutex = new Mutex();
   readonly #hooks: ThrottleSyncHooks;
   readonly #owner: string;
+  readonly #plans = new PlanCache();
 
   constructor(deps: { kafka: KafkaAdmin; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string }) {
     this.#owner = deps.owner ?? 'gateway';
@@ -378,7 +441,7 @@ export class ThrottleSync {
     const deletedLedger = read.deletedTopics.filter((t) => view.ledger.has(topicLedgerId(t))).map((t) => ledgerKey(topicLedgerId(t)));
     if (deletedLedger.length) await this.#store.write([], deletedLedger);
 
-    const plan = reconcileThrottles(read.values, demand, ledger);
+    const plan = this.#plans.plan(read.values, demand, ledger);
     const resources = { topics: Object.keys(read.values.topics), brokers: Object.keys(read.values.brokers) };
     const before = ledgerDiff(view, plan.ledgerBeforeOps, resources, now);
     await hooks.gate?.('before-ledger-write');

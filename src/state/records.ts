@@ -210,10 +210,12 @@ export function decodeValue(key: string, raw: string): StateValue | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const v = parsed as { kind?: unknown; v?: unknown; id?: unknown };
-  if (typeof v.v !== 'number' || v.v > RECORD_VERSION || typeof v.id !== 'string') return undefined;
+  if (typeof v.v !== 'number' || typeof v.id !== 'string') return undefined;
+  if (v.v > (v.kind === 'ledger' ? LEDGER_PACKED_VERSION : RECORD_VERSION)) return undefined;
   const value = parsed as StateValue;
   if (!(value.kind in PREFIX) || key !== keyOf(value)) return undefined;
   if (value.kind === 'reassignment') return normalizeInlineReassignment(value);
+  if (value.kind === 'ledger' && value.v === LEDGER_PACKED_VERSION) return unpackLedger(value);
   return value;
 }
 
@@ -241,5 +243,145 @@ export function normalizeInlineReassignment(r: ReassignmentRecord): Reassignment
 }
 
 export function encodeValue(value: StateValue): string {
+  if (value.kind === 'ledger') return JSON.stringify(packLedger(value));
   return JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compact ledger records
+// ---------------------------------------------------------------------------------------------
+//
+// A topic's ledger names every `partition:broker` entry the gateway added (and the value that
+// was there before): ~11 bytes an entry as JSON, so a topic of ~40,000 partitions moving would
+// not fit in one Kafka message (1 MB). Lists of at least LEDGER_PACK_MIN entries are stored
+// packed instead: per broker, its partitions either as a bitmap (base64, one bit per partition
+// up to the highest) or as base-36 deltas, whichever is shorter. A moving topic of 50,000
+// partitions (RF 3, 12 brokers) takes ~100 KB a list this way. Packed records carry
+// v = LEDGER_PACKED_VERSION (older gateways leave them alone instead of misreading them);
+// plain records (every older one, and small lists) are read as before. Packing is exact: only
+// a list that is canonical (`p:b` entries, sorted as strings, no duplicates) is packed, and a
+// prior value only when it is such a list formatted as Kafka's tool writes it; anything else
+// stays verbatim.
+
+/** v of a ledger record with packed lists. */
+export const LEDGER_PACKED_VERSION = 3;
+/** Lists shorter than this stay plain JSON (readable by any version). */
+export const LEDGER_PACK_MIN = 256;
+
+/** A packed `partition:broker` list: per broker id, `b<base64 bitmap>` or `d<base-36 deltas joined by '.'>`. */
+export type PackedReplicaList = Record<string, string>;
+
+type ListOwnership = { prior: string | null; added: readonly string[] };
+type PackedOwnership = { prior?: string | null; priorPacked?: PackedReplicaList; added?: readonly string[]; addedPacked?: PackedReplicaList };
+
+const CANONICAL_ENTRY = /^(0|[1-9]\d*):(0|[1-9]\d*)$/;
+
+/** Packs a canonical list (sorted as strings, unique `p:b`); undefined when it is not one. */
+export function packReplicaList(entries: readonly string[]): PackedReplicaList | undefined {
+  const byBroker = new Map<number, number[]>();
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (i > 0 && !(entries[i - 1]! < e)) return undefined;
+    const m = CANONICAL_ENTRY.exec(e);
+    if (!m) return undefined;
+    const partition = Number(m[1]);
+    const broker = Number(m[2]);
+    if (!Number.isSafeInteger(partition) || !Number.isSafeInteger(broker) || partition > 0x7fffffff) return undefined;
+    let ps = byBroker.get(broker);
+    if (!ps) byBroker.set(broker, (ps = []));
+    ps.push(partition);
+  }
+  const out: PackedReplicaList = {};
+  for (const [broker, ps] of [...byBroker].sort((a, b) => a[0] - b[0])) {
+    ps.sort((a, b) => a - b);
+    let deltas = '';
+    let prev = -1;
+    for (const p of ps) {
+      deltas += (deltas === '' ? '' : '.') + (p - prev - 1).toString(36);
+      prev = p;
+    }
+    const max = ps[ps.length - 1]!;
+    const bitmapChars = Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3);
+    if (bitmapChars < deltas.length) {
+      const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
+      for (const p of ps) bits[p >> 3]! |= 1 << (p & 7);
+      out[String(broker)] = `b${bits.toString('base64')}`;
+    } else out[String(broker)] = `d${deltas}`;
+  }
+  return out;
+}
+
+/** The list packReplicaList packed: `p:b` entries sorted as strings. */
+export function unpackReplicaList(packed: PackedReplicaList): string[] {
+  const out: string[] = [];
+  for (const [broker, code] of Object.entries(packed)) {
+    if (code.startsWith('b')) {
+      const bits = Buffer.from(code.slice(1), 'base64');
+      for (let i = 0; i < bits.length; i++) {
+        const byte = bits[i]!;
+        if (byte === 0) continue;
+        for (let j = 0; j < 8; j++) if (byte & (1 << j)) out.push(`${i * 8 + j}:${broker}`);
+      }
+    } else if (code.startsWith('d')) {
+      let prev = -1;
+      if (code.length > 1) {
+        for (const d of code.slice(1).split('.')) {
+          prev = prev + 1 + parseInt(d, 36);
+          out.push(`${prev}:${broker}`);
+        }
+      }
+    } else throw new RangeError(`unknown packed list code for broker ${broker}`);
+  }
+  return out.sort();
+}
+
+function packOwnership(o: ListOwnership): PackedOwnership | undefined {
+  let packed: PackedOwnership | undefined;
+  if (o.added.length >= LEDGER_PACK_MIN) {
+    const addedPacked = packReplicaList(o.added);
+    if (addedPacked) packed = { prior: o.prior, addedPacked };
+  }
+  if (o.prior !== null && o.prior.length >= LEDGER_PACK_MIN * 4) {
+    const entries = o.prior.split(',');
+    const priorPacked = entries.length >= LEDGER_PACK_MIN ? packReplicaList(entries) : undefined;
+    // Exactly the prior value back (Kafka's format: sorted as strings, comma-joined, nothing else).
+    if (priorPacked && unpackReplicaList(priorPacked).join(',') === o.prior) {
+      packed = { ...(packed ?? { added: o.added }), priorPacked };
+      delete packed.prior;
+    }
+  }
+  return packed;
+}
+
+/** The record as stored: big canonical lists packed (v = LEDGER_PACKED_VERSION), else unchanged. */
+export function packLedger(r: LedgerRecord): LedgerRecord {
+  if (!r.topic) return r;
+  const topic: Record<string, unknown> = { ...r.topic };
+  let changed = false;
+  for (const field of ['leader', 'follower'] as const) {
+    const o = r.topic[field];
+    const packed = o ? packOwnership(o) : undefined;
+    if (packed) {
+      topic[field] = packed;
+      changed = true;
+    }
+  }
+  return changed ? ({ ...r, v: LEDGER_PACKED_VERSION, topic } as LedgerRecord) : r;
+}
+
+/** A stored ledger record back to its plain form (packed lists expanded). */
+export function unpackLedger(r: LedgerRecord): LedgerRecord | undefined {
+  if (!r.topic) return { ...r, v: RECORD_VERSION };
+  const topic: Record<string, ListOwnership> = {};
+  try {
+    for (const [field, raw] of Object.entries(r.topic as Record<string, PackedOwnership>)) {
+      if (!raw) continue;
+      const prior = raw.priorPacked ? unpackReplicaList(raw.priorPacked).join(',') : (raw.prior ?? null);
+      const added = raw.addedPacked ? unpackReplicaList(raw.addedPacked) : (raw.added ?? []);
+      topic[field] = { prior, added };
+    }
+  } catch {
+    return undefined; // not a packing this version knows: left alone
+  }
+  return { ...r, v: RECORD_VERSION, topic } as LedgerRecord;
 }

@@ -151,16 +151,41 @@ export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number
   return { topics, brokers };
 }
 
-/** Union of demands: list entries are united (`*` wins), the lowest rate wins. */
+/**
+ * Union of demands: list entries are united (`*` wins), the lowest rate wins. Lists come back
+ * sorted and deduplicated. Memoised: called again with the same demand objects (by identity,
+ * in the same order) it answers the previous result object, so callers can compare results by
+ * identity (the throttle sync calls it twice per pass, every pass, with unchanged demands).
+ */
 export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): ThrottleDemand {
-  const topics = new Map<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }>();
+  const inputs = Array.isArray(demands) ? (demands as readonly ThrottleDemand[]) : [...demands];
+  const last = lastMerge;
+  if (last && last.inputs.length === inputs.length && last.inputs.every((d, i) => d === inputs[i])) return last.output;
+  const output = mergeUncached(inputs);
+  lastMerge = { inputs: [...inputs], output };
+  return output;
+}
+
+let lastMerge: { inputs: readonly ThrottleDemand[]; output: ThrottleDemand } | undefined;
+
+function mergeUncached(demands: readonly ThrottleDemand[]): ThrottleDemand {
+  // Per topic and list: every contributing list (or `*`); united once at the end, linearly
+  // when a single sorted list contributes (the usual case: one reassignment per topic).
+  const topics = new Map<string, { leader?: ReplicaDemand[] | '*'; follower?: ReplicaDemand[] | '*' }>();
   const brokers: Record<string, { leaderRate?: number; followerRate?: number }> = {};
+  const collect = (into: ReplicaDemand[] | '*' | undefined, more: ReplicaDemand | undefined): ReplicaDemand[] | '*' | undefined => {
+    if (more === undefined) return into;
+    if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
+    const lists = into ?? [];
+    lists.push(more);
+    return lists;
+  };
   for (const d of demands) {
     for (const [topic, t] of Object.entries(d.topics)) {
-      const merged = topics.get(topic) ?? {};
-      merged.leader = unite(merged.leader, t.leader);
-      merged.follower = unite(merged.follower, t.follower);
-      topics.set(topic, merged);
+      let merged = topics.get(topic);
+      if (!merged) topics.set(topic, (merged = {}));
+      merged.leader = collect(merged.leader, t.leader);
+      merged.follower = collect(merged.follower, t.follower);
     }
     for (const [broker, b] of Object.entries(d.brokers)) {
       const merged = (brokers[broker] ??= {});
@@ -168,14 +193,44 @@ export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): Throttl
       if (b.followerRate !== undefined) merged.followerRate = Math.min(merged.followerRate ?? Infinity, b.followerRate);
     }
   }
+  const united = (lists: ReplicaDemand[] | '*'): ReplicaDemand => {
+    if (lists === ALL_REPLICAS) return ALL_REPLICAS;
+    let out: readonly string[] = [];
+    for (const l of lists) out = sortedUnion(out, l as readonly string[]);
+    // Frozen (so its sortedness and entry set can be memoised), never one of the inputs.
+    return Object.isFrozen(out) ? out : Object.freeze(lists.includes(out) ? [...out] : out);
+  };
+  // A list equal to the one the previous merge answered for the same topic and field is that
+  // same (frozen) array: demands re-read from the state topic (new objects, same content) keep
+  // the identity the per-list memos downstream (reconcileReplicaList) key on.
+  const previous = lastLists;
+  const next = new Map<string, readonly string[]>();
+  const stable = (key: string, list: ReplicaDemand): ReplicaDemand => {
+    if (list === ALL_REPLICAS) return list;
+    const before = previous.get(key);
+    const out = before !== undefined && sameList(before, list) ? before : list;
+    next.set(key, out);
+    return out;
+  };
   const outTopics: Record<string, TopicThrottleDemand> = {};
   for (const [topic, t] of topics) {
     const entry: { leader?: ReplicaDemand; follower?: ReplicaDemand } = {};
-    if (t.leader !== undefined) entry.leader = t.leader === ALL_REPLICAS ? ALL_REPLICAS : [...t.leader].sort();
-    if (t.follower !== undefined) entry.follower = t.follower === ALL_REPLICAS ? ALL_REPLICAS : [...t.follower].sort();
+    if (t.leader !== undefined) entry.leader = stable(`${topic}\u0000leader`, united(t.leader));
+    if (t.follower !== undefined) entry.follower = stable(`${topic}\u0000follower`, united(t.follower));
     outTopics[topic] = entry;
   }
+  lastLists = next;
   return { topics: outTopics, brokers };
+}
+
+/** The lists of the last merge by `topic\0field` (replaced by every merge: no growth). */
+let lastLists = new Map<string, readonly string[]>();
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Topics and brokers whose throttle configs reconcileThrottles needs in `current`. */
@@ -291,8 +346,33 @@ export function reconcileRate(current: string | null, demanded: number | undefin
   };
 }
 
-/** One throttled-replicas list config (see the rules at the top). */
+/**
+ * One throttled-replicas list config (see the rules at the top). Memoised per demanded list
+ * (the frozen lists mergeThrottleDemands answers): the same list, the same config value and the
+ * same ledger entry object give the previous (immutable) answer, so a pass where one topic's
+ * value changed recomputes that topic only.
+ */
 export function reconcileReplicaList(
+  current: string | null,
+  demanded: ReplicaDemand | undefined,
+  owned: ReplicaListOwnership | undefined,
+): SlotResult<ReplicaListOwnership> {
+  if (demanded === undefined || demanded === ALL_REPLICAS || !Object.isFrozen(demanded)) return reconcileReplicaListUncached(current, demanded, owned);
+  // Keyed by list AND ledger entry: topics with equal lists may share one list object.
+  let byOwned = slotMemo.get(demanded);
+  if (!byOwned) slotMemo.set(demanded, (byOwned = new WeakMap()));
+  const ownedKey = owned ?? NOT_OWNED;
+  const hit = byOwned.get(ownedKey);
+  if (hit && hit.current === current) return hit.result;
+  const result = reconcileReplicaListUncached(current, demanded, owned);
+  byOwned.set(ownedKey, { current, result });
+  return result;
+}
+
+const NOT_OWNED = Object.freeze({});
+const slotMemo = new WeakMap<readonly string[], WeakMap<object, { current: string | null; result: SlotResult<ReplicaListOwnership> }>>();
+
+function reconcileReplicaListUncached(
   current: string | null,
   demanded: ReplicaDemand | undefined,
   owned: ReplicaListOwnership | undefined,
@@ -300,7 +380,7 @@ export function reconcileReplicaList(
   const parsed = parseThrottledReplicas(current);
   if (!parsed) return { before: owned, after: owned, invalid: true };
   const ownedAll = owned?.added.includes(ALL_REPLICAS) ?? false;
-  const ownedEntries = (owned?.added ?? []).filter((e) => e !== ALL_REPLICAS);
+  const ownedEntries = ownedAll ? (owned?.added ?? []).filter((e) => e !== ALL_REPLICAS) : (owned?.added ?? []);
 
   if (parsed.all) {
     if (!ownedAll) {
@@ -331,15 +411,13 @@ export function reconcileReplicaList(
     };
   }
 
-  const want = new Set(demanded ?? []);
-  const have = new Set(parsed.entries);
-  const stale = new Set(ownedEntries.filter((e) => !want.has(e)));
+  const want = setOf(demanded ?? []);
+  const have = setOf(parsed.entries);
+  const staleList = ownedEntries.filter((e) => !want.has(e));
+  const stale = new Set(staleList);
   const toAdd = [...want].filter((e) => !have.has(e));
-  const removes = parsed.entries.some((e) => stale.has(e));
-  const addedAfter = sortedUnion(
-    ownedEntries.filter((e) => want.has(e)),
-    toAdd,
-  );
+  const removes = stale.size > 0 && parsed.entries.some((e) => stale.has(e));
+  const addedAfter = sortedUnion(staleList.length === 0 ? ownedEntries : ownedEntries.filter((e) => want.has(e)), toAdd);
   const beforeOwned = owned || toAdd.length > 0 ? { prior, added: sortedUnion(owned?.added ?? [], toAdd) } : undefined;
   const afterOwned = addedAfter.length > 0 ? { prior, added: addedAfter } : undefined;
   if (!removes && toAdd.length === 0) return { before: beforeOwned, after: afterOwned };
@@ -396,14 +474,6 @@ function listEntries(value: string): ReplicaDemand {
   return parsed.all ? ALL_REPLICAS : parsed.entries;
 }
 
-function unite(into: Set<string> | '*' | undefined, more: ReplicaDemand | undefined): Set<string> | '*' | undefined {
-  if (more === undefined) return into;
-  if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
-  const set = into ?? new Set<string>();
-  for (const e of more) set.add(e);
-  return set;
-}
-
 function priorEntriesOf(prior: string | null): readonly string[] | null {
   const parsed = parseThrottledReplicas(prior);
   return parsed && !parsed.all ? parsed.entries : null;
@@ -425,8 +495,66 @@ function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])];
 }
 
-function sortedUnion(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])].sort();
+/**
+ * a ∪ b, deduplicated and sorted as strings. Linear when both are already sorted and
+ * deduplicated (the usual case: ledger lists and merged demands are kept that way); answers
+ * `a` itself when b adds nothing to it (callers compare ledger values by identity first).
+ */
+export function sortedUnion(a: readonly string[], b: readonly string[]): readonly string[] {
+  if (!isSortedUnique(a) || !isSortedUnique(b)) return [...new Set([...a, ...b])].sort();
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x < y) {
+      out.push(x);
+      i++;
+    } else if (y < x) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  if (out.length === a.length) return a; // b ⊆ a
+  if (out.length === b.length) return b; // a ⊆ b
+  return out;
+}
+
+/** Strictly ascending as strings (UTF-16 code units, the order of Array.prototype.sort). Memoised per array. */
+function isSortedUnique(xs: readonly string[]): boolean {
+  if (xs.length < 2) return true;
+  const known = sortedArrays.get(xs);
+  if (known !== undefined) return known;
+  let ok = true;
+  for (let i = 1; i < xs.length; i++) {
+    if (!(xs[i - 1]! < xs[i]!)) {
+      ok = false;
+      break;
+    }
+  }
+  // Only frozen arrays can be remembered (anything else could change after the check).
+  if (Object.isFrozen(xs)) sortedArrays.set(xs, ok);
+  return ok;
+}
+
+const sortedArrays = new WeakMap<readonly string[], boolean>();
+/** Sets of list entries, memoised per (frozen) array: demands and parsed values repeat every pass. */
+const entrySets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function setOf(xs: readonly string[]): ReadonlySet<string> {
+  const known = entrySets.get(xs);
+  if (known) return known;
+  const set = new Set(xs);
+  if (Object.isFrozen(xs)) entrySets.set(xs, set);
+  return set;
 }
 
 function sameSet(a: readonly string[], b: readonly string[] | null): boolean {

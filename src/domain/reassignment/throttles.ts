@@ -61,9 +61,53 @@ export function parseReplicaEntry(entry: string): { partition: number; broker: n
  * order. Null when the value is not valid.
  */
 export function parseThrottledReplicas(value: string | null | undefined): ThrottledReplicas | null {
-  if (value === null || value === undefined) return { all: false, entries: [] };
+  if (value === null || value === undefined) return NO_ENTRIES;
+  // Memoised by value: the throttle sync sees the same (long) config values pass after pass.
+  // Results are frozen, so sharing them is safe.
+  if (value.length < PARSE_CACHE_MIN_LENGTH) return parseUncached(value);
+  const hit = parseCache.get(value);
+  if (hit !== undefined) {
+    // Least recently used goes first: move this one to the end.
+    parseCache.delete(value);
+    parseCache.set(value, hit);
+    return hit;
+  }
+  const parsed = parseUncached(value);
+  parseCache.set(value, parsed);
+  parseCacheChars += value.length;
+  while (parseCache.size > PARSE_CACHE_MAX_ENTRIES || parseCacheChars > PARSE_CACHE_MAX_CHARS) {
+    const oldest = parseCache.keys().next().value as string;
+    parseCache.delete(oldest);
+    parseCacheChars -= oldest.length;
+  }
+  return parsed;
+}
+
+const NO_ENTRIES: ThrottledReplicas = Object.freeze({ all: false, entries: Object.freeze([]) as readonly string[] });
+/** Values shorter than this are parsed every time (cheap); longer ones are memoised. */
+const PARSE_CACHE_MIN_LENGTH = 64;
+/** Bounded (least recently used dropped first) to this many values (two lists per throttled topic fit easily)... */
+export const PARSE_CACHE_MAX_ENTRIES = 1024;
+/**
+ * And at most this many characters of values (their parsed entries cost a few times that):
+ * bounds the memory at about two generations of every list at 100,000 moving partitions,
+ * while values that change every pass (partitions completing) drop out.
+ */
+export const PARSE_CACHE_MAX_CHARS = 8_000_000;
+const parseCache = new Map<string, ThrottledReplicas | null>();
+let parseCacheChars = 0;
+
+const ALL_PARSED: ThrottledReplicas = Object.freeze({ all: true });
+
+/** Forgets every memoised value (benchmarks' cold runs, tests). */
+export function clearParseCache(): void {
+  parseCache.clear();
+  parseCacheChars = 0;
+}
+
+function parseUncached(value: string): ThrottledReplicas | null {
   const items = value.split(',').map((s) => s.trim());
-  if (items.length === 1 && items[0] === ALL_REPLICAS) return { all: true };
+  if (items.length === 1 && items[0] === ALL_REPLICAS) return ALL_PARSED;
   const entries = new Set<string>();
   for (const item of items) {
     if (item === '') continue;
@@ -71,7 +115,7 @@ export function parseThrottledReplicas(value: string | null | undefined): Thrott
     if (!parsed) return null;
     entries.add(replicaEntry(parsed.partition, parsed.broker));
   }
-  return { all: false, entries: [...entries] };
+  return Object.freeze({ all: false, entries: Object.freeze([...entries]) as readonly string[] });
 }
 
 /** Kafka's format: deduplicated, sorted as strings (UTF-16 code units, like Java's String order), comma-joined. */
