@@ -39,6 +39,7 @@ import {
   FOLLOWER_THROTTLED_REPLICAS,
   LEADER_THROTTLED_RATE,
   LEADER_THROTTLED_REPLICAS,
+  LOG_DIRS_THROTTLED_RATE,
   formatThrottledReplicas,
   parseThrottledReplicas,
   type RateConfigName,
@@ -60,6 +61,8 @@ export interface BrokerThrottleDemand {
   readonly leaderRate?: number;
   /** bytes/s */
   readonly followerRate?: number;
+  /** bytes/s of intra-broker moves (replica.alter.log.dirs.io.max.bytes.per.second) */
+  readonly logDirRate?: number;
 }
 
 /** What must be throttled now. Broker keys are broker ids as strings (JSON-friendly). */
@@ -74,7 +77,7 @@ export interface ThrottleDemand {
  */
 export interface ThrottleConfigValues {
   readonly topics: Readonly<Record<string, { readonly leader?: string | null; readonly follower?: string | null }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null; readonly logDirRate?: string | null }>>;
 }
 
 /** The gateway's additions to one list config. */
@@ -95,7 +98,7 @@ export interface RateOwnership {
 
 export interface ThrottleLedger {
   readonly topics: Readonly<Record<string, { readonly leader?: ReplicaListOwnership; readonly follower?: ReplicaListOwnership }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership; readonly logDirRate?: RateOwnership }>>;
 }
 
 export const EMPTY_THROTTLE_DEMAND: ThrottleDemand = Object.freeze({ topics: Object.freeze({}), brokers: Object.freeze({}) });
@@ -151,10 +154,18 @@ export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number
   return { topics, brokers };
 }
 
+/** `demand` plus `rate` as replica.alter.log.dirs.io.max.bytes.per.second on `brokers` (those with intra-broker moves). */
+export function withLogDirThrottle(demand: ThrottleDemand, brokers: Iterable<number>, rate: number | null): ThrottleDemand {
+  if (rate === null) return demand;
+  const out: Record<string, BrokerThrottleDemand> = { ...demand.brokers };
+  for (const b of brokers) out[String(b)] = { ...out[String(b)], logDirRate: rate };
+  return { topics: demand.topics, brokers: out };
+}
+
 /** Union of demands: list entries are united (`*` wins), the lowest rate wins. */
 export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): ThrottleDemand {
   const topics = new Map<string, { leader?: Set<string> | '*'; follower?: Set<string> | '*' }>();
-  const brokers: Record<string, { leaderRate?: number; followerRate?: number }> = {};
+  const brokers: Record<string, { leaderRate?: number; followerRate?: number; logDirRate?: number }> = {};
   for (const d of demands) {
     for (const [topic, t] of Object.entries(d.topics)) {
       const merged = topics.get(topic) ?? {};
@@ -166,6 +177,7 @@ export function mergeThrottleDemands(demands: Iterable<ThrottleDemand>): Throttl
       const merged = (brokers[broker] ??= {});
       if (b.leaderRate !== undefined) merged.leaderRate = Math.min(merged.leaderRate ?? Infinity, b.leaderRate);
       if (b.followerRate !== undefined) merged.followerRate = Math.min(merged.followerRate ?? Infinity, b.followerRate);
+      if (b.logDirRate !== undefined) merged.logDirRate = Math.min(merged.logDirRate ?? Infinity, b.logDirRate);
     }
   }
   const outTopics: Record<string, TopicThrottleDemand> = {};
@@ -209,9 +221,10 @@ export function reconcileThrottles(current: ThrottleConfigValues, demand: Thrott
       continue;
     }
     const configs: ConfigAlteration[] = [];
-    const slots: [RateConfigName, 'leaderRate' | 'followerRate'][] = [
+    const slots: [RateConfigName, 'leaderRate' | 'followerRate' | 'logDirRate'][] = [
       [LEADER_THROTTLED_RATE, 'leaderRate'],
       [FOLLOWER_THROTTLED_RATE, 'followerRate'],
+      [LOG_DIRS_THROTTLED_RATE, 'logDirRate'],
     ];
     for (const [name, field] of slots) {
       const r = reconcileRate(values[field] ?? null, demand.brokers[key]?.[field], owned[field]);
