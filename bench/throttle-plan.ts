@@ -45,7 +45,8 @@ const configs: ThrottleConfigValues = JSON.parse(JSON.stringify(empty));
 for (const a of first.alterations) {
   const target = (a.resourceType === 'topic' ? configs.topics : configs.brokers) as Record<string, Record<string, string | null>>;
   for (const c of a.configs) {
-    const field = { 'leader.replication.throttled.replicas': 'leader', 'follower.replication.throttled.replicas': 'follower', 'leader.replication.throttled.rate': 'leaderRate', 'follower.replication.throttled.rate': 'followerRate' }[c.name]!;
+    const fields: Record<string, string> = { 'leader.replication.throttled.replicas': 'leader', 'follower.replication.throttled.replicas': 'follower', 'leader.replication.throttled.rate': 'leaderRate', 'follower.replication.throttled.rate': 'followerRate', 'replica.alter.log.dirs.io.max.bytes.per.second': 'logDirRate' };
+    const field = fields[c.name]!;
     target[a.resourceName]![field] = c.value;
   }
 }

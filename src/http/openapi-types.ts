@@ -401,10 +401,18 @@ export interface paths {
          * @description The body is either the gateway's shape
          *     `{"partitions":[{"topic":"t","partition":0,"replicas":[2,3]}],"throttle":1048576}`
          *     or the exact file of `kafka-reassign-partitions.sh`
-         *     (`{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`; every
-         *     log dir must be `"any"`), optionally with the gateway's options beside `version`,
+         *     (`{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`), optionally
+         *     with the gateway's options beside `version`,
          *     or `{"plan": <the answer of POST /plans>}` (its `reassignment` is executed) with
          *     the same options beside `plan`.
+         *
+         *     `log_dirs` (paired with `replicas`) may name an absolute log dir of the replica's broker
+         *     instead of `"any"`: the replica is moved there with AlterReplicaLogDirs (an intra-broker
+         *     move, as `kafka-reassign-partitions.sh` does; a dir that is not one of the broker's
+         *     `log.dirs` answers 422 `LOG_DIR_NOT_FOUND`, an offline one 422 `LOG_DIR_OFFLINE`), the
+         *     `throttle` also sets `replica.alter.log.dirs.io.max.bytes.per.second` on those brokers
+         *     (removed with the other throttles), and the partition completes only when each broker
+         *     reports the replica in that dir with no future replica.
          *
          *     Everything is validated before anything changes, and every problem is listed in
          *     `errors` (one entry per partition, `path` pointing into the body, `code` and, where
@@ -1129,6 +1137,14 @@ export interface components {
             /** @description Only with `?detail=true` (validateOnly). */
             rollback?: components["schemas"]["ReassignmentFile"];
             pacing?: components["schemas"]["PacingSchedule"];
+            /** @description Intra-broker moves (`log_dirs` entries other than `"any"`): each replica that AlterReplicaLogDirs sends to a log dir of its broker, with the dir it is in now (null = the broker does not host it yet; the dir is then sent again once the reassignment has created the replica). With a `throttle`, those brokers also get `replica.alter.log.dirs.io.max.bytes.per.second` (in `throttleConfigs`). Absent when every dir is `"any"`. */
+            logDirMoves?: {
+                topic: string;
+                partition: number;
+                broker: number;
+                logDir: string;
+                currentLogDir: string | null;
+            }[];
         };
         /**
          * @description `paused`: running with `paused` true (moves in flight finish, none start).

@@ -25,6 +25,7 @@ import {
   computeReassignmentThrottles,
   nextToStart,
   throttleDemandFor,
+  withLogDirThrottle,
   type ConcurrencyBounds,
   type PacedPartition,
   type PacingOrder,
@@ -40,6 +41,7 @@ import type { Logger } from '../observability/logger.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
+import { logDirBrokers } from './log-dir-moves.js';
 
 export const pacingClaimResource = (id: string): string => `pacing/${id}`;
 
@@ -149,7 +151,7 @@ export class Pacer {
           r.throttle,
         );
         // Keep the lists while anything is in flight or starting (never shrink to nothing mid-move).
-        if (!r.throttleDemand || !sameTopics(r.throttleDemand.topics, computed.topics)) demand = computed;
+        if (!r.throttleDemand || !sameTopics(r.throttleDemand.topics, computed.topics)) demand = withLogDirThrottle(computed, logDirBrokers(r), r.throttle);
       }
 
       let next: ReassignmentRecord = { ...r, partitions, throttleDemand: demand, updatedAt: now };

@@ -25,6 +25,11 @@ import {
   reassignmentThrottleConfigs,
   throttleDemandFor,
   validateReassignment,
+  checkLogDirMoves,
+  logDirMoves,
+  withLogDirThrottle,
+  withLogDirThrottleConfigs,
+  type LogDirMove,
   type FieldError,
   type OngoingPartitionReassignment,
   type PartitionError,
@@ -53,6 +58,7 @@ import { activePartitions, attributeMoves, isLive, partitionId } from './ownersh
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 import { pacingClaimResource, type Pacer } from './pacer.js';
+import { logDirBrokers } from './log-dir-moves.js';
 
 export interface ReassignmentDeps {
   kafka: KafkaAdmin;
@@ -78,6 +84,8 @@ export interface PlanView {
   rollback: ReassignmentFile;
   /** Paced execution: the bounds, the order and the waves it would run (null = everything at once). */
   pacing: { concurrency: ConcurrencyBounds; order: PacingOrder; schedule: WaveSchedule } | null;
+  /** Intra-broker moves (`log_dirs` other than "any"), with the dir each replica is in now (null = not hosted yet). */
+  logDirMoves?: (LogDirMove & { currentLogDir: string | null })[];
 }
 
 /** GET models the remaining waves of a paced reassignment up to this many open partitions (cost). */
@@ -225,6 +233,27 @@ export class ReassignmentService {
     if (!validation.ok) return { kind: 'invalid', problem: validationKind(validation.errors), errors: validation.errors };
     const plan = validation.plan;
 
+    // Intra-broker moves: the dirs must exist on their broker and be online (57/56 before anything changes).
+    const dirMoves = logDirMoves(req.partitions);
+    const dirBrokers = [...new Set(dirMoves.map((m) => m.broker))].sort((a, b) => a - b);
+    const currentDirs = new Map<string, string | null>();
+    if (dirMoves.length > 0) {
+      const answers = await describeReplicaSizes(this.#d.kafka, dirBrokers, dirMoves);
+      const firstIndex = new Map<string, number>();
+      req.partitions.forEach((p, i) => firstIndex.has(partitionId(p.topic, p.partition)) || firstIndex.set(partitionId(p.topic, p.partition), i));
+      const errors = checkLogDirMoves(
+        dirMoves,
+        answers.flatMap((a) => (a.ok && a.dirs ? [{ broker: a.broker, dirs: a.dirs }] : [])),
+        (tp) => firstIndex.get(partitionId(tp.topic, tp.partition)) ?? null,
+      );
+      if (errors.length > 0) return { kind: 'invalid', problem: 'invalid', errors };
+      for (const a of answers) {
+        if (!a.ok) continue;
+        for (const m of dirMoves) if (m.broker === a.broker) currentDirs.set(`${m.broker}:${replicaKey(m.topic, m.partition)}`, a.placement?.get(replicaKey(m.topic, m.partition))?.dir ?? null);
+      }
+    }
+    const dirsOf = new Map(req.partitions.filter((p) => p.logDirs).map((p) => [partitionId(p.topic, p.partition), [...p.logDirs!]]));
+
     const moves = plan.partitions.filter((p) => !p.noOp);
     const sizes = await this.#leaderSizes(plan.partitions.filter((p) => p.adding.length > 0));
     // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
@@ -251,13 +280,14 @@ export class ReassignmentService {
       partitions: plan.partitions,
       warnings: plan.warnings,
       throttle: req.throttle,
-      throttleConfigs: throttles && req.throttle !== null ? reassignmentThrottleConfigs(throttles, req.throttle) : [],
+      throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
       estimate: estimateMove(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }),
       rollback: formatReassignmentFile(plan.rollback),
       pacing:
         paced && concurrency
           ? { concurrency, order, schedule: planWaves(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }) }
           : null,
+      ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
     };
     if (req.validateOnly) return { kind: 'plan', plan: planView };
 
@@ -271,14 +301,15 @@ export class ReassignmentService {
       state: 'pending',
       partitions: plan.partitions.map((p) => {
         const size = sizes[p.topic]?.[p.partition];
-        return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length };
+        const logDirs = dirsOf.get(partitionId(p.topic, p.partition));
+        return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length, ...(logDirs && { logDirs }) };
       }),
       concurrency: concurrency && { perBroker: concurrency.perBroker, cluster: concurrency.cluster },
       order: concurrency ? order : 'as-given',
       paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
-      throttleDemand: throttles && req.throttle !== null ? throttleDemandFor(throttles, req.throttle) : null,
+      throttleDemand: throttles && req.throttle !== null ? withLogDirThrottle(throttleDemandFor(throttles, req.throttle), dirBrokers, req.throttle) : null,
       owner: this.#d.config.instanceId,
       requestedBy,
       ...(opts.rollbackOf && { rollbackOf: opts.rollbackOf }),
@@ -317,8 +348,21 @@ export class ReassignmentService {
       await this.#d.throttles.sync().catch(() => undefined);
       return { kind: 'start-failed', record, plan: planView };
     }
+    // Intra-broker moves first (kafka-reassign-partitions.sh sends them too): a broker that hosts
+    // the replica starts copying; one that does not yet answers 9 and remembers the dir (the
+    // reconciler re-sends it once the reassignment created the replica). Other errors fail the partition.
+    const dirFailed = new Map<string, { code: number; name: string; message: string }>();
+    if (dirMoves.length > 0) {
+      for (const r of await this.#d.kafka.alterReplicaLogDirs(dirMoves)) {
+        if (r.ok || r.error.code === REPLICA_NOT_AVAILABLE) continue;
+        const key = partitionId(r.topic, r.partition);
+        if (!dirFailed.has(key)) dirFailed.set(key, { code: r.error.code, name: r.error.name, message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}` });
+      }
+    }
     // Paced: the first wave only (a paced no-op is at its target already: completed, not sent).
-    const send = firstWave ? record.partitions.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : record.partitions;
+    const send = (firstWave ? record.partitions.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : record.partitions).filter(
+      (p) => !dirFailed.has(partitionId(p.topic, p.partition)),
+    );
     let results;
     try {
       results = await alterPartitionReassignments(
@@ -337,7 +381,10 @@ export class ReassignmentService {
     const noOps = new Set(plan.partitions.filter((p) => p.noOp).map((p) => partitionId(p.topic, p.partition)));
     const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
       const key = partitionId(p.topic, p.partition);
-      if (firstWave && !inFirstWave.has(key)) return noOps.has(key) ? { ...p, state: 'completed', startedAt, endedAt: startedAt } : p;
+      const dirError = dirFailed.get(key);
+      if (dirError) return { ...p, state: 'failed', endedAt: startedAt, startError: boundedError(dirError) };
+      // A no-op with dir moves is moving (between the log dirs of its brokers) until the reconciler sees them done.
+      if (firstWave && !inFirstWave.has(key)) return noOps.has(key) ? (p.logDirs ? { ...p, state: 'moving', startedAt } : { ...p, state: 'completed', startedAt, endedAt: startedAt }) : p;
       const r = byKey.get(key);
       return r && !r.ok
         ? { ...p, state: 'failed', endedAt: startedAt, startError: boundedError({ code: r.error.code, name: r.error.name, message: r.error.message }) }
@@ -613,7 +660,7 @@ export class ReassignmentService {
       if (record.throttleDemand) {
         // Same lists; the new rate on the same brokers.
         const brokers: Record<string, { leaderRate: number; followerRate: number }> = {};
-        for (const b of Object.keys(record.throttleDemand.brokers)) brokers[b] = { leaderRate: throttle, followerRate: throttle };
+        for (const [b, d] of Object.entries(record.throttleDemand.brokers)) if (d.leaderRate !== undefined || d.followerRate !== undefined) brokers[b] = { leaderRate: throttle, followerRate: throttle };
         demand = { topics: record.throttleDemand.topics, brokers };
       } else {
         // First throttle of an unthrottled reassignment: lists as Kafka's tool would compute them now.
@@ -624,6 +671,7 @@ export class ReassignmentService {
         const others = moving.filter((m) => !mineIds.has(partitionId(m.topic, m.partition)));
         demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
       }
+      demand = withLogDirThrottle(demand, logDirBrokers(record), throttle);
     }
     const next: ReassignmentRecord = { ...record, throttle, throttleDemand: demand, updatedAt: this.#now() };
     await this.#d.store.write([next]);
@@ -745,6 +793,8 @@ export class ReassignmentService {
     return { kind: 'done', record, cancelled: mine, rollback };
   }
 }
+
+const REPLICA_NOT_AVAILABLE = 9;
 
 /** A finished reassignment's throttles kept on purpose: a standing, non-expiring throttle request. */
 export function keptThrottles(record: ReassignmentRecord, now: number, requestedBy: string | null): ThrottleRequestRecord {

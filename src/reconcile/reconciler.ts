@@ -29,6 +29,8 @@ import type { ProgressTracker } from './progress.js';
 import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
 import { Pacer, pacedMoving } from './pacer.js';
+import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
+import { boundedError } from '../state/layout.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -77,6 +79,8 @@ export class Reconciler {
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
   readonly #pacer: Pacer;
+  /** Intra-broker moves answered 9 after their partition stopped moving: passes so far (log-dir-moves.ts). */
+  readonly #dirAbsent = new Map<string, number>();
   #pollTimer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   /** A pass was asked for while one ran: run another right after it. */
@@ -260,6 +264,9 @@ export class Reconciler {
     // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
     if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
+    // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
+    // Before the placement read: the view may change under an await (a start writing its record).
+    const dirs = view && moving ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, new Set(moving.map((m) => partitionId(m.topic, m.partition))), this.#dirAbsent)) : undefined;
     let placement: TopicPartitions[] | undefined;
     if (view && moving) {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
@@ -268,7 +275,7 @@ export class Reconciler {
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
-    if (view && moving && placement) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement));
+    if (view && moving && placement && dirs) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement, dirs));
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
     // Another instance syncing the same resources: it does the work, we look again next pass.
@@ -308,7 +315,7 @@ export class Reconciler {
     return (now - oldest) / 1000;
   }
 
-  async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Promise<void> {
+  async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[], dirs: LogDirObservation): Promise<void> {
     const now = this.#now();
     const attributed = attributeMoves(moving, view);
     const movingOf = new Map<string, Set<string>>();
@@ -342,6 +349,14 @@ export class Reconciler {
         }
         // Paced: a partition still waiting for its wave stays queued (pacer.ts starts it).
         if (r.concurrency !== null && p.state === 'queued' && !reached(p)) return p;
+        const id = partitionId(p.topic, p.partition);
+        const dirError = p.logDirs && p.state === 'moving' ? dirs.failed.get(id) : undefined;
+        if (dirError) {
+          changed = true;
+          return { ...p, state: 'failed' as const, endedAt: now, startError: boundedError(dirError) };
+        }
+        // Its intra-broker moves are still copying (or waiting to be re-sent): still moving.
+        if (p.logDirs && p.state === 'moving' && dirs.pending.has(id)) return p;
         changed = true;
         return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
       });

@@ -44,6 +44,7 @@ import {
   FOLLOWER_THROTTLED_RATE,
   FOLLOWER_THROTTLED_REPLICAS,
   LEADER_THROTTLED_RATE,
+  LOG_DIRS_THROTTLED_RATE,
   LEADER_THROTTLED_REPLICAS,
   ALL_REPLICAS,
   mergeThrottleDemands,
@@ -64,7 +65,7 @@ import type { StateStore, StateView } from '../state/store.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { activePartitions, isLive, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
 
-export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
+export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
 /** A pass holds its claim at most this long; it gives up before writing configs this close to the end. */
 const CLAIM_LEASE_MS = 10_000;
@@ -122,7 +123,7 @@ class Mutex {
 /** Current values from DescribeConfigs overrides; unread resources are left out (the domain skips them). */
 function toConfigValues(results: ConfigResult<Record<string, string>>[]): { values: ThrottleConfigValues; deletedTopics: string[]; failures: ThrottleSyncResult['failures'] } {
   const topics: Record<string, { leader: string | null; follower: string | null }> = {};
-  const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
+  const brokers: Record<string, { leaderRate: string | null; followerRate: string | null; logDirRate: string | null }> = {};
   const deletedTopics: string[] = [];
   const failures: ThrottleSyncResult['failures'] = [];
   for (const r of results) {
@@ -132,7 +133,7 @@ function toConfigValues(results: ConfigResult<Record<string, string>>[]): { valu
       continue;
     }
     if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
-    else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
+    else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null, logDirRate: r.value[LOG_DIRS_THROTTLED_RATE] ?? null };
   }
   return { values: { topics, brokers }, deletedTopics, failures };
 }
@@ -305,7 +306,7 @@ export class ThrottleSync {
           try {
             const ops = [
               ...resources.topics.map((name) => ({ kind: 'topic' as const, name, ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })) })),
-              ...resources.brokers.map((b) => ({ kind: 'broker' as const, name: String(b), ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE].map((n) => ({ name: n, op: 'DELETE' as const })) })),
+              ...resources.brokers.map((b) => ({ kind: 'broker' as const, name: String(b), ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE].map((n) => ({ name: n, op: 'DELETE' as const })) })),
             ];
             const failures: ThrottleSyncResult['failures'] = [];
             const ledgerDeletes: string[] = [];
@@ -512,7 +513,7 @@ export function removalsOnly(alterations: readonly ResourceAlteration[], current
     const configs = a.configs.filter((c) => {
       if (c.operation === 'DELETE') return true;
       if (a.resourceType === 'broker') {
-        const field = c.name === LEADER_THROTTLED_RATE ? 'leaderRate' : 'followerRate';
+        const field = c.name === LEADER_THROTTLED_RATE ? 'leaderRate' : c.name === LOG_DIRS_THROTTLED_RATE ? 'logDirRate' : 'followerRate';
         return ledger.brokers[a.resourceName]?.[field]?.prior === c.value;
       }
       const field = c.name === LEADER_THROTTLED_REPLICAS ? 'leader' : 'follower';

@@ -55,6 +55,8 @@ export interface ReassignmentPartitionRecord {
   endedAt?: number;
   /** Kafka refused to start this partition (the others may still run). Message at most 500 chars. */
   startError?: { code: number; name: string; message: string };
+  /** Kafka's `log_dirs` paired with `target` ("any" or an absolute dir); absent = all "any". */
+  logDirs?: string[];
   /** A later reassignment re-targeted this partition (addToExisting): it is that one's now. */
   supersededBy?: string;
 }

@@ -10,6 +10,7 @@
 //   estimate.ts        bytes to move per broker and the duration at a throttle
 //   progress.ts        per-replica and total progress, observed rate, ETA, stall detection from samples
 //   pacing.ts          paced execution: which queued moves start next within the bounds, waves, ETA
+//   log-dirs.ts        intra-broker moves (log_dirs): the (broker, dir) pairs, their checks, their completion
 
 export * from './types.js';
 export * from './partition-map.js';
@@ -20,3 +21,4 @@ export * from './throttle-ledger.js';
 export * from './estimate.js';
 export * from './progress.js';
 export * from './pacing.js';
+export * from './log-dirs.js';

@@ -77,7 +77,9 @@ export type PartitionErrorCode =
   | 'DUPLICATE_BROKER'
   | 'INCOMPLETE_REPLICATION_FACTOR_CHANGE'
   | 'INCONSISTENT_REPLICATION_FACTOR'
-  | 'REASSIGNMENT_CONFLICT';
+  | 'REASSIGNMENT_CONFLICT'
+  | 'LOG_DIR_NOT_FOUND'
+  | 'LOG_DIR_OFFLINE';
 
 /** One validation error. Topic-level errors have `partition: null`; request-level ones both null. */
 export interface PartitionError {

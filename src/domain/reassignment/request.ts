@@ -57,7 +57,7 @@ export type FieldErrorCode =
   | 'OUT_OF_RANGE'
   | 'UNSUPPORTED_VERSION'
   | 'LOG_DIRS_SIZE_MISMATCH'
-  | 'LOG_DIR_NOT_SUPPORTED';
+  | 'LOG_DIR_NOT_ABSOLUTE';
 
 export type ParseReassignmentResult =
   | { readonly ok: true; readonly request: ReassignmentRequest }
@@ -81,8 +81,9 @@ export interface ReassignmentFile {
  * Normalise a POST /reassignments body. Accepts
  * - `{"partitions":[{"topic","partition","replicas"}],"throttle","autoRemoveThrottle","validateOnly","addToExisting"}`
  * - Kafka's file `{"version":1,"partitions":[{"topic","partition","replicas","log_dirs"}]}`, where
- *   every log dir must be `"any"` (moves between the log dirs of one broker are not supported),
- *   optionally with the gateway's options beside `version`.
+ *   each log dir is `"any"` or an absolute path on the replica's broker (an intra-broker move,
+ *   AlterReplicaLogDirs), optionally with the gateway's options beside `version`. `log_dirs` is
+ *   accepted in the gateway's shape too.
  * Every problem is reported (not just the first); nothing is deduplicated or reordered.
  */
 export function parseReassignmentRequest(body: unknown): ParseReassignmentResult {
@@ -133,7 +134,8 @@ export function parseReassignmentRequest(body: unknown): ParseReassignmentResult
 
 /**
  * kafka-reassign-partitions.sh's file for these assignments, as Kafka's formatAsReassignmentJson
- * writes it: sorted by topic then partition, every log dir `"any"`. Feed it back to POST
+ * writes it: sorted by topic then partition, every log dir `"any"` (Kafka's tool too: a rollback
+ * does not move replicas back between the log dirs of a broker). Feed it back to POST
  * /reassignments (or to Kafka's tool) to roll back.
  */
 export function formatReassignmentFile(assignments: Iterable<PartitionAssignment>): ReassignmentFile {
@@ -180,7 +182,13 @@ function parseEntry(entry: unknown, path: string, errors: FieldError[]): Partiti
     checkLogDirs(entry.log_dirs, replicas, path, topic, partition, errors);
   }
   if (errors.length > before) return null;
-  return { topic: topic as string, partition: partition as number, replicas: [...(replicas as number[])] };
+  const dirs = entry.log_dirs as string[] | undefined;
+  return {
+    topic: topic as string,
+    partition: partition as number,
+    replicas: [...(replicas as number[])],
+    ...(dirs && dirs.some((d) => d !== ANY_LOG_DIR) && { logDirs: [...dirs] }),
+  };
 }
 
 function checkLogDirs(
@@ -206,13 +214,11 @@ function checkLogDirs(
     return;
   }
   logDirs.forEach((dir: string, j) => {
-    if (dir !== ANY_LOG_DIR) {
+    if (dir !== ANY_LOG_DIR && !dir.startsWith('/')) {
       errors.push({
         path: `${path}/log_dirs/${j}`,
-        code: 'LOG_DIR_NOT_SUPPORTED',
-        message:
-          `log_dirs must be "any": moving a replica to log directory ${JSON.stringify(dir)} (AlterReplicaLogDirs, an intra-broker move) ` +
-          'is not supported by this gateway; only moves between brokers are. Use "any" or leave log_dirs out.',
+        code: 'LOG_DIR_NOT_ABSOLUTE',
+        message: `log_dirs entries must be "any" or an absolute path of one of the broker's log.dirs; got ${JSON.stringify(dir)}.`,
       });
     }
   });

@@ -39,6 +39,7 @@ import {
   FOLLOWER_THROTTLED_REPLICAS,
   LEADER_THROTTLED_RATE,
   LEADER_THROTTLED_REPLICAS,
+  LOG_DIRS_THROTTLED_RATE,
   formatThrottledReplicas,
   parseThrottledReplicas,
   type RateConfigName,
@@ -60,6 +61,8 @@ export interface BrokerThrottleDemand {
   readonly leaderRate?: number;
   /** bytes/s */
   readonly followerRate?: number;
+  /** bytes/s of intra-broker moves (replica.alter.log.dirs.io.max.bytes.per.second) */
+  readonly logDirRate?: number;
 }
 
 /** What must be throttled now. Broker keys are broker ids as strings (JSON-friendly). */
@@ -74,7 +77,7 @@ export interface ThrottleDemand {
  */
 export interface ThrottleConfigValues {
   readonly topics: Readonly<Record<string, { readonly leader?: string | null; readonly follower?: string | null }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null; readonly logDirRate?: string | null }>>;
 }
 
 /** The gateway's additions to one list config. */
@@ -95,7 +98,7 @@ export interface RateOwnership {
 
 export interface ThrottleLedger {
   readonly topics: Readonly<Record<string, { readonly leader?: ReplicaListOwnership; readonly follower?: ReplicaListOwnership }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership }>>;
+  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership; readonly logDirRate?: RateOwnership }>>;
 }
 
 export const EMPTY_THROTTLE_DEMAND: ThrottleDemand = Object.freeze({ topics: Object.freeze({}), brokers: Object.freeze({}) });
@@ -151,6 +154,14 @@ export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number
   return { topics, brokers };
 }
 
+/** `demand` plus `rate` as replica.alter.log.dirs.io.max.bytes.per.second on `brokers` (those with intra-broker moves). */
+export function withLogDirThrottle(demand: ThrottleDemand, brokers: Iterable<number>, rate: number | null): ThrottleDemand {
+  if (rate === null) return demand;
+  const out: Record<string, BrokerThrottleDemand> = { ...demand.brokers };
+  for (const b of brokers) out[String(b)] = { ...out[String(b)], logDirRate: rate };
+  return { topics: demand.topics, brokers: out };
+}
+
 /**
  * Union of demands: list entries are united (`*` wins), the lowest rate wins. Lists come back
  * sorted and deduplicated. Memoised: called again with the same demand objects (by identity,
@@ -172,7 +183,7 @@ function mergeUncached(demands: readonly ThrottleDemand[]): ThrottleDemand {
   // Per topic and list: every contributing list (or `*`); united once at the end, linearly
   // when a single sorted list contributes (the usual case: one reassignment per topic).
   const topics = new Map<string, { leader?: ReplicaDemand[] | '*'; follower?: ReplicaDemand[] | '*' }>();
-  const brokers: Record<string, { leaderRate?: number; followerRate?: number }> = {};
+  const brokers: Record<string, { leaderRate?: number; followerRate?: number; logDirRate?: number }> = {};
   const collect = (into: ReplicaDemand[] | '*' | undefined, more: ReplicaDemand | undefined): ReplicaDemand[] | '*' | undefined => {
     if (more === undefined) return into;
     if (into === ALL_REPLICAS || more === ALL_REPLICAS) return ALL_REPLICAS;
@@ -191,6 +202,7 @@ function mergeUncached(demands: readonly ThrottleDemand[]): ThrottleDemand {
       const merged = (brokers[broker] ??= {});
       if (b.leaderRate !== undefined) merged.leaderRate = Math.min(merged.leaderRate ?? Infinity, b.leaderRate);
       if (b.followerRate !== undefined) merged.followerRate = Math.min(merged.followerRate ?? Infinity, b.followerRate);
+      if (b.logDirRate !== undefined) merged.logDirRate = Math.min(merged.logDirRate ?? Infinity, b.logDirRate);
     }
   }
   const united = (lists: ReplicaDemand[] | '*'): ReplicaDemand => {
@@ -264,9 +276,10 @@ export function reconcileThrottles(current: ThrottleConfigValues, demand: Thrott
       continue;
     }
     const configs: ConfigAlteration[] = [];
-    const slots: [RateConfigName, 'leaderRate' | 'followerRate'][] = [
+    const slots: [RateConfigName, 'leaderRate' | 'followerRate' | 'logDirRate'][] = [
       [LEADER_THROTTLED_RATE, 'leaderRate'],
       [FOLLOWER_THROTTLED_RATE, 'followerRate'],
+      [LOG_DIRS_THROTTLED_RATE, 'logDirRate'],
     ];
     for (const [name, field] of slots) {
       const r = reconcileRate(values[field] ?? null, demand.brokers[key]?.[field], owned[field]);

@@ -23,11 +23,13 @@ export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas'
 export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.replicas' as const;
 export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate' as const;
 export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate' as const;
+/** Broker config of kafka-reassign-partitions.sh's --replica-alter-log-dirs-throttle (intra-broker moves). */
+export const LOG_DIRS_THROTTLED_RATE = 'replica.alter.log.dirs.io.max.bytes.per.second' as const;
 /** Value of a throttled-replicas config meaning every replica of the topic. */
 export const ALL_REPLICAS = '*' as const;
 
 export type ReplicaListConfigName = typeof LEADER_THROTTLED_REPLICAS | typeof FOLLOWER_THROTTLED_REPLICAS;
-export type RateConfigName = typeof LEADER_THROTTLED_RATE | typeof FOLLOWER_THROTTLED_RATE;
+export type RateConfigName = typeof LEADER_THROTTLED_RATE | typeof FOLLOWER_THROTTLED_RATE | typeof LOG_DIRS_THROTTLED_RATE;
 export type ThrottleConfigName = ReplicaListConfigName | RateConfigName;
 
 // ---------------------------------------------------------------------------------------------

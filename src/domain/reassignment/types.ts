@@ -11,6 +11,11 @@ export interface TopicPartition {
 export interface PartitionAssignment extends TopicPartition {
   /** Broker ids in preference order: the first is the preferred leader. */
   readonly replicas: readonly number[];
+  /**
+   * Kafka's `log_dirs`, paired with `replicas` (same length): the absolute log dir each replica
+   * must end up in, or `"any"`. Absent when every dir is `"any"` (no intra-broker move).
+   */
+  readonly logDirs?: readonly string[];
 }
 
 /**
@@ -41,6 +46,8 @@ export const KAFKA_ERRORS = Object.freeze({
   INVALID_REPLICA_ASSIGNMENT: Object.freeze({ code: 39, name: 'INVALID_REPLICA_ASSIGNMENT' }),
   INVALID_REQUEST: Object.freeze({ code: 42, name: 'INVALID_REQUEST' }),
   REASSIGNMENT_IN_PROGRESS: Object.freeze({ code: 60, name: 'REASSIGNMENT_IN_PROGRESS' }),
+  KAFKA_STORAGE_ERROR: Object.freeze({ code: 56, name: 'KAFKA_STORAGE_ERROR' }),
+  LOG_DIR_NOT_FOUND: Object.freeze({ code: 57, name: 'LOG_DIR_NOT_FOUND' }),
 } satisfies Record<string, KafkaErrorRef>);
 
 /** `topic-partition`, Kafka's TopicPartition.toString(); used in messages only. */

@@ -80,6 +80,7 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
       bottleneckBroker: p.estimate.bottleneckBroker,
     },
     ...(detail && { rollback: toFile(p.rollback) }),
+    ...(p.logDirMoves && { logDirMoves: p.logDirMoves.map((m) => ({ topic: m.topic, partition: m.partition, broker: m.broker, logDir: m.logDir, currentLogDir: m.currentLogDir })) }),
     ...(p.pacing && {
       pacing: {
         concurrency: { perBroker: p.pacing.concurrency.perBroker, cluster: p.pacing.concurrency.cluster },

@@ -1,7 +1,7 @@
 // DescribeLogDirs v4, sent to *each* broker (a broker only describes its own log dirs):
 // replica sizes. Inter-broker copy progress = an adding replica's size against the
 // leader's. Future replicas (is_future_key: a move between log dirs of one broker) are
-// ignored; an offline log dir (error 56) contributes nothing.
+// left out of the sizes (reported in `placement`); an offline log dir (error 56) contributes nothing.
 /*
   DescribeLogDirs Request (Version: 4) => [topics] TAG_BUFFER
     topics => topic [partitions] TAG_BUFFER
@@ -34,6 +34,10 @@ export interface ReplicaSizes {
   broker: number;
   /** `${topic}:${partition}` -> bytes. A replica the broker does not hold is absent. */
   sizes: Map<string, number>;
+  /** The broker's log dirs with their error code (56 = offline). */
+  dirs?: { dir: string; errorCode: number }[];
+  /** `${topic}:${partition}` -> the dir of the replica and of its future replica (intra-broker move), if any. */
+  placement?: Map<string, { dir: string | null; futureDir: string | null }>;
 }
 
 export type BrokerLogDirs = ({ ok: true } & ReplicaSizes) | { broker: number; ok: false; error: KafkaErrorInfo };
@@ -60,17 +64,22 @@ export async function describeReplicaSizes(kafka: RequestSender, brokers: number
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
         const sizes = new Map<string, number>();
+        const dirs: { dir: string; errorCode: number }[] = [];
+        const placement = new Map<string, { dir: string | null; futureDir: string | null }>();
         for (const dir of res.results) {
+          dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
           if (dir.errorCode !== 0) continue;
           for (const t of dir.topics) {
             for (const p of t.partitions) {
+              const at = placement.get(replicaKey(t.name, p.partitionIndex)) ?? { dir: null, futureDir: null };
+              placement.set(replicaKey(t.name, p.partitionIndex), p.isFutureKey ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
               if (p.isFutureKey) continue;
               const k = replicaKey(t.name, p.partitionIndex);
               sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
             }
           }
         }
-        return { broker, ok: true, sizes };
+        return { broker, ok: true, sizes, dirs, placement };
       } catch (err) {
         return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };
       }

@@ -124,11 +124,19 @@ describe('parseReassignmentRequest: the kafka-reassign-partitions.sh file', () =
     assert.equal(ok({ ...file, throttle: 5000 }).throttle, 5000);
   });
 
-  it('a log dir other than "any" is explained: intra-broker moves are not supported', () => {
-    const [e] = fail({ version: 1, partitions: [{ topic: 'foo', partition: 0, replicas: [1, 2], log_dirs: ['any', '/data/b'] }] });
+  it('an absolute log dir is kept, paired with the replicas (an intra-broker move); all "any" leaves none', () => {
+    const r = ok({ version: 1, partitions: [{ topic: 'foo', partition: 0, replicas: [1, 2], log_dirs: ['any', '/data/b'] }, { topic: 'foo', partition: 1, replicas: [1, 2], log_dirs: ['any', 'any'] }] });
+    assert.deepEqual(r.partitions, [
+      { topic: 'foo', partition: 0, replicas: [1, 2], logDirs: ['any', '/data/b'] },
+      { topic: 'foo', partition: 1, replicas: [1, 2] },
+    ]);
+  });
+
+  it('a log dir that is neither "any" nor an absolute path is refused', () => {
+    const [e] = fail({ version: 1, partitions: [{ topic: 'foo', partition: 0, replicas: [1, 2], log_dirs: ['any', 'data/b'] }] });
     assert.equal(e.path, '/partitions/0/log_dirs/1');
-    assert.equal(e.code, 'LOG_DIR_NOT_SUPPORTED');
-    assert.match(e.message, /"\/data\/b".*intra-broker move.*not supported/);
+    assert.equal(e.code, 'LOG_DIR_NOT_ABSOLUTE');
+    assert.match(e.message, /"data\/b"/);
   });
 
   it("log_dirs of another size than replicas: Kafka's message", () => {
