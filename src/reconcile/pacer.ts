@@ -34,7 +34,7 @@ import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { boundedError } from '../state/layout.js';
-import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../state/records.js';
+import type { ReassignmentPartitionRecord, ReassignmentRecord, StateValue } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../observability/logger.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
@@ -42,6 +42,45 @@ import { partitionId } from './ownership.js';
 import type { ThrottleSync } from './throttle-sync.js';
 
 export const pacingClaimResource = (id: string): string => `pacing/${id}`;
+
+/**
+ * The claim every writer of a live reassignment's record (header and chunks) holds while it
+ * reads, decides and writes: the reconciler's passes, the pacer's waves, PATCH and DELETE (and
+ * the start path's last write). A write is then always computed from the record as it is in
+ * the state topic, never over one written meanwhile by another instance (a lost update).
+ * Same resource as the pacer's (a wave is one of those writes).
+ */
+export const recordClaimResource = pacingClaimResource;
+
+/**
+ * Runs `fn` holding the record claim of `id`, waiting (polling) while another holder has it,
+ * at most `waitMs`; then `{ granted: false }` (the caller tries again later: its write is
+ * re-derived, not lost). `fn` returns what to write: written in the same batch as the release.
+ */
+export async function withRecordClaim<T>(
+  store: StateStore,
+  opts: { owner: string; ttlMs: number; purpose: string; waitMs: number },
+  id: string,
+  fn: () => Promise<{ result: T; values?: StateValue[]; deleteKeys?: string[] }>,
+): Promise<{ granted: true; result: T } | { granted: false }> {
+  const deadline = Date.now() + opts.waitMs;
+  for (let attempt = 0; ; attempt++) {
+    const claimed = await store.claim([recordClaimResource(id)], { purpose: `${opts.purpose} ${id}`, owner: opts.owner, ttlMs: opts.ttlMs });
+    if (claimed.granted) {
+      let released = false;
+      try {
+        const out = await fn();
+        released = true;
+        await store.release(claimed.claim, out.values ?? [], out.deleteKeys ?? []);
+        return { granted: true, result: out.result };
+      } finally {
+        if (!released) await store.release(claimed.claim).catch(() => undefined);
+      }
+    }
+    if (Date.now() >= deadline) return { granted: false };
+    await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** attempt, 50)));
+  }
+}
 
 export interface PacerDeps {
   kafka: KafkaAdmin;
