@@ -13,9 +13,10 @@
 //        nothing to move): `completed`, never sent;
 //   3. unless paused: the next wave = the queued partitions that fit the bounds given what is
 //      moving, in the record's order (src/domain/reassignment/pacing.ts);
-//   4. the record's throttle demand becomes what Kafka's tool would set for the moves in flight
-//      plus the wave (computeReassignmentThrottles); record written BEFORE the configs change,
-//      then one throttle sync, so the wave never copies unthrottled;
+//   4. the record's throttle demand becomes what Kafka's tool would set for the wave while the
+//      moves Kafka lists run (this reassignment's and any other, merged as the tool does:
+//      computeReassignmentThrottles); record written BEFORE the configs change, then one
+//      throttle sync, so the wave never copies unthrottled;
 //   5. ONE AlterPartitionReassignments call for the wave; refused partitions become `failed`
 //      with Kafka's error (the queue goes on), the others `moving`; the record is written in the
 //      same batch as the claim's release.
@@ -178,11 +179,11 @@ export class Pacer {
       // Throttles for what will be in flight: Kafka's tool run now for the wave.
       let demand = r.throttleDemand;
       if (r.throttle !== null) {
-        const mineMoving = new Set(paced.filter((p) => p.state === 'moving').map((p) => partitionId(p.topic, p.partition)));
-        const ongoing = moving.filter((m) => mineMoving.has(partitionId(m.topic, m.partition)));
+        // Every move Kafka lists (this reassignment's in flight and anybody else's), as Kafka's
+        // tool merges the ongoing reassignments into the lists of the moves it starts.
         const computed = throttleDemandFor(
           computeReassignmentThrottles(
-            ongoing,
+            moving,
             wave.map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas })),
           ),
           r.throttle,
