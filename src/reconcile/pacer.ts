@@ -25,6 +25,7 @@
 import {
   computeReassignmentThrottles,
   nextToStart,
+  queueOrder,
   throttleDemandFor,
   type ConcurrencyBounds,
   type PacedPartition,
@@ -110,11 +111,28 @@ export function hasQueue(r: ReassignmentRecord): boolean {
   return r.concurrency !== null && r.partitions.some((p) => p.state === 'queued' && !p.supersededBy);
 }
 
-/** Same throttle-list demand (topics), ignoring rates. */
-function sameTopics(a: ThrottleDemand['topics'], b: ThrottleDemand['topics']): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((t) => JSON.stringify(a[t]) === JSON.stringify(b[t]));
+/** How many waves' worth of queued candidates get their throttle lists ahead of time. */
+export const PREFETCH_WAVES = 2;
+
+/** Whether `have` throttles at least what `need` asks for: every list entry, every broker at the same rates. */
+export function coversDemand(have: ThrottleDemand, need: ThrottleDemand): boolean {
+  for (const [topic, t] of Object.entries(need.topics)) {
+    const h = have.topics[topic];
+    for (const side of ['leader', 'follower'] as const) {
+      const n = t[side];
+      if (n === undefined || (Array.isArray(n) && n.length === 0)) continue;
+      const hs = h?.[side];
+      if (hs === '*') continue;
+      if (n === '*' || hs === undefined) return false;
+      const set = new Set(hs);
+      if (!n.every((e) => set.has(e))) return false;
+    }
+  }
+  for (const [b, rates] of Object.entries(need.brokers)) {
+    const h = have.brokers[b];
+    if (!h || h.leaderRate !== rates.leaderRate || h.followerRate !== rates.followerRate) return false;
+  }
+  return true;
 }
 
 export class Pacer {
@@ -132,14 +150,13 @@ export class Pacer {
     if (!claimed.granted) return { kind: 'busy' };
     let released = false;
     try {
-      const view = await this.#d.store.refresh();
-      const r = view.reassignments.get(id);
+      // claim() read the state topic up to its claim: every write made before it is in the view.
+      const r = this.#d.store.view().reassignments.get(id);
       const pacing = r && pacingOf(r);
       if (!r || r.state !== 'running' || !pacing) return { kind: 'not-running' };
 
-      const moving = await listPartitionReassignments(this.#d.kafka);
+      const [moving, placement] = await Promise.all([listPartitionReassignments(this.#d.kafka), describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))])]);
       const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
-      const placement = await describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))]);
       const current = new Map<string, { replicas: number[]; leader: number }>();
       for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
 
@@ -176,39 +193,46 @@ export class Pacer {
       });
       const wave = r.paused ? [] : nextToStart(paced, pacing.bounds, pacing.order);
 
-      // Throttles for what will be in flight: Kafka's tool run now for the wave.
+      // Throttles for what will be in flight: Kafka's tool run now for the wave, over every move
+      // Kafka lists (this reassignment's in flight and anybody else's), as the tool merges the
+      // ongoing reassignments into the lists of the moves it starts. Lists that already cover
+      // that are kept (no config change before the wave starts); otherwise they are set for the
+      // wave AND the next candidates in the queue, so that the next waves usually find them in
+      // place (a throttled replica that is in sync is not slowed down by Kafka).
       let demand = r.throttleDemand;
-      if (r.throttle !== null) {
-        // Every move Kafka lists (this reassignment's in flight and anybody else's), as Kafka's
-        // tool merges the ongoing reassignments into the lists of the moves it starts.
-        const computed = throttleDemandFor(
-          computeReassignmentThrottles(
-            moving,
-            wave.map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas })),
-          ),
-          r.throttle,
-        );
-        // Keep the lists while anything is in flight or starting (never shrink to nothing mid-move).
-        if (!r.throttleDemand || !sameTopics(r.throttleDemand.topics, computed.topics)) demand = computed;
+      if (r.throttle !== null && wave.length > 0) {
+        const asMove = (p: PacedPartition) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas });
+        const needed = throttleDemandFor(computeReassignmentThrottles(moving, wave.map(asMove)), r.throttle);
+        if (!r.throttleDemand || !coversDemand(r.throttleDemand, needed)) {
+          const inWave = new Set(wave.map((p) => p.i));
+          const rest = paced.filter((p) => p.state === 'queued' && !inWave.has(p.i));
+          const ahead = queueOrder(rest, pacing.order)
+            .slice(0, Math.max(wave.length, paced.length - rest.length) * PREFETCH_WAVES)
+            .map((k) => rest[k]!);
+          demand = throttleDemandFor(computeReassignmentThrottles(moving, [...wave, ...ahead].map(asMove)), r.throttle);
+        }
       }
 
       let next: ReassignmentRecord = { ...r, partitions, throttleDemand: demand, updatedAt: now };
       if (wave.length === 0) {
-        if (settled > 0 || demand !== r.throttleDemand) {
+        if (settled > 0) {
           released = true;
           await this.#d.store.release(claimed.claim, [next]);
-          if (demand !== r.throttleDemand) await this.#d.throttles.sync({ wait: false }).catch(() => undefined);
         }
         return { kind: 'advanced', started: 0, failed: 0, settled };
       }
 
-      // Write-ahead: the demand covering the wave, then the configs, then the wave.
-      await this.#d.store.write([next]);
+      // Write-ahead: the demand covering the wave, then the configs, then the wave (lists
+      // already in place: straight to the wave; what was settled is written with it).
       if (demand !== r.throttleDemand) {
+        await this.#d.store.write([next]);
         const sync = await this.#d.throttles.sync();
         if (!sync.converged && sync.failures.length > 0) {
           // Do not start a wave unthrottled: the next pass tries again.
           this.#d.logger?.warn('pacing: throttles for the next wave not in place; wave postponed', { reassignment: id, failures: sync.failures.length });
+          // The lists as they were: the next step sees them not covering its wave and syncs again.
+          released = true;
+          await this.#d.store.release(claimed.claim, [{ ...next, throttleDemand: r.throttleDemand }]);
           return { kind: 'advanced', started: 0, failed: 0, settled };
         }
       }
