@@ -13,9 +13,10 @@
 //        nothing to move): `completed`, never sent;
 //   3. unless paused: the next wave = the queued partitions that fit the bounds given what is
 //      moving, in the record's order (src/domain/reassignment/pacing.ts);
-//   4. the record's throttle demand becomes what Kafka's tool would set for the moves in flight
-//      plus the wave (computeReassignmentThrottles); record written BEFORE the configs change,
-//      then one throttle sync, so the wave never copies unthrottled;
+//   4. the record's throttle demand becomes what Kafka's tool would set for the wave while the
+//      moves Kafka lists run (this reassignment's and any other, merged as the tool does:
+//      computeReassignmentThrottles); record written BEFORE the configs change, then one
+//      throttle sync, so the wave never copies unthrottled;
 //   5. ONE AlterPartitionReassignments call for the wave; refused partitions become `failed`
 //      with Kafka's error (the queue goes on), the others `moving`; the record is written in the
 //      same batch as the claim's release.
@@ -24,6 +25,7 @@
 import {
   computeReassignmentThrottles,
   nextToStart,
+  queueOrder,
   throttleDemandFor,
   withLogDirThrottle,
   type ConcurrencyBounds,
@@ -35,7 +37,7 @@ import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { boundedError } from '../state/layout.js';
-import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../state/records.js';
+import type { ReassignmentPartitionRecord, ReassignmentRecord, StateValue } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../observability/logger.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
@@ -44,6 +46,45 @@ import type { ThrottleSync } from './throttle-sync.js';
 import { logDirBrokers } from './log-dir-moves.js';
 
 export const pacingClaimResource = (id: string): string => `pacing/${id}`;
+
+/**
+ * The claim every writer of a live reassignment's record (header and chunks) holds while it
+ * reads, decides and writes: the reconciler's passes, the pacer's waves, PATCH and DELETE (and
+ * the start path's last write). A write is then always computed from the record as it is in
+ * the state topic, never over one written meanwhile by another instance (a lost update).
+ * Same resource as the pacer's (a wave is one of those writes).
+ */
+export const recordClaimResource = pacingClaimResource;
+
+/**
+ * Runs `fn` holding the record claim of `id`, waiting (polling) while another holder has it,
+ * at most `waitMs`; then `{ granted: false }` (the caller tries again later: its write is
+ * re-derived, not lost). `fn` returns what to write: written in the same batch as the release.
+ */
+export async function withRecordClaim<T>(
+  store: StateStore,
+  opts: { owner: string; ttlMs: number; purpose: string; waitMs: number },
+  id: string,
+  fn: () => Promise<{ result: T; values?: StateValue[]; deleteKeys?: string[] }>,
+): Promise<{ granted: true; result: T } | { granted: false }> {
+  const deadline = Date.now() + opts.waitMs;
+  for (let attempt = 0; ; attempt++) {
+    const claimed = await store.claim([recordClaimResource(id)], { purpose: `${opts.purpose} ${id}`, owner: opts.owner, ttlMs: opts.ttlMs });
+    if (claimed.granted) {
+      let released = false;
+      try {
+        const out = await fn();
+        released = true;
+        await store.release(claimed.claim, out.values ?? [], out.deleteKeys ?? []);
+        return { granted: true, result: out.result };
+      } finally {
+        if (!released) await store.release(claimed.claim).catch(() => undefined);
+      }
+    }
+    if (Date.now() >= deadline) return { granted: false };
+    await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** attempt, 50)));
+  }
+}
 
 export interface PacerDeps {
   kafka: KafkaAdmin;
@@ -72,11 +113,28 @@ export function hasQueue(r: ReassignmentRecord): boolean {
   return r.concurrency !== null && r.partitions.some((p) => p.state === 'queued' && !p.supersededBy);
 }
 
-/** Same throttle-list demand (topics), ignoring rates. */
-function sameTopics(a: ThrottleDemand['topics'], b: ThrottleDemand['topics']): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((t) => JSON.stringify(a[t]) === JSON.stringify(b[t]));
+/** How many waves' worth of queued candidates get their throttle lists ahead of time. */
+export const PREFETCH_WAVES = 2;
+
+/** Whether `have` throttles at least what `need` asks for: every list entry, every broker at the same rates. */
+export function coversDemand(have: ThrottleDemand, need: ThrottleDemand): boolean {
+  for (const [topic, t] of Object.entries(need.topics)) {
+    const h = have.topics[topic];
+    for (const side of ['leader', 'follower'] as const) {
+      const n = t[side];
+      if (n === undefined || (Array.isArray(n) && n.length === 0)) continue;
+      const hs = h?.[side];
+      if (hs === '*') continue;
+      if (n === '*' || hs === undefined) return false;
+      const set = new Set(hs);
+      if (!n.every((e) => set.has(e))) return false;
+    }
+  }
+  for (const [b, rates] of Object.entries(need.brokers)) {
+    const h = have.brokers[b];
+    if (!h || h.leaderRate !== rates.leaderRate || h.followerRate !== rates.followerRate) return false;
+  }
+  return true;
 }
 
 export class Pacer {
@@ -94,14 +152,13 @@ export class Pacer {
     if (!claimed.granted) return { kind: 'busy' };
     let released = false;
     try {
-      const view = await this.#d.store.refresh();
-      const r = view.reassignments.get(id);
+      // claim() read the state topic up to its claim: every write made before it is in the view.
+      const r = this.#d.store.view().reassignments.get(id);
       const pacing = r && pacingOf(r);
       if (!r || r.state !== 'running' || !pacing) return { kind: 'not-running' };
 
-      const moving = await listPartitionReassignments(this.#d.kafka);
+      const [moving, placement] = await Promise.all([listPartitionReassignments(this.#d.kafka), describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))])]);
       const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
-      const placement = await describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))]);
       const current = new Map<string, { replicas: number[]; leader: number }>();
       for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
 
@@ -138,39 +195,46 @@ export class Pacer {
       });
       const wave = r.paused ? [] : nextToStart(paced, pacing.bounds, pacing.order);
 
-      // Throttles for what will be in flight: Kafka's tool run now for the wave.
+      // Throttles for what will be in flight: Kafka's tool run now for the wave, over every move
+      // Kafka lists (this reassignment's in flight and anybody else's), as the tool merges the
+      // ongoing reassignments into the lists of the moves it starts. Lists that already cover
+      // that are kept (no config change before the wave starts); otherwise they are set for the
+      // wave AND the next candidates in the queue, so that the next waves usually find them in
+      // place (a throttled replica that is in sync is not slowed down by Kafka).
       let demand = r.throttleDemand;
-      if (r.throttle !== null) {
-        const mineMoving = new Set(paced.filter((p) => p.state === 'moving').map((p) => partitionId(p.topic, p.partition)));
-        const ongoing = moving.filter((m) => mineMoving.has(partitionId(m.topic, m.partition)));
-        const computed = throttleDemandFor(
-          computeReassignmentThrottles(
-            ongoing,
-            wave.map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas })),
-          ),
-          r.throttle,
-        );
-        // Keep the lists while anything is in flight or starting (never shrink to nothing mid-move).
-        if (!r.throttleDemand || !sameTopics(r.throttleDemand.topics, computed.topics)) demand = withLogDirThrottle(computed, logDirBrokers(r), r.throttle);
+      if (r.throttle !== null && wave.length > 0) {
+        const asMove = (p: PacedPartition) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas });
+        const needed = throttleDemandFor(computeReassignmentThrottles(moving, wave.map(asMove)), r.throttle);
+        if (!r.throttleDemand || !coversDemand(r.throttleDemand, needed)) {
+          const inWave = new Set(wave.map((p) => p.i));
+          const rest = paced.filter((p) => p.state === 'queued' && !inWave.has(p.i));
+          const ahead = queueOrder(rest, pacing.order)
+            .slice(0, Math.max(wave.length, paced.length - rest.length) * PREFETCH_WAVES)
+            .map((k) => rest[k]!);
+          demand = withLogDirThrottle(throttleDemandFor(computeReassignmentThrottles(moving, [...wave, ...ahead].map(asMove)), r.throttle), logDirBrokers(r), r.throttle);
+        }
       }
 
       let next: ReassignmentRecord = { ...r, partitions, throttleDemand: demand, updatedAt: now };
       if (wave.length === 0) {
-        if (settled > 0 || demand !== r.throttleDemand) {
+        if (settled > 0) {
           released = true;
           await this.#d.store.release(claimed.claim, [next]);
-          if (demand !== r.throttleDemand) await this.#d.throttles.sync({ wait: false }).catch(() => undefined);
         }
         return { kind: 'advanced', started: 0, failed: 0, settled };
       }
 
-      // Write-ahead: the demand covering the wave, then the configs, then the wave.
-      await this.#d.store.write([next]);
+      // Write-ahead: the demand covering the wave, then the configs, then the wave (lists
+      // already in place: straight to the wave; what was settled is written with it).
       if (demand !== r.throttleDemand) {
+        await this.#d.store.write([next]);
         const sync = await this.#d.throttles.sync();
         if (!sync.converged && sync.failures.length > 0) {
           // Do not start a wave unthrottled: the next pass tries again.
           this.#d.logger?.warn('pacing: throttles for the next wave not in place; wave postponed', { reassignment: id, failures: sync.failures.length });
+          // The lists as they were: the next step sees them not covering its wave and syncs again.
+          released = true;
+          await this.#d.store.release(claimed.claim, [{ ...next, throttleDemand: r.throttleDemand }]);
           return { kind: 'advanced', started: 0, failed: 0, settled };
         }
       }

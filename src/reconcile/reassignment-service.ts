@@ -57,7 +57,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
-import { pacingClaimResource, type Pacer } from './pacer.js';
+import { pacingClaimResource, withRecordClaim, type Pacer } from './pacer.js';
 import { logDirBrokers } from './log-dir-moves.js';
 
 export interface ReassignmentDeps {
@@ -392,13 +392,22 @@ export class ReassignmentService {
     });
     // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
     const started = partitions.some((p) => !p.startError && (p.state === 'moving' || p.state === 'queued' || p.state === 'completed'));
-    record = { ...record, partitions, state: started ? 'running' : 'failed', startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
-    await this.#d.store.write([record]);
-    if (!started) {
-      await this.#d.throttles.sync().catch(() => undefined);
-      return { kind: 'start-failed', record, plan: planView };
-    }
-    return { kind: 'started', record, plan: planView };
+    const outcome = { partitions, state: started ? ('running' as const) : ('failed' as const), startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
+    // Under the record's claim, over the record as it is now: a PATCH made while it was pending
+    // (throttle, paused, concurrency) is kept; a cancel or an adoption meanwhile is not overwritten.
+    const written = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'start', waitMs: this.#d.config.pacingLeaseMs + 1000 }, record.id, async () => {
+      const fresh = (await this.#d.store.refresh()).reassignments.get(record.id) ?? record;
+      if (fresh.state !== 'pending') return { result: fresh };
+      const next: ReassignmentRecord = { ...fresh, ...outcome };
+      return { result: next, values: [next] };
+    });
+    if (!written.granted) {
+      record = { ...record, ...outcome };
+      await this.#d.store.write([record]); // the holder died: its lease is over anyway
+    } else record = written.result;
+    if (record.state === 'running' || record.state === 'completed') return { kind: 'started', record, plan: planView };
+    await this.#d.throttles.sync().catch(() => undefined);
+    return { kind: 'start-failed', record, plan: planView };
   }
 
   /** Records of other live reassignments whose partitions `next` takes over (addToExisting). */
@@ -715,13 +724,14 @@ export class ReassignmentService {
   }
 
   /**
-   * Runs `fn` holding the pacing claim of a live paced record (pacer.ts): a wave is never
-   * started from a record read before, nor written over, what `fn` writes (PATCH, DELETE).
-   * Not paced or not live: `fn` at once. A holder that died blocks at most its lease.
+   * Runs `fn` holding the record claim of a live record (pacer.ts recordClaimResource, the
+   * pacer's claim too): `fn` reads the record after taking it, so a reconciler pass, a wave or
+   * another PATCH/DELETE (any instance) is never written over, nor writes over what `fn`
+   * writes. Not live: `fn` at once. A holder that died blocks at most its lease.
    */
   async #withPacingClaim<T>(id: string, purpose: string, fn: () => Promise<T>): Promise<T> {
     const seen = this.#d.store.view().reassignments.get(id) ?? (await this.#d.store.refresh()).reassignments.get(id);
-    if (!seen || seen.concurrency === null || !isLive(seen)) return fn();
+    if (!seen || !isLive(seen)) return fn();
     const deadline = Date.now() + this.#d.config.pacingLeaseMs + 1000;
     for (;;) {
       const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `${purpose} ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });

@@ -28,7 +28,7 @@ import { activePartitions, attributeMoves, isLive, partitionId } from './ownersh
 import type { ProgressTracker } from './progress.js';
 import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
-import { Pacer, pacedMoving } from './pacer.js';
+import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
 import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
 import { boundedError } from '../state/layout.js';
 
@@ -41,6 +41,8 @@ export interface ReconcilerDeps {
   metrics?: ReassignmentMetrics;
   logger?: Logger;
   now?: () => number;
+  /** TEST ONLY: forced interleavings (a pass held after deciding a record's write, before taking its claim). */
+  hooks?: { gate?: (point: 'before-record-write', id: string) => Promise<void> | void };
 }
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
@@ -68,6 +70,30 @@ export function endedTopics(view: StateView, moving: readonly { topic: string; p
     }
   }
   return topics;
+}
+
+/** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
+export const RECORD_CLAIM_WAIT_MS = 2000;
+
+interface Observation {
+  /** Per reassignment id: the partitions Kafka lists as moving that are its. */
+  movingOf: Map<string, Set<string>>;
+  /** Current replicas of the observed partitions. */
+  replicas: Map<string, number[]>;
+  throttleRequests: ReadonlyMap<string, unknown>;
+}
+
+function observation(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Observation {
+  const movingOf = new Map<string, Set<string>>();
+  for (const a of attributeMoves(moving, view)) {
+    if (!a.reassignmentId) continue;
+    let set = movingOf.get(a.reassignmentId);
+    if (!set) movingOf.set(a.reassignmentId, (set = new Set()));
+    set.add(partitionId(a.topic, a.partition));
+  }
+  const replicas = new Map<string, number[]>();
+  for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
+  return { movingOf, replicas, throttleRequests: view.throttleRequests };
 }
 
 export class Reconciler {
@@ -317,28 +343,50 @@ export class Reconciler {
 
   async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[], dirs: LogDirObservation): Promise<void> {
     const now = this.#now();
-    const attributed = attributeMoves(moving, view);
-    const movingOf = new Map<string, Set<string>>();
-    for (const a of attributed) {
-      if (!a.reassignmentId) continue;
-      let set = movingOf.get(a.reassignmentId);
-      if (!set) movingOf.set(a.reassignmentId, (set = new Set()));
-      set.add(partitionId(a.topic, a.partition));
+    const observed = observation(view, moving, placement);
+    for (const r of view.reassignments.values()) {
+      if (!isLive(r)) continue;
+      if (!this.#decide(r, observed, now, dirs)) continue;
+      // The write, under the record's claim (pacer.ts withRecordClaim), from the record as the
+      // state topic has it now: written meanwhile (a PATCH, a wave, a cancel, on any instance)
+      // -> Kafka is read again for it and the decision re-made on the fresh record, so the
+      // other write is never overwritten. Another holder for too long: next pass.
+      await this.#d.hooks?.gate?.('before-record-write', r.id);
+      await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, r.id, async () => {
+        const freshView = await this.#d.store.refresh();
+        const fresh = freshView.reassignments.get(r.id);
+        if (!fresh || !isLive(fresh)) return { result: undefined };
+        let obs = observed;
+        if (fresh !== r) {
+          const nowMoving = await listPartitionReassignments(this.#d.kafka);
+          const nowPlacement = await describePartitions(this.#d.kafka, [...new Set(fresh.partitions.map((p) => p.topic))]);
+          obs = observation(freshView, nowMoving, nowPlacement);
+        }
+        const decided = this.#decide(fresh, obs, this.#now(), dirs);
+        if (!decided) return { result: undefined };
+        if (decided.next.state !== fresh.state) this.#d.logger?.info('reassignment state changed', { id: r.id, from: fresh.state, to: decided.next.state, reason: decided.next.reason });
+        return { result: undefined, values: [decided.next, ...decided.extra] };
+      });
     }
-    const replicas = new Map<string, number[]>();
-    for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
+  }
+
+  /**
+   * What a pass writes for the live record `r` given what Kafka shows (`obs`), or undefined
+   * (nothing to write). Pure in `r` and `obs`.
+   */
+  #decide(r: ReassignmentRecord, obs: Observation, now: number, dirs: LogDirObservation): { next: ReassignmentRecord; extra: StateValue[] } | undefined {
+    const still = obs.movingOf.get(r.id);
     const reached = (p: ReassignmentPartitionRecord) => {
-      const cur = replicas.get(partitionId(p.topic, p.partition));
+      const cur = obs.replicas.get(partitionId(p.topic, p.partition));
       return cur !== undefined && sameSet(cur, p.target);
     };
-    const atTarget = (r: ReassignmentRecord) => activePartitions(r).every(reached);
+    const atTarget = (x: ReassignmentRecord) => activePartitions(x).every(reached);
     /**
      * Partitions of `r` in `from` that Kafka does not list as moving any more: completed at
      * their target, cancelled otherwise; those still moving become `moving`. Unchanged entries
      * stay the same objects (the store rewrites only chunks with a changed entry).
      */
-    const settle = (r: ReassignmentRecord, from: ReadonlySet<PartitionState>): ReassignmentRecord['partitions'] => {
-      const still = movingOf.get(r.id);
+    const settle = (from: ReadonlySet<PartitionState>): ReassignmentRecord['partitions'] => {
       let changed = false;
       const out = r.partitions.map((p) => {
         if (!from.has(p.state) || p.supersededBy) return p;
@@ -363,44 +411,36 @@ export class Reconciler {
       return changed ? out : r.partitions;
     };
 
-    const writes: StateValue[] = [];
-    for (const r of view.reassignments.values()) {
-      if (!isLive(r)) continue;
-      const stillMoving = (movingOf.get(r.id)?.size ?? 0) > 0;
-      let next: ReassignmentRecord | undefined;
-      if (r.state === 'pending') {
-        if (now < r.startDeadline) continue; // its writer may still be starting it
-        if (stillMoving) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-        else if (atTarget(r)) next = { ...r, partitions: settle(r, QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
-        else {
-          const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
-          next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
-        }
-      } else if (r.state === 'running') {
-        const partitions = settle(r, MOVING);
-        // Queued partitions (paced execution) keep it running even with nothing moving.
-        const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
-        if (!stillMoving && !open) {
-          // Every partition it is responsible for completed (this pass or earlier ones).
-          next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
-            ? { ...r, partitions, state: 'completed', endedAt: now }
-            : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
-        } else if (partitions !== r.partitions) {
-          // Some partitions finished: only their chunks are rewritten.
-          // Header fields a PATCH may have changed since this pass read the view: the freshest.
-          const fresh = this.#d.store.view().reassignments.get(r.id) ?? r;
-          writes.push({ ...r, paused: fresh.paused, concurrency: fresh.concurrency, throttle: fresh.throttle, throttleDemand: fresh.throttleDemand, partitions, updatedAt: now });
-          continue;
-        }
+    const stillMoving = (still?.size ?? 0) > 0;
+    let next: ReassignmentRecord | undefined;
+    if (r.state === 'pending') {
+      if (now < r.startDeadline) return undefined; // its writer may still be starting it
+      if (stillMoving) next = { ...r, partitions: settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
+      else if (atTarget(r)) next = { ...r, partitions: settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+      else {
+        const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
+        next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
       }
-      if (!next) continue;
-      next = { ...next, updatedAt: now };
-      writes.push(next);
-      // Throttles kept on purpose outlive the reassignment as a standing request.
-      if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !view.throttleRequests.has(`kept-${r.id}`)) writes.push(keptThrottles(next, now, r.requestedBy));
-      this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: next.state, reason: next.reason });
+    } else if (r.state === 'running') {
+      const partitions = settle(MOVING);
+      // Queued partitions (paced execution) keep it running even with nothing moving.
+      const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
+      if (!stillMoving && !open) {
+        // Every partition it is responsible for completed (this pass or earlier ones).
+        next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
+          ? { ...r, partitions, state: 'completed', endedAt: now }
+          : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+      } else if (partitions !== r.partitions) {
+        // Some partitions finished: only their chunks are rewritten.
+        return { next: { ...r, partitions, updatedAt: now }, extra: [] };
+      }
     }
-    if (writes.length) await this.#d.store.write(writes);
+    if (!next) return undefined;
+    next = { ...next, updatedAt: now };
+    // Throttles kept on purpose outlive the reassignment as a standing request.
+    const extra: StateValue[] = [];
+    if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !obs.throttleRequests.has(`kept-${r.id}`)) extra.push(keptThrottles(next, now, r.requestedBy));
+    return { next, extra };
   }
 
   /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
