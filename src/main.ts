@@ -77,6 +77,9 @@ async function main(): Promise<void> {
       // GET /reassignments/{id} has progress to show; unthrottled copies run at 50 MiB/s.
       seedBytes: demoSeedBytes,
       replicationBytesPerSecond: DEMO_REPLICATION_BYTES_PER_SECOND,
+      // Two log dirs per broker, so the README's `log_dirs` example (a move between the dirs of
+      // one broker) runs on the demo; replicas start in the first.
+      logDirs: ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'],
     });
     // SIM_CONTROL_PORT: stop and start the embedded brokers over HTTP (src/sim/control.ts).
     const { parseControlPort, startControlServer } = await import('./sim/control.js');
