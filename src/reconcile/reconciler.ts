@@ -289,6 +289,10 @@ export class Reconciler {
     const view = await this.#step('state', () => this.#d.store.refresh());
     // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
     if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
+    // The records as they were before Kafka's moves are read: the view is live (a start on this
+    // instance writes into it under any await), and a record written after the list below was
+    // asked for must not be judged by it (its just-started partitions would look cancelled).
+    const recordsBeforeObservation = view ? new Map(view.reassignments) : undefined;
     const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
     // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
     // Before the placement read: the view may change under an await (a start writing its record).
@@ -301,7 +305,7 @@ export class Reconciler {
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
-    if (view && moving && placement && dirs) await this.#step('reassignments', () => this.#resolveRecords(view, moving, placement, dirs));
+    if (view && moving && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moving, placement, dirs));
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
     // Another instance syncing the same resources: it does the work, we look again next pass.
@@ -341,11 +345,19 @@ export class Reconciler {
     return (now - oldest) / 1000;
   }
 
-  async #resolveRecords(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[], dirs: LogDirObservation): Promise<void> {
+  async #resolveRecords(
+    view: StateView,
+    recordsBeforeObservation: ReadonlyMap<string, ReassignmentRecord>,
+    moving: Awaited<ReturnType<typeof listPartitionReassignments>>,
+    placement: TopicPartitions[],
+    dirs: LogDirObservation,
+  ): Promise<void> {
     const now = this.#now();
     const observed = observation(view, moving, placement);
     for (const r of view.reassignments.values()) {
       if (!isLive(r)) continue;
+      // Written since Kafka's moves were read (a start, a wave, a PATCH): the next pass judges it.
+      if (recordsBeforeObservation.get(r.id) !== r) continue;
       if (!this.#decide(r, observed, now, dirs)) continue;
       // The write, under the record's claim (pacer.ts withRecordClaim), from the record as the
       // state topic has it now: written meanwhile (a PATCH, a wave, a cancel, on any instance)
