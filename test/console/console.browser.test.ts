@@ -117,7 +117,13 @@ describe('web console in Chromium', { skip }, () => {
       await page.getByLabel('Bearer token').fill(gw.token.viewer);
       await page.keyboard.press('Enter'); // the form submits from the keyboard
       await page.getByText('Signed in as viewer-user (viewer)').waitFor();
-      await page.getByText('These actions need the operator role; you are viewer').waitFor();
+      await page
+        .getByText('These actions need the operator role; you are viewer')
+        .waitFor()
+        .catch(async (err: Error) => {
+          // The hint shows only while the reassignment is live: say what it was when it did not.
+          throw new Error(`${err.message}\nreassignment as the API sees it: ${JSON.stringify(await api.reassignment(started.id))}`);
+        });
       await page.getByRole('button', { name: 'Cancel reassignment' }).click();
       await page.getByRole('button', { name: 'Confirm cancel' }).click();
       const alert = page.getByRole('alert').filter({ hasText: '403' });
