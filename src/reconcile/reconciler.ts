@@ -240,12 +240,15 @@ export class Reconciler {
   async #poll(): Promise<void> {
     const records = [...this.#d.store.view().reassignments.values()].filter((r) => r.state === 'running' && r.concurrency !== null);
     if (records.length === 0 || this.#pacing) return;
-    const recorded = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy).length]));
+    const inFlight = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy)]));
+    const asked = [...inFlight.values()].flat().map((p) => ({ topic: p.topic, partition: p.partition }));
     // Nothing recorded in flight but a queue (paused, or a wave to start): the regular passes do it.
-    if (![...recorded.values()].some((n) => n > 0)) return;
-    const listed = pacedMoving(records, await listPartitionReassignments(this.#d.kafka));
-    for (const [id, n] of recorded) {
-      if ((listed.get(id) ?? 0) < n) {
+    if (asked.length === 0) return;
+    // Asks Kafka about the moves in flight only (bounded by the concurrency), not every move in
+    // the cluster: this poll runs every PACING_POLL_MS.
+    const listed = pacedMoving(records, await listPartitionReassignments(this.#d.kafka, asked));
+    for (const [id, ps] of inFlight) {
+      if ((listed.get(id) ?? 0) < ps.length) {
         this.kick();
         return;
       }

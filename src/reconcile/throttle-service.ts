@@ -25,7 +25,6 @@ import {
   type BrokerThrottleDemand,
 } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { incrementalAlterConfigs } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
@@ -33,7 +32,7 @@ import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord,
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
 import { isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
-import type { ThrottleSync } from './throttle-sync.js';
+import { applyAlterations, type ThrottleSync } from './throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
 
@@ -331,12 +330,8 @@ export class ThrottleService {
     const changes = plan.alterations.map((a) => ({ resourceType: a.resourceType, resourceName: a.resourceName, configs: a.configs.map((c) => ({ name: c.name, operation: c.operation, value: c.value })) }));
     if (!dryRun) {
       if (plan.alterations.length) {
-        const out = await incrementalAlterConfigs(
-          this.#kafka,
-          plan.alterations.map((a) => ({ kind: a.resourceType, name: a.resourceName, ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })) })),
-        );
-        const failed = out.find((r) => !r.ok);
-        if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
+        const [failed] = await applyAlterations(this.#kafka, plan.alterations);
+        if (failed) throw new KafkaRequestError('kafka', failed.error);
       }
       this.#store.forgetLost(handled.flatMap((id) => [id, orphanedId(id)]));
       const copies = handled.map(orphanedId).filter((id) => view?.ledger.has(id));

@@ -120,6 +120,28 @@ class Mutex {
   }
 }
 
+/**
+ * Sends the domain's config alterations in one IncrementalAlterConfigs call; answers a failure
+ * per resource Kafka refused, whose `kind/name` it also adds to `failed`.
+ */
+export async function applyAlterations(kafka: KafkaAdmin, alterations: readonly ResourceAlteration[], failed = new Set<string>()): Promise<ThrottleSyncResult['failures']> {
+  const results = await incrementalAlterConfigs(
+    kafka,
+    alterations.map((a) => ({
+      kind: a.resourceType,
+      name: a.resourceName,
+      ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })),
+    })),
+  );
+  const failures: ThrottleSyncResult['failures'] = [];
+  for (const r of results) {
+    if (r.ok) continue;
+    failed.add(`${r.kind}/${r.name}`);
+    failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+  }
+  return failures;
+}
+
 /** Current values from DescribeConfigs overrides; unread resources are left out (the domain skips them). */
 function toConfigValues(results: ConfigResult<Record<string, string>>[]): { values: ThrottleConfigValues; deletedTopics: string[]; failures: ThrottleSyncResult['failures'] } {
   const topics: Record<string, { leader: string | null; follower: string | null }> = {};
@@ -412,19 +434,7 @@ export class ThrottleSync {
     const failures = [stateFailure, ...read.failures];
     const failed = new Set<string>();
     if (removals.length) {
-      const results = await incrementalAlterConfigs(
-        this.#kafka,
-        removals.map((a) => ({
-          kind: a.resourceType,
-          name: a.resourceName,
-          ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })),
-        })),
-      );
-      for (const r of results) {
-        if (r.ok) continue;
-        failed.add(`${r.kind}/${r.name}`);
-        failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
-      }
+      failures.push(...(await applyAlterations(this.#kafka, removals, failed)));
     }
     return { alterations: removals, failures, converged: false, rates: ratesAfter(read.values, removals, failed), removalOnly: true };
   }
@@ -458,19 +468,7 @@ export class ThrottleSync {
         const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The throttle sync ran out of its claim lease before changing configs; try again.' };
         return { alterations: [], failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })), converged: false, rates: [] };
       }
-      const results = await incrementalAlterConfigs(
-        this.#kafka,
-        plan.alterations.map((a) => ({
-          kind: a.resourceType,
-          name: a.resourceName,
-          ops: a.configs.map((c) => (c.operation === 'DELETE' ? { name: c.name, op: 'DELETE' as const } : { name: c.name, op: 'SET' as const, value: c.value ?? '' })),
-        })),
-      );
-      for (const r of results) {
-        if (r.ok) continue;
-        failed.add(`${r.kind}/${r.name}`);
-        failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
-      }
+      failures.push(...(await applyAlterations(this.#kafka, plan.alterations, failed)));
       hooks.afterConfigWrite?.();
     }
 
