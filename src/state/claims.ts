@@ -74,6 +74,9 @@ export function decodeClaim(key: string, raw: string): ClaimValue | undefined {
   return c as ClaimValue;
 }
 
+/** How many tombstoned claims a table remembers (claim() looks its own up right after writing it). */
+const ENDED_REMEMBERED = 1024;
+
 /**
  * The live claims (not tombstoned) with their decisions, built by applying the state topic's
  * claim records in offset order. Pure and deterministic: the same records give the same table.
@@ -82,10 +85,17 @@ export class ClaimTable {
   readonly #claims = new Map<string, DecidedClaim>();
   /** resource -> ids of granted live claims naming it (more than one only once all but one expired). */
   readonly #holders = new Map<string, Set<string>>();
+  /**
+   * Claims tombstoned recently, as decided before their tombstone (bounded, oldest dropped).
+   * Another instance may sweep a losing claim between its writer's produce and read-back; the
+   * writer then finds only the tombstone and still needs to learn that it lost, and to whom.
+   */
+  readonly #ended = new Map<string, DecidedClaim>();
 
   clear(): void {
     this.#claims.clear();
     this.#holders.clear();
+    this.#ended.clear();
   }
 
   /** A claim record (or its tombstone) at `offset`, in log order. */
@@ -95,6 +105,8 @@ export class ClaimTable {
       if (!c) return;
       this.#claims.delete(id);
       if (c.granted) for (const r of c.resources) this.#holders.get(r)?.delete(id);
+      this.#ended.set(id, c);
+      if (this.#ended.size > ENDED_REMEMBERED) this.#ended.delete(this.#ended.keys().next().value as string);
       return;
     }
     const seen = this.#claims.get(id);
@@ -124,6 +136,11 @@ export class ClaimTable {
 
   get(id: string): DecidedClaim | undefined {
     return this.#claims.get(id);
+  }
+
+  /** A claim tombstoned recently (by anyone), as it was decided; undefined when not remembered. */
+  ended(id: string): DecidedClaim | undefined {
+    return this.#ended.get(id);
   }
 
   /** The granted claim holding `resource` at `now` (its lease not over), if any. */

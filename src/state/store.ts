@@ -462,6 +462,10 @@ export class StateStore {
     await this.refresh();
     const decided = this.#claims.get(id);
     if (!decided) {
+      // Tombstoned before we read it back: another instance swept it as garbage (it lost, or
+      // its lease was over by that instance's clock). Either way it does not hold.
+      const ended = this.#claims.ended(id);
+      if (ended) return { granted: false, claimId: id, holder: ended.blockedBy !== undefined ? this.#claims.get(ended.blockedBy) : undefined };
       // Read up to the end offset after the write: ours must be there (unless the topic was reset meanwhile).
       throw new Error(`claim ${id} not found in the state topic after writing it (reset?)`);
     }

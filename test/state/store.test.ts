@@ -131,6 +131,29 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.equal((await b.refresh()).reassignments.has('made-while-holding'), true);
   });
 
+  it('a losing claim swept by another instance before its writer reads it back: the writer learns it lost, and to whom', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const b = new StateStore(log);
+    const won = await a.claim(['x'], opts('a'));
+    assert.ok(won.granted);
+    // b's claim record lands; before b reads it back, a sweeps it (it lost to a's claim).
+    const write = log.write.bind(log);
+    log.write = async (recs) => {
+      const o = await write(recs);
+      if (recs.some((r) => r.key.startsWith('claim/') && r.value !== null)) {
+        log.write = write;
+        await a.refresh();
+        assert.equal(await a.sweepClaims(1000), 1, 'the loser is garbage to a');
+      }
+      return o;
+    };
+    const lost = await b.claim(['x'], opts('b'));
+    assert.equal(lost.granted, false);
+    assert.ok(!lost.granted && lost.holder?.owner === 'a', 'names the holder');
+    assert.deepEqual(b.claims().map((c) => c.owner), ['a']);
+  });
+
   it('a lease that ended holds and blocks nothing; sweepClaims tombstones dead and lost claims', async () => {
     const log = new MemoryLog();
     let t = 1000;
