@@ -65,6 +65,18 @@ async function metric(url: string, name: string): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
+/** Mean wall time of each reconcile step so far (from the step histogram's _sum and _count). */
+async function stepAverages(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const sums = new Map<string, number>();
+  const out: string[] = [];
+  for (const m of text.matchAll(/^kafka_gateway_reconciler_step_duration_seconds_(sum|count)\{step="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
+    if (m[1] === 'sum') sums.set(m[2]!, Number(m[3]));
+    else if (Number(m[3]) > 0) out.push(`${m[2]} ${((sums.get(m[2]!) ?? 0) / Number(m[3]) * 1000).toFixed(0)}`);
+  }
+  return out.join(', ');
+}
+
 async function runSize(n: number) {
   const clusterPartitions = Math.max(n * 2, 20_000, n);
   const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000, replicationBytesPerSecond: 1_000_000_000 });
@@ -127,6 +139,7 @@ async function runSize(n: number) {
     }
     const runs1 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
     const passMs = runs0 !== null && runs1 !== null && runs1 > runs0 ? (performance.now() - t0) / (runs1 - runs0) : NaN;
+    const steps = await stepAverages(gw.url);
     const rssMoving = (await metric(gw.url, 'kafka_gateway_process_resident_memory_bytes')) ?? (await metric(gw.url, 'process_resident_memory_bytes'));
     // Let it finish: raise the throttle, then time from Kafka's last completion to the last throttle gone.
     let lastCompletion = 0;
@@ -163,6 +176,7 @@ async function runSize(n: number) {
       passMs,
       removalMs: removal,
       rssMiB: rssMoving === null ? NaN : rssMoving / 2 ** 20,
+      steps,
       health: { p99: p99(health), max: Math.max(...health), samples: health.length },
     };
   } finally {
@@ -185,6 +199,7 @@ for (const n of SIZES) {
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
   console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms)`);
   console.log(`reconcile pass       ${r.passMs.toFixed(0)} ms wall time per pass (runs_total over elapsed time; 2000 ms interval, end watch extra)`);
+  console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
   console.log(`throttle removal     ${r.removalMs.toFixed(0)} ms after Kafka's last completion`);
   console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB while moving`);
 }

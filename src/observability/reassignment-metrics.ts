@@ -13,6 +13,8 @@ export interface ReassignmentMetrics {
   setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
   throttleRemoved(cause: string, delaySeconds: number | null): void;
   reconcilerError(step: string): void;
+  /** How long one step of a pass took (wall time, including waits on Kafka and the state topic). */
+  reconcileStep?(step: string, seconds: number): void;
   /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
   stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
   /**

@@ -16,6 +16,7 @@
 // Every step is idempotent and safe to run in several instances at once: they write the same
 // conclusions from the same observations (last write wins with equal content), and the throttle
 // sync computes the same operations from the same configs.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
@@ -270,8 +271,11 @@ export class Reconciler {
   #failedSteps = 0;
 
   async #step<T>(step: string, fn: () => Promise<T>): Promise<T | undefined> {
+    const started = performance.now();
     try {
-      return await fn();
+      const out = await fn();
+      this.#d.metrics?.reconcileStep?.(step, (performance.now() - started) / 1000);
+      return out;
     } catch (err) {
       this.#failedSteps++;
       this.#d.metrics?.reconcilerError(step);
