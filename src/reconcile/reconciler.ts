@@ -273,14 +273,14 @@ export class Reconciler {
   async #step<T>(step: string, fn: () => Promise<T>): Promise<T | undefined> {
     const started = performance.now();
     try {
-      const out = await fn();
-      this.#d.metrics?.reconcileStep?.(step, (performance.now() - started) / 1000);
-      return out;
+      return await fn();
     } catch (err) {
       this.#failedSteps++;
       this.#d.metrics?.reconcilerError(step);
       this.#d.logger?.warn('reconcile step failed', { step, err: err instanceof Error ? err.message : String(err) });
       return undefined;
+    } finally {
+      this.#d.metrics?.reconcileStep?.(step, (performance.now() - started) / 1000);
     }
   }
 

@@ -35,6 +35,11 @@ it('a throttle that outlives its reassignment shows as pending removal, and a fa
   const runs = gauge(stuck, 'kafka_gateway_reconciler_runs_total')!;
   assert.equal(gauge(stuck, 'kafka_gateway_reconciler_interval_seconds'), 0.1);
   assert.match(stuck, /kafka_gateway_reconciler_errors_total\{step="[a-z-]+"\} [1-9]/);
+  // The step that waited on the slow broker shows where the pass spent its time: at least one
+  // throttle sync waited out the 3 s request timeout.
+  const syncSeconds = Number(/^kafka_gateway_reconciler_step_duration_seconds_sum\{step="throttles"\} (\S+)$/m.exec(stuck)?.[1]);
+  assert.ok(syncSeconds >= 3, `throttles step total ${syncSeconds} s`);
+  assert.match(stuck, /^kafka_gateway_reconciler_step_duration_seconds_count\{step="state"\} [1-9]/m);
   // Another pass, not successful; the pending age grows.
   const later = await eventually(async () => {
     const text = await metrics();
