@@ -19,10 +19,14 @@
         adding_replicas => INT32
         removing_replicas => INT32
 */
-import { listPartitionReassignmentsV0 } from '@platformatic/kafka';
+// The request is the client's encoder; the response is decoded here (decodeListPartitionReassignments):
+// polled every reconcile pass, it is ~3 MB at 100,000 moving partitions, and the client's
+// parser built an object per partition that we then copied into ours.
+import { createAPI, listPartitionReassignmentsV0 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
+import { WireReader } from '../wire/reader.js';
 
 export interface PartitionRef {
   topic: string;
@@ -36,6 +40,50 @@ export interface MovingPartition extends PartitionRef {
   removing: number[];
 }
 
+/** A decoded ListPartitionReassignments v0 response: the moving partitions in the order of the answer. */
+export interface ListedReassignments {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  moving: MovingPartition[];
+}
+
+/**
+ * The response after its header. A null array (which the grammar does not allow) reads as
+ * empty, as the client's parser reads it; a top-level error is returned, not thrown.
+ */
+export function decodeListPartitionReassignments(r: WireReader): ListedReassignments {
+  const throttleTimeMs = r.int32();
+  const errorCode = r.int16();
+  const errorMessage = r.compactNullableString();
+  const moving: MovingPartition[] = [];
+  const topicCount = r.compactLength();
+  for (let t = 0; t < topicCount; t++) {
+    const topic = r.compactString();
+    const partitionCount = r.compactLength();
+    for (let p = 0; p < partitionCount; p++) {
+      const partition = r.int32();
+      const replicas = r.int32Array();
+      const adding = r.int32Array();
+      const removing = r.int32Array();
+      r.skipTaggedFields();
+      moving.push({ topic, partition, replicas, adding, removing });
+    }
+    r.skipTaggedFields();
+  }
+  r.skipTaggedFields();
+  return { throttleTimeMs, errorCode, errorMessage, moving };
+}
+
+type RequestTopics = Parameters<typeof listPartitionReassignmentsV0.createRequest>[1];
+
+const listApi = createAPI<[timeoutMs: number, topics: RequestTopics], ListedReassignments>(
+  listPartitionReassignmentsV0.api.key,
+  listPartitionReassignmentsV0.api.version,
+  listPartitionReassignmentsV0.createRequest,
+  (_correlationId, _apiKey, _apiVersion, reader) => decodeListPartitionReassignments(WireReader.fromClientReader(reader)),
+);
+
 export function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const i of items) {
@@ -46,6 +94,27 @@ export function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[
   return m;
 }
 
+const byTopicPartition = (a: PartitionRef, b: PartitionRef): number => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
+
+/**
+ * `moving` ordered by topic, then partition (stable, as one sort with byTopicPartition would
+ * order it), without comparing strings per element: the topics are sorted once, each topic's
+ * partitions by number. An answer already in order (the common case) is returned as it is.
+ */
+export function sortByTopicPartition(moving: MovingPartition[]): MovingPartition[] {
+  let sorted = true;
+  for (let i = 1; i < moving.length && sorted; i++) sorted = byTopicPartition(moving[i - 1]!, moving[i]!) <= 0;
+  if (sorted) return moving;
+  const byTopic = groupByTopic(moving);
+  const out: MovingPartition[] = [];
+  // Default sort orders strings by UTF-16 code units, as `<` does.
+  for (const topic of [...byTopic.keys()].sort()) {
+    const ps = byTopic.get(topic)!.sort((a, b) => a.partition - b.partition);
+    for (const p of ps) out.push(p);
+  }
+  return out;
+}
+
 /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
 export async function listPartitionReassignments(kafka: RequestSender, partitions?: PartitionRef[]): Promise<MovingPartition[]> {
   const topics = partitions ? [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) })) : null;
@@ -53,14 +122,10 @@ export async function listPartitionReassignments(kafka: RequestSender, partition
   const res = await kafka.sendRequest(
     'ListPartitionReassignments',
     'controller',
-    // null = every moving partition (the client's types say array; its writer encodes null as a null array).
-    (conn) => listPartitionReassignmentsV0.api.async(conn, kafka.requestTimeoutMs, topics as never),
+    // null = every moving partition (encoded as a null array).
+    (conn) => listApi.async(conn, kafka.requestTimeoutMs, topics),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));
-  return res.topics
-    .flatMap((t) =>
-      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: [...p.replicas], adding: [...p.addingReplicas], removing: [...p.removingReplicas] })),
-    )
-    .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+  return sortByTopicPartition(res.moving);
 }
