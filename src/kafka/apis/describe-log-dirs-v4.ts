@@ -142,7 +142,8 @@ const describeApi = createAPI<Parameters<typeof describeLogDirsV4.createRequest>
  */
 export type KeyTable = Map<string, string[]>;
 
-function topicsOf(partitions: PartitionRef[]): { topics: { name: string; partitions: number[] }[]; keys: KeyTable } {
+/** The request's topics (each once, its partitions once and sorted) and the key table of the partitions asked about. */
+export function topicsOf(partitions: PartitionRef[]): { topics: { name: string; partitions: number[] }[]; keys: KeyTable } {
   const byTopic = new Map<string, { partitions: number[]; keys: string[] }>();
   for (const p of partitions) {
     let t = byTopic.get(p.topic);
