@@ -326,6 +326,13 @@ describe('WireReader', () => {
     }
     assert.throws(() => new WireReader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).uvarint(), MalformedResponseError);
   });
+
+  it('refuses a string or an INT32 array longer than what is left', () => {
+    assert.throws(() => new WireReader(Buffer.from([5, 0x61, 0x62])).compactString(), MalformedResponseError);
+    assert.equal(new WireReader(Buffer.from([4, 0x61, 0x62, 0x63])).compactString(), 'abc');
+    assert.throws(() => new WireReader(Buffer.from([3, 0, 0, 0, 1, 0, 0])).int32Array(), MalformedResponseError);
+    assert.deepEqual(new WireReader(Buffer.from([3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff])).int32Array(), [1, -1]);
+  });
 });
 
 // ---------------------------------------------------------------- the request path
