@@ -32,7 +32,7 @@ import { createAPI, describeLogDirsV4 } from '@platformatic/kafka';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
-import { WireReader } from '../wire/reader.js';
+import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
 export interface ReplicaSizes {
@@ -109,11 +109,16 @@ export function decodeDescribeLogDirs(r: WireReader): LogDirsAnswer {
       const name = r.compactString();
       const start = n;
       const entries = r.compactLength();
+      const buf = r.buf;
       for (let p = 0; p < entries; p++, n++) {
-        partitionIndex[n] = r.int32();
-        partitionSize[n] = r.int64();
-        r.skip(8); // offset_lag
-        isFutureKey[n] = r.bool() ? 1 : 0;
+        // The fixed 21 bytes of an entry read in place (this loop runs once per replica).
+        const at = r.pos;
+        if (at + 21 > buf.length) throw new MalformedResponseError('response ends inside a replica entry');
+        partitionIndex[n] = buf.readInt32BE(at);
+        partitionSize[n] = buf.readInt32BE(at + 4) * 4294967296 + buf.readUInt32BE(at + 8);
+        // at + 12: offset_lag, not used
+        isFutureKey[n] = buf[at + 20] !== 0 ? 1 : 0;
+        r.pos = at + 21;
         r.skipTaggedFields();
       }
       r.skipTaggedFields();
@@ -136,64 +141,105 @@ const describeApi = createAPI<Parameters<typeof describeLogDirsV4.createRequest>
 );
 
 /**
- * The replica keys of the partitions asked about, one string per partition shared by every
- * broker's answer (instead of one built per replica entry of each answer): topic -> keys by
- * partition index.
+ * The partitions asked about, numbered: slot i is keys[i] (its replica key, one string shared by
+ * every broker's answer instead of one built per entry of each answer); slots.get(topic)[index]
+ * is the slot of partition `index` of `topic`. An answer's entries are first gathered per slot
+ * in typed arrays, so each map is filled with one set per replica and no get.
  */
-export type KeyTable = Map<string, string[]>;
+export interface KeyTable {
+  keys: string[];
+  slots: Map<string, number[]>;
+}
 
 /** The request's topics (each once, its partitions once and sorted) and the key table of the partitions asked about. */
 export function topicsOf(partitions: PartitionRef[]): { topics: { name: string; partitions: number[] }[]; keys: KeyTable } {
-  const byTopic = new Map<string, { partitions: number[]; keys: string[] }>();
-  for (const p of partitions) {
-    let t = byTopic.get(p.topic);
-    if (!t) byTopic.set(p.topic, (t = { partitions: [], keys: [] }));
-    if (t.keys[p.partition] !== undefined) continue;
-    t.keys[p.partition] = replicaKey(p.topic, p.partition);
-    t.partitions.push(p.partition);
-  }
-  const keys: KeyTable = new Map();
+  const keys: string[] = [];
+  const slots = new Map<string, number[]>();
   const topics: { name: string; partitions: number[] }[] = [];
-  for (const [name, t] of byTopic) {
-    keys.set(name, t.keys);
-    topics.push({ name, partitions: t.partitions.sort((a, b) => a - b) });
+  let topic: { name: string; partitions: number[] } | undefined;
+  let slotOf: number[] | undefined;
+  const byName = new Map<string, { name: string; partitions: number[] }>();
+  for (const p of partitions) {
+    if (topic?.name !== p.topic) {
+      topic = byName.get(p.topic);
+      if (!topic) {
+        byName.set(p.topic, (topic = { name: p.topic, partitions: [] }));
+        topics.push(topic);
+        slots.set(p.topic, []);
+      }
+      slotOf = slots.get(p.topic)!;
+    }
+    if (slotOf![p.partition] !== undefined) continue;
+    slotOf![p.partition] = keys.length;
+    keys.push(replicaKey(p.topic, p.partition));
+    topic.partitions.push(p.partition);
   }
-  return { topics, keys };
+  for (const t of topics) t.partitions.sort((a, b) => a - b);
+  return { topics, keys: { keys, slots } };
 }
 
-/** Sizes (and placement, if asked) of one broker's answer. */
-export function replicaSizesOf(
-  answer: LogDirsAnswer,
-  keys: KeyTable,
-  withPlacement: boolean,
-): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> {
-  const sizes = new Map<string, number>();
-  const dirs: { dir: string; errorCode: number }[] = [];
-  const placement = withPlacement ? new Map<string, { dir: string | null; futureDir: string | null }>() : undefined;
+type Placement = { dir: string | null; futureDir: string | null };
+
+/**
+ * Sizes (and placement, if asked) of one broker's answer, as the gateway has always read it:
+ * entries of offline dirs (any dir error) are left out; a replica's size is the largest of its
+ * non-future entries (at least 0); placement holds the last dir of its entries and of its
+ * future entries.
+ */
+export function replicaSizesOf(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> {
+  const { keys, slots } = table;
   const { partitionIndex, partitionSize, isFutureKey } = answer;
-  for (const dir of answer.results) {
+  const dirs: { dir: string; errorCode: number }[] = [];
+  // Per slot: the size (NaN = no entry), the dir index and the future dir index (-1 = none).
+  const best = new Float64Array(keys.length).fill(NaN);
+  const dirOf = withPlacement ? new Int32Array(keys.length).fill(-1) : null;
+  const futureDirOf = withPlacement ? new Int32Array(keys.length).fill(-1) : null;
+  // Entries of partitions not asked about (a broker answers only those asked: kept for safety), keyed.
+  let extraSizes: Map<string, number> | null = null;
+  let extraPlacement: Map<string, Placement> | null = null;
+  answer.results.forEach((dir, d) => {
     dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
-    if (dir.errorCode !== 0) continue;
+    if (dir.errorCode !== 0) return;
     for (const t of dir.topics) {
-      const byIndex = keys.get(t.name);
+      const slotOf = slots.get(t.name);
       for (let i = t.start; i < t.end; i++) {
-        const index = partitionIndex[i]!;
-        const k = byIndex?.[index] ?? replicaKey(t.name, index);
         const future = isFutureKey[i] === 1;
-        if (placement) {
-          let at = placement.get(k);
-          if (!at) placement.set(k, (at = { dir: null, futureDir: null }));
-          if (future) at.futureDir = dir.logDir;
-          else at.dir = dir.logDir;
+        const slot = slotOf?.[partitionIndex[i]!];
+        if (slot === undefined) {
+          const k = replicaKey(t.name, partitionIndex[i]!);
+          if (withPlacement) {
+            extraPlacement ??= new Map();
+            const at = extraPlacement.get(k) ?? { dir: null, futureDir: null };
+            extraPlacement.set(k, future ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
+          }
+          if (!future) (extraSizes ??= new Map()).set(k, Math.max(extraSizes.get(k) ?? 0, partitionSize[i]!));
+          continue;
         }
-        if (future) continue;
-        const size = partitionSize[i]!;
-        const before = sizes.get(k);
-        sizes.set(k, Math.max(before ?? 0, size));
+        if (future) {
+          if (futureDirOf) futureDirOf[slot] = d;
+          continue;
+        }
+        if (dirOf) dirOf[slot] = d;
+        const before = best[slot]!;
+        best[slot] = Math.max(before === before ? before : 0, partitionSize[i]!); // before !== before: NaN, no entry yet
       }
     }
+  });
+  const sizes = new Map<string, number>();
+  for (let slot = 0; slot < best.length; slot++) {
+    const size = best[slot]!;
+    if (size === size) sizes.set(keys[slot]!, size);
   }
-  return placement ? { sizes, dirs, placement } : { sizes, dirs };
+  if (extraSizes) for (const [k, size] of extraSizes as Map<string, number>) sizes.set(k, size);
+  if (!dirOf || !futureDirOf) return { sizes, dirs };
+  const placement = new Map<string, Placement>();
+  for (let slot = 0; slot < dirOf.length; slot++) {
+    const d = dirOf[slot]!;
+    const f = futureDirOf[slot]!;
+    if (d >= 0 || f >= 0) placement.set(keys[slot]!, { dir: d >= 0 ? dirs[d]!.dir : null, futureDir: f >= 0 ? dirs[f]!.dir : null });
+  }
+  if (extraPlacement) for (const [k, at] of extraPlacement as Map<string, Placement>) placement.set(k, at);
+  return { sizes, dirs, placement };
 }
 
 /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
