@@ -5,7 +5,8 @@
 //   - DescribeLogDirs v4 of a broker holding 25,000 of the partitions and of one holding all
 //     SIZE, two log dirs, 1% of the replicas with a future replica in the other dir: decode,
 //     then the sizes map (what progress, leader sizes and plans ask for) or sizes + placement
-//     (log-dir moves; the baseline always built both).
+//     (log-dir moves; the baseline always built both). The key table of the partitions asked
+//     about is built once per call for all brokers: it is timed on its own.
 //   - ListPartitionReassignments v0 listing SIZE moving partitions (3 -> 3 replicas, one
 //     changed: ~3 MB), decode + the list sorted by topic and partition.
 // The answers are encoded with the simulator's codec (src/sim/protocol). Prints min/median/max
@@ -109,9 +110,9 @@ function baselineListed(bytes: Buffer) {
 
 // ---------------------------------------------------------------- ours
 
-// describeReplicaSizes builds the key table once per call (shared by every broker's answer): counted here per answer.
-const ourSizes = (bytes: Buffer, asked: typeof partitions, placement: boolean) =>
-  replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), topicsOf(asked).keys, placement);
+// describeReplicaSizes builds the key table once per call, shared by every broker's answer: timed on its own below.
+const table = topicsOf(partitions).keys;
+const ourSizes = (bytes: Buffer, placement: boolean) => replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), table, placement);
 const ourListed = (bytes: Buffer) => sortByTopicPartition(decodeListPartitionReassignments(WireReader.fromClientReader(chunkedReader(bytes))).moving);
 
 // ---------------------------------------------------------------- timing
@@ -163,12 +164,14 @@ const dirsAll = logDirsAnswer(partitions);
 const listed = listedAnswer();
 
 console.log(`SIZE=${SIZE} REPS=${REPS} (min / median / max)${gc ? '' : '  (run with --expose-gc for memory)'}`);
+const keyTable = measure(() => topicsOf(partitions));
+console.log(`key table of the ${SIZE} partitions asked about (once per describeReplicaSizes call)  ${fmt(keyTable.ms)} ms${mib(keyTable.retained)}`);
 compare(`DescribeLogDirs, a broker holding ${quarter.length}`, dirs25k, () => baselineSizes(dirs25k), {
-  sizes: () => ourSizes(dirs25k, partitions, false),
-  placement: () => ourSizes(dirs25k, partitions, true),
+  sizes: () => ourSizes(dirs25k, false),
+  placement: () => ourSizes(dirs25k, true),
 });
 compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSizes(dirsAll), {
-  sizes: () => ourSizes(dirsAll, partitions, false),
-  placement: () => ourSizes(dirsAll, partitions, true),
+  sizes: () => ourSizes(dirsAll, false),
+  placement: () => ourSizes(dirsAll, true),
 });
 compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });

@@ -3,8 +3,9 @@
 // the simulator's schema-driven codec (src/sim/protocol, from Kafka's message specs), and check
 // that our decoders read every field the gateway uses as @platformatic/kafka's parsers read the
 // same bytes: random answers (several dirs, offline dirs, future replicas, int64s over the
-// whole range, non-ASCII strings, unknown tagged fields at every level, errors), then the
-// request path end to end over a stub connection that hands the parser a chunked buffer.
+// whole range, non-ASCII strings, unknown tagged fields at every level, errors); that our
+// request bodies are the client encoder's bytes; then the request path end to end over a stub
+// connection that hands the parser a chunked buffer.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -25,6 +26,7 @@ import {
 import {
   decodeDescribeLogDirs,
   describeReplicaSizes,
+  encodeDescribeLogDirsRequest,
   replicaKey,
   replicaSizesOf,
   topicsOf,
@@ -32,6 +34,7 @@ import {
 } from '../../src/kafka/apis/describe-log-dirs-v4.js';
 import {
   decodeListPartitionReassignments,
+  encodeListPartitionReassignmentsRequest,
   listPartitionReassignments,
   sortByTopicPartition,
   type MovingPartition,
@@ -332,6 +335,29 @@ describe('WireReader', () => {
     assert.equal(new WireReader(Buffer.from([4, 0x61, 0x62, 0x63])).compactString(), 'abc');
     assert.throws(() => new WireReader(Buffer.from([3, 0, 0, 0, 1, 0, 0])).int32Array(), MalformedResponseError);
     assert.deepEqual(new WireReader(Buffer.from([3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff])).int32Array(), [1, -1]);
+  });
+});
+
+describe('request encoding', () => {
+  const requestTopics = fc.array(fc.record({ name: topicName, partitions: fc.array(partitionIndex, { maxLength: 200 }) }), { maxLength: 6 });
+
+  it('DescribeLogDirs: the bytes of the client encoder, one Buffer', () => {
+    fc.assert(
+      fc.property(requestTopics, (topics) => {
+        assert.deepEqual(encodeDescribeLogDirsRequest(topics), describeLogDirsV4.createRequest(topics).buffer);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ListPartitionReassignments: the bytes of the client encoder, null topics included', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.option(requestTopics, { nil: null }), (timeoutMs, topics) => {
+        const named = topics?.map((t) => ({ name: t.name, partitionIndexes: t.partitions })) ?? null;
+        assert.deepEqual(encodeListPartitionReassignmentsRequest(timeoutMs, named), listPartitionReassignmentsV0.createRequest(timeoutMs, named).buffer);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

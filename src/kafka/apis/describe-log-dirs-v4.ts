@@ -24,15 +24,17 @@
       total_bytes => INT64
       usable_bytes => INT64
 */
-// The request is the client's encoder; the response is decoded here (decodeDescribeLogDirs):
-// a broker's answer lists every replica asked about (100,000 partitions = 100,000 entries
-// on a broker holding them all), and the client's parser made a BigInt per INT64 and an
-// object per entry. Here the entries are columns of typed arrays, sizes plain numbers.
+// Both are encoded and decoded here, not by the client: a broker's answer lists every replica
+// asked about (100,000 partitions = 100,000 entries on a broker holding them all), and the
+// client's parser made a BigInt per INT64 and an object per entry; here the entries are
+// columns of typed arrays, sizes plain numbers. The request (every partition asked about) is
+// written once per call into one Buffer and sent as it is to each broker.
 import { createAPI, describeLogDirsV4 } from '@platformatic/kafka';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
+import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
 export interface ReplicaSizes {
@@ -133,10 +135,19 @@ export function decodeDescribeLogDirs(r: WireReader): LogDirsAnswer {
   return { throttleTimeMs, errorCode, results, replicaCount: n, partitionIndex, partitionSize, isFutureKey };
 }
 
-const describeApi = createAPI<Parameters<typeof describeLogDirsV4.createRequest>, LogDirsAnswer>(
+/** The request body: these topics' partitions (the gateway always names them; a null array would ask for every replica). */
+export function encodeDescribeLogDirsRequest(topics: { name: string; partitions: number[] }[]): Buffer {
+  let size = uvarintSize(topics.length + 1) + 1;
+  for (const t of topics) size += compactStringSize(t.name) + int32ArraySize(t.partitions.length) + 1;
+  const w = new WireWriter(size).compactLength(topics.length);
+  for (const t of topics) w.compactString(t.name).int32Array(t.partitions).noTaggedFields();
+  return w.noTaggedFields().done();
+}
+
+const describeApi = createAPI<[body: Buffer], LogDirsAnswer>(
   describeLogDirsV4.api.key,
   describeLogDirsV4.api.version,
-  describeLogDirsV4.createRequest,
+  payloadOf,
   (_correlationId, _apiKey, _apiVersion, reader) => decodeDescribeLogDirs(WireReader.fromClientReader(reader)),
 );
 
@@ -250,13 +261,14 @@ export async function describeReplicaSizes(
   opts: ReplicaSizesOptions = {},
 ): Promise<BrokerLogDirs[]> {
   const { topics, keys } = topicsOf(partitions);
+  const body = encodeDescribeLogDirsRequest(topics);
   return Promise.all(
     [...new Set(brokers)].map(async (broker): Promise<BrokerLogDirs> => {
       try {
         const res = await kafka.sendRequest(
           'DescribeLogDirs',
           { broker },
-          (conn) => describeApi.async(conn, topics),
+          (conn) => describeApi.async(conn, body),
           (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };

@@ -19,14 +19,16 @@
         adding_replicas => INT32
         removing_replicas => INT32
 */
-// The request is the client's encoder; the response is decoded here (decodeListPartitionReassignments):
-// polled every reconcile pass, it is ~3 MB at 100,000 moving partitions, and the client's
-// parser built an object per partition that we then copied into ours.
+// Both are encoded and decoded here, not by the client: the answer, polled every reconcile
+// pass, is ~3 MB at 100,000 moving partitions, and the client's parser built an object per
+// partition that we then copied into ours; a request naming many partitions was a Buffer per
+// INT32 in the client's writer.
 import { createAPI, listPartitionReassignmentsV0 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { WireReader } from '../wire/reader.js';
+import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 
 export interface PartitionRef {
   topic: string;
@@ -75,12 +77,19 @@ export function decodeListPartitionReassignments(r: WireReader): ListedReassignm
   return { throttleTimeMs, errorCode, errorMessage, moving };
 }
 
-type RequestTopics = Parameters<typeof listPartitionReassignmentsV0.createRequest>[1];
+/** The request body; topics null = every moving partition (a null array). */
+export function encodeListPartitionReassignmentsRequest(timeoutMs: number, topics: { name: string; partitionIndexes: number[] }[] | null): Buffer {
+  let size = 4 + 1 + (topics ? uvarintSize(topics.length + 1) : 1);
+  for (const t of topics ?? []) size += compactStringSize(t.name) + int32ArraySize(t.partitionIndexes.length) + 1;
+  const w = new WireWriter(size).int32(timeoutMs).compactLength(topics ? topics.length : -1);
+  for (const t of topics ?? []) w.compactString(t.name).int32Array(t.partitionIndexes).noTaggedFields();
+  return w.noTaggedFields().done();
+}
 
-const listApi = createAPI<[timeoutMs: number, topics: RequestTopics], ListedReassignments>(
+const listApi = createAPI<[body: Buffer], ListedReassignments>(
   listPartitionReassignmentsV0.api.key,
   listPartitionReassignmentsV0.api.version,
-  listPartitionReassignmentsV0.createRequest,
+  payloadOf,
   (_correlationId, _apiKey, _apiVersion, reader) => decodeListPartitionReassignments(WireReader.fromClientReader(reader)),
 );
 
@@ -122,8 +131,7 @@ export async function listPartitionReassignments(kafka: RequestSender, partition
   const res = await kafka.sendRequest(
     'ListPartitionReassignments',
     'controller',
-    // null = every moving partition (encoded as a null array).
-    (conn) => listApi.async(conn, kafka.requestTimeoutMs, topics),
+    (conn) => listApi.async(conn, encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics)),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));
