@@ -9,6 +9,8 @@
 //     about is built once per call for all brokers: it is timed on its own.
 //   - ListPartitionReassignments v0 listing SIZE moving partitions (3 -> 3 replicas, one
 //     changed: ~3 MB), decode + the list sorted by topic and partition.
+//   - the DescribeLogDirs request naming SIZE partitions: the client's writer, made into one
+//     Buffer as the connection sends it, against ours.
 // The answers are encoded with the simulator's codec (src/sim/protocol). Prints min/median/max
 // ms over REPS and the ratio of the medians ours / baseline; with --expose-gc also the heap +
 // array buffers the result holds after a GC (the npm script passes it).
@@ -23,7 +25,7 @@ import {
   type DescribeLogDirsResponse,
   type ListPartitionReassignmentsResponse,
 } from '../src/sim/protocol/messages.generated.js';
-import { decodeDescribeLogDirs, replicaKey, replicaSizesOf, topicsOf } from '../src/kafka/apis/describe-log-dirs-v4.js';
+import { decodeDescribeLogDirs, encodeDescribeLogDirsRequest, replicaKey, replicaSizesOf, topicsOf } from '../src/kafka/apis/describe-log-dirs-v4.js';
 import { decodeListPartitionReassignments, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
 
@@ -175,3 +177,8 @@ compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSize
   placement: () => ourSizes(dirsAll, true),
 });
 compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });
+const requestTopics = topicsOf(partitions).topics;
+const requestBody = encodeDescribeLogDirsRequest(requestTopics);
+compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
+  ours: () => encodeDescribeLogDirsRequest(requestTopics),
+});

@@ -40,6 +40,7 @@ import {
   type MovingPartition,
 } from '../../src/kafka/apis/list-partition-reassignments-v0.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
+import { drain, inSlices } from '../../src/kafka/wire/slices.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import type { RequestSender } from '../../src/kafka/request.js';
@@ -311,6 +312,23 @@ describe('ListPartitionReassignments v0 decoding', () => {
   });
 });
 
+describe('inSlices', () => {
+  it('lets the event loop turn between slices, and returns what the steps return', async () => {
+    const turns: string[] = [];
+    function* steps() {
+      for (let i = 0; i < 3; i++) {
+        turns.push(`step ${i}`);
+        yield;
+      }
+      return 'done';
+    }
+    setImmediate(() => turns.push('other task'));
+    assert.equal(await inSlices(steps(), 0), 'done');
+    assert.deepEqual(turns.slice(0, 2), ['step 0', 'other task']);
+    assert.equal(drain(steps()), 'done');
+  });
+});
+
 describe('WireReader', () => {
   it('reads unsigned varints of 1 to 5 bytes and refuses a sixth', () => {
     for (const v of [0, 1, 127, 128, 300, 16383, 16384, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, 2 ** 32 - 1]) {
@@ -471,6 +489,8 @@ describe('describeReplicaSizes and listPartitionReassignments over a connection'
     assert.deepEqual(body(sent[1]!).topics, [{ name: 'a', partitionIndexes: [5, 0] }, { name: 'z', partitionIndexes: [1] }]);
     assert.deepEqual(await listPartitionReassignments(kafka, []), []);
     assert.equal(sent.length, 2, 'no request for no partitions');
+
+    await assert.rejects(listPartitionReassignments(stubSender(stubConnection(encodeListed(answer).subarray(0, 30), []))), KafkaRequestError, 'an answer that ends early');
 
     const failing = stubSender(stubConnection(encodeListed({ ...answer, errorCode: 41, errorMessage: 'not the controller' }), []));
     await assert.rejects(listPartitionReassignments(failing), (err: unknown) => {

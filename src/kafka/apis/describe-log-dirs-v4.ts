@@ -34,6 +34,7 @@ import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../er
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
+import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
 import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
@@ -87,10 +88,11 @@ export interface LogDirsAnswer {
 const MIN_REPLICA_ENTRY_BYTES = 22;
 
 /**
- * The response after its header. A top-level or per-dir error is returned, not thrown. A
- * null array (which the grammar does not allow) reads as empty, as the client's parser reads it.
+ * The response after its header, in steps (a yield every ENTRIES_PER_STEP replica entries).
+ * A top-level or per-dir error is returned, not thrown. A null array (which the grammar does
+ * not allow) reads as empty, as the client's parser reads it.
  */
-export function decodeDescribeLogDirs(r: WireReader): LogDirsAnswer {
+export function* decodeDescribeLogDirsSteps(r: WireReader): Steps<LogDirsAnswer> {
   const throttleTimeMs = r.int32();
   const errorCode = r.int16();
   // Every entry read takes at least MIN_REPLICA_ENTRY_BYTES of the answer (a read past its end
@@ -122,6 +124,7 @@ export function decodeDescribeLogDirs(r: WireReader): LogDirsAnswer {
         isFutureKey[n] = buf[at + 20] !== 0 ? 1 : 0;
         r.pos = at + 21;
         r.skipTaggedFields();
+        if (n % ENTRIES_PER_STEP === 0) yield;
       }
       r.skipTaggedFields();
       topics.push({ name, start, end: n });
@@ -135,6 +138,8 @@ export function decodeDescribeLogDirs(r: WireReader): LogDirsAnswer {
   return { throttleTimeMs, errorCode, results, replicaCount: n, partitionIndex, partitionSize, isFutureKey };
 }
 
+export const decodeDescribeLogDirs = (r: WireReader): LogDirsAnswer => drain(decodeDescribeLogDirsSteps(r));
+
 /** The request body: these topics' partitions (the gateway always names them; a null array would ask for every replica). */
 export function encodeDescribeLogDirsRequest(topics: { name: string; partitions: number[] }[]): Buffer {
   let size = uvarintSize(topics.length + 1) + 1;
@@ -144,11 +149,23 @@ export function encodeDescribeLogDirsRequest(topics: { name: string; partitions:
   return w.noTaggedFields().done();
 }
 
-const describeApi = createAPI<[body: Buffer], LogDirsAnswer>(
+/**
+ * What the connection's parser returns: the answer's top-level error code (for the transport's
+ * metrics label), and the answer, decoded afterwards in slices (not in the socket's callback).
+ */
+interface UndecodedAnswer {
+  errorCode: number;
+  answer: WireReader;
+}
+
+const describeApi = createAPI<[body: Buffer], UndecodedAnswer>(
   describeLogDirsV4.api.key,
   describeLogDirsV4.api.version,
   payloadOf,
-  (_correlationId, _apiKey, _apiVersion, reader) => decodeDescribeLogDirs(WireReader.fromClientReader(reader)),
+  (_correlationId, _apiKey, _apiVersion, reader) => {
+    const answer = WireReader.fromClientReader(reader);
+    return { errorCode: answer.buf.readInt16BE(answer.pos + 4), answer }; // after throttle_time_ms
+  },
 );
 
 /**
@@ -163,7 +180,7 @@ export interface KeyTable {
 }
 
 /** The request's topics (each once, its partitions once and sorted) and the key table of the partitions asked about. */
-export function topicsOf(partitions: PartitionRef[]): { topics: { name: string; partitions: number[] }[]; keys: KeyTable } {
+export function* topicsOfSteps(partitions: PartitionRef[]): Steps<{ topics: { name: string; partitions: number[] }[]; keys: KeyTable }> {
   const keys: string[] = [];
   const slots = new Map<string, number[]>();
   const topics: { name: string; partitions: number[] }[] = [];
@@ -184,10 +201,13 @@ export function topicsOf(partitions: PartitionRef[]): { topics: { name: string; 
     slotOf![p.partition] = keys.length;
     keys.push(replicaKey(p.topic, p.partition));
     topic.partitions.push(p.partition);
+    if (keys.length % ENTRIES_PER_STEP === 0) yield;
   }
   for (const t of topics) t.partitions.sort((a, b) => a - b);
   return { topics, keys: { keys, slots } };
 }
+
+export const topicsOf = (partitions: PartitionRef[]) => drain(topicsOfSteps(partitions));
 
 type Placement = { dir: string | null; futureDir: string | null };
 
@@ -197,7 +217,7 @@ type Placement = { dir: string | null; futureDir: string | null };
  * non-future entries (at least 0); placement holds the last dir of its entries and of its
  * future entries.
  */
-export function replicaSizesOf(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> {
+export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Steps<Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'>> {
   const { keys, slots } = table;
   const { partitionIndex, partitionSize, isFutureKey } = answer;
   const dirs: { dir: string; errorCode: number }[] = [];
@@ -208,9 +228,10 @@ export function replicaSizesOf(answer: LogDirsAnswer, table: KeyTable, withPlace
   // Entries of partitions not asked about (a broker answers only those asked: kept for safety), keyed.
   let extraSizes: Map<string, number> | null = null;
   let extraPlacement: Map<string, Placement> | null = null;
-  answer.results.forEach((dir, d) => {
+  for (let d = 0; d < answer.results.length; d++) {
+    const dir = answer.results[d]!;
     dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
-    if (dir.errorCode !== 0) return;
+    if (dir.errorCode !== 0) continue;
     for (const t of dir.topics) {
       const slotOf = slots.get(t.name);
       for (let i = t.start; i < t.end; i++) {
@@ -233,13 +254,15 @@ export function replicaSizesOf(answer: LogDirsAnswer, table: KeyTable, withPlace
         if (dirOf) dirOf[slot] = d;
         const before = best[slot]!;
         best[slot] = Math.max(before === before ? before : 0, partitionSize[i]!); // before !== before: NaN, no entry yet
+        if (i % ENTRIES_PER_STEP === 0) yield;
       }
     }
-  });
+  }
   const sizes = new Map<string, number>();
   for (let slot = 0; slot < best.length; slot++) {
     const size = best[slot]!;
     if (size === size) sizes.set(keys[slot]!, size);
+    if (slot % ENTRIES_PER_STEP === 0) yield;
   }
   if (extraSizes) for (const [k, size] of extraSizes as Map<string, number>) sizes.set(k, size);
   if (!dirOf || !futureDirOf) return { sizes, dirs };
@@ -248,10 +271,14 @@ export function replicaSizesOf(answer: LogDirsAnswer, table: KeyTable, withPlace
     const d = dirOf[slot]!;
     const f = futureDirOf[slot]!;
     if (d >= 0 || f >= 0) placement.set(keys[slot]!, { dir: d >= 0 ? dirs[d]!.dir : null, futureDir: f >= 0 ? dirs[f]!.dir : null });
+    if (slot % ENTRIES_PER_STEP === 0) yield;
   }
   if (extraPlacement) for (const [k, at] of extraPlacement as Map<string, Placement>) placement.set(k, at);
   return { sizes, dirs, placement };
 }
+
+export const replicaSizesOf = (answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> =>
+  drain(replicaSizesSteps(answer, table, withPlacement));
 
 /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
 export async function describeReplicaSizes(
@@ -260,7 +287,7 @@ export async function describeReplicaSizes(
   partitions: PartitionRef[],
   opts: ReplicaSizesOptions = {},
 ): Promise<BrokerLogDirs[]> {
-  const { topics, keys } = topicsOf(partitions);
+  const { topics, keys } = await inSlices(topicsOfSteps(partitions));
   const body = encodeDescribeLogDirsRequest(topics);
   return Promise.all(
     [...new Set(brokers)].map(async (broker): Promise<BrokerLogDirs> => {
@@ -272,7 +299,8 @@ export async function describeReplicaSizes(
           (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
-        return { broker, ok: true, ...replicaSizesOf(res, keys, opts.placement === true) };
+        const answer = await inSlices(decodeDescribeLogDirsSteps(res.answer));
+        return { broker, ok: true, ...(await inSlices(replicaSizesSteps(answer, keys, opts.placement === true))) };
       } catch (err) {
         return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };
       }

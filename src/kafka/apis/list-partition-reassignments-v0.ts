@@ -25,9 +25,10 @@
 // INT32 in the client's writer.
 import { createAPI, listPartitionReassignmentsV0 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
-import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
+import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { WireReader } from '../wire/reader.js';
+import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
 import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 
 export interface PartitionRef {
@@ -51,10 +52,11 @@ export interface ListedReassignments {
 }
 
 /**
- * The response after its header. A null array (which the grammar does not allow) reads as
- * empty, as the client's parser reads it; a top-level error is returned, not thrown.
+ * The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions). A null
+ * array (which the grammar does not allow) reads as empty, as the client's parser reads it; a
+ * top-level error is returned, not thrown.
  */
-export function decodeListPartitionReassignments(r: WireReader): ListedReassignments {
+export function* decodeListPartitionReassignmentsSteps(r: WireReader): Steps<ListedReassignments> {
   const throttleTimeMs = r.int32();
   const errorCode = r.int16();
   const errorMessage = r.compactNullableString();
@@ -70,12 +72,15 @@ export function decodeListPartitionReassignments(r: WireReader): ListedReassignm
       const removing = r.int32Array();
       r.skipTaggedFields();
       moving.push({ topic, partition, replicas, adding, removing });
+      if (moving.length % ENTRIES_PER_STEP === 0) yield;
     }
     r.skipTaggedFields();
   }
   r.skipTaggedFields();
   return { throttleTimeMs, errorCode, errorMessage, moving };
 }
+
+export const decodeListPartitionReassignments = (r: WireReader): ListedReassignments => drain(decodeListPartitionReassignmentsSteps(r));
 
 /** The request body; topics null = every moving partition (a null array). */
 export function encodeListPartitionReassignmentsRequest(timeoutMs: number, topics: { name: string; partitionIndexes: number[] }[] | null): Buffer {
@@ -86,11 +91,23 @@ export function encodeListPartitionReassignmentsRequest(timeoutMs: number, topic
   return w.noTaggedFields().done();
 }
 
-const listApi = createAPI<[body: Buffer], ListedReassignments>(
+/**
+ * What the connection's parser returns: the answer's top-level error code (for the transport's
+ * metrics label), and the answer, decoded afterwards in slices (not in the socket's callback).
+ */
+interface UndecodedAnswer {
+  errorCode: number;
+  answer: WireReader;
+}
+
+const listApi = createAPI<[body: Buffer], UndecodedAnswer>(
   listPartitionReassignmentsV0.api.key,
   listPartitionReassignmentsV0.api.version,
   payloadOf,
-  (_correlationId, _apiKey, _apiVersion, reader) => decodeListPartitionReassignments(WireReader.fromClientReader(reader)),
+  (_correlationId, _apiKey, _apiVersion, reader) => {
+    const answer = WireReader.fromClientReader(reader);
+    return { errorCode: answer.buf.readInt16BE(answer.pos + 4), answer }; // after throttle_time_ms
+  },
 );
 
 export function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[]> {
@@ -134,6 +151,12 @@ export async function listPartitionReassignments(kafka: RequestSender, partition
     (conn) => listApi.async(conn, encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics)),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
-  if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));
-  return sortByTopicPartition(res.moving);
+  let listed: ListedReassignments;
+  try {
+    listed = await inSlices(decodeListPartitionReassignmentsSteps(res.answer));
+  } catch (err) {
+    throw toKafkaRequestError(err, { api: 'ListPartitionReassignments' }); // a malformed answer, as when the client's parser threw
+  }
+  if (listed.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(listed.errorCode, listed.errorMessage));
+  return sortByTopicPartition(listed.moving);
 }
