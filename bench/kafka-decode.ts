@@ -13,7 +13,8 @@
 //     Buffer as the connection sends it, against ours.
 // The answers are encoded with the simulator's codec (src/sim/protocol). Prints min/median/max
 // ms over REPS and the ratio of the medians ours / baseline; with --expose-gc also the heap +
-// array buffers the result holds after a GC (the npm script passes it).
+// array buffers the result holds after a GC (the npm script passes it); and the longest step
+// of our sliced decoders (how long the event loop can be held past a slice's 8 ms).
 //
 //   npm run bench:kafka-decode            (SIZE=100000 REPS=9)
 import { performance } from 'node:perf_hooks';
@@ -25,8 +26,18 @@ import {
   type DescribeLogDirsResponse,
   type ListPartitionReassignmentsResponse,
 } from '../src/sim/protocol/messages.generated.js';
-import { decodeDescribeLogDirs, encodeDescribeLogDirsRequest, replicaKey, replicaSizesOf, topicsOf } from '../src/kafka/apis/describe-log-dirs-v4.js';
-import { decodeListPartitionReassignments, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
+import {
+  decodeDescribeLogDirs,
+  decodeDescribeLogDirsSteps,
+  encodeDescribeLogDirsRequest,
+  replicaKey,
+  replicaSizesOf,
+  replicaSizesSteps,
+  topicsOf,
+  topicsOfSteps,
+} from '../src/kafka/apis/describe-log-dirs-v4.js';
+import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
+import type { Steps } from '../src/kafka/wire/slices.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
 
 const SIZE = Number(process.env.SIZE ?? 100_000);
@@ -152,7 +163,7 @@ const mib = (b: number | null) => (b === null ? '' : `  holds ${(b / 2 ** 20).to
 
 function compare(name: string, bytes: Buffer, baseline: () => unknown, ours: Record<string, () => unknown>): void {
   const base = measure(baseline);
-  console.log(`${name} (${(bytes.length / 2 ** 20).toFixed(2)} MiB answer)`);
+  console.log(`${name} (${(bytes.length / 2 ** 20).toFixed(2)} MiB)`);
   console.log(`  baseline  ${fmt(base.ms)} ms${mib(base.retained)}`);
   for (const [label, fn] of Object.entries(ours)) {
     const m = measure(fn);
@@ -177,6 +188,32 @@ compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSize
   placement: () => ourSizes(dirsAll, true),
 });
 compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });
+// In the gateway these run in slices (src/kafka/wire/slices.ts): the loop turns whenever a slice
+// passes 8 ms, so what holds it at most is one step (2,048 entries) past that.
+function longestStep<T>(steps: Steps<T>): { value: T; ms: number } {
+  let ms = 0;
+  for (;;) {
+    const t0 = performance.now();
+    const r = steps.next();
+    ms = Math.max(ms, performance.now() - t0);
+    if (r.done) return { value: r.value, ms };
+  }
+}
+const longest: Record<string, number[]> = {};
+for (let rep = 0; rep < REPS; rep++) {
+  gc?.();
+  const add = (name: string, ms: number) => (longest[name] ??= []).push(ms);
+  const keyTable = longestStep(topicsOfSteps(partitions));
+  add('key table', keyTable.ms);
+  const decoded = longestStep(decodeDescribeLogDirsSteps(WireReader.fromClientReader(chunkedReader(dirsAll))));
+  add(`DescribeLogDirs decode (${SIZE})`, decoded.ms);
+  add(`sizes (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, false)).ms);
+  add(`sizes + placement (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, true)).ms);
+  add(`ListPartitionReassignments decode (${SIZE})`, longestStep(decodeListPartitionReassignmentsSteps(WireReader.fromClientReader(chunkedReader(listed)))).ms);
+}
+console.log('longest step of ours (ms, min / median / max): what one slice overshoots 8 ms by at most');
+for (const [name, ms] of Object.entries(longest)) console.log(`  ${name.padEnd(42)} ${fmt(ms.sort((a, b) => a - b))}`);
+
 const requestTopics = topicsOf(partitions).topics;
 const requestBody = encodeDescribeLogDirsRequest(requestTopics);
 compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
