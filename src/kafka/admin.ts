@@ -171,8 +171,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return alterPartitionReassignmentsApi.alterPartitionReassignments(this.#transport, moves);
   }
 
-  describeReplicaSizes(brokers: number[], partitions: listPartitionReassignmentsApi.PartitionRef[]): Promise<describeLogDirsApi.BrokerLogDirs[]> {
-    return describeLogDirsApi.describeReplicaSizes(this.#transport, brokers, partitions);
+  describeReplicaSizes(brokers: number[], partitions: listPartitionReassignmentsApi.PartitionRef[], opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerLogDirs[]> {
+    return describeLogDirsApi.describeReplicaSizes(this.#transport, brokers, partitions, opts);
   }
 
   alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {

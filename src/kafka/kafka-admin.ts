@@ -28,8 +28,8 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   listPartitionReassignments(partitions?: PartitionRef[]): Promise<MovingPartition[]>;
   /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */
   alterPartitionReassignments(moves: PartitionMove[]): Promise<PartitionMoveResult[]>;
-  /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
-  describeReplicaSizes(brokers: number[], partitions: PartitionRef[]): Promise<BrokerLogDirs[]>;
+  /** Sizes of the given partitions on each of `brokers` (with `placement: true`, where each replica is); a broker that does not answer fails alone. */
+  describeReplicaSizes(brokers: number[], partitions: PartitionRef[], opts?: { placement?: boolean }): Promise<BrokerLogDirs[]>;
   /**
    * AlterReplicaLogDirs v2, to each broker concerned: moves replicas between the log dirs of
    * their broker (intra-broker copies); one result per move, in request order.

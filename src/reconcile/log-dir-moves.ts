@@ -49,7 +49,7 @@ export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kaf
   const failed = new Map<string, { code: number; name: string; message: string }>();
   if (moves.length === 0) return { pending, failed };
 
-  const answers = await describeReplicaSizes(kafka, moves.map((m) => m.broker), moves);
+  const answers = await describeReplicaSizes(kafka, moves.map((m) => m.broker), moves, { placement: true });
   const byBroker = new Map(answers.map((a) => [a.broker, a]));
   const resend: LogDirMove[] = [];
   for (const m of moves) {

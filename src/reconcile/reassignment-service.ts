@@ -238,7 +238,7 @@ export class ReassignmentService {
     const dirBrokers = [...new Set(dirMoves.map((m) => m.broker))].sort((a, b) => a - b);
     const currentDirs = new Map<string, string | null>();
     if (dirMoves.length > 0) {
-      const answers = await describeReplicaSizes(this.#d.kafka, dirBrokers, dirMoves);
+      const answers = await describeReplicaSizes(this.#d.kafka, dirBrokers, dirMoves, { placement: true });
       const firstIndex = new Map<string, number>();
       req.partitions.forEach((p, i) => firstIndex.has(partitionId(p.topic, p.partition)) || firstIndex.set(partitionId(p.topic, p.partition), i));
       const errors = checkLogDirMoves(

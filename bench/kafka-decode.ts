@@ -1,0 +1,221 @@
+// Decoding the two big Kafka answers of a 100,000-partition reassignment, as the gateway
+// receives them (a Reader over the socket chunks, 64 KiB each): @platformatic/kafka's parser
+// plus what the gateway then built from its objects (baseline), against our decoders
+// (src/kafka/apis/describe-log-dirs-v4.ts, list-partition-reassignments-v0.ts).
+//   - DescribeLogDirs v4 of a broker holding 25,000 of the partitions and of one holding all
+//     SIZE, two log dirs, 1% of the replicas with a future replica in the other dir: decode,
+//     then the sizes map (what progress, leader sizes and plans ask for) or sizes + placement
+//     (log-dir moves; the baseline always built both). The key table of the partitions asked
+//     about is built once per call for all brokers: it is timed on its own.
+//   - ListPartitionReassignments v0 listing SIZE moving partitions (3 -> 3 replicas, one
+//     changed: ~3 MB), decode + the list sorted by topic and partition.
+//   - the DescribeLogDirs request naming SIZE partitions: the client's writer, made into one
+//     Buffer as the connection sends it, against ours.
+// The answers are encoded with the simulator's codec (src/sim/protocol). Prints min/median/max
+// ms over REPS and the ratio of the medians ours / baseline; with --expose-gc also the heap +
+// array buffers the result holds after a GC (the npm script passes it); and the longest step
+// of our sliced decoders (how long the event loop can be held past a slice's 8 ms).
+//
+//   npm run bench:kafka-decode            (SIZE=100000 REPS=9)
+import { performance } from 'node:perf_hooks';
+import { describeLogDirsV4, listPartitionReassignmentsV0, Reader, ResponseError, Writer } from '@platformatic/kafka';
+import { encode } from '../src/sim/protocol/codec.js';
+import {
+  DescribeLogDirsResponseSchema,
+  ListPartitionReassignmentsResponseSchema,
+  type DescribeLogDirsResponse,
+  type ListPartitionReassignmentsResponse,
+} from '../src/sim/protocol/messages.generated.js';
+import {
+  decodeDescribeLogDirs,
+  decodeDescribeLogDirsSteps,
+  encodeDescribeLogDirsRequest,
+  replicaKey,
+  replicaSizesOf,
+  replicaSizesSteps,
+  topicsOf,
+  topicsOfSteps,
+} from '../src/kafka/apis/describe-log-dirs-v4.js';
+import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
+import type { Steps } from '../src/kafka/wire/slices.js';
+import { WireReader } from '../src/kafka/wire/reader.js';
+
+const SIZE = Number(process.env.SIZE ?? 100_000);
+const REPS = Number(process.env.REPS ?? 9);
+const PER_TOPIC = 1000;
+const CHUNK = 64 * 1024;
+
+const partitions = Array.from({ length: SIZE }, (_, i) => ({ topic: `topic-${String(Math.floor(i / PER_TOPIC)).padStart(4, '0')}`, partition: i % PER_TOPIC }));
+
+function logDirsAnswer(held: typeof partitions): Buffer {
+  const dirs = ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'];
+  const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({ errorCode: 0, logDir, topics: [], totalBytes: 10n ** 12n, usableBytes: 4n * 10n ** 11n }));
+  const topicIn = dirs.map(() => new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]>());
+  const add = (d: number, topic: string, partition: number, size: bigint, future: boolean) => {
+    let t = topicIn[d]!.get(topic);
+    if (!t) topicIn[d]!.set(topic, (t = { name: topic, partitions: [] }));
+    t.partitions.push({ partitionIndex: partition, partitionSize: size, offsetLag: 0n, isFutureKey: future });
+  };
+  held.forEach((p, i) => {
+    add(i % 2, p.topic, p.partition, BigInt(1_000_000 + ((i * 7919) % 50_000_000)), false);
+    if (i % 100 === 0) add((i + 1) % 2, p.topic, p.partition, BigInt((i * 31) % 1_000_000), true);
+  });
+  results.forEach((r, d) => (r.topics = [...topicIn[d]!.values()]));
+  return encode(DescribeLogDirsResponseSchema, 4, { throttleTimeMs: 0, errorCode: 0, results }).toBuffer();
+}
+
+function listedAnswer(): Buffer {
+  const topics = new Map<string, ListPartitionReassignmentsResponse['topics'][number]>();
+  for (const p of partitions) {
+    let t = topics.get(p.topic);
+    if (!t) topics.set(p.topic, (t = { name: p.topic, partitions: [] }));
+    const b = p.partition % 12;
+    t.partitions.push({ partitionIndex: p.partition, replicas: [(b + 3) % 12, (b + 1) % 12, (b + 2) % 12, b], addingReplicas: [(b + 3) % 12], removingReplicas: [b] });
+  }
+  return encode(ListPartitionReassignmentsResponseSchema, 0, { throttleTimeMs: 0, errorCode: 0, errorMessage: null, topics: [...topics.values()] }).toBuffer();
+}
+
+/** A Reader over `bytes` in socket-sized chunks, as the connection hands it to a parser. */
+function chunkedReader(bytes: Buffer): Reader {
+  const w = Writer.create();
+  for (let at = 0; at < bytes.length; at += CHUNK) w.append(bytes.subarray(at, at + CHUNK));
+  return Reader.from(w);
+}
+
+function clientParse<T>(parse: (c: number, k: number, v: number, r: Reader) => T, bytes: Buffer): T {
+  try {
+    return parse(0, 0, 0, chunkedReader(bytes));
+  } catch (err) {
+    if (err instanceof ResponseError) return err.response as T;
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------- baseline: what the gateway did before
+
+function baselineSizes(bytes: Buffer) {
+  const res = clientParse(describeLogDirsV4.parseResponse, bytes);
+  const sizes = new Map<string, number>();
+  const dirs: { dir: string; errorCode: number }[] = [];
+  const placement = new Map<string, { dir: string | null; futureDir: string | null }>();
+  for (const dir of res.results) {
+    dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
+    if (dir.errorCode !== 0) continue;
+    for (const t of dir.topics) {
+      for (const p of t.partitions) {
+        const at = placement.get(replicaKey(t.name, p.partitionIndex)) ?? { dir: null, futureDir: null };
+        placement.set(replicaKey(t.name, p.partitionIndex), p.isFutureKey ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
+        if (p.isFutureKey) continue;
+        const k = replicaKey(t.name, p.partitionIndex);
+        sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
+      }
+    }
+  }
+  return { sizes, dirs, placement };
+}
+
+function baselineListed(bytes: Buffer) {
+  const res = clientParse(listPartitionReassignmentsV0.parseResponse, bytes);
+  return res.topics
+    .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: [...p.replicas], adding: [...p.addingReplicas], removing: [...p.removingReplicas] })))
+    .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+}
+
+// ---------------------------------------------------------------- ours
+
+// describeReplicaSizes builds the key table once per call, shared by every broker's answer: timed on its own below.
+const table = topicsOf(partitions).keys;
+const ourSizes = (bytes: Buffer, placement: boolean) => replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), table, placement);
+const ourListed = (bytes: Buffer) => sortByTopicPartition(decodeListPartitionReassignments(WireReader.fromClientReader(chunkedReader(bytes))).moving);
+
+// ---------------------------------------------------------------- timing
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function measure(fn: () => unknown): { ms: number[]; retained: number | null } {
+  for (let i = 0; i < 2; i++) fn(); // warm up
+  const ms: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    gc?.();
+    const t0 = performance.now();
+    fn();
+    ms.push(performance.now() - t0);
+  }
+  let retained: number | null = null;
+  if (gc) {
+    gc();
+    const mem = () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = mem();
+    const kept = fn();
+    gc();
+    retained = mem() - before;
+    void kept;
+  }
+  return { ms: ms.sort((a, b) => a - b), retained };
+}
+
+const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
+const fmt = (xs: number[]) => `${xs[0]!.toFixed(1)} / ${median(xs).toFixed(1)} / ${xs.at(-1)!.toFixed(1)}`;
+const mib = (b: number | null) => (b === null ? '' : `  holds ${(b / 2 ** 20).toFixed(1)} MiB`);
+
+function compare(name: string, bytes: Buffer, baseline: () => unknown, ours: Record<string, () => unknown>): void {
+  const base = measure(baseline);
+  console.log(`${name} (${(bytes.length / 2 ** 20).toFixed(2)} MiB)`);
+  console.log(`  baseline  ${fmt(base.ms)} ms${mib(base.retained)}`);
+  for (const [label, fn] of Object.entries(ours)) {
+    const m = measure(fn);
+    console.log(`  ${label.padEnd(9)} ${fmt(m.ms)} ms${mib(m.retained)}  ours/baseline ${(median(m.ms) / median(base.ms)).toFixed(3)}`);
+  }
+}
+
+const quarter = partitions.filter((_, i) => i % 4 === 0);
+const dirs25k = logDirsAnswer(quarter);
+const dirsAll = logDirsAnswer(partitions);
+const listed = listedAnswer();
+
+console.log(`SIZE=${SIZE} REPS=${REPS} (min / median / max)${gc ? '' : '  (run with --expose-gc for memory)'}`);
+const keyTable = measure(() => topicsOf(partitions));
+console.log(`key table of the ${SIZE} partitions asked about (once per describeReplicaSizes call)  ${fmt(keyTable.ms)} ms${mib(keyTable.retained)}`);
+compare(`DescribeLogDirs, a broker holding ${quarter.length}`, dirs25k, () => baselineSizes(dirs25k), {
+  sizes: () => ourSizes(dirs25k, false),
+  placement: () => ourSizes(dirs25k, true),
+});
+compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSizes(dirsAll), {
+  sizes: () => ourSizes(dirsAll, false),
+  placement: () => ourSizes(dirsAll, true),
+});
+compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });
+// In the gateway these run in slices (src/kafka/wire/slices.ts): the loop turns whenever a slice
+// passes 8 ms, so what holds it at most is one step (2,048 entries) past that.
+function longestStep<T>(steps: Steps<T>): { value: T; ms: number } {
+  let ms = 0;
+  for (;;) {
+    const t0 = performance.now();
+    const r = steps.next();
+    ms = Math.max(ms, performance.now() - t0);
+    if (r.done) return { value: r.value, ms };
+  }
+}
+const longest: Record<string, number[]> = {};
+for (let rep = 0; rep < REPS; rep++) {
+  gc?.();
+  const add = (name: string, ms: number) => (longest[name] ??= []).push(ms);
+  const keyTable = longestStep(topicsOfSteps(partitions));
+  add('key table', keyTable.ms);
+  const decoded = longestStep(decodeDescribeLogDirsSteps(WireReader.fromClientReader(chunkedReader(dirsAll))));
+  add(`DescribeLogDirs decode (${SIZE})`, decoded.ms);
+  add(`sizes (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, false)).ms);
+  add(`sizes + placement (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, true)).ms);
+  add(`ListPartitionReassignments decode (${SIZE})`, longestStep(decodeListPartitionReassignmentsSteps(WireReader.fromClientReader(chunkedReader(listed)))).ms);
+}
+console.log('longest step of ours (ms, min / median / max): what one slice overshoots 8 ms by at most');
+for (const [name, ms] of Object.entries(longest)) console.log(`  ${name.padEnd(42)} ${fmt(ms.sort((a, b) => a - b))}`);
+
+const requestTopics = topicsOf(partitions).topics;
+const requestBody = encodeDescribeLogDirsRequest(requestTopics);
+compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
+  ours: () => encodeDescribeLogDirsRequest(requestTopics),
+});

@@ -1,0 +1,503 @@
+// The gateway decodes DescribeLogDirs v4 and ListPartitionReassignments v0 answers itself
+// (src/kafka/apis, src/kafka/wire/reader.ts). These tests encode answers independently, with
+// the simulator's schema-driven codec (src/sim/protocol, from Kafka's message specs), and check
+// that our decoders read every field the gateway uses as @platformatic/kafka's parsers read the
+// same bytes: random answers (several dirs, offline dirs, future replicas, int64s over the
+// whole range, non-ASCII strings, unknown tagged fields at every level, errors); that our
+// request bodies are the client encoder's bytes; then the request path end to end over a stub
+// connection that hands the parser a chunked buffer.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { describeLogDirsV4, listPartitionReassignmentsV0, Reader, ResponseError, Writer, type Connection } from '@platformatic/kafka';
+import { decode, encode } from '../../src/sim/protocol/codec.js';
+import { Reader as SimReader } from '../../src/sim/protocol/buffers.js';
+import type { FieldSchema, MessageSchema } from '../../src/sim/protocol/schema.js';
+import {
+  DescribeLogDirsRequestSchema,
+  DescribeLogDirsResponseSchema,
+  ListPartitionReassignmentsRequestSchema,
+  ListPartitionReassignmentsResponseSchema,
+  type DescribeLogDirsRequest,
+  type DescribeLogDirsResponse,
+  type ListPartitionReassignmentsRequest,
+  type ListPartitionReassignmentsResponse,
+} from '../../src/sim/protocol/messages.generated.js';
+import {
+  decodeDescribeLogDirs,
+  describeReplicaSizes,
+  encodeDescribeLogDirsRequest,
+  replicaKey,
+  replicaSizesOf,
+  topicsOf,
+  type LogDirsAnswer,
+} from '../../src/kafka/apis/describe-log-dirs-v4.js';
+import {
+  decodeListPartitionReassignments,
+  encodeListPartitionReassignmentsRequest,
+  listPartitionReassignments,
+  sortByTopicPartition,
+  type MovingPartition,
+} from '../../src/kafka/apis/list-partition-reassignments-v0.js';
+import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
+import { drain, inSlices } from '../../src/kafka/wire/slices.js';
+import { KafkaRequestError } from '../../src/kafka/errors.js';
+import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
+import type { RequestSender } from '../../src/kafka/request.js';
+
+// ---------------------------------------------------------------- encoding answers
+
+/**
+ * `schema` with two tagged fields the decoders do not know added to every struct: a string
+ * (tag 3) and bytes (tag 300, a two-byte varint). The codec writes them when a value sets them.
+ */
+function withUnknownTags(schema: MessageSchema): MessageSchema {
+  const extra: FieldSchema[] = [
+    { n: 'xTag', t: 'string', v: [0, 32767], tv: [0, 32767], tag: 3 },
+    { n: 'yTag', t: 'bytes', v: [0, 32767], tv: [0, 32767], tag: 300 },
+  ];
+  const walk = (fields: readonly FieldSchema[]): FieldSchema[] => [
+    ...fields.map((f) => (f.t === '[]struct' || f.t === 'struct' ? { ...f, f: walk(f.f ?? []) } : f)),
+    ...extra,
+  ];
+  return { ...schema, fields: walk(schema.fields) };
+}
+
+const LOG_DIRS_TAGGED = withUnknownTags(DescribeLogDirsResponseSchema);
+const LIST_TAGGED = withUnknownTags(ListPartitionReassignmentsResponseSchema);
+
+const encodeLogDirs = (res: DescribeLogDirsResponse): Buffer => encode(LOG_DIRS_TAGGED, 4, res).toBuffer();
+const encodeListed = (res: ListPartitionReassignmentsResponse): Buffer => encode(LIST_TAGGED, 0, res).toBuffer();
+
+// ---------------------------------------------------------------- both parsers
+
+/** The client's parser; its ResponseError (any error code in the answer) carries the whole response, as the transport reads it. */
+function clientParse<T>(parse: (c: number, k: number, v: number, r: Reader) => T, bytes: Buffer): T {
+  try {
+    return parse(0, 0, 0, Reader.from(bytes));
+  } catch (err) {
+    if (err instanceof ResponseError) return err.response as T;
+    throw err;
+  }
+}
+
+/** Every field of a DescribeLogDirs answer the gateway uses (offset_lag is not one), from our columns. */
+function ourLogDirs(a: LogDirsAnswer) {
+  return {
+    throttleTimeMs: a.throttleTimeMs,
+    errorCode: a.errorCode,
+    results: a.results.map((d) => ({
+      errorCode: d.errorCode,
+      logDir: d.logDir,
+      totalBytes: d.totalBytes,
+      usableBytes: d.usableBytes,
+      topics: d.topics.map((t) => ({
+        name: t.name,
+        partitions: Array.from({ length: t.end - t.start }, (_, j) => ({
+          partitionIndex: a.partitionIndex[t.start + j]!,
+          partitionSize: a.partitionSize[t.start + j]!,
+          isFutureKey: a.isFutureKey[t.start + j] === 1,
+        })),
+      })),
+    })),
+  };
+}
+
+/** The same fields from the client's parser, INT64s as Number(bigint) as the gateway used them. */
+function clientLogDirs(bytes: Buffer) {
+  const r = clientParse(describeLogDirsV4.parseResponse, bytes);
+  return {
+    throttleTimeMs: r.throttleTimeMs,
+    errorCode: r.errorCode,
+    results: r.results.map((d) => ({
+      errorCode: d.errorCode,
+      logDir: d.logDir,
+      totalBytes: Number(d.totalBytes),
+      usableBytes: Number(d.usableBytes),
+      topics: d.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, partitionSize: Number(p.partitionSize), isFutureKey: p.isFutureKey })),
+      })),
+    })),
+  };
+}
+
+/** What listPartitionReassignments built from the client's parser before it had its own decoder. */
+function clientListed(bytes: Buffer) {
+  const r = clientParse(listPartitionReassignmentsV0.parseResponse, bytes);
+  return {
+    throttleTimeMs: r.throttleTimeMs,
+    errorCode: r.errorCode,
+    errorMessage: r.errorMessage,
+    moving: r.topics.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: [...p.replicas], adding: [...p.addingReplicas], removing: [...p.removingReplicas] })),
+    ),
+  };
+}
+
+/** The sizes and placement loop of describeReplicaSizes before this decoder, over the client's parsed answer. */
+function referenceSizes(bytes: Buffer) {
+  const res = clientParse(describeLogDirsV4.parseResponse, bytes);
+  const sizes = new Map<string, number>();
+  const dirs: { dir: string; errorCode: number }[] = [];
+  const placement = new Map<string, { dir: string | null; futureDir: string | null }>();
+  for (const dir of res.results) {
+    dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
+    if (dir.errorCode !== 0) continue;
+    for (const t of dir.topics) {
+      for (const p of t.partitions) {
+        const at = placement.get(replicaKey(t.name, p.partitionIndex)) ?? { dir: null, futureDir: null };
+        placement.set(replicaKey(t.name, p.partitionIndex), p.isFutureKey ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
+        if (p.isFutureKey) continue;
+        const k = replicaKey(t.name, p.partitionIndex);
+        sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
+      }
+    }
+  }
+  return { sizes, dirs, placement };
+}
+
+// ---------------------------------------------------------------- random answers
+
+const tags = fc.record({ xTag: fc.option(fc.string({ unit: 'grapheme', maxLength: 8 }), { nil: undefined }), yTag: fc.option(fc.uint8Array({ maxLength: 140 }).map((b) => Buffer.from(b)), { nil: undefined }) }, { requiredKeys: [] });
+const int64 = fc.oneof(fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n), fc.bigInt(-1n, 2n ** 53n), fc.constantFrom(-1n, 0n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n));
+// Codes the client knows (-1..127): on any other its parser throws a TypeError building its ResponseError.
+const errorCode = fc.oneof(fc.constant(0), fc.constant(0), fc.constantFrom(56, 57, 31, 41), fc.integer({ min: -1, max: 127 }));
+const topicName = fc.oneof(fc.constantFrom('a', 'b', 'orders', 'x.y_z-1'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }));
+const partitionIndex = fc.oneof(fc.nat(40), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+const withTags = <T extends object>(arb: fc.Arbitrary<T>) => fc.tuple(arb, tags).map(([v, t]) => ({ ...v, ...t }));
+
+const logDirsAnswer: fc.Arbitrary<DescribeLogDirsResponse> = withTags(
+  fc.record({
+    throttleTimeMs: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+    errorCode,
+    results: fc.array(
+      withTags(
+        fc.record({
+          errorCode,
+          logDir: fc.oneof(fc.constantFrom('/data/d1', '/data/d2'), fc.string({ unit: 'grapheme', maxLength: 20 })),
+          topics: fc.array(
+            withTags(
+              fc.record({
+                name: topicName,
+                partitions: fc.array(withTags(fc.record({ partitionIndex, partitionSize: int64, offsetLag: int64, isFutureKey: fc.boolean() })), { maxLength: 6 }),
+              }),
+            ),
+            { maxLength: 4 },
+          ),
+          totalBytes: int64,
+          usableBytes: int64,
+        }),
+      ),
+      { maxLength: 4 },
+    ),
+  }),
+);
+
+const int32s = fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 6 });
+const listedAnswer: fc.Arbitrary<ListPartitionReassignmentsResponse> = withTags(
+  fc.record({
+    throttleTimeMs: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    errorCode,
+    errorMessage: fc.option(fc.string({ unit: 'grapheme', maxLength: 30 }), { nil: null }),
+    topics: fc.array(
+      withTags(
+        fc.record({
+          name: topicName,
+          partitions: fc.array(withTags(fc.record({ partitionIndex, replicas: int32s, addingReplicas: int32s, removingReplicas: int32s })), { maxLength: 6 }),
+        }),
+      ),
+      { maxLength: 5 },
+    ),
+  }),
+);
+
+// ---------------------------------------------------------------- decoding
+
+describe('DescribeLogDirs v4 decoding', () => {
+  it('reads every field the gateway uses as the client parser does, on random answers', () => {
+    fc.assert(
+      fc.property(logDirsAnswer, (res) => {
+        const bytes = encodeLogDirs(res);
+        const r = new WireReader(bytes);
+        assert.deepEqual(ourLogDirs(decodeDescribeLogDirs(r)), clientLogDirs(bytes));
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('builds the sizes, dirs and placement the former loop built (placement only when asked)', () => {
+    fc.assert(
+      fc.property(logDirsAnswer, fc.boolean(), (res, asked) => {
+        const bytes = encodeLogDirs(res);
+        const answer = decodeDescribeLogDirs(new WireReader(bytes));
+        // Keys from the request (the interned path) for some topics, built on the fly for the others.
+        const asking = res.results.flatMap((d) => d.topics.filter((_, i) => asked === (i % 2 === 0)).flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex }))));
+        const { keys } = topicsOf(asking);
+        const reference = referenceSizes(bytes);
+        assert.deepEqual(replicaSizesOf(answer, keys, true), reference);
+        const { placement: _, ...withoutPlacement } = reference;
+        assert.deepEqual(replicaSizesOf(answer, keys, false), withoutPlacement);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a fixed answer: sizes leave out future replicas and offline dirs; placement names both dirs', () => {
+    const bytes = encodeLogDirs({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      results: [
+        {
+          errorCode: 0,
+          logDir: '/d1',
+          topics: [{ name: 't', partitions: [{ partitionIndex: 0, partitionSize: 100n, offsetLag: 0n, isFutureKey: false }, { partitionIndex: 1, partitionSize: 2n ** 40n + 7n, offsetLag: 0n, isFutureKey: false }] }],
+          totalBytes: 10n ** 12n,
+          usableBytes: 5n * 10n ** 11n,
+        },
+        { errorCode: 0, logDir: '/d2', topics: [{ name: 't', partitions: [{ partitionIndex: 0, partitionSize: 40n, offsetLag: 0n, isFutureKey: true }] }], totalBytes: -1n, usableBytes: -1n },
+        { errorCode: 56, logDir: '/d3', topics: [{ name: 't', partitions: [{ partitionIndex: 2, partitionSize: 9n, offsetLag: 0n, isFutureKey: false }] }], totalBytes: -1n, usableBytes: -1n },
+      ],
+    });
+    const answer = decodeDescribeLogDirs(new WireReader(bytes));
+    assert.equal(answer.replicaCount, 4);
+    assert.deepEqual(answer.results.map((d) => [d.logDir, d.totalBytes, d.usableBytes]), [['/d1', 10 ** 12, 5 * 10 ** 11], ['/d2', -1, -1], ['/d3', -1, -1]]);
+    const { keys } = topicsOf([{ topic: 't', partition: 1 }, { topic: 't', partition: 0 }]);
+    assert.deepEqual(replicaSizesOf(answer, keys, true), {
+      sizes: new Map([['t:0', 100], ['t:1', 2 ** 40 + 7]]),
+      dirs: [{ dir: '/d1', errorCode: 0 }, { dir: '/d2', errorCode: 0 }, { dir: '/d3', errorCode: 56 }],
+      placement: new Map([['t:0', { dir: '/d1', futureDir: '/d2' }], ['t:1', { dir: '/d1', futureDir: null }]]),
+    });
+  });
+
+  it('a truncated answer throws, at every cut', () => {
+    const bytes = encodeLogDirs({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      results: [{ errorCode: 0, logDir: '/d1', topics: [{ name: 't', partitions: [{ partitionIndex: 0, partitionSize: 1n, offsetLag: 0n, isFutureKey: false }] }], totalBytes: 1n, usableBytes: 1n }],
+    });
+    for (let cut = 0; cut < bytes.length; cut++) assert.throws(() => decodeDescribeLogDirs(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
+  });
+});
+
+describe('ListPartitionReassignments v0 decoding', () => {
+  it('reads the answer as the gateway read it through the client parser, on random answers', () => {
+    fc.assert(
+      fc.property(listedAnswer, (res) => {
+        const bytes = encodeListed(res);
+        const r = new WireReader(bytes);
+        assert.deepEqual(decodeListPartitionReassignments(r), clientListed(bytes));
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders by topic then partition exactly as one stable sort does', () => {
+    const item = fc.record({ topic: fc.constantFrom('a', 'b', 'B', 'ab', 'é', ''), partition: fc.integer({ min: -3, max: 6 }), id: fc.nat() });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 40 }), (items) => {
+        const moving = items.map((i) => ({ ...i, replicas: [], adding: [], removing: [] })) as (MovingPartition & { id: number })[];
+        const expected = [...moving].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+        assert.deepEqual(sortByTopicPartition([...moving]), expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a truncated answer throws, at every cut', () => {
+    const bytes = encodeListed({ throttleTimeMs: 0, errorCode: 0, errorMessage: 'm', topics: [{ name: 't', partitions: [{ partitionIndex: 0, replicas: [1, 2], addingReplicas: [2], removingReplicas: [] }] }] });
+    for (let cut = 0; cut < bytes.length; cut++) assert.throws(() => decodeListPartitionReassignments(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
+  });
+});
+
+describe('inSlices', () => {
+  it('lets the event loop turn between slices, and returns what the steps return', async () => {
+    const turns: string[] = [];
+    function* steps() {
+      for (let i = 0; i < 3; i++) {
+        turns.push(`step ${i}`);
+        yield;
+      }
+      return 'done';
+    }
+    setImmediate(() => turns.push('other task'));
+    assert.equal(await inSlices(steps(), 0), 'done');
+    assert.deepEqual(turns.slice(0, 2), ['step 0', 'other task']);
+    assert.equal(drain(steps()), 'done');
+  });
+});
+
+describe('WireReader', () => {
+  it('reads unsigned varints of 1 to 5 bytes and refuses a sixth', () => {
+    for (const v of [0, 1, 127, 128, 300, 16383, 16384, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, 2 ** 32 - 1]) {
+      const w = new (class {
+        bytes: number[] = [];
+      })();
+      let x = v;
+      while (x >= 0x80) {
+        w.bytes.push((x % 128) | 0x80);
+        x = Math.floor(x / 128);
+      }
+      w.bytes.push(x);
+      const r = new WireReader(Buffer.from(w.bytes));
+      assert.equal(r.uvarint(), v);
+      assert.equal(r.pos, w.bytes.length);
+    }
+    assert.throws(() => new WireReader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).uvarint(), MalformedResponseError);
+  });
+
+  it('refuses a string or an INT32 array longer than what is left', () => {
+    assert.throws(() => new WireReader(Buffer.from([5, 0x61, 0x62])).compactString(), MalformedResponseError);
+    assert.equal(new WireReader(Buffer.from([4, 0x61, 0x62, 0x63])).compactString(), 'abc');
+    assert.throws(() => new WireReader(Buffer.from([3, 0, 0, 0, 1, 0, 0])).int32Array(), MalformedResponseError);
+    assert.deepEqual(new WireReader(Buffer.from([3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff])).int32Array(), [1, -1]);
+  });
+});
+
+describe('request encoding', () => {
+  const requestTopics = fc.array(fc.record({ name: topicName, partitions: fc.array(partitionIndex, { maxLength: 200 }) }), { maxLength: 6 });
+
+  it('DescribeLogDirs: the bytes of the client encoder, one Buffer', () => {
+    fc.assert(
+      fc.property(requestTopics, (topics) => {
+        assert.deepEqual(encodeDescribeLogDirsRequest(topics), describeLogDirsV4.createRequest(topics).buffer);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ListPartitionReassignments: the bytes of the client encoder, null topics included', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.option(requestTopics, { nil: null }), (timeoutMs, topics) => {
+        const named = topics?.map((t) => ({ name: t.name, partitionIndexes: t.partitions })) ?? null;
+        assert.deepEqual(encodeListPartitionReassignmentsRequest(timeoutMs, named), listPartitionReassignmentsV0.createRequest(timeoutMs, named).buffer);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------- the request path
+
+/**
+ * A connection that answers each request with `answer`, split into chunks the way socket data
+ * arrives (the parser gets the client's Reader over a DynamicBuffer of several Buffers, after
+ * a few bytes it has already read), and records the requests it was sent.
+ */
+function stubConnection(answer: Buffer, sent: Buffer[]): Connection {
+  return {
+    send(_key: number, _version: number, createPayload: () => Writer, parser: (c: number, k: number, v: number, r: Reader) => unknown, _a: boolean, _b: boolean, cb: (err: Error | null, res?: unknown) => void) {
+      sent.push(createPayload().buffer); // the request body: the connection adds the header
+      const w = Writer.create();
+      const framed = Buffer.concat([Buffer.from([9, 9, 9]), answer]);
+      for (let at = 0; at < framed.length; at += 7) w.append(framed.subarray(at, at + 7));
+      const reader = Reader.from(w);
+      reader.position = 3;
+      let res: unknown;
+      try {
+        res = parser(1, _key, _version, reader);
+      } catch (err) {
+        cb(err as Error);
+        return;
+      }
+      cb(null, res);
+    },
+  } as unknown as Connection;
+}
+
+/** A RequestSender that sends on `conn` as the transport does: with `inBand`, a ResponseError yields its response. */
+function stubSender(conn: Connection): RequestSender {
+  return {
+    requestTimeoutMs: 1234,
+    async sendRequest<T>(_api: string, _target: unknown, call: (c: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
+      try {
+        const res = await call(conn);
+        inBand?.(res);
+        return res;
+      } catch (err) {
+        if (inBand && err instanceof ResponseError) return err.response as T;
+        throw err;
+      }
+    },
+  };
+}
+
+describe('describeReplicaSizes and listPartitionReassignments over a connection', () => {
+  const dirsAnswer: DescribeLogDirsResponse = {
+    throttleTimeMs: 0,
+    errorCode: 0,
+    results: [
+      { errorCode: 0, logDir: '/d1', topics: [{ name: 'b', partitions: [{ partitionIndex: 3, partitionSize: 30n, offsetLag: 0n, isFutureKey: false }] }], totalBytes: -1n, usableBytes: -1n },
+      { errorCode: 56, logDir: '/d2', topics: [], totalBytes: -1n, usableBytes: -1n },
+      { errorCode: 0, logDir: '/d3', topics: [{ name: 'b', partitions: [{ partitionIndex: 3, partitionSize: 20n, offsetLag: 0n, isFutureKey: true }] }], totalBytes: -1n, usableBytes: -1n },
+    ],
+  };
+
+  it('asks for each topic once with its partitions sorted, and answers sizes (placement when asked)', async () => {
+    const sent: Buffer[] = [];
+    const kafka = stubSender(stubConnection(encodeLogDirs(dirsAnswer), sent));
+    const asked = [{ topic: 'b', partition: 3 }, { topic: 'a', partition: 2 }, { topic: 'b', partition: 1 }, { topic: 'a', partition: 2 }];
+    const [plain] = await describeReplicaSizes(kafka, [4, 4], asked);
+    assert.deepEqual(plain, { broker: 4, ok: true, sizes: new Map([['b:3', 30]]), dirs: [{ dir: '/d1', errorCode: 0 }, { dir: '/d2', errorCode: 56 }, { dir: '/d3', errorCode: 0 }] });
+    assert.equal(sent.length, 1, 'one request per distinct broker');
+    assert.deepEqual(decode<DescribeLogDirsRequest>(DescribeLogDirsRequestSchema, 4, new SimReader(sent[0]!)).topics, [{ topic: 'b', partitions: [1, 3] }, { topic: 'a', partitions: [2] }]);
+    const [placed] = await describeReplicaSizes(kafka, [4], asked, { placement: true });
+    assert.deepEqual(placed.ok && placed.placement, new Map([['b:3', { dir: '/d1', futureDir: '/d3' }]]));
+  });
+
+  it('a top-level error fails that broker alone, with the error of the code', async () => {
+    const kafka = stubSender(stubConnection(encodeLogDirs({ ...dirsAnswer, errorCode: 31 }), []));
+    assert.deepEqual(await describeReplicaSizes(kafka, [1], [{ topic: 'b', partition: 3 }]), [{ broker: 1, ok: false, error: kafkaErrorInfo(31) }]);
+  });
+
+  it('an error code the client does not know is still the error of that code (its parser threw a TypeError on it)', async () => {
+    const kafka = stubSender(stubConnection(encodeLogDirs({ ...dirsAnswer, errorCode: 200 }), []));
+    assert.deepEqual(await describeReplicaSizes(kafka, [1], [{ topic: 'b', partition: 3 }]), [{ broker: 1, ok: false, error: kafkaErrorInfo(200) }]);
+    const offline = { ...dirsAnswer, results: dirsAnswer.results.map((d) => ({ ...d, errorCode: d.logDir === '/d1' ? 200 : d.errorCode })) };
+    const [r] = await describeReplicaSizes(stubSender(stubConnection(encodeLogDirs(offline), [])), [1], [{ topic: 'b', partition: 3 }]);
+    assert.deepEqual(r.ok && r.sizes, new Map(), 'a dir with an error contributes nothing');
+  });
+
+  it('an answer that ends early fails that broker alone', async () => {
+    const kafka = stubSender(stubConnection(encodeLogDirs(dirsAnswer).subarray(0, 20), []));
+    const [r] = await describeReplicaSizes(kafka, [1], [{ topic: 'b', partition: 3 }]);
+    assert.equal(r.ok, false);
+  });
+
+  it('lists moving partitions sorted; a top-level error throws with the broker message', async () => {
+    const answer: ListPartitionReassignmentsResponse = {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      topics: [
+        { name: 'z', partitions: [{ partitionIndex: 1, replicas: [1, 2, 0], addingReplicas: [1], removingReplicas: [0] }] },
+        { name: 'a', partitions: [{ partitionIndex: 5, replicas: [2, 0], addingReplicas: [2], removingReplicas: [] }, { partitionIndex: 0, replicas: [0], addingReplicas: [], removingReplicas: [] }] },
+      ],
+    };
+    const sent: Buffer[] = [];
+    const kafka = stubSender(stubConnection(encodeListed(answer), sent));
+    assert.deepEqual(await listPartitionReassignments(kafka), [
+      { topic: 'a', partition: 0, replicas: [0], adding: [], removing: [] },
+      { topic: 'a', partition: 5, replicas: [2, 0], adding: [2], removing: [] },
+      { topic: 'z', partition: 1, replicas: [1, 2, 0], adding: [1], removing: [0] },
+    ]);
+    const body = (b: Buffer) => decode<ListPartitionReassignmentsRequest>(ListPartitionReassignmentsRequestSchema, 0, new SimReader(b));
+    assert.deepEqual(body(sent[0]!), { timeoutMs: 1234, topics: null });
+    await listPartitionReassignments(kafka, [{ topic: 'a', partition: 5 }, { topic: 'z', partition: 1 }, { topic: 'a', partition: 0 }]);
+    assert.deepEqual(body(sent[1]!).topics, [{ name: 'a', partitionIndexes: [5, 0] }, { name: 'z', partitionIndexes: [1] }]);
+    assert.deepEqual(await listPartitionReassignments(kafka, []), []);
+    assert.equal(sent.length, 2, 'no request for no partitions');
+
+    await assert.rejects(listPartitionReassignments(stubSender(stubConnection(encodeListed(answer).subarray(0, 30), []))), KafkaRequestError, 'an answer that ends early');
+
+    const failing = stubSender(stubConnection(encodeListed({ ...answer, errorCode: 41, errorMessage: 'not the controller' }), []));
+    await assert.rejects(listPartitionReassignments(failing), (err: unknown) => {
+      assert.ok(err instanceof KafkaRequestError);
+      assert.equal(err.kind, 'kafka');
+      assert.deepEqual(err.kafka, kafkaErrorInfo(41, 'not the controller'));
+      return true;
+    });
+  });
+});
