@@ -504,10 +504,10 @@ function replicationFactorErrors(
 function replicationFactorChanges(planned: readonly PartitionMovePlan[]): ReplicationFactorChange[] {
   const byTopic = new Map<string, { from: Set<number>; to: number; changes: boolean }>();
   for (const p of planned) {
-    const entry = byTopic.get(p.topic) ?? { from: new Set<number>(), to: p.targetReplicas.length, changes: false };
+    let entry = byTopic.get(p.topic);
+    if (!entry) byTopic.set(p.topic, (entry = { from: new Set<number>(), to: p.targetReplicas.length, changes: false }));
     entry.from.add(p.currentReplicas.length);
     if (p.currentReplicas.length !== p.targetReplicas.length) entry.changes = true;
-    byTopic.set(p.topic, entry);
   }
   return [...byTopic.entries()]
     .filter(([, e]) => e.changes)

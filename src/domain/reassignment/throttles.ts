@@ -361,14 +361,28 @@ function stringOrderKey(id: number, colon: boolean): number {
 /** A partition's few broker ids in the string order of their decimal forms (`keys`: memo of stringOrderKey). */
 function sortedAsStrings(ids: readonly number[], keys: Map<number, number>): readonly number[] {
   if (ids.length < 2) return ids;
-  const key = (b: number): number => {
-    let k = keys.get(b);
-    if (k === undefined) keys.set(b, (k = stringOrderKey(b, false)));
-    return k;
-  };
   let sorted = true;
-  for (let i = 1; i < ids.length && sorted; i++) sorted = key(ids[i - 1]!) < key(ids[i]!);
-  return sorted ? ids : [...ids].sort((a, b) => key(a) - key(b));
+  for (let i = 1; i < ids.length && sorted; i++) sorted = brokerKey(ids[i - 1]!, keys) < brokerKey(ids[i]!, keys);
+  if (sorted) return ids;
+  const out = [...ids];
+  // Insertion sort: a handful of ids.
+  for (let i = 1; i < out.length; i++) {
+    const b = out[i]!;
+    const k = brokerKey(b, keys);
+    let j = i - 1;
+    while (j >= 0 && brokerKey(out[j]!, keys) > k) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = b;
+  }
+  return out;
+}
+
+function brokerKey(b: number, keys: Map<number, number>): number {
+  let k = keys.get(b);
+  if (k === undefined) keys.set(b, (k = stringOrderKey(b, false)));
+  return k;
 }
 
 /** One config resource and the values Kafka's tool would SET on it. */
