@@ -53,7 +53,7 @@ function bucketOf(topicHashed: number, partition: number): number {
 }
 
 /** The bucket resources of `partitions`, each once, in order of first appearance. */
-async function bucketResources(partitions: readonly { topic: string; partition: number }[], pace: () => Promise<void>): Promise<string[]> {
+export async function bucketResources(partitions: readonly { topic: string; partition: number }[], pace: () => Promise<void>): Promise<string[]> {
   const seen = new Uint8Array(PARTITION_BUCKETS);
   const out: string[] = [];
   let topic: string | null = null;

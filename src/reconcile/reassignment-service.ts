@@ -128,11 +128,19 @@ export interface PartitionCounts {
   cancelled: number;
 }
 
+/**
+ * Counts per state. Records are immutable (a change is a new object), so the counts of one are
+ * computed once: GETs of a 100,000-partition reassignment do not walk it each time.
+ */
 export function countPartitions(r: ReassignmentRecord): PartitionCounts {
+  const cached = countsOf.get(r);
+  if (cached && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return { ...cached.counts };
   const c: PartitionCounts = { total: r.partitions.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
   for (const p of r.partitions) c[p.state]++;
-  return c;
+  countsOf.set(r, { partitions: r.partitions, updatedAt: r.updatedAt, counts: c });
+  return { ...c };
 }
+const countsOf = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; counts: PartitionCounts }>();
 
 export interface ReassignmentDetail {
   record: ReassignmentRecord;
@@ -409,14 +417,33 @@ export class ReassignmentService {
     // one request for 100,000 would hold the event loop for hundreds of ms. Kafka handles each
     // partition of a request on its own anyway; a failure between two requests leaves the
     // record pending like a failure of one request does (the reconciler resolves it).
-    const results: Awaited<ReturnType<typeof alterPartitionReassignments>> = [];
+    // Up to ALTER_IN_FLIGHT requests at once: one is encoded while Kafka handles another.
+    const batches: { topic: string; partition: number; replicas: number[] }[][] = [];
+    for (let from = 0; from < send.length || from === 0; from += ALTER_BATCH) {
+      const batch: { topic: string; partition: number; replicas: number[] }[] = [];
+      for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i]!.topic, partition: send[i]!.partition, replicas: send[i]!.target });
+      batches.push(batch);
+      await pace();
+    }
+    const answers: Awaited<ReturnType<typeof alterPartitionReassignments>>[] = new Array(batches.length);
+    let results: Awaited<ReturnType<typeof alterPartitionReassignments>>;
     try {
-      for (let from = 0; from < send.length || from === 0; from += ALTER_BATCH) {
-        const batch: { topic: string; partition: number; replicas: number[] }[] = [];
-        for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i]!.topic, partition: send[i]!.partition, replicas: send[i]!.target });
-        for (const r of await alterPartitionReassignments(this.#d.kafka, batch)) results.push(r);
-        await pace();
-      }
+      let next = 0;
+      let failed = false;
+      const sender = async (): Promise<void> => {
+        while (next < batches.length && !failed) {
+          const k = next++;
+          try {
+            answers[k] = await alterPartitionReassignments(this.#d.kafka, batches[k]!);
+          } catch (err) {
+            failed = true; // no further request once one failed
+            throw err;
+          }
+          await pace();
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(ALTER_IN_FLIGHT, batches.length) }, sender));
+      results = answers.flat();
     } catch (err) {
       // Unknown whether Kafka started it: leave the record pending; the reconciler resolves it
       // from what Kafka shows after the start deadline.
@@ -657,10 +684,22 @@ export class ReassignmentService {
     const live = new Map<string, MovingPartition>();
     const sizes = new Map<number, Map<string, number>>();
     if (movingHere.length) {
-      for (const m of await listPartitionReassignments(this.#d.kafka, movingHere)) live.set(partitionId(m.topic, m.partition), m);
-      const brokers = new Set<number>();
-      for (const p of movingHere) for (const b of p.target) if (!p.original.includes(b)) brokers.add(b);
-      for (const a of await describeReplicaSizes(this.#d.kafka, [...brokers], movingHere)) if (a.ok) sizes.set(a.broker, a.sizes);
+      // Both at once; each broker is asked only about the partitions it is adding.
+      const byBroker = new Map<number, ReassignmentPartitionRecord[]>();
+      for (const p of movingHere) {
+        for (const b of p.target) {
+          if (p.original.includes(b)) continue;
+          let list = byBroker.get(b);
+          if (!list) byBroker.set(b, (list = []));
+          if (list.at(-1) !== p) list.push(p);
+        }
+      }
+      const [moves, answers] = await Promise.all([
+        listPartitionReassignments(this.#d.kafka, movingHere),
+        Promise.all([...byBroker].map(([b, parts]) => describeReplicaSizes(this.#d.kafka, [b], parts))),
+      ]);
+      for (const m of moves) live.set(partitionId(m.topic, m.partition), m);
+      for (const a of answers.flat()) if (a.ok) sizes.set(a.broker, a.sizes);
     }
     const items = picked.map((p): PartitionRow => {
       const adding = p.target.filter((b) => !p.original.includes(b));
@@ -905,6 +944,8 @@ const PACE_BUDGET_MS = 15;
 
 /** Partitions per AlterPartitionReassignments request of a start. */
 const ALTER_BATCH = 5000;
+/** AlterPartitionReassignments requests of a start in flight at once. */
+const ALTER_IN_FLIGHT = 4;
 
 /** Runs a domain computation in slices: `pace` yields to the event loop once its budget is spent. */
 async function drive<T>(steps: Steps<T>, pace: () => Promise<void>): Promise<T> {

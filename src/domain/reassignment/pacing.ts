@@ -412,8 +412,11 @@ export function countStates(partitions: Iterable<{ readonly state: MoveState }>)
  * `observedBytesPerSecond` (null when that is unknown or 0).
  */
 export function pacedEtaSeconds(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions & { observedBytesPerSecond?: number | null }): number | null {
-  const schedule = planWaves(partitions, bounds, order, { ...options, maxWaves: 0 });
-  if (schedule.estimatedSeconds !== null) return schedule.estimatedSeconds;
+  // Without a rate the schedule has no duration (null, or 0 with nothing left): not worth running it.
+  if ([options.throttle, options.bandwidth].some((r) => typeof r === 'number' && r > 0)) {
+    const schedule = planWaves(partitions, bounds, order, { ...options, maxWaves: 0 });
+    if (schedule.estimatedSeconds !== null) return schedule.estimatedSeconds;
+  } else if (!partitions.some((p) => p.state === 'queued' || p.state === 'moving')) return 0;
   const observed = options.observedBytesPerSecond;
   if (observed === null || observed === undefined || observed <= 0) return null;
   let remaining = 0;

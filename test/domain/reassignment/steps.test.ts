@@ -177,3 +177,37 @@ describe('steps forms', () => {
     assert.deepEqual(r.errors.map((e) => e.code), ['UNKNOWN_BROKER', 'DUPLICATE_BROKER']);
   });
 });
+
+describe('pacedEtaSeconds without a rate (no schedule run)', () => {
+  it('the same as the schedule-based answer: 0 with nothing queued or moving, else the observed-rate fallback', async () => {
+    const { pacedEtaSeconds, planWaves, moveDestinations } = await import('../../../src/domain/reassignment/index.js');
+    const reference = (parts: Parameters<typeof pacedEtaSeconds>[0], observed: number | null): number | null => {
+      const schedule = planWaves(parts, { perBroker: 2, cluster: null }, 'size-asc', { throttle: null, maxWaves: 0 });
+      if (schedule.estimatedSeconds !== null) return schedule.estimatedSeconds;
+      if (observed === null || observed <= 0) return null;
+      let remaining = 0;
+      for (const p of parts) {
+        const copies = moveDestinations(p).length;
+        if (p.state === 'queued') remaining += p.sizeBytes * copies;
+        else if (p.state === 'moving') remaining += Math.max(0, p.sizeBytes - (p.bytesDone ?? 0)) * copies;
+      }
+      return remaining / observed;
+    };
+    const arbPart = fc.record({
+      topic: fc.constant('t'),
+      partition: fc.nat(20),
+      currentReplicas: fc.array(fc.nat(4), { minLength: 1, maxLength: 3 }),
+      leader: fc.constant(null),
+      targetReplicas: fc.array(fc.nat(4), { minLength: 1, maxLength: 3 }),
+      sizeBytes: fc.nat(1000),
+      state: fc.constantFrom('queued' as const, 'moving' as const, 'completed' as const, 'failed' as const, 'cancelled' as const),
+      bytesDone: fc.nat(1000),
+    });
+    fc.assert(
+      fc.property(fc.array(arbPart, { maxLength: 12 }), fc.option(fc.nat(100)), (parts, observed) => {
+        assert.equal(pacedEtaSeconds(parts, { perBroker: 2, cluster: null }, 'size-asc', { throttle: null, observedBytesPerSecond: observed }), reference(parts, observed));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
