@@ -241,8 +241,7 @@ export class ReassignmentService {
     const view = await this.#d.store.refresh();
     const topicSet = new Set<string>();
     for (const p of req.partitions) topicSet.add(p.topic);
-    const topics = [...topicSet];
-    const [placement, cluster, ongoing] = await Promise.all([describePartitions(this.#d.kafka, topics), this.#d.kafka.describeCluster(), this.ongoing(view)]);
+    const [placement, cluster, ongoing] = await Promise.all([this.#placement([...topicSet]), this.#d.kafka.describeCluster(), this.ongoing(view)]);
     // Leader sizes (estimate, bytesTotal) are asked for now and arrive while the request is
     // validated; a validation failure discards them (nothing waits on a rejected promise).
     const sizesAsked = this.#leaderSizes(placement, req.partitions, ongoing.moving, pace);
@@ -517,6 +516,20 @@ export class ReassignmentService {
     const next: ReassignmentRecord = { ...record, state, endedAt: now, updatedAt: now, ...(reason !== undefined && { reason }) };
     await this.#d.store.write([next]);
     return next;
+  }
+
+  /**
+   * describePartitions in requests of METADATA_TOPICS topics, all in flight at once: each answer
+   * is decoded on its own turn of the event loop (one Metadata answer for 100 topics of 1000
+   * partitions is hundreds of ms of decoding in one go). The same list as one request gives:
+   * topics sorted by name (the chunks are cut from the sorted names).
+   */
+  async #placement(topics: string[]): Promise<TopicPartitions[]> {
+    if (topics.length <= METADATA_TOPICS) return describePartitions(this.#d.kafka, topics);
+    const sorted = [...topics].sort();
+    const chunks: string[][] = [];
+    for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
+    return (await Promise.all(chunks.map((c) => describePartitions(this.#d.kafka, c)))).flat();
   }
 
   /**
@@ -944,6 +957,9 @@ const PACE_BUDGET_MS = 15;
 
 /** Partitions per AlterPartitionReassignments request of a start. */
 const ALTER_BATCH = 5000;
+/** Topics per Metadata request of a start (see #placement). */
+const METADATA_TOPICS = 10;
+
 /** AlterPartitionReassignments requests of a start in flight at once. */
 const ALTER_IN_FLIGHT = 4;
 
