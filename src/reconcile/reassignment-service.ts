@@ -14,8 +14,8 @@ import {
   computeReassignmentThrottlesSteps,
   estimateMoveSteps,
   formatReassignmentFileSteps,
-  nextToStart,
-  planWaves,
+  nextToStartSteps,
+  planWavesSteps,
   pacedEtaSeconds,
   DEFAULT_PACING_ORDER,
   type ConcurrencyBounds,
@@ -306,13 +306,17 @@ export class ReassignmentService {
             state: 'queued' as const,
             noOp: p.noOp,
           }));
-    const firstWave = paced && concurrency ? nextToStart(paced.filter((p) => !p.noOp), concurrency, order) : null;
+    const firstWave = paced && concurrency ? await drive(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
     const inFirstWave = new PartitionMap<true>();
     for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
     const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(p.topic, p.partition)) : moves;
     const throttles = req.throttle === null ? null : await drive(computeReassignmentThrottlesSteps(ongoing.moving, sentNow), pace);
     const estimate = await drive(estimateMoveSteps(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
     const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
+    const schedule =
+      paced && concurrency
+        ? await drive(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
+        : null;
     const planView: PlanView = {
       partitions: plan.partitions,
       warnings: plan.warnings,
@@ -320,10 +324,7 @@ export class ReassignmentService {
       throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
       estimate,
       rollback,
-      pacing:
-        paced && concurrency
-          ? { concurrency, order, schedule: planWaves(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }) }
-          : null,
+      pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
       ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
     };
     if (req.validateOnly) return { kind: 'plan', plan: planView };

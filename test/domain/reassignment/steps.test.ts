@@ -211,3 +211,26 @@ describe('pacedEtaSeconds without a rate (no schedule run)', () => {
     );
   });
 });
+
+describe('pacing in steps', () => {
+  it('planWavesSteps and nextToStartSteps: same answers as planWaves and nextToStart, with yields', async () => {
+    const { planWaves, planWavesSteps, nextToStart, nextToStartSteps } = await import('../../../src/domain/reassignment/index.js');
+    const parts = Array.from({ length: 3000 }, (_, i) => ({
+      topic: `t${i % 3}`,
+      partition: i,
+      currentReplicas: [i % 6, (i + 1) % 6],
+      leader: i % 6,
+      targetReplicas: [(i + 2) % 6, (i + 1) % 6],
+      sizeBytes: 1000 + (i % 13) * 100,
+      state: i % 17 === 0 ? ('moving' as const) : ('queued' as const),
+      bytesDone: 50,
+    }));
+    const bounds = { perBroker: 3, cluster: null };
+    const waves = drain(planWavesSteps(parts, bounds, 'size-asc', { throttle: 1000, maxWaves: 10 }));
+    assert.ok(waves.yields > 2);
+    assert.deepEqual(waves.value, planWaves(parts, bounds, 'size-asc', { throttle: 1000, maxWaves: 10 }));
+    const next = drain(nextToStartSteps(parts, bounds, 'size-desc'));
+    assert.ok(next.yields > 1);
+    assert.deepEqual(next.value, nextToStart(parts, bounds, 'size-desc'));
+  });
+});
