@@ -230,13 +230,15 @@ export function* validateReassignmentSteps(
   const warnings: PlanWarning[] = [];
   const planned: PartitionMovePlan[] = [];
 
-  // First occurrence index of each requested partition, and how many times it appears.
-  const requested = new PartitionMap<{ index: number; count: number }>();
+  // First occurrence index of each requested partition, and how many times it appears (repeats
+  // only: a number per partition, no object).
+  const requested = new PartitionMap<number>();
+  const repeats = new Map<number, number>();
   for (let index = 0; index < targets.partitions.length; index++) {
     const p = targets.partitions[index];
     const seen = requested.get(p.topic, p.partition);
-    if (seen) seen.count++;
-    else requested.set(p.topic, p.partition, { index, count: 1 });
+    if (seen !== undefined) repeats.set(seen, (repeats.get(seen) ?? 1) + 1);
+    else requested.set(p.topic, p.partition, index);
     if (++steps % STEP_ITEMS === 0) yield;
   }
 
@@ -244,7 +246,8 @@ export function* validateReassignmentSteps(
     if (++steps % STEP_ITEMS === 0) yield;
     const target = targets.partitions[index];
     const { topic, partition } = target;
-    const { index: first, count } = requested.get(topic, partition)!;
+    const first = requested.get(topic, partition)!;
+    const count = repeats.size > 0 ? (repeats.get(first) ?? 1) : 1;
     if (first !== index) continue; // duplicates are reported at the first occurrence
 
     if (count > 1) {
@@ -451,7 +454,7 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
 function replicationFactorErrors(
   planned: readonly PartitionMovePlan[],
   topics: ReadonlyMap<string, ReadonlyMap<number, PartitionReplicas>>,
-  requestedIndex: PartitionMap<{ index: number; count: number }>,
+  requestedIndex: PartitionMap<number>,
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
   const changing = new Set<string>();
@@ -478,7 +481,7 @@ function replicationFactorErrors(
     }
     // Lengths of every requested partition of the topic (first occurrence), not just the valid ones.
     const byLength = new Map<number, number[]>();
-    for (const [partition, { index }] of requestedIndex.topic(topic) ?? []) {
+    for (const [partition, index] of requestedIndex.topic(topic) ?? []) {
       const length = requested[index].replicas.length;
       const list = byLength.get(length) ?? [];
       list.push(partition);
