@@ -574,7 +574,9 @@ export class ReassignmentService {
     // One request at a time is encoded, with a turn of the event loop between them; all are in flight together.
     const asked: Promise<{ broker: number; partitions: { topic: string; partition: number }[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
     for (const [broker, partitions] of byLeader) {
-      asked.push(describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, a })));
+      const answer = describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, a }));
+      answer.catch(() => undefined); // a failure while the next one is encoded is not unhandled: Promise.all below reports it
+      asked.push(answer);
       await pace();
     }
     for (const { broker, partitions, a } of await Promise.all(asked)) {
