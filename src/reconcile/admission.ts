@@ -7,10 +7,10 @@
 // reassignment admitted just before ours, still pending, is not in Kafka's moves yet) and the
 // caller writes its record in the same batch as the claim's release. The loser answers 409 and
 // writes nothing but its claim's tombstone.
-import { KAFKA_ERRORS, type PartitionError } from '../domain/reassignment/index.js';
+import { KAFKA_ERRORS, PartitionMap, type PartitionError } from '../domain/reassignment/index.js';
 import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
-import { activePartitions, isLive, partitionId } from './ownership.js';
+import { activePartitions, isLive } from './ownership.js';
 
 /** How long an admission may hold its partitions before its record is written. */
 const ADMISSION_LEASE_MS = 60_000;
@@ -26,14 +26,52 @@ const ADMISSION_LEASE_MS = 60_000;
  */
 export const PARTITION_BUCKETS = 8192;
 export function partitionResource(topic: string, partition: number): string {
-  // FNV-1a over `topic:partition`.
-  let h = 0x811c9dc5;
-  const key = `${topic}:${partition}`;
+  return `partition-bucket/${bucketOf(topicHash(topic), partition)}`;
+}
+
+// FNV-1a over `topic:partition`, in two parts: the topic's (with the ':') once per topic, then
+// the partition's decimal digits, so that 100,000 partitions build no `topic:partition` string.
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+function topicHash(topic: string): number {
+  let h = FNV_OFFSET;
+  const key = `${topic}:`;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
+    h = Math.imul(h, FNV_PRIME) >>> 0;
   }
-  return `partition-bucket/${h % PARTITION_BUCKETS}`;
+  return h;
+}
+function bucketOf(topicHashed: number, partition: number): number {
+  let h = topicHashed;
+  const digits = String(partition);
+  for (let i = 0; i < digits.length; i++) {
+    h ^= digits.charCodeAt(i);
+    h = Math.imul(h, FNV_PRIME) >>> 0;
+  }
+  return h % PARTITION_BUCKETS;
+}
+
+/** The bucket resources of `partitions`, each once, in order of first appearance. */
+export async function bucketResources(partitions: readonly { topic: string; partition: number }[], pace: () => Promise<void>): Promise<string[]> {
+  const seen = new Uint8Array(PARTITION_BUCKETS);
+  const out: string[] = [];
+  let topic: string | null = null;
+  let hashed = 0;
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    if (p.topic !== topic) {
+      topic = p.topic;
+      hashed = topicHash(topic);
+    }
+    const b = bucketOf(hashed, p.partition);
+    if (!seen[b]) {
+      seen[b] = 1;
+      out.push(`partition-bucket/${b}`);
+    }
+    if (i % 2048 === 0) await pace();
+  }
+  return out;
 }
 const reassignmentPurpose = (id: string): string => `reassignment/${id}`;
 
@@ -50,14 +88,25 @@ export async function admitReassignment(
     /** Live records as validation saw them (id -> state): a record already running then passed validation. */
     validated: ReadonlyMap<string, string>;
   },
+  /** Gives the event loop a turn in long loops (makePacer); default: never. */
+  pace: () => Promise<void> = async () => undefined,
 ): Promise<Admission> {
-  const resources = [...new Set(req.partitions.map((p) => partitionResource(p.topic, p.partition)))];
+  const resources = await bucketResources(req.partitions, pace);
   const claimed = await store.claim(resources, { purpose: reassignmentPurpose(req.id), owner: req.owner, ttlMs: ADMISSION_LEASE_MS });
-  const indexOf = new Map(req.partitions.map((p, i) => [partitionId(p.topic, p.partition), i]));
+  // Request positions, for errors only (built on the first one).
+  let indexOf: PartitionMap<number> | null = null;
+  const indexOfPartition = (topic: string, partition: number): number | null => {
+    if (!indexOf) {
+      indexOf = new PartitionMap<number>();
+      // Last occurrence wins, as a Map built from the list would have it.
+      req.partitions.forEach((p, i) => indexOf!.set(p.topic, p.partition, i));
+    }
+    return indexOf.get(topic, partition) ?? null;
+  };
   const conflict = (topic: string, partition: number, who: string | null, message: string): PartitionError => ({
     topic,
     partition,
-    index: indexOf.get(partitionId(topic, partition)) ?? null,
+    index: indexOfPartition(topic, partition),
     code: 'REASSIGNMENT_CONFLICT',
     message,
     kafkaError: KAFKA_ERRORS.REASSIGNMENT_IN_PROGRESS,
@@ -75,14 +124,18 @@ export async function admitReassignment(
     };
   }
   const view = store.view();
-  if (!req.addToExisting) {
-    const wanted = new Set(req.partitions.map((p) => partitionId(p.topic, p.partition)));
+  // Running when validation looked (and its partition not moving then): its move is over.
+  const others = req.addToExisting ? [] : [...view.reassignments.values()].filter((r) => isLive(r) && r.id !== req.id && req.validated.get(r.id) !== 'running');
+  if (others.length > 0) {
+    const wanted = new PartitionMap<true>();
+    for (let i = 0; i < req.partitions.length; i++) {
+      wanted.set(req.partitions[i]!.topic, req.partitions[i]!.partition, true);
+      if (i % 2048 === 0) await pace();
+    }
     const errors: PartitionError[] = [];
-    for (const r of view.reassignments.values()) {
-      // Running when validation looked (and its partition not moving then): its move is over.
-      if (!isLive(r) || r.id === req.id || req.validated.get(r.id) === 'running') continue;
+    for (const r of others) {
       for (const p of activePartitions(r)) {
-        if (wanted.has(partitionId(p.topic, p.partition))) {
+        if (wanted.has(p.topic, p.partition)) {
           errors.push(conflict(p.topic, p.partition, r.id, `${p.topic}-${p.partition} was just taken by reassignment ${r.id} (${r.state}). Set addToExisting to true to replace its move.`));
         }
       }

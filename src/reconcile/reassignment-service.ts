@@ -11,20 +11,24 @@
 import { randomBytes } from 'node:crypto';
 import {
   computeReassignmentThrottles,
-  estimateMove,
-  formatReassignmentFile,
-  nextToStart,
-  planWaves,
+  computeReassignmentThrottlesSteps,
+  estimateMoveSteps,
+  formatReassignmentFileSteps,
+  nextToStartSteps,
+  planWavesSteps,
   pacedEtaSeconds,
   DEFAULT_PACING_ORDER,
   type ConcurrencyBounds,
   type PacedPartition,
   type PacingOrder,
   type WaveSchedule,
-  parseReassignmentRequest,
+  parseReassignmentRequestSteps,
+  PartitionMap,
   reassignmentThrottleConfigs,
+  STEP_ITEMS,
+  type Steps,
   throttleDemandFor,
-  validateReassignment,
+  validateReassignmentSteps,
   checkLogDirMoves,
   logDirMoves,
   withLogDirThrottle,
@@ -33,7 +37,7 @@ import {
   type FieldError,
   type OngoingPartitionReassignment,
   type PartitionError,
-  type PartitionSizes,
+  type PartitionAssignment,
   type ReassignmentFile,
   type ReassignmentPlan,
   type SnapshotProgress,
@@ -50,7 +54,7 @@ import { describePartitions, type TopicPartitions } from '../kafka/partitions.js
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
-import { boundedError } from '../state/layout.js';
+import { boundedError, makePacer } from '../state/layout.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import { admitReassignment } from './admission.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
@@ -124,11 +128,19 @@ export interface PartitionCounts {
   cancelled: number;
 }
 
+/**
+ * Counts per state. Records are immutable (a change is a new object), so the counts of one are
+ * computed once: GETs of a 100,000-partition reassignment do not walk it each time.
+ */
 export function countPartitions(r: ReassignmentRecord): PartitionCounts {
+  const cached = countsOf.get(r);
+  if (cached && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return { ...cached.counts };
   const c: PartitionCounts = { total: r.partitions.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
   for (const p of r.partitions) c[p.state]++;
-  return c;
+  countsOf.set(r, { partitions: r.partitions, updatedAt: r.updatedAt, counts: c });
+  return { ...c };
 }
+const countsOf = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; counts: PartitionCounts }>();
 
 export interface ReassignmentDetail {
   record: ReassignmentRecord;
@@ -219,16 +231,27 @@ export class ReassignmentService {
   // ------------------------------------------------------------------ POST /reassignments
 
   async start(body: unknown, requestedBy: string | null, opts: { rollbackOf?: string } = {}): Promise<StartResult> {
-    const parsed = parseReassignmentRequest(body);
+    // At 100,000 partitions every pass below is tens of ms: each runs in slices (Steps driven
+    // by `pace`), so other requests and the reconciler are served meanwhile.
+    const pace = makePacer(PACE_BUDGET_MS);
+    const parsed = await drive(parseReassignmentRequestSteps(body), pace);
     if (!parsed.ok) return { kind: 'bad-request', errors: parsed.errors };
     const req = parsed.request;
 
     const view = await this.#d.store.refresh();
-    const topics = [...new Set(req.partitions.map((p) => p.topic))];
-    const [placement, cluster, ongoing] = await Promise.all([describePartitions(this.#d.kafka, topics), this.#d.kafka.describeCluster(), this.ongoing(view)]);
-    const validation = validateReassignment(
-      { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
-      { partitions: req.partitions, addToExisting: req.addToExisting },
+    const topicSet = new Set<string>();
+    for (const p of req.partitions) topicSet.add(p.topic);
+    const [placement, cluster, ongoing] = await Promise.all([this.#placement([...topicSet]), this.#d.kafka.describeCluster(), this.ongoing(view)]);
+    // Leader sizes (estimate, bytesTotal) are asked for now and arrive while the request is
+    // validated; a validation failure discards them (nothing waits on a rejected promise).
+    const sizesAsked = this.#leaderSizes(placement, req.partitions, ongoing.moving, pace);
+    sizesAsked.catch(() => undefined);
+    const validation = await drive(
+      validateReassignmentSteps(
+        { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
+        { partitions: req.partitions, addToExisting: req.addToExisting },
+      ),
+      pace,
     );
     if (!validation.ok) return { kind: 'invalid', problem: validationKind(validation.errors), errors: validation.errors };
     const plan = validation.plan;
@@ -252,10 +275,21 @@ export class ReassignmentService {
         for (const m of dirMoves) if (m.broker === a.broker) currentDirs.set(`${m.broker}:${replicaKey(m.topic, m.partition)}`, a.placement?.get(replicaKey(m.topic, m.partition))?.dir ?? null);
       }
     }
-    const dirsOf = new Map(req.partitions.filter((p) => p.logDirs).map((p) => [partitionId(p.topic, p.partition), [...p.logDirs!]]));
+    const dirsOf = new PartitionMap<string[]>();
+    for (const p of req.partitions) if (p.logDirs) dirsOf.set(p.topic, p.partition, [...p.logDirs]);
 
     const moves = plan.partitions.filter((p) => !p.noOp);
-    const sizes = await this.#leaderSizes(plan.partitions.filter((p) => p.adding.length > 0));
+    // Sizes of the moves that copy (adding replicas) only, as the estimate and bytesTotal expect.
+    const leaderSize = await sizesAsked;
+    const sizes: Record<string, Record<number, number>> = {};
+    for (let i = 0; i < plan.partitions.length; i++) {
+      const p = plan.partitions[i]!;
+      if (p.adding.length > 0 && p.leader !== null) {
+        const size = leaderSize.get(p.topic, p.partition);
+        if (size !== undefined) (sizes[p.topic] ??= {})[p.partition] = size;
+      }
+      if (i % STEP_ITEMS === 0) await pace();
+    }
     // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
     const concurrency = req.concurrency ?? this.#d.config.defaultConcurrency ?? null;
     const order = req.order ?? DEFAULT_PACING_ORDER;
@@ -272,21 +306,25 @@ export class ReassignmentService {
             state: 'queued' as const,
             noOp: p.noOp,
           }));
-    const firstWave = paced && concurrency ? nextToStart(paced.filter((p) => !p.noOp), concurrency, order) : null;
-    const inFirstWave = new Set(firstWave?.map((p) => partitionId(p.topic, p.partition)));
-    const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : moves;
-    const throttles = req.throttle === null ? null : computeReassignmentThrottles(ongoing.moving, sentNow);
+    const firstWave = paced && concurrency ? await drive(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
+    const inFirstWave = new PartitionMap<true>();
+    for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
+    const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(p.topic, p.partition)) : moves;
+    const throttles = req.throttle === null ? null : await drive(computeReassignmentThrottlesSteps(ongoing.moving, sentNow), pace);
+    const estimate = await drive(estimateMoveSteps(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
+    const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
+    const schedule =
+      paced && concurrency
+        ? await drive(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
+        : null;
     const planView: PlanView = {
       partitions: plan.partitions,
       warnings: plan.warnings,
       throttle: req.throttle,
       throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
-      estimate: estimateMove(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }),
-      rollback: formatReassignmentFile(plan.rollback),
-      pacing:
-        paced && concurrency
-          ? { concurrency, order, schedule: planWaves(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }) }
-          : null,
+      estimate,
+      rollback,
+      pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
       ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
     };
     if (req.validateOnly) return { kind: 'plan', plan: planView };
@@ -294,16 +332,26 @@ export class ReassignmentService {
     // 1. Write-ahead: the record (with its throttle demand) before anything changes.
     const now = this.#now();
     const id = newId('r');
+    // The plan's replica arrays are fresh copies made for this plan: the record shares them (neither changes them).
+    const recordPartitions: ReassignmentPartitionRecord[] = new Array(plan.partitions.length);
+    for (let i = 0; i < plan.partitions.length; i++) {
+      const p = plan.partitions[i]!;
+      const size = sizes[p.topic]?.[p.partition];
+      const bytesTotal = size === undefined ? null : size * p.adding.length;
+      const logDirs = dirsOf.size > 0 ? dirsOf.get(p.topic, p.partition) : undefined;
+      const original = p.currentReplicas as number[];
+      const target = p.targetReplicas as number[];
+      recordPartitions[i] = logDirs
+        ? { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal, logDirs }
+        : { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal };
+      if (i % STEP_ITEMS === 0) await pace();
+    }
     let record: ReassignmentRecord = {
       kind: 'reassignment',
       v: RECORD_VERSION,
       id,
       state: 'pending',
-      partitions: plan.partitions.map((p) => {
-        const size = sizes[p.topic]?.[p.partition];
-        const logDirs = dirsOf.get(partitionId(p.topic, p.partition));
-        return { topic: p.topic, partition: p.partition, original: [...p.currentReplicas], target: [...p.targetReplicas], state: 'queued' as const, bytesTotal: size === undefined ? null : size * p.adding.length, ...(logDirs && { logDirs }) };
-      }),
+      partitions: recordPartitions,
       concurrency: concurrency && { perBroker: concurrency.perBroker, cluster: concurrency.cluster },
       order: concurrency ? order : 'as-given',
       paused: false,
@@ -319,10 +367,10 @@ export class ReassignmentService {
     };
     // Two instances may admit overlapping requests at once: the state topic decides (admission.ts).
     const validated = new Map([...view.reassignments.values()].filter(isLive).map((r) => [r.id, r.state]));
-    const admitted = await admitReassignment(this.#d.store, { id, owner: this.#d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated });
+    const admitted = await admitReassignment(this.#d.store, { id, owner: this.#d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated }, pace);
     if (!admitted.ok) return { kind: 'invalid', problem: 'conflict', errors: admitted.errors };
     // addToExisting: partitions another gateway reassignment was moving are this one's now.
-    const superseded = this.#supersede(admitted.view, record);
+    const superseded = await this.#supersede(admitted.view, record, pace);
     await this.#d.store.release(admitted.claim, [record, ...superseded]);
 
     // 2. Throttles: ledger first, then the configs (inside the sync).
@@ -351,24 +399,51 @@ export class ReassignmentService {
     // Intra-broker moves first (kafka-reassign-partitions.sh sends them too): a broker that hosts
     // the replica starts copying; one that does not yet answers 9 and remembers the dir (the
     // reconciler re-sends it once the reassignment created the replica). Other errors fail the partition.
-    const dirFailed = new Map<string, { code: number; name: string; message: string }>();
+    const dirFailed = new PartitionMap<{ code: number; name: string; message: string }>();
     if (dirMoves.length > 0) {
       for (const r of await this.#d.kafka.alterReplicaLogDirs(dirMoves)) {
         if (r.ok || r.error.code === REPLICA_NOT_AVAILABLE) continue;
-        const key = partitionId(r.topic, r.partition);
-        if (!dirFailed.has(key)) dirFailed.set(key, { code: r.error.code, name: r.error.name, message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}` });
+        if (!dirFailed.has(r.topic, r.partition)) dirFailed.set(r.topic, r.partition, { code: r.error.code, name: r.error.name, message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}` });
       }
     }
     // Paced: the first wave only (a paced no-op is at its target already: completed, not sent).
-    const send = (firstWave ? record.partitions.filter((p) => inFirstWave.has(partitionId(p.topic, p.partition))) : record.partitions).filter(
-      (p) => !dirFailed.has(partitionId(p.topic, p.partition)),
-    );
-    let results;
+    const send: ReassignmentPartitionRecord[] = [];
+    for (let i = 0; i < record.partitions.length; i++) {
+      const p = record.partitions[i]!;
+      if ((!firstWave || inFirstWave.has(p.topic, p.partition)) && (dirFailed.size === 0 || !dirFailed.has(p.topic, p.partition))) send.push(p);
+      if (i % STEP_ITEMS === 0) await pace();
+    }
+    // In requests of at most ALTER_BATCH partitions: each is encoded and decoded in one go, so
+    // one request for 100,000 would hold the event loop for hundreds of ms. Kafka handles each
+    // partition of a request on its own anyway; a failure between two requests leaves the
+    // record pending like a failure of one request does (the reconciler resolves it).
+    // Up to ALTER_IN_FLIGHT requests at once: one is encoded while Kafka handles another.
+    const batches: { topic: string; partition: number; replicas: number[] }[][] = [];
+    for (let from = 0; from < send.length || from === 0; from += ALTER_BATCH) {
+      const batch: { topic: string; partition: number; replicas: number[] }[] = [];
+      for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i]!.topic, partition: send[i]!.partition, replicas: send[i]!.target });
+      batches.push(batch);
+      await pace();
+    }
+    const answers: Awaited<ReturnType<typeof alterPartitionReassignments>>[] = new Array(batches.length);
+    let results: Awaited<ReturnType<typeof alterPartitionReassignments>>;
     try {
-      results = await alterPartitionReassignments(
-        this.#d.kafka,
-        send.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.target })),
-      );
+      let next = 0;
+      let failed = false;
+      const sender = async (): Promise<void> => {
+        while (next < batches.length && !failed) {
+          const k = next++;
+          try {
+            answers[k] = await alterPartitionReassignments(this.#d.kafka, batches[k]!);
+          } catch (err) {
+            failed = true; // no further request once one failed
+            throw err;
+          }
+          await pace();
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(ALTER_IN_FLIGHT, batches.length) }, sender));
+      results = answers.flat();
     } catch (err) {
       // Unknown whether Kafka started it: leave the record pending; the reconciler resolves it
       // from what Kafka shows after the start deadline.
@@ -376,20 +451,17 @@ export class ReassignmentService {
     }
     crashPoint(this.#d.config, 'reassignment-start');
 
-    const byKey = new Map(results.map((r) => [partitionId(r.topic, r.partition), r]));
+    const byKey = new PartitionMap<(typeof results)[number]>();
+    for (const r of results) byKey.set(r.topic, r.partition, r);
     const startedAt = this.#now();
-    const noOps = new Set(plan.partitions.filter((p) => p.noOp).map((p) => partitionId(p.topic, p.partition)));
-    const partitions: ReassignmentPartitionRecord[] = record.partitions.map((p) => {
-      const key = partitionId(p.topic, p.partition);
-      const dirError = dirFailed.get(key);
-      if (dirError) return { ...p, state: 'failed', endedAt: startedAt, startError: boundedError(dirError) };
-      // A no-op with dir moves is moving (between the log dirs of its brokers) until the reconciler sees them done.
-      if (firstWave && !inFirstWave.has(key)) return noOps.has(key) ? (p.logDirs ? { ...p, state: 'moving', startedAt } : { ...p, state: 'completed', startedAt, endedAt: startedAt }) : p;
-      const r = byKey.get(key);
-      return r && !r.ok
-        ? { ...p, state: 'failed', endedAt: startedAt, startError: boundedError({ code: r.error.code, name: r.error.name, message: r.error.message }) }
-        : { ...p, state: 'moving', startedAt };
-    });
+    const noOps = new PartitionMap<true>();
+    if (firstWave) for (const p of plan.partitions) if (p.noOp) noOps.set(p.topic, p.partition, true);
+    const partitions: ReassignmentPartitionRecord[] = new Array(record.partitions.length);
+    for (let i = 0; i < record.partitions.length; i++) {
+      const p = record.partitions[i]!;
+      partitions[i] = startedPartition(p, startedAt, dirFailed.size > 0 ? dirFailed.get(p.topic, p.partition) : undefined, firstWave ? inFirstWave.has(p.topic, p.partition) : true, noOps.has(p.topic, p.partition), byKey.get(p.topic, p.partition));
+      if (i % STEP_ITEMS === 0) await pace();
+    }
     // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
     const started = partitions.some((p) => !p.startError && (p.state === 'moving' || p.state === 'queued' || p.state === 'completed'));
     const outcome = { partitions, state: started ? ('running' as const) : ('failed' as const), startedAt: this.#now(), updatedAt: this.#now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: this.#now() }) };
@@ -411,19 +483,25 @@ export class ReassignmentService {
   }
 
   /** Records of other live reassignments whose partitions `next` takes over (addToExisting). */
-  #supersede(view: StateView, next: ReassignmentRecord): ReassignmentRecord[] {
-    const taken = new Set(next.partitions.map((p) => partitionId(p.topic, p.partition)));
+  async #supersede(view: StateView, next: ReassignmentRecord, pace: () => Promise<void>): Promise<ReassignmentRecord[]> {
+    const others = [...view.reassignments.values()].filter((r) => isLive(r) && r.id !== next.id);
+    if (others.length === 0) return [];
+    const taken = new PartitionMap<true>();
+    for (let i = 0; i < next.partitions.length; i++) {
+      taken.set(next.partitions[i]!.topic, next.partitions[i]!.partition, true);
+      if (i % STEP_ITEMS === 0) await pace();
+    }
     const out: ReassignmentRecord[] = [];
-    for (const r of view.reassignments.values()) {
-      if (!isLive(r) || r.id === next.id) continue;
-      if (!activePartitions(r).some((p) => taken.has(partitionId(p.topic, p.partition)))) continue;
+    for (const r of others) {
+      if (!activePartitions(r).some((p) => taken.has(p.topic, p.partition))) continue;
       out.push({
         ...r,
         partitions: r.partitions.map((p) =>
-          !p.supersededBy && p.state !== 'failed' && taken.has(partitionId(p.topic, p.partition)) ? { ...p, supersededBy: next.id, ...(p.state !== 'completed' && { state: 'cancelled' as const, endedAt: next.createdAt }) } : p,
+          !p.supersededBy && p.state !== 'failed' && taken.has(p.topic, p.partition) ? { ...p, supersededBy: next.id, ...(p.state !== 'completed' && { state: 'cancelled' as const, endedAt: next.createdAt }) } : p,
         ),
         updatedAt: next.createdAt,
       });
+      await pace();
     }
     return out;
   }
@@ -441,16 +519,75 @@ export class ReassignmentService {
     return next;
   }
 
-  /** partition_size of each partition on its leader (for estimates). */
-  async #leaderSizes(moves: { topic: string; partition: number; leader: number | null }[]): Promise<PartitionSizes> {
-    const withLeader = moves.filter((m) => m.leader !== null);
-    if (withLeader.length === 0) return {};
-    const answers = await describeReplicaSizes(this.#d.kafka, withLeader.map((m) => m.leader!), withLeader);
-    const byBroker = new Map(answers.filter((a) => a.ok).map((a) => [a.broker, (a as { sizes: Map<string, number> }).sizes]));
-    const out: Record<string, Record<number, number>> = {};
-    for (const m of withLeader) {
-      const size = byBroker.get(m.leader!)?.get(replicaKey(m.topic, m.partition));
-      if (size !== undefined) (out[m.topic] ??= {})[m.partition] = size;
+  /**
+   * describePartitions in requests of METADATA_TOPICS topics, all in flight at once: each answer
+   * is decoded on its own turn of the event loop (one Metadata answer for 100 topics of 1000
+   * partitions is hundreds of ms of decoding in one go). The same list as one request gives:
+   * topics sorted by name (the chunks are cut from the sorted names).
+   */
+  async #placement(topics: string[]): Promise<TopicPartitions[]> {
+    if (topics.length <= METADATA_TOPICS) return describePartitions(this.#d.kafka, topics);
+    const sorted = [...topics].sort();
+    const chunks: string[][] = [];
+    for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
+    return (await Promise.all(chunks.map((c) => describePartitions(this.#d.kafka, c)))).flat();
+  }
+
+  /**
+   * partition_size of each requested partition on its current leader (for estimates): one
+   * DescribeLogDirs per leader, naming only the partitions it leads (a broker answers every
+   * replica it hosts of the partitions named: a third of the bytes to decode at RF 3).
+   */
+  async #leaderSizes(
+    placement: readonly TopicPartitions[],
+    requested: readonly PartitionAssignment[],
+    moving: readonly MovingPartition[],
+    pace: () => Promise<void>,
+  ): Promise<PartitionMap<number>> {
+    const current = new Map<string, Map<number, TopicPartitions['partitions'][number]>>();
+    for (const t of placement) {
+      const m = new Map<number, TopicPartitions['partitions'][number]>();
+      for (const p of t.partitions) m.set(p.partition, p);
+      current.set(t.name, m);
+      await pace();
+    }
+    const isMoving = new PartitionMap<true>();
+    for (const m of moving) isMoving.set(m.topic, m.partition, true);
+    const byLeader = new Map<number, { topic: string; partition: number }[]>();
+    for (let i = 0; i < requested.length; i++) {
+      const { topic, partition, replicas } = requested[i]!;
+      const p = current.get(topic)?.get(partition);
+      if (i % STEP_ITEMS === 0) await pace();
+      if (p === undefined || p.leader < 0) continue;
+      // Only what may copy: a target broker the partition does not have, or a partition moving
+      // now (its replicas include the running move's adding ones). No-ops and reorders ask nothing.
+      let mayCopy = isMoving.size > 0 && isMoving.has(topic, partition);
+      for (let j = 0; j < replicas.length && !mayCopy; j++) mayCopy = !p.replicas.includes(replicas[j]!);
+      if (!mayCopy) continue;
+      // (A partition named twice is asked twice: the request is refused anyway.)
+      let list = byLeader.get(p.leader);
+      if (!list) byLeader.set(p.leader, (list = []));
+      list.push({ topic, partition });
+    }
+    const out = new PartitionMap<number>();
+    if (byLeader.size === 0) return out;
+    // One request at a time is encoded, with a turn of the event loop between them; all are in flight together.
+    const asked: Promise<{ broker: number; partitions: { topic: string; partition: number }[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
+    for (const [broker, partitions] of byLeader) {
+      const answer = describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, a }));
+      answer.catch(() => undefined); // a failure while the next one is encoded is not unhandled: Promise.all below reports it
+      asked.push(answer);
+      await pace();
+    }
+    for (const { broker, partitions, a } of await Promise.all(asked)) {
+      const sizes = a.find((x) => x.ok && x.broker === broker) as { sizes: Map<string, number> } | undefined;
+      if (!sizes) continue;
+      for (let i = 0; i < partitions.length; i++) {
+        const { topic, partition } = partitions[i]!;
+        const size = sizes.sizes.get(replicaKey(topic, partition));
+        if (size !== undefined) out.set(topic, partition, size);
+        if (i % STEP_ITEMS === 0) await pace();
+      }
     }
     return out;
   }
@@ -563,10 +700,22 @@ export class ReassignmentService {
     const live = new Map<string, MovingPartition>();
     const sizes = new Map<number, Map<string, number>>();
     if (movingHere.length) {
-      for (const m of await listPartitionReassignments(this.#d.kafka, movingHere)) live.set(partitionId(m.topic, m.partition), m);
-      const brokers = new Set<number>();
-      for (const p of movingHere) for (const b of p.target) if (!p.original.includes(b)) brokers.add(b);
-      for (const a of await describeReplicaSizes(this.#d.kafka, [...brokers], movingHere)) if (a.ok) sizes.set(a.broker, a.sizes);
+      // Both at once; each broker is asked only about the partitions it is adding.
+      const byBroker = new Map<number, ReassignmentPartitionRecord[]>();
+      for (const p of movingHere) {
+        for (const b of p.target) {
+          if (p.original.includes(b)) continue;
+          let list = byBroker.get(b);
+          if (!list) byBroker.set(b, (list = []));
+          if (list.at(-1) !== p) list.push(p);
+        }
+      }
+      const [moves, answers] = await Promise.all([
+        listPartitionReassignments(this.#d.kafka, movingHere),
+        Promise.all([...byBroker].map(([b, parts]) => describeReplicaSizes(this.#d.kafka, [b], parts))),
+      ]);
+      for (const m of moves) live.set(partitionId(m.topic, m.partition), m);
+      for (const a of answers.flat()) if (a.ok) sizes.set(a.broker, a.sizes);
     }
     const items = picked.map((p): PartitionRow => {
       const adding = p.target.filter((b) => !p.original.includes(b));
@@ -805,6 +954,60 @@ export class ReassignmentService {
 }
 
 const REPLICA_NOT_AVAILABLE = 9;
+
+/** Longest slice of synchronous work start() does before giving the event loop a turn. */
+const PACE_BUDGET_MS = 15;
+
+/** Partitions per AlterPartitionReassignments request of a start. */
+const ALTER_BATCH = 5000;
+/** Topics per Metadata request of a start (see #placement). */
+const METADATA_TOPICS = 10;
+
+/** AlterPartitionReassignments requests of a start in flight at once. */
+const ALTER_IN_FLIGHT = 4;
+
+/** Runs a domain computation in slices: `pace` yields to the event loop once its budget is spent. */
+async function drive<T>(steps: Steps<T>, pace: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await pace();
+  }
+}
+
+/**
+ * A partition of a pending record once AlterPartitionReassignments answered: what
+ * `{ ...p, state, startedAt, ... }` gives, built without a spread (this runs per partition) and
+ * with the same keys in the same order (the record's JSON is the same).
+ */
+function startedPartition(
+  p: ReassignmentPartitionRecord,
+  startedAt: number,
+  dirError: { code: number; name: string; message: string } | undefined,
+  sent: boolean,
+  noOp: boolean,
+  result: { ok: true } | { ok: false; error: { code: number; name: string; message: string } } | undefined,
+): ReassignmentPartitionRecord {
+  if (dirError) return withState(p, 'failed', undefined, startedAt, boundedError(dirError));
+  // A no-op with dir moves is moving (between the log dirs of its brokers) until the reconciler sees them done.
+  if (!sent) return noOp ? (p.logDirs ? withState(p, 'moving', startedAt) : withState(p, 'completed', startedAt, startedAt)) : p;
+  return result && !result.ok
+    ? withState(p, 'failed', undefined, startedAt, boundedError({ code: result.error.code, name: result.error.name, message: result.error.message }))
+    : withState(p, 'moving', startedAt);
+}
+
+/** `{ ...p, state, startedAt?, endedAt?, startError? }`: built directly for a queued partition as start() writes it, a spread otherwise. */
+function withState(p: ReassignmentPartitionRecord, state: PartitionState, startedAt?: number, endedAt?: number, startError?: { code: number; name: string; message: string }): ReassignmentPartitionRecord {
+  const plain = p.startedAt === undefined && p.endedAt === undefined && p.startError === undefined && p.supersededBy === undefined && 'bytesTotal' in p;
+  if (!plain) return { ...p, state, ...(startedAt !== undefined && { startedAt }), ...(endedAt !== undefined && { endedAt }), ...(startError !== undefined && { startError }) };
+  const out: ReassignmentPartitionRecord = p.logDirs
+    ? { topic: p.topic, partition: p.partition, original: p.original, target: p.target, state, bytesTotal: p.bytesTotal, logDirs: p.logDirs }
+    : { topic: p.topic, partition: p.partition, original: p.original, target: p.target, state, bytesTotal: p.bytesTotal };
+  if (startedAt !== undefined) out.startedAt = startedAt;
+  if (endedAt !== undefined) out.endedAt = endedAt;
+  if (startError !== undefined) out.startError = startError;
+  return out;
+}
 
 /** A finished reassignment's throttles kept on purpose: a standing, non-expiring throttle request. */
 export function keptThrottles(record: ReassignmentRecord, now: number, requestedBy: string | null): ThrottleRequestRecord {

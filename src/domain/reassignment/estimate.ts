@@ -10,6 +10,7 @@
 // An estimate, not a promise: it ignores data produced during the move and assumes every copy
 // starts at once and shares its broker's rate evenly.
 
+import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 import { partitionLabel, type TopicPartition } from './types.js';
 
 /** Size in bytes of each partition's log on its leader: sizes[topic][partition] (DescribeLogDirs). */
@@ -55,12 +56,19 @@ export interface MoveEstimate {
 
 /** Bytes to move per broker and the estimated duration. Linear in the moves. */
 export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes, options: EstimateOptions): MoveEstimate {
+  return runSteps(estimateMoveSteps(moves, sizes, options));
+}
+
+/** estimateMove in steps (plan.ts Steps): the same result, yielding every STEP_ITEMS moves. */
+export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes, options: EstimateOptions): Steps<MoveEstimate> {
+  let steps = 0;
   const inBytes = new Map<number, number>();
   const outBytes = new Map<number, number>();
   const unknownSizes: TopicPartition[] = [];
   let totalBytes = 0;
 
   for (const move of moves) {
+    if (++steps % STEP_ITEMS === 0) yield;
     if (move.adding.length === 0) continue;
     const size = sizes[move.topic]?.[move.partition];
     if (size === undefined) unknownSizes.push({ topic: move.topic, partition: move.partition });

@@ -23,6 +23,7 @@
 // bandwidth; a move completes when all its copies have. Moves in flight keep the bytes they have
 // done (bytesDone), so the same function gives the ETA of a running reassignment, queue included.
 
+import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 import type { TopicPartition } from './types.js';
 
 export type MoveState = 'queued' | 'moving' | 'completed' | 'failed' | 'cancelled';
@@ -237,13 +238,24 @@ export class PacingPicker {
  * what the reconciler sends in its next AlterPartitionReassignments call. O(n log n).
  */
 export function nextToStart<P extends PacedPartition>(partitions: readonly P[], bounds: ConcurrencyBounds, order: PacingOrder): P[] {
+  return runSteps(nextToStartSteps(partitions, bounds, order));
+}
+
+/** nextToStart in steps (plan.ts Steps): the same answer, yielding every STEP_ITEMS partitions (the sort is one step). */
+export function* nextToStartSteps<P extends PacedPartition>(partitions: readonly P[], bounds: ConcurrencyBounds, order: PacingOrder): Steps<P[]> {
   const queued: P[] = [];
   const picker0: (readonly number[])[] = [];
   for (const p of partitions) if (p.state === 'queued') queued.push(p);
+  yield;
   const ordered = queueOrder(queued, order).map((i) => queued[i]);
-  for (const p of ordered) picker0.push(moveBrokers(p));
+  yield;
+  for (let i = 0; i < ordered.length; i++) {
+    picker0.push(moveBrokers(ordered[i]));
+    if ((i + 1) % STEP_ITEMS === 0) yield;
+  }
   const picker = new PacingPicker(picker0, bounds);
   for (const p of partitions) if (p.state === 'moving') picker.occupy(moveBrokers(p));
+  yield;
   return picker.start().map((pos) => ordered[pos]);
 }
 
@@ -295,6 +307,15 @@ interface Copy {
  * (their order and grouping are still the real ones) and the seconds are null.
  */
 export function planWaves(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions): WaveSchedule {
+  return runSteps(planWavesSteps(partitions, bounds, order, options));
+}
+
+/** Events of the schedule handled between two yields of planWavesSteps. */
+const WAVE_STEP_EVENTS = 64;
+
+/** planWaves in steps (plan.ts Steps): the same schedule, yielding every WAVE_STEP_EVENTS completions. */
+export function* planWavesSteps(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions): Steps<WaveSchedule> {
+  let events = 0;
   const rates = [options.throttle, options.bandwidth].filter((r): r is number => typeof r === 'number' && r > 0);
   const rate = rates.length > 0 ? Math.min(...rates) : null;
   const unit = rate ?? 1;
@@ -304,7 +325,12 @@ export function planWaves(partitions: readonly PacedPartition[], bounds: Concurr
   const ordered = queueOrder(queued, order).map((i) => queued[i]);
   const moving = partitions.filter((p) => p.state === 'moving');
   const all = [...moving, ...ordered]; // move index: moving first, then queue positions
-  const brokersOf = all.map((p) => moveBrokers(p));
+  yield;
+  const brokersOf: number[][] = [];
+  for (let i = 0; i < all.length; i++) {
+    brokersOf.push(moveBrokers(all[i]));
+    if ((i + 1) % STEP_ITEMS === 0) yield;
+  }
   const picker = new PacingPicker(brokersOf.slice(moving.length), bounds);
 
   const copies = new Set<Copy>();
@@ -356,6 +382,7 @@ export function planWaves(partitions: readonly PacedPartition[], bounds: Concurr
   startWave(moving.map((_, m) => m));
 
   for (;;) {
+    if (++events % WAVE_STEP_EVENTS === 0) yield;
     // Moves with nothing to copy end now, and may start others at the same instant.
     while (instant.length > 0) {
       for (const m of instant.splice(0)) end(m);
@@ -412,8 +439,11 @@ export function countStates(partitions: Iterable<{ readonly state: MoveState }>)
  * `observedBytesPerSecond` (null when that is unknown or 0).
  */
 export function pacedEtaSeconds(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions & { observedBytesPerSecond?: number | null }): number | null {
-  const schedule = planWaves(partitions, bounds, order, { ...options, maxWaves: 0 });
-  if (schedule.estimatedSeconds !== null) return schedule.estimatedSeconds;
+  // Without a rate the schedule has no duration (null, or 0 with nothing left): not worth running it.
+  if ([options.throttle, options.bandwidth].some((r) => typeof r === 'number' && r > 0)) {
+    const schedule = planWaves(partitions, bounds, order, { ...options, maxWaves: 0 });
+    if (schedule.estimatedSeconds !== null) return schedule.estimatedSeconds;
+  } else if (!partitions.some((p) => p.state === 'queued' || p.state === 'moving')) return 0;
   const observed = options.observedBytesPerSecond;
   if (observed === null || observed === undefined || observed <= 0) return null;
   let remaining = 0;

@@ -155,6 +155,24 @@ export type ValidationResult =
 const MAX_LISTED = 50;
 
 /**
+ * A long pure computation cut into steps: each `yield` is a point where a caller may give the
+ * event loop a turn (src/reconcile drives it with a time-sliced pacer); the return value is the
+ * result. `runSteps` runs it in one go. No I/O and no clock either way: same input, same result.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to the end, synchronously. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Items handled between two yields of a Steps computation (~1 ms of work or less each). */
+export const STEP_ITEMS = 2048;
+
+/**
  * Validate `targets` against `cluster` and plan the move. Pure and linear in
  * |targets| + |snapshot|. Errors come per partition in request order, then per topic.
  */
@@ -163,6 +181,15 @@ export function validateReassignment(
   targets: ReassignmentTargets,
   options: ValidateOptions = {},
 ): ValidationResult {
+  return runSteps(validateReassignmentSteps(cluster, targets, options));
+}
+
+/** validateReassignment in steps (see Steps): the same result, with yields every STEP_ITEMS partitions. */
+export function* validateReassignmentSteps(
+  cluster: ClusterSnapshot,
+  targets: ReassignmentTargets,
+  options: ValidateOptions = {},
+): Steps<ValidationResult> {
   if (targets.partitions.length === 0) {
     return {
       ok: false,
@@ -179,33 +206,48 @@ export function validateReassignment(
     };
   }
 
+  const live = new Set(cluster.liveBrokers);
+  const registered = cluster.registeredBrokers ? new Set([...cluster.registeredBrokers, ...live]) : new Set(live);
   const topics = new Map<string, Map<number, PartitionReplicas>>();
+  let steps = 0;
   for (const t of cluster.topics) {
     const partitions = new Map<number, PartitionReplicas>();
-    for (const p of t.partitions) partitions.set(p.partition, p);
+    for (const p of t.partitions) {
+      partitions.set(p.partition, p);
+      // Default registered brokers: live ones plus every broker named in a replica list.
+      if (!cluster.registeredBrokers) for (const b of p.replicas) registered.add(b);
+      if (++steps % STEP_ITEMS === 0) yield;
+    }
     topics.set(t.name, partitions);
   }
-  const live = new Set(cluster.liveBrokers);
-  const registered = registeredBrokers(cluster, live);
   const ongoing = new PartitionMap<OngoingPartitionReassignment>();
-  for (const o of cluster.ongoing) ongoing.set(o.topic, o.partition, o);
+  for (const o of cluster.ongoing) {
+    ongoing.set(o.topic, o.partition, o);
+    if (++steps % STEP_ITEMS === 0) yield;
+  }
 
   const errors: PartitionError[] = [];
   const warnings: PlanWarning[] = [];
   const planned: PartitionMovePlan[] = [];
 
-  // First occurrence index of each requested partition, and how many times it appears.
-  const requested = new PartitionMap<{ index: number; count: number }>();
-  targets.partitions.forEach((p, index) => {
+  // First occurrence index of each requested partition, and how many times it appears (repeats
+  // only: a number per partition, no object).
+  const requested = new PartitionMap<number>();
+  const repeats = new Map<number, number>();
+  for (let index = 0; index < targets.partitions.length; index++) {
+    const p = targets.partitions[index];
     const seen = requested.get(p.topic, p.partition);
-    if (seen) seen.count++;
-    else requested.set(p.topic, p.partition, { index, count: 1 });
-  });
+    if (seen !== undefined) repeats.set(seen, (repeats.get(seen) ?? 1) + 1);
+    else requested.set(p.topic, p.partition, index);
+    if (++steps % STEP_ITEMS === 0) yield;
+  }
 
   for (let index = 0; index < targets.partitions.length; index++) {
+    if (++steps % STEP_ITEMS === 0) yield;
     const target = targets.partitions[index];
     const { topic, partition } = target;
-    const { index: first, count } = requested.get(topic, partition)!;
+    const first = requested.get(topic, partition)!;
+    const count = repeats.size > 0 ? (repeats.get(first) ?? 1) : 1;
     if (first !== index) continue; // duplicates are reported at the first occurrence
 
     if (count > 1) {
@@ -259,12 +301,19 @@ export function validateReassignment(
 
   errors.push(...replicationFactorErrors(planned, topics, requested, targets.partitions));
   if (errors.length > 0) return { ok: false, errors };
+  yield;
 
+  const rollback: PartitionAssignment[] = new Array(planned.length);
+  for (let i = 0; i < planned.length; i++) {
+    const p = planned[i];
+    rollback[i] = { topic: p.topic, partition: p.partition, replicas: p.currentReplicas };
+  }
+  yield;
   return {
     ok: true,
     plan: {
       partitions: planned,
-      rollback: planned.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.currentReplicas })),
+      rollback,
       replicationFactorChanges: replicationFactorChanges(planned),
       warnings,
     },
@@ -313,7 +362,8 @@ function partitionError(
 }
 
 /** The controller's replica checks, in its order: empty list, unknown brokers, duplicates. */
-function replicaListErrors(target: PartitionAssignment, index: number, registered: ReadonlySet<number>): PartitionError[] {
+function replicaListErrors(target: PartitionAssignment, index: number, registered: ReadonlySet<number>): readonly PartitionError[] {
+  if (replicaListValid(target.replicas, registered)) return NO_ERRORS;
   const errors: PartitionError[] = [];
   if (target.replicas.length === 0) {
     errors.push(
@@ -348,6 +398,20 @@ function replicaListErrors(target: PartitionAssignment, index: number, registere
   return errors;
 }
 
+const NO_ERRORS: readonly PartitionError[] = Object.freeze([]);
+
+/** The common case, without allocating: non-empty, every broker registered, no broker twice. */
+function replicaListValid(replicas: readonly number[], registered: ReadonlySet<number>): boolean {
+  const n = replicas.length;
+  if (n === 0 || n > SMALL_LIST) return false; // long lists take the general path
+  for (let i = 0; i < n; i++) {
+    const b = replicas[i];
+    if (!registered.has(b)) return false;
+    for (let j = 0; j < i; j++) if (replicas[j] === b) return false;
+  }
+  return true;
+}
+
 function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: PlanWarning[]): void {
   const { topic, partition } = move;
   if (move.noOp) {
@@ -371,6 +435,7 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
         : `${partitionLabel(move)} is moving to ${without(move.alreadyMoving.replicas, move.alreadyMoving.removing).join(',')}; that move is replaced by ${move.targetReplicas.join(',')}.`,
     });
   }
+  if (move.adding.every((b) => live.has(b))) return;
   const offline = move.adding.filter((b) => !live.has(b));
   if (offline.length > 0) {
     out.push({
@@ -389,7 +454,7 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
 function replicationFactorErrors(
   planned: readonly PartitionMovePlan[],
   topics: ReadonlyMap<string, ReadonlyMap<number, PartitionReplicas>>,
-  requestedIndex: PartitionMap<{ index: number; count: number }>,
+  requestedIndex: PartitionMap<number>,
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
   const changing = new Set<string>();
@@ -416,7 +481,7 @@ function replicationFactorErrors(
     }
     // Lengths of every requested partition of the topic (first occurrence), not just the valid ones.
     const byLength = new Map<number, number[]>();
-    for (const [partition, { index }] of requestedIndex.topic(topic) ?? []) {
+    for (const [partition, index] of requestedIndex.topic(topic) ?? []) {
       const length = requested[index].replicas.length;
       const list = byLength.get(length) ?? [];
       list.push(partition);
@@ -442,22 +507,15 @@ function replicationFactorErrors(
 function replicationFactorChanges(planned: readonly PartitionMovePlan[]): ReplicationFactorChange[] {
   const byTopic = new Map<string, { from: Set<number>; to: number; changes: boolean }>();
   for (const p of planned) {
-    const entry = byTopic.get(p.topic) ?? { from: new Set<number>(), to: p.targetReplicas.length, changes: false };
+    let entry = byTopic.get(p.topic);
+    if (!entry) byTopic.set(p.topic, (entry = { from: new Set<number>(), to: p.targetReplicas.length, changes: false }));
     entry.from.add(p.currentReplicas.length);
     if (p.currentReplicas.length !== p.targetReplicas.length) entry.changes = true;
-    byTopic.set(p.topic, entry);
   }
   return [...byTopic.entries()]
     .filter(([, e]) => e.changes)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([topic, e]) => ({ topic, from: [...e.from].sort((a, b) => a - b), to: e.to }));
-}
-
-function registeredBrokers(cluster: ClusterSnapshot, live: ReadonlySet<number>): ReadonlySet<number> {
-  if (cluster.registeredBrokers) return new Set([...cluster.registeredBrokers, ...live]);
-  const registered = new Set(live);
-  for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) registered.add(b);
-  return registered;
 }
 
 /** `0-3, 7, 9-12`, summarised after MAX_LISTED numbers. Input sorted ascending. */

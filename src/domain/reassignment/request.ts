@@ -11,6 +11,7 @@
 
 import type { PartitionAssignment } from './types.js';
 import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
+import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 
 /** `throttle` is bytes/s for both the leader and follower rates; below this it is a typo. */
 export const MIN_THROTTLE_BYTES_PER_SECOND = 1024;
@@ -87,6 +88,11 @@ export interface ReassignmentFile {
  * Every problem is reported (not just the first); nothing is deduplicated or reordered.
  */
 export function parseReassignmentRequest(body: unknown): ParseReassignmentResult {
+  return runSteps(parseReassignmentRequestSteps(body));
+}
+
+/** parseReassignmentRequest in steps (plan.ts Steps): the same result, yielding every STEP_ITEMS partitions. */
+export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassignmentResult> {
   const errors: FieldError[] = [];
   if (!isObject(body)) {
     return { ok: false, errors: [{ path: '', code: 'INVALID_BODY', message: 'The body must be a JSON object.' }] };
@@ -111,10 +117,13 @@ export function parseReassignmentRequest(body: unknown): ParseReassignmentResult
   } else if (!Array.isArray(body.partitions)) {
     errors.push({ path: '/partitions', code: 'INVALID_TYPE', message: 'partitions must be an array of {topic, partition, replicas}.' });
   } else {
-    body.partitions.forEach((entry, i) => {
-      const parsed = parseEntry(entry, `/partitions/${i}`, errors);
+    const entries: unknown[] = body.partitions;
+    for (let i = 0; i < entries.length; i++) {
+      // The common entry is checked without building a path or a copy; anything else is parseEntry's.
+      const parsed = plainEntry(entries[i]) ?? parseEntry(entries[i], `/partitions/${i}`, errors);
       if (parsed) partitions.push(parsed);
-    });
+      if ((i + 1) % STEP_ITEMS === 0) yield;
+    }
   }
 
   const throttle = parseThrottle(body.throttle, errors);
@@ -139,16 +148,39 @@ export function parseReassignmentRequest(body: unknown): ParseReassignmentResult
  * /reassignments (or to Kafka's tool) to roll back.
  */
 export function formatReassignmentFile(assignments: Iterable<PartitionAssignment>): ReassignmentFile {
-  const sorted = [...assignments].sort(compareTopicPartitions);
-  return {
-    version: REASSIGNMENT_FILE_VERSION,
-    partitions: sorted.map((a) => ({
-      topic: a.topic,
-      partition: a.partition,
-      replicas: [...a.replicas],
-      log_dirs: a.replicas.map(() => ANY_LOG_DIR),
-    })),
-  };
+  return runSteps(formatReassignmentFileSteps(assignments));
+}
+
+/**
+ * formatReassignmentFile in steps (plan.ts Steps). The same order as a stable sort by
+ * compareTopicPartitions, done per topic: topics by name, then each topic's entries by
+ * partition with numeric keys (partition * 2^20 + position: ties keep the input order).
+ */
+export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssignment>): Steps<ReassignmentFile> {
+  const byTopic = new Map<string, PartitionAssignment[]>();
+  let steps = 0;
+  for (const a of assignments) {
+    const list = byTopic.get(a.topic);
+    if (list) list.push(a);
+    else byTopic.set(a.topic, [a]);
+    if (++steps % STEP_ITEMS === 0) yield;
+  }
+  const partitions: ReassignmentFileEntry[] = [];
+  for (const topic of [...byTopic.keys()].sort()) {
+    const list = byTopic.get(topic)!;
+    let sorted: readonly PartitionAssignment[];
+    if (list.length < 1_048_576 && list.every((a) => Number.isInteger(a.partition) && a.partition >= 0 && a.partition < 2 ** 32)) {
+      const keys = new Float64Array(list.length);
+      for (let i = 0; i < list.length; i++) keys[i] = list[i]!.partition * 1_048_576 + i;
+      keys.sort();
+      sorted = Array.from(keys, (k) => list[k % 1_048_576]!);
+    } else sorted = [...list].sort(compareTopicPartitions);
+    for (const a of sorted) {
+      partitions.push({ topic: a.topic, partition: a.partition, replicas: [...a.replicas], log_dirs: a.replicas.map(() => ANY_LOG_DIR) });
+      if (++steps % STEP_ITEMS === 0) yield;
+    }
+  }
+  return { version: REASSIGNMENT_FILE_VERSION, partitions };
 }
 
 /** Kafka's compareTopicPartitions: topic (String.compareTo, i.e. UTF-16 code units), then partition. */
@@ -190,6 +222,33 @@ function parseEntry(entry: unknown, path: string, errors: FieldError[]): Partiti
     ...(dirs && dirs.some((d) => d !== ANY_LOG_DIR) && { logDirs: [...dirs] }),
   };
 }
+
+/**
+ * An entry parseEntry would accept as is, parsed the same way (a fresh replicas array, logDirs
+ * only when a dir is not "any"); null for anything else (parseEntry then reports it).
+ */
+function plainEntry(entry: unknown): PartitionAssignment | null {
+  if (!isObject(entry)) return null;
+  const { topic, partition, replicas } = entry;
+  const logDirs = entry.log_dirs;
+  if (typeof topic !== 'string' || topic === '' || !isInt32(partition) || !Array.isArray(replicas)) return null;
+  for (let j = 0; j < replicas.length; j++) if (!isInt32(replicas[j])) return null;
+  let moves = false;
+  if (logDirs !== undefined) {
+    if (!Array.isArray(logDirs) || logDirs.length !== replicas.length) return null;
+    for (let j = 0; j < logDirs.length; j++) {
+      const dir: unknown = logDirs[j];
+      if (typeof dir !== 'string') return null;
+      if (dir !== ANY_LOG_DIR) {
+        if (!dir.startsWith('/')) return null;
+        moves = true;
+      }
+    }
+  }
+  return moves ? { topic, partition, replicas: [...(replicas as number[])], logDirs: [...(logDirs as string[])] } : { topic, partition, replicas: [...(replicas as number[])] };
+}
+
+const isInt32 = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_INT32;
 
 function checkLogDirs(
   logDirs: unknown,

@@ -17,6 +17,7 @@
 // Linear in moving partitions (plus a sort of each topic's list).
 
 import { PartitionMap } from './partition-map.js';
+import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 import type { TopicPartition } from './types.js';
 
 export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas' as const;
@@ -238,11 +239,150 @@ export interface ReassignmentThrottles {
  * while `ongoing` runs. (Topics of running moves are included, as Kafka's tool includes them.)
  */
 export function computeReassignmentThrottles(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): ReassignmentThrottles {
+  return runSteps(computeReassignmentThrottlesSteps(ongoing, proposed));
+}
+
+/**
+ * A move of the move map with its (few) brokers in arrays, no Set per partition: `to` is the
+ * running move's adding replicas or the proposed target; destinations = `to - sources`.
+ */
+interface ListedMove {
+  readonly sources: readonly number[];
+  readonly to: readonly number[];
+}
+
+/**
+ * computeReassignmentThrottles in steps (plan.ts Steps): the same answer as the calculate*
+ * functions above put together, yielding every STEP_ITEMS partitions and after each topic.
+ * The lists are sorted as strings without building a string per entry first (stringOrderKey).
+ */
+export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): Steps<ReassignmentThrottles> {
+  // calculateCurrentMoveMap, then calculateProposedMoveMap over it.
+  const moves = new PartitionMap<ListedMove>();
+  let steps = 0;
+  for (const o of ongoing) {
+    moves.set(o.topic, o.partition, { sources: distinctWithout(o.replicas, o.adding), to: o.adding });
+    if (++steps % STEP_ITEMS === 0) yield;
+  }
+  for (const p of proposed) {
+    const running = moves.get(p.topic, p.partition);
+    const sources = running ? running.sources : distinctWithout(p.currentReplicas, NONE);
+    if (sources.length === 0) throw new RangeError(`Trying to reassign a topic partition ${p.topic}-${p.partition} with 0 replicas`);
+    moves.set(p.topic, p.partition, { sources, to: p.targetReplicas });
+    if (++steps % STEP_ITEMS === 0) yield;
+  }
+  yield;
+  // calculateLeaderThrottles, calculateFollowerThrottles, calculateReassigningBrokers.
+  const brokers = new Set<number>();
+  const brokerKeys = new Map<number, number>();
+  const topics: TopicReplicaThrottles[] = [];
+  for (const topic of Array.from(moves.topics(), ([t]) => t).sort()) {
+    const partitions = moves.topic(topic)!;
+    const ids = Array.from(partitions.keys());
+    const simple = ids.every(isPlainId);
+    const keys = new Float64Array(ids.length);
+    for (let i = 0; i < ids.length; i++) keys[i] = simple ? stringOrderKey(ids[i]!, true) : 0;
+    const order = Array.from(ids.keys());
+    if (simple) order.sort((x, y) => keys[x]! - keys[y]!);
+    // In string order already (simple ids): joined as they come; else sorted as strings.
+    const leader: string[] = [];
+    const follower: string[] = [];
+    for (const i of order) {
+      const partition = ids[i]!;
+      const move = partitions.get(partition)!;
+      const dests = distinctWithout(move.to, move.sources);
+      for (const b of move.sources) brokers.add(b);
+      for (const b of dests) brokers.add(b);
+      if (simple && !(move.sources.every(isPlainId) && dests.every(isPlainId))) {
+        // An id Kafka would not have (negative, fractional): the reference path for it all.
+        return runSteps(computeReassignmentThrottlesSlowly(ongoing, proposed));
+      }
+      for (const b of simple ? sortedAsStrings(move.sources, brokerKeys) : move.sources) leader.push(replicaEntry(partition, b));
+      for (const b of simple ? sortedAsStrings(dests, brokerKeys) : dests) follower.push(replicaEntry(partition, b));
+      if (++steps % STEP_ITEMS === 0) yield;
+    }
+    topics.push({
+      topic,
+      leader: simple ? leader.join(',') : formatThrottledReplicas(leader),
+      follower: simple ? follower.join(',') : formatThrottledReplicas(follower),
+    });
+  }
+  return { topics, brokers: [...brokers].sort((a, b) => a - b) };
+}
+
+/** The calculate* functions put together, as Kafka's tool does (the reference for the steps above). */
+export function* computeReassignmentThrottlesSlowly(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): Steps<ReassignmentThrottles> {
   const moves = calculateProposedMoveMap(ongoing, proposed);
   const leader = calculateLeaderThrottles(moves);
   const follower = calculateFollowerThrottles(moves);
   const topics = [...leader.keys()].sort().map((topic) => ({ topic, leader: leader.get(topic)!, follower: follower.get(topic)! }));
   return { topics, brokers: calculateReassigningBrokers(moves) };
+}
+
+const NONE: readonly number[] = Object.freeze([]);
+
+/** `list - drop`, each id once, in list order (the ids of one partition: a handful). */
+function distinctWithout(list: readonly number[], drop: readonly number[]): readonly number[] {
+  if (list.length + drop.length > 64) {
+    const seen = new Set(drop);
+    const out: number[] = [];
+    for (const b of list) if (!seen.has(b)) (seen.add(b), out.push(b));
+    return out;
+  }
+  // Usually nothing to drop and no repeat: the list itself (read-only here).
+  let same = true;
+  for (let i = 0; i < list.length && same; i++) same = !drop.includes(list[i]!) && list.indexOf(list[i]!) === i;
+  if (same) return list;
+  const out: number[] = [];
+  for (const b of list) if (!drop.includes(b) && !out.includes(b)) out.push(b);
+  return out;
+}
+
+/** A non-negative int32: its decimal digits are all there is to its string. */
+const isPlainId = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 0x7fffffff;
+
+/**
+ * A number whose order is the string order (UTF-16, Java's TreeSet<String>) of `${id}:` (a
+ * partition: ':' sorts after every digit) or `${id}` (a broker: the end of the string sorts
+ * before every digit): the decimal digits (at most 10) in base 11, padded to 11 places.
+ */
+function stringOrderKey(id: number, colon: boolean): number {
+  const digits = String(id);
+  let key = 0;
+  for (let i = 0; i < 11; i++) {
+    let c: number;
+    if (i < digits.length) c = digits.charCodeAt(i) - 48 + (colon ? 0 : 1);
+    else c = colon && i === digits.length ? 10 : 0;
+    key = key * 11 + c;
+  }
+  return key;
+}
+
+/** A partition's few broker ids in the string order of their decimal forms (`keys`: memo of stringOrderKey). */
+function sortedAsStrings(ids: readonly number[], keys: Map<number, number>): readonly number[] {
+  if (ids.length < 2) return ids;
+  let sorted = true;
+  for (let i = 1; i < ids.length && sorted; i++) sorted = brokerKey(ids[i - 1]!, keys) < brokerKey(ids[i]!, keys);
+  if (sorted) return ids;
+  const out = [...ids];
+  // Insertion sort: a handful of ids.
+  for (let i = 1; i < out.length; i++) {
+    const b = out[i]!;
+    const k = brokerKey(b, keys);
+    let j = i - 1;
+    while (j >= 0 && brokerKey(out[j]!, keys) > k) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = b;
+  }
+  return out;
+}
+
+function brokerKey(b: number, keys: Map<number, number>): number {
+  let k = keys.get(b);
+  if (k === undefined) keys.set(b, (k = stringOrderKey(b, false)));
+  return k;
 }
 
 /** One config resource and the values Kafka's tool would SET on it. */
