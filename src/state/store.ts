@@ -366,7 +366,11 @@ export class StateStore {
     const flush = async () => {
       if (!batch.length) return;
       await this.#write(batch.map((c) => ({ key: c.key, value: c.value })), false);
-      for (const c of batch) this.#chunks.set(c.key, c.chunk);
+      for (const c of batch) {
+        this.#chunks.set(c.key, c.chunk);
+        // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
+        c.value = '';
+      }
       batch = [];
       bytes = 0;
       this.#hooks.afterChunkBatch?.();
