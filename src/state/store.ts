@@ -136,6 +136,8 @@ export class StateStore {
   readonly #own = new Map<string, { raw: string; applied: object }>();
   readonly #hooks: StoreHooks;
   #gen = 0;
+  /** A refresh is reading the log (its end offset was asked before our latest write, maybe). */
+  #reading = false;
 
   constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; hooks?: StoreHooks } = {}) {
     this.#log = log;
@@ -194,6 +196,15 @@ export class StateStore {
   }
 
   async #refresh(): Promise<void> {
+    this.#reading = true;
+    try {
+      await this.#read();
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  async #read(): Promise<void> {
     if (!this.#ready) {
       // Only the first use in this process may create it; later, a missing topic is lost state.
       await this.#log.ensure({ create: !this.#seen });
@@ -365,12 +376,17 @@ export class StateStore {
     let bytes = 0;
     const flush = async () => {
       if (!batch.length) return;
-      await this.#write(batch.map((c) => ({ key: c.key, value: c.value })), false);
-      for (const c of batch) {
-        this.#chunks.set(c.key, c.chunk);
-        // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
-        c.value = '';
-      }
+      const written = batch;
+      await this.#write(
+        written.map((c) => ({ key: c.key, value: c.value })),
+        () => {
+          for (const c of written) {
+            this.#chunks.set(c.key, c.chunk);
+            // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
+            c.value = '';
+          }
+        },
+      );
       batch = [];
       bytes = 0;
       this.#hooks.afterChunkBatch?.();
@@ -405,22 +421,25 @@ export class StateStore {
       await send();
     } else final.unshift(...loose);
     const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
-    await this.#write(fits ? [...final, ...trailing] : final, false);
+    const last = fits ? [...final, ...trailing] : final;
     const own = new Map(headers.map((h) => [h.record.id, h]));
-    for (const r of fits ? [...final, ...trailing] : final) {
-      const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
-      if (h) {
-        // Our own record as the caller built it (same partition objects: the next write compares them).
-        this.#headers.set(h.record.id, h.header);
-        this.#own.set(r.key, { raw: h.raw, applied: h.header });
-        this.#maps.reassignment.set(h.record.id, h.record);
-      } else this.#apply(null, r.key, r.value);
-    }
+    await this.#write(last, () => {
+      for (const r of last) {
+        const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
+        if (h) {
+          // Our own record as the caller built it (same partition objects: the next write compares them).
+          this.#headers.set(h.record.id, h.header);
+          this.#own.set(r.key, { raw: h.raw, applied: h.header });
+          this.#maps.reassignment.set(h.record.id, h.record);
+        } else this.#apply(null, r.key, r.value);
+      }
+    });
     if (!fits) {
       for (let i = 0; i < trailing.length; i += 5000) {
         const part = trailing.slice(i, i + 5000);
-        await this.#write(part, false);
-        for (const r of part) this.#chunks.delete(r.key);
+        await this.#write(part, () => {
+          for (const r of part) this.#chunks.delete(r.key);
+        });
       }
     }
   }
@@ -437,8 +456,9 @@ export class StateStore {
     for (const [k, c] of this.#chunks) if (!named.has(k) && c.writtenAt <= now - graceMs) orphans.push({ key: k, value: null });
     for (let i = 0; i < orphans.length; i += 5000) {
       const part = orphans.slice(i, i + 5000);
-      await this.#write(part, false);
-      for (const r of part) this.#chunks.delete(r.key);
+      await this.#write(part, () => {
+        for (const r of part) this.#chunks.delete(r.key);
+      });
     }
     return orphans.length;
   }
@@ -453,7 +473,11 @@ export class StateStore {
     return this.#headers.get(id);
   }
 
-  async #write(records: { key: string; value: string | null }[], apply = true): Promise<bigint> {
+  /**
+   * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
+   * read; a function: the caller's own way, called at once, before anything else can run).
+   */
+  async #write(records: { key: string; value: string | null }[], apply: boolean | (() => void) = true): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
     let offset: bigint;
@@ -462,8 +486,17 @@ export class StateStore {
     } catch (err) {
       this.#failed(err);
     }
-    // Our own write is visible to us at once; the next refresh re-reads it in log order.
-    if (apply) for (const r of records) this.#apply(null, r.key, r.value);
+    // Our own write is visible to us at once; the next refresh re-reads it in log order...
+    if (apply === true) for (const r of records) this.#apply(null, r.key, r.value);
+    else if (apply) apply();
+    // ...unless nothing was appended between what we had read and this batch, and no read is
+    // under way: then the batch is exactly these records, already applied, and the position
+    // moves past them (re-reading a 100,000-partition start would fetch ~12 MB back for nothing).
+    // Not for claims: they are decided only as read, at their offsets.
+    if (!this.#reading && offset === this.#position && !records.some((r) => r.key.startsWith(CLAIM_PREFIX))) {
+      this.#position = offset + BigInt(records.length);
+      for (const r of records) this.#own.delete(r.key);
+    }
     return offset;
   }
 

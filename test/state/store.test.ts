@@ -259,6 +259,10 @@ describe('StateStore: its own writes read back', () => {
     const read = log.read.bind(log);
     log.read = async (f, t, opts?: { skip?: (key: string) => boolean }) => (await read(f, t)).filter((r) => !(r.value !== null && opts?.skip?.(r.key) && skipped.push(r.key)));
     const s = new StateStore(log);
+    const other = new StateStore(log);
+    await s.refresh();
+    // Another instance appends first: our batches are not right after what we read, so they are read back.
+    await other.write([reassignment('theirs')]);
     const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
     await s.write([big]);
     const chunks = s.chunkKeys();
@@ -266,6 +270,7 @@ describe('StateStore: its own writes read back', () => {
     await s.refresh();
     assert.deepEqual(skipped.sort(), [...chunks].sort(), 'every chunk we wrote is skipped on the re-read');
     // A new version of the first chunk: the old one is tombstoned, and that tombstone is applied.
+    await other.write([reassignment('theirs', 'completed')]);
     const next = { ...big, partitions: big.partitions.map((p, i) => (i === 0 ? { ...p, state: 'completed' as const } : p)) };
     await s.write([next]);
     await s.refresh();
@@ -273,6 +278,45 @@ describe('StateStore: its own writes read back', () => {
     await fresh.refresh();
     assert.deepEqual(s.chunkKeys().sort(), fresh.chunkKeys().sort());
     assert.deepEqual(s.view().reassignments, fresh.view().reassignments);
+  });
+});
+
+describe('StateStore: batches right after what it had read', () => {
+  it('are not read back (nothing else can be in them); the view is what a fresh reader builds', async () => {
+    const log = new MemoryLog();
+    const ranges: [bigint, bigint][] = [];
+    const read = log.read.bind(log);
+    log.read = async (f, t) => (ranges.push([f, t]), read(f, t));
+    const s = new StateStore(log);
+    await s.refresh();
+    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    await s.write([big]);
+    await s.write([reassignment('small')], ['reassignment/big']);
+    await s.refresh();
+    assert.deepEqual(ranges, [], 'nothing of ours fetched back');
+    const fresh = new StateStore(log);
+    await fresh.refresh();
+    assert.deepEqual(s.view().reassignments, fresh.view().reassignments);
+    assert.deepEqual(s.chunkKeys().sort(), fresh.chunkKeys().sort());
+    // Another instance's record in between: from then on ours are read back in log order.
+    await new StateStore(log).write([reassignment('theirs')]);
+    await s.write([reassignment('small', 'completed')]);
+    const reads = ranges.length;
+    assert.equal((await s.refresh()).reassignments.get('theirs')?.state, 'running');
+    assert.equal(ranges.length, reads + 1);
+    assert.equal(s.view().reassignments.get('small')?.state, 'completed');
+  });
+
+  it('claims are still decided as read: a claim batch is always read back', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    await s.refresh();
+    const r = await s.claim(['x'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
+    assert.equal(r.granted, true);
+    await s.release(r.granted ? r.claim : { id: '' }, [reassignment('done')]);
+    await s.refresh();
+    assert.equal(s.holder('x'), undefined);
+    assert.equal(s.view().reassignments.get('done')?.state, 'running');
   });
 });
 
