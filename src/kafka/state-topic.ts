@@ -152,8 +152,12 @@ export class StateTopic {
     });
   }
 
-  /** Every record with from <= offset < to, in offset order. */
-  async read(from: bigint, to: bigint): Promise<StateRecord[]> {
+  /**
+   * Every record with from <= offset < to, in offset order; a record whose key `opts.skip`
+   * accepts is left out unless it is a tombstone. Keys and values are copied out as strings:
+   * nothing returned keeps a fetched response buffer alive.
+   */
+  async read(from: bigint, to: bigint, opts: { skip?: (key: string) => boolean } = {}): Promise<StateRecord[]> {
     const out: StateRecord[] = [];
     let next = from;
     const readingId = this.#topicId;
@@ -169,7 +173,9 @@ export class StateTopic {
           const offset = b.firstOffset + BigInt(r.offsetDelta);
           if (offset < next || offset >= to) continue;
           if (r.key === null) continue; // not ours: every record we write is keyed
-          out.push({ offset, key: r.key.toString('utf8'), value: r.value === null ? null : r.value.toString('utf8') });
+          const key = r.key.toString('utf8');
+          if (r.value !== null && opts.skip?.(key)) continue;
+          out.push({ offset, key, value: r.value === null ? null : r.value.toString('utf8') });
         }
         const last = b.firstOffset + BigInt(b.lastOffsetDelta) + 1n;
         if (last > next) {

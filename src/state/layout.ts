@@ -130,7 +130,10 @@ export function assemble(h: ReassignmentHeader, chunk: (key: string) => Reassign
             const v = part[side];
             if (v === undefined) continue;
             const prev = cur[side];
-            cur[side] = v === '*' || prev === '*' ? '*' : prev === undefined ? [...v] : [...prev, ...v];
+            // A topic's list in one fragment (the usual case) is shared with the chunk, not
+            // copied: records are never changed in place, and a copy doubled what a reader of
+            // a 100,000-partition move holds (~400,000 "p:b" strings).
+            cur[side] = v === '*' || prev === '*' ? '*' : prev === undefined ? v : [...prev, ...v];
           }
         }
       }

@@ -33,7 +33,12 @@ export interface StateLog {
   ensure(opts?: { create: boolean }): Promise<void>;
   /** [start, end) of the partition, and the topic's id (a new id = the topic was re-created). */
   offsets(): Promise<{ start: bigint; end: bigint; topicId?: string }>;
-  read(from: bigint, to: bigint): Promise<{ offset: bigint; key: string; value: string | null }[]>;
+  /**
+   * Records with from <= offset < to, in offset order. `skip(key)`: the reader already holds
+   * that key's value (it is written once): a record of it that is not a tombstone may be left
+   * out, so its value is never decoded from the fetched bytes.
+   */
+  read(from: bigint, to: bigint, opts?: { skip?: (key: string) => boolean }): Promise<{ offset: bigint; key: string; value: string | null }[]>;
   write(records: { key: string; value: string | null }[]): Promise<bigint>;
 }
 
@@ -123,10 +128,16 @@ export class StateStore {
   readonly #headers = new Map<string, ReassignmentHeader>();
   /** Every reassignment chunk read or written, by key (named by a header or not). */
   readonly #chunks = new Map<string, ReassignmentChunk>();
-  /** Header this instance wrote last per id (its re-read from the log is then skipped). */
-  readonly #ownHeaders = new Map<string, { raw: string; header: ReassignmentHeader }>();
+  /**
+   * What this instance wrote last under a key (not claims, not chunks) and the object it put
+   * in the view for it, until the next refresh reads that record back: decoding it again
+   * (a 100-topic throttle ledger, a reassignment header) would only rebuild the same value.
+   */
+  readonly #own = new Map<string, { raw: string; applied: object }>();
   readonly #hooks: StoreHooks;
   #gen = 0;
+  /** A refresh is reading the log (its end offset was asked before our latest write, maybe). */
+  #reading = false;
 
   constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; hooks?: StoreHooks } = {}) {
     this.#log = log;
@@ -185,6 +196,15 @@ export class StateStore {
   }
 
   async #refresh(): Promise<void> {
+    this.#reading = true;
+    try {
+      await this.#read();
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  async #read(): Promise<void> {
     if (!this.#ready) {
       // Only the first use in this process may create it; later, a missing topic is lost state.
       await this.#log.ensure({ create: !this.#seen });
@@ -207,7 +227,10 @@ export class StateStore {
     }
     if (end > this.#position) {
       const pace = makePacer();
-      for (const r of await this.#log.read(this.#position, end)) {
+      // Chunks already held (our own writes read back, mostly) are skipped unread: a chunk key
+      // is written once, so the record holds the value we have.
+      const skip = (key: string) => key.startsWith(CHUNK_PREFIX) && this.#chunks.has(key);
+      for (const r of await this.#log.read(this.#position, end, { skip })) {
         this.#apply(r.offset, r.key, r.value);
         // Chunks are invisible until their header: yielding after one never exposes half a batch.
         if (r.key.startsWith(CHUNK_PREFIX)) await pace();
@@ -222,7 +245,7 @@ export class StateStore {
     for (const m of Object.values(this.#maps)) m.clear();
     this.#headers.clear();
     this.#chunks.clear();
-    this.#ownHeaders.clear();
+    this.#own.clear();
     this.#claims.clear();
   }
 
@@ -250,11 +273,18 @@ export class StateStore {
     if (raw === null) {
       const k = parseKey(key);
       if (k) this.#maps[k.kind].delete(k.id);
-      if (k?.kind === 'reassignment') {
-        this.#headers.delete(k.id);
-        this.#ownHeaders.delete(k.id);
-      }
+      if (k?.kind === 'reassignment') this.#headers.delete(k.id);
+      this.#own.delete(key);
       return;
+    }
+    if (offset !== null) {
+      const own = this.#own.get(key);
+      if (own && own.raw === raw) {
+        // Our own write read back in log order: nothing to do while the view still holds what
+        // we applied for it (a record of another instance read in between would have replaced it).
+        this.#own.delete(key);
+        if (this.#holds(key, own.applied)) return;
+      }
     }
     if (key.startsWith('reassignment/')) {
       let parsed: unknown;
@@ -264,8 +294,6 @@ export class StateStore {
         return;
       }
       if (typeof parsed === 'object' && parsed !== null && 'layout' in parsed) {
-        const own = this.#ownHeaders.get(key.slice('reassignment/'.length));
-        if (own && own.raw === raw && this.#headers.get(own.header.id) === own.header) return; // our own write, already applied
         const h = decodeHeader(key, parsed);
         if (!h) return;
         const record = assemble(h, (k) => this.#chunks.get(k));
@@ -273,6 +301,7 @@ export class StateStore {
         if (!record) return;
         this.#headers.set(h.id, h);
         this.#maps.reassignment.set(h.id, record);
+        if (offset === null) this.#own.set(key, { raw, applied: h });
         return;
       }
     }
@@ -280,6 +309,15 @@ export class StateStore {
     if (!value) return;
     if (value.kind === 'reassignment') this.#headers.delete(value.id);
     (this.#maps[value.kind] as Map<string, StateValue>).set(value.id, value);
+    if (offset === null) this.#own.set(key, { raw, applied: value });
+  }
+
+  /** Whether the view still holds `applied` (a header, or a value) for `key`. */
+  #holds(key: string, applied: object): boolean {
+    const k = parseKey(key);
+    if (!k) return false;
+    if (k.kind === 'reassignment' && this.#headers.get(k.id) === applied) return true;
+    return this.#maps[k.kind].get(k.id) === applied;
   }
 
   /**
@@ -311,6 +349,8 @@ export class StateStore {
     for (const v of values) {
       if (v.kind !== 'reassignment') {
         loose.push({ key: keyOf(v), value: encodeValue(v) });
+        // Packing one topic's ledger of 1,000 moving partitions takes ~0.3 ms: 100 of them in a row would block.
+        await pace();
         continue;
       }
       const prevRecord = this.#maps.reassignment.get(v.id);
@@ -336,8 +376,17 @@ export class StateStore {
     let bytes = 0;
     const flush = async () => {
       if (!batch.length) return;
-      await this.#write(batch.map((c) => ({ key: c.key, value: c.value })), false);
-      for (const c of batch) this.#chunks.set(c.key, c.chunk);
+      const written = batch;
+      await this.#write(
+        written.map((c) => ({ key: c.key, value: c.value })),
+        () => {
+          for (const c of written) {
+            this.#chunks.set(c.key, c.chunk);
+            // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
+            c.value = '';
+          }
+        },
+      );
       batch = [];
       bytes = 0;
       this.#hooks.afterChunkBatch?.();
@@ -372,22 +421,25 @@ export class StateStore {
       await send();
     } else final.unshift(...loose);
     const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
-    await this.#write(fits ? [...final, ...trailing] : final, false);
+    const last = fits ? [...final, ...trailing] : final;
     const own = new Map(headers.map((h) => [h.record.id, h]));
-    for (const r of fits ? [...final, ...trailing] : final) {
-      const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
-      if (h) {
-        // Our own record as the caller built it (same partition objects: the next write compares them).
-        this.#headers.set(h.record.id, h.header);
-        this.#ownHeaders.set(h.record.id, { raw: h.raw, header: h.header });
-        this.#maps.reassignment.set(h.record.id, h.record);
-      } else this.#apply(null, r.key, r.value);
-    }
+    await this.#write(last, () => {
+      for (const r of last) {
+        const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
+        if (h) {
+          // Our own record as the caller built it (same partition objects: the next write compares them).
+          this.#headers.set(h.record.id, h.header);
+          this.#own.set(r.key, { raw: h.raw, applied: h.header });
+          this.#maps.reassignment.set(h.record.id, h.record);
+        } else this.#apply(null, r.key, r.value);
+      }
+    });
     if (!fits) {
       for (let i = 0; i < trailing.length; i += 5000) {
         const part = trailing.slice(i, i + 5000);
-        await this.#write(part, false);
-        for (const r of part) this.#chunks.delete(r.key);
+        await this.#write(part, () => {
+          for (const r of part) this.#chunks.delete(r.key);
+        });
       }
     }
   }
@@ -404,8 +456,9 @@ export class StateStore {
     for (const [k, c] of this.#chunks) if (!named.has(k) && c.writtenAt <= now - graceMs) orphans.push({ key: k, value: null });
     for (let i = 0; i < orphans.length; i += 5000) {
       const part = orphans.slice(i, i + 5000);
-      await this.#write(part, false);
-      for (const r of part) this.#chunks.delete(r.key);
+      await this.#write(part, () => {
+        for (const r of part) this.#chunks.delete(r.key);
+      });
     }
     return orphans.length;
   }
@@ -420,7 +473,11 @@ export class StateStore {
     return this.#headers.get(id);
   }
 
-  async #write(records: { key: string; value: string | null }[], apply = true): Promise<bigint> {
+  /**
+   * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
+   * read; a function: the caller's own way, called at once, before anything else can run).
+   */
+  async #write(records: { key: string; value: string | null }[], apply: boolean | (() => void) = true): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
     let offset: bigint;
@@ -429,8 +486,17 @@ export class StateStore {
     } catch (err) {
       this.#failed(err);
     }
-    // Our own write is visible to us at once; the next refresh re-reads it in log order.
-    if (apply) for (const r of records) this.#apply(null, r.key, r.value);
+    // Our own write is visible to us at once; the next refresh re-reads it in log order...
+    if (apply === true) for (const r of records) this.#apply(null, r.key, r.value);
+    else if (apply) apply();
+    // ...unless nothing was appended between what we had read and this batch, and no read is
+    // under way: then the batch is exactly these records, already applied, and the position
+    // moves past them (re-reading a 100,000-partition start would fetch ~12 MB back for nothing).
+    // Not for claims: they are decided only as read, at their offsets.
+    if (!this.#reading && offset === this.#position && !records.some((r) => r.key.startsWith(CLAIM_PREFIX))) {
+      this.#position = offset + BigInt(records.length);
+      for (const r of records) this.#own.delete(r.key);
+    }
     return offset;
   }
 

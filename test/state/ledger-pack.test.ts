@@ -113,3 +113,24 @@ it('packReplicaList/unpackReplicaList round-trip any canonical list (bitmap or d
   assert.equal(packReplicaList(['07:1']), undefined);
   assert.equal(packReplicaList(['2:1', '10:1']), undefined); // not sorted as strings
 });
+
+it('packReplicaList accepts exactly the canonical lists (`p:b` decimals without leading zeros, sorted as strings, unique)', () => {
+  // The grammar packing relies on, as a regex: the packer parses by hand and must agree with it.
+  const canonical = /^(0|[1-9]\d*):(0|[1-9]\d*)$/;
+  const isCanonicalList = (list: string[]) =>
+    list.every((e, i) => (i === 0 || list[i - 1]! < e) && canonical.test(e) && Number(e.split(':')[0]) <= 0x7fffffff && Number.isSafeInteger(Number(e.split(':')[1])));
+  const entry = fc.oneof(
+    fc.tuple(fc.nat(3000), fc.nat(20)).map(([p, b]) => `${p}:${b}`),
+    fc.stringMatching(/^[0-9:]{0,6}$/),
+    fc.constantFrom('01:1', '1:01', ':1', '1:', '1:2:3', 'a:1', '1:b', ' 1:1', '2147483647:1', '2147483648:1', '1:9007199254740991', '1:9007199254740992', '1:99999999999999999'),
+  );
+  fc.assert(
+    fc.property(fc.array(entry, { maxLength: 8 }), fc.boolean(), (raw, sort) => {
+      const list = sort ? [...raw].sort() : raw;
+      const packed = packReplicaList(list);
+      assert.equal(packed !== undefined, isCanonicalList(list), JSON.stringify(list));
+      if (packed) assert.deepEqual(unpackReplicaList(packed), list);
+    }),
+    { numRuns: 2000 },
+  );
+});

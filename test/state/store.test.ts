@@ -2,7 +2,7 @@
 // log implementing StateLog (the Kafka-backed log is covered in test/kafka/state-topic...).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeValue, encodeValue, RECORD_VERSION, type ReassignmentRecord, type ThrottleRequestRecord } from '../../src/state/records.js';
+import { decodeValue, encodeValue, RECORD_VERSION, type LedgerRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../../src/state/records.js';
 import { StateStore, StateTopicMissingError, type StateLog } from '../../src/state/store.js';
 
 class MemoryLog implements StateLog {
@@ -206,6 +206,117 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.equal(watched.length, held.length, 'exactly the held claims are live');
     assert.ok(watched.every(([, g]) => g === true));
     for (const r of ['r0', 'r1', 'r2']) assert.equal(fresh.holder(r, t)?.id, stores[0]!.holder(r, t)?.id);
+  });
+});
+
+describe('StateStore: its own writes read back', () => {
+  const ledger = (id: string, added: string[], updatedAt: number): LedgerRecord => ({ kind: 'ledger', v: RECORD_VERSION, id: `topic/${id}`, topic: { leader: { prior: null, added } }, updatedAt });
+  // Big enough to be packed in the log (LEDGER_PACK_MIN entries).
+  const entries = (n: number, b: number) => Array.from({ length: n }, (_, p) => `${p}:${b}`).sort();
+
+  it('are not decoded again: the view keeps the objects applied at write time, and equals a fresh reader\'s', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    await s.write([ledger('t', entries(400, 1), 1), reassignment('r1')]);
+    const before = s.view();
+    const ledgerObject = before.ledger.get('topic/t');
+    const recordObject = before.reassignments.get('r1');
+    const view = await s.refresh();
+    assert.equal(view.ledger.get('topic/t'), ledgerObject, 'the ledger read back is the object already applied');
+    assert.equal(view.reassignments.get('r1'), recordObject, 'the header read back keeps the record already applied');
+    const fresh = await new StateStore(log).refresh();
+    assert.deepEqual(view.ledger, fresh.ledger);
+    assert.deepEqual(view.reassignments, fresh.reassignments);
+  });
+
+  it('another instance writing the same key between our write and our re-read: the writer ends with what a fresh reader builds', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const b = new StateStore(log);
+    await a.refresh();
+    await b.refresh();
+    // b writes first, then a (a has not read b's record): in log order, a's value wins.
+    await b.write([ledger('t', entries(300, 2), 1), reassignment('r1', 'pending')]);
+    await a.write([ledger('t', entries(500, 1), 2), reassignment('r1', 'running')]);
+    // Then b again (a reads this one only on its refresh): b's value wins.
+    await b.write([ledger('u', entries(260, 3), 3)]);
+    await a.write([ledger('u', entries(270, 4), 2)]);
+    await b.write([ledger('u', entries(280, 5), 4)]);
+    for (const s of [a, b]) {
+      const view = await s.refresh();
+      const fresh = await new StateStore(log).refresh();
+      assert.deepEqual(view.ledger, fresh.ledger);
+      assert.deepEqual(view.reassignments, fresh.reassignments);
+    }
+    assert.equal((await a.refresh()).ledger.get('topic/t')?.updatedAt, 2);
+    assert.equal(a.view().ledger.get('topic/u')?.updatedAt, 4);
+    assert.equal(a.view().reassignments.get('r1')?.state, 'running');
+  });
+
+  it('chunks it holds are not read again (the log may leave them out); their tombstones are', async () => {
+    const log = new MemoryLog();
+    const skipped: string[] = [];
+    const read = log.read.bind(log);
+    log.read = async (f, t, opts?: { skip?: (key: string) => boolean }) => (await read(f, t)).filter((r) => !(r.value !== null && opts?.skip?.(r.key) && skipped.push(r.key)));
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await s.refresh();
+    // Another instance appends first: our batches are not right after what we read, so they are read back.
+    await other.write([reassignment('theirs')]);
+    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    await s.write([big]);
+    const chunks = s.chunkKeys();
+    assert.equal(chunks.length, 3);
+    await s.refresh();
+    assert.deepEqual(skipped.sort(), [...chunks].sort(), 'every chunk we wrote is skipped on the re-read');
+    // A new version of the first chunk: the old one is tombstoned, and that tombstone is applied.
+    await other.write([reassignment('theirs', 'completed')]);
+    const next = { ...big, partitions: big.partitions.map((p, i) => (i === 0 ? { ...p, state: 'completed' as const } : p)) };
+    await s.write([next]);
+    await s.refresh();
+    const fresh = new StateStore(log);
+    await fresh.refresh();
+    assert.deepEqual(s.chunkKeys().sort(), fresh.chunkKeys().sort());
+    assert.deepEqual(s.view().reassignments, fresh.view().reassignments);
+  });
+});
+
+describe('StateStore: batches right after what it had read', () => {
+  it('are not read back (nothing else can be in them); the view is what a fresh reader builds', async () => {
+    const log = new MemoryLog();
+    const ranges: [bigint, bigint][] = [];
+    const read = log.read.bind(log);
+    log.read = async (f, t) => (ranges.push([f, t]), read(f, t));
+    const s = new StateStore(log);
+    await s.refresh();
+    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    await s.write([big]);
+    await s.write([reassignment('small')], ['reassignment/big']);
+    await s.refresh();
+    assert.deepEqual(ranges, [], 'nothing of ours fetched back');
+    const fresh = new StateStore(log);
+    await fresh.refresh();
+    assert.deepEqual(s.view().reassignments, fresh.view().reassignments);
+    assert.deepEqual(s.chunkKeys().sort(), fresh.chunkKeys().sort());
+    // Another instance's record in between: from then on ours are read back in log order.
+    await new StateStore(log).write([reassignment('theirs')]);
+    await s.write([reassignment('small', 'completed')]);
+    const reads = ranges.length;
+    assert.equal((await s.refresh()).reassignments.get('theirs')?.state, 'running');
+    assert.equal(ranges.length, reads + 1);
+    assert.equal(s.view().reassignments.get('small')?.state, 'completed');
+  });
+
+  it('claims are still decided as read: a claim batch is always read back', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    await s.refresh();
+    const r = await s.claim(['x'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
+    assert.equal(r.granted, true);
+    await s.release(r.granted ? r.claim : { id: '' }, [reassignment('done')]);
+    await s.refresh();
+    assert.equal(s.holder('x'), undefined);
+    assert.equal(s.view().reassignments.get('done')?.state, 'running');
   });
 });
 
