@@ -1,0 +1,206 @@
+// JSON answers of many megabytes (the rollback file of a 100,000-partition reassignment is
+// ~8 MB) without one long block of the event loop: JSON.stringify of such an answer holds the
+// loop for 50-250 ms, during which /healthz and every other request wait. Here the text is
+// built piece by piece, the large arrays one element at a time, and the loop is given back
+// every few milliseconds; the answer is byte for byte what res.json would send (same text,
+// same Content-Type, Content-Length and ETag, since the finished string goes through
+// res.send).
+import { performance } from 'node:perf_hooks';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Response } from 'express';
+import { noteResponseBody } from './response-body.js';
+
+/**
+ * An array whose elements are made when they are serialized: a route can answer 100,000
+ * rows without first building 100,000 copies. JSON.stringify (res.json, the response
+ * validator) sees the materialized array through toJSON.
+ */
+export class LazyJsonArray<T> {
+  constructor(
+    readonly length: number,
+    private readonly at: (i: number) => T,
+  ) {}
+  static map<S, T>(source: readonly S[], f: (s: S) => T): LazyJsonArray<T> {
+    return new LazyJsonArray(source.length, (i) => f(source[i]!));
+  }
+  get(i: number): T {
+    return this.at(i);
+  }
+  toJSON(): T[] {
+    const out = new Array<T>(this.length);
+    for (let i = 0; i < this.length; i++) out[i] = this.at(i);
+    return out;
+  }
+}
+
+/** A subtree with fewer nodes than this is one JSON.stringify call (fast, and short). */
+const SMALL_NODES = 256;
+
+/** Whether `v` has fewer than `budget` nodes; stops counting at the budget. */
+function smallerThan(v: unknown, budget: number): boolean {
+  let left = budget;
+  const visit = (x: unknown): boolean => {
+    if (--left <= 0) return false;
+    if (typeof x !== 'object' || x === null) return true;
+    if (x instanceof LazyJsonArray) return (left -= x.length) > 0;
+    if (Array.isArray(x)) {
+      for (const e of x) if (!visit(e)) return false;
+      return true;
+    }
+    for (const k in x) if (Object.prototype.hasOwnProperty.call(x, k) && !visit((x as Record<string, unknown>)[k])) return false;
+    return true;
+  };
+  return visit(v);
+}
+
+function isPlainObject(v: object): v is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The text of JSON.stringify(value) in pieces (undefined when JSON.stringify gives undefined).
+ * Large arrays and plain objects are walked here, everything else (small subtrees, values
+ * with toJSON other than LazyJsonArray, class instances) goes to JSON.stringify itself, so the
+ * rules on undefined, functions, symbols, non-finite numbers and toJSON are JSON.stringify's.
+ */
+export function* jsonPieces(value: unknown, smallNodes = SMALL_NODES): Generator<string, boolean> {
+  const seen = new Set<object>();
+  function* walk(v: unknown, k: string): Generator<string, boolean> {
+    if (typeof v !== 'object' || v === null) {
+      const s = JSON.stringify(v);
+      if (s === undefined) return false;
+      yield s;
+      return true;
+    }
+    const lazy = v instanceof LazyJsonArray;
+    if (!lazy && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      // toJSON receives the property name: let JSON.stringify call it on a one-key holder.
+      const s = JSON.stringify({ [k]: v });
+      if (s === '{}') return false;
+      yield s.slice(JSON.stringify(k).length + 2, -1);
+      return true;
+    }
+    if (!lazy && !((Array.isArray(v) || isPlainObject(v)) && !smallerThan(v, smallNodes))) {
+      const s = JSON.stringify(v);
+      if (s === undefined) return false;
+      yield s;
+      return true;
+    }
+    if (seen.has(v)) throw new TypeError('Converting circular structure to JSON');
+    seen.add(v);
+    if (lazy || Array.isArray(v)) {
+      const n = v.length;
+      const get = lazy ? (i: number) => (v as LazyJsonArray<unknown>).get(i) : (i: number) => (v as unknown[])[i];
+      yield '[';
+      for (let i = 0; i < n; i++) {
+        if (i > 0) yield ',';
+        if (!(yield* walk(get(i), String(i)))) yield 'null';
+      }
+      yield ']';
+    } else {
+      yield '{';
+      let first = true;
+      for (const name of Object.keys(v)) {
+        // The key is written only once the value has given its first piece: a value that
+        // JSON.stringify leaves out (undefined, a function, a symbol) gives none, and no key.
+        const gen = walk((v as Record<string, unknown>)[name], name);
+        let r = gen.next();
+        if (r.done) continue;
+        yield `${first ? '' : ','}${JSON.stringify(name)}:`;
+        first = false;
+        while (!r.done) {
+          yield r.value;
+          r = gen.next();
+        }
+      }
+      yield '}';
+    }
+    seen.delete(v);
+    return true;
+  }
+  return yield* walk(value, '');
+}
+
+export interface SliceOptions {
+  /** Give the event loop back after this much work (ms). */
+  sliceMs?: number;
+  /** Subtrees with fewer nodes are one JSON.stringify call (tests walk everything with 1). */
+  smallNodes?: number;
+}
+
+/** JSON.stringify(value), built in slices with the event loop given back between them. */
+export async function stringifyInSlices(value: unknown, { sliceMs = 5, smallNodes = SMALL_NODES }: SliceOptions = {}): Promise<string | undefined> {
+  const parts: string[] = [];
+  let pending = '';
+  let since = performance.now();
+  const gen = jsonPieces(value, smallNodes);
+  let count = 0;
+  let r = gen.next();
+  while (!r.done) {
+    pending += r.value;
+    if (pending.length >= 16_384) {
+      parts.push(pending);
+      pending = '';
+    }
+    if ((++count & 255) === 0 && performance.now() - since >= sliceMs) {
+      await yieldToLoop();
+      since = performance.now();
+    }
+    r = gen.next();
+  }
+  if (!r.value) return undefined;
+  parts.push(pending);
+  return parts.join('');
+}
+
+/**
+ * `v` with every LazyJsonArray replaced by the array it stands for (copying only the
+ * containers on the way to one): what res.json's hooks (the response validator in tests)
+ * expect to see.
+ */
+export function materialize(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  if (v instanceof LazyJsonArray) return (v.toJSON() as unknown[]).map(materialize);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const m = materialize(v[i]);
+      if (m !== v[i]) (out ??= [...v])[i] = m;
+    }
+    return out ?? v;
+  }
+  if (!isPlainObject(v)) return v;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(v)) {
+    const m = materialize(v[k]);
+    // defineProperty: a key named __proto__ stays a plain member, as JSON.parse makes it.
+    if (m !== v[k]) Object.defineProperty((out ??= { ...v }), k, { value: m, writable: true, enumerable: true, configurable: true });
+  }
+  return out ?? v;
+}
+
+/** Answers below this many nodes go through res.json (and the response validator in tests). */
+export const SLICED_ANSWER_NODES = 20_000;
+/** An app setting that overrides SLICED_ANSWER_NODES (tests send small answers in slices). */
+export const SLICED_FROM_SETTING = 'sliced json from nodes';
+
+/**
+ * res.status(status).json(body), with large bodies serialized in slices. Small bodies (and
+ * apps with their own json replacer/spaces/escape settings) take res.json unchanged.
+ */
+export async function sendJson(res: Response, status: number, body: unknown, opts: SliceOptions & { slicedFrom?: number } = {}): Promise<void> {
+  res.status(status);
+  const app = res.app;
+  const custom = app.get('json replacer') !== undefined || app.get('json spaces') !== undefined || app.get('json escape');
+  const from = opts.slicedFrom ?? (app.get(SLICED_FROM_SETTING) as number | undefined) ?? SLICED_ANSWER_NODES;
+  if (custom || smallerThan(body, from)) {
+    res.json(materialize(body));
+    return;
+  }
+  const text = await stringifyInSlices(body, opts);
+  noteResponseBody(res, body);
+  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+  // res.send adds the charset, Content-Length and the ETag exactly as res.json's own call does.
+  res.send(text);
+}
