@@ -27,6 +27,7 @@ import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
 import { createRouteMatcher, loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
+import { validateLargeArraysInSlices } from './large-body-validation.js';
 
 export interface AppOptions {
   kafka: KafkaGateway;
@@ -81,7 +82,8 @@ export function createApp(opts: AppOptions): Express {
   // Its parser (json-body.ts) answers as express.json does, in slices: no long block of the loop.
   app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
-  app.use(validationMiddleware(spec, opts.validateResponses ?? false));
+  // The 100,000 items of a large POST /reassignments are checked in slices beside it.
+  app.use(validateLargeArraysInSlices(validationMiddleware(spec, opts.validateResponses ?? false)));
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 
