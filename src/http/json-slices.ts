@@ -130,8 +130,19 @@ export interface SliceOptions {
 }
 
 /** JSON.stringify(value), built in slices with the event loop given back between them. */
-export async function stringifyInSlices(value: unknown, { sliceMs = 5, smallNodes = SMALL_NODES }: SliceOptions = {}): Promise<string | undefined> {
-  const parts: string[] = [];
+export async function stringifyInSlices(value: unknown, opts: SliceOptions = {}): Promise<string | undefined> {
+  const parts = await piecesInSlices(value, opts, (s) => s);
+  return parts?.join('');
+}
+
+/** Buffer.from(JSON.stringify(value)), encoded as it is built: no 8 MB string to encode at the end. */
+export async function jsonBytesInSlices(value: unknown, opts: SliceOptions = {}): Promise<Buffer | undefined> {
+  const parts = await piecesInSlices(value, opts, (s) => Buffer.from(s, 'utf8'));
+  return parts && Buffer.concat(parts);
+}
+
+async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMALL_NODES }: SliceOptions, convert: (s: string) => T): Promise<T[] | undefined> {
+  const parts: T[] = [];
   let pending = '';
   let since = performance.now();
   const gen = jsonPieces(value, smallNodes);
@@ -140,7 +151,7 @@ export async function stringifyInSlices(value: unknown, { sliceMs = 5, smallNode
   while (!r.done) {
     pending += r.value;
     if (pending.length >= 16_384) {
-      parts.push(pending);
+      parts.push(convert(pending));
       pending = '';
     }
     if ((++count & 255) === 0 && performance.now() - since >= sliceMs) {
@@ -150,8 +161,8 @@ export async function stringifyInSlices(value: unknown, { sliceMs = 5, smallNode
     r = gen.next();
   }
   if (!r.value) return undefined;
-  parts.push(pending);
-  return parts.join('');
+  parts.push(convert(pending));
+  return parts;
 }
 
 /**
@@ -198,9 +209,20 @@ export async function sendJson(res: Response, status: number, body: unknown, opt
     res.json(materialize(body));
     return;
   }
-  const text = await stringifyInSlices(body, opts);
+  const type = res.get('Content-Type') ?? 'application/json';
+  if (type.includes(';')) {
+    // A type with parameters: let res.send merge the charset into them.
+    const text = await stringifyInSlices(body, opts);
+    noteResponseBody(res, body);
+    res.set('Content-Type', type);
+    res.send(text);
+    return;
+  }
+  const bytes = await jsonBytesInSlices(body, opts);
   noteResponseBody(res, body);
-  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-  // res.send adds the charset, Content-Length and the ETag exactly as res.json's own call does.
-  res.send(text);
+  // What res.send does for res.json's string: the charset added to the type (express's
+  // setCharset lower-cases the type), then Content-Length, ETag (the same bytes are hashed),
+  // freshness and HEAD, all by res.send itself.
+  res.set('Content-Type', `${type.trim().toLowerCase()}; charset=utf-8`);
+  res.send(bytes);
 }

@@ -97,11 +97,29 @@ describe('sendJson', () => {
   app.post('/problem', async (_req, res) => sendJson(res.type('application/problem+json'), 409, body, { slicedFrom: 10 }));
   app.post('/problem-json', (_req, res) => void res.status(409).type('application/problem+json').json(body));
 
+  app.get('/json', (_req, res) => void res.json(body));
+  app.get('/sliced', async (_req, res) => sendJson(res, 200, body, { slicedFrom: 10 }));
+  app.post('/typed', async (_req, res) => sendJson(res.type('application/json; profile=x'), 202, body, { slicedFrom: 10 }));
+  app.post('/typed-json', (_req, res) => void res.status(202).type('application/json; profile=x').json(body));
+
+  it('answers a conditional GET and a HEAD as res.json does (304 on a matching ETag, no body for HEAD)', async () => {
+    const first = await request(app).get('/json');
+    for (const path of ['/json', '/sliced']) {
+      const again = await request(app).get(path).set('If-None-Match', first.headers.etag!);
+      assert.equal(again.status, 304, path);
+      const head = await request(app).head(path);
+      assert.equal(head.status, 200);
+      assert.equal(head.headers['content-length'], first.headers['content-length']);
+      assert.equal(head.text, undefined);
+    }
+  });
+
   it('answers what res.json answers, byte for byte, headers included, and the audit line sees the body', async () => {
     for (const [a, b] of [
       ['/json', '/sliced'],
       ['/json', '/small'],
       ['/problem-json', '/problem'],
+      ['/typed-json', '/typed'],
     ] as const) {
       logged.length = 0;
       const x = await request(app).post(a);
