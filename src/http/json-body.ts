@@ -30,14 +30,6 @@ const COMMA = 0x2c;
 /** Arrays shorter than this (in UTF-16 units) are parsed with the rest of the text; longer ones in slices of about this size. */
 const CUT_CHARS = 65_536;
 
-interface OpenContainer {
-  array: boolean;
-  start: number;
-  /** Indexes of commas (directly in this array) about cutChars apart. */
-  cuts: number[];
-  lastCut: number;
-}
-
 export interface JsonScan {
   /** Deepest nesting (jsonNestingDepth's count: strings skipped, stray closers counted down). */
   maxDepth: number;
@@ -49,14 +41,24 @@ export interface JsonScan {
 
 /**
  * Scans JSON text for its nesting depth and its largest array, in slices: a `yield` every
- * `sliceChars` characters lets the caller give the event loop back.
+ * `sliceChars` characters lets the caller give the event loop back. Past `stopDeeperThan`
+ * levels it stops (the body is refused whatever follows). The open containers are kept in
+ * parallel arrays of numbers: a 100,000-row body opens 300,000 of them.
  */
-export function* scanJson(text: string, { sliceChars = 262_144, cutChars = CUT_CHARS }: { sliceChars?: number; cutChars?: number } = {}): Generator<void, JsonScan> {
+export function* scanJson(
+  text: string,
+  { sliceChars = 262_144, cutChars = CUT_CHARS, stopDeeperThan = Infinity }: { sliceChars?: number; cutChars?: number; stopDeeperThan?: number } = {},
+): Generator<void, JsonScan> {
   let depth = 0;
   let maxDepth = 0;
   let balanced = true;
   let inString = false;
-  const stack: OpenContainer[] = [];
+  // The open containers: whether each is an array, where it starts, its last cut and its cuts.
+  const isArray: boolean[] = [];
+  const starts: number[] = [];
+  const lastCuts: number[] = [];
+  const cutsOf: (number[] | null)[] = [];
+  let open = 0;
   let largest: JsonScan['largest'] = null;
   const n = text.length;
   for (let from = 0; from < n; from += sliceChars) {
@@ -69,28 +71,39 @@ export function* scanJson(text: string, { sliceChars = 262_144, cutChars = CUT_C
         else if (c === QUOTE) inString = false;
       } else if (c === QUOTE) inString = true;
       else if (c === COMMA) {
-        const top = stack[stack.length - 1];
-        if (top?.array && i - top.lastCut >= cutChars) {
-          top.cuts.push(i);
-          top.lastCut = i;
+        const top = open - 1;
+        if (top >= 0 && isArray[top] && i - lastCuts[top]! >= cutChars) {
+          (cutsOf[top] ??= []).push(i);
+          lastCuts[top] = i;
         }
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        if (++depth > maxDepth) maxDepth = depth;
-        stack.push({ array: c === OPEN_BRACKET, start: i, cuts: [], lastCut: i });
+        if (++depth > maxDepth) {
+          maxDepth = depth;
+          if (maxDepth > stopDeeperThan) return { maxDepth, balanced: false, largest: null };
+        }
+        isArray[open] = c === OPEN_BRACKET;
+        starts[open] = i;
+        lastCuts[open] = i;
+        cutsOf[open] = null;
+        open++;
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         depth--;
-        const open = stack.pop();
-        if (!open || open.array !== (c === CLOSE_BRACKET)) balanced = false;
-        else if (open.array && open.cuts.length > 0 && (!largest || i - open.start > largest.end - largest.start)) {
-          largest = { start: open.start, end: i, cuts: open.cuts };
+        if (open === 0 || isArray[open - 1] !== (c === CLOSE_BRACKET)) {
+          // A stray or mismatched closer: not JSON; only the depth count goes on.
+          balanced = false;
+          if (open > 0) open--;
+          continue;
         }
+        open--;
+        const cuts = cutsOf[open];
+        if (cuts && (!largest || i - starts[open]! > largest.end - largest.start)) largest = { start: starts[open]!, end: i, cuts };
       }
     }
     // A backslash ending the slice skipped the next slice's first character: start after it.
     if (i > to) from = i - sliceChars;
     if (to < n) yield;
   }
-  if (stack.length > 0 || inString) balanced = false;
+  if (open > 0 || inString) balanced = false;
   return { maxDepth, balanced, largest };
 }
 
@@ -185,7 +198,7 @@ function findMarker(root: unknown, marker: string): { holder: Record<string, unk
  * event loop given back between them; the same value, or the same error, as parseJsonStrict.
  */
 export async function parseJsonInSlices(text: string, maxDepth: number, { sliceMs = 5, cutChars = CUT_CHARS, sliceChars }: { sliceMs?: number; cutChars?: number; sliceChars?: number } = {}): Promise<unknown> {
-  const scan = await runInSlices(scanJson(text, { cutChars, ...(sliceChars && { sliceChars }) }), sliceMs);
+  const scan = await runInSlices(scanJson(text, { cutChars, stopDeeperThan: maxDepth, ...(sliceChars && { sliceChars }) }), sliceMs);
   if (scan.maxDepth > maxDepth) throw new JsonTooDeepError(maxDepth);
   const { largest } = scan;
   if (!scan.balanced || !largest) return parseJsonStrict(text);

@@ -36,27 +36,53 @@ export class LazyJsonArray<T> {
 /** A subtree with fewer nodes than this is one JSON.stringify call (fast, and short). */
 const SMALL_NODES = 256;
 
+let nodesLeft = 0;
+
+function fits(x: unknown): boolean {
+  if (--nodesLeft <= 0) return false;
+  if (typeof x !== 'object' || x === null) return true;
+  if (x instanceof LazyJsonArray) return (nodesLeft -= x.length) > 0;
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) if (!fits(x[i])) return false;
+    return true;
+  }
+  for (const k in x) if (Object.prototype.hasOwnProperty.call(x, k) && !fits((x as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
 /** Whether `v` has fewer than `budget` nodes; stops counting at the budget. */
 function smallerThan(v: unknown, budget: number): boolean {
-  let left = budget;
-  const visit = (x: unknown): boolean => {
-    if (--left <= 0) return false;
-    if (typeof x !== 'object' || x === null) return true;
-    if (x instanceof LazyJsonArray) return (left -= x.length) > 0;
-    if (Array.isArray(x)) {
-      for (const e of x) if (!visit(e)) return false;
-      return true;
-    }
-    for (const k in x) if (Object.prototype.hasOwnProperty.call(x, k) && !visit((x as Record<string, unknown>)[k])) return false;
-    return true;
-  };
-  return visit(v);
+  nodesLeft = budget;
+  return fits(v);
 }
 
 function isPlainObject(v: object): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null;
 }
+
+/** oneShot's answer for a value that must be walked piece by piece. */
+const WALK = Symbol('walk');
+
+/**
+ * The text of a value that one JSON.stringify call serializes (undefined when JSON.stringify
+ * leaves it out), or WALK for a large array or plain object (and any LazyJsonArray).
+ */
+function oneShot(v: unknown, key: string | number, smallNodes: number): string | undefined | typeof WALK {
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+  if (v instanceof LazyJsonArray) return WALK;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+    // toJSON receives the property name: let JSON.stringify call it on a one-key holder.
+    const k = String(key);
+    const s = JSON.stringify({ [k]: v });
+    return s === '{}' ? undefined : s.slice(JSON.stringify(k).length + 2, -1);
+  }
+  if ((Array.isArray(v) || isPlainObject(v)) && !smallerThan(v, smallNodes)) return WALK;
+  return JSON.stringify(v);
+}
+
+/** Pieces are gathered up to this many characters before they are handed on. */
+const PIECE_CHARS = 16_384;
 
 /**
  * The text of JSON.stringify(value) in pieces (undefined when JSON.stringify gives undefined).
@@ -66,60 +92,57 @@ function isPlainObject(v: object): v is Record<string, unknown> {
  */
 export function* jsonPieces(value: unknown, smallNodes = SMALL_NODES): Generator<string, boolean> {
   const seen = new Set<object>();
-  function* walk(v: unknown, k: string): Generator<string, boolean> {
-    if (typeof v !== 'object' || v === null) {
-      const s = JSON.stringify(v);
-      if (s === undefined) return false;
-      yield s;
-      return true;
-    }
-    const lazy = v instanceof LazyJsonArray;
-    if (!lazy && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-      // toJSON receives the property name: let JSON.stringify call it on a one-key holder.
-      const s = JSON.stringify({ [k]: v });
-      if (s === '{}') return false;
-      yield s.slice(JSON.stringify(k).length + 2, -1);
-      return true;
-    }
-    if (!lazy && !((Array.isArray(v) || isPlainObject(v)) && !smallerThan(v, smallNodes))) {
-      const s = JSON.stringify(v);
-      if (s === undefined) return false;
-      yield s;
-      return true;
-    }
+  function* walk(v: object): Generator<string, void> {
     if (seen.has(v)) throw new TypeError('Converting circular structure to JSON');
     seen.add(v);
-    if (lazy || Array.isArray(v)) {
-      const n = v.length;
-      const get = lazy ? (i: number) => (v as LazyJsonArray<unknown>).get(i) : (i: number) => (v as unknown[])[i];
-      yield '[';
-      for (let i = 0; i < n; i++) {
-        if (i > 0) yield ',';
-        if (!(yield* walk(get(i), String(i)))) yield 'null';
-      }
-      yield ']';
-    } else {
-      yield '{';
-      let first = true;
-      for (const name of Object.keys(v)) {
-        // The key is written only once the value has given its first piece: a value that
-        // JSON.stringify leaves out (undefined, a function, a symbol) gives none, and no key.
-        const gen = walk((v as Record<string, unknown>)[name], name);
-        let r = gen.next();
-        if (r.done) continue;
-        yield `${first ? '' : ','}${JSON.stringify(name)}:`;
-        first = false;
-        while (!r.done) {
-          yield r.value;
-          r = gen.next();
+    let out: string;
+    if (v instanceof LazyJsonArray || Array.isArray(v)) {
+      const lazy = v instanceof LazyJsonArray ? v : undefined;
+      const arr = lazy ? undefined : (v as unknown[]);
+      out = '[';
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) out += ',';
+        const e = lazy ? lazy.get(i) : arr![i];
+        const s = oneShot(e, i, smallNodes);
+        if (s === WALK) {
+          yield out;
+          out = '';
+          yield* walk(e as object);
+        } else {
+          out += s ?? 'null';
+          if (out.length >= PIECE_CHARS) {
+            yield out;
+            out = '';
+          }
         }
       }
-      yield '}';
+      out += ']';
+    } else {
+      out = '{';
+      let first = true;
+      for (const name of Object.keys(v)) {
+        const e = (v as Record<string, unknown>)[name];
+        const s = oneShot(e, name, smallNodes);
+        // A value JSON.stringify leaves out (undefined, a function, a symbol) leaves out its key.
+        if (s === undefined) continue;
+        out += `${first ? '' : ','}${JSON.stringify(name)}:`;
+        first = false;
+        if (s === WALK) {
+          yield out;
+          out = '';
+          yield* walk(e as object);
+        } else out += s;
+      }
+      out += '}';
     }
+    yield out;
     seen.delete(v);
-    return true;
   }
-  return yield* walk(value, '');
+  const s = oneShot(value, '', smallNodes);
+  if (s === undefined) return false;
+  if (s === WALK) yield* walk(value as object);
+  else yield s;
+  return true;
 }
 
 export interface SliceOptions {
@@ -146,7 +169,6 @@ async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMA
   let pending = '';
   let since = performance.now();
   const gen = jsonPieces(value, smallNodes);
-  let count = 0;
   let r = gen.next();
   while (!r.done) {
     pending += r.value;
@@ -154,7 +176,7 @@ async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMA
       parts.push(convert(pending));
       pending = '';
     }
-    if ((++count & 255) === 0 && performance.now() - since >= sliceMs) {
+    if (performance.now() - since >= sliceMs) {
       await yieldToLoop();
       since = performance.now();
     }

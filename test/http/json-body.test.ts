@@ -178,7 +178,7 @@ describe('slicedJsonBody', () => {
       rows.map((r) => Buffer.from(JSON.stringify({ version: 1, partitions: r }))),
       jsonish.map((t) => Buffer.from(t)),
       fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b)),
-      fc.constantFrom(Buffer.from('\ufeff{"a":[1,2]}'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.alloc(0), Buffer.from('{"a":"\xff"}', 'latin1'), Buffer.from('[' + '1,'.repeat(1500) + '1]'), Buffer.from('['.repeat(9) + ']'.repeat(9))),
+      fc.constantFrom(Buffer.from('\ufeff{"a":[1,2]}'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.alloc(0), Buffer.from('{"a":"\xff"}', 'latin1'), Buffer.from('[' + '1,'.repeat(1500) + '1]'), Buffer.from('['.repeat(9) + ']'.repeat(9)), Buffer.from('{"a":' + '['.repeat(7) + ']'.repeat(7) + '}')),
     );
     const headers = fc.constantFrom<Record<string, string>>(
       { 'content-type': 'application/json' },
