@@ -251,7 +251,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
       reassignments: listing.reassignments.map(({ record, moving }) => toSummary(record, moving)),
       external: listing.external,
     };
-    res.json(body);
+    // Every partition moving in the cluster can be 100,000 rows.
+    await sendJson(res, 200, body);
   });
 
   router.post('/reassignments', async (req, res) => {
@@ -285,7 +286,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     }
     const next = page.next === null ? null : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
     const body: Schemas['ReassignmentPartitionPage'] = { items: page.items, next };
-    res.json(body);
+    await sendJson(res, 200, body);
   });
 
   router.patch('/reassignments/:id', async (req, res) => {
