@@ -61,6 +61,25 @@ function isPlainObject(v: object): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** Elements serialized by one JSON.stringify call, when they are small together. */
+const BATCH = 256;
+/** A batch may hold this many times the nodes of a one-call subtree (8,192 by default). */
+const BATCH_NODES_PER_SMALL = 32;
+
+/**
+ * Whether JSON.stringify(batch) gives exactly its elements' texts: not too many nodes, and no element with a toJSON of its own (it would be called with its index in the
+ * batch, not in the array).
+ */
+function batchFits(batch: unknown[], smallNodes: number): boolean {
+  nodesLeft = smallNodes * BATCH_NODES_PER_SMALL;
+  for (let j = 0; j < batch.length; j++) {
+    const e = batch[j];
+    if (typeof e === 'object' && e !== null && typeof (e as { toJSON?: unknown }).toJSON === 'function') return false;
+    if (!fits(e)) return false;
+  }
+  return true;
+}
+
 /** oneShot's answer for a value that must be walked piece by piece. */
 const WALK = Symbol('walk');
 
@@ -102,6 +121,20 @@ export function* jsonPieces(value: unknown, smallNodes = SMALL_NODES): Generator
       out = '[';
       for (let i = 0; i < v.length; i++) {
         if (i > 0) out += ',';
+        if (i % BATCH === 0) {
+          // A run of small elements is one JSON.stringify call: far cheaper than one per element.
+          const end = Math.min(v.length, i + BATCH);
+          const batch = lazy ? Array.from({ length: end - i }, (_, j) => lazy.get(i + j)) : arr!.slice(i, end);
+          if (batchFits(batch, smallNodes)) {
+            out += JSON.stringify(batch).slice(1, -1);
+            i = end - 1;
+            if (out.length >= PIECE_CHARS) {
+              yield out;
+              out = '';
+            }
+            continue;
+          }
+        }
         const e = lazy ? lazy.get(i) : arr![i];
         const s = oneShot(e, i, smallNodes);
         if (s === WALK) {

@@ -68,6 +68,12 @@ describe('jsonPieces', () => {
     assert.ok(Array.isArray(m.list[0]) && Array.isArray(m.lazy[2].more));
   });
 
+  it('passes toJSON its index in the whole array, past the first batch of elements too', () => {
+    const keyed = { toJSON: (k: string) => `key:${k}` };
+    const long = Array.from({ length: 700 }, (_, i) => (i % 97 === 0 ? keyed : { i }));
+    for (const small of [1, 256]) assert.equal(joined({ long, lazy: new LazyJsonArray(700, (i) => long[i]) }, small), JSON.stringify({ long, lazy: long }));
+  });
+
   it('throws on a cycle, as JSON.stringify does', () => {
     const a: unknown[] = [];
     for (let i = 0; i < 300; i++) a.push({ i });
