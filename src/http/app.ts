@@ -7,6 +7,7 @@ import { accessControl, type AccessControlOptions } from './auth/access-control.
 import { accessTableFromSpec } from './auth/roles.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { DEFAULT_JSON_MAX_DEPTH, hostileInputErrorHandler, rejectDeepJson, requireJsonBodies } from './hostile-input.js';
+import { slicedJsonBody } from './json-body.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, httpMetricsMiddleware, type GatewayMetrics } from './metrics.js';
 import { clusterRoutes } from './routes/cluster.js';
@@ -26,6 +27,7 @@ import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
 import { createRouteMatcher, loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
+import { validateLargeArraysInSlices } from './large-body-validation.js';
 
 export interface AppOptions {
   kafka: KafkaGateway;
@@ -77,9 +79,11 @@ export function createApp(opts: AppOptions): Express {
   // Only JSON is parsed; the depth guard runs on the raw bytes before JSON.parse.
   // POST /reassignments alone takes large bodies (100,000 partitions in the tool's format); the
   // body is then parsed, and the general parser below leaves it alone.
-  app.post('/reassignments', express.json({ limit: REASSIGNMENT_BODY_LIMIT, type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
+  // Its parser (json-body.ts) answers as express.json does, in slices: no long block of the loop.
+  app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
-  app.use(validationMiddleware(spec, opts.validateResponses ?? false));
+  // The 100,000 items of a large POST /reassignments are checked in slices beside it.
+  app.use(validateLargeArraysInSlices(validationMiddleware(spec, opts.validateResponses ?? false)));
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 

@@ -14,6 +14,7 @@ import { principalOf } from './auth/access-control.js';
 import { instanceOf } from './error-handler.js';
 import type { Logger } from './logger.js';
 import { requestIdOf } from './request-id.js';
+import { noteResponseBody, responseBodyOf } from './response-body.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -107,18 +108,19 @@ export function auditMiddleware(logger: Logger): RequestHandler {
   return (req, res, next) => {
     if (READ_METHODS.has(req.method)) return next();
     const started = process.hrtime.bigint();
-    let body: unknown;
     const json = res.json.bind(res);
-    // Capture what is sent: that is the outcome the caller saw.
+    // Capture what is sent: that is the outcome the caller saw. By reference only: the line
+    // reads a few members of it (resultOf), never serializes or copies it. Large answers are
+    // sent by sendJson (src/http/json-slices.ts), which notes the body the same way.
     res.json = (b: unknown) => {
-      body = b;
+      noteResponseBody(res, b);
       return json(b);
     };
     let logged = false;
     const log = (aborted: boolean): void => {
       if (logged) return;
       logged = true;
-      logger.info('audit', auditLine(req, res, body, aborted, Number(process.hrtime.bigint() - started) / 1e6));
+      logger.info('audit', auditLine(req, res, responseBodyOf(res), aborted, Number(process.hrtime.bigint() - started) / 1e6));
     };
     res.once('finish', () => log(false));
     res.once('close', () => log(!res.writableFinished));

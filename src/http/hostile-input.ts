@@ -13,27 +13,39 @@ import { problemType, sendProblem } from './problem.js';
 /** Deeper than any request schema of this API needs (the deepest is 4-5 levels). */
 export const DEFAULT_JSON_MAX_DEPTH = 32;
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+const OPEN = 1;
+const CLOSE = 2;
+const QUOTE = 3;
+/** What each byte is to the depth count outside strings (0: nothing). */
+const BYTE_CLASS = new Uint8Array(256);
+BYTE_CLASS[0x7b] = BYTE_CLASS[0x5b] = OPEN; // { [
+BYTE_CLASS[0x7d] = BYTE_CLASS[0x5d] = CLOSE; // } ]
+BYTE_CLASS[0x22] = QUOTE; // "
 
-/** Deepest nesting of objects/arrays in JSON text (strings skipped), without parsing it. */
+/**
+ * Deepest nesting of objects/arrays in JSON text (strings skipped, a backslash in a string
+ * skips the next byte), without parsing it. One table lookup per byte outside strings, and
+ * strings are skipped by a loop that looks for the quote and the backslash only.
+ */
 export function jsonNestingDepth(buf: Uint8Array): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+  const n = buf.length;
+  let i = 0;
+  while (i < n) {
+    const k = BYTE_CLASS[buf[i++]!]!;
+    if (k === 0) continue;
+    if (k === OPEN) {
       if (++depth > max) max = depth;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    } else if (k === CLOSE) depth--;
+    else {
+      for (;;) {
+        if (i >= n) return max;
+        const c = buf[i++]!;
+        if (c === 0x22) break;
+        if (c === 0x5c) i++;
+      }
+    }
   }
   return max;
 }

@@ -4,11 +4,12 @@
 // the state records to the API's shapes.
 import { Router, type Request, type Response } from 'express';
 import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
-import { formatReassignmentFile, parseConcurrency } from '../../domain/reassignment/index.js';
+import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
 import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';
+import { LazyJsonArray, sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
@@ -52,13 +53,21 @@ const ROLLBACK_INLINE_MAX = 1000;
 /** The body limit of POST /reassignments (100,000 partitions in the tool's format are ~4.4 MB). */
 export const REASSIGNMENT_BODY_LIMIT = '32mb';
 
+/**
+ * Rows made as they are serialized (100,000 of them at the largest): the answer is written in
+ * slices by sendJson, and JSON.stringify sees the array through toJSON. Only ever serialized.
+ */
+function lazyRows<S, T>(source: readonly S[], row: (s: S) => T): T[] {
+  return LazyJsonArray.map(source, row) as unknown as T[];
+}
+
 export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'] {
   let noOp = 0;
   for (const x of p.partitions) if (x.noOp) noOp++;
   return {
     totals: { partitions: p.partitions.length, moving: p.partitions.length - noOp, noOp, warnings: p.warnings.length },
     ...(detail && {
-      partitions: p.partitions.map((x) => ({
+      partitions: lazyRows(p.partitions, (x) => ({
         topic: x.topic,
         partition: x.partition,
         currentReplicas: [...x.currentReplicas],
@@ -95,11 +104,23 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
 }
 
 function toFile(f: PlanView['rollback']): Schemas['ReassignmentFile'] {
-  return { version: 1, partitions: f.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.replicas], log_dirs: [...p.log_dirs] })) };
+  return { version: 1, partitions: lazyRows(f.partitions, (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.replicas], log_dirs: [...p.log_dirs] })) };
 }
 
+/** formatReassignmentFile of the original replicas, its rows made as they are written. */
 function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
-  return toFile(formatReassignmentFile(r.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.original }))));
+  let ordered = r.partitions;
+  for (let i = 1; i < ordered.length; i++) {
+    // Records keep their partitions in file order already; sort a copy only if they are not.
+    if (compareTopicPartitions(ordered[i - 1]!, ordered[i]!) > 0) {
+      ordered = [...ordered].sort(compareTopicPartitions);
+      break;
+    }
+  }
+  return {
+    version: REASSIGNMENT_FILE_VERSION,
+    partitions: lazyRows(ordered, (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.original], log_dirs: p.original.map(() => ANY_LOG_DIR) })),
+  };
 }
 
 export function toAccepted(d: ReassignmentDetail, plan: PlanView, detail: boolean): Schemas['ReassignmentAccepted'] {
@@ -171,7 +192,7 @@ function notFound(req: Request, res: Response, id: string): void {
 }
 
 /** Answers a StartResult (POST and the rollback of DELETE share it). */
-function sendStart(req: Request, res: Response, result: StartResult, service: ReassignmentService): void {
+async function sendStart(req: Request, res: Response, result: StartResult, service: ReassignmentService): Promise<void> {
   const detail = queryFlag(req, 'detail');
   const inst = instance(req);
   switch (result.kind) {
@@ -195,12 +216,10 @@ function sendStart(req: Request, res: Response, result: StartResult, service: Re
       });
     }
     case 'plan':
-      res.status(200).json(toPlan(result.plan, detail));
-      return;
+      return sendJson(res, 200, toPlan(result.plan, detail));
     case 'started':
       res.location(`/reassignments/${encodeURIComponent(result.record.id)}`);
-      res.status(202).json(toAccepted(service.summarize(result.record), result.plan, detail));
-      return;
+      return sendJson(res, 202, toAccepted(service.summarize(result.record), result.plan, detail));
     case 'start-failed': {
       const failed = result.record.partitions.filter((p) => p.startError);
       const first = failed[0]?.startError;
@@ -232,7 +251,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
       reassignments: listing.reassignments.map(({ record, moving }) => toSummary(record, moving)),
       external: listing.external,
     };
-    res.json(body);
+    // Every partition moving in the cluster can be 100,000 rows.
+    await sendJson(res, 200, body);
   });
 
   router.post('/reassignments', async (req, res) => {
@@ -241,14 +261,14 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     if ('problem' in vo) return sendProblem(res, vo.problem);
     const body = unwrapPlanBody(req.body);
     const withFlag = vo.validateOnly && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, validateOnly: true } : body;
-    sendStart(req, res, await service.start(withFlag, callerOf(res)), service);
+    await sendStart(req, res, await service.start(withFlag, callerOf(res)), service);
   });
 
   router.get('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);
-    res.json(toReassignment(detail, queryFlag(req, 'detail')));
+    await sendJson(res, 200, toReassignment(detail, queryFlag(req, 'detail')));
   });
 
   router.get('/reassignments/:id/partitions', async (req, res) => {
@@ -266,7 +286,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     }
     const next = page.next === null ? null : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
     const body: Schemas['ReassignmentPartitionPage'] = { items: page.items, next };
-    res.json(body);
+    await sendJson(res, 200, body);
   });
 
   router.patch('/reassignments/:id', async (req, res) => {
@@ -297,7 +317,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     }
     const detail = await service.get(id);
     if (!detail) return notFound(req, res, id);
-    res.json(toReassignment(detail, false));
+    await sendJson(res, 200, toReassignment(detail, false));
   });
 
   router.delete('/reassignments/:id', async (req, res) => {
@@ -307,7 +327,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     const rb = result.rollback;
     if (rb && rb.kind !== 'started') {
       // The cancel happened; the rollback did not: say why, as the rollback's own problem.
-      return sendStart(req, res, rb, service);
+      return await sendStart(req, res, rb, service);
     }
     const body: Schemas['ReassignmentCancelled'] = {
       id: result.record.id,
@@ -317,8 +337,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     };
     if (rb && rb.kind === 'started') {
       res.location(`/reassignments/${encodeURIComponent(rb.record.id)}`);
-      res.status(202).json(body);
-      return;
+      return sendJson(res, 202, body);
     }
     res.json(body);
   });
