@@ -83,11 +83,32 @@ export class LogDirs {
     return !this.offline.has(`${brokerId}\u0000${dir}`);
   }
 
+  /**
+   * Whether any replica of this broker was placed explicitly or is moving between dirs. When
+   * not, every replica is in its default dir (defaultDirIndex) and has no future replica:
+   * readers over all of a broker's replicas can skip the per-replica lookups.
+   */
+  hasPlacements(brokerId: number): boolean {
+    const prefix = `${brokerId}\u0000`;
+    for (const k of this.placed.keys()) if (k.startsWith(prefix)) return true;
+    for (const k of this.futures.keys()) if (k.startsWith(prefix)) return true;
+    return false;
+  }
+
+  /** The default dir of a topic's partition on a broker with `dirCount` dirs: the index into dirs(broker). */
+  static defaultDirIndex(topicHash: number, partition: number, dirCount: number): number {
+    return (topicHash + partition) % dirCount;
+  }
+
+  static topicHash(topic: string): number {
+    return hash(topic);
+  }
+
   /** The dir holding the (current) replica. */
   dirOf(brokerId: number, topic: string, partition: number): string {
     this.settle(brokerId, topic, partition);
     const dirs = this.dirsOf(brokerId);
-    return this.placed.get(key(brokerId, topic, partition)) ?? dirs[(hash(topic) + partition) % dirs.length];
+    return this.placed.get(key(brokerId, topic, partition)) ?? dirs[LogDirs.defaultDirIndex(hash(topic), partition, dirs.length)];
   }
 
   /** The running move of a replica, settled to now; undefined when none. */

@@ -73,6 +73,12 @@ test('a throttled intra-broker move: future replica in the target dir, exact pro
   assert.deepEqual(mid[to], ['jbod-0 4000 0 future']);
   const usable = (await describeDirs(1)).results.find((r: any) => r.logDir === to).usableBytes;
   assert.equal(BigInt(1024 ** 4) - usable, 4000n, 'the future replica takes space on its disk');
+  // Asked about another topic only: nothing of jbod is listed, its bytes still count on their disks.
+  const other = await request(port(1), 35, 4, { topics: [{ topic: 'no-such-topic', partitions: [0] }] });
+  assert.deepEqual(other.results.map((r: any) => [r.logDir, r.topics, BigInt(1024 ** 4) - r.usableBytes]), [
+    [from, [], 10_000n],
+    [to, [], 4000n],
+  ].sort((a, b) => DIRS.indexOf(a[0] as string) - DIRS.indexOf(b[0] as string)));
 
   clock.advance(6_000);
   const done = await layout(1);
