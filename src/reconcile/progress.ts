@@ -16,6 +16,7 @@ import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
 import { makePacer } from '../state/layout.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
+import { PACE_EVERY } from './ownership.js';
 
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
 const MAX_HISTORY_MS = 10 * 60_000;
@@ -36,6 +37,12 @@ export class ProgressTracker {
   readonly #options: ProgressOptions;
   readonly #intervalMs: number;
   readonly #now: () => number;
+  /**
+   * Bytes left per moving partition entry (the record's object: unchanged entries stay the same
+   * objects) at the last snapshot this instance took. A hint only (the end watch's guess of the
+   * last partitions to finish); nothing is derived from it that instances must agree on.
+   */
+  #remaining = new WeakMap<ReassignmentPartitionRecord, number>();
 
   constructor(deps: { kafka: KafkaAdmin; store: StateStore; options: ProgressOptions; intervalMs: number; now?: () => number }) {
     this.#kafka = deps.kafka;
@@ -49,8 +56,9 @@ export class ProgressTracker {
    * Measures the running reassignments whose latest snapshot is older than the interval and
    * writes one snapshot for each (one write for all). Returns the ids snapshotted.
    * Requests: one DescribeLogDirs per broker hosting an adding replica of a moving partition.
+   * Yields to the event loop (`pace`, default a 15 ms slice) in its loops over partitions.
    */
-  async snapshot(running: readonly ReassignmentRecord[]): Promise<string[]> {
+  async snapshot(running: readonly ReassignmentRecord[], pace: () => Promise<void> = makePacer()): Promise<string[]> {
     const now = this.#now();
     const view = this.#store.view();
     const due = running.filter((r) => {
@@ -58,11 +66,12 @@ export class ProgressTracker {
       return !last || last.t <= now - this.#intervalMs * 0.9;
     });
     if (due.length === 0) return [];
-    const pace = makePacer();
     const moving: ReassignmentPartitionRecord[] = [];
     const brokers = new Set<number>();
     for (const r of due) {
+      let i = 0;
       for (const p of r.partitions) {
+        if (++i % PACE_EVERY === 0) await pace();
         if (p.state !== 'moving' || p.supersededBy || !p.bytesTotal) continue;
         moving.push(p);
         for (const b of adding(p)) brokers.add(b);
@@ -73,10 +82,13 @@ export class ProgressTracker {
     let unanswered = false;
     if (moving.length) for (const a of await describeReplicaSizes(this.#kafka, [...brokers], moving)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
     const writes: ProgressRecord[] = [];
+    const remaining = new WeakMap<ReassignmentPartitionRecord, number>();
     for (const r of due) {
       let total = 0;
       let done = 0;
+      let i = 0;
       for (const p of r.partitions) {
+        if (++i % PACE_EVERY === 0) await pace();
         if (!counted(p)) continue;
         const t = p.bytesTotal ?? 0;
         total += t;
@@ -85,7 +97,10 @@ export class ProgressTracker {
           const add = adding(p);
           const share = t / Math.max(1, add.length);
           const k = replicaKey(p.topic, p.partition);
-          for (const b of add) done += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+          let copied = 0;
+          for (const b of add) copied += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+          done += copied;
+          remaining.set(p, t - copied);
         }
       }
       done = Math.round(done);
@@ -98,8 +113,14 @@ export class ProgressTracker {
       writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now });
       await pace();
     }
+    this.#remaining = remaining;
     await this.#store.write(writes);
     return writes.map((w) => w.id);
+  }
+
+  /** Bytes left of a moving partition at the last snapshot this instance took (see #remaining); undefined when not measured. */
+  remaining(p: ReassignmentPartitionRecord): number | undefined {
+    return this.#remaining.get(p);
   }
 
   /**
