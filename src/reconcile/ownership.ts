@@ -20,7 +20,7 @@ const ownersCache = new WeakMap<object, { live: ReassignmentRecord[]; owners: Ma
 /** Yields to the event loop when its time slice is used up (src/state/layout.ts makePacer). */
 export type Pace = () => Promise<void>;
 /** Loop iterations between two calls of a Pace (each call reads the clock). */
-export const PACE_EVERY = 512;
+export const PACE_EVERY = 256;
 
 function cachedOwners(view: StateView): { live: ReassignmentRecord[]; hit: Map<string, string> | undefined } {
   const live = [...view.reassignments.values()].filter(isLive);
