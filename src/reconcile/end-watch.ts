@@ -4,8 +4,11 @@
 // reconcile interval. The sample is re-picked by every full pass from what still moves: a wrong
 // guess (a partition outside the sample finishing later) costs one extra full pass, never a
 // missed end (the full pass reads every move Kafka lists).
-import type { ReassignmentRecord } from '../state/records.js';
+import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../state/records.js';
 import { PACE_EVERY, partitionId, type Pace } from './ownership.js';
+
+/** The most partitions the end watch asks Kafka about. */
+export const END_WATCH_MAX_PARTITIONS = 2000;
 
 export interface EndWatchPartition {
   /** The reassignment the partition belongs to. */
@@ -15,16 +18,19 @@ export interface EndWatchPartition {
 }
 
 /**
- * Up to `max` partitions to watch: of each running record, its partitions Kafka lists as moving
- * (`movingOf`, by record id, partitionId) with the most bytes `remaining`, an equal share of
- * `max` per record (at least one each; records beyond `max` get none and are seen by the full
- * passes). Ties keep the record's order. Pure but for `pace` (yields to the event loop).
- * O(moving partitions x log(share)).
+ * Up to `max` partitions to watch: of each running record, an equal share of `max` (at least one
+ * each; records beyond `max` get none and are seen by the full passes) of its partitions Kafka
+ * lists as moving (`movingOf`, by record id, partitionId), likely the last to finish:
+ * - `likelyLast(id)`: the record's partitions with the most bytes left at the last progress
+ *   snapshot, most first (ProgressTracker.likelyLast): those still listed, in that order;
+ * - none of those listed any more (or no snapshot): its listed partitions with the largest
+ *   bytesTotal (ties: the record's order), one scan of the record.
+ * Pure but for `pace` (yields to the event loop).
  */
 export async function endWatchSample(
   records: Iterable<ReassignmentRecord>,
   movingOf: ReadonlyMap<string, ReadonlySet<string>>,
-  remaining: (p: ReassignmentRecord['partitions'][number]) => number,
+  likelyLast: (id: string) => readonly ReassignmentPartitionRecord[] | undefined,
   max: number,
   pace: Pace = async () => {},
 ): Promise<EndWatchPartition[]> {
@@ -34,13 +40,21 @@ export async function endWatchSample(
   const out: EndWatchPartition[] = [];
   for (const r of watched) {
     const moving = movingOf.get(r.id)!;
+    let taken = 0;
+    for (const p of likelyLast(r.id) ?? []) {
+      if (taken === share) break;
+      if (!moving.has(partitionId(p.topic, p.partition))) continue;
+      out.push({ id: r.id, topic: p.topic, partition: p.partition });
+      taken++;
+    }
+    if (taken > 0) continue;
     const top = new TopK<EndWatchPartition>(share);
     const ps = r.partitions;
     for (let i = 0; i < ps.length; i++) {
       if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
       const p = ps[i]!;
-      if (p.supersededBy || p.state !== 'moving' || !moving.has(partitionId(p.topic, p.partition))) continue;
-      top.offer(remaining(p), i, { id: r.id, topic: p.topic, partition: p.partition });
+      if (p.supersededBy || p.state !== 'moving' || !top.admits(p.bytesTotal ?? 0, i) || !moving.has(partitionId(p.topic, p.partition))) continue;
+      top.offer(p.bytesTotal ?? 0, i, { id: r.id, topic: p.topic, partition: p.partition });
     }
     out.push(...top.items());
   }
@@ -61,7 +75,14 @@ export class TopK<T> {
     return a.score < b.score || (a.score === b.score && a.order > b.order);
   }
 
+  /** Whether offer(score, order) would keep the item (cheap: one comparison). */
+  admits(score: number, order: number): boolean {
+    const h = this.#heap;
+    return h.length < this.#k || (this.#k > 0 && TopK.#below(h[0]!, { score, order }));
+  }
+
   offer(score: number, order: number, item: T): void {
+    if (!this.admits(score, order)) return;
     const h = this.#heap;
     const e = { score, order, item };
     if (h.length < this.#k) {
@@ -75,7 +96,6 @@ export class TopK<T> {
       }
       return;
     }
-    if (this.#k === 0 || !TopK.#below(h[0]!, e)) return;
     h[0] = e;
     let i = 0;
     for (;;) {

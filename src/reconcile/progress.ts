@@ -17,6 +17,7 @@ import { makePacer } from '../state/layout.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
 import { PACE_EVERY } from './ownership.js';
+import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
 
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
 const MAX_HISTORY_MS = 10 * 60_000;
@@ -38,11 +39,12 @@ export class ProgressTracker {
   readonly #intervalMs: number;
   readonly #now: () => number;
   /**
-   * Bytes left per moving partition entry (the record's object: unchanged entries stay the same
-   * objects) at the last snapshot this instance took. A hint only (the end watch's guess of the
-   * last partitions to finish); nothing is derived from it that instances must agree on.
+   * Per reassignment: its moving partitions with the most bytes left at the last snapshot this
+   * instance took, most first (at most END_WATCH_MAX_PARTITIONS). A hint only (the end watch's
+   * guess of the last partitions to finish); nothing is derived from it that instances must
+   * agree on.
    */
-  #remaining = new WeakMap<ReassignmentPartitionRecord, number>();
+  readonly #likelyLast = new Map<string, ReassignmentPartitionRecord[]>();
 
   constructor(deps: { kafka: KafkaAdmin; store: StateStore; options: ProgressOptions; intervalMs: number; now?: () => number }) {
     this.#kafka = deps.kafka;
@@ -82,11 +84,12 @@ export class ProgressTracker {
     let unanswered = false;
     if (moving.length) for (const a of await describeReplicaSizes(this.#kafka, [...brokers], moving)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
     const writes: ProgressRecord[] = [];
-    const remaining = new WeakMap<ReassignmentPartitionRecord, number>();
+    for (const id of this.#likelyLast.keys()) if (!running.some((r) => r.id === id)) this.#likelyLast.delete(id);
     for (const r of due) {
       let total = 0;
       let done = 0;
       let i = 0;
+      const lastToFinish = new TopK<ReassignmentPartitionRecord>(END_WATCH_MAX_PARTITIONS);
       for (const p of r.partitions) {
         if (++i % PACE_EVERY === 0) await pace();
         if (!counted(p)) continue;
@@ -100,7 +103,7 @@ export class ProgressTracker {
           let copied = 0;
           for (const b of add) copied += Math.min(share, sizes.get(b)?.get(k) ?? 0);
           done += copied;
-          remaining.set(p, t - copied);
+          lastToFinish.offer(t - copied, i, p);
         }
       }
       done = Math.round(done);
@@ -108,19 +111,19 @@ export class ProgressTracker {
       const last = prev?.snapshots.at(-1);
       // A broker that did not answer (stopped) copied nothing we can see: its bytes are not lost.
       if (unanswered && last && last.bytesTotal === total) done = Math.max(done, last.bytesDone);
+      this.#likelyLast.set(r.id, lastToFinish.items());
       const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }].filter((s) => s.t > now - MAX_HISTORY_MS).slice(-PROGRESS_MAX_SNAPSHOTS);
       const grew = !last || done > last.bytesDone;
       writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now });
       await pace();
     }
-    this.#remaining = remaining;
     await this.#store.write(writes);
     return writes.map((w) => w.id);
   }
 
-  /** Bytes left of a moving partition at the last snapshot this instance took (see #remaining); undefined when not measured. */
-  remaining(p: ReassignmentPartitionRecord): number | undefined {
-    return this.#remaining.get(p);
+  /** The moving partitions of reassignment `id` with the most bytes left at the last snapshot this instance took, most first (see #likelyLast). */
+  likelyLast(id: string): readonly ReassignmentPartitionRecord[] | undefined {
+    return this.#likelyLast.get(id);
   }
 
   /**

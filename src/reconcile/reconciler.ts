@@ -32,7 +32,7 @@ import type { ThrottleSync } from './throttle-sync.js';
 import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
 import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
 import { boundedError, makePacer } from '../state/layout.js';
-import { endWatchSample, type EndWatchPartition } from './end-watch.js';
+import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -51,7 +51,7 @@ const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.l
 const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
 /** End watch period, and the most partitions it asks Kafka about (its sample; end-watch.ts). */
 export const END_WATCH_MS = 250;
-export const END_WATCH_MAX_PARTITIONS = 2000;
+export { END_WATCH_MAX_PARTITIONS };
 const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
 
 /**
@@ -617,10 +617,10 @@ export class Reconciler {
     this.#d.metrics?.setProgress(gauges);
   }
 
-  /** The end watch's sample, from what Kafka lists as moving now and the bytes left at the last snapshot. */
+  /** The end watch's sample, from what Kafka lists as moving now and the bytes left at the last snapshot (end-watch.ts). */
   async #pickEndSample(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
     const progress = this.#d.progress;
-    this.#endSample = await endWatchSample(view.reassignments.values(), moves.movingOf, (p) => progress.remaining(p) ?? p.bytesTotal ?? 0, END_WATCH_MAX_PARTITIONS, pace);
+    this.#endSample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
   }
 
   async #retire(view: StateView): Promise<void> {

@@ -89,13 +89,13 @@ it('TopK keeps the k highest scores, ties to the lowest order, highest first', (
   );
 });
 
-it('endWatchSample: per running record, its listed moving partitions with the most bytes left, an equal share of the bound', async () => {
+it('endWatchSample without a snapshot: per running record, its listed moving partitions with the largest bytesTotal, an equal share of the bound', async () => {
   await fc.assert(
     fc.asyncProperty(arbRecords, arbMoving, fc.integer({ min: 1, max: 60 }), async (records, moving, max) => {
       const view = viewOf(records);
       const moves = await attributeMovesPaced(moving as never, view, yieldEveryTime);
       const left = (p: ReassignmentRecord['partitions'][number]) => p.bytesTotal ?? 0;
-      const sample = await endWatchSample(records, moves.movingOf, left, max, yieldEveryTime);
+      const sample = await endWatchSample(records, moves.movingOf, () => undefined, max, yieldEveryTime);
       assert.ok(sample.length <= max, `${sample.length} > ${max}`);
       const watched = records.filter((r) => r.state === 'running' && (moves.movingOf.get(r.id)?.size ?? 0) > 0).slice(0, max);
       const share = Math.max(1, Math.floor(max / Math.max(1, watched.length)));
@@ -119,12 +119,28 @@ it('endWatchSample: per running record, its listed moving partitions with the mo
   );
 });
 
+it('endWatchSample with a snapshot: the partitions it found with the most bytes left that Kafka still lists, in its order; a scan when none is', async () => {
+  const ps: P[] = [0, 1, 2, 3, 4, 5].map((i) => ({ topic: 't', partition: i, state: 'moving', bytesTotal: 10 * i }));
+  const r = rec('r', 1, ps);
+  const listed = (ids: number[]) => new Map([['r', new Set(ids.map((i) => partitionId('t', i)))]]);
+  const hint = [ps[1]!, ps[3]!, ps[0]!] as unknown as ReassignmentRecord['partitions'];
+  const of = (sample: { partition: number }[]) => sample.map((s) => s.partition);
+  // In the snapshot's order, only those Kafka still lists, at most the share.
+  assert.deepEqual(of(await endWatchSample([r], listed([0, 1, 2, 3, 4, 5]), () => hint, 2)), [1, 3]);
+  assert.deepEqual(of(await endWatchSample([r], listed([0, 2, 3, 4, 5]), () => hint, 2)), [3, 0]);
+  // Every hinted partition ended: the largest bytesTotal of those still listed.
+  assert.deepEqual(of(await endWatchSample([r], listed([2, 4, 5]), () => hint, 2)), [5, 4]);
+  // Nothing listed for it: not watched; records not running: not watched.
+  assert.deepEqual(await endWatchSample([r], new Map(), () => hint, 2), []);
+  assert.deepEqual(await endWatchSample([rec('r', 1, ps, 'completed')], listed([1]), () => hint, 2), []);
+});
+
 it('endWatchSample at 100,000 moving partitions: the 2000 with the most bytes left', async () => {
   const partitions: P[] = [];
   for (let i = 0; i < 100_000; i++) partitions.push({ topic: `t${Math.floor(i / 1000)}`, partition: i % 1000, state: 'moving', bytesTotal: (i * 7919) % 100_003 });
   const r = rec('big', 1, partitions);
   const movingOf = new Map([['big', new Set(partitions.map((p) => partitionId(p.topic, p.partition)))]]);
-  const sample = await endWatchSample([r], movingOf, (p) => p.bytesTotal ?? 0, 2000);
+  const sample = await endWatchSample([r], movingOf, () => undefined, 2000);
   assert.equal(sample.length, 2000);
   const cutoff = [...partitions].map((p) => p.bytesTotal!).sort((a, b) => b - a)[1999]!;
   const byId = new Map(partitions.map((p) => [partitionId(p.topic, p.partition), p.bytesTotal!]));
