@@ -136,6 +136,12 @@ export class Reconciler {
   #progressTask: Promise<unknown> | undefined;
   /** Set while a pass waits for its progress step: the end watch calls it on an end. */
   #endSeenDuringPass: (() => void) | undefined;
+  /** The end watch saw an end after the pass in flight read Kafka's moves (#passSteps). */
+  #movesStale = false;
+  /** The last pass was cut short (the next one is not). */
+  #cutLast = false;
+  /** The pass about to start was scheduled by the loop (only those are cut short). */
+  #scheduledPass = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -199,6 +205,7 @@ export class Reconciler {
     if (this.#stopped) return;
     if (this.#running) {
       this.#again = true;
+      this.#movesStale = true;
       this.#endSeenDuringPass?.();
     } else this.#schedule(0);
   }
@@ -228,6 +235,7 @@ export class Reconciler {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#again = false;
+      this.#scheduledPass = true;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
         this.#schedule(this.#again ? 0 : this.#d.config.reconcileIntervalMs);
@@ -338,8 +346,24 @@ export class Reconciler {
    * reassignments whose end the state topic already records.
    */
   async reconcileOnce(): Promise<void> {
+    const scheduled = this.#scheduledPass;
+    this.#scheduledPass = false;
     this.#failedSteps = 0;
     this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
+    const cut = await this.#passSteps(scheduled);
+    this.#cutLast = cut;
+    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
+    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+  }
+
+  /**
+   * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
+   * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
+   * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
+   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row.
+   */
+  async #passSteps(scheduled: boolean): Promise<boolean> {
+    const cut = () => scheduled && !this.#cutLast && this.#movesStale;
     const view = await this.#step('state', () => this.#d.store.refresh());
     // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
     if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
@@ -351,6 +375,7 @@ export class Reconciler {
     // PASS_SLICE_MS; Kafka's moves are attributed to records once, for every step below.
     const pace = makePacer(PASS_SLICE_MS);
     const observed = await this.#step('observe', async () => {
+      this.#movesStale = false;
       const moving = await listPartitionReassignments(this.#d.kafka);
       return { moving, moves: view ? await attributeMovesPaced(moving, view, pace) : undefined };
     });
@@ -359,6 +384,7 @@ export class Reconciler {
     // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
     // Before the placement read: the view may change under an await (a start writing its record).
     const dirs = view && moves ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent)) : undefined;
+    if (cut()) return true;
     let placement: TopicPartitions[] | undefined;
     if (view && moves) {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
@@ -367,7 +393,9 @@ export class Reconciler {
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
+    if (cut()) return true;
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
+    if (cut()) return true;
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
     // Another instance syncing the same resources: it does the work, we look again next pass.
@@ -390,8 +418,7 @@ export class Reconciler {
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
     // Chunks of a record whose writer died before its header (see src/state/layout.ts).
     if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
-    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
-    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+    return false;
   }
 
   /** The oldest ended reason whose gateway-owned throttles are still waiting to go (seconds; 0 = none). */
