@@ -412,7 +412,14 @@ export class Reconciler {
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
     }
     if (moves) await this.#step('end-watch', () => this.#pickEndSample(this.#d.store.view(), moves, pace));
-    if (moves) await this.#progressUnlessEnded(moves, pace);
+    if (moves) {
+      // The sample just picked is asked about once before the progress step (seconds at 100k,
+      // and its DescribeLogDirs can hold up the watch's own request): an end that happened
+      // since this pass read Kafka's moves is acted on by the next pass, at once.
+      await this.#watchEnds();
+      if (cut()) return true;
+      await this.#progressUnlessEnded(moves, pace);
+    }
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
