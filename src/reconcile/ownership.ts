@@ -17,22 +17,57 @@ export const isLive = (r: ReassignmentRecord): boolean => !TERMINAL_STATES.has(r
 /** Last answer of partitionOwners per view map, valid while the same live record objects are in it. */
 const ownersCache = new WeakMap<object, { live: ReassignmentRecord[]; owners: Map<string, string> }>();
 
+/** Yields to the event loop when its time slice is used up (src/state/layout.ts makePacer). */
+export type Pace = () => Promise<void>;
+/** Loop iterations between two calls of a Pace (each call reads the clock). */
+export const PACE_EVERY = 256;
+
+function cachedOwners(view: StateView): { live: ReassignmentRecord[]; hit: Map<string, string> | undefined } {
+  const live = [...view.reassignments.values()].filter(isLive);
+  const cached = ownersCache.get(view.reassignments);
+  const hit = cached && cached.live.length === live.length && cached.live.every((r, i) => r === live[i]) ? cached.owners : undefined;
+  return { live, hit };
+}
+
+/** Newest first (a stable sort: among equal createdAt the first in view order), so the first record to name a partition is its owner. */
+const newestFirst = (live: readonly ReassignmentRecord[]) => (live.length > 1 ? [...live].sort((a, b) => b.createdAt - a.createdAt) : live);
+
 /**
  * `topic:partition` -> id of the live gateway reassignment moving it (the newest wins). O(total
  * partitions of live records) when a live record changed since the last call on this view, else
  * O(number of records) (records are immutable: a change is a new object).
  */
 export function partitionOwners(view: StateView): Map<string, string> {
-  const live = [...view.reassignments.values()].filter(isLive);
-  const cached = ownersCache.get(view.reassignments);
-  if (cached && cached.live.length === live.length && cached.live.every((r, i) => r === live[i])) return cached.owners;
-  // Newest first (a stable sort: among equal createdAt the first in view order), so the first
-  // record to name a partition is its owner: one map, no per-partition bookkeeping objects.
-  const newestFirst = live.length > 1 ? [...live].sort((a, b) => b.createdAt - a.createdAt) : live;
+  const { live, hit } = cachedOwners(view);
+  if (hit) return hit;
+  // One map, no per-partition bookkeeping objects.
   const out = new Map<string, string>();
-  for (const r of newestFirst) {
+  for (const r of newestFirst(live)) {
     for (const p of r.partitions) {
       if (p.startError || p.supersededBy) continue; // activePartitions(r), without the copy
+      const k = partitionId(p.topic, p.partition);
+      if (!out.has(k)) out.set(k, r.id);
+    }
+  }
+  ownersCache.set(view.reassignments, { live, owners: out });
+  return out;
+}
+
+/**
+ * partitionOwners, yielding to the event loop (`pace`) while it builds the map: the same answer
+ * and the same cache. The live records are taken when it is called (the view may change while
+ * it yields; the answer is for the records as they were then).
+ */
+export async function partitionOwnersPaced(view: StateView, pace: Pace): Promise<Map<string, string>> {
+  const { live, hit } = cachedOwners(view);
+  if (hit) return hit;
+  const out = new Map<string, string>();
+  for (const r of newestFirst(live)) {
+    const ps = r.partitions;
+    for (let i = 0; i < ps.length; i++) {
+      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+      const p = ps[i]!;
+      if (p.startError || p.supersededBy) continue;
       const k = partitionId(p.topic, p.partition);
       if (!out.has(k)) out.set(k, r.id);
     }
@@ -45,6 +80,38 @@ export function partitionOwners(view: StateView): Map<string, string> {
 export function attributeMoves(moving: MovingPartition[], view: StateView): OngoingPartitionReassignment[] {
   const owners = partitionOwners(view);
   return moving.map((m) => ({ ...m, reassignmentId: owners.get(partitionId(m.topic, m.partition)) ?? null }));
+}
+
+/** Kafka's moves as one pass reads them, attributed once and shared by every step of the pass. */
+export interface AttributedMoves {
+  /** Every partition Kafka lists as moving (`partitionId`). */
+  readonly movingIds: ReadonlySet<string>;
+  /** Per gateway reassignment id: its partitions Kafka lists as moving. */
+  readonly movingOf: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Moves of gateway reassignments / of anybody else. */
+  readonly gateway: number;
+  readonly external: number;
+}
+
+/** attributeMoves summarised for a pass, yielding to the event loop (`pace`) on the way. O(moves) + partitionOwnersPaced. */
+export async function attributeMovesPaced(moving: readonly MovingPartition[], view: StateView, pace: Pace): Promise<AttributedMoves> {
+  const owners = await partitionOwnersPaced(view, pace);
+  const movingIds = new Set<string>();
+  const movingOf = new Map<string, Set<string>>();
+  let gateway = 0;
+  for (let i = 0; i < moving.length; i++) {
+    if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+    const m = moving[i]!;
+    const id = partitionId(m.topic, m.partition);
+    movingIds.add(id);
+    const owner = owners.get(id);
+    if (owner === undefined) continue;
+    gateway++;
+    let set = movingOf.get(owner);
+    if (!set) movingOf.set(owner, (set = new Set()));
+    set.add(id);
+  }
+  return { movingIds, movingOf, gateway, external: moving.length - gateway };
 }
 
 /**

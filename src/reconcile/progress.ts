@@ -16,6 +16,8 @@ import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
 import { makePacer } from '../state/layout.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
+import { PACE_EVERY } from './ownership.js';
+import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
 
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
 const MAX_HISTORY_MS = 10 * 60_000;
@@ -36,6 +38,13 @@ export class ProgressTracker {
   readonly #options: ProgressOptions;
   readonly #intervalMs: number;
   readonly #now: () => number;
+  /**
+   * Per reassignment: its moving partitions with the most bytes left at the last snapshot this
+   * instance took, most first (at most END_WATCH_MAX_PARTITIONS). A hint only (the end watch's
+   * guess of the last partitions to finish); nothing is derived from it that instances must
+   * agree on.
+   */
+  readonly #likelyLast = new Map<string, ReassignmentPartitionRecord[]>();
 
   constructor(deps: { kafka: KafkaAdmin; store: StateStore; options: ProgressOptions; intervalMs: number; now?: () => number }) {
     this.#kafka = deps.kafka;
@@ -49,8 +58,9 @@ export class ProgressTracker {
    * Measures the running reassignments whose latest snapshot is older than the interval and
    * writes one snapshot for each (one write for all). Returns the ids snapshotted.
    * Requests: one DescribeLogDirs per broker hosting an adding replica of a moving partition.
+   * Yields to the event loop (`pace`, default a 15 ms slice) in its loops over partitions.
    */
-  async snapshot(running: readonly ReassignmentRecord[]): Promise<string[]> {
+  async snapshot(running: readonly ReassignmentRecord[], pace: () => Promise<void> = makePacer()): Promise<string[]> {
     const now = this.#now();
     const view = this.#store.view();
     const due = running.filter((r) => {
@@ -58,11 +68,12 @@ export class ProgressTracker {
       return !last || last.t <= now - this.#intervalMs * 0.9;
     });
     if (due.length === 0) return [];
-    const pace = makePacer();
     const moving: ReassignmentPartitionRecord[] = [];
     const brokers = new Set<number>();
     for (const r of due) {
+      let i = 0;
       for (const p of r.partitions) {
+        if (++i % PACE_EVERY === 0) await pace();
         if (p.state !== 'moving' || p.supersededBy || !p.bytesTotal) continue;
         moving.push(p);
         for (const b of adding(p)) brokers.add(b);
@@ -73,10 +84,14 @@ export class ProgressTracker {
     let unanswered = false;
     if (moving.length) for (const a of await describeReplicaSizes(this.#kafka, [...brokers], moving)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
     const writes: ProgressRecord[] = [];
+    for (const id of this.#likelyLast.keys()) if (!running.some((r) => r.id === id)) this.#likelyLast.delete(id);
     for (const r of due) {
       let total = 0;
       let done = 0;
+      let i = 0;
+      const lastToFinish = new TopK<ReassignmentPartitionRecord>(END_WATCH_MAX_PARTITIONS);
       for (const p of r.partitions) {
+        if (++i % PACE_EVERY === 0) await pace();
         if (!counted(p)) continue;
         const t = p.bytesTotal ?? 0;
         total += t;
@@ -85,7 +100,10 @@ export class ProgressTracker {
           const add = adding(p);
           const share = t / Math.max(1, add.length);
           const k = replicaKey(p.topic, p.partition);
-          for (const b of add) done += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+          let copied = 0;
+          for (const b of add) copied += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+          done += copied;
+          lastToFinish.offer(t - copied, i, p);
         }
       }
       done = Math.round(done);
@@ -93,6 +111,7 @@ export class ProgressTracker {
       const last = prev?.snapshots.at(-1);
       // A broker that did not answer (stopped) copied nothing we can see: its bytes are not lost.
       if (unanswered && last && last.bytesTotal === total) done = Math.max(done, last.bytesDone);
+      this.#likelyLast.set(r.id, lastToFinish.items());
       const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }].filter((s) => s.t > now - MAX_HISTORY_MS).slice(-PROGRESS_MAX_SNAPSHOTS);
       const grew = !last || done > last.bytesDone;
       writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now });
@@ -100,6 +119,11 @@ export class ProgressTracker {
     }
     await this.#store.write(writes);
     return writes.map((w) => w.id);
+  }
+
+  /** The moving partitions of reassignment `id` with the most bytes left at the last snapshot this instance took, most first (see #likelyLast). */
+  likelyLast(id: string): readonly ReassignmentPartitionRecord[] | undefined {
+    return this.#likelyLast.get(id);
   }
 
   /**

@@ -25,13 +25,14 @@ import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
+import { activePartitions, attributeMovesPaced, isLive, PACE_EVERY, partitionId, type AttributedMoves, type Pace } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
 import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
 import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
-import { boundedError } from '../state/layout.js';
+import { boundedError, makePacer } from '../state/layout.js';
+import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -48,53 +49,59 @@ export interface ReconcilerDeps {
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
 const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
-/** End watch period, and the most gateway partitions moving for which it runs (its request is small). */
+/** End watch period, and the most partitions it asks Kafka about (its sample; end-watch.ts). */
 export const END_WATCH_MS = 250;
-export const END_WATCH_MAX_PARTITIONS = 2000;
+export { END_WATCH_MAX_PARTITIONS };
 const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
 
 /**
  * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
- * lists as moving, plus those of pending records past their start deadline. O(partitions of
- * live records).
+ * lists as moving (`movingIds`: partitionId of each move Kafka lists), plus those of pending
+ * records past their start deadline. O(partitions of live records), yielding to the event loop
+ * (`pace`) on the way.
  */
-export function endedTopics(view: StateView, moving: readonly { topic: string; partition: number }[], now: number): Set<string> {
-  const movingIds = new Set<string>();
-  for (const m of moving) movingIds.add(partitionId(m.topic, m.partition));
+export async function endedTopics(view: StateView, movingIds: ReadonlySet<string>, now: number, pace: Pace = async () => {}): Promise<Set<string>> {
   const topics = new Set<string>();
-  for (const r of view.reassignments.values()) {
+  for (const r of [...view.reassignments.values()]) {
+    let open: ReadonlySet<PartitionState>;
     if (r.state === 'pending') {
       if (now < r.startDeadline) continue;
-      for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving') && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
-    } else if (r.state === 'running') {
-      for (const p of r.partitions) if (!p.supersededBy && p.state === 'moving' && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+      open = QUEUED_OR_MOVING;
+    } else if (r.state === 'running') open = MOVING;
+    else continue;
+    const ps = r.partitions;
+    for (let i = 0; i < ps.length; i++) {
+      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+      const p = ps[i]!;
+      if (!p.supersededBy && open.has(p.state) && !topics.has(p.topic) && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
     }
   }
   return topics;
 }
+
+/** Longest a pass computes before it yields to the event loop (ms): /healthz and the GETs answer meanwhile. */
+export const PASS_SLICE_MS = 10;
 
 /** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
 export const RECORD_CLAIM_WAIT_MS = 2000;
 
 interface Observation {
   /** Per reassignment id: the partitions Kafka lists as moving that are its. */
-  movingOf: Map<string, Set<string>>;
-  /** Current replicas of the observed partitions. */
-  replicas: Map<string, number[]>;
+  movingOf: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Current replicas of the observed partitions: by topic, indexed by partition number. */
+  replicas: Map<string, (number[] | undefined)[]>;
   throttleRequests: ReadonlyMap<string, unknown>;
 }
 
-function observation(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>, placement: TopicPartitions[]): Observation {
-  const movingOf = new Map<string, Set<string>>();
-  for (const a of attributeMoves(moving, view)) {
-    if (!a.reassignmentId) continue;
-    let set = movingOf.get(a.reassignmentId);
-    if (!set) movingOf.set(a.reassignmentId, (set = new Set()));
-    set.add(partitionId(a.topic, a.partition));
+async function observation(view: StateView, moves: AttributedMoves, placement: TopicPartitions[], pace: Pace): Promise<Observation> {
+  const replicas = new Map<string, (number[] | undefined)[]>();
+  for (const t of placement) {
+    const byPartition: (number[] | undefined)[] = [];
+    for (const p of t.partitions) byPartition[p.partition] = p.replicas;
+    replicas.set(t.name, byPartition);
+    await pace();
   }
-  const replicas = new Map<string, number[]>();
-  for (const t of placement) for (const p of t.partitions) replicas.set(partitionId(t.name, p.partition), p.replicas);
-  return { movingOf, replicas, throttleRequests: view.throttleRequests };
+  return { movingOf: moves.movingOf, replicas, throttleRequests: view.throttleRequests };
 }
 
 export class Reconciler {
@@ -121,10 +128,20 @@ export class Reconciler {
    * is measured from it (an over-estimate by at most one observation period).
    */
   readonly #lastSeenMoving = new Map<string, number>();
-  /** Gateway partitions moving at the last full pass (the end watch runs only when few). */
-  #gatewayMoving = 0;
+  /** What the end watch asks Kafka about: picked by each full pass (end-watch.ts). */
+  #endSample: EndWatchPartition[] = [];
   #watchTimer: NodeJS.Timeout | undefined;
   #watching = false;
+  /** The progress step in flight (it may outlive its pass: #progressUnlessEnded). */
+  #progressTask: Promise<unknown> | undefined;
+  /** Set while a pass waits for its progress step: the end watch calls it on an end. */
+  #endSeenDuringPass: (() => void) | undefined;
+  /** The end watch saw an end after the pass in flight read Kafka's moves (#passSteps). */
+  #movesStale = false;
+  /** The last pass was cut short (the next one is not). */
+  #cutLast = false;
+  /** The pass about to start was scheduled by the loop (only those are cut short). */
+  #scheduledPass = false;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
@@ -146,34 +163,70 @@ export class Reconciler {
   }
 
   /**
-   * End watch (between full passes): while at most END_WATCH_MAX_PARTITIONS gateway partitions
-   * move, every END_WATCH_MS one ListPartitionReassignments; when a running reassignment has
-   * nothing moving any more, a full pass runs at once (it completes the record and removes its
-   * throttles). So an end is acted on within END_WATCH_MS + one pass, not one interval.
+   * End watch (between full passes): every END_WATCH_MS one ListPartitionReassignments for the
+   * sample the last full pass picked (at most END_WATCH_MAX_PARTITIONS of the partitions still
+   * moving, those with the most bytes left: likely the last to finish). When none of a running
+   * reassignment's sampled partitions moves any more, a full pass runs at once (right after the
+   * one in flight, if any): it reads every move, completes the record (or re-picks the sample
+   * when others still move) and removes the throttles. So an end is acted on within
+   * END_WATCH_MS + one pass, not one interval, at any size.
    */
   async #watchEnds(): Promise<void> {
-    if (this.#stopped || this.#running || this.#watching || this.#gatewayMoving === 0 || this.#gatewayMoving > END_WATCH_MAX_PARTITIONS) return;
+    const sample = this.#endSample;
+    if (this.#stopped || this.#watching || sample.length === 0) return;
     this.#watching = true;
     try {
-      const view = this.#d.store.view();
-      const moving = await listPartitionReassignments(this.#d.kafka);
+      const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
       const now = this.#now();
-      const still = new Set<string>();
-      for (const a of attributeMoves(moving, view)) if (a.reassignmentId) still.add(a.reassignmentId);
-      let ended = false;
-      for (const r of view.reassignments.values()) {
-        if (r.state !== 'running') continue;
-        if (still.has(r.id)) this.#lastSeenMoving.set(r.id, now);
-        else ended = true;
+      const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
+      const seen = new Set<string>();
+      const sampled = new Set<string>();
+      for (const s of sample) {
+        sampled.add(s.id);
+        if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
       }
-      if (ended && !this.#running && !this.#stopped) {
-        clearTimeout(this.#timer);
-        this.#schedule(0);
-      }
+      for (const id of seen) this.#lastSeenMoving.set(id, now);
+      const ended = [...sampled].filter((id) => !seen.has(id));
+      // A full pass picked another sample meanwhile: this answer is about the old one.
+      if (ended.length === 0 || this.#endSample !== sample || this.#stopped) return;
+      // Watched no more until the next full pass picks again (a failing pass does not loop).
+      const done = new Set(ended);
+      this.#endSample = sample.filter((s) => !done.has(s.id));
+      this.#passSoon();
     } catch {
       // The full pass reports errors; the watch just tries again.
     } finally {
       this.#watching = false;
+    }
+  }
+
+  /** A full pass now, or right after the one in flight (which stops waiting for its progress snapshot). */
+  #passSoon(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      this.#movesStale = true;
+      this.#endSeenDuringPass?.();
+    } else this.#schedule(0);
+  }
+
+  /**
+   * The progress step, which a pass stops waiting for when the end watch sees an end meanwhile:
+   * at 100k moving partitions a snapshot (DescribeLogDirs of every moving partition) takes
+   * seconds, and the end must not wait for it. It finishes in the background; passes skip the
+   * step while it runs (one snapshot at a time).
+   */
+  async #progressUnlessEnded(moves: AttributedMoves, pace: Pace): Promise<void> {
+    if (this.#progressTask) return;
+    const task = this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moves, pace)).finally(() => {
+      this.#progressTask = undefined;
+    });
+    this.#progressTask = task;
+    const ended = new Promise<void>((resolve) => (this.#endSeenDuringPass = resolve));
+    try {
+      await Promise.race([task, ended]);
+    } finally {
+      this.#endSeenDuringPass = undefined;
     }
   }
 
@@ -182,6 +235,7 @@ export class Reconciler {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#again = false;
+      this.#scheduledPass = true;
       this.#running = this.reconcileOnce().finally(() => {
         this.#running = undefined;
         this.#schedule(this.#again ? 0 : this.#d.config.reconcileIntervalMs);
@@ -265,6 +319,7 @@ export class Reconciler {
     await this.#pacing?.catch(() => undefined);
     clearInterval(this.#watchTimer);
     await this.#running?.catch(() => undefined);
+    await this.#progressTask?.catch(() => undefined);
   }
 
   /** Steps of the pass in flight that failed (a pass succeeds only when none did). */
@@ -291,8 +346,24 @@ export class Reconciler {
    * reassignments whose end the state topic already records.
    */
   async reconcileOnce(): Promise<void> {
+    const scheduled = this.#scheduledPass;
+    this.#scheduledPass = false;
     this.#failedSteps = 0;
     this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
+    const cut = await this.#passSteps(scheduled);
+    this.#cutLast = cut;
+    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
+    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+  }
+
+  /**
+   * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
+   * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
+   * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
+   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row.
+   */
+  async #passSteps(scheduled: boolean): Promise<boolean> {
+    const cut = () => scheduled && !this.#cutLast && this.#movesStale;
     const view = await this.#step('state', () => this.#d.store.refresh());
     // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
     if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
@@ -300,21 +371,33 @@ export class Reconciler {
     // instance writes into it under any await), and a record written after the list below was
     // asked for must not be judged by it (its just-started partitions would look cancelled).
     const recordsBeforeObservation = view ? new Map(view.reassignments) : undefined;
-    const moving = await this.#step('observe', () => listPartitionReassignments(this.#d.kafka));
+    // Every loop of the pass over all moving / all record partitions yields at least every
+    // PASS_SLICE_MS; Kafka's moves are attributed to records once, for every step below.
+    const pace = makePacer(PASS_SLICE_MS);
+    const observed = await this.#step('observe', async () => {
+      this.#movesStale = false;
+      const moving = await listPartitionReassignments(this.#d.kafka);
+      return { moving, moves: view ? await attributeMovesPaced(moving, view, pace) : undefined };
+    });
+    const moving = observed?.moving;
+    const moves = observed?.moves;
     // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
     // Before the placement read: the view may change under an await (a start writing its record).
-    const dirs = view && moving ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, new Set(moving.map((m) => partitionId(m.topic, m.partition))), this.#dirAbsent)) : undefined;
+    const dirs = view && moves ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent)) : undefined;
+    if (cut()) return true;
     let placement: TopicPartitions[] | undefined;
-    if (view && moving) {
+    if (view && moves) {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
       // pass (to tell completed from cancelled): none while everything still moves.
-      const topics = endedTopics(view, moving, this.#now());
+      const topics = await endedTopics(view, moves.movingIds, this.#now(), pace);
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
-    if (view && moving && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moving, placement, dirs));
+    if (cut()) return true;
+    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
+    if (cut()) return true;
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
-    if (view && moving) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moving));
+    if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
     if (sync && !sync.busy) {
@@ -328,14 +411,21 @@ export class Reconciler {
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
     }
-    if (moving) await this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moving));
+    if (moves) await this.#step('end-watch', () => this.#pickEndSample(this.#d.store.view(), moves, pace));
+    if (moves) {
+      // The sample just picked is asked about once before the progress step (seconds at 100k,
+      // and its DescribeLogDirs can hold up the watch's own request): an end that happened
+      // since this pass read Kafka's moves is acted on by the next pass, at once.
+      await this.#watchEnds();
+      if (cut()) return true;
+      await this.#progressUnlessEnded(moves, pace);
+    }
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
     // Chunks of a record whose writer died before its header (see src/state/layout.ts).
     if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
-    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
-    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+    return false;
   }
 
   /** The oldest ended reason whose gateway-owned throttles are still waiting to go (seconds; 0 = none). */
@@ -355,17 +445,19 @@ export class Reconciler {
   async #resolveRecords(
     view: StateView,
     recordsBeforeObservation: ReadonlyMap<string, ReassignmentRecord>,
-    moving: Awaited<ReturnType<typeof listPartitionReassignments>>,
+    moves: AttributedMoves,
     placement: TopicPartitions[],
     dirs: LogDirObservation,
+    pace: Pace,
   ): Promise<void> {
     const now = this.#now();
-    const observed = observation(view, moving, placement);
+    const observed = await observation(view, moves, placement, pace);
     for (const r of view.reassignments.values()) {
       if (!isLive(r)) continue;
       // Written since Kafka's moves were read (a start, a wave, a PATCH): the next pass judges it.
       if (recordsBeforeObservation.get(r.id) !== r) continue;
-      if (!this.#decide(r, observed, now, dirs)) continue;
+      const first = await this.#decide(r, observed, now, dirs, pace);
+      if (!first) continue;
       // The write, under the record's claim (pacer.ts withRecordClaim), from the record as the
       // state topic has it now: written meanwhile (a PATCH, a wave, a cancel, on any instance)
       // -> Kafka is read again for it and the decision re-made on the fresh record, so the
@@ -375,13 +467,19 @@ export class Reconciler {
         const freshView = await this.#d.store.refresh();
         const fresh = freshView.reassignments.get(r.id);
         if (!fresh || !isLive(fresh)) return { result: undefined };
+        if (fresh === r && first.extra.length === 0) {
+          // Unchanged since it was decided: the same decision (#decide is pure in r and obs; a
+          // kept-throttles request, `extra`, is checked against the fresh view below).
+          if (first.next.state !== r.state) this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: first.next.state, reason: first.next.reason });
+          return { result: undefined, values: [first.next] };
+        }
         let obs = observed;
         if (fresh !== r) {
           const nowMoving = await listPartitionReassignments(this.#d.kafka);
           const nowPlacement = await describePartitions(this.#d.kafka, [...new Set(fresh.partitions.map((p) => p.topic))]);
-          obs = observation(freshView, nowMoving, nowPlacement);
+          obs = await observation(freshView, await attributeMovesPaced(nowMoving, freshView, pace), nowPlacement, pace);
         }
-        const decided = this.#decide(fresh, obs, this.#now(), dirs);
+        const decided = await this.#decide(fresh, obs, this.#now(), dirs, pace);
         if (!decided) return { result: undefined };
         if (decided.next.state !== fresh.state) this.#d.logger?.info('reassignment state changed', { id: r.id, from: fresh.state, to: decided.next.state, reason: decided.next.reason });
         return { result: undefined, values: [decided.next, ...decided.extra] };
@@ -391,23 +489,31 @@ export class Reconciler {
 
   /**
    * What a pass writes for the live record `r` given what Kafka shows (`obs`), or undefined
-   * (nothing to write). Pure in `r` and `obs`.
+   * (nothing to write). Pure in `r` and `obs` (`pace` only yields to the event loop).
    */
-  #decide(r: ReassignmentRecord, obs: Observation, now: number, dirs: LogDirObservation): { next: ReassignmentRecord; extra: StateValue[] } | undefined {
+  async #decide(r: ReassignmentRecord, obs: Observation, now: number, dirs: LogDirObservation, pace: Pace): Promise<{ next: ReassignmentRecord; extra: StateValue[] } | undefined> {
     const still = obs.movingOf.get(r.id);
     const reached = (p: ReassignmentPartitionRecord) => {
-      const cur = obs.replicas.get(partitionId(p.topic, p.partition));
+      const cur = obs.replicas.get(p.topic)?.[p.partition];
       return cur !== undefined && sameSet(cur, p.target);
     };
-    const atTarget = (x: ReassignmentRecord) => activePartitions(x).every(reached);
+    const atTarget = async (x: ReassignmentRecord) => {
+      const active = activePartitions(x);
+      for (let i = 0; i < active.length; i++) {
+        if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+        if (!reached(active[i]!)) return false;
+      }
+      return true;
+    };
     /**
      * Partitions of `r` in `from` that Kafka does not list as moving any more: completed at
      * their target, cancelled otherwise; those still moving become `moving`. Unchanged entries
      * stay the same objects (the store rewrites only chunks with a changed entry).
      */
-    const settle = (from: ReadonlySet<PartitionState>): ReassignmentRecord['partitions'] => {
+    const settle = async (from: ReadonlySet<PartitionState>): Promise<ReassignmentRecord['partitions']> => {
       let changed = false;
-      const out = r.partitions.map((p) => {
+      const out: ReassignmentPartitionRecord[] = new Array(r.partitions.length);
+      const one = (p: ReassignmentPartitionRecord): ReassignmentPartitionRecord => {
         if (!from.has(p.state) || p.supersededBy) return p;
         if (still?.has(partitionId(p.topic, p.partition))) {
           if (p.state === 'moving') return p;
@@ -426,7 +532,11 @@ export class Reconciler {
         if (p.logDirs && p.state === 'moving' && dirs.pending.has(id)) return p;
         changed = true;
         return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
-      });
+      };
+      for (let i = 0; i < r.partitions.length; i++) {
+        if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+        out[i] = one(r.partitions[i]!);
+      }
       return changed ? out : r.partitions;
     };
 
@@ -434,14 +544,14 @@ export class Reconciler {
     let next: ReassignmentRecord | undefined;
     if (r.state === 'pending') {
       if (now < r.startDeadline) return undefined; // its writer may still be starting it
-      if (stillMoving) next = { ...r, partitions: settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-      else if (atTarget(r)) next = { ...r, partitions: settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+      if (stillMoving) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
+      else if (await atTarget(r)) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
       else {
         const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
         next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
       }
     } else if (r.state === 'running') {
-      const partitions = settle(MOVING);
+      const partitions = await settle(MOVING);
       // Queued partitions (paced execution) keep it running even with nothing moving.
       const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
       if (!stillMoving && !open) {
@@ -471,9 +581,8 @@ export class Reconciler {
     }
   }
 
-  async #expireRequests(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
+  async #expireRequests(view: StateView, movingIds: ReadonlySet<string>): Promise<void> {
     const now = this.#now();
-    const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
     const writes: ThrottleRequestRecord[] = [];
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt !== null && t.expiresAt <= now) {
@@ -517,35 +626,35 @@ export class Reconciler {
     if (writes.length || deletes.length) await this.#d.store.write(writes, deletes);
   }
 
-  async #observeProgress(view: StateView, moving: Awaited<ReturnType<typeof listPartitionReassignments>>): Promise<void> {
-    const attributed = attributeMoves(moving, view);
-    let gateway = 0;
+  async #observeProgress(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
     const now = this.#now();
-    for (const a of attributed) {
-      if (a.reassignmentId === null) continue;
-      gateway++;
-      this.#lastSeenMoving.set(a.reassignmentId, now);
-    }
-    this.#gatewayMoving = gateway;
+    for (const id of moves.movingOf.keys()) this.#lastSeenMoving.set(id, now);
     for (const id of this.#lastSeenMoving.keys()) if (!view.reassignments.has(id)) this.#lastSeenMoving.delete(id);
-    this.#d.metrics?.setPartitionsMoving('gateway', gateway);
-    this.#d.metrics?.setPartitionsMoving('external', attributed.length - gateway);
+    this.#d.metrics?.setPartitionsMoving('gateway', moves.gateway);
+    this.#d.metrics?.setPartitionsMoving('external', moves.external);
     const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
     // One snapshot per running reassignment per interval, in the state topic (any instance).
-    if (running.length > 0) await this.#d.progress.snapshot(running);
-    this.#d.metrics?.setProgress(
-      running.map((r) => {
-        const p = this.#d.progress.progress(r);
-        let queued = 0;
-        let inFlight = 0;
-        for (const x of r.partitions) {
-          if (x.supersededBy) continue;
-          if (x.state === 'queued') queued++;
-          else if (x.state === 'moving') inFlight++;
-        }
-        return { id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled, queued, moving: inFlight };
-      }),
-    );
+    if (running.length > 0) await this.#d.progress.snapshot(running, pace);
+    const gauges = [];
+    for (const r of running) {
+      const p = this.#d.progress.progress(r);
+      let queued = 0;
+      let inFlight = 0;
+      for (const x of r.partitions) {
+        if (x.supersededBy) continue;
+        if (x.state === 'queued') queued++;
+        else if (x.state === 'moving') inFlight++;
+      }
+      gauges.push({ id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled, queued, moving: inFlight });
+      await pace();
+    }
+    this.#d.metrics?.setProgress(gauges);
+  }
+
+  /** The end watch's sample, from what Kafka lists as moving now and the bytes left at the last snapshot (end-watch.ts). */
+  async #pickEndSample(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
+    const progress = this.#d.progress;
+    this.#endSample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
   }
 
   async #retire(view: StateView): Promise<void> {

@@ -59,3 +59,39 @@ it('sameConfigValues and sameJson compare like their JSON (undefined keys absent
   assert.ok(sameJson(x, x));
   assert.ok(sameJson(x, JSON.parse(JSON.stringify(x))));
 });
+
+it('reconcileThrottlesPaced: the same plan as reconcileThrottles, topic by topic with yields between', async () => {
+  const { reconcileThrottlesPaced } = await import('../../src/reconcile/throttle-sync.js');
+  const fc = (await import('fast-check')).default;
+  const topicNames = ['a', 'b', 'c', 'd'];
+  const entries = fc.uniqueArray(fc.constantFrom('0:1', '0:2', '1:1', '1:3', '2:2'), { maxLength: 4 }).map((xs) => [...xs].sort());
+  const list = fc.oneof(entries, fc.constant('*' as const));
+  const value = fc.option(fc.oneof(entries.map((xs) => xs.join(',')), fc.constant('*'), fc.constant('bad value')), { nil: null });
+  const rate = fc.option(fc.constantFrom('100', '200', '300'), { nil: null });
+  const topicDemand = fc.record({ leader: list, follower: list }, { requiredKeys: [] });
+  const owned = fc.record({ prior: value, added: fc.oneof(entries, entries.map((xs) => [...xs, '*'].sort())) });
+  const arb = fc.record({
+    demand: fc.record({
+      topics: fc.dictionary(fc.constantFrom(...topicNames), topicDemand),
+      brokers: fc.dictionary(fc.constantFrom('1', '2'), fc.record({ leaderRate: fc.constantFrom(100, 200), followerRate: fc.constantFrom(100, 200) }, { requiredKeys: [] })),
+    }),
+    ledger: fc.record({
+      topics: fc.dictionary(fc.constantFrom(...topicNames), fc.record({ leader: owned, follower: owned }, { requiredKeys: [] })),
+      brokers: fc.dictionary(fc.constantFrom('1', '2', '3'), fc.record({ leaderRate: fc.record({ prior: rate, values: fc.array(fc.constantFrom('100', '200'), { maxLength: 2 }) }) }, { requiredKeys: [] })),
+    }),
+    current: fc.record({
+      topics: fc.dictionary(fc.constantFrom(...topicNames), fc.record({ leader: value, follower: value })),
+      brokers: fc.dictionary(fc.constantFrom('1', '2', '3'), fc.record({ leaderRate: rate, followerRate: rate })),
+    }),
+  });
+  let yields = 0;
+  await fc.assert(
+    fc.asyncProperty(arb, async ({ demand, ledger, current }) => {
+      const expected = reconcileThrottles(current as ThrottleConfigValues, demand as ThrottleDemand, ledger as never);
+      const paced = await reconcileThrottlesPaced(current as ThrottleConfigValues, demand as ThrottleDemand, ledger as never, async () => void yields++);
+      assert.deepEqual(paced, expected);
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(yields > 0, 'it yielded between topics');
+});
