@@ -965,6 +965,12 @@ export class ClusterModel {
     return this.moves.logSizes(brokerId, filter);
   }
 
+  /** Bytes of every replica one broker hosts per log dir (`dirIndex` places a replica among `dirCount` dirs). */
+  logDirUsedBytesByDir(brokerId: number, dirIndex: (topic: string, partition: number) => number, dirCount: number): number[] {
+    this.sync();
+    return this.moves.usedBytesByDir(brokerId, dirIndex, dirCount);
+  }
+
   /** Bytes of every replica one broker hosts (its log dir's used space). */
   logDirUsedBytes(brokerId: number): number {
     this.sync();

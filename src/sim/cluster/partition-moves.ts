@@ -498,6 +498,18 @@ export class PartitionMoves {
   }
 
   /** Bytes of every replica on one broker (the log dir's used space). */
+  /**
+   * Bytes of every replica one broker hosts, summed per log dir: `dirIndex(topic, partition)`
+   * says which of `dirCount` dirs holds a replica. One walk, no allocation per replica.
+   */
+  usedBytesByDir(brokerId: number, dirIndex: (topic: string, partition: number) => number, dirCount: number): number[] {
+    const used = new Array<number>(dirCount).fill(0);
+    for (const [t, parts] of this.host.hosted(brokerId)) {
+      for (const p of parts) used[dirIndex(t.name, p.partition)]! += this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
+    }
+    return used;
+  }
+
   usedBytes(brokerId: number): number {
     let used = 0;
     for (const [t, parts] of this.host.hosted(brokerId)) {
