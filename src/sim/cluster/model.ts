@@ -219,6 +219,7 @@ export class ClusterModel {
       {
         topic: (name) => this.topics.get(name),
         log: (t, partition) => this.logs.get(t.topicId)![partition],
+        logs: (t) => this.logs.get(t.topicId)!,
         hosted: (id) => this.replicaIndex.hosted(id),
         partitionChanged: (t, p, before) => {
           this.views.delete(t);
@@ -966,7 +967,7 @@ export class ClusterModel {
   }
 
   /** Bytes of every replica one broker hosts per log dir (`dirIndex` places a replica among `dirCount` dirs). */
-  logDirUsedBytesByDir(brokerId: number, dirIndex: (topic: string, partition: number) => number, dirCount: number): number[] {
+  logDirUsedBytesByDir(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
     this.sync();
     return this.moves.usedBytesByDir(brokerId, dirIndex, dirCount);
   }

@@ -43,6 +43,8 @@ import type { PartitionState, TopicState } from './topics.js';
 export interface MovesHost {
   topic(name: string): TopicState | undefined;
   log(topic: TopicState, partition: number): PartitionLog;
+  /** Every partition's log of a topic, by partition index (one lookup per topic in walks over many partitions). */
+  logs(topic: TopicState): readonly PartitionLog[];
   /** The partitions a broker hosts, by topic (./replica-index.ts). */
   hosted(brokerId: number): ReadonlyMap<TopicState, ReadonlySet<PartitionState>>;
   isRegistered(brokerId: number): boolean;
@@ -499,13 +501,15 @@ export class PartitionMoves {
 
   /** Bytes of every replica on one broker (the log dir's used space). */
   /**
-   * Bytes of every replica one broker hosts, summed per log dir: `dirIndex(topic, partition)`
+   * Bytes of every replica one broker hosts, summed per log dir: `dirIndex(topic)(partition)`
    * says which of `dirCount` dirs holds a replica. One walk, no allocation per replica.
    */
-  usedBytesByDir(brokerId: number, dirIndex: (topic: string, partition: number) => number, dirCount: number): number[] {
+  usedBytesByDir(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
     const used = new Array<number>(dirCount).fill(0);
     for (const [t, parts] of this.host.hosted(brokerId)) {
-      for (const p of parts) used[dirIndex(t.name, p.partition)]! += this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
+      const logs = this.host.logs(t);
+      const dirOf = dirIndex(t.name);
+      for (const p of parts) used[dirOf(p.partition)]! += this.tracker.copiedBytes(p, brokerId) ?? logs[p.partition]!.sizeBytes;
     }
     return used;
   }

@@ -74,7 +74,11 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       for (const t of model.logDirSizes(broker, filter)) {
         for (const p of t.partitions) add(dirs[dirIndex(t.topic, p.partition)]!, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
       }
-      model.logDirUsedBytesByDir(broker, dirIndex, dirs.length).forEach((n, i) => used.set(dirs[i]!, n));
+      const dirsOfTopic = (topic: string) => {
+        const h = LogDirs.topicHash(topic);
+        return (partition: number) => LogDirs.defaultDirIndex(h, partition, dirs.length);
+      };
+      model.logDirUsedBytesByDir(broker, dirsOfTopic, dirs.length).forEach((n, i) => used.set(dirs[i]!, n));
       return answer();
     }
     const usedByIndex = new Array<number>(dirs.length).fill(0);
