@@ -1,13 +1,14 @@
 // Issue 8's bench: reassignments of SCALE_SIZES partitions (default 1000,10000) on simulated
 // clusters of 2x that many partitions (at least 20,000; at 100,000 moving the cluster is 100,000),
 // against a gateway running as a child process (`src/main.ts`, so RSS is the gateway's alone).
-// Per size, each figure as min/median/max over REPS repetitions in the same run:
-//   validateOnly latency and response size; POST latency and size (one per size: it starts
-//   the move); summary GET and 1,000-row page GET latency and size while everything moves;
-//   /healthz latency sampled every 100 ms from a separate process during the whole size's run
-//   (p99 and max), and the gateway's own event-loop delay max over the same window;
-//   reconcile pass duration (runs_total over time between two scrapes); throttle removal delay
-//   measured from the simulator's last completion to the last throttle config gone; gateway RSS.
+// Per size, REPS rounds, each a whole reassignment from start to end (odd rounds move the
+// partitions back): validateOnly, then the POST that starts it (throttled at 1 KiB/s so nothing
+// finishes), two summary GETs and two 1,000-row page GETs while everything moves, the reconcile
+// pass duration (runs_total over time between two scrapes), then the throttle is raised and
+// the removal delay is measured from the simulator's last completion to the last throttle
+// config gone. Each figure is min/median/max over the rounds; RSS is the max while moving.
+// /healthz is sampled every 100 ms from a separate process during the whole size's run (p99
+// and max), with the gateway's own event-loop delay max over the same window.
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
@@ -78,15 +79,27 @@ async function timed(url: string, init?: RequestInit): Promise<{ ms: number; byt
   return { ms, bytes: Buffer.byteLength(text), status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
 }
 
-async function metric(url: string, name: string): Promise<number | null> {
+/**
+ * The gateway's event-loop delay max (ms) since `loopMaxMs` was reset: prom-client resets its
+ * histogram on every scrape, so every scrape's value is folded in here.
+ */
+let loopMaxMs = 0;
+async function scrape(url: string): Promise<string> {
   const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^kafka_gateway_nodejs_eventloop_lag_max_seconds ([0-9.e+-]+)$/m.exec(text);
+  if (m) loopMaxMs = Math.max(loopMaxMs, Number(m[1]) * 1000);
+  return text;
+}
+
+async function metric(url: string, name: string): Promise<number | null> {
+  const text = await scrape(url);
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : null;
 }
 
 /** Mean wall time of each reconcile step so far (from the step histogram's _sum and _count). */
 async function stepAverages(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await scrape(url);
   const sums = new Map<string, number>();
   const out: string[] = [];
   for (const m of text.matchAll(/^kafka_gateway_reconciler_step_duration_seconds_(sum|count)\{step="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
@@ -116,90 +129,110 @@ async function runSize(n: number) {
   let samplerOut = '';
   sampler.stdout!.on('data', (c: Buffer) => (samplerOut += c.toString()));
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
-  await metric(gw.url, 'kafka_gateway_nodejs_eventloop_lag_max_seconds');
+  await scrape(gw.url);
+  loopMaxMs = 0;
   try {
-    // Move the first n partitions: replace each one's first replica by the broker 3 further on.
-    const partitions: { topic: string; partition: number; replicas: number[] }[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = Math.floor(i / PER_TOPIC);
-      const p = i % PER_TOPIC;
-      partitions.push({ topic: `s${t}`, partition: p, replicas: [(t + p + 3) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS] });
-    }
-    const file = { version: 1, partitions: partitions.map((x) => ({ ...x, log_dirs: x.replicas.map(() => 'any') })) };
+    // Move the first n partitions: replace each one's first replica by the broker 3 further on
+    // (odd rounds move them back), so every round is a full start-to-end reassignment.
+    const fileFor = (round: number) => {
+      const partitions: { topic: string; partition: number; replicas: number[]; log_dirs: string[] }[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = Math.floor(i / PER_TOPIC);
+        const p = i % PER_TOPIC;
+        const first = round % 2 === 0 ? (t + p + 3) % BROKERS : (t + p) % BROKERS;
+        partitions.push({ topic: `s${t}`, partition: p, replicas: [first, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS], log_dirs: ['any', 'any', 'any'] });
+      }
+      return { version: 1, partitions };
+    };
     const json = (b: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
     const validate: number[] = [];
+    const posts: number[] = [];
+    const summary: number[] = [];
+    const page: number[] = [];
+    const passes: number[] = [];
+    const removals: number[] = [];
     let validateBytes = 0;
-    for (let r = 0; r < REPS; r++) {
+    let postBytes = 0;
+    let summaryBytes = 0;
+    let pageBytes = 0;
+    let rssMoving = 0;
+    for (let round = 0; round < REPS; round++) {
+      const file = fileFor(round);
       const v = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024, validateOnly: true }));
       if (v.status !== 200) throw new Error(`validateOnly ${v.status}: ${JSON.stringify(v.body).slice(0, 500)}`);
       validate.push(v.ms);
       validateBytes = v.bytes;
-    }
-    // Throttled at 1 KiB/s: nothing completes while GETs are measured.
-    const post = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024 }));
-    if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
-    const id: string = post.body.id;
-    const summary: number[] = [];
-    const page: number[] = [];
-    let summaryBytes = 0;
-    let pageBytes = 0;
-    const runs0 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
-    const t0 = performance.now();
-    for (let r = 0; r < REPS; r++) {
-      const s = await timed(`${gw.url}/reassignments/${id}`);
-      summary.push(s.ms);
-      summaryBytes = s.bytes;
-      const pg = await timed(`${gw.url}/reassignments/${id}/partitions?limit=1000`);
-      page.push(pg.ms);
-      pageBytes = pg.bytes;
-      await new Promise((res) => setTimeout(res, 1000));
-    }
-    const runs1 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
-    const passMs = runs0 !== null && runs1 !== null && runs1 > runs0 ? (performance.now() - t0) / (runs1 - runs0) : NaN;
-    const steps = await stepAverages(gw.url);
-    const rssMoving = (await metric(gw.url, 'kafka_gateway_process_resident_memory_bytes')) ?? (await metric(gw.url, 'process_resident_memory_bytes'));
-    // Let it finish: raise the throttle, then time from Kafka's last completion to the last throttle gone.
-    let lastCompletion = 0;
-    const off = sim.onReassignmentCompleted(() => (lastCompletion = Date.now()));
-    const patched = await timed(`${gw.url}/reassignments/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ throttle: 1_000_000_000 }) });
-    if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`);
-    let removal = NaN;
-    const deadline = Date.now() + 600_000;
-    while (Date.now() < deadline) {
-      // Read in the simulator itself (asking the gateway would add load to what is measured).
-      const moving = sim.model.movingPartitionCount();
-      const throttled = (() => {
-        for (let b = 0; b < BROKERS; b++) if (sim.model.dynamicBrokerConfigs(String(b))['leader.replication.throttled.rate'] !== undefined) return true;
-        for (let t = 0; t < topicCount; t++) if (sim.model.effectiveTopicConfig(`s${t}`, 'leader.replication.throttled.replicas')) return true;
-        return false;
-      })();
-      if (moving === 0 && lastCompletion > 0 && !throttled) {
-        removal = Date.now() - lastCompletion;
-        break;
+      // Throttled at 1 KiB/s: nothing completes while GETs are measured.
+      const post = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024 }));
+      if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
+      posts.push(post.ms);
+      postBytes = post.bytes;
+      const id: string = post.body.id;
+      const runs0 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
+      const t0 = performance.now();
+      for (let r = 0; r < 2; r++) {
+        const s = await timed(`${gw.url}/reassignments/${id}`);
+        summary.push(s.ms);
+        summaryBytes = s.bytes;
+        const pg = await timed(`${gw.url}/reassignments/${id}/partitions?limit=1000`);
+        page.push(pg.ms);
+        pageBytes = pg.bytes;
+        await new Promise((res) => setTimeout(res, 1000));
       }
-      await new Promise((r) => setTimeout(r, 20));
+      const runs1 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
+      if (runs0 !== null && runs1 !== null && runs1 > runs0) passes.push((performance.now() - t0) / (runs1 - runs0));
+      rssMoving = Math.max(rssMoving, (await metric(gw.url, 'kafka_gateway_process_resident_memory_bytes')) ?? 0);
+      // Let it finish: raise the throttle, then time from Kafka's last completion to the last throttle gone.
+      let lastCompletion = 0;
+      const off = sim.onReassignmentCompleted(() => (lastCompletion = Date.now()));
+      const patched = await timed(`${gw.url}/reassignments/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ throttle: 1_000_000_000 }) });
+      if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`);
+      const deadline = Date.now() + 600_000;
+      let removal = NaN;
+      while (Date.now() < deadline) {
+        // Read in the simulator itself (asking the gateway would add load to what is measured).
+        const moving = sim.model.movingPartitionCount();
+        const throttled = (() => {
+          for (let b = 0; b < BROKERS; b++) if (sim.model.dynamicBrokerConfigs(String(b))['leader.replication.throttled.rate'] !== undefined) return true;
+          for (let t = 0; t < topicCount; t++) if (sim.model.effectiveTopicConfig(`s${t}`, 'leader.replication.throttled.replicas')) return true;
+          return false;
+        })();
+        if (moving === 0 && lastCompletion > 0 && !throttled) {
+          removal = Date.now() - lastCompletion;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      off();
+      removals.push(removal);
+      // The next round's POST names the same partitions: wait until this reassignment is over in the gateway.
+      for (;;) {
+        const st = await timed(`${gw.url}/reassignments/${id}`);
+        if (st.body?.state !== 'running' && st.body?.state !== 'pending') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-    off();
+    const steps = await stepAverages(gw.url);
     return {
       n,
       validate: stat(validate),
       validateBytes,
-      post: post.ms,
-      postBytes: post.bytes,
+      post: stat(posts),
+      postBytes,
       summary: stat(summary),
       summaryBytes,
       page: stat(page),
       pageBytes,
-      passMs,
-      removalMs: removal,
-      rssMiB: rssMoving === null ? NaN : rssMoving / 2 ** 20,
+      pass: stat(passes),
+      removal: stat(removals),
+      rssMiB: rssMoving / 2 ** 20,
       steps,
       health: await (async () => {
-        const loopMax = (await metric(gw.url, 'kafka_gateway_nodejs_eventloop_lag_max_seconds')) ?? NaN;
+        await scrape(gw.url);
         sampler.stdin!.end();
         await once(sampler, 'exit');
         const health = JSON.parse(samplerOut) as number[];
-        return { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs: loopMax * 1000 };
+        return { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs };
       })(),
     };
   } finally {
@@ -216,14 +249,14 @@ for (const n of SIZES) {
   const r = await runSize(n);
   results.push(r);
   console.log(`validateOnly         ${fmt(r.validate)}   ${(r.validateBytes / 1024).toFixed(1)} KiB`);
-  console.log(`POST (one start)     ${r.post.toFixed(1)} ms   ${(r.postBytes / 1024).toFixed(1)} KiB`);
+  console.log(`POST (start)         ${fmt(r.post)}   ${(r.postBytes / 1024).toFixed(1)} KiB`);
   console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
   console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`);
-  console.log(`reconcile pass       ${r.passMs.toFixed(0)} ms wall time per pass (runs_total over elapsed time; 2000 ms interval, end watch extra)`);
+  console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} wall time per pass while moving (runs_total over elapsed time; 2000 ms interval)`);
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
-  console.log(`throttle removal     ${r.removalMs.toFixed(0)} ms after Kafka's last completion`);
-  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB while moving`);
+  console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
+  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB while moving (max over rounds)`);
 }
 if (results.length > 1) {
   const a = results[0]!;
@@ -231,7 +264,7 @@ if (results.length > 1) {
   const per = (x: number, n: number) => x / n;
   console.log(`\n== growth ratio, per partition (median at ${b.n} / median at ${a.n}; linear = 1) ==`);
   console.log(`validateOnly ${(per(b.validate.median, b.n) / per(a.validate.median, a.n)).toFixed(2)}`);
-  console.log(`POST         ${(per(b.post, b.n) / per(a.post, a.n)).toFixed(2)}`);
+  console.log(`POST         ${(per(b.post.median, b.n) / per(a.post.median, a.n)).toFixed(2)}`);
   console.log(`summary GET (constant-size answer; ratio of totals) ${(b.summary.median / a.summary.median).toFixed(2)}`);
   console.log(`page GET (same 1000 rows; ratio of totals)         ${(b.page.median / a.page.median).toFixed(2)}`);
 }
