@@ -14,6 +14,7 @@
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../src/sim/index.js';
@@ -35,7 +36,9 @@ const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
   // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits).
   const prof = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_PROFILE}`] : [];
-  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
+  // SCALE_NODE_FLAGS: extra node flags for the gateway only (e.g. GC settings to compare).
+  const flags = (process.env.SCALE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,6 +51,9 @@ async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: 
       if (m) resolve(m[1]!);
     });
     proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    // SCALE_GATEWAY_OUT=<file>: the gateway's stdout and stderr go there too (e.g. with --trace-gc).
+    const tee = process.env.SCALE_GATEWAY_OUT;
+    if (tee) for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (c: Buffer) => appendFileSync(tee, c));
     proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
   });
   return { proc, url };
