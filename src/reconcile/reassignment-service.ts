@@ -311,23 +311,30 @@ export class ReassignmentService {
     for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
     const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(p.topic, p.partition)) : moves;
     const throttles = req.throttle === null ? null : await drive(computeReassignmentThrottlesSteps(ongoing.moving, sentNow), pace);
-    const estimate = await drive(estimateMoveSteps(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
-    const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
-    const schedule =
-      paced && concurrency
-        ? await drive(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
-        : null;
-    const planView: PlanView = {
-      partitions: plan.partitions,
-      warnings: plan.warnings,
-      throttle: req.throttle,
-      throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
-      estimate,
-      rollback,
-      pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
-      ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
+    // What only the answer shows (estimate, rollback file, wave schedule, config strings): a
+    // validateOnly computes it now; a POST while Kafka handles the moves, when the gateway is
+    // mostly waiting (the write-ahead steps and the moves do not depend on it).
+    const planViewNow = async (): Promise<PlanView> => {
+      const estimate = await drive(estimateMoveSteps(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
+      const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
+      const schedule =
+        paced && concurrency
+          ? await drive(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
+          : null;
+      return {
+        partitions: plan.partitions,
+        warnings: plan.warnings,
+        throttle: req.throttle,
+        throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
+        estimate,
+        rollback,
+        pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
+        ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
+      };
     };
-    if (req.validateOnly) return { kind: 'plan', plan: planView };
+    if (req.validateOnly) return { kind: 'plan', plan: await planViewNow() };
+    let planViewAsked: Promise<PlanView> | null = null;
+    const planView = (): Promise<PlanView> => (planViewAsked ??= planViewNow());
 
     // 1. Write-ahead: the record (with its throttle demand) before anything changes.
     const now = this.#now();
@@ -390,11 +397,11 @@ export class ReassignmentService {
     // 3. Start, unless we are so late that a reconciler may already be resolving the record.
     // Cancelled meanwhile (DELETE on any instance reads the pending record): do not start it.
     const latest = (await this.#d.store.refresh()).reassignments.get(record.id);
-    if (latest && latest.state !== 'pending') return { kind: 'start-failed', record: latest, plan: planView };
+    if (latest && latest.state !== 'pending') return { kind: 'start-failed', record: latest, plan: await planView() };
     if (this.#now() >= record.startDeadline) {
       record = await this.#finish(record, 'failed', 'start deadline passed before the reassignment could be started');
       await this.#d.throttles.sync().catch(() => undefined);
-      return { kind: 'start-failed', record, plan: planView };
+      return { kind: 'start-failed', record, plan: await planView() };
     }
     // Intra-broker moves first (kafka-reassign-partitions.sh sends them too): a broker that hosts
     // the replica starts copying; one that does not yet answers 9 and remembers the dir (the
@@ -425,6 +432,8 @@ export class ReassignmentService {
       batches.push(batch);
       await pace();
     }
+    // The answer's own parts are computed while the requests are out (a failure below: nobody waits on it).
+    planView().catch(() => undefined);
     const answers: Awaited<ReturnType<typeof alterPartitionReassignments>>[] = new Array(batches.length);
     let results: Awaited<ReturnType<typeof alterPartitionReassignments>>;
     try {
@@ -477,9 +486,9 @@ export class ReassignmentService {
       record = { ...record, ...outcome };
       await this.#d.store.write([record]); // the holder died: its lease is over anyway
     } else record = written.result;
-    if (record.state === 'running' || record.state === 'completed') return { kind: 'started', record, plan: planView };
+    if (record.state === 'running' || record.state === 'completed') return { kind: 'started', record, plan: await planView() };
     await this.#d.throttles.sync().catch(() => undefined);
-    return { kind: 'start-failed', record, plan: planView };
+    return { kind: 'start-failed', record, plan: await planView() };
   }
 
   /** Records of other live reassignments whose partitions `next` takes over (addToExisting). */
@@ -544,19 +553,31 @@ export class ReassignmentService {
     moving: readonly MovingPartition[],
     pace: () => Promise<void>,
   ): Promise<PartitionMap<number>> {
-    const current = new Map<string, Map<number, TopicPartitions['partitions'][number]>>();
-    for (const t of placement) {
-      const m = new Map<number, TopicPartitions['partitions'][number]>();
-      for (const p of t.partitions) m.set(p.partition, p);
-      current.set(t.name, m);
-      await pace();
-    }
+    // Kafka lists a topic's partitions in id order, so partition k is usually at index k: a map
+    // of the topic's partitions is built only for a topic where it is not.
+    type Placed = TopicPartitions['partitions'][number];
+    const listed = new Map<string, readonly Placed[]>();
+    for (const t of placement) listed.set(t.name, t.partitions);
+    const indexed = new Map<string, Map<number, Placed>>();
+    const placed = (topic: string, partition: number): Placed | undefined => {
+      const list = listed.get(topic);
+      if (list === undefined) return undefined;
+      const atIndex = list[partition];
+      if (atIndex !== undefined && atIndex.partition === partition) return atIndex;
+      let m = indexed.get(topic);
+      if (m === undefined) {
+        m = new Map();
+        for (const p of list) m.set(p.partition, p);
+        indexed.set(topic, m);
+      }
+      return m.get(partition);
+    };
     const isMoving = new PartitionMap<true>();
     for (const m of moving) isMoving.set(m.topic, m.partition, true);
     const byLeader = new Map<number, { topic: string; partition: number }[]>();
     for (let i = 0; i < requested.length; i++) {
       const { topic, partition, replicas } = requested[i]!;
-      const p = current.get(topic)?.get(partition);
+      const p = placed(topic, partition);
       if (i % STEP_ITEMS === 0) await pace();
       if (p === undefined || p.leader < 0) continue;
       // Only what may copy: a target broker the partition does not have, or a partition moving

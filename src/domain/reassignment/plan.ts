@@ -208,17 +208,18 @@ export function* validateReassignmentSteps(
 
   const live = new Set(cluster.liveBrokers);
   const registered = cluster.registeredBrokers ? new Set([...cluster.registeredBrokers, ...live]) : new Set(live);
-  const topics = new Map<string, Map<number, PartitionReplicas>>();
+  const topics = new Map<string, PartitionLookup>();
   let steps = 0;
   for (const t of cluster.topics) {
-    const partitions = new Map<number, PartitionReplicas>();
-    for (const p of t.partitions) {
-      partitions.set(p.partition, p);
-      // Default registered brokers: live ones plus every broker named in a replica list.
-      if (!cluster.registeredBrokers) for (const b of p.replicas) registered.add(b);
-      if (++steps % STEP_ITEMS === 0) yield;
+    // Default registered brokers: live ones plus every broker named in a replica list.
+    if (!cluster.registeredBrokers) {
+      for (const p of t.partitions) {
+        for (const b of p.replicas) registered.add(b);
+        if (++steps % STEP_ITEMS === 0) yield;
+      }
     }
-    topics.set(t.name, partitions);
+    topics.set(t.name, partitionLookup(t.partitions));
+    yield;
   }
   const ongoing = new PartitionMap<OngoingPartitionReassignment>();
   for (const o of cluster.ongoing) {
@@ -447,13 +448,35 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
   }
 }
 
+/** A topic's partitions by id, as a Map of them (last one listed wins) would answer. */
+interface PartitionLookup {
+  get(partition: number): PartitionReplicas | undefined;
+  readonly size: number;
+  keys(): Iterable<number>;
+}
+
+/**
+ * Kafka lists a topic's partitions in id order, so index k holds partition k and the list
+ * itself is the lookup (no Map of 100,000 entries per call); any other list gets a Map.
+ */
+function partitionLookup(list: readonly PartitionReplicas[]): PartitionLookup {
+  let dense = true;
+  for (let k = 0; k < list.length && dense; k++) dense = list[k]!.partition === k;
+  if (!dense) return new Map(list.map((p) => [p.partition, p]));
+  return {
+    get: (partition) => list[partition],
+    size: list.length,
+    keys: () => list.keys(),
+  };
+}
+
 /**
  * A topic whose partitions change length must list all its partitions, all with one length
  * (the gateway's rule: a topic with mixed replication factors is a mistake, not a plan).
  */
 function replicationFactorErrors(
   planned: readonly PartitionMovePlan[],
-  topics: ReadonlyMap<string, ReadonlyMap<number, PartitionReplicas>>,
+  topics: ReadonlyMap<string, PartitionLookup>,
   requestedIndex: PartitionMap<number>,
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
