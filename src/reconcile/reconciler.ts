@@ -238,6 +238,30 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Whether one of the records this pass saw moving has none of its moves listed any more,
+   * asked about a sample picked like the end watch's (of the moves this pass read): then the
+   * pass is stale (#movesStale) and the next one runs at once.
+   */
+  async #recheckEnds(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
+    if (moves.movingOf.size === 0) return;
+    const progress = this.#d.progress;
+    const sample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
+    if (sample.length === 0) return;
+    const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
+    const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
+    const sampled = new Set<string>();
+    const seen = new Set<string>();
+    for (const s of sample) {
+      sampled.add(s.id);
+      if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
+    }
+    if ([...sampled].some((id) => !seen.has(id))) {
+      this.#movesStale = true;
+      this.#again = true;
+    }
+  }
+
   /** A full pass now, or right after the one in flight (which stops waiting for its progress snapshot). */
   #passSoon(): void {
     if (this.#stopped) return;
@@ -440,13 +464,11 @@ export class Reconciler {
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
     }
 
-    if (placement && placement.length > 0 && scheduled && !this.#cutLast) {
-      // Metadata of many topics (~0.5 s at 100k partitions) holds up the watch's own request:
-      // asked again (after the one in flight), so an end meanwhile cuts this pass before it
-      // writes a record the next pass writes again (at 100k, ~1 s each).
-      await this.#watchTask;
-      await this.#watchEnds();
-    }
+    // Metadata of many topics took long (~0.5-0.8 s at 100k partitions), and Kafka's last moves
+    // may have ended meanwhile: then this pass would write a record the next one writes again
+    // (at 100k, ~1 s each) before the throttles can go. Asked once (the watch's sample may be
+    // spent already: it saw the first of these ends and the next pass read the rest moving).
+    if (view && moves && placement && placement.length > 0 && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
     if (cut()) return true;
