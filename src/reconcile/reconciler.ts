@@ -511,8 +511,9 @@ export class Reconciler {
     const now = this.#now();
     let oldest = now;
     for (const r of view.reassignments.values()) {
-      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
-      oldest = Math.min(oldest, r.endedAt ?? r.updatedAt);
+      // A running record whose moves are recorded as ended waits for its throttles to go too.
+      if ((isLive(r) && r.movesEndedAt === undefined) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+      oldest = Math.min(oldest, r.endedAt ?? r.movesEndedAt ?? r.updatedAt);
     }
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt !== null && t.expiresAt <= now) oldest = Math.min(oldest, this.#endSeen.get(t.id) ?? t.expiresAt);
