@@ -456,19 +456,23 @@ export class Reconciler {
       if (candidates.size > 0) movesEnded = (await this.#step('moves-ended', () => this.#markMovesEnded(view, candidates))) ?? movesEnded;
     }
     let placement: TopicPartitions[] | undefined;
+    let placementMs = 0;
     if (view && moves) {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
       // pass (to tell completed from cancelled): none while everything still moves. Not yet
       // for the records just marked (after the throttle sync, below).
       const topics = await endedTopics(view, moves.movingIds, this.#now(), pace, (r) => !movesEnded.has(r.id));
+      const started = performance.now();
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+      placementMs = performance.now() - started;
     }
 
-    // Metadata of many topics took long (~0.5-0.8 s at 100k partitions), and Kafka's last moves
-    // may have ended meanwhile: then this pass would write a record the next one writes again
-    // (at 100k, ~1 s each) before the throttles can go. Asked once (the watch's sample may be
-    // spent already: it saw the first of these ends and the next pass read the rest moving).
-    if (view && moves && placement && placement.length > 0 && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
+    // Metadata of many topics took longer than the watch's period (~0.5-0.8 s at 100k
+    // partitions), and Kafka's last moves may have ended meanwhile: then this pass would write a
+    // record the next one writes again (at 100k, ~1 s each) before the throttles can go. Asked
+    // once (the watch's sample may be spent already: it saw the first of these ends, and this
+    // pass read the rest still moving).
+    if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
     if (cut()) return true;
