@@ -115,13 +115,21 @@ export async function attributeMovesPaced(moving: readonly MovingPartition[], vi
 }
 
 /**
- * Throttle demands alive at `now`: every pending or running reassignment's, and every throttle
- * request that has not expired. Ended reassignments and expired requests demand nothing, so
+ * Whether a record's throttle demand is live: pending or running, and its moves not recorded as
+ * ended (`movesEndedAt`: every instance, and a restarted one, reads the same from the state topic).
+ */
+export function demandsThrottles(r: ReassignmentRecord): boolean {
+  return isLive(r) && r.throttleDemand !== null && r.movesEndedAt === undefined;
+}
+
+/**
+ * Throttle demands alive at `now`: every pending or running reassignment's (unless its moves
+ * are recorded as ended), and every throttle request that has not expired. Ended reassignments and expired requests demand nothing, so
  * the next throttle sync removes what they had the gateway add.
  */
 export function liveDemands(view: StateView, now: number): ThrottleDemand[] {
   const out: ThrottleDemand[] = [];
-  for (const r of view.reassignments.values()) if (isLive(r) && r.throttleDemand) out.push(r.throttleDemand);
+  for (const r of view.reassignments.values()) if (demandsThrottles(r)) out.push(r.throttleDemand!);
   for (const t of view.throttleRequests.values()) if (t.expiresAt === null || t.expiresAt > now) out.push(t.demand);
   return out;
 }

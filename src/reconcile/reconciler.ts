@@ -58,11 +58,18 @@ const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving
  * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
  * lists as moving (`movingIds`: partitionId of each move Kafka lists), plus those of pending
  * records past their start deadline. O(partitions of live records), yielding to the event loop
- * (`pace`) on the way.
+ * (`pace`) on the way. Only the records `include` accepts.
  */
-export async function endedTopics(view: StateView, movingIds: ReadonlySet<string>, now: number, pace: Pace = async () => {}): Promise<Set<string>> {
+export async function endedTopics(
+  view: StateView,
+  movingIds: ReadonlySet<string>,
+  now: number,
+  pace: Pace = async () => {},
+  include: (r: ReassignmentRecord) => boolean = () => true,
+): Promise<Set<string>> {
   const topics = new Set<string>();
   for (const r of [...view.reassignments.values()]) {
+    if (!include(r)) continue;
     let open: ReadonlySet<PartitionState>;
     if (r.state === 'pending') {
       if (now < r.startDeadline) continue;
@@ -77,6 +84,31 @@ export async function endedTopics(view: StateView, movingIds: ReadonlySet<string
     }
   }
   return topics;
+}
+
+/**
+ * Running records with throttles to remove whose moves all ended: Kafka lists none of their
+ * partitions (`moves`), none waits for a wave (queued) or for its intra-broker copy
+ * (`dirs.pending`). Whatever their partitions' placement says, #decide ends them (completed or
+ * cancelled): so their demand can be recorded as ended (`movesEndedAt`) before that placement
+ * is read. Only records as they were when Kafka's moves were read (`before`).
+ */
+export async function movesEndedRecords(view: StateView, before: ReadonlyMap<string, ReassignmentRecord>, moves: AttributedMoves, pending: ReadonlySet<string>, pace: Pace): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const r of view.reassignments.values()) {
+    if (r.state !== 'running' || r.movesEndedAt !== undefined || !r.throttleDemand || !r.autoRemoveThrottle) continue;
+    if (before.get(r.id) !== r || (moves.movingOf.get(r.id)?.size ?? 0) > 0) continue;
+    let open = false;
+    const ps = r.partitions;
+    for (let i = 0; i < ps.length && !open; i++) {
+      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+      const p = ps[i]!;
+      if (p.supersededBy) continue;
+      open = p.state === 'queued' || (p.state === 'moving' && p.logDirs !== undefined && pending.has(partitionId(p.topic, p.partition)));
+    }
+    if (!open) out.add(r.id);
+  }
+  return out;
 }
 
 /** Longest a pass computes before it yields to the event loop (ms): /healthz and the GETs answer meanwhile. */
@@ -131,7 +163,8 @@ export class Reconciler {
   /** What the end watch asks Kafka about: picked by each full pass (end-watch.ts). */
   #endSample: EndWatchPartition[] = [];
   #watchTimer: NodeJS.Timeout | undefined;
-  #watching = false;
+  /** The end watch's request in flight. */
+  #watchTask: Promise<void> | undefined;
   /** The progress step in flight (it may outlive its pass: #progressUnlessEnded). */
   #progressTask: Promise<unknown> | undefined;
   /** Set while a pass waits for its progress step: the end watch calls it on an end. */
@@ -171,10 +204,17 @@ export class Reconciler {
    * when others still move) and removes the throttles. So an end is acted on within
    * END_WATCH_MS + one pass, not one interval, at any size.
    */
-  async #watchEnds(): Promise<void> {
+  #watchEnds(): Promise<void> {
+    // One request at a time: a caller meanwhile gets the one in flight.
+    if (this.#watchTask) return this.#watchTask;
+    const task = this.#watchOnce().finally(() => (this.#watchTask = undefined));
+    this.#watchTask = task;
+    return task;
+  }
+
+  async #watchOnce(): Promise<void> {
     const sample = this.#endSample;
-    if (this.#stopped || this.#watching || sample.length === 0) return;
-    this.#watching = true;
+    if (this.#stopped || sample.length === 0) return;
     try {
       const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
       const now = this.#now();
@@ -195,8 +235,30 @@ export class Reconciler {
       this.#passSoon();
     } catch {
       // The full pass reports errors; the watch just tries again.
-    } finally {
-      this.#watching = false;
+    }
+  }
+
+  /**
+   * Whether one of the records this pass saw moving has none of its moves listed any more,
+   * asked about a sample picked like the end watch's (of the moves this pass read): then the
+   * pass is stale (#movesStale) and the next one runs at once.
+   */
+  async #recheckEnds(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
+    if (moves.movingOf.size === 0) return;
+    const progress = this.#d.progress;
+    const sample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
+    if (sample.length === 0) return;
+    const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
+    const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
+    const sampled = new Set<string>();
+    const seen = new Set<string>();
+    for (const s of sample) {
+      sampled.add(s.id);
+      if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
+    }
+    if ([...sampled].some((id) => !seen.has(id))) {
+      this.#movesStale = true;
+      this.#again = true;
     }
   }
 
@@ -385,14 +447,32 @@ export class Reconciler {
     // Before the placement read: the view may change under an await (a start writing its record).
     const dirs = view && moves ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent)) : undefined;
     if (cut()) return true;
+    // Records whose moves all ended are recorded as such first (a header-only write), so the
+    // throttle sync below removes their throttles; their end (completed or cancelled: Metadata
+    // of every partition, every chunk rewritten; at 100k partitions ~1 s) is written after it.
+    let movesEnded = new Set<string>();
+    if (view && moves && dirs && recordsBeforeObservation) {
+      const candidates = await movesEndedRecords(view, recordsBeforeObservation, moves, dirs.pending, pace);
+      if (candidates.size > 0) movesEnded = (await this.#step('moves-ended', () => this.#markMovesEnded(view, candidates))) ?? movesEnded;
+    }
     let placement: TopicPartitions[] | undefined;
+    let placementMs = 0;
     if (view && moves) {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
-      // pass (to tell completed from cancelled): none while everything still moves.
-      const topics = await endedTopics(view, moves.movingIds, this.#now(), pace);
+      // pass (to tell completed from cancelled): none while everything still moves. Not yet
+      // for the records just marked (after the throttle sync, below).
+      const topics = await endedTopics(view, moves.movingIds, this.#now(), pace, (r) => !movesEnded.has(r.id));
+      const started = performance.now();
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+      placementMs = performance.now() - started;
     }
 
+    // Metadata of many topics took longer than the watch's period (~0.5-0.8 s at 100k
+    // partitions), and Kafka's last moves may have ended meanwhile: then this pass would write a
+    // record the next one writes again (at 100k, ~1 s each) before the throttles can go. Asked
+    // once (the watch's sample may be spent already: it saw the first of these ends, and this
+    // pass read the rest still moving).
+    if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
     if (cut()) return true;
@@ -400,6 +480,8 @@ export class Reconciler {
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
+    const syncedAt = this.#now();
+    if (movesEnded.size > 0 && moves && dirs) await this.#step('ends', () => this.#recordEnds(movesEnded, moves, dirs, pace));
     if (sync && !sync.busy) {
       // Per-resource failures do not throw, but a pass that could not apply them did not succeed:
       // counted as an error of the step, so the errors metric shows why successes stopped.
@@ -409,7 +491,7 @@ export class Reconciler {
       }
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
-      if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view()));
+      if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view(), syncedAt));
     }
     if (moves) await this.#step('end-watch', () => this.#pickEndSample(this.#d.store.view(), moves, pace));
     if (moves) {
@@ -433,8 +515,9 @@ export class Reconciler {
     const now = this.#now();
     let oldest = now;
     for (const r of view.reassignments.values()) {
-      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
-      oldest = Math.min(oldest, r.endedAt ?? r.updatedAt);
+      // A running record whose moves are recorded as ended waits for its throttles to go too.
+      if ((isLive(r) && r.movesEndedAt === undefined) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+      oldest = Math.min(oldest, r.endedAt ?? r.movesEndedAt ?? r.updatedAt);
     }
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt !== null && t.expiresAt <= now) oldest = Math.min(oldest, this.#endSeen.get(t.id) ?? t.expiresAt);
@@ -493,6 +576,8 @@ export class Reconciler {
    */
   async #decide(r: ReassignmentRecord, obs: Observation, now: number, dirs: LogDirObservation, pace: Pace): Promise<{ next: ReassignmentRecord; extra: StateValue[] } | undefined> {
     const still = obs.movingOf.get(r.id);
+    // The moves ended when a pass recorded it (the end is written later, after the throttle sync).
+    const endedAt = r.movesEndedAt ?? now;
     const reached = (p: ReassignmentPartitionRecord) => {
       const cur = obs.replicas.get(p.topic)?.[p.partition];
       return cur !== undefined && sameSet(cur, p.target);
@@ -526,12 +611,12 @@ export class Reconciler {
         const dirError = p.logDirs && p.state === 'moving' ? dirs.failed.get(id) : undefined;
         if (dirError) {
           changed = true;
-          return { ...p, state: 'failed' as const, endedAt: now, startError: boundedError(dirError) };
+          return { ...p, state: 'failed' as const, endedAt, startError: boundedError(dirError) };
         }
         // Its intra-broker moves are still copying (or waiting to be re-sent): still moving.
         if (p.logDirs && p.state === 'moving' && dirs.pending.has(id)) return p;
         changed = true;
-        return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt: now };
+        return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt };
       };
       for (let i = 0; i < r.partitions.length; i++) {
         if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
@@ -557,8 +642,12 @@ export class Reconciler {
       if (!stillMoving && !open) {
         // Every partition it is responsible for completed (this pass or earlier ones).
         next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
-          ? { ...r, partitions, state: 'completed', endedAt: now }
-          : { ...r, partitions, state: 'cancelled', endedAt: now, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+          ? { ...r, partitions, state: 'completed', endedAt }
+          : { ...r, partitions, state: 'cancelled', endedAt, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+      } else if (r.movesEndedAt !== undefined) {
+        // Recorded as ended, yet moving again (re-sent outside the gateway): its demand is live again.
+        const { movesEndedAt: _ended, ...rest } = r;
+        return { next: { ...rest, partitions, updatedAt: now }, extra: [] };
       } else if (partitions !== r.partitions) {
         // Some partitions finished: only their chunks are rewritten.
         return { next: { ...r, partitions, updatedAt: now }, extra: [] };
@@ -570,6 +659,47 @@ export class Reconciler {
     const extra: StateValue[] = [];
     if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !obs.throttleRequests.has(`kept-${r.id}`)) extra.push(keptThrottles(next, now, r.requestedBy));
     return { next, extra };
+  }
+
+  /**
+   * Records `movesEndedAt` on the records of `ids` (a header-only write: their partitions are
+   * the same objects, so no chunk is rewritten), each under its claim and only if unchanged
+   * since Kafka's moves were read. From then on they demand no throttles, in every instance.
+   * Returns the ids written.
+   */
+  async #markMovesEnded(view: StateView, ids: ReadonlySet<string>): Promise<Set<string>> {
+    const marked = new Set<string>();
+    for (const id of ids) {
+      const r = view.reassignments.get(id);
+      if (!r) continue;
+      const now = this.#now();
+      const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, id, async () => {
+        const fresh = (await this.#d.store.refresh()).reassignments.get(id);
+        // Written meanwhile (a PATCH, a cancel, on any instance): the regular path judges it.
+        if (fresh !== r) return { result: false };
+        return { result: true, values: [{ ...r, movesEndedAt: now, updatedAt: now }] };
+      });
+      if (out.granted && out.result) marked.add(id);
+    }
+    return marked;
+  }
+
+  /**
+   * The end of the records marked by this pass (#markMovesEnded), after the throttle sync:
+   * completed or cancelled from their partitions' placement (Metadata of their topics), judged
+   * like any record from Kafka's moves as this pass read them (they had none).
+   */
+  async #recordEnds(ids: ReadonlySet<string>, moves: AttributedMoves, dirs: LogDirObservation, pace: Pace): Promise<void> {
+    const view = this.#d.store.view();
+    const marked = new Map<string, ReassignmentRecord>();
+    for (const id of ids) {
+      const r = view.reassignments.get(id);
+      if (r && r.state === 'running' && r.movesEndedAt !== undefined) marked.set(id, r);
+    }
+    if (marked.size === 0) return;
+    const topics = await endedTopics(view, moves.movingIds, this.#now(), pace, (r) => marked.get(r.id) === r);
+    const placement = topics.size === 0 ? [] : await describePartitions(this.#d.kafka, [...topics]);
+    await this.#resolveRecords(view, marked, moves, placement, dirs, pace);
   }
 
   /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
@@ -601,9 +731,8 @@ export class Reconciler {
     if (writes.length) await this.#d.store.write(writes);
   }
 
-  /** After a converged sync: ended reassignments and expired requests have no throttles left. */
-  async #recordRemovals(view: StateView): Promise<void> {
-    const now = this.#now();
+  /** After a converged sync (done at `now`): ended reassignments and expired requests have no throttles left. */
+  async #recordRemovals(view: StateView, now: number): Promise<void> {
     const writes: ReassignmentRecord[] = [];
     const deletes: string[] = [];
     for (const r of view.reassignments.values()) {

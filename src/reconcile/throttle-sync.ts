@@ -65,7 +65,7 @@ import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { makePacer } from '../state/layout.js';
-import { activePartitions, isLive, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
+import { activePartitions, demandsThrottles, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
@@ -459,9 +459,9 @@ export class ThrottleSync {
     const stillMoving = (ids: string[]) => moving === null || ids.some((id) => moving.has(id));
     const demands: ThrottleDemand[] = [];
     for (const r of view.reassignments.values()) {
-      if (!isLive(r) || !r.throttleDemand) continue;
+      if (!demandsThrottles(r)) continue;
       if (r.state === 'running' && !stillMoving(activePartitions(r).map((p) => partitionId(p.topic, p.partition)))) continue;
-      demands.push(r.throttleDemand); // pending ones may still be starting: kept
+      demands.push(r.throttleDemand!); // pending ones may still be starting: kept
     }
     for (const t of view.throttleRequests.values()) {
       if (t.expiresAt !== null && t.expiresAt <= now) continue;

@@ -110,6 +110,13 @@ export interface ReassignmentRecord {
   startedAt?: number;
   /** When a reconciler first saw that nothing of it moves any more. */
   endedAt?: number;
+  /**
+   * A running record whose moves all ended (none listed, none queued) but whose end (completed
+   * or cancelled, which takes the partitions' placement) is not recorded yet: it demands no
+   * throttles from then on, in every instance (the reconciler writes this header-only change
+   * before it removes the throttles, then records the end; reconciler.ts).
+   */
+  movesEndedAt?: number;
   updatedAt: number;
   /** Why it failed / how it was cancelled. */
   reason?: string;
