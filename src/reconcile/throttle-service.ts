@@ -31,7 +31,7 @@ import { describePartitions } from '../kafka/partitions.js';
 import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
+import { demandsThrottles, isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
 import { applyAlterations, type ThrottleSync } from './throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
@@ -110,7 +110,8 @@ interface DemandSource {
 function sources(view: StateView, now: number): DemandSource[] {
   const out: DemandSource[] = [];
   for (const r of view.reassignments.values()) {
-    if (isLive(r) && r.throttleDemand) out.push({ demand: r.throttleDemand, autoRemove: r.autoRemoveThrottle, expiresAt: null, reassignment: r.id });
+    // A record whose moves are recorded as ended demands nothing any more (its end is being written).
+    if (demandsThrottles(r) && r.throttleDemand) out.push({ demand: r.throttleDemand, autoRemove: r.autoRemoveThrottle, expiresAt: null, reassignment: r.id });
   }
   for (const t of view.throttleRequests.values()) {
     if (t.expiresAt !== null && t.expiresAt <= now) continue;
