@@ -30,7 +30,6 @@ import {
   decodeDescribeLogDirs,
   decodeDescribeLogDirsSteps,
   encodeDescribeLogDirsRequest,
-  replicaKey,
   replicaSizesOf,
   replicaSizesSteps,
   topicsOf,
@@ -39,6 +38,7 @@ import {
 import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
 import type { Steps } from '../src/kafka/wire/slices.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
+import { sizesFromClientAnswer } from '../test/kafka/client-reference.js';
 
 const SIZE = Number(process.env.SIZE ?? 100_000);
 const REPS = Number(process.env.REPS ?? 9);
@@ -94,24 +94,7 @@ function clientParse<T>(parse: (c: number, k: number, v: number, r: Reader) => T
 // ---------------------------------------------------------------- baseline: what the gateway did before
 
 function baselineSizes(bytes: Buffer) {
-  const res = clientParse(describeLogDirsV4.parseResponse, bytes);
-  const sizes = new Map<string, number>();
-  const dirs: { dir: string; errorCode: number }[] = [];
-  const placement = new Map<string, { dir: string | null; futureDir: string | null }>();
-  for (const dir of res.results) {
-    dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
-    if (dir.errorCode !== 0) continue;
-    for (const t of dir.topics) {
-      for (const p of t.partitions) {
-        const at = placement.get(replicaKey(t.name, p.partitionIndex)) ?? { dir: null, futureDir: null };
-        placement.set(replicaKey(t.name, p.partitionIndex), p.isFutureKey ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
-        if (p.isFutureKey) continue;
-        const k = replicaKey(t.name, p.partitionIndex);
-        sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
-      }
-    }
-  }
-  return { sizes, dirs, placement };
+  return sizesFromClientAnswer(clientParse(describeLogDirsV4.parseResponse, bytes));
 }
 
 function baselineListed(bytes: Buffer) {

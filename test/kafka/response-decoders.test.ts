@@ -27,7 +27,6 @@ import {
   decodeDescribeLogDirs,
   describeReplicaSizes,
   encodeDescribeLogDirsRequest,
-  replicaKey,
   replicaSizesOf,
   topicsOf,
   type LogDirsAnswer,
@@ -44,6 +43,7 @@ import { drain, inSlices } from '../../src/kafka/wire/slices.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import type { RequestSender } from '../../src/kafka/request.js';
+import { sizesFromClientAnswer } from './client-reference.js';
 
 // ---------------------------------------------------------------- encoding answers
 
@@ -137,24 +137,7 @@ function clientListed(bytes: Buffer) {
 
 /** The sizes and placement loop of describeReplicaSizes before this decoder, over the client's parsed answer. */
 function referenceSizes(bytes: Buffer) {
-  const res = clientParse(describeLogDirsV4.parseResponse, bytes);
-  const sizes = new Map<string, number>();
-  const dirs: { dir: string; errorCode: number }[] = [];
-  const placement = new Map<string, { dir: string | null; futureDir: string | null }>();
-  for (const dir of res.results) {
-    dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
-    if (dir.errorCode !== 0) continue;
-    for (const t of dir.topics) {
-      for (const p of t.partitions) {
-        const at = placement.get(replicaKey(t.name, p.partitionIndex)) ?? { dir: null, futureDir: null };
-        placement.set(replicaKey(t.name, p.partitionIndex), p.isFutureKey ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
-        if (p.isFutureKey) continue;
-        const k = replicaKey(t.name, p.partitionIndex);
-        sizes.set(k, Math.max(sizes.get(k) ?? 0, Number(p.partitionSize)));
-      }
-    }
-  }
-  return { sizes, dirs, placement };
+  return sizesFromClientAnswer(clientParse(describeLogDirsV4.parseResponse, bytes));
 }
 
 // ---------------------------------------------------------------- random answers

@@ -29,13 +29,14 @@
 // client's parser made a BigInt per INT64 and an object per entry; here the entries are
 // columns of typed arrays, sizes plain numbers. The request (every partition asked about) is
 // written once per call into one Buffer and sent as it is to each broker.
-import { createAPI, describeLogDirsV4 } from '@platformatic/kafka';
+import { describeLogDirsV4 } from '@platformatic/kafka';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
-import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
+import { undecodedApi } from '../wire/undecoded.js';
+import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
 export interface ReplicaSizes {
@@ -149,24 +150,7 @@ export function encodeDescribeLogDirsRequest(topics: { name: string; partitions:
   return w.noTaggedFields().done();
 }
 
-/**
- * What the connection's parser returns: the answer's top-level error code (for the transport's
- * metrics label), and the answer, decoded afterwards in slices (not in the socket's callback).
- */
-interface UndecodedAnswer {
-  errorCode: number;
-  answer: WireReader;
-}
-
-const describeApi = createAPI<[body: Buffer], UndecodedAnswer>(
-  describeLogDirsV4.api.key,
-  describeLogDirsV4.api.version,
-  payloadOf,
-  (_correlationId, _apiKey, _apiVersion, reader) => {
-    const answer = WireReader.fromClientReader(reader);
-    return { errorCode: answer.buf.readInt16BE(answer.pos + 4), answer }; // after throttle_time_ms
-  },
-);
+const describeApi = undecodedApi(describeLogDirsV4.api.key, describeLogDirsV4.api.version);
 
 /**
  * The partitions asked about, numbered: slot i is keys[i] (its replica key, one string shared by

@@ -23,13 +23,14 @@
 // pass, is ~3 MB at 100,000 moving partitions, and the client's parser built an object per
 // partition that we then copied into ours; a request naming many partitions was a Buffer per
 // INT32 in the client's writer.
-import { createAPI, listPartitionReassignmentsV0 } from '@platformatic/kafka';
+import { listPartitionReassignmentsV0 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { WireReader } from '../wire/reader.js';
 import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
-import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
+import { undecodedApi } from '../wire/undecoded.js';
+import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
 
 export interface PartitionRef {
   topic: string;
@@ -91,24 +92,7 @@ export function encodeListPartitionReassignmentsRequest(timeoutMs: number, topic
   return w.noTaggedFields().done();
 }
 
-/**
- * What the connection's parser returns: the answer's top-level error code (for the transport's
- * metrics label), and the answer, decoded afterwards in slices (not in the socket's callback).
- */
-interface UndecodedAnswer {
-  errorCode: number;
-  answer: WireReader;
-}
-
-const listApi = createAPI<[body: Buffer], UndecodedAnswer>(
-  listPartitionReassignmentsV0.api.key,
-  listPartitionReassignmentsV0.api.version,
-  payloadOf,
-  (_correlationId, _apiKey, _apiVersion, reader) => {
-    const answer = WireReader.fromClientReader(reader);
-    return { errorCode: answer.buf.readInt16BE(answer.pos + 4), answer }; // after throttle_time_ms
-  },
-);
+const listApi = undecodedApi(listPartitionReassignmentsV0.api.key, listPartitionReassignmentsV0.api.version);
 
 export function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[]> {
   const m = new Map<string, T[]>();
