@@ -4,11 +4,14 @@
 // Per size, REPS rounds, each a whole reassignment from start to end (odd rounds move the
 // partitions back): validateOnly, then the POST that starts it (throttled at 1 KiB/s so nothing
 // finishes), two summary GETs and two 1,000-row page GETs while everything moves, the reconcile
-// pass duration (runs_total over time between two scrapes), then the throttle is raised and
-// the removal delay is measured from the simulator's last completion to the last throttle
-// config gone. Each figure is min/median/max over the rounds; RSS is the max while moving.
-// /healthz is sampled every 100 ms from a separate process during the whole size's run (p99
-// and max), with the gateway's own event-loop delay max over the same window.
+// pass duration (the mean of reconciler_pass_duration_seconds over the passes that ran while
+// the partitions moved), then the throttle is raised and the removal delay is measured from the
+// simulator's last completion to the last throttle config gone. Each figure is
+// min/median/max over the rounds. /healthz is sampled every 100 ms from a separate process
+// during the whole size's run (p99 and max, overall and per phase: validateOnly, POST, moving,
+// ending = from raising the throttle to the last throttle gone, other), with the gateway's own
+// event-loop delay max over the same window; the same process reads the gateway's VmRSS
+// (/proc) every 100 ms: RSS is the max while moving and the max over the whole run.
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
@@ -25,6 +28,8 @@ const BROKERS = 12;
 const PER_TOPIC = 1000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+const PHASES = ['validateOnly', 'POST', 'moving', 'ending', 'other'] as const;
+type Phase = (typeof PHASES)[number];
 type Stat = { min: number; median: number; max: number };
 const stat = (xs: number[]): Stat => {
   const s = [...xs].sort((a, b) => a - b);
@@ -59,18 +64,25 @@ async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: 
   return { proc, url };
 }
 
-/** The /healthz sampler (run with node -e): one GET every 100 ms until stdin closes, then the latencies as JSON. */
+/**
+ * The /healthz sampler (run with node -e): one GET every 100 ms until stdin closes, then
+ * [[Date.now() at the request, latency ms, gateway VmRSS bytes], ...] as JSON.
+ */
 const SAMPLER = `
 const url = process.argv[1];
+const pid = process.argv[2];
+const fs = require('node:fs');
+const rss = () => { try { return Number(/VmRSS:\\s+(\\d+) kB/.exec(fs.readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) * 1024; } catch { return NaN; } };
 const out = [];
 let on = true;
 process.stdin.on('end', () => (on = false)).resume();
 (async () => {
   await fetch(url).then((r) => r.text()).catch(() => undefined); // warm-up: the client's own first-request setup is not the gateway's latency
   while (on) {
+    const at = Date.now();
     const t = performance.now();
     await fetch(url).then((r) => r.text()).catch(() => undefined);
-    out.push(performance.now() - t);
+    out.push([at, performance.now() - t, rss()]);
     await new Promise((r) => setTimeout(r, 100));
   }
   process.stdout.write(JSON.stringify(out));
@@ -103,6 +115,13 @@ async function metric(url: string, name: string): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
+/** Sum (s) and count of reconciler_pass_duration_seconds so far. */
+async function passTotals(url: string): Promise<{ sum: number; count: number }> {
+  const text = await scrape(url);
+  const v = (s: string) => Number(new RegExp(`^kafka_gateway_reconciler_pass_duration_seconds_${s} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { sum: v('sum'), count: v('count') };
+}
+
 /** Mean wall time of each reconcile step so far (from the step histogram's _sum and _count). */
 async function stepAverages(url: string): Promise<string> {
   const text = await scrape(url);
@@ -131,7 +150,17 @@ async function runSize(n: number) {
   // /healthz is sampled from a process of its own: this one also runs the simulator, whose
   // event loop (busy answering a 100k-partition request) would otherwise delay the sampler's
   // fetches and be counted against the gateway.
-  const sampler = spawn(process.execPath, ['-e', SAMPLER, `${gw.url}/healthz`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sampler = spawn(process.execPath, ['-e', SAMPLER, `${gw.url}/healthz`, String(gw.proc.pid)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // Phases of the run, [from, to, name] in Date.now() time, for /healthz and RSS per phase.
+  const phases: [number, number, Phase][] = [];
+  const phase = async <T>(name: Phase, fn: () => Promise<T>): Promise<T> => {
+    const from = Date.now();
+    try {
+      return await fn();
+    } finally {
+      phases.push([from, Date.now(), name]);
+    }
+  };
   let samplerOut = '';
   sampler.stdout!.on('data', (c: Buffer) => (samplerOut += c.toString()));
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
@@ -161,21 +190,20 @@ async function runSize(n: number) {
     let postBytes = 0;
     let summaryBytes = 0;
     let pageBytes = 0;
-    let rssMoving = 0;
     for (let round = 0; round < REPS; round++) {
       const file = fileFor(round);
-      const v = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024, validateOnly: true }));
+      const v = await phase('validateOnly', () => timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024, validateOnly: true })));
       if (v.status !== 200) throw new Error(`validateOnly ${v.status}: ${JSON.stringify(v.body).slice(0, 500)}`);
       validate.push(v.ms);
       validateBytes = v.bytes;
       // Throttled at 1 KiB/s: nothing completes while GETs are measured.
-      const post = await timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024 }));
+      const post = await phase('POST', () => timed(`${gw.url}/reassignments`, json({ ...file, throttle: 1024 })));
       if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
       posts.push(post.ms);
       postBytes = post.bytes;
       const id: string = post.body.id;
-      const runs0 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
-      const t0 = performance.now();
+      const movingFrom = Date.now();
+      const pass0 = await passTotals(gw.url);
       for (let r = 0; r < 2; r++) {
         const s = await timed(`${gw.url}/reassignments/${id}`);
         summary.push(s.ms);
@@ -185,12 +213,11 @@ async function runSize(n: number) {
         pageBytes = pg.bytes;
         await new Promise((res) => setTimeout(res, 1000));
       }
-      const runs1 = await metric(gw.url, 'kafka_gateway_reconciler_runs_total');
-      if (runs0 !== null && runs1 !== null && runs1 > runs0) passes.push((performance.now() - t0) / (runs1 - runs0));
-      rssMoving = Math.max(rssMoving, (await metric(gw.url, 'kafka_gateway_process_resident_memory_bytes')) ?? 0);
       // Let it finish: raise the throttle, then time from Kafka's last completion to the last throttle gone.
       let lastCompletion = 0;
       const off = sim.onReassignmentCompleted(() => (lastCompletion = Date.now()));
+      const endingFrom = Date.now();
+      phases.push([movingFrom, endingFrom, 'moving']);
       const patched = await timed(`${gw.url}/reassignments/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ throttle: 1_000_000_000 }) });
       if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`);
       const deadline = Date.now() + 600_000;
@@ -210,7 +237,11 @@ async function runSize(n: number) {
         await new Promise((r) => setTimeout(r, 20));
       }
       off();
+      phases.push([endingFrom, Date.now(), 'ending']);
       removals.push(removal);
+      // Mean pass duration over the passes that ran while the partitions moved and ended.
+      const pass1 = await passTotals(gw.url);
+      if (pass1.count > pass0.count) passes.push(((pass1.sum - pass0.sum) / (pass1.count - pass0.count)) * 1000);
       // The next round's POST names the same partitions: wait until this reassignment is over in the gateway.
       for (;;) {
         const st = await timed(`${gw.url}/reassignments/${id}`);
@@ -231,15 +262,27 @@ async function runSize(n: number) {
       pageBytes,
       pass: stat(passes),
       removal: stat(removals),
-      rssMiB: rssMoving / 2 ** 20,
       steps,
-      health: await (async () => {
+      ...(await (async () => {
         await scrape(gw.url);
         sampler.stdin!.end();
         await once(sampler, 'exit');
-        const health = JSON.parse(samplerOut) as number[];
-        return { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs };
-      })(),
+        const samples = JSON.parse(samplerOut) as [number, number, number][];
+        const phaseOf = (at: number): Phase => phases.find(([from, to]) => at >= from && at <= to)?.[2] ?? 'other';
+        const byPhase = new Map<Phase, number[]>();
+        let rssMoving = 0;
+        let rssMax = 0;
+        for (const [at, ms, rss] of samples) {
+          const ph = phaseOf(at);
+          if (!byPhase.has(ph)) byPhase.set(ph, []);
+          byPhase.get(ph)!.push(ms);
+          if (rss === rss) rssMax = Math.max(rssMax, rss);
+          if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
+        }
+        const health = samples.map((x) => x[1]);
+        const perPhase = PHASES.filter((p) => byPhase.has(p)).map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`).join(', ');
+        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20 };
+      })()),
     };
   } finally {
     if (sampler.exitCode === null) sampler.kill();
@@ -259,10 +302,11 @@ for (const n of SIZES) {
   console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
   console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`);
-  console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} wall time per pass while moving (runs_total over elapsed time; 2000 ms interval)`);
+  console.log(`/healthz by phase    p99/max ms (samples): ${r.health.perPhase}`);
+  console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
   console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
-  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB while moving (max over rounds)`);
+  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`);
 }
 if (results.length > 1) {
   const a = results[0]!;

@@ -19,9 +19,10 @@ export interface ReassignmentMetrics {
   stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
   /**
    * A pass ended. `ok` = every step succeeded: only then does the last-success timestamp move,
-   * so an alert on its age catches a reconciler that runs but keeps failing a step.
+   * so an alert on its age catches a reconciler that runs but keeps failing a step. `seconds`:
+   * the pass's wall time (Kafka and state-topic waits and event-loop yields included).
    */
-  reconciled(ok?: boolean): void;
+  reconciled(ok?: boolean, seconds?: number): void;
   /** RECONCILE_INTERVAL_MS, exported so alerts can say "N intervals" without repeating the setting. */
   setReconcileInterval(seconds: number): void;
   /**

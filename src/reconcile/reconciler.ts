@@ -408,6 +408,7 @@ export class Reconciler {
    * reassignments whose end the state topic already records.
    */
   async reconcileOnce(): Promise<void> {
+    const started = performance.now();
     const scheduled = this.#scheduledPass;
     this.#scheduledPass = false;
     this.#failedSteps = 0;
@@ -415,7 +416,7 @@ export class Reconciler {
     const cut = await this.#passSteps(scheduled);
     this.#cutLast = cut;
     this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
-    this.#d.metrics?.reconciled(this.#failedSteps === 0);
+    this.#d.metrics?.reconciled(this.#failedSteps === 0, (performance.now() - started) / 1000);
   }
 
   /**

@@ -21,6 +21,15 @@ it('the last-success timestamp moves only on passes in which every step succeede
   assert.equal(await value(r, 'kafka_gateway_reconciler_runs_total'), 2);
   m.setReconcileInterval(2);
   assert.equal(await value(r, 'kafka_gateway_reconciler_interval_seconds'), 2);
+  // Pass durations: only the passes that report one are observed.
+  m.reconciled(true, 0.3);
+  m.reconciled(true, 4);
+  const pass = (await r.getMetricsAsJSON()).find((x) => x.name === 'kafka_gateway_reconciler_pass_duration_seconds')!.values;
+  const at = (metricName: string, le?: number) => pass.find((v) => (v as { metricName?: string }).metricName === metricName && (le === undefined || v.labels.le === le))?.value;
+  assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_count'), 2);
+  assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_sum'), 4.3);
+  assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_bucket', 5), 2);
+  assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_bucket', 1), 1);
 });
 
 it('stalled is per running reassignment and dropped with it; removal pending is never negative', async () => {
