@@ -21,8 +21,31 @@ export interface LogDirObservation {
   readonly failed: ReadonlyMap<string, { code: number; name: string; message: string }>;
 }
 
+/**
+ * Whether any partition of the record names a log dir other than "any". Records are immutable
+ * (a change is a new object), so the answer is kept per record object: every pass asks for every
+ * running record, and at 100,000 partitions walking one (and copying its partition list, as
+ * activePartitions does) each pass was garbage for nothing when, as usual, no dir is named.
+ */
+export function hasLogDirMoves(record: ReassignmentRecord): boolean {
+  let has = dirMovesOf.get(record);
+  if (has === undefined) {
+    has = false;
+    const ps = record.partitions;
+    for (let i = 0; i < ps.length && !has; i++) {
+      const dirs = ps[i]!.logDirs;
+      if (dirs) for (let j = 0; j < dirs.length; j++) if (dirs[j] !== 'any') has = true;
+    }
+    dirMovesOf.set(record, has);
+  }
+  return has;
+}
+
+const dirMovesOf = new WeakMap<ReassignmentRecord, boolean>();
+
 /** Brokers with intra-broker moves of a record's open partitions (they get the log-dir throttle). */
 export function logDirBrokers(record: ReassignmentRecord): number[] {
+  if (!hasLogDirMoves(record)) return [];
   const out = new Set<number>();
   for (const p of activePartitions(record)) {
     if (p.state !== 'queued' && p.state !== 'moving') continue;
@@ -39,7 +62,7 @@ export function logDirBrokers(record: ReassignmentRecord): number[] {
 export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kafkaMoving: ReadonlySet<string>, absentPasses: Map<string, number>): Promise<LogDirObservation> {
   const moves: LogDirMove[] = [];
   for (const r of view.reassignments.values()) {
-    if (!isLive(r) || r.state !== 'running') continue;
+    if (!isLive(r) || r.state !== 'running' || !hasLogDirMoves(r)) continue;
     for (const p of activePartitions(r)) {
       if (p.state !== 'moving' || !p.logDirs) continue;
       p.logDirs.forEach((logDir, i) => logDir !== 'any' && moves.push({ topic: p.topic, partition: p.partition, broker: p.target[i]!, logDir }));

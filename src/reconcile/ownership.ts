@@ -1,11 +1,13 @@
 // Which gateway reassignment a moving partition belongs to, and which demands for throttles
 // are alive: derived from the state view alone (plain functions, no I/O).
+import { partitionKey } from '../domain/partition-key.js';
 import type { OngoingPartitionReassignment, ThrottleDemand, ThrottleLedger } from '../domain/reassignment/index.js';
 import type { MovingPartition } from '../kafka/reassignments.js';
 import { TERMINAL_STATES, type LedgerRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 
-export const partitionId = (topic: string, partition: number): string => `${topic}:${partition}`;
+/** `topic:partition`, interned (see src/domain/partition-key.ts: no new string per call on per-pass paths). */
+export const partitionId: (topic: string, partition: number) => string = partitionKey;
 
 /** Partitions a record is (still) responsible for: started without error and not handed to a later reassignment. */
 export function activePartitions(r: ReassignmentRecord): ReassignmentPartitionRecord[] {
