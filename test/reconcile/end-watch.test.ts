@@ -59,6 +59,23 @@ it('partitionOwnersPaced and attributeMovesPaced answer what partitionOwners and
   );
 });
 
+it('attributeMovesPaced: every move owned by one reassignment, a mix, or none', async () => {
+  const one = rec('r1', 1, [0, 1, 2].map((partition) => ({ topic: 'a', partition, state: 'moving' })));
+  const two = rec('r2', 2, [{ topic: 'b', partition: 0, state: 'moving' }]);
+  const view = viewOf([one, two]);
+  const all = await attributeMovesPaced([0, 1, 2].map((partition) => ({ topic: 'a', partition })) as never, view, yieldEveryTime);
+  assert.deepEqual(all.movingOf, new Map([['r1', new Set(['a:0', 'a:1', 'a:2'])]]));
+  assert.deepEqual([all.gateway, all.external], [3, 0]);
+  const withExternal = await attributeMovesPaced([{ topic: 'a', partition: 1 }, { topic: 'x', partition: 0 }] as never, view, yieldEveryTime);
+  assert.deepEqual(withExternal.movingOf, new Map([['r1', new Set(['a:1'])]]));
+  assert.deepEqual(withExternal.movingIds, new Set(['a:1', 'x:0']));
+  assert.deepEqual([withExternal.gateway, withExternal.external], [1, 1]);
+  const both = await attributeMovesPaced([{ topic: 'a', partition: 2 }, { topic: 'b', partition: 0 }] as never, view, yieldEveryTime);
+  assert.deepEqual(both.movingOf, new Map([['r1', new Set(['a:2'])], ['r2', new Set(['b:0'])]]));
+  const none = await attributeMovesPaced([], view, yieldEveryTime);
+  assert.deepEqual([none.movingOf.size, none.movingIds.size, none.gateway, none.external], [0, 0, 0, 0]);
+});
+
 it('endedTopics: topics of moving (running) or open (pending past its deadline) partitions Kafka no longer lists', async () => {
   await fc.assert(
     fc.asyncProperty(arbRecords, arbMoving, async (records, moving) => {
