@@ -10,10 +10,12 @@
 // after the other in every repetition; the bytes are checked identical before timing. The
 // codec is synchronous, so each encode or decode is also one event-loop block of that length.
 // Prints min/median/max ms over REPS (after WARMUP untimed rounds) and the ratio of the
-// medians new / reference. With --expose-gc (the npm script passes it) each run starts after a
-// full GC, so a run's time includes the collections its own garbage causes, not the last one's.
+// medians new / reference. No GC is forced between runs: a forced full GC made the run after it
+// 3-5x slower (the sweeping and freeing of the last run's buffers landed in it), which measured
+// the GC, not the codec; the collections the runs' own garbage causes are in the figures.
 //
 //   npm run bench:sim-codec               (SIZE=100000 REPS=9 WARMUP=2)
+import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { Reader } from '../src/sim/protocol/buffers.js';
 import { decode, encode } from '../src/sim/protocol/codec.js';
@@ -130,14 +132,16 @@ const cases: Case[] = [
   { name: `DescribeLogDirs response v4, ${Math.floor(SIZE / 4)} partitions`, schema: DescribeLogDirsResponseSchema, version: 4, value: logDirsResponse() },
 ];
 
-const gc = (globalThis as { gc?: () => void }).gc;
+interface Run { wall: number; cpu: number }
 
-/** With --expose-gc (the npm script passes it) a full GC first: no run pays for the garbage of the one before. */
-function time(fn: () => unknown): number {
-  gc?.();
+/** Wall and CPU ms of one synchronous call (CPU of the whole process: GC helper threads too). */
+function time(fn: () => unknown): Run {
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
   fn();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / 1000 };
 }
 
 function stats(xs: number[]): { min: number; median: number; max: number } {
@@ -145,26 +149,39 @@ function stats(xs: number[]): { min: number; median: number; max: number } {
   return { min: s[0]!, median: s[Math.floor(s.length / 2)]!, max: s[s.length - 1]! };
 }
 
-const fmt = (x: number) => x.toFixed(2).padStart(8);
-const row = (label: string, xs: number[]) => { const s = stats(xs); return `  ${label.padEnd(22)} ${fmt(s.min)} ${fmt(s.median)} ${fmt(s.max)}`; };
+const fmt = (x: number) => x.toFixed(1).padStart(7);
+const triple = (xs: number[]) => { const s = stats(xs); return `${fmt(s.min)} ${fmt(s.median)} ${fmt(s.max)}`; };
+const ratio = (a: number[], b: number[]) => (stats(a).median / stats(b).median).toFixed(3).padStart(7);
 
-console.log(`sim codec (node ${process.version}${gc ? ', GC before each run' : ''}), SIZE=${SIZE} REPS=${REPS} WARMUP=${WARMUP}; ms min / median / max, ratio = median new / median reference`);
+console.log(`sim codec (node ${process.version}), SIZE=${SIZE} REPS=${REPS} WARMUP=${WARMUP}`);
+console.log('ms min / median / max over REPS, wall and CPU; ratio = median new / median reference (wall, CPU);');
+console.log('1st = the first call in this process (not JIT-compiled yet; the new codec compiles the schema then)');
+console.log(`${''.padEnd(20)} ${'wall ms'.padStart(23)} ${'cpu ms'.padStart(23)} ${'1st'.padStart(7)}   ratio wall, cpu`);
 for (const c of cases) {
   const bytes = ref.encode(c.schema, c.version, c.value).toBuffer();
   const ours = encode(c.schema, c.version, c.value).toBuffer();
   if (!ours.equals(bytes)) throw new Error(`${c.name}: the codecs encode different bytes`);
-  const times = { refEncode: [] as number[], newEncode: [] as number[], refDecode: [] as number[], newDecode: [] as number[] };
-  for (let i = 0; i < WARMUP + REPS; i++) {
-    const re = time(() => ref.encode(c.schema, c.version, c.value).toBuffer());
-    const ne = time(() => encode(c.schema, c.version, c.value).toBuffer());
-    const rd = time(() => ref.decode(c.schema, c.version, new ref.Reader(bytes)));
-    const nd = time(() => decode(c.schema, c.version, new Reader(bytes)));
-    if (i < WARMUP) continue;
-    times.refEncode.push(re); times.newEncode.push(ne); times.refDecode.push(rd); times.newDecode.push(nd);
-  }
+  assert.deepStrictEqual(decode(c.schema, c.version, new Reader(bytes)), ref.decode(c.schema, c.version, new ref.Reader(bytes)), `${c.name}: the codecs decode differently`);
+  const ops = {
+    'encode reference': () => ref.encode(c.schema, c.version, c.value).toBuffer(),
+    'encode new': () => encode(c.schema, c.version, c.value).toBuffer(),
+    'decode reference': () => ref.decode(c.schema, c.version, new ref.Reader(bytes)),
+    'decode new': () => decode(c.schema, c.version, new Reader(bytes)),
+  };
+  const runs = new Map<string, Run[]>(Object.keys(ops).map((k) => [k, []]));
+  // Interleaved, so that load on the machine and GC fall on both codecs alike.
+  for (let i = 0; i < WARMUP + REPS; i++) for (const [k, f] of Object.entries(ops)) runs.get(k)!.push(time(f));
   console.log(`${c.name} (${(bytes.length / 1e6).toFixed(2)} MB)`);
-  console.log(row('encode reference', times.refEncode));
-  console.log(row('encode new', times.newEncode) + `   ratio ${(stats(times.newEncode).median / stats(times.refEncode).median).toFixed(3)}`);
-  console.log(row('decode reference', times.refDecode));
-  console.log(row('decode new', times.newDecode) + `   ratio ${(stats(times.newDecode).median / stats(times.refDecode).median).toFixed(3)}`);
+  for (const k of Object.keys(ops)) {
+    const all = runs.get(k)!;
+    const timed = all.slice(WARMUP);
+    const wall = timed.map((r) => r.wall);
+    const cpu = timed.map((r) => r.cpu);
+    let line = `  ${k.padEnd(18)} ${triple(wall)} ${triple(cpu)} ${fmt(all[0]!.wall)}`;
+    if (k.endsWith('new')) {
+      const base = runs.get(k.replace('new', 'reference'))!.slice(WARMUP);
+      line += `   ${ratio(wall, base.map((r) => r.wall))} ${ratio(cpu, base.map((r) => r.cpu))}`;
+    }
+    console.log(line);
+  }
 }
