@@ -384,11 +384,29 @@ describe('Metadata v12 decoding', () => {
     );
   });
 
-  it('describePartitions answers what it built from the client parser: topics without an error, sorted by name then partition', () => {
+  it('with replica lists only: the same answer without isr and offline replicas, read to the end', () => {
     fc.assert(
       fc.property(metadataAnswer, (res) => {
         const bytes = encodeMetadata(res);
-        assert.deepEqual(placementOf(decodeMetadata(new WireReader(bytes))), placementFromClientAnswer(clientParse(metadataV12.parseResponse, bytes)));
+        const r = new WireReader(bytes);
+        const full = decodeMetadata(new WireReader(bytes));
+        const withoutLists = { ...full, topics: full.topics.map((t) => ({ ...t, partitions: t.partitions.map(({ isr: _i, offlineReplicas: _o, ...p }) => p) })) };
+        assert.deepEqual(decodeMetadata(r, 'replicas'), withoutLists);
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('describePartitions answers what it built from the client parser (but isr and offline replicas): topics without an error, sorted by name then partition', () => {
+    fc.assert(
+      fc.property(metadataAnswer, (res) => {
+        const bytes = encodeMetadata(res);
+        const reference = placementFromClientAnswer(clientParse(metadataV12.parseResponse, bytes)).map((t) => ({
+          ...t,
+          partitions: t.partitions.map(({ isr: _i, offlineReplicas: _o, ...p }) => p),
+        }));
+        assert.deepEqual(placementOf(decodeMetadata(new WireReader(bytes), 'replicas')), reference);
       }),
       { numRuns: 300 },
     );
@@ -640,16 +658,16 @@ describe('describePartitions and partitionLeader over a connection', () => {
     ],
   };
 
-  it('asks once for each topic named, and answers the placement of the topics without an error, sorted; leader -1, offline replicas and partition errors as they came', async () => {
+  it('asks once for each topic named, and answers the placement of the topics without an error, sorted; leader -1 and a partition with an error as they came', async () => {
     const sent: Buffer[] = [];
     const kafka = stubSender(stubConnection(encodeMetadata(answer), sent));
     assert.deepEqual(await describePartitions(kafka, ['z', 'a', 'z', 'gone', 'denied']), [
-      { name: 'a', partitions: [{ partition: 0, leader: 1, replicas: [1], isr: [1], offlineReplicas: [] }] },
+      { name: 'a', partitions: [{ partition: 0, leader: 1, replicas: [1] }] },
       {
         name: 'z',
         partitions: [
-          { partition: 0, leader: -1, replicas: [1, 2], isr: [], offlineReplicas: [1, 2] },
-          { partition: 1, leader: 2, replicas: [2, 1], isr: [2, 1], offlineReplicas: [] },
+          { partition: 0, leader: -1, replicas: [1, 2] },
+          { partition: 1, leader: 2, replicas: [2, 1] },
         ],
       },
     ]);

@@ -39,7 +39,8 @@
 // client's parser allocated ~280 MB per such answer (a closure-driven readArray per INT32 list,
 // an object per partition, reads through a list of socket chunks) that describePartitions then
 // copied into its own objects (~95 MB more). Here each partition is read once from one Buffer
-// into the object the callers keep: its replica lists are arrays sized once.
+// into the object the callers keep: its replica lists are arrays sized once, and
+// describePartitions (placement: replicas and leader) does not make the ISR and offline lists.
 import { metadataV12, type Connection } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { ERROR_CODES, kafkaErrorInfo, NONE } from '../errors-map.js';
@@ -51,15 +52,19 @@ import { rawAnswerApi } from '../wire/undecoded.js';
 import { compactStringSize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { topicIdOrNull } from './topic-items.js';
 
-/**
- * A partition as the callers keep it (TopicPartitions, PartitionDescription): read straight
- * into this shape, so the adapters below hand these objects on without copying them.
- */
-export interface PartitionPlacement {
+/** Where a partition is: what describePartitions' callers (reconciler, pacer, plans, starts) read. */
+export interface Placement {
   partition: number;
   /** -1 when there is none. */
   leader: number;
   replicas: number[];
+}
+
+/**
+ * A partition as describeTopic answers it (PartitionDescription). Both shapes are read
+ * straight from the answer, so the adapters below hand these objects on without copying them.
+ */
+export interface PartitionPlacement extends Placement {
   isr: number[];
   offlineReplicas: number[];
 }
@@ -71,14 +76,14 @@ export interface MetadataBroker {
   rack: string | null;
 }
 
-export interface MetadataTopic {
+export interface MetadataTopic<P extends Placement = PartitionPlacement> {
   errorCode: number;
   name: string | null;
   /** As the client printed it: dashed hex, all zeros when Kafka sent none (topicIdOrNull turns it into Kafka's form). */
   topicId: string;
   isInternal: boolean;
   /** In the order of the answer. */
-  partitions: PartitionPlacement[];
+  partitions: P[];
   /** Error code of partitions[i], or null when every partition answered 0 (the usual case: no array then). */
   partitionErrorCodes: Int16Array | null;
 }
@@ -87,12 +92,12 @@ export interface MetadataTopic {
  * A decoded Metadata v12 response. leader_epoch and topic_authorized_operations are not kept
  * (the gateway uses neither, and asks for no authorized operations).
  */
-export interface MetadataAnswer {
+export interface MetadataAnswer<P extends Placement = PartitionPlacement> {
   throttleTimeMs: number;
   brokers: MetadataBroker[];
   clusterId: string | null;
   controllerId: number;
-  topics: MetadataTopic[];
+  topics: MetadataTopic<P>[];
 }
 
 /** Bytes of the smallest partition entry: INT16 + 3 INT32 + three empty arrays + an empty TAG_BUFFER. */
@@ -109,9 +114,14 @@ function uuidOf(r: WireReader): string {
 /**
  * The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions). Error
  * codes are returned, not thrown. Read as the client's parser reads it: a null array (which
- * the grammar does not allow) as empty, a null COMPACT_STRING host as ''.
+ * the grammar does not allow) as empty, a null COMPACT_STRING host as ''. With `lists` =
+ * 'replicas', isr_nodes and offline_replicas are skipped, not made into arrays (Placement:
+ * half the allocation of an answer that is read every reconcile pass).
  */
-export function* decodeMetadataSteps(r: WireReader): Steps<MetadataAnswer> {
+export function decodeMetadataSteps(r: WireReader, lists?: 'all'): Steps<MetadataAnswer>;
+export function decodeMetadataSteps(r: WireReader, lists: 'replicas'): Steps<MetadataAnswer<Placement>>;
+export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 'all'): Steps<MetadataAnswer<Placement>> {
+  const all = lists === 'all';
   const throttleTimeMs = r.int32();
   const brokers: MetadataBroker[] = [];
   const brokerCount = r.compactLength();
@@ -125,7 +135,7 @@ export function* decodeMetadataSteps(r: WireReader): Steps<MetadataAnswer> {
   }
   const clusterId = r.compactNullableString();
   const controllerId = r.int32();
-  const topics: MetadataTopic[] = [];
+  const topics: MetadataTopic<Placement>[] = [];
   const topicCount = r.compactLength();
   let n = 0;
   for (let t = 0; t < topicCount; t++) {
@@ -136,7 +146,7 @@ export function* decodeMetadataSteps(r: WireReader): Steps<MetadataAnswer> {
     const count = Math.max(0, r.compactLength());
     // Sized once (a count the bytes left cannot hold is refused before the array is made).
     if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
-    const partitions = new Array<PartitionPlacement>(count);
+    const partitions = new Array<Placement>(count);
     let partitionErrorCodes: Int16Array | null = null;
     const buf = r.buf;
     for (let p = 0; p < count; p++) {
@@ -150,10 +160,17 @@ export function* decodeMetadataSteps(r: WireReader): Steps<MetadataAnswer> {
       // at + 10: leader_epoch, not kept
       r.pos = at + 14;
       const replicas = r.int32Array();
-      const isr = r.int32Array();
-      const offlineReplicas = r.int32Array();
+      if (all) {
+        const isr = r.int32Array();
+        const offlineReplicas = r.int32Array();
+        const placed: PartitionPlacement = { partition, leader, replicas, isr, offlineReplicas };
+        partitions[p] = placed;
+      } else {
+        r.skipInt32Array();
+        r.skipInt32Array();
+        partitions[p] = { partition, leader, replicas };
+      }
       r.skipTaggedFields();
-      partitions[p] = { partition, leader, replicas, isr, offlineReplicas };
       if (++n % ENTRIES_PER_STEP === 0) yield;
     }
     r.int32(); // topic_authorized_operations, not asked for
@@ -164,7 +181,11 @@ export function* decodeMetadataSteps(r: WireReader): Steps<MetadataAnswer> {
   return { throttleTimeMs, brokers, clusterId, controllerId, topics };
 }
 
-export const decodeMetadata = (r: WireReader): MetadataAnswer => drain(decodeMetadataSteps(r));
+export function decodeMetadata(r: WireReader, lists?: 'all'): MetadataAnswer;
+export function decodeMetadata(r: WireReader, lists: 'replicas'): MetadataAnswer<Placement>;
+export function decodeMetadata(r: WireReader, lists: 'all' | 'replicas' = 'all'): MetadataAnswer<Placement> {
+  return drain(decodeMetadataSteps(r, lists as 'replicas'));
+}
 
 /**
  * The request body for `topics` (null = every topic, a null array; [] = none: brokers and
@@ -189,6 +210,11 @@ async function sendMetadata(conn: Connection, body: Buffer): Promise<MetadataAns
   return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body)));
 }
 
+/** sendMetadata for describePartitions: replica lists only. */
+async function sendMetadataPlacement(conn: Connection, body: Buffer): Promise<MetadataAnswer<Placement>> {
+  return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body), 'replicas'));
+}
+
 /** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
 export function metadataRequest(topics: string[] | null): (conn: Connection) => Promise<MetadataAnswer> {
   const body = encodeMetadataRequest(topics);
@@ -196,7 +222,7 @@ export function metadataRequest(topics: string[] | null): (conn: Connection) => 
 }
 
 /** Label of a Metadata answer for the metrics: the first topic error, else NONE. */
-export function metadataErrorName(res: MetadataAnswer): string {
+export function metadataErrorName(res: MetadataAnswer<Placement>): string {
   return firstErrorName(res.topics.map((t) => t.errorCode));
 }
 
@@ -235,16 +261,17 @@ export async function describeTopicPartitions(kafka: Transport, name: string): P
   return { name, topicId: topicIdOrNull(md.topicId), internal: md.isInternal, partitions };
 }
 
+/** A topic's partitions: where they are (no ISR, no offline replicas: no caller of describePartitions reads them). */
 export interface TopicPartitions {
   name: string;
-  partitions: PartitionPlacement[];
+  partitions: Placement[];
 }
 
 /**
  * What describePartitions answers from a decoded answer: the topics without an error, sorted by
  * name then partition. The partition objects are the answer's (sorted in place when needed).
  */
-export function placementOf(res: MetadataAnswer): TopicPartitions[] {
+export function placementOf(res: MetadataAnswer<Placement>): TopicPartitions[] {
   const out: TopicPartitions[] = [];
   for (const t of res.topics) if (t.errorCode === 0 && t.name != null) out.push({ name: t.name, partitions: byPartition(t.partitions) });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -262,7 +289,7 @@ export async function describePartitions(kafka: RequestSender, topics: string[] 
   const res = await kafka.sendRequest(
     'Metadata',
     'any',
-    (conn) => sendMetadata(conn, body),
+    (conn) => sendMetadataPlacement(conn, body),
     // Unknown topics are an expected answer here, not a failed request.
     () => NONE,
   );
