@@ -1,7 +1,7 @@
-// Decoding the two big Kafka answers of a 100,000-partition reassignment, as the gateway
+// Decoding the three big Kafka answers of a 100,000-partition reassignment, as the gateway
 // receives them (a Reader over the socket chunks, 64 KiB each): @platformatic/kafka's parser
 // plus what the gateway then built from its objects (baseline), against our decoders
-// (src/kafka/apis/describe-log-dirs-v4.ts, list-partition-reassignments-v0.ts).
+// (src/kafka/apis/describe-log-dirs-v4.ts, list-partition-reassignments-v0.ts, metadata-v12.ts).
 //   - DescribeLogDirs v4 of a broker holding 25,000 of the partitions and of one holding all
 //     SIZE, two log dirs, 1% of the replicas with a future replica in the other dir: decode,
 //     then the sizes map (what progress, leader sizes and plans ask for) or sizes + placement
@@ -9,22 +9,31 @@
 //     about is built once per call for all brokers: it is timed on its own.
 //   - ListPartitionReassignments v0 listing SIZE moving partitions (3 -> 3 replicas, one
 //     changed: ~3 MB), decode + the list sorted by topic and partition.
+//   - Metadata v12 of the moving topics (SIZE / 1000 topics of 1000 partitions, RF 3 on 12
+//     brokers, every replica in sync), decode + describePartitions' answer (topics without an
+//     error, sorted by name then partition, replica lists only): what every reconcile pass
+//     reads; and the decode with every list (isr, offline replicas: describeTopic).
 //   - the DescribeLogDirs request naming SIZE partitions: the client's writer, made into one
 //     Buffer as the connection sends it, against ours.
 // The answers are encoded with the simulator's codec (src/sim/protocol). Prints min/median/max
-// ms over REPS and the ratio of the medians ours / baseline; with --expose-gc also the heap +
+// ms over REPS and the ratio of the medians ours / baseline; the JS heap bytes one run allocates
+// (the sampling heap profiler at a 1 KiB interval, objects already collected included; array
+// buffers' backing stores are not on the heap and not counted); with --expose-gc also the heap +
 // array buffers the result holds after a GC (the npm script passes it); and the longest step
 // of our sliced decoders (how long the event loop can be held past a slice's 8 ms).
 //
 //   npm run bench:kafka-decode            (SIZE=100000 REPS=9)
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
-import { describeLogDirsV4, listPartitionReassignmentsV0, Reader, ResponseError, Writer } from '@platformatic/kafka';
+import { describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, Reader, ResponseError, Writer } from '@platformatic/kafka';
 import { encode } from '../src/sim/protocol/codec.js';
 import {
   DescribeLogDirsResponseSchema,
   ListPartitionReassignmentsResponseSchema,
+  MetadataResponseSchema,
   type DescribeLogDirsResponse,
   type ListPartitionReassignmentsResponse,
+  type MetadataResponse,
 } from '../src/sim/protocol/messages.generated.js';
 import {
   decodeDescribeLogDirs,
@@ -36,9 +45,10 @@ import {
   topicsOfSteps,
 } from '../src/kafka/apis/describe-log-dirs-v4.js';
 import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
+import { decodeMetadata, decodeMetadataSteps, placementOf } from '../src/kafka/apis/metadata-v12.js';
 import type { Steps } from '../src/kafka/wire/slices.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
-import { sizesFromClientAnswer } from '../test/kafka/client-reference.js';
+import { placementFromClientAnswer, sizesFromClientAnswer } from '../test/kafka/client-reference.js';
 
 const SIZE = Number(process.env.SIZE ?? 100_000);
 const REPS = Number(process.env.REPS ?? 9);
@@ -75,6 +85,22 @@ function listedAnswer(): Buffer {
   return encode(ListPartitionReassignmentsResponseSchema, 0, { throttleTimeMs: 0, errorCode: 0, errorMessage: null, topics: [...topics.values()] }).toBuffer();
 }
 
+function metadataAnswer(): Buffer {
+  const topics = new Map<string, MetadataResponse['topics'][number]>();
+  for (const p of partitions) {
+    let t = topics.get(p.topic);
+    if (!t) {
+      const topicId = Buffer.alloc(16, topics.size + 1).toString('base64url');
+      topics.set(p.topic, (t = { errorCode: 0, name: p.topic, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 }));
+    }
+    const b = (p.partition + topics.size) % 12;
+    const replicas = [b, (b + 1) % 12, (b + 2) % 12];
+    t.partitions.push({ errorCode: 0, partitionIndex: p.partition, leaderId: b, leaderEpoch: 4, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] });
+  }
+  const brokers = Array.from({ length: 12 }, (_, id) => ({ nodeId: id, host: `broker-${id}.kafka.internal`, port: 9092, rack: `rack-${id % 3}` }));
+  return encode(MetadataResponseSchema, 12, { throttleTimeMs: 0, brokers, clusterId: 'bench-cluster', controllerId: 0, topics: [...topics.values()] }).toBuffer();
+}
+
 /** A Reader over `bytes` in socket-sized chunks, as the connection hands it to a parser. */
 function chunkedReader(bytes: Buffer): Reader {
   const w = Writer.create();
@@ -104,11 +130,18 @@ function baselineListed(bytes: Buffer) {
     .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 
+function baselinePlacement(bytes: Buffer) {
+  return placementFromClientAnswer(clientParse(metadataV12.parseResponse, bytes));
+}
+
 // ---------------------------------------------------------------- ours
 
 // describeReplicaSizes builds the key table once per call, shared by every broker's answer: timed on its own below.
 const table = topicsOf(partitions).keys;
 const ourSizes = (bytes: Buffer, placement: boolean) => replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), table, placement);
+// describePartitions reads the replica lists only (no caller of it reads isr or offline replicas); describeTopic reads all three.
+const ourPlacement = (bytes: Buffer) => placementOf(decodeMetadata(WireReader.fromClientReader(chunkedReader(bytes)), 'replicas'));
+const ourFull = (bytes: Buffer) => decodeMetadata(WireReader.fromClientReader(chunkedReader(bytes)));
 const ourListed = (bytes: Buffer) => sortByTopicPartition(decodeListPartitionReassignments(WireReader.fromClientReader(chunkedReader(bytes))).moving);
 
 // ---------------------------------------------------------------- timing
@@ -140,17 +173,36 @@ function measure(fn: () => unknown): { ms: number[]; retained: number | null } {
   return { ms: ms.sort((a, b) => a - b), retained };
 }
 
+// Every allocation on the JS heap, sampled every 1 KiB on average (collected objects included).
+const inspector = new Session();
+inspector.connect();
+await inspector.post('HeapProfiler.enable');
+async function allocated(fn: () => unknown): Promise<number> {
+  await inspector.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  fn();
+  const { profile } = await inspector.post('HeapProfiler.stopSampling');
+  type Node = { selfSize: number; children: Node[] };
+  const sum = (n: Node): number => n.children.reduce((s, c) => s + sum(c), n.selfSize);
+  return sum(profile.head as Node);
+}
+
 const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 const fmt = (xs: number[]) => `${xs[0]!.toFixed(1)} / ${median(xs).toFixed(1)} / ${xs.at(-1)!.toFixed(1)}`;
 const mib = (b: number | null) => (b === null ? '' : `  holds ${(b / 2 ** 20).toFixed(1)} MiB`);
 
-function compare(name: string, bytes: Buffer, baseline: () => unknown, ours: Record<string, () => unknown>): void {
+const allocs = (b: number) => `  allocates ${(b / 2 ** 20).toFixed(1)} MiB`;
+
+async function compare(name: string, bytes: Buffer, baseline: () => unknown, ours: Record<string, () => unknown>): Promise<void> {
   const base = measure(baseline);
+  const baseAlloc = await allocated(baseline);
   console.log(`${name} (${(bytes.length / 2 ** 20).toFixed(2)} MiB)`);
-  console.log(`  baseline  ${fmt(base.ms)} ms${mib(base.retained)}`);
+  console.log(`  baseline  ${fmt(base.ms)} ms${allocs(baseAlloc)}${mib(base.retained)}`);
   for (const [label, fn] of Object.entries(ours)) {
     const m = measure(fn);
-    console.log(`  ${label.padEnd(9)} ${fmt(m.ms)} ms${mib(m.retained)}  ours/baseline ${(median(m.ms) / median(base.ms)).toFixed(3)}`);
+    const alloc = await allocated(fn);
+    console.log(
+      `  ${label.padEnd(9)} ${fmt(m.ms)} ms${allocs(alloc)}${mib(m.retained)}  ours/baseline time ${(median(m.ms) / median(base.ms)).toFixed(3)}, allocated ${(alloc / baseAlloc).toFixed(3)}`,
+    );
   }
 }
 
@@ -158,19 +210,24 @@ const quarter = partitions.filter((_, i) => i % 4 === 0);
 const dirs25k = logDirsAnswer(quarter);
 const dirsAll = logDirsAnswer(partitions);
 const listed = listedAnswer();
+const metadata = metadataAnswer();
 
 console.log(`SIZE=${SIZE} REPS=${REPS} (min / median / max)${gc ? '' : '  (run with --expose-gc for memory)'}`);
 const keyTable = measure(() => topicsOf(partitions));
 console.log(`key table of the ${SIZE} partitions asked about (once per describeReplicaSizes call)  ${fmt(keyTable.ms)} ms${mib(keyTable.retained)}`);
-compare(`DescribeLogDirs, a broker holding ${quarter.length}`, dirs25k, () => baselineSizes(dirs25k), {
+await compare(`DescribeLogDirs, a broker holding ${quarter.length}`, dirs25k, () => baselineSizes(dirs25k), {
   sizes: () => ourSizes(dirs25k, false),
   placement: () => ourSizes(dirs25k, true),
 });
-compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSizes(dirsAll), {
+await compare(`DescribeLogDirs, a broker holding ${SIZE}`, dirsAll, () => baselineSizes(dirsAll), {
   sizes: () => ourSizes(dirsAll, false),
   placement: () => ourSizes(dirsAll, true),
 });
-compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });
+await compare(`ListPartitionReassignments, ${SIZE} moving`, listed, () => baselineListed(listed), { ours: () => ourListed(listed) });
+await compare(`Metadata, ${SIZE / PER_TOPIC} topics x ${PER_TOPIC} partitions, RF 3`, metadata, () => baselinePlacement(metadata), {
+  ours: () => ourPlacement(metadata),
+  'all lists': () => ourFull(metadata),
+});
 // In the gateway these run in slices (src/kafka/wire/slices.ts): the loop turns whenever a slice
 // passes 8 ms, so what holds it at most is one step (2,048 entries) past that.
 function longestStep<T>(steps: Steps<T>): { value: T; ms: number } {
@@ -193,12 +250,13 @@ for (let rep = 0; rep < REPS; rep++) {
   add(`sizes (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, false)).ms);
   add(`sizes + placement (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, true)).ms);
   add(`ListPartitionReassignments decode (${SIZE})`, longestStep(decodeListPartitionReassignmentsSteps(WireReader.fromClientReader(chunkedReader(listed)))).ms);
+  add(`Metadata decode, replica lists (${SIZE})`, longestStep(decodeMetadataSteps(WireReader.fromClientReader(chunkedReader(metadata)), 'replicas')).ms);
 }
 console.log('longest step of ours (ms, min / median / max): what one slice overshoots 8 ms by at most');
 for (const [name, ms] of Object.entries(longest)) console.log(`  ${name.padEnd(42)} ${fmt(ms.sort((a, b) => a - b))}`);
 
 const requestTopics = topicsOf(partitions).topics;
 const requestBody = encodeDescribeLogDirsRequest(requestTopics);
-compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
+await compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
   ours: () => encodeDescribeLogDirsRequest(requestTopics),
 });

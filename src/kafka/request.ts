@@ -2,7 +2,8 @@
 // low-level request through the gateway's connection pool, routed and retried like every
 // other call and counted in the metrics. Types only, so the API modules and the transport
 // do not import each other.
-import type { Connection, metadataV12 } from '@platformatic/kafka';
+import type { Connection } from '@platformatic/kafka';
+import type { MetadataAnswer } from './apis/metadata-v12.js';
 import { kafkaErrorName, NONE } from './errors-map.js';
 
 /** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */
@@ -28,7 +29,8 @@ export function firstErrorName(codes: Iterable<number>): string {
   return NONE;
 }
 
-export type MetadataResponse = Awaited<ReturnType<typeof metadataV12.api.async>>;
+/** A Metadata v12 answer, decoded by src/kafka/apis/metadata-v12.ts. */
+export type MetadataResponse = MetadataAnswer;
 
 /** One item of a multi-topic mutation's response, as Transport.mutateOnController reads it. */
 export interface RawItem {

@@ -1,7 +1,8 @@
-// The gateway's sizes-and-placement loop from before it had its own DescribeLogDirs decoder,
-// over @platformatic/kafka's parsed answer: the reference the decoder's tests compare with and
-// the baseline bench/kafka-decode.ts times.
-import type { describeLogDirsV4 } from '@platformatic/kafka';
+// What the gateway built from @platformatic/kafka's parsed answers before it had its own
+// decoders (DescribeLogDirs v4: the sizes-and-placement loop; Metadata v12: describePartitions'
+// adapter): the references the decoders' tests compare with and the baselines
+// bench/kafka-decode.ts times.
+import type { describeLogDirsV4, metadataV12 } from '@platformatic/kafka';
 import { replicaKey } from '../../src/kafka/apis/describe-log-dirs-v4.js';
 
 type ClientAnswer = ReturnType<typeof describeLogDirsV4.parseResponse>;
@@ -24,4 +25,19 @@ export function sizesFromClientAnswer(res: ClientAnswer) {
     }
   }
   return { sizes, dirs, placement };
+}
+
+type ClientMetadata = ReturnType<typeof metadataV12.parseResponse>;
+
+/** What describePartitions built from the client's parsed Metadata v12 answer before it had its own decoder. */
+export function placementFromClientAnswer(res: ClientMetadata) {
+  return res.topics
+    .filter((t) => t.errorCode === 0 && t.name != null)
+    .map((t) => ({
+      name: t.name as string,
+      partitions: t.partitions
+        .map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, replicas: [...p.replicaNodes], isr: [...p.isrNodes], offlineReplicas: [...p.offlineReplicas] }))
+        .sort((a, b) => a.partition - b.partition),
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

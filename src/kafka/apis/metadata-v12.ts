@@ -34,21 +34,202 @@
         offline_replicas => INT32
       topic_authorized_operations => INT32
 */
+// Both are encoded and decoded here, not by the client: every reconcile pass reads the
+// placement of the moving topics (100 topics x 1000 partitions at issue 8's scale), and the
+// client's parser allocated ~280 MB per such answer (a closure-driven readArray per INT32 list,
+// an object per partition, reads through a list of socket chunks) that describePartitions then
+// copied into its own objects (~95 MB more). Here each partition is read once from one Buffer
+// into the object the callers keep: its replica lists are arrays sized once, and
+// describePartitions (placement: replicas and leader) does not make the ISR and offline lists.
 import { metadataV12, type Connection } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { ERROR_CODES, kafkaErrorInfo, NONE } from '../errors-map.js';
-import { firstErrorName, type MetadataResponse, type RequestSender, type Transport } from '../request.js';
+import { firstErrorName, type RequestSender, type Transport } from '../request.js';
 import type { PartitionDescription, TopicDescription, TopicSummary } from '../types.js';
+import { MalformedResponseError, WireReader } from '../wire/reader.js';
+import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
+import { rawAnswerApi } from '../wire/undecoded.js';
+import { compactStringSize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { topicIdOrNull } from './topic-items.js';
 
+/** Where a partition is: what describePartitions' callers (reconciler, pacer, plans, starts) read. */
+export interface Placement {
+  partition: number;
+  /** -1 when there is none. */
+  leader: number;
+  replicas: number[];
+}
+
+/**
+ * A partition as describeTopic answers it (PartitionDescription). Both shapes are read
+ * straight from the answer, so the adapters below hand these objects on without copying them.
+ */
+export interface PartitionPlacement extends Placement {
+  isr: number[];
+  offlineReplicas: number[];
+}
+
+export interface MetadataBroker {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+export interface MetadataTopic<P extends Placement = PartitionPlacement> {
+  errorCode: number;
+  name: string | null;
+  /** As the client printed it: dashed hex, all zeros when Kafka sent none (topicIdOrNull turns it into Kafka's form). */
+  topicId: string;
+  isInternal: boolean;
+  /** In the order of the answer. */
+  partitions: P[];
+  /** Error code of partitions[i], or null when every partition answered 0 (the usual case: no array then). */
+  partitionErrorCodes: Int16Array | null;
+}
+
+/**
+ * A decoded Metadata v12 response. leader_epoch and topic_authorized_operations are not kept
+ * (the gateway uses neither, and asks for no authorized operations).
+ */
+export interface MetadataAnswer<P extends Placement = PartitionPlacement> {
+  throttleTimeMs: number;
+  brokers: MetadataBroker[];
+  clusterId: string | null;
+  controllerId: number;
+  topics: MetadataTopic<P>[];
+}
+
+/** Bytes of the smallest partition entry: INT16 + 3 INT32 + three empty arrays + an empty TAG_BUFFER. */
+const MIN_PARTITION_BYTES = 18;
+
+function uuidOf(r: WireReader): string {
+  const at = r.pos;
+  r.skip(16);
+  // The client's form (Reader.readUUID), so topicIdOrNull and the state topic read it as before.
+  const hex = r.buf.toString('hex', at, at + 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions). Error
+ * codes are returned, not thrown. Read as the client's parser reads it: a null array (which
+ * the grammar does not allow) as empty, a null COMPACT_STRING host as ''. With `lists` =
+ * 'replicas', isr_nodes and offline_replicas are skipped, not made into arrays (Placement:
+ * half the allocation of an answer that is read every reconcile pass).
+ */
+export function decodeMetadataSteps(r: WireReader, lists?: 'all'): Steps<MetadataAnswer>;
+export function decodeMetadataSteps(r: WireReader, lists: 'replicas'): Steps<MetadataAnswer<Placement>>;
+export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 'all'): Steps<MetadataAnswer<Placement>> {
+  const all = lists === 'all';
+  const throttleTimeMs = r.int32();
+  const brokers: MetadataBroker[] = [];
+  const brokerCount = r.compactLength();
+  for (let b = 0; b < brokerCount; b++) {
+    const nodeId = r.int32();
+    const host = r.compactString();
+    const port = r.int32();
+    const rack = r.compactNullableString();
+    r.skipTaggedFields();
+    brokers.push({ nodeId, host, port, rack });
+  }
+  const clusterId = r.compactNullableString();
+  const controllerId = r.int32();
+  const topics: MetadataTopic<Placement>[] = [];
+  const topicCount = r.compactLength();
+  let n = 0;
+  for (let t = 0; t < topicCount; t++) {
+    const errorCode = r.int16();
+    const name = r.compactNullableString();
+    const topicId = uuidOf(r);
+    const isInternal = r.bool();
+    const count = Math.max(0, r.compactLength());
+    // Sized once (a count the bytes left cannot hold is refused before the array is made).
+    if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
+    const partitions = new Array<Placement>(count);
+    let partitionErrorCodes: Int16Array | null = null;
+    const buf = r.buf;
+    for (let p = 0; p < count; p++) {
+      // The fixed 14 bytes read in place (this loop runs once per partition); the count check
+      // above keeps them inside the buffer.
+      const at = r.pos;
+      const code = buf.readInt16BE(at);
+      if (code !== 0) (partitionErrorCodes ??= new Int16Array(count))[p] = code;
+      const partition = buf.readInt32BE(at + 2);
+      const leader = buf.readInt32BE(at + 6);
+      // at + 10: leader_epoch, not kept
+      r.pos = at + 14;
+      const replicas = r.int32Array();
+      if (all) {
+        const isr = r.int32Array();
+        const offlineReplicas = r.int32Array();
+        const placed: PartitionPlacement = { partition, leader, replicas, isr, offlineReplicas };
+        partitions[p] = placed;
+      } else {
+        r.skipInt32Array();
+        r.skipInt32Array();
+        partitions[p] = { partition, leader, replicas };
+      }
+      r.skipTaggedFields();
+      if (++n % ENTRIES_PER_STEP === 0) yield;
+    }
+    r.int32(); // topic_authorized_operations, not asked for
+    r.skipTaggedFields();
+    topics.push({ errorCode, name, topicId, isInternal, partitions, partitionErrorCodes });
+  }
+  r.skipTaggedFields();
+  return { throttleTimeMs, brokers, clusterId, controllerId, topics };
+}
+
+export function decodeMetadata(r: WireReader, lists?: 'all'): MetadataAnswer;
+export function decodeMetadata(r: WireReader, lists: 'replicas'): MetadataAnswer<Placement>;
+export function decodeMetadata(r: WireReader, lists: 'all' | 'replicas' = 'all'): MetadataAnswer<Placement> {
+  return drain(decodeMetadataSteps(r, lists as 'replicas'));
+}
+
+/**
+ * The request body for `topics` (null = every topic, a null array; [] = none: brokers and
+ * controller only), each named with a null topic id; no auto-creation, no authorized operations.
+ */
+export function encodeMetadataRequest(topics: readonly string[] | null): Buffer {
+  let size = (topics ? uvarintSize(topics.length + 1) : 1) + 3;
+  for (const t of topics ?? []) size += 16 + compactStringSize(t) + 1;
+  const w = new WireWriter(size).compactLength(topics ? topics.length : -1);
+  for (const t of topics ?? []) w.zeros(16).compactString(t).noTaggedFields();
+  return w.bool(false).bool(false).noTaggedFields().done();
+}
+
+const metadataApi = rawAnswerApi(metadataV12.api.key, metadataV12.api.version);
+
+/**
+ * Send a pre-encoded request on `conn` and decode the answer in slices. The decode is part of
+ * the call (as the client's parser was), so the metrics label and the request's duration see
+ * the decoded answer; a malformed answer fails the call.
+ */
+async function sendMetadata(conn: Connection, body: Buffer): Promise<MetadataAnswer> {
+  return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body)));
+}
+
+/** sendMetadata for describePartitions: replica lists only. */
+async function sendMetadataPlacement(conn: Connection, body: Buffer): Promise<MetadataAnswer<Placement>> {
+  return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body), 'replicas'));
+}
+
 /** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
-export function metadataRequest(topics: string[] | null): (conn: Connection) => Promise<MetadataResponse> {
-  return (conn) => metadataV12.api.async(conn, topics, false, false);
+export function metadataRequest(topics: string[] | null): (conn: Connection) => Promise<MetadataAnswer> {
+  const body = encodeMetadataRequest(topics);
+  return (conn) => sendMetadata(conn, body);
 }
 
 /** Label of a Metadata answer for the metrics: the first topic error, else NONE. */
-export function metadataErrorName(res: MetadataResponse): string {
+export function metadataErrorName(res: MetadataAnswer<Placement>): string {
   return firstErrorName(res.topics.map((t) => t.errorCode));
+}
+
+/** `partitions` by partition id, in place; an answer already in order (Kafka lists them so) is not sorted. */
+function byPartition<T extends { partition: number }>(partitions: T[]): T[] {
+  for (let i = 1; i < partitions.length; i++) if (partitions[i - 1]!.partition > partitions[i]!.partition) return partitions.sort((a, b) => a.partition - b.partition);
+  return partitions;
 }
 
 /** Every topic, sorted by name. */
@@ -60,7 +241,7 @@ export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
       name: t.name as string,
       topicId: topicIdOrNull(t.topicId),
       partitions: t.partitions.length,
-      replicationFactor: t.partitions.reduce((m, p) => Math.max(m, p.replicaNodes.length), 0),
+      replicationFactor: t.partitions.reduce((m, p) => Math.max(m, p.replicas.length), 0),
       internal: t.isInternal,
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -75,46 +256,44 @@ export async function describeTopicPartitions(kafka: Transport, name: string): P
     if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
     return t;
   });
-  const partitions: PartitionDescription[] = md.partitions
-    .map((p) => ({
-      partition: p.partitionIndex,
-      leader: p.leaderId,
-      replicas: [...p.replicaNodes],
-      isr: [...p.isrNodes],
-      offlineReplicas: [...p.offlineReplicas],
-    }))
-    .sort((a, b) => a.partition - b.partition);
+  // The decoded partitions are this call's own: handed on as they are.
+  const partitions: PartitionDescription[] = byPartition(md.partitions);
   return { name, topicId: topicIdOrNull(md.topicId), internal: md.isInternal, partitions };
 }
 
+/** A topic's partitions: where they are (no ISR, no offline replicas: no caller of describePartitions reads them). */
 export interface TopicPartitions {
   name: string;
-  partitions: { partition: number; leader: number; replicas: number[]; isr: number[]; offlineReplicas: number[] }[];
+  partitions: Placement[];
+}
+
+/**
+ * What describePartitions answers from a decoded answer: the topics without an error, sorted by
+ * name then partition. The partition objects are the answer's (sorted in place when needed).
+ */
+export function placementOf(res: MetadataAnswer<Placement>): TopicPartitions[] {
+  const out: TopicPartitions[] = [];
+  for (const t of res.topics) if (t.errorCode === 0 && t.name != null) out.push({ name: t.name, partitions: byPartition(t.partitions) });
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
  * Partition placement of many topics in one request, without the per-topic DescribeConfigs
  * that describeTopic() adds. Unknown topics are left out of the answer: callers that validate
- * report them themselves. Sorted by name then partition; `topics` null = every topic.
+ * report them themselves. Sorted by name then partition; `topics` null = every topic. The
+ * request is encoded once, for every attempt.
  */
 export async function describePartitions(kafka: RequestSender, topics: string[] | null): Promise<TopicPartitions[]> {
   if (topics && topics.length === 0) return [];
+  const body = encodeMetadataRequest(topics ? [...new Set(topics)] : null);
   const res = await kafka.sendRequest(
     'Metadata',
     'any',
-    (conn) => metadataV12.api.async(conn, topics ? [...new Set(topics)] : null, false, false),
+    (conn) => sendMetadataPlacement(conn, body),
     // Unknown topics are an expected answer here, not a failed request.
     () => NONE,
   );
-  return res.topics
-    .filter((t) => t.errorCode === 0 && t.name != null)
-    .map((t) => ({
-      name: t.name as string,
-      partitions: t.partitions
-        .map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, replicas: [...p.replicaNodes], isr: [...p.isrNodes], offlineReplicas: [...p.offlineReplicas] }))
-        .sort((a, b) => a.partition - b.partition),
-    }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return placementOf(res);
 }
 
 /**
@@ -127,6 +306,6 @@ export async function partitionLeader(kafka: RequestSender, topic: string, parti
   const t = res.topics.find((x) => x.name === topic);
   if (!t || t.errorCode === ERROR_CODES.UNKNOWN_TOPIC_OR_PARTITION) return null;
   if (t.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(t.errorCode));
-  const p = t.partitions.find((x) => x.partitionIndex === partition);
-  return { topicId: t.topicId, leader: p ? p.leaderId : -1 };
+  const p = t.partitions.find((x) => x.partition === partition);
+  return { topicId: t.topicId, leader: p ? p.leader : -1 };
 }

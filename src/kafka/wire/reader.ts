@@ -128,6 +128,12 @@ export class WireReader {
     return out;
   }
 
+  /** COMPACT_ARRAY of INT32 skipped (null or not). */
+  skipInt32Array(): void {
+    const n = this.compactLength();
+    if (n > 0) this.skip(n * 4);
+  }
+
   /** TAG_BUFFER: every field skipped (the gateway reads no tagged field of these responses). */
   skipTaggedFields(): void {
     // Nearly always empty: one zero byte.

@@ -28,6 +28,19 @@ export class WireWriter {
     return this;
   }
 
+  /** BOOLEAN: 1 or 0. */
+  bool(v: boolean): this {
+    this.buf[this.pos++] = v ? 1 : 0;
+    return this;
+  }
+
+  /** `n` zero bytes (a null UUID is 16 of them). */
+  zeros(n: number): this {
+    this.buf.fill(0, this.pos, this.pos + n);
+    this.pos += n;
+    return this;
+  }
+
   uvarint(v: number): this {
     while (v >= 0x80) {
       this.buf[this.pos++] = (v & 0x7f) | 0x80;
