@@ -336,7 +336,9 @@ export function planPartition(
 ): PartitionMovePlan {
   // Replica lists are a handful of ids: Array.includes beats building Sets (this runs per partition).
   const currentReplicas = moving ? without(moving.replicas, moving.adding) : copyOf(current.replicas);
-  const targetReplicas = copyOf(target.replicas);
+  // The target's own array, read-only (parseReassignmentRequest's copy, made for this request):
+  // one array fewer per partition; the cluster's (current) is copied, the snapshot being shared.
+  const targetReplicas = target.replicas;
   const inProgressTarget = moving ? without(moving.replicas, moving.removing) : currentReplicas;
   const leader = current.leader !== undefined && current.leader >= 0 ? current.leader : null;
   return {
