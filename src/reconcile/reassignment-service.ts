@@ -278,7 +278,10 @@ export class ReassignmentService {
       }
     }
     const dirsOf = new PartitionMap<string[]>();
-    for (const p of req.partitions) if (p.logDirs) dirsOf.set(p.topic, p.partition, [...p.logDirs]);
+    for (let i = 0; i < req.partitions.length; i++) {
+      const p = req.partitions[i]!;
+      if (p.logDirs) dirsOf.set(p.topic, p.partition, [...p.logDirs]);
+    }
 
     const moves = plan.partitions.filter((p) => !p.noOp);
     // Sizes of the moves that copy (adding replicas) only, as the estimate and bytesTotal expect
@@ -584,7 +587,8 @@ export class ReassignmentService {
     const isMoving = new PartitionMap<true>();
     for (let i = 0; i < moving.length; i++) isMoving.set(moving[i]!.topic, moving[i]!.partition, true);
     // Per leader: the partitions to name, and their positions in `requested`.
-    const byLeader = new Map<number, { partitions: { topic: string; partition: number }[]; at: number[] }>();
+    // The requested entries themselves name them (a { topic, partition } each, no new object).
+    const byLeader = new Map<number, { partitions: PartitionAssignment[]; at: number[] }>();
     for (let i = 0; i < requested.length; i++) {
       const { topic, partition, replicas } = requested[i]!;
       const p = placed(topic, partition);
@@ -598,13 +602,13 @@ export class ReassignmentService {
       // (A partition named twice is asked twice: the request is refused anyway.)
       let list = byLeader.get(p.leader);
       if (!list) byLeader.set(p.leader, (list = { partitions: [], at: [] }));
-      list.partitions.push({ topic, partition });
+      list.partitions.push(requested[i]!);
       list.at.push(i);
     }
     const out = new Float64Array(requested.length).fill(NaN);
     if (byLeader.size === 0) return out;
     // One request at a time is encoded, with a turn of the event loop between them; all are in flight together.
-    const asked: Promise<{ broker: number; partitions: { topic: string; partition: number }[]; at: number[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
+    const asked: Promise<{ broker: number; partitions: PartitionAssignment[]; at: number[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
     for (const [broker, { partitions, at }] of byLeader) {
       const answer = describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, at, a }));
       answer.catch(() => undefined); // a failure while the next one is encoded is not unhandled: Promise.all below reports it
