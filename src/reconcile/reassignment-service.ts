@@ -240,7 +240,7 @@ export class ReassignmentService {
 
     const view = await this.#d.store.refresh();
     const topicSet = new Set<string>();
-    for (const p of req.partitions) topicSet.add(p.topic);
+    for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i]!.topic);
     const [placement, cluster, ongoing] = await Promise.all([this.#placement([...topicSet]), this.#d.kafka.describeCluster(), this.ongoing(view)]);
     // Leader sizes (estimate, bytesTotal) are asked for now and arrive while the request is
     // validated; a validation failure discards them (nothing waits on a rejected promise).
@@ -255,6 +255,8 @@ export class ReassignmentService {
     );
     if (!validation.ok) return { kind: 'invalid', problem: validationKind(validation.errors), errors: validation.errors };
     const plan = validation.plan;
+    // A valid plan has one partition per requested one, in request order: sizes go by position.
+    if (plan.partitions.length !== req.partitions.length) throw new Error(`plan of ${plan.partitions.length} partitions for ${req.partitions.length} requested`);
 
     // Intra-broker moves: the dirs must exist on their broker and be online (57/56 before anything changes).
     const dirMoves = logDirMoves(req.partitions);
@@ -276,33 +278,33 @@ export class ReassignmentService {
       }
     }
     const dirsOf = new PartitionMap<string[]>();
-    for (const p of req.partitions) if (p.logDirs) dirsOf.set(p.topic, p.partition, [...p.logDirs]);
+    for (let i = 0; i < req.partitions.length; i++) {
+      const p = req.partitions[i]!;
+      if (p.logDirs) dirsOf.set(p.topic, p.partition, [...p.logDirs]);
+    }
 
     const moves = plan.partitions.filter((p) => !p.noOp);
-    // Sizes of the moves that copy (adding replicas) only, as the estimate and bytesTotal expect.
+    // Sizes of the moves that copy (adding replicas) only, as the estimate and bytesTotal expect
+    // (by position: no record of 100,000 sizes is built).
     const leaderSize = await sizesAsked;
-    const sizes: Record<string, Record<number, number>> = {};
-    for (let i = 0; i < plan.partitions.length; i++) {
+    const sizeAt = (i: number): number | undefined => {
       const p = plan.partitions[i]!;
-      if (p.adding.length > 0 && p.leader !== null) {
-        const size = leaderSize.get(p.topic, p.partition);
-        if (size !== undefined) (sizes[p.topic] ??= {})[p.partition] = size;
-      }
-      if (i % STEP_ITEMS === 0) await pace();
-    }
+      const size = p.adding.length > 0 && p.leader !== null ? leaderSize[i]! : NaN;
+      return size === size ? size : undefined;
+    };
     // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
     const concurrency = req.concurrency ?? this.#d.config.defaultConcurrency ?? null;
     const order = req.order ?? DEFAULT_PACING_ORDER;
     const paced: (PacedPartition & { noOp: boolean })[] | null =
       concurrency === null
         ? null
-        : plan.partitions.map((p) => ({
+        : plan.partitions.map((p, i) => ({
             topic: p.topic,
             partition: p.partition,
             currentReplicas: p.currentReplicas,
             leader: p.leader,
             targetReplicas: p.targetReplicas,
-            sizeBytes: (sizes[p.topic]?.[p.partition] ?? 0) * p.adding.length,
+            sizeBytes: (sizeAt(i) ?? 0) * p.adding.length,
             state: 'queued' as const,
             noOp: p.noOp,
           }));
@@ -315,7 +317,7 @@ export class ReassignmentService {
     // validateOnly computes it now; a POST while Kafka handles the moves, when the gateway is
     // mostly waiting (the write-ahead steps and the moves do not depend on it).
     const planViewNow = async (): Promise<PlanView> => {
-      const estimate = await drive(estimateMoveSteps(plan.partitions, sizes, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
+      const estimate = await drive(estimateMoveSteps(plan.partitions, (_, i) => sizeAt(i), { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
       const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
       const schedule =
         paced && concurrency
@@ -339,11 +341,11 @@ export class ReassignmentService {
     // 1. Write-ahead: the record (with its throttle demand) before anything changes.
     const now = this.#now();
     const id = newId('r');
-    // The plan's replica arrays are fresh copies made for this plan: the record shares them (neither changes them).
+    // The plan's replica arrays are made for this request (Metadata's copied, the targets parse's copies): the record shares them (neither changes them).
     const recordPartitions: ReassignmentPartitionRecord[] = new Array(plan.partitions.length);
     for (let i = 0; i < plan.partitions.length; i++) {
       const p = plan.partitions[i]!;
-      const size = sizes[p.topic]?.[p.partition];
+      const size = sizeAt(i);
       const bytesTotal = size === undefined ? null : size * p.adding.length;
       const logDirs = dirsOf.size > 0 ? dirsOf.get(p.topic, p.partition) : undefined;
       const original = p.currentReplicas as number[];
@@ -460,15 +462,24 @@ export class ReassignmentService {
     }
     crashPoint(this.#d.config, 'reassignment-start');
 
+    // Refusals only: an accepted partition and one Kafka did not answer for are both moving
+    // (startedPartition), so no map of 100,000 answers.
     const byKey = new PartitionMap<(typeof results)[number]>();
-    for (const r of results) byKey.set(r.topic, r.partition, r);
+    for (let i = 0; i < results.length; i++) if (!results[i]!.ok) byKey.set(results[i]!.topic, results[i]!.partition, results[i]!);
     const startedAt = this.#now();
     const noOps = new PartitionMap<true>();
-    if (firstWave) for (const p of plan.partitions) if (p.noOp) noOps.set(p.topic, p.partition, true);
+    if (firstWave) for (let i = 0; i < plan.partitions.length; i++) if (plan.partitions[i]!.noOp) noOps.set(plan.partitions[i]!.topic, plan.partitions[i]!.partition, true);
     const partitions: ReassignmentPartitionRecord[] = new Array(record.partitions.length);
     for (let i = 0; i < record.partitions.length; i++) {
       const p = record.partitions[i]!;
-      partitions[i] = startedPartition(p, startedAt, dirFailed.size > 0 ? dirFailed.get(p.topic, p.partition) : undefined, firstWave ? inFirstWave.has(p.topic, p.partition) : true, noOps.has(p.topic, p.partition), byKey.get(p.topic, p.partition));
+      partitions[i] = startedPartition(
+        p,
+        startedAt,
+        dirFailed.size > 0 ? dirFailed.get(p.topic, p.partition) : undefined,
+        firstWave ? inFirstWave.has(p.topic, p.partition) : true,
+        noOps.size > 0 && noOps.has(p.topic, p.partition),
+        byKey.size > 0 ? byKey.get(p.topic, p.partition) : undefined,
+      );
       if (i % STEP_ITEMS === 0) await pace();
     }
     // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
@@ -543,16 +554,17 @@ export class ReassignmentService {
   }
 
   /**
-   * partition_size of each requested partition on its current leader (for estimates): one
-   * DescribeLogDirs per leader, naming only the partitions it leads (a broker answers every
-   * replica it hosts of the partitions named: a third of the bytes to decode at RF 3).
+   * partition_size of each requested partition on its current leader (for estimates), by
+   * position in `requested` (NaN = not asked or not answered): one DescribeLogDirs per leader,
+   * naming only the partitions it leads (a broker answers every replica it hosts of the
+   * partitions named: a third of the bytes to decode at RF 3).
    */
   async #leaderSizes(
     placement: readonly TopicPartitions[],
     requested: readonly PartitionAssignment[],
     moving: readonly MovingPartition[],
     pace: () => Promise<void>,
-  ): Promise<PartitionMap<number>> {
+  ): Promise<Float64Array> {
     // Kafka lists a topic's partitions in id order, so partition k is usually at index k: a map
     // of the topic's partitions is built only for a topic where it is not.
     type Placed = TopicPartitions['partitions'][number];
@@ -573,8 +585,10 @@ export class ReassignmentService {
       return m.get(partition);
     };
     const isMoving = new PartitionMap<true>();
-    for (const m of moving) isMoving.set(m.topic, m.partition, true);
-    const byLeader = new Map<number, { topic: string; partition: number }[]>();
+    for (let i = 0; i < moving.length; i++) isMoving.set(moving[i]!.topic, moving[i]!.partition, true);
+    // Per leader: the partitions to name, and their positions in `requested`.
+    // The requested entries themselves name them (a { topic, partition } each, no new object).
+    const byLeader = new Map<number, { partitions: PartitionAssignment[]; at: number[] }>();
     for (let i = 0; i < requested.length; i++) {
       const { topic, partition, replicas } = requested[i]!;
       const p = placed(topic, partition);
@@ -587,26 +601,27 @@ export class ReassignmentService {
       if (!mayCopy) continue;
       // (A partition named twice is asked twice: the request is refused anyway.)
       let list = byLeader.get(p.leader);
-      if (!list) byLeader.set(p.leader, (list = []));
-      list.push({ topic, partition });
+      if (!list) byLeader.set(p.leader, (list = { partitions: [], at: [] }));
+      list.partitions.push(requested[i]!);
+      list.at.push(i);
     }
-    const out = new PartitionMap<number>();
+    const out = new Float64Array(requested.length).fill(NaN);
     if (byLeader.size === 0) return out;
     // One request at a time is encoded, with a turn of the event loop between them; all are in flight together.
-    const asked: Promise<{ broker: number; partitions: { topic: string; partition: number }[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
-    for (const [broker, partitions] of byLeader) {
-      const answer = describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, a }));
+    const asked: Promise<{ broker: number; partitions: PartitionAssignment[]; at: number[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
+    for (const [broker, { partitions, at }] of byLeader) {
+      const answer = describeReplicaSizes(this.#d.kafka, [broker], partitions).then((a) => ({ broker, partitions, at, a }));
       answer.catch(() => undefined); // a failure while the next one is encoded is not unhandled: Promise.all below reports it
       asked.push(answer);
       await pace();
     }
-    for (const { broker, partitions, a } of await Promise.all(asked)) {
+    for (const { broker, partitions, at, a } of await Promise.all(asked)) {
       const sizes = a.find((x) => x.ok && x.broker === broker) as { sizes: Map<string, number> } | undefined;
       if (!sizes) continue;
       for (let i = 0; i < partitions.length; i++) {
         const { topic, partition } = partitions[i]!;
         const size = sizes.sizes.get(replicaKey(topic, partition));
-        if (size !== undefined) out.set(topic, partition, size);
+        if (size !== undefined) out[at[i]!] = size;
         if (i % STEP_ITEMS === 0) await pace();
       }
     }

@@ -16,6 +16,12 @@ import { partitionLabel, type TopicPartition } from './types.js';
 /** Size in bytes of each partition's log on its leader: sizes[topic][partition] (DescribeLogDirs). */
 export type PartitionSizes = Readonly<Record<string, Readonly<Record<number, number>>>>;
 
+/**
+ * The same as a function of the move and its position among the moves (undefined = unknown):
+ * what a caller holding one size per requested partition passes, without building the records.
+ */
+export type PartitionSizeOf = (move: MoveToEstimate, index: number) => number | undefined;
+
 /** What the estimate needs of a planned partition (a PartitionMovePlan fits). */
 export interface MoveToEstimate extends TopicPartition {
   readonly currentReplicas: readonly number[];
@@ -55,35 +61,51 @@ export interface MoveEstimate {
 }
 
 /** Bytes to move per broker and the estimated duration. Linear in the moves. */
-export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes, options: EstimateOptions): MoveEstimate {
+export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes | PartitionSizeOf, options: EstimateOptions): MoveEstimate {
   return runSteps(estimateMoveSteps(moves, sizes, options));
 }
 
 /** estimateMove in steps (plan.ts Steps): the same result, yielding every STEP_ITEMS moves. */
-export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes, options: EstimateOptions): Steps<MoveEstimate> {
-  let steps = 0;
-  const inBytes = new Map<number, number>();
-  const outBytes = new Map<number, number>();
+export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes | PartitionSizeOf, options: EstimateOptions): Steps<MoveEstimate> {
+  // Indexed loops (a generator allocates an iterator result per for-of step); bytes per broker
+  // summed in plain arrays of doubles (a Map of sums boxes a new number at every addition).
+  const list: readonly MoveToEstimate[] = Array.isArray(moves) ? moves : Array.from(moves);
+  const sizeOf = typeof sizes === 'function' ? sizes : null;
+  const slotOf = new Map<number, number>();
+  const slotBroker: number[] = [];
+  const inBytes: number[] = [];
+  const outBytes: number[] = [];
+  const slot = (broker: number): number => {
+    let s = slotOf.get(broker);
+    if (s === undefined) {
+      slotOf.set(broker, (s = slotBroker.length));
+      slotBroker.push(broker);
+      inBytes.push(0);
+      outBytes.push(0);
+    }
+    return s;
+  };
   const unknownSizes: TopicPartition[] = [];
   let totalBytes = 0;
 
-  for (const move of moves) {
-    if (++steps % STEP_ITEMS === 0) yield;
+  for (let i = 0; i < list.length; i++) {
+    const move = list[i]!;
+    if ((i + 1) % STEP_ITEMS === 0) yield;
     if (move.adding.length === 0) continue;
-    const size = sizes[move.topic]?.[move.partition];
+    const size = sizeOf ? sizeOf(move, i) : (sizes as PartitionSizes)[move.topic]?.[move.partition];
     if (size === undefined) unknownSizes.push({ topic: move.topic, partition: move.partition });
     const bytes = size ?? 0;
     if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`bad size ${bytes} for ${partitionLabel(move)}`);
     const source = move.leader ?? move.currentReplicas[0];
-    for (const destination of move.adding) {
-      inBytes.set(destination, (inBytes.get(destination) ?? 0) + bytes);
-      if (source !== undefined) outBytes.set(source, (outBytes.get(source) ?? 0) + bytes);
+    for (let j = 0; j < move.adding.length; j++) {
+      inBytes[slot(move.adding[j]!)] += bytes;
+      if (source !== undefined) outBytes[slot(source)] += bytes;
       totalBytes += bytes;
     }
   }
 
-  const ids = [...new Set([...inBytes.keys(), ...outBytes.keys()])].sort((a, b) => a - b);
-  const brokers = ids.map((broker) => ({ broker, bytesIn: inBytes.get(broker) ?? 0, bytesOut: outBytes.get(broker) ?? 0 }));
+  const order = slotBroker.map((_, s) => s).sort((a, b) => slotBroker[a]! - slotBroker[b]!);
+  const brokers = order.map((s) => ({ broker: slotBroker[s]!, bytesIn: inBytes[s]!, bytesOut: outBytes[s]! }));
 
   let bottleneckBroker: number | null = null;
   let busiest = -1;

@@ -210,19 +210,23 @@ export function* validateReassignmentSteps(
   const registered = cluster.registeredBrokers ? new Set([...cluster.registeredBrokers, ...live]) : new Set(live);
   const topics = new Map<string, PartitionLookup>();
   let steps = 0;
-  for (const t of cluster.topics) {
+  // Indexed loops throughout: a generator allocates an iterator result per step of a for-of.
+  for (let t = 0; t < cluster.topics.length; t++) {
+    const { name, partitions } = cluster.topics[t]!;
     // Default registered brokers: live ones plus every broker named in a replica list.
     if (!cluster.registeredBrokers) {
-      for (const p of t.partitions) {
-        for (const b of p.replicas) registered.add(b);
+      for (let i = 0; i < partitions.length; i++) {
+        const replicas = partitions[i]!.replicas;
+        for (let j = 0; j < replicas.length; j++) registered.add(replicas[j]!);
         if (++steps % STEP_ITEMS === 0) yield;
       }
     }
-    topics.set(t.name, partitionLookup(t.partitions));
+    topics.set(name, partitionLookup(partitions));
     yield;
   }
   const ongoing = new PartitionMap<OngoingPartitionReassignment>();
-  for (const o of cluster.ongoing) {
+  for (let i = 0; i < cluster.ongoing.length; i++) {
+    const o = cluster.ongoing[i]!;
     ongoing.set(o.topic, o.partition, o);
     if (++steps % STEP_ITEMS === 0) yield;
   }
@@ -233,10 +237,10 @@ export function* validateReassignmentSteps(
 
   // First occurrence index of each requested partition, and how many times it appears (repeats
   // only: a number per partition, no object).
-  const requested = new PartitionMap<number>();
+  const requested = new RequestedIndex(topics);
   const repeats = new Map<number, number>();
   for (let index = 0; index < targets.partitions.length; index++) {
-    const p = targets.partitions[index];
+    const p = targets.partitions[index]!;
     const seen = requested.get(p.topic, p.partition);
     if (seen !== undefined) repeats.set(seen, (repeats.get(seen) ?? 1) + 1);
     else requested.set(p.topic, p.partition, index);
@@ -245,7 +249,7 @@ export function* validateReassignmentSteps(
 
   for (let index = 0; index < targets.partitions.length; index++) {
     if (++steps % STEP_ITEMS === 0) yield;
-    const target = targets.partitions[index];
+    const target = targets.partitions[index]!;
     const { topic, partition } = target;
     const first = requested.get(topic, partition)!;
     const count = repeats.size > 0 ? (repeats.get(first) ?? 1) : 1;
@@ -331,8 +335,10 @@ export function planPartition(
   moving: OngoingPartitionReassignment | null,
 ): PartitionMovePlan {
   // Replica lists are a handful of ids: Array.includes beats building Sets (this runs per partition).
-  const currentReplicas = moving ? without(moving.replicas, moving.adding) : [...current.replicas];
-  const targetReplicas = [...target.replicas];
+  const currentReplicas = moving ? without(moving.replicas, moving.adding) : copyOf(current.replicas);
+  // The target's own array, read-only (parseReassignmentRequest's copy, made for this request):
+  // one array fewer per partition; the cluster's (current) is copied, the snapshot being shared.
+  const targetReplicas = target.replicas;
   const inProgressTarget = moving ? without(moving.replicas, moving.removing) : currentReplicas;
   const leader = current.leader !== undefined && current.leader >= 0 ? current.leader : null;
   return {
@@ -436,7 +442,9 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
         : `${partitionLabel(move)} is moving to ${without(move.alreadyMoving.replicas, move.alreadyMoving.removing).join(',')}; that move is replaced by ${move.targetReplicas.join(',')}.`,
     });
   }
-  if (move.adding.every((b) => live.has(b))) return;
+  let allLive = true;
+  for (let i = 0; i < move.adding.length && allLive; i++) allLive = live.has(move.adding[i]!);
+  if (allLive) return;
   const offline = move.adding.filter((b) => !live.has(b));
   if (offline.length > 0) {
     out.push({
@@ -453,6 +461,60 @@ interface PartitionLookup {
   get(partition: number): PartitionReplicas | undefined;
   readonly size: number;
   keys(): Iterable<number>;
+  /** Partitions 0..size-1, each once (Kafka's usual list): an index per partition fits an array. */
+  readonly dense?: true;
+}
+
+/**
+ * Where each requested partition first appears in the request (what a PartitionMap<number>
+ * answers): for a topic whose partitions are 0..n-1, an Int32Array of n (index + 1; 0 = not
+ * requested) instead of a Map entry per partition; anything else (unknown topic or partition,
+ * a sparse topic) in a PartitionMap.
+ */
+class RequestedIndex {
+  readonly #dense = new Map<string, Int32Array | null>();
+  readonly #other = new PartitionMap<number>();
+  readonly #topics: ReadonlyMap<string, PartitionLookup>;
+
+  constructor(topics: ReadonlyMap<string, PartitionLookup>) {
+    this.#topics = topics;
+  }
+
+  #slots(topic: string): Int32Array | null {
+    let slots = this.#dense.get(topic);
+    if (slots === undefined) {
+      const lookup = this.#topics.get(topic);
+      slots = lookup?.dense ? new Int32Array(lookup.size) : null;
+      this.#dense.set(topic, slots);
+    }
+    return slots;
+  }
+
+  get(topic: string, partition: number): number | undefined {
+    const slots = this.#slots(topic);
+    if (slots !== null && Number.isInteger(partition) && partition >= 0 && partition < slots.length) {
+      const v = slots[partition]!;
+      return v === 0 ? undefined : v - 1;
+    }
+    return this.#other.get(topic, partition);
+  }
+
+  has(topic: string, partition: number): boolean {
+    return this.get(topic, partition) !== undefined;
+  }
+
+  set(topic: string, partition: number, index: number): void {
+    const slots = this.#slots(topic);
+    if (slots !== null && Number.isInteger(partition) && partition >= 0 && partition < slots.length) slots[partition] = index + 1;
+    else this.#other.set(topic, partition, index);
+  }
+
+  /** [partition, first index] of each requested partition of `topic` (in no particular order). */
+  *entries(topic: string): IterableIterator<[number, number]> {
+    const slots = this.#slots(topic);
+    if (slots !== null) for (let p = 0; p < slots.length; p++) if (slots[p] !== 0) yield [p, slots[p]! - 1];
+    yield* this.#other.topic(topic) ?? [];
+  }
 }
 
 /**
@@ -467,6 +529,7 @@ function partitionLookup(list: readonly PartitionReplicas[]): PartitionLookup {
     get: (partition) => list[partition],
     size: list.length,
     keys: () => list.keys(),
+    dense: true,
   };
 }
 
@@ -477,11 +540,11 @@ function partitionLookup(list: readonly PartitionReplicas[]): PartitionLookup {
 function replicationFactorErrors(
   planned: readonly PartitionMovePlan[],
   topics: ReadonlyMap<string, PartitionLookup>,
-  requestedIndex: PartitionMap<number>,
+  requestedIndex: RequestedIndex,
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
   const changing = new Set<string>();
-  for (const p of planned) if (p.targetReplicas.length !== p.currentReplicas.length) changing.add(p.topic);
+  for (let i = 0; i < planned.length; i++) if (planned[i]!.targetReplicas.length !== planned[i]!.currentReplicas.length) changing.add(planned[i]!.topic);
   if (changing.size === 0) return [];
 
   const errors: PartitionError[] = [];
@@ -504,7 +567,7 @@ function replicationFactorErrors(
     }
     // Lengths of every requested partition of the topic (first occurrence), not just the valid ones.
     const byLength = new Map<number, number[]>();
-    for (const [partition, index] of requestedIndex.topic(topic) ?? []) {
+    for (const [partition, index] of requestedIndex.entries(topic)) {
       const length = requested[index].replicas.length;
       const list = byLength.get(length) ?? [];
       list.push(partition);
@@ -529,7 +592,8 @@ function replicationFactorErrors(
 
 function replicationFactorChanges(planned: readonly PartitionMovePlan[]): ReplicationFactorChange[] {
   const byTopic = new Map<string, { from: Set<number>; to: number; changes: boolean }>();
-  for (const p of planned) {
+  for (let i = 0; i < planned.length; i++) {
+    const p = planned[i]!;
     let entry = byTopic.get(p.topic);
     if (!entry) byTopic.set(p.topic, (entry = { from: new Set<number>(), to: p.targetReplicas.length, changes: false }));
     entry.from.add(p.currentReplicas.length);
@@ -559,15 +623,33 @@ export function formatPartitionList(sorted: readonly number[]): string {
 /** Up to this many ids a linear scan beats a Set; longer (hostile) lists still stay linear. */
 const SMALL_LIST = 16;
 
-/** `list - drop`, in list order. */
+/**
+ * `list - drop`, in list order. A copy compacted in place, not filter() nor push(): an array of
+ * the list's size (push would give each result a backing store of 17), no closure (this runs a
+ * few times per partition).
+ */
 function without(list: readonly number[], drop: readonly number[]): number[] {
-  if (drop.length <= SMALL_LIST) return list.filter((b) => !drop.includes(b));
-  const set = new Set(drop);
-  return list.filter((b) => !set.has(b));
+  const out = list.slice();
+  let n = 0;
+  if (drop.length <= SMALL_LIST) {
+    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i]!)) out[n++] = list[i]!;
+  } else {
+    const set = new Set(drop);
+    for (let i = 0; i < list.length; i++) if (!set.has(list[i]!)) out[n++] = list[i]!;
+  }
+  out.length = n; // shrinks in place
+  return out;
+}
+
+/** `[...list]`, sized at once. */
+function copyOf(list: readonly number[]): number[] {
+  return list.slice();
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function unique(list: readonly number[]): number[] {

@@ -111,19 +111,23 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
     }
   }
 
-  const partitions: PartitionAssignment[] = [];
+  let partitions: PartitionAssignment[] = [];
   if (body.partitions === undefined) {
     errors.push({ path: '/partitions', code: 'REQUIRED', message: 'partitions is required: a list of {topic, partition, replicas}.' });
   } else if (!Array.isArray(body.partitions)) {
     errors.push({ path: '/partitions', code: 'INVALID_TYPE', message: 'partitions must be an array of {topic, partition, replicas}.' });
   } else {
     const entries: unknown[] = body.partitions;
+    // Sized at once (push would copy the growing array of 100,000 a few times over).
+    partitions = new Array(entries.length);
+    let n = 0;
     for (let i = 0; i < entries.length; i++) {
       // The common entry is checked without building a path or a copy; anything else is parseEntry's.
       const parsed = plainEntry(entries[i]) ?? parseEntry(entries[i], `/partitions/${i}`, errors);
-      if (parsed) partitions.push(parsed);
+      if (parsed) partitions[n++] = parsed;
       if ((i + 1) % STEP_ITEMS === 0) yield;
     }
+    partitions.length = n;
   }
 
   const throttle = parseThrottle(body.throttle, errors);
@@ -155,33 +159,58 @@ export function formatReassignmentFile(assignments: Iterable<PartitionAssignment
  * formatReassignmentFile in steps (plan.ts Steps). The same order as a stable sort by
  * compareTopicPartitions, done per topic: topics by name, then each topic's entries by
  * partition with numeric keys (partition * 2^20 + position: ties keep the input order).
+ * An entry shares its assignment's replica array and a frozen `log_dirs` of "any" per length
+ * (both read-only): one object per partition, not three (100,000 at the largest).
  */
 export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssignment>): Steps<ReassignmentFile> {
+  // Indexed loops: a generator allocates an iterator result per for-of step.
+  const all: readonly PartitionAssignment[] = Array.isArray(assignments) ? assignments : Array.from(assignments);
   const byTopic = new Map<string, PartitionAssignment[]>();
   let steps = 0;
-  for (const a of assignments) {
+  for (let i = 0; i < all.length; i++) {
+    const a = all[i]!;
     const list = byTopic.get(a.topic);
     if (list) list.push(a);
     else byTopic.set(a.topic, [a]);
     if (++steps % STEP_ITEMS === 0) yield;
   }
-  const partitions: ReassignmentFileEntry[] = [];
-  for (const topic of [...byTopic.keys()].sort()) {
-    const list = byTopic.get(topic)!;
-    let sorted: readonly PartitionAssignment[];
-    if (list.length < 1_048_576 && list.every((a) => Number.isInteger(a.partition) && a.partition >= 0 && a.partition < 2 ** 32)) {
+  const partitions: ReassignmentFileEntry[] = new Array(all.length);
+  let n = 0;
+  const topics = [...byTopic.keys()].sort();
+  for (let t = 0; t < topics.length; t++) {
+    const list = byTopic.get(topics[t]!)!;
+    let numeric = list.length < 1_048_576;
+    for (let i = 0; i < list.length && numeric; i++) numeric = Number.isInteger(list[i]!.partition) && list[i]!.partition >= 0 && list[i]!.partition < 2 ** 32;
+    if (numeric) {
       const keys = new Float64Array(list.length);
       for (let i = 0; i < list.length; i++) keys[i] = list[i]!.partition * 1_048_576 + i;
       keys.sort();
-      sorted = Array.from(keys, (k) => list[k % 1_048_576]!);
-    } else sorted = [...list].sort(compareTopicPartitions);
-    for (const a of sorted) {
-      partitions.push({ topic: a.topic, partition: a.partition, replicas: [...a.replicas], log_dirs: a.replicas.map(() => ANY_LOG_DIR) });
-      if (++steps % STEP_ITEMS === 0) yield;
+      for (let i = 0; i < keys.length; i++) {
+        partitions[n++] = fileEntry(list[keys[i]! % 1_048_576]!);
+        if (++steps % STEP_ITEMS === 0) yield;
+      }
+    } else {
+      const sorted = [...list].sort(compareTopicPartitions);
+      for (let i = 0; i < sorted.length; i++) {
+        partitions[n++] = fileEntry(sorted[i]!);
+        if (++steps % STEP_ITEMS === 0) yield;
+      }
     }
   }
   return { version: REASSIGNMENT_FILE_VERSION, partitions };
 }
+
+function fileEntry(a: PartitionAssignment): ReassignmentFileEntry {
+  return { topic: a.topic, partition: a.partition, replicas: a.replicas, log_dirs: anyDirs(a.replicas.length) };
+}
+
+/** `log_dirs` of `length` "any", frozen and shared (one per length up to ANY_DIRS_SHARED). */
+function anyDirs(length: number): readonly string[] {
+  if (length >= ANY_DIRS_SHARED) return Object.freeze(new Array<string>(length).fill(ANY_LOG_DIR));
+  return (ANY_DIRS[length] ??= Object.freeze(new Array<string>(length).fill(ANY_LOG_DIR)));
+}
+const ANY_DIRS_SHARED = 64;
+const ANY_DIRS: (readonly string[])[] = [];
 
 /** Kafka's compareTopicPartitions: topic (String.compareTo, i.e. UTF-16 code units), then partition. */
 export function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {

@@ -243,71 +243,171 @@ export function computeReassignmentThrottles(ongoing: Iterable<RunningMove>, pro
 }
 
 /**
- * A move of the move map with its (few) brokers in arrays, no Set per partition: `to` is the
- * running move's adding replicas or the proposed target; destinations = `to - sources`.
+ * The moves of one topic, in the order they were given (running ones first): partition ids and
+ * their sources and `to` (the running move's adding replicas or the proposed target;
+ * destinations = `to - sources`), one parallel array each, no object per partition.
  */
-interface ListedMove {
-  readonly sources: readonly number[];
-  readonly to: readonly number[];
+interface TopicMoves {
+  readonly partitions: number[];
+  readonly sources: (readonly number[])[];
+  readonly to: (readonly number[])[];
+  /** The first `running` entries are running moves, the rest proposed ones. */
+  running: number;
 }
 
 /**
  * computeReassignmentThrottles in steps (plan.ts Steps): the same answer as the calculate*
  * functions above put together, yielding every STEP_ITEMS partitions and after each topic.
- * The lists are sorted as strings without building a string per entry first (stringOrderKey).
+ *
+ * Built for 100,000 partitions without a move map: the moves are grouped per topic in parallel
+ * arrays; each topic's are sorted in the string order of `${partition}:` (stringOrderKey, a
+ * stable sort: the entries of one partition stay in the order given), which is the order of
+ * the `p:b` lists, and of the entries of one partition only what the move map would hold is
+ * kept (see `resolve` below). The lists are written as bytes and decoded once per topic: no
+ * string per entry. Any id Kafka would not have (negative, fractional) takes the reference
+ * path (computeReassignmentThrottlesSlowly) for it all.
  */
 export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): Steps<ReassignmentThrottles> {
-  // calculateCurrentMoveMap, then calculateProposedMoveMap over it.
-  const moves = new PartitionMap<ListedMove>();
+  // Indexed loops (generators allocate an iterator result per for-of step); the reference path may need them again.
+  const running: readonly RunningMove[] = Array.isArray(ongoing) ? ongoing : Array.from(ongoing);
+  const asked: readonly ProposedMove[] = Array.isArray(proposed) ? proposed : Array.from(proposed);
+  const slowly = () => runSteps(computeReassignmentThrottlesSlowly(running, asked));
+  const byTopic = new Map<string, TopicMoves>();
+  const group = (topic: string): TopicMoves => {
+    let g = byTopic.get(topic);
+    if (g === undefined) byTopic.set(topic, (g = { partitions: [], sources: [], to: [], running: 0 }));
+    return g;
+  };
+  // calculateCurrentMoveMap: sources = replicas - adding (the proposed partitions that are moving take these).
+  const runningSources = new PartitionMap<readonly number[]>();
   let steps = 0;
-  for (const o of ongoing) {
-    moves.set(o.topic, o.partition, { sources: distinctWithout(o.replicas, o.adding), to: o.adding });
+  for (let i = 0; i < running.length; i++) {
+    const o = running[i]!;
+    if (!isPlainId(o.partition)) return slowly();
+    const sources = distinctWithout(o.replicas, o.adding);
+    runningSources.set(o.topic, o.partition, sources);
+    const g = group(o.topic);
+    g.partitions.push(o.partition);
+    g.sources.push(sources);
+    g.to.push(o.adding);
+    g.running++;
     if (++steps % STEP_ITEMS === 0) yield;
   }
-  for (const p of proposed) {
-    const running = moves.get(p.topic, p.partition);
-    const sources = running ? running.sources : distinctWithout(p.currentReplicas, NONE);
+  // calculateProposedMoveMap: sources = the running move's, else the current replicas.
+  for (let i = 0; i < asked.length; i++) {
+    const p = asked[i]!;
+    const sources = (runningSources.size > 0 ? runningSources.get(p.topic, p.partition) : undefined) ?? distinctWithout(p.currentReplicas, NONE);
     if (sources.length === 0) throw new RangeError(`Trying to reassign a topic partition ${p.topic}-${p.partition} with 0 replicas`);
-    moves.set(p.topic, p.partition, { sources, to: p.targetReplicas });
+    if (!isPlainId(p.partition)) return slowly();
+    const g = group(p.topic);
+    g.partitions.push(p.partition);
+    g.sources.push(sources);
+    g.to.push(p.targetReplicas);
     if (++steps % STEP_ITEMS === 0) yield;
   }
   yield;
   // calculateLeaderThrottles, calculateFollowerThrottles, calculateReassigningBrokers.
-  const brokers = new Set<number>();
-  const brokerKeys = new Map<number, number>();
+  const out = new ListWriter();
   const topics: TopicReplicaThrottles[] = [];
-  for (const topic of Array.from(moves.topics(), ([t]) => t).sort()) {
-    const partitions = moves.topic(topic)!;
-    const ids = Array.from(partitions.keys());
-    const simple = ids.every(isPlainId);
-    const keys = new Float64Array(ids.length);
-    for (let i = 0; i < ids.length; i++) keys[i] = simple ? stringOrderKey(ids[i]!, true) : 0;
-    const order = Array.from(ids.keys());
-    if (simple) order.sort((x, y) => keys[x]! - keys[y]!);
-    // In string order already (simple ids): joined as they come; else sorted as strings.
-    const leader: string[] = [];
-    const follower: string[] = [];
-    for (const i of order) {
-      const partition = ids[i]!;
-      const move = partitions.get(partition)!;
-      const dests = distinctWithout(move.to, move.sources);
-      for (const b of move.sources) brokers.add(b);
-      for (const b of dests) brokers.add(b);
-      if (simple && !(move.sources.every(isPlainId) && dests.every(isPlainId))) {
-        // An id Kafka would not have (negative, fractional): the reference path for it all.
-        return runSteps(computeReassignmentThrottlesSlowly(ongoing, proposed));
-      }
-      for (const b of simple ? sortedAsStrings(move.sources, brokerKeys) : move.sources) leader.push(replicaEntry(partition, b));
-      for (const b of simple ? sortedAsStrings(dests, brokerKeys) : dests) follower.push(replicaEntry(partition, b));
-      if (++steps % STEP_ITEMS === 0) yield;
+  const names = Array.from(byTopic.keys()).sort();
+  for (let t = 0; t < names.length; t++) {
+    const topic = names[t]!;
+    const g = byTopic.get(topic)!;
+    const n = g.partitions.length;
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = stringOrderKey(g.partitions[i]!, true);
+    const order: number[] = new Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((x, y) => keys[x]! - keys[y]!); // stable: one partition's entries keep their order
+    for (let k = 0; k < n; ) {
+      k = out.write(g, keys, order, k, Math.min(n, k + STEP_ITEMS));
+      if (k < 0) return slowly();
+      yield;
     }
-    topics.push({
-      topic,
-      leader: simple ? leader.join(',') : formatThrottledReplicas(leader),
-      follower: simple ? follower.join(',') : formatThrottledReplicas(follower),
-    });
+    topics.push({ topic, leader: out.leader.take(), follower: out.follower.take() });
   }
-  return { topics, brokers: [...brokers].sort((a, b) => a - b) };
+  return { topics, brokers: [...out.brokers].sort((a, b) => a - b) };
+}
+
+/**
+ * The `p:b` lists of computeReassignmentThrottlesSteps, written partition by partition (a plain
+ * function: no number is boxed across the generator's yields), with the brokers seen.
+ */
+class ListWriter {
+  readonly leader = new AsciiWriter();
+  readonly follower = new AsciiWriter();
+  readonly brokers = new Set<number>();
+  readonly #brokerKeys = new Map<number, number>();
+  /** One partition's destinations, then its brokers in string order (reused: never shrunk). */
+  readonly #dests: number[] = [];
+  readonly #sorted: number[] = [];
+
+  /**
+   * The partitions at order[k..] (in string order) up to the one that starts at `limit` or
+   * later; returns where the next one starts, or -1 for an id Kafka would not have.
+   */
+  write(g: TopicMoves, keys: Float64Array, order: readonly number[], k: number, limit: number): number {
+    const n = order.length;
+    while (k < n && k < limit) {
+      // The entries of one partition: order[k..end). The move map holds the last one's `to`
+      // and, when a proposed move is among them, the first proposed one's sources (a proposed
+      // move takes the sources of the move already in the map: the running one's, else its own).
+      let end = k + 1;
+      while (end < n && keys[order[end]!] === keys[order[k]!]) end++;
+      const last = order[end - 1]!;
+      let from = last;
+      for (let j = k; j < end; j++) {
+        if (order[j]! >= g.running) {
+          from = order[j]!;
+          break;
+        }
+      }
+      k = end;
+      const sources = g.sources[from]!;
+      const to = g.to[last]!;
+      const partition = g.partitions[last]!;
+      let dests = 0;
+      for (let j = 0; j < to.length; j++) {
+        const b = to[j]!;
+        if (sources.includes(b)) continue;
+        let seen = false;
+        for (let i = 0; i < dests && !seen; i++) seen = this.#dests[i] === b;
+        if (!seen) this.#dests[dests++] = b;
+      }
+      for (let j = 0; j < sources.length; j++) if (!isPlainId(sources[j]!)) return -1;
+      for (let j = 0; j < dests; j++) if (!isPlainId(this.#dests[j]!)) return -1;
+      for (let j = 0; j < sources.length; j++) this.brokers.add(sources[j]!);
+      for (let j = 0; j < dests; j++) this.brokers.add(this.#dests[j]!);
+      const s = this.#sortAsStrings(sources, sources.length);
+      for (let j = 0; j < s; j++) this.leader.entry(partition, this.#sorted[j]!);
+      const d = this.#sortAsStrings(this.#dests, dests);
+      for (let j = 0; j < d; j++) this.follower.entry(partition, this.#sorted[j]!);
+    }
+    return k;
+  }
+
+  /** ids[0..count) (a partition's few broker ids) into #sorted, in the string order of their decimal forms; returns count. */
+  #sortAsStrings(ids: readonly number[], count: number): number {
+    const out = this.#sorted;
+    // Insertion sort: a handful of ids.
+    for (let i = 0; i < count; i++) {
+      const b = ids[i]!;
+      const k = this.#brokerKey(b);
+      let j = i - 1;
+      while (j >= 0 && this.#brokerKey(out[j]!) > k) {
+        out[j + 1] = out[j]!;
+        j--;
+      }
+      out[j + 1] = b;
+    }
+    return count;
+  }
+
+  #brokerKey(b: number): number {
+    let k = this.#brokerKeys.get(b);
+    if (k === undefined) this.#brokerKeys.set(b, (k = stringOrderKey(b, false)));
+    return k;
+  }
 }
 
 /** The calculate* functions put together, as Kafka's tool does (the reference for the steps above). */
@@ -345,45 +445,59 @@ const isPlainId = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 
  * A number whose order is the string order (UTF-16, Java's TreeSet<String>) of `${id}:` (a
  * partition: ':' sorts after every digit) or `${id}` (a broker: the end of the string sorts
  * before every digit): the decimal digits (at most 10) in base 11, padded to 11 places.
+ * (Digits by arithmetic: no string per id.)
  */
 function stringOrderKey(id: number, colon: boolean): number {
-  const digits = String(id);
+  let length = 1;
+  for (let p = 10; p <= id; p *= 10) length++;
+  let div = 10 ** (length - 1);
   let key = 0;
   for (let i = 0; i < 11; i++) {
     let c: number;
-    if (i < digits.length) c = digits.charCodeAt(i) - 48 + (colon ? 0 : 1);
-    else c = colon && i === digits.length ? 10 : 0;
+    if (i < length) {
+      c = (Math.floor(id / div) % 10) + (colon ? 0 : 1);
+      div /= 10;
+    } else c = colon && i === length ? 10 : 0;
     key = key * 11 + c;
   }
   return key;
 }
 
-/** A partition's few broker ids in the string order of their decimal forms (`keys`: memo of stringOrderKey). */
-function sortedAsStrings(ids: readonly number[], keys: Map<number, number>): readonly number[] {
-  if (ids.length < 2) return ids;
-  let sorted = true;
-  for (let i = 1; i < ids.length && sorted; i++) sorted = brokerKey(ids[i - 1]!, keys) < brokerKey(ids[i]!, keys);
-  if (sorted) return ids;
-  const out = [...ids];
-  // Insertion sort: a handful of ids.
-  for (let i = 1; i < out.length; i++) {
-    const b = out[i]!;
-    const k = brokerKey(b, keys);
-    let j = i - 1;
-    while (j >= 0 && brokerKey(out[j]!, keys) > k) {
-      out[j + 1] = out[j]!;
-      j--;
+/**
+ * A comma-separated `partition:broker` list written as ASCII bytes and decoded once (`take`):
+ * one string per list instead of one per entry plus the join. The buffer is reused.
+ */
+class AsciiWriter {
+  #bytes = new Uint8Array(4096);
+  #length = 0;
+
+  entry(partition: number, broker: number): void {
+    if (this.#bytes.length - this.#length < 32) {
+      const grown = new Uint8Array(this.#bytes.length * 2);
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
     }
-    out[j + 1] = b;
+    if (this.#length > 0) this.#bytes[this.#length++] = 44; // ','
+    this.#digits(partition);
+    this.#bytes[this.#length++] = 58; // ':'
+    this.#digits(broker);
   }
-  return out;
+
+  /** The list so far; the writer starts over empty. */
+  take(): string {
+    const s = this.#length === 0 ? '' : ASCII.decode(this.#bytes.subarray(0, this.#length));
+    this.#length = 0;
+    return s;
+  }
+
+  #digits(n: number): void {
+    let div = 1;
+    while (div * 10 <= n) div *= 10;
+    for (; div >= 1; div /= 10) this.#bytes[this.#length++] = 48 + (Math.floor(n / div) % 10);
+  }
 }
 
-function brokerKey(b: number, keys: Map<number, number>): number {
-  let k = keys.get(b);
-  if (k === undefined) keys.set(b, (k = stringOrderKey(b, false)));
-  return k;
-}
+const ASCII = new TextDecoder('latin1');
 
 /** One config resource and the values Kafka's tool would SET on it. */
 export interface ThrottleConfigSet {
