@@ -171,8 +171,12 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return alterPartitionReassignmentsApi.alterPartitionReassignments(this.#transport, moves);
   }
 
-  describeReplicaSizes(brokers: number[], partitions: listPartitionReassignmentsApi.PartitionRef[], opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerLogDirs[]> {
+  describeReplicaSizes(brokers: number[], partitions: readonly listPartitionReassignmentsApi.PartitionRef[], opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerLogDirs[]> {
     return describeLogDirsApi.describeReplicaSizes(this.#transport, brokers, partitions, opts);
+  }
+
+  describeReplicaSizeColumns(brokers: number[], request: describeLogDirsApi.ReplicaSizesRequest, opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerSizeColumns[]> {
+    return describeLogDirsApi.describeReplicaSizeColumns(this.#transport, brokers, request, opts);
   }
 
   alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {

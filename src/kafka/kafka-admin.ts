@@ -8,7 +8,7 @@ import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from 
 import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
 import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
-import type { BrokerLogDirs } from './apis/describe-log-dirs-v4.js';
+import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs-v4.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { TopicPartitions } from './apis/metadata-v12.js';
 import type { StateTopicOptions } from './state-topic.js';
@@ -29,7 +29,12 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */
   alterPartitionReassignments(moves: PartitionMove[]): Promise<PartitionMoveResult[]>;
   /** Sizes of the given partitions on each of `brokers` (with `placement: true`, where each replica is); a broker that does not answer fails alone. */
-  describeReplicaSizes(brokers: number[], partitions: PartitionRef[], opts?: { placement?: boolean }): Promise<BrokerLogDirs[]>;
+  describeReplicaSizes(brokers: number[], partitions: readonly PartitionRef[], opts?: { placement?: boolean }): Promise<BrokerLogDirs[]>;
+  /**
+   * The same in columns: each broker's sizes indexed by the slots of `request` (built by
+   * replicaSizesRequest, kept by a caller that asks about the same partitions pass after pass).
+   */
+  describeReplicaSizeColumns(brokers: number[], request: ReplicaSizesRequest, opts?: { placement?: boolean }): Promise<BrokerSizeColumns[]>;
   /**
    * AlterReplicaLogDirs v2, to each broker concerned: moves replicas between the log dirs of
    * their broker (intra-broker copies); one result per move, in request order.

@@ -31,7 +31,13 @@ import {
   decodeDescribeLogDirs,
   describeReplicaSizes,
   encodeDescribeLogDirsRequest,
+  givenAt,
+  replicaKey,
+  replicaSizeColumnsSteps,
   replicaSizesOf,
+  replicaSizesRequestSteps,
+  sizesMapSteps,
+  slotOf,
   topicsOf,
   type LogDirsAnswer,
 } from '../../src/kafka/apis/describe-log-dirs-v4.js';
@@ -298,6 +304,39 @@ describe('DescribeLogDirs v4 decoding', () => {
         assert.deepEqual(replicaSizesOf(answer, keys, true), reference);
         const { placement: _, ...withoutPlacement } = reference;
         assert.deepEqual(replicaSizesOf(answer, keys, false), withoutPlacement);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the columns (by slot of the request kept) are the former Map form, for any list asked; the list is recognised by givenAt', () => {
+    const others = fc.array(fc.record({ topic: topicName, partition: partitionIndex }), { maxLength: 8 });
+    fc.assert(
+      fc.property(logDirsAnswer, others, fc.boolean(), fc.boolean(), (res, notInAnswer, all, withPlacement) => {
+        const bytes = encodeLogDirs(res);
+        const answer = decodeDescribeLogDirs(new WireReader(bytes));
+        const inAnswer = res.results.flatMap((d) => d.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex }))));
+        // Partitions of the answer (all or every other one), others, and some given twice.
+        const asking = [...inAnswer.filter((_, i) => all || i % 2 === 0), ...notInAnswer, ...inAnswer.slice(0, 2), ...notInAnswer.slice(0, 1)];
+        const request = drain(replicaSizesRequestSteps(asking));
+        const { keys } = request;
+        const columns = drain(replicaSizeColumnsSteps(answer, keys, withPlacement));
+        const reference = referenceSizes(bytes);
+        asking.forEach((p, i) => {
+          const slot = keys.inputSlot[i]!;
+          assert.equal(slotOf(keys, p.topic, p.partition), slot);
+          const size = columns.sizes[slot]!;
+          assert.equal(Number.isNaN(size) ? undefined : size, reference.sizes.get(replicaKey(p.topic, p.partition)), `${p.topic}:${p.partition}`);
+          assert.ok(givenAt(request, i, p.topic, p.partition));
+          assert.equal(givenAt(request, i, p.topic, p.partition + 1), false);
+        });
+        assert.equal(givenAt(request, asking.length, 'a', 0), false, 'a longer list is another list');
+        const askedKeys = new Set(asking.map((p) => replicaKey(p.topic, p.partition)));
+        assert.deepEqual(columns.extraSizes ?? new Map(), new Map([...reference.sizes].filter(([k]) => !askedKeys.has(k))), 'the others, keyed');
+        assert.deepEqual(drain(sizesMapSteps(columns, keys)), reference.sizes, 'the Map form of the columns');
+        assert.deepEqual(columns.dirs, reference.dirs);
+        assert.deepEqual(columns.placement, withPlacement ? reference.placement : undefined);
+        assert.deepEqual(request.body, encodeDescribeLogDirsRequest(topicsOf(asking).topics), 'the body of the request kept');
       }),
       { numRuns: 300 },
     );

@@ -28,7 +28,10 @@
 // asked about (100,000 partitions = 100,000 entries on a broker holding them all), and the
 // client's parser made a BigInt per INT64 and an object per entry; here the entries are
 // columns of typed arrays, sizes plain numbers. The request (every partition asked about) is
-// written once per call into one Buffer and sent as it is to each broker.
+// written once into one Buffer and sent as it is to each broker; a caller asking about the same
+// partitions pass after pass keeps it (ReplicaSizesRequest) and gets each broker's sizes as a
+// column indexed by the request's slots (describeReplicaSizeColumns): no string key and no Map
+// per partition per pass. describeReplicaSizes is the Map form, for the few small callers.
 import { describeLogDirsV4 } from '@platformatic/kafka';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
@@ -153,47 +156,131 @@ export function encodeDescribeLogDirsRequest(topics: { name: string; partitions:
 const describeApi = undecodedApi(describeLogDirsV4.api.key, describeLogDirsV4.api.version);
 
 /**
- * The partitions asked about, numbered: slot i is keys[i] (its replica key, one string shared by
- * every broker's answer instead of one built per entry of each answer); slots.get(topic)[index]
- * is the slot of partition `index` of `topic`. An answer's entries are first gathered per slot
- * in typed arrays, so each map is filled with one set per replica and no get.
+ * The partitions asked about, numbered: slot s is partition slotPartition[s] of topic
+ * topicNames[slotTopic[s]]; slots.get(topic)[index] is the slot of partition `index` of `topic`;
+ * inputSlot[i] is the slot of the i-th partition as given (a partition given twice has one slot).
+ * No string per partition: a per-pass caller (progress snapshots) would otherwise build 100,000
+ * of them per pass, promoted then dropped (issue 8: that promotion rate is what grows the heap).
+ * `keys` (the replica keys, one string per slot shared by every broker's answer) is built only
+ * by the Map form (replicaSizesSteps), on first use.
  */
 export interface KeyTable {
-  keys: string[];
-  slots: Map<string, number[]>;
+  readonly count: number;
+  readonly topicNames: readonly string[];
+  readonly slotTopic: Int32Array;
+  readonly slotPartition: Int32Array;
+  readonly slots: ReadonlyMap<string, readonly number[]>;
+  readonly inputSlot: Int32Array;
+  keys?: string[];
+}
+
+/** The slot of a partition in `table`, -1 if it was not asked about. */
+export function slotOf(table: KeyTable, topic: string, partition: number): number {
+  return table.slots.get(topic)?.[partition] ?? -1;
+}
+
+/** The replica keys of `table`'s slots (built once per table; the Map form's keys). */
+function keysOf(table: KeyTable): string[] {
+  if (table.keys) return table.keys;
+  const keys = new Array<string>(table.count);
+  for (let s = 0; s < table.count; s++) keys[s] = replicaKey(table.topicNames[table.slotTopic[s]!]!, table.slotPartition[s]!);
+  return (table.keys = keys);
 }
 
 /** The request's topics (each once, its partitions once and sorted) and the key table of the partitions asked about. */
-export function* topicsOfSteps(partitions: PartitionRef[]): Steps<{ topics: { name: string; partitions: number[] }[]; keys: KeyTable }> {
-  const keys: string[] = [];
+export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ topics: { name: string; partitions: number[] }[]; keys: KeyTable }> {
   const slots = new Map<string, number[]>();
   const topics: { name: string; partitions: number[] }[] = [];
+  // Per slot, written as slots are numbered (at most one per partition given).
+  const slotTopicAll = new Int32Array(partitions.length);
+  const slotPartitionAll = new Int32Array(partitions.length);
+  const inputSlot = new Int32Array(partitions.length);
+  let count = 0;
   let topic: { name: string; partitions: number[] } | undefined;
-  let slotOf: number[] | undefined;
-  const byName = new Map<string, { name: string; partitions: number[] }>();
-  for (const p of partitions) {
+  let topicIndex = -1;
+  let slotOfTopic: number[] | undefined;
+  const byName = new Map<string, number>();
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
     if (topic?.name !== p.topic) {
-      topic = byName.get(p.topic);
-      if (!topic) {
-        byName.set(p.topic, (topic = { name: p.topic, partitions: [] }));
-        topics.push(topic);
+      const known = byName.get(p.topic);
+      if (known === undefined) {
+        byName.set(p.topic, (topicIndex = topics.length));
+        topics.push((topic = { name: p.topic, partitions: [] }));
         slots.set(p.topic, []);
-      }
-      slotOf = slots.get(p.topic)!;
+      } else topic = topics[(topicIndex = known)]!;
+      slotOfTopic = slots.get(p.topic)!;
     }
-    if (slotOf![p.partition] !== undefined) continue;
-    slotOf![p.partition] = keys.length;
-    keys.push(replicaKey(p.topic, p.partition));
+    const known = slotOfTopic![p.partition];
+    if (known !== undefined) {
+      inputSlot[i] = known;
+      continue;
+    }
+    slotOfTopic![p.partition] = inputSlot[i] = count;
+    slotTopicAll[count] = topicIndex;
+    slotPartitionAll[count] = p.partition;
+    count++;
     topic.partitions.push(p.partition);
-    if (keys.length % ENTRIES_PER_STEP === 0) yield;
+    if (count % ENTRIES_PER_STEP === 0) yield;
   }
   for (const t of topics) t.partitions.sort((a, b) => a - b);
-  return { topics, keys: { keys, slots } };
+  const keys: KeyTable = {
+    count,
+    topicNames: topics.map((t) => t.name),
+    slotTopic: count === partitions.length ? slotTopicAll : slotTopicAll.slice(0, count),
+    slotPartition: count === partitions.length ? slotPartitionAll : slotPartitionAll.slice(0, count),
+    slots,
+    inputSlot,
+  };
+  return { topics, keys };
 }
 
-export const topicsOf = (partitions: PartitionRef[]) => drain(topicsOfSteps(partitions));
+export const topicsOf = (partitions: readonly PartitionRef[]) => drain(topicsOfSteps(partitions));
+
+/**
+ * A DescribeLogDirs request for a list of partitions: its key table and its body, sent as it is
+ * to each broker. Built once for a list and reusable for as long as the list does not change
+ * (a progress snapshot asks about the same moving partitions pass after pass).
+ */
+export interface ReplicaSizesRequest {
+  readonly keys: KeyTable;
+  readonly body: Buffer;
+}
+
+export function* replicaSizesRequestSteps(partitions: readonly PartitionRef[]): Steps<ReplicaSizesRequest> {
+  const { topics, keys } = yield* topicsOfSteps(partitions);
+  return { keys, body: encodeDescribeLogDirsRequest(topics) };
+}
+
+/** The request for `partitions`, built in slices (see inSlices). */
+export const replicaSizesRequest = (partitions: readonly PartitionRef[]): Promise<ReplicaSizesRequest> => inSlices(replicaSizesRequestSteps(partitions));
+
+/**
+ * Whether the i-th partition given to `request` was `topic`/`partition`: a caller walking its
+ * partitions again in the same order finds with it, allocating nothing, whether the request it
+ * keeps still names the same list (then it can be sent again as it is).
+ */
+export function givenAt(request: ReplicaSizesRequest, i: number, topic: string, partition: number): boolean {
+  const { inputSlot, topicNames, slotTopic, slotPartition } = request.keys;
+  if (i >= inputSlot.length) return false;
+  const s = inputSlot[i]!;
+  return slotPartition[s] === partition && topicNames[slotTopic[s]!] === topic;
+}
 
 type Placement = { dir: string | null; futureDir: string | null };
+
+/**
+ * One broker's answer in columns: sizes[slot] is the size of the replica of the table's slot
+ * (NaN = the broker does not hold it). Entries of partitions not asked about (a broker answers
+ * only those asked: kept for safety) are keyed, in `extraSizes`.
+ */
+export interface ReplicaSizeColumns {
+  sizes: Float64Array;
+  dirs: { dir: string; errorCode: number }[];
+  extraSizes?: Map<string, number>;
+  /** As ReplicaSizes.placement: only when asked for. */
+  placement?: Map<string, Placement>;
+}
 
 /**
  * Sizes (and placement, if asked) of one broker's answer, as the gateway has always read it:
@@ -201,26 +288,25 @@ type Placement = { dir: string | null; futureDir: string | null };
  * non-future entries (at least 0); placement holds the last dir of its entries and of its
  * future entries.
  */
-export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Steps<Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'>> {
-  const { keys, slots } = table;
+export function* replicaSizeColumnsSteps(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Steps<ReplicaSizeColumns> {
+  const { slots } = table;
   const { partitionIndex, partitionSize, isFutureKey } = answer;
   const dirs: { dir: string; errorCode: number }[] = [];
   // Per slot: the size (NaN = no entry), the dir index and the future dir index (-1 = none).
-  const best = new Float64Array(keys.length).fill(NaN);
-  const dirOf = withPlacement ? new Int32Array(keys.length).fill(-1) : null;
-  const futureDirOf = withPlacement ? new Int32Array(keys.length).fill(-1) : null;
-  // Entries of partitions not asked about (a broker answers only those asked: kept for safety), keyed.
-  let extraSizes: Map<string, number> | null = null;
+  const best = new Float64Array(table.count).fill(NaN);
+  const dirOf = withPlacement ? new Int32Array(table.count).fill(-1) : null;
+  const futureDirOf = withPlacement ? new Int32Array(table.count).fill(-1) : null;
+  let extraSizes: Map<string, number> | undefined;
   let extraPlacement: Map<string, Placement> | null = null;
   for (let d = 0; d < answer.results.length; d++) {
     const dir = answer.results[d]!;
     dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
     if (dir.errorCode !== 0) continue;
     for (const t of dir.topics) {
-      const slotOf = slots.get(t.name);
+      const slotOfTopic = slots.get(t.name);
       for (let i = t.start; i < t.end; i++) {
         const future = isFutureKey[i] === 1;
-        const slot = slotOf?.[partitionIndex[i]!];
+        const slot = slotOfTopic?.[partitionIndex[i]!];
         if (slot === undefined) {
           const k = replicaKey(t.name, partitionIndex[i]!);
           if (withPlacement) {
@@ -242,14 +328,9 @@ export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withP
       }
     }
   }
-  const sizes = new Map<string, number>();
-  for (let slot = 0; slot < best.length; slot++) {
-    const size = best[slot]!;
-    if (size === size) sizes.set(keys[slot]!, size);
-    if (slot % ENTRIES_PER_STEP === 0) yield;
-  }
-  if (extraSizes) for (const [k, size] of extraSizes as Map<string, number>) sizes.set(k, size);
-  if (!dirOf || !futureDirOf) return { sizes, dirs };
+  const out: ReplicaSizeColumns = { sizes: best, dirs, ...(extraSizes && { extraSizes }) };
+  if (!dirOf || !futureDirOf) return out;
+  const keys = keysOf(table);
   const placement = new Map<string, Placement>();
   for (let slot = 0; slot < dirOf.length; slot++) {
     const d = dirOf[slot]!;
@@ -258,36 +339,80 @@ export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withP
     if (slot % ENTRIES_PER_STEP === 0) yield;
   }
   if (extraPlacement) for (const [k, at] of extraPlacement as Map<string, Placement>) placement.set(k, at);
-  return { sizes, dirs, placement };
+  return { ...out, placement };
+}
+
+/** The Map form of one broker's columns (keys: replicaKey): the sizes asked about in slot order, then the others. */
+export function* sizesMapSteps(columns: ReplicaSizeColumns, table: KeyTable): Steps<Map<string, number>> {
+  const keys = keysOf(table);
+  const { sizes: best, extraSizes } = columns;
+  const sizes = new Map<string, number>();
+  for (let slot = 0; slot < best.length; slot++) {
+    const size = best[slot]!;
+    if (size === size) sizes.set(keys[slot]!, size);
+    if (slot % ENTRIES_PER_STEP === 0) yield;
+  }
+  if (extraSizes) for (const [k, size] of extraSizes) sizes.set(k, size);
+  return sizes;
+}
+
+/** Sizes (and placement, if asked) of one broker's answer in the Map form (ReplicaSizes). */
+export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Steps<Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'>> {
+  const columns = yield* replicaSizeColumnsSteps(answer, table, withPlacement);
+  const sizes = yield* sizesMapSteps(columns, table);
+  return columns.placement ? { sizes, dirs: columns.dirs, placement: columns.placement } : { sizes, dirs: columns.dirs };
 }
 
 export const replicaSizesOf = (answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> =>
   drain(replicaSizesSteps(answer, table, withPlacement));
 
-/** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
-export async function describeReplicaSizes(
-  kafka: RequestSender,
-  brokers: number[],
-  partitions: PartitionRef[],
-  opts: ReplicaSizesOptions = {},
-): Promise<BrokerLogDirs[]> {
-  const { topics, keys } = await inSlices(topicsOfSteps(partitions));
-  const body = encodeDescribeLogDirsRequest(topics);
+export type BrokerSizeColumns = ({ broker: number; ok: true } & ReplicaSizeColumns) | { broker: number; ok: false; error: KafkaErrorInfo };
+
+/**
+ * Sizes of the partitions of `request` on each of `brokers`, in columns indexed by the slots of
+ * request.keys; a broker that does not answer fails alone.
+ */
+export async function describeReplicaSizeColumns(kafka: RequestSender, brokers: number[], request: ReplicaSizesRequest, opts: ReplicaSizesOptions = {}): Promise<BrokerSizeColumns[]> {
   return Promise.all(
-    [...new Set(brokers)].map(async (broker): Promise<BrokerLogDirs> => {
+    [...new Set(brokers)].map(async (broker): Promise<BrokerSizeColumns> => {
       try {
         const res = await kafka.sendRequest(
           'DescribeLogDirs',
           { broker },
-          (conn) => describeApi.async(conn, body),
+          (conn) => describeApi.async(conn, request.body),
           (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
         const answer = await inSlices(decodeDescribeLogDirsSteps(res.answer));
-        return { broker, ok: true, ...(await inSlices(replicaSizesSteps(answer, keys, opts.placement === true))) };
+        return { broker, ok: true, ...(await inSlices(replicaSizeColumnsSteps(answer, request.keys, opts.placement === true))) };
       } catch (err) {
         return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };
       }
     }),
   );
+}
+
+/**
+ * Sizes of the given partitions on each of `brokers` in the Map form; a broker that does not
+ * answer fails alone. For the few small callers; a caller asking about many partitions again
+ * and again uses describeReplicaSizeColumns with a request it keeps.
+ */
+export async function describeReplicaSizes(
+  kafka: RequestSender,
+  brokers: number[],
+  partitions: readonly PartitionRef[],
+  opts: ReplicaSizesOptions = {},
+): Promise<BrokerLogDirs[]> {
+  const request = await replicaSizesRequest(partitions);
+  const answers = await describeReplicaSizeColumns(kafka, brokers, request, opts);
+  const out: BrokerLogDirs[] = [];
+  for (const a of answers) {
+    if (!a.ok) {
+      out.push(a);
+      continue;
+    }
+    const sizes = await inSlices(sizesMapSteps(a, request.keys));
+    out.push({ broker: a.broker, ok: true, sizes, dirs: a.dirs, ...(a.placement && { placement: a.placement }) });
+  }
+  return out;
 }
