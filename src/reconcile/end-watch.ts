@@ -61,7 +61,12 @@ export async function endWatchSample(
   return out;
 }
 
-/** The k items with the highest score (ties: the lowest `order` wins), in a binary min-heap. */
+/**
+ * The k items with the highest score (ties: the lowest `order` wins), in a binary min-heap.
+ * Offered once per moving partition per pass (progress snapshots): an entry pushed out is
+ * reused for the one that takes its place and swaps use no temporary array, so an offer
+ * allocates only while the heap fills.
+ */
 export class TopK<T> {
   readonly #k: number;
   readonly #heap: { score: number; order: number; item: T }[] = [];
@@ -84,19 +89,24 @@ export class TopK<T> {
   offer(score: number, order: number, item: T): void {
     if (!this.admits(score, order)) return;
     const h = this.#heap;
-    const e = { score, order, item };
     if (h.length < this.#k) {
-      h.push(e);
+      h.push({ score, order, item });
       let i = h.length - 1;
       while (i > 0) {
         const parent = (i - 1) >> 1;
         if (!TopK.#below(h[i]!, h[parent]!)) break;
-        [h[i], h[parent]] = [h[parent]!, h[i]!];
+        const e = h[i]!;
+        h[i] = h[parent]!;
+        h[parent] = e;
         i = parent;
       }
       return;
     }
-    h[0] = e;
+    // The entry pushed out is not referenced elsewhere (items() copies the items out).
+    const top = h[0]!;
+    top.score = score;
+    top.order = order;
+    top.item = item;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
@@ -105,7 +115,9 @@ export class TopK<T> {
       if (l < h.length && TopK.#below(h[l]!, h[m]!)) m = l;
       if (r < h.length && TopK.#below(h[r]!, h[m]!)) m = r;
       if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
+      const e = h[i]!;
+      h[i] = h[m]!;
+      h[m] = e;
       i = m;
     }
   }

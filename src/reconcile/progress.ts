@@ -10,9 +10,18 @@
 // reassignment is planned and kept in its chunk. Done = completed partitions' bytesTotal + for
 // moving ones the adding replicas' partition_size (DescribeLogDirs to the brokers that host
 // adding replicas only, filtered to the moving partitions), each capped at its share.
+//
+// A snapshot runs every pass over every moving partition (100,000 at issue 8's scale): it builds
+// nothing per partition (no adding-replica list, no string key) and sends the DescribeLogDirs
+// request of the previous snapshot again while the moving partitions are the same list; each
+// broker's sizes come back as a column indexed by the request's slots. Per-pass garbage promoted
+// then dropped is what grows V8's old generation (issue 8). The loops over partitions are indexed,
+// not for...of: in code V8 has not optimized (a function run once per pass, an async one
+// suspended at each pace) each step of an array iterator allocates its result object, which
+// the heap profile showed as the largest share of these functions' allocations.
 import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
+import { describeReplicaSizeColumns, givenAt, replicaSizesRequest, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
 import { makePacer } from '../state/layout.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
@@ -23,12 +32,24 @@ import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
 const MAX_HISTORY_MS = 10 * 60_000;
 
 const counted = (p: ReassignmentPartitionRecord) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
-const adding = (p: ReassignmentPartitionRecord) => p.target.filter((b) => !p.original.includes(b));
+/** A partition whose adding replicas' sizes a snapshot asks for. */
+const measured = (p: ReassignmentPartitionRecord) => p.state === 'moving' && !p.supersededBy && !!p.bytesTotal;
+/** Its adding replicas (target brokers not in original, duplicates kept), counted without building the list. */
+function addingCount(p: ReassignmentPartitionRecord): number {
+  let n = 0;
+  const { target, original } = p;
+  for (let i = 0; i < target.length; i++) if (!original.includes(target[i]!)) n++;
+  return n;
+}
 
 /** Bytes to copy for the whole reassignment: its partitions' bytesTotal (failed, cancelled, superseded ones excluded). O(n). */
 export function bytesTotalOf(r: ReassignmentRecord): number {
   let total = 0;
-  for (const p of r.partitions) if (counted(p)) total += p.bytesTotal ?? 0;
+  const ps = r.partitions;
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i]!;
+    if (counted(p)) total += p.bytesTotal ?? 0;
+  }
   return total;
 }
 
@@ -45,6 +66,8 @@ export class ProgressTracker {
    * agree on.
    */
   readonly #likelyLast = new Map<string, ReassignmentPartitionRecord[]>();
+  /** The DescribeLogDirs request of the last snapshot (its moving partitions, in order), sent again while they do not change. */
+  #asked: ReplicaSizesRequest | null = null;
 
   constructor(deps: { kafka: KafkaAdmin; store: StateStore; options: ProgressOptions; intervalMs: number; now?: () => number }) {
     this.#kafka = deps.kafka;
@@ -68,40 +91,70 @@ export class ProgressTracker {
       return !last || last.t <= now - this.#intervalMs * 0.9;
     });
     if (due.length === 0) return [];
-    const moving: ReassignmentPartitionRecord[] = [];
+    // The moving partitions in the order of `due` (the walk below finds each one's slot in the
+    // request by its rank in that order); `due` and its records do not change meanwhile.
+    let n = 0;
+    let same = this.#asked !== null;
     const brokers = new Set<number>();
-    for (const r of due) {
-      let i = 0;
-      for (const p of r.partitions) {
-        if (++i % PACE_EVERY === 0) await pace();
-        if (p.state !== 'moving' || p.supersededBy || !p.bytesTotal) continue;
-        moving.push(p);
-        for (const b of adding(p)) brokers.add(b);
+    for (let d = 0; d < due.length; d++) {
+      const ps = due[d]!.partitions;
+      for (let i = 0; i < ps.length; i++) {
+        if ((i + 1) % PACE_EVERY === 0) await pace();
+        const p = ps[i]!;
+        if (!measured(p)) continue;
+        if (same) same = givenAt(this.#asked!, n, p.topic, p.partition);
+        n++;
+        const { target, original } = p;
+        for (let j = 0; j < target.length; j++) if (!original.includes(target[j]!)) brokers.add(target[j]!);
       }
       await pace();
     }
-    const sizes = new Map<number, Map<string, number>>();
+    let request: ReplicaSizesRequest | null = null;
+    if (n > 0 && same && this.#asked!.keys.inputSlot.length === n) request = this.#asked;
+    else if (n > 0) {
+      const moving: ReassignmentPartitionRecord[] = [];
+      for (let d = 0; d < due.length; d++) {
+        const ps = due[d]!.partitions;
+        for (let i = 0; i < ps.length; i++) if (measured(ps[i]!)) moving.push(ps[i]!);
+        await pace();
+      }
+      request = await replicaSizesRequest(moving);
+    }
+    this.#asked = request;
+    // Per broker: the size of each slot's replica on it (NaN: it has none).
+    const sizes = new Map<number, Float64Array>();
     let unanswered = false;
-    if (moving.length) for (const a of await describeReplicaSizes(this.#kafka, [...brokers], moving)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
+    if (request) for (const a of await describeReplicaSizeColumns(this.#kafka, [...brokers], request)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
+    const inputSlot = request?.keys.inputSlot;
     const writes: ProgressRecord[] = [];
     for (const id of this.#likelyLast.keys()) if (!running.some((r) => r.id === id)) this.#likelyLast.delete(id);
-    for (const r of due) {
+    let rank = 0;
+    for (let d = 0; d < due.length; d++) {
+      const r = due[d]!;
+      const ps = r.partitions;
       let total = 0;
       let done = 0;
-      let i = 0;
       const lastToFinish = new TopK<ReassignmentPartitionRecord>(END_WATCH_MAX_PARTITIONS);
-      for (const p of r.partitions) {
-        if (++i % PACE_EVERY === 0) await pace();
+      for (let k = 0; k < ps.length; k++) {
+        const i = k + 1; // the partition's rank in the record, from 1 (the TopK order of ties)
+        if (i % PACE_EVERY === 0) await pace();
+        const p = ps[k]!;
+        const slot = measured(p) ? inputSlot![rank++]! : -1;
         if (!counted(p)) continue;
         const t = p.bytesTotal ?? 0;
         total += t;
         if (p.state === 'completed') done += t;
         else if (p.state === 'moving' && t > 0) {
-          const add = adding(p);
-          const share = t / Math.max(1, add.length);
-          const k = replicaKey(p.topic, p.partition);
+          // (t > 0: measured, so it has a slot.) Summed in the order of its adding replicas, as always.
+          const share = t / Math.max(1, addingCount(p));
           let copied = 0;
-          for (const b of add) copied += Math.min(share, sizes.get(b)?.get(k) ?? 0);
+          const { target, original } = p;
+          for (let j = 0; j < target.length; j++) {
+            const b = target[j]!;
+            if (original.includes(b)) continue;
+            const size = sizes.get(b)?.[slot] ?? 0;
+            copied += Math.min(share, size === size ? size : 0); // NaN: not on that broker
+          }
           done += copied;
           lastToFinish.offer(t - copied, i, p);
         }
@@ -139,7 +192,11 @@ export class ProgressTracker {
     }
     if (!rec || rec.snapshots.length === 0) {
       let done = 0;
-      for (const p of r.partitions) if (counted(p) && p.state === 'completed') done += p.bytesTotal ?? 0;
+      const ps = r.partitions;
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i]!;
+        if (counted(p) && p.state === 'completed') done += p.bytesTotal ?? 0;
+      }
       // No snapshot yet: asOf stays null (nothing was measured).
       return { ...progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER }), asOfMs: null };
     }
