@@ -49,7 +49,7 @@ import {
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
-import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
+import { describeReplicaSizeColumns, describeReplicaSizes, replicaKey, replicaSizesRequest, slotOf, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
@@ -734,7 +734,8 @@ export class ReassignmentService {
     }
     const movingHere = picked.filter((p) => p.state === 'moving');
     const live = new Map<string, MovingPartition>();
-    const sizes = new Map<number, Map<string, number>>();
+    // Per broker: the request naming the page's partitions it adds, and their sizes on it by slot.
+    const sizes = new Map<number, { request: ReplicaSizesRequest; sizes: Float64Array }>();
     if (movingHere.length) {
       // Both at once; each broker is asked only about the partitions it is adding.
       const byBroker = new Map<number, ReassignmentPartitionRecord[]>();
@@ -748,11 +749,23 @@ export class ReassignmentService {
       }
       const [moves, answers] = await Promise.all([
         listPartitionReassignments(this.#d.kafka, movingHere),
-        Promise.all([...byBroker].map(([b, parts]) => describeReplicaSizes(this.#d.kafka, [b], parts))),
+        Promise.all(
+          [...byBroker].map(async ([b, parts]) => {
+            const request = await replicaSizesRequest(parts);
+            return { request, answers: await describeReplicaSizeColumns(this.#d.kafka, [b], request) };
+          }),
+        ),
       ]);
       for (const m of moves) live.set(partitionId(m.topic, m.partition), m);
-      for (const a of answers.flat()) if (a.ok) sizes.set(a.broker, a.sizes);
+      for (const { request, answers: a } of answers) for (const x of a) if (x.ok) sizes.set(x.broker, { request, sizes: x.sizes });
     }
+    /** Bytes of p's replica on broker b (0 if b did not answer or has none; b was asked about p if it adds it). */
+    const sizeOn = (b: number, p: ReassignmentPartitionRecord): number => {
+      const on = sizes.get(b);
+      const slot = on ? slotOf(on.request.keys, p.topic, p.partition) : -1;
+      const size = slot < 0 ? NaN : on!.sizes[slot]!;
+      return size === size ? size : 0;
+    };
     const items = picked.map((p): PartitionRow => {
       const adding = p.target.filter((b) => !p.original.includes(b));
       const total = p.bytesTotal ?? null;
@@ -766,7 +779,7 @@ export class ReassignmentService {
         addingReplicas = m ? m.adding : adding;
         removingReplicas = m ? m.removing : p.original.filter((b) => !p.target.includes(b));
         const share = total === null ? null : total / Math.max(1, adding.length);
-        done = share === null ? null : Math.round(adding.reduce((n, b) => n + Math.min(share, sizes.get(b)?.get(replicaKey(p.topic, p.partition)) ?? 0), 0));
+        done = share === null ? null : Math.round(adding.reduce((n, b) => n + Math.min(share, sizeOn(b, p)), 0));
       } else {
         replicas = p.state === 'completed' ? p.target : p.original;
         done = p.state === 'completed' ? total : p.state === 'queued' ? 0 : null;
