@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { replicaKey, type BrokerSizeColumns, type ReplicaSizesRequest } from '../../src/kafka/log-dirs.js';
+import { replicaKey, slotOf, type BrokerSizeColumns, type ReplicaSizesRequest } from '../../src/kafka/log-dirs.js';
 import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
 import { ProgressTracker } from '../../src/reconcile/progress.js';
 import { END_WATCH_MAX_PARTITIONS } from '../../src/reconcile/end-watch.js';
@@ -83,8 +83,8 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
             if (cluster.down.includes(broker)) return { broker, ok: false, error: { code: 15, name: 'COORDINATOR_NOT_AVAILABLE', message: 'down', retriable: true } } as BrokerSizeColumns;
             const sizes = new Float64Array(keys.count).fill(NaN);
             for (const [b, topic, partition, size] of cluster.sizes) {
-              const slot = keys.slots.get(topic)?.[partition];
-              if (b === broker && slot !== undefined) sizes[slot] = size;
+              const slot = slotOf(keys, topic, partition);
+              if (b === broker && slot >= 0) sizes[slot] = size;
             }
             return { broker, ok: true, sizes, dirs: [] };
           });
