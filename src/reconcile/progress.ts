@@ -90,7 +90,10 @@ export class ProgressTracker {
       const last = view.progress.get(r.id)?.snapshots.at(-1);
       return !last || last.t <= now - this.#intervalMs * 0.9;
     });
-    if (due.length === 0) return [];
+    if (due.length === 0) {
+      if (running.length === 0) this.#asked = null; // nothing runs: the request kept goes (~2 MB at 100k)
+      return [];
+    }
     // The moving partitions in the order of `due` (the walk below finds each one's slot in the
     // request by its rank in that order); `due` and its records do not change meanwhile.
     let n = 0;
