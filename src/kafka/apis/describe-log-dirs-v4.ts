@@ -122,8 +122,12 @@ export function* decodeDescribeLogDirsSteps(r: WireReader): Steps<LogDirsAnswer>
         // The fixed 21 bytes of an entry read in place (this loop runs once per replica).
         const at = r.pos;
         if (at + 21 > buf.length) throw new MalformedResponseError('response ends inside a replica entry');
-        partitionIndex[n] = buf.readInt32BE(at);
-        partitionSize[n] = buf.readInt32BE(at + 4) * 4294967296 + buf.readUInt32BE(at + 8);
+        // Big-endian words from the bytes, not readInt32BE/readUInt32BE: a call not inlined
+        // returns a value above 2^30 (most sizes' low word) as a heap number, one per entry.
+        partitionIndex[n] = (buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!;
+        const high = (buf[at + 4]! << 24) | (buf[at + 5]! << 16) | (buf[at + 6]! << 8) | buf[at + 7]!;
+        const low = ((buf[at + 8]! << 24) | (buf[at + 9]! << 16) | (buf[at + 10]! << 8) | buf[at + 11]!) >>> 0;
+        partitionSize[n] = high * 4294967296 + low;
         // at + 12: offset_lag, not used
         isFutureKey[n] = buf[at + 20] !== 0 ? 1 : 0;
         r.pos = at + 21;
