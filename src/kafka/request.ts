@@ -3,7 +3,7 @@
 // other call and counted in the metrics. Types only, so the API modules and the transport
 // do not import each other.
 import type { Connection } from '@platformatic/kafka';
-import type { MetadataAnswer } from './apis/metadata-v12.js';
+import type { MetadataAnswer } from './apis/metadata-v12-answer.js';
 import { kafkaErrorName, NONE } from './errors-map.js';
 
 /** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */

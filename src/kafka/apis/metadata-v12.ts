@@ -52,53 +52,10 @@ import { rawAnswerApi } from '../wire/undecoded.js';
 import { compactStringSize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { topicIdOrNull } from './topic-items.js';
 
-/** Where a partition is: what describePartitions' callers (reconciler, pacer, plans, starts) read. */
-export interface Placement {
-  partition: number;
-  /** -1 when there is none. */
-  leader: number;
-  replicas: number[];
-}
-
-/**
- * A partition as describeTopic answers it (PartitionDescription). Both shapes are read
- * straight from the answer, so the adapters below hand these objects on without copying them.
- */
-export interface PartitionPlacement extends Placement {
-  isr: number[];
-  offlineReplicas: number[];
-}
-
-export interface MetadataBroker {
-  nodeId: number;
-  host: string;
-  port: number;
-  rack: string | null;
-}
-
-export interface MetadataTopic<P extends Placement = PartitionPlacement> {
-  errorCode: number;
-  name: string | null;
-  /** As the client printed it: dashed hex, all zeros when Kafka sent none (topicIdOrNull turns it into Kafka's form). */
-  topicId: string;
-  isInternal: boolean;
-  /** In the order of the answer. */
-  partitions: P[];
-  /** Error code of partitions[i], or null when every partition answered 0 (the usual case: no array then). */
-  partitionErrorCodes: Int16Array | null;
-}
-
-/**
- * A decoded Metadata v12 response. leader_epoch and topic_authorized_operations are not kept
- * (the gateway uses neither, and asks for no authorized operations).
- */
-export interface MetadataAnswer<P extends Placement = PartitionPlacement> {
-  throttleTimeMs: number;
-  brokers: MetadataBroker[];
-  clusterId: string | null;
-  controllerId: number;
-  topics: MetadataTopic<P>[];
-}
+// The answer's types live in metadata-v12-answer.ts, which imports nothing: src/kafka/request.ts
+// names MetadataAnswer without importing this module (no cycle).
+import type { MetadataAnswer, MetadataBroker, MetadataTopic, Placement, PartitionPlacement } from './metadata-v12-answer.js';
+export type { MetadataAnswer, MetadataBroker, MetadataTopic, PartitionPlacement, Placement } from './metadata-v12-answer.js';
 
 /** Bytes of the smallest partition entry: INT16 + 3 INT32 + three empty arrays + an empty TAG_BUFFER. */
 const MIN_PARTITION_BYTES = 18;
