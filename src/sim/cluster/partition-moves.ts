@@ -189,7 +189,12 @@ export class PartitionMoves {
   advanceTo(now: number, maxCatchUps?: number): boolean {
     for (;;) {
       const next = this.joinSchedule.peekKey();
-      if (next === undefined || next > now) break;
+      if (next === undefined || next > now) {
+        if (!this.tracker.advanceTo(now, maxCatchUps)) return false;
+        // A copy that caught up in that last stretch may have its join due by `now` too.
+        if ((this.joinSchedule.peekKey() ?? Infinity) > now) return true;
+        continue;
+      }
       if (!this.tracker.advanceTo(next, maxCatchUps)) return false;
       while ((this.joinSchedule.peekKey() ?? Infinity) <= next) {
         const j = this.joinSchedule.pop()!;
@@ -198,7 +203,6 @@ export class PartitionMoves {
         this.joinIsr(j.partition, j.brokerId, j.at);
       }
     }
-    return this.tracker.advanceTo(now, maxCatchUps);
   }
 
   /** True while the replica copies the log or waits for its ISR join: it must not be put in the ISR. */
