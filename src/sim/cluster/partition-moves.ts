@@ -14,6 +14,13 @@
 // leader sees it caught up and has the controller grow the ISR. A move of an empty partition
 // therefore completes after the AlterPartitionReassignments response, not inside it.
 //
+// What a broker's log dirs hold in all (DescribeLogDirs's used bytes, usedBytesByDir) is kept as
+// sums, not walked: the host keeps every hosted replica's full size per (broker, dir); the
+// replicas still copying are taken out at their full size (copyingSizes, kept here as copies
+// start and end and logs grow) and put back at what they hold so far (the tracker's per-class
+// sums). So a read costs O(dirs + rate classes), whatever the number of replicas on the broker;
+// usedBytesByDirWalk is the per-replica walk it must agree with.
+//
 // A new target for a moving partition keeps the earlier adding (or removing) list when the new
 // one would be empty, as KRaft's PartitionChangeBuilder does (Kafka's controller vectors,
 // test/sim/controller-vectors.test.ts, replay this).
@@ -54,6 +61,12 @@ export interface MovesHost {
   brokerConfig(brokerId: number, name: string): string | null;
   /** A partition's leader, ISR or replicas changed (`before`: its replicas until now). */
   partitionChanged(topic: TopicState, p: PartitionState, before: readonly number[]): void;
+  /** Number of log dirs of every broker. */
+  readonly logDirCount: number;
+  /** The log dir (index, < logDirCount) holding a replica of the partition on any broker. */
+  dirIndex(topic: TopicState, partition: number): number;
+  /** Full log sizes of the replicas a broker hosts, summed per log dir (logDirCount entries, or none). */
+  hostedBytes(brokerId: number): readonly number[];
 }
 
 /** One moving partition as ListPartitionReassignments reports it; its lists are shared: read only. */
@@ -150,6 +163,8 @@ export class PartitionMoves {
   /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
   private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
+  /** Full log sizes of the replicas copying into each broker, by log dir (see usedBytesByDir). */
+  private readonly copyingSizes = new Map<number, number[]>();
   private readonly isUp = (id: number): boolean => this.host.isUp(id);
   private readonly isRegistered = (id: number): boolean => this.host.isRegistered(id);
   /**
@@ -177,6 +192,7 @@ export class PartitionMoves {
         throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
         caughtUp: (p, id, at) => this.caughtUp(p, id, at),
+        group: (p) => this.dirOf(p),
       },
       bandwidthBytesPerSecond,
     );
@@ -212,6 +228,7 @@ export class PartitionMoves {
 
   /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
   private caughtUp(p: PartitionState, brokerId: number, at: number): void {
+    this.countCopying(p, brokerId, -1);
     const started = this.copyStartedAt.get(p)?.get(brokerId);
     this.copyStartedAt.get(p)?.delete(brokerId);
     const joinAt = started === undefined ? at : Math.max(at, started + this.roundTripMs);
@@ -236,6 +253,7 @@ export class PartitionMoves {
   private startCopy(p: PartitionState, brokerId: number): void {
     if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
     this.tracker.startCopy(p, brokerId);
+    this.countCopying(p, brokerId, 1);
     let byBroker = this.copyStartedAt.get(p);
     if (!byBroker) this.copyStartedAt.set(p, (byBroker = new Map()));
     byBroker.set(brokerId, this.tracker.now ?? 0);
@@ -243,6 +261,7 @@ export class PartitionMoves {
 
   /** Forget a replica's copy or pending join (it left the partition). */
   private dropCopy(p: PartitionState, brokerId: number): void {
+    if (this.tracker.isCatchingUp(p, brokerId)) this.countCopying(p, brokerId, -1);
     this.tracker.dropCopy(p, brokerId);
     this.copyStartedAt.get(p)?.delete(brokerId);
     this.forgetPendingJoin(p, brokerId);
@@ -316,14 +335,33 @@ export class PartitionMoves {
     }
   }
 
-  /** The partition's log grew: its copies have more to copy. */
-  sizeChanged(p: PartitionState): void {
+  /** The partition's log grew by `delta` bytes: its copies have more to copy. */
+  sizeChanged(p: PartitionState, delta: number): void {
+    if (!this.tracker.hasCopies(p)) return;
+    for (const id of this.tracker.copyingBrokers(p)) this.addCopyingSize(id, this.dirOf(p), delta);
     this.tracker.invalidatePartition(p);
+  }
+
+  /** The log dir of a partition the tracker knows (every broker places it alike). */
+  private dirOf(p: PartitionState): number {
+    return this.host.dirIndex(this.topicOf.get(p)!, p.partition);
+  }
+
+  /** A copy starts (+1) or ends (-1): its partition's full size leaves or rejoins the broker's sums. */
+  private countCopying(p: PartitionState, brokerId: number, sign: 1 | -1): void {
+    this.addCopyingSize(brokerId, this.dirOf(p), sign * this.host.log(this.topicOf.get(p)!, p.partition).sizeBytes);
+  }
+
+  private addCopyingSize(brokerId: number, dir: number, bytes: number): void {
+    let byDir = this.copyingSizes.get(brokerId);
+    if (!byDir) this.copyingSizes.set(brokerId, (byDir = new Array<number>(this.host.logDirCount).fill(0)));
+    byDir[dir]! += bytes;
   }
 
   /** Forget a deleted topic's moves and copies. */
   forgetTopic(t: TopicState): void {
     for (const p of t.partitions) {
+      if (this.tracker.hasCopies(p)) for (const id of this.tracker.copyingBrokers(p)) this.countCopying(p, id, -1);
       this.moving.delete(p);
       this.tracker.dropPartition(p);
       this.topicOf.delete(p);
@@ -503,12 +541,28 @@ export class PartitionMoves {
     return out;
   }
 
-  /** Bytes of every replica on one broker (the log dir's used space). */
   /**
-   * Bytes of every replica one broker hosts, summed per log dir: `dirIndex(topic)(partition)`
-   * says which of `dirCount` dirs holds a replica. One walk, no allocation per replica.
+   * Bytes of every replica one broker hosts (its full log, or what a copying replica holds so
+   * far), summed per log dir (host.dirIndex; logDirCount entries). O(dirs + rate classes into
+   * the broker): the sums kept as things change (see the opening comment), the same bytes as
+   * usedBytesByDirWalk.
    */
-  usedBytesByDir(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
+  usedBytesByDir(brokerId: number): number[] {
+    const used = new Array<number>(this.host.logDirCount).fill(0);
+    const hosted = this.host.hostedBytes(brokerId);
+    for (let d = 0; d < hosted.length; d++) used[d]! += hosted[d]!;
+    const copying = this.copyingSizes.get(brokerId);
+    if (copying) for (let d = 0; d < copying.length; d++) used[d]! -= copying[d]!;
+    this.tracker.addCopiedBytes(brokerId, used);
+    return used;
+  }
+
+  /**
+   * usedBytesByDir by walking every replica the broker hosts, `dirIndex(topic)(partition)` saying
+   * which of `dirCount` dirs holds each: O(replicas on the broker), the reference the kept sums
+   * are tested against (and what DescribeLogDirs falls back on for dirs the model does not know).
+   */
+  usedBytesByDirWalk(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
     const used = new Array<number>(dirCount).fill(0);
     for (const [t, parts] of this.host.hosted(brokerId)) {
       const logs = this.host.logs(t);
@@ -518,12 +572,9 @@ export class PartitionMoves {
     return used;
   }
 
+  /** Bytes of every replica one broker hosts, all dirs together. */
   usedBytes(brokerId: number): number {
-    let used = 0;
-    for (const [t, parts] of this.host.hosted(brokerId)) {
-      for (const p of parts) used += this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
-    }
-    return used;
+    return this.usedBytesByDir(brokerId).reduce((a, b) => a + b, 0);
   }
 
   /**

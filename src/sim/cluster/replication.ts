@@ -27,6 +27,10 @@
 // brokers get a new rate. An advance costs O(events x classes through a broker x log n), never
 // O(copies), and a read costs nothing when no copy caught up since the last one.
 //
+// What the copies into one broker hold in all (DescribeLogDirs's used bytes) is summed per class
+// too, never per copy: see CopiedSum. The copies that are stalled (no class) hold fixed bytes,
+// summed per broker as they stall and resume.
+//
 // The environment is read when a copy is classified, not on every advance, so the owner tells
 // the tracker what changed: invalidatePartition (its leader, replica set, reassignment or log
 // size changed, or its topic's throttled-replica lists), invalidateRates (a broker's throttle
@@ -56,9 +60,15 @@ export interface ReplicationEnvironment<P> {
    * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`.
    */
   caughtUp(partition: P, brokerId: number, at: number): void;
+  /**
+   * Which group of its follower broker a copy's bytes are summed in (addCopiedBytes): a small
+   * whole number, fixed for the copy's life (the simulator's log dir). Default 0.
+   */
+  group?(partition: P): number;
 }
 
-interface Copy<P> extends HeapItem {
+/** A copy as the tracker keeps it (exported for CopiedSum's tests only). */
+export interface Copy<P> extends HeapItem {
   partition: P;
   brokerId: number;
   /** Bytes copied as of `mark` on its class's accumulator (absolute when not running). */
@@ -68,6 +78,129 @@ interface Copy<P> extends HeapItem {
   mark: number;
   /** The class accumulator value at which the copy has caught up. */
   target: number;
+  /** env.group, read once when the copy starts. */
+  group: number;
+  /** While placed: copied - mark + 1e-6 as its whole and fractional parts (CopiedSum). */
+  whole: number;
+  frac: number;
+  /** Its index in its CopiedSum bucket's list. */
+  phasePos: number;
+}
+
+/** Buckets of the fractional parts in a CopiedSum. */
+const PHASE_BUCKETS = 256;
+/**
+ * How far (relative to the magnitudes involved) a member's decomposed value may be from the one
+ * copiedBytes computes: three roundings there, two here, each under 2^-53 of the magnitudes, so
+ * under 2^-50.6 in all; 2^-46 leaves a margin of 25.
+ */
+const PHASE_MARGIN = 2 ** -46;
+
+/**
+ * The bytes the members of one rate class in one group hold, summed as copiedBytes reports each
+ * (rounded down), without visiting every member.
+ *
+ * Member i reports floor(copied_i + (X - mark_i) + 1e-6), X the class's accumulator now. With
+ * copied_i - mark_i + 1e-6 = k_i + f_i (k_i whole, 0 <= f_i < 1, fixed while it is a member) that
+ * is k_i + floor(X) + [f_i >= t], t = 1 - frac(X). So the sum is Σ(k_i + floor(X)) plus how many
+ * members have f_i >= t; members are kept in PHASE_BUCKETS buckets by f_i, and that count is the
+ * size of the buckets above t: O(buckets) per read. Only the bucket(s) around t are looked into,
+ * member by member (a comparison each): rounding puts the expression copiedBytes evaluates a few
+ * ulps from the decomposition, which matters only for a member whose f_i is that close to t, and
+ * such a member is computed with copiedBytes's own expression. So the sum is the per-copy
+ * walk's, to the byte. (Members that joined at one instant share f_i, and whole-byte rates put
+ * every f_i near 0 and t at 1: then the bucket around t holds them all, a cheap loop still.)
+ *
+ * Σ(k_i + base) is kept for a whole `base` moved to floor(X) at every add and read: k_i alone is
+ * of the order of the accumulator (it grows for the class's whole life), k_i + floor(X) of the
+ * bytes the member holds, so the running sum stays exact (far below 2^53).
+ * Exported for its tests only.
+ */
+export class CopiedSum<P> {
+  size = 0;
+  private base = 0;
+  /** Σ (whole + base) over the members. */
+  private wholes = 0;
+  /** Largest |copied| + |mark| of a member since the sum was last empty (the rounding bound). */
+  private magnitude = 0;
+  private readonly counts = new Int32Array(PHASE_BUCKETS);
+  private readonly buckets: (Copy<P>[] | undefined)[] = new Array(PHASE_BUCKETS);
+
+  /** A copy joins its class (copied and mark set), `acc` the class's accumulator now. */
+  add(c: Copy<P>, acc: number): void {
+    const q = c.copied - c.mark + 1e-6;
+    const whole = Math.floor(q);
+    c.whole = whole;
+    c.frac = q - whole; // exact
+    const bucket = Math.floor(c.frac * PHASE_BUCKETS);
+    this.rebase(Math.floor(acc));
+    this.wholes += whole + this.base;
+    this.size++;
+    this.counts[bucket]++;
+    let list = this.buckets[bucket];
+    if (list === undefined) this.buckets[bucket] = list = [];
+    c.phasePos = list.length;
+    list.push(c);
+    const magnitude = Math.abs(c.copied) + Math.abs(c.mark);
+    if (magnitude > this.magnitude) this.magnitude = magnitude;
+  }
+
+  remove(c: Copy<P>): void {
+    const bucket = Math.floor(c.frac * PHASE_BUCKETS);
+    this.wholes -= c.whole + this.base;
+    this.size--;
+    this.counts[bucket]--;
+    const list = this.buckets[bucket]!;
+    const last = list.pop()!;
+    if (last !== c) {
+      list[c.phasePos] = last;
+      last.phasePos = c.phasePos;
+    }
+    if (this.size === 0) {
+      this.wholes = 0;
+      this.magnitude = 0;
+    }
+  }
+
+  /** Σ floor(copied + (x - mark) + 1e-6) over the members, x the class accumulator now. */
+  bytes(x: number): number {
+    if (this.size === 0) return 0;
+    const fx = Math.floor(x);
+    this.rebase(fx);
+    const t = 1 - (x - fx);
+    const margin = PHASE_MARGIN * (Math.abs(x) + this.magnitude + 1);
+    const lo = Math.floor((t - margin) * PHASE_BUCKETS);
+    const hi = Math.floor((t + margin) * PHASE_BUCKETS);
+    if (hi - lo + 1 >= PHASE_BUCKETS) {
+      // Magnitudes near 2^45 bytes and more: too close to call by buckets, every member exactly.
+      let sum = 0;
+      for (const list of this.buckets) if (list) for (const c of list) sum += Math.floor(c.copied + (x - c.mark) + 1e-6);
+      return sum;
+    }
+    // Buckets from `first` up hold f >= t only: each of their members reports one more.
+    const first = Math.ceil(t * PHASE_BUCKETS);
+    let sum = this.wholes;
+    for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j]!;
+    // The buckets within the margin of t (mod 1): their members one by one, the counted one undone.
+    for (let j = lo; j <= hi; j++) {
+      const b = ((j % PHASE_BUCKETS) + PHASE_BUCKETS) % PHASE_BUCKETS;
+      const list = this.buckets[b];
+      if (list === undefined) continue;
+      const counted = b >= first ? 1 : 0;
+      for (const c of list) {
+        const d = Math.abs(c.frac - t);
+        if (Math.min(d, 1 - d) > margin) sum += (c.frac >= t ? 1 : 0) - counted;
+        else sum += Math.floor(c.copied + (x - c.mark) + 1e-6) - (c.whole + this.base) - counted;
+      }
+    }
+    return sum;
+  }
+
+  private rebase(base: number): void {
+    if (base === this.base) return;
+    this.wholes += this.size * (base - this.base);
+    this.base = base;
+  }
 }
 
 class RateClass<P> {
@@ -80,6 +213,8 @@ class RateClass<P> {
   alive = true;
   /** The last rate pass that rescheduled it (a class through two changed brokers gets one). */
   ratePass = 0;
+  /** Its members' bytes by group (ReplicationEnvironment.group). */
+  readonly sums: (CopiedSum<P> | undefined)[] = [];
   /** Whether the schedule holds a live entry for it, made at scheduledVersion. */
   scheduled = false;
   scheduledVersion = -1;
@@ -131,6 +266,8 @@ export class ReplicationTracker<P extends object> {
   /** Next catch-up time per class, stamped with the class version it was computed for. */
   private readonly schedule = new MinHeap<RateClass<P>>();
   private readonly throttleRates = new Map<number, number>(); // (broker * 2 + side) -> rate, cached
+  /** Bytes of the stalled copies (no class) into each broker, by group, as copiedBytes reports them. */
+  private readonly stalledBytes = new Map<number, number[]>();
 
   /** Copies placed with nothing left to copy: they catch up at the current time. */
   private dueNow: Copy<P>[] = [];
@@ -169,7 +306,10 @@ export class ReplicationTracker<P extends object> {
     let byBroker = this.copies.get(partition);
     if (!byBroker) this.copies.set(partition, (byBroker = new Map()));
     if (byBroker.has(brokerId)) return;
-    byBroker.set(brokerId, { partition, brokerId, copied: 0, cls: null, mark: 0, target: 0, heapIndex: -1 });
+    const group = this.env.group?.(partition) ?? 0;
+    const copy: Copy<P> = { partition, brokerId, copied: 0, cls: null, mark: 0, target: 0, heapIndex: -1, group, whole: 0, frac: 0, phasePos: -1 };
+    byBroker.set(brokerId, copy);
+    this.stalled(copy, 1);
     this.dirtyPartitions.add(partition);
   }
 
@@ -179,6 +319,7 @@ export class ReplicationTracker<P extends object> {
     const copy = byBroker?.get(brokerId);
     if (!byBroker || !copy) return;
     this.unplace(copy);
+    this.stalled(copy, -1);
     byBroker.delete(brokerId);
     if (byBroker.size === 0) this.copies.delete(partition);
   }
@@ -187,7 +328,10 @@ export class ReplicationTracker<P extends object> {
   dropPartition(partition: P): void {
     const byBroker = this.copies.get(partition);
     if (!byBroker) return;
-    for (const copy of byBroker.values()) this.unplace(copy);
+    for (const copy of byBroker.values()) {
+      this.unplace(copy);
+      this.stalled(copy, -1);
+    }
     this.copies.delete(partition);
     this.dirtyPartitions.delete(partition);
   }
@@ -206,6 +350,25 @@ export class ReplicationTracker<P extends object> {
     const c = this.copies.get(partition)?.get(brokerId);
     // The tolerance absorbs float noise of the accumulators (a whole byte must not read as one less).
     return c === undefined ? null : Math.floor(this.copiedNow(c) + 1e-6);
+  }
+
+  /**
+   * What the copies into `brokerId` hold, each as copiedBytes reports it, summed by group
+   * (ReplicationEnvironment.group): `into[group]` grows by that sum. Costs O(classes into the
+   * broker x PHASE_BUCKETS) plus a comparison per member of the bucket at each class's current
+   * phase, not a visit of every copy (see CopiedSum).
+   */
+  addCopiedBytes(brokerId: number, into: number[]): void {
+    const stalled = this.stalledBytes.get(brokerId);
+    if (stalled) for (let g = 0; g < stalled.length; g++) if (stalled[g] !== 0) into[g] = (into[g] ?? 0) + stalled[g]!;
+    for (const cls of this.classesByBroker.get(brokerId) ?? []) {
+      if (cls.follower !== brokerId) continue;
+      const x = cls.accAt(this.time);
+      for (let g = 0; g < cls.sums.length; g++) {
+        const sum = cls.sums[g];
+        if (sum !== undefined && sum.size > 0) into[g] = (into[g] ?? 0) + sum.bytes(x);
+      }
+    }
   }
 
   /** The partition's leader, replica set, reassignment, log size or throttle lists changed. */
@@ -323,6 +486,7 @@ export class ReplicationTracker<P extends object> {
   private caughtUp(done: Copy<P>[]): void {
     const at = this.origin! + this.time;
     for (const c of done) {
+      this.stalled(c, -1);
       const byBroker = this.copies.get(c.partition);
       byBroker?.delete(c.brokerId);
       if (byBroker?.size === 0) this.copies.delete(c.partition);
@@ -422,10 +586,12 @@ export class ReplicationTracker<P extends object> {
     cls.settle(this.time);
     // A replica that became leader (unclean election) defines the log: nothing left to copy.
     const remaining = c.brokerId === leader ? 0 : Math.max(0, this.env.leaderSize(p) - c.copied);
+    this.stalled(c, -1);
     c.cls = cls;
     c.mark = cls.acc;
     c.target = cls.acc + remaining;
     cls.members.push(c);
+    (cls.sums[c.group] ??= new CopiedSum<P>()).add(c, cls.acc);
     cls.version++; // its scheduled catch-up may be another member's now: rescheduled before time moves
     if (remaining <= EPSILON_BYTES) this.dueNow.push(c);
     bump(this.outOf, leader, 1);
@@ -442,6 +608,8 @@ export class ReplicationTracker<P extends object> {
     if (cls === null) return;
     c.copied = this.copiedNow(c);
     c.cls = null;
+    cls.sums[c.group]!.remove(c);
+    this.stalled(c, 1);
     cls.members.remove(c);
     cls.version++;
     bump(this.outOf, cls.leader, -1);
@@ -451,6 +619,16 @@ export class ReplicationTracker<P extends object> {
     this.dirtyBrokers.add(cls.leader);
     this.dirtyBrokers.add(cls.follower);
     if (cls.members.size === 0) this.dropClass(cls);
+  }
+
+  /** Counts (+1) or uncounts (-1) a copy that is out of every class in its broker's stalled bytes. */
+  private stalled(c: Copy<P>, sign: 1 | -1): void {
+    const bytes = Math.floor(c.copied + 1e-6); // as copiedBytes reports it
+    if (bytes === 0) return;
+    let byGroup = this.stalledBytes.get(c.brokerId);
+    if (!byGroup) this.stalledBytes.set(c.brokerId, (byGroup = []));
+    while (byGroup.length <= c.group) byGroup.push(0);
+    byGroup[c.group]! += sign * bytes;
   }
 
   private classFor(leader: number, follower: number, lt: boolean, ft: boolean): RateClass<P> {
