@@ -5,7 +5,9 @@
 //   topic, v4: what the gateway asks each broker for one page; its answer is the same size at
 //   every cluster size, so its ratio is median ÷ median, flat ≈ 1), AlterPartitionReassignments
 //   (start moving all, v0),
-// plus, in the model without the wire, creating the cluster and settling every move's
+// plus, in the model without the wire, creating the cluster, the used bytes of every log dir of
+// the 12 brokers while everything moves (DescribeLogDirs's usable_bytes: the kept sums, and the
+// walk of every replica they replaced, printed as walk ÷ sums), and settling every move's
 // catch-up (a hand-driven clock jumps past all completions, each one a separate event).
 //
 // Each request is timed from writing its (pre-encoded) frame to receiving the last byte of the
@@ -191,10 +193,22 @@ type Op =
   | 'DescribeLogDirs'
   | 'DescribeLogDirs 1k'
   | 'AlterPartitionReassignments'
+  | 'used bytes, all brokers'
+  | 'used bytes walk, all brokers'
   | 'settle all completions';
-const OPS: Op[] = ['create cluster', 'Metadata', 'ListPartitionReassignments', 'DescribeLogDirs', 'DescribeLogDirs 1k', 'AlterPartitionReassignments', 'settle all completions'];
+const OPS: Op[] = [
+  'create cluster',
+  'Metadata',
+  'ListPartitionReassignments',
+  'DescribeLogDirs',
+  'DescribeLogDirs 1k',
+  'AlterPartitionReassignments',
+  'used bytes, all brokers',
+  'used bytes walk, all brokers',
+  'settle all completions',
+];
 /** Operations whose work should not grow with the cluster: their ratio is median ÷ median. */
-const FIXED_SIZE: ReadonlySet<Op> = new Set<Op>(['DescribeLogDirs 1k']);
+const FIXED_SIZE: ReadonlySet<Op> = new Set<Op>(['DescribeLogDirs 1k', 'used bytes, all brokers']);
 
 interface SizeResult {
   size: number;
@@ -278,6 +292,15 @@ async function measureWire(size: number): Promise<SizeResult> {
         }
         await tick();
       }
+      // The model alone, every partition moving: the sums DescribeLogDirs reads, and the walk.
+      const dirs = (topic: string) => (partition: number) => 0;
+      timed('used bytes, all brokers', () => {
+        for (const b of sim.endpoints()) sim.model.logDirUsedBytesByDir(b.id);
+      });
+      timed('used bytes walk, all brokers', () => {
+        for (const b of sim.endpoints()) sim.model.logDirUsedBytesByDirWalk(b.id, dirs, 1);
+      });
+      await tick();
       await conn.send(cancelFrame); // back to the original replicas for the next repetition
       await tick();
     }
@@ -343,6 +366,10 @@ async function main(): Promise<void> {
     }
   }
   console.log('');
+  for (const r of results) {
+    const ratio = stats(r.cpuMs.get('used bytes walk, all brokers')!).median / stats(r.cpuMs.get('used bytes, all brokers')!).median;
+    console.log(`used bytes of ${BROKERS} brokers at ${r.size} partitions: walk ÷ kept sums (cpu medians) ${ratio.toFixed(1)}`);
+  }
   for (const r of results) console.log(`longest event-loop stall during the ${r.size}-partition requests: ${r.maxLoopStallMs.toFixed(0)} ms`);
   console.log(`total ${((performance.now() - began) / 1000).toFixed(1)} s`);
   probe.stop();
