@@ -31,7 +31,6 @@
 import type { PartitionLog } from './log.js';
 import {
   completedReassignment,
-  isReassigning,
   leaderAfterChange,
   noReassignmentInProgress,
   reassignmentReplicas,
@@ -112,14 +111,6 @@ interface Moving {
   removing: number[];
 }
 
-interface PartitionFields {
-  replicas: number[];
-  isr: number[];
-  leader: number;
-  adding: number[];
-  removing: number[];
-}
-
 /** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
 interface PendingJoin {
   partition: PartitionState;
@@ -130,15 +121,26 @@ interface PendingJoin {
 /** Default least time (ms) from a new replica's first fetch to its ISR join. */
 export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
 
-/** One partition change of AlterPartitionReassignments (see PartitionMoves.plan). */
+/**
+ * One partition change of AlterPartitionReassignments (see PartitionMoves.plan): the fields that
+ * differ from the state it was planned against, undefined where unchanged. The lists are the
+ * record's own (never the request's), so applying it hands them to the partition as they are.
+ */
 export interface ReassignmentRecord {
   topic: TopicState;
   partition: PartitionState;
   cancel: boolean;
-  changes: Partial<PartitionFields>;
+  replicas: number[] | undefined;
+  isr: number[] | undefined;
+  leader: number | undefined;
+  adding: number[] | undefined;
+  removing: number[] | undefined;
   /** Whether the record bumps the leader epoch (decided when it was planned). */
   bumpLeaderEpoch: boolean;
 }
+
+/** The empty adding / removing list of a partition that is not moving (shared, never modified). */
+const NONE: number[] = Object.freeze([]) as unknown as number[];
 
 /** A topic's *.replication.throttled.replicas, parsed once per value. */
 interface ThrottleList {
@@ -158,8 +160,6 @@ export class PartitionMoves {
   private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
   private readonly completedAt = new Map<PartitionState, number>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
-  /** When each copy started (clock ms): it joins the ISR no sooner than one round trip later. */
-  private readonly copyStartedAt = new Map<PartitionState, Map<number, number>>();
   /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
   private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
@@ -191,7 +191,7 @@ export class PartitionMoves {
         wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
         throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id, at) => this.caughtUp(p, id, at),
+        caughtUp: (p, id, at, startedAt) => this.caughtUp(p, id, at, startedAt),
         group: (p) => this.dirOf(p),
       },
       bandwidthBytesPerSecond,
@@ -227,11 +227,9 @@ export class PartitionMoves {
   }
 
   /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
-  private caughtUp(p: PartitionState, brokerId: number, at: number): void {
+  private caughtUp(p: PartitionState, brokerId: number, at: number, startedAt: number): void {
     this.countCopying(p, brokerId, -1);
-    const started = this.copyStartedAt.get(p)?.get(brokerId);
-    this.copyStartedAt.get(p)?.delete(brokerId);
-    const joinAt = started === undefined ? at : Math.max(at, started + this.roundTripMs);
+    const joinAt = Math.max(at, startedAt + this.roundTripMs);
     if (joinAt <= at) {
       this.joinIsr(p, brokerId, at);
       return;
@@ -252,18 +250,14 @@ export class PartitionMoves {
   /** Start copying a new replica's log, at the tracker's time. */
   private startCopy(p: PartitionState, brokerId: number): void {
     if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
-    this.tracker.startCopy(p, brokerId);
+    this.tracker.startCopy(p, brokerId); // it records when: the join waits a round trip from then
     this.countCopying(p, brokerId, 1);
-    let byBroker = this.copyStartedAt.get(p);
-    if (!byBroker) this.copyStartedAt.set(p, (byBroker = new Map()));
-    byBroker.set(brokerId, this.tracker.now ?? 0);
   }
 
   /** Forget a replica's copy or pending join (it left the partition). */
   private dropCopy(p: PartitionState, brokerId: number): void {
     if (this.tracker.isCatchingUp(p, brokerId)) this.countCopying(p, brokerId, -1);
     this.tracker.dropCopy(p, brokerId);
-    this.copyStartedAt.get(p)?.delete(brokerId);
     this.forgetPendingJoin(p, brokerId);
   }
 
@@ -366,7 +360,6 @@ export class PartitionMoves {
       this.tracker.dropPartition(p);
       this.topicOf.delete(p);
       this.completedAt.delete(p);
-      this.copyStartedAt.delete(p);
       this.pendingJoins.delete(p);
     }
     this.movingByTopic.delete(t);
@@ -398,34 +391,53 @@ export class PartitionMoves {
     const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
     if (!p) throw unknownPartition(topicName, partition);
     const m = this.moving.get(p);
-    const cur: PartitionFields = { replicas: p.replicas, isr: p.isr, leader: p.leader, adding: m?.adding ?? [], removing: m?.removing ?? [] };
-    let next: PartitionFields;
+    const curAdding = m?.adding ?? NONE;
+    const curRemoving = m?.removing ?? NONE;
+    let replicas: number[];
+    let isr: number[];
+    let leader: number;
+    let adding: number[];
+    let removing: number[];
     if (target === null) {
       if (!m) throw noReassignmentInProgress();
       const revert = revertedReassignment(p.replicas, p.isr, m.adding);
       const unclean = this.uncleanAllowed(t);
       if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
       const elected = leaderAfterChange(p.leader, revert, unclean, this.isUp);
-      next = { replicas: revert.replicas, isr: elected.isr, leader: elected.leader, adding: [], removing: [] };
+      replicas = revert.replicas;
+      isr = elected.isr;
+      leader = elected.leader;
+      adding = removing = NONE;
     } else {
       validateTarget(target, this.isRegistered);
       const r = reassignmentReplicas(p.replicas, target);
       // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
       // new target that adds (or removes) nothing relative to the merged list keeps the old list.
-      const moving = { replicas: r.replicas, adding: r.adding.length > 0 ? r.adding : cur.adding, removing: r.removing.length > 0 ? r.removing : cur.removing };
-      const done = completedReassignment(moving, p.isr);
-      const set = done ?? { replicas: moving.replicas, isr: [...p.isr] };
-      const elected = leaderAfterChange(p.leader, set, this.uncleanAllowed(t), this.isUp);
-      next = { replicas: set.replicas, isr: elected.isr, leader: elected.leader, adding: done ? [] : moving.adding, removing: done ? [] : moving.removing };
+      if (r.adding.length === 0) r.adding = curAdding;
+      if (r.removing.length === 0) r.removing = curRemoving;
+      const done = completedReassignment(r, p.isr);
+      // leaderAfterChange does not keep p.isr: it is only read (and shared back when unchanged).
+      const elected = leaderAfterChange(p.leader, done ?? { replicas: r.replicas, isr: p.isr }, this.uncleanAllowed(t), this.isUp);
+      replicas = done ? done.replicas : r.replicas;
+      isr = elected.isr;
+      leader = elected.leader;
+      adding = done ? NONE : r.adding;
+      removing = done ? NONE : r.removing;
     }
-    // The record carries only the fields that differ from the state it was computed against.
-    const changes: Partial<PartitionFields> = {};
-    for (const k of ['replicas', 'isr', 'adding', 'removing'] as const) if (!sameList(next[k], cur[k])) changes[k] = next[k];
-    if (next.leader !== cur.leader) changes.leader = next.leader;
-    // The record's leader epoch is decided against the same state (a new leader, or a replica
-    // leaving the replica set), not against what earlier records of the request changed.
-    const bumpLeaderEpoch = next.leader !== cur.leader || cur.replicas.some((r) => !next.replicas.includes(r));
-    return { topic: t, partition: p, cancel: target === null, changes, bumpLeaderEpoch };
+    return {
+      topic: t,
+      partition: p,
+      cancel: target === null,
+      // Only what differs from the state it was computed against.
+      replicas: sameList(replicas, p.replicas) ? undefined : replicas,
+      isr: sameList(isr, p.isr) ? undefined : isr,
+      leader: leader === p.leader ? undefined : leader,
+      adding: sameList(adding, curAdding) ? undefined : adding,
+      removing: sameList(removing, curRemoving) ? undefined : removing,
+      // The record's leader epoch is decided against the same state (a new leader, or a replica
+      // leaving the replica set), not against what earlier records of the request changed.
+      bumpLeaderEpoch: leader !== p.leader || someNotIn(p.replicas, replicas),
+    };
   }
 
   /** Replays a record from plan() onto the partition as it is now. */
@@ -433,22 +445,22 @@ export class PartitionMoves {
     const { topic: t, partition: p } = rec;
     if (this.host.topic(t.name) !== t) return; // deleted since
     const m = this.moving.get(p);
-    const next: PartitionFields = {
-      replicas: rec.changes.replicas ?? p.replicas,
-      isr: rec.changes.isr ?? p.isr,
-      leader: rec.changes.leader ?? p.leader,
-      adding: rec.changes.adding ?? m?.adding ?? [],
-      removing: rec.changes.removing ?? m?.removing ?? [],
-    };
+    const replicas = rec.replicas ?? p.replicas;
+    const isr = rec.isr ?? p.isr;
+    const leader = rec.leader ?? p.leader;
+    const adding = rec.adding ?? m?.adding ?? NONE;
+    const removing = rec.removing ?? m?.removing ?? NONE;
     this.stopMoving(p);
-    if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
-      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader, rec.bumpLeaderEpoch);
+    if (!sameList(replicas, p.replicas) || !sameList(isr, p.isr) || leader !== p.leader) {
+      this.setReplicas(t, p, { replicas, isr }, leader, rec.bumpLeaderEpoch);
     }
-    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.dropCopy(p, id);
-    for (const id of this.pendingJoins.get(p)?.keys() ?? []) if (!next.replicas.includes(id)) this.dropCopy(p, id);
-    if (isReassigning(next)) {
-      this.startMoving(t, p, { topic: t, adding: [...next.adding], removing: [...next.removing] });
-      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.startCopy(p, id);
+    for (let id = this.tracker.copyingOutside(p, replicas); id !== -1; id = this.tracker.copyingOutside(p, replicas)) this.dropCopy(p, id);
+    const joins = this.pendingJoins.get(p);
+    if (joins) for (const id of joins.keys()) if (!replicas.includes(id)) this.dropCopy(p, id);
+    if (adding.length > 0 || removing.length > 0) {
+      // The lists are the record's or the earlier move's, never modified: shared, not copied.
+      this.startMoving(t, p, { topic: t, adding, removing });
+      for (const id of adding) if (replicas.includes(id) && !isr.includes(id)) this.startCopy(p, id);
     } else if (!rec.cancel) {
       this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
     }
@@ -614,11 +626,12 @@ export class PartitionMoves {
    */
   private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
     const before = p.replicas;
-    const removesReplica = p.replicas.some((r) => !next.replicas.includes(r));
-    if (bumpLeaderEpoch ?? (leader !== p.leader || removesReplica)) p.leaderEpoch++;
+    if (bumpLeaderEpoch ?? (leader !== p.leader || someNotIn(p.replicas, next.replicas))) p.leaderEpoch++;
     p.partitionEpoch++;
-    p.replicas = [...next.replicas];
-    p.isr = [...next.isr];
+    // Taken as they are: every caller hands lists of its own, and lists are replaced on every
+    // change, never modified in place (Metadata views and listings share them).
+    p.replicas = next.replicas;
+    p.isr = next.isr;
     p.leader = leader;
     this.tracker.invalidatePartition(p);
     this.host.partitionChanged(t, p, before);
@@ -645,5 +658,14 @@ function emptyList(): ThrottleList {
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether some element of `a` is missing from `b` (short replica lists: scans, no closure). */
+function someNotIn(a: readonly number[], b: readonly number[]): boolean {
+  for (const x of a) if (!b.includes(x)) return true;
+  return false;
 }

@@ -32,33 +32,35 @@ export class ReplicaIndex {
   }
 
   add(t: TopicState, p: PartitionState, brokers: readonly number[] = p.replicas): void {
-    for (const b of brokers) {
-      let topics = this.byBroker.get(b);
-      if (!topics) this.byBroker.set(b, (topics = new Map()));
-      let parts = topics.get(t);
-      if (!parts) topics.set(t, (parts = new Set()));
-      if (parts.has(p)) continue;
-      parts.add(p);
-      this.count(b, t, p, 1);
-    }
+    for (const b of brokers) this.addOne(t, p, b);
   }
 
   remove(t: TopicState, p: PartitionState, brokers: readonly number[] = p.replicas): void {
-    for (const b of brokers) {
-      const topics = this.byBroker.get(b);
-      const parts = topics?.get(t);
-      if (!topics || !parts || !parts.delete(p)) continue;
-      this.count(b, t, p, -1);
-      if (parts.size === 0) topics.delete(t);
-    }
+    for (const b of brokers) this.removeOne(t, p, b);
   }
 
-  /** The replica set of p went from `before` to p.replicas. */
+  /** The replica set of p went from `before` to p.replicas (scans, no lists: it runs per partition moved). */
   replace(t: TopicState, p: PartitionState, before: readonly number[]): void {
-    const gone = before.filter((b) => !p.replicas.includes(b));
-    const added = p.replicas.filter((b) => !before.includes(b));
-    if (gone.length > 0) this.remove(t, p, gone);
-    if (added.length > 0) this.add(t, p, added);
+    for (const b of before) if (!p.replicas.includes(b)) this.removeOne(t, p, b);
+    for (const b of p.replicas) if (!before.includes(b)) this.addOne(t, p, b);
+  }
+
+  private addOne(t: TopicState, p: PartitionState, b: number): void {
+    let topics = this.byBroker.get(b);
+    if (!topics) this.byBroker.set(b, (topics = new Map()));
+    let parts = topics.get(t);
+    if (!parts) topics.set(t, (parts = new Set()));
+    if (parts.has(p)) return;
+    parts.add(p);
+    this.count(b, t, p, 1);
+  }
+
+  private removeOne(t: TopicState, p: PartitionState, b: number): void {
+    const topics = this.byBroker.get(b);
+    const parts = topics?.get(t);
+    if (!topics || !parts || !parts.delete(p)) return;
+    this.count(b, t, p, -1);
+    if (parts.size === 0) topics.delete(t);
   }
 
   removeTopic(t: TopicState): void {

@@ -57,9 +57,10 @@ export interface ReplicationEnvironment<P> {
   throttleRate(brokerId: number, side: 'leader' | 'follower'): number;
   /**
    * The replica has all the leader's bytes: it joins the ISR (and may complete a move).
-   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`.
+   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`;
+   * `startedAt` the tracker's clock time when its copy started (startCopy; 0 before any advance).
    */
-  caughtUp(partition: P, brokerId: number, at: number): void;
+  caughtUp(partition: P, brokerId: number, at: number, startedAt: number): void;
   /**
    * Which group of its follower broker a copy's bytes are summed in (addCopiedBytes): a small
    * whole number, fixed for the copy's life (the simulator's log dir). Default 0.
@@ -85,6 +86,10 @@ export interface Copy<P> extends HeapItem {
   frac: number;
   /** Its index in its CopiedSum bucket's list. */
   phasePos: number;
+  /** The next copy of the same partition (copies of a partition are a short chain, in start order). */
+  next: Copy<P> | null;
+  /** The tracker's clock time when startCopy made it. */
+  startedAt: number;
 }
 
 /** Buckets of the fractional parts in a CopiedSum. */
@@ -251,7 +256,8 @@ function bump(m: Map<number, number>, k: number, by: number): void {
 }
 
 export class ReplicationTracker<P extends object> {
-  private readonly copies = new Map<P, Map<number, Copy<P>>>();
+  /** The first copy of each partition that has any (the others chained behind it, see Copy.next). */
+  private readonly copies = new Map<P, Copy<P>>();
   /** Clock value of tracker time 0 (set by the first advance); times below are relative to it. */
   private origin: number | null = null;
   private time = 0;
@@ -292,45 +298,69 @@ export class ReplicationTracker<P extends object> {
   /** Number of replicas still copying. */
   get copying(): number {
     let n = 0;
-    for (const byBroker of this.copies.values()) n += byBroker.size;
+    for (const first of this.copies.values()) for (let c: Copy<P> | null = first; c !== null; c = c.next) n++;
     return n;
   }
 
-  /** The brokers whose replica of the partition is still copying. */
+  /** The brokers whose replica of the partition is still copying, in the order the copies started. */
   copyingBrokers(partition: P): number[] {
-    return [...(this.copies.get(partition)?.keys() ?? [])];
+    const out: number[] = [];
+    for (let c = this.copies.get(partition) ?? null; c !== null; c = c.next) out.push(c.brokerId);
+    return out;
+  }
+
+  /** The first broker (in start order) whose replica of the partition copies and is not in `keep`, or -1. */
+  copyingOutside(partition: P, keep: readonly number[]): number {
+    for (let c = this.copies.get(partition) ?? null; c !== null; c = c.next) if (!keep.includes(c.brokerId)) return c.brokerId;
+    return -1;
   }
 
   /** A replica that starts empty and must copy the whole log before it is in sync. */
   startCopy(partition: P, brokerId: number): void {
-    let byBroker = this.copies.get(partition);
-    if (!byBroker) this.copies.set(partition, (byBroker = new Map()));
-    if (byBroker.has(brokerId)) return;
+    const first = this.copies.get(partition);
+    let last: Copy<P> | null = null;
+    for (let c = first ?? null; c !== null; c = c.next) {
+      if (c.brokerId === brokerId) return;
+      last = c;
+    }
     const group = this.env.group?.(partition) ?? 0;
-    const copy: Copy<P> = { partition, brokerId, copied: 0, cls: null, mark: 0, target: 0, heapIndex: -1, group, whole: 0, frac: 0, phasePos: -1 };
-    byBroker.set(brokerId, copy);
+    const copy: Copy<P> = {
+      partition,
+      brokerId,
+      copied: 0,
+      cls: null,
+      mark: 0,
+      target: 0,
+      heapIndex: -1,
+      group,
+      whole: 0,
+      frac: 0,
+      phasePos: -1,
+      next: null,
+      startedAt: this.now ?? 0,
+    };
+    if (last === null) this.copies.set(partition, copy);
+    else last.next = copy;
     this.stalled(copy, 1);
     this.dirtyPartitions.add(partition);
   }
 
   /** Forget a replica's copy (the replica left the partition). */
   dropCopy(partition: P, brokerId: number): void {
-    const byBroker = this.copies.get(partition);
-    const copy = byBroker?.get(brokerId);
-    if (!byBroker || !copy) return;
+    const copy = this.find(partition, brokerId);
+    if (copy === undefined) return;
     this.unplace(copy);
     this.stalled(copy, -1);
-    byBroker.delete(brokerId);
-    if (byBroker.size === 0) this.copies.delete(partition);
+    this.unlink(copy);
   }
 
   /** Forget every copy of a partition (deleted topic). */
   dropPartition(partition: P): void {
-    const byBroker = this.copies.get(partition);
-    if (!byBroker) return;
-    for (const copy of byBroker.values()) {
-      this.unplace(copy);
-      this.stalled(copy, -1);
+    const first = this.copies.get(partition);
+    if (first === undefined) return;
+    for (let c: Copy<P> | null = first; c !== null; c = c.next) {
+      this.unplace(c);
+      this.stalled(c, -1);
     }
     this.copies.delete(partition);
     this.dirtyPartitions.delete(partition);
@@ -342,12 +372,12 @@ export class ReplicationTracker<P extends object> {
 
   /** True while the replica has not caught up (it must stay out of the ISR). */
   isCatchingUp(partition: P, brokerId: number): boolean {
-    return this.copies.get(partition)?.has(brokerId) ?? false;
+    return this.find(partition, brokerId) !== undefined;
   }
 
   /** Bytes the replica holds so far, or null when it is not copying (it has the whole log). */
   copiedBytes(partition: P, brokerId: number): number | null {
-    const c = this.copies.get(partition)?.get(brokerId);
+    const c = this.find(partition, brokerId);
     // The tolerance absorbs float noise of the accumulators (a whole byte must not read as one less).
     return c === undefined ? null : Math.floor(this.copiedNow(c) + 1e-6);
   }
@@ -487,11 +517,31 @@ export class ReplicationTracker<P extends object> {
     const at = this.origin! + this.time;
     for (const c of done) {
       this.stalled(c, -1);
-      const byBroker = this.copies.get(c.partition);
-      byBroker?.delete(c.brokerId);
-      if (byBroker?.size === 0) this.copies.delete(c.partition);
+      this.unlink(c);
     }
-    for (const c of done) this.env.caughtUp(c.partition, c.brokerId, at);
+    for (const c of done) this.env.caughtUp(c.partition, c.brokerId, at, c.startedAt);
+  }
+
+  private find(partition: P, brokerId: number): Copy<P> | undefined {
+    for (let c = this.copies.get(partition) ?? null; c !== null; c = c.next) if (c.brokerId === brokerId) return c;
+    return undefined;
+  }
+
+  /** Takes a copy out of its partition's chain (the partition leaves `copies` with its last copy). */
+  private unlink(copy: Copy<P>): void {
+    const first = this.copies.get(copy.partition);
+    if (first === copy) {
+      if (copy.next === null) this.copies.delete(copy.partition);
+      else this.copies.set(copy.partition, copy.next);
+    } else {
+      for (let c = first ?? null; c !== null; c = c.next) {
+        if (c.next === copy) {
+          c.next = copy.next;
+          break;
+        }
+      }
+    }
+    copy.next = null;
   }
 
   private classSettled(cls: RateClass<P>): void {
@@ -504,17 +554,17 @@ export class ReplicationTracker<P extends object> {
     if (this.dirtyAll) {
       this.dirtyAll = false;
       this.dirtyPartitions.clear();
-      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.unplace(c);
+      for (const first of this.copies.values()) for (let c: Copy<P> | null = first; c !== null; c = c.next) this.unplace(c);
       this.schedule.clear();
-      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.place(c);
+      for (const first of this.copies.values()) for (let c: Copy<P> | null = first; c !== null; c = c.next) this.place(c);
       this.ratesAll = true;
     }
     if (this.dirtyPartitions.size > 0) {
       for (const p of this.dirtyPartitions) {
-        const byBroker = this.copies.get(p);
-        if (!byBroker) continue;
-        for (const c of byBroker.values()) this.unplace(c);
-        for (const c of byBroker.values()) this.place(c);
+        const first = this.copies.get(p);
+        if (first === undefined) continue;
+        for (let c: Copy<P> | null = first; c !== null; c = c.next) this.unplace(c);
+        for (let c: Copy<P> | null = first; c !== null; c = c.next) this.place(c);
       }
       this.dirtyPartitions.clear();
     }

@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 
 /** A member as the tracker would have it: only the fields CopiedSum reads and writes. */
 function member(copied: number, mark: number): Copy<object> {
-  return { partition: {}, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, whole: 0, frac: 0, phasePos: -1 };
+  return { partition: {}, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, whole: 0, frac: 0, phasePos: -1, next: null, startedAt: 0 };
 }
 
 /** What copiedBytes reports for a member when the class accumulator is at x. */
