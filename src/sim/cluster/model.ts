@@ -596,7 +596,7 @@ export class ClusterModel {
 
     const partitions: PartitionState[] = replicaLists.map((replicas, i) => {
       const isr = replicas.filter(up);
-      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
     });
     const topicId = randomUuid(this.uuidSource);
     const configs = new Map<string, string>();
@@ -669,7 +669,7 @@ export class ClusterModel {
     }
     const added: PartitionState[] = replicaLists.map((replicas, i) => {
       const isr = replicas.filter(up);
-      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
     });
     if (!opts.validateOnly) {
       for (const p of added) topic.partitions.push(p);

@@ -42,7 +42,7 @@ import {
   type ReplicaSet,
 } from './reassignments.js';
 import { MinHeap } from './heap.js';
-import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas } from './replication.js';
+import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas, type TrackedPartition } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
 
 /** What PartitionMoves reads from the model (the model's private state, no side effects). */
@@ -105,15 +105,33 @@ export interface CompletedReassignment {
   completedAt: number;
 }
 
-interface Moving {
-  topic: TopicState;
+/**
+ * What the moves keep about one partition, made the first time it moves and kept until its topic
+ * goes (PartitionState.moves): its reassignment while it moves, its replicas' pending ISR joins,
+ * when its last move completed, and the tracker's fields (it is the tracker's partition). Found
+ * without a lookup: at 100,000 partitions every lookup in a Map that large is a cache miss, and
+ * one Map per concern (moves, topics, copies, start times, joins, completions) cost several per
+ * partition of a request.
+ */
+interface MovePartition extends TrackedPartition<MovePartition> {
+  readonly topic: TopicState;
+  readonly p: PartitionState;
+  /** Being reassigned: adding and removing are its lists then (shared, never modified), else NONE. */
+  moving: boolean;
+  /** Neighbours in PartitionMoves' list of moving partitions (in the order their moves started). */
+  prevMoving: MovePartition | null;
+  nextMoving: MovePartition | null;
   adding: number[];
   removing: number[];
+  /** Caught-up replicas waiting for their ISR join (the round trip), by broker; null when none. */
+  joins: Map<number, PendingJoin> | null;
+  /** When its last reassignment completed (clock ms), or null. */
+  completedAt: number | null;
 }
 
 /** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
 interface PendingJoin {
-  partition: PartitionState;
+  partition: MovePartition;
   brokerId: number;
   at: number;
 }
@@ -150,18 +168,21 @@ interface ThrottleList {
 
 const byName = (a: TopicState, b: TopicState): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/** The moves' record of a partition, or null when it never moved. */
+function movesOf(p: PartitionState): MovePartition | null {
+  return p.moves as MovePartition | null;
+}
+
 export class PartitionMoves {
-  private readonly moving = new Map<PartitionState, Moving>();
-  /** The same moves by topic, for listing without a scan. */
-  private readonly movingByTopic = new Map<TopicState, Set<PartitionState>>();
-  /** The topic of every partition the tracker knows (its copies are keyed by partition). */
-  private readonly topicOf = new Map<PartitionState, TopicState>();
-  private readonly tracker: ReplicationTracker<PartitionState>;
+  /** The moving partitions, in the order their moves started (a list through MovePartition). */
+  private firstMoving: MovePartition | null = null;
+  private lastMoving: MovePartition | null = null;
+  private movingPartitions = 0;
+  /** The same by topic, for listing and config changes without a scan. */
+  private readonly movingByTopic = new Map<TopicState, Set<MovePartition>>();
+  private readonly tracker: ReplicationTracker<MovePartition>;
   private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
-  private readonly completedAt = new Map<PartitionState, number>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
-  /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
-  private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
   /** Full log sizes of the replicas copying into each broker, by log dir (see usedBytesByDir). */
   private readonly copyingSizes = new Map<number, number[]>();
@@ -183,19 +204,50 @@ export class PartitionMoves {
    *   even a move of an empty partition completes after the request, never inside it.
    */
   constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
-    this.tracker = new ReplicationTracker<PartitionState>(
+    this.tracker = new ReplicationTracker<MovePartition>(
       {
-        leader: (p) => p.leader,
-        leaderSize: (p) => this.host.log(this.topicOf.get(p)!, p.partition).sizeBytes,
+        leader: (r) => r.p.leader,
+        leaderSize: (r) => this.host.log(r.topic, r.p.partition).sizeBytes,
         isUp: (id) => this.host.isUp(id),
-        wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
-        throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
+        wanted: (r, id) => r.p.replicas.includes(id) && !r.removing.includes(id),
+        throttled: (r, side, id) => this.throttled(r.topic, side, r.p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id, at, startedAt) => this.caughtUp(p, id, at, startedAt),
-        group: (p) => this.dirOf(p),
+        caughtUp: (r, id, at, startedAt) => this.caughtUp(r, id, at, startedAt),
+        group: (r) => this.dirOf(r),
       },
       bandwidthBytesPerSecond,
     );
+  }
+
+  /** The partition's record, made on its first move. */
+  private recordOf(t: TopicState, p: PartitionState): MovePartition {
+    let r = movesOf(p);
+    if (r === null) {
+      r = {
+        topic: t,
+        p,
+        moving: false,
+        prevMoving: null,
+        nextMoving: null,
+        adding: NONE,
+        removing: NONE,
+        joins: null,
+        completedAt: null,
+        trackerFirstCopy: null,
+        trackerDirty: false,
+        trackerPrev: null,
+        trackerNext: null,
+      };
+      p.moves = r;
+    }
+    return r;
+  }
+
+  /** The moving partitions, in the order their moves started (a copy: callers may change them). */
+  private movingNow(): MovePartition[] {
+    const out: MovePartition[] = [];
+    for (let r = this.firstMoving; r !== null; r = r.nextMoving) out.push(r);
+    return out;
   }
 
   /**
@@ -214,7 +266,7 @@ export class PartitionMoves {
       if (!this.tracker.advanceTo(next, maxCatchUps)) return false;
       while ((this.joinSchedule.peekKey() ?? Infinity) <= next) {
         const j = this.joinSchedule.pop()!;
-        if (this.pendingJoins.get(j.partition)?.get(j.brokerId) !== j) continue; // dropped since
+        if (j.partition.joins?.get(j.brokerId) !== j) continue; // dropped since
         this.forgetPendingJoin(j.partition, j.brokerId);
         this.joinIsr(j.partition, j.brokerId, j.at);
       }
@@ -223,42 +275,44 @@ export class PartitionMoves {
 
   /** True while the replica copies the log or waits for its ISR join: it must not be put in the ISR. */
   isCatchingUp(p: PartitionState, brokerId: number): boolean {
-    return this.tracker.isCatchingUp(p, brokerId) || (this.pendingJoins.get(p)?.has(brokerId) ?? false);
+    const r = movesOf(p);
+    return r !== null && this.catchingUp(r, brokerId);
+  }
+
+  private catchingUp(r: MovePartition, brokerId: number): boolean {
+    return this.tracker.isCatchingUp(r, brokerId) || (r.joins?.has(brokerId) ?? false);
   }
 
   /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
-  private caughtUp(p: PartitionState, brokerId: number, at: number, startedAt: number): void {
-    this.countCopying(p, brokerId, -1);
+  private caughtUp(r: MovePartition, brokerId: number, at: number, startedAt: number): void {
+    this.countCopying(r, brokerId, -1);
     const joinAt = Math.max(at, startedAt + this.roundTripMs);
     if (joinAt <= at) {
-      this.joinIsr(p, brokerId, at);
+      this.joinIsr(r, brokerId, at);
       return;
     }
-    const j: PendingJoin = { partition: p, brokerId, at: joinAt };
-    let byBroker = this.pendingJoins.get(p);
-    if (!byBroker) this.pendingJoins.set(p, (byBroker = new Map()));
-    byBroker.set(brokerId, j);
+    const j: PendingJoin = { partition: r, brokerId, at: joinAt };
+    (r.joins ??= new Map()).set(brokerId, j);
     this.joinSchedule.push(joinAt, j);
   }
 
-  private forgetPendingJoin(p: PartitionState, brokerId: number): void {
-    const byBroker = this.pendingJoins.get(p);
-    byBroker?.delete(brokerId);
-    if (byBroker?.size === 0) this.pendingJoins.delete(p);
+  private forgetPendingJoin(r: MovePartition, brokerId: number): void {
+    r.joins?.delete(brokerId);
+    if (r.joins?.size === 0) r.joins = null;
   }
 
   /** Start copying a new replica's log, at the tracker's time. */
-  private startCopy(p: PartitionState, brokerId: number): void {
-    if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
-    this.tracker.startCopy(p, brokerId); // it records when: the join waits a round trip from then
-    this.countCopying(p, brokerId, 1);
+  private startCopy(r: MovePartition, brokerId: number): void {
+    if (this.catchingUp(r, brokerId)) return;
+    this.tracker.startCopy(r, brokerId); // it records when: the join waits a round trip from then
+    this.countCopying(r, brokerId, 1);
   }
 
   /** Forget a replica's copy or pending join (it left the partition). */
-  private dropCopy(p: PartitionState, brokerId: number): void {
-    if (this.tracker.isCatchingUp(p, brokerId)) this.countCopying(p, brokerId, -1);
-    this.tracker.dropCopy(p, brokerId);
-    this.forgetPendingJoin(p, brokerId);
+  private dropCopy(r: MovePartition, brokerId: number): void {
+    if (this.tracker.isCatchingUp(r, brokerId)) this.countCopying(r, brokerId, -1);
+    this.tracker.dropCopy(r, brokerId);
+    this.forgetPendingJoin(r, brokerId);
   }
 
   /** Start of a request touching many partitions: configs are read once per topic until endBatch. */
@@ -288,12 +342,12 @@ export class PartitionMoves {
 
   /** Number of partitions being reassigned. */
   get movingCount(): number {
-    return this.moving.size;
+    return this.movingPartitions;
   }
 
   /** When the last reassignment of this partition completed (clock ms), or null. */
   completionTime(p: PartitionState): number | null {
-    return this.completedAt.get(p) ?? null;
+    return movesOf(p)?.completedAt ?? null;
   }
 
   /** Calls `listener` for every reassignment that completes; returns the unsubscribe function. */
@@ -308,14 +362,14 @@ export class PartitionMoves {
    */
   brokersChanged(): void {
     this.tracker.invalidateAll();
-    for (const [p, m] of [...this.moving]) this.tryComplete(p, m);
+    for (const r of this.movingNow()) this.tryComplete(r);
   }
 
   /** A topic's configs changed: its throttled-replica lists may list other copies now. */
   topicConfigsChanged(t: TopicState): void {
     this.batchGeneration++;
     this.throttleLists.delete(t);
-    for (const p of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(p);
+    for (const r of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(r);
   }
 
   /** A broker's configs changed ("" = the cluster default, which topic configs may follow). */
@@ -331,19 +385,20 @@ export class PartitionMoves {
 
   /** The partition's log grew by `delta` bytes: its copies have more to copy. */
   sizeChanged(p: PartitionState, delta: number): void {
-    if (!this.tracker.hasCopies(p)) return;
-    for (const id of this.tracker.copyingBrokers(p)) this.addCopyingSize(id, this.dirOf(p), delta);
-    this.tracker.invalidatePartition(p);
+    const r = movesOf(p);
+    if (r === null || !this.tracker.hasCopies(r)) return;
+    for (const id of this.tracker.copyingBrokers(r)) this.addCopyingSize(id, this.dirOf(r), delta);
+    this.tracker.invalidatePartition(r);
   }
 
-  /** The log dir of a partition the tracker knows (every broker places it alike). */
-  private dirOf(p: PartitionState): number {
-    return this.host.dirIndex(this.topicOf.get(p)!, p.partition);
+  /** The log dir of the partition (every broker places it alike). */
+  private dirOf(r: MovePartition): number {
+    return this.host.dirIndex(r.topic, r.p.partition);
   }
 
   /** A copy starts (+1) or ends (-1): its partition's full size leaves or rejoins the broker's sums. */
-  private countCopying(p: PartitionState, brokerId: number, sign: 1 | -1): void {
-    this.addCopyingSize(brokerId, this.dirOf(p), sign * this.host.log(this.topicOf.get(p)!, p.partition).sizeBytes);
+  private countCopying(r: MovePartition, brokerId: number, sign: 1 | -1): void {
+    this.addCopyingSize(brokerId, this.dirOf(r), sign * this.host.log(r.topic, r.p.partition).sizeBytes);
   }
 
   private addCopyingSize(brokerId: number, dir: number, bytes: number): void {
@@ -355,12 +410,13 @@ export class PartitionMoves {
   /** Forget a deleted topic's moves and copies. */
   forgetTopic(t: TopicState): void {
     for (const p of t.partitions) {
-      if (this.tracker.hasCopies(p)) for (const id of this.tracker.copyingBrokers(p)) this.countCopying(p, id, -1);
-      this.moving.delete(p);
-      this.tracker.dropPartition(p);
-      this.topicOf.delete(p);
-      this.completedAt.delete(p);
-      this.pendingJoins.delete(p);
+      const r = movesOf(p);
+      if (r === null) continue;
+      for (const id of this.tracker.copyingBrokers(r)) this.countCopying(r, id, -1);
+      if (r.moving) this.unlinkMoving(r);
+      this.tracker.dropPartition(r);
+      r.joins = null; // its scheduled joins are skipped
+      p.moves = null;
     }
     this.movingByTopic.delete(t);
     this.throttleLists.delete(t);
@@ -390,17 +446,18 @@ export class PartitionMoves {
     if (!t) throw unknownTopic(topicName);
     const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
     if (!p) throw unknownPartition(topicName, partition);
-    const m = this.moving.get(p);
-    const curAdding = m?.adding ?? NONE;
-    const curRemoving = m?.removing ?? NONE;
+    const m = movesOf(p);
+    const moving = m !== null && m.moving;
+    const curAdding = moving ? m.adding : NONE;
+    const curRemoving = moving ? m.removing : NONE;
     let replicas: number[];
     let isr: number[];
     let leader: number;
     let adding: number[];
     let removing: number[];
     if (target === null) {
-      if (!m) throw noReassignmentInProgress();
-      const revert = revertedReassignment(p.replicas, p.isr, m.adding);
+      if (!moving) throw noReassignmentInProgress();
+      const revert = revertedReassignment(p.replicas, p.isr, curAdding);
       const unclean = this.uncleanAllowed(t);
       if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
       const elected = leaderAfterChange(p.leader, revert, unclean, this.isUp);
@@ -444,61 +501,77 @@ export class PartitionMoves {
   apply(rec: ReassignmentRecord): void {
     const { topic: t, partition: p } = rec;
     if (this.host.topic(t.name) !== t) return; // deleted since
-    const m = this.moving.get(p);
+    const r = this.recordOf(t, p);
     const replicas = rec.replicas ?? p.replicas;
     const isr = rec.isr ?? p.isr;
     const leader = rec.leader ?? p.leader;
-    const adding = rec.adding ?? m?.adding ?? NONE;
-    const removing = rec.removing ?? m?.removing ?? NONE;
-    this.stopMoving(p);
+    const adding = rec.adding ?? r.adding;
+    const removing = rec.removing ?? r.removing;
+    this.stopMoving(r);
     if (!sameList(replicas, p.replicas) || !sameList(isr, p.isr) || leader !== p.leader) {
-      this.setReplicas(t, p, { replicas, isr }, leader, rec.bumpLeaderEpoch);
+      this.setReplicas(r, { replicas, isr }, leader, rec.bumpLeaderEpoch);
     }
-    for (let id = this.tracker.copyingOutside(p, replicas); id !== -1; id = this.tracker.copyingOutside(p, replicas)) this.dropCopy(p, id);
-    const joins = this.pendingJoins.get(p);
-    if (joins) for (const id of joins.keys()) if (!replicas.includes(id)) this.dropCopy(p, id);
+    for (let id = this.tracker.copyingOutside(r, replicas); id !== -1; id = this.tracker.copyingOutside(r, replicas)) this.dropCopy(r, id);
+    if (r.joins) for (const id of r.joins.keys()) if (!replicas.includes(id)) this.dropCopy(r, id);
     if (adding.length > 0 || removing.length > 0) {
       // The lists are the record's or the earlier move's, never modified: shared, not copied.
-      this.startMoving(t, p, { topic: t, adding, removing });
-      for (const id of adding) if (replicas.includes(id) && !isr.includes(id)) this.startCopy(p, id);
+      this.startMoving(r, adding, removing);
+      for (const id of adding) if (replicas.includes(id) && !isr.includes(id)) this.startCopy(r, id);
     } else if (!rec.cancel) {
-      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
+      this.completed(r, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
     }
   }
 
-  private startMoving(t: TopicState, p: PartitionState, m: Moving): void {
-    this.moving.set(p, m);
-    this.topicOf.set(p, t);
-    let set = this.movingByTopic.get(t);
-    if (!set) this.movingByTopic.set(t, (set = new Set()));
-    set.add(p);
-    this.tracker.invalidatePartition(p); // its removing list decides which copies are wanted
+  private startMoving(r: MovePartition, adding: number[], removing: number[]): void {
+    r.moving = true;
+    r.adding = adding;
+    r.removing = removing;
+    this.movingPartitions++;
+    r.prevMoving = this.lastMoving;
+    if (this.lastMoving === null) this.firstMoving = r;
+    else this.lastMoving.nextMoving = r;
+    this.lastMoving = r;
+    let set = this.movingByTopic.get(r.topic);
+    if (!set) this.movingByTopic.set(r.topic, (set = new Set()));
+    set.add(r);
+    this.tracker.invalidatePartition(r); // its removing list decides which copies are wanted
   }
 
-  private stopMoving(p: PartitionState): void {
-    const m = this.moving.get(p);
-    if (!m) return;
-    this.moving.delete(p);
-    const set = this.movingByTopic.get(m.topic);
-    set?.delete(p);
-    if (set?.size === 0) this.movingByTopic.delete(m.topic);
-    this.tracker.invalidatePartition(p);
+  private stopMoving(r: MovePartition): void {
+    if (!r.moving) return;
+    r.moving = false;
+    r.adding = r.removing = NONE;
+    this.unlinkMoving(r);
+    const set = this.movingByTopic.get(r.topic);
+    set?.delete(r);
+    if (set?.size === 0) this.movingByTopic.delete(r.topic);
+    this.tracker.invalidatePartition(r);
+  }
+
+  /** Takes a moving partition out of the list of moving partitions. */
+  private unlinkMoving(r: MovePartition): void {
+    if (r.prevMoving === null) this.firstMoving = r.nextMoving;
+    else r.prevMoving.nextMoving = r.nextMoving;
+    if (r.nextMoving === null) this.lastMoving = r.prevMoving;
+    else r.nextMoving.prevMoving = r.prevMoving;
+    r.prevMoving = r.nextMoving = null;
+    this.movingPartitions--;
   }
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
   list(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
     // The lists are shared, not copied: the model replaces them on every change, never modifies
     // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
-    const describe = (p: PartitionState, m: Moving): OngoingReassignment => ({
-      partitionIndex: p.partition,
-      replicas: p.replicas,
-      addingReplicas: m.adding,
-      removingReplicas: m.removing,
+    const describe = (r: MovePartition): OngoingReassignment => ({
+      partitionIndex: r.p.partition,
+      replicas: r.p.replicas,
+      addingReplicas: r.adding,
+      removingReplicas: r.removing,
     });
     if (topics === null) {
       return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
         name: t.name,
-        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.partition - b.partition).map((p) => describe(p, this.moving.get(p)!)),
+        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.p.partition - b.p.partition).map(describe),
       }));
     }
     const out: TopicReassignments[] = [];
@@ -508,12 +581,18 @@ export class PartitionMoves {
       const partitions: OngoingReassignment[] = [];
       for (const i of wanted.partitionIndexes) {
         const p = t.partitions[i];
-        const m = p && this.moving.get(p);
-        if (m) partitions.push(describe(p, m));
+        const r = p ? movesOf(p) : null;
+        if (r?.moving) partitions.push(describe(r));
       }
       if (partitions.length > 0) out.push({ name: t.name, partitions });
     }
     return out;
+  }
+
+  /** Bytes broker `brokerId` holds of a replica it hosts: what it copied so far, or the whole log. */
+  private replicaBytes(p: PartitionState, brokerId: number, log: PartitionLog): number {
+    const r = movesOf(p);
+    return (r === null ? null : this.tracker.copiedBytes(r, brokerId)) ?? log.sizeBytes;
   }
 
   /**
@@ -544,10 +623,10 @@ export class PartitionMoves {
     for (const t of [...selected.keys()].sort(byName)) {
       const parts = [...selected.get(t)!].sort((a, b) => a.partition - b.partition);
       if (parts.length === 0) continue;
-      const log = (p: PartitionState) => this.host.log(t, p.partition);
+      const logs = this.host.logs(t);
       out.push({
         topic: t.name,
-        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.tracker.copiedBytes(p, brokerId) ?? log(p).sizeBytes })),
+        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) })),
       });
     }
     return out;
@@ -579,7 +658,7 @@ export class PartitionMoves {
     for (const [t, parts] of this.host.hosted(brokerId)) {
       const logs = this.host.logs(t);
       const dirOf = dirIndex(t.name);
-      for (const p of parts) used[dirOf(p.partition)]! += this.tracker.copiedBytes(p, brokerId) ?? logs[p.partition]!.sizeBytes;
+      for (const p of parts) used[dirOf(p.partition)]! += this.replicaBytes(p, brokerId, logs[p.partition]!);
     }
     return used;
   }
@@ -593,30 +672,31 @@ export class PartitionMoves {
    * A copying replica caught up: it joins the ISR. When that completes the partition's move,
    * both happen in one change, as KRaft applies the leader's AlterPartition.
    */
-  private joinIsr(p: PartitionState, brokerId: number, at: number): void {
+  private joinIsr(r: MovePartition, brokerId: number, at: number): void {
+    const p = r.p;
     if (!p.replicas.includes(brokerId) || p.isr.includes(brokerId)) return;
-    const isr = p.replicas.filter((r) => p.isr.includes(r) || r === brokerId);
-    const m = this.moving.get(p);
-    if (m && this.tryComplete(p, m, isr, at)) return;
-    this.setReplicas(this.topicOf.get(p)!, p, { replicas: p.replicas, isr }, p.leader);
+    const isr = p.replicas.filter((id) => p.isr.includes(id) || id === brokerId);
+    if (r.moving && this.tryComplete(r, isr, at)) return;
+    this.setReplicas(r, { replicas: p.replicas, isr }, p.leader);
   }
 
   /** Completes the move when the ISR (by default the current one) allows; true when it did. */
-  private tryComplete(p: PartitionState, m: Moving, isr: readonly number[] = p.isr, at?: number): boolean {
-    const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
+  private tryComplete(r: MovePartition, isr: readonly number[] = r.p.isr, at?: number): boolean {
+    const p = r.p;
+    const done = completedReassignment({ replicas: p.replicas, adding: r.adding, removing: r.removing }, isr);
     if (!done) return false;
-    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(m.topic), this.isUp);
-    for (const id of m.removing) this.dropCopy(p, id);
-    this.stopMoving(p);
-    this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
-    this.completed(m.topic, p, at ?? this.tracker.now ?? 0);
+    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(r.topic), this.isUp);
+    for (const id of r.removing) this.dropCopy(r, id);
+    this.stopMoving(r);
+    this.setReplicas(r, { replicas: done.replicas, isr: next.isr }, next.leader);
+    this.completed(r, at ?? this.tracker.now ?? 0);
     return true;
   }
 
-  private completed(t: TopicState, p: PartitionState, completedAt: number): void {
-    this.completedAt.set(p, completedAt);
+  private completed(r: MovePartition, completedAt: number): void {
+    r.completedAt = completedAt;
     if (this.completionListeners.size === 0) return;
-    const event: CompletedReassignment = { topic: t.name, partition: p.partition, replicas: [...p.replicas], completedAt };
+    const event: CompletedReassignment = { topic: r.topic.name, partition: r.p.partition, replicas: [...r.p.replicas], completedAt };
     for (const listener of this.completionListeners) listener(event);
   }
 
@@ -624,7 +704,8 @@ export class PartitionMoves {
    * One partition change record: partitionEpoch + 1; leaderEpoch + 1 when the leader changes or
    * a replica leaves the replica set (KRaft's bump for reassignments that remove replicas).
    */
-  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
+  private setReplicas(r: MovePartition, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
+    const p = r.p;
     const before = p.replicas;
     if (bumpLeaderEpoch ?? (leader !== p.leader || someNotIn(p.replicas, next.replicas))) p.leaderEpoch++;
     p.partitionEpoch++;
@@ -633,8 +714,8 @@ export class PartitionMoves {
     p.replicas = next.replicas;
     p.isr = next.isr;
     p.leader = leader;
-    this.tracker.invalidatePartition(p);
-    this.host.partitionChanged(t, p, before);
+    this.tracker.invalidatePartition(r);
+    this.host.partitionChanged(r.topic, p, before);
   }
 
   /** Whether the topic's leader/follower.replication.throttled.replicas lists partition:broker. */

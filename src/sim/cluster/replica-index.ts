@@ -50,9 +50,9 @@ export class ReplicaIndex {
     if (!topics) this.byBroker.set(b, (topics = new Map()));
     let parts = topics.get(t);
     if (!parts) topics.set(t, (parts = new Set()));
-    if (parts.has(p)) return;
+    const size = parts.size;
     parts.add(p);
-    this.count(b, t, p, 1);
+    if (parts.size !== size) this.count(b, t, p, 1); // counted once, as it is listed once
   }
 
   private removeOne(t: TopicState, p: PartitionState, b: number): void {

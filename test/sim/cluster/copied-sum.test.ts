@@ -6,17 +6,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CopiedSum, ReplicationTracker, type Copy } from '../../../src/sim/cluster/replication.js';
+import { CopiedSum, ReplicationTracker, type Copy, type TrackedPartition } from '../../../src/sim/cluster/replication.js';
 
 const MiB = 1024 * 1024;
 
 /** A member as the tracker would have it: only the fields CopiedSum reads and writes. */
-function member(copied: number, mark: number): Copy<object> {
-  return { partition: {}, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, whole: 0, frac: 0, phasePos: -1, next: null, startedAt: 0 };
+function member(copied: number, mark: number): Copy<never> {
+  return { partition: undefined as never, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, whole: 0, frac: 0, phasePos: -1, next: null, startedAt: 0 };
 }
 
 /** What copiedBytes reports for a member when the class accumulator is at x. */
-const reported = (c: Copy<object>, x: number): number => Math.floor(c.copied + (x - c.mark) + 1e-6);
+const reported = (c: Copy<never>, x: number): number => Math.floor(c.copied + (x - c.mark) + 1e-6);
 
 /**
  * Members with marks and copied bytes below 2^maxExponent, `count` specs of one to three members
@@ -30,8 +30,8 @@ function agreesWithCopiedBytes(maxExponent: number, count: number): void {
       fc.array(fc.record({ mark: magnitude, copied: fc.oneof(fc.constant(0), magnitude), twins: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: count }),
       fc.array(fc.record({ of: fc.nat(), steps: fc.integer({ min: 0, max: 5000 }), ulps: fc.integer({ min: -8, max: 8 }), drop: fc.nat() }), { minLength: 1, maxLength: 30 }),
       (specs, reads) => {
-        const sum = new CopiedSum<object>();
-        const members: Copy<object>[] = [];
+        const sum = new CopiedSum<never>();
+        const members: Copy<never>[] = [];
         let acc = 0;
         for (const s of specs) {
           acc = Math.max(acc, s.mark);
@@ -71,7 +71,7 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
   // The tracker alone, with many members per class, so every bucket and the members near the
   // bucket boundary get exercised: rates that are whole bytes per ms (every accumulator whole,
   // every member at the same phase) and odd ones, copies joining at many different instants.
-  interface Part {
+  interface Part extends TrackedPartition<Part> {
     id: number;
     leader: number;
     size: number;
@@ -109,7 +109,7 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
         for (const op of ops) {
           if (op.kind === 'start') {
             for (let i = 0; i < op.count; i++) {
-              const p = { id: parts.length, leader: parts.length % 3, size: op.size + i * 977, group: parts.length % 2 };
+              const p = { id: parts.length, leader: parts.length % 3, size: op.size + i * 977, group: parts.length % 2, trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null };
               parts.push(p);
               tracker.startCopy(p, 3);
             }
