@@ -101,11 +101,8 @@ export interface Copy<P> extends HeapItem {
   target: number;
   /** env.group, read once when the copy starts. */
   group: number;
-  /** While placed: copied - mark + 1e-6 as its whole and fractional parts (CopiedSum). */
-  whole: number;
-  frac: number;
-  /** Its index in its CopiedSum bucket's list. */
-  phasePos: number;
+  /** While placed: its group in its class's CopiedSum (members with the same copied and mark). */
+  phase: PhaseGroup | null;
   /** The next copy of the same partition (copies of a partition are a short chain, in start order). */
   next: Copy<P> | null;
   /** The tracker's clock time when startCopy made it. */
@@ -120,6 +117,27 @@ const PHASE_BUCKETS = 256;
  * under 2^-50.6 in all; 2^-46 leaves a margin of 25.
  */
 const PHASE_MARGIN = 2 ** -46;
+/** Below this, sums and differences of whole numbers are exact in a double (with room to spare). */
+const EXACT_WHOLES = 2 ** 51;
+
+/**
+ * The members of a CopiedSum with the same copied and mark: they report the same bytes, so they
+ * are counted, and computed, once. Members that joined their class at one instant (the 100,000
+ * copies one request starts) are one group.
+ */
+interface PhaseGroup {
+  readonly copied: number;
+  readonly mark: number;
+  /** copied - mark + 1e-6 as its whole and fractional parts (see CopiedSum). */
+  readonly whole: number;
+  readonly frac: number;
+  readonly bucket: number;
+  /** copied and mark are whole numbers (below EXACT_WHOLES): exact for a whole accumulator. */
+  readonly integral: boolean;
+  count: number;
+  /** Its index in its bucket's list. */
+  pos: number;
+}
 
 /**
  * The bytes the members of one rate class in one group hold, summed as copiedBytes reports each
@@ -129,12 +147,17 @@ const PHASE_MARGIN = 2 ** -46;
  * copied_i - mark_i + 1e-6 = k_i + f_i (k_i whole, 0 <= f_i < 1, fixed while it is a member) that
  * is k_i + floor(X) + [f_i >= t], t = 1 - frac(X). So the sum is Σ(k_i + floor(X)) plus how many
  * members have f_i >= t; members are kept in PHASE_BUCKETS buckets by f_i, and that count is the
- * size of the buckets above t: O(buckets) per read. Only the bucket(s) around t are looked into,
- * member by member (a comparison each): rounding puts the expression copiedBytes evaluates a few
- * ulps from the decomposition, which matters only for a member whose f_i is that close to t, and
- * such a member is computed with copiedBytes's own expression. So the sum is the per-copy
- * walk's, to the byte. (Members that joined at one instant share f_i, and whole-byte rates put
- * every f_i near 0 and t at 1: then the bucket around t holds them all, a cheap loop still.)
+ * number in the buckets above t: O(buckets) per read. Only the bucket(s) around t are looked
+ * into, group by group (members with the same copied and mark, PhaseGroup): rounding puts the
+ * expression copiedBytes evaluates a few ulps from the decomposition, which matters only for a
+ * group whose f_i is that close to t, and such a group is computed with copiedBytes's own
+ * expression. So the sum is the per-copy walk's, to the byte.
+ *
+ * Whole-byte rates (a throttle of 10 MB/s shared by 10 copies: 1,000 bytes a millisecond) make
+ * X, every mark and every copied count whole numbers, every f_i 1e-6 and t exactly 1: every
+ * group sits at the boundary, however far apart they joined. For those the decomposition is
+ * exact (k_i = copied_i - mark_i, and copiedBytes rounds copied_i + X - mark_i + 1e-6 down to
+ * that same whole number), so they are not looked into.
  *
  * Σ(k_i + base) is kept for a whole `base` moved to floor(X) at every add and read: k_i alone is
  * of the order of the accumulator (it grows for the class's whole life), k_i + floor(X) of the
@@ -148,38 +171,58 @@ export class CopiedSum<P> {
   private wholes = 0;
   /** Largest |copied| + |mark| of a member since the sum was last empty (the rounding bound). */
   private magnitude = 0;
+  /** Members per bucket. */
   private readonly counts = new Int32Array(PHASE_BUCKETS);
-  private readonly buckets: (Copy<P>[] | undefined)[] = new Array(PHASE_BUCKETS);
+  /** The groups of each bucket, integral ones apart (never looked into when X is whole). */
+  private readonly buckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
+  private readonly integralBuckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
+  /** The groups by mark, then copied. */
+  private readonly groups = new Map<number, Map<number, PhaseGroup>>();
 
   /** A copy joins its class (copied and mark set), `acc` the class's accumulator now. */
   add(c: Copy<P>, acc: number): void {
-    const q = c.copied - c.mark + 1e-6;
-    const whole = Math.floor(q);
-    c.whole = whole;
-    c.frac = q - whole; // exact
-    const bucket = Math.floor(c.frac * PHASE_BUCKETS);
+    let byCopied = this.groups.get(c.mark);
+    if (byCopied === undefined) this.groups.set(c.mark, (byCopied = new Map()));
+    let g = byCopied.get(c.copied);
+    if (g === undefined) {
+      const q = c.copied - c.mark + 1e-6;
+      const whole = Math.floor(q);
+      const frac = q - whole; // exact
+      const bucket = Math.floor(frac * PHASE_BUCKETS);
+      const integral = Number.isInteger(c.copied) && Number.isInteger(c.mark) && Math.abs(c.copied) < EXACT_WHOLES && Math.abs(c.mark) < EXACT_WHOLES;
+      const lists = integral ? this.integralBuckets : this.buckets;
+      let list = lists[bucket];
+      if (list === undefined) lists[bucket] = list = [];
+      g = { copied: c.copied, mark: c.mark, whole, frac, bucket, integral, count: 0, pos: list.length };
+      list.push(g);
+      byCopied.set(c.copied, g);
+      const magnitude = Math.abs(c.copied) + Math.abs(c.mark);
+      if (magnitude > this.magnitude) this.magnitude = magnitude;
+    }
+    g.count++;
+    c.phase = g;
     this.rebase(Math.floor(acc));
-    this.wholes += whole + this.base;
+    this.wholes += g.whole + this.base;
     this.size++;
-    this.counts[bucket]++;
-    let list = this.buckets[bucket];
-    if (list === undefined) this.buckets[bucket] = list = [];
-    c.phasePos = list.length;
-    list.push(c);
-    const magnitude = Math.abs(c.copied) + Math.abs(c.mark);
-    if (magnitude > this.magnitude) this.magnitude = magnitude;
+    this.counts[g.bucket]++;
   }
 
   remove(c: Copy<P>): void {
-    const bucket = Math.floor(c.frac * PHASE_BUCKETS);
-    this.wholes -= c.whole + this.base;
+    const g = c.phase!;
+    c.phase = null;
+    this.wholes -= g.whole + this.base;
     this.size--;
-    this.counts[bucket]--;
-    const list = this.buckets[bucket]!;
-    const last = list.pop()!;
-    if (last !== c) {
-      list[c.phasePos] = last;
-      last.phasePos = c.phasePos;
+    this.counts[g.bucket]--;
+    if (--g.count === 0) {
+      const list = (g.integral ? this.integralBuckets : this.buckets)[g.bucket]!;
+      const last = list.pop()!;
+      if (last !== g) {
+        list[g.pos] = last;
+        last.pos = g.pos;
+      }
+      const byCopied = this.groups.get(g.mark)!;
+      byCopied.delete(g.copied);
+      if (byCopied.size === 0) this.groups.delete(g.mark);
     }
     if (this.size === 0) {
       this.wholes = 0;
@@ -193,30 +236,41 @@ export class CopiedSum<P> {
     const fx = Math.floor(x);
     this.rebase(fx);
     const t = 1 - (x - fx);
+    const wholeX = fx === x && Math.abs(x) < EXACT_WHOLES;
     const margin = PHASE_MARGIN * (Math.abs(x) + this.magnitude + 1);
     const lo = Math.floor((t - margin) * PHASE_BUCKETS);
     const hi = Math.floor((t + margin) * PHASE_BUCKETS);
     if (hi - lo + 1 >= PHASE_BUCKETS) {
-      // Magnitudes near 2^45 bytes and more: too close to call by buckets, every member exactly.
+      // Magnitudes near 2^45 bytes and more: too close to call by buckets, every group exactly.
       let sum = 0;
-      for (const list of this.buckets) if (list) for (const c of list) sum += Math.floor(c.copied + (x - c.mark) + 1e-6);
+      for (const lists of [this.buckets, this.integralBuckets]) {
+        for (const list of lists) if (list) for (const g of list) sum += Math.floor(g.copied + (x - g.mark) + 1e-6) * g.count;
+      }
       return sum;
     }
     // Buckets from `first` up hold f >= t only: each of their members reports one more.
     const first = Math.ceil(t * PHASE_BUCKETS);
     let sum = this.wholes;
     for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j]!;
-    // The buckets within the margin of t (mod 1): their members one by one, the counted one undone.
+    // The buckets within the margin of t (mod 1): their groups one by one, the counted one undone;
+    // with X whole the integral groups are decomposed exactly (see above) and not looked into.
     for (let j = lo; j <= hi; j++) {
       const b = ((j % PHASE_BUCKETS) + PHASE_BUCKETS) % PHASE_BUCKETS;
-      const list = this.buckets[b];
-      if (list === undefined) continue;
       const counted = b >= first ? 1 : 0;
-      for (const c of list) {
-        const d = Math.abs(c.frac - t);
-        if (Math.min(d, 1 - d) > margin) sum += (c.frac >= t ? 1 : 0) - counted;
-        else sum += Math.floor(c.copied + (x - c.mark) + 1e-6) - (c.whole + this.base) - counted;
-      }
+      sum += this.boundary(this.buckets[b], x, t, margin, counted);
+      if (!wholeX) sum += this.boundary(this.integralBuckets[b], x, t, margin, counted);
+    }
+    return sum;
+  }
+
+  /** What the groups of a boundary bucket add to their decomposed bytes (`counted`: 1 above t). */
+  private boundary(list: PhaseGroup[] | undefined, x: number, t: number, margin: number, counted: number): number {
+    if (list === undefined) return 0;
+    let sum = 0;
+    for (const g of list) {
+      const d = Math.abs(g.frac - t);
+      if (Math.min(d, 1 - d) > margin) sum += ((g.frac >= t ? 1 : 0) - counted) * g.count;
+      else sum += (Math.floor(g.copied + (x - g.mark) + 1e-6) - (g.whole + this.base) - counted) * g.count;
     }
     return sum;
   }
@@ -357,9 +411,7 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
       target: 0,
       heapIndex: -1,
       group,
-      whole: 0,
-      frac: 0,
-      phasePos: -1,
+      phase: null,
       next: null,
       startedAt: this.now ?? 0,
     };

@@ -12,23 +12,25 @@ const MiB = 1024 * 1024;
 
 /** A member as the tracker would have it: only the fields CopiedSum reads and writes. */
 function member(copied: number, mark: number): Copy<never> {
-  return { partition: undefined as never, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, whole: 0, frac: 0, phasePos: -1, next: null, startedAt: 0 };
+  return { partition: undefined as never, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, phase: null, next: null, startedAt: 0 };
 }
 
 /** What copiedBytes reports for a member when the class accumulator is at x. */
 const reported = (c: Copy<never>, x: number): number => Math.floor(c.copied + (x - c.mark) + 1e-6);
 
 /**
- * Members with marks and copied bytes below 2^maxExponent, `count` specs of one to three members
- * sharing a mark (joined at one instant); reads put x a few ulps either side of the point where
- * some member's byte count steps, which is where rounding differs.
+ * Members with marks and copied bytes below 2^maxExponent (whole numbers too: whole-byte rates),
+ * `count` specs of one to three members sharing a mark (joined at one instant); reads put x a few
+ * ulps either side of the point where some member's byte count steps, which is where rounding
+ * differs, or on a whole number.
  */
 function agreesWithCopiedBytes(maxExponent: number, count: number): void {
-  const magnitude = fc.integer({ min: 0, max: maxExponent }).chain((e) => fc.double({ min: 0, max: 2 ** e, noNaN: true }));
+  const fractional = fc.integer({ min: 0, max: maxExponent }).chain((e) => fc.double({ min: 0, max: 2 ** e, noNaN: true }));
+  const magnitude = fc.oneof(fractional, fractional.map(Math.floor));
   fc.assert(
     fc.property(
       fc.array(fc.record({ mark: magnitude, copied: fc.oneof(fc.constant(0), magnitude), twins: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: count }),
-      fc.array(fc.record({ of: fc.nat(), steps: fc.integer({ min: 0, max: 5000 }), ulps: fc.integer({ min: -8, max: 8 }), drop: fc.nat() }), { minLength: 1, maxLength: 30 }),
+      fc.array(fc.record({ of: fc.nat(), steps: fc.integer({ min: 0, max: 5000 }), ulps: fc.integer({ min: -8, max: 8 }), whole: fc.boolean(), drop: fc.nat() }), { minLength: 1, maxLength: 30 }),
       (specs, reads) => {
         const sum = new CopiedSum<never>();
         const members: Copy<never>[] = [];
@@ -47,7 +49,7 @@ function agreesWithCopiedBytes(maxExponent: number, count: number): void {
           const c = members[r.of % members.length]!;
           let x = c.mark - c.copied - 1e-6 + Math.ceil(acc - c.mark + c.copied) + r.steps;
           const ulp = Math.max(Number.MIN_VALUE, 2 ** (Math.floor(Math.log2(Math.max(Math.abs(x), 1))) - 52));
-          x = Math.max(acc, x + r.ulps * ulp);
+          x = r.whole ? Math.ceil(acc) + r.steps : Math.max(acc, x + r.ulps * ulp);
           acc = x;
           const want = members.reduce((n, m) => n + reported(m, x), 0);
           assert.equal(sum.bytes(x), want, `x=${x}`);
