@@ -1,8 +1,13 @@
 // The simulator at the size of issue 8: clusters of 1k, 10k and 100k partitions with every
 // partition moving (throttled, seeded so nothing finishes during the run), timed over the wire:
 //   Metadata (all topics, v12), ListPartitionReassignments (all, v0), DescribeLogDirs (every
-//   moving partition on one broker, v4), AlterPartitionReassignments (start moving all, v0),
-// plus, in the model without the wire, creating the cluster and settling every move's
+//   moving partition on one broker, v4), DescribeLogDirs naming 1,000 partitions (the first
+//   topic, v4: what the gateway asks each broker for one page; its answer is the same size at
+//   every cluster size, so its ratio is median ÷ median, flat ≈ 1), AlterPartitionReassignments
+//   (start moving all, v0),
+// plus, in the model without the wire, creating the cluster, the used bytes of every log dir of
+// the 12 brokers while everything moves (DescribeLogDirs's usable_bytes: the kept sums, and the
+// walk of every replica they replaced, printed as walk ÷ sums), and settling every move's
 // catch-up (a hand-driven clock jumps past all completions, each one a separate event).
 //
 // Each request is timed from writing its (pre-encoded) frame to receiving the last byte of the
@@ -181,8 +186,29 @@ function byTopic<T>(partitions: number, item: (topic: number, partition: number,
   return out;
 }
 
-type Op = 'create cluster' | 'Metadata' | 'ListPartitionReassignments' | 'DescribeLogDirs' | 'AlterPartitionReassignments' | 'settle all completions';
-const OPS: Op[] = ['create cluster', 'Metadata', 'ListPartitionReassignments', 'DescribeLogDirs', 'AlterPartitionReassignments', 'settle all completions'];
+type Op =
+  | 'create cluster'
+  | 'Metadata'
+  | 'ListPartitionReassignments'
+  | 'DescribeLogDirs'
+  | 'DescribeLogDirs 1k'
+  | 'AlterPartitionReassignments'
+  | 'used bytes, all brokers'
+  | 'used bytes walk, all brokers'
+  | 'settle all completions';
+const OPS: Op[] = [
+  'create cluster',
+  'Metadata',
+  'ListPartitionReassignments',
+  'DescribeLogDirs',
+  'DescribeLogDirs 1k',
+  'AlterPartitionReassignments',
+  'used bytes, all brokers',
+  'used bytes walk, all brokers',
+  'settle all completions',
+];
+/** Operations whose work should not grow with the cluster: their ratio is median ÷ median. */
+const FIXED_SIZE: ReadonlySet<Op> = new Set<Op>(['DescribeLogDirs 1k', 'used bytes, all brokers']);
 
 interface SizeResult {
   size: number;
@@ -240,6 +266,7 @@ async function measureWire(size: number): Promise<SizeResult> {
     const metadataFrame = frame(3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, ++correlationId);
     const listFrame = frame(46, 0, { timeoutMs: 60_000, topics: null }, ++correlationId);
     const logDirsFrame = frame(35, 4, { topics: byTopic(size, (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) }, ++correlationId);
+    const logDirs1kFrame = frame(35, 4, { topics: byTopic(Math.min(size, 1000), (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) }, ++correlationId);
 
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
@@ -254,7 +281,7 @@ async function measureWire(size: number): Promise<SizeResult> {
         if (sim.model.movingPartitionCount() !== size) throw new Error(`expected ${size} moving, got ${sim.model.movingPartitionCount()}`);
       }
       await tick();
-      for (const [op, f] of [['Metadata', metadataFrame], ['ListPartitionReassignments', listFrame], ['DescribeLogDirs', logDirsFrame]] as const) {
+      for (const [op, f] of [['Metadata', metadataFrame], ['ListPartitionReassignments', listFrame], ['DescribeLogDirs', logDirsFrame], ['DescribeLogDirs 1k', logDirs1kFrame]] as const) {
         const r = await conn.send(f);
         record(op, r);
         bytes.set(op, r.answer.length);
@@ -265,6 +292,15 @@ async function measureWire(size: number): Promise<SizeResult> {
         }
         await tick();
       }
+      // The model alone, every partition moving: the sums DescribeLogDirs reads, and the walk.
+      const dirs = (topic: string) => (partition: number) => 0;
+      timed('used bytes, all brokers', () => {
+        for (const b of sim.endpoints()) sim.model.logDirUsedBytesByDir(b.id);
+      });
+      timed('used bytes walk, all brokers', () => {
+        for (const b of sim.endpoints()) sim.model.logDirUsedBytesByDirWalk(b.id, dirs, 1);
+      });
+      await tick();
       await conn.send(cancelFrame); // back to the original replicas for the next repetition
       await tick();
     }
@@ -310,7 +346,7 @@ async function main(): Promise<void> {
   const fmt = (x: Stats): string => `${x.min.toFixed(1)} / ${x.median.toFixed(1)} / ${x.max.toFixed(1)}`;
   console.log('');
   console.log(`min / median / max over ${REPS} repetitions (ms); cpu = CPU time of this process meanwhile; block = longest event-loop block during the request`);
-  console.log(`ratio = per-partition median at this size ÷ at ${base.size} (wall, cpu, block; linear ≈ 1)`);
+  console.log(`ratio = per-partition median at this size ÷ at ${base.size} (wall, cpu, block; linear ≈ 1); for ${[...FIXED_SIZE].join(', ')}: median ÷ median (flat ≈ 1)`);
   console.log(
     `${'operation'.padEnd(28)} ${'partitions'.padStart(10)} ${'wall ms'.padStart(24)} ${'cpu ms'.padStart(24)} ${'block ms'.padStart(24)} ${'answer bytes'.padStart(13)}  ratio`,
   );
@@ -319,7 +355,8 @@ async function main(): Promise<void> {
       const w = stats(r.ms.get(op)!);
       const c = stats(r.cpuMs.get(op)!);
       const k = stats(r.blockMs.get(op)!);
-      const ratio = (m: Map<Op, number[]>): string => (stats(m.get(op)!).median / r.size / (stats(baseOf(m)).median / base.size)).toFixed(2);
+      const per = FIXED_SIZE.has(op) ? 1 : r.size / base.size;
+      const ratio = (m: Map<Op, number[]>): string => (stats(m.get(op)!).median / per / stats(baseOf(m)).median).toFixed(2);
       const baseOf = (m: Map<Op, number[]>): number[] => (m === r.ms ? base.ms : m === r.cpuMs ? base.cpuMs : base.blockMs).get(op)!;
       const answer = r.bytes.get(op);
       console.log(
@@ -329,6 +366,10 @@ async function main(): Promise<void> {
     }
   }
   console.log('');
+  for (const r of results) {
+    const ratio = stats(r.cpuMs.get('used bytes walk, all brokers')!).median / stats(r.cpuMs.get('used bytes, all brokers')!).median;
+    console.log(`used bytes of ${BROKERS} brokers at ${r.size} partitions: walk ÷ kept sums (cpu medians) ${ratio.toFixed(1)}`);
+  }
   for (const r of results) console.log(`longest event-loop stall during the ${r.size}-partition requests: ${r.maxLoopStallMs.toFixed(0)} ms`);
   console.log(`total ${((performance.now() - began) / 1000).toFixed(1)} s`);
   probe.stop();

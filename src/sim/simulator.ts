@@ -83,6 +83,10 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       windowNum: opts.controllerQuotaWindowNum,
       windowSizeSeconds: opts.controllerQuotaWindowSizeSeconds,
     });
+    const logDirs = opts.logDirs;
+    if (logDirs !== undefined && (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))) {
+      throw new Error('logDirs must be distinct absolute paths without commas, at least one');
+    }
     this.model = new ClusterModel({
       brokers: ids.map((id) => ({ id, rack: this.racks.get(id) ?? null })),
       clock: this.clock,
@@ -101,11 +105,9 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       },
       ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
+      // Every broker has the same log.dirs (LogDirs below): the model sums used bytes per dir.
+      logDirCount: logDirs?.length ?? 1,
     });
-    const logDirs = opts.logDirs;
-    if (logDirs !== undefined && (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))) {
-      throw new Error('logDirs must be distinct absolute paths without commas, at least one');
-    }
     const model = this.model;
     this.logDirs = new LogDirs((id) => logDirs ?? [`/var/lib/kafka/data-${id}`], this.clock, {
       hosts: (id, topic, partition) => model.topicView({ name: topic })?.partitions[partition]?.replicas.includes(id) ?? false,

@@ -330,3 +330,14 @@ test('deleting a moving topic forgets its move; seedBytes option sizes new parti
   assert.deepEqual(m.listPartitionReassignments(null), [], 'a new topic of the same name is not moving');
   assert.equal(sizeOn(m, 1, 'big'), undefined);
 });
+
+test('an ISR join due within an advance is settled by that advance, even when the catch-up behind it happened in the same advance', () => {
+  // 1,000 bytes at 1 MiB/s catch up after ~1 ms, the join comes one round trip (10 ms) after the
+  // copy started: one read 10 ms later must see the move complete, not the read after it.
+  const { m, clock } = cluster(3, { bandwidth: MiB });
+  topic(m, 't', [[0]], 1000);
+  m.alterPartitionReassignment('t', 0, [1]);
+  elapse(clock, 10);
+  assert.deepEqual(moving(m), [], 'complete at the first read');
+  assert.deepEqual(m.getPartition('t', 0).replicas, [1]);
+});

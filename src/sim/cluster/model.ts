@@ -16,6 +16,7 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
 import { PartitionMoves, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
 import { ReplicaIndex } from './replica-index.js';
+import { LogDirs } from '../log-dirs.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
 import {
   NO_LEADER,
@@ -76,6 +77,12 @@ export interface ClusterModelOptions {
   isrJoinRoundTripMs?: number;
   /** More server.properties lines every broker reports (STATIC_BROKER_CONFIG), e.g. quota windows. */
   staticBrokerConfigs?: Record<string, string>;
+  /**
+   * Number of log dirs of every broker (default 1): a replica's bytes count in its default dir
+   * (LogDirs.defaultDirIndex) in logDirUsedBytesByDir; dirs chosen by AlterReplicaLogDirs are the
+   * Simulator's LogDirs' business.
+   */
+  logDirCount?: number;
 }
 
 export interface CreateTopicRequest {
@@ -181,8 +188,12 @@ export class ClusterModel {
   /** Reassignments and replica copies (./partition-moves.ts); synced to the clock by sync(). */
   private readonly moves: PartitionMoves;
   private readonly initialBytes?: (topic: string, partition: number) => number;
-  /** Partitions by the brokers hosting them (DescribeLogDirs). */
-  private readonly replicaIndex = new ReplicaIndex();
+  /** Partitions by the brokers hosting them, and their bytes per log dir (DescribeLogDirs). */
+  private readonly replicaIndex: ReplicaIndex;
+  /** Number of log dirs of every broker (ClusterModelOptions.logDirCount). */
+  readonly logDirCount: number;
+  /** LogDirs.topicHash of each topic, computed once. */
+  private readonly topicHashes = new WeakMap<TopicState, number>();
   /** Topic names by their collision form ('.' as '_'): Kafka refuses two with the same form. */
   private readonly collisionForms = new Map<string, string>();
   /** Topics sorted by name; null after a create or delete. */
@@ -215,6 +226,14 @@ export class ClusterModel {
     this.initialBytes = opts.seedBytes;
     this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
     this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
+    this.logDirCount = opts.logDirCount ?? 1;
+    if (!Number.isInteger(this.logDirCount) || this.logDirCount < 1) throw new RangeError(`logDirCount must be a positive integer, got ${this.logDirCount}`);
+    const dirIndex = (t: TopicState, partition: number): number => this.defaultDirIndex(t, partition);
+    this.replicaIndex = new ReplicaIndex({
+      dirCount: this.logDirCount,
+      sizeBytes: (t, p) => this.logs.get(t.topicId)![p.partition]!.sizeBytes,
+      dirIndex,
+    });
     this.moves = new PartitionMoves(
       {
         topic: (name) => this.topics.get(name),
@@ -230,10 +249,21 @@ export class ClusterModel {
         uncleanAllowed: (t) => this.uncleanAllowed(t),
         topicConfig: (t, name) => this.configs.effectiveTopicValue(t.configs, name),
         brokerConfig: (id, name) => this.configs.effectiveBrokerValue(id, name),
+        logDirCount: this.logDirCount,
+        dirIndex,
+        hostedBytes: (id) => this.replicaIndex.hostedBytes(id),
       },
       opts.replicationBytesPerSecond,
       opts.isrJoinRoundTripMs,
     );
+  }
+
+  /** The log dir (index into a broker's dirs) a replica of the partition is in unless moved. */
+  private defaultDirIndex(t: TopicState, partition: number): number {
+    if (this.logDirCount === 1) return 0;
+    let h = this.topicHashes.get(t);
+    if (h === undefined) this.topicHashes.set(t, (h = LogDirs.topicHash(t.name)));
+    return LogDirs.defaultDirIndex(h, partition, this.logDirCount);
   }
 
   /**
@@ -566,7 +596,7 @@ export class ClusterModel {
 
     const partitions: PartitionState[] = replicaLists.map((replicas, i) => {
       const isr = replicas.filter(up);
-      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
     });
     const topicId = randomUuid(this.uuidSource);
     const configs = new Map<string, string>();
@@ -639,7 +669,7 @@ export class ClusterModel {
     }
     const added: PartitionState[] = replicaLists.map((replicas, i) => {
       const isr = replicas.filter(up);
-      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr };
+      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
     });
     if (!opts.validateOnly) {
       for (const p of added) topic.partitions.push(p);
@@ -790,8 +820,9 @@ export class ClusterModel {
         );
       }
     }
+    const before = log.sizeBytes;
     const result = log.appendPrepared(split, p.leaderEpoch);
-    this.moves.sizeChanged(p);
+    this.grown(t, p, log.sizeBytes - before);
     return result;
   }
 
@@ -824,9 +855,16 @@ export class ClusterModel {
     if (!Number.isSafeInteger(n) || n < 0) {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `seedBytes needs a non-negative integer, got ${n}.`);
     }
-    const { p, log } = this.partitionLog(topic, partition);
+    const { p, t, log } = this.partitionLog(topic, partition);
+    const before = log.sizeBytes;
     log.seedBytes(n);
-    this.moves.sizeChanged(p);
+    this.grown(t, p, log.sizeBytes - before);
+  }
+
+  /** A partition's log grew: the log-dir sums and the copies catching up follow. */
+  private grown(t: TopicState, p: PartitionState, delta: number): void {
+    this.replicaIndex.sizeChanged(t, p, delta);
+    this.moves.sizeChanged(p, delta);
   }
 
   // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
@@ -966,10 +1004,22 @@ export class ClusterModel {
     return this.moves.logSizes(brokerId, filter);
   }
 
-  /** Bytes of every replica one broker hosts per log dir (`dirIndex` places a replica among `dirCount` dirs). */
-  logDirUsedBytesByDir(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
+  /**
+   * Bytes of every replica one broker hosts (copying replicas: what they hold so far), per
+   * default log dir (logDirCount entries, LogDirs.defaultDirIndex), in O(dirs + rate classes).
+   */
+  logDirUsedBytesByDir(brokerId: number): number[] {
     this.sync();
-    return this.moves.usedBytesByDir(brokerId, dirIndex, dirCount);
+    return this.moves.usedBytesByDir(brokerId);
+  }
+
+  /**
+   * logDirUsedBytesByDir by walking every replica on the broker (O(replicas)), `dirIndex` placing
+   * each among `dirCount` dirs: the reference for tests, and for dirs other than the default ones.
+   */
+  logDirUsedBytesByDirWalk(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
+    this.sync();
+    return this.moves.usedBytesByDirWalk(brokerId, dirIndex, dirCount);
   }
 
   /** Bytes of every replica one broker hosts (its log dir's used space). */

@@ -14,6 +14,13 @@
 // leader sees it caught up and has the controller grow the ISR. A move of an empty partition
 // therefore completes after the AlterPartitionReassignments response, not inside it.
 //
+// What a broker's log dirs hold in all (DescribeLogDirs's used bytes, usedBytesByDir) is kept as
+// sums, not walked: the host keeps every hosted replica's full size per (broker, dir); the
+// replicas still copying are taken out at their full size (copyingSizes, kept here as copies
+// start and end and logs grow) and put back at what they hold so far (the tracker's per-class
+// sums). So a read costs O(dirs + rate classes), whatever the number of replicas on the broker;
+// usedBytesByDirWalk is the per-replica walk it must agree with.
+//
 // A new target for a moving partition keeps the earlier adding (or removing) list when the new
 // one would be empty, as KRaft's PartitionChangeBuilder does (Kafka's controller vectors,
 // test/sim/controller-vectors.test.ts, replay this).
@@ -24,7 +31,6 @@
 import type { PartitionLog } from './log.js';
 import {
   completedReassignment,
-  isReassigning,
   leaderAfterChange,
   noReassignmentInProgress,
   reassignmentReplicas,
@@ -36,7 +42,7 @@ import {
   type ReplicaSet,
 } from './reassignments.js';
 import { MinHeap } from './heap.js';
-import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas } from './replication.js';
+import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas, type TrackedPartition } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
 
 /** What PartitionMoves reads from the model (the model's private state, no side effects). */
@@ -54,6 +60,12 @@ export interface MovesHost {
   brokerConfig(brokerId: number, name: string): string | null;
   /** A partition's leader, ISR or replicas changed (`before`: its replicas until now). */
   partitionChanged(topic: TopicState, p: PartitionState, before: readonly number[]): void;
+  /** Number of log dirs of every broker. */
+  readonly logDirCount: number;
+  /** The log dir (index, < logDirCount) holding a replica of the partition on any broker. */
+  dirIndex(topic: TopicState, partition: number): number;
+  /** Full log sizes of the replicas a broker hosts, summed per log dir (logDirCount entries, or none). */
+  hostedBytes(brokerId: number): readonly number[];
 }
 
 /** One moving partition as ListPartitionReassignments reports it; its lists are shared: read only. */
@@ -93,23 +105,33 @@ export interface CompletedReassignment {
   completedAt: number;
 }
 
-interface Moving {
-  topic: TopicState;
+/**
+ * What the moves keep about one partition, made the first time it moves and kept until its topic
+ * goes (PartitionState.moves): its reassignment while it moves, its replicas' pending ISR joins,
+ * when its last move completed, and the tracker's fields (it is the tracker's partition). Found
+ * without a lookup: at 100,000 partitions every lookup in a Map that large is a cache miss, and
+ * one Map per concern (moves, topics, copies, start times, joins, completions) cost several per
+ * partition of a request.
+ */
+interface MovePartition extends TrackedPartition<MovePartition> {
+  readonly topic: TopicState;
+  readonly p: PartitionState;
+  /** Being reassigned: adding and removing are its lists then (shared, never modified), else NONE. */
+  moving: boolean;
+  /** Neighbours in PartitionMoves' list of moving partitions (in the order their moves started). */
+  prevMoving: MovePartition | null;
+  nextMoving: MovePartition | null;
   adding: number[];
   removing: number[];
-}
-
-interface PartitionFields {
-  replicas: number[];
-  isr: number[];
-  leader: number;
-  adding: number[];
-  removing: number[];
+  /** Caught-up replicas waiting for their ISR join (the round trip), by broker; null when none. */
+  joins: Map<number, PendingJoin> | null;
+  /** When its last reassignment completed (clock ms), or null. */
+  completedAt: number | null;
 }
 
 /** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
 interface PendingJoin {
-  partition: PartitionState;
+  partition: MovePartition;
   brokerId: number;
   at: number;
 }
@@ -117,15 +139,26 @@ interface PendingJoin {
 /** Default least time (ms) from a new replica's first fetch to its ISR join. */
 export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
 
-/** One partition change of AlterPartitionReassignments (see PartitionMoves.plan). */
+/**
+ * One partition change of AlterPartitionReassignments (see PartitionMoves.plan): the fields that
+ * differ from the state it was planned against, undefined where unchanged. The lists are the
+ * record's own (never the request's), so applying it hands them to the partition as they are.
+ */
 export interface ReassignmentRecord {
   topic: TopicState;
   partition: PartitionState;
   cancel: boolean;
-  changes: Partial<PartitionFields>;
+  replicas: number[] | undefined;
+  isr: number[] | undefined;
+  leader: number | undefined;
+  adding: number[] | undefined;
+  removing: number[] | undefined;
   /** Whether the record bumps the leader epoch (decided when it was planned). */
   bumpLeaderEpoch: boolean;
 }
+
+/** The empty adding / removing list of a partition that is not moving (shared, never modified). */
+const NONE: number[] = Object.freeze([]) as unknown as number[];
 
 /** A topic's *.replication.throttled.replicas, parsed once per value. */
 interface ThrottleList {
@@ -135,21 +168,24 @@ interface ThrottleList {
 
 const byName = (a: TopicState, b: TopicState): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/** The moves' record of a partition, or null when it never moved. */
+function movesOf(p: PartitionState): MovePartition | null {
+  return p.moves as MovePartition | null;
+}
+
 export class PartitionMoves {
-  private readonly moving = new Map<PartitionState, Moving>();
-  /** The same moves by topic, for listing without a scan. */
-  private readonly movingByTopic = new Map<TopicState, Set<PartitionState>>();
-  /** The topic of every partition the tracker knows (its copies are keyed by partition). */
-  private readonly topicOf = new Map<PartitionState, TopicState>();
-  private readonly tracker: ReplicationTracker<PartitionState>;
+  /** The moving partitions, in the order their moves started (a list through MovePartition). */
+  private firstMoving: MovePartition | null = null;
+  private lastMoving: MovePartition | null = null;
+  private movingPartitions = 0;
+  /** The same by topic, for listing and config changes without a scan. */
+  private readonly movingByTopic = new Map<TopicState, Set<MovePartition>>();
+  private readonly tracker: ReplicationTracker<MovePartition>;
   private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
-  private readonly completedAt = new Map<PartitionState, number>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
-  /** When each copy started (clock ms): it joins the ISR no sooner than one round trip later. */
-  private readonly copyStartedAt = new Map<PartitionState, Map<number, number>>();
-  /** Caught-up replicas waiting for their ISR join (the round trip), by partition and broker. */
-  private readonly pendingJoins = new Map<PartitionState, Map<number, PendingJoin>>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
+  /** Full log sizes of the replicas copying into each broker, by log dir (see usedBytesByDir). */
+  private readonly copyingSizes = new Map<number, number[]>();
   private readonly isUp = (id: number): boolean => this.host.isUp(id);
   private readonly isRegistered = (id: number): boolean => this.host.isRegistered(id);
   /**
@@ -168,18 +204,50 @@ export class PartitionMoves {
    *   even a move of an empty partition completes after the request, never inside it.
    */
   constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
-    this.tracker = new ReplicationTracker<PartitionState>(
+    this.tracker = new ReplicationTracker<MovePartition>(
       {
-        leader: (p) => p.leader,
-        leaderSize: (p) => this.host.log(this.topicOf.get(p)!, p.partition).sizeBytes,
+        leader: (r) => r.p.leader,
+        leaderSize: (r) => this.host.log(r.topic, r.p.partition).sizeBytes,
         isUp: (id) => this.host.isUp(id),
-        wanted: (p, id) => p.replicas.includes(id) && !(this.moving.get(p)?.removing.includes(id) ?? false),
-        throttled: (p, side, id) => this.throttled(this.topicOf.get(p)!, side, p.partition, id),
+        wanted: (r, id) => r.p.replicas.includes(id) && !r.removing.includes(id),
+        throttled: (r, side, id) => this.throttled(r.topic, side, r.p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
-        caughtUp: (p, id, at) => this.caughtUp(p, id, at),
+        caughtUp: (r, id, at, startedAt) => this.caughtUp(r, id, at, startedAt),
+        group: (r) => this.dirOf(r),
       },
       bandwidthBytesPerSecond,
     );
+  }
+
+  /** The partition's record, made on its first move. */
+  private recordOf(t: TopicState, p: PartitionState): MovePartition {
+    let r = movesOf(p);
+    if (r === null) {
+      r = {
+        topic: t,
+        p,
+        moving: false,
+        prevMoving: null,
+        nextMoving: null,
+        adding: NONE,
+        removing: NONE,
+        joins: null,
+        completedAt: null,
+        trackerFirstCopy: null,
+        trackerDirty: false,
+        trackerPrev: null,
+        trackerNext: null,
+      };
+      p.moves = r;
+    }
+    return r;
+  }
+
+  /** The moving partitions, in the order their moves started (a copy: callers may change them). */
+  private movingNow(): MovePartition[] {
+    const out: MovePartition[] = [];
+    for (let r = this.firstMoving; r !== null; r = r.nextMoving) out.push(r);
+    return out;
   }
 
   /**
@@ -189,59 +257,62 @@ export class PartitionMoves {
   advanceTo(now: number, maxCatchUps?: number): boolean {
     for (;;) {
       const next = this.joinSchedule.peekKey();
-      if (next === undefined || next > now) break;
+      if (next === undefined || next > now) {
+        if (!this.tracker.advanceTo(now, maxCatchUps)) return false;
+        // A copy that caught up in that last stretch may have its join due by `now` too.
+        if ((this.joinSchedule.peekKey() ?? Infinity) > now) return true;
+        continue;
+      }
       if (!this.tracker.advanceTo(next, maxCatchUps)) return false;
       while ((this.joinSchedule.peekKey() ?? Infinity) <= next) {
         const j = this.joinSchedule.pop()!;
-        if (this.pendingJoins.get(j.partition)?.get(j.brokerId) !== j) continue; // dropped since
+        if (j.partition.joins?.get(j.brokerId) !== j) continue; // dropped since
         this.forgetPendingJoin(j.partition, j.brokerId);
         this.joinIsr(j.partition, j.brokerId, j.at);
       }
     }
-    return this.tracker.advanceTo(now, maxCatchUps);
   }
 
   /** True while the replica copies the log or waits for its ISR join: it must not be put in the ISR. */
   isCatchingUp(p: PartitionState, brokerId: number): boolean {
-    return this.tracker.isCatchingUp(p, brokerId) || (this.pendingJoins.get(p)?.has(brokerId) ?? false);
+    const r = movesOf(p);
+    return r !== null && this.catchingUp(r, brokerId);
+  }
+
+  private catchingUp(r: MovePartition, brokerId: number): boolean {
+    return this.tracker.isCatchingUp(r, brokerId) || (r.joins?.has(brokerId) ?? false);
   }
 
   /** A copy caught up at `at`: it joins the ISR then, or one round trip after it started. */
-  private caughtUp(p: PartitionState, brokerId: number, at: number): void {
-    const started = this.copyStartedAt.get(p)?.get(brokerId);
-    this.copyStartedAt.get(p)?.delete(brokerId);
-    const joinAt = started === undefined ? at : Math.max(at, started + this.roundTripMs);
+  private caughtUp(r: MovePartition, brokerId: number, at: number, startedAt: number): void {
+    this.countCopying(r, brokerId, -1);
+    const joinAt = Math.max(at, startedAt + this.roundTripMs);
     if (joinAt <= at) {
-      this.joinIsr(p, brokerId, at);
+      this.joinIsr(r, brokerId, at);
       return;
     }
-    const j: PendingJoin = { partition: p, brokerId, at: joinAt };
-    let byBroker = this.pendingJoins.get(p);
-    if (!byBroker) this.pendingJoins.set(p, (byBroker = new Map()));
-    byBroker.set(brokerId, j);
+    const j: PendingJoin = { partition: r, brokerId, at: joinAt };
+    (r.joins ??= new Map()).set(brokerId, j);
     this.joinSchedule.push(joinAt, j);
   }
 
-  private forgetPendingJoin(p: PartitionState, brokerId: number): void {
-    const byBroker = this.pendingJoins.get(p);
-    byBroker?.delete(brokerId);
-    if (byBroker?.size === 0) this.pendingJoins.delete(p);
+  private forgetPendingJoin(r: MovePartition, brokerId: number): void {
+    r.joins?.delete(brokerId);
+    if (r.joins?.size === 0) r.joins = null;
   }
 
   /** Start copying a new replica's log, at the tracker's time. */
-  private startCopy(p: PartitionState, brokerId: number): void {
-    if (this.tracker.isCatchingUp(p, brokerId) || this.pendingJoins.get(p)?.has(brokerId)) return;
-    this.tracker.startCopy(p, brokerId);
-    let byBroker = this.copyStartedAt.get(p);
-    if (!byBroker) this.copyStartedAt.set(p, (byBroker = new Map()));
-    byBroker.set(brokerId, this.tracker.now ?? 0);
+  private startCopy(r: MovePartition, brokerId: number): void {
+    if (this.catchingUp(r, brokerId)) return;
+    this.tracker.startCopy(r, brokerId); // it records when: the join waits a round trip from then
+    this.countCopying(r, brokerId, 1);
   }
 
   /** Forget a replica's copy or pending join (it left the partition). */
-  private dropCopy(p: PartitionState, brokerId: number): void {
-    this.tracker.dropCopy(p, brokerId);
-    this.copyStartedAt.get(p)?.delete(brokerId);
-    this.forgetPendingJoin(p, brokerId);
+  private dropCopy(r: MovePartition, brokerId: number): void {
+    if (this.tracker.isCatchingUp(r, brokerId)) this.countCopying(r, brokerId, -1);
+    this.tracker.dropCopy(r, brokerId);
+    this.forgetPendingJoin(r, brokerId);
   }
 
   /** Start of a request touching many partitions: configs are read once per topic until endBatch. */
@@ -271,12 +342,12 @@ export class PartitionMoves {
 
   /** Number of partitions being reassigned. */
   get movingCount(): number {
-    return this.moving.size;
+    return this.movingPartitions;
   }
 
   /** When the last reassignment of this partition completed (clock ms), or null. */
   completionTime(p: PartitionState): number | null {
-    return this.completedAt.get(p) ?? null;
+    return movesOf(p)?.completedAt ?? null;
   }
 
   /** Calls `listener` for every reassignment that completes; returns the unsubscribe function. */
@@ -291,14 +362,14 @@ export class PartitionMoves {
    */
   brokersChanged(): void {
     this.tracker.invalidateAll();
-    for (const [p, m] of [...this.moving]) this.tryComplete(p, m);
+    for (const r of this.movingNow()) this.tryComplete(r);
   }
 
   /** A topic's configs changed: its throttled-replica lists may list other copies now. */
   topicConfigsChanged(t: TopicState): void {
     this.batchGeneration++;
     this.throttleLists.delete(t);
-    for (const p of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(p);
+    for (const r of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(r);
   }
 
   /** A broker's configs changed ("" = the cluster default, which topic configs may follow). */
@@ -312,20 +383,40 @@ export class PartitionMoves {
     }
   }
 
-  /** The partition's log grew: its copies have more to copy. */
-  sizeChanged(p: PartitionState): void {
-    this.tracker.invalidatePartition(p);
+  /** The partition's log grew by `delta` bytes: its copies have more to copy. */
+  sizeChanged(p: PartitionState, delta: number): void {
+    const r = movesOf(p);
+    if (r === null || !this.tracker.hasCopies(r)) return;
+    for (const id of this.tracker.copyingBrokers(r)) this.addCopyingSize(id, this.dirOf(r), delta);
+    this.tracker.invalidatePartition(r);
+  }
+
+  /** The log dir of the partition (every broker places it alike). */
+  private dirOf(r: MovePartition): number {
+    return this.host.dirIndex(r.topic, r.p.partition);
+  }
+
+  /** A copy starts (+1) or ends (-1): its partition's full size leaves or rejoins the broker's sums. */
+  private countCopying(r: MovePartition, brokerId: number, sign: 1 | -1): void {
+    this.addCopyingSize(brokerId, this.dirOf(r), sign * this.host.log(r.topic, r.p.partition).sizeBytes);
+  }
+
+  private addCopyingSize(brokerId: number, dir: number, bytes: number): void {
+    let byDir = this.copyingSizes.get(brokerId);
+    if (!byDir) this.copyingSizes.set(brokerId, (byDir = new Array<number>(this.host.logDirCount).fill(0)));
+    byDir[dir]! += bytes;
   }
 
   /** Forget a deleted topic's moves and copies. */
   forgetTopic(t: TopicState): void {
     for (const p of t.partitions) {
-      this.moving.delete(p);
-      this.tracker.dropPartition(p);
-      this.topicOf.delete(p);
-      this.completedAt.delete(p);
-      this.copyStartedAt.delete(p);
-      this.pendingJoins.delete(p);
+      const r = movesOf(p);
+      if (r === null) continue;
+      for (const id of this.tracker.copyingBrokers(r)) this.countCopying(r, id, -1);
+      if (r.moving) this.unlinkMoving(r);
+      this.tracker.dropPartition(r);
+      r.joins = null; // its scheduled joins are skipped
+      p.moves = null;
     }
     this.movingByTopic.delete(t);
     this.throttleLists.delete(t);
@@ -355,96 +446,132 @@ export class PartitionMoves {
     if (!t) throw unknownTopic(topicName);
     const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
     if (!p) throw unknownPartition(topicName, partition);
-    const m = this.moving.get(p);
-    const cur: PartitionFields = { replicas: p.replicas, isr: p.isr, leader: p.leader, adding: m?.adding ?? [], removing: m?.removing ?? [] };
-    let next: PartitionFields;
+    const m = movesOf(p);
+    const moving = m !== null && m.moving;
+    const curAdding = moving ? m.adding : NONE;
+    const curRemoving = moving ? m.removing : NONE;
+    let replicas: number[];
+    let isr: number[];
+    let leader: number;
+    let adding: number[];
+    let removing: number[];
     if (target === null) {
-      if (!m) throw noReassignmentInProgress();
-      const revert = revertedReassignment(p.replicas, p.isr, m.adding);
+      if (!moving) throw noReassignmentInProgress();
+      const revert = revertedReassignment(p.replicas, p.isr, curAdding);
       const unclean = this.uncleanAllowed(t);
       if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
       const elected = leaderAfterChange(p.leader, revert, unclean, this.isUp);
-      next = { replicas: revert.replicas, isr: elected.isr, leader: elected.leader, adding: [], removing: [] };
+      replicas = revert.replicas;
+      isr = elected.isr;
+      leader = elected.leader;
+      adding = removing = NONE;
     } else {
       validateTarget(target, this.isRegistered);
       const r = reassignmentReplicas(p.replicas, target);
       // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
       // new target that adds (or removes) nothing relative to the merged list keeps the old list.
-      const moving = { replicas: r.replicas, adding: r.adding.length > 0 ? r.adding : cur.adding, removing: r.removing.length > 0 ? r.removing : cur.removing };
-      const done = completedReassignment(moving, p.isr);
-      const set = done ?? { replicas: moving.replicas, isr: [...p.isr] };
-      const elected = leaderAfterChange(p.leader, set, this.uncleanAllowed(t), this.isUp);
-      next = { replicas: set.replicas, isr: elected.isr, leader: elected.leader, adding: done ? [] : moving.adding, removing: done ? [] : moving.removing };
+      if (r.adding.length === 0) r.adding = curAdding;
+      if (r.removing.length === 0) r.removing = curRemoving;
+      const done = completedReassignment(r, p.isr);
+      // leaderAfterChange does not keep p.isr: it is only read (and shared back when unchanged).
+      const elected = leaderAfterChange(p.leader, done ?? { replicas: r.replicas, isr: p.isr }, this.uncleanAllowed(t), this.isUp);
+      replicas = done ? done.replicas : r.replicas;
+      isr = elected.isr;
+      leader = elected.leader;
+      adding = done ? NONE : r.adding;
+      removing = done ? NONE : r.removing;
     }
-    // The record carries only the fields that differ from the state it was computed against.
-    const changes: Partial<PartitionFields> = {};
-    for (const k of ['replicas', 'isr', 'adding', 'removing'] as const) if (!sameList(next[k], cur[k])) changes[k] = next[k];
-    if (next.leader !== cur.leader) changes.leader = next.leader;
-    // The record's leader epoch is decided against the same state (a new leader, or a replica
-    // leaving the replica set), not against what earlier records of the request changed.
-    const bumpLeaderEpoch = next.leader !== cur.leader || cur.replicas.some((r) => !next.replicas.includes(r));
-    return { topic: t, partition: p, cancel: target === null, changes, bumpLeaderEpoch };
+    return {
+      topic: t,
+      partition: p,
+      cancel: target === null,
+      // Only what differs from the state it was computed against.
+      replicas: sameList(replicas, p.replicas) ? undefined : replicas,
+      isr: sameList(isr, p.isr) ? undefined : isr,
+      leader: leader === p.leader ? undefined : leader,
+      adding: sameList(adding, curAdding) ? undefined : adding,
+      removing: sameList(removing, curRemoving) ? undefined : removing,
+      // The record's leader epoch is decided against the same state (a new leader, or a replica
+      // leaving the replica set), not against what earlier records of the request changed.
+      bumpLeaderEpoch: leader !== p.leader || someNotIn(p.replicas, replicas),
+    };
   }
 
   /** Replays a record from plan() onto the partition as it is now. */
   apply(rec: ReassignmentRecord): void {
     const { topic: t, partition: p } = rec;
     if (this.host.topic(t.name) !== t) return; // deleted since
-    const m = this.moving.get(p);
-    const next: PartitionFields = {
-      replicas: rec.changes.replicas ?? p.replicas,
-      isr: rec.changes.isr ?? p.isr,
-      leader: rec.changes.leader ?? p.leader,
-      adding: rec.changes.adding ?? m?.adding ?? [],
-      removing: rec.changes.removing ?? m?.removing ?? [],
-    };
-    this.stopMoving(p);
-    if (!sameList(next.replicas, p.replicas) || !sameList(next.isr, p.isr) || next.leader !== p.leader) {
-      this.setReplicas(t, p, { replicas: next.replicas, isr: next.isr }, next.leader, rec.bumpLeaderEpoch);
+    const r = this.recordOf(t, p);
+    const replicas = rec.replicas ?? p.replicas;
+    const isr = rec.isr ?? p.isr;
+    const leader = rec.leader ?? p.leader;
+    const adding = rec.adding ?? r.adding;
+    const removing = rec.removing ?? r.removing;
+    this.stopMoving(r);
+    if (!sameList(replicas, p.replicas) || !sameList(isr, p.isr) || leader !== p.leader) {
+      this.setReplicas(r, { replicas, isr }, leader, rec.bumpLeaderEpoch);
     }
-    for (const id of this.tracker.copyingBrokers(p)) if (!next.replicas.includes(id)) this.dropCopy(p, id);
-    for (const id of this.pendingJoins.get(p)?.keys() ?? []) if (!next.replicas.includes(id)) this.dropCopy(p, id);
-    if (isReassigning(next)) {
-      this.startMoving(t, p, { topic: t, adding: [...next.adding], removing: [...next.removing] });
-      for (const id of next.adding) if (next.replicas.includes(id) && !next.isr.includes(id)) this.startCopy(p, id);
+    for (let id = this.tracker.copyingOutside(r, replicas); id !== -1; id = this.tracker.copyingOutside(r, replicas)) this.dropCopy(r, id);
+    if (r.joins) for (const id of r.joins.keys()) if (!replicas.includes(id)) this.dropCopy(r, id);
+    if (adding.length > 0 || removing.length > 0) {
+      // The lists are the record's or the earlier move's, never modified: shared, not copied.
+      this.startMoving(r, adding, removing);
+      for (const id of adding) if (replicas.includes(id) && !isr.includes(id)) this.startCopy(r, id);
     } else if (!rec.cancel) {
-      this.completed(t, p, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
+      this.completed(r, this.tracker.now ?? 0); // a pure reorder, or a new target already in sync
     }
   }
 
-  private startMoving(t: TopicState, p: PartitionState, m: Moving): void {
-    this.moving.set(p, m);
-    this.topicOf.set(p, t);
-    let set = this.movingByTopic.get(t);
-    if (!set) this.movingByTopic.set(t, (set = new Set()));
-    set.add(p);
-    this.tracker.invalidatePartition(p); // its removing list decides which copies are wanted
+  private startMoving(r: MovePartition, adding: number[], removing: number[]): void {
+    r.moving = true;
+    r.adding = adding;
+    r.removing = removing;
+    this.movingPartitions++;
+    r.prevMoving = this.lastMoving;
+    if (this.lastMoving === null) this.firstMoving = r;
+    else this.lastMoving.nextMoving = r;
+    this.lastMoving = r;
+    let set = this.movingByTopic.get(r.topic);
+    if (!set) this.movingByTopic.set(r.topic, (set = new Set()));
+    set.add(r);
+    this.tracker.invalidatePartition(r); // its removing list decides which copies are wanted
   }
 
-  private stopMoving(p: PartitionState): void {
-    const m = this.moving.get(p);
-    if (!m) return;
-    this.moving.delete(p);
-    const set = this.movingByTopic.get(m.topic);
-    set?.delete(p);
-    if (set?.size === 0) this.movingByTopic.delete(m.topic);
-    this.tracker.invalidatePartition(p);
+  private stopMoving(r: MovePartition): void {
+    if (!r.moving) return;
+    r.moving = false;
+    r.adding = r.removing = NONE;
+    this.unlinkMoving(r);
+    const set = this.movingByTopic.get(r.topic);
+    set?.delete(r);
+    if (set?.size === 0) this.movingByTopic.delete(r.topic);
+    this.tracker.invalidatePartition(r);
+  }
+
+  /** Takes a moving partition out of the list of moving partitions. */
+  private unlinkMoving(r: MovePartition): void {
+    if (r.prevMoving === null) this.firstMoving = r.nextMoving;
+    else r.prevMoving.nextMoving = r.nextMoving;
+    if (r.nextMoving === null) this.lastMoving = r.prevMoving;
+    else r.nextMoving.prevMoving = r.prevMoving;
+    r.prevMoving = r.nextMoving = null;
+    this.movingPartitions--;
   }
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
   list(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
     // The lists are shared, not copied: the model replaces them on every change, never modifies
     // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
-    const describe = (p: PartitionState, m: Moving): OngoingReassignment => ({
-      partitionIndex: p.partition,
-      replicas: p.replicas,
-      addingReplicas: m.adding,
-      removingReplicas: m.removing,
+    const describe = (r: MovePartition): OngoingReassignment => ({
+      partitionIndex: r.p.partition,
+      replicas: r.p.replicas,
+      addingReplicas: r.adding,
+      removingReplicas: r.removing,
     });
     if (topics === null) {
       return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
         name: t.name,
-        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.partition - b.partition).map((p) => describe(p, this.moving.get(p)!)),
+        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.p.partition - b.p.partition).map(describe),
       }));
     }
     const out: TopicReassignments[] = [];
@@ -454,12 +581,18 @@ export class PartitionMoves {
       const partitions: OngoingReassignment[] = [];
       for (const i of wanted.partitionIndexes) {
         const p = t.partitions[i];
-        const m = p && this.moving.get(p);
-        if (m) partitions.push(describe(p, m));
+        const r = p ? movesOf(p) : null;
+        if (r?.moving) partitions.push(describe(r));
       }
       if (partitions.length > 0) out.push({ name: t.name, partitions });
     }
     return out;
+  }
+
+  /** Bytes broker `brokerId` holds of a replica it hosts: what it copied so far, or the whole log. */
+  private replicaBytes(p: PartitionState, brokerId: number, log: PartitionLog): number {
+    const r = movesOf(p);
+    return (r === null ? null : this.tracker.copiedBytes(r, brokerId)) ?? log.sizeBytes;
   }
 
   /**
@@ -490,66 +623,80 @@ export class PartitionMoves {
     for (const t of [...selected.keys()].sort(byName)) {
       const parts = [...selected.get(t)!].sort((a, b) => a.partition - b.partition);
       if (parts.length === 0) continue;
-      const log = (p: PartitionState) => this.host.log(t, p.partition);
+      const logs = this.host.logs(t);
       out.push({
         topic: t.name,
-        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.tracker.copiedBytes(p, brokerId) ?? log(p).sizeBytes })),
+        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) })),
       });
     }
     return out;
   }
 
-  /** Bytes of every replica on one broker (the log dir's used space). */
   /**
-   * Bytes of every replica one broker hosts, summed per log dir: `dirIndex(topic)(partition)`
-   * says which of `dirCount` dirs holds a replica. One walk, no allocation per replica.
+   * Bytes of every replica one broker hosts (its full log, or what a copying replica holds so
+   * far), summed per log dir (host.dirIndex; logDirCount entries). O(dirs + rate classes into
+   * the broker): the sums kept as things change (see the opening comment), the same bytes as
+   * usedBytesByDirWalk.
    */
-  usedBytesByDir(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
+  usedBytesByDir(brokerId: number): number[] {
+    const used = new Array<number>(this.host.logDirCount).fill(0);
+    const hosted = this.host.hostedBytes(brokerId);
+    for (let d = 0; d < hosted.length; d++) used[d]! += hosted[d]!;
+    const copying = this.copyingSizes.get(brokerId);
+    if (copying) for (let d = 0; d < copying.length; d++) used[d]! -= copying[d]!;
+    this.tracker.addCopiedBytes(brokerId, used);
+    return used;
+  }
+
+  /**
+   * usedBytesByDir by walking every replica the broker hosts, `dirIndex(topic)(partition)` saying
+   * which of `dirCount` dirs holds each: O(replicas on the broker), the reference the kept sums
+   * are tested against (and what DescribeLogDirs falls back on for dirs the model does not know).
+   */
+  usedBytesByDirWalk(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
     const used = new Array<number>(dirCount).fill(0);
     for (const [t, parts] of this.host.hosted(brokerId)) {
       const logs = this.host.logs(t);
       const dirOf = dirIndex(t.name);
-      for (const p of parts) used[dirOf(p.partition)]! += this.tracker.copiedBytes(p, brokerId) ?? logs[p.partition]!.sizeBytes;
+      for (const p of parts) used[dirOf(p.partition)]! += this.replicaBytes(p, brokerId, logs[p.partition]!);
     }
     return used;
   }
 
+  /** Bytes of every replica one broker hosts, all dirs together. */
   usedBytes(brokerId: number): number {
-    let used = 0;
-    for (const [t, parts] of this.host.hosted(brokerId)) {
-      for (const p of parts) used += this.tracker.copiedBytes(p, brokerId) ?? this.host.log(t, p.partition).sizeBytes;
-    }
-    return used;
+    return this.usedBytesByDir(brokerId).reduce((a, b) => a + b, 0);
   }
 
   /**
    * A copying replica caught up: it joins the ISR. When that completes the partition's move,
    * both happen in one change, as KRaft applies the leader's AlterPartition.
    */
-  private joinIsr(p: PartitionState, brokerId: number, at: number): void {
+  private joinIsr(r: MovePartition, brokerId: number, at: number): void {
+    const p = r.p;
     if (!p.replicas.includes(brokerId) || p.isr.includes(brokerId)) return;
-    const isr = p.replicas.filter((r) => p.isr.includes(r) || r === brokerId);
-    const m = this.moving.get(p);
-    if (m && this.tryComplete(p, m, isr, at)) return;
-    this.setReplicas(this.topicOf.get(p)!, p, { replicas: p.replicas, isr }, p.leader);
+    const isr = p.replicas.filter((id) => p.isr.includes(id) || id === brokerId);
+    if (r.moving && this.tryComplete(r, isr, at)) return;
+    this.setReplicas(r, { replicas: p.replicas, isr }, p.leader);
   }
 
   /** Completes the move when the ISR (by default the current one) allows; true when it did. */
-  private tryComplete(p: PartitionState, m: Moving, isr: readonly number[] = p.isr, at?: number): boolean {
-    const done = completedReassignment({ replicas: p.replicas, adding: m.adding, removing: m.removing }, isr);
+  private tryComplete(r: MovePartition, isr: readonly number[] = r.p.isr, at?: number): boolean {
+    const p = r.p;
+    const done = completedReassignment({ replicas: p.replicas, adding: r.adding, removing: r.removing }, isr);
     if (!done) return false;
-    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(m.topic), this.isUp);
-    for (const id of m.removing) this.dropCopy(p, id);
-    this.stopMoving(p);
-    this.setReplicas(m.topic, p, { replicas: done.replicas, isr: next.isr }, next.leader);
-    this.completed(m.topic, p, at ?? this.tracker.now ?? 0);
+    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(r.topic), this.isUp);
+    for (const id of r.removing) this.dropCopy(r, id);
+    this.stopMoving(r);
+    this.setReplicas(r, { replicas: done.replicas, isr: next.isr }, next.leader);
+    this.completed(r, at ?? this.tracker.now ?? 0);
     return true;
   }
 
-  private completed(t: TopicState, p: PartitionState, completedAt: number): void {
-    this.completedAt.set(p, completedAt);
+  private completed(r: MovePartition, completedAt: number): void {
+    r.completedAt = completedAt;
     if (this.completionListeners.size === 0) return;
-    const event: CompletedReassignment = { topic: t.name, partition: p.partition, replicas: [...p.replicas], completedAt };
+    const event: CompletedReassignment = { topic: r.topic.name, partition: r.p.partition, replicas: [...r.p.replicas], completedAt };
     for (const listener of this.completionListeners) listener(event);
   }
 
@@ -557,16 +704,18 @@ export class PartitionMoves {
    * One partition change record: partitionEpoch + 1; leaderEpoch + 1 when the leader changes or
    * a replica leaves the replica set (KRaft's bump for reassignments that remove replicas).
    */
-  private setReplicas(t: TopicState, p: PartitionState, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
+  private setReplicas(r: MovePartition, next: ReplicaSet, leader: number, bumpLeaderEpoch?: boolean): void {
+    const p = r.p;
     const before = p.replicas;
-    const removesReplica = p.replicas.some((r) => !next.replicas.includes(r));
-    if (bumpLeaderEpoch ?? (leader !== p.leader || removesReplica)) p.leaderEpoch++;
+    if (bumpLeaderEpoch ?? (leader !== p.leader || someNotIn(p.replicas, next.replicas))) p.leaderEpoch++;
     p.partitionEpoch++;
-    p.replicas = [...next.replicas];
-    p.isr = [...next.isr];
+    // Taken as they are: every caller hands lists of its own, and lists are replaced on every
+    // change, never modified in place (Metadata views and listings share them).
+    p.replicas = next.replicas;
+    p.isr = next.isr;
     p.leader = leader;
-    this.tracker.invalidatePartition(p);
-    this.host.partitionChanged(t, p, before);
+    this.tracker.invalidatePartition(r);
+    this.host.partitionChanged(r.topic, p, before);
   }
 
   /** Whether the topic's leader/follower.replication.throttled.replicas lists partition:broker. */
@@ -590,5 +739,14 @@ function emptyList(): ThrottleList {
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether some element of `a` is missing from `b` (short replica lists: scans, no closure). */
+function someNotIn(a: readonly number[], b: readonly number[]): boolean {
+  for (const x of a) if (!b.includes(x)) return true;
+  return false;
 }

@@ -27,6 +27,16 @@
 // brokers get a new rate. An advance costs O(events x classes through a broker x log n), never
 // O(copies), and a read costs nothing when no copy caught up since the last one.
 //
+// The partitions are the owner's objects and carry the tracker's fields (TrackedPartition): their
+// first copy, whether they await re-classification, and their neighbours in the list of those
+// with copies. Finding a partition's copies is then a field read, not a Map lookup: at 100,000
+// partitions moved by one request, every lookup in a Map that large is a cache miss, several
+// per partition.
+//
+// What the copies into one broker hold in all (DescribeLogDirs's used bytes) is summed per class
+// too, never per copy: see CopiedSum. The copies that are stalled (no class) hold fixed bytes,
+// summed per broker as they stall and resume.
+//
 // The environment is read when a copy is classified, not on every advance, so the owner tells
 // the tracker what changed: invalidatePartition (its leader, replica set, reassignment or log
 // size changed, or its topic's throttled-replica lists), invalidateRates (a broker's throttle
@@ -53,12 +63,33 @@ export interface ReplicationEnvironment<P> {
   throttleRate(brokerId: number, side: 'leader' | 'follower'): number;
   /**
    * The replica has all the leader's bytes: it joins the ISR (and may complete a move).
-   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`.
+   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`;
+   * `startedAt` the tracker's clock time when its copy started (startCopy; 0 before any advance).
    */
-  caughtUp(partition: P, brokerId: number, at: number): void;
+  caughtUp(partition: P, brokerId: number, at: number, startedAt: number): void;
+  /**
+   * Which group of its follower broker a copy's bytes are summed in (addCopiedBytes): a small
+   * whole number, fixed for the copy's life (the simulator's log dir). Default 0.
+   */
+  group?(partition: P): number;
 }
 
-interface Copy<P> extends HeapItem {
+/**
+ * The fields the tracker keeps on each partition object: the owner creates them as null and
+ * false, and never writes them.
+ */
+export interface TrackedPartition<P> {
+  /** The partition's first copy (the others chained behind it, Copy.next), or null. */
+  trackerFirstCopy: Copy<P> | null;
+  /** Listed for re-classification (invalidatePartition) and not yet re-classified. */
+  trackerDirty: boolean;
+  /** Neighbours in the tracker's list of partitions that have copies (in the order their first copy started). */
+  trackerPrev: P | null;
+  trackerNext: P | null;
+}
+
+/** A copy as the tracker keeps it (exported for CopiedSum's tests only). */
+export interface Copy<P> extends HeapItem {
   partition: P;
   brokerId: number;
   /** Bytes copied as of `mark` on its class's accumulator (absolute when not running). */
@@ -68,10 +99,194 @@ interface Copy<P> extends HeapItem {
   mark: number;
   /** The class accumulator value at which the copy has caught up. */
   target: number;
+  /** env.group, read once when the copy starts. */
+  group: number;
+  /** While placed: its group in its class's CopiedSum (members with the same copied and mark). */
+  phase: PhaseGroup | null;
+  /** The next copy of the same partition (copies of a partition are a short chain, in start order). */
+  next: Copy<P> | null;
+  /** The tracker's clock time when startCopy made it. */
+  startedAt: number;
 }
 
+/** Buckets of the fractional parts in a CopiedSum. */
+const PHASE_BUCKETS = 256;
+/**
+ * How far (relative to the magnitudes involved) a member's decomposed value may be from the one
+ * copiedBytes computes: three roundings there, two here, each under 2^-53 of the magnitudes, so
+ * under 2^-50.6 in all; 2^-46 leaves a margin of 25.
+ */
+const PHASE_MARGIN = 2 ** -46;
+/** Below this, sums and differences of whole numbers are exact in a double (with room to spare). */
+const EXACT_WHOLES = 2 ** 51;
+
+/**
+ * The members of a CopiedSum with the same copied and mark: they report the same bytes, so they
+ * are counted, and computed, once. Members that joined their class at one instant (the 100,000
+ * copies one request starts) are one group.
+ */
+interface PhaseGroup {
+  readonly copied: number;
+  readonly mark: number;
+  /** copied - mark + 1e-6 as its whole and fractional parts (see CopiedSum). */
+  readonly whole: number;
+  readonly frac: number;
+  readonly bucket: number;
+  /** copied and mark are whole numbers (below EXACT_WHOLES): exact for a whole accumulator. */
+  readonly integral: boolean;
+  count: number;
+  /** Its index in its bucket's list. */
+  pos: number;
+}
+
+/**
+ * The bytes the members of one rate class in one group hold, summed as copiedBytes reports each
+ * (rounded down), without visiting every member.
+ *
+ * Member i reports floor(copied_i + (X - mark_i) + 1e-6), X the class's accumulator now. With
+ * copied_i - mark_i + 1e-6 = k_i + f_i (k_i whole, 0 <= f_i < 1, fixed while it is a member) that
+ * is k_i + floor(X) + [f_i >= t], t = 1 - frac(X). So the sum is Σ(k_i + floor(X)) plus how many
+ * members have f_i >= t; members are kept in PHASE_BUCKETS buckets by f_i, and that count is the
+ * number in the buckets above t: O(buckets) per read. Only the bucket(s) around t are looked
+ * into, group by group (members with the same copied and mark, PhaseGroup): rounding puts the
+ * expression copiedBytes evaluates a few ulps from the decomposition, which matters only for a
+ * group whose f_i is that close to t, and such a group is computed with copiedBytes's own
+ * expression. So the sum is the per-copy walk's, to the byte.
+ *
+ * Whole-byte rates (a throttle of 10 MB/s shared by 10 copies: 1,000 bytes a millisecond) make
+ * X, every mark and every copied count whole numbers, every f_i 1e-6 and t exactly 1: every
+ * group sits at the boundary, however far apart they joined. For those the decomposition is
+ * exact (k_i = copied_i - mark_i, and copiedBytes rounds copied_i + X - mark_i + 1e-6 down to
+ * that same whole number), so they are not looked into.
+ *
+ * Σ(k_i + base) is kept for a whole `base` moved to floor(X) at every add and read: k_i alone is
+ * of the order of the accumulator (it grows for the class's whole life), k_i + floor(X) of the
+ * bytes the member holds, so the running sum stays exact (far below 2^53).
+ * Exported for its tests only.
+ */
+export class CopiedSum<P> {
+  size = 0;
+  private base = 0;
+  /** Σ (whole + base) over the members. */
+  private wholes = 0;
+  /** Largest |copied| + |mark| of a member since the sum was last empty (the rounding bound). */
+  private magnitude = 0;
+  /** Members per bucket. */
+  private readonly counts = new Int32Array(PHASE_BUCKETS);
+  /** The groups of each bucket, integral ones apart (never looked into when X is whole). */
+  private readonly buckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
+  private readonly integralBuckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
+  /** The groups by mark, then copied. */
+  private readonly groups = new Map<number, Map<number, PhaseGroup>>();
+
+  /** A copy joins its class (copied and mark set), `acc` the class's accumulator now. */
+  add(c: Copy<P>, acc: number): void {
+    let byCopied = this.groups.get(c.mark);
+    if (byCopied === undefined) this.groups.set(c.mark, (byCopied = new Map()));
+    let g = byCopied.get(c.copied);
+    if (g === undefined) {
+      const q = c.copied - c.mark + 1e-6;
+      const whole = Math.floor(q);
+      const frac = q - whole; // exact
+      const bucket = Math.floor(frac * PHASE_BUCKETS);
+      const integral = Number.isInteger(c.copied) && Number.isInteger(c.mark) && Math.abs(c.copied) < EXACT_WHOLES && Math.abs(c.mark) < EXACT_WHOLES;
+      const lists = integral ? this.integralBuckets : this.buckets;
+      let list = lists[bucket];
+      if (list === undefined) lists[bucket] = list = [];
+      g = { copied: c.copied, mark: c.mark, whole, frac, bucket, integral, count: 0, pos: list.length };
+      list.push(g);
+      byCopied.set(c.copied, g);
+      const magnitude = Math.abs(c.copied) + Math.abs(c.mark);
+      if (magnitude > this.magnitude) this.magnitude = magnitude;
+    }
+    g.count++;
+    c.phase = g;
+    this.rebase(Math.floor(acc));
+    this.wholes += g.whole + this.base;
+    this.size++;
+    this.counts[g.bucket]++;
+  }
+
+  remove(c: Copy<P>): void {
+    const g = c.phase!;
+    c.phase = null;
+    this.wholes -= g.whole + this.base;
+    this.size--;
+    this.counts[g.bucket]--;
+    if (--g.count === 0) {
+      const list = (g.integral ? this.integralBuckets : this.buckets)[g.bucket]!;
+      const last = list.pop()!;
+      if (last !== g) {
+        list[g.pos] = last;
+        last.pos = g.pos;
+      }
+      const byCopied = this.groups.get(g.mark)!;
+      byCopied.delete(g.copied);
+      if (byCopied.size === 0) this.groups.delete(g.mark);
+    }
+    if (this.size === 0) {
+      this.wholes = 0;
+      this.magnitude = 0;
+    }
+  }
+
+  /** Σ floor(copied + (x - mark) + 1e-6) over the members, x the class accumulator now. */
+  bytes(x: number): number {
+    if (this.size === 0) return 0;
+    const fx = Math.floor(x);
+    this.rebase(fx);
+    const t = 1 - (x - fx);
+    const wholeX = fx === x && Math.abs(x) < EXACT_WHOLES;
+    const margin = PHASE_MARGIN * (Math.abs(x) + this.magnitude + 1);
+    const lo = Math.floor((t - margin) * PHASE_BUCKETS);
+    const hi = Math.floor((t + margin) * PHASE_BUCKETS);
+    if (hi - lo + 1 >= PHASE_BUCKETS) {
+      // Magnitudes near 2^45 bytes and more: too close to call by buckets, every group exactly.
+      let sum = 0;
+      for (const lists of [this.buckets, this.integralBuckets]) {
+        for (const list of lists) if (list) for (const g of list) sum += Math.floor(g.copied + (x - g.mark) + 1e-6) * g.count;
+      }
+      return sum;
+    }
+    // Buckets from `first` up hold f >= t only: each of their members reports one more.
+    const first = Math.ceil(t * PHASE_BUCKETS);
+    let sum = this.wholes;
+    for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j]!;
+    // The buckets within the margin of t (mod 1): their groups one by one, the counted one undone;
+    // with X whole the integral groups are decomposed exactly (see above) and not looked into.
+    for (let j = lo; j <= hi; j++) {
+      const b = ((j % PHASE_BUCKETS) + PHASE_BUCKETS) % PHASE_BUCKETS;
+      const counted = b >= first ? 1 : 0;
+      sum += this.boundary(this.buckets[b], x, t, margin, counted);
+      if (!wholeX) sum += this.boundary(this.integralBuckets[b], x, t, margin, counted);
+    }
+    return sum;
+  }
+
+  /** What the groups of a boundary bucket add to their decomposed bytes (`counted`: 1 above t). */
+  private boundary(list: PhaseGroup[] | undefined, x: number, t: number, margin: number, counted: number): number {
+    if (list === undefined) return 0;
+    let sum = 0;
+    for (const g of list) {
+      const d = Math.abs(g.frac - t);
+      if (Math.min(d, 1 - d) > margin) sum += ((g.frac >= t ? 1 : 0) - counted) * g.count;
+      else sum += (Math.floor(g.copied + (x - g.mark) + 1e-6) - (g.whole + this.base) - counted) * g.count;
+    }
+    return sum;
+  }
+
+  private rebase(base: number): void {
+    if (base === this.base) return;
+    this.wholes += this.size * (base - this.base);
+    this.base = base;
+  }
+}
+
+/** The members' heap key, one function for every class (a call site that stays monomorphic). */
+const byTarget = (c: Copy<unknown>): number => c.target;
+
 class RateClass<P> {
-  readonly members = new IndexedHeap<Copy<P>>((c) => c.target);
+  readonly members = new IndexedHeap<Copy<P>>(byTarget);
   rate = 0;
   /** Bytes each member gained since the class began, as of accTime. */
   acc = 0;
@@ -80,6 +295,8 @@ class RateClass<P> {
   alive = true;
   /** The last rate pass that rescheduled it (a class through two changed brokers gets one). */
   ratePass = 0;
+  /** Its members' bytes by group (ReplicationEnvironment.group). */
+  readonly sums: (CopiedSum<P> | undefined)[] = [];
   /** Whether the schedule holds a live entry for it, made at scheduledVersion. */
   scheduled = false;
   scheduledVersion = -1;
@@ -115,8 +332,10 @@ function bump(m: Map<number, number>, k: number, by: number): void {
   else m.set(k, v);
 }
 
-export class ReplicationTracker<P extends object> {
-  private readonly copies = new Map<P, Map<number, Copy<P>>>();
+export class ReplicationTracker<P extends TrackedPartition<P>> {
+  /** The partitions that have copies, in the order their first copy started (a list through P). */
+  private firstWithCopies: P | null = null;
+  private lastWithCopies: P | null = null;
   /** Clock value of tracker time 0 (set by the first advance); times below are relative to it. */
   private origin: number | null = null;
   private time = 0;
@@ -131,13 +350,16 @@ export class ReplicationTracker<P extends object> {
   /** Next catch-up time per class, stamped with the class version it was computed for. */
   private readonly schedule = new MinHeap<RateClass<P>>();
   private readonly throttleRates = new Map<number, number>(); // (broker * 2 + side) -> rate, cached
+  /** Bytes of the stalled copies (no class) into each broker, by group, as copiedBytes reports them. */
+  private readonly stalledBytes = new Map<number, number[]>();
 
   /** Copies placed with nothing left to copy: they catch up at the current time. */
   private dueNow: Copy<P>[] = [];
   private dirtyAll = false;
   private ratePass = 0;
   private ratesAll = false;
-  private readonly dirtyPartitions = new Set<P>();
+  /** Partitions to re-classify (those still trackerDirty: dropped ones are skipped). */
+  private dirtyPartitions: P[] = [];
   private readonly dirtyBrokers = new Set<number>();
 
   constructor(
@@ -155,62 +377,119 @@ export class ReplicationTracker<P extends object> {
   /** Number of replicas still copying. */
   get copying(): number {
     let n = 0;
-    for (const byBroker of this.copies.values()) n += byBroker.size;
+    for (let p = this.firstWithCopies; p !== null; p = p.trackerNext) for (let c = p.trackerFirstCopy; c !== null; c = c.next) n++;
     return n;
   }
 
-  /** The brokers whose replica of the partition is still copying. */
+  /** The brokers whose replica of the partition is still copying, in the order the copies started. */
   copyingBrokers(partition: P): number[] {
-    return [...(this.copies.get(partition)?.keys() ?? [])];
+    const out: number[] = [];
+    for (let c = partition.trackerFirstCopy; c !== null; c = c.next) out.push(c.brokerId);
+    return out;
+  }
+
+  /** The first broker (in start order) whose replica of the partition copies and is not in `keep`, or -1. */
+  copyingOutside(partition: P, keep: readonly number[]): number {
+    for (let c = partition.trackerFirstCopy; c !== null; c = c.next) if (!keep.includes(c.brokerId)) return c.brokerId;
+    return -1;
   }
 
   /** A replica that starts empty and must copy the whole log before it is in sync. */
   startCopy(partition: P, brokerId: number): void {
-    let byBroker = this.copies.get(partition);
-    if (!byBroker) this.copies.set(partition, (byBroker = new Map()));
-    if (byBroker.has(brokerId)) return;
-    byBroker.set(brokerId, { partition, brokerId, copied: 0, cls: null, mark: 0, target: 0, heapIndex: -1 });
-    this.dirtyPartitions.add(partition);
+    let last: Copy<P> | null = null;
+    for (let c = partition.trackerFirstCopy; c !== null; c = c.next) {
+      if (c.brokerId === brokerId) return;
+      last = c;
+    }
+    const group = this.env.group?.(partition) ?? 0;
+    const copy: Copy<P> = {
+      partition,
+      brokerId,
+      copied: 0,
+      cls: null,
+      mark: 0,
+      target: 0,
+      heapIndex: -1,
+      group,
+      phase: null,
+      next: null,
+      startedAt: this.now ?? 0,
+    };
+    if (last === null) {
+      partition.trackerFirstCopy = copy;
+      partition.trackerPrev = this.lastWithCopies;
+      if (this.lastWithCopies === null) this.firstWithCopies = partition;
+      else this.lastWithCopies.trackerNext = partition;
+      this.lastWithCopies = partition;
+    } else {
+      last.next = copy;
+    }
+    this.stalled(copy, 1);
+    this.invalidatePartition(partition);
   }
 
   /** Forget a replica's copy (the replica left the partition). */
   dropCopy(partition: P, brokerId: number): void {
-    const byBroker = this.copies.get(partition);
-    const copy = byBroker?.get(brokerId);
-    if (!byBroker || !copy) return;
+    const copy = this.find(partition, brokerId);
+    if (copy === undefined) return;
     this.unplace(copy);
-    byBroker.delete(brokerId);
-    if (byBroker.size === 0) this.copies.delete(partition);
+    this.stalled(copy, -1);
+    this.unlink(copy);
   }
 
   /** Forget every copy of a partition (deleted topic). */
   dropPartition(partition: P): void {
-    const byBroker = this.copies.get(partition);
-    if (!byBroker) return;
-    for (const copy of byBroker.values()) this.unplace(copy);
-    this.copies.delete(partition);
-    this.dirtyPartitions.delete(partition);
+    const first = partition.trackerFirstCopy;
+    if (first === null) return;
+    for (let c: Copy<P> | null = first; c !== null; c = c.next) {
+      this.unplace(c);
+      this.stalled(c, -1);
+    }
+    partition.trackerFirstCopy = null;
+    partition.trackerDirty = false;
+    this.unlistPartition(partition);
   }
 
   hasCopies(partition: P): boolean {
-    return this.copies.has(partition);
+    return partition.trackerFirstCopy !== null;
   }
 
   /** True while the replica has not caught up (it must stay out of the ISR). */
   isCatchingUp(partition: P, brokerId: number): boolean {
-    return this.copies.get(partition)?.has(brokerId) ?? false;
+    return this.find(partition, brokerId) !== undefined;
   }
 
   /** Bytes the replica holds so far, or null when it is not copying (it has the whole log). */
   copiedBytes(partition: P, brokerId: number): number | null {
-    const c = this.copies.get(partition)?.get(brokerId);
+    const c = this.find(partition, brokerId);
     // The tolerance absorbs float noise of the accumulators (a whole byte must not read as one less).
     return c === undefined ? null : Math.floor(this.copiedNow(c) + 1e-6);
   }
 
+  /**
+   * What the copies into `brokerId` hold, each as copiedBytes reports it, summed by group
+   * (ReplicationEnvironment.group): `into[group]` grows by that sum. Costs O(classes into the
+   * broker x PHASE_BUCKETS) plus a comparison per member of the bucket at each class's current
+   * phase, not a visit of every copy (see CopiedSum).
+   */
+  addCopiedBytes(brokerId: number, into: number[]): void {
+    const stalled = this.stalledBytes.get(brokerId);
+    if (stalled) for (let g = 0; g < stalled.length; g++) if (stalled[g] !== 0) into[g] = (into[g] ?? 0) + stalled[g]!;
+    for (const cls of this.classesByBroker.get(brokerId) ?? []) {
+      if (cls.follower !== brokerId) continue;
+      const x = cls.accAt(this.time);
+      for (let g = 0; g < cls.sums.length; g++) {
+        const sum = cls.sums[g];
+        if (sum !== undefined && sum.size > 0) into[g] = (into[g] ?? 0) + sum.bytes(x);
+      }
+    }
+  }
+
   /** The partition's leader, replica set, reassignment, log size or throttle lists changed. */
   invalidatePartition(partition: P): void {
-    if (this.copies.has(partition)) this.dirtyPartitions.add(partition);
+    if (partition.trackerFirstCopy === null || partition.trackerDirty) return;
+    partition.trackerDirty = true;
+    this.dirtyPartitions.push(partition);
   }
 
   /** A broker's throttle rate changed. */
@@ -323,11 +602,45 @@ export class ReplicationTracker<P extends object> {
   private caughtUp(done: Copy<P>[]): void {
     const at = this.origin! + this.time;
     for (const c of done) {
-      const byBroker = this.copies.get(c.partition);
-      byBroker?.delete(c.brokerId);
-      if (byBroker?.size === 0) this.copies.delete(c.partition);
+      this.stalled(c, -1);
+      this.unlink(c);
     }
-    for (const c of done) this.env.caughtUp(c.partition, c.brokerId, at);
+    for (const c of done) this.env.caughtUp(c.partition, c.brokerId, at, c.startedAt);
+  }
+
+  private find(partition: P, brokerId: number): Copy<P> | undefined {
+    for (let c = partition.trackerFirstCopy; c !== null; c = c.next) if (c.brokerId === brokerId) return c;
+    return undefined;
+  }
+
+  /** Takes a partition that no longer has copies out of the list of those that have. */
+  private unlistPartition(p: P): void {
+    if (p.trackerPrev === null) this.firstWithCopies = p.trackerNext;
+    else p.trackerPrev.trackerNext = p.trackerNext;
+    if (p.trackerNext === null) this.lastWithCopies = p.trackerPrev;
+    else p.trackerNext.trackerPrev = p.trackerPrev;
+    p.trackerPrev = p.trackerNext = null;
+  }
+
+  /** Takes a copy out of its partition's chain (the partition leaves the list with its last copy). */
+  private unlink(copy: Copy<P>): void {
+    const p = copy.partition;
+    const first = p.trackerFirstCopy;
+    if (first === copy) {
+      p.trackerFirstCopy = copy.next;
+      if (copy.next === null) {
+        p.trackerDirty = false;
+        this.unlistPartition(p);
+      }
+    } else {
+      for (let c = first; c !== null; c = c.next) {
+        if (c.next === copy) {
+          c.next = copy.next;
+          break;
+        }
+      }
+    }
+    copy.next = null;
   }
 
   private classSettled(cls: RateClass<P>): void {
@@ -339,20 +652,22 @@ export class ReplicationTracker<P extends object> {
   private reclassify(): void {
     if (this.dirtyAll) {
       this.dirtyAll = false;
-      this.dirtyPartitions.clear();
-      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.unplace(c);
+      for (const p of this.dirtyPartitions) p.trackerDirty = false;
+      this.dirtyPartitions = [];
+      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext) for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.unplace(c);
       this.schedule.clear();
-      for (const byBroker of this.copies.values()) for (const c of byBroker.values()) this.place(c);
+      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext) for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.place(c);
       this.ratesAll = true;
     }
-    if (this.dirtyPartitions.size > 0) {
-      for (const p of this.dirtyPartitions) {
-        const byBroker = this.copies.get(p);
-        if (!byBroker) continue;
-        for (const c of byBroker.values()) this.unplace(c);
-        for (const c of byBroker.values()) this.place(c);
+    if (this.dirtyPartitions.length > 0) {
+      const dirty = this.dirtyPartitions;
+      this.dirtyPartitions = [];
+      for (const p of dirty) {
+        if (!p.trackerDirty) continue; // its copies went since
+        p.trackerDirty = false;
+        for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.unplace(c);
+        for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.place(c);
       }
-      this.dirtyPartitions.clear();
     }
   }
 
@@ -422,10 +737,12 @@ export class ReplicationTracker<P extends object> {
     cls.settle(this.time);
     // A replica that became leader (unclean election) defines the log: nothing left to copy.
     const remaining = c.brokerId === leader ? 0 : Math.max(0, this.env.leaderSize(p) - c.copied);
+    this.stalled(c, -1);
     c.cls = cls;
     c.mark = cls.acc;
     c.target = cls.acc + remaining;
     cls.members.push(c);
+    (cls.sums[c.group] ??= new CopiedSum<P>()).add(c, cls.acc);
     cls.version++; // its scheduled catch-up may be another member's now: rescheduled before time moves
     if (remaining <= EPSILON_BYTES) this.dueNow.push(c);
     bump(this.outOf, leader, 1);
@@ -442,6 +759,8 @@ export class ReplicationTracker<P extends object> {
     if (cls === null) return;
     c.copied = this.copiedNow(c);
     c.cls = null;
+    cls.sums[c.group]!.remove(c);
+    this.stalled(c, 1);
     cls.members.remove(c);
     cls.version++;
     bump(this.outOf, cls.leader, -1);
@@ -451,6 +770,16 @@ export class ReplicationTracker<P extends object> {
     this.dirtyBrokers.add(cls.leader);
     this.dirtyBrokers.add(cls.follower);
     if (cls.members.size === 0) this.dropClass(cls);
+  }
+
+  /** Counts (+1) or uncounts (-1) a copy that is out of every class in its broker's stalled bytes. */
+  private stalled(c: Copy<P>, sign: 1 | -1): void {
+    const bytes = Math.floor(c.copied + 1e-6); // as copiedBytes reports it
+    if (bytes === 0) return;
+    let byGroup = this.stalledBytes.get(c.brokerId);
+    if (!byGroup) this.stalledBytes.set(c.brokerId, (byGroup = []));
+    while (byGroup.length <= c.group) byGroup.push(0);
+    byGroup[c.group]! += sign * bytes;
   }
 
   private classFor(leader: number, follower: number, lt: boolean, ft: boolean): RateClass<P> {

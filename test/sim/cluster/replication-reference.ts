@@ -10,6 +10,8 @@ interface Copy<P> {
   brokerId: number;
   /** Bytes copied so far; fractional between events, reported rounded down. */
   copied: number;
+  /** The clock time of the last advance when it started (0 before any). */
+  startedAt: number;
 }
 
 interface ActiveCopy<P> {
@@ -36,7 +38,7 @@ export class ReferenceReplicationTracker<P extends object> {
   startCopy(partition: P, brokerId: number): void {
     let byBroker = this.copies.get(partition);
     if (!byBroker) this.copies.set(partition, (byBroker = new Map()));
-    if (!byBroker.has(brokerId)) byBroker.set(brokerId, { partition, brokerId, copied: 0 });
+    if (!byBroker.has(brokerId)) byBroker.set(brokerId, { partition, brokerId, copied: 0, startedAt: this.lastAdvance ?? 0 });
   }
 
   /** Forget a replica's copy (the replica left the partition). */
@@ -102,7 +104,7 @@ export class ReferenceReplicationTracker<P extends object> {
   private finish(done: ActiveCopy<P>[], t: number): void {
     for (const a of done) {
       this.dropCopy(a.copy.partition, a.copy.brokerId);
-      this.env.caughtUp(a.copy.partition, a.copy.brokerId, t);
+      this.env.caughtUp(a.copy.partition, a.copy.brokerId, t, a.copy.startedAt);
     }
   }
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ReplicationTracker, type ReplicationEnvironment } from '../../../src/sim/cluster/replication.js';
+import { ReplicationTracker, type ReplicationEnvironment, type TrackedPartition } from '../../../src/sim/cluster/replication.js';
 import { ReferenceReplicationTracker } from './replication-reference.js';
 
 const MiB = 1024 * 1024;
@@ -14,7 +14,7 @@ const MiB = 1024 * 1024;
 // would lose a few bytes per event to that rounding (the incremental tracker steps relative to its start).
 const T0 = 0;
 
-interface Part {
+interface Part extends TrackedPartition<Part> {
   id: number;
   leader: number;
   size: number;
@@ -81,7 +81,7 @@ function environment(world: World, events: string[]): ReplicationEnvironment<Par
 
 function newWorld(sizes: number[], leaders: number[]): World {
   return {
-    parts: sizes.map((size, id) => ({ id, leader: leaders[id], size, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set() })),
+    parts: sizes.map((size, id) => ({ id, leader: leaders[id], size, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null })),
     up: new Set(Array.from({ length: BROKERS }, (_, b) => b)),
     rates: new Map(),
   };
@@ -198,7 +198,7 @@ test('50,000 copies through 12 brokers: an advance past every catch-up handles e
   const world = newWorld([], []);
   for (let b = 0; b < 12; b++) world.up.add(b);
   for (let i = 0; i < 50_000; i++) {
-    world.parts.push({ id: i, leader: i % 12, size: (1 + (i % 89)) * MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set() });
+    world.parts.push({ id: i, leader: i % 12, size: (1 + (i % 89)) * MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null });
   }
   const events: string[] = [];
   const tracker = new ReplicationTracker<Part>(environment(world, events), 50 * MiB);
@@ -217,7 +217,7 @@ test('50,000 copies through 12 brokers: an advance past every catch-up handles e
 test('maxCatchUps spreads a burst of catch-ups at one instant over several calls, each at its exact time', () => {
   const world = newWorld([], []);
   for (let i = 0; i < 1000; i++) {
-    world.parts.push({ id: i, leader: 0, size: MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set() });
+    world.parts.push({ id: i, leader: 0, size: MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null });
   }
   const events: string[] = [];
   const tracker = new ReplicationTracker<Part>(environment(world, events), 1000 * MiB);
