@@ -601,24 +601,8 @@ export class PartitionMoves {
    * (unknown ones omitted).
    */
   logSizes(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
-    let selected: ReadonlyMap<TopicState, ReadonlySet<PartitionState>>;
-    if (filter === null) {
-      selected = this.host.hosted(brokerId);
-    } else {
-      const picked = new Map<TopicState, Set<PartitionState>>();
-      for (const f of filter) {
-        const t = this.host.topic(f.topic);
-        if (!t) continue;
-        for (const i of f.partitions) {
-          const p = Number.isInteger(i) ? t.partitions[i] : undefined;
-          if (!p || !p.replicas.includes(brokerId)) continue;
-          let set = picked.get(t);
-          if (!set) picked.set(t, (set = new Set()));
-          set.add(p);
-        }
-      }
-      selected = picked;
-    }
+    if (filter !== null) return this.logSizesOf(brokerId, filter);
+    const selected = this.host.hosted(brokerId);
     const out: TopicLogSizes[] = [];
     for (const t of [...selected.keys()].sort(byName)) {
       const parts = [...selected.get(t)!].sort((a, b) => a.partition - b.partition);
@@ -628,6 +612,42 @@ export class PartitionMoves {
         topic: t.name,
         partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) })),
       });
+    }
+    return out;
+  }
+
+  /**
+   * logSizes for the listed partitions. The gateway names every moving partition a broker hosts
+   * (~25,000 per broker at 100,000 moving, 12 brokers at once each pass): no Set or Map per
+   * partition, a per-topic mark array for repeats, and no sort when the list is in order (it is).
+   */
+  private logSizesOf(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[]): TopicLogSizes[] {
+    const byTopic = new Map<TopicState, number[]>();
+    for (const f of filter) {
+      const t = this.host.topic(f.topic);
+      if (!t) continue;
+      let list = byTopic.get(t);
+      if (!list) byTopic.set(t, (list = []));
+      for (let k = 0; k < f.partitions.length; k++) list.push(f.partitions[k]!);
+    }
+    const out: TopicLogSizes[] = [];
+    for (const t of [...byTopic.keys()].sort(byName)) {
+      const asked = byTopic.get(t)!;
+      let ordered = true;
+      for (let k = 1; k < asked.length && ordered; k++) if (!(asked[k - 1]! < asked[k]!)) ordered = false;
+      if (!ordered) asked.sort((a, b) => a - b);
+      const logs = this.host.logs(t);
+      const partitions: { partition: number; sizeBytes: number }[] = [];
+      let last = NaN;
+      for (let k = 0; k < asked.length; k++) {
+        const i = asked[k]!;
+        if (i === last) continue; // a repeat (sorted: repeats are adjacent)
+        last = i;
+        const p = Number.isInteger(i) ? t.partitions[i] : undefined;
+        if (!p || !p.replicas.includes(brokerId)) continue;
+        partitions.push({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) });
+      }
+      if (partitions.length > 0) out.push({ topic: t.name, partitions });
     }
     return out;
   }

@@ -52,17 +52,11 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       if (!parts) byTopic.set(topic, (parts = []));
       parts.push(p);
     };
-    const wanted = filter === null ? null : new Map<string, Set<number>>();
-    if (filter !== null) for (const f of filter) {
-      let set = wanted!.get(f.topic);
-      if (!set) wanted!.set(f.topic, (set = new Set()));
-      for (const p of f.partitions) set.add(p);
-    }
     // Every replica counts towards its dir's used bytes; only those asked for are listed. Without
     // explicit placements (log_dirs moves) every replica is in its default dir, with no future
     // replica, and the model keeps those sums: no walk of the broker's replicas.
     const placements = logDirs.hasPlacements(broker);
-    if (wanted !== null && !placements) {
+    if (filter !== null && !placements) {
       // The common case at scale: some partitions asked for, every replica in its default dir.
       // List only those asked for; the used bytes are the model's sums (O(dirs + rate classes),
       // not O(replicas on the broker): 1,000 partitions asked of a broker holding 25,000 copying
@@ -83,6 +77,13 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       const sums = dirs.length === model.logDirCount ? model.logDirUsedBytesByDir(broker) : model.logDirUsedBytesByDirWalk(broker, dirsOfTopic, dirs.length);
       sums.forEach((n, i) => used.set(dirs[i]!, n));
       return answer();
+    }
+    // The walk: what was asked for, as sets (built only here, not for the common case above).
+    const wanted = filter === null ? null : new Map<string, Set<number>>();
+    if (filter !== null) for (const f of filter) {
+      let set = wanted!.get(f.topic);
+      if (!set) wanted!.set(f.topic, (set = new Set()));
+      for (const p of f.partitions) set.add(p);
     }
     const usedByIndex = new Array<number>(dirs.length).fill(0);
     for (const t of model.logDirSizes(broker, null)) {
