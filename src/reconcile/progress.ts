@@ -44,14 +44,20 @@ function addingCount(p: ReassignmentPartitionRecord): number {
 
 /** Bytes to copy for the whole reassignment: its partitions' bytesTotal (failed, cancelled, superseded ones excluded). O(n). */
 export function bytesTotalOf(r: ReassignmentRecord): number {
+  // Records are immutable (a change is a new object, with a new partitions array when a
+  // partition changed): every GET of a 100,000-partition summary asks, once walked is enough.
+  const cached = bytesTotals.get(r);
+  if (cached !== undefined && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return cached.total;
   let total = 0;
   const ps = r.partitions;
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i]!;
     if (counted(p)) total += p.bytesTotal ?? 0;
   }
+  bytesTotals.set(r, { partitions: ps, updatedAt: r.updatedAt, total });
   return total;
 }
+const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; total: number }>();
 
 export class ProgressTracker {
   readonly #kafka: KafkaAdmin;
