@@ -8,35 +8,14 @@
 // Bodies: validateOnly, validateOnly ?detail=true, POST ?detail=true (id, owner and timestamps masked).
 //
 //   npx tsx bench/start-answers.ts            (START_SIZE=100000)
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { startSimulator, type Simulator } from '../src/sim/index.js';
+import { startSimulator } from '../src/sim/index.js';
+import { startGateway } from './gateway-process.js';
 
 const N = Number(process.env.START_SIZE ?? 100_000);
 const BROKERS = 12;
 const PER_TOPIC = 1000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
-  });
-  return { proc, url };
-}
 
 const post = async (url: string, body: unknown) => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

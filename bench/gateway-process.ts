@@ -1,0 +1,59 @@
+// The gateway as a child process of a bench (`src/main.ts` under tsx), pointed at a simulator:
+// its RSS and event loop are its own. Shared by bench/scale.ts and bench/start-answers.ts.
+//   SCALE_PROFILE=<dir>            a CPU profile of the gateway (written when it exits)
+//   SCALE_NODE_FLAGS="<flags>"     extra node flags for the gateway only (e.g. GC settings)
+//   SCALE_MEMORY_LIMIT_MIB=<n>     the gateway in a memory cgroup of n MiB (as root), as a pod
+//   SCALE_GATEWAY_OUT=<file>       the gateway's stdout and stderr also go there
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Simulator } from '../src/sim/index.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
+  // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits).
+  const prof = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_PROFILE}`] : [];
+  // SCALE_NODE_FLAGS: extra node flags for the gateway only (e.g. GC settings to compare).
+  const flags = (process.env.SCALE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // SCALE_MEMORY_LIMIT_MIB=<n>: the gateway runs in a memory cgroup of n MiB (cgroup v1 or v2,
+  // as root), as a container with that limit would: Node sizes V8's heap from the cgroup's
+  // limit, as it does in a Kubernetes pod (deploy/kubernetes/deployment.yaml).
+  const cgroup = process.env.SCALE_MEMORY_LIMIT_MIB ? memoryCgroup(Number(process.env.SCALE_MEMORY_LIMIT_MIB)) : null;
+  const argv = [...prof, ...flags, '--import', 'tsx', 'src/main.ts'];
+  const proc = spawn(cgroup ? '/bin/sh' : process.execPath, cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, process.execPath, ...argv] : argv, {
+    cwd: ROOT,
+    env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    // SCALE_GATEWAY_OUT=<file>: the gateway's stdout and stderr go there too (e.g. with --trace-gc).
+    const tee = process.env.SCALE_GATEWAY_OUT;
+    if (tee) for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (c: Buffer) => appendFileSync(tee, c));
+    proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
+  });
+  return { proc, url };
+}
+
+/** A memory cgroup limited to `mib` MiB (v2 if mounted so, else v1); returns its cgroup.procs path. */
+function memoryCgroup(mib: number): string {
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  const dir = v2 ? `/sys/fs/cgroup/bench-scale-${process.pid}` : `/sys/fs/cgroup/memory/bench-scale-${process.pid}`;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/${v2 ? 'memory.max' : 'memory.limit_in_bytes'}`, String(mib * 2 ** 20));
+  process.on('exit', () => {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // still has a process in it, or gone: the directory is the only thing left behind
+    }
+  });
+  return `${dir}/cgroup.procs`;
+}
