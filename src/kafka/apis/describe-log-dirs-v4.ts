@@ -33,6 +33,7 @@
 // column indexed by the request's slots (describeReplicaSizeColumns): no string key and no Map
 // per partition per pass. describeReplicaSizes is the Map form, for the few small callers.
 import { describeLogDirsV4 } from '@platformatic/kafka';
+import { partitionKey } from '../../domain/partition-key.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
@@ -62,7 +63,8 @@ export interface ReplicaSizesOptions {
   placement?: boolean;
 }
 
-export const replicaKey = (topic: string, partition: number): string => `${topic}:${partition}`;
+/** `topic:partition`: the gateway's one partition key (interned, src/domain/partition-key.ts). */
+export const replicaKey: (topic: string, partition: number) => string = partitionKey;
 
 /** One log dir of a DescribeLogDirs answer; its replica entries are [start, end) of each topic's range in the columns. */
 export interface LogDirResult {
