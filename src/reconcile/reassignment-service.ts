@@ -46,6 +46,7 @@ import {
   type ThrottleDemand,
   type PlanWarning,
 } from '../domain/reassignment/index.js';
+import { internReplicaList } from '../domain/replica-list.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
@@ -109,10 +110,10 @@ export type StartResult =
 export interface PartitionStatus {
   topic: string;
   partition: number;
-  originalReplicas: number[];
-  targetReplicas: number[];
+  originalReplicas: readonly number[];
+  targetReplicas: readonly number[];
   status: 'pending' | 'moving' | 'done' | 'reverted' | 'failed' | 'superseded';
-  replicas: number[];
+  replicas: readonly number[];
   adding: number[];
   removing: number[];
   error?: { code: number; name: string; message: string };
@@ -153,11 +154,11 @@ export interface PartitionRow {
   topic: string;
   partition: number;
   state: PartitionState;
-  originalReplicas: number[];
-  targetReplicas: number[];
-  replicas: number[];
-  addingReplicas: number[];
-  removingReplicas: number[];
+  originalReplicas: readonly number[];
+  targetReplicas: readonly number[];
+  replicas: readonly number[];
+  addingReplicas: readonly number[];
+  removingReplicas: readonly number[];
   bytesTotal: number | null;
   bytesDone: number | null;
   percent: number | null;
@@ -341,15 +342,15 @@ export class ReassignmentService {
     // 1. Write-ahead: the record (with its throttle demand) before anything changes.
     const now = this.#now();
     const id = newId('r');
-    // The plan's replica arrays are made for this request (Metadata's copied, the targets parse's copies): the record shares them (neither changes them).
+    // The record holds interned replica lists (replica-list.ts): ~23 MiB less per 100k record.
     const recordPartitions: ReassignmentPartitionRecord[] = new Array(plan.partitions.length);
     for (let i = 0; i < plan.partitions.length; i++) {
       const p = plan.partitions[i]!;
       const size = sizeAt(i);
       const bytesTotal = size === undefined ? null : size * p.adding.length;
       const logDirs = dirsOf.size > 0 ? dirsOf.get(p.topic, p.partition) : undefined;
-      const original = p.currentReplicas as number[];
-      const target = p.targetReplicas as number[];
+      const original = internReplicaList(p.currentReplicas);
+      const target = internReplicaList(p.targetReplicas);
       recordPartitions[i] = logDirs
         ? { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal, logDirs }
         : { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal };
@@ -427,9 +428,9 @@ export class ReassignmentService {
     // partition of a request on its own anyway; a failure between two requests leaves the
     // record pending like a failure of one request does (the reconciler resolves it).
     // Up to ALTER_IN_FLIGHT requests at once: one is encoded while Kafka handles another.
-    const batches: { topic: string; partition: number; replicas: number[] }[][] = [];
+    const batches: { topic: string; partition: number; replicas: readonly number[] }[][] = [];
     for (let from = 0; from < send.length || from === 0; from += ALTER_BATCH) {
-      const batch: { topic: string; partition: number; replicas: number[] }[] = [];
+      const batch: { topic: string; partition: number; replicas: readonly number[] }[] = [];
       for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i]!.topic, partition: send[i]!.partition, replicas: send[i]!.target });
       batches.push(batch);
       await pace();
@@ -770,9 +771,9 @@ export class ReassignmentService {
       const adding = p.target.filter((b) => !p.original.includes(b));
       const total = p.bytesTotal ?? null;
       let done: number | null;
-      let replicas: number[];
-      let addingReplicas: number[] = [];
-      let removingReplicas: number[] = [];
+      let replicas: readonly number[];
+      let addingReplicas: readonly number[] = [];
+      let removingReplicas: readonly number[] = [];
       if (p.state === 'moving') {
         const m = live.get(partitionId(p.topic, p.partition));
         replicas = m ? m.replicas : [...p.target, ...p.original.filter((b) => !p.target.includes(b))];

@@ -21,6 +21,7 @@
 //   period; see StateStore.sweepOrphanChunks);
 // - compaction keeps the latest header and the chunks it names (each under its own key); the
 //   replaced chunks are tombstoned, so what remains is exactly the live state.
+import { internReplicaList } from '../domain/replica-list.js';
 import type { ThrottleDemand, TopicThrottleDemand } from '../domain/reassignment/throttle-ledger.js';
 import { RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from './records.js';
 
@@ -104,6 +105,14 @@ export function decodeChunk(key: string, raw: string): ReassignmentChunk | undef
   }
   if (typeof c !== 'object' || c === null || c.kind !== 'reassignment-chunk' || typeof c.v !== 'number' || c.v > RECORD_VERSION) return undefined;
   if (chunkOwner(key) !== c.reassignment) return undefined;
+  // Replica lists shared with every other record naming the same list (replica-list.ts).
+  if (Array.isArray(c.partitions)) {
+    for (const p of c.partitions) {
+      if (typeof p !== 'object' || p === null) continue;
+      if (Array.isArray(p.original)) p.original = internReplicaList(p.original);
+      if (Array.isArray(p.target)) p.target = internReplicaList(p.target);
+    }
+  }
   return c;
 }
 

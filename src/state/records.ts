@@ -18,6 +18,7 @@
 // one instruction after its write. Values are JSON with a schema version `v`, so a newer
 // gateway can read what an older one wrote.
 
+import { replicaEntryKey } from '../domain/partition-key.js';
 import type { ThrottleDemand, ThrottleLedger } from '../domain/reassignment/throttle-ledger.js';
 
 /**
@@ -45,8 +46,8 @@ export interface ReassignmentPartitionRecord {
   topic: string;
   partition: number;
   /** Replicas before the move (for a partition already moving: replicas - adding). */
-  original: number[];
-  target: number[];
+  original: readonly number[];
+  target: readonly number[];
   state: PartitionState;
   /** Bytes to copy for it (leader's partition size x adding replicas) when it was planned; null = unknown. */
   bytesTotal?: number | null;
@@ -339,14 +340,16 @@ export function packReplicaList(entries: readonly string[]): PackedReplicaList |
 /** The list packReplicaList packed: `p:b` entries sorted as strings. */
 export function unpackReplicaList(packed: PackedReplicaList): string[] {
   const out: string[] = [];
-  for (const [broker, code] of Object.entries(packed)) {
-    const suffix = `:${broker}`;
+  for (const [brokerKey, code] of Object.entries(packed)) {
+    // Entries are interned (partition-key.ts): a 100k ledger names ~400,000 of them.
+    const broker = canonicalInt(brokerKey, 0, brokerKey.length);
+    if (broker < 0) throw new RangeError(`not a broker id in a packed list: ${JSON.stringify(brokerKey.slice(0, 20))}`);
     if (code.startsWith('b')) {
       const bits = Buffer.from(code.slice(1), 'base64');
       for (let i = 0; i < bits.length; i++) {
         const byte = bits[i]!;
         if (byte === 0) continue;
-        for (let j = 0; j < 8; j++) if (byte & (1 << j)) out.push(`${i * 8 + j}${suffix}`);
+        for (let j = 0; j < 8; j++) if (byte & (1 << j)) out.push(replicaEntryKey(i * 8 + j, broker));
       }
     } else if (code.startsWith('d')) {
       let prev = -1;
@@ -355,7 +358,7 @@ export function unpackReplicaList(packed: PackedReplicaList): string[] {
         let end = code.indexOf('.', at);
         if (end < 0) end = code.length;
         prev = prev + 1 + parseInt(code.slice(at, end), 36);
-        out.push(`${prev}${suffix}`);
+        out.push(replicaEntryKey(prev, broker));
         at = end + 1;
       }
     } else throw new RangeError(`unknown packed list code for broker ${broker}`);

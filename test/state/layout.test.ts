@@ -69,6 +69,10 @@ describe('reassignment layout in the state topic', () => {
     assert.deepEqual(seen, r);
     assert.deepEqual(seen?.concurrency, { perBroker: 2, cluster: null });
     assert.equal(seen?.order, 'size-asc');
+    // The reader holds one frozen array per distinct replica list, not two per partition.
+    const ps = seen!.partitions;
+    assert.ok(ps.every((p) => p.original === ps[0]!.original && p.target === ps[0]!.target));
+    assert.ok(Object.isFrozen(ps[0]!.original) && Object.isFrozen(ps[0]!.target));
   });
 
   it('a change to one partition rewrites only its chunk (and the header), and tombstones the chunk it replaces', async () => {

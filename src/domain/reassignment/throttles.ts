@@ -16,6 +16,7 @@
 //
 // Linear in moving partitions (plus a sort of each topic's list).
 
+import { replicaEntryKey } from '../partition-key.js';
 import { PartitionMap } from './partition-map.js';
 import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 import type { TopicPartition } from './types.js';
@@ -40,9 +41,9 @@ export type ThrottleConfigName = ReplicaListConfigName | RateConfigName;
 /** A throttled-replicas config value: `*`, or `partition:broker` entries (canonical, deduplicated). */
 export type ThrottledReplicas = { readonly all: true } | { readonly all: false; readonly entries: readonly string[] };
 
-/** `partition:broker`. */
+/** `partition:broker` (interned: partition-key.ts). */
 export function replicaEntry(partition: number, broker: number): string {
-  return `${partition}:${broker}`;
+  return replicaEntryKey(partition, broker);
 }
 
 const ENTRY = /^(\d+):(\d+)$/;

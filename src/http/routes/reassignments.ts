@@ -285,7 +285,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
       });
     }
     const next = page.next === null ? null : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
-    const body: Schemas['ReassignmentPartitionPage'] = { items: page.items, next };
+    // The rows share the records' frozen replica lists (readonly); the generated schema types are mutable.
+    const body: Schemas['ReassignmentPartitionPage'] = { items: page.items as Schemas['ReassignmentPartitionPage']['items'], next };
     await sendJson(res, 200, body);
   });
 

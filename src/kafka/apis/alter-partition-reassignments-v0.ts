@@ -31,7 +31,7 @@ import { groupByTopic, type PartitionRef } from './list-partition-reassignments-
 
 export interface PartitionMove extends PartitionRef {
   /** The target replicas; null cancels the move in progress. */
-  replicas: number[] | null;
+  replicas: readonly number[] | null;
 }
 
 export type PartitionMoveResult = PartitionRef & ({ ok: true } | { ok: false; error: KafkaErrorInfo });

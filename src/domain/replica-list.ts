@@ -1,0 +1,55 @@
+// Replica lists of reassignment records, interned: one frozen array per distinct list.
+//
+// Why: a 100,000-partition reassignment holds two lists per partition (before and target):
+// 200,000 arrays, ~23 MiB of the gateway's heap per record in a heap snapshot, held for as long
+// as the record is kept. A cluster has few distinct lists (12 brokers at RF 3: at most 1,320),
+// so sharing them costs a few lookups per partition and almost nothing to hold.
+//
+// Frozen: records are never changed in place (records.ts), and a shared list changed by
+// mistake would change every partition that names it; frozen, such a write throws instead.
+// Bounded like the partition keys (partition-key.ts): past MAX_INTERNED_LISTS lists the table
+// starts again from empty; correctness never depends on identity.
+
+/** Lists kept at most. */
+export const MAX_INTERNED_LISTS = 100_000;
+
+interface Node {
+  list?: readonly number[];
+  next?: Map<number, Node>;
+}
+
+let root: Node = {};
+let count = 0;
+
+/** The shared, frozen list equal to `list` (element by element, in order). */
+export function internReplicaList(list: readonly number[]): readonly number[] {
+  if (count >= MAX_INTERNED_LISTS) resetInternedLists();
+  let node = root;
+  for (let i = 0; i < list.length; i++) {
+    const b = list[i]!;
+    let next = node.next?.get(b);
+    if (next === undefined) {
+      next = {};
+      (node.next ??= new Map()).set(b, next);
+      count++;
+    }
+    node = next;
+  }
+  if (node.list === undefined) {
+    // A copy: the caller's array may be its own to change.
+    node.list = Object.freeze(list.slice());
+    count++;
+  }
+  return node.list;
+}
+
+/** Lists and trie nodes held now (for tests). */
+export function internedListCount(): number {
+  return count;
+}
+
+/** Drops every interned list. */
+export function resetInternedLists(): void {
+  root = {};
+  count = 0;
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import fc from 'fast-check';
+import { MAX_INTERNED_LISTS, internReplicaList, internedListCount, resetInternedLists } from '../../src/domain/replica-list.js';
+
+it('gives a frozen list equal to the one asked for, shared by equal lists and not by different ones', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }), fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }), (a, b) => {
+      const ia = internReplicaList(a);
+      const ib = internReplicaList([...b]);
+      assert.deepEqual(ia, a);
+      assert.deepEqual(ib, b);
+      assert.ok(Object.isFrozen(ia));
+      assert.equal(Object.is(ia, ib), a.length === b.length && a.every((x, i) => x === b[i]));
+    }),
+  );
+  resetInternedLists();
+});
+
+it("never freezes or keeps the caller's array, and a write to a shared list throws", () => {
+  const mine = [1, 2, 3];
+  const shared = internReplicaList(mine);
+  assert.ok(!Object.isFrozen(mine));
+  assert.notEqual(shared, mine);
+  mine.push(4);
+  assert.deepEqual(internReplicaList([1, 2, 3]), [1, 2, 3]);
+  assert.throws(() => (shared as number[]).push(4), TypeError);
+  resetInternedLists();
+});
+
+it('stays bounded: past MAX_INTERNED_LISTS it starts again, and lists stay correct', () => {
+  resetInternedLists();
+  for (let i = 0; i < MAX_INTERNED_LISTS; i++) internReplicaList([i, i + 1]);
+  assert.ok(internedListCount() <= MAX_INTERNED_LISTS, `count ${internedListCount()}`);
+  assert.deepEqual(internReplicaList([5, 6]), [5, 6]);
+  resetInternedLists();
+});
