@@ -1,4 +1,4 @@
-// The gateway decodes DescribeLogDirs v4, ListPartitionReassignments v0 and Metadata v12 answers itself
+// The gateway decodes DescribeLogDirs v4, ListPartitionReassignments v0, AlterPartitionReassignments v0 and Metadata v12 answers itself
 // (src/kafka/apis, src/kafka/wire/reader.ts). These tests encode answers independently, with
 // the simulator's schema-driven codec (src/sim/protocol, from Kafka's message specs), and check
 // that our decoders read every field the gateway uses as @platformatic/kafka's parsers read the
@@ -9,13 +9,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, Reader, ResponseError, Writer, type Connection } from '@platformatic/kafka';
+import { alterPartitionReassignmentsV0, describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, Reader, ResponseError, Writer, type Connection } from '@platformatic/kafka';
 import { decode, encode } from '../../src/sim/protocol/codec.js';
 import { Reader as SimReader } from '../../src/sim/protocol/buffers.js';
 import type { FieldSchema, MessageSchema } from '../../src/sim/protocol/schema.js';
 import {
   DescribeLogDirsRequestSchema,
   DescribeLogDirsResponseSchema,
+  AlterPartitionReassignmentsRequestSchema,
+  AlterPartitionReassignmentsResponseSchema,
   ListPartitionReassignmentsRequestSchema,
   ListPartitionReassignmentsResponseSchema,
   MetadataRequestSchema,
@@ -24,6 +26,8 @@ import {
   type MetadataResponse,
   type DescribeLogDirsRequest,
   type DescribeLogDirsResponse,
+  type AlterPartitionReassignmentsRequest,
+  type AlterPartitionReassignmentsResponse,
   type ListPartitionReassignmentsRequest,
   type ListPartitionReassignmentsResponse,
 } from '../../src/sim/protocol/messages.generated.js';
@@ -56,6 +60,7 @@ import {
   placementOf,
   type MetadataAnswer,
 } from '../../src/kafka/apis/metadata-v12.js';
+import { alterPartitionReassignments, encodeAlterPartitionReassignmentsRequest, type PartitionMove } from '../../src/kafka/apis/alter-partition-reassignments-v0.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
 import { drain, inSlices } from '../../src/kafka/wire/slices.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
@@ -538,6 +543,19 @@ describe('request encoding', () => {
     assert.deepEqual(encodeMetadataRequest([]), metadataV12.createRequest([], false, false).buffer);
   });
 
+  it('AlterPartitionReassignments: the bytes of the client encoder, cancels (null replicas) included', () => {
+    const replicas = fc.option(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 5 }), { nil: null });
+    const topics = fc.array(fc.tuple(topicName, fc.array(fc.record({ partition: partitionIndex, replicas }), { maxLength: 50 })), { maxLength: 6 });
+    fc.assert(
+      fc.property(fc.nat(), topics, (timeoutMs, ts) => {
+        const ours = encodeAlterPartitionReassignmentsRequest(timeoutMs, ts.map(([name, ps]) => [name, ps.map((p) => ({ topic: name, ...p }))] as const));
+        const client = alterPartitionReassignmentsV0.createRequest(timeoutMs, false, ts.map(([name, ps]) => ({ name, partitions: ps.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas as number[] })) }))).buffer;
+        assert.deepEqual(ours, client);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('ListPartitionReassignments: the bytes of the client encoder, null topics included', () => {
     fc.assert(
       fc.property(fc.nat(), fc.option(requestTopics, { nil: null }), (timeoutMs, topics) => {
@@ -669,6 +687,70 @@ describe('describeReplicaSizes and listPartitionReassignments over a connection'
       assert.deepEqual(err.kafka, kafkaErrorInfo(41, 'not the controller'));
       return true;
     });
+  });
+});
+
+describe('alterPartitionReassignments over a connection', () => {
+  const ALTER_TAGGED = withUnknownTags(AlterPartitionReassignmentsResponseSchema);
+  const encodeAltered = (res: AlterPartitionReassignmentsResponse): Buffer => encode(ALTER_TAGGED, 0, res).toBuffer();
+
+  it('one result per move in request order, however Kafka orders or leaves out its answers (what a lookup by topic and partition gives)', async () => {
+    // Distinct moves; an answer for a random subset (shuffled, plus partitions never asked about), with random codes.
+    const moves = fc.uniqueArray(fc.record({ topic: fc.constantFrom('a', 'b', 'é'), partition: fc.nat(30), replicas: fc.option(fc.array(fc.nat(5), { maxLength: 3 }), { nil: null }) }), { selector: (m) => `${m.topic}:${m.partition}`, maxLength: 40 });
+    const answerFor = (ms: PartitionMove[]) =>
+      fc.tuple(
+        fc.array(fc.tuple(fc.boolean(), fc.constantFrom(0, 0, 0, -1, 3, 39, 85), fc.option(fc.string({ maxLength: 8 }), { nil: null })), { minLength: ms.length, maxLength: ms.length }),
+        fc.array(fc.record({ topic: fc.constantFrom('a', 'c'), partition: fc.integer({ min: 31, max: 40 }) }), { maxLength: 3 }),
+        fc.boolean(),
+      );
+    await fc.assert(
+      fc.asyncProperty(moves.chain((ms) => fc.tuple(fc.constant(ms as PartitionMove[]), answerFor(ms as PartitionMove[]))), async ([ms, [per, extra, reverse]]) => {
+        const answered = new Map<string, { errorCode: number; errorMessage: string | null }>();
+        const byTopic = new Map<string, { partitionIndex: number; errorCode: number; errorMessage: string | null }[]>();
+        ms.forEach((m, i) => {
+          const [included, code, message] = per[i]!;
+          if (!included) return;
+          const a = { partitionIndex: m.partition, errorCode: code, errorMessage: code === 0 ? null : message };
+          answered.set(`${m.topic}:${m.partition}`, a);
+          (byTopic.get(m.topic) ?? byTopic.set(m.topic, []).get(m.topic)!).push(a);
+        });
+        for (const e of extra) (byTopic.get(e.topic) ?? byTopic.set(e.topic, []).get(e.topic)!).push({ partitionIndex: e.partition, errorCode: 0, errorMessage: null });
+        const responses = [...byTopic].map(([name, partitions]) => ({ name, partitions: reverse ? partitions.reverse() : partitions }));
+        const sent: Buffer[] = [];
+        const results = await alterPartitionReassignments(stubSender(stubConnection(encodeAltered({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses }), sent)), ms);
+        assert.deepEqual(
+          results,
+          ms.map((m) => {
+            const a = answered.get(`${m.topic}:${m.partition}`);
+            if (!a) return { topic: m.topic, partition: m.partition, ok: false, error: kafkaErrorInfo(-1, 'No result for this partition in the response') };
+            return a.errorCode === 0 ? { topic: m.topic, partition: m.partition, ok: true } : { topic: m.topic, partition: m.partition, ok: false, error: kafkaErrorInfo(a.errorCode, a.errorMessage) };
+          }),
+        );
+        if (ms.length === 0) return;
+        // What was sent: every move, grouped by topic in first-seen order.
+        const body = decode<AlterPartitionReassignmentsRequest>(AlterPartitionReassignmentsRequestSchema, 0, new SimReader(sent[0]!));
+        assert.equal(body.timeoutMs, 1234);
+        assert.deepEqual(
+          body.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas }))),
+          [...new Set(ms.map((m) => m.topic))].flatMap((t) => ms.filter((m) => m.topic === t).map((m) => ({ topic: m.topic, partition: m.partition, replicas: m.replicas }))),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a top-level error throws with its message; an answer that ends early throws; no request for no moves', async () => {
+    const ms: PartitionMove[] = [{ topic: 't', partition: 0, replicas: [1, 2] }];
+    const ok = encodeAltered({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0, errorMessage: null }] }] });
+    await assert.rejects(alterPartitionReassignments(stubSender(stubConnection(encodeAltered({ throttleTimeMs: 0, errorCode: 31, errorMessage: 'no ALTER', responses: [] }), [])), ms), (err: unknown) => {
+      assert.ok(err instanceof KafkaRequestError);
+      assert.deepEqual(err.kafka, kafkaErrorInfo(31, 'no ALTER'));
+      return true;
+    });
+    for (let cut = 8; cut < ok.length; cut++) await assert.rejects(alterPartitionReassignments(stubSender(stubConnection(ok.subarray(0, cut), [])), ms), KafkaRequestError, `cut at ${cut}`);
+    const sent: Buffer[] = [];
+    assert.deepEqual(await alterPartitionReassignments(stubSender(stubConnection(ok, sent)), []), []);
+    assert.equal(sent.length, 0);
   });
 });
 
