@@ -114,8 +114,8 @@ export interface PartitionStatus {
   targetReplicas: readonly number[];
   status: 'pending' | 'moving' | 'done' | 'reverted' | 'failed' | 'superseded';
   replicas: readonly number[];
-  adding: number[];
-  removing: number[];
+  adding: readonly number[];
+  removing: readonly number[];
   error?: { code: number; name: string; message: string };
   supersededBy?: string;
 }

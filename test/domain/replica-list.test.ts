@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_INTERNED_LISTS, internReplicaList, internedListCount, resetInternedLists } from '../../src/domain/replica-list.js';
+import { MAX_INTERNED_LISTS, internReplicaList, internReplicaListAt, internedListCount, resetInternedLists } from '../../src/domain/replica-list.js';
 
 it('gives a frozen list equal to the one asked for, shared by equal lists and not by different ones', () => {
   fc.assert(
@@ -33,5 +33,19 @@ it('stays bounded: past MAX_INTERNED_LISTS it starts again, and lists stay corre
   for (let i = 0; i < MAX_INTERNED_LISTS; i++) internReplicaList([i, i + 1]);
   assert.ok(internedListCount() <= MAX_INTERNED_LISTS, `count ${internedListCount()}`);
   assert.deepEqual(internReplicaList([5, 6]), [5, 6]);
+  resetInternedLists();
+});
+
+it('reads big-endian INT32 lists out of bytes as the same shared list internReplicaList gives (negative ids included)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 6 }), fc.nat(5), (list, offset) => {
+      const bytes = Buffer.alloc(offset + list.length * 4);
+      list.forEach((b, i) => bytes.writeInt32BE(b, offset + i * 4));
+      const read = internReplicaListAt(bytes, offset, list.length);
+      assert.deepEqual(read, list);
+      assert.ok(Object.is(read, internReplicaList(list)));
+      assert.ok(Object.isFrozen(read));
+    }),
+  );
   resetInternedLists();
 });

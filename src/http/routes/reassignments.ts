@@ -132,7 +132,10 @@ function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
   return r.state === 'running' && r.paused ? 'paused' : r.state;
 }
 
-function toSummary(record: ReassignmentRecord, moving: Schemas['MovingPartition'][]): Schemas['ReassignmentSummary'] {
+/** A move Kafka lists, as the service hands it over (its lists are shared, frozen). */
+type ListedMove = { topic: string; partition: number; replicas: readonly number[]; adding: readonly number[]; removing: readonly number[] };
+
+function toSummary(record: ReassignmentRecord, moving: readonly ListedMove[]): Schemas['ReassignmentSummary'] {
   return {
     id: record.id,
     state: apiState(record),
@@ -142,7 +145,8 @@ function toSummary(record: ReassignmentRecord, moving: Schemas['MovingPartition'
     throttle: record.throttle,
     autoRemoveThrottle: record.autoRemoveThrottle,
     partitionCount: record.partitions.length,
-    moving,
+    // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
+    moving: moving as Schemas['MovingPartition'][],
   };
 }
 
@@ -249,7 +253,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     const listing = await service.list();
     const body: Schemas['ReassignmentList'] = {
       reassignments: listing.reassignments.map(({ record, moving }) => toSummary(record, moving)),
-      external: listing.external,
+      // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
+      external: listing.external as Schemas['ReassignmentList']['external'],
     };
     // Every partition moving in the cluster can be 100,000 rows.
     await sendJson(res, 200, body);

@@ -39,9 +39,10 @@ export interface PartitionRef {
 
 /** A partition Kafka reports as moving. `replicas` = target ++ sorted(current - target) while it moves. */
 export interface MovingPartition extends PartitionRef {
-  replicas: number[];
-  adding: number[];
-  removing: number[];
+  /** Shared frozen lists (src/domain/replica-list.ts): the same list for every partition naming it. */
+  replicas: readonly number[];
+  adding: readonly number[];
+  removing: readonly number[];
 }
 
 /** A decoded ListPartitionReassignments v0 response: the moving partitions in the order of the answer. */
@@ -68,9 +69,9 @@ export function* decodeListPartitionReassignmentsSteps(r: WireReader): Steps<Lis
     const partitionCount = r.compactLength();
     for (let p = 0; p < partitionCount; p++) {
       const partition = r.int32();
-      const replicas = r.int32Array();
-      const adding = r.int32Array();
-      const removing = r.int32Array();
+      const replicas = r.sharedInt32Array();
+      const adding = r.sharedInt32Array();
+      const removing = r.sharedInt32Array();
       r.skipTaggedFields();
       moving.push({ topic, partition, replicas, adding, removing });
       if (moving.length % ENTRIES_PER_STEP === 0) yield;

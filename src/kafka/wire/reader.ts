@@ -11,6 +11,7 @@
 //   COMPACT_ARRAY      UNSIGNED_VARINT count+1 (0 = null), then the elements
 //   TAG_BUFFER         UNSIGNED_VARINT count, then per field: UNSIGNED_VARINT tag,
 //                      UNSIGNED_VARINT size, size bytes (skipped: no field of ours is tagged)
+import { internReplicaListAt } from '../../domain/replica-list.js';
 import type { Reader } from '@platformatic/kafka';
 
 /** A response that ends before its grammar does, or a varint longer than 5 bytes. */
@@ -126,6 +127,19 @@ export class WireReader {
     for (let i = 0; i < n; i++, pos += 4) out[i] = buf.readInt32BE(pos);
     this.pos = pos;
     return out;
+  }
+
+  /**
+   * COMPACT_ARRAY of INT32 (no tagged fields per element) as a shared frozen list (replica ids:
+   * src/domain/replica-list.ts), no array made for one seen before; null reads as [].
+   */
+  sharedInt32Array(): readonly number[] {
+    const n = this.compactLength();
+    if (n <= 0) return internReplicaListAt(this.buf, this.pos, 0);
+    if (n * 4 > this.remaining) throw new MalformedResponseError('response ends inside an INT32 array');
+    const list = internReplicaListAt(this.buf, this.pos, n);
+    this.pos += n * 4;
+    return list;
   }
 
   /** COMPACT_ARRAY of INT32 skipped (null or not). */
