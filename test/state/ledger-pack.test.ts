@@ -134,3 +134,55 @@ it('packReplicaList accepts exactly the canonical lists (`p:b` decimals without 
     { numRuns: 2000 },
   );
 });
+
+/** packReplicaList before its deltas were written by hand (a string per entry): what older gateways read. */
+function referencePack(entries: readonly string[]): Record<string, string> | undefined {
+  const byBroker = new Map<number, number[]>();
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (i > 0 && !(entries[i - 1]! < e)) return undefined;
+    const m = /^(0|[1-9]\d*):(0|[1-9]\d*)$/.exec(e);
+    if (!m) return undefined;
+    const partition = Number(m[1]);
+    const broker = Number(m[2]);
+    if (!Number.isSafeInteger(broker) || partition > 0x7fffffff) return undefined;
+    (byBroker.get(broker) ?? byBroker.set(broker, []).get(broker)!).push(partition);
+  }
+  const out: Record<string, string> = {};
+  for (const [broker, list] of [...byBroker].sort((a, b) => a[0] - b[0])) {
+    const ps = Uint32Array.from(list).sort();
+    let prev = -1;
+    const deltas = [...ps].map((p) => {
+      const d = (p - prev - 1).toString(36);
+      prev = p;
+      return d;
+    }).join('.');
+    const max = ps[ps.length - 1]!;
+    if (Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3) < deltas.length) {
+      const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
+      for (const p of ps) bits[p >> 3]! |= 1 << (p & 7);
+      out[String(broker)] = `b${bits.toString('base64')}`;
+    } else out[String(broker)] = `d${deltas}`;
+  }
+  return out;
+}
+
+it('packs byte for byte as before (older gateways read these records), gaps of every base-36 length included', () => {
+  const partition = fc.oneof(fc.nat(5000), fc.integer({ min: 0, max: 0x7fffffff }));
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.tuple(partition, fc.oneof(fc.nat(20), fc.constant(2 ** 40))).map(([p, b]) => `${p}:${b}`), { maxLength: 300 }), (list) => {
+      const sorted = [...list].sort();
+      assert.deepEqual(packReplicaList(sorted), referencePack(sorted));
+    }),
+    { numRuns: 500 },
+  );
+  const wide = ['0:1', '35:1', '72:1', '1368:1', '48024:1', '1727640:1', '62193816:1', '2147483647:1'].sort();
+  assert.ok(packReplicaList(wide)?.['1']?.startsWith('d'));
+  assert.deepEqual(packReplicaList(wide), referencePack(wide));
+});
+
+it('a packed list with a gap that is not base 36 is refused (the record is not misread)', () => {
+  assert.throws(() => unpackReplicaList({ '1': 'd0.!' }), RangeError);
+  assert.throws(() => unpackReplicaList({ '1': 'd0..1' }), RangeError);
+  assert.deepEqual(unpackReplicaList({ '1': 'd0.z.10' }), ['0:1', '36:1', '73:1']);
+});
