@@ -39,6 +39,19 @@ export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess
     if (tee) for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (c: Buffer) => appendFileSync(tee, c));
     proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
   });
+  // A gateway that dies during the run (e.g. out of heap in a small memory cgroup) ends the
+  // bench with its last output, instead of leaving it waiting on requests nobody answers.
+  const died = (code: number | null, signal: string | null) => {
+    process.stderr.write(`\nthe gateway exited during the run (${signal ?? `code ${code}`}); its last output:\n${out.slice(-4000)}\n`);
+    process.exit(1);
+  };
+  proc.on('exit', died);
+  // A deliberate stop (SIGTERM from the bench) is not a death.
+  const kill = proc.kill.bind(proc);
+  proc.kill = (signal?: NodeJS.Signals | number) => {
+    proc.off('exit', died);
+    return kill(signal);
+  };
   return { proc, url };
 }
 
