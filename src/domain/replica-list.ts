@@ -71,6 +71,27 @@ export function internReplicaListAt(bytes: Uint8Array, at: number, n: number): r
   return node.list;
 }
 
+/** Differences already computed, per pair of shared lists (a cluster has few pairs). */
+let differences = new WeakMap<readonly number[], Map<readonly number[], readonly number[]>>();
+
+/**
+ * `list - drop` (the ids of `list` not in `drop`, in `list`'s order) as a shared list, for two
+ * lists internReplicaList gave: computed once per pair, so planning 100,000 moves makes no
+ * array per partition for what each adds and removes.
+ */
+export function sharedDifference(list: readonly number[], drop: readonly number[]): readonly number[] {
+  let byDrop = differences.get(list);
+  if (byDrop === undefined) differences.set(list, (byDrop = new Map()));
+  let out = byDrop.get(drop);
+  if (out === undefined) {
+    const kept: number[] = [];
+    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i]!)) kept.push(list[i]!);
+    out = internReplicaList(kept);
+    byDrop.set(drop, out);
+  }
+  return out;
+}
+
 /** Lists and trie nodes held now (for tests). */
 export function internedListCount(): number {
   return count;
@@ -80,4 +101,5 @@ export function internedListCount(): number {
 export function resetInternedLists(): void {
   root = {};
   count = 0;
+  differences = new WeakMap();
 }

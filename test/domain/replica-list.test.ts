@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_INTERNED_LISTS, internReplicaList, internReplicaListAt, internedListCount, resetInternedLists } from '../../src/domain/replica-list.js';
+import { MAX_INTERNED_LISTS, internReplicaList, internReplicaListAt, internedListCount, resetInternedLists, sharedDifference } from '../../src/domain/replica-list.js';
 
 it('gives a frozen list equal to the one asked for, shared by equal lists and not by different ones', () => {
   fc.assert(
@@ -45,6 +45,20 @@ it('reads big-endian INT32 lists out of bytes as the same shared list internRepl
       assert.deepEqual(read, list);
       assert.ok(Object.is(read, internReplicaList(list)));
       assert.ok(Object.isFrozen(read));
+    }),
+  );
+  resetInternedLists();
+});
+
+it('sharedDifference is list - drop in list order, one shared list per pair', () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.nat(12), { maxLength: 5 }), fc.uniqueArray(fc.nat(12), { maxLength: 5 }), (a, b) => {
+      const ia = internReplicaList(a);
+      const ib = internReplicaList(b);
+      const d = sharedDifference(ia, ib);
+      assert.deepEqual(d, a.filter((x) => !b.includes(x)));
+      assert.ok(Object.is(d, sharedDifference(internReplicaList([...a]), internReplicaList([...b]))));
+      assert.ok(Object.isFrozen(d));
     }),
   );
   resetInternedLists();

@@ -12,6 +12,7 @@
 //
 // Linear in the request plus the snapshot: every lookup goes through a map.
 
+import { internReplicaList, sharedDifference } from '../replica-list.js';
 import { PartitionMap } from './partition-map.js';
 import {
   KAFKA_ERRORS,
@@ -334,11 +335,10 @@ export function planPartition(
   current: PartitionReplicas,
   moving: OngoingPartitionReassignment | null,
 ): PartitionMovePlan {
-  // Replica lists are a handful of ids: Array.includes beats building Sets (this runs per partition).
-  const currentReplicas = moving ? without(moving.replicas, moving.adding) : copyOf(current.replicas);
-  // The target's own array, read-only (parseReassignmentRequest's copy, made for this request):
-  // one array fewer per partition; the cluster's (current) is copied, the snapshot being shared.
-  const targetReplicas = target.replicas;
+  // Shared frozen lists (src/domain/replica-list.ts): a cluster has few distinct lists and pairs,
+  // so planning 100,000 moves makes no array per partition (they lived through the whole start).
+  const currentReplicas = internReplicaList(moving ? without(moving.replicas, moving.adding) : current.replicas);
+  const targetReplicas = internReplicaList(target.replicas);
   const inProgressTarget = moving ? without(moving.replicas, moving.removing) : currentReplicas;
   const leader = current.leader !== undefined && current.leader >= 0 ? current.leader : null;
   return {
@@ -346,8 +346,8 @@ export function planPartition(
     partition: target.partition,
     currentReplicas,
     targetReplicas,
-    adding: without(targetReplicas, currentReplicas),
-    removing: without(currentReplicas, targetReplicas),
+    adding: sharedDifference(targetReplicas, currentReplicas),
+    removing: sharedDifference(currentReplicas, targetReplicas),
     leader,
     noOp: sameList(targetReplicas, inProgressTarget),
     alreadyMoving: moving,
@@ -642,10 +642,6 @@ function without(list: readonly number[], drop: readonly number[]): number[] {
 }
 
 /** `[...list]`, sized at once. */
-function copyOf(list: readonly number[]): number[] {
-  return list.slice();
-}
-
 function sameList(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

@@ -9,6 +9,7 @@
 // Kafka's reference: ReassignPartitionsCommand.parsePartitionReassignmentData and
 // formatAsReassignmentJson (tools/src/main/java/org/apache/kafka/tools/reassign/).
 
+import { internReplicaList } from '../replica-list.js';
 import type { PartitionAssignment } from './types.js';
 import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
 import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
@@ -274,7 +275,8 @@ function plainEntry(entry: unknown): PartitionAssignment | null {
       }
     }
   }
-  return moves ? { topic, partition, replicas: [...(replicas as number[])], logDirs: [...(logDirs as string[])] } : { topic, partition, replicas: [...(replicas as number[])] };
+  // The replicas as a shared frozen list (src/domain/replica-list.ts), not a copy per partition.
+  return moves ? { topic, partition, replicas: internReplicaList(replicas as number[]), logDirs: [...(logDirs as string[])] } : { topic, partition, replicas: internReplicaList(replicas as number[]) };
 }
 
 const isInt32 = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_INT32;
