@@ -42,6 +42,28 @@ export interface StateLog {
   write(records: { key: string; value: string | null }[]): Promise<bigint>;
 }
 
+/** Values decodeValue made of a batch's records, by key (undefined: not a valid value). */
+type Decoded = Map<string, StateValue | undefined>;
+
+/**
+ * decodeValue of the records #apply would decode (not claims, chunks or reassignment headers:
+ * those are applied their own way), yielding every ~15 ms. The last record of a key wins, as
+ * applying them in order does.
+ */
+async function predecode(records: readonly { key: string; value: string | null }[]): Promise<Decoded> {
+  const out: Decoded = new Map();
+  const pace = makePacer();
+  for (const r of records) {
+    if (r.value === null || r.key.startsWith(CLAIM_PREFIX) || r.key.startsWith(CHUNK_PREFIX) || r.key.startsWith('reassignment/')) {
+      out.delete(r.key);
+      continue;
+    }
+    out.set(r.key, decodeValue(r.key, r.value));
+    await pace();
+  }
+  return out;
+}
+
 /** The state topic this process used is gone (deleted outside the gateway). */
 export class StateTopicMissingError extends Error {
   readonly topic: string;
@@ -249,7 +271,8 @@ export class StateStore {
     this.#claims.clear();
   }
 
-  #apply(offset: bigint | null, key: string, raw: string | null): void {
+  /** `decoded`: values already decoded from `raw` by key (predecode), not decoded again. */
+  #apply(offset: bigint | null, key: string, raw: string | null, decoded?: Decoded): void {
     if (key.startsWith(CLAIM_PREFIX)) {
       // Claims are decided in log order: only ever applied as read, at their offset.
       if (offset === null) return;
@@ -305,7 +328,7 @@ export class StateStore {
         return;
       }
     }
-    const value = decodeValue(key, raw);
+    const value = decoded?.has(key) ? decoded.get(key) : decodeValue(key, raw);
     if (!value) return;
     if (value.kind === 'reassignment') this.#headers.delete(value.id);
     (this.#maps[value.kind] as Map<string, StateValue>).set(value.id, value);
@@ -423,7 +446,7 @@ export class StateStore {
     const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
     const last = fits ? [...final, ...trailing] : final;
     const own = new Map(headers.map((h) => [h.record.id, h]));
-    await this.#write(last, () => {
+    await this.#write(last, (decoded) => {
       for (const r of last) {
         const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
         if (h) {
@@ -431,7 +454,7 @@ export class StateStore {
           this.#headers.set(h.record.id, h.header);
           this.#own.set(r.key, { raw: h.raw, applied: h.header });
           this.#maps.reassignment.set(h.record.id, h.record);
-        } else this.#apply(null, r.key, r.value);
+        } else this.#apply(null, r.key, r.value, decoded);
       }
     });
     if (!fits) {
@@ -477,18 +500,24 @@ export class StateStore {
    * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
    * read; a function: the caller's own way, called at once, before anything else can run).
    */
-  async #write(records: { key: string; value: string | null }[], apply: boolean | (() => void) = true): Promise<bigint> {
+  async #write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded) => void) = true): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
+    const writing = this.#log.write(records);
+    writing.catch(() => undefined); // awaited below: not an unhandled rejection while we decode
+    // The values are decoded while Kafka acknowledges, in slices: the apply below must run at
+    // once (a batch is visible all together), and decoding the 100 topics' ledger records of
+    // a 100,000-partition start in it held the event loop ~50 ms.
+    const decoded = apply === false ? new Map() : await predecode(records);
     let offset: bigint;
     try {
-      offset = await this.#log.write(records);
+      offset = await writing;
     } catch (err) {
       this.#failed(err);
     }
     // Our own write is visible to us at once; the next refresh re-reads it in log order...
-    if (apply === true) for (const r of records) this.#apply(null, r.key, r.value);
-    else if (apply) apply();
+    if (apply === true) for (const r of records) this.#apply(null, r.key, r.value, decoded);
+    else if (apply) apply(decoded);
     // ...unless nothing was appended between what we had read and this batch, and no read is
     // under way: then the batch is exactly these records, already applied, and the position
     // moves past them (re-reading a 100,000-partition start would fetch ~12 MB back for nothing).

@@ -229,6 +229,19 @@ describe('StateStore: its own writes read back', () => {
     assert.deepEqual(view.reassignments, fresh.reassignments);
   });
 
+  it('a batch of many ledger records (decoded while Kafka acknowledges): the view has each, the last of a repeated key, and equals a fresh reader\'s', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    const many = Array.from({ length: 120 }, (_, i) => ledger(`t${i}`, entries(300, 1 + (i % 5)), i));
+    await s.write([...many, ledger('t7', entries(260, 9), 999)]);
+    const view = s.view();
+    assert.equal(view.ledger.size, 120);
+    const fresh = await new StateStore(log).refresh();
+    assert.deepEqual(view.ledger, fresh.ledger);
+    assert.deepEqual(view.ledger.get('topic/t7'), fresh.ledger.get('topic/t7'));
+    assert.equal(view.ledger.get('topic/t7')?.updatedAt, 999, 'the later record of the key wins');
+  });
+
   it('another instance writing the same key between our write and our re-read: the writer ends with what a fresh reader builds', async () => {
     const log = new MemoryLog();
     const a = new StateStore(log);
