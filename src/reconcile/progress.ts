@@ -44,20 +44,31 @@ function addingCount(p: ReassignmentPartitionRecord): number {
 
 /** Bytes to copy for the whole reassignment: its partitions' bytesTotal (failed, cancelled, superseded ones excluded). O(n). */
 export function bytesTotalOf(r: ReassignmentRecord): number {
-  // Records are immutable (a change is a new object, with a new partitions array when a
-  // partition changed): every GET of a 100,000-partition summary asks, once walked is enough.
+  return bytesOf(r).total;
+}
+
+/**
+ * Bytes to copy (bytesTotalOf) and those of the partitions already completed, in one walk.
+ * Records are immutable (a change is a new object, with a new partitions array when a
+ * partition changed): every GET of a 100,000-partition summary asks, once walked is enough.
+ */
+function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
   const cached = bytesTotals.get(r);
-  if (cached !== undefined && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return cached.total;
+  if (cached !== undefined && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return cached;
   let total = 0;
+  let completed = 0;
   const ps = r.partitions;
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i]!;
-    if (counted(p)) total += p.bytesTotal ?? 0;
+    if (!counted(p)) continue;
+    total += p.bytesTotal ?? 0;
+    if (p.state === 'completed') completed += p.bytesTotal ?? 0;
   }
-  bytesTotals.set(r, { partitions: ps, updatedAt: r.updatedAt, total });
-  return total;
+  const out = { partitions: ps, updatedAt: r.updatedAt, total, completed };
+  bytesTotals.set(r, out);
+  return out;
 }
-const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; total: number }>();
+const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; total: number; completed: number }>();
 
 export class ProgressTracker {
   readonly #kafka: KafkaAdmin;
@@ -200,12 +211,7 @@ export class ProgressTracker {
       return { ...base, bytesTotal: total, bytesDone: total, percent: 100, etaSeconds: 0, stalled: false };
     }
     if (!rec || rec.snapshots.length === 0) {
-      let done = 0;
-      const ps = r.partitions;
-      for (let i = 0; i < ps.length; i++) {
-        const p = ps[i]!;
-        if (counted(p) && p.state === 'completed') done += p.bytesTotal ?? 0;
-      }
+      const done = bytesOf(r).completed;
       // No snapshot yet: asOf stays null (nothing was measured).
       return { ...progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER }), asOfMs: null };
     }

@@ -137,7 +137,9 @@ export function countPartitions(r: ReassignmentRecord): PartitionCounts {
   const cached = countsOf.get(r);
   if (cached && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return { ...cached.counts };
   const c: PartitionCounts = { total: r.partitions.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
-  for (const p of r.partitions) c[p.state]++;
+  // Indexed: a for...of over 100,000 entries allocates an iterator result per entry until V8 optimizes it (run once per record).
+  const ps = r.partitions;
+  for (let i = 0; i < ps.length; i++) c[ps[i]!.state]++;
   countsOf.set(r, { partitions: r.partitions, updatedAt: r.updatedAt, counts: c });
   return { ...c };
 }
