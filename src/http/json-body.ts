@@ -15,7 +15,7 @@
 // unchanged (it answers 415 or decodes it).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { yieldTurn as yieldToLoop } from '../event-loop-turns.js';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeepError, rejectDeepJson } from './hostile-input.js';
 

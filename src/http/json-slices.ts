@@ -6,7 +6,7 @@
 // same Content-Type, Content-Length and ETag, since the finished string goes through
 // res.send).
 import { performance } from 'node:perf_hooks';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { yieldTurn as yieldToLoop } from '../event-loop-turns.js';
 import type { Response } from 'express';
 import { noteResponseBody } from './response-body.js';
 

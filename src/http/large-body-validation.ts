@@ -9,7 +9,7 @@
 // validator refuses even so) goes through the validator whole, as before: the 400 answers and
 // their `errors` are the validator's own, unchanged.
 import { performance } from 'node:perf_hooks';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { yieldTurn as yieldToLoop } from '../event-loop-turns.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Arrays shorter than this are left to the validator (no gain in slicing them). */

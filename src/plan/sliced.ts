@@ -11,7 +11,7 @@
 // subscribes): tests and bench/plans observe slicing through it.
 import { channel } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { yieldTurn as nextTurn } from '../event-loop-turns.js';
 import type { Steps } from '../domain/plan/steps.js';
 
 /** Longest synchronous piece of planning before the event loop gets a turn (the target is 50 ms). */

@@ -21,6 +21,7 @@
 //   period; see StateStore.sweepOrphanChunks);
 // - compaction keeps the latest header and the chunks it names (each under its own key); the
 //   replaced chunks are tombstoned, so what remains is exactly the live state.
+import { yieldTurn } from '../event-loop-turns.js';
 import { internReplicaList } from '../domain/replica-list.js';
 import type { ThrottleDemand, TopicThrottleDemand } from '../domain/reassignment/throttle-ledger.js';
 import { RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from './records.js';
@@ -222,7 +223,7 @@ export function makePacer(budgetMs = 15): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < budgetMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldTurn();
     since = performance.now();
   };
 }

@@ -2,7 +2,7 @@
 // `errors` entry per item, the API's shapes). The plan itself is src/domain/plan's.
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { yieldTurn as nextTurn } from '../../event-loop-turns.js';
 import { Router, type Request, type Response } from 'express';
 import type { PlanError, PlanRequest } from '../../domain/plan/index.js';
 import type { PlanService } from '../../plan/plan-service.js';

@@ -3,6 +3,7 @@
 // SLICE_MS, so a 100,000-partition answer does not hold every other request (health checks,
 // GETs) for the whole decode. drain() runs one to the end at once (tests, benches).
 import { performance } from 'node:perf_hooks';
+import { yieldTurn } from '../../event-loop-turns.js';
 
 export type Steps<T> = Generator<void, T, void>;
 
@@ -24,7 +25,7 @@ export async function inSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldTurn();
       since = performance.now();
     }
   }
