@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { waitingTurns, yieldTurn } from '../src/event-loop-turns.js';
+import { SHORT_YIELDS, waitingTurns, yieldTurn } from '../src/event-loop-turns.js';
 
-it('resumes one waiting task per turn of the event loop, in turn (first in, first out)', async () => {
+it('resumes one waiting task per turn of the event loop, in turn (first in, first out among long tasks)', async () => {
   // A counter of loop turns: an immediate that queues itself runs once per check phase.
   let turn = 0;
   let counting = true;
@@ -14,7 +14,7 @@ it('resumes one waiting task per turn of the event loop, in turn (first in, firs
   const resumed: [string, number][] = [];
   const task = async (name: string, slices: number) => {
     for (let i = 0; i < slices; i++) {
-      await yieldTurn();
+      await yieldTurn(); // no runner: counted as long
       resumed.push([name, turn]);
     }
   };
@@ -47,4 +47,35 @@ it('lets I/O and timers run between two slices of concurrent tasks', async () =>
   await Promise.all([busy('a'), busy('b'), timer]);
   // The timer fires after the first slices, not after every slice of both tasks.
   assert.ok(events.indexOf('timer') <= 3, events.join(' '));
+});
+
+it('a short task (its first SHORT_YIELDS yields) goes before long ones already waiting; then it takes its turn with them', async () => {
+  const order: string[] = [];
+  const long = async (name: string, slices: number) => {
+    const runner = {};
+    for (let i = 0; i < SHORT_YIELDS; i++) await yieldTurn(runner); // spends its short yields
+    for (let i = 0; i < slices; i++) {
+      await yieldTurn(runner);
+      order.push(name);
+    }
+  };
+  const a = long('a', 6);
+  const b = long('b', 6);
+  // Let both become long and queue up behind each other.
+  for (let i = 0; i < 2 * SHORT_YIELDS + 2; i++) await new Promise((r) => setImmediate(r));
+  const startedAt = order.length;
+  const shortRunner = {};
+  const shortTask = (async () => {
+    for (let i = 0; i < SHORT_YIELDS + 2; i++) {
+      await yieldTurn(shortRunner);
+      order.push('s');
+    }
+  })();
+  await Promise.all([a, b, shortTask]);
+  const after = order.slice(startedAt);
+  // Its first SHORT_YIELDS resumptions come before any long task's; the rest interleave.
+  assert.deepEqual(after.slice(0, SHORT_YIELDS), Array(SHORT_YIELDS).fill('s'), after.join(''));
+  assert.ok(after.slice(SHORT_YIELDS).includes('s'));
+  assert.equal(after.filter((x) => x === 's').length, SHORT_YIELDS + 2);
+  assert.equal(waitingTurns(), 0);
 });

@@ -109,13 +109,13 @@ export function* scanJson(
 }
 
 /** Runs a generator to its end, giving the event loop back every `sliceMs` of work. */
-export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = 5): Promise<T> {
+export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = 5, runner: object = {}): Promise<T> {
   let since = performance.now();
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() - since >= sliceMs) {
-      await yieldToLoop();
+      await yieldToLoop(runner);
       since = performance.now();
     }
   }
@@ -199,7 +199,9 @@ function findMarker(root: unknown, marker: string): { holder: Record<string, unk
  * event loop given back between them; the same value, or the same error, as parseJsonStrict.
  */
 export async function parseJsonInSlices(text: string, maxDepth: number, { sliceMs = 5, cutChars = CUT_CHARS, sliceChars }: { sliceMs?: number; cutChars?: number; sliceChars?: number } = {}): Promise<unknown> {
-  const scan = await runInSlices(scanJson(text, { cutChars, stopDeeperThan: maxDepth, ...(sliceChars && { sliceChars }) }), sliceMs);
+  // One runner for the scan and the parse: a body is one task for event-loop-turns.ts.
+  const runner = {};
+  const scan = await runInSlices(scanJson(text, { cutChars, stopDeeperThan: maxDepth, ...(sliceChars && { sliceChars }) }), sliceMs, runner);
   if (scan.maxDepth > maxDepth) throw new JsonTooDeepError(maxDepth);
   const { largest } = scan;
   if (!scan.balanced || !largest) return parseJsonStrict(text);
@@ -230,7 +232,7 @@ export async function parseJsonInSlices(text: string, maxDepth: number, { sliceM
     if (slice.length === 0) return parseJsonStrict(text);
     for (const x of slice) items.push(x);
     if (performance.now() - since >= sliceMs) {
-      await yieldToLoop();
+      await yieldToLoop(runner);
       since = performance.now();
     }
   }

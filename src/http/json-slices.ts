@@ -201,6 +201,7 @@ async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMA
   const parts: T[] = [];
   let pending = '';
   let since = performance.now();
+  const runner = {};
   const gen = jsonPieces(value, smallNodes);
   let r = gen.next();
   while (!r.done) {
@@ -210,7 +211,7 @@ async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMA
       pending = '';
     }
     if (performance.now() - since >= sliceMs) {
-      await yieldToLoop();
+      await yieldToLoop(runner);
       since = performance.now();
     }
     r = gen.next();

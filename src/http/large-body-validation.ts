@@ -97,10 +97,11 @@ function runChain(chain: readonly RequestHandler[], req: Request, res: Response,
 /** Whether every item passes checkTarget, checked in slices with the event loop given back between them. */
 async function allTargetsValid(items: unknown[], sliceMs: number): Promise<boolean> {
   let since = performance.now();
+  const runner = {};
   for (let i = 0; i < items.length; i++) {
     if (!checkTarget(items[i])) return false;
     if ((i & 1023) === 1023 && performance.now() - since >= sliceMs) {
-      await yieldToLoop();
+      await yieldToLoop(runner);
       since = performance.now();
     }
   }

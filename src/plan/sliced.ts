@@ -39,6 +39,7 @@ export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Pr
   let cpu = plans.hasSubscribers ? process.cpuUsage() : null;
   let slices = 0;
   let maxSliceMs = 0;
+  const runner = {};
   for (;;) {
     const r = steps.next();
     const now = performance.now();
@@ -54,7 +55,7 @@ export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Pr
       if (plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: now - began } satisfies PlanRunEvent);
       return r.value;
     }
-    await nextTurn();
+    await nextTurn(runner);
     start = performance.now();
     cpu = plans.hasSubscribers ? process.cpuUsage() : null;
   }

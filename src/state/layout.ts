@@ -221,9 +221,10 @@ function demandFragments(topics: ThrottleDemand['topics']): [string, TopicThrott
  */
 export function makePacer(budgetMs = 15): () => Promise<void> {
   let since = performance.now();
+  const runner = {};
   return async () => {
     if (performance.now() - since < budgetMs) return;
-    await yieldTurn();
+    await yieldTurn(runner);
     since = performance.now();
   };
 }

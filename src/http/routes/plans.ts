@@ -60,6 +60,7 @@ function* jsonPieces(value: unknown): Generator<string> {
 async function sendJsonInSlices(res: Response, body: object): Promise<void> {
   res.status(200).type('application/json');
   let start = performance.now();
+  const runner = {};
   for (const piece of jsonPieces(body)) {
     if (!res.write(piece)) {
       const ac = new AbortController();
@@ -68,7 +69,7 @@ async function sendJsonInSlices(res: Response, body: object): Promise<void> {
       if (!drained) return;
     }
     if (performance.now() - start >= SLICE_MS) {
-      await nextTurn();
+      await nextTurn(runner);
       if (res.destroyed) return;
       start = performance.now();
     }

@@ -21,11 +21,12 @@ export function drain<T>(steps: Steps<T>): T {
 
 export async function inSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
   let since = performance.now();
+  const runner = {};
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() - since >= sliceMs) {
-      await yieldTurn();
+      await yieldTurn(runner);
       since = performance.now();
     }
   }
