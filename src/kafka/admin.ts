@@ -89,6 +89,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   readonly #clientOptions: ClientOptions;
   /** Created on the first forCaller(): one client per caller client id. */
   #callers: CallerClients | undefined;
+  /** Created on the first stateTopic(): the state topic's own connections. */
+  #stateTransport: KafkaTransport | undefined;
   readonly #partitionsMutex = new Mutex();
   #closed = false;
 
@@ -200,9 +202,13 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   stateTopic(opts: StateTopicOptions): StateTopic {
-    // Its Produce/Fetch/ListOffsets/Metadata requests go straight to the transport; creating
-    // the topic and counting the brokers go through this gateway's own operations.
-    const transport = this.#transport;
+    // Its Produce/Fetch/ListOffsets/Metadata requests go straight to a transport of their own:
+    // a broker answers a connection's requests one at a time, so on the shared connection a
+    // state read (every GET's refresh) waited behind whatever big request went first, such as
+    // a progress snapshot's DescribeLogDirs of 25,000 partitions. Same config, metrics and
+    // retries; one more connection to the state topic's leader. Creating the topic and
+    // counting the brokers go through this gateway's own operations.
+    const transport = (this.#stateTransport ??= new KafkaTransport(this.#config, this.#hooks.onKafkaRequest, this.#clientOptions, this.#hooks.random));
     return new StateTopic(
       {
         sendRequest: transport.sendRequest.bind(transport),
@@ -230,7 +236,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all([this.#transport.close(), this.#callers?.close()]);
+    await Promise.all([this.#transport.close(), this.#stateTransport?.close(), this.#callers?.close()]);
   }
 }
 
