@@ -198,10 +198,10 @@ test('the kept used-bytes sums equal the walk of every replica, to the byte, thr
   );
 });
 
-test('DescribeLogDirs usable_bytes: a request naming some partitions answers what naming none does, log-dir moves included', async () => {
+test('DescribeLogDirs usable_bytes: a request naming some partitions answers what naming none does, log-dir moves included', () => {
   const DIRS = ['/data/a', '/data/b', '/data/c'];
-  await fc.assert(
-    fc.asyncProperty(
+  fc.assert(
+    fc.property(
       fc.array(
         fc.oneof(
           { weight: 6, arbitrary: opArb },
@@ -213,7 +213,7 @@ test('DescribeLogDirs usable_bytes: a request naming some partitions answers wha
         ),
         { minLength: 1, maxLength: 40 },
       ),
-      async (ops) => {
+      (ops) => {
         const clock = new ManualClock(1_700_000_000_000);
         const sim = new Simulator({ brokers: BROKERS, clock, logDirs: DIRS, seedBytes: (t, p) => (t.length * 131 + p * 7) * 1024 });
         const ctx = (brokerId: number) => ({ brokerId, runtime: sim }) as unknown as RequestContext;
@@ -230,36 +230,12 @@ test('DescribeLogDirs usable_bytes: a request naming some partitions answers wha
           const some = sim.model.topicViews().map((t) => ({ topic: t.name, partitions: t.partitions.filter((p) => p.partition % 2 === 0).map((p) => p.partition) }));
           for (let b = 0; b < BROKERS; b++) {
             if (!sim.model.isBrokerUp(b)) continue;
-            const usable = async (topics: typeof some | null) => ((await describeLogDirsHandler.handle(ctx(b), { topics })) as DescribeLogDirsResponse).results.map((r) => `${r.logDir} ${r.usableBytes}`);
-            assert.deepEqual(await usable(some), await usable(null), `broker ${b} after ${JSON.stringify(op)}`);
+            const usable = (topics: typeof some | null) => (describeLogDirsHandler.handle(ctx(b), { topics }) as DescribeLogDirsResponse).results.map((r) => `${r.logDir} ${r.usableBytes}`);
+            assert.deepEqual(usable(some), usable(null), `broker ${b} after ${JSON.stringify(op)}`);
           }
         }
       },
     ),
     { numRuns: 60 },
   );
-});
-
-test('DescribeLogDirs naming many partitions (answered in pieces of whole topics, the event loop given back between them) answers what one request per topic does, topics by name', async () => {
-  const sim = new Simulator({ brokers: 3, seedBytes: (t, p) => (t.length * 131 + p * 7) * 1024 });
-  const names = ['t-b', 't-a', 't-c'];
-  for (const name of names) sim.model.createTopic({ name, assignments: Array.from({ length: 3000 }, (_, p) => ({ partition: p, brokerIds: [p % 3, (p + 1) % 3] })) });
-  const ctx = { brokerId: 0, runtime: sim } as unknown as RequestContext;
-  const ask = async (topics: { topic: string; partitions: number[] }[]) => (await describeLogDirsHandler.handle(ctx, { topics })) as DescribeLogDirsResponse;
-  // 9,000 partitions asked (t-a named twice, its halves apart): more than one piece.
-  const all = [
-    { topic: 't-c', partitions: Array.from({ length: 3000 }, (_, p) => p) },
-    { topic: 't-a', partitions: Array.from({ length: 1500 }, (_, p) => p) },
-    { topic: 't-b', partitions: Array.from({ length: 3000 }, (_, p) => p) },
-    { topic: 't-a', partitions: Array.from({ length: 1500 }, (_, p) => 1500 + p) },
-  ];
-  const whole = await ask(all);
-  const perTopic = await Promise.all(['t-a', 't-b', 't-c'].map((t) => ask([{ topic: t, partitions: Array.from({ length: 3000 }, (_, p) => p) }])));
-  assert.deepEqual(
-    whole.results[0]!.topics,
-    perTopic.flatMap((r) => r.results[0]!.topics),
-  );
-  assert.deepEqual(whole.results[0]!.topics.map((t) => t.name), ['t-a', 't-b', 't-c']);
-  assert.equal(whole.results[0]!.topics.reduce((n, t) => n + t.partitions.length, 0), 6000, 'broker 0 hosts two thirds of each topic');
-  assert.equal(whole.results[0]!.usableBytes, perTopic[0]!.results[0]!.usableBytes);
 });
