@@ -21,20 +21,25 @@ interface Node {
 let root: Node = {};
 let count = 0;
 
+/** The node under `node` for broker id `b`, made when missing. */
+function child(node: Node, b: number): Node {
+  let next = node.next?.get(b);
+  if (next === undefined) {
+    next = {};
+    (node.next ??= new Map()).set(b, next);
+    count++;
+  }
+  return next;
+}
+
+/** The big-endian INT32 at `bytes[pos...]`. */
+const int32At = (bytes: Uint8Array, pos: number): number => ((bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!) | 0;
+
 /** The shared, frozen list equal to `list` (element by element, in order). */
 export function internReplicaList(list: readonly number[]): readonly number[] {
   if (count >= MAX_INTERNED_LISTS) resetInternedLists();
   let node = root;
-  for (let i = 0; i < list.length; i++) {
-    const b = list[i]!;
-    let next = node.next?.get(b);
-    if (next === undefined) {
-      next = {};
-      (node.next ??= new Map()).set(b, next);
-      count++;
-    }
-    node = next;
-  }
+  for (let i = 0; i < list.length; i++) node = child(node, list[i]!);
   if (node.list === undefined) {
     // A copy: the caller's array may be its own to change.
     node.list = Object.freeze(list.slice());
@@ -52,19 +57,10 @@ export function internReplicaList(list: readonly number[]): readonly number[] {
 export function internReplicaListAt(bytes: Uint8Array, at: number, n: number): readonly number[] {
   if (count >= MAX_INTERNED_LISTS) resetInternedLists();
   let node = root;
-  for (let i = 0, pos = at; i < n; i++, pos += 4) {
-    const b = ((bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!) | 0;
-    let next = node.next?.get(b);
-    if (next === undefined) {
-      next = {};
-      (node.next ??= new Map()).set(b, next);
-      count++;
-    }
-    node = next;
-  }
+  for (let i = 0; i < n; i++) node = child(node, int32At(bytes, at + 4 * i));
   if (node.list === undefined) {
     const list = new Array<number>(n);
-    for (let i = 0, pos = at; i < n; i++, pos += 4) list[i] = ((bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!) | 0;
+    for (let i = 0; i < n; i++) list[i] = int32At(bytes, at + 4 * i);
     node.list = Object.freeze(list);
     count++;
   }
