@@ -46,7 +46,6 @@ import {
   type ThrottleDemand,
   type PlanWarning,
 } from '../domain/reassignment/index.js';
-import { internReplicaList } from '../domain/replica-list.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
@@ -344,15 +343,15 @@ export class ReassignmentService {
     // 1. Write-ahead: the record (with its throttle demand) before anything changes.
     const now = this.#now();
     const id = newId('r');
-    // The record holds interned replica lists (replica-list.ts): ~23 MiB less per 100k record.
+    // The record holds the plan's shared replica lists (replica-list.ts): ~23 MiB less per 100k record.
     const recordPartitions: ReassignmentPartitionRecord[] = new Array(plan.partitions.length);
     for (let i = 0; i < plan.partitions.length; i++) {
       const p = plan.partitions[i]!;
       const size = sizeAt(i);
       const bytesTotal = size === undefined ? null : size * p.adding.length;
       const logDirs = dirsOf.size > 0 ? dirsOf.get(p.topic, p.partition) : undefined;
-      const original = internReplicaList(p.currentReplicas);
-      const target = internReplicaList(p.targetReplicas);
+      const original = p.currentReplicas;
+      const target = p.targetReplicas;
       recordPartitions[i] = logDirs
         ? { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal, logDirs }
         : { topic: p.topic, partition: p.partition, original, target, state: 'queued', bytesTotal };

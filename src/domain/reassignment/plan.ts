@@ -111,7 +111,7 @@ export interface PlanWarning extends TopicPartition {
   readonly message: string;
 }
 
-/** One partition of the plan. */
+/** One partition of the plan. Its four replica lists are shared and frozen (src/domain/replica-list.ts): a record holds them as they are. */
 export interface PartitionMovePlan extends TopicPartition {
   /**
    * The replicas before this move: Metadata's replicas, or for a partition already moving its
@@ -641,7 +641,6 @@ function without(list: readonly number[], drop: readonly number[]): number[] {
   return out;
 }
 
-/** `[...list]`, sized at once. */
 function sameList(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
