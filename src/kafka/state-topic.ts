@@ -192,15 +192,6 @@ export class StateTopic {
   /** Appends the records in order, acks=-1; resolves with the offset of the first. */
   async write(records: StateWrite[]): Promise<bigint> {
     if (records.length === 0) return -1n;
-    return this.#onLeader((leader) =>
-      produceRecords(
-        this.#kafka,
-        leader,
-        this.name,
-        0,
-        records.map((r) => ({ key: Buffer.from(r.key, 'utf8'), value: r.value === null ? null : Buffer.from(r.value, 'utf8') })),
-        this.#kafka.requestTimeoutMs,
-      ),
-    );
+    return this.#onLeader((leader) => produceRecords(this.#kafka, leader, this.name, 0, records, this.#kafka.requestTimeoutMs));
   }
 }

@@ -1,4 +1,4 @@
-// The gateway decodes DescribeLogDirs v4, ListPartitionReassignments v0, AlterPartitionReassignments v0 and Metadata v12 answers itself
+// The gateway decodes DescribeLogDirs v4, ListPartitionReassignments v0, AlterPartitionReassignments v0, Metadata v12 and Produce v11 answers itself
 // (src/kafka/apis, src/kafka/wire/reader.ts). These tests encode answers independently, with
 // the simulator's schema-driven codec (src/sim/protocol, from Kafka's message specs), and check
 // that our decoders read every field the gateway uses as @platformatic/kafka's parsers read the
@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { alterPartitionReassignmentsV0, describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, Reader, ResponseError, Writer, type Connection } from '@platformatic/kafka';
+import { alterPartitionReassignmentsV0, crc32c as clientCrc32c, describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, produceV11, Reader, readRecordsBatch, ResponseError, Writer, type Connection } from '@platformatic/kafka';
 import { decode, encode } from '../../src/sim/protocol/codec.js';
 import { Reader as SimReader } from '../../src/sim/protocol/buffers.js';
 import type { FieldSchema, MessageSchema } from '../../src/sim/protocol/schema.js';
@@ -22,6 +22,10 @@ import {
   ListPartitionReassignmentsResponseSchema,
   MetadataRequestSchema,
   MetadataResponseSchema,
+  ProduceRequestSchema,
+  ProduceResponseSchema,
+  type ProduceRequest,
+  type ProduceResponse,
   type MetadataRequest,
   type MetadataResponse,
   type DescribeLogDirsRequest,
@@ -61,6 +65,9 @@ import {
   type MetadataAnswer,
 } from '../../src/kafka/apis/metadata-v12.js';
 import { alterPartitionReassignments, encodeAlterPartitionReassignmentsRequest, type PartitionMove } from '../../src/kafka/apis/alter-partition-reassignments-v0.js';
+import { decodeProduceAnswer, encodeProduceRequest, produceRecords, type ProducedRecord } from '../../src/kafka/apis/produce-v11.js';
+import { crc32c } from '../../src/kafka/wire/crc32c.js';
+import { splitBatches } from '../../src/sim/cluster/log.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
 import { drain, inSlices } from '../../src/kafka/wire/slices.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
@@ -556,6 +563,31 @@ describe('request encoding', () => {
     );
   });
 
+  it('Produce: the bytes of the client encoder (one batch, every record at one timestamp), tombstones, empty, long and non-ASCII text', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constantFrom('', 'x'.repeat(70_000)));
+    const records = fc.array(fc.record({ key: text, value: fc.option(text, { nil: null }) }), { minLength: 1, maxLength: 30 });
+    fc.assert(
+      fc.property(fc.constantFrom(-1, 1), fc.nat(), topicName, partitionIndex, records, fc.bigInt({ min: 0n, max: 2n ** 62n }), (acks, timeoutMs, topic, partition, rs, ts) => {
+        const ours = encodeProduceRequest(acks, timeoutMs, topic, partition, rs, ts);
+        const messages = rs.map((r) => ({ topic, partition, key: Buffer.from(r.key), value: (r.value === null ? null : Buffer.from(r.value)) as Buffer, timestamp: ts }));
+        assert.deepEqual(ours, produceV11.createRequest(acks, timeoutMs, messages).buffer);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('CRC-32C: what the client computes, over any range of any bytes (slice-by-8 and the byte tail)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+        const start = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+        const end = start + (bytes.length === 0 ? 0 : b % (bytes.length - start + 1));
+        assert.equal(crc32c(bytes, start, end), clientCrc32c(Buffer.from(bytes.subarray(start, end))));
+      }),
+      { numRuns: 500 },
+    );
+    assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283, 'the standard check value');
+  });
+
   it('ListPartitionReassignments: the bytes of the client encoder, null topics included', () => {
     fc.assert(
       fc.property(fc.nat(), fc.option(requestTopics, { nil: null }), (timeoutMs, topics) => {
@@ -751,6 +783,81 @@ describe('alterPartitionReassignments over a connection', () => {
     const sent: Buffer[] = [];
     assert.deepEqual(await alterPartitionReassignments(stubSender(stubConnection(ok, sent)), []), []);
     assert.equal(sent.length, 0);
+  });
+});
+
+describe('Produce v11', () => {
+  const PRODUCE_TAGGED = withUnknownTags(ProduceResponseSchema);
+  const encodeProduced = (res: ProduceResponse): Buffer => encode(PRODUCE_TAGGED, 11, res).toBuffer();
+  const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+  const partitionAnswer = withTags(
+    fc.record({
+      index: partitionIndex,
+      errorCode: fc.constantFrom(0, 0, 0, 6, 7, 10, 89, -1),
+      baseOffset: int64,
+      logAppendTimeMs: int64,
+      logStartOffset: int64,
+      recordErrors: fc.array(withTags(fc.record({ batchIndex: fc.nat(), batchIndexErrorMessage: fc.option(fc.string({ unit: 'grapheme', maxLength: 8 }), { nil: null }) })), { maxLength: 2 }),
+      errorMessage: fc.option(fc.string({ unit: 'grapheme', maxLength: 10 }), { nil: null }),
+    }),
+  );
+  const answer: fc.Arbitrary<ProduceResponse> = fc.record({
+    responses: fc.array(withTags(fc.record({ name: topicName, partitionResponses: fc.array(partitionAnswer, { maxLength: 4 }) })), { maxLength: 3 }),
+    throttleTimeMs: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  });
+
+  it('reads every field the gateway uses as the client parser does, on random answers', () => {
+    fc.assert(
+      fc.property(answer, (res) => {
+        const bytes = encodeProduced(res);
+        const client = clientParse(produceV11.parseResponse, bytes);
+        assert.deepEqual(decodeProduceAnswer(new WireReader(bytes)), {
+          responses: client.responses.map((t) => ({ name: t.name, partitionResponses: t.partitionResponses.map((p) => ({ index: p.index, errorCode: p.errorCode, baseOffset: p.baseOffset, errorMessage: p.errorMessage ?? null })) })),
+          throttleTimeMs: client.throttleTimeMs,
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a truncated answer throws, at every cut', () => {
+    const bytes = encodeProduced({ responses: [{ name: 'state', partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 42n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null }] }], throttleTimeMs: 0 });
+    for (let cut = 0; cut < bytes.length; cut++) assert.throws(() => decodeProduceAnswer(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
+  });
+
+  it('produceRecords: sends the records as one batch the simulator accepts (its CRC check) and the client reads back; answers the first offset; an error code throws', async () => {
+    const ok = (baseOffset: bigint, errorCode = 0, errorMessage: string | null = null) =>
+      encodeProduced({ responses: [{ name: 'state', partitionResponses: [{ index: 0, errorCode, baseOffset, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage }] }], throttleTimeMs: 0 });
+    const records: ProducedRecord[] = [
+      { key: 'reassignment/r1', value: JSON.stringify({ kind: 'reassignment', note: 'é 🐢' }) },
+      { key: 'chunk/r1/p/0', value: 'x'.repeat(200_000) },
+      { key: 'chunk/r1/p/1', value: null },
+      { key: '', value: '' },
+    ];
+    const sent: Buffer[] = [];
+    assert.equal(await produceRecords(stubSender(stubConnection(ok(12345678901234n), sent)), 3, 'state', 0, records, 1500), 12345678901234n);
+    const body = decode<ProduceRequest>(ProduceRequestSchema, 11, new SimReader(sent[0]!));
+    assert.equal(body.acks, -1);
+    assert.equal(body.timeoutMs, 1500);
+    assert.equal(body.transactionalId, null);
+    assert.deepEqual(body.topicData.map((t) => [t.name, t.partitionData.map((p) => p.index)]), [['state', [0]]]);
+    const [batch, ...more] = splitBatches(body.topicData[0]!.partitionData[0]!.records!);
+    assert.equal(more.length, 0);
+    const read = readRecordsBatch(Reader.from(batch!));
+    assert.deepEqual(
+      read.records.map((r) => ({ key: r.key!.toString(), value: r.value === null || r.value === undefined ? null : r.value.toString(), offsetDelta: r.offsetDelta })),
+      records.map((r, i) => ({ ...r, offsetDelta: i })),
+    );
+    assert.equal(read.lastOffsetDelta, records.length - 1);
+
+    await assert.rejects(produceRecords(stubSender(stubConnection(ok(-1n, 6, 'not the leader'), [])), 3, 'state', 0, records, 1500), (err: unknown) => {
+      assert.ok(err instanceof KafkaRequestError);
+      assert.deepEqual(err.kafka, kafkaErrorInfo(6, 'not the leader'));
+      return true;
+    });
+    const empty = encodeProduced({ responses: [], throttleTimeMs: 0 });
+    await assert.rejects(produceRecords(stubSender(stubConnection(empty, [])), 3, 'state', 0, records, 1500), /Empty Produce response/);
+    await assert.rejects(produceRecords(stubSender(stubConnection(ok(1n).subarray(0, 12), [])), 3, 'state', 0, records, 1500), KafkaRequestError, 'an answer that ends early');
   });
 });
 

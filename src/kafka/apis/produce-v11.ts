@@ -1,8 +1,15 @@
 // Produce v11 with acks=-1, sent to the partition's leader: appends keyed records to one
 // partition and answers the offset of the first. No producer id and no transactions: the
 // state topic (src/kafka/state-topic.ts) relies only on acks=-1 (durable once the in-sync
-// replicas have it). The client builds the record batch (COMPACT_RECORDS); a null value is
-// written as a tombstone.
+// replicas have it). A null value is written as a tombstone.
+//
+// Encoded and decoded here, not by the client: its record writer took each key and value as a
+// Buffer (the state topic made one per value from its JSON text), appended them to a chain
+// of Buffers, and joined the batch once more to checksum it. A 100,000-partition start writes
+// ~14 MB of state twice; that was ~80 MB of short-lived Buffers per start, outside V8's heap.
+// Here the text goes straight into one request Buffer, sized in advance, and the CRC is
+// computed over it in place (../wire/crc32c.ts). The bytes are the client encoder's (a test
+// compares them), so brokers see exactly what they saw before.
 /*
   Produce Request (Version: 11) => transactional_id acks timeout_ms [topic_data] TAG_BUFFER
     transactional_id => COMPACT_NULLABLE_STRING
@@ -29,16 +36,126 @@
         error_message => COMPACT_NULLABLE_STRING
     throttle_time_ms => INT32
 */
-import { produceV11 } from '@platformatic/kafka';
+/*
+  COMPACT_RECORDS here: one record batch, magic 2, no compression, as the client wrote it:
+    base_offset INT64 (0) | batch_length INT32 | partition_leader_epoch INT32 (0) | magic INT8 (2)
+    | crc UINT32 (CRC-32C of what follows) | attributes INT16 (0) | last_offset_delta INT32
+    | base_timestamp INT64 | max_timestamp INT64 (the same) | producer_id INT64 (-1)
+    | producer_epoch INT16 (0) | base_sequence INT32 (0) | [record] (INT32 count)
+  record => length VARINT | attributes INT8 (0) | timestamp_delta VARLONG (0) | offset_delta VARINT
+    | key_length VARINT | key | value_length VARINT (-1: null) | value | [header] (VARINT count, 0)
+*/
+import { createAPI, produceV11 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
-import { kafkaErrorInfo, NONE } from '../errors-map.js';
+import { kafkaErrorInfo, toKafkaRequestError } from '../errors-map.js';
 import { firstErrorName, type RequestSender } from '../request.js';
+import { crc32c } from '../wire/crc32c.js';
+import { WireReader } from '../wire/reader.js';
+import { compactStringSize, payloadOf, uvarintSize, varintSize, WireWriter } from '../wire/writer.js';
 
-/** One record to append: key and value as bytes, value null = tombstone. */
+/** One record to append: key and value as text (UTF-8 on the wire), value null = tombstone. */
 export interface ProducedRecord {
-  key: Buffer;
-  value: Buffer | null;
+  key: string;
+  value: string | null;
 }
+
+/** Bytes from the start of a batch to its attributes, where the CRC's range begins. */
+const BATCH_CRC_FROM = 21;
+/** A batch's fixed part: base_offset .. the record count. */
+const BATCH_HEAD = 61;
+
+/** The request body: `records` as one batch to `partition` of `topic`, every record at `timestamp`. */
+export function encodeProduceRequest(acks: number, timeoutMs: number, topic: string, partition: number, records: readonly ProducedRecord[], timestamp: bigint): Buffer {
+  // Sizes first (each string's UTF-8 length once), then one Buffer written front to back.
+  const keyBytes = new Array<number>(records.length);
+  const valueBytes = new Array<number>(records.length);
+  const bodyBytes = new Array<number>(records.length);
+  let recordsSize = 0;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const k = Buffer.byteLength(r.key, 'utf8');
+    const v = r.value === null ? -1 : Buffer.byteLength(r.value, 'utf8');
+    keyBytes[i] = k;
+    valueBytes[i] = v;
+    // attributes, timestamp_delta (0), offset_delta, key, value, header count (0)
+    const body = 1 + 1 + varintSize(i) + varintSize(k) + k + varintSize(v) + Math.max(0, v) + 1;
+    bodyBytes[i] = body;
+    recordsSize += varintSize(body) + body;
+  }
+  const batchSize = BATCH_HEAD + recordsSize;
+  const size = 1 + 2 + 4 + uvarintSize(2) + compactStringSize(topic) + uvarintSize(2) + 4 + uvarintSize(batchSize + 1) + batchSize + 1 + 1 + 1;
+  const w = new WireWriter(size)
+    .uvarint(0) // transactional_id: null
+    .int16(acks)
+    .int32(timeoutMs)
+    .compactLength(1)
+    .compactString(topic)
+    .compactLength(1)
+    .int32(partition)
+    .uvarint(batchSize + 1);
+  const batchAt = w.pos;
+  w.int64(0n)
+    .int32(batchSize - 12) // batch_length: what follows it
+    .int32(0) // partition_leader_epoch
+    .int8(2) // magic
+    .int32(0) // crc, below
+    .int16(0) // attributes
+    .int32(records.length - 1)
+    .int64(timestamp)
+    .int64(timestamp)
+    .int64(-1n) // producer_id
+    .int16(0) // producer_epoch
+    .int32(0) // base_sequence
+    .int32(records.length);
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    w.varint(bodyBytes[i]!).int8(0).varint(0).varint(i).varint(keyBytes[i]!).utf8(r.key, keyBytes[i]!).varint(valueBytes[i]!);
+    if (r.value !== null) w.utf8(r.value, valueBytes[i]!);
+    w.varint(0);
+  }
+  w.buf.writeUInt32BE(crc32c(w.buf, batchAt + BATCH_CRC_FROM, w.pos), batchAt + 17);
+  return w.noTaggedFields().noTaggedFields().noTaggedFields().done();
+}
+
+/** What the gateway reads of a Produce answer. */
+export interface ProduceAnswer {
+  responses: { name: string; partitionResponses: { index: number; errorCode: number; baseOffset: bigint; errorMessage: string | null }[] }[];
+  throttleTimeMs: number;
+}
+
+/** The answer after its header; fields the gateway does not use (times, record errors, tagged fields) are skipped. */
+export function decodeProduceAnswer(r: WireReader): ProduceAnswer {
+  const responses: ProduceAnswer['responses'] = [];
+  const topics = r.compactLength();
+  for (let t = 0; t < topics; t++) {
+    const name = r.compactString();
+    const partitionResponses: ProduceAnswer['responses'][number]['partitionResponses'] = [];
+    const partitions = r.compactLength();
+    for (let p = 0; p < partitions; p++) {
+      const index = r.int32();
+      const errorCode = r.int16();
+      const baseOffset = r.bigint64();
+      r.skip(16); // log_append_time_ms, log_start_offset
+      const recordErrors = r.compactLength();
+      for (let e = 0; e < recordErrors; e++) {
+        r.int32();
+        r.compactNullableString();
+        r.skipTaggedFields();
+      }
+      const errorMessage = r.compactNullableString();
+      r.skipTaggedFields();
+      partitionResponses.push({ index, errorCode, baseOffset, errorMessage });
+    }
+    r.skipTaggedFields();
+    responses.push({ name, partitionResponses });
+  }
+  const throttleTimeMs = r.int32();
+  r.skipTaggedFields();
+  return { responses, throttleTimeMs };
+}
+
+// The client's Produce v11 (its key and version), with our body and our parser.
+const produceV11Api = createAPI<[body: Buffer], ProduceAnswer>(produceV11.api.key, produceV11.api.version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => decodeProduceAnswer(WireReader.fromClientReader(reader)));
 
 /**
  * Appends `records`, in order, to partition `partition` of `topic` on broker `leader`, with
@@ -50,28 +167,18 @@ export async function produceRecords(
   leader: number,
   topic: string,
   partition: number,
-  records: ProducedRecord[],
+  records: readonly ProducedRecord[],
   timeoutMs: number,
 ): Promise<bigint> {
-  const res = await kafka.sendRequest(
-    'Produce',
-    { broker: leader },
-    (conn) =>
-      produceV11.api.async(
-        conn,
-        -1,
-        timeoutMs,
-        records.map((r) => ({
-          topic,
-          partition,
-          key: r.key,
-          // The client's types want a Buffer; its record writer encodes null as a tombstone.
-          value: r.value as Buffer,
-        })),
-      ),
-    (r) => (typeof r === 'boolean' ? NONE : firstErrorName(r.responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode)))),
-  );
-  if (typeof res === 'boolean') throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'Produce with acks=-1 got no response'));
+  const body = encodeProduceRequest(-1, timeoutMs, topic, partition, records, BigInt(Date.now()));
+  let res: ProduceAnswer;
+  try {
+    res = await kafka.sendRequest('Produce', { broker: leader }, (conn) => produceV11Api.async(conn, body), (r) =>
+      firstErrorName(r.responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode))),
+    );
+  } catch (err) {
+    throw toKafkaRequestError(err, { api: 'Produce' }); // e.g. a malformed answer, as when the client's parser threw
+  }
   const p = res.responses[0]?.partitionResponses[0];
   if (!p) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, `Empty Produce response for ${topic}`));
   if (p.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(p.errorCode, p.errorMessage));

@@ -64,6 +64,14 @@ export class WireReader {
     return hi * 4294967296 + lo;
   }
 
+  /** INT64 exactly, as a bigint (offsets). */
+  bigint64(): bigint {
+    if (this.remaining < 8) throw new MalformedResponseError('response ends inside an INT64');
+    const v = this.buf.readBigInt64BE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
   bool(): boolean {
     return this.buf.readUInt8(this.pos++) !== 0;
   }

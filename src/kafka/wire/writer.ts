@@ -12,6 +12,9 @@ export const compactStringSize = (s: string): number => {
   return uvarintSize(n + 1) + n;
 };
 
+/** Bytes of a VARINT (zigzag) holding the int32 `v`. */
+export const varintSize = (v: number): number => uvarintSize(((v << 1) ^ (v >> 31)) >>> 0);
+
 /** Bytes of a COMPACT_ARRAY of `n` INT32 (null when n = -1). */
 export const int32ArraySize = (n: number): number => uvarintSize(n + 1) + 4 * Math.max(0, n);
 
@@ -23,8 +26,23 @@ export class WireWriter {
     this.buf = Buffer.allocUnsafe(size);
   }
 
+  int8(v: number): this {
+    this.pos = this.buf.writeInt8(v, this.pos);
+    return this;
+  }
+
+  int16(v: number): this {
+    this.pos = this.buf.writeInt16BE(v, this.pos);
+    return this;
+  }
+
   int32(v: number): this {
     this.pos = this.buf.writeInt32BE(v, this.pos);
+    return this;
+  }
+
+  int64(v: bigint): this {
+    this.pos = this.buf.writeBigInt64BE(v, this.pos);
     return this;
   }
 
@@ -47,6 +65,17 @@ export class WireWriter {
       v = Math.floor(v / 128);
     }
     this.buf[this.pos++] = v;
+    return this;
+  }
+
+  /** VARINT: the int32 `v` zigzag-encoded (record batch fields). */
+  varint(v: number): this {
+    return this.uvarint(((v << 1) ^ (v >> 31)) >>> 0);
+  }
+
+  /** `n` bytes of `s` in UTF-8 (n = Buffer.byteLength(s)), no length before them. */
+  utf8(s: string, n: number): this {
+    this.pos += this.buf.write(s, this.pos, n, 'utf8');
     return this;
   }
 
