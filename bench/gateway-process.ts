@@ -4,6 +4,8 @@
 //   SCALE_NODE_FLAGS="<flags>"     extra node flags for the gateway only (e.g. GC settings)
 //   SCALE_MEMORY_LIMIT_MIB=<n>     the gateway in a memory cgroup of n MiB (as root), as a pod
 //   SCALE_GATEWAY_OUT=<file>       the gateway's stdout and stderr also go there
+//   SCALE_DIST=1                   the compiled gateway (`node dist/main.js`, after `npm run build`),
+//                                  as the Docker image runs it, instead of src/main.ts under tsx
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +22,9 @@ export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess
   // as root), as a container with that limit would: Node sizes V8's heap from the cgroup's
   // limit, as it does in a Kubernetes pod (deploy/kubernetes/deployment.yaml).
   const cgroup = process.env.SCALE_MEMORY_LIMIT_MIB ? memoryCgroup(Number(process.env.SCALE_MEMORY_LIMIT_MIB)) : null;
-  const argv = [...prof, ...flags, '--import', 'tsx', 'src/main.ts'];
+  // SCALE_DIST=1: the compiled gateway, as the Docker image runs it (no tsx loader thread).
+  if (process.env.SCALE_DIST && !existsSync(`${ROOT}dist/main.js`)) throw new Error('SCALE_DIST=1 runs dist/main.js: run `npm run build` first');
+  const argv = process.env.SCALE_DIST ? [...prof, ...flags, 'dist/main.js'] : [...prof, ...flags, '--import', 'tsx', 'src/main.ts'];
   const proc = spawn(cgroup ? '/bin/sh' : process.execPath, cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, process.execPath, ...argv] : argv, {
     cwd: ROOT,
     env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
