@@ -59,7 +59,8 @@ export interface ProducedRecord {
   value: string | null;
 }
 
-/** Bytes from the start of a batch to its attributes, where the CRC's range begins. */
+/** Where a batch holds its CRC, and where the CRC's range begins (its attributes). */
+const BATCH_CRC_AT = 17;
 const BATCH_CRC_FROM = 21;
 /** A batch's fixed part: base_offset .. the record count. */
 const BATCH_HEAD = 61;
@@ -113,7 +114,7 @@ export function encodeProduceRequest(acks: number, timeoutMs: number, topic: str
     if (r.value !== null) w.utf8(r.value, valueBytes[i]!);
     w.varint(0);
   }
-  w.buf.writeUInt32BE(crc32c(w.buf, batchAt + BATCH_CRC_FROM, w.pos), batchAt + 17);
+  w.buf.writeUInt32BE(crc32c(w.buf, batchAt + BATCH_CRC_FROM, w.pos), batchAt + BATCH_CRC_AT);
   return w.noTaggedFields().noTaggedFields().noTaggedFields().done();
 }
 

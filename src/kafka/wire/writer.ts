@@ -12,8 +12,11 @@ export const compactStringSize = (s: string): number => {
   return uvarintSize(n + 1) + n;
 };
 
-/** Bytes of a VARINT (zigzag) holding the int32 `v`. */
-export const varintSize = (v: number): number => uvarintSize(((v << 1) ^ (v >> 31)) >>> 0);
+/** The int32 `v` zigzag-encoded, as a VARINT carries it (0, -1, 1, -2 … → 0, 1, 2, 3 …). */
+const zigzag = (v: number): number => ((v << 1) ^ (v >> 31)) >>> 0;
+
+/** Bytes of a VARINT holding the int32 `v`. */
+export const varintSize = (v: number): number => uvarintSize(zigzag(v));
 
 /** Bytes of a COMPACT_ARRAY of `n` INT32 (null when n = -1). */
 export const int32ArraySize = (n: number): number => uvarintSize(n + 1) + 4 * Math.max(0, n);
@@ -70,7 +73,7 @@ export class WireWriter {
 
   /** VARINT: the int32 `v` zigzag-encoded (record batch fields). */
   varint(v: number): this {
-    return this.uvarint(((v << 1) ^ (v >> 31)) >>> 0);
+    return this.uvarint(zigzag(v));
   }
 
   /** `n` bytes of `s` in UTF-8 (n = Buffer.byteLength(s)), no length before them. */
