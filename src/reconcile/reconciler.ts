@@ -284,6 +284,9 @@ export class Reconciler {
       this.#progressTask = undefined;
     });
     this.#progressTask = task;
+    // An end seen earlier in this pass (one that may not be cut: #passSteps): the next pass
+    // runs right after it, and the snapshot finishes in the background meanwhile.
+    if (this.#movesStale) return;
     const ended = new Promise<void>((resolve) => (this.#endSeenDuringPass = resolve));
     try {
       await Promise.race([task, ended]);
@@ -447,6 +450,10 @@ export class Reconciler {
     // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
     // Before the placement read: the view may change under an await (a start writing its record).
     const dirs = view && moves ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent)) : undefined;
+    // The end watch's sample, from the moves just read: the watch looks at them during the rest
+    // of this pass (at 100k partitions, up to a second of placement and record writes while a
+    // burst of moves ends), so Kafka's last end is seen within END_WATCH_MS, not after the pass.
+    if (moves) await this.#step('end-watch', () => this.#pickEndSample(this.#d.store.view(), moves, pace));
     if (cut()) return true;
     // Records whose moves all ended are recorded as such first (a header-only write), so the
     // throttle sync below removes their throttles; their end (completed or cancelled: Metadata
@@ -475,7 +482,7 @@ export class Reconciler {
     // pass read the rest still moving).
     if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
-    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace));
+    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
@@ -494,7 +501,6 @@ export class Reconciler {
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view(), syncedAt));
     }
-    if (moves) await this.#step('end-watch', () => this.#pickEndSample(this.#d.store.view(), moves, pace));
     if (moves) {
       // The sample just picked is asked about once before the progress step (seconds at 100k,
       // and its DescribeLogDirs can hold up the watch's own request): an end that happened
@@ -533,6 +539,7 @@ export class Reconciler {
     placement: TopicPartitions[],
     dirs: LogDirObservation,
     pace: Pace,
+    stale: () => boolean = () => false,
   ): Promise<void> {
     const now = this.#now();
     const observed = await observation(view, moves, placement, pace);
@@ -540,8 +547,12 @@ export class Reconciler {
       if (!isLive(r)) continue;
       // Written since Kafka's moves were read (a start, a wave, a PATCH): the next pass judges it.
       if (recordsBeforeObservation.get(r.id) !== r) continue;
+      // The end watch saw an end since Kafka's moves were read: the pass is cut (#passSteps) and
+      // the next one, right after, writes what this one would have, with the end in it. At 100k
+      // partitions a record's write during a burst of ends takes ~0.5 s that the end would wait.
+      if (stale()) return;
       const first = await this.#decide(r, observed, now, dirs, pace);
-      if (!first) continue;
+      if (!first || stale()) continue;
       // The write, under the record's claim (pacer.ts withRecordClaim), from the record as the
       // state topic has it now: written meanwhile (a PATCH, a wave, a cancel, on any instance)
       // -> Kafka is read again for it and the decision re-made on the fresh record, so the
