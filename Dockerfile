@@ -51,5 +51,7 @@ COPY --chown=root:root bin ./bin
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 CMD ["node", "dist/healthcheck.js"]
-# node as PID 1 receives SIGTERM directly: in-flight requests drain (SHUTDOWN_TIMEOUT_MS).
-CMD ["node", "dist/main.js"]
+# bin/gateway.sh: the memory settings measured at 100k moving partitions (README, "Memory"),
+# then exec node, so node is PID 1 and receives SIGTERM directly: in-flight requests drain
+# (SHUTDOWN_TIMEOUT_MS). GATEWAY_NODE_FLAGS replaces its node flags ("" = Node's defaults).
+CMD ["/bin/sh", "bin/gateway.sh"]

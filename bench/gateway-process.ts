@@ -1,33 +1,52 @@
-// The gateway as a child process of a bench (`src/main.ts` under tsx), pointed at a simulator:
-// its RSS and event loop are its own. Shared by bench/scale.ts and bench/start-answers.ts.
+// The gateway as a child process of a bench, pointed at a simulator: its RSS and event loop are
+// its own. By default it runs as `npm start` and the Docker image run it: bin/gateway.sh, the
+// compiled dist/main.js with the memory settings shipped there (the bench scripts build first).
+// Shared by bench/scale.ts and bench/start-answers.ts.
+//   SCALE_NODE_FLAGS="<flags>"     node flags for the gateway instead of the shipped ones
+//                                  (GATEWAY_NODE_FLAGS; "" = Node's and V8's defaults)
+//   MALLOC_MMAP_THRESHOLD_=<n>     passed on (bin/gateway.sh sets 65536 when it is unset)
+//   SCALE_FROM_SOURCE=1            src/main.ts under tsx instead (`npm run dev`; no build needed,
+//                                  Node's defaults plus SCALE_NODE_FLAGS, tsx's loader thread)
 //   SCALE_PROFILE=<dir>            a CPU profile of the gateway (written when it exits)
-//   SCALE_NODE_FLAGS="<flags>"     extra node flags for the gateway only (e.g. GC settings)
 //   SCALE_MEMORY_LIMIT_MIB=<n>     the gateway in a memory cgroup of n MiB (as root), as a pod
 //   SCALE_GATEWAY_OUT=<file>       the gateway's stdout and stderr also go there
-//   SCALE_DIST=1                   the compiled gateway (`node dist/main.js`, after `npm run build`),
-//                                  as the Docker image runs it, instead of src/main.ts under tsx
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Simulator } from '../src/sim/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
-  // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits).
-  const prof = process.env.SCALE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SCALE_PROFILE}`] : [];
-  // SCALE_NODE_FLAGS: extra node flags for the gateway only (e.g. GC settings to compare).
-  const flags = (process.env.SCALE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits), by NODE_OPTIONS
+  // so that it adds to the shipped flags.
+  const prof = process.env.SCALE_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE}` : undefined;
+  // SCALE_NODE_FLAGS: node flags instead of the shipped ones (e.g. GC settings to compare).
+  const flags = process.env.SCALE_NODE_FLAGS;
   // SCALE_MEMORY_LIMIT_MIB=<n>: the gateway runs in a memory cgroup of n MiB (cgroup v1 or v2,
   // as root), as a container with that limit would: Node sizes V8's heap from the cgroup's
   // limit, as it does in a Kubernetes pod (deploy/kubernetes/deployment.yaml).
   const cgroup = process.env.SCALE_MEMORY_LIMIT_MIB ? memoryCgroup(Number(process.env.SCALE_MEMORY_LIMIT_MIB)) : null;
-  // SCALE_DIST=1: the compiled gateway, as the Docker image runs it (no tsx loader thread).
-  if (process.env.SCALE_DIST && !existsSync(`${ROOT}dist/main.js`)) throw new Error('SCALE_DIST=1 runs dist/main.js: run `npm run build` first');
-  const argv = process.env.SCALE_DIST ? [...prof, ...flags, 'dist/main.js'] : [...prof, ...flags, '--import', 'tsx', 'src/main.ts'];
-  const proc = spawn(cgroup ? '/bin/sh' : process.execPath, cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, process.execPath, ...argv] : argv, {
+  const fromSource = Boolean(process.env.SCALE_FROM_SOURCE);
+  if (!fromSource && !existsSync(`${ROOT}dist/main.js`)) throw new Error('the bench runs dist/main.js as `npm start` does: run `npm run build` first (or SCALE_FROM_SOURCE=1)');
+  // bin/gateway.sh execs node: the child's pid is the gateway's (its RSS, its cgroup).
+  const command = fromSource ? [process.execPath, ...(flags ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts'] : ['/bin/sh', `${ROOT}bin/gateway.sh`];
+  const proc = spawn(cgroup ? '/bin/sh' : command[0]!, cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, ...command] : command.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '2000', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      // bin/gateway.sh runs the `node` on PATH: this one.
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      ...(flags !== undefined && { GATEWAY_NODE_FLAGS: flags }),
+      ...(prof && { NODE_OPTIONS: [process.env.NODE_OPTIONS, prof].filter(Boolean).join(' ') }),
+      KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+      GATEWAY_AUTH: 'none',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RECONCILE_INTERVAL_MS: '2000',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,6 +1,7 @@
 // Issue 8's bench: reassignments of SCALE_SIZES partitions (default 1000,10000) on simulated
 // clusters of 2x that many partitions (at least 20,000; at 100,000 moving the cluster is 100,000),
-// against a gateway running as a child process (`src/main.ts`, so RSS is the gateway's alone).
+// against a gateway running as a child process as `npm start` runs it (bin/gateway.sh: dist/main.js
+// with the shipped memory settings; bench/gateway-process.ts for the knobs), so RSS is the gateway's alone.
 // Per size, REPS rounds, each a whole reassignment from start to end (odd rounds move the
 // partitions back): validateOnly, then the POST that starts it (throttled at 1 KiB/s so nothing
 // finishes), two summary GETs and two 1,000-row page GETs while everything moves, the reconcile

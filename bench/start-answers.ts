@@ -7,7 +7,7 @@
 // moves, and replaces the running moves (addToExisting).
 // Bodies: validateOnly, validateOnly ?detail=true, POST ?detail=true (id, owner and timestamps masked).
 //
-//   npx tsx bench/start-answers.ts            (START_SIZE=100000)
+//   npm run build && npx tsx bench/start-answers.ts    (START_SIZE=100000; SCALE_FROM_SOURCE=1: no build)
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { startSimulator } from '../src/sim/index.js';

@@ -1,4 +1,4 @@
-// A gateway as `npm start` runs it (src/main.ts, embedded demo cluster with data), with one
+// A gateway as `npm run dev` runs it (src/main.ts, embedded demo cluster with data), with one
 // bearer token per role, for the CLI and browser tests that talk to it over real HTTP.
 import { generateToken, sha256Hex } from '../../src/http/auth/tokens.js';
 import { spawnGateway, type GatewayProcess } from '../http/gateway-process.js';

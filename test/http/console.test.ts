@@ -1,6 +1,6 @@
 // The web console's files as the gateway serves them: public (the page asks for a token
 // itself), with a CSP that allows nothing from elsewhere, ETags, and no effect on the API's
-// own access control. The files are bundled from src/console as `npm start` does.
+// own access control. The files are bundled from src/console as `npm run dev` does.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import request from 'supertest';

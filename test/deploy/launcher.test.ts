@@ -1,0 +1,98 @@
+// bin/gateway.sh, the launcher `npm start` and the Docker image run: the node flags and the
+// glibc setting it ships reach the gateway's process (exec'd: the same pid, as PID 1 in the
+// image), GATEWAY_NODE_FLAGS and MALLOC_MMAP_THRESHOLD_ override them, arguments and the
+// working directory pass through, and this Node accepts the flags and applies them (a V8 flag
+// that a Node upgrade drops would make node refuse to start: this test fails first).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const LAUNCHER = join(ROOT, 'bin/gateway.sh');
+/** The flags the launcher ships, read from it (`${GATEWAY_NODE_FLAGS-<flags>}`). */
+const SHIPPED = /\$\{GATEWAY_NODE_FLAGS-([^}]*)\}/.exec(readFileSync(LAUNCHER, 'utf8'))?.[1]?.split(' ').filter(Boolean) ?? [];
+
+interface Seen {
+  pid: number;
+  execArgv: string[];
+  argv: string[];
+  malloc: string | undefined;
+  cwd: string;
+}
+
+/** Runs a copy of the launcher whose dist/main.js reports what it was started with. */
+async function launch(env: Record<string, string | undefined>, args: string[] = []): Promise<{ seen: Seen; childPid: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'launcher-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    mkdirSync(join(dir, 'dist'));
+    cpSync(LAUNCHER, join(dir, 'bin/gateway.sh'));
+    writeFileSync(
+      join(dir, 'dist/main.js'),
+      'process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), malloc: process.env.MALLOC_MMAP_THRESHOLD_, cwd: process.cwd() }));',
+    );
+    const base: Record<string, string | undefined> = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+    delete base.GATEWAY_NODE_FLAGS;
+    delete base.MALLOC_MMAP_THRESHOLD_;
+    const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], { cwd: tmpdir(), env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, err);
+    return { seen: JSON.parse(out) as Seen, childPid: child.pid! };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the launcher ships a heap growth bound and a smaller young generation', () => {
+  assert.ok(SHIPPED.some((f) => /^--heap-growing-percent=\d+$/.test(f)), SHIPPED.join(' '));
+  assert.ok(SHIPPED.some((f) => /^--max-semi-space-size=\d+$/.test(f)), SHIPPED.join(' '));
+});
+
+test('the gateway process gets the shipped flags and glibc setting; exec keeps its pid; arguments and cwd pass through', async () => {
+  const { seen, childPid } = await launch({}, ['--some-arg', 'x y']);
+  assert.deepEqual(seen.execArgv, SHIPPED);
+  assert.equal(seen.malloc, '65536');
+  assert.equal(seen.pid, childPid, 'node replaced the shell (exec): signals reach the gateway');
+  assert.deepEqual(seen.argv, ['--some-arg', 'x y']);
+  assert.equal(seen.cwd, tmpdir());
+});
+
+test('GATEWAY_NODE_FLAGS replaces the flags (empty: none); a MALLOC_MMAP_THRESHOLD_ already set is kept', async () => {
+  const none = await launch({ GATEWAY_NODE_FLAGS: '', MALLOC_MMAP_THRESHOLD_: '131072' });
+  assert.deepEqual(none.seen.execArgv, []);
+  assert.equal(none.seen.malloc, '131072');
+  const own = await launch({ GATEWAY_NODE_FLAGS: '--max-old-space-size=700 --stack-trace-limit=20' });
+  assert.deepEqual(own.seen.execArgv, ['--max-old-space-size=700', '--stack-trace-limit=20']);
+});
+
+test('this Node accepts the shipped flags and applies the young generation size', () => {
+  const semi = Number(SHIPPED.find((f) => f.startsWith('--max-semi-space-size='))!.split('=')[1]);
+  // The new space is two semi-spaces: allocate until it has grown to its maximum.
+  const script = `const v8 = require('node:v8'); const keep = []; for (let i = 0; i < 2e6; i++) { const o = { i, a: [i] }; if (i % 8 === 0) keep.push(o); }
+    process.stdout.write(String(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
+  const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' });
+  const shipped = run(SHIPPED);
+  assert.equal(shipped.status, 0, shipped.stderr);
+  const defaults = run([]);
+  assert.equal(defaults.status, 0, defaults.stderr);
+  assert.ok(Number(shipped.stdout) <= 2 * semi * 2 ** 20, `new space ${shipped.stdout} bytes with ${SHIPPED.join(' ')}`);
+  assert.ok(Number(defaults.stdout) > Number(shipped.stdout), `Node's default new space (${defaults.stdout}) is larger than the shipped one (${shipped.stdout})`);
+  // An unknown V8 flag is refused at startup: the check above would catch a dropped one.
+  assert.notEqual(run(['--no-such-v8-flag-xyz']).status, 0);
+});
+
+test('npm start and the Docker image both run the launcher', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.match(pkg.scripts.start!, /sh bin\/gateway\.sh$/);
+  assert.match(pkg.scripts.start!, /^npm run build/);
+  const cmd = /^CMD (.*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+  assert.deepEqual(JSON.parse(cmd ?? 'null'), ['/bin/sh', 'bin/gateway.sh']);
+});
