@@ -23,6 +23,7 @@ import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } fr
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeReplicaSizeColumns, givenAt, replicaSizesRequest, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
 import { makePacer } from '../state/layout.js';
+import { isCold } from '../state/cold-partitions.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
 import { PACE_EVERY } from './ownership.js';
@@ -54,7 +55,9 @@ export function bytesTotalOf(r: ReassignmentRecord): number {
  */
 function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
   const cached = bytesTotals.get(r);
-  if (cached !== undefined && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return cached;
+  // A cold record never changes: kept without its unpacked array (as countPartitions does).
+  const cold = isCold(r);
+  if (cached !== undefined && (cold || cached.partitions === r.partitions) && cached.updatedAt === r.updatedAt) return cached;
   let total = 0;
   let completed = 0;
   const ps = r.partitions;
@@ -64,11 +67,11 @@ function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
     total += p.bytesTotal ?? 0;
     if (p.state === 'completed') completed += p.bytesTotal ?? 0;
   }
-  const out = { partitions: ps, updatedAt: r.updatedAt, total, completed };
+  const out = { partitions: cold ? null : ps, updatedAt: r.updatedAt, total, completed };
   bytesTotals.set(r, out);
   return out;
 }
-const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; total: number; completed: number }>();
+const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; total: number; completed: number }>();
 
 export class ProgressTracker {
   readonly #kafka: KafkaAdmin;

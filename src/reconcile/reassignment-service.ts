@@ -52,6 +52,7 @@ import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import { describeReplicaSizeColumns, describeReplicaSizes, replicaKey, replicaSizesRequest, slotOf, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { isCold } from '../state/cold-partitions.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { boundedError, makePacer } from '../state/layout.js';
@@ -134,15 +135,18 @@ export interface PartitionCounts {
  */
 export function countPartitions(r: ReassignmentRecord): PartitionCounts {
   const cached = countsOf.get(r);
-  if (cached && cached.partitions === r.partitions && cached.updatedAt === r.updatedAt) return { ...cached.counts };
-  const c: PartitionCounts = { total: r.partitions.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
-  // Indexed: a for...of over 100,000 entries allocates an iterator result per entry until V8 optimizes it (run once per record).
+  // A cold record (finished, its partitions packed: state/cold-partitions.ts) never changes: its
+  // counts are kept without its unpacked array, which would otherwise stay alive with them.
+  const cold = isCold(r);
+  if (cached && (cold || cached.partitions === r.partitions) && cached.updatedAt === r.updatedAt) return { ...cached.counts };
   const ps = r.partitions;
+  const c: PartitionCounts = { total: ps.length, queued: 0, moving: 0, completed: 0, failed: 0, cancelled: 0 };
+  // Indexed: a for...of over 100,000 entries allocates an iterator result per entry until V8 optimizes it (run once per record).
   for (let i = 0; i < ps.length; i++) c[ps[i]!.state]++;
-  countsOf.set(r, { partitions: r.partitions, updatedAt: r.updatedAt, counts: c });
+  countsOf.set(r, { partitions: cold ? null : ps, updatedAt: r.updatedAt, counts: c });
   return { ...c };
 }
-const countsOf = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions']; updatedAt: number; counts: PartitionCounts }>();
+const countsOf = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; counts: PartitionCounts }>();
 
 export interface ReassignmentDetail {
   record: ReassignmentRecord;

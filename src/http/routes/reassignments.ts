@@ -7,6 +7,7 @@ import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/
 import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
+import { partitionCount } from '../../state/cold-partitions.js';
 import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';
 import { LazyJsonArray, sendJson } from '../json-slices.js';
@@ -144,7 +145,7 @@ function toSummary(record: ReassignmentRecord, moving: readonly ListedMove[]): S
     endedAt: iso(record.endedAt),
     throttle: record.throttle,
     autoRemoveThrottle: record.autoRemoveThrottle,
-    partitionCount: record.partitions.length,
+    partitionCount: partitionCount(record),
     // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
     moving: moving as Schemas['MovingPartition'][],
   };
@@ -185,7 +186,7 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     order: r.order,
     counts: d.counts,
     progress: toProgress(d.progress),
-    ...((detail || r.partitions.length <= ROLLBACK_INLINE_MAX) && { rollback: rollbackFileOf(r) }),
+    ...((detail || partitionCount(r) <= ROLLBACK_INLINE_MAX) && { rollback: rollbackFileOf(r) }),
   };
 }
 

@@ -1,0 +1,170 @@
+// Finished reassignments' partitions packed into columns (src/state/cold-partitions.ts): every
+// entry comes back as it was (optional fields absent, null or set; the rare fields; the same
+// shared replica lists), a cold record reads like any record (spread, JSON), and the store packs
+// finished records only, keeps a header-only rewrite header-only, and assembles them again from
+// their chunks when another instance rewrites the header.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { coldRecord, isCold, packable, packPartitions, partitionAt, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
+import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
+import { StateStore, type StateLog } from '../../src/state/store.js';
+
+const LISTS: readonly (readonly number[])[] = [[0, 1, 2], [1, 2, 3], [3], [2, 0], []].map((l) => Object.freeze(l));
+
+const entry: fc.Arbitrary<ReassignmentPartitionRecord> = fc
+  .record(
+    {
+      topic: fc.constantFrom('a', 'b', 'topic-with-a-longer-name', 'ü'),
+      partition: fc.oneof(fc.nat(2000), fc.constant(0xffffffff)),
+      original: fc.constantFrom(...LISTS),
+      target: fc.constantFrom(...LISTS),
+      state: fc.constantFrom(...PARTITION_STATES),
+      bytesTotal: fc.oneof(fc.constant(null), fc.nat(), fc.double({ min: 0, max: 2 ** 53, noNaN: true })),
+      startedAt: fc.integer({ min: 0, max: 2 ** 52 }),
+      endedAt: fc.integer({ min: 0, max: 2 ** 52 }),
+      startError: fc.record({ code: fc.integer({ min: -1, max: 120 }), name: fc.string(), message: fc.string() }),
+      logDirs: fc.array(fc.constantFrom('any', '/var/kafka/a', '/d2'), { maxLength: 3 }),
+      supersededBy: fc.string({ minLength: 1 }),
+    },
+    { requiredKeys: ['topic', 'partition', 'original', 'target', 'state'] },
+  )
+  // fast-check's records have no prototype; the state's entries are plain objects.
+  .map((e) => ({ ...e, ...(e.startError && { startError: { ...e.startError } }) }) as ReassignmentPartitionRecord);
+
+function record(partitions: ReassignmentPartitionRecord[], state: ReassignmentRecord['state'] = 'completed'): ReassignmentRecord {
+  return {
+    kind: 'reassignment', v: RECORD_VERSION, id: 'r1', state, partitions, concurrency: null, order: 'as-given', paused: false, throttle: 1000, autoRemoveThrottle: true,
+    throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, startedAt: 3, endedAt: 4, updatedAt: 4,
+  };
+}
+
+describe('packed partitions', () => {
+  it('unpack(pack(entries)) is the entries, field for field, with the same replica list arrays', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { maxLength: 60 }), async (ps) => {
+        assert.ok(packable(ps));
+        const packed = await packPartitions(ps);
+        const back = unpackPartitions(packed);
+        assert.deepStrictEqual(back, ps);
+        for (let i = 0; i < ps.length; i++) {
+          assert.equal(back[i]!.original, ps[i]!.original);
+          assert.equal(back[i]!.target, ps[i]!.target);
+          assert.deepStrictEqual(Object.keys(back[i]!).sort(), Object.keys(ps[i]!).sort(), 'no optional field added or lost');
+        }
+      }),
+    );
+  });
+
+  it('a cold record reads like the record: spread, JSON, count, one entry; the array is kept while held', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 40 }), fc.nat(), async (ps, k) => {
+        const r = record(ps);
+        const cold = coldRecord(r, await packPartitions(ps));
+        assert.ok(isCold(cold));
+        assert.ok(!isCold(r));
+        assert.deepStrictEqual({ ...cold }, { ...r });
+        assert.deepStrictEqual(JSON.parse(JSON.stringify(cold)), JSON.parse(JSON.stringify(r)));
+        assert.equal(partitionCount(cold), ps.length);
+        assert.deepStrictEqual(partitionAt(cold, k % ps.length), ps[k % ps.length]);
+        assert.equal(partitionAt(cold, ps.length), undefined);
+        const held = cold.partitions;
+        assert.equal(cold.partitions, held, 'the same array while it is held');
+      }),
+    );
+  });
+
+  it('what the columns cannot hold is not packed', () => {
+    const ok: ReassignmentPartitionRecord = { topic: 't', partition: 1, original: [0], target: [1], state: 'completed' };
+    assert.ok(packable([ok]));
+    assert.ok(!packable([{ ...ok, partition: -1 }]));
+    assert.ok(!packable([{ ...ok, partition: 1.5 }]));
+    assert.ok(!packable([{ ...ok, state: 'weird' as ReassignmentPartitionRecord['state'] }]));
+  });
+});
+
+class MemoryLog implements StateLog {
+  readonly name = 'mem';
+  records: { offset: bigint; key: string; value: string | null }[] = [];
+  async ensure() {}
+  async offsets() {
+    return { start: 0n, end: BigInt(this.records.length) };
+  }
+  async read(from: bigint, to: bigint) {
+    return this.records.filter((r) => r.offset >= from && r.offset < to);
+  }
+  async write(recs: { key: string; value: string | null }[]) {
+    const first = BigInt(this.records.length);
+    for (const r of recs) this.records.push({ offset: BigInt(this.records.length), ...r });
+    return first;
+  }
+}
+
+/** 3,000 partitions: several chunks. */
+function many(state: ReassignmentPartitionRecord['state']): ReassignmentPartitionRecord[] {
+  return Array.from({ length: 3000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, original: LISTS[i % 3]!, target: LISTS[(i + 1) % 3]!, state, bytesTotal: i * 10, startedAt: 1000 + i, ...(state !== 'moving' && { endedAt: 5000 + i }) }));
+}
+
+describe('StateStore: finished reassignments packed', () => {
+  it('a finished record in the view is packed, reads the same, and a header-only change writes no chunk', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const running = { ...record(many('moving'), 'running'), endedAt: undefined } as ReassignmentRecord;
+    await a.write([running]);
+    await a.cooled();
+    assert.ok(!isCold(a.view().reassignments.get('r1')!), 'a running record is not packed');
+
+    const done = record(many('completed'));
+    await a.write([done]);
+    await a.cooled();
+    const cold = a.view().reassignments.get('r1')!;
+    assert.ok(isCold(cold));
+    assert.deepStrictEqual(cold.partitions, done.partitions);
+
+    // The reconciler's throttlesRemovedAt: a spread of the cold record.
+    const before = log.records.length;
+    await a.write([{ ...cold, throttlesRemovedAt: 9, updatedAt: 9 }]);
+    const written = log.records.slice(before);
+    assert.deepStrictEqual(written.map((r) => r.key), ['reassignment/r1'], 'the header alone');
+    await a.cooled();
+    const again = a.view().reassignments.get('r1')!;
+    assert.ok(isCold(again));
+    assert.equal(again.throttlesRemovedAt, 9);
+    assert.deepStrictEqual(again.partitions, done.partitions);
+  });
+
+  it('another instance reads it (and packs it); a header rewritten there is assembled again from the packed chunks', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    const b = new StateStore(log);
+    const done = record(many('completed'));
+    await a.write([done]);
+    await a.cooled();
+    const seen = (await b.refresh()).reassignments.get('r1')!;
+    await b.cooled();
+    assert.ok(isCold(b.view().reassignments.get('r1')!));
+    assert.deepStrictEqual(seen.partitions, done.partitions);
+
+    await b.write([{ ...b.view().reassignments.get('r1')!, throttlesRemovedAt: 7, updatedAt: 7 }]);
+    const r = (await a.refresh()).reassignments.get('r1')!;
+    assert.equal(r.throttlesRemovedAt, 7);
+    assert.deepStrictEqual(r.partitions, done.partitions);
+    await a.cooled();
+    assert.ok(isCold(a.view().reassignments.get('r1')!));
+
+    // A third instance reading everything from the start gets the same record.
+    const c = new StateStore(log);
+    const fresh = (await c.refresh()).reassignments.get('r1')!;
+    assert.deepStrictEqual({ ...fresh }, { ...r });
+  });
+
+  it('a finished record deleted while it is being packed stays deleted', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    await a.write([record(many('completed'))]);
+    // The packing has started (queued at the write); the tombstone lands before it ends.
+    await a.write([], ['reassignment/r1']);
+    await a.cooled();
+    assert.equal(a.view().reassignments.has('r1'), false);
+  });
+});
