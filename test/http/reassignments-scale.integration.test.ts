@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/sim/index.js';
+import { isCold } from '../../src/state/cold-partitions.js';
 import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
 
 const BANDWIDTH = 100_000;
@@ -94,6 +95,35 @@ describe('large reassignments', () => {
     assert.deepEqual(b.progress, a.progress, 'two instances, the same rate and ETA');
     assert.deepEqual(b.counts, a.counts);
     assert.equal((await gw.http().delete(`/reassignments/${id}`)).status, 200);
+  });
+
+  it('a finished reassignment, its partitions packed (state/cold-partitions.ts), answers its summary, pages and list entry as before', async () => {
+    const partitions = Array.from({ length: 12 }, (_, p) => ({ topic: 'pg', partition: p, replicas: [3, 2] }));
+    const res = await gw.http().post('/reassignments').send({ partitions, throttle: 1024 });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id: string = res.body.id;
+    assert.equal((await gw.http().delete(`/reassignments/${id}`)).status, 200);
+    await gw.runtime.store.cooled();
+    assert.ok(isCold(gw.runtime.store.view().reassignments.get(id)!), 'packed once finished');
+    const summary = (await gw.http().get(`/reassignments/${id}`)).body;
+    assert.equal(summary.state, 'cancelled');
+    assert.equal(summary.counts.total, 12);
+    // pg-0..5 were moved to [2,3] above: [3,2] only reorders them, done at once; the rest cancelled.
+    assert.equal(summary.counts.completed + summary.counts.cancelled, 12);
+    assert.ok(summary.counts.cancelled > 0);
+    const listed = (await gw.http().get('/reassignments')).body.reassignments.find((r: any) => r.id === id);
+    assert.equal(listed.partitionCount, 12);
+    const rows: any[] = [];
+    let next: string | null = `/reassignments/${id}/partitions?state=all&limit=5`;
+    while (next) {
+      const page = await gw.http().get(next);
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      rows.push(...page.body.items);
+      next = page.body.next;
+    }
+    assert.deepEqual(rows.map((r) => `${r.topic}:${r.partition}`), Array.from({ length: 12 }, (_, p) => `pg:${p}`));
+    assert.ok(rows.every((r) => (r.state === 'cancelled' || r.state === 'completed') && r.targetReplicas.join() === '3,2'), JSON.stringify(rows));
+    assert.equal(rows.filter((r) => r.state === 'cancelled').length, summary.counts.cancelled);
   });
 
   it('POST /reassignments takes bodies up to 32 MB; other routes keep the 1 MB default', async () => {
