@@ -155,6 +155,13 @@ export function unpackPartitions(packed: PackedPartitions): ReassignmentPartitio
 }
 
 const packedOf = new WeakMap<ReassignmentRecord, PackedPartitions>();
+/** Arrays a cold record unpacked, to what they were unpacked from: packing one again is a lookup. */
+const unpackedFrom = new WeakMap<readonly ReassignmentPartitionRecord[], PackedPartitions>();
+
+/** The packed form `ps` was unpacked from, if it was (a spread of a cold record, written again). */
+export function packedFrom(ps: readonly ReassignmentPartitionRecord[]): PackedPartitions | undefined {
+  return unpackedFrom.get(ps);
+}
 
 /**
  * `r` with its partitions packed: the same fields, `partitions` a getter that unpacks (and keeps
@@ -173,6 +180,7 @@ export function coldRecord(r: ReassignmentRecord, packed: PackedPartitions): Rea
       if (!ps) {
         ps = unpackPartitions(packed);
         held = new WeakRef(ps);
+        unpackedFrom.set(ps, packed);
       }
       return ps;
     },
@@ -198,14 +206,38 @@ export function partitionAt(r: ReassignmentRecord, i: number): ReassignmentParti
   return i >= 0 && i < packed.count ? unpackEntry(packed, i) : undefined;
 }
 
+/** Cold chunks: where their entries are in the packed partitions. */
+const chunkSource = new WeakMap<ReassignmentChunk, { packed: PackedPartitions; s: number; n: number }>();
+
 /**
  * A chunk of a cold record (the store keeps every chunk it read or wrote): its entries come
- * from the record's partitions [s, s + n) when asked (a header of it read again is assembled
- * from its chunks), so it does not hold its own.
+ * from the record's partitions [s, s + n) when asked, so it does not hold its own.
  */
 export function coldChunk(c: ReassignmentChunk, cold: ReassignmentRecord, s: number, n: number): ReassignmentChunk {
-  const { partitions: _p, ...rest } = c;
-  const chunk = rest as ReassignmentChunk;
+  // Not a spread of c: a cold chunk's own getter would unpack.
+  const chunk = { kind: c.kind, v: c.v, reassignment: c.reassignment, writtenAt: c.writtenAt } as ReassignmentChunk;
   Object.defineProperty(chunk, 'partitions', { enumerable: true, configurable: false, get: () => cold.partitions.slice(s, s + n) });
+  chunkSource.set(chunk, { packed: packedOf.get(cold)!, s, n });
   return chunk;
+}
+
+export function isColdChunk(c: ReassignmentChunk): boolean {
+  return chunkSource.has(c);
+}
+
+/**
+ * The packed partitions a header's chunks all come from, in order and entire (a header of a
+ * cold record written again, e.g. throttlesRemovedAt by another instance): the record is then
+ * assembled cold, without unpacking. undefined otherwise.
+ */
+export function coldSourceOf(chunks: readonly { s: number; n: number; chunk: ReassignmentChunk | undefined }[], count: number): PackedPartitions | undefined {
+  let packed: PackedPartitions | undefined;
+  let at = 0;
+  for (const { s, n, chunk } of chunks) {
+    const src = chunk && chunkSource.get(chunk);
+    if (!src || (packed !== undefined && src.packed !== packed) || src.s !== s || src.n !== n || s !== at) return undefined;
+    packed = src.packed;
+    at += n;
+  }
+  return packed !== undefined && at === count && packed.count === count ? packed : undefined;
 }

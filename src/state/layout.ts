@@ -126,6 +126,11 @@ export function assemble(h: ReassignmentHeader, chunk: (key: string) => Reassign
     for (const p of c.partitions) partitions.push(p);
   }
   if (partitions.length !== h.layout.partitionCount) return undefined;
+  return assembleWith(h, partitions, chunk);
+}
+
+/** The record a header makes with `partitions` (its chunks' entries, or a cold record's); undefined when a demand chunk is missing. */
+export function assembleWith(h: ReassignmentHeader, partitions: ReassignmentRecord['partitions'], chunk: (key: string) => ReassignmentChunk | undefined): ReassignmentRecord | undefined {
   let throttleDemand: ThrottleDemand | null = null;
   if (h.throttleDemand) {
     let topics = h.throttleDemand.topics ?? {};

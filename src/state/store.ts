@@ -15,8 +15,8 @@
 // missing (health(), the onEvent hook) and every read and write fails until an operator acts.
 import { randomBytes } from 'node:crypto';
 import { CLAIM_PREFIX, claimKey, ClaimTable, CLAIM_VERSION, decodeClaim, MAX_CLAIM_TTL_MS, type ClaimValue, type DecidedClaim } from './claims.js';
-import { assemble, CHUNK_PREFIX, chunkKey, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
-import { coldChunk, coldRecord, isCold, packable, packPartitions } from './cold-partitions.js';
+import { assemble, assembleWith, CHUNK_PREFIX, chunkKey, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
+import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packedFrom, packPartitions } from './cold-partitions.js';
 import { decodeValue, encodeValue, keyOf, parseKey, progressKey, reassignmentKey, TERMINAL_STATES, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
 
 /** Produce batches the store writes stay under this (Kafka's default max.message.bytes is 1 MiB per batch). */
@@ -323,7 +323,11 @@ export class StateStore {
       if (typeof parsed === 'object' && parsed !== null && 'layout' in parsed) {
         const h = decodeHeader(key, parsed);
         if (!h) return;
-        const record = assemble(h, (k) => this.#chunks.get(k));
+        const chunkOf = (k: string) => this.#chunks.get(k);
+        // A cold record's header written again (throttlesRemovedAt): assembled cold, not unpacked.
+        const packed = coldSourceOf(h.layout.chunks.map((ref) => ({ s: ref.s, n: ref.n, chunk: chunkOf(chunkKey(h.id, 'p', ref.i, ref.g)) })), h.layout.partitionCount);
+        const warm = packed ? assembleWith(h, [], chunkOf) : undefined;
+        const record = packed ? warm && coldRecord(warm, packed) : assemble(h, chunkOf);
         // A header whose chunks are missing is not a record (never happens in log order): keep what we had.
         if (!record) return;
         this.#headers.set(h.id, h);
@@ -367,14 +371,15 @@ export class StateStore {
       const h = this.#headers.get(id);
       if (!r || !h || isCold(r) || !TERMINAL_STATES.has(r.state) || !packable(r.partitions)) continue;
       await pace();
-      const packed = await packPartitions(r.partitions, pace);
+      // A cold record spread and written again (throttlesRemovedAt) packs to what it came from.
+      const packed = packedFrom(r.partitions) ?? (await packPartitions(r.partitions, pace));
       if (this.#maps.reassignment.get(id) !== r || this.#headers.get(id) !== h) continue;
       const cold = coldRecord(r, packed);
       this.#maps.reassignment.set(id, cold);
       for (const ref of h.layout.chunks) {
         const key = chunkKey(id, 'p', ref.i, ref.g);
         const c = this.#chunks.get(key);
-        if (c) this.#chunks.set(key, coldChunk(c, cold, ref.s, ref.n));
+        if (c && !isColdChunk(c)) this.#chunks.set(key, coldChunk(c, cold, ref.s, ref.n));
       }
     }
   }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { coldRecord, isCold, packable, packPartitions, partitionAt, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
+import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packPartitions, partitionAt, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
 import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore, type StateLog } from '../../src/state/store.js';
 
@@ -72,6 +72,25 @@ describe('packed partitions', () => {
         assert.equal(cold.partitions, held, 'the same array while it is held');
       }),
     );
+  });
+
+  it('a header whose chunks all come from one packed record, in order and entire, is assembled from it', async () => {
+    const ps = Array.from({ length: 10 }, (_, i): ReassignmentPartitionRecord => ({ topic: 't', partition: i, original: LISTS[0]!, target: LISTS[1]!, state: 'completed' }));
+    const cold = coldRecord(record(ps), await packPartitions(ps));
+    const other = coldRecord(record(ps), await packPartitions(ps));
+    const raw = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: 'r1', writtenAt: 1 } as const;
+    const c1 = coldChunk({ ...raw, partitions: ps.slice(0, 6) }, cold, 0, 6);
+    const c2 = coldChunk({ ...raw, partitions: ps.slice(6) }, cold, 6, 4);
+    assert.ok(isColdChunk(c1) && !isColdChunk({ ...raw, partitions: ps }));
+    assert.deepStrictEqual(c2.partitions, ps.slice(6));
+    const packed = coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: c2 }], 10);
+    assert.ok(packed);
+    assert.deepStrictEqual(unpackPartitions(packed), ps);
+    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }], 10), undefined, 'not entire');
+    assert.equal(coldSourceOf([{ s: 6, n: 4, chunk: c2 }, { s: 0, n: 6, chunk: c1 }], 10), undefined, 'out of order');
+    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: coldChunk({ ...raw, partitions: ps.slice(6) }, other, 6, 4) }], 10), undefined, 'two packed records');
+    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: { ...raw, partitions: ps.slice(6) } }], 10), undefined, 'a chunk not packed');
+    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: undefined }], 10), undefined, 'a chunk missing');
   });
 
   it('what the columns cannot hold is not packed', () => {
@@ -146,7 +165,10 @@ describe('StateStore: finished reassignments packed', () => {
     assert.deepStrictEqual(seen.partitions, done.partitions);
 
     await b.write([{ ...b.view().reassignments.get('r1')!, throttlesRemovedAt: 7, updatedAt: 7 }]);
+    const before = log.records.length;
     const r = (await a.refresh()).reassignments.get('r1')!;
+    assert.ok(before > 0);
+    assert.ok(isCold(r), 'assembled cold from its packed chunks, not unpacked');
     assert.equal(r.throttlesRemovedAt, 7);
     assert.deepStrictEqual(r.partitions, done.partitions);
     await a.cooled();
