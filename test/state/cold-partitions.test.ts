@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packPartitions, partitionAt, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
 import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
-import { StateStore, type StateLog } from '../../src/state/store.js';
+import { StateStore } from '../../src/state/store.js';
+import { MemoryLog } from './memory-log.js';
 
 const LISTS: readonly (readonly number[])[] = [[0, 1, 2], [1, 2, 3], [3], [2, 0], []].map((l) => Object.freeze(l));
 
@@ -101,23 +102,6 @@ describe('packed partitions', () => {
     assert.ok(!packable([{ ...ok, state: 'weird' as ReassignmentPartitionRecord['state'] }]));
   });
 });
-
-class MemoryLog implements StateLog {
-  readonly name = 'mem';
-  records: { offset: bigint; key: string; value: string | null }[] = [];
-  async ensure() {}
-  async offsets() {
-    return { start: 0n, end: BigInt(this.records.length) };
-  }
-  async read(from: bigint, to: bigint) {
-    return this.records.filter((r) => r.offset >= from && r.offset < to);
-  }
-  async write(recs: { key: string; value: string | null }[]) {
-    const first = BigInt(this.records.length);
-    for (const r of recs) this.records.push({ offset: BigInt(this.records.length), ...r });
-    return first;
-  }
-}
 
 /** 3,000 partitions: several chunks. */
 function many(state: ReassignmentPartitionRecord['state']): ReassignmentPartitionRecord[] {

@@ -5,40 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CHUNK_MAX_PARTITIONS, CHUNK_PREFIX, MESSAGE_MAX_BYTES } from '../../src/state/layout.js';
 import { RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
-import { BATCH_MAX_BYTES, StateStore, type StateLog } from '../../src/state/store.js';
-
-class MemoryLog implements StateLog {
-  readonly name = 'mem';
-  records: { offset: bigint; key: string; value: string | null }[] = [];
-  batches: number[] = [];
-  /** Fails every write from this many successful ones on (a crash: nothing more is written). */
-  failAfter = Infinity;
-  async ensure() {}
-  async offsets() {
-    return { start: 0n, end: BigInt(this.records.length) };
-  }
-  async read(from: bigint, to: bigint) {
-    return this.records.filter((r) => r.offset >= from && r.offset < to);
-  }
-  async write(recs: { key: string; value: string | null }[]) {
-    if (this.batches.length >= this.failAfter) throw new Error('crashed');
-    this.batches.push(recs.reduce((n, r) => n + r.key.length + (r.value?.length ?? 0), 0));
-    const first = BigInt(this.records.length);
-    for (const r of recs) this.records.push({ offset: BigInt(this.records.length), ...r });
-    return first;
-  }
-  /** What compaction leaves: the latest record per key, tombstones and what they delete gone. */
-  compacted(): MemoryLog {
-    const latest = new Map<string, (typeof this.records)[number]>();
-    for (const r of this.records) latest.set(r.key, r);
-    const out = new MemoryLog();
-    out.records = [...latest.values()].filter((r) => r.value !== null).sort((x, y) => Number(x.offset - y.offset));
-    const end = BigInt(this.records.length);
-    out.offsets = async () => ({ start: 0n, end });
-    out.read = async (f, t) => out.records.filter((r) => r.offset >= f && r.offset < t);
-    return out;
-  }
-}
+import { BATCH_MAX_BYTES, StateStore } from '../../src/state/store.js';
+import { MemoryLog } from './memory-log.js';
 
 function record(id: string, n: number, topicLen = 8): ReassignmentRecord {
   const topic = 't'.repeat(topicLen);
