@@ -353,7 +353,10 @@ export class StateStore {
   #coolLater(r: ReassignmentRecord): void {
     if (!TERMINAL_STATES.has(r.state) || isCold(r)) return;
     this.#toCool.add(r.id);
-    this.#cooling ??= this.#cool().finally(() => (this.#cooling = undefined));
+    // Packing only saves memory: a failure leaves the records as they are (and never rejects unawaited).
+    this.#cooling ??= this.#cool()
+      .catch(() => undefined)
+      .finally(() => (this.#cooling = undefined));
   }
 
   /**
