@@ -9,6 +9,7 @@ import type { Response } from 'supertest';
 import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
+import { isCold } from '../../src/state/cold-partitions.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
 import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
 
@@ -413,6 +414,9 @@ describe('PATCH, cancel, rollback', () => {
   it('DELETE ?rollback=true moves completed partitions back with a new reassignment', async () => {
     const res = await post({ partitions: [{ topic: 'steer', partition: 2, replicas: [2, 3] }], throttle: 50_000 });
     await advanceUntil(res.body.id, 'completed');
+    // Rolled back from the record as the store keeps a finished one: its partitions packed.
+    await gw.runtime.store.cooled();
+    assert.ok(isCold(gw.runtime.store.view().reassignments.get(res.body.id)!));
     const del = await gw.http().delete(`/reassignments/${res.body.id}?rollback=true`);
     assert.equal(del.status, 202, JSON.stringify(del.body));
     assert.equal(del.body.state, 'completed');
