@@ -163,7 +163,10 @@ describe('pacing: schedule, duration, ETA', () => {
 
   it('every queued partition is in exactly one wave; peak in flight within the bounds', () => {
     fc.assert(
-      fc.property(arbPartitions, arbBounds, arbOrder, (partitions, bounds, order) => {
+      fc.property(arbPartitions, arbBounds, arbOrder, (small, bounds, order) => {
+        // KiB rather than bytes: the model ends a copy with at most 1e-9 x rate bytes left (float
+        // error), which on copies of a few bytes is a visible share of the time.
+        const partitions = small.map((p) => ({ ...p, sizeBytes: p.sizeBytes * 1024 }));
         const s = planWaves(partitions, bounds, order, { throttle: 10 * MiB });
         const seen = s.waves.flatMap((w) => w.partitions.map((p) => `${p.topic}-${p.partition}`));
         assert.equal(new Set(seen).size, seen.length);
@@ -183,7 +186,9 @@ describe('pacing: schedule, duration, ETA', () => {
           }
         }
         const busiest = Math.max(0, ...inB.values(), ...outB.values());
-        assert.ok(s.estimatedSeconds! >= busiest / (10 * MiB) - 1e-9);
+        // Each copy may end up to 1e-9 x rate bytes early, at a rate of at least rate / copies.
+        const copies = partitions.reduce((n, p) => n + p.targetReplicas.filter((b) => !p.currentReplicas.includes(b)).length, 0);
+        assert.ok(s.estimatedSeconds! >= busiest / (10 * MiB) - 1e-9 * copies * copies, `${s.estimatedSeconds} < ${busiest / (10 * MiB)}`);
       }),
       { numRuns: 200 },
     );
