@@ -8,7 +8,7 @@
 // demand (~10-20 ms at 100,000) and keeps the array while anyone holds it (WeakRef), so two
 // reads close together see the same entry objects, as the store's chunk comparison needs for a
 // header-only rewrite. Readers that only need the count use partitionCount (no unpacking);
-// per-record caches of counts and bytes are kept for the cold object itself (coldIs below).
+// per-record caches of counts and bytes are kept for the cold object itself (isCold).
 import type { ReassignmentChunk } from './layout.js';
 import type { PartitionState, ReassignmentPartitionRecord, ReassignmentRecord } from './records.js';
 import { PARTITION_STATES } from './records.js';
@@ -127,7 +127,7 @@ export function packable(ps: readonly ReassignmentPartitionRecord[]): boolean {
 }
 
 /** Entry i, as it was packed (optional fields only when they were there). */
-export function unpackEntry(packed: PackedPartitions, i: number): ReassignmentPartitionRecord {
+function unpackEntry(packed: PackedPartitions, i: number): ReassignmentPartitionRecord {
   const f = packed.flags[i]!;
   const e: ReassignmentPartitionRecord = {
     topic: packed.topics[packed.topic[i]!]!,
@@ -197,13 +197,6 @@ export function isCold(r: ReassignmentRecord): boolean {
 /** How many partitions `r` has, without unpacking a cold record's. */
 export function partitionCount(r: ReassignmentRecord): number {
   return packedOf.get(r)?.count ?? r.partitions.length;
-}
-
-/** Partition i of `r`, without unpacking the rest of a cold record's. */
-export function partitionAt(r: ReassignmentRecord, i: number): ReassignmentPartitionRecord | undefined {
-  const packed = packedOf.get(r);
-  if (!packed) return r.partitions[i];
-  return i >= 0 && i < packed.count ? unpackEntry(packed, i) : undefined;
 }
 
 /** Cold chunks: where their entries are in the packed partitions. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packPartitions, partitionAt, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
+import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packPartitions, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
 import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
 import { MemoryLog } from './memory-log.js';
@@ -57,9 +57,9 @@ describe('packed partitions', () => {
     );
   });
 
-  it('a cold record reads like the record: spread, JSON, count, one entry; the array is kept while held', async () => {
+  it('a cold record reads like the record: spread, JSON, count; the array is kept while held', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 40 }), fc.nat(), async (ps, k) => {
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 40 }), async (ps) => {
         const r = record(ps);
         const cold = coldRecord(r, await packPartitions(ps));
         assert.ok(isCold(cold));
@@ -67,8 +67,6 @@ describe('packed partitions', () => {
         assert.deepStrictEqual({ ...cold }, { ...r });
         assert.deepStrictEqual(JSON.parse(JSON.stringify(cold)), JSON.parse(JSON.stringify(r)));
         assert.equal(partitionCount(cold), ps.length);
-        assert.deepStrictEqual(partitionAt(cold, k % ps.length), ps[k % ps.length]);
-        assert.equal(partitionAt(cold, ps.length), undefined);
         const held = cold.partitions;
         assert.equal(cold.partitions, held, 'the same array while it is held');
       }),
