@@ -464,12 +464,13 @@ export interface paths {
          * Summary of one reassignment (state, counts of partitions by state, progress).
          * @description `state`: `pending` (being started), `running`, `paused` (paced execution stopped
          *     sending partitions), `completed`, `cancelled`, `failed`. A summary whatever the
-         *     size: `counts` of partitions by state (`queued` not sent to Kafka yet, `moving`,
-         *     `completed`, `failed` refused by Kafka, `cancelled`), and `progress`: bytes to copy
-         *     and copied, the copy rate over the last 30 s, an ETA, and `stalled` when bytes copied
-         *     have not grown for `STALL_AFTER_SECONDS`. Progress comes from snapshots every
-         *     reconciling instance keeps in the state topic (one per reconcile interval), so every
-         *     instance answers the same numbers (`asOf` is the latest snapshot's time). The
+         *     size: `counts` of partitions by state (`queued` not sent to Kafka yet, `moving`
+         *     (while `pending`: being sent), `completed`, `failed` refused by Kafka, `cancelled`),
+         *     and `progress`: bytes to copy and copied, the copy rate over the last 30 s, an ETA,
+         *     and `stalled` when bytes copied have not grown for `STALL_AFTER_SECONDS`. Progress
+         *     comes from snapshots every reconciling instance keeps in the state topic (one per
+         *     reconcile interval), so every instance answers the same numbers (`asOf` is the latest
+         *     snapshot's time). The
          *     per-partition detail is paged: `GET /reassignments/{id}/partitions`. `rollback` (the
          *     original assignment in the tool's file format) is included up to 1,000 partitions,
          *     or always with `?detail=true`.

@@ -51,7 +51,11 @@ export interface ReassignmentPartitionRecord {
   state: PartitionState;
   /** Bytes to copy for it (leader's partition size x adding replicas) when it was planned; null = unknown. */
   bytesTotal?: number | null;
-  /** When it was sent to Kafka / seen finished (completed, failed or cancelled). */
+  /**
+   * When it was sent to Kafka: by a start, the time of its write-ahead (the partition is written
+   * as started just before the request; a refused one has none); by the pacer, when it sent it.
+   * endedAt: when it was seen finished (completed, failed or cancelled).
+   */
   startedAt?: number;
   endedAt?: number;
   /** Kafka refused to start this partition (the others may still run). Message at most 500 chars. */
