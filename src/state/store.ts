@@ -43,6 +43,43 @@ export interface StateLog {
   write(records: { key: string; value: string | null }[]): Promise<bigint>;
 }
 
+/** Produce batches of one write that are out at once (chunks; independent values). */
+const BATCHES_IN_FLIGHT = 3;
+
+/**
+ * Batches of one write produced while earlier ones are out: at 100,000 partitions a start
+ * writes ~12 batches of ~900 KB, and one at a time the gateway waited for each
+ * acknowledgement before encoding the next. Each batch is applied to the view after the
+ * previous one (`after`, settled either way), so the view follows the log's order; the first
+ * failure is thrown by add() or drain() (later batches may still land: the caller writes no
+ * header then, and chunks no header names are swept).
+ */
+class BatchPipeline {
+  #out: Promise<unknown>[] = [];
+  #last: Promise<unknown> = Promise.resolve();
+
+  /** Starts a batch (`write(after)`); waits while BATCHES_IN_FLIGHT are out. */
+  async add(write: (after: Promise<unknown>) => Promise<unknown>): Promise<void> {
+    const p = write(this.#last);
+    p.catch(() => undefined); // awaited by add() or drain()
+    this.#last = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#out.push(p);
+    if (this.#out.length >= BATCHES_IN_FLIGHT) await this.#out.shift();
+  }
+
+  /** Waits for every batch; throws the first failure. */
+  async drain(): Promise<void> {
+    const out = this.#out;
+    this.#out = [];
+    const results = await Promise.allSettled(out);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
+
 /** Values decodeValue made of a batch's records, by key (undefined: not a valid value). */
 type Decoded = Map<string, StateValue | undefined>;
 
@@ -446,25 +483,29 @@ export class StateStore {
     }
     final.push(...tail);
 
-    // 1. Chunks, in batches.
+    // 1. Chunks, in batches, up to BATCHES_IN_FLIGHT produced at once (see BatchPipeline).
+    const chunkBatches = new BatchPipeline();
     let batch: typeof chunks = [];
     let bytes = 0;
     const flush = async () => {
       if (!batch.length) return;
       const written = batch;
-      await this.#write(
-        written.map((c) => ({ key: c.key, value: c.value })),
-        () => {
-          for (const c of written) {
-            this.#chunks.set(c.key, c.chunk);
-            // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
-            c.value = '';
-          }
-        },
-      );
       batch = [];
       bytes = 0;
-      this.#hooks.afterChunkBatch?.();
+      await chunkBatches.add((after) =>
+        this.#write(
+          written.map((c) => ({ key: c.key, value: c.value })),
+          () => {
+            for (const c of written) {
+              this.#chunks.set(c.key, c.chunk);
+              // Written: its JSON (~60 KB for 500 partitions) can go now, not when the last batch is acknowledged.
+              c.value = '';
+            }
+            this.#hooks.afterChunkBatch?.();
+          },
+          after,
+        ),
+      );
     };
     for (const c of chunks) {
       const size = c.key.length + c.value.length + 64;
@@ -473,19 +514,22 @@ export class StateStore {
       bytes += size;
     }
     await flush();
+    await chunkBatches.drain();
 
     // 2. Headers and everything else at once (+ the replaced chunks' tombstones when they fit).
     // Many independent values (e.g. the throttle ledger of 100 topics) would exceed a batch:
     // they go first, in batches of their own, each acknowledged before the last batch.
     const size = (rs: { key: string; value: string | null }[]) => rs.reduce((n, r) => n + r.key.length + (r.value?.length ?? 0) + 64, 0);
     if (size(loose) + size(final) > BATCH_MAX_BYTES) {
+      const looseBatches = new BatchPipeline();
       let part: typeof loose = [];
       let partBytes = 0;
       const send = async () => {
         if (!part.length) return;
-        await this.#write(part);
+        const records = part;
         part = [];
         partBytes = 0;
+        await looseBatches.add((after) => this.#write(records, true, after));
       };
       for (const r of loose) {
         const n = size([r]);
@@ -494,6 +538,7 @@ export class StateStore {
         partBytes += n;
       }
       await send();
+      await looseBatches.drain();
     } else final.unshift(...loose);
     const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
     const last = fits ? [...final, ...trailing] : final;
@@ -553,7 +598,7 @@ export class StateStore {
    * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
    * read; a function: the caller's own way, called at once, before anything else can run).
    */
-  async #write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded) => void) = true): Promise<bigint> {
+  async #write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded) => void) = true, after?: Promise<unknown>): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
     const writing = this.#log.write(records);
@@ -568,6 +613,8 @@ export class StateStore {
     } catch (err) {
       this.#failed(err);
     }
+    // A batch produced while an earlier one was out is applied after it (log order).
+    if (after) await after;
     // Our own write is visible to us at once; the next refresh re-reads it in log order...
     if (apply === true) for (const r of records) this.#apply(null, r.key, r.value, decoded);
     else if (apply) apply(decoded);

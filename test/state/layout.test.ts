@@ -80,6 +80,68 @@ describe('reassignment layout in the state topic', () => {
     assert.deepEqual(keys.sort(), [...fresh.header('old')!.layout.chunks.map((c) => `${CHUNK_PREFIX}old/p${c.i}.${c.g}`)].sort(), 'exactly the chunks the header names');
   });
 
+  it('chunk batches go out while earlier ones await their acknowledgement; the view follows the log order, the header waits for all', async () => {
+    // Kafka appends in request order and answers in order; here the first batch's answer is
+    // held until three batches are out, then the answers come in reverse order.
+    class SlowAcks extends MemoryLog {
+      held: (() => void)[] = [];
+      outAtOnce = 0;
+      #pending = 0;
+      override async write(recs: { key: string; value: string | null }[]) {
+        const first = await super.write(recs);
+        this.#pending++;
+        this.outAtOnce = Math.max(this.outAtOnce, this.#pending);
+        if (recs.some((r) => r.key.startsWith(CHUNK_PREFIX))) {
+          await new Promise<void>((resolve) => {
+            this.held.push(resolve);
+            if (this.held.length === 3) for (const r of this.held.splice(0).reverse()) r();
+          });
+        }
+        this.#pending--;
+        return first;
+      }
+    }
+    const log = new SlowAcks();
+    const a = new StateStore(log);
+    const r = record('big', 15_000, 120);
+    // Answers still held when fewer than three are out (the last batches) are released here.
+    const flushHeld = setInterval(() => log.held.splice(0).forEach((f) => f()), 20);
+    try {
+      await a.write([r]);
+    } finally {
+      clearInterval(flushHeld);
+    }
+    assert.equal(log.outAtOnce, 3, 'three batches out at once');
+    const chunks = chunkKeys(log).filter((c) => c.key.includes('/big/'));
+    const header = log.records.findIndex((m) => m.key === 'reassignment/big');
+    assert.ok(chunks.every((c) => c.offset < BigInt(header)), 'the header after every chunk');
+    assert.deepEqual(a.view().reassignments.get('big'), r);
+    const b = new StateStore(log);
+    assert.deepEqual((await b.refresh()).reassignments.get('big'), r);
+    assert.deepEqual(a.chunkKeys().sort(), b.chunkKeys().sort());
+  });
+
+  it('a chunk batch that fails while others are out: the write fails, no header is written, nothing is left unhandled', async () => {
+    const log = new MemoryLog();
+    const a = new StateStore(log);
+    await a.write([record('old', 10)]);
+    log.batches = [];
+    log.failAfter = 2;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await assert.rejects(a.write([record('new', 15_000, 120)]), /crashed/);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    assert.deepEqual(unhandled, []);
+    assert.ok(!log.records.some((m) => m.key === 'reassignment/new'));
+    log.failAfter = Infinity;
+    assert.deepEqual([...(await new StateStore(log).refresh()).reassignments.keys()], ['old']);
+  });
+
   it('after many updates and a delete, compaction leaves exactly the live headers and the chunks they name', async () => {
     const log = new MemoryLog();
     const a = new StateStore(log);
@@ -147,5 +209,37 @@ describe('batches of many small records', () => {
     for (const b of log.batches) assert.ok(b <= BATCH_MAX_BYTES, `batch of ${b} bytes`);
     assert.equal(log.records.at(-1)!.key, `claim/${claim.claim.id}`);
     assert.equal((await new StateStore(log).refresh()).ledger.size, 100);
+  });
+
+  it('batches out at once answered in reverse order: the view applies them in log order (a repeated key keeps its last value)', async () => {
+    class ReverseAcks extends MemoryLog {
+      held: (() => void)[] = [];
+      override async write(recs: { key: string; value: string | null }[]) {
+        const first = await super.write(recs);
+        await new Promise<void>((resolve) => {
+          this.held.push(resolve);
+          if (this.held.length === 3) for (const r of this.held.splice(0).reverse()) r();
+        });
+        return first;
+      }
+    }
+    const log = new ReverseAcks();
+    // Answers still held when fewer than three are out (the last batches) are released here.
+    const release = setInterval(() => log.held.splice(0).forEach((f) => f()), 100);
+    try {
+      const a = new StateStore(log);
+      const value = (t: number, n: number, updatedAt: number) => ({
+        kind: 'ledger' as const, v: RECORD_VERSION, id: `topic/t${t}`, updatedAt,
+        topic: { leader: { added: Array.from({ length: n }, (_, p) => `${p}:${t % 12}`), prior: null }, follower: null } as never,
+      });
+      // t0 first with 2,000 entries, last again with 3: in different batches.
+      const values = [value(0, 2000, 1), ...Array.from({ length: 150 }, (_, t) => value(t + 1, 2000, 1)), value(0, 3, 2)];
+      await a.write(values);
+      assert.ok(log.batches.length >= 3, 'three batches out at once');
+      assert.equal(a.view().ledger.get('topic/t0')!.updatedAt, 2, 'the last value of the key, as the log has it');
+      assert.deepEqual(a.view().ledger, (await new StateStore(log).refresh()).ledger);
+    } finally {
+      clearInterval(release);
+    }
   });
 });
