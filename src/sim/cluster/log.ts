@@ -30,9 +30,36 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
+/** CRC_TABLE and seven more: table k advances a byte k bytes further (slice-by-8). */
+const CRC_TABLES: Uint32Array = (() => {
+  const t = new Uint32Array(8 * 256);
+  for (let i = 0; i < 256; i++) t[i] = CRC_TABLE[i];
+  for (let i = 0; i < 256; i++) for (let k = 1; k < 8; k++) t[k * 256 + i] = (t[(k - 1) * 256 + i] >>> 8) ^ t[t[(k - 1) * 256 + i] & 0xff];
+  return t;
+})();
+
+/**
+ * CRC-32C of buf[start, end), eight bytes per step (slice-by-8): every produced batch is
+ * verified, and a 100,000-partition start produces ~14 MB of state records; byte at a time it
+ * was ~0.1 s of the simulator's time per start.
+ */
 export function crc32c(buf: Uint8Array, start = 0, end = buf.length): number {
+  const t = CRC_TABLES;
   let crc = 0xffffffff;
-  for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ buf[i]) & 0xff] ^ (crc >>> 8);
+  let i = start;
+  for (; i + 8 <= end; i += 8) {
+    const lo = (crc ^ (buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24))) >>> 0;
+    crc =
+      t[7 * 256 + (lo & 0xff)] ^
+      t[6 * 256 + ((lo >>> 8) & 0xff)] ^
+      t[5 * 256 + ((lo >>> 16) & 0xff)] ^
+      t[4 * 256 + (lo >>> 24)] ^
+      t[3 * 256 + buf[i + 4]] ^
+      t[2 * 256 + buf[i + 5]] ^
+      t[256 + buf[i + 6]] ^
+      t[buf[i + 7]];
+  }
+  for (; i < end; i++) crc = CRC_TABLE[(crc ^ buf[i]) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -11,6 +11,18 @@ function setup() {
 
 test('crc32c matches the standard check value', () => {
   assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283);
+  // Eight bytes per step: any range (start, length mod 8) agrees with the byte-at-a-time CRC.
+  const bytewise = (b: Uint8Array, start: number, end: number) => {
+    let crc = 0xffffffff;
+    for (let i = start; i < end; i++) {
+      crc ^= b[i]!;
+      for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+    }
+    return (crc ^ 0xffffffff) >>> 0;
+  };
+  const buf = Buffer.alloc(300);
+  for (let i = 0; i < buf.length; i++) buf[i] = (i * 131 + 7) & 0xff;
+  for (let start = 0; start < 9; start++) for (let end = start; end <= buf.length; end += 7) assert.equal(crc32c(buf, start, end), bytewise(buf, start, end), `[${start}, ${end})`);
 });
 
 test('append rewrites baseOffset, keeps the CRC valid, advances the end offset and size', () => {
