@@ -198,6 +198,8 @@ export class StateStore {
   #gen = 0;
   /** A refresh is reading the log (its end offset was asked before our latest write, maybe). */
   #reading = false;
+  /** Own batches applied when acknowledged, by offset, that the position has not passed yet. */
+  readonly #ownBatches = new Map<bigint, readonly { key: string; value: string | null }[]>();
   /** Finished reassignments whose partitions are to be packed (#cool). */
   readonly #toCool = new Set<string>();
   #cooling: Promise<void> | undefined;
@@ -265,6 +267,7 @@ export class StateStore {
     } finally {
       this.#reading = false;
     }
+    this.#passOwnBatches();
   }
 
   async #read(): Promise<void> {
@@ -309,6 +312,7 @@ export class StateStore {
     this.#headers.clear();
     this.#chunks.clear();
     this.#own.clear();
+    this.#ownBatches.clear();
     this.#claims.clear();
   }
 
@@ -618,15 +622,57 @@ export class StateStore {
     // Our own write is visible to us at once; the next refresh re-reads it in log order...
     if (apply === true) for (const r of records) this.#apply(null, r.key, r.value, decoded);
     else if (apply) apply(decoded);
-    // ...unless nothing was appended between what we had read and this batch, and no read is
-    // under way: then the batch is exactly these records, already applied, and the position
-    // moves past them (re-reading a 100,000-partition start would fetch ~12 MB back for nothing).
+    // ...unless the position reaches it with nothing else between (now, or once the read under
+    // way or the batches ahead of it are through: #passOwnBatches): then the position moves past
+    // it (re-reading a 100,000-partition start would fetch ~12 MB back for nothing).
     // Not for claims: they are decided only as read, at their offsets.
-    if (!this.#reading && offset === this.#position && !records.some((r) => r.key.startsWith(CLAIM_PREFIX))) {
-      this.#position = offset + BigInt(records.length);
-      for (const r of records) this.#own.delete(r.key);
+    if (!records.some((r) => r.key.startsWith(CLAIM_PREFIX))) {
+      // A chunk's value is not needed to pass it (and ~10 MB of them would stay alive meanwhile).
+      this.#ownBatches.set(offset, records.map((r) => (r.value !== null && r.key.startsWith(CHUNK_PREFIX) ? { key: r.key, value: '' } : r)));
+      this.#passOwnBatches();
     }
     return offset;
+  }
+
+  /**
+   * Moves the position past own batches that start right at it, already applied when they were
+   * acknowledged. A read under way then may have applied older values of their keys after them
+   * (it reads the log up to where it began): such a batch is read back instead, in log order,
+   * and so is every batch after it. Batches the position went past (read back) are dropped.
+   */
+  #passOwnBatches(): void {
+    if (this.#reading) return;
+    for (const offset of this.#ownBatches.keys()) if (offset < this.#position) this.#ownBatches.delete(offset);
+    for (;;) {
+      const batch = this.#ownBatches.get(this.#position);
+      if (!batch || !this.#batchStillApplied(batch)) return;
+      this.#ownBatches.delete(this.#position);
+      this.#position += BigInt(batch.length);
+      for (const r of batch) this.#own.delete(r.key);
+    }
+  }
+
+  /** Whether the view still holds what applying this own batch put there (a key's last record counts). */
+  #batchStillApplied(batch: readonly { key: string; value: string | null }[]): boolean {
+    const seen = new Set<string>();
+    for (let i = batch.length - 1; i >= 0; i--) {
+      const r = batch[i]!;
+      if (seen.has(r.key)) continue;
+      seen.add(r.key);
+      if (!this.#stillApplied(r)) return false;
+    }
+    return true;
+  }
+
+  /** Whether the view still holds what applying this own record put there. */
+  #stillApplied(r: { key: string; value: string | null }): boolean {
+    // A chunk key is written once, by its writer only (a new generation is a new key).
+    if (r.key.startsWith(CHUNK_PREFIX)) return true;
+    const k = parseKey(r.key);
+    if (!k) return true; // not a key the view holds
+    if (r.value === null) return !this.#maps[k.kind].has(k.id);
+    const own = this.#own.get(r.key);
+    return own !== undefined && own.raw === r.value && this.#holds(r.key, own.applied);
   }
 
   // ------------------------------------------------------------------ compare-and-set

@@ -320,6 +320,62 @@ describe('StateStore: batches right after what it had read', () => {
     assert.equal(s.view().reassignments.get('small')?.state, 'completed');
   });
 
+  it('acknowledged while a read is under way: passed once that read is through, unless the read applied an older value of its keys', async () => {
+    const log = new MemoryLog();
+    const ranges: [bigint, bigint][] = [];
+    const read = log.read.bind(log);
+    let gate: Promise<void> | null = null;
+    let entered: () => void = () => undefined;
+    log.read = async (f, t) => {
+      ranges.push([f, t]);
+      const out = await read(f, t);
+      if (gate) {
+        entered();
+        await gate;
+      }
+      return out;
+    };
+    /** A refresh held inside its read (of what the log held when it began) while `during` runs. */
+    const heldRead = async (s: StateStore, during: () => Promise<void>) => {
+      let open: () => void = () => undefined;
+      gate = new Promise<void>((r) => (open = r));
+      const inRead = new Promise<void>((r) => (entered = r));
+      const refreshing = s.refresh();
+      await inRead;
+      await during();
+      gate = null;
+      open();
+      await refreshing;
+    };
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await s.refresh();
+    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    // 1. The read under way covers another key only: our batches are passed once it is through.
+    await other.write([reassignment('theirs')]);
+    await heldRead(s, () => s.write([big]));
+    const before = ranges.length;
+    await s.refresh();
+    assert.equal(ranges.length, before, 'nothing of ours fetched back');
+    assert.equal(s.view().reassignments.get('theirs')?.state, 'running');
+    // 2. The read under way holds an older value of a key we then write: ours is read back and wins.
+    await other.write([reassignment('shared', 'pending')]);
+    await heldRead(s, () => s.write([reassignment('shared', 'completed')]));
+    assert.equal(s.view().reassignments.get('shared')?.state, 'pending', 'the older value, applied after ours by the read');
+    await s.refresh();
+    assert.equal(s.view().reassignments.get('shared')?.state, 'completed', 'read back in log order');
+    // 3. A tombstone of ours, the older value applied after it: read back, deleted again.
+    await other.write([reassignment('gone')]);
+    await heldRead(s, () => s.write([], ['reassignment/gone']));
+    await s.refresh();
+    assert.equal(s.view().reassignments.has('gone'), false);
+    const fresh = await new StateStore(log).refresh();
+    assert.deepEqual(s.view().reassignments, fresh.reassignments);
+    const freshChunks = new StateStore(log);
+    await freshChunks.refresh();
+    assert.deepEqual(s.chunkKeys().sort(), freshChunks.chunkKeys().sort());
+  });
+
   it('claims are still decided as read: a claim batch is always read back', async () => {
     const log = new MemoryLog();
     const s = new StateStore(log);
