@@ -3,7 +3,7 @@
 // `npm start` shows a useful gateway with nothing else installed.
 import { Producer, stringSerializers } from '@platformatic/kafka';
 import { loadGatewayConfig } from './config.js';
-import { createApp } from './http/app.js';
+import { createApp, warmUpApp } from './http/app.js';
 import { loadConsoleAssets } from './http/console.js';
 import { loadAuthConfig } from './http/auth/config.js';
 import { jsonLogger, type Logger } from './http/logger.js';
@@ -118,6 +118,11 @@ async function main(): Promise<void> {
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
   const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  // Every request validator compiled before the first request (20-80 ms each otherwise, at the
+  // first request of each operation, while everything else waits).
+  const warmUpStarted = performance.now();
+  const warmedUp = await warmUpApp(app);
+  logger.info('request validators compiled', { requests: warmedUp, ms: Math.round(performance.now() - warmUpStarted) });
   const server = await startServer({
     app,
     kafka,

@@ -28,6 +28,7 @@ import { requestIdMiddleware } from './request-id.js';
 import { createRouteMatcher, loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
 import { validateLargeArraysInSlices } from './large-body-validation.js';
+import { warmUpValidation } from './validation-warm-up.js';
 
 export interface AppOptions {
   kafka: KafkaGateway;
@@ -54,6 +55,17 @@ export interface AppOptions {
   reassignments?: ReassignmentRuntime;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
+}
+
+const warmUps = new WeakMap<Express, () => Promise<number>>();
+
+/**
+ * Compiles every operation's request validator now (src/http/validation-warm-up.ts) instead of
+ * at its first request; the server calls it before it listens. Resolves with the number of
+ * warm-up requests sent.
+ */
+export function warmUpApp(app: Express): Promise<number> {
+  return warmUps.get(app)?.() ?? Promise.resolve(0);
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -83,7 +95,9 @@ export function createApp(opts: AppOptions): Express {
   app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
   // The 100,000 items of a large POST /reassignments are checked in slices beside it.
-  app.use(validateLargeArraysInSlices(validationMiddleware(spec, opts.validateResponses ?? false)));
+  const validator = validationMiddleware(spec, opts.validateResponses ?? false);
+  app.use(validateLargeArraysInSlices(validator));
+  warmUps.set(app, () => warmUpValidation(validator, spec, app));
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 

@@ -78,7 +78,7 @@ function putBack(shell: Record<string, unknown>, path: readonly string[], array:
 }
 
 /** Runs express middlewares in order, as a router would; `done` gets the first error, if any. */
-function runChain(chain: readonly RequestHandler[], req: Request, res: Response, done: (err?: unknown) => void): void {
+export function runChain(chain: readonly RequestHandler[], req: Request, res: Response, done: (err?: unknown) => void): void {
   let i = 0;
   const step = (err?: unknown): void => {
     if (err !== undefined && err !== null && err !== 'route' && err !== 'router') return done(err);
