@@ -14,6 +14,11 @@
 // event-loop delay max over the same window; the same process reads the gateway's VmRSS
 // (/proc) every 100 ms: RSS is the max while moving and the max over the whole run.
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
+// Clients poll the gateway throughout, as people watching the web console would (issue 8 asks
+// for the throttle removal "with clients polling"): SCALE_POLLERS loops (default 3) in one more
+// process, each every SCALE_POLL_MS (default 500 ms; the console polls every 2 s) reading the
+// reassignment list, the summary of each live reassignment, its first 1,000 moving partitions
+// and /throttles; their latencies are printed too. SCALE_POLLERS=0 runs without them.
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
 import { spawn } from 'node:child_process';
@@ -26,6 +31,8 @@ const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
 const REPS = Number(process.env.REPS ?? 3);
 const BROKERS = 12;
 const PER_TOPIC = 1000;
+const POLLERS = Number(process.env.SCALE_POLLERS ?? 3);
+const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 500);
 
 const PHASES = ['validateOnly', 'POST', 'moving', 'ending', 'other'] as const;
 type Phase = (typeof PHASES)[number];
@@ -60,6 +67,42 @@ process.stdin.on('end', () => (on = false)).resume();
   }
   process.stdout.write(JSON.stringify(out));
 })();
+`;
+
+/**
+ * The polling clients (run with node -e): POLLERS loops, each one every POLL_MS reads what the
+ * console's Reassignments and reassignment pages read (the list, each live reassignment's
+ * summary and first 1,000 moving partitions) and its Throttles page, until stdin closes; then
+ * {"list": [ms...], "summary": [...], "page": [...], "throttles": [...], "errors": n} as JSON.
+ */
+const POLLER = `
+const [base, loops, every] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
+const out = { list: [], summary: [], page: [], throttles: [], errors: 0 };
+let on = true;
+process.stdin.on('end', () => (on = false)).resume();
+const get = async (kind, path) => {
+  const t = performance.now();
+  try {
+    const res = await fetch(base + path);
+    const text = await res.text();
+    if (!res.ok) { out.errors++; return null; }
+    out[kind].push(performance.now() - t);
+    return JSON.parse(text);
+  } catch { out.errors++; return null; }
+};
+const loop = async () => {
+  while (on) {
+    const list = await get('list', '/reassignments');
+    for (const r of list?.reassignments ?? []) {
+      if (r.state !== 'running' && r.state !== 'pending' && r.state !== 'paused') continue;
+      await get('summary', '/reassignments/' + r.id);
+      await get('page', '/reassignments/' + r.id + '/partitions?state=moving&limit=1000');
+    }
+    await get('throttles', '/throttles');
+    await new Promise((r) => setTimeout(r, every));
+  }
+};
+Promise.all(Array.from({ length: loops }, loop)).then(() => process.stdout.write(JSON.stringify(out)));
 `;
 
 async function timed(url: string, init?: RequestInit): Promise<{ ms: number; bytes: number; status: number; body: any }> {
@@ -136,6 +179,9 @@ async function runSize(n: number) {
   };
   let samplerOut = '';
   sampler.stdout!.on('data', (c: Buffer) => (samplerOut += c.toString()));
+  const poller = POLLERS > 0 ? spawn(process.execPath, ['-e', POLLER, gw.url, String(POLLERS), String(POLL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }) : null;
+  let pollerOut = '';
+  poller?.stdout!.on('data', (c: Buffer) => (pollerOut += c.toString()));
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
   await scrape(gw.url);
   loopMaxMs = 0;
@@ -253,12 +299,19 @@ async function runSize(n: number) {
           if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
         }
         const health = samples.map((x) => x[1]);
+        let polls: Record<string, number[] | number> | null = null;
+        if (poller) {
+          poller.stdin!.end();
+          await once(poller, 'exit');
+          polls = JSON.parse(pollerOut) as Record<string, number[] | number>;
+        }
         const perPhase = PHASES.filter((p) => byPhase.has(p)).map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`).join(', ');
-        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20 };
+        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20, polls };
       })()),
     };
   } finally {
     if (sampler.exitCode === null) sampler.kill();
+    if (poller && poller.exitCode === null) poller.kill();
     gw.proc.kill('SIGTERM');
     await once(gw.proc, 'exit').catch(() => undefined);
     await sim.close();
@@ -279,6 +332,13 @@ for (const n of SIZES) {
   console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
   console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
+  if (r.polls) {
+    const kinds = ['list', 'summary', 'page', 'throttles'].map((k) => {
+      const xs = r.polls![k] as number[];
+      return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
+    });
+    console.log(`polling clients      ${POLLERS} every ${POLL_MS} ms: ${kinds.join(', ')}; ${r.polls.errors} errors`);
+  } else console.log('polling clients      none (SCALE_POLLERS=0)');
   console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`);
 }
 if (results.length > 1) {

@@ -267,8 +267,8 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
     case 'list': {
       const l = await client.reassignments();
       print(l, () =>
-        table(['id', 'state', 'partitions', 'moving now', 'throttle', 'created'], l.reassignments.map((r) => [r.id, r.state, r.partitionCount, r.moving.length, r.throttle === null ? '' : `${formatBytes(r.throttle)}/s`, r.createdAt])) +
-        (l.external.length ? `\n\n${l.external.length} partition(s) moving under reassignments started elsewhere.` : ''),
+        table(['id', 'state', 'partitions', 'moving now', 'throttle', 'created'], l.reassignments.map((r) => [r.id, r.state, r.partitionCount, r.movingCount, r.throttle === null ? '' : `${formatBytes(r.throttle)}/s`, r.createdAt])) +
+        (l.externalCount ? `\n\n${l.externalCount} partition(s) moving under reassignments started elsewhere.` : ''),
       );
       return 0;
     }

@@ -702,6 +702,7 @@ function ReassignmentsPage({ api }: PageProps) {
               </li>
             ))}
           </ul>
+          {d.list.externalCount > d.list.external.length && <p>… and {d.list.externalCount - d.list.external.length} more.</p>}
         </>
       )}
     </section>

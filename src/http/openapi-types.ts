@@ -388,11 +388,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every partition moving in the cluster, grouped under the gateway's reassignments.
+         * The gateway's reassignments and what Kafka is moving now.
          * @description ListPartitionReassignments plus the gateway's reassignment records (kept in its
          *     state topic, so every instance answers the same). Moves started elsewhere
          *     (another instance of Kafka's tool, Cruise Control) are listed under `external`.
          *     Finished reassignments stay listed for `REASSIGNMENT_RETENTION_SECONDS`.
+         *
+         *     The answer is lean by default, whatever the number of partitions moving: each
+         *     reassignment with `movingCount` (its partitions Kafka lists as moving now; page
+         *     through them with `GET /reassignments/{id}/partitions?state=moving`), and at most
+         *     the first 1,000 external moves (`externalCount` is their total). `?detail=true`
+         *     adds each reassignment's `moving` partitions and every external move (at 100,000
+         *     moving partitions, ~8 MB).
          */
         get: operations["listReassignments"];
         put?: never;
@@ -1179,13 +1186,20 @@ export interface components {
             throttle: number | null;
             autoRemoveThrottle: boolean;
             partitionCount: number;
-            /** @description Its partitions Kafka reports as moving now. */
-            moving: components["schemas"]["MovingPartition"][];
+            /** @description How many of its partitions Kafka reports as moving now. */
+            movingCount: number;
+            /** @description Its partitions Kafka reports as moving now (only with `?detail=true`). */
+            moving?: components["schemas"]["MovingPartition"][];
         };
         ReassignmentList: {
             reassignments: components["schemas"]["ReassignmentSummary"][];
-            /** @description Partitions moving under reassignments the gateway did not start. */
+            /**
+             * @description Partitions moving under reassignments the gateway did not start, as Kafka lists
+             *     them: the first 1,000, or all of them with `?detail=true`.
+             */
             external: components["schemas"]["MovingPartition"][];
+            /** @description How many partitions move under reassignments the gateway did not start. */
+            externalCount: number;
         };
         /** @enum {string} */
         PartitionState: "queued" | "moving" | "completed" | "failed" | "cancelled";
@@ -2387,7 +2401,13 @@ export interface operations {
     };
     listReassignments: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Every moving partition, under its reassignment (`moving`) and in `external`.
+                 * @example true
+                 */
+                detail?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

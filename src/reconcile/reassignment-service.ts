@@ -59,7 +59,7 @@ import { boundedError, makePacer } from '../state/layout.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import { admitReassignment } from './admission.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
-import { activePartitions, attributeMoves, isLive, partitionId } from './ownership.js';
+import { activePartitions, attributeMoves, isLive, PACE_EVERY, partitionId, partitionOwnersPaced } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 import { pacingClaimResource, withRecordClaim, type Pacer } from './pacer.js';
@@ -184,9 +184,15 @@ function decodeCursor(c: string): [string, number] | null {
 }
 
 export interface ReassignmentListing {
-  reassignments: { record: ReassignmentRecord; moving: MovingPartition[] }[];
+  /** Per record: how many of its partitions Kafka lists as moving, and (detail) which. */
+  reassignments: { record: ReassignmentRecord; movingCount: number; moving?: MovingPartition[] }[];
+  /** Moves of reassignments started elsewhere: the first EXTERNAL_SHOWN (every one with detail). */
   external: MovingPartition[];
+  externalCount: number;
 }
+
+/** External moves listed without detail (the rest are counted). */
+export const EXTERNAL_SHOWN = 1000;
 
 export type CancelResult =
   | { kind: 'not-found' }
@@ -647,21 +653,45 @@ export class ReassignmentService {
 
   // ------------------------------------------------------------------ reads
 
-  async list(): Promise<ReassignmentListing> {
+  /**
+   * GET /reassignments: every record with the count of its partitions Kafka lists as moving;
+   * with `detail`, those partitions too and every external move. Kafka is read before the
+   * state topic: a start writes its record before it moves anything, so every gateway move
+   * read here has its record in the view. At 100,000 moves the attribution yields to the
+   * event loop (partitionOwnersPaced), and without detail nothing per partition is kept.
+   */
+  async list(opts: { detail?: boolean } = {}): Promise<ReassignmentListing> {
+    const detail = opts.detail ?? false;
+    const pace = makePacer(PACE_BUDGET_MS);
+    const moving = await listPartitionReassignments(this.#d.kafka);
     const view = await this.#d.store.refresh();
-    const { moving, attributed } = await this.ongoing(view);
+    const owners = await partitionOwnersPaced(view, pace);
+    const counts = new Map<string, number>();
     const byId = new Map<string, MovingPartition[]>();
     const external: MovingPartition[] = [];
-    attributed.forEach((a, i) => {
-      if (a.reassignmentId === null) external.push(moving[i]!);
-      else {
-        let list = byId.get(a.reassignmentId);
-        if (!list) byId.set(a.reassignmentId, (list = []));
-        list.push(moving[i]!);
+    let externalCount = 0;
+    for (let i = 0; i < moving.length; i++) {
+      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+      const m = moving[i]!;
+      const id = owners.get(partitionId(m.topic, m.partition));
+      if (id === undefined) {
+        if (detail || externalCount < EXTERNAL_SHOWN) external.push(m);
+        externalCount++;
+        continue;
       }
-    });
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      if (detail) {
+        let list = byId.get(id);
+        if (!list) byId.set(id, (list = []));
+        list.push(m);
+      }
+    }
     const records = [...view.reassignments.values()].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt - a.createdAt);
-    return { reassignments: records.map((record) => ({ record, moving: byId.get(record.id) ?? [] })), external };
+    return {
+      reassignments: records.map((record) => ({ record, movingCount: counts.get(record.id) ?? 0, ...(detail && { moving: byId.get(record.id) ?? [] }) })),
+      external,
+      externalCount,
+    };
   }
 
   /** The summary of a record in hand (counts, progress from the shared snapshots). */

@@ -1,9 +1,11 @@
 // Large-reassignment behaviour of /reassignments (issue 8) against the simulator over TCP:
-// paging with a stable cursor while partitions complete, the route's own body limit, two
+// paging with a stable cursor while partitions complete, the route's own body limit, the lean
+// list (counts and the first 1,000 external moves unless ?detail=true), two
 // instances answering the same progress (snapshots in the state topic), and the Kafka requests
 // one reconcile pass costs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { isCold } from '../../src/state/cold-partitions.js';
 import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
@@ -135,6 +137,40 @@ describe('large reassignments', () => {
     assert.equal(big.body.totals.partitions, 1);
     const other = await gw.http().post('/topics').send({ name: 'x', note: pad });
     assert.equal(other.status, 413);
+  });
+
+  it('GET /reassignments is lean: counts of moving partitions, the first 1,000 external moves; every one with ?detail=true', async () => {
+    const N = 1_010;
+    await createTopics(gw, { name: 'ext', assignments: Array.from({ length: N }, () => [0, 1]) });
+    for (let p = 0; p < N; p++) gw.sim.seedBytes('ext', p, 1_000);
+    // Started outside the gateway (as Kafka's tool would); the frozen clock keeps them moving.
+    const started = await alterPartitionReassignments(gw.kafka, Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: [0, 2] })));
+    assert.ok(started.every((r) => r.ok));
+    const ours = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'pg', partition: 11, replicas: [2, 3] }, { topic: 'pg', partition: 10, replicas: [2, 3] }], throttle: 1024 });
+    assert.equal(ours.status, 202, JSON.stringify(ours.body));
+    try {
+      const lean = await gw.http().get('/reassignments');
+      assert.equal(lean.status, 200);
+      assert.equal(lean.body.externalCount, N);
+      assert.equal(lean.body.external.length, 1000);
+      const entry = lean.body.reassignments.find((r: any) => r.id === ours.body.id);
+      assert.deepEqual([entry.movingCount, entry.moving], [2, undefined]);
+      assert.ok(Buffer.byteLength(lean.text) < 200_000, `${lean.text.length} bytes`);
+
+      const full = await gw.http().get('/reassignments?detail=true');
+      assert.equal(full.body.externalCount, N);
+      assert.deepEqual(full.body.external.map((m: any) => m.partition).sort((a: number, b: number) => a - b), Array.from({ length: N }, (_, p) => p));
+      assert.ok(full.body.external.every((m: any) => m.topic === 'ext' && m.adding.join() === '2' && m.removing.join() === '1'));
+      // The lean answer's external moves are the first of the full list, in Kafka's order.
+      assert.deepEqual(lean.body.external, full.body.external.slice(0, 1000));
+      const detailed = full.body.reassignments.find((r: any) => r.id === ours.body.id);
+      assert.deepEqual(detailed.moving.map((m: any) => `${m.topic}:${m.partition}`).sort(), ['pg:10', 'pg:11']);
+      assert.equal(detailed.movingCount, 2);
+    } finally {
+      assert.equal((await gw.http().delete(`/reassignments/${ours.body.id}`)).status, 200);
+      const cancelled = await alterPartitionReassignments(gw.kafka, Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: null })));
+      assert.ok(cancelled.every((r) => r.ok));
+    }
   });
 
   it('a reconcile pass costs a constant number of Kafka requests when idle; Metadata only once partitions end', async () => {

@@ -150,14 +150,19 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
 
     const list = await gw.http().get('/reassignments');
     assert.deepEqual(list.body.external, [{ topic: 'val', partition: 2, replicas: [0, 3, 2], adding: [0], removing: [2] }]);
+    assert.equal(list.body.externalCount, 1);
 
     const replaced = await post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }], addToExisting: true });
     assert.equal(replaced.status, 202, JSON.stringify(replaced.body));
     // Computed from the running move's original replicas (replicas - adding), not the mid-move list.
     assert.deepEqual(replaced.body.plan.partitions[0].currentReplicas, [3, 2]);
     const listed = await gw.http().get('/reassignments');
-    assert.deepEqual(listed.body.external, []);
-    assert.equal(listed.body.reassignments.find((r: any) => r.id === replaced.body.id).moving[0].partition, 2);
+    assert.deepEqual([listed.body.external, listed.body.externalCount], [[], 0]);
+    const entry = listed.body.reassignments.find((r: any) => r.id === replaced.body.id);
+    assert.equal(entry.movingCount, 1);
+    assert.equal(entry.moving, undefined, 'the moving partitions only with ?detail=true');
+    const detailed = await gw.http().get('/reassignments?detail=true');
+    assert.equal(detailed.body.reassignments.find((r: any) => r.id === replaced.body.id).moving[0].partition, 2);
     const del = await gw.http().delete(`/reassignments/${replaced.body.id}`);
     assert.equal(del.status, 200);
     assert.deepEqual((await listPartitionReassignments(gw.kafka)).length, 0);
@@ -250,11 +255,16 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     assert.equal(t2['topic:big']!['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1,5:0,5:1');
     assert.equal(t2['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3');
 
-    // GET /reassignments groups the moving partitions under their reassignment.
-    const list = await gw.http().get('/reassignments');
+    // GET /reassignments?detail=true groups the moving partitions under their reassignment;
+    // without detail it counts them.
+    const list = await gw.http().get('/reassignments?detail=true');
     const byId = new Map(list.body.reassignments.map((r: any) => [r.id, r.moving.map((m: any) => `${m.topic}-${m.partition}`)]));
     assert.deepEqual(byId.get(a.body.id), ['big-2', 'big-10', 'big-11', 'other-0']);
     assert.deepEqual(byId.get(b.body.id), ['big-5']);
+    const lean = await gw.http().get('/reassignments');
+    const counted = new Map(lean.body.reassignments.map((r: any) => [r.id, [r.movingCount, r.moving]]));
+    assert.deepEqual(counted.get(a.body.id), [4, undefined]);
+    assert.deepEqual(counted.get(b.body.id), [1, undefined]);
 
     // Cancelling the first removes only what is no longer demanded by the second.
     assert.equal((await gw.http().delete(`/reassignments/${a.body.id}`)).status, 200);

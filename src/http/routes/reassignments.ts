@@ -136,7 +136,7 @@ function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
 /** A move Kafka lists, as the service hands it over (its lists are shared, frozen). */
 type ListedMove = { topic: string; partition: number; replicas: readonly number[]; adding: readonly number[]; removing: readonly number[] };
 
-function toSummary(record: ReassignmentRecord, moving: readonly ListedMove[]): Schemas['ReassignmentSummary'] {
+function toSummary(record: ReassignmentRecord, movingCount: number, moving: readonly ListedMove[] | undefined): Schemas['ReassignmentSummary'] {
   return {
     id: record.id,
     state: apiState(record),
@@ -146,8 +146,9 @@ function toSummary(record: ReassignmentRecord, moving: readonly ListedMove[]): S
     throttle: record.throttle,
     autoRemoveThrottle: record.autoRemoveThrottle,
     partitionCount: partitionCount(record),
+    movingCount,
     // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
-    moving: moving as Schemas['MovingPartition'][],
+    ...(moving && { moving: moving as Schemas['MovingPartition'][] }),
   };
 }
 
@@ -250,14 +251,16 @@ async function sendStart(req: Request, res: Response, result: StartResult, servi
 export function reassignmentRoutes({ service }: { service: ReassignmentService }): Router {
   const router = Router();
 
-  router.get('/reassignments', async (_req, res) => {
-    const listing = await service.list();
+  // Lean by default (counts, the first external moves): pollers such as the console read it
+  // every few seconds. ?detail=true lists every moving partition (~8 MB at 100,000).
+  router.get('/reassignments', async (req, res) => {
+    const listing = await service.list({ detail: queryFlag(req, 'detail') });
     const body: Schemas['ReassignmentList'] = {
-      reassignments: listing.reassignments.map(({ record, moving }) => toSummary(record, moving)),
+      reassignments: listing.reassignments.map(({ record, movingCount, moving }) => toSummary(record, movingCount, moving)),
       // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
       external: listing.external as Schemas['ReassignmentList']['external'],
+      externalCount: listing.externalCount,
     };
-    // Every partition moving in the cluster can be 100,000 rows.
     await sendJson(res, 200, body);
   });
 
