@@ -82,3 +82,16 @@ export function yieldTurn(runner?: object): Promise<void> {
 export function waitingTurns(): number {
   return short.size + long.size;
 }
+
+/**
+ * Runs a computation written as steps (a generator that yields between slices of its work, as
+ * the domain's Steps do) to its end, calling `pace` at each yield: `pace` gives the event loop a
+ * turn once its time budget is spent (src/state/layout.ts makePacer).
+ */
+export async function driveSteps<T>(steps: Generator<void, T, void>, pace: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await pace();
+  }
+}

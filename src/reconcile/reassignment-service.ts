@@ -26,7 +26,6 @@ import {
   PartitionMap,
   reassignmentThrottleConfigs,
   STEP_ITEMS,
-  type Steps,
   throttleDemandFor,
   validateReassignmentSteps,
   checkLogDirMoves,
@@ -55,6 +54,7 @@ import { alterPartitionReassignments, listPartitionReassignments, type MovingPar
 import { isCold } from '../state/cold-partitions.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
+import { driveSteps } from '../event-loop-turns.js';
 import { boundedError, makePacer } from '../state/layout.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import { admitReassignment } from './admission.js';
@@ -246,7 +246,7 @@ export class ReassignmentService {
     // At 100,000 partitions every pass below is tens of ms: each runs in slices (Steps driven
     // by `pace`), so other requests and the reconciler are served meanwhile.
     const pace = makePacer(PACE_BUDGET_MS);
-    const parsed = await drive(parseReassignmentRequestSteps(body), pace);
+    const parsed = await driveSteps(parseReassignmentRequestSteps(body), pace);
     if (!parsed.ok) return { kind: 'bad-request', errors: parsed.errors };
     const req = parsed.request;
 
@@ -258,7 +258,7 @@ export class ReassignmentService {
     // validated; a validation failure discards them (nothing waits on a rejected promise).
     const sizesAsked = this.#leaderSizes(placement, req.partitions, ongoing.moving, pace);
     sizesAsked.catch(() => undefined);
-    const validation = await drive(
+    const validation = await driveSteps(
       validateReassignmentSteps(
         { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
         { partitions: req.partitions, addToExisting: req.addToExisting },
@@ -320,20 +320,20 @@ export class ReassignmentService {
             state: 'queued' as const,
             noOp: p.noOp,
           }));
-    const firstWave = paced && concurrency ? await drive(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
+    const firstWave = paced && concurrency ? await driveSteps(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
     const inFirstWave = new PartitionMap<true>();
     for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
     const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(p.topic, p.partition)) : moves;
-    const throttles = req.throttle === null ? null : await drive(computeReassignmentThrottlesSteps(ongoing.moving, sentNow), pace);
+    const throttles = req.throttle === null ? null : await driveSteps(computeReassignmentThrottlesSteps(ongoing.moving, sentNow), pace);
     // What only the answer shows (estimate, rollback file, wave schedule, config strings): a
     // validateOnly computes it now; a POST while Kafka handles the moves, when the gateway is
     // mostly waiting (the write-ahead steps and the moves do not depend on it).
     const planViewNow = async (): Promise<PlanView> => {
-      const estimate = await drive(estimateMoveSteps(plan.partitions, (_, i) => sizeAt(i), { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
-      const rollback = await drive(formatReassignmentFileSteps(plan.rollback), pace);
+      const estimate = await driveSteps(estimateMoveSteps(plan.partitions, (_, i) => sizeAt(i), { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null }), pace);
+      const rollback = await driveSteps(formatReassignmentFileSteps(plan.rollback), pace);
       const schedule =
         paced && concurrency
-          ? await drive(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
+          ? await driveSteps(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: this.#d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
           : null;
       return {
         partitions: plan.partitions,
@@ -1065,14 +1065,6 @@ const METADATA_TOPICS = 10;
 /** AlterPartitionReassignments requests of a start in flight at once. */
 const ALTER_IN_FLIGHT = 4;
 
-/** Runs a domain computation in slices: `pace` yields to the event loop once its budget is spent. */
-async function drive<T>(steps: Steps<T>, pace: () => Promise<void>): Promise<T> {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await pace();
-  }
-}
 
 /** Kafka's refusal of one partition of a start, if it refused it. */
 function failureOf(result: { ok: true } | { ok: false; error: { code: number; name: string; message: string } } | undefined): { code: number; name: string; message: string } | undefined {

@@ -47,6 +47,7 @@ import {
   type ReplicaListConfigName,
   type ThrottleConfigName,
 } from './throttles.js';
+import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
 
 /** Entries demanded for one list config: `*` or `partition:broker` entries. */
 export type ReplicaDemand = typeof ALL_REPLICAS | readonly string[];
@@ -466,17 +467,80 @@ export interface ReplicaListOwnershipView {
 }
 
 export function replicaListOwnership(current: string | null, owned: ReplicaListOwnership | undefined): ReplicaListOwnershipView {
+  return runSteps(replicaListOwnershipSteps(current, owned));
+}
+
+/**
+ * replicaListOwnership in steps (see Steps): the same answer, with a yield every STEP_ITEMS
+ * entries. Linear: the value's entries (sorted when the gateway wrote it: formatThrottledReplicas)
+ * and the ledger's `added` (kept sorted) are walked side by side, so both parts come out
+ * sorted without a Set or a sort per call (GET /throttles at 100,000 moving partitions splits
+ * 200 lists of 1,000-3,000 entries). A value written unsorted is sorted once per parsed value.
+ * Memoised per parsed value (parseThrottledReplicas keeps long ones) and ledger entry object:
+ * the next GET over unchanged lists answers at once. Answers are frozen (shared).
+ */
+export function* replicaListOwnershipSteps(current: string | null, owned: ReplicaListOwnership | undefined): Steps<ReplicaListOwnershipView> {
   const parsed = parseThrottledReplicas(current);
   if (!parsed) return { all: null, gateway: [], external: [], owner: 'external' };
   if (parsed.all) {
     const by: ThrottleOwner = owned?.added.includes(ALL_REPLICAS) ? 'gateway' : 'external';
     return { all: by, gateway: [], external: [], owner: by };
   }
-  const ours = new Set(owned?.added ?? []);
-  const gateway = parsed.entries.filter((e) => ours.has(e)).sort();
-  const external = parsed.entries.filter((e) => !ours.has(e)).sort();
+  const byOwned = ownershipMemo.get(parsed);
+  const hit = byOwned?.get(owned ?? NOT_OWNED);
+  if (hit) return hit;
+  // Parsed entries are deduplicated: sorted, they are strictly ascending, and every part taken
+  // from them in order is sorted too (what `.filter(...).sort()` gave).
+  const entries = sortedEntries(parsed.entries);
+  const added = owned?.added ?? [];
+  const gateway: string[] = [];
+  const external: string[] = [];
+  let steps = 0;
+  if (isSortedUnique(added)) {
+    // Merge walk; `<` orders strings as Array.prototype.sort does (UTF-16 code units).
+    let j = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      while (j < added.length && added[j]! < e) {
+        j++;
+        if (++steps % STEP_ITEMS === 0) yield;
+      }
+      if (j < added.length && added[j] === e) {
+        gateway.push(e);
+        j++;
+      } else external.push(e);
+      if (++steps % STEP_ITEMS === 0) yield;
+    }
+  } else {
+    // A ledger list that is not sorted and deduplicated (the ledger keeps them so): membership by Set, still no sort.
+    const ours = setOf(added);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      (ours.has(e) ? gateway : external).push(e);
+      if (++steps % STEP_ITEMS === 0) yield;
+    }
+  }
   const owner = gateway.length === 0 ? (external.length === 0 ? null : 'external') : external.length === 0 ? 'gateway' : 'mixed';
-  return { all: null, gateway, external, owner };
+  const view: ReplicaListOwnershipView = Object.freeze({ all: null, gateway: Object.freeze(gateway), external: Object.freeze(external), owner });
+  // Only parsed values that cannot change are keys (parseThrottledReplicas freezes them).
+  if (Object.isFrozen(parsed)) {
+    if (byOwned) byOwned.set(owned ?? NOT_OWNED, view);
+    else ownershipMemo.set(parsed, new WeakMap([[owned ?? NOT_OWNED, view]]));
+  }
+  return view;
+}
+
+const ownershipMemo = new WeakMap<object, WeakMap<object, ReplicaListOwnershipView>>();
+
+/** Sorted copies of unsorted parsed entries, per (frozen) parsed array: the same value is listed GET after GET. */
+const sortedCopies = new WeakMap<readonly string[], readonly string[]>();
+function sortedEntries(entries: readonly string[]): readonly string[] {
+  if (isSortedUnique(entries)) return entries;
+  const known = sortedCopies.get(entries);
+  if (known) return known;
+  const sorted = Object.freeze([...entries].sort());
+  if (Object.isFrozen(entries)) sortedCopies.set(entries, sorted);
+  return sorted;
 }
 
 // ---------------------------------------------------------------------------------------------

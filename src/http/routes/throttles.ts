@@ -2,6 +2,7 @@
 // gateway-owned (optionally self-removing); remove them. Logic in src/reconcile/throttle-service.ts.
 import { Router, type Request } from 'express';
 import type { SetResult, ThrottleService, ThrottlesView } from '../../reconcile/throttle-service.js';
+import { sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';
 import { callerOf } from './reassignments.js';
@@ -51,40 +52,42 @@ export function throttleRoutes({ service }: { service: ThrottleService }): Route
         });
       case 'ok': {
         const body: Schemas['ThrottlesSet'] = { id: result.id, throttles: toThrottles(result.view) };
-        res.json(body);
+        return sendJson(res, 200, body);
       }
     }
   };
 
+  // Answers of every throttle are large at scale (100 topics with 3,000-entry lists: ~5.7 MB):
+  // serialized in slices (json-slices.ts), the same bytes as res.json.
   router.get('/throttles', async (_req, res) => {
-    res.json(toThrottles(await service.list()));
+    await sendJson(res, 200, toThrottles(await service.list()));
   });
 
   router.put('/throttles/rates', async (req, res) => {
     const body = req.body as Schemas['ThrottleRatesRequest'];
     const opts = { autoRemove: body.autoRemove ?? false, ttlSeconds: body.ttlSeconds ?? null };
-    answerSet(req, res, await service.setRates(body.rates, opts, callerOf(res)));
+    await answerSet(req, res, await service.setRates(body.rates, opts, callerOf(res)));
   });
 
   router.put('/throttles/replicas', async (req, res) => {
     const body = req.body as Schemas['ThrottleReplicasRequest'];
     const opts = { autoRemove: body.autoRemove ?? false, ttlSeconds: body.ttlSeconds ?? null };
-    answerSet(req, res, await service.setReplicas(body.replicas, opts, callerOf(res)));
+    await answerSet(req, res, await service.setReplicas(body.replicas, opts, callerOf(res)));
   });
 
   // Recovery after the state topic was lost: dry run unless dryRun=false.
   router.delete('/throttles/orphaned', async (req, res) => {
     const v: unknown = (req.query as Record<string, unknown>).dryRun;
     const dryRun = !(v === false || v === 'false');
-    res.json(await service.cleanupOrphans(dryRun));
+    await sendJson(res, 200, await service.cleanupOrphans(dryRun));
   });
 
   router.delete('/throttles/rates', async (req, res) => {
-    res.json(toThrottles(await service.remove('rates', listParam(req, 'brokers'), queryFlag(req, 'includeExternal'))));
+    await sendJson(res, 200, toThrottles(await service.remove('rates', listParam(req, 'brokers'), queryFlag(req, 'includeExternal'))));
   });
 
   router.delete('/throttles/replicas', async (req, res) => {
-    res.json(toThrottles(await service.remove('replicas', listParam(req, 'topics'), queryFlag(req, 'includeExternal'))));
+    await sendJson(res, 200, toThrottles(await service.remove('replicas', listParam(req, 'topics'), queryFlag(req, 'includeExternal'))));
   });
 
   return router;
