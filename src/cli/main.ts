@@ -178,7 +178,7 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
           table(['broker', 'leader', 'follower', 'owner', 'autoRemove', 'expires', 'reassignments'], t.rates.map((r) => [r.broker, r.leaderRate, r.followerRate, r.owner, r.autoRemove ? 'yes' : 'no', r.expiresAt, r.reassignments.join(',')])),
           '',
           'Throttled replicas:',
-          table(['topic', 'leader', 'follower', 'owner', 'autoRemove', 'reassignments'], t.replicas.map((r) => [r.topic, r.leader, r.follower, r.owner, r.autoRemove ? 'yes' : 'no', r.reassignments.join(',')])),
+          table(['topic', 'leader', 'follower', 'owner', 'autoRemove', 'reassignments'], t.replicas.map((r) => [r.topic, replicaList(r.leader, r.leaderEntries), replicaList(r.follower, r.followerEntries), r.owner, r.autoRemove ? 'yes' : 'no', r.reassignments.join(',')])),
         ].join('\n'),
       );
       return 0;
@@ -352,6 +352,10 @@ function concurrencyOf(v: Values): { perBroker?: number | null; cluster?: number
   if (perBroker === undefined && cluster === undefined) return undefined;
   return { ...(perBroker !== undefined && { perBroker }), ...(cluster !== undefined && { cluster }) };
 }
+
+/** A throttled-replicas value as set, or (a long one, left out of GET /throttles' lean answer) its entry count. */
+const replicaList = (value: string | null | undefined, entries: number | null): string | null =>
+  value !== undefined ? value : entries === null ? '*' : `(${entries} entries)`;
 
 const countsText = (r: Reassignment): string => `${r.counts.queued} queued, ${r.counts.moving} moving, ${r.counts.completed} completed, ${r.counts.failed} failed`;
 

@@ -942,6 +942,10 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
   );
 }
 
+/** A throttled-replicas value as set, or (a long one, left out of the lean answer) its entry count. */
+const replicaList = (value: string | null | undefined, entries: number | null): string =>
+  value !== undefined ? (value ?? '–') : entries === null ? '*' : `${entries.toLocaleString()} entries`;
+
 function ThrottlesPage({ api }: PageProps) {
   const poll = usePoll(() => api.throttles(), [api], 2000);
   const t = poll.data;
@@ -996,8 +1000,8 @@ function ThrottlesPage({ api }: PageProps) {
             {t.replicas.map((r) => (
               <tr key={r.topic}>
                 <th scope="row">{r.topic}</th>
-                <td>{r.leader ?? '–'}</td>
-                <td>{r.follower ?? '–'}</td>
+                <td>{replicaList(r.leader, r.leaderEntries)}</td>
+                <td>{replicaList(r.follower, r.followerEntries)}</td>
                 <td>
                   <Badge kind={r.owner}>{r.owner}</Badge>
                 </td>

@@ -58,6 +58,9 @@ export interface ReplicaThrottleView {
   reassignments: string[];
   /** Entries the gateway added (the rest is someone else's). */
   gatewayEntries: { leader: string[]; follower: string[] };
+  /** `partition:broker` entries of each list as set (null for `*`). */
+  leaderEntries: number | null;
+  followerEntries: number | null;
 }
 
 export interface ThrottlesView {
@@ -205,6 +208,8 @@ export class ThrottleService {
           owner,
           ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s),
           gatewayEntries: { leader: lo.all === 'gateway' ? [ALL_REPLICAS] : [...lo.gateway], follower: fo.all === 'gateway' ? [ALL_REPLICAS] : [...fo.gateway] },
+          leaderEntries: lo.all !== null ? null : lo.gateway.length + lo.external.length,
+          followerEntries: fo.all !== null ? null : fo.gateway.length + fo.external.length,
         });
       }
     }

@@ -37,10 +37,11 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     const rep = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', partition: 1, leader: [1], follower: [2, 0] }, { topic: 'th', partition: 0, leader: [0] }] });
     assert.equal(rep.status, 200, JSON.stringify(rep.body));
     assert.deepEqual(rep.body.throttles.replicas, [
-      { topic: 'th', leader: '0:0,1:1', follower: '1:0,1:2', owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: ['0:0', '1:1'], follower: ['1:0', '1:2'] } },
+      { topic: 'th', leader: '0:0,1:1', follower: '1:0,1:2', leaderEntries: 2, followerEntries: 2, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: ['0:0', '1:1'], follower: ['1:0', '1:2'] } },
     ]);
     const star = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', follower: null }] });
     assert.equal(star.body.throttles.replicas[0].follower, '*');
+    assert.equal(star.body.throttles.replicas[0].followerEntries, null, '`*` is every replica, not a count');
 
     const delRates = await gw.http().delete('/throttles/rates?brokers=0,2');
     assert.equal(delRates.status, 200, JSON.stringify(delRates.body));
@@ -51,6 +52,36 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     const all = await gw.http().delete('/throttles/rates?includeExternal=true');
     assert.deepEqual(all.body.rates, []);
     await gone();
+  });
+
+  it('GET is lean: a topic whose lists hold over 1,000 entries is counted, its lists only with ?detail=true', async () => {
+    // 501 partitions x (1 leader + 1 follower entry) = 1,002 entries; `th` stays small.
+    await createTopics(gw, { name: 'wide', assignments: Array.from({ length: 501 }, () => [0, 1]) });
+    const put = await gw.http().put('/throttles/replicas').send({
+      replicas: [...Array.from({ length: 501 }, (_, p) => ({ topic: 'wide', partition: p, leader: [0], follower: [1] })), { topic: 'th', partition: 0, leader: [0] }],
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body).slice(0, 500));
+    try {
+      const lean = await gw.http().get('/throttles');
+      assert.equal(lean.status, 200);
+      const wide = lean.body.replicas.find((r: any) => r.topic === 'wide');
+      assert.deepEqual([wide.leaderEntries, wide.followerEntries, wide.owner], [501, 501, 'gateway']);
+      assert.deepEqual([wide.leader, wide.follower, wide.gatewayEntries], [undefined, undefined, undefined]);
+      const small = lean.body.replicas.find((r: any) => r.topic === 'th');
+      assert.deepEqual([small.leader, small.leaderEntries, small.gatewayEntries.leader], ['0:0', 1, ['0:0']]);
+      assert.equal(put.body.throttles.replicas.find((r: any) => r.topic === 'wide').leader, undefined, 'PUT answers are lean too');
+
+      const full = await gw.http().get('/throttles?detail=true');
+      const wideFull = full.body.replicas.find((r: any) => r.topic === 'wide');
+      const configs = await throttleConfigs(gw.kafka);
+      assert.equal(wideFull.leader, configs['topic:wide']!['leader.replication.throttled.replicas']);
+      assert.equal(wideFull.follower, configs['topic:wide']!['follower.replication.throttled.replicas']);
+      assert.equal(wideFull.gatewayEntries.leader.length, 501);
+      assert.deepEqual({ ...wideFull, leader: undefined, follower: undefined, gatewayEntries: undefined }, { ...wide, leader: undefined, follower: undefined, gatewayEntries: undefined });
+    } finally {
+      assert.equal((await gw.http().delete('/throttles/replicas')).status, 200);
+      await gone();
+    }
   });
 
   it('ttlSeconds: removed at the deadline by the reconciler', async () => {

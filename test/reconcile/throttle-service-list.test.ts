@@ -49,6 +49,8 @@ function fixture() {
       expiresAt: null,
       reassignments,
       gatewayEntries: { leader: sorted(leader), follower: sorted(follower) },
+      leaderEntries: leader.length + external.length,
+      followerEntries: follower.length,
     });
   };
   for (let t = 0; t < TOPICS; t++) {
@@ -67,7 +69,7 @@ function fixture() {
   topic('t-big', big, []);
   // Someone else's `*`, not in the ledger: external, no reasons.
   configs.push({ kind: 'topic', name: 'u-star', ok: true, value: { [FOLLOWER]: '*' } });
-  expected.replicas.push({ topic: 'u-star', leader: null, follower: '*', owner: 'external', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: [], follower: [] } });
+  expected.replicas.push({ topic: 'u-star', leader: null, follower: '*', owner: 'external', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: [], follower: [] }, leaderEntries: 0, followerEntries: null });
   for (let b = 0; b < BROKERS; b++) {
     configs.push({ kind: 'broker', name: String(b), ok: true, value: { 'leader.replication.throttled.rate': '1024', 'follower.replication.throttled.rate': '1024' } });
     led(`broker/${b}`, { broker: { leaderRate: { prior: null, values: ['1024'] }, followerRate: { prior: null, values: ['1024'] } } });

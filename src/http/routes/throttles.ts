@@ -12,10 +12,22 @@ type Schemas = components['schemas'];
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function toThrottles(v: ThrottlesView): Schemas['Throttles'] {
+/** A topic's lists are answered up to this many entries (both lists together), or with ?detail=true. */
+export const LISTS_SHOWN_MAX_ENTRIES = 1000;
+
+/**
+ * The API's shape. Lean unless `detail`: a topic's lists (the config values and gatewayEntries)
+ * only up to LISTS_SHOWN_MAX_ENTRIES, counted always: at 100,000 moving partitions every list
+ * is ~5.7 MB, and the console polls this every 2 s.
+ */
+export function toThrottles(v: ThrottlesView, detail = false): Schemas['Throttles'] {
   return {
     rates: v.rates.map((r) => ({ ...r, expiresAt: iso(r.expiresAt) })),
-    replicas: v.replicas.map((r) => ({ ...r, expiresAt: iso(r.expiresAt) })),
+    replicas: v.replicas.map(({ leader, follower, gatewayEntries, ...r }) => ({
+      ...r,
+      expiresAt: iso(r.expiresAt),
+      ...((detail || (r.leaderEntries ?? 0) + (r.followerEntries ?? 0) <= LISTS_SHOWN_MAX_ENTRIES) && { leader, follower, gatewayEntries }),
+    })),
   };
 }
 
@@ -59,8 +71,8 @@ export function throttleRoutes({ service }: { service: ThrottleService }): Route
 
   // Answers of every throttle are large at scale (100 topics with 3,000-entry lists: ~5.7 MB):
   // serialized in slices (json-slices.ts), the same bytes as res.json.
-  router.get('/throttles', async (_req, res) => {
-    await sendJson(res, 200, toThrottles(await service.list()));
+  router.get('/throttles', async (req, res) => {
+    await sendJson(res, 200, toThrottles(await service.list(), queryFlag(req, 'detail')));
   });
 
   router.put('/throttles/rates', async (req, res) => {
