@@ -58,6 +58,7 @@ import {
 } from '../../src/kafka/apis/list-partition-reassignments-v0.js';
 import {
   decodeMetadata,
+  decodeTopicSummariesSteps,
   describePartitions,
   encodeMetadataRequest,
   partitionLeader,
@@ -463,6 +464,27 @@ describe('Metadata v12 decoding', () => {
     );
   });
 
+  it('topic summaries (listTopics): each topic counted as the full decode reads it, read to the end', () => {
+    fc.assert(
+      fc.property(metadataAnswer, (res) => {
+        const bytes = encodeMetadata(res);
+        const r = new WireReader(bytes);
+        const full = decodeMetadata(new WireReader(bytes));
+        const expected = full.topics.map((t) => ({
+          errorCode: t.errorCode,
+          name: t.name,
+          topicId: t.topicId,
+          isInternal: t.isInternal,
+          partitions: t.partitions.length,
+          replicationFactor: t.partitions.reduce((m, p) => Math.max(m, p.replicas.length), 0),
+        }));
+        assert.deepEqual(drain(decodeTopicSummariesSteps(r)), expected);
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a truncated answer throws, at every cut', () => {
     const bytes = encodeMetadata({
       throttleTimeMs: 0,
@@ -471,7 +493,10 @@ describe('Metadata v12 decoding', () => {
       controllerId: 1,
       topics: [{ errorCode: 0, name: 't', topicId: Buffer.alloc(16, 7).toString('base64url'), isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1, 2], isrNodes: [1], offlineReplicas: [2] }], topicAuthorizedOperations: 0 }],
     });
-    for (let cut = 0; cut < bytes.length; cut++) assert.throws(() => decodeMetadata(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
+    for (let cut = 0; cut < bytes.length; cut++) {
+      assert.throws(() => decodeMetadata(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
+      assert.throws(() => drain(decodeTopicSummariesSteps(new WireReader(bytes.subarray(0, cut)))), RangeError, `summaries cut at ${cut}`);
+    }
   });
 
   it('a partition count the answer cannot hold is refused before anything is sized by it', () => {

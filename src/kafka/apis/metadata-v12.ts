@@ -138,6 +138,66 @@ export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 
   return { throttleTimeMs, brokers, clusterId, controllerId, topics };
 }
 
+/** A topic of the answer without its partitions (decodeTopicSummariesSteps). */
+export interface MetadataTopicSummary {
+  errorCode: number;
+  name: string | null;
+  topicId: string;
+  isInternal: boolean;
+  partitions: number;
+  /** The longest replica list of its partitions. */
+  replicationFactor: number;
+}
+
+/**
+ * The topics of the response after its header, counted instead of decoded: per topic its
+ * partitions and the longest replica list, no object or array per partition. listTopics wants
+ * no more, and GET /throttles lists every topic on each poll: at 100,000 partitions the full
+ * decode was most of that request's time and a third of a million arrays of garbage.
+ */
+export function* decodeTopicSummariesSteps(r: WireReader): Steps<MetadataTopicSummary[]> {
+  r.int32(); // throttle_time_ms
+  const brokerCount = r.compactLength();
+  for (let b = 0; b < brokerCount; b++) {
+    r.int32();
+    r.compactNullableString();
+    r.int32();
+    r.compactNullableString();
+    r.skipTaggedFields();
+  }
+  r.compactNullableString(); // cluster_id
+  r.int32(); // controller_id
+  const topics: MetadataTopicSummary[] = [];
+  const topicCount = r.compactLength();
+  let n = 0;
+  for (let t = 0; t < topicCount; t++) {
+    const errorCode = r.int16();
+    const name = r.compactNullableString();
+    const topicId = uuidOf(r);
+    const isInternal = r.bool();
+    const count = Math.max(0, r.compactLength());
+    if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
+    let replicationFactor = 0;
+    for (let p = 0; p < count; p++) {
+      r.pos += 14; // error_code, partition_index, leader_id, leader_epoch (inside the buffer: the count check above)
+      const replicas = r.compactLength();
+      if (replicas > 0) {
+        if (replicas > replicationFactor) replicationFactor = replicas;
+        r.skip(replicas * 4);
+      }
+      r.skipInt32Array();
+      r.skipInt32Array();
+      r.skipTaggedFields();
+      if (++n % ENTRIES_PER_STEP === 0) yield;
+    }
+    r.int32(); // topic_authorized_operations
+    r.skipTaggedFields();
+    topics.push({ errorCode, name, topicId, isInternal, partitions: count, replicationFactor });
+  }
+  r.skipTaggedFields();
+  return topics;
+}
+
 export function decodeMetadata(r: WireReader, lists?: 'all'): MetadataAnswer;
 export function decodeMetadata(r: WireReader, lists: 'replicas'): MetadataAnswer<Placement>;
 export function decodeMetadata(r: WireReader, lists: 'all' | 'replicas' = 'all'): MetadataAnswer<Placement> {
@@ -189,16 +249,23 @@ function byPartition<T extends { partition: number }>(partitions: T[]): T[] {
   return partitions;
 }
 
-/** Every topic, sorted by name. */
+const EVERY_TOPIC = encodeMetadataRequest(null);
+
+/** Every topic, sorted by name (a Metadata request for every topic, its partitions counted: decodeTopicSummariesSteps). */
 export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
-  const md = await kafka.withRetry('Metadata', () => kafka.metadata(null));
-  return md.topics
+  const topics = await kafka.sendRequest(
+    'Metadata',
+    'any',
+    async (conn) => inSlices(decodeTopicSummariesSteps(await metadataApi.async(conn, EVERY_TOPIC))),
+    (res) => firstErrorName(res.map((t) => t.errorCode)),
+  );
+  return topics
     .filter((t) => t.name != null)
     .map((t) => ({
       name: t.name as string,
       topicId: topicIdOrNull(t.topicId),
-      partitions: t.partitions.length,
-      replicationFactor: t.partitions.reduce((m, p) => Math.max(m, p.replicas.length), 0),
+      partitions: t.partitions,
+      replicationFactor: t.replicationFactor,
       internal: t.isInternal,
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
