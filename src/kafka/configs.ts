@@ -3,6 +3,7 @@
 // configs-v4.ts and incremental-alter-configs-v1.ts (routing: apis/config-resources.ts).
 import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { KafkaAdmin } from './kafka-admin.js';
+import { WriteCounter } from './recent-read.js';
 
 export type { ConfigAlteration, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 
@@ -23,5 +24,9 @@ export function describeConfigOverrides(
  * its own (one failing resource does not undo another).
  */
 export function incrementalAlterConfigs(kafka: KafkaAdmin, alterations: ConfigAlteration[], validateOnly = false): Promise<ConfigResult<null>[]> {
-  return kafka.incrementalAlterConfigs(alterations, validateOnly);
+  const answer = kafka.incrementalAlterConfigs(alterations, validateOnly);
+  return validateOnly ? answer : answer.finally(() => configWrites.wrote(kafka));
 }
+
+/** IncrementalAlterConfigs sent through each client, validateOnly aside (RecentRead's version of the configs). */
+export const configWrites = new WriteCounter();

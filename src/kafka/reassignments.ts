@@ -4,6 +4,7 @@
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { KafkaAdmin } from './kafka-admin.js';
+import { WriteCounter } from './recent-read.js';
 
 export type { MovingPartition, PartitionMove, PartitionMoveResult, PartitionRef };
 
@@ -12,7 +13,10 @@ export function listPartitionReassignments(kafka: KafkaAdmin, partitions?: Parti
   return kafka.listPartitionReassignments(partitions);
 }
 
+/** AlterPartitionReassignments sent through each client (RecentRead's version of what moves). */
+export const reassignmentWrites = new WriteCounter();
+
 /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */
 export function alterPartitionReassignments(kafka: KafkaAdmin, moves: PartitionMove[]): Promise<PartitionMoveResult[]> {
-  return kafka.alterPartitionReassignments(moves);
+  return kafka.alterPartitionReassignments(moves).finally(() => reassignmentWrites.wrote(kafka));
 }

@@ -50,7 +50,8 @@ import { KafkaRequestError } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import { describeReplicaSizeColumns, describeReplicaSizes, replicaKey, replicaSizesRequest, slotOf, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { alterPartitionReassignments, listPartitionReassignments, reassignmentWrites, type MovingPartition } from '../kafka/reassignments.js';
+import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
 import { isCold } from '../state/cold-partitions.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
@@ -77,6 +78,8 @@ export interface ReassignmentDeps {
   /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
+  /** How long GET /reassignments answers a read of what moves again (default POLLED_READ_MAX_AGE_MS). */
+  movesMaxAgeMs?: number;
 }
 
 /** What validateOnly answers and a started reassignment reports. */
@@ -194,6 +197,55 @@ export interface ReassignmentListing {
 /** External moves listed without detail (the rest are counted). */
 export const EXTERNAL_SHOWN = 1000;
 
+interface ListAttribution {
+  /** Per gateway reassignment: its partitions Kafka lists as moving. */
+  counts: Map<string, number>;
+  /** With detail: those partitions. */
+  byId: Map<string, MovingPartition[]>;
+  external: MovingPartition[];
+  externalCount: number;
+}
+
+/**
+ * The lean attribution of the list, kept per (moves read, owners) pair: pollers share one read
+ * of what moves (RecentRead), and partitionOwners keeps its map while the live records are the
+ * same, so the GETs that follow it count nothing again (100,000 moves: ~50 ms each otherwise).
+ */
+const leanAttributions = new WeakMap<readonly MovingPartition[], WeakMap<ReadonlyMap<string, string>, ListAttribution>>();
+
+/** Kafka's moves grouped by owner for GET /reassignments, yielding to the event loop (`pace`) on the way. O(moves). */
+async function attributeForList(moving: readonly MovingPartition[], owners: ReadonlyMap<string, string>, detail: boolean, pace: () => Promise<void>): Promise<ListAttribution> {
+  const known = detail ? undefined : leanAttributions.get(moving)?.get(owners);
+  if (known) return known;
+  const counts = new Map<string, number>();
+  const byId = new Map<string, MovingPartition[]>();
+  const external: MovingPartition[] = [];
+  let externalCount = 0;
+  for (let i = 0; i < moving.length; i++) {
+    if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
+    const m = moving[i]!;
+    const id = owners.get(partitionId(m.topic, m.partition));
+    if (id === undefined) {
+      if (detail || externalCount < EXTERNAL_SHOWN) external.push(m);
+      externalCount++;
+      continue;
+    }
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+    if (detail) {
+      let list = byId.get(id);
+      if (!list) byId.set(id, (list = []));
+      list.push(m);
+    }
+  }
+  const out = { counts, byId, external, externalCount };
+  if (!detail) {
+    let byOwners = leanAttributions.get(moving);
+    if (!byOwners) leanAttributions.set(moving, (byOwners = new WeakMap()));
+    byOwners.set(owners, out);
+  }
+  return out;
+}
+
 export type CancelResult =
   | { kind: 'not-found' }
   | { kind: 'done'; record: ReassignmentRecord; cancelled: { topic: string; partition: number }[]; rollback: StartResult | null };
@@ -223,10 +275,14 @@ const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.l
 export class ReassignmentService {
   readonly #d: ReassignmentDeps;
   readonly #now: () => number;
+  /** What moves, as GET /reassignments reads it: shared by the GETs within POLLED_READ_MAX_AGE_MS (kafka/recent-read.ts). */
+  readonly #moves: RecentRead<MovingPartition[]>;
 
   constructor(deps: ReassignmentDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    const kafka = deps.kafka;
+    this.#moves = new RecentRead(() => listPartitionReassignments(kafka), deps.movesMaxAgeMs ?? POLLED_READ_MAX_AGE_MS, () => reassignmentWrites.versionOf(kafka));
   }
 
   get deps(): ReassignmentDeps {
@@ -663,29 +719,10 @@ export class ReassignmentService {
   async list(opts: { detail?: boolean } = {}): Promise<ReassignmentListing> {
     const detail = opts.detail ?? false;
     const pace = makePacer(PACE_BUDGET_MS);
-    const moving = await listPartitionReassignments(this.#d.kafka);
+    const moving = await this.#moves.get();
     const view = await this.#d.store.refresh();
     const owners = await partitionOwnersPaced(view, pace);
-    const counts = new Map<string, number>();
-    const byId = new Map<string, MovingPartition[]>();
-    const external: MovingPartition[] = [];
-    let externalCount = 0;
-    for (let i = 0; i < moving.length; i++) {
-      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-      const m = moving[i]!;
-      const id = owners.get(partitionId(m.topic, m.partition));
-      if (id === undefined) {
-        if (detail || externalCount < EXTERNAL_SHOWN) external.push(m);
-        externalCount++;
-        continue;
-      }
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-      if (detail) {
-        let list = byId.get(id);
-        if (!list) byId.set(id, (list = []));
-        list.push(m);
-      }
-    }
+    const { counts, byId, external, externalCount } = await attributeForList(moving, owners, detail, pace);
     const records = [...view.reassignments.values()].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt - a.createdAt);
     return {
       reassignments: records.map((record) => ({ record, movingCount: counts.get(record.id) ?? 0, ...(detail && { moving: byId.get(record.id) ?? [] }) })),

@@ -26,6 +26,8 @@ import {
 } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
+import { configWrites } from '../kafka/configs.js';
+import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
 import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
@@ -150,23 +152,33 @@ export class ThrottleService {
   readonly #config: ReassignmentConfig;
   readonly #now: () => number;
   readonly #sliceMs: number;
+  /** Every topic's and live broker's throttle configs, shared by GETs within POLLED_READ_MAX_AGE_MS (kafka/recent-read.ts). */
+  readonly #configs: RecentRead<Awaited<ReturnType<ThrottleSync['readConfigs']>>>;
 
-  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number; sliceMs?: number }) {
+  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number; sliceMs?: number; configsMaxAgeMs?: number }) {
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#sync = deps.throttles;
     this.#config = deps.config;
     this.#now = deps.now ?? Date.now;
     this.#sliceMs = deps.sliceMs ?? LIST_SLICE_MS;
+    const kafka = deps.kafka;
+    this.#configs = new RecentRead(
+      async () => {
+        const [topics, cluster] = await Promise.all([kafka.listTopics(), kafka.describeCluster()]);
+        return this.#sync.readConfigs(
+          topics.map((t) => t.name),
+          cluster.brokers.map((b) => b.id),
+        );
+      },
+      deps.configsMaxAgeMs ?? POLLED_READ_MAX_AGE_MS,
+      () => configWrites.versionOf(kafka),
+    );
   }
 
   /** Every replication throttle in the cluster (every topic, every live broker), with its owner. */
   async list(): Promise<ThrottlesView> {
-    const [topics, cluster] = await Promise.all([this.#kafka.listTopics(), this.#kafka.describeCluster()]);
-    const results = await this.#sync.readConfigs(
-      topics.map((t) => t.name),
-      cluster.brokers.map((b) => b.id),
-    );
+    const results = await this.#configs.get();
     const view = await this.#store.refresh();
     // Every topic's lists split by owner: at 100,000 moving partitions 200 lists of 1,000-3,000
     // entries, ~100-300 ms in one go while /healthz and every other request waited. Done in

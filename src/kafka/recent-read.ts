@@ -1,0 +1,60 @@
+// A read of Kafka that pollers share. GET /reassignments and GET /throttles read what moves and
+// every throttle config of the cluster on each call: at 100,000 moving partitions that is ~3 MB
+// (ListPartitionReassignments) and ~5 MB (DescribeConfigs) to fetch, join and decode, and the
+// console polls both every 2 s, per open page, per person. Here concurrent callers share one
+// read, and a read is answered again to callers arriving within `maxAgeMs` of its start, unless
+// this gateway wrote since (then the next caller reads anew): a caller never sees Kafka as it
+// was before a change this gateway made and answered, and never older than `maxAgeMs` (a change
+// made by someone else, or a move that ended in Kafka, shows within it).
+
+/** How long a read of what moves, or of every throttle config, is answered again to pollers. */
+export const POLLED_READ_MAX_AGE_MS = 1000;
+
+/** Counts writes, per Kafka client, of one kind of resource (see `versionOf`). */
+export class WriteCounter {
+  readonly #counts = new WeakMap<object, number>();
+
+  /** Called when a write through `client` was answered (or failed: it may have been applied). */
+  wrote(client: object): void {
+    this.#counts.set(client, (this.#counts.get(client) ?? 0) + 1);
+  }
+
+  versionOf(client: object): number {
+    return this.#counts.get(client) ?? 0;
+  }
+}
+
+export class RecentRead<T> {
+  readonly #read: () => Promise<T>;
+  readonly #maxAgeMs: number;
+  readonly #version: () => number;
+  readonly #now: () => number;
+  #last: { startedAt: number; version: number; value: Promise<T> } | null = null;
+
+  /**
+   * @param read the read of Kafka
+   * @param maxAgeMs how long after its start a read is answered again
+   * @param version changes when this gateway wrote what `read` reads (WriteCounter.versionOf)
+   */
+  constructor(read: () => Promise<T>, maxAgeMs: number, version: () => number, now: () => number = () => performance.now()) {
+    this.#read = read;
+    this.#maxAgeMs = maxAgeMs;
+    this.#version = version;
+    this.#now = now;
+  }
+
+  get(): Promise<T> {
+    const version = this.#version();
+    const now = this.#now();
+    const last = this.#last;
+    if (last && last.version === version && now - last.startedAt <= this.#maxAgeMs) return last.value;
+    const value = this.#read();
+    const entry = { startedAt: now, version, value };
+    this.#last = entry;
+    // A failed read is not answered again.
+    value.catch(() => {
+      if (this.#last === entry) this.#last = null;
+    });
+    return value;
+  }
+}

@@ -1,0 +1,63 @@
+// RecentRead (src/kafka/recent-read.ts): pollers share a read of Kafka for maxAgeMs after its
+// start, unless this gateway wrote since; WriteCounter counts writes per client.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RecentRead, WriteCounter } from '../../src/kafka/recent-read.js';
+
+function fixture(maxAgeMs = 1000) {
+  let now = 0;
+  let reads = 0;
+  let fail = false;
+  const writes = new WriteCounter();
+  const client = {};
+  const read = new RecentRead(
+    async () => {
+      reads++;
+      if (fail) throw new Error('broker down');
+      return `read ${reads}`;
+    },
+    maxAgeMs,
+    () => writes.versionOf(client),
+    () => now,
+  );
+  return { read, writes, client, tick: (ms: number) => (now += ms), reads: () => reads, failNext: (f: boolean) => (fail = f) };
+}
+
+describe('RecentRead', () => {
+  it('concurrent callers share one read; callers within maxAgeMs of its start get it again', async () => {
+    const f = fixture();
+    const [a, b] = await Promise.all([f.read.get(), f.read.get()]);
+    assert.deepEqual([a, b, f.reads()], ['read 1', 'read 1', 1]);
+    f.tick(1000);
+    assert.equal(await f.read.get(), 'read 1');
+    f.tick(1);
+    assert.equal(await f.read.get(), 'read 2', 'older than maxAgeMs: read again');
+    assert.equal(f.reads(), 2);
+  });
+
+  it('a write through the same client since the read: the next caller reads anew; another client writing changes nothing', async () => {
+    const f = fixture();
+    assert.equal(await f.read.get(), 'read 1');
+    f.writes.wrote({});
+    assert.equal(await f.read.get(), 'read 1');
+    f.writes.wrote(f.client);
+    assert.equal(await f.read.get(), 'read 2');
+    assert.equal(await f.read.get(), 'read 2');
+    assert.equal(f.writes.versionOf(f.client), 1);
+  });
+
+  it('a failed read is not answered again', async () => {
+    const f = fixture();
+    f.failNext(true);
+    await assert.rejects(f.read.get(), /broker down/);
+    f.failNext(false);
+    assert.equal(await f.read.get(), 'read 2');
+  });
+
+  it('maxAgeMs 0 shares only reads that started in the same instant', async () => {
+    const f = fixture(0);
+    assert.equal(await f.read.get(), 'read 1');
+    f.tick(1);
+    assert.equal(await f.read.get(), 'read 2');
+  });
+});
