@@ -68,6 +68,17 @@ function uuidOf(r: WireReader): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** A topic entry up to its partitions' count; a count the bytes left cannot hold is refused. */
+function topicHead(r: WireReader): { errorCode: number; name: string | null; topicId: string; isInternal: boolean; count: number } {
+  const errorCode = r.int16();
+  const name = r.compactNullableString();
+  const topicId = uuidOf(r);
+  const isInternal = r.bool();
+  const count = Math.max(0, r.compactLength());
+  if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
+  return { errorCode, name, topicId, isInternal, count };
+}
+
 /**
  * The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions). Error
  * codes are returned, not thrown. Read as the client's parser reads it: a null array (which
@@ -96,13 +107,8 @@ export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 
   const topicCount = r.compactLength();
   let n = 0;
   for (let t = 0; t < topicCount; t++) {
-    const errorCode = r.int16();
-    const name = r.compactNullableString();
-    const topicId = uuidOf(r);
-    const isInternal = r.bool();
-    const count = Math.max(0, r.compactLength());
-    // Sized once (a count the bytes left cannot hold is refused before the array is made).
-    if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
+    const { errorCode, name, topicId, isInternal, count } = topicHead(r);
+    // Sized once (topicHead refuses a count the bytes left cannot hold before the array is made).
     const partitions = new Array<Placement>(count);
     let partitionErrorCodes: Int16Array | null = null;
     const buf = r.buf;
@@ -171,12 +177,7 @@ export function* decodeTopicSummariesSteps(r: WireReader): Steps<MetadataTopicSu
   const topicCount = r.compactLength();
   let n = 0;
   for (let t = 0; t < topicCount; t++) {
-    const errorCode = r.int16();
-    const name = r.compactNullableString();
-    const topicId = uuidOf(r);
-    const isInternal = r.bool();
-    const count = Math.max(0, r.compactLength());
-    if (count * MIN_PARTITION_BYTES > r.remaining) throw new MalformedResponseError('response ends inside a partition list');
+    const { errorCode, name, topicId, isInternal, count } = topicHead(r);
     let replicationFactor = 0;
     for (let p = 0; p < count; p++) {
       r.pos += 14; // error_code, partition_index, leader_id, leader_epoch (inside the buffer: the count check above)
