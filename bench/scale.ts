@@ -16,9 +16,10 @@
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
 // Clients poll the gateway throughout, as people watching the web console would (issue 8 asks
 // for the throttle removal "with clients polling"): SCALE_POLLERS loops (default 3) in one more
-// process, each every SCALE_POLL_MS (default 500 ms; the console polls every 2 s) reading the
+// process, each every SCALE_POLL_MS (default 2000 ms, the console's period) reading the
 // reassignment list, the summary of each live reassignment, its first 1,000 moving partitions
-// and /throttles; their latencies are printed too. SCALE_POLLERS=0 runs without them.
+// and /throttles (what three of the console's pages read); their latencies are printed too.
+// SCALE_POLL_MS=500 is a harsher load; SCALE_POLLERS=0 runs without them.
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
 import { spawn } from 'node:child_process';
@@ -32,7 +33,7 @@ const REPS = Number(process.env.REPS ?? 3);
 const BROKERS = 12;
 const PER_TOPIC = 1000;
 const POLLERS = Number(process.env.SCALE_POLLERS ?? 3);
-const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 500);
+const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 2000);
 
 const PHASES = ['validateOnly', 'POST', 'moving', 'ending', 'other'] as const;
 type Phase = (typeof PHASES)[number];
@@ -276,8 +277,10 @@ async function runSize(n: number) {
       post: stat(posts),
       postBytes,
       summary: stat(summary),
+      summaryEach: summary,
       summaryBytes,
       page: stat(page),
+      pageEach: page,
       pageBytes,
       pass: stat(passes),
       removal: stat(removals),
@@ -327,6 +330,7 @@ for (const n of SIZES) {
   console.log(`POST (start)         ${fmt(r.post)}   ${(r.postBytes / 1024).toFixed(1)} KiB`);
   console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
+  console.log(`  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`);
   console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`);
   console.log(`/healthz by phase    p99/max ms (samples): ${r.health.perPhase}`);
   console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
