@@ -43,18 +43,24 @@ export class RecentRead<T> {
     this.#now = now;
   }
 
+  /** The latest read if it is recent enough, else a new one. */
   get(): Promise<T> {
-    const version = this.#version();
-    const now = this.#now();
     const last = this.#last;
-    if (last && last.version === version && now - last.startedAt <= this.#maxAgeMs) return last.value;
-    const value = this.#read();
-    const entry = { startedAt: now, version, value };
+    if (last && last.version === this.#version() && this.#now() - last.startedAt <= this.#maxAgeMs) return last.value;
+    return this.fresh();
+  }
+
+  /**
+   * A new read, whatever the latest one: for a reader that must see Kafka as it is now (the
+   * reconciler's pass, which reads every move anyway); the GETs that follow share it.
+   */
+  fresh(): Promise<T> {
+    const entry = { startedAt: this.#now(), version: this.#version(), value: this.#read() };
     this.#last = entry;
     // A failed read is not answered again.
-    value.catch(() => {
+    entry.value.catch(() => {
       if (this.#last === entry) this.#last = null;
     });
-    return value;
+    return entry.value;
   }
 }

@@ -6,7 +6,7 @@ import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { StateStore } from '../state/store.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { ProgressTracker } from './progress.js';
-import { ReassignmentService } from './reassignment-service.js';
+import { movesRead, ReassignmentService } from './reassignment-service.js';
 import { Reconciler } from './reconciler.js';
 import { ThrottleService } from './throttle-service.js';
 import { ThrottleSync, type ThrottleSyncHooks } from './throttle-sync.js';
@@ -68,11 +68,13 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
   });
   const progress = new ProgressTracker({ kafka: opts.kafka, store, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, intervalMs: opts.config.reconcileIntervalMs, now });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
-  const reconciler = new Reconciler({ ...common, progress, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
+  // Kafka's moves: every pass reads them, and GET /reassignments shares the latest read.
+  const moves = movesRead(opts.kafka);
+  const reconciler = new Reconciler({ ...common, progress, movesRead: moves, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
   return {
     config: opts.config,
     store,
-    reassignments: new ReassignmentService({ ...common, progress, pacer: reconciler.pacer, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
+    reassignments: new ReassignmentService({ ...common, progress, movesRead: moves, pacer: reconciler.pacer, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
     throttles: new ThrottleService(common),
     throttleSync,
     reconciler,

@@ -78,8 +78,17 @@ export interface ReassignmentDeps {
   /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
-  /** How long GET /reassignments answers a read of what moves again (default POLLED_READ_MAX_AGE_MS). */
-  movesMaxAgeMs?: number;
+  /** Every move in the cluster as GET /reassignments reads it, shared with the reconciler's passes (movesRead). */
+  movesRead?: RecentRead<MovingPartition[]>;
+}
+
+/**
+ * Every move in the cluster (ListPartitionReassignments), read again only when the latest read
+ * is over POLLED_READ_MAX_AGE_MS old or this gateway moved something since: GET /reassignments
+ * reads it, and the reconciler's passes, which read every move anyway, share theirs (fresh()).
+ */
+export function movesRead(kafka: KafkaAdmin): RecentRead<MovingPartition[]> {
+  return new RecentRead(() => listPartitionReassignments(kafka), POLLED_READ_MAX_AGE_MS, () => reassignmentWrites.versionOf(kafka));
 }
 
 /** What validateOnly answers and a started reassignment reports. */
@@ -281,8 +290,7 @@ export class ReassignmentService {
   constructor(deps: ReassignmentDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
-    const kafka = deps.kafka;
-    this.#moves = new RecentRead(() => listPartitionReassignments(kafka), deps.movesMaxAgeMs ?? POLLED_READ_MAX_AGE_MS, () => reassignmentWrites.versionOf(kafka));
+    this.#moves = deps.movesRead ?? movesRead(deps.kafka);
   }
 
   get deps(): ReassignmentDeps {

@@ -21,7 +21,8 @@ import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { listPartitionReassignments } from '../kafka/reassignments.js';
+import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import type { RecentRead } from '../kafka/recent-read.js';
 import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
@@ -43,6 +44,8 @@ export interface ReconcilerDeps {
   metrics?: ReassignmentMetrics;
   logger?: Logger;
   now?: () => number;
+  /** Every move in the cluster, shared with GET /reassignments (reassignment-service.ts movesRead); each pass reads it fresh. */
+  movesRead?: RecentRead<MovingPartition[]>;
   /** TEST ONLY: forced interleavings (a pass held after deciding a record's write, before taking its claim). */
   hooks?: { gate?: (point: 'before-record-write', id: string) => Promise<void> | void };
 }
@@ -442,7 +445,8 @@ export class Reconciler {
     const pace = makePacer(PASS_SLICE_MS);
     const observed = await this.#step('observe', async () => {
       this.#movesStale = false;
-      const moving = await listPartitionReassignments(this.#d.kafka);
+      // A fresh read, which GET /reassignments then shares (src/kafka/recent-read.ts).
+      const moving = await (this.#d.movesRead ? this.#d.movesRead.fresh() : listPartitionReassignments(this.#d.kafka));
       return { moving, moves: view ? await attributeMovesPaced(moving, view, pace) : undefined };
     });
     const moving = observed?.moving;

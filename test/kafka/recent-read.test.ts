@@ -1,5 +1,6 @@
 // RecentRead (src/kafka/recent-read.ts): pollers share a read of Kafka for maxAgeMs after its
-// start, unless this gateway wrote since; WriteCounter counts writes per client.
+// start, unless this gateway wrote since (a reader that must see Kafka now reads fresh() and
+// shares it); WriteCounter counts writes per client.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RecentRead, WriteCounter } from '../../src/kafka/recent-read.js';
@@ -44,6 +45,15 @@ describe('RecentRead', () => {
     assert.equal(await f.read.get(), 'read 2');
     assert.equal(await f.read.get(), 'read 2');
     assert.equal(f.writes.versionOf(f.client), 1);
+  });
+
+  it('fresh() reads whatever the latest read, and the callers after it share that read', async () => {
+    const f = fixture();
+    assert.equal(await f.read.get(), 'read 1');
+    assert.equal(await f.read.fresh(), 'read 2', 'a reader that must see Kafka now');
+    f.tick(500);
+    assert.equal(await f.read.get(), 'read 2');
+    assert.equal(f.reads(), 2);
   });
 
   it('a failed read is not answered again', async () => {
