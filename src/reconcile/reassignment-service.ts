@@ -204,7 +204,7 @@ export interface ReassignmentListing {
 }
 
 /** External moves listed without detail (the rest are counted). */
-export const EXTERNAL_SHOWN = 1000;
+const EXTERNAL_SHOWN = 1000;
 
 interface ListAttribution {
   /** Per gateway reassignment: its partitions Kafka lists as moving. */

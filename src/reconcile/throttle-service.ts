@@ -155,7 +155,7 @@ export class ThrottleService {
   /** Every topic's and live broker's throttle configs, shared by GETs within POLLED_READ_MAX_AGE_MS (kafka/recent-read.ts). */
   readonly #configs: RecentRead<Awaited<ReturnType<ThrottleSync['readConfigs']>>>;
 
-  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number; sliceMs?: number; configsMaxAgeMs?: number }) {
+  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number; sliceMs?: number }) {
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#sync = deps.throttles;
@@ -171,7 +171,7 @@ export class ThrottleService {
           cluster.brokers.map((b) => b.id),
         );
       },
-      deps.configsMaxAgeMs ?? POLLED_READ_MAX_AGE_MS,
+      POLLED_READ_MAX_AGE_MS,
       () => configWrites.versionOf(kafka),
     );
   }

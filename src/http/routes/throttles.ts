@@ -13,7 +13,7 @@ type Schemas = components['schemas'];
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** A topic's lists are answered up to this many entries (both lists together), or with ?detail=true. */
-export const LISTS_SHOWN_MAX_ENTRIES = 1000;
+const LISTS_SHOWN_MAX_ENTRIES = 1000;
 
 /**
  * The API's shape. Lean unless `detail`: a topic's lists (the config values and gatewayEntries)
