@@ -376,16 +376,90 @@ describe('StateStore: batches right after what it had read', () => {
     assert.deepEqual(s.chunkKeys().sort(), freshChunks.chunkKeys().sort());
   });
 
-  it('claims are still decided as read: a claim batch is always read back', async () => {
+  it('claims are decided at their offsets: own claim batches are passed without a fetch and applied there, as another instance decides them', async () => {
     const log = new MemoryLog();
+    const ranges: [bigint, bigint][] = [];
+    const read = log.read.bind(log);
+    log.read = async (f, t) => (ranges.push([f, t]), read(f, t));
     const s = new StateStore(log);
+    const other = new StateStore(log);
     await s.refresh();
+    await other.refresh();
     const r = await s.claim(['x'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
     assert.equal(r.granted, true);
+    assert.deepEqual(ranges, [], 'our claim passed, not fetched back');
+    assert.equal(s.holder('x')?.id, r.granted ? r.claim.id : '');
+    // Another instance claiming after it (in log order) loses, in its view and in ours.
+    const lost = await other.claim(['x'], { purpose: 'p', owner: 'o2', ttlMs: 60_000 });
+    assert.equal(lost.granted, false);
+    assert.equal(!lost.granted && lost.holder?.id, r.granted ? r.claim.id : '');
+    // Our release (a tombstone with the result) after their records: read back in log order.
+    const fetches = ranges.length;
     await s.release(r.granted ? r.claim : { id: '' }, [reassignment('done')]);
     await s.refresh();
+    assert.equal(ranges.length, fetches + 1, 'their claim and its tombstone fetched once');
     assert.equal(s.holder('x'), undefined);
     assert.equal(s.view().reassignments.get('done')?.state, 'running');
+    // Claim and release again with nothing in between: passed, no fetch, and freed.
+    const again = await s.claim(['x'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
+    assert.equal(again.granted, true);
+    await s.release(again.granted ? again.claim : { id: '' });
+    await s.refresh();
+    assert.equal(ranges.length, fetches + 1, 'nothing more fetched');
+    assert.equal(s.holder('x'), undefined);
+    // The other instance, reading it all, now gets it; a fresh reader decides as we did.
+    const theirs = await other.claim(['x'], { purpose: 'p', owner: 'o2', ttlMs: 60_000 });
+    assert.equal(theirs.granted, true);
+    await s.refresh();
+    assert.equal(s.holder('x')?.id, theirs.granted ? theirs.claim.id : '');
+    const fresh = new StateStore(log);
+    await fresh.refresh();
+    assert.deepEqual(
+      fresh.claims().map((c) => [c.id, c.granted]),
+      s.claims().map((c) => [c.id, c.granted]),
+    );
+  });
+});
+
+describe('StateStore: refreshes called while one runs', () => {
+  it('share the one queued after it, which starts after each of them called: it sees every write acknowledged before', async () => {
+    const log = new MemoryLog();
+    let offsetsCalls = 0;
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => (offsetsCalls++, offsets());
+    let open: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    let gate: Promise<void> | null = new Promise<void>((r) => (open = r));
+    const inRead = new Promise<void>((r) => (entered = r));
+    const read = log.read.bind(log);
+    log.read = async (f, t) => {
+      const out = await read(f, t);
+      if (gate) {
+        entered();
+        await gate;
+      }
+      return out;
+    };
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await other.write([reassignment('first')]);
+    const running = s.refresh();
+    await inRead;
+    const callsBefore = offsetsCalls;
+    // Written after the running refresh asked for the end offset: only a later read sees it.
+    await other.write([reassignment('second')]);
+    const waiting = [s.refresh(), s.refresh(), s.refresh()];
+    gate = null;
+    open();
+    const first = await running;
+    assert.equal(first.reassignments.has('first'), true);
+    const views = await Promise.all(waiting);
+    for (const v of views) assert.equal(v.reassignments.has('second'), true, 'each waiting caller sees the write acknowledged before it called');
+    assert.equal(offsetsCalls - callsBefore, 1, 'the three waiting callers shared one read');
+    // A caller arriving once that shared read has started gets a read of its own.
+    await other.write([reassignment('third')]);
+    assert.equal((await s.refresh()).reassignments.has('third'), true);
+    assert.equal(offsetsCalls - callsBefore, 2);
   });
 });
 
