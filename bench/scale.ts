@@ -109,12 +109,54 @@ const loop = async () => {
 Promise.all(Array.from({ length: loops }, loop)).then(() => process.stdout.write(JSON.stringify(out)));
 `;
 
-async function timed(url: string, init?: RequestInit): Promise<{ ms: number; bytes: number; status: number; body: any }> {
-  const t = performance.now();
-  const res = await fetch(url, init);
-  const text = await res.text();
-  const ms = performance.now() - t;
-  return { ms, bytes: Buffer.byteLength(text), status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
+/**
+ * The client whose timings are reported (run with node -e): one request per stdin line
+ * ({"url", "init"} as JSON), answered in order on stdout as one line of JSON
+ * {"ms", "bytes", "status", "text"}. A process of its own, as the sampler: this one runs the
+ * simulator, whose event loop (answering a pass's or a poller's 100k-partition request) would
+ * hold the reading of an answer here for 100-200 ms and count it against the gateway.
+ */
+const CLIENT = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+let chain = Promise.resolve();
+rl.on('line', (line) => {
+  const { url, init } = JSON.parse(line);
+  chain = chain.then(async () => {
+    const t = performance.now();
+    try {
+      const res = await fetch(url, init);
+      const text = await res.text();
+      const ms = performance.now() - t;
+      process.stdout.write(JSON.stringify({ ms, bytes: Buffer.byteLength(text), status: res.status, text }) + '\\n');
+    } catch (err) {
+      process.stdout.write(JSON.stringify({ ms: performance.now() - t, bytes: 0, status: 0, text: String(err) }) + '\\n');
+    }
+  });
+});
+`;
+
+/** Sends requests to a CLIENT process and resolves each with its answer, in order. */
+function timingClient() {
+  const proc = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting: ((line: string) => void)[] = [];
+  let buf = '';
+  proc.stdout!.on('data', (c: Buffer) => {
+    buf += c.toString();
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      waiting.shift()?.(line);
+    }
+  });
+  const timed = (url: string, init?: { method: string; headers?: Record<string, string>; body?: string }): Promise<{ ms: number; bytes: number; status: number; body: any }> =>
+    new Promise((resolve) => {
+      waiting.push((line) => {
+        const { ms, bytes, status, text } = JSON.parse(line) as { ms: number; bytes: number; status: number; text: string };
+        resolve({ ms, bytes, status, body: text.startsWith('{') ? JSON.parse(text) : text });
+      });
+      proc.stdin!.write(JSON.stringify({ url, init }) + '\n');
+    });
+  return { timed, close: () => proc.kill() };
 }
 
 /**
@@ -163,10 +205,13 @@ async function runSize(n: number) {
     sim.model.createTopic({ name: `s${t}`, assignments: Array.from({ length: count }, (_, p) => ({ partition: p, brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS] })) });
   }
   const gw = await startGateway(sim);
+  const client = timingClient();
+  const timed = client.timed;
   // Warm-up (not measured): the first request of each route compiles its validators.
   const warm = { partitions: [{ topic: 's0', partition: 0, replicas: [3, 1, 2] }], validateOnly: true };
-  await fetch(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(warm) }).then((r) => r.text());
-  await fetch(`${gw.url}/reassignments/r-none/partitions`).then((r) => r.text());
+  // The timing client's own first request (its fetch's setup) is not measured either.
+  await timed(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(warm) });
+  await timed(`${gw.url}/reassignments/r-none/partitions`);
   // /healthz is sampled from a process of its own: this one also runs the simulator, whose
   // event loop (busy answering a 100k-partition request) would otherwise delay the sampler's
   // fetches and be counted against the gateway.
@@ -202,7 +247,7 @@ async function runSize(n: number) {
       }
       return { version: 1, partitions };
     };
-    const json = (b: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+    const json = (b: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
     const validate: number[] = [];
     const posts: number[] = [];
     const summary: number[] = [];
@@ -330,6 +375,7 @@ async function runSize(n: number) {
       })()),
     };
   } finally {
+    client.close();
     if (sampler.exitCode === null) sampler.kill();
     if (poller && poller.exitCode === null) poller.kill();
     gw.proc.kill('SIGTERM');
