@@ -37,3 +37,26 @@ describe('StateTopic.read', () => {
     assert.equal((await st.read(start, end)).length, 4, 'without skip, every record');
   });
 });
+
+describe('StateTopic.offsets', () => {
+  it('with its leader known (one round trip): every acknowledged write counted, and a topic re-created under the same name seen by its new id', async () => {
+    const st = new StateTopic(kafka, { name: '_state_offsets' });
+    await st.ensure();
+    const first = await st.offsets();
+    assert.deepEqual([first.start, first.end], [0n, 0n]);
+    for (let i = 1; i <= 3; i++) {
+      await st.write([{ key: `k${i}`, value: String(i) }]);
+      const o = await st.offsets();
+      assert.deepEqual([o.start, o.end, o.topicId], [0n, BigInt(i), first.topicId], `after write ${i}`);
+    }
+    // Deleted and created again (Kafka's tools, a rebuilt cluster): same name, same leader, a new id.
+    sim.model.deleteTopic('_state_offsets');
+    sim.model.createTopic({ name: '_state_offsets', assignments: [{ partition: 0, brokerIds: [0] }] });
+    const again = await st.offsets();
+    assert.notEqual(again.topicId, first.topicId);
+    assert.deepEqual([again.start, again.end], [0n, 0n]);
+    // Deleted for good: reported as missing, not answered with stale offsets.
+    sim.model.deleteTopic('_state_offsets');
+    await assert.rejects(st.offsets(), (err: Error) => err.name === 'StateTopicMissingError' || /missing|does not exist/i.test(err.message));
+  });
+});
