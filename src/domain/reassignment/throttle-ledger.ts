@@ -148,8 +148,19 @@ export interface ThrottleReconciliation {
 
 /** The demand of one reassignment: its throttle lists, and `rate` on its brokers (none when null). */
 export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number | null): ThrottleDemand {
+  return runSteps(throttleDemandForSteps(throttles, rate));
+}
+
+/**
+ * throttleDemandFor as steps, one topic per step: the lists are parsed back into entries, and
+ * a start of 100,000 partitions (100 topics of 3,000 entries per list) spent ~50 ms in one go.
+ */
+export function* throttleDemandForSteps(throttles: ReassignmentThrottles, rate: number | null): Steps<ThrottleDemand> {
   const topics: Record<string, TopicThrottleDemand> = {};
-  for (const t of throttles.topics) topics[t.topic] = { leader: listEntries(t.leader), follower: listEntries(t.follower) };
+  for (const t of throttles.topics) {
+    topics[t.topic] = { leader: listEntries(t.leader), follower: listEntries(t.follower) };
+    yield;
+  }
   const brokers: Record<string, BrokerThrottleDemand> = {};
   if (rate !== null) for (const b of throttles.brokers) brokers[String(b)] = { leaderRate: rate, followerRate: rate };
   return { topics, brokers };

@@ -12,6 +12,7 @@ import {
   reconcileThrottles,
   replicaListOwnership,
   throttleDemandFor,
+  throttleDemandForSteps,
   throttleResourcesToRead,
   type ResourceAlteration,
   type ThrottleConfigValues,
@@ -365,5 +366,21 @@ describe('reconcileThrottles properties', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('throttleDemandForSteps (a start computes its demand in slices)', () => {
+  it('yields once per topic and ends with what throttleDemandFor answers', () => {
+    const moves = Array.from({ length: 40 }, (_, i) => ({ topic: `t${i % 4}`, partition: i, currentReplicas: [0, 1], targetReplicas: [1, 2] }));
+    const throttles = computeReassignmentThrottles([], moves);
+    assert.equal(throttles.topics.length, 4);
+    const steps = throttleDemandForSteps(throttles, 1000);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    assert.equal(yields, 4);
+    assert.deepEqual(r.value, throttleDemandFor(throttles, 1000));
+    assert.deepEqual(Object.keys(r.value.topics).sort(), ['t0', 't1', 't2', 't3']);
+    assert.deepEqual(r.value.brokers['2'], { leaderRate: 1000, followerRate: 1000 });
   });
 });
