@@ -8,7 +8,9 @@
 // pass duration (the mean of reconciler_pass_duration_seconds over the passes that ran while
 // the partitions moved), then the throttle is raised and the removal delay is measured from the
 // simulator's last completion to the last throttle config gone. Each figure is
-// min/median/max over the rounds. /healthz is sampled every 100 ms from a separate process
+// min/median/max over the rounds. The validateOnly, POST and GETs are timed from a client
+// process of their own (this process runs the simulator, whose event loop would delay the
+// reading of answers). /healthz is sampled every 100 ms from a separate process
 // during the whole size's run (p99 and max, overall and per phase: validateOnly, POST, moving,
 // ending = from raising the throttle to the last throttle gone, other), with the gateway's own
 // event-loop delay max over the same window; the same process reads the gateway's VmRSS

@@ -58,6 +58,20 @@ export { END_WATCH_MAX_PARTITIONS };
 const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
 
 /**
+ * Whether a pass stops short (the next one starts at once and does everything): only a pass of
+ * the loop (`scheduled`), only when the end watch saw an end after the pass read Kafka's moves
+ * (`movesStale`), and not right after a cut pass, so that a burst of ends cannot cut pass after
+ * pass; unless the watch saw its whole sample end (`sampleDrained`: the moves with the most
+ * bytes left, likely the last). Without that, the pass after a cut one, having read the moves
+ * just before the last one ended, spent ~0.5 s rewriting records on a stale list at 100k
+ * partitions before the next pass could remove the throttles (0.86 s after Kafka's last end).
+ * A drained sample is picked again only by a full pass, from fewer moves each time.
+ */
+export function passMayBeCut(s: { scheduled: boolean; cutLast: boolean; movesStale: boolean; sampleDrained: boolean }): boolean {
+  return s.scheduled && s.movesStale && (!s.cutLast || s.sampleDrained);
+}
+
+/**
  * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
  * lists as moving (`movingIds`: partitionId of each move Kafka lists), plus those of pending
  * records past their start deadline. O(partitions of live records), yielding to the event loop
@@ -176,6 +190,11 @@ export class Reconciler {
   #movesStale = false;
   /** The last pass was cut short (the next one is not). */
   #cutLast = false;
+  /**
+   * The end watch saw every partition of its sample end since this pass read Kafka's moves:
+   * the sample is those with the most bytes left, so these are likely the last ends.
+   */
+  #sampleDrained = false;
   /** The pass about to start was scheduled by the loop (only those are cut short). */
   #scheduledPass = false;
 
@@ -235,6 +254,7 @@ export class Reconciler {
       // Watched no more until the next full pass picks again (a failing pass does not loop).
       const done = new Set(ended);
       this.#endSample = sample.filter((s) => !done.has(s.id));
+      if (this.#endSample.length === 0) this.#sampleDrained = true;
       this.#passSoon();
     } catch {
       // The full pass reports errors; the watch just tries again.
@@ -432,7 +452,7 @@ export class Reconciler {
    * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row.
    */
   async #passSteps(scheduled: boolean): Promise<boolean> {
-    const cut = () => scheduled && !this.#cutLast && this.#movesStale;
+    const cut = () => passMayBeCut({ scheduled, cutLast: this.#cutLast, movesStale: this.#movesStale, sampleDrained: this.#sampleDrained });
     const view = await this.#step('state', () => this.#d.store.refresh());
     // After a loss of the state topic: the ledger this instance had read goes into the new one (orphaned/...).
     if (view) await this.#step('orphans', () => this.#d.throttles.persistLostLedger());
@@ -445,6 +465,7 @@ export class Reconciler {
     const pace = makePacer(PASS_SLICE_MS);
     const observed = await this.#step('observe', async () => {
       this.#movesStale = false;
+      this.#sampleDrained = false;
       // A fresh read, which GET /reassignments then shares (src/kafka/recent-read.ts).
       const moving = await (this.#d.movesRead ? this.#d.movesRead.fresh() : listPartitionReassignments(this.#d.kafka));
       return { moving, moves: view ? await attributeMovesPaced(moving, view, pace) : undefined };
