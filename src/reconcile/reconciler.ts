@@ -188,7 +188,7 @@ export class Reconciler {
   #endSeenDuringPass: (() => void) | undefined;
   /** The end watch saw an end after the pass in flight read Kafka's moves (#passSteps). */
   #movesStale = false;
-  /** The last pass was cut short (the next one is not). */
+  /** The last pass was cut short (the next one is not, unless the watch's sample drains: passMayBeCut). */
   #cutLast = false;
   /**
    * The end watch saw every partition of its sample end since this pass read Kafka's moves:
@@ -449,7 +449,8 @@ export class Reconciler {
    * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
    * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
    * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
-   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row.
+   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row unless
+   * the end watch saw its whole sample end (passMayBeCut).
    */
   async #passSteps(scheduled: boolean): Promise<boolean> {
     const cut = () => passMayBeCut({ scheduled, cutLast: this.#cutLast, movesStale: this.#movesStale, sampleDrained: this.#sampleDrained });
