@@ -59,11 +59,15 @@ export interface ReplicaThrottleView {
   expiresAt: number | null;
   reassignments: string[];
   /** Entries the gateway added (the rest is someone else's). */
-  gatewayEntries: { leader: string[]; follower: string[] };
+  /** Shared with the ownership memo (frozen): never copied per GET (~600,000 entries at 100k moving). */
+  gatewayEntries: { leader: readonly string[]; follower: readonly string[] };
   /** `partition:broker` entries of each list as set (null for `*`). */
   leaderEntries: number | null;
   followerEntries: number | null;
 }
+
+/** A list that is `*`, as gatewayEntries shows it. */
+const ALL_ONLY: readonly string[] = Object.freeze([ALL_REPLICAS]);
 
 export interface ThrottlesView {
   rates: RateThrottleView[];
@@ -219,7 +223,7 @@ export class ThrottleService {
           follower,
           owner,
           ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s),
-          gatewayEntries: { leader: lo.all === 'gateway' ? [ALL_REPLICAS] : [...lo.gateway], follower: fo.all === 'gateway' ? [ALL_REPLICAS] : [...fo.gateway] },
+          gatewayEntries: { leader: lo.all === 'gateway' ? ALL_ONLY : lo.gateway, follower: fo.all === 'gateway' ? ALL_ONLY : fo.gateway },
           leaderEntries: lo.all !== null ? null : lo.gateway.length + lo.external.length,
           followerEntries: fo.all !== null ? null : fo.gateway.length + fo.external.length,
         });

@@ -26,7 +26,8 @@ export function toThrottles(v: ThrottlesView, detail = false): Schemas['Throttle
     replicas: v.replicas.map(({ leader, follower, gatewayEntries, ...r }) => ({
       ...r,
       expiresAt: iso(r.expiresAt),
-      ...((detail || (r.leaderEntries ?? 0) + (r.followerEntries ?? 0) <= LISTS_SHOWN_MAX_ENTRIES) && { leader, follower, gatewayEntries }),
+      // gatewayEntries' lists are the ownership memo's frozen arrays (read-only); the generated schema types are mutable.
+      ...((detail || (r.leaderEntries ?? 0) + (r.followerEntries ?? 0) <= LISTS_SHOWN_MAX_ENTRIES) && { leader, follower, gatewayEntries: gatewayEntries as { leader: string[]; follower: string[] } }),
     })),
   };
 }
