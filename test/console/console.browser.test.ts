@@ -122,7 +122,9 @@ describe('web console in Chromium', { skip }, () => {
         .waitFor()
         .catch(async (err: Error) => {
           // The hint shows only while the reassignment is live: say what it was when it did not.
-          throw new Error(`${err.message}\nreassignment as the API sees it: ${JSON.stringify(await api.reassignment(started.id))}`);
+          // And what the page showed instead (an error from its poll, or nothing loaded).
+          const shown = (await page.locator('main').innerText().catch(() => '(no main)')).replace(/\s+/g, ' ').slice(0, 1000);
+          throw new Error(`${err.message}\nreassignment as the API sees it: ${JSON.stringify(await api.reassignment(started.id))}\npage shows: ${shown}`);
         });
       await page.getByRole('button', { name: 'Cancel reassignment' }).click();
       await page.getByRole('button', { name: 'Confirm cancel' }).click();
