@@ -1111,7 +1111,6 @@ const METADATA_TOPICS = 10;
 /** AlterPartitionReassignments requests of a start in flight at once. */
 const ALTER_IN_FLIGHT = 4;
 
-
 /** Kafka's refusal of one partition of a start, if it refused it. */
 function failureOf(result: { ok: true } | { ok: false; error: { code: number; name: string; message: string } } | undefined): { code: number; name: string; message: string } | undefined {
   return result && !result.ok ? result.error : undefined;

@@ -58,8 +58,10 @@ export interface ReplicaThrottleView {
   autoRemove: boolean;
   expiresAt: number | null;
   reassignments: string[];
-  /** Entries the gateway added (the rest is someone else's). */
-  /** Shared with the ownership memo (frozen): never copied per GET (~600,000 entries at 100k moving). */
+  /**
+   * Entries the gateway added (the rest is someone else's). The ownership memo's frozen lists,
+   * never copied per GET (~600,000 entries at 100k moving).
+   */
   gatewayEntries: { leader: readonly string[]; follower: readonly string[] };
   /** `partition:broker` entries of each list as set (null for `*`). */
   leaderEntries: number | null;
@@ -416,7 +418,6 @@ export class ThrottleService {
 
 /** Longest slice of synchronous work list() does before giving the event loop a turn (ms). */
 const LIST_SLICE_MS = 10;
-
 
 export interface OrphanCleanup {
   dryRun: boolean;
