@@ -10,8 +10,9 @@
 // Options beyond plaintext Kafka: `tls` serves the same protocol over TLS (Kafka's
 // SSL / SASL_SSL listeners), and `delayMs` (set through Simulator.setBrokerDelay) makes
 // the broker wait before handling each request: a slow broker, for timeout tests.
-// `faults` (Simulator.faults, ./faults.ts) intercepts chosen requests once decoded: an
-// error answer in the API's response shape, a delay, or a dropped connection.
+// `faults` (Simulator.faults, ./faults.ts) intercepts chosen requests: an error answer in the
+// API's response shape, a delay, or a dropped connection. `turns` (./request-turns.ts) makes
+// heavy requests of all the brokers take turns, so light ones are answered in between.
 import net from 'node:net';
 import tls from 'node:tls';
 import { Reader, Writer, MalformedFrameError } from './protocol/buffers.js';
@@ -19,6 +20,7 @@ import { decode, encode, isFlexibleVersion, supports } from './protocol/codec.js
 import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from './protocol/messages.generated.js';
 import type { ApiHandler, ConnectionState, RequestContext, SimulatorRuntime } from './handlers/types.js';
 import { errorResponse, type FaultInjector } from './faults.js';
+import { HEAVY_FRAME_BYTES, type RequestTurns } from './request-turns.js';
 
 /** Kafka's socket.request.max.bytes default. */
 export const MAX_FRAME_BYTES = 100 * 1024 * 1024;
@@ -34,6 +36,8 @@ export interface BrokerServerOptions {
   tls?: tls.TlsOptions;
   /** Faults on demand (./faults.ts), consulted for every decoded request. */
   faults?: FaultInjector;
+  /** Shared by the simulator's brokers: one heavy request at a time (./request-turns.ts). */
+  turns?: RequestTurns;
 }
 
 export class BrokerServer {
@@ -154,7 +158,6 @@ export class BrokerServer {
     if (!conn.authenticated && !handler.allowedBeforeAuthentication) {
       throw new MalformedFrameError(`${handler.name} before SASL authentication`);
     }
-    const request = decode(handler.request, apiVersion, r);
     const fault = this.opts.faults?.take(this.opts.brokerId, apiKey, apiVersion) ?? null;
     if (fault?.delayMs) {
       // Cut short when the connection goes (client gone, broker stopped): never handled then.
@@ -165,23 +168,44 @@ export class BrokerServer {
       if (conn.closed) return;
     }
     if (fault?.drop === 'before') return void socket.destroy();
-    if (fault?.error) {
-      const body = errorResponse(handler.request, handler.response, apiVersion, request, fault.error);
-      return this.send(socket, handler, apiVersion, header.correlationId, body);
+    // A heavy request waits for its turn (request-turns.ts); a large frame before it is decoded.
+    const turns = this.opts.turns;
+    let turn = turns !== undefined && frame.length > HEAVY_FRAME_BYTES;
+    if (turn) await turns!.acquire();
+    try {
+      const request = decode(handler.request, apiVersion, r);
+      if (!turn && turns !== undefined && handler.heavy?.(request)) {
+        turn = true;
+        await turns.acquire();
+      }
+      if (conn.closed) return;
+      if (fault?.error) {
+        const body = errorResponse(handler.request, handler.response, apiVersion, request, fault.error);
+        return await this.send(socket, handler, apiVersion, header.correlationId, body);
+      }
+      const ctx: RequestContext = {
+        brokerId: this.opts.brokerId,
+        runtime: this.opts.runtime,
+        conn,
+        header,
+        version: apiVersion,
+        clientId: header.clientId ?? null,
+      };
+      const response = await handler.handle(ctx, request);
+      if (fault?.drop === 'after') return void socket.destroy();
+      if (response === null) return; // e.g. Produce with acks=0
+      // The answer is encoded and queued on the socket before the turn passes on (send's promise
+      // waits for the bytes to leave: that wait is not the simulator's work).
+      const sent = this.send(socket, handler, apiVersion, header.correlationId, response);
+      if (turn) {
+        turn = false;
+        turns!.release();
+      }
+      await sent;
+      if (conn.closeAfterResponse) socket.end();
+    } finally {
+      if (turn) turns!.release();
     }
-    const ctx: RequestContext = {
-      brokerId: this.opts.brokerId,
-      runtime: this.opts.runtime,
-      conn,
-      header,
-      version: apiVersion,
-      clientId: header.clientId ?? null,
-    };
-    const response = await handler.handle(ctx, request);
-    if (fault?.drop === 'after') return void socket.destroy();
-    if (response === null) return; // e.g. Produce with acks=0
-    await this.send(socket, handler, apiVersion, header.correlationId, response);
-    if (conn.closeAfterResponse) socket.end();
   }
 
   private inHandlerRange(handler: ApiHandler, version: number): boolean {

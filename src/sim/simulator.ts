@@ -10,6 +10,7 @@ import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './options.js';
 import type { CompletedReassignment } from './cluster/partition-moves.js';
+import { RequestTurns } from './request-turns.js';
 import { FaultInjector } from './faults.js';
 import { LogDirs } from './log-dirs.js';
 
@@ -58,6 +59,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly handlers: ReadonlyMap<number, ApiHandler>;
   /** Faults on demand by API key, broker, version and count (./faults.ts). */
   readonly faults = new FaultInjector();
+  /** Heavy requests of every broker take turns (one thread answers them all: request-turns.ts). */
+  readonly turns = new RequestTurns();
   private readonly host: string;
   private ticker: NodeJS.Timeout | null = null;
 
@@ -116,7 +119,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 

@@ -26,6 +26,7 @@ import { KafkaError } from '../cluster/errors.js';
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
 import { defineHandler } from './types.js';
+import { HEAVY_TOPICS } from '../request-turns.js';
 import type { TopicView } from '../cluster/model.js';
 
 type TopicOut = MetadataResponse['topics'][number];
@@ -74,6 +75,8 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
   name: 'Metadata',
   request: MetadataRequestSchema,
   response: MetadataResponseSchema,
+  // Every topic, or many: the answer grows with the cluster (../request-turns.ts).
+  heavy: (req) => req.topics === null || req.topics.length === 0 || req.topics.length > HEAVY_TOPICS,
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const all = req.topics === null || (ctx.version === 0 && req.topics.length === 0);

@@ -12,6 +12,7 @@ import { DescribeConfigsRequestSchema, DescribeConfigsResponseSchema, type Descr
 import { KafkaError } from '../cluster/errors.js';
 import { itemError } from './results.js';
 import { defineHandler } from './types.js';
+import { HEAVY_TOPICS } from '../request-turns.js';
 
 const BROKER = 4;
 
@@ -20,6 +21,8 @@ export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, Desc
   name: 'DescribeConfigs',
   request: DescribeConfigsRequestSchema,
   response: DescribeConfigsResponseSchema,
+  // Many resources: each topic's configs, throttled-replica lists included (../request-turns.ts).
+  heavy: (req) => req.resources.length > HEAVY_TOPICS,
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const results = req.resources.map((r) => {

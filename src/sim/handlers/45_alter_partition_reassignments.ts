@@ -23,12 +23,15 @@ import {
 } from '../protocol/messages.generated.js';
 import { itemError, notController, NOT_CONTROLLER, OK } from './results.js';
 import { defineHandler } from './types.js';
+import { HEAVY_ITEMS } from '../request-turns.js';
 
 export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse>({
   apiKey: 45,
   name: 'AlterPartitionReassignments',
   request: AlterPartitionReassignmentsRequestSchema,
   response: AlterPartitionReassignmentsResponseSchema,
+  // Many partitions (a decommission): a controller event applied in slices (../request-turns.ts).
+  heavy: (req) => req.topics.reduce((n, t) => n + t.partitions.length, 0) > HEAVY_ITEMS,
   async handle(ctx, req) {
     if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, responses: [] };
     const { model } = ctx.runtime;

@@ -16,12 +16,15 @@ import {
 } from '../protocol/messages.generated.js';
 import { notController, NOT_CONTROLLER } from './results.js';
 import { defineHandler } from './types.js';
+import { HEAVY_ITEMS } from '../request-turns.js';
 
 export const listPartitionReassignmentsHandler = defineHandler<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse>({
   apiKey: 46,
   name: 'ListPartitionReassignments',
   request: ListPartitionReassignmentsRequestSchema,
   response: ListPartitionReassignmentsResponseSchema,
+  // Every moving partition, or many of them (../request-turns.ts).
+  heavy: (req) => req.topics === null || req.topics.reduce((n, t) => n + t.partitionIndexes.length, 0) > HEAVY_ITEMS,
   handle(ctx, req) {
     if (notController(ctx)) return { throttleTimeMs: 0, ...NOT_CONTROLLER, topics: [] };
     const topics = ctx.runtime.model.listPartitionReassignments(req.topics);

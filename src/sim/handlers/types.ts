@@ -83,6 +83,13 @@ export interface ApiHandler<Req = any, Res = any> {
   allowedBeforeAuthentication?: boolean;
   /** ApiVersions only: the v0 body for a version it does not know. */
   unsupportedVersionResponse?: () => Res;
+  /**
+   * Whether this request is heavy (../request-turns.ts): its work grows with the cluster, as an
+   * answer about every topic or partition, or about more than HEAVY_ITEMS of them. Heavy
+   * requests of all brokers take turns; others are answered at once. Absent = never (a frame
+   * over HEAVY_FRAME_BYTES is heavy anyway).
+   */
+  heavy?(request: Req): boolean;
   /** Returns the response body, or null when no response is due (Produce acks=0). */
   handle(ctx: RequestContext, request: Req): Res | null | Promise<Res | null>;
 }
