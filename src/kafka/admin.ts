@@ -91,6 +91,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   #callers: CallerClients | undefined;
   /** Created on the first stateTopic(): the state topic's own connections. */
   #stateTransport: KafkaTransport | undefined;
+  /** Created on the first interactive(): the connections of a user's GET's reads. */
+  #interactive: PlatformaticKafkaGateway | undefined;
   readonly #partitionsMutex = new Mutex();
   #closed = false;
 
@@ -221,6 +223,17 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   /**
+   * This gateway on connections of its own (same config, hooks and metrics), for the reads of a
+   * user's GET: a broker answers a connection's requests one at a time, and at 100,000 moving
+   * partitions a page GET's DescribeLogDirs of 1,000 partitions waited behind a reconcile pass's
+   * DescribeLogDirs of ~25,000 on the same connection.
+   */
+  interactive(): PlatformaticKafkaGateway {
+    if (this.#closed) throw new Error('the Kafka gateway is closed');
+    return (this.#interactive ??= new PlatformaticKafkaGateway(this.#config, { ...this.#hooks, callerClients: undefined }, this.#clientOptions));
+  }
+
+  /**
    * This gateway as Kafka client id `clientId`, so broker-side client-id quotas charge that
    * caller (issue 4). Same config and hooks; clients are pooled in a bounded LRU.
    */
@@ -236,7 +249,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all([this.#transport.close(), this.#stateTransport?.close(), this.#callers?.close()]);
+    await Promise.all([this.#transport.close(), this.#stateTransport?.close(), this.#callers?.close(), this.#interactive?.close()]);
   }
 }
 

@@ -46,4 +46,10 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly?: boolean): Promise<ConfigResult<null>[]>;
   /** The gateway's state topic (src/kafka/state-topic.ts) as the log src/state/store.ts reads and writes. */
   stateTopic(opts: StateTopicOptions): StateLog;
+  /**
+   * The same gateway on connections of its own, for the few small reads that answer a user's
+   * GET (a page's live moves and sizes): a broker answers one request at a time per connection,
+   * so on the shared connections they waited behind a reconcile pass's big ones (absent: this one).
+   */
+  interactive?(): KafkaAdmin;
 }

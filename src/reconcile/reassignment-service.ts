@@ -840,12 +840,14 @@ export class ReassignmentService {
           if (list.at(-1) !== p) list.push(p);
         }
       }
+      // On connections of their own: not behind a pass's big requests to the same brokers.
+      const kafka = this.#d.kafka.interactive?.() ?? this.#d.kafka;
       const [moves, answers] = await Promise.all([
-        listPartitionReassignments(this.#d.kafka, movingHere),
+        listPartitionReassignments(kafka, movingHere),
         Promise.all(
           [...byBroker].map(async ([b, parts]) => {
             const request = await replicaSizesRequest(parts);
-            return { request, answers: await describeReplicaSizeColumns(this.#d.kafka, [b], request) };
+            return { request, answers: await describeReplicaSizeColumns(kafka, [b], request) };
           }),
         ),
       ]);
