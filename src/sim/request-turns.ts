@@ -9,8 +9,8 @@
 // waited behind all of them: 100-320 ms of the simulator's event loop in one block (a drift
 // probe and a CPU profile of bench:scale's process), where Kafka's brokers answer in parallel
 // and on several request handler threads each (num.io.threads, 8 by default), so a small
-// request never waits for a dozen big ones. Here a heavy request starts only when none is in
-// progress, and the next one waits for an immediate (after the sockets are polled again);
+// request never waits for a dozen big ones. Here a heavy request starts only on an immediate
+// and only when no other is in progress, so the sockets are polled again between two of them;
 // light ones go through at once. Requests on one connection still run one at a time in order
 // (server.ts), as in Kafka.
 //

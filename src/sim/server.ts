@@ -34,7 +34,7 @@ export interface BrokerServerOptions {
   handlers: ReadonlyMap<number, ApiHandler>;
   /** Serve TLS (key, cert; ca + requestCert for client certificates). */
   tls?: tls.TlsOptions;
-  /** Faults on demand (./faults.ts), consulted for every decoded request. */
+  /** Faults on demand (./faults.ts), consulted for every request (by API key and version). */
   faults?: FaultInjector;
   /** Shared by the simulator's brokers: one heavy request at a time (./request-turns.ts). */
   turns?: RequestTurns;
