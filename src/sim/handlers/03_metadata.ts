@@ -75,8 +75,10 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
   name: 'Metadata',
   request: MetadataRequestSchema,
   response: MetadataResponseSchema,
-  // Every topic, or many: the answer grows with the cluster (../request-turns.ts).
-  heavy: (req) => req.topics === null || req.topics.length === 0 || req.topics.length > HEAVY_TOPICS,
+  // Every topic, or many: the answer grows with the cluster (../request-turns.ts). An empty list
+  // asks for no topic (the brokers only: a client's first request, the gateway's ping), except in
+  // v0, where it asks for all; v0 is counted light here (no client of this simulator sends it).
+  heavy: (req) => req.topics === null || req.topics.length > HEAVY_TOPICS,
   handle(ctx, req) {
     const { model } = ctx.runtime;
     const all = req.topics === null || (ctx.version === 0 && req.topics.length === 0);
