@@ -50,7 +50,8 @@ const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 /**
  * The /healthz sampler (run with node -e): one GET every 100 ms until stdin closes, then
  * [[Date.now() at the request, latency ms, gateway VmRSS bytes, gateway main thread's ns on a CPU
- * and ns waiting for one so far], ...] as JSON.
+ * and ns waiting for one so far, ms the sampler itself waited for a CPU during the request], ...]
+ * as JSON.
  */
 const SAMPLER = `
 const url = process.argv[1];
@@ -58,7 +59,7 @@ const pid = process.argv[2];
 const fs = require('node:fs');
 const rss = () => { try { return Number(/VmRSS:\\s+(\\d+) kB/.exec(fs.readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) * 1024; } catch { return NaN; } };
 // The gateway's main thread: ns on a CPU and ns runnable but waiting for one (schedstat).
-const sched = () => { try { const [run, wait] = fs.readFileSync('/proc/' + pid + '/task/' + pid + '/schedstat', 'utf8').split(' ').map(Number); return [run, wait]; } catch { return [NaN, NaN]; } };
+const sched = (p = pid) => { try { const [run, wait] = fs.readFileSync('/proc/' + p + '/task/' + p + '/schedstat', 'utf8').split(' ').map(Number); return [run, wait]; } catch { return [NaN, NaN]; } };
 const out = [];
 let on = true;
 process.stdin.on('end', () => (on = false)).resume();
@@ -66,9 +67,12 @@ process.stdin.on('end', () => (on = false)).resume();
   await fetch(url).then((r) => r.text()).catch(() => undefined); // warm-up: the client's own first-request setup is not the gateway's latency
   while (on) {
     const at = Date.now();
+    const own = sched(process.pid)[1];
     const t = performance.now();
     await fetch(url).then((r) => r.text()).catch(() => undefined);
-    out.push([at, performance.now() - t, rss(), ...sched()]);
+    const ms = performance.now() - t;
+    // This process's own main thread waiting for a CPU during the request (ms): not the gateway's time.
+    out.push([at, ms, rss(), ...sched(), (sched(process.pid)[1] - own) / 1e6]);
     await new Promise((r) => setTimeout(r, 100));
   }
   process.stdout.write(JSON.stringify(out));
@@ -366,7 +370,7 @@ async function runSize(n: number) {
         await scrape(gw.url);
         sampler.stdin!.end();
         await once(sampler, 'exit');
-        const samples = JSON.parse(samplerOut) as [number, number, number, number, number][];
+        const samples = JSON.parse(samplerOut) as [number, number, number, number, number, number][];
         const phaseOf = (at: number): Phase => phases.find(([from, to]) => at >= from && at <= to)?.[2] ?? 'other';
         const byPhase = new Map<Phase, number[]>();
         let rssMoving = 0;
@@ -379,6 +383,8 @@ async function runSize(n: number) {
           if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
         }
         const health = samples.map((x) => x[1]);
+        // The samples over 50 ms: how much of each the sampler itself spent waiting for a CPU.
+        const slow = samples.filter((x) => x[1] > 50).map((x) => `${x[1].toFixed(0)} (${x[5].toFixed(0)})`).join(', ');
         // Per phase: how much of the gateway's main thread's time it was runnable but had no CPU
         // (the simulator, the pollers and the sampler share the machine's two cores with it).
         const waitBy = new Map<Phase, { run: number; wait: number }>();
@@ -400,7 +406,7 @@ async function runSize(n: number) {
           polls = JSON.parse(pollerOut) as Record<string, number[] | number>;
         }
         const perPhase = PHASES.filter((p) => byPhase.has(p)).map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`).join(', ');
-        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20, polls };
+        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20, polls };
       })()),
     };
   } finally {
@@ -425,6 +431,7 @@ for (const n of SIZES) {
   console.log(`  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`);
   console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`);
   console.log(`/healthz by phase    p99/max ms (samples): ${r.health.perPhase}`);
+  console.log(`/healthz over 50 ms  ${r.health.slow || 'none'} (ms; in brackets, the sampler's own wait for a CPU during it)`);
   console.log(`CPU wait by phase    the gateway's main thread runnable without a CPU, share of its busy time: ${r.health.cpuWait}`);
   console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
