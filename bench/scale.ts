@@ -13,7 +13,8 @@
 // reading of answers). /healthz is sampled every 100 ms from a separate process
 // during the whole size's run (p99 and max, overall and per phase: validateOnly, POST, moving,
 // ending = from raising the throttle to the last throttle gone, other), with the gateway's own
-// event-loop delay max over the same window; the same process reads the gateway's VmRSS
+// event-loop delay max over the same window, and each sample over 50 ms listed with the
+// sampler's own wait for a CPU during it (schedstat); the same process reads the gateway's VmRSS
 // (/proc) every 100 ms: RSS is the max while moving and the max over the whole run.
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
 // Clients poll the gateway throughout, as people watching the web console would (issue 8 asks
