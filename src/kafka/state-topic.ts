@@ -152,11 +152,7 @@ export class StateTopic {
     const topicId = this.#topicId;
     if (leader !== null && topicId !== null) {
       try {
-        const [md, start, end] = await Promise.all([
-          this.#metadata(),
-          listOffset(this.#kafka, leader, this.name, 0, EARLIEST),
-          listOffset(this.#kafka, leader, this.name, 0, LATEST),
-        ]);
+        const [md, [start, end]] = await Promise.all([this.#metadata(), this.#startAndEnd(leader)]);
         if (md !== null && md.leader === leader && md.topicId && uuidHex(md.topicId) === topicId) return { start, end, topicId };
       } catch {
         // The careful way below: it re-learns the leader, retries, and reports what failed.
@@ -164,9 +160,14 @@ export class StateTopic {
     }
     this.#leader = null;
     return this.#onLeader(async (leader, topicId) => {
-      const [start, end] = await Promise.all([listOffset(this.#kafka, leader, this.name, 0, EARLIEST), listOffset(this.#kafka, leader, this.name, 0, LATEST)]);
+      const [start, end] = await this.#startAndEnd(leader);
       return { start, end, topicId };
     });
+  }
+
+  /** The partition's log start and end offsets, asked of `leader` at once. */
+  #startAndEnd(leader: number): Promise<[bigint, bigint]> {
+    return Promise.all([listOffset(this.#kafka, leader, this.name, 0, EARLIEST), listOffset(this.#kafka, leader, this.name, 0, LATEST)]);
   }
 
   /**

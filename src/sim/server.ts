@@ -179,21 +179,21 @@ export class BrokerServer {
         await turns.acquire();
       }
       if (conn.closed) return;
-      if (fault?.error) {
-        const body = errorResponse(handler.request, handler.response, apiVersion, request, fault.error);
-        return await this.send(socket, handler, apiVersion, header.correlationId, body);
+      let response: unknown;
+      if (fault?.error) response = errorResponse(handler.request, handler.response, apiVersion, request, fault.error);
+      else {
+        const ctx: RequestContext = {
+          brokerId: this.opts.brokerId,
+          runtime: this.opts.runtime,
+          conn,
+          header,
+          version: apiVersion,
+          clientId: header.clientId ?? null,
+        };
+        response = await handler.handle(ctx, request);
+        if (fault?.drop === 'after') return void socket.destroy();
+        if (response === null) return; // e.g. Produce with acks=0
       }
-      const ctx: RequestContext = {
-        brokerId: this.opts.brokerId,
-        runtime: this.opts.runtime,
-        conn,
-        header,
-        version: apiVersion,
-        clientId: header.clientId ?? null,
-      };
-      const response = await handler.handle(ctx, request);
-      if (fault?.drop === 'after') return void socket.destroy();
-      if (response === null) return; // e.g. Produce with acks=0
       // The answer is encoded and queued on the socket before the turn passes on (send's promise
       // waits for the bytes to leave: that wait is not the simulator's work).
       const sent = this.send(socket, handler, apiVersion, header.correlationId, response);
