@@ -28,6 +28,7 @@ import {
   STEP_ITEMS,
   throttleDemandFor,
   throttleDemandForSteps,
+  topicPartitionOrderSteps,
   validateReassignmentSteps,
   checkLogDirMoves,
   logDirMoves,
@@ -801,7 +802,7 @@ export class ReassignmentService {
       after = decodeCursor(q.cursor);
       if (!after) return { kind: 'invalid-cursor' };
     }
-    const order = this.#order(record);
+    const order = await this.#order(record, makePacer(PACE_BUDGET_MS));
     const parts = record.partitions;
     // First index past the cursor (binary search over the (topic, partition) order).
     let lo = 0;
@@ -900,30 +901,21 @@ export class ReassignmentService {
     return { kind: 'ok', items, next: more && last ? encodeCursor(last.topic, last.partition) : null };
   }
 
-  /** Indexes of a record's partitions in (topic, partition) order, cached per record id (the order never changes). */
-  readonly #orders = new Map<string, Uint32Array>();
-  #order(r: ReassignmentRecord): Uint32Array {
+  /**
+   * Indexes of a record's partitions in (topic, partition) order, cached per record id (the order
+   * never changes). Computed in slices (`pace`); page GETs arriving meanwhile share the one
+   * computation.
+   */
+  readonly #orders = new Map<string, { length: number; order: Promise<Uint32Array> }>();
+  #order(r: ReassignmentRecord, pace: () => Promise<void>): Promise<Uint32Array> {
     const cached = this.#orders.get(r.id);
-    if (cached && cached.length === r.partitions.length) return cached;
-    const byTopic = new Map<string, number[]>();
-    r.partitions.forEach((p, i) => {
-      const list = byTopic.get(p.topic);
-      if (list) list.push(i);
-      else byTopic.set(p.topic, [i]);
-    });
-    const out = new Uint32Array(r.partitions.length);
-    let k = 0;
-    for (const topic of [...byTopic.keys()].sort()) {
-      const idx = byTopic.get(topic)!;
-      // Numeric keys (partition * 2^20 + index) sort natively, far faster than a comparator.
-      const keys = new Float64Array(idx.length);
-      for (let j = 0; j < idx.length; j++) keys[j] = r.partitions[idx[j]!]!.partition * 1_048_576 + idx[j]!;
-      keys.sort();
-      for (let j = 0; j < keys.length; j++) out[k++] = keys[j]! % 1_048_576;
-    }
+    if (cached && cached.length === r.partitions.length) return cached.order;
+    const order = driveSteps(topicPartitionOrderSteps(r.partitions), pace);
     if (this.#orders.size >= 16) this.#orders.delete(this.#orders.keys().next().value!);
-    this.#orders.set(r.id, out);
-    return out;
+    this.#orders.set(r.id, { length: r.partitions.length, order });
+    // A failed computation is not kept: the next GET computes it again.
+    order.catch(() => this.#orders.get(r.id)?.order === order && this.#orders.delete(r.id));
+    return order;
   }
 
   partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {

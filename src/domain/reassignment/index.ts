@@ -10,10 +10,12 @@
 //   estimate.ts        bytes to move per broker and the duration at a throttle
 //   progress.ts        per-replica and total progress, observed rate, ETA, stall detection from samples
 //   pacing.ts          paced execution: which queued moves start next within the bounds, waves, ETA
+//   partition-order.ts the (topic, partition) order pages of partitions are served in, in steps
 //   log-dirs.ts        intra-broker moves (log_dirs): the (broker, dir) pairs, their checks, their completion
 
 export * from './types.js';
 export * from './partition-map.js';
+export * from './partition-order.js';
 export * from './request.js';
 export * from './plan.js';
 export * from './throttles.js';
