@@ -11,7 +11,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
 import { JsonTooDeepError, jsonNestingDepth, rejectDeepJson } from '../../src/http/hostile-input.js';
-import { parseJsonInSlices, parseJsonStrict, scanJson, slicedJsonBody } from '../../src/http/json-body.js';
+import { decodeUtf8Steps, parseJsonInSlices, parseJsonStrict, scanJson, slicedJsonBody } from '../../src/http/json-body.js';
 
 /** jsonNestingDepth as it was before the byte-class table: the reference. */
 function referenceDepth(buf: Uint8Array): number {
@@ -80,6 +80,47 @@ const outcomeAsync = async (f: () => Promise<unknown>): Promise<{ value: unknown
     return { error: `${(e as Error).name}: ${(e as Error).message}` };
   }
 };
+
+describe('decodeUtf8Steps', () => {
+  // Bytes that make every kind of sequence: ASCII, lead bytes of 2-4 byte sequences (valid and
+  // not: C0, E0, ED, F0, F4, F5, FF), continuation bytes, and whole characters.
+  const arbBytes = fc
+    .array(
+      fc.oneof(
+        fc.integer({ min: 0, max: 255 }).map((b) => [b]),
+        fc.constantFrom([0xc0], [0xe0], [0xed], [0xf0], [0xf4], [0xf5], [0xff], [0x80], [0xbf], [0xa0, 0x80]),
+        fc.string({ unit: 'grapheme', maxLength: 3 }).map((t) => [...Buffer.from(t, 'utf8')]),
+      ),
+      { maxLength: 60 },
+    )
+    .map((parts) => Buffer.from(parts.flat()));
+
+  it("gives buf.toString('utf8', start) whatever the bytes and the piece size", () => {
+    fc.assert(
+      fc.property(arbBytes, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 3 }), (buf, piece, skip) => {
+        const start = Math.min(skip, buf.length);
+        const steps = decodeUtf8Steps(buf, start, piece);
+        let r = steps.next();
+        while (!r.done) r = steps.next();
+        assert.equal(r.value, buf.toString('utf8', start));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('yields between pieces of a large body', () => {
+    const buf = Buffer.from('{"partitions":[' + '{"topic":"ä-t","partition":1,"replicas":[1,2,3]},'.repeat(20_000) + '{}]}');
+    const steps = decodeUtf8Steps(buf);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    assert.ok(yields >= Math.floor(buf.length / (256 * 1024)), `${yields} yields for ${buf.length} bytes`);
+    assert.equal(r.value, buf.toString('utf8'));
+  });
+});
 
 describe('parseJsonInSlices', () => {
   it('gives JSON.parse\'s value for valid JSON, its big arrays cut anywhere', async () => {
