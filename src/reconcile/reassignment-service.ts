@@ -468,6 +468,10 @@ export class ReassignmentService {
     const validated = new Map([...view.reassignments.values()].filter(isLive).map((r) => [r.id, r.state]));
     const admitted = await admitReassignment(this.#d.store, { id, owner: this.#d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated }, pace);
     if (!admitted.ok) return { kind: 'invalid', problem: 'conflict', errors: admitted.errors };
+    // The order pages are served in, computed here in the start's slices rather than by the
+    // first page GET, which tends to come right after the start, while the first pass over the
+    // new moves runs and clients poll.
+    await this.#order(record, pace);
     // addToExisting: partitions another gateway reassignment was moving are this one's now.
     const superseded = await this.#supersede(admitted.view, record, pace);
     await this.#d.store.release(admitted.claim, [record, ...superseded]);
