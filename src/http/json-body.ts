@@ -194,7 +194,7 @@ function findMarker(root: unknown, marker: string): { holder: Record<string, unk
   return count === 1 ? found : null;
 }
 
-/** Bytes decoded between two looks at the clock (decodeUtf8InSlices). */
+/** Bytes decoded between two looks at the clock (decodeUtf8Steps). */
 const DECODE_PIECE_BYTES = 256 * 1024;
 
 /**
@@ -296,14 +296,16 @@ export function slicedJsonBody({ limit, maxDepth, sliceMs = 5, cutChars = CUT_CH
       // iconv-lite (body-parser's decoder) drops a byte order mark; Buffer#toString keeps it.
       const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
       const runner = {};
-      runInSlices(decodeUtf8Steps(buf, bom), sliceMs, runner).then((text) =>
-        parseJsonInSlices(text, maxDepth, { sliceMs, cutChars, runner }).then(
-          (body) => {
-            req.body = body;
-            next();
-          },
-          (e: unknown) => next(e instanceof JsonTooDeepError ? e : parseFailed(e, text)),
-        ),
+      runInSlices(decodeUtf8Steps(buf, bom), sliceMs, runner).then(
+        (text) =>
+          parseJsonInSlices(text, maxDepth, { sliceMs, cutChars, runner }).then(
+            (body) => {
+              req.body = body;
+              next();
+            },
+            (e: unknown) => next(e instanceof JsonTooDeepError ? e : parseFailed(e, text)),
+          ),
+        next,
       );
     });
   };
