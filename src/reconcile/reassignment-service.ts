@@ -54,7 +54,7 @@ import { describeReplicaSizeColumns, describeReplicaSizes, replicaKey, replicaSi
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { alterPartitionReassignments, listPartitionReassignments, reassignmentWrites, type MovingPartition } from '../kafka/reassignments.js';
 import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
-import { isCold } from '../state/cold-partitions.js';
+import { isCold, partitionCount } from '../state/cold-partitions.js';
 import { RECORD_VERSION, TERMINAL_STATES, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { driveSteps } from '../event-loop-turns.js';
@@ -912,11 +912,13 @@ export class ReassignmentService {
    */
   readonly #orders = new Map<string, { length: number; order: Promise<Uint32Array> }>();
   #order(r: ReassignmentRecord, pace: () => Promise<void>): Promise<Uint32Array> {
+    // partitionCount: a finished (cold) record's partitions are not unpacked to compare counts.
+    const length = partitionCount(r);
     const cached = this.#orders.get(r.id);
-    if (cached && cached.length === r.partitions.length) return cached.order;
+    if (cached && cached.length === length) return cached.order;
     const order = driveSteps(topicPartitionOrderSteps(r.partitions), pace);
     if (this.#orders.size >= 16) this.#orders.delete(this.#orders.keys().next().value!);
-    this.#orders.set(r.id, { length: r.partitions.length, order });
+    this.#orders.set(r.id, { length, order });
     // A failed computation is not kept: the next GET computes it again.
     order.catch(() => this.#orders.get(r.id)?.order === order && this.#orders.delete(r.id));
     return order;

@@ -5,8 +5,8 @@
 // (GC and a busy CPU), on the first page GET after a start; /healthz waited behind it.
 import { STEP_ITEMS, type Steps } from './plan.js';
 
-/** Partition indexes under 2^20 share a float64 key with the partition number (see below). */
-const INDEX_BITS = 1_048_576;
+/** 2^20: partition indexes below it share a float64 key with the partition number (see below). */
+const INDEX_LIMIT = 1_048_576;
 
 /**
  * Indexes of `partitions` ordered by topic (UTF-16 code units, as compareTopicPartitions), then
@@ -14,7 +14,7 @@ const INDEX_BITS = 1_048_576;
  * STEP_ITEMS partitions and between topics. O(n log n); at most 2^20 partitions.
  */
 export function* topicPartitionOrderSteps(partitions: readonly { topic: string; partition: number }[]): Steps<Uint32Array> {
-  if (partitions.length > INDEX_BITS) throw new RangeError(`at most ${INDEX_BITS} partitions, got ${partitions.length}`);
+  if (partitions.length > INDEX_LIMIT) throw new RangeError(`at most ${INDEX_LIMIT} partitions, got ${partitions.length}`);
   const byTopic = new Map<string, number[]>();
   for (let i = 0; i < partitions.length; i++) {
     const topic = partitions[i]!.topic;
@@ -30,9 +30,9 @@ export function* topicPartitionOrderSteps(partitions: readonly { topic: string; 
     const idx = byTopic.get(topic)!;
     // Numeric keys (partition * 2^20 + index) sort natively, far faster than a comparator.
     const keys = new Float64Array(idx.length);
-    for (let j = 0; j < idx.length; j++) keys[j] = partitions[idx[j]!]!.partition * INDEX_BITS + idx[j]!;
+    for (let j = 0; j < idx.length; j++) keys[j] = partitions[idx[j]!]!.partition * INDEX_LIMIT + idx[j]!;
     keys.sort();
-    for (let j = 0; j < keys.length; j++) out[k++] = keys[j]! % INDEX_BITS;
+    for (let j = 0; j < keys.length; j++) out[k++] = keys[j]! % INDEX_LIMIT;
     sinceYield += idx.length;
     if (sinceYield >= STEP_ITEMS) {
       sinceYield = 0;
