@@ -8,7 +8,7 @@
 //   GET  /state                brokers (up/down, host, port, rack), controller, moving count
 //   GET  /state?topic=a&topic=b  ... plus each named topic's partitions: leader, replicas, ISR
 //   POST   /faults             add a fault (./faults.ts): {apiKey (number or API name, e.g.
-//                              "CreateTopics"), brokerId?, version?, after?, times?, delayMs?,
+//                              "CreateTopics"), brokerId?, version?, clientId?, after?, times?, delayMs?,
 //                              error?: code | {code, message?, throttleTimeMs?},
 //                              drop?: "before" | "after"}                      → 201 fault
 //   GET    /faults             {faults: [...]} with matched / applied / remaining counts

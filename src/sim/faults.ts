@@ -1,5 +1,6 @@
 // Faults on demand, after franz-go's kfake (Cluster.ControlKey / AddFault): intercept requests by
-// API key, optionally only on one broker, one API version, after the first N matching requests
+// API key, optionally only on one broker, one API version, from one client id (the request
+// header's: one process of several sharing the cluster), after the first N matching requests
 // and for a budget of M requests, and instead of the normal answer
 //   - answer a Kafka error code (with a message and a throttle time), encoded in that API's
 //     response shape as Kafka's own AbstractRequest.getErrorResponse does: the top-level
@@ -36,6 +37,8 @@ export interface FaultSpec {
   brokerId?: number;
   /** Only requests of this API version. Default: any version. */
   version?: number;
+  /** Only requests whose header names this client id (e.g. one of several gateway instances). Default: any client. */
+  clientId?: string;
   /** Let this many matching requests through untouched first. Default 0. */
   after?: number;
   /** Apply to at most this many requests. Default: until removed. */
@@ -66,6 +69,8 @@ export interface FaultEvent {
   brokerId: number;
   apiKey: number;
   version: number;
+  /** The request header's client id (null when the client sent none). */
+  clientId: string | null;
 }
 
 /** A spec the injector refuses, with the reason. */
@@ -85,7 +90,7 @@ function checkInt(spec: Record<string, unknown>, key: string, min: number, max =
 export function parseFaultSpec(raw: unknown): FaultSpec {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FaultSpecError('a fault is a JSON object');
   const spec = raw as Record<string, unknown>;
-  const known = new Set(['apiKey', 'brokerId', 'version', 'after', 'times', 'delayMs', 'error', 'drop']);
+  const known = new Set(['apiKey', 'brokerId', 'version', 'clientId', 'after', 'times', 'delayMs', 'error', 'drop']);
   const unknown = Object.keys(spec).filter((k) => !known.has(k));
   if (unknown.length > 0) throw new FaultSpecError(`unknown field(s): ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
   if (spec.apiKey === undefined) throw new FaultSpecError('apiKey is required');
@@ -95,6 +100,7 @@ export function parseFaultSpec(raw: unknown): FaultSpec {
   checkInt(spec, 'after', 0);
   checkInt(spec, 'times', 1);
   checkInt(spec, 'delayMs', 0, 600_000);
+  if (spec.clientId !== undefined && typeof spec.clientId !== 'string') throw new FaultSpecError(`clientId must be a string, got ${JSON.stringify(spec.clientId)}`);
   if (spec.drop !== undefined && spec.drop !== 'before' && spec.drop !== 'after') {
     throw new FaultSpecError(`drop must be 'before' or 'after', got ${JSON.stringify(spec.drop)}`);
   }
@@ -124,6 +130,7 @@ export function parseFaultSpec(raw: unknown): FaultSpec {
     apiKey: spec.apiKey as number,
     ...(spec.brokerId !== undefined && { brokerId: spec.brokerId as number }),
     ...(spec.version !== undefined && { version: spec.version as number }),
+    ...(spec.clientId !== undefined && { clientId: spec.clientId as string }),
     ...(spec.after !== undefined && { after: spec.after as number }),
     ...(spec.times !== undefined && { times: spec.times as number }),
     ...(spec.delayMs !== undefined && { delayMs: spec.delayMs as number }),
@@ -185,20 +192,22 @@ export class FaultInjector {
 
   /**
    * The dispatch hook: the fault to apply to this request, or null to handle it normally.
-   * Counts the request against every fault it matches until one takes it.
+   * Counts the request against every fault it matches until one takes it. `clientId`: the
+   * request header's (a fault with a clientId matches only requests naming that one).
    */
-  take(brokerId: number, apiKey: number, version: number): Fault | null {
+  take(brokerId: number, apiKey: number, version: number, clientId: string | null = null): Fault | null {
     for (const s of this.faults) {
       const { spec } = s;
       if (spec.apiKey !== apiKey) continue;
       if (spec.brokerId !== undefined && spec.brokerId !== brokerId) continue;
       if (spec.version !== undefined && spec.version !== version) continue;
+      if (spec.clientId !== undefined && spec.clientId !== clientId) continue;
       if (spec.times !== undefined && s.applied >= spec.times) continue;
       s.matched++;
       if (s.matched <= (spec.after ?? 0)) continue;
       s.applied++;
       const fault = view(s);
-      this.events.emit('applied', { fault, brokerId, apiKey, version } satisfies FaultEvent);
+      this.events.emit('applied', { fault, brokerId, apiKey, version, clientId } satisfies FaultEvent);
       return fault;
     }
     return null;

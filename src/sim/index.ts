@@ -4,7 +4,7 @@
 import type { SimulatorOptions } from './options.js';
 import { Simulator } from './simulator.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
-export type { CompletedReassignment } from './cluster/partition-moves.js';
+export type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
 export type { SimulatorOptions, SimulatedCluster } from './options.js';
 
 /** Starts a simulated cluster: every broker listens before this resolves. */

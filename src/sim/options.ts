@@ -1,7 +1,7 @@
 // Options and the public surface of a simulated cluster. Their own module (not index.ts)
 // so that simulator.ts can implement them without an import cycle through the entry point.
 import type { Clock } from './clock.js';
-import type { CompletedReassignment } from './cluster/partition-moves.js';
+import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
 
 export interface SimulatorOptions {
   /** Number of brokers, ids 0..n-1 unless brokerIds is given. Default 3. */
@@ -108,5 +108,16 @@ export interface SimulatedCluster {
   onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void;
   /** When the last reassignment of a partition completed (clock ms), or null. */
   reassignmentCompletedAt(topic: string, partition: number): number | null;
+  /**
+   * Hear of every AlterPartitionReassignments entry the controller applies (started, re-targeted,
+   * cancelled), synchronously as it is applied, with the sender's client id. Returns unsubscribe.
+   */
+  onReassignmentAltered(listener: (a: AlteredReassignment) => void): () => void;
+  /**
+   * As if the process behind `clientId` died: its connections close now, unanswered (requests
+   * waiting on a delay are never handled), and every later request naming that client id closes
+   * its connection unanswered, for good. Returns the number of connections closed.
+   */
+  cutOffClient(clientId: string): number;
   close(): Promise<void>;
 }

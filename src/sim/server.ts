@@ -13,6 +13,8 @@
 // `faults` (Simulator.faults, ./faults.ts) intercepts chosen requests: an error answer in the
 // API's response shape, a delay, or a dropped connection. `turns` (./request-turns.ts) makes
 // heavy requests of all the brokers take turns, so light ones are answered in between.
+// `cutOff` (Simulator.cutOffClient) closes, unanswered, every connection of a client id whose
+// process is meant to be dead (a chaos test's killed gateway instance), at its next request.
 import net from 'node:net';
 import tls from 'node:tls';
 import { Reader, Writer, MalformedFrameError } from './protocol/buffers.js';
@@ -38,11 +40,15 @@ export interface BrokerServerOptions {
   faults?: FaultInjector;
   /** Shared by the simulator's brokers: one heavy request at a time (./request-turns.ts). */
   turns?: RequestTurns;
+  /** Client ids cut off (Simulator.cutOffClient): a request naming one closes its connection unanswered. */
+  cutOff?: ReadonlySet<string>;
 }
 
 export class BrokerServer {
   private server: net.Server | null = null;
   private sockets = new Set<net.Socket>();
+  /** Each connection's state (its client id, once it sent a request): for dropClient. */
+  private readonly states = new WeakMap<net.Socket, ConnectionState>();
   port: number;
   /** Fault injection: wait this long before handling each request. */
   delayMs = 0;
@@ -82,6 +88,22 @@ export class BrokerServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * Closes every connection whose last request named `clientId`, at once and unanswered (requests
+   * waiting on a delay are never handled). Returns how many were closed.
+   */
+  dropClient(clientId: string): number {
+    let n = 0;
+    for (const s of this.sockets) {
+      const conn = this.states.get(s);
+      if (conn?.clientId !== clientId) continue;
+      conn.closed = true;
+      s.destroy();
+      n++;
+    }
+    return n;
+  }
+
   private accept(socket: net.Socket): void {
     this.sockets.add(socket);
     socket.setNoDelay(true);
@@ -93,6 +115,7 @@ export class BrokerServer {
       closed: false,
       closeAfterResponse: false,
     };
+    this.states.set(socket, conn);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let queue: Promise<void> = Promise.resolve();
@@ -148,6 +171,11 @@ export class BrokerServer {
     // ControlledShutdown v0, which is not simulated).
     r.offset = 0;
     const header = decode<RequestHeader>(RequestHeaderSchema, flexible ? 2 : 1, r);
+    conn.clientId = header.clientId ?? null;
+    if (conn.clientId !== null && this.opts.cutOff?.has(conn.clientId)) {
+      conn.closed = true;
+      return void socket.destroy();
+    }
 
     if (!this.inHandlerRange(handler, apiVersion)) {
       if (apiKey !== API_VERSIONS_KEY) throw new MalformedFrameError(`unsupported ${handler.name} v${apiVersion}`);
@@ -158,7 +186,7 @@ export class BrokerServer {
     if (!conn.authenticated && !handler.allowedBeforeAuthentication) {
       throw new MalformedFrameError(`${handler.name} before SASL authentication`);
     }
-    const fault = this.opts.faults?.take(this.opts.brokerId, apiKey, apiVersion) ?? null;
+    const fault = this.opts.faults?.take(this.opts.brokerId, apiKey, apiVersion, conn.clientId) ?? null;
     if (fault?.delayMs) {
       // Cut short when the connection goes (client gone, broker stopped): never handled then.
       await new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import type { SimulatedCluster, SimulatorOptions } from './options.js';
-import type { CompletedReassignment } from './cluster/partition-moves.js';
+import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
 import { RequestTurns } from './request-turns.js';
 import { FaultInjector } from './faults.js';
 import { LogDirs } from './log-dirs.js';
@@ -63,6 +63,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly turns = new RequestTurns();
   private readonly host: string;
   private ticker: NodeJS.Timeout | null = null;
+  /** Client ids cut off by cutOffClient, shared with every broker. */
+  private readonly cutOff = new Set<string>();
 
   constructor(opts: SimulatorOptions = {}) {
     const ids = opts.brokerIds ?? Array.from({ length: opts.brokers ?? 3 }, (_, i) => i);
@@ -119,7 +121,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 
@@ -200,6 +202,17 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
 
   reassignmentCompletedAt(topic: string, partition: number): number | null {
     return this.model.reassignmentCompletedAt(topic, partition);
+  }
+
+  onReassignmentAltered(listener: (a: AlteredReassignment) => void): () => void {
+    return this.model.onReassignmentAltered(listener);
+  }
+
+  cutOffClient(clientId: string): number {
+    this.cutOff.add(clientId);
+    let closed = 0;
+    for (const s of this.servers.values()) closed += s.dropClient(clientId);
+    return closed;
   }
 
   /** Fault injection: a slow broker. Requests already waiting keep their delay. */

@@ -14,7 +14,7 @@ import {
 import { ResourceType } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
-import { PartitionMoves, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
+import { PartitionMoves, type AlteredReassignment, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
 import { ReplicaIndex } from './replica-index.js';
 import { LogDirs } from '../log-dirs.js';
 import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
@@ -200,6 +200,8 @@ export class ClusterModel {
   private sortedTopics: TopicState[] | null = null;
   /** Metadata views by topic; a topic's entry goes when one of its partitions changes. */
   private readonly views = new Map<TopicState, TopicView>();
+  /** onReassignmentAltered listeners. */
+  private readonly alteredListeners = new Set<(a: AlteredReassignment) => void>();
 
   constructor(opts: ClusterModelOptions) {
     this.clock = opts.clock;
@@ -883,19 +885,19 @@ export class ClusterModel {
    * then the good ones are applied in order (as KRaft's controller generates records first and
    * replays them after). Returns, per entry, null or the KafkaError it failed with.
    */
-  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source'] = null): (KafkaError | null)[] {
     return this.atOneInstant(() => {
       this.sync();
       this.moves.beginBatch();
       try {
-        return this.alterInOneBlock(entries);
+        return this.alterInOneBlock(entries, source);
       } finally {
         this.moves.endBatch();
       }
     });
   }
 
-  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[]): (KafkaError | null)[] {
+  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source']): (KafkaError | null)[] {
     {
       const planned = entries.map((e) => {
         try {
@@ -905,7 +907,10 @@ export class ClusterModel {
           throw err;
         }
       });
-      for (const r of planned) if (!(r instanceof KafkaError)) this.moves.apply(r);
+      for (let i = 0; i < planned.length; i++) {
+        const r = planned[i]!;
+        if (!(r instanceof KafkaError)) this.applyAltered(r, entries[i]!.replicas, source);
+      }
       return planned.map((r) => (r instanceof KafkaError ? r : null));
     }
   }
@@ -927,13 +932,14 @@ export class ClusterModel {
    */
   alterPartitionReassignmentsSliced(
     entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
-    opts: { sliceMs?: number; pause?: () => Promise<void> } = {},
+    opts: { sliceMs?: number; pause?: () => Promise<void>; source?: AlteredReassignment['source'] } = {},
   ): Promise<(KafkaError | null)[]> {
+    const source = opts.source ?? null;
     // A small request with none queued before it runs at once, in one block, as it always did.
-    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER) return Promise.resolve(this.alterPartitionReassignments(entries));
+    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER) return Promise.resolve(this.alterPartitionReassignments(entries, source));
     this.slicedInFlight++;
     const result = this.controllerQueue
-      .then(() => this.alterSliced(entries, opts.sliceMs ?? 10, opts.pause ?? yieldToEventLoop))
+      .then(() => this.alterSliced(entries, opts.sliceMs ?? 10, opts.pause ?? yieldToEventLoop, source))
       .finally(() => this.slicedInFlight--);
     this.controllerQueue = result.catch(() => undefined);
     return result;
@@ -943,6 +949,7 @@ export class ClusterModel {
     entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
     sliceMs: number,
     pause: () => Promise<void>,
+    source: AlteredReassignment['source'],
   ): Promise<(KafkaError | null)[]> {
     // Decoding the request was one block already: start on a turn of its own.
     await pause();
@@ -978,7 +985,7 @@ export class ClusterModel {
           errors[i] = r;
         } else {
           errors[i] = null;
-          this.moves.apply(r);
+          this.applyAltered(r, entries[i]!.replicas, source);
         }
         if (due(i)) await yieldNow();
       }
@@ -990,6 +997,39 @@ export class ClusterModel {
     // Building and encoding the answer is one more block: on a turn of its own too.
     await pause();
     return errors;
+  }
+
+  /** moves.apply of one accepted entry, told to the onReassignmentAltered listeners (if any). */
+  private applyAltered(r: ReassignmentRecord, target: readonly number[] | null, source: AlteredReassignment['source']): void {
+    if (this.alteredListeners.size === 0) return this.moves.apply(r);
+    const p = r.partition;
+    const replicasBefore = [...p.replicas];
+    const leaderBefore = p.leader;
+    const wasMoving = this.moves.isMoving(p);
+    this.moves.apply(r);
+    const event: AlteredReassignment = {
+      topic: r.topic.name,
+      partition: p.partition,
+      target: target === null ? null : [...target],
+      wasMoving,
+      moving: this.moves.isMoving(p),
+      replicasBefore,
+      replicas: [...p.replicas],
+      leaderBefore,
+      leader: p.leader,
+      at: this.instant ?? this.clock.now(),
+      source,
+    };
+    for (const listener of this.alteredListeners) listener(event);
+  }
+
+  /**
+   * Calls `listener` for every entry of AlterPartitionReassignments the controller applies (see
+   * AlteredReassignment), synchronously, in the order they are applied. Returns unsubscribe.
+   */
+  onReassignmentAltered(listener: (a: AlteredReassignment) => void): () => void {
+    this.alteredListeners.add(listener);
+    return () => this.alteredListeners.delete(listener);
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */

@@ -106,6 +106,30 @@ export interface CompletedReassignment {
 }
 
 /**
+ * One entry of an AlterPartitionReassignments the controller accepted and applied (entries it
+ * refused change nothing and are not reported): the partition before and after, for tests that
+ * check from the cluster's side what was started, re-targeted or cancelled, and by whom.
+ */
+export interface AlteredReassignment {
+  topic: string;
+  partition: number;
+  /** The target asked for; null = a cancel. */
+  target: number[] | null;
+  /** Whether the partition was being reassigned before the entry, and is after it. */
+  wasMoving: boolean;
+  moving: boolean;
+  /** Replicas and leader before and after (while moving, replicas = target ++ removing). */
+  replicasBefore: number[];
+  replicas: number[];
+  leaderBefore: number;
+  leader: number;
+  /** Clock time (ms) of the request (one instant for all its entries). */
+  at: number;
+  /** Who sent it, as the handler knows it (the request header's client id, the broker it reached). */
+  source: { clientId: string | null; brokerId: number } | null;
+}
+
+/**
  * What the moves keep about one partition, made the first time it moves and kept until its topic
  * goes (PartitionState.moves): its reassignment while it moves, its replicas' pending ISR joins,
  * when its last move completed, and the tracker's fields (it is the tracker's partition). Found
@@ -338,6 +362,11 @@ export class PartitionMoves {
     const value = this.host.uncleanAllowed(t);
     this.uncleanMemo.set(t, { generation: this.batchGeneration, value });
     return value;
+  }
+
+  /** Whether the partition is being reassigned now. */
+  isMoving(p: PartitionState): boolean {
+    return movesOf(p)?.moving ?? false;
   }
 
   /** Number of partitions being reassigned. */

@@ -41,7 +41,7 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
     // (ClusterModel.alterPartitionReassignmentsSliced); the answer comes when all are done.
     const entries: { topic: string; partition: number; replicas: number[] | null }[] = [];
     for (const t of req.topics) for (const p of t.partitions) entries.push({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas });
-    const errors = await model.alterPartitionReassignmentsSliced(entries);
+    const errors = await model.alterPartitionReassignmentsSliced(entries, { source: { clientId: ctx.clientId, brokerId: ctx.brokerId } });
     let i = 0;
     const responses = req.topics.map((t) => ({
       name: t.name,

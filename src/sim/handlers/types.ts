@@ -22,6 +22,8 @@ export interface ConnectionState {
   closed: boolean;
   /** Set by a handler when Kafka closes the connection after this response (failed SASL). */
   closeAfterResponse: boolean;
+  /** The client id of the last request's header (null: none sent yet, or the header had none). */
+  clientId?: string | null;
 }
 
 export interface BrokerEndpoint {
