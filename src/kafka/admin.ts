@@ -39,6 +39,7 @@ import * as listPartitionReassignmentsApi from './apis/list-partition-reassignme
 import * as metadataApi from './apis/metadata-v12.js';
 import { toClientOptions, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
 import { CallerClients, type CallerClientsOptions } from './caller-clients.js';
+import { BrokerContacts } from './contacts.js';
 import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import type { OnKafkaRequest, RequestTarget } from './request.js';
@@ -87,6 +88,11 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   readonly #transport: KafkaTransport;
   readonly #hooks: GatewayHooks;
   readonly #clientOptions: ClientOptions;
+  /**
+   * The brokers and which of them to ask (./contacts.ts): one set for this gateway and every
+   * gateway and transport it creates, so a client made after a broker stopped knows the others.
+   */
+  readonly #contacts: BrokerContacts;
   /** Created on the first forCaller(): one client per caller client id. */
   #callers: CallerClients | undefined;
   /** Created on the first stateTopic(): the state topic's own connections. */
@@ -96,11 +102,17 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   readonly #partitionsMutex = new Mutex();
   #closed = false;
 
-  constructor(config: KafkaConfig, hooks: GatewayHooks = {}, clientOptions: ClientOptions = toClientOptions(config)) {
+  constructor(
+    config: KafkaConfig,
+    hooks: GatewayHooks = {},
+    clientOptions: ClientOptions = toClientOptions(config),
+    contacts: BrokerContacts = new BrokerContacts(config.bootstrapServers),
+  ) {
     this.#config = config;
     this.#hooks = hooks;
     this.#clientOptions = clientOptions;
-    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions, hooks.random);
+    this.#contacts = contacts;
+    this.#transport = new KafkaTransport(config, hooks.onKafkaRequest, clientOptions, hooks.random, contacts);
   }
 
   /** The underlying client (for APIs this module does not wrap yet). */
@@ -210,7 +222,13 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     // a progress snapshot's DescribeLogDirs of 25,000 partitions. Same config, metrics and
     // retries; one more connection to the state topic's leader. Creating the topic and
     // counting the brokers go through this gateway's own operations.
-    const transport = (this.#stateTransport ??= new KafkaTransport(this.#config, this.#hooks.onKafkaRequest, this.#clientOptions, this.#hooks.random));
+    const transport = (this.#stateTransport ??= new KafkaTransport(
+      this.#config,
+      this.#hooks.onKafkaRequest,
+      this.#clientOptions,
+      this.#hooks.random,
+      this.#contacts,
+    ));
     return new StateTopic(
       {
         sendRequest: transport.sendRequest.bind(transport),
@@ -230,7 +248,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
    */
   interactive(): PlatformaticKafkaGateway {
     if (this.#closed) throw new Error('the Kafka gateway is closed');
-    return (this.#interactive ??= new PlatformaticKafkaGateway(this.#config, { ...this.#hooks, callerClients: undefined }, this.#clientOptions));
+    const hooks = { ...this.#hooks, callerClients: undefined };
+    return (this.#interactive ??= new PlatformaticKafkaGateway(this.#config, hooks, this.#clientOptions, this.#contacts));
   }
 
   /**
@@ -240,7 +259,13 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   forCaller(clientId: string): KafkaGateway {
     if (clientId === this.#clientOptions.clientId) return this;
     this.#callers ??= new CallerClients(
-      (id) => new PlatformaticKafkaGateway({ ...this.#config, clientId: id }, { ...this.#hooks, callerClients: undefined }, { ...this.#clientOptions, clientId: id }),
+      (id) =>
+        new PlatformaticKafkaGateway(
+          { ...this.#config, clientId: id },
+          { ...this.#hooks, callerClients: undefined },
+          { ...this.#clientOptions, clientId: id },
+          this.#contacts,
+        ),
       this.#hooks.callerClients,
     );
     return this.#callers.view(clientId);

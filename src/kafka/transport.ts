@@ -3,16 +3,33 @@
 // policy, and the per-request metrics hook. The requests themselves are built and read in
 // src/kafka/apis/<api>-v<N>.ts; src/kafka/admin.ts puts both together as KafkaAdmin.
 //
+// Contact (issue 28): a request any broker may answer goes to the brokers of the shared contact
+// set (./contacts.ts says which, in which order, and the back-off of a failed broker), not to the
+// bootstrap list. Within one send, and within its deadline (KAFKA_REQUEST_TIMEOUT_MS), it moves
+// on to the next address when
+//   - no connection could be made (refused, reset, connect timeout): the request was not written,
+//     so any request may go elsewhere, writes included; or
+//   - the connection was lost under the request and the request is a read (READS below): asking
+//     again, elsewhere, changes nothing. A write whose connection was lost may have been applied:
+//     it is never re-sent here; the retry policy below decides, as for any lost connection.
+// Requests for one broker (a partition leader, a broker's configs or log dirs, the controller
+// of a ZooKeeper-mode cluster) still go to that broker only; when it is gone, the leader or
+// controller is re-learned from a Metadata request, which itself goes through any live broker.
+// The client's own Admin would cache the controller and use the bootstrap list: none of its
+// methods is called (./admin.ts).
+//
 // Retries are ours (the client's are set to 0): bounded (KAFKA_RETRIES), exponential backoff
 // with equal jitter (retryDelayMs in ./config.ts: retry n waits a uniform draw from
-// [c/2, c) with c = min(KAFKA_RETRY_BACKOFF_MAX_MS, KAFKA_RETRY_BACKOFF_MS * 2^(n-1))), only for NOT_CONTROLLER, REQUEST_TIMED_OUT,
-// LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION and refused/lost
-// connections; never for THROTTLING_QUOTA_EXCEEDED. The controller and the brokers are
+// [c/2, c) with c = min(KAFKA_RETRY_BACKOFF_MAX_MS, KAFKA_RETRY_BACKOFF_MS * 2^(n-1))), only for
+// NOT_CONTROLLER, REQUEST_TIMED_OUT, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER,
+// NETWORK_EXCEPTION and refused/lost connections; never for THROTTLING_QUOTA_EXCEEDED. The controller and the brokers are
 // learned from Metadata / DescribeCluster answers and forgotten on NOT_CONTROLLER or a broken
 // connection.
-import { Admin, ConnectionStatuses, ResponseError, type Connection } from '@platformatic/kafka';
+import { Admin, ConnectionStatuses, MultipleErrors, ResponseError, type Connection } from '@platformatic/kafka';
+import type { MetadataAnswer, Placement } from './apis/metadata-v12-answer.js';
 import { metadataErrorName, metadataRequest } from './apis/metadata-v12.js';
 import { retryDelayMs, type BrokerAddress, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
+import { addressKey, BrokerContacts } from './contacts.js';
 import { KafkaRequestError } from './errors.js';
 import { ERROR_CODES, NONE, isConnectionFailure, isRetriable, kafkaErrorInfo, kafkaErrorName, toKafkaRequestError } from './errors-map.js';
 import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type Transport } from './request.js';
@@ -22,11 +39,35 @@ type Target = RequestTarget;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Requests that change nothing (by API name, as the transport is given it): after a connection
+ * lost under one of them, the same request goes to the next broker at once. Every other API
+ * (CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs, AlterClientQuotas,
+ * AlterPartitionReassignments, AlterReplicaLogDirs, Produce) is a write and is not re-sent there.
+ */
+export const READS: ReadonlySet<string> = new Set([
+  'Metadata',
+  'DescribeCluster',
+  'DescribeConfigs',
+  'DescribeClientQuotas',
+  'DescribeLogDirs',
+  'ListPartitionReassignments',
+  'ListOffsets',
+  'Fetch',
+]);
+
+/** A decoded Metadata answer (not the topic summaries listTopics decodes instead): it lists the brokers. */
+function isMetadataAnswer(res: unknown): res is MetadataAnswer<Placement> {
+  const r = res as Partial<MetadataAnswer> | null;
+  return typeof r === 'object' && r !== null && Array.isArray(r.brokers) && typeof r.controllerId === 'number';
+}
+
 export class KafkaTransport implements Transport {
   readonly #config: KafkaConfig;
   readonly #admin: Admin;
   readonly #hook: OnKafkaRequest | undefined;
-  #brokers = new Map<number, BrokerAddress>();
+  /** The brokers and which of them to ask: shared by every transport of a gateway (./contacts.ts). */
+  readonly #contacts: BrokerContacts;
   #controllerId: number | null = null;
   /**
    * KRaft brokers forward controller requests, and report a random live broker as the
@@ -38,11 +79,21 @@ export class KafkaTransport implements Transport {
   #closed = false;
   readonly #random: RandomSource;
 
-  /** `random`: the jitter's random source (Math.random; tests inject their own). */
-  constructor(config: KafkaConfig, onKafkaRequest: OnKafkaRequest | undefined, clientOptions: ClientOptions, random: RandomSource = Math.random) {
+  /**
+   * `random`: the jitter's random source (Math.random; tests inject their own). `contacts`: the
+   * gateway's shared contact set; a transport of its own gets one seeded with the bootstrap list.
+   */
+  constructor(
+    config: KafkaConfig,
+    onKafkaRequest: OnKafkaRequest | undefined,
+    clientOptions: ClientOptions,
+    random: RandomSource = Math.random,
+    contacts: BrokerContacts = new BrokerContacts(config.bootstrapServers),
+  ) {
     this.#config = config;
     this.#hook = onKafkaRequest;
     this.#random = random;
+    this.#contacts = contacts;
     // retries: 0 — the client's own retry loop would retry THROTTLING_QUOTA_EXCEEDED (89).
     // We only use the Admin's connection pool anyway (see src/kafka/admin.ts).
     this.#admin = new Admin({ ...clientOptions, retries: 0 });
@@ -68,60 +119,44 @@ export class KafkaTransport implements Transport {
     }
   }
 
-  #bootstrapList(): BrokerAddress[] {
-    const list = this.#config.bootstrapServers.map((b) => ({ ...b }));
-    const seen = new Set(list.map((b) => `${b.host}:${b.port}`));
-    for (const b of this.#brokers.values()) {
-      const key = `${b.host}:${b.port}`;
-      if (!seen.has(key)) {
-        seen.add(key);
-        list.push({ ...b });
-      }
-    }
-    return list;
-  }
-
   learnBrokers(brokers: { id: number; host: string; port: number }[], controllerId: number): void {
-    if (brokers.length) this.#brokers = new Map(brokers.map((b) => [b.id, { host: b.host, port: b.port }]));
-    this.#controllerId = controllerId >= 0 && this.#brokers.has(controllerId) ? controllerId : null;
+    this.#contacts.learn(brokers);
+    this.#controllerId = controllerId >= 0 && this.#contacts.has(controllerId) ? controllerId : null;
   }
 
-  async #connection(api: string, target: Target): Promise<Connection> {
-    if (this.#closed) {
-      throw new KafkaRequestError('unavailable', {
-        code: ERROR_CODES.NETWORK_EXCEPTION,
-        name: kafkaErrorName(ERROR_CODES.NETWORK_EXCEPTION),
-        message: 'Kafka gateway is closed',
-      });
-    }
-    let broker: BrokerAddress | undefined;
+  #closedError(): KafkaRequestError {
+    return new KafkaRequestError('unavailable', {
+      code: ERROR_CODES.NETWORK_EXCEPTION,
+      name: kafkaErrorName(ERROR_CODES.NETWORK_EXCEPTION),
+      message: 'Kafka gateway is closed',
+    });
+  }
+
+  /** The one broker `target` must go to, or null when any broker may answer. */
+  async #route(target: Target): Promise<BrokerAddress | null> {
     if (typeof target === 'object') {
-      if (!this.#brokers.has(target.broker)) await this.metadata([]); // learns the brokers
-      broker = this.#brokers.get(target.broker);
+      if (!this.#contacts.has(target.broker)) await this.metadata([]); // learns the brokers
+      const broker = this.#contacts.broker(target.broker);
       if (!broker) {
         throw new KafkaRequestError('kafka', kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`));
       }
-    } else if (target === 'controller' && this.#followReportedController) {
-      if (this.#controllerId === null) await this.metadata([]); // learns the controller
-      broker = this.#controllerId === null ? undefined : this.#brokers.get(this.#controllerId);
+      return broker;
+    }
+    if (target === 'controller' && this.#followReportedController) {
+      if (this.#controllerId === null) await this.metadata([]); // learns the controller, through any live broker
+      const broker = this.#controllerId === null ? undefined : this.#contacts.broker(this.#controllerId);
       if (!broker) {
         throw new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.NOT_CONTROLLER, 'No controller is known to the cluster metadata'));
       }
+      return broker;
     }
-    const startedAt = process.hrtime.bigint();
-    try {
-      const pool = this.#admin.connections;
-      return broker ? await pool.get(broker) : await pool.getFirstAvailable(this.#bootstrapList());
-    } catch (err) {
-      // No request went out, but this is still a failed Kafka call for the metrics.
-      this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
-      throw err;
-    }
+    return null;
   }
 
   /**
    * Send one request. With `inBand`, a ResponseError (the parser saw item error codes)
    * yields its complete `.response` instead of throwing; `errorName` picks the label.
+   * A request any broker may answer moves on to another broker as the header says.
    */
   async send<T>(
     api: string,
@@ -129,7 +164,79 @@ export class KafkaTransport implements Transport {
     call: (conn: Connection) => Promise<T>,
     inBand?: (res: T) => string,
   ): Promise<T> {
-    const conn = await this.#connection(api, target);
+    if (this.#closed) throw this.#closedError();
+    const broker = await this.#route(target);
+    if (broker === null) return this.#sendToAnyBroker(api, target, call, inBand);
+    const startedAt = process.hrtime.bigint();
+    let conn: Connection;
+    try {
+      conn = await this.#admin.connections.get(broker);
+    } catch (err) {
+      // No request went out, but this is still a failed Kafka call for the metrics.
+      if (!this.#closed && isConnectionFailure(err)) this.#contacts.failed(broker);
+      this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
+      throw err;
+    }
+    this.#contacts.reached(broker, false);
+    return this.#exchange(api, target, broker, conn, call, inBand);
+  }
+
+  /**
+   * The contact set's addresses in turn, within the request's deadline: on to the next when no
+   * connection could be made, or, for a read, when the connection was lost under it.
+   */
+  async #sendToAnyBroker<T>(api: string, target: Target, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
+    const deadline = Date.now() + this.#config.requestTimeoutMs;
+    // The brokers first, once: the bootstrap list alone must not stay the only way in.
+    if (!this.#contacts.learned && api !== 'Metadata' && api !== 'DescribeCluster') {
+      await this.#contacts.learnOnce(() => this.metadata([]));
+    }
+    const startedAt = process.hrtime.bigint();
+    const tried = new Set<string>();
+    const failures: Error[] = [];
+    let lost: unknown; // the last read whose connection was lost (already counted in the metrics)
+    for (;;) {
+      const address = this.#contacts.candidates().find((a) => !tried.has(addressKey(a)));
+      if (address === undefined || (tried.size > 0 && Date.now() >= deadline)) {
+        if (failures.length === 0) throw lost;
+        // As the client's getFirstAvailable reports it (so the errors read as before).
+        const err = new MultipleErrors('Cannot connect to any broker.', failures);
+        this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
+        throw err;
+      }
+      tried.add(addressKey(address));
+      let conn: Connection;
+      try {
+        conn = await this.#admin.connections.get(address);
+      } catch (err) {
+        if (this.#closed || !isConnectionFailure(err)) {
+          this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
+          throw err;
+        }
+        this.#contacts.failed(address);
+        failures.push(err as Error);
+        continue; // not written: any request may go elsewhere
+      }
+      this.#contacts.reached(address, true);
+      try {
+        return await this.#exchange(api, target, address, conn, call, inBand);
+      } catch (err) {
+        // A lost connection (not a timeout, not a broker's answer): a read is asked elsewhere.
+        if (this.#closed || !READS.has(api) || !isConnectionFailure(err) || Date.now() >= deadline) throw err;
+        lost = err;
+      }
+    }
+  }
+
+  /** One request on `conn` (to `broker`): the answer, the metrics, and what it teaches about the cluster. */
+  async #exchange<T>(
+    api: string,
+    target: Target,
+    broker: BrokerAddress,
+    conn: Connection,
+    call: (conn: Connection) => Promise<T>,
+    inBand?: (res: T) => string,
+  ): Promise<T> {
     const startedAt = process.hrtime.bigint();
     let res: T;
     try {
@@ -139,10 +246,20 @@ export class KafkaTransport implements Transport {
         res = err.response as T;
       } else {
         this.#report(api, toKafkaRequestError(err).kafka.name, startedAt);
-        if (target === 'controller' && isConnectionFailure(err)) this.#controllerId = null;
+        if (!this.#closed && isConnectionFailure(err)) {
+          this.#contacts.failed(broker);
+          if (target === 'controller') this.#controllerId = null;
+        }
         await connectionGone(conn);
         throw err;
       }
+    }
+    // Every Metadata answer refreshes the brokers (listTopics decodes none: it lists no brokers).
+    if (api === 'Metadata' && isMetadataAnswer(res)) {
+      this.learnBrokers(
+        res.brokers.map((b) => ({ id: b.nodeId, host: b.host, port: b.port })),
+        res.controllerId,
+      );
     }
     this.#report(api, inBand ? inBand(res) : NONE, startedAt);
     return res;
@@ -164,14 +281,9 @@ export class KafkaTransport implements Transport {
     }
   }
 
-  async metadata(topics: string[] | null): Promise<MetadataResponse> {
-    const res = await this.send(
-'Metadata', 'any', metadataRequest(topics), metadataErrorName);
-    this.learnBrokers(
-      res.brokers.map((b) => ({ id: b.nodeId, host: b.host, port: b.port })),
-      res.controllerId,
-    );
-    return res;
+  /** One Metadata request (no retry); send() learns the brokers and the controller from its answer. */
+  metadata(topics: string[] | null): Promise<MetadataResponse> {
+    return this.send('Metadata', 'any', metadataRequest(topics), metadataErrorName);
   }
 
   /**
