@@ -14,7 +14,9 @@
 // that disappears is NOT re-created (that would hide lost state): the store reports it as
 // missing (health(), the onEvent hook) and every read and write fails until an operator acts.
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { CLAIM_PREFIX, claimKey, ClaimTable, CLAIM_VERSION, decodeClaim, MAX_CLAIM_TTL_MS, type ClaimValue, type DecidedClaim } from './claims.js';
+import { ambientClaim, decodeFence, encodeFence, FENCE_PREFIX, FenceCursor, FencedWriteError, fenceKey, type FenceMarker } from './fence.js';
 import { assemble, assembleWith, CHUNK_PREFIX, chunkKey, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
 import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packedFrom, packPartitions } from './cold-partitions.js';
 import { decodeValue, encodeValue, keyOf, parseKey, progressKey, reassignmentKey, TERMINAL_STATES, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
@@ -92,7 +94,7 @@ async function predecode(records: readonly { key: string; value: string | null }
   const out: Decoded = new Map();
   const pace = makePacer();
   for (const r of records) {
-    if (r.value === null || r.key.startsWith(CLAIM_PREFIX) || r.key.startsWith(CHUNK_PREFIX) || r.key.startsWith('reassignment/')) {
+    if (r.value === null || r.key.startsWith(CLAIM_PREFIX) || r.key.startsWith(FENCE_PREFIX) || r.key.startsWith(CHUNK_PREFIX) || r.key.startsWith('reassignment/')) {
       out.delete(r.key);
       continue;
     }
@@ -119,7 +121,9 @@ export type StateHealth =
   | { status: 'missing' | 'unavailable'; reason: string; since: number };
 
 export type StateEvent =
-  | { type: 'reset'; cause: 'new-topic-id' | 'end-below-position' | 'start-beyond-position'; position: bigint; start: bigint; end: bigint }
+  | { type: 'reset'; cause: 'new-topic-id' | 'end-below-position' | 'start-beyond-position' | 'own-write-refused'; position: bigint; start: bigint; end: bigint }
+  /** A write under a claim refused (fence.ts): before producing (`own`, lease over) or read in the log (anyone's). */
+  | { type: 'fenced'; claim: string; where: 'before-write' | 'in-log'; own: boolean; records: number }
   | { type: 'missing'; topic: string }
   | { type: 'unavailable'; reason: string }
   | { type: 'recovered' };
@@ -132,6 +136,16 @@ export interface ClaimOptions {
   /** Lease: the claim holds at most this long (<= MAX_CLAIM_TTL_MS). */
   ttlMs: number;
   now?: () => number;
+}
+
+/** What a holder's own lease check keeps in reserve (a tenth of shorter leases): fencing refuses what lands later. */
+export const OWN_LEASE_MARGIN_MS = 1000;
+
+/** Writes refused in the log, to be written again as accepted (fence.ts): by the resources of their claim. */
+export interface RefusedWrites {
+  resources: string[];
+  /** Keys whose latest record is a refused one. */
+  keys: Set<string>;
 }
 
 export type ClaimResult =
@@ -180,6 +194,19 @@ export class StateStore {
   readonly #lostLedger = new Map<string, LedgerRecord>();
   readonly #onEvent: (e: StateEvent) => void;
   readonly #now: () => number;
+  /** Monotonic milliseconds: leases are measured on it (claims.ts), never on the wall clock. */
+  readonly #mono: () => number;
+  /** Claims this instance wrote and holds: when it started writing each (monotonic) and its lease. */
+  readonly #ownClaims = new Map<string, { start: number; ttlMs: number }>();
+  readonly #fence = new FenceCursor();
+  /** Refused writes whose keys are still latest in the log, by their claim's resources (fence.ts). */
+  readonly #refused = new Map<string, RefusedWrites>();
+  /** An own write applied when acknowledged turned out refused: the view is rebuilt from the log. */
+  #rebuild = false;
+  /** Offsets of own fenced batches applied when acknowledged, until the position passes them. */
+  readonly #ownFenced = new Set<bigint>();
+  /** Refused batches already reported (`claim@offset`), so a re-read does not count one twice. */
+  readonly #refusalsSeen = new Set<string>();
   readonly #maps = {
     reassignment: new Map<string, ReassignmentRecord>(),
     'throttle-request': new Map<string, ThrottleRequestRecord>(),
@@ -206,10 +233,11 @@ export class StateStore {
   readonly #toCool = new Set<string>();
   #cooling: Promise<void> | undefined;
 
-  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; hooks?: StoreHooks } = {}) {
+  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; monotonic?: () => number; hooks?: StoreHooks } = {}) {
     this.#log = log;
     this.#onEvent = opts.onEvent ?? (() => undefined);
     this.#now = opts.now ?? Date.now;
+    this.#mono = opts.monotonic ?? (() => performance.now());
     this.#hooks = opts.hooks ?? {};
   }
 
@@ -278,6 +306,8 @@ export class StateStore {
     this.#reading = true;
     try {
       await this.#read();
+      // An own write applied when acknowledged was refused in the log: read it all again.
+      if (this.#rebuild) await this.#read();
     } finally {
       this.#reading = false;
     }
@@ -297,11 +327,13 @@ export class StateStore {
     else if (end < this.#position) cause = 'end-below-position';
     else if (start > this.#position) cause = 'start-beyond-position';
     if (topicId !== undefined) this.#topicId = topicId;
+    if (cause === null && this.#rebuild) cause = 'own-write-refused';
     if (cause !== null) {
       // The log we read is not the log there is now: rebuild from scratch rather than keep a
       // view with holes or with records that no longer exist.
       const position = this.#position;
       this.#clear();
+      this.#rebuild = false;
       this.#position = start;
       if (cause !== 'start-beyond-position' || position > 0n) this.#onEvent({ type: 'reset', cause, position, start, end });
     }
@@ -333,6 +365,9 @@ export class StateStore {
     this.#own.clear();
     this.#ownBatches.clear();
     this.#claims.clear();
+    this.#fence.reset();
+    this.#refused.clear();
+    this.#ownFenced.clear();
   }
 
   /** `decoded`: values already decoded from `raw` by key (predecode), not decoded again. */
@@ -341,12 +376,27 @@ export class StateStore {
       // Claims are decided in log order: only ever applied as read, at their offset.
       if (offset === null) return;
       const id = key.slice(CLAIM_PREFIX.length);
-      if (raw === null) this.#claims.apply(offset, id, null);
+      if (raw === null) this.#claims.apply(offset, id, null, this.#mono());
       else {
         const c = decodeClaim(key, raw);
-        if (c) this.#claims.apply(offset, id, c);
+        if (c) this.#claims.apply(offset, id, c, this.#mono());
       }
       return;
+    }
+    if (key.startsWith(FENCE_PREFIX)) {
+      // A fenced batch starts here (fence.ts): decided in log order, like a claim.
+      const m = offset !== null && raw !== null ? decodeFence(key, raw) : undefined;
+      // Refused, and it is one of ours applied when acknowledged: the view is rebuilt (#refresh).
+      if (m && offset !== null && !this.#enterFence(offset, m) && this.#ownFenced.has(offset)) this.#rebuild = true;
+      return;
+    }
+    if (offset !== null) {
+      const refused = this.#fence.refusedAt(offset);
+      if (refused) {
+        this.#noteRefused(refused.resources, key);
+        return;
+      }
+      this.#acceptedKey(key);
     }
     if (key.startsWith(CHUNK_PREFIX)) {
       if (raw === null) this.#chunks.delete(key);
@@ -402,6 +452,35 @@ export class StateStore {
     if (value.kind === 'reassignment') this.#headers.delete(value.id);
     (this.#maps[value.kind] as Map<string, StateValue>).set(value.id, value);
     if (offset === null) this.#own.set(key, { raw, applied: value });
+  }
+
+  /** A fence marker at `offset` (read, or an own batch passed): whether its claim held there. */
+  #enterFence(offset: bigint, m: FenceMarker): boolean {
+    const holds = this.#claims.fenceHolds(m.claim);
+    this.#fence.enter(offset, m, holds);
+    if (!holds) {
+      // Once per refused batch, however often it is read again (a rebuild, another read).
+      const seen = `${m.claim}@${offset}`;
+      if (!this.#refusalsSeen.has(seen)) {
+        if (this.#refusalsSeen.size >= 10_000) this.#refusalsSeen.clear();
+        this.#refusalsSeen.add(seen);
+        this.#onEvent({ type: 'fenced', claim: m.claim, where: 'in-log', own: this.#ownFenced.has(offset) || this.#ownClaims.has(m.claim), records: m.count });
+      }
+    }
+    return holds;
+  }
+
+  #noteRefused(resources: string[], key: string): void {
+    const id = [...resources].sort().join('\u0000');
+    let entry = this.#refused.get(id);
+    if (!entry) this.#refused.set(id, (entry = { resources, keys: new Set() }));
+    entry.keys.add(key);
+  }
+
+  /** An accepted record of `key` (in log order): a refused one before it is no longer its latest. */
+  #acceptedKey(key: string): void {
+    if (this.#refused.size === 0) return;
+    for (const [id, e] of this.#refused) if (e.keys.delete(key) && e.keys.size === 0) this.#refused.delete(id);
   }
 
   /** Resolves once the finished reassignments that entered the view so far are packed (#cool). */
@@ -460,7 +539,15 @@ export class StateStore {
    * record batch, so a reader sees all of them or none. Resolves once Kafka acknowledged.
    */
   async write(values: StateValue[], deleteKeys: string[] = []): Promise<void> {
-    await this.#writeAll(values, deleteKeys, []);
+    await this.#writeAll(values, deleteKeys, { fence: ambientClaim.getStore() });
+  }
+
+  /**
+   * Runs `fn` as work done holding `claim`: every write() in it (and in what it calls) is
+   * fenced by the claim (fence.ts), and refused once the claim has ended.
+   */
+  underClaim<T>(claim: Pick<ClaimValue, 'id'>, fn: () => Promise<T>): Promise<T> {
+    return ambientClaim.run(claim.id, fn);
   }
 
   /**
@@ -471,8 +558,37 @@ export class StateStore {
    * chunks and its progress record. Chunks replaced by a new version are tombstoned in the last
    * batch (or after it when they do not fit: a chunk no header names is never read).
    */
-  async #writeAll(values: StateValue[], deleteKeys: string[], tail: { key: string; value: string | null }[]): Promise<void> {
+  async #writeAll(
+    values: StateValue[],
+    deleteKeys: string[],
+    opts: { tail?: { key: string; value: string | null }[]; fence?: string | undefined; fresh?: boolean },
+  ): Promise<void> {
+    const tail = opts.tail ?? [];
+    const fence = opts.fence;
     if (!this.#ready) await this.refresh();
+    // Under a claim whose lease is over by our clock: nothing is written (fence.ts).
+    if (fence !== undefined && !this.holds({ id: fence })) {
+      this.#onEvent({ type: 'fenced', claim: fence, where: 'before-write', own: true, records: values.length + deleteKeys.length });
+      throw new FencedWriteError(fence, 'before-write');
+    }
+    const resources = fence === undefined ? [] : (this.#claims.get(fence)?.resources ?? []);
+    /** A batch of a fenced write: its marker first, the marker's tombstone after what it covers (then `rest`). */
+    const fenced = <R extends { key: string; value: string | null }>(records: R[], rest: R[] = []): { key: string; value: string | null }[] =>
+      fence === undefined
+        ? [...records, ...rest]
+        : [{ key: fenceKey(fence), value: encodeFence({ claim: fence, resources, count: records.length }) }, ...records, { key: fenceKey(fence), value: null }, ...rest];
+    /** Applies an acknowledged fenced batch unless its claim is already seen ended (then read back and refused). */
+    let refused = false;
+    const applyFenced =
+      (apply: (decoded: Decoded) => void) =>
+      (decoded: Decoded, offset: bigint): void => {
+        if (fence !== undefined && !this.#claims.fenceHolds(fence)) {
+          refused = true;
+          return;
+        }
+        if (fence !== undefined) this.#ownFenced.add(offset);
+        apply(decoded);
+      };
     const pace = makePacer();
     const now = this.#now();
     const chunks: { key: string; value: string; chunk: ReassignmentChunk }[] = [];
@@ -488,8 +604,9 @@ export class StateStore {
         await pace();
         continue;
       }
-      const prevRecord = this.#maps.reassignment.get(v.id);
-      const prevHeader = this.#headers.get(v.id);
+      // `fresh`: every chunk written anew (a repair: a refused write may have tombstoned old ones).
+      const prevRecord = opts.fresh ? undefined : this.#maps.reassignment.get(v.id);
+      const prevHeader = opts.fresh ? undefined : this.#headers.get(v.id);
       const gen = `${now.toString(36)}${(this.#gen++).toString(36)}${randomBytes(2).toString('hex')}`;
       const enc = await encodeReassignment(v, prevRecord && prevHeader ? { record: prevRecord, header: prevHeader } : undefined, gen, now, pace);
       chunks.push(...enc.chunks);
@@ -504,7 +621,6 @@ export class StateStore {
       if (this.#maps.progress.has(k.id)) final.push({ key: progressKey(k.id), value: null });
       for (const c of this.#chunks.keys()) if (chunkOwner(c) === k.id) trailing.push({ key: c, value: null });
     }
-    final.push(...tail);
 
     // 1. Chunks, in batches, up to BATCHES_IN_FLIGHT produced at once (see BatchPipeline).
     const chunkBatches = new BatchPipeline();
@@ -558,7 +674,8 @@ export class StateStore {
         const records = part;
         part = [];
         partBytes = 0;
-        await looseBatches.add((after) => this.#write(records, true, after));
+        const batchOf = fenced(records);
+        await looseBatches.add((after) => this.#write(batchOf, applyFenced(() => batchOf.forEach((r) => this.#apply(null, r.key, r.value))), after));
       };
       for (const r of loose) {
         const n = size([r]);
@@ -569,10 +686,11 @@ export class StateStore {
       await send();
       await looseBatches.drain();
     } else final.unshift(...loose);
-    const fits = size(final) + size(trailing) <= BATCH_MAX_BYTES;
-    const last = fits ? [...final, ...trailing] : final;
+    const fits = size(final) + size(trailing) + size(tail) <= BATCH_MAX_BYTES;
+    // The claim's release (`tail`) after the marker's range: claims are never fenced.
+    const last = fenced(fits ? [...final, ...trailing] : final, tail);
     const own = new Map(headers.map((h) => [h.record.id, h]));
-    await this.#write(last, (decoded) => {
+    await this.#write(last, applyFenced((decoded) => {
       for (const r of last) {
         const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
         if (h) {
@@ -583,13 +701,17 @@ export class StateStore {
           this.#coolLater(h.record);
         } else this.#apply(null, r.key, r.value, decoded);
       }
-    });
+    }));
+    if (refused && fence !== undefined) throw new FencedWriteError(fence, 'in-log');
     if (!fits) {
       for (let i = 0; i < trailing.length; i += 5000) {
         const part = trailing.slice(i, i + 5000);
-        await this.#write(part, () => {
-          for (const r of part) this.#chunks.delete(r.key);
-        });
+        await this.#write(
+          fenced(part),
+          applyFenced(() => {
+            for (const r of part) this.#chunks.delete(r.key);
+          }),
+        );
       }
     }
   }
@@ -627,7 +749,7 @@ export class StateStore {
    * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
    * read; a function: the caller's own way, called at once, before anything else can run).
    */
-  async #write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded) => void) = true, after?: Promise<unknown>): Promise<bigint> {
+  async #write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded, offset: bigint) => void) = true, after?: Promise<unknown>): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.refresh();
     const writing = this.#log.write(records);
@@ -646,7 +768,7 @@ export class StateStore {
     if (after) await after;
     // Our own write is visible to us at once; the next refresh re-reads it in log order...
     if (apply === true) for (const r of records) this.#apply(null, r.key, r.value, decoded);
-    else if (apply) apply(decoded);
+    else if (apply) apply(decoded, offset);
     // ...unless the position reaches it with nothing else between (now, or once the read under
     // way or the batches ahead of it are through: #passOwnBatches): then the position moves past
     // it (re-reading a 100,000-partition start would fetch ~12 MB back for nothing). Claims
@@ -672,6 +794,14 @@ export class StateStore {
       const batch = this.#ownBatches.get(this.#position);
       if (!batch || !this.#batchStillApplied(batch)) return;
       const at = this.#position;
+      // A fenced batch is decided here as a read would (every record before it applied): if
+      // its claim had ended, what we applied when it was acknowledged goes (read it all again).
+      const marker = batch[0]?.key.startsWith(FENCE_PREFIX) && batch[0].value !== null ? decodeFence(batch[0].key, batch[0].value) : undefined;
+      if (marker && !this.#enterFence(at, marker)) {
+        this.#rebuild = true;
+        return;
+      }
+      this.#ownFenced.delete(at);
       this.#ownBatches.delete(at);
       this.#position += BigInt(batch.length);
       // A claim (or its release) at its offset, as a read would apply it: every record before
@@ -722,20 +852,33 @@ export class StateStore {
     if (!(opts.ttlMs > 0 && opts.ttlMs <= MAX_CLAIM_TTL_MS)) throw new RangeError(`claim ttl must be in (0, ${MAX_CLAIM_TTL_MS}] ms`);
     const now = (opts.now ?? this.#now)();
     const id = `${now.toString(36)}-${randomBytes(6).toString('hex')}`;
+    const sorted = [...new Set(resources)].sort();
+    // Our lease starts before the record is written: it ends before anyone else's view of it.
+    const start = this.#mono();
     const value: ClaimValue = {
       kind: 'claim',
       v: CLAIM_VERSION,
       id,
-      resources: [...new Set(resources)].sort(),
+      resources: sorted,
       purpose: opts.purpose,
       owner: opts.owner,
       createdAt: now,
       expiresAt: now + opts.ttlMs,
+      // Holders we have seen for a whole lease (by our monotonic clock): passed over in log order.
+      takesOver: this.#claims.leaseOverOn(sorted, start),
     };
-    await this.#write([{ key: claimKey(id), value: JSON.stringify(value) }]);
-    await this.refresh();
+    this.#ownClaims.set(id, { start, ttlMs: opts.ttlMs });
+    for (const [old, c] of this.#ownClaims) if (c.start + MAX_CLAIM_TTL_MS < start) this.#ownClaims.delete(old); // never released
+    try {
+      await this.#write([{ key: claimKey(id), value: JSON.stringify(value) }]);
+      await this.refresh();
+    } catch (err) {
+      this.#ownClaims.delete(id);
+      throw err;
+    }
     const decided = this.#claims.get(id);
     if (!decided) {
+      this.#ownClaims.delete(id);
       // Tombstoned before we read it back: another instance swept it as garbage (it lost, or
       // its lease was over by that instance's clock). Either way it does not hold.
       const ended = this.#claims.ended(id);
@@ -744,6 +887,7 @@ export class StateStore {
       throw new Error(`claim ${id} not found in the state topic after writing it (reset?)`);
     }
     if (decided.granted) return { granted: true, claim: decided };
+    this.#ownClaims.delete(id);
     const holder = decided.blockedBy !== undefined ? this.#claims.get(decided.blockedBy) : undefined;
     await this.#write([{ key: claimKey(id), value: null }]).catch(() => undefined); // swept later otherwise
     return { granted: false, claimId: id, holder };
@@ -751,28 +895,93 @@ export class StateStore {
 
   /**
    * Ends a claim: its tombstone, in ONE batch with `values`/`deleteKeys` written while holding
-   * it, so readers see the result and the release together.
+   * it (fenced by it: refused if the claim ended first), so readers see the result and the
+   * release together. With nothing to write, the tombstone alone, whatever the lease.
    */
   async release(claim: Pick<ClaimValue, 'id'>, values: StateValue[] = [], deleteKeys: string[] = []): Promise<void> {
-    await this.#writeAll(values, deleteKeys, [{ key: claimKey(claim.id), value: null }]);
+    const tombstone = { key: claimKey(claim.id), value: null };
+    try {
+      if (values.length === 0 && deleteKeys.length === 0) await this.#write([tombstone]);
+      else {
+        try {
+          await this.#writeAll(values, deleteKeys, { tail: [tombstone], fence: claim.id });
+        } catch (err) {
+          // Not written: the claim is still tombstoned (harmless, whoever holds what now).
+          if (err instanceof FencedWriteError && err.where === 'before-write') await this.#write([tombstone]).catch(() => undefined);
+          throw err;
+        }
+      }
+    } finally {
+      this.#ownClaims.delete(claim.id);
+    }
   }
 
-  /** The granted, unexpired claim holding `resource` as of the last refresh. */
-  holder(resource: string, now = this.#now()): DecidedClaim | undefined {
-    return this.#claims.holder(resource, now);
+  /** The granted claim holding `resource` whose lease is not over by this process's clock, as of the last refresh. */
+  holder(resource: string, mono = this.#mono()): DecidedClaim | undefined {
+    return this.#claims.holder(resource, mono);
   }
 
-  /** Whether `claim` still holds (granted, not released, lease not over) as of the last refresh. */
-  holds(claim: Pick<ClaimValue, 'id'>, now = this.#now()): boolean {
-    const c = this.#claims.get(claim.id);
-    return c !== undefined && c.granted && c.expiresAt > now;
+  /**
+   * Whether `claim` still holds: granted, not released or taken over (as of the last refresh),
+   * and, for a claim of ours, its lease (measured from before its record was written, on our
+   * monotonic clock) not over for at least `forMs` more plus OWN_LEASE_MARGIN_MS. Asked before
+   * an action that must end within the lease (a Kafka request: forMs = its timeout).
+   */
+  holds(claim: Pick<ClaimValue, 'id'>, forMs = 0): boolean {
+    if (!this.#claims.fenceHolds(claim.id) || !this.#claims.get(claim.id)) return false;
+    const own = this.#ownClaims.get(claim.id);
+    return own === undefined || this.#mono() + forMs + Math.min(OWN_LEASE_MARGIN_MS, own.ttlMs / 10) < own.start + own.ttlMs;
   }
 
-  /** Tombstones claims that lost or whose lease ended (their writers died). Returns how many. */
-  async sweepClaims(now = this.#now()): Promise<number> {
-    const garbage = this.#claims.garbage(now);
+  /** Tombstones claims that lost or whose lease is over by this process's clock (their writers died). Returns how many. */
+  async sweepClaims(mono = this.#mono()): Promise<number> {
+    const garbage = this.#claims.garbage(mono).filter((c) => !this.#ownClaims.has(c.id));
     if (garbage.length) await this.#write(garbage.map((c) => ({ key: claimKey(c.id), value: null })));
     return garbage.length;
+  }
+
+  /** Writes refused in the log whose keys are still latest there (fence.ts); repairRefused() writes them again. */
+  refusedWrites(): RefusedWrites[] {
+    return [...this.#refused.values()];
+  }
+
+  /**
+   * Writes the accepted value of every key whose latest record was refused (fence.ts), under a
+   * claim on the refused claim's resources, so that compaction can never leave a refused record
+   * as the last of its key. A reassignment is written with all chunks new (a refused write may
+   * have tombstoned chunks its accepted header names). Returns how many keys were written again.
+   */
+  async repairRefused(owner: string, ttlMs: number): Promise<number> {
+    let repaired = 0;
+    for (const entry of this.refusedWrites()) {
+      const claimed = await this.claim(entry.resources.length ? entry.resources : ['repair/state'], { purpose: 'repair refused writes', owner, ttlMs });
+      if (!claimed.granted) continue; // its holder writes the keys anyway, or the next pass repairs
+      const values: StateValue[] = [];
+      const deletes: string[] = [];
+      const ids = new Set<string>();
+      for (const key of entry.keys) {
+        const chunkOf = key.startsWith(CHUNK_PREFIX) ? chunkOwner(key) : undefined;
+        const k = chunkOf !== undefined ? { kind: 'reassignment' as const, id: chunkOf } : parseKey(key);
+        if (!k) continue;
+        if (k.kind === 'reassignment') ids.add(k.id);
+        else {
+          const v = this.#maps[k.kind].get(k.id);
+          if (v) values.push(v);
+          else deletes.push(key);
+        }
+      }
+      for (const id of ids) {
+        const r = this.#maps.reassignment.get(id);
+        if (r) values.push(r);
+        else deletes.push(reassignmentKey(id));
+      }
+      const keys = [...entry.keys];
+      await this.underClaim(claimed.claim, () => this.#writeAll(values, deletes, { tail: [{ key: claimKey(claimed.claim.id), value: null }], fence: claimed.claim.id, fresh: true }));
+      this.#ownClaims.delete(claimed.claim.id);
+      for (const key of keys) this.#acceptedKey(key);
+      repaired += keys.length;
+    }
+    return repaired;
   }
 
   /**

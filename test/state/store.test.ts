@@ -124,8 +124,11 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.equal((await b.claim(['x'], opts('b'))).granted, false);
     assert.ok(c1.granted);
     await a.release(c1.claim, [reassignment('made-while-holding')]);
-    const batch = log.records.slice(-2);
-    assert.deepEqual(batch.map((r) => r.key), ['reassignment/made-while-holding', `claim/${c1.claim.id}`], 'result and release in one batch');
+    const batch = log.records.slice(-4);
+    // The result fenced by the claim (its marker, the record, the marker's tombstone), then the release.
+    const fence = `fence/${c1.claim.id}`;
+    assert.deepEqual(batch.map((r) => r.key), [fence, 'reassignment/made-while-holding', fence, `claim/${c1.claim.id}`], 'result and release in one batch');
+    assert.equal(batch[2]!.value, null);
     const again = await b.claim(['x'], opts('b'));
     assert.equal(again.granted, true);
     assert.equal((await b.refresh()).reassignments.has('made-while-holding'), true);
@@ -156,17 +159,28 @@ describe('StateStore claims (compare-and-set on the log)', () => {
 
   it('a lease that ended holds and blocks nothing; sweepClaims tombstones dead and lost claims', async () => {
     const log = new MemoryLog();
-    let t = 1000;
-    const a = new StateStore(log, { now: () => t });
-    const b = new StateStore(log, { now: () => t });
+    // Leases run on each instance's monotonic clock from when it first read the claim; the
+    // wall clocks here say the lease is long over, and decide nothing.
+    let ma = 0;
+    let mb = 0;
+    const a = new StateStore(log, { now: () => 1000, monotonic: () => ma });
+    const b = new StateStore(log, { now: () => 10_000_000, monotonic: () => mb });
     const dead = await a.claim(['x'], { purpose: 'p', owner: 'a', ttlMs: 500 }); // its writer "dies" holding it
     assert.ok(dead.granted);
-    t = 1400;
-    assert.equal((await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 })).granted, false);
-    t = 1600;
+    await b.refresh(); // b first sees it at mb = 0
+    mb = 400;
+    assert.equal((await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 })).granted, false, 'a wall clock far ahead takes nothing over');
+    mb = 500;
     const after = await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 });
-    assert.ok(after.granted, 'granted once the dead holder lease is over');
-    assert.equal(await b.sweepClaims(), 1, 'only the expired claim is garbage');
+    assert.ok(after.granted, 'granted once b has seen the dead holder for a whole lease');
+    assert.deepEqual(after.granted && after.claim.takesOver, [dead.granted ? dead.claim.id : '']);
+    ma = 10;
+    assert.equal(a.holds(dead.granted ? dead.claim : { id: '' }), true, 'a has not read the takeover yet, and its own lease runs');
+    await a.refresh();
+    assert.equal(a.holds(dead.granted ? dead.claim : { id: '' }), false, 'taken over: it holds nothing any more');
+    assert.equal(await b.sweepClaims(), 0, 'the taken-over claim already ended; ours is ours');
+    mb = 1000;
+    assert.equal(await b.sweepClaims(), 0, 'our own claim is never swept by us');
     await a.refresh();
     assert.deepEqual(a.claims().map((c) => c.owner), ['b']);
   });
