@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { StateTopicMissingError } from '../state/store.js';
+import { ClaimBusyError, FencedWriteError } from '../state/fence.js';
 import type { Logger } from './logger.js';
 import { problemType, sendProblem } from './problem.js';
 import { requestErrorToProblem } from './validation.js';
@@ -29,6 +30,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, {
         problem: { type: problemType('state-topic-missing'), title: 'State topic missing', status: 503, detail: err.message, instance },
         headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      });
+    }
+    if (err instanceof ClaimBusyError || err instanceof FencedWriteError) {
+      // Another operation (maybe another instance) holds what this one must change, or took it
+      // over meanwhile: nothing was changed; the same request later is safe.
+      const retryAfter = err instanceof ClaimBusyError ? err.retryAfterSeconds : UNAVAILABLE_RETRY_AFTER_SECONDS;
+      return sendProblem(res, {
+        problem: { type: problemType('state-busy'), title: 'Busy: held by another operation', status: 503, detail: err.message, instance },
+        headers: { 'Retry-After': String(retryAfter) },
       });
     }
     if (isKafkaRequestError(err)) {

@@ -56,9 +56,15 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     registers: [registry],
   });
   stateMissing.set(0);
+  const fenced = new Counter({
+    name: `${METRIC_PREFIX}state_fenced_writes_total`,
+    help: 'State-topic writes refused because the claim they were made under had ended (before-write: by this instance\'s lease check; in-log: read in the state topic).',
+    labelNames: ['where'] as const,
+    registers: [registry],
+  });
   const resets = new Counter({
     name: `${METRIC_PREFIX}state_store_resets_total`,
-    help: 'Times the state view was rebuilt because the state topic was re-created or truncated, by cause (new-topic-id, end-below-position, start-beyond-position).',
+    help: 'Times the state view was rebuilt because the state topic was re-created or truncated, by cause (new-topic-id, end-below-position, start-beyond-position, own-write-refused).',
     labelNames: ['cause'] as const,
     registers: [registry],
   });
@@ -179,6 +185,7 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
       stateAvailable.set(e.type === 'ok' ? 1 : 0);
       stateMissing.set(e.type === 'missing' ? 1 : 0);
     },
+    fencedWrite: (where) => fenced.inc({ where }),
     setReconcileInterval: (seconds) => interval.set(seconds),
     setThrottleRemovalPending: (seconds) => removalPending.set(Math.max(0, seconds)),
   };

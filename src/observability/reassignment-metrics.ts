@@ -18,6 +18,12 @@ export interface ReassignmentMetrics {
   /** The state topic: readable (1) or not (0), missing (1 = deleted outside the gateway), view rebuilt after a reset. */
   stateStore(event: { type: 'ok' | 'unavailable' | 'missing' } | { type: 'reset'; cause: string }): void;
   /**
+   * A state-topic write under a claim that was refused (src/state/fence.ts): `before-write`, by
+   * this instance's own lease check (nothing produced); `in-log`, a record read in the log whose
+   * claim had ended (anyone's write; each refused batch counted once by every instance that reads it).
+   */
+  fencedWrite?(where: 'before-write' | 'in-log'): void;
+  /**
    * A pass ended. `ok` = every step succeeded: only then does the last-success timestamp move,
    * so an alert on its age catches a reconciler that runs but keeps failing a step. `seconds`:
    * the pass's wall time (Kafka and state-topic waits and event-loop yields included).

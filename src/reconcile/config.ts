@@ -34,16 +34,25 @@ export interface ReassignmentConfig {
    */
   pacingPollMs: number;
   /**
-   * PACING_LEASE_MS: lease of the claim under which one instance starts a paced reassignment's
-   * next wave; an instance that dies holding it delays that reassignment's next wave this long.
+   * PACING_LEASE_MS: lease of the claims under which one instance writes a reassignment's record
+   * (a paced wave, a pass, PATCH, DELETE) or syncs throttles; an instance that dies holding one
+   * delays that work up to this long after another instance first sees the claim (leases are
+   * measured on each instance's monotonic clock: src/state/claims.ts). At least
+   * KAFKA_REQUEST_TIMEOUT_MS + LEASE_MARGIN_MS: a Kafka request started inside a lease must be
+   * able to end inside it.
    */
   pacingLeaseMs: number;
+  /** KAFKA_REQUEST_TIMEOUT_MS (as src/kafka/config.ts reads it): what a lease must outlast. */
+  kafkaRequestTimeoutMs: number;
   /**
    * REASSIGNMENT_DEFAULT_PER_BROKER: the `concurrency.perBroker` of a POST /reassignments without
    * `concurrency`. Unset (the default) = no pacing: everything is sent at once, as Kafka's tool does.
    */
   defaultConcurrency: { perBroker: number; cluster: null } | null;
 }
+
+/** How much longer than a Kafka request a lease must be (the claim's own write and reads, a margin). */
+export const LEASE_MARGIN_MS = 5000;
 
 export function loadReassignmentConfig(env: Env = process.env): ReassignmentConfig {
   const problems: string[] = [];
@@ -54,7 +63,15 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
   const startTimeoutMs = envInt(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
   const retentionSeconds = envInt(env, 'REASSIGNMENT_RETENTION_SECONDS', 86_400, 0, 365 * 86_400, problems);
   const pacingPollMs = envInt(env, 'PACING_POLL_MS', 50, 10, 60_000, problems);
-  const pacingLeaseMs = envInt(env, 'PACING_LEASE_MS', 30_000, 1000, 15 * 60_000, problems);
+  const kafkaRequestTimeoutMs = envInt(env, 'KAFKA_REQUEST_TIMEOUT_MS', 30_000, 1, 2 ** 31 - 1, []); // its errors: src/kafka/config.ts
+  const leaseFloor = kafkaRequestTimeoutMs + LEASE_MARGIN_MS;
+  // Default: the shortest safe lease (a holder that dies delays its work the least).
+  const pacingLeaseMs = envInt(env, 'PACING_LEASE_MS', Math.min(leaseFloor, 15 * 60_000), 1000, 15 * 60_000, problems);
+  if (pacingLeaseMs < leaseFloor) {
+    problems.push(
+      `PACING_LEASE_MS (${pacingLeaseMs}) must be at least KAFKA_REQUEST_TIMEOUT_MS (${kafkaRequestTimeoutMs}) + ${LEASE_MARGIN_MS} ms: a Kafka request started by the holder of a lease must end within it, or another instance could act at the same time (raise PACING_LEASE_MS to ${leaseFloor} or more, or lower KAFKA_REQUEST_TIMEOUT_MS)`,
+    );
+  }
   const defaultPerBroker = env.REASSIGNMENT_DEFAULT_PER_BROKER?.trim() ? envInt(env, 'REASSIGNMENT_DEFAULT_PER_BROKER', 5, 1, 1_000_000, problems) : null;
   const instanceId = env.GATEWAY_INSTANCE_ID?.trim() || `${hostname()}-${randomBytes(3).toString('hex')}`;
   const rawCrash = env.GATEWAY_CRASH_AFTER?.trim();
@@ -64,7 +81,7 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
     else problems.push(`GATEWAY_CRASH_AFTER must be one of ${CRASH_POINTS.join(', ')}, got "${rawCrash}"`);
   }
   if (problems.length) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter, pacingPollMs, pacingLeaseMs, defaultConcurrency: defaultPerBroker === null ? null : { perBroker: defaultPerBroker, cluster: null } };
+  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter, pacingPollMs, pacingLeaseMs, kafkaRequestTimeoutMs, defaultConcurrency: defaultPerBroker === null ? null : { perBroker: defaultPerBroker, cluster: null } };
 }
 
 /** TEST HOOK (GATEWAY_CRASH_AFTER): die here, as `kill -9` would, with no cleanup of any kind. */

@@ -45,6 +45,10 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       } else if (e.type === 'unavailable') {
         opts.metrics?.stateStore({ type: 'unavailable' });
         log?.warn('state topic unreadable', { topic: opts.config.stateTopic, reason: e.reason });
+      } else if (e.type === 'fenced') {
+        opts.metrics?.fencedWrite?.(e.where);
+        // A holder that outlived its lease (a pause, a slow request): what it wrote changed nothing.
+        log?.warn('state write refused: its claim had ended (fencing)', { claim: e.claim, where: e.where, own: e.own, records: e.records });
       } else if (e.type === 'recovered') {
         opts.metrics?.stateStore({ type: 'ok' });
         log?.info('state topic readable again', { topic: opts.config.stateTopic });
@@ -54,12 +58,14 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       }
     },
   });
-  // (Claims' leases run on wall-clock time, not on the injectable clock: they bound real pauses.)
+  // (Claims' leases run on each instance's monotonic clock, never on `now`: they bound real pauses.)
   const throttleSync = new ThrottleSync({
     kafka: opts.kafka,
     store,
     now,
     owner: opts.config.instanceId,
+    leaseMs: opts.config.pacingLeaseMs,
+    requestTimeoutMs: opts.config.kafkaRequestTimeoutMs,
     hooks: {
       afterLedgerWrite: () => crashPoint(opts.config, 'ledger-write'),
       afterConfigWrite: () => crashPoint(opts.config, 'throttle-write'),
@@ -74,7 +80,15 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
   return {
     config: opts.config,
     store,
-    reassignments: new ReassignmentService({ ...common, progress, movesRead: moves, pacer: reconciler.pacer, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }) }),
+    reassignments: new ReassignmentService({
+      ...common,
+      progress,
+      movesRead: moves,
+      pacer: reconciler.pacer,
+      bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null,
+      ...(opts.metrics && { metrics: opts.metrics }),
+      ...(opts.logger && { logger: opts.logger }),
+    }),
     throttles: new ThrottleService(common),
     throttleSync,
     reconciler,

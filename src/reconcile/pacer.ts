@@ -39,6 +39,7 @@ import { alterPartitionReassignments, listPartitionReassignments, type MovingPar
 import { boundedError } from '../state/layout.js';
 import type { ReassignmentPartitionRecord, ReassignmentRecord, StateValue } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
+import type { DecidedClaim } from '../state/claims.js';
 import type { Logger } from '../observability/logger.js';
 import { crashPoint, type ReassignmentConfig } from './config.js';
 import { partitionId } from './ownership.js';
@@ -73,7 +74,8 @@ export async function withRecordClaim<T>(
     if (claimed.granted) {
       let released = false;
       try {
-        const out = await fn();
+        // Every write fn makes (and its release below) is fenced by the claim (src/state/fence.ts).
+        const out = await store.underClaim(claimed.claim, fn);
         released = true;
         await store.release(claimed.claim, out.values ?? [], out.deleteKeys ?? []);
         return { granted: true, result: out.result };
@@ -150,6 +152,12 @@ export class Pacer {
   async advance(id: string): Promise<AdvanceResult> {
     const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `pacing ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
     if (!claimed.granted) return { kind: 'busy' };
+    // Every write of the wave (the write-ahead, the throttle sync's) is fenced by the claim.
+    return this.#d.store.underClaim(claimed.claim, () => this.#advance(id, claimed.claim));
+  }
+
+  async #advance(id: string, claim: DecidedClaim): Promise<AdvanceResult> {
+    const claimed = { claim };
     let released = false;
     try {
       // claim() read the state topic up to its claim: every write made before it is in the view.
@@ -239,6 +247,15 @@ export class Pacer {
         }
       }
       crashPoint(this.#d.config, 'pacing-throttles');
+      // The wave is sent only if Kafka's answer can arrive inside our lease: an instance that
+      // takes the claim after it (a DELETE) then finds the wave in Kafka's list and cancels it.
+      // Never a wave that lands after another holder has read Kafka (issue 28, L1).
+      if (!this.#d.store.holds(claimed.claim, this.#d.config.kafkaRequestTimeoutMs)) {
+        this.#d.logger?.warn('pacing: lease too short for the wave; left to the next holder', { reassignment: id, wave: wave.length });
+        released = true;
+        await this.#d.store.release(claimed.claim, [next]).catch(() => undefined);
+        return { kind: 'busy' };
+      }
       const results = await alterPartitionReassignments(
         this.#d.kafka,
         wave.map((p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.targetReplicas] })),

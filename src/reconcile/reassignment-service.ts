@@ -66,6 +66,8 @@ import { activePartitions, attributeMoves, isLive, PACE_EVERY, partitionId, part
 import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 import { pacingClaimResource, withRecordClaim, type Pacer } from './pacer.js';
+import { ClaimBusyError } from '../state/fence.js';
+import type { Logger } from '../observability/logger.js';
 import { logDirBrokers } from './log-dir-moves.js';
 
 export interface ReassignmentDeps {
@@ -75,6 +77,7 @@ export interface ReassignmentDeps {
   progress: ProgressTracker;
   config: ReassignmentConfig;
   metrics?: ReassignmentMetrics;
+  logger?: Logger;
   /** Starts the next wave of a paced reassignment (the reconciler's; PATCH uses it to resume at once). */
   pacer?: Pick<Pacer, 'advance'>;
   /** Unthrottled copy speed per broker when known (the embedded simulator's), for estimates. */
@@ -586,8 +589,10 @@ export class ReassignmentService {
       return { result: next, values: [next] };
     });
     if (!written.granted) {
+      // Not written without the claim: the reconciler resolves the pending record from what
+      // Kafka shows (REASSIGNMENT_START_TIMEOUT_MS), as after a crash of this instance here.
+      this.#d.logger?.warn('start: record claim not had in time; the reconciler will record the outcome', { reassignment: record.id });
       record = { ...record, ...outcome };
-      await this.#d.store.write([record]); // the holder died: its lease is over anyway
     } else record = written.result;
     if (record.state === 'running' || record.state === 'completed') return { kind: 'started', record, plan: await planView() };
     await this.#d.throttles.sync().catch(() => undefined);
@@ -1023,17 +1028,20 @@ export class ReassignmentService {
   async #withPacingClaim<T>(id: string, purpose: string, fn: () => Promise<T>): Promise<T> {
     const seen = this.#d.store.view().reassignments.get(id) ?? (await this.#d.store.refresh()).reassignments.get(id);
     if (!seen || !isLive(seen)) return fn();
-    const deadline = Date.now() + this.#d.config.pacingLeaseMs + 1000;
+    // A holder that died is taken over once we have seen its claim for a whole lease (claims.ts).
+    const deadline = Date.now() + this.#d.config.pacingLeaseMs + 2000;
     for (;;) {
       const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `${purpose} ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
       if (claimed.granted) {
         try {
-          return await fn();
+          // Every write fn makes is fenced by the claim: refused if it ends first (src/state/fence.ts).
+          return await this.#d.store.underClaim(claimed.claim, fn);
         } finally {
           await this.#d.store.release(claimed.claim).catch(() => undefined);
         }
       }
-      if (Date.now() > deadline) return fn(); // the holder died: its lease is over anyway
+      // Never written without the claim: the caller is told to try again (503, Retry-After).
+      if (Date.now() > deadline) throw new ClaimBusyError(pacingClaimResource(id), Math.ceil(this.#d.config.pacingLeaseMs / 1000));
       await new Promise((r) => setTimeout(r, 50));
     }
   }

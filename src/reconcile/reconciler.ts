@@ -538,6 +538,9 @@ export class Reconciler {
     if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
+    // Records refused by fencing that are still the latest of their keys: written again as
+    // accepted, so that compaction never leaves a refused one behind (src/state/fence.ts).
+    if (view && this.#d.store.refusedWrites().length > 0) await this.#step('fenced-repair', () => this.#d.store.repairRefused(this.#d.config.instanceId, this.#d.config.pacingLeaseMs));
     // Chunks of a record whose writer died before its header (see src/state/layout.ts).
     if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
     return false;

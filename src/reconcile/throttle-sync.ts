@@ -69,9 +69,12 @@ import { activePartitions, demandsThrottles, ledgerOf, liveDemands, orphanedId, 
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE];
 const UNKNOWN_TOPIC = 3;
-/** A pass holds its claim at most this long; it gives up before writing configs this close to the end. */
+/**
+ * A pass's claim lease when none is configured (the runtime passes PACING_LEASE_MS, which is at
+ * least the Kafka request timeout + a margin: src/reconcile/config.ts). A pass changes configs
+ * only while its lease has a whole Kafka request timeout left (StateStore.holds).
+ */
 const CLAIM_LEASE_MS = 10_000;
-const CLAIM_MARGIN_MS = 3_000;
 /** How long sync() waits for another instance's pass on the same resources (callers: requests). */
 const WAIT_BUDGET_MS = 15_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -289,9 +292,14 @@ export class ThrottleSync {
   readonly #hooks: ThrottleSyncHooks;
   readonly #owner: string;
   readonly #plans = new PlanCache();
+  readonly #leaseMs: number;
+  /** How long a config change may take: asked of the lease before one is sent. */
+  readonly #requestTimeoutMs: number;
 
-  constructor(deps: { kafka: KafkaAdmin; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string }) {
+  constructor(deps: { kafka: KafkaAdmin; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string; leaseMs?: number; requestTimeoutMs?: number }) {
     this.#owner = deps.owner ?? 'gateway';
+    this.#leaseMs = deps.leaseMs ?? CLAIM_LEASE_MS;
+    this.#requestTimeoutMs = deps.requestTimeoutMs ?? 0;
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#now = deps.now ?? Date.now;
@@ -362,9 +370,11 @@ export class ThrottleSync {
     return this.#mutex.run(async () => {
       const deadline = Date.now() + WAIT_BUDGET_MS;
       for (let attempt = 0; ; attempt++) {
-        const claimed = await this.#store.claim(throttleClaimResources(resources), { purpose: 'throttle-delete-all', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+        const claimed = await this.#store.claim(throttleClaimResources(resources), { purpose: 'throttle-delete-all', owner: this.#owner, ttlMs: this.#leaseMs });
         if (claimed.granted) {
           let released = false;
+          // Its ledger deletes are fenced by the claim (src/state/fence.ts).
+          return this.#store.underClaim(claimed.claim, async () => {
           try {
             const ops = [
               ...resources.topics.map((name) => ({ kind: 'topic' as const, name, ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })) })),
@@ -372,7 +382,7 @@ export class ThrottleSync {
             ];
             const failures: ThrottleSyncResult['failures'] = [];
             const ledgerDeletes: string[] = [];
-            if (Date.now() < claimed.claim.expiresAt - CLAIM_MARGIN_MS) {
+            if (this.#store.holds(claimed.claim, this.#requestTimeoutMs)) {
               const view = await this.#store.refresh(); // the ledger as of the claim
               for (const r of await incrementalAlterConfigs(this.#kafka, ops)) {
                 // A topic deleted meanwhile has no throttles left either.
@@ -391,6 +401,7 @@ export class ThrottleSync {
           } finally {
             if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
           }
+          });
         }
         const h = claimed.holder;
         const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
@@ -417,7 +428,7 @@ export class ThrottleSync {
     if (wanted.topics.length === 0 && wanted.brokers.length === 0) return { alterations: [], failures: [], converged: true, rates: [] };
     let claimed: Awaited<ReturnType<StateStore['claim']>>;
     try {
-      claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: CLAIM_LEASE_MS });
+      claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: this.#leaseMs });
     } catch (err) {
       if (removalOnlyFallback) return this.#removalOnly(err);
       throw err;
@@ -430,9 +441,10 @@ export class ThrottleSync {
       return { alterations: [], failures, converged: false, rates: [], busy };
     }
     let released = false;
+    const claim = claimed.claim;
     try {
-      const result = await this.#claimedPass(hooks, wanted, claimed.claim, () => (released = true));
-      return result;
+      // Every ledger write of the pass is fenced by the claim (src/state/fence.ts).
+      return await this.#store.underClaim(claim, () => this.#claimedPass(hooks, wanted, claim, () => (released = true)));
     } finally {
       if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
     }
@@ -503,7 +515,7 @@ export class ThrottleSync {
     const failed = new Set<string>();
     if (plan.alterations.length > 0) {
       await hooks.gate?.('before-config-write');
-      if (Date.now() >= claim.expiresAt - CLAIM_MARGIN_MS) {
+      if (!this.#store.holds(claim, this.#requestTimeoutMs)) {
         // Too close to the end of our lease to change configs safely: the next pass redoes it.
         const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The throttle sync ran out of its claim lease before changing configs; try again.' };
         return { alterations: [], failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })), converged: false, rates: [] };

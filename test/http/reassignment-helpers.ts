@@ -43,7 +43,14 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
   const sim = opts.sim ?? (await startSimulator({ brokers: 4, ...(opts.clock && { clock: opts.clock }), ...opts.simulator }));
   const metrics = createMetrics({ defaultMetrics: false });
   const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), { onKafkaRequest: metrics.onKafkaRequest });
-  const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '100', STALL_AFTER_SECONDS: '2', REASSIGNMENT_START_TIMEOUT_MS: '1500', ...opts.env });
+  // The Kafka request timeout the leases must outlast is the client's (src/reconcile/config.ts).
+  const config = loadReassignmentConfig({
+    RECONCILE_INTERVAL_MS: '100',
+    STALL_AFTER_SECONDS: '2',
+    REASSIGNMENT_START_TIMEOUT_MS: '1500',
+    KAFKA_REQUEST_TIMEOUT_MS: FAST_KAFKA_ENV.KAFKA_REQUEST_TIMEOUT_MS,
+    ...opts.env,
+  });
   const logger = recordingLogger();
   const clock = opts.clock;
   const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }) });

@@ -252,7 +252,7 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
   async function startChild(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '100', PACING_LEASE_MS: '1500', ...env },
+      env: { ...process.env, ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '100', KAFKA_REQUEST_TIMEOUT_MS: '2000', PACING_LEASE_MS: '7000', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = once(proc, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
