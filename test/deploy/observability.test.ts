@@ -98,7 +98,7 @@ describe('deploy/: dashboard and alert rules against the gateway\'s real /metric
     const unknown = exprs.flatMap(({ where, expr }) => referencedMetrics(expr).filter((m) => !exported.has(m)).map((m) => `${where}: ${m}`));
     assert.deepEqual(unknown, []);
     const names = exprs.map((e) => e.where);
-    for (const a of ['KafkaGatewayReconcilerNotSucceeding', 'KafkaGatewayReassignmentStalled', 'KafkaGatewayThrottleOutlivedReassignment', 'KafkaGatewayHighErrorRatio', 'KafkaGatewayEventLoopLag']) {
+    for (const a of ['KafkaGatewayReconcilerNotSucceeding', 'KafkaGatewayReassignmentStalled', 'KafkaGatewayThrottleOutlivedReassignment', 'KafkaGatewayHighErrorRatio', 'KafkaGatewayEventLoopLag', 'KafkaGatewayStateTopicUnavailable', 'KafkaGatewayStateWriteFenced']) {
       assert.ok(names.includes(`rule ${a}`), `alert ${a} missing`);
     }
   });
