@@ -25,6 +25,7 @@ import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
+import { STRICT_ROUTING } from './router.js';
 import { createRouteMatcher, loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
 import { validateLargeArraysInSlices } from './large-body-validation.js';
@@ -79,6 +80,10 @@ export function createApp(opts: AppOptions): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // Express's own matching as the contract spells paths (no case folding, no trailing slash).
+  // Before the first app.use: the app's router is created then, with these settings.
+  app.set('case sensitive routing', STRICT_ROUTING.caseSensitive);
+  app.set('strict routing', STRICT_ROUTING.strict);
 
   app.use(requestIdMiddleware());
   app.use(httpMetricsMiddleware(metrics, createRouteMatcher(Object.keys(spec.document.paths))));

@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from './router.js';
 
 export interface ConsoleAsset {
   body: Buffer;
@@ -83,7 +84,7 @@ export async function loadConsoleAssets(dir = CONSOLE_DIR): Promise<{ assets: Co
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function consoleRoutes(assets: ConsoleAssets): Router {
-  const router = Router();
+  const router = strictRouter();
   for (const [path, asset] of assets.files) {
     router.get(path, (req, res) => {
       res.setHeader('Content-Type', asset.type);

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { ClusterDescription, KafkaGateway } from '../../kafka/types.js';
 import type { components } from '../openapi-types.js';
 
@@ -17,7 +18,7 @@ export function toCluster(c: ClusterDescription): Cluster {
 }
 
 export function clusterRoutes({ kafka }: { kafka: KafkaGateway }): Router {
-  const router = Router();
+  const router = strictRouter();
   router.get('/cluster', async (_req, res) => {
     res.json(toCluster(await kafka.describeCluster()));
   });

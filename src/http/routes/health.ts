@@ -1,7 +1,8 @@
 // Liveness and readiness. /healthz never touches Kafka, so a Kafka outage cannot make
 // an orchestrator restart a healthy gateway; /readyz does, so traffic is only routed
 // to a gateway that can serve it.
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { KafkaGateway } from '../../kafka/types.js';
 import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { components } from '../openapi-types.js';
@@ -29,7 +30,7 @@ export interface HealthRouteOptions {
 }
 
 export function healthRoutes({ kafka, state, readyTimeoutMs, stateStore }: HealthRouteOptions): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.get('/healthz', (_req, res) => {
     const body: Health = { status: 'ok' };

@@ -1,10 +1,11 @@
 // Operational documents: Prometheus metrics and the API description itself.
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { LoadedSpec } from '../spec.js';
 
 export function metaRoutes({ metrics, spec }: { metrics: GatewayMetrics; spec: LoadedSpec }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.get('/metrics', async (_req, res) => {
     const body = await metrics.registry.metrics();

@@ -3,7 +3,8 @@
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { yieldTurn as nextTurn } from '../../event-loop-turns.js';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { PlanError, PlanRequest } from '../../domain/plan/index.js';
 import type { PlanService } from '../../plan/plan-service.js';
 import type { components } from '../openapi-types.js';
@@ -78,7 +79,7 @@ async function sendJsonInSlices(res: Response, body: object): Promise<void> {
 }
 
 export function planRoutes({ plans }: { plans: PlanService }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.post('/plans', async (req, res) => {
     const outcome = await plans.plan(req.body as PlanRequest);

@@ -9,7 +9,8 @@
 // GET filters like Kafka's DescribeClientQuotas; PUT replaces one entity's quotas (keys
 // absent from the body are removed); DELETE removes every quota of exactly one entity.
 import { isIP } from 'node:net';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../router.js';
 import { IP_QUOTA_KEY, type IpQuotaKey, type QuotaKey } from '../../domain/quota-entity.js';
 import type { ClientQuotaAdmin, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity } from '../../kafka/quotas.js';
 import type { components } from '../openapi-types.js';
@@ -91,7 +92,7 @@ function entityFromQuery(req: Request): { entity: { user?: string | null; client
 }
 
 export function quotaRoutes({ quotas, mutations }: { quotas: ClientQuotaAdmin; mutations: MutationGuard }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.get('/quotas', async (req, res) => {
     const { entity, errors } = entityFromQuery(req);

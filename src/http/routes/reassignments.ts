@@ -2,7 +2,8 @@
 // The orchestration lives in src/reconcile/reassignment-service.ts; this file maps its
 // outcomes to HTTP (statuses, problems with per-partition `errors`, Location headers) and
 // the state records to the API's shapes.
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
 import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
@@ -249,7 +250,7 @@ async function sendStart(req: Request, res: Response, result: StartResult, servi
 }
 
 export function reassignmentRoutes({ service }: { service: ReassignmentService }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   // Lean by default (counts, the first external moves): pollers such as the console read it
   // every few seconds. ?detail=true lists every moving partition (~8 MB at 100,000).

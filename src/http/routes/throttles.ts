@@ -1,6 +1,7 @@
 // /throttles: every replication throttle with its owner; set rates / throttled replicas as
 // gateway-owned (optionally self-removing); remove them. Logic in src/reconcile/throttle-service.ts.
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { SetResult, ThrottleService, ThrottlesView } from '../../reconcile/throttle-service.js';
 import { sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
@@ -40,7 +41,7 @@ function listParam(req: Request, name: string): string[] | null {
 }
 
 export function throttleRoutes({ service }: { service: ThrottleService }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   const answerSet = (req: Request, res: import('express').Response, result: SetResult) => {
     const detail = 'Nothing was changed; see errors.';

@@ -1,7 +1,8 @@
 // Multi-topic deletion (DELETE /topics?name=a&name=b) and partition increases
 // (POST /partitions): one Kafka request each, answered per topic like POST /topics with
 // an array (src/http/batch.ts), each throttled topic with its own Retry-After.
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { KafkaGateway } from '../../kafka/types.js';
 import { aggregateItems, failedItem, type BatchAnswer, type BatchItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
@@ -27,7 +28,7 @@ function send<R extends BatchItem>(res: Response, answer: BatchAnswer<R>): void 
 }
 
 export function topicBatchRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.delete('/topics', async (req, res) => {
     const all = queryList(req.query, 'name');

@@ -1,5 +1,6 @@
 // /topics: list, create (one or many), describe, delete, add partitions.
-import { Router } from 'express';
+import type { Router } from 'express';
+import { strictRouter } from '../router.js';
 import type { CreatedTopic as KafkaCreatedTopic, KafkaGateway, NewTopic, TopicDescription, TopicSummary as KafkaTopicSummary } from '../../kafka/types.js';
 import { aggregateItems, failedItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
@@ -63,7 +64,7 @@ function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): Valida
 
 /** `mutations`: every topic creation/deletion/partition increase goes through the quota guard (issue 4). */
 export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
-  const router = Router();
+  const router = strictRouter();
 
   router.get('/topics', async (req, res) => {
     const topics = await kafka.listTopics();
