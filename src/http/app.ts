@@ -25,8 +25,9 @@ import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
+import { routeMatchMiddleware, routeTableFor } from './route-table.js';
 import { STRICT_ROUTING } from './router.js';
-import { createRouteMatcher, loadSpec } from './spec.js';
+import { loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
 import { validateLargeArraysInSlices } from './large-body-validation.js';
 import { warmUpValidation } from './validation-warm-up.js';
@@ -86,12 +87,17 @@ export function createApp(opts: AppOptions): Express {
   app.set('strict routing', STRICT_ROUTING.strict);
 
   app.use(requestIdMiddleware());
-  app.use(httpMetricsMiddleware(metrics, createRouteMatcher(Object.keys(spec.document.paths))));
+  // THE match (src/http/route-table.ts): which operation of openapi.yaml this request addresses,
+  // if any. Metrics, access control and the audit line all read this one answer. No
+  // method-override header or parameter is honoured anywhere: the method is the request line's.
+  app.use(routeMatchMiddleware(routeTableFor(spec.document)));
+  app.use(httpMetricsMiddleware(metrics));
   // The console's static files are public (the page asks for a token itself), so they are
   // served before access control; its API calls go through everything below like any other.
   if (opts.console) app.use(consoleRoutes(opts.console));
-  // Who may call what is decided before any body is read (src/http/auth).
-  app.use(accessControl(access, opts.auth ?? { mode: 'none' }, logger));
+  // Who may call what is decided before any body is read (src/http/auth); a request that
+  // addresses no operation is refused there (401 first, then 404/405).
+  app.use(accessControl(opts.auth ?? { mode: 'none' }, logger));
   app.use(requireJsonBodies());
   // Only JSON is parsed; the depth guard runs on the raw bytes before JSON.parse.
   // POST /reassignments alone takes large bodies (100,000 partitions in the tool's format); the

@@ -14,6 +14,7 @@ import { principalOf } from './auth/access-control.js';
 import { instanceOf } from './error-handler.js';
 import type { Logger } from './logger.js';
 import { requestIdOf } from './request-id.js';
+import { routeMatchOf } from './route-table.js';
 import { noteResponseBody, responseBodyOf } from './response-body.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -97,12 +98,6 @@ export function resultOf(status: number, body: unknown): AuditResult {
   return result;
 }
 
-interface OpenApiRequestInfo {
-  openApiRoute?: string;
-  pathParams?: Record<string, string>;
-  schema?: { operationId?: string };
-}
-
 /** Mount after validation and before the routes: only requests bound for a handler are audited. */
 export function auditMiddleware(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -129,18 +124,20 @@ export function auditMiddleware(logger: Logger): RequestHandler {
 }
 
 function auditLine(req: Request, res: Response, responseBody: unknown, aborted: boolean, durationMs: number): Record<string, unknown> {
-  const openapi = (req as Request & { openapi?: OpenApiRequestInfo }).openapi;
+  // The route table's match: the same operation access control checked the role for.
+  const match = routeMatchOf(res);
+  const op = match.kind === 'operation' ? match : undefined;
   const principal = principalOf(res);
   const result = resultOf(res.statusCode, responseBody);
   return {
     type: 'audit',
     requestId: requestIdOf(res),
     principal: principal ? { id: principal.id, role: principal.role } : null,
-    operationId: openapi?.schema?.operationId ?? null,
+    operationId: op?.operation.operationId ?? null,
     method: req.method,
-    route: openapi?.openApiRoute ?? null,
+    route: op?.operation.route ?? null,
     path: instanceOf(req.originalUrl),
-    params: openapi?.pathParams ?? {},
+    params: op ? { ...op.params } : {},
     query: redactBody(req.query),
     body: req.body === undefined ? null : redactBody(req.body),
     outcome: aborted ? 'aborted' : res.statusCode === 207 ? 'partial' : res.statusCode < 300 ? 'success' : 'failure',

@@ -13,7 +13,11 @@ export function instanceOf(originalUrl: string): string {
   return q === -1 ? originalUrl : originalUrl.slice(0, q);
 }
 
-/** Reached only when the validator let an undocumented path through (it should not). */
+/**
+ * The end of the stack: an operation of the contract that this app does not serve (/reassignments
+ * without the reassignment runtime). Paths the contract does not have never get here: access
+ * control answers them (src/http/route-table.ts).
+ */
 export const notFoundHandler: RequestHandler = (req, res) => {
   const instance = instanceOf(req.originalUrl);
   sendProblem(res, { problem: { type: problemType('route-not-found'), title: 'Route not found', status: 404, detail: `No route matches ${instance}.`, instance } });

@@ -2,6 +2,7 @@
 // the global registry would reject the second registration of the same metric name.
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { routeLabel, routeMatchOf } from './route-table.js';
 
 export const METRIC_PREFIX = 'kafka_gateway_';
 /** Label value for a Kafka request that succeeded. */
@@ -70,8 +71,12 @@ export function createMetrics(opts: MetricsOptions = {}): GatewayMetrics {
   };
 }
 
-/** Times every request, including ones rejected before routing (413, 415, 404, 405). */
-export function httpMetricsMiddleware(metrics: GatewayMetrics, routeOf: (path: string) => string): RequestHandler {
+/**
+ * Times every request, including ones rejected before routing (413, 415, 404, 405). Labelled by
+ * the route table's OpenAPI path template (mount after routeMatchMiddleware), never by raw URL:
+ * topic names in labels would explode the series count.
+ */
+export function httpMetricsMiddleware(metrics: GatewayMetrics): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     let done = false;
@@ -79,7 +84,7 @@ export function httpMetricsMiddleware(metrics: GatewayMetrics, routeOf: (path: s
       if (done) return;
       done = true;
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      metrics.observeHttp(req.method, routeOf(req.path), res.statusCode, seconds);
+      metrics.observeHttp(req.method, routeLabel(routeMatchOf(res)), res.statusCode, seconds);
     };
     res.once('finish', record);
     // A client that hangs up never gets 'finish'; still count it (with whatever status was set).

@@ -1,5 +1,6 @@
 // Loads openapi.yaml once. The same document drives request/response validation, the
-// /openapi.yaml endpoint and the metrics route labels, so none of them can drift apart.
+// /openapi.yaml endpoint and the route table (src/http/route-table.ts: metrics labels, access
+// control, audit), so none of them can drift apart.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,25 +33,4 @@ export function loadSpec(): LoadedSpec {
   const text = readFileSync(path, 'utf8');
   cached = { text, document: parse(text), path };
   return cached;
-}
-
-export const UNMATCHED_ROUTE = 'unmatched';
-
-/**
- * Maps a request path to its OpenAPI path template ("/topics/{topic}"). Metrics label
- * requests by template, never by raw URL: topic names in labels would explode the
- * series count. Built from the spec rather than from express so requests rejected
- * before routing (413, 415, 405) are still labelled with their route.
- */
-export function createRouteMatcher(paths: Iterable<string>): (path: string) => string {
-  const matchers = [...paths].map((template) => {
-    const source = template
-      .split('/')
-      .map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    return { template, re: new RegExp(`^${source}/?$`) };
-  });
-  // Literal templates win over parameterised ones ("/topics/x" is not "/topics/{topic}" if both exist).
-  matchers.sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
-  return (path) => matchers.find((m) => m.re.test(path))?.template ?? UNMATCHED_ROUTE;
 }

@@ -3,6 +3,11 @@
 // body is parsed or validated, so an anonymous or under-privileged caller learns
 // nothing about an operation's schema and costs the gateway no parsing.
 //
+// The operation is the route table's match (src/http/route-table.ts), stored on the request
+// before this runs; nothing here matches paths. It fails closed: a request that addresses no
+// operation of the contract is answered 404/405 here (after authentication, so unknown routes
+// are not discoverable without credentials), never passed on for someone else to match.
+//
 // Contract for route code: res.locals.principal = { id, role } on every request that
 // reaches a non-public route (ANONYMOUS_ADMIN when authentication is disabled).
 import type { Request, RequestHandler, Response } from 'express';
@@ -11,7 +16,8 @@ import type { Logger } from '../logger.js';
 import { problemType, sendProblem } from '../problem.js';
 import { requestIdOf } from '../request-id.js';
 import { principalFromClientCert, type ClientCertRule } from './client-cert.js';
-import { ANONYMOUS_ADMIN, PUBLIC, roleAtLeast, type AccessTable, type Principal } from './roles.js';
+import { routeMatchOf, sendRouteRefusal } from '../route-table.js';
+import { ANONYMOUS_ADMIN, PUBLIC, roleAtLeast, type Principal } from './roles.js';
 import { isWellFormedBearerToken, type TokenStore } from './tokens.js';
 
 export const AUTH_REALM = 'kafka-admin-gateway';
@@ -55,7 +61,7 @@ function unauthorized(req: Request, res: Response, error: 'invalid_request' | 'i
   });
 }
 
-export function accessControl(table: AccessTable, opts: AccessControlOptions, logger: Logger): RequestHandler {
+export function accessControl(opts: AccessControlOptions, logger: Logger): RequestHandler {
   const denied = (req: Request, res: Response, status: number, reason: string, principal?: Principal): void =>
     // A security event worth keeping, without the credential itself.
     logger.warn('access denied', {
@@ -70,47 +76,50 @@ export function accessControl(table: AccessTable, opts: AccessControlOptions, lo
     });
 
   return (req, res, next) => {
-    const op = table.match(req.method, req.path);
-    if (op?.requiredRole === PUBLIC) return next();
-    if (opts.mode === 'none') {
-      res.locals.principal = ANONYMOUS_ADMIN;
-      return next();
-    }
-
-    // 1. Who: a mapped client certificate wins; otherwise a bearer token.
-    let principal = principalFromClientCert(req.socket, opts.clientCertRoles ?? []);
-    if (!principal) {
-      const creds = credentialsOf(req);
-      if (creds.kind === 'none') {
-        denied(req, res, 401, 'no credentials');
-        return unauthorized(req, res, undefined, 'Send an Authorization: Bearer <token> header.');
-      }
-      if (creds.kind === 'malformed') {
-        denied(req, res, 401, 'malformed Authorization header');
-        return unauthorized(req, res, 'invalid_request', 'The Authorization header must be "Bearer <token>".');
-      }
-      principal = opts.tokens.verify(creds.token);
-      if (!principal) {
-        denied(req, res, 401, 'unknown token');
-        return unauthorized(req, res, 'invalid_token', 'The bearer token is not valid.');
-      }
-    }
+    const match = routeMatchOf(res);
+    if (match.kind === 'operation' && match.operation.requiredRole === PUBLIC) return next();
+    const principal = opts.mode === 'none' ? ANONYMOUS_ADMIN : authenticate(req, res, opts);
+    if (!principal) return;
     res.locals.principal = principal;
 
-    // 2. May they: unknown routes and methods fall through to the validator's 404/405
-    // (the caller is authenticated, so revealing that a route does not exist is fine).
-    if (op && !roleAtLeast(principal.role, op.requiredRole)) {
-      denied(req, res, 403, `role ${principal.role} < ${op.requiredRole}`, principal);
+    // 2. May they: no operation, no pass. The caller is authenticated, so saying that a route
+    // or method does not exist is fine.
+    if (match.kind !== 'operation') return sendRouteRefusal(req, res, match);
+    const { operation } = match;
+    if (operation.requiredRole !== PUBLIC && !roleAtLeast(principal.role, operation.requiredRole)) {
+      denied(req, res, 403, `role ${principal.role} < ${operation.requiredRole}`, principal);
+      const operationName = operation.operationId ?? `${operation.method} ${operation.route}`;
       return sendProblem(res, {
         problem: {
           type: problemType('insufficient-role'),
           title: 'Insufficient role',
           status: 403,
-          detail: `${op.operationId ?? `${op.method} ${op.route}`} requires the ${op.requiredRole} role; ${principal.id} has ${principal.role}.`,
+          detail: `${operationName} requires the ${operation.requiredRole} role; ${principal.id} has ${principal.role}.`,
           instance: instanceOf(req.originalUrl),
         },
       });
     }
     next();
   };
+
+  /** 1. Who: a mapped client certificate wins; otherwise a bearer token. Answers 401 itself when nobody. */
+  function authenticate(req: Request, res: Response, enforced: Extract<AccessControlOptions, { mode: 'enforced' }>): Principal | undefined {
+    const fromCert = principalFromClientCert(req.socket, enforced.clientCertRoles ?? []);
+    if (fromCert) return fromCert;
+    const creds = credentialsOf(req);
+    if (creds.kind === 'none') {
+      denied(req, res, 401, 'no credentials');
+      return void unauthorized(req, res, undefined, 'Send an Authorization: Bearer <token> header.');
+    }
+    if (creds.kind === 'malformed') {
+      denied(req, res, 401, 'malformed Authorization header');
+      return void unauthorized(req, res, 'invalid_request', 'The Authorization header must be "Bearer <token>".');
+    }
+    const principal = enforced.tokens.verify(creds.token);
+    if (!principal) {
+      denied(req, res, 401, 'unknown token');
+      return void unauthorized(req, res, 'invalid_token', 'The bearer token is not valid.');
+    }
+    return principal;
+  }
 }

@@ -2,8 +2,8 @@
 // openapi.yaml (`x-required-role` on each operation), never in route code, so a route
 // added to the spec is covered the moment it exists. An operation that forgets the
 // declaration is treated as admin-only (fail closed) and reported at startup; a test
-// fails on it (test/http/auth-roles.test.ts).
-import { createRouteMatcher, UNMATCHED_ROUTE } from '../spec.js';
+// fails on it (test/http/auth-roles.test.ts). Which operation a request addresses is the
+// route table's answer (src/http/route-table.ts), compiled from these operations.
 
 /** Ordered: each role may do everything the roles before it may. */
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -45,8 +45,6 @@ export interface AccessTable {
   readonly operations: readonly OperationAccess[];
   /** Declarations that are missing or wrong; each such operation was made admin-only. */
   readonly problems: readonly string[];
-  /** The operation a request addresses; undefined for unknown routes and methods. */
-  match(method: string, path: string): OperationAccess | undefined;
 }
 
 /** Reads x-required-role from every operation of an OpenAPI document. */
@@ -74,17 +72,5 @@ export function accessTableFromSpec(document: { paths?: Record<string, Record<st
       operations.push({ method: method.toUpperCase(), route, operationId, requiredRole });
     }
   }
-  const byKey = new Map(operations.map((o) => [`${o.method} ${o.route}`, o]));
-  const routeOf = createRouteMatcher(Object.keys(document.paths ?? {}));
-  return {
-    operations,
-    problems,
-    match(method, path) {
-      const route = routeOf(path);
-      if (route === UNMATCHED_ROUTE) return undefined;
-      // Express answers HEAD with the GET handler, so HEAD needs what GET needs.
-      const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-      return byKey.get(`${m} ${route}`);
-    },
-  };
+  return { operations, problems };
 }
