@@ -29,6 +29,8 @@ export interface RuntimeOptions {
   /** Unthrottled copy speed per broker, when known (estimates without a throttle). */
   bandwidthBytesPerSecond?: number | null;
   now?: () => number;
+  /** Monotonic milliseconds for claim leases (default performance.now()); tests move it by hand. */
+  monotonic?: () => number;
   /** TEST ONLY: gates in the throttle sync (see ThrottleSyncHooks.gate). */
   syncGate?: ThrottleSyncHooks['gate'];
 }
@@ -36,6 +38,10 @@ export interface RuntimeOptions {
 export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRuntime {
   const now = opts.now ?? Date.now;
   const store = new StateStore(opts.kafka.stateTopic({ name: opts.config.stateTopic }), {
+    // The wall clock goes into what the store writes (claims' createdAt, chunks' writtenAt);
+    // leases run on the monotonic clock, so a skewed `now` decides nothing (src/state/claims.ts).
+    now,
+    ...(opts.monotonic && { monotonic: opts.monotonic }),
     hooks: { afterChunkBatch: () => crashPoint(opts.config, 'reassignment-chunks') },
     onEvent: (e) => {
       const log = opts.logger;

@@ -200,3 +200,31 @@ export function orphanedLedger(view: StateView, lost: ReadonlyMap<string, Ledger
   for (const [id, r] of view.ledger) if (id.startsWith(ORPHANED_PREFIX) && !out.has(ownedId(id))) out.set(ownedId(id), { ...r, id: ownedId(id) });
   return out;
 }
+
+/** How long after a cancel a move of one of its partitions still counts as its own late start. */
+export const LATE_START_WINDOW_MS = 15 * 60_000;
+
+/**
+ * Moves Kafka lists that a cancelled reassignment started too late: a partition the record says
+ * `cancelled`, moving now to exactly the record's target, not owned by any live reassignment,
+ * within LATE_START_WINDOW_MS of the cancel. Kafka can apply an AlterPartitionReassignments
+ * after the request timed out at the client (a wave in doubt), so such a wave can start after a
+ * DELETE has read Kafka's moves; the cancel is honoured by cancelling these (issue 28, L1).
+ * Another tool starting the very same move within minutes of a cancel would be cancelled too.
+ */
+export function lateStartsOfCancelled(moving: readonly MovingPartition[], view: StateView, now: number): MovingPartition[] {
+  const targets = new Map<string, readonly number[]>();
+  for (const r of view.reassignments.values()) {
+    if (r.state !== 'cancelled' || r.endedAt === undefined || r.endedAt < now - LATE_START_WINDOW_MS) continue;
+    for (const p of r.partitions) if (p.state === 'cancelled' && !p.supersededBy) targets.set(partitionId(p.topic, p.partition), p.target);
+  }
+  if (targets.size === 0) return [];
+  const owners = partitionOwners(view);
+  return moving.filter((m) => {
+    const key = partitionId(m.topic, m.partition);
+    const target = targets.get(key);
+    if (!target || owners.has(key)) return false;
+    const moveTarget = m.replicas.filter((b) => !m.removing.includes(b));
+    return moveTarget.length === target.length && target.every((b) => moveTarget.includes(b));
+  });
+}

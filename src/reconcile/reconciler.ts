@@ -21,12 +21,12 @@ import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import type { RecentRead } from '../kafka/recent-read.js';
 import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
-import { activePartitions, attributeMovesPaced, isLive, PACE_EVERY, partitionId, type AttributedMoves, type Pace } from './ownership.js';
+import { activePartitions, attributeMovesPaced, isLive, lateStartsOfCancelled, PACE_EVERY, partitionId, type AttributedMoves, type Pace } from './ownership.js';
 import type { ProgressTracker } from './progress.js';
 import { keptThrottles } from './reassignment-service.js';
 import type { ThrottleSync } from './throttle-sync.js';
@@ -452,6 +452,17 @@ export class Reconciler {
    * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row unless
    * the end watch saw its whole sample end (passMayBeCut).
    */
+  /** A cancel is honoured even by a wave Kafka applied after it (ownership.ts lateStartsOfCancelled). */
+  async #cancelLateStarts(moving: readonly MovingPartition[]): Promise<void> {
+    const late = lateStartsOfCancelled(moving, this.#d.store.view(), this.#now());
+    if (late.length === 0) return;
+    this.#d.logger?.warn('cancelling moves that started after their reassignment was cancelled', { partitions: late.slice(0, 20).map((m) => partitionId(m.topic, m.partition)), count: late.length });
+    const results = await alterPartitionReassignments(this.#d.kafka, late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
+    // 85 NO_REASSIGNMENT_IN_PROGRESS: it ended meanwhile (the next pass sees where it is).
+    const failed = results.filter((r) => !r.ok && r.error.code !== 85);
+    if (failed.length > 0) throw new Error(`cancelling late starts: ${failed.length} refused by Kafka`);
+  }
+
   async #passSteps(scheduled: boolean): Promise<boolean> {
     const cut = () => passMayBeCut({ scheduled, cutLast: this.#cutLast, movesStale: this.#movesStale, sampleDrained: this.#sampleDrained });
     const view = await this.#step('state', () => this.#d.store.refresh());
@@ -511,6 +522,7 @@ export class Reconciler {
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
+    if (view && moving) await this.#step('late-starts', () => this.#cancelLateStarts(moving));
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));

@@ -37,6 +37,8 @@ export interface ReassignGatewayOptions {
   clock?: ManualClock;
   /** Gates in the throttle sync (forced interleavings). */
   syncGate?: ThrottleSyncHooks['gate'];
+  /** The instance's monotonic clock for claim leases (a clock moved ahead = every other instance paused). */
+  monotonic?: () => number;
 }
 
 export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
@@ -53,7 +55,7 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
   });
   const logger = recordingLogger();
   const clock = opts.clock;
-  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }) });
+  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }), ...(opts.monotonic && { monotonic: opts.monotonic }) });
   const app = createApp({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
   if (opts.reconcile !== false) runtime.reconciler.start();
   let closed = false;

@@ -3,7 +3,7 @@
 // answer follows every change of the live records.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { attributeMoves, partitionOwners } from '../../src/reconcile/ownership.js';
+import { attributeMoves, LATE_START_WINDOW_MS, lateStartsOfCancelled, partitionOwners } from '../../src/reconcile/ownership.js';
 import type { ReassignmentRecord } from '../../src/state/records.js';
 import type { StateView } from '../../src/state/store.js';
 
@@ -33,4 +33,26 @@ it('newest live record wins, ties go to the first in view order, inactive partit
   assert.deepEqual(Object.fromEntries(partitionOwners(view)), { 't:0': 'old', 't:1': 'new', 'u:0': 'tieA' });
   map.set('tieA', rec('tieA', 3, [], 'cancelled'));
   assert.equal(partitionOwners(view).get('u:0'), 'tieB');
+});
+
+it('late starts of a cancelled reassignment: its cancelled partitions moving to its target, nobody else\'s, within the window', () => {
+  const now = 10_000_000;
+  const cancelled = {
+    ...rec('c', 1, []),
+    state: 'cancelled',
+    endedAt: now - 1000,
+    partitions: [
+      { topic: 't', partition: 0, state: 'cancelled', target: [2, 3] },
+      { topic: 't', partition: 1, state: 'cancelled', target: [2, 3] },
+      { topic: 't', partition: 2, state: 'completed', target: [2, 3] },
+      { topic: 't', partition: 3, state: 'cancelled', target: [2, 3] },
+    ],
+  } as unknown as ReassignmentRecord;
+  const live = rec('l', 2, [{ topic: 't', partition: 3 }]);
+  const view = viewOf(new Map([['c', cancelled], ['l', live]]));
+  const move = (partition: number, replicas: number[], removing: number[]) => ({ topic: 't', partition, replicas, adding: [], removing });
+  const moving = [move(0, [3, 2, 0, 1], [0, 1]), move(1, [2, 4, 0], [0]), move(2, [2, 3, 0], [0]), move(3, [2, 3, 0], [0])];
+  // 0: its target in another order -> late; 1: another target (someone else's); 2: completed in the record; 3: a live record owns it.
+  assert.deepEqual(lateStartsOfCancelled(moving, view, now).map((m) => m.partition), [0]);
+  assert.deepEqual(lateStartsOfCancelled(moving, view, now + LATE_START_WINDOW_MS), [], 'long after the cancel: not ours any more');
 });
