@@ -39,6 +39,8 @@ export interface ReassignGatewayOptions {
   syncGate?: ThrottleSyncHooks['gate'];
   /** The instance's monotonic clock for claim leases (a clock moved ahead = every other instance paused). */
   monotonic?: () => number;
+  /** This instance's wall clock runs this far ahead of the machine's (clock skew between hosts). */
+  wallClockOffsetMs?: number;
 }
 
 export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
@@ -54,7 +56,8 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
     ...opts.env,
   });
   const logger = recordingLogger();
-  const clock = opts.clock;
+  const offset = opts.wallClockOffsetMs;
+  const clock = opts.clock ?? (offset ? { now: () => Date.now() + offset } : undefined);
   const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }), ...(opts.monotonic && { monotonic: opts.monotonic }) });
   const app = createApp({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
   if (opts.reconcile !== false) runtime.reconciler.start();
