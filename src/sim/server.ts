@@ -190,8 +190,10 @@ export class BrokerServer {
     if (fault?.delayMs) {
       // Cut short when the connection goes (client gone, broker stopped): never handled then.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, fault.delayMs);
-        socket.once('close', () => (clearTimeout(timer), resolve()));
+        const onClose = (): void => (clearTimeout(timer), resolve());
+        // The listener goes with the delay: a connection with many delayed requests keeps none.
+        const timer = setTimeout(() => (socket.off('close', onClose), resolve()), fault.delayMs);
+        socket.once('close', onClose);
       });
       if (conn.closed) return;
     }
