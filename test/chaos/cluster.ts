@@ -1,0 +1,273 @@
+// The simulated cluster and the gateway instances of one chaos run, all in this process: one
+// Simulator (its own loopback ports), and per instance slot an incarnation at a time, each with
+// its own Kafka connections (createKafkaGateway, its own client id = its GATEWAY_INSTANCE_ID),
+// its own reassignment runtime (state store, throttle sync, reconciler) and HTTP app, built as
+// src/main.ts builds them, inside its clock skew's async context (./clock.ts).
+//
+// A kill is abrupt: the simulator cuts the incarnation's client id off (its connections close
+// unanswered, and every later request it sends is refused: its writes in flight never land),
+// its reconciler's timers stop, and the harness ignores whatever its code still answers. Its
+// JavaScript may still be running (in-process), but nothing it does reaches the cluster any
+// more, which is what a dead process looks like from the cluster. A restart is a new
+// incarnation (a new instance id, as a re-created pod) in the same slot, with the slot's clock.
+//
+// A pause holds the instance's Kafka requests: a delay fault on every API it calls, matched on
+// its client id, for the pause's length (as a long GC pause or a frozen VM would).
+import './shared-validator.js'; // before src/http: one request validator for every app
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import request from 'supertest';
+import type { Express } from 'express';
+import { realNow, withSkew } from './clock.js';
+import { createApp } from '../../src/http/app.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
+import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
+import { parseKafkaConfig } from '../../src/kafka/config.js';
+import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { GATEWAY_APIS, type ChaosSchedule } from './schedule.js';
+
+/** A run's lease and request timeout scaled up by this much are a production configuration. */
+const PRODUCTION_SCALE_LEASE_MS = 30_000;
+
+/** The gateway's loader's verdict on a run's timings scaled up to production (the lease 30 s, the default): null = accepted. */
+function refusal(t: ChaosSchedule['tuning'], requestTimeoutMs: number): string | null {
+  const k = PRODUCTION_SCALE_LEASE_MS / t.leaseMs;
+  const scaled = (ms: number) => String(Math.max(10, Math.round(ms * k)));
+  try {
+    loadReassignmentConfig({
+      KAFKA_REQUEST_TIMEOUT_MS: scaled(requestTimeoutMs),
+      PACING_LEASE_MS: scaled(t.leaseMs),
+      REASSIGNMENT_START_TIMEOUT_MS: scaled(t.startTimeoutMs),
+      RECONCILE_INTERVAL_MS: scaled(t.reconcileIntervalMs),
+      PACING_POLL_MS: scaled(t.pacingPollMs),
+    });
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message.replace(/\s+/g, ' ') : String(err);
+  }
+}
+
+/**
+ * The schedule's request timeout if the gateway's own loader accepts the run's timings with it at
+ * production scale, else the shortest of the tuning's (a loader that puts a floor on the lease
+ * over the request timeout refuses the longer ones: running them anyway would test a
+ * configuration the gateway does not allow). Throws when even that is refused: the tuning needs
+ * updating to what the gateway accepts.
+ */
+export function effectiveRequestTimeout(s: ChaosSchedule): { ms: number; refused: string | null } {
+  const t = s.tuning;
+  const refused = refusal(t, s.requestTimeoutMs);
+  if (refused === null) return { ms: s.requestTimeoutMs, refused: null };
+  const ms = Math.round(t.leaseMs * Math.min(...t.requestTimeouts.map(([, r]) => r)));
+  const again = refusal(t, ms);
+  if (again !== null) throw new Error(`the chaos tuning is not a configuration the gateway accepts (scaled to a 30 s lease): ${again}`);
+  return { ms, refused: `request timeout ${s.requestTimeoutMs} ms refused by the gateway's loader (${refused}): ${ms} ms instead` };
+}
+import { Journal } from './journal.js';
+
+/** Kafka client settings of every instance (and the checker): short timeouts, one retry (faults are the point). */
+export function kafkaEnv(requestTimeoutMs: number): Record<string, string> {
+  return {
+    KAFKA_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
+    KAFKA_CONNECT_TIMEOUT_MS: String(Math.min(requestTimeoutMs, 500)),
+    KAFKA_PING_TIMEOUT_MS: String(Math.min(requestTimeoutMs, 500)),
+    KAFKA_RETRIES: '1',
+    KAFKA_RETRY_BACKOFF_MS: '20',
+    KAFKA_RETRY_BACKOFF_MAX_MS: '100',
+  };
+}
+
+export interface Incarnation {
+  slot: number;
+  /** GATEWAY_INSTANCE_ID and Kafka client id: gw<slot> (first start), gw<slot>r<n> (restarts). */
+  id: string;
+  skewMs: number;
+  kafka: PlatformaticKafkaGateway;
+  runtime: ReassignmentRuntime;
+  app: Express;
+  /** Real time it was killed; null while alive. */
+  killedAt: number | null;
+  /** Resolves when it is killed (a client waiting on it sees its connection reset then). */
+  died: Promise<void>;
+  kill: () => void;
+  /** Warnings and errors it logged (a failing seed's trace shows the last ones). */
+  log: string[];
+}
+
+export class ChaosCluster {
+  readonly sim: Simulator;
+  readonly schedule: ChaosSchedule;
+  readonly journal: Journal;
+  /** KAFKA_REQUEST_TIMEOUT_MS of every instance (effectiveRequestTimeout). */
+  readonly requestTimeoutMs: number;
+  /** Why the schedule's request timeout was not used, or null. */
+  readonly requestTimeoutRefused: string | null;
+  /** The current incarnation of each slot (dead ones stay until restarted). */
+  readonly slots: Incarnation[] = [];
+  /** Every incarnation ever started, for closing them all. */
+  readonly all: Incarnation[] = [];
+  #restarts = 0;
+  readonly #timers = new Set<NodeJS.Timeout>();
+  /**
+   * Real time the last request held by a delay fault is released (then handled, unless its
+   * connection went meanwhile): until then a request sent during the faults can still land.
+   */
+  delayedUntil = 0;
+  readonly #offApplied: () => void;
+
+  private constructor(sim: Simulator, schedule: ChaosSchedule) {
+    this.sim = sim;
+    this.schedule = schedule;
+    this.journal = new Journal(sim);
+    this.#offApplied = sim.faults.onApplied((e) => {
+      if (e.fault.delayMs) this.delayedUntil = Math.max(this.delayedUntil, realNow() + e.fault.delayMs);
+    });
+    const rt = effectiveRequestTimeout(schedule);
+    this.requestTimeoutMs = rt.ms;
+    this.requestTimeoutRefused = rt.refused;
+  }
+
+  /** The simulator with the schedule's topics and foreign throttles, and one incarnation per slot. */
+  static async start(schedule: ChaosSchedule): Promise<ChaosCluster> {
+    const t = schedule.tuning;
+    const sim = await startSimulator({ brokers: t.brokers, replicationBytesPerSecond: t.replicationBytesPerSecond, isrJoinRoundTripMs: 5 });
+    const c = new ChaosCluster(sim, schedule);
+    try {
+      for (const topic of schedule.topics) {
+        sim.model.createTopic({ name: topic.name, assignments: topic.assignments.map((brokerIds, partition) => ({ partition, brokerIds })) });
+        topic.bytes.forEach((b, p) => b > 0 && sim.seedBytes(topic.name, p, b));
+      }
+      const f = schedule.foreign;
+      sim.model.incrementalAlterConfigs({ type: 4, name: String(f.broker) }, [{ name: 'leader.replication.throttled.rate', op: 0, value: f.rate }]);
+      sim.model.incrementalAlterConfigs({ type: 2, name: f.topic }, [{ name: 'follower.replication.throttled.replicas', op: 0, value: f.replicas }]);
+      for (let slot = 0; slot < schedule.skews.length; slot++) c.slots.push(c.#incarnation(slot, `gw${slot}`));
+      // Each instance has read the state topic (the first one creates it) before the schedule
+      // starts; on a busy machine a first read may time out (no fault is armed yet): read again.
+      for (const inst of c.slots) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await withSkew(inst.skewMs, () => inst.runtime.store.refresh());
+            break;
+          } catch (err) {
+            if (attempt >= 20) throw err;
+          }
+        }
+      }
+      for (const inst of c.slots) withSkew(inst.skewMs, () => inst.runtime.reconciler.start());
+    } catch (err) {
+      await c.close();
+      throw err;
+    }
+    return c;
+  }
+
+  #incarnation(slot: number, id: string): Incarnation {
+    const t = this.schedule.tuning;
+    const skewMs = this.schedule.skews[slot]!;
+    return withSkew(skewMs, () => {
+      const metrics = createMetrics({ defaultMetrics: false });
+      const env = { ...kafkaEnv(this.requestTimeoutMs), KAFKA_BOOTSTRAP_SERVERS: this.sim.bootstrapServers.join(','), KAFKA_CLIENT_ID: id };
+      const kafka = createKafkaGateway(parseKafkaConfig(env), { onKafkaRequest: metrics.onKafkaRequest });
+      const config = loadReassignmentConfig({
+        ...env,
+        GATEWAY_INSTANCE_ID: id,
+        RECONCILE_INTERVAL_MS: String(t.reconcileIntervalMs),
+        PACING_POLL_MS: String(t.pacingPollMs),
+        REASSIGNMENT_START_TIMEOUT_MS: String(t.startTimeoutMs),
+        STALL_AFTER_SECONDS: '5',
+        // Any floor the loader puts on the lease (a margin over the request timeout) is met here;
+        // the run's lease, shorter than the environment allows, is set below: a run lasts seconds.
+        PACING_LEASE_MS: String(15 * 60_000),
+      });
+      config.pacingLeaseMs = t.leaseMs;
+      const log: string[] = [];
+      const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+        log.push(`${level} ${msg}${fields ? ` ${JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? String(v) : v))}` : ''}`);
+        if (log.length > 50) log.shift();
+      };
+      const logger = { info() {}, debug() {}, warn: keep('warn'), error: keep('error') };
+      const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger });
+      const app = createApp({ kafka, metrics, logger, reassignments: runtime });
+      let kill!: () => void;
+      const died = new Promise<void>((resolve) => (kill = resolve));
+      const inst: Incarnation = { slot, id, skewMs, kafka, runtime, app, killedAt: null, died, kill, log };
+      this.all.push(inst);
+      return inst;
+    });
+  }
+
+  /** The live incarnation of `slot`, or of the next slot with one (null when all are dead). */
+  live(slot: number): Incarnation | null {
+    for (let i = 0; i < this.slots.length; i++) {
+      const inst = this.slots[(slot + i) % this.slots.length]!;
+      if (inst.killedAt === null) return inst;
+    }
+    return null;
+  }
+
+  /** An HTTP client of `inst`'s app, serving inside its clock skew. */
+  http(inst: Incarnation): ReturnType<typeof request> {
+    return request((req: IncomingMessage, res: ServerResponse) => withSkew(inst.skewMs, () => inst.app(req as Parameters<Express>[0], res as Parameters<Express>[1])));
+  }
+
+  kill(slot: number): Incarnation {
+    const inst = this.slots[slot]!;
+    if (inst.killedAt !== null) return inst;
+    inst.killedAt = realNow();
+    this.sim.cutOffClient(inst.id);
+    inst.kill();
+    // Timers stop; whatever is in flight fails against the cut-off connections. Not awaited:
+    // a dead process does not wait for anything.
+    void inst.runtime.reconciler.stop().catch(() => undefined);
+    return inst;
+  }
+
+  /** A new incarnation in `slot` (after a kill), started as a new process would be. */
+  async restart(slot: number): Promise<Incarnation> {
+    const old = this.slots[slot]!;
+    if (old.killedAt === null) return old;
+    const inst = this.#incarnation(slot, `gw${slot}r${++this.#restarts}`);
+    this.slots[slot] = inst;
+    withSkew(inst.skewMs, () => inst.runtime.reconciler.start());
+    return inst;
+  }
+
+  /** Holds every Kafka request of `slot`'s live incarnation for `ms` (delay faults on its client id). */
+  pause(slot: number, ms: number): void {
+    const inst = this.slots[slot]!;
+    if (inst.killedAt !== null) return;
+    const ids = Object.keys(GATEWAY_APIS).map((k) => this.sim.faults.add({ apiKey: Number(k), clientId: inst.id, delayMs: ms }).id);
+    this.after(ms, () => ids.forEach((id) => this.sim.faults.remove(id)));
+  }
+
+  /** Runs `fn` after `ms` unless the run is closed first (schedule timers, not synchronisation). */
+  after(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      fn();
+    }, ms);
+    this.#timers.add(timer);
+  }
+
+  /** Quiesce: every fault and pause gone, every pending schedule timer dropped. */
+  calm(): void {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.sim.faults.clear();
+  }
+
+  async close(): Promise<void> {
+    this.calm();
+    for (const inst of this.all) {
+      if (inst.killedAt === null) inst.killedAt = realNow();
+      this.sim.cutOffClient(inst.id);
+      inst.kill();
+    }
+    await Promise.all(this.all.map((inst) => inst.runtime.reconciler.stop().catch(() => undefined)));
+    await Promise.all(this.all.map((inst) => inst.kafka.close().catch(() => undefined)));
+    this.journal.close();
+    this.#offApplied();
+    await this.sim.close();
+  }
+}

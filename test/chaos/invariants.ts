@@ -1,0 +1,210 @@
+// What must hold after every chaos run, checked against what the cluster itself recorded (the
+// simulator's journal: ./journal.ts) and an independent read at the end (a fresh Kafka client:
+// the state topic's records and the throttle configs; the simulator's placement), never against
+// what the gateway instances say about themselves:
+//
+//   throttles-left     no throttle config is left but the foreign ones;
+//   foreign-restored   the foreign values (set before the run by someone else) are exactly as set;
+//   concurrency        a paced reassignment never has more moves in flight in Kafka than its
+//                      bounds (the largest it was ever given: a lowered bound lets moves finish);
+//   started-twice      no partition is started twice (a move begun in Kafka, then again), nor
+//                      sent to Kafka by two instances (two wave starters at once: the re-send
+//                      is harmless in Kafka, the broken exclusion behind it is not);
+//   cancel-honoured    after a DELETE answered 200 `cancelled`, no partition of it starts, and
+//                      its record ends cancelled;
+//   pause-honoured     after a PATCH {paused: true} answered 200, no partition of it starts until
+//                      a resume is sent;
+//   durable            a POST answered 202 has its record, finished, with every partition it
+//                      asked for, each completed, cancelled or failed;
+//   record-vs-cluster  a partition recorded completed is at its target in Kafka; one recorded
+//                      failed never moved (cancelled may be either: Kafka can finish a move in
+//                      the instant before its cancel, and the record cannot know);
+//   converged          once faults stop, every reassignment ends and every throttle goes.
+//
+// Partitions belong to exactly one POST of a run (each POST has a topic of its own), so every
+// entry of the journal is attributed to its POST by topic.
+import type { ReassignmentRecord } from '../../src/state/records.js';
+import type { History, Outcome } from './actions.js';
+import { isEnd, isStart, type Altered, type JournalEntry } from './journal.js';
+import type { ChaosSchedule, Concurrency } from './schedule.js';
+
+export interface Violation {
+  invariant: string;
+  /** The POST it is about, when it is about one. */
+  post: number | null;
+  message: string;
+}
+
+export interface FinalState {
+  /** Reassignment records in the state topic, read by a fresh client. */
+  records: ReassignmentRecord[];
+  /** Throttle config overrides: `broker:<id>` / `topic:<name>` -> {name: value}. */
+  throttles: Record<string, Record<string, string>>;
+  /** Kafka's replicas of each partition of the run's topics: `topic-partition` -> replicas. */
+  replicas: Map<string, number[]>;
+  /** Null when the quiesce converged, else what was still not settled. */
+  unsettled: string | null;
+}
+
+const TERMINAL = new Set(['completed', 'cancelled', 'failed']);
+const key = (topic: string, partition: number): string => `${topic}-${partition}`;
+const sameSet = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+const postOfTopic = (topic: string): number | null => (/^t(\d+)$/.exec(topic) ? Number(topic.slice(1)) : null);
+
+/** The largest bounds a paced POST ever had (null at a level = unbounded at some point). */
+function widestBounds(s: ChaosSchedule, h: History, post: number): Concurrency | null {
+  const e = s.events.find((x) => x.kind === 'post' && x.post === post);
+  if (!e || e.kind !== 'post' || e.concurrency === null) return null;
+  const all: Concurrency[] = [e.concurrency];
+  // Every PATCH sent, answered or not: one whose answer was lost may have been applied.
+  for (const o of h.outcomes) if (o.event.kind === 'patch' && o.event.post === post && o.via !== null && 'concurrency' in o.event.body) all.push(o.event.body.concurrency);
+  const widest = (level: 'perBroker' | 'cluster') => (all.some((c) => c[level] === null) ? null : Math.max(...all.map((c) => c[level]!)));
+  return { perBroker: widest('perBroker'), cluster: widest('cluster') };
+}
+
+function checkConcurrency(s: ChaosSchedule, h: History, journal: readonly JournalEntry[], out: Violation[]): void {
+  for (const e of s.events) {
+    if (e.kind !== 'post') continue;
+    const bounds = widestBounds(s, h, e.post);
+    if (!bounds) continue;
+    const topic = `t${e.post}`;
+    const inFlight = new Map<number, number[]>(); // partition -> brokers taking part
+    let worst: string | null = null;
+    for (const j of journal) {
+      if (j.topic !== topic) continue;
+      if (isEnd(j)) inFlight.delete(j.partition);
+      if (!isStart(j)) continue;
+      const source = j.leaderBefore >= 0 ? j.leaderBefore : j.replicasBefore[0]!;
+      inFlight.set(j.partition, [...new Set([source, ...j.target!.filter((b) => !j.replicasBefore.includes(b))])]);
+      const load = new Map<number, number>();
+      for (const bs of inFlight.values()) for (const b of bs) load.set(b, (load.get(b) ?? 0) + 1);
+      const busiest = Math.max(...load.values());
+      if ((bounds.cluster !== null && inFlight.size > bounds.cluster) || (bounds.perBroker !== null && busiest > bounds.perBroker)) {
+        worst ??= `when ${topic}-${j.partition} started (by ${j.source?.clientId}), ${inFlight.size} moves were in flight (partitions ${[...inFlight.keys()].join(',')}), busiest broker in ${busiest}`;
+      }
+    }
+    if (worst) out.push({ invariant: 'concurrency', post: e.post, message: `bounds perBroker=${bounds.perBroker} cluster=${bounds.cluster} exceeded: ${worst}` });
+  }
+}
+
+function checkStarts(journal: readonly JournalEntry[], out: Violation[]): void {
+  // Per partition: its starts, and every instance that sent it a target while it moved (a
+  // retry of one request comes from one instance; a resend from another is a second starter).
+  const seen = new Map<string, { starts: Altered[]; senders: Set<string> }>();
+  for (const j of journal) {
+    if (j.kind !== 'altered' || j.target === null || !j.moving) continue;
+    const k = key(j.topic, j.partition);
+    let s = seen.get(k);
+    if (!s) seen.set(k, (s = { starts: [], senders: new Set() }));
+    if (isStart(j)) s.starts.push(j);
+    s.senders.add(j.source?.clientId ?? '?');
+  }
+  for (const [k, s] of seen) {
+    const post = postOfTopic(k.slice(0, k.lastIndexOf('-')));
+    if (s.starts.length > 1) out.push({ invariant: 'started-twice', post, message: `${k} started ${s.starts.length} times, by ${s.starts.map((j) => j.source?.clientId).join(', ')}` });
+    else if (s.senders.size > 1) out.push({ invariant: 'started-twice', post, message: `${k} sent to Kafka by ${[...s.senders].join(' and ')}: two instances started the same move` });
+  }
+}
+
+/** Starts of `post`'s partitions in (from, to). */
+function startsBetween(journal: readonly JournalEntry[], post: number, from: number, to: number): JournalEntry[] {
+  return journal.filter((j) => isStart(j) && j.topic === `t${post}` && j.realAt > from && j.realAt < to);
+}
+
+function recordOf(final: FinalState, h: History, post: number): ReassignmentRecord | undefined {
+  const id = h.ids.get(post);
+  if (id !== undefined) return final.records.find((r) => r.id === id);
+  return final.records.find((r) => r.partitions.some((p) => p.topic === `t${post}`));
+}
+
+function checkCancels(h: History, journal: readonly JournalEntry[], final: FinalState, out: Violation[]): void {
+  for (const o of h.outcomes) {
+    if (o.event.kind !== 'delete' || o.status !== 200 || (o.body as { state?: string })?.state !== 'cancelled') continue;
+    const post = o.event.post;
+    const late = startsBetween(journal, post, o.answeredAt, Infinity);
+    if (late.length > 0) {
+      out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, then ${late.map((j) => `${j.topic}-${j.partition} started by ${j.kind === 'altered' && j.source?.clientId} ${Math.round(j.realAt - o.answeredAt)} ms later`).join('; ')}` });
+    }
+    const r = recordOf(final, h, post);
+    if (r && r.state !== 'cancelled') out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, but the record ends ${r.state}` });
+  }
+}
+
+function checkPauses(h: History, journal: readonly JournalEntry[], out: Violation[]): void {
+  const patches = h.outcomes.filter((o): o is Outcome & { event: { kind: 'patch' } } => o.event.kind === 'patch' && o.via !== null);
+  for (const o of patches) {
+    if (o.status !== 200 || !('paused' in o.event.body) || !o.event.body.paused) continue;
+    const post = o.event.post;
+    // Until a resume may have taken effect after the pause: the first sent of those not answered
+    // before the pause was (one sent earlier but answered later may have been applied after it).
+    const resumes = patches.filter((x) => x.event.post === post && 'paused' in x.event.body && !x.event.body.paused && (x.status === 0 || x.answeredAt > o.answeredAt));
+    const until = Math.max(o.answeredAt, Math.min(Infinity, ...resumes.map((x) => x.sentAt)));
+    const starts = startsBetween(journal, post, o.answeredAt, until);
+    if (starts.length > 0) {
+      out.push({ invariant: 'pause-honoured', post, message: `PATCH paused answered 200, then ${starts.map((j) => `${j.topic}-${j.partition} started by ${j.kind === 'altered' && j.source?.clientId}`).join('; ')} before any resume` });
+    }
+  }
+}
+
+function checkRecords(s: ChaosSchedule, h: History, final: FinalState, out: Violation[]): void {
+  for (const e of s.events) {
+    if (e.kind !== 'post') continue;
+    const r = recordOf(final, h, e.post);
+    const id = h.ids.get(e.post);
+    if (id !== undefined) {
+      if (!r) {
+        out.push({ invariant: 'durable', post: e.post, message: `POST answered 202 (id ${id}) but no record ${id} is in the state topic` });
+        continue;
+      }
+      const asked = e.partitions.map((p) => key(p.topic, p.partition)).sort();
+      const has = r.partitions.map((p) => key(p.topic, p.partition)).sort();
+      if (asked.join() !== has.join()) out.push({ invariant: 'durable', post: e.post, message: `record ${id} has partitions ${has.join(',')}, the POST asked for ${asked.join(',')}` });
+      if (!TERMINAL.has(r.state)) out.push({ invariant: 'durable', post: e.post, message: `record ${id} ends ${r.state}` });
+      const open = r.partitions.filter((p) => !TERMINAL.has(p.state));
+      if (open.length > 0) out.push({ invariant: 'durable', post: e.post, message: `record ${id} (${r.state}) has partitions still ${open.map((p) => `${p.topic}-${p.partition} ${p.state}`).join(', ')}` });
+    }
+    if (!r) continue;
+    for (const p of r.partitions) {
+      if (p.supersededBy) continue;
+      const at = final.replicas.get(key(p.topic, p.partition));
+      if (!at) continue;
+      const where = `${p.topic}-${p.partition} recorded ${p.state} (original [${p.original.join(',')}], target [${p.target.join(',')}]) is at [${at.join(',')}] in Kafka`;
+      if (p.state === 'completed' && !sameSet(at, p.target)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
+      if (p.state === 'failed' && !sameSet(at, p.original)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
+      if (p.state === 'cancelled' && !sameSet(at, p.original) && !sameSet(at, p.target)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
+    }
+  }
+}
+
+function checkThrottles(s: ChaosSchedule, final: FinalState, out: Violation[]): void {
+  const f = s.foreign;
+  const foreign: Record<string, Record<string, string>> = {
+    [`broker:${f.broker}`]: { 'leader.replication.throttled.rate': f.rate },
+    [`topic:${f.topic}`]: { 'follower.replication.throttled.replicas': f.replicas },
+  };
+  for (const [resource, configs] of Object.entries(final.throttles)) {
+    for (const [name, value] of Object.entries(configs)) {
+      const expected = foreign[resource]?.[name];
+      if (expected === undefined) out.push({ invariant: 'throttles-left', post: null, message: `${resource} ${name}=${value} left behind` });
+      else if (expected !== value) out.push({ invariant: 'foreign-restored', post: null, message: `${resource} ${name}=${value}, was ${expected}` });
+    }
+  }
+  for (const [resource, configs] of Object.entries(foreign)) {
+    for (const [name, value] of Object.entries(configs)) {
+      if (final.throttles[resource]?.[name] === undefined) out.push({ invariant: 'foreign-restored', post: null, message: `${resource} ${name} removed (was ${value})` });
+    }
+  }
+}
+
+/** Every violated invariant of a run, in the order of the list at the top of this file. */
+export function checkRun(s: ChaosSchedule, h: History, journal: readonly JournalEntry[], final: FinalState): Violation[] {
+  const out: Violation[] = [];
+  checkThrottles(s, final, out);
+  checkConcurrency(s, h, journal, out);
+  checkStarts(journal, out);
+  checkCancels(h, journal, final, out);
+  checkPauses(h, journal, out);
+  checkRecords(s, h, final, out);
+  if (final.unsettled !== null) out.push({ invariant: 'converged', post: null, message: final.unsettled });
+  return out;
+}
