@@ -119,7 +119,7 @@ describe('promtool', { skip: skipPromtool }, () => {
 
   it('check rules', async () => {
     const { stdout } = await run(promtool!, ['check', 'rules', RULES]);
-    assert.match(stdout, /SUCCESS: 5 rules found/);
+    assert.match(stdout, /SUCCESS: 7 rules found/);
   });
 
   it('test rules (every alert fires when it should and stays quiet when it should not)', async () => {
