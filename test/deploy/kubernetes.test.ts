@@ -7,7 +7,8 @@
 // and a tokens Secret the gateway's own parser accepts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
@@ -76,10 +77,44 @@ test('the schema check catches a broken manifest (it can fail)', () => {
   assert.throws(() => validate(monitor));
 });
 
-test('kustomization.yaml lists every manifest but the CRD-dependent ServiceMonitor', () => {
-  const k = parse(readFileSync(join(DIR, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && f !== 'servicemonitor.yaml');
-  assert.deepEqual([...k.resources].sort(), files.sort());
+const kustomization = () => parse(readFileSync(join(DIR, 'kustomization.yaml'), 'utf8')) as { resources: string[]; secretGenerator?: unknown };
+
+test('kustomization.yaml lists every manifest but the CRD-dependent ServiceMonitor and the Secret examples', () => {
+  const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'servicemonitor.yaml', 'secret.example.yaml'].includes(f));
+  assert.deepEqual([...kustomization().resources].sort(), files.sort());
+});
+
+// `kubectl apply -k` after `kubectl create secret` (as the README says) must not replace the
+// real Secrets with placeholders: no Secret is rendered, from a file or a generator.
+test('no Secret is rendered by the kustomization (the real ones are created with kubectl)', () => {
+  const k = kustomization();
+  assert.equal(k.secretGenerator, undefined);
+  const secretsIn = (file: string) => all.filter((d) => d.file === file && d.obj.kind === 'Secret').map((d) => d.obj.metadata.name);
+  assert.deepEqual(k.resources.flatMap(secretsIn), []);
+  // The ServiceMonitor's file is applied on its own (`kubectl apply -f`): the same footgun.
+  assert.deepEqual(secretsIn('servicemonitor.yaml'), []);
+  // The check above can fail: the example file holds the placeholders it keeps out.
+  assert.ok(secretsIn('secret.example.yaml').includes('kafka-admin-gateway-tokens'));
+});
+
+const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+test('`kubectl kustomize deploy/kubernetes` renders no Secret', { skip: KUBECTL ? false : 'no kubectl (the check above reads the same files)' }, () => {
+  const rendered = parseAllDocuments(execFileSync(KUBECTL!, ['kustomize', DIR], { encoding: 'utf8' })).map((d) => d.toJS() as Obj);
+  assert.ok(rendered.some((o) => o.kind === 'Deployment'), 'the render holds the Deployment');
+  assert.deepEqual(rendered.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), []);
+});
+
+test('a preStop sleep covers the readiness window, and preStop + drain fit in the grace period', () => {
+  const pod = one('Deployment').spec.template.spec;
+  const c = pod.containers[0];
+  const cmd: string[] = c.lifecycle?.preStop?.exec?.command ?? [];
+  assert.equal(cmd[0], 'sleep', `preStop: ${JSON.stringify(c.lifecycle)}`);
+  const sleepSeconds = Number(cmd[1]);
+  const readinessWindow = c.readinessProbe.periodSeconds * c.readinessProbe.failureThreshold;
+  assert.equal(sleepSeconds, readinessWindow, 'the sleep is the time a /readyz-polling balancer needs to stop routing here');
+  const drainSeconds = Number(one('ConfigMap').data.SHUTDOWN_TIMEOUT_MS) / 1000;
+  // The grace period counts from the start of preStop; keep room to close Kafka and exit.
+  assert.ok(sleepSeconds + drainSeconds + 5 <= pod.terminationGracePeriodSeconds, `${sleepSeconds} + ${drainSeconds} + 5 > ${pod.terminationGracePeriodSeconds}`);
 });
 
 test('two replicas, probes on the public /healthz and /readyz, resources, a PDB that selects them', () => {
@@ -129,6 +164,8 @@ test('the grace period outlasts the shutdown drain; secrets and mounts meet; env
   const c = pod.containers[0];
   const cm = one('ConfigMap');
   assert.ok(pod.terminationGracePeriodSeconds * 1000 > Number(cm.data.SHUTDOWN_TIMEOUT_MS));
+  // The Secrets referred to below are the examples (secret.example.yaml): the shape the real
+  // ones, created with kubectl, must have.
 
   // Every variable set is one the README documents (a typo would be silently ignored).
   const readme = readFileSync('README.md', 'utf8');
