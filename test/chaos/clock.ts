@@ -10,24 +10,29 @@
 // is enough to create an instance's runtime, start its reconciler and serve its HTTP requests
 // inside `withSkew`. The simulator and the harness run outside any instance: unskewed.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
 
 const KEY = Symbol.for('kafka-admin-gateway.chaos.clock');
-type Installed = { realNow: () => number; skews: AsyncLocalStorage<number> };
+type Installed = { systemNow: () => number; skews: AsyncLocalStorage<number> };
 const g = globalThis as unknown as Record<symbol, Installed | undefined>;
 
 function install(): Installed {
   const existing = g[KEY];
   if (existing) return existing;
-  const realNow = Date.now.bind(Date);
+  const systemNow = Date.now.bind(Date);
   const skews = new AsyncLocalStorage<number>();
-  Date.now = () => realNow() + (skews.getStore() ?? 0);
-  return (g[KEY] = { realNow, skews });
+  Date.now = () => systemNow() + (skews.getStore() ?? 0);
+  return (g[KEY] = { systemNow, skews });
 }
 
 const clock = install();
 
-/** The true wall clock (what the harness and the simulator use), whatever context calls it. */
-export const realNow: () => number = clock.realNow;
+/**
+ * The harness's clock, whatever context calls it: unskewed, and finer than a millisecond, so that
+ * an answer and a Kafka entry in the same millisecond are still ordered (the simulator's journal
+ * and the clients' answers are both stamped with it). Not Date.now's scale: only compared with itself.
+ */
+export const realNow = (): number => performance.timeOrigin + performance.now();
 
 /** Runs `fn` (and everything it schedules) with Date.now off by `skewMs`. */
 export function withSkew<T>(skewMs: number, fn: () => T): T {

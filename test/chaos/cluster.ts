@@ -241,6 +241,25 @@ export class ChaosCluster {
     this.after(ms, () => ids.forEach((id) => this.sim.faults.remove(id)));
   }
 
+  /** Brokers stopped by the schedule and not started again yet. */
+  readonly #stopped = new Set<number>();
+
+  /** Stops broker `id` for `ms` (its connections drop; its partitions elect other leaders). */
+  async stopBroker(id: number, ms: number): Promise<void> {
+    if (this.#stopped.has(id)) return;
+    this.#stopped.add(id);
+    await this.sim.stopBroker(id);
+    this.after(ms, () => void this.startBrokers([id]));
+  }
+
+  /** Starts the stopped brokers among `ids` (all of them by default). */
+  async startBrokers(ids: Iterable<number> = [...this.#stopped]): Promise<void> {
+    for (const id of ids) {
+      if (!this.#stopped.delete(id)) continue;
+      await this.sim.startBroker(id);
+    }
+  }
+
   /** Runs `fn` after `ms` unless the run is closed first (schedule timers, not synchronisation). */
   after(ms: number, fn: () => void): void {
     const timer = setTimeout(() => {
@@ -250,15 +269,16 @@ export class ChaosCluster {
     this.#timers.add(timer);
   }
 
-  /** Quiesce: every fault and pause gone, every pending schedule timer dropped. */
-  calm(): void {
+  /** Quiesce: every fault and pause gone, every stopped broker started, every pending schedule timer dropped. */
+  async calm(): Promise<void> {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.sim.faults.clear();
+    await this.startBrokers();
   }
 
   async close(): Promise<void> {
-    this.calm();
+    await this.calm();
     for (const inst of this.all) {
       if (inst.killedAt === null) inst.killedAt = realNow();
       this.sim.cutOffClient(inst.id);

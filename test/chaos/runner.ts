@@ -58,6 +58,10 @@ async function fire(cluster: ChaosCluster, history: History, e: ChaosEvent, rest
       });
       return;
     }
+    case 'broker':
+      history.note(`stop broker ${e.broker} for ${e.ms} ms`);
+      await cluster.stopBroker(e.broker, e.ms);
+      return;
     case 'pause': {
       const inst = cluster.slots[e.slot]!;
       cluster.pause(e.slot, e.ms);
@@ -176,8 +180,18 @@ export async function runSeed(seed: number, opts: { tuning?: ChaosTuning; settle
   return runSchedule(drawSchedule(seed, opts.tuning ?? DEFAULT_TUNING), opts);
 }
 
+export interface RunOptions {
+  settleMs?: number;
+  alwaysTrace?: boolean;
+  /**
+   * TEST ONLY: runs once the schedule's actions are answered, before the quiesce: a test of the
+   * harness itself acts on the cluster there as a misbehaving client would (test/chaos/selftest).
+   */
+  inject?: (cluster: ChaosCluster, history: History) => Promise<void>;
+}
+
 /** One run of a given schedule (a seed's, or one written by hand to pin a scenario down). */
-export async function runSchedule(schedule: ChaosSchedule, opts: { settleMs?: number; alwaysTrace?: boolean } = {}): Promise<RunResult> {
+export async function runSchedule(schedule: ChaosSchedule, opts: RunOptions = {}): Promise<RunResult> {
   const started = realNow();
   const seed = schedule.seed;
   const cluster = await ChaosCluster.start(schedule);
@@ -190,8 +204,9 @@ export async function runSchedule(schedule: ChaosSchedule, opts: { settleMs?: nu
     // The schedule itself: each event at its time after t0 (a fault schedule, not a synchronisation).
     await Promise.all(schedule.events.map((e) => new Promise<void>((resolve) => cluster.after(e.at, () => void fire(cluster, history, e, restarts, actions).finally(resolve)))));
     await Promise.allSettled(actions);
+    await opts.inject?.(cluster, history);
     const actedMs = realNow() - history.t0;
-    cluster.calm();
+    await cluster.calm();
     for (const slot of restarts) history.note(`restart gw${slot} as ${(await cluster.restart(slot)).id} (quiesce)`);
     if (cluster.live(0) === null) history.note(`no instance alive: start ${(await cluster.restart(0)).id} (quiesce)`);
     const quiet = realNow();

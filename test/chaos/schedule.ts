@@ -2,8 +2,9 @@
 // cluster and the gateway instances (each instance slot with its clock skew), the topics and the
 // foreign throttles ("someone else's", set before the run), and timed events: client actions
 // through HTTP (POST paced / unpaced, PATCH pause / resume / throttle / concurrency, DELETE),
-// instance kills (with or without a restart), pauses of an instance's Kafka requests, and
-// faults on any Kafka call (delay, error code, connection dropped before / after handling).
+// instance kills (with or without a restart), pauses of an instance's Kafka requests, brokers
+// stopped and started again (the state topic's leader among them), and faults on any Kafka call
+// (delay, error code, connection dropped before / after handling).
 //
 // The same seed gives the same schedule, byte for byte (formatSchedule prints it), so a failing
 // seed is replayed with CHAOS_SEED=<seed>. What it cannot replay exactly is the interleaving of
@@ -107,6 +108,7 @@ export type ChaosEvent = { at: number } & (
   | { kind: 'delete'; post: number; via: number }
   | { kind: 'kill'; slot: number; restartAfterMs: number | null }
   | { kind: 'pause'; slot: number; ms: number }
+  | { kind: 'broker'; broker: number; ms: number }
   | { kind: 'fault'; apiKey: number; fault: FaultKind; times: number; slot: number | null; brokerId: number | null; forMs: number }
 );
 
@@ -227,6 +229,9 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
     windows.push([p.at, p.at + p.ms]);
   }
 
+  // A broker stopped for a while in some runs (moves through it stall; leaders move).
+  if (rng.chance(0.2)) events.push({ kind: 'broker', at: rng.int(0, t.horizonMs - 1), broker: rng.int(0, t.brokers - 1), ms: rng.int(100, t.leaseMs * 2) });
+
   const postTimes: number[] = [];
   for (let post = 0; post < postCount; post++) {
     const at = rng.int(0, Math.round(t.horizonMs / 2));
@@ -300,6 +305,8 @@ export function formatEvent(e: ChaosEvent): string {
       return `kill gw${e.slot}${e.restartAfterMs === null ? ' (not restarted)' : `, restarted after ${e.restartAfterMs} ms`}`;
     case 'pause':
       return `pause gw${e.slot}'s Kafka requests for ${e.ms} ms`;
+    case 'broker':
+      return `stop broker ${e.broker} for ${e.ms} ms`;
     case 'fault':
       return formatFault(e);
   }
