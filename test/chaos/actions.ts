@@ -62,7 +62,10 @@ function postBody(e: Extract<ChaosEvent, { kind: 'post' }>): Record<string, unkn
   };
 }
 
-async function send(cluster: ChaosCluster, inst: Incarnation, method: 'post' | 'patch' | 'delete', path: string, body?: unknown): Promise<{ status: number; body: unknown; note?: string }> {
+type Action = Extract<ChaosEvent, { kind: 'post' | 'patch' | 'delete' }>;
+type Answer = { status: number; body: unknown; note?: string };
+
+async function send(cluster: ChaosCluster, inst: Incarnation, method: Action['kind'], path: string, body?: unknown): Promise<Answer> {
   const req = cluster.http(inst)[method](path).timeout(HTTP_TIMEOUT_MS);
   const answer = (async () => {
     try {
@@ -77,7 +80,7 @@ async function send(cluster: ChaosCluster, inst: Incarnation, method: 'post' | '
 }
 
 /** Sends one client action of the schedule and records its outcome in `history`. */
-export async function perform(cluster: ChaosCluster, history: History, e: Extract<ChaosEvent, { kind: 'post' | 'patch' | 'delete' }>): Promise<void> {
+export async function perform(cluster: ChaosCluster, history: History, e: Action): Promise<void> {
   if (e.kind === 'post') {
     const done = send1(cluster, history, e);
     history.expect(e.post, done);
@@ -88,7 +91,7 @@ export async function perform(cluster: ChaosCluster, history: History, e: Extrac
   return send1(cluster, history, e);
 }
 
-async function send1(cluster: ChaosCluster, history: History, e: Extract<ChaosEvent, { kind: 'post' | 'patch' | 'delete' }>): Promise<void> {
+async function send1(cluster: ChaosCluster, history: History, e: Action): Promise<void> {
   const sentAt = realNow();
   const inst = cluster.live(e.via);
   const outcome: Outcome = { event: e, via: inst?.id ?? null, sentAt, answeredAt: sentAt, status: 0, body: null };
@@ -97,7 +100,7 @@ async function send1(cluster: ChaosCluster, history: History, e: Extract<ChaosEv
     outcome.note = 'no live instance';
     return;
   }
-  let answer: { status: number; body: unknown; note?: string };
+  let answer: Answer;
   if (e.kind === 'post') {
     answer = await send(cluster, inst, 'post', '/reassignments', postBody(e));
   } else {
@@ -107,7 +110,8 @@ async function send1(cluster: ChaosCluster, history: History, e: Extract<ChaosEv
       outcome.note = `POST #${e.post} has no id (not accepted, or not answered yet)`;
       return;
     }
-    answer = e.kind === 'patch' ? await send(cluster, inst, 'patch', `/reassignments/${id}`, e.body) : await send(cluster, inst, 'delete', `/reassignments/${id}`);
+    const path = `/reassignments/${id}`;
+    answer = e.kind === 'patch' ? await send(cluster, inst, 'patch', path, e.body) : await send(cluster, inst, 'delete', path);
   }
   outcome.answeredAt = realNow();
   if (inst.killedAt !== null && inst.killedAt <= outcome.answeredAt) {
@@ -127,14 +131,25 @@ export async function resume(cluster: ChaosCluster, history: History, post: numb
   const body: PatchBody = { paused: false };
   const sentAt = realNow();
   const answer = await send(cluster, inst, 'patch', `/reassignments/${id}`, body);
-  history.outcomes.push({ event: { kind: 'patch', at: -1, post, via: inst.slot, body }, via: inst.id, sentAt, answeredAt: realNow(), status: answer.status, body: answer.body, note: 'quiesce: resume' });
+  history.outcomes.push({
+    event: { kind: 'patch', at: -1, post, via: inst.slot, body },
+    via: inst.id,
+    sentAt,
+    answeredAt: realNow(),
+    status: answer.status,
+    body: answer.body,
+    note: 'quiesce: resume',
+  });
 }
 
 export function formatOutcome(o: Outcome, t0: number): string {
   const e = o.event;
-  const what = e.kind === 'post' ? `POST #${e.post}` : e.kind === 'patch' ? `PATCH #${e.post} ${JSON.stringify(e.body)}` : e.kind === 'delete' ? `DELETE #${e.post}` : e.kind;
-  const body = o.body as { id?: string; state?: string; title?: string; detail?: string } | null;
-  const said = o.status === 0 ? 'no answer' : `${o.status}${body?.state ? ` ${body.state}` : ''}${body?.id && e.kind === 'post' ? ` id ${body.id}` : ''}${o.status >= 400 && body?.title ? ` (${body.title})` : ''}`;
+  const what =
+    e.kind === 'patch' ? `PATCH #${e.post} ${JSON.stringify(e.body)}` : 'post' in e ? `${e.kind.toUpperCase()} #${e.post}` : e.kind;
+  const body = o.body as { id?: string; state?: string; title?: string } | null;
+  const id = body?.id && e.kind === 'post' && `id ${body.id}`;
+  const parts = [o.status, body?.state, id, o.status >= 400 && body?.title && `(${body.title})`];
+  const said = o.status === 0 ? 'no answer' : parts.filter(Boolean).join(' ');
   const span = `@${String(Math.round(o.sentAt - t0)).padStart(4)}..${Math.round(o.answeredAt - t0)} ms`;
   return `${span}  ${what} via ${o.via ?? '-'} -> ${said}${o.note ? ` [${o.note}]` : ''}`;
 }

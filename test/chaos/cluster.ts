@@ -135,12 +135,14 @@ export class ChaosCluster {
     const c = new ChaosCluster(sim, schedule);
     try {
       for (const topic of schedule.topics) {
-        sim.model.createTopic({ name: topic.name, assignments: topic.assignments.map((brokerIds, partition) => ({ partition, brokerIds })) });
+        const assignments = topic.assignments.map((brokerIds, partition) => ({ partition, brokerIds }));
+        sim.model.createTopic({ name: topic.name, assignments });
         topic.bytes.forEach((b, p) => b > 0 && sim.seedBytes(topic.name, p, b));
       }
       const f = schedule.foreign;
-      sim.model.incrementalAlterConfigs({ type: 4, name: String(f.broker) }, [{ name: 'leader.replication.throttled.rate', op: 0, value: f.rate }]);
-      sim.model.incrementalAlterConfigs({ type: 2, name: f.topic }, [{ name: 'follower.replication.throttled.replicas', op: 0, value: f.replicas }]);
+      const set = (name: string, value: string) => [{ name, op: 0, value }];
+      sim.model.incrementalAlterConfigs({ type: 4, name: String(f.broker) }, set('leader.replication.throttled.rate', f.rate));
+      sim.model.incrementalAlterConfigs({ type: 2, name: f.topic }, set('follower.replication.throttled.replicas', f.replicas));
       for (let slot = 0; slot < schedule.skews.length; slot++) c.slots.push(c.#incarnation(slot, `gw${slot}`));
       // Each instance has read the state topic (the first one creates it) before the schedule
       // starts; on a busy machine a first read may time out (no fault is armed yet): read again.
@@ -208,7 +210,8 @@ export class ChaosCluster {
 
   /** An HTTP client of `inst`'s app, serving inside its clock skew. */
   http(inst: Incarnation): ReturnType<typeof request> {
-    return request((req: IncomingMessage, res: ServerResponse) => withSkew(inst.skewMs, () => inst.app(req as Parameters<Express>[0], res as Parameters<Express>[1])));
+    const serve = (req: IncomingMessage, res: ServerResponse) => inst.app(req as Parameters<Express>[0], res as Parameters<Express>[1]);
+    return request((req: IncomingMessage, res: ServerResponse) => withSkew(inst.skewMs, () => serve(req, res)));
   }
 
   kill(slot: number): Incarnation {

@@ -34,17 +34,18 @@ function history(s: ChaosSchedule, more: Partial<Outcome>[] = []): History {
   return h;
 }
 
-function start(at: number, partition: number, clientId = 'gw0', wasMoving = false): JournalEntry {
-  const before = [partition];
-  return { kind: 'altered', realAt: at, topic: 't0', partition, target: [partition + 1], wasMoving, moving: true, replicasBefore: before, replicas: [partition + 1, partition], leaderBefore: partition, leader: partition, source: { clientId, brokerId: 0 } };
+/** Kafka applying partition p's target [p + 1] (it was at [p]), sent by `clientId`. */
+function start(at: number, p: number, clientId = 'gw0', wasMoving = false): JournalEntry {
+  const moving = { target: [p + 1], wasMoving, moving: true, replicasBefore: [p], replicas: [p + 1, p], leaderBefore: p, leader: p };
+  return { kind: 'altered', realAt: at, topic: 't0', partition: p, ...moving, source: { clientId, brokerId: 0 } };
 }
-const done = (at: number, partition: number): JournalEntry => ({ kind: 'completed', realAt: at, topic: 't0', partition, replicas: [partition + 1] });
+const done = (at: number, p: number): JournalEntry => ({ kind: 'completed', realAt: at, topic: 't0', partition: p, replicas: [p + 1] });
 
 function record(state: ReassignmentRecord['state'], partitions: ('completed' | 'cancelled' | 'failed' | 'moving')[]): ReassignmentRecord {
   return {
     id: 'r-0',
     state,
-    partitions: TARGETS.map((t, i) => ({ topic: t.topic, partition: t.partition, original: [t.partition], target: t.replicas, state: partitions[i]! })),
+    partitions: TARGETS.map((t, i) => ({ ...t, original: [t.partition], target: t.replicas, state: partitions[i]! })),
   } as unknown as ReassignmentRecord;
 }
 
@@ -52,7 +53,10 @@ function record(state: ReassignmentRecord['state'], partitions: ('completed' | '
 function final(over: Partial<FinalState> = {}): FinalState {
   return {
     records: [record('completed', ['completed', 'completed', 'completed'])],
-    throttles: { 'broker:3': { 'leader.replication.throttled.rate': '7777' }, 'topic:foreign': { 'follower.replication.throttled.replicas': '0:3' } },
+    throttles: {
+      'broker:3': { 'leader.replication.throttled.rate': '7777' },
+      'topic:foreign': { 'follower.replication.throttled.replicas': '0:3' },
+    },
     replicas: new Map(TARGETS.map((t) => [`t0-${t.partition}`, t.replicas])),
     unsettled: null,
     ...over,
@@ -78,14 +82,16 @@ test('concurrency: a start while the bound is full; the widest bound a PATCH gav
 test('started-twice / sent-twice: a second start, a resend by another instance, a resend by the same one', () => {
   const s = schedule(null);
   assert.deepEqual(invariants(s, history(s), [...inOrder, start(60, 1)], final()), ['started-twice']);
-  assert.deepEqual(invariants(s, history(s), [start(20, 1), start(21, 1, 'gw1', true), done(30, 1), start(31, 2), start(31, 3), done(40, 2), done(41, 3)], final()), ['started-twice']);
-  assert.deepEqual(invariants(s, history(s), [start(20, 1), start(21, 1, 'gw0', true), done(30, 1), start(31, 2), start(31, 3), done(40, 2), done(41, 3)], final()), ['sent-twice']);
+  const rest = [done(30, 1), start(31, 2), start(31, 3), done(40, 2), done(41, 3)];
+  assert.deepEqual(invariants(s, history(s), [start(20, 1), start(21, 1, 'gw1', true), ...rest], final()), ['started-twice']);
+  assert.deepEqual(invariants(s, history(s), [start(20, 1), start(21, 1, 'gw0', true), ...rest], final()), ['sent-twice']);
 });
 
 test('cancel-honoured: a start after the DELETE answered cancelled, or the record not ending cancelled', () => {
   const s = schedule();
   const del = { event: { kind: 'delete', at: 15, post: 0, via: 1 } as ChaosEvent, sentAt: 15, answeredAt: 35, body: { state: 'cancelled' } };
-  const cancelled = final({ records: [record('cancelled', ['completed', 'cancelled', 'cancelled'])], replicas: new Map([['t0-1', [2]], ['t0-2', [2]], ['t0-3', [3]]]) });
+  const replicas = new Map([['t0-1', [2]], ['t0-2', [2]], ['t0-3', [3]]]);
+  const cancelled = final({ records: [record('cancelled', ['completed', 'cancelled', 'cancelled'])], replicas });
   const before = [start(20, 1), done(30, 1)];
   assert.deepEqual(invariants(s, history(s, [del]), before, cancelled), []);
   assert.deepEqual(invariants(s, history(s, [del]), [...before, start(36, 2)], cancelled), ['cancel-honoured']);
@@ -100,16 +106,18 @@ test('pause-honoured: a start after a pause answered, unless a resume was sent t
   assert.deepEqual(invariants(s, history(s, [pause]), inOrder, final()), ['pause-honoured']);
   const early = [start(20, 1), done(30, 1), start(36, 2), done(40, 2), start(41, 3), done(50, 3)];
   const resumeAfter = { event: { kind: 'patch', at: 38, post: 0, via: 0, body: { paused: false } } as ChaosEvent, sentAt: 38, answeredAt: 39 };
-  assert.deepEqual(invariants(s, history(s, [pause, resumeAfter]), early, final()), ['pause-honoured'], 'the start at 36 came before the resume was sent');
-  assert.deepEqual(invariants(s, history(s, [pause, resumeAfter]), inOrder, final()), [], 'the start at 41 came after it');
-  const resumeInFlight = { ...resumeAfter, sentAt: 30, answeredAt: 45 };
-  assert.deepEqual(invariants(s, history(s, [pause, resumeInFlight]), early, final()), [], 'a resume answered after the pause may have been applied after it');
+  const after = history(s, [pause, resumeAfter]);
+  assert.deepEqual(invariants(s, after, early, final()), ['pause-honoured'], 'the start at 36 came before the resume was sent');
+  assert.deepEqual(invariants(s, after, inOrder, final()), [], 'the start at 41 came after it');
+  const inFlight = history(s, [pause, { ...resumeAfter, sentAt: 30, answeredAt: 45 }]);
+  assert.deepEqual(invariants(s, inFlight, early, final()), [], 'a resume answered after the pause may have been applied after it');
 });
 
 test('durable and record-vs-cluster: a 202 without its record, a record not finished, a completed partition not at its target', () => {
   const s = schedule();
   assert.deepEqual(invariants(s, history(s), inOrder, final({ records: [] })), ['durable']);
-  assert.deepEqual(invariants(s, history(s), inOrder, final({ records: [record('running', ['completed', 'completed', 'moving'])] })), ['durable', 'durable']);
+  const running = final({ records: [record('running', ['completed', 'completed', 'moving'])] });
+  assert.deepEqual(invariants(s, history(s), inOrder, running), ['durable', 'durable']);
   const replicas = new Map([['t0-1', [1]], ['t0-2', [3]], ['t0-3', [4]]]);
   assert.deepEqual(invariants(s, history(s), inOrder, final({ replicas })), ['record-vs-cluster']);
 });
@@ -121,7 +129,8 @@ test('throttles-left and foreign-restored: ours left behind, someone else’s ch
   assert.deepEqual(invariants(s, history(s), inOrder, final({ throttles: left })), ['throttles-left']);
   const changed = { ...f.throttles, 'broker:3': { 'leader.replication.throttled.rate': '1000000' } };
   assert.deepEqual(invariants(s, history(s), inOrder, final({ throttles: changed })), ['foreign-restored']);
-  assert.deepEqual(invariants(s, history(s), inOrder, final({ throttles: { 'broker:3': f.throttles['broker:3']! } })), ['foreign-restored']);
+  const removed = final({ throttles: { 'broker:3': f.throttles['broker:3']! } });
+  assert.deepEqual(invariants(s, history(s), inOrder, removed), ['foreign-restored']);
   assert.deepEqual(invariants(s, history(s), inOrder, final({ unsettled: 'still moving' })), ['converged']);
 });
 

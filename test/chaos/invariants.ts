@@ -34,7 +34,7 @@
 import type { ReassignmentRecord } from '../../src/state/records.js';
 import type { History, Outcome } from './actions.js';
 import { isEnd, isStart, type Altered, type JournalEntry } from './journal.js';
-import type { ChaosSchedule, Concurrency } from './schedule.js';
+import type { ChaosEvent, ChaosSchedule, Concurrency } from './schedule.js';
 
 export interface Violation {
   invariant: string;
@@ -58,6 +58,7 @@ const TERMINAL = new Set(['completed', 'cancelled', 'failed']);
 const key = (topic: string, partition: number): string => `${topic}-${partition}`;
 const sameSet = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 const postOfTopic = (topic: string): number | null => (/^t(\d+)$/.exec(topic) ? Number(topic.slice(1)) : null);
+const by = (j: Altered): string => j.source?.clientId ?? '?';
 
 /** The largest bounds a paced POST ever had (null at a level = unbounded at some point). */
 function widestBounds(s: ChaosSchedule, h: History, post: number): Concurrency | null {
@@ -65,9 +66,33 @@ function widestBounds(s: ChaosSchedule, h: History, post: number): Concurrency |
   if (!e || e.kind !== 'post' || e.concurrency === null) return null;
   const all: Concurrency[] = [e.concurrency];
   // Every PATCH sent, answered or not: one whose answer was lost may have been applied.
-  for (const o of h.outcomes) if (o.event.kind === 'patch' && o.event.post === post && o.via !== null && 'concurrency' in o.event.body) all.push(o.event.body.concurrency);
+  for (const o of h.outcomes) {
+    if (o.event.kind !== 'patch' || o.event.post !== post || o.via === null) continue;
+    if ('concurrency' in o.event.body) all.push(o.event.body.concurrency);
+  }
   const widest = (level: 'perBroker' | 'cluster') => (all.some((c) => c[level] === null) ? null : Math.max(...all.map((c) => c[level]!)));
   return { perBroker: widest('perBroker'), cluster: widest('cluster') };
+}
+
+/** Replays the journal of one POST's partitions, counting its moves in flight at each start. */
+function exceeded(topic: string, bounds: Concurrency, journal: readonly JournalEntry[]): string | null {
+  const inFlight = new Map<number, number[]>(); // partition -> brokers taking part (source and destinations)
+  for (const j of journal) {
+    if (j.topic !== topic) continue;
+    if (isEnd(j)) inFlight.delete(j.partition);
+    if (!isStart(j)) continue;
+    const source = j.leaderBefore >= 0 ? j.leaderBefore : j.replicasBefore[0]!;
+    inFlight.set(j.partition, [...new Set([source, ...j.target!.filter((b) => !j.replicasBefore.includes(b))])]);
+    const load = new Map<number, number>();
+    for (const brokers of inFlight.values()) for (const b of brokers) load.set(b, (load.get(b) ?? 0) + 1);
+    const busiest = Math.max(...load.values());
+    if ((bounds.cluster !== null && inFlight.size > bounds.cluster) || (bounds.perBroker !== null && busiest > bounds.perBroker)) {
+      const partitions = [...inFlight.keys()].join(',');
+      const when = `when ${topic}-${j.partition} started (by ${by(j)})`;
+      return `${when}, ${inFlight.size} moves were in flight (partitions ${partitions}), the busiest broker in ${busiest}`;
+    }
+  }
+  return null;
 }
 
 function checkConcurrency(s: ChaosSchedule, h: History, journal: readonly JournalEntry[], out: Violation[]): void {
@@ -78,23 +103,10 @@ function checkConcurrency(s: ChaosSchedule, h: History, journal: readonly Journa
     if (!widest) continue;
     const bounds = brokersStopped ? { ...widest, perBroker: null } : widest;
     if (bounds.perBroker === null && bounds.cluster === null) continue;
-    const topic = `t${e.post}`;
-    const inFlight = new Map<number, number[]>(); // partition -> brokers taking part
-    let worst: string | null = null;
-    for (const j of journal) {
-      if (j.topic !== topic) continue;
-      if (isEnd(j)) inFlight.delete(j.partition);
-      if (!isStart(j)) continue;
-      const source = j.leaderBefore >= 0 ? j.leaderBefore : j.replicasBefore[0]!;
-      inFlight.set(j.partition, [...new Set([source, ...j.target!.filter((b) => !j.replicasBefore.includes(b))])]);
-      const load = new Map<number, number>();
-      for (const bs of inFlight.values()) for (const b of bs) load.set(b, (load.get(b) ?? 0) + 1);
-      const busiest = Math.max(...load.values());
-      if ((bounds.cluster !== null && inFlight.size > bounds.cluster) || (bounds.perBroker !== null && busiest > bounds.perBroker)) {
-        worst ??= `when ${topic}-${j.partition} started (by ${j.source?.clientId}), ${inFlight.size} moves were in flight (partitions ${[...inFlight.keys()].join(',')}), busiest broker in ${busiest}`;
-      }
-    }
-    if (worst) out.push({ invariant: 'concurrency', post: e.post, message: `bounds perBroker=${bounds.perBroker} cluster=${bounds.cluster} exceeded: ${worst}` });
+    const worst = exceeded(`t${e.post}`, bounds, journal);
+    if (!worst) continue;
+    const message = `bounds perBroker=${bounds.perBroker} cluster=${bounds.cluster} exceeded ${worst}`;
+    out.push({ invariant: 'concurrency', post: e.post, message });
   }
 }
 
@@ -109,11 +121,12 @@ function checkStarts(journal: readonly JournalEntry[], out: Violation[]): void {
   for (const [k, list] of sends) {
     if (list.length < 2) continue;
     const post = postOfTopic(k.slice(0, k.lastIndexOf('-')));
-    const senders = [...new Set(list.map((j) => j.source?.clientId ?? '?'))];
+    const senders = [...new Set(list.map(by))];
     const starts = list.filter(isStart).length;
     const what = `${k} sent to Kafka ${list.length} times (${starts} of them starting a move)`;
     if (starts > 1 || senders.length > 1) {
-      out.push({ invariant: 'started-twice', post, message: `${what} by ${senders.join(' and ')}${senders.length > 1 ? ': two instances started the same move' : ''}` });
+      const two = senders.length > 1 ? ': two instances started the same move' : '';
+      out.push({ invariant: 'started-twice', post, message: `${what} by ${senders.join(' and ')}${two}` });
     } else {
       out.push({ invariant: 'sent-twice', post, message: `${what}, all by ${senders[0]}: the same write sent again while the move ran` });
     }
@@ -121,8 +134,8 @@ function checkStarts(journal: readonly JournalEntry[], out: Violation[]): void {
 }
 
 /** Starts of `post`'s partitions in (from, to). */
-function startsBetween(journal: readonly JournalEntry[], post: number, from: number, to: number): JournalEntry[] {
-  return journal.filter((j) => isStart(j) && j.topic === `t${post}` && j.realAt > from && j.realAt < to);
+function startsBetween(journal: readonly JournalEntry[], post: number, from: number, to: number): Altered[] {
+  return journal.filter((j): j is Altered => isStart(j) && j.topic === `t${post}` && j.realAt > from && j.realAt < to);
 }
 
 function recordOf(final: FinalState, h: History, post: number): ReassignmentRecord | undefined {
@@ -137,27 +150,43 @@ function checkCancels(h: History, journal: readonly JournalEntry[], final: Final
     const post = o.event.post;
     const late = startsBetween(journal, post, o.answeredAt, Infinity);
     if (late.length > 0) {
-      out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, then ${late.map((j) => `${j.topic}-${j.partition} started by ${j.kind === 'altered' && j.source?.clientId} ${Math.round(j.realAt - o.answeredAt)} ms later`).join('; ')}` });
+      const starts = late.map((j) => `${j.topic}-${j.partition} started by ${by(j)} ${Math.round(j.realAt - o.answeredAt)} ms later`);
+      out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, then ${starts.join('; ')}` });
     }
     const r = recordOf(final, h, post);
-    if (r && r.state !== 'cancelled') out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, but the record ends ${r.state}` });
+    if (!r || r.state === 'cancelled') continue;
+    out.push({ invariant: 'cancel-honoured', post, message: `DELETE answered cancelled, but the record ends ${r.state}` });
   }
 }
 
+type Patch = Outcome & { event: Extract<Outcome['event'], { kind: 'patch' }> };
+const pausing = (o: Patch, paused: boolean): boolean => 'paused' in o.event.body && o.event.body.paused === paused;
+
 function checkPauses(h: History, journal: readonly JournalEntry[], out: Violation[]): void {
-  const patches = h.outcomes.filter((o): o is Outcome & { event: { kind: 'patch' } } => o.event.kind === 'patch' && o.via !== null);
+  const patches = h.outcomes.filter((o): o is Patch => o.event.kind === 'patch' && o.via !== null);
   for (const o of patches) {
-    if (o.status !== 200 || !('paused' in o.event.body) || !o.event.body.paused) continue;
+    if (o.status !== 200 || !pausing(o, true)) continue;
     const post = o.event.post;
     // Until a resume may have taken effect after the pause: the first sent of those not answered
     // before the pause was (one sent earlier but answered later may have been applied after it).
-    const resumes = patches.filter((x) => x.event.post === post && 'paused' in x.event.body && !x.event.body.paused && (x.status === 0 || x.answeredAt > o.answeredAt));
+    const resumes = patches.filter((x) => x.event.post === post && pausing(x, false) && (x.status === 0 || x.answeredAt > o.answeredAt));
     const until = Math.max(o.answeredAt, Math.min(Infinity, ...resumes.map((x) => x.sentAt)));
-    const starts = startsBetween(journal, post, o.answeredAt, until);
-    if (starts.length > 0) {
-      out.push({ invariant: 'pause-honoured', post, message: `PATCH paused answered 200, then ${starts.map((j) => `${j.topic}-${j.partition} started by ${j.kind === 'altered' && j.source?.clientId}`).join('; ')} before any resume` });
-    }
+    const starts = startsBetween(journal, post, o.answeredAt, until).map((j) => `${j.topic}-${j.partition} started by ${by(j)}`);
+    if (starts.length === 0) continue;
+    out.push({ invariant: 'pause-honoured', post, message: `PATCH paused answered 200, then ${starts.join('; ')} before any resume` });
   }
+}
+
+/** durable: what a 202 promised is in the state topic, finished. */
+function checkDurable(e: Extract<ChaosEvent, { kind: 'post' }>, id: string, r: ReassignmentRecord | undefined, out: Violation[]): void {
+  const fail = (message: string) => out.push({ invariant: 'durable', post: e.post, message });
+  if (!r) return void fail(`POST answered 202 (id ${id}) but no record ${id} is in the state topic`);
+  const asked = e.partitions.map((p) => key(p.topic, p.partition)).sort();
+  const has = r.partitions.map((p) => key(p.topic, p.partition)).sort();
+  if (asked.join() !== has.join()) fail(`record ${id} has partitions ${has.join(',')}, the POST asked for ${asked.join(',')}`);
+  if (!TERMINAL.has(r.state)) fail(`record ${id} ends ${r.state}`);
+  const open = r.partitions.filter((p) => !TERMINAL.has(p.state)).map((p) => `${p.topic}-${p.partition} ${p.state}`);
+  if (open.length > 0) fail(`record ${id} (${r.state}) has partitions still ${open.join(', ')}`);
 }
 
 function checkRecords(s: ChaosSchedule, h: History, final: FinalState, out: Violation[]): void {
@@ -165,27 +194,18 @@ function checkRecords(s: ChaosSchedule, h: History, final: FinalState, out: Viol
     if (e.kind !== 'post') continue;
     const r = recordOf(final, h, e.post);
     const id = h.ids.get(e.post);
-    if (id !== undefined) {
-      if (!r) {
-        out.push({ invariant: 'durable', post: e.post, message: `POST answered 202 (id ${id}) but no record ${id} is in the state topic` });
-        continue;
-      }
-      const asked = e.partitions.map((p) => key(p.topic, p.partition)).sort();
-      const has = r.partitions.map((p) => key(p.topic, p.partition)).sort();
-      if (asked.join() !== has.join()) out.push({ invariant: 'durable', post: e.post, message: `record ${id} has partitions ${has.join(',')}, the POST asked for ${asked.join(',')}` });
-      if (!TERMINAL.has(r.state)) out.push({ invariant: 'durable', post: e.post, message: `record ${id} ends ${r.state}` });
-      const open = r.partitions.filter((p) => !TERMINAL.has(p.state));
-      if (open.length > 0) out.push({ invariant: 'durable', post: e.post, message: `record ${id} (${r.state}) has partitions still ${open.map((p) => `${p.topic}-${p.partition} ${p.state}`).join(', ')}` });
-    }
-    if (!r) continue;
-    for (const p of r.partitions) {
-      if (p.supersededBy) continue;
+    if (id !== undefined) checkDurable(e, id, r, out);
+    for (const p of r?.partitions ?? []) {
       const at = final.replicas.get(key(p.topic, p.partition));
-      if (!at) continue;
-      const where = `${p.topic}-${p.partition} recorded ${p.state} (original [${p.original.join(',')}], target [${p.target.join(',')}]) is at [${at.join(',')}] in Kafka`;
-      if (p.state === 'completed' && !sameSet(at, p.target)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
-      if (p.state === 'failed' && !sameSet(at, p.original)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
-      if (p.state === 'cancelled' && !sameSet(at, p.original) && !sameSet(at, p.target)) out.push({ invariant: 'record-vs-cluster', post: e.post, message: where });
+      if (p.supersededBy || !at) continue;
+      const atOriginal = sameSet(at, p.original);
+      const atTarget = sameSet(at, p.target);
+      const wrong =
+        p.state === 'completed' ? !atTarget : p.state === 'failed' ? !atOriginal : p.state === 'cancelled' && !atOriginal && !atTarget;
+      if (!wrong) continue;
+      const recorded = `recorded ${p.state} (original [${p.original}], target [${p.target}])`;
+      const message = `${p.topic}-${p.partition} ${recorded} is at [${at}] in Kafka`;
+      out.push({ invariant: 'record-vs-cluster', post: e.post, message });
     }
   }
 }
@@ -196,16 +216,17 @@ function checkThrottles(s: ChaosSchedule, final: FinalState, out: Violation[]): 
     [`broker:${f.broker}`]: { 'leader.replication.throttled.rate': f.rate },
     [`topic:${f.topic}`]: { 'follower.replication.throttled.replicas': f.replicas },
   };
+  const fail = (invariant: string, message: string) => out.push({ invariant, post: null, message });
   for (const [resource, configs] of Object.entries(final.throttles)) {
     for (const [name, value] of Object.entries(configs)) {
       const expected = foreign[resource]?.[name];
-      if (expected === undefined) out.push({ invariant: 'throttles-left', post: null, message: `${resource} ${name}=${value} left behind` });
-      else if (expected !== value) out.push({ invariant: 'foreign-restored', post: null, message: `${resource} ${name}=${value}, was ${expected}` });
+      if (expected === undefined) fail('throttles-left', `${resource} ${name}=${value} left behind`);
+      else if (expected !== value) fail('foreign-restored', `${resource} ${name}=${value}, was ${expected}`);
     }
   }
   for (const [resource, configs] of Object.entries(foreign)) {
     for (const [name, value] of Object.entries(configs)) {
-      if (final.throttles[resource]?.[name] === undefined) out.push({ invariant: 'foreign-restored', post: null, message: `${resource} ${name} removed (was ${value})` });
+      if (final.throttles[resource]?.[name] === undefined) fail('foreign-restored', `${resource} ${name} removed (was ${value})`);
     }
   }
 }

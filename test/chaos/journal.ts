@@ -47,6 +47,9 @@ export class Journal {
 export function formatEntry(e: JournalEntry, t0: number): string {
   const at = `@${String(Math.round(e.realAt - t0)).padStart(4)} ms`;
   if (e.kind === 'completed') return `${at}  kafka: ${e.topic}-${e.partition} completed at [${e.replicas.join(',')}]`;
-  const what = e.target === null ? 'cancel' : !e.wasMoving && e.moving ? `start ->[${e.target.join(',')}]` : e.moving ? `re-send ->[${e.target.join(',')}]` : `->[${e.target.join(',')}] (done at once)`;
-  return `${at}  kafka: ${e.topic}-${e.partition} ${what} by ${e.source?.clientId ?? '?'} (replicas [${e.replicasBefore.join(',')}] -> [${e.replicas.join(',')}])`;
+  const to = e.target === null ? '' : `->[${e.target.join(',')}]`;
+  const what =
+    e.target === null ? 'cancel' : !e.wasMoving && e.moving ? `start ${to}` : e.moving ? `re-send ${to}` : `${to} (done at once)`;
+  const replicas = `replicas [${e.replicasBefore.join(',')}] -> [${e.replicas.join(',')}]`;
+  return `${at}  kafka: ${e.topic}-${e.partition} ${what} by ${e.source?.clientId ?? '?'} (${replicas})`;
 }

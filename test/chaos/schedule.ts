@@ -102,8 +102,20 @@ const ERROR_CODES: readonly (readonly [number, number])[] = [
 
 export type FaultKind = { delayMs: number } | { error: number } | { drop: 'before' | 'after' };
 
+export interface PostSpec {
+  kind: 'post';
+  /** Index of the POST in the run (its topic is t<post>: no two POSTs share a partition). */
+  post: number;
+  /** Instance slot asked (the next live one if it is dead). */
+  via: number;
+  partitions: { topic: string; partition: number; replicas: number[] }[];
+  throttle: number | null;
+  concurrency: Concurrency | null;
+  order: 'size-asc' | 'size-desc' | 'as-given';
+}
+
 export type ChaosEvent = { at: number } & (
-  | { kind: 'post'; post: number; via: number; partitions: { topic: string; partition: number; replicas: number[] }[]; throttle: number | null; concurrency: Concurrency | null; order: 'size-asc' | 'size-desc' | 'as-given' }
+  | PostSpec
   | { kind: 'patch'; post: number; via: number; body: PatchBody }
   | { kind: 'delete'; post: number; via: number }
   | { kind: 'kill'; slot: number; restartAfterMs: number | null }
@@ -137,7 +149,8 @@ function skewOf(rng: Prng, max: number): number {
 
 function drawFault(rng: Prng, t: ChaosTuning, slots: number): Extract<ChaosEvent, { kind: 'fault' }> {
   // The calls that start, stop and throttle moves most, the reads around them next.
-  const apiKey = Number(rng.weighted<string>([[8, '45'], [3, '46'], [3, '0'], [2, '1'], [2, '44'], [2, '32'], [2, '3'], [1, '2'], [1, '35'], [1, '60']]));
+  const keys = [[8, '45'], [3, '46'], [3, '0'], [2, '1'], [2, '44'], [2, '32'], [2, '3'], [1, '2'], [1, '35'], [1, '60']] as const;
+  const apiKey = Number(rng.weighted<string>(keys));
   const fault = rng.weighted<() => FaultKind>([
     // Delays around the lease: shorter, and longer, than a claim holds.
     [6, () => ({ delayMs: rng.int(Math.round(t.leaseMs / 4), t.leaseMs * 2) })],
@@ -230,7 +243,9 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
   }
 
   // A broker stopped for a while in some runs (moves through it stall; leaders move).
-  if (rng.chance(0.2)) events.push({ kind: 'broker', at: rng.int(0, t.horizonMs - 1), broker: rng.int(0, t.brokers - 1), ms: rng.int(100, t.leaseMs * 2) });
+  if (rng.chance(0.2)) {
+    events.push({ kind: 'broker', at: rng.int(0, t.horizonMs - 1), broker: rng.int(0, t.brokers - 1), ms: rng.int(100, t.leaseMs * 2) });
+  }
 
   const postTimes: number[] = [];
   for (let post = 0; post < postCount; post++) {
@@ -315,11 +330,16 @@ export function formatEvent(e: ChaosEvent): string {
 /** The schedule as text: what a failing seed prints, and what a replay runs again. */
 export function formatSchedule(s: ChaosSchedule): string {
   const t = s.tuning;
+  const f = s.foreign;
+  const clocks = s.skews.map((k, i) => `gw${i} clock ${signed(k)} ms`).join(', ');
+  const timings = `lease ${t.leaseMs} ms, Kafka request timeout ${s.requestTimeoutMs} ms, reconcile ${t.reconcileIntervalMs} ms`;
+  const topic = (x: TopicSpec) => `${x.name} ${JSON.stringify(x.assignments)} (${x.bytes.map((b) => Math.round(b / 1000)).join('/')} kB)`;
   const lines = [
-    `seed ${s.seed}: ${t.brokers} brokers, ${s.skews.length} instances (${s.skews.map((k, i) => `gw${i} clock ${signed(k)} ms`).join(', ')}); ` +
-      `lease ${t.leaseMs} ms, Kafka request timeout ${s.requestTimeoutMs} ms, reconcile ${t.reconcileIntervalMs} ms, poll ${t.pacingPollMs} ms, start timeout ${t.startTimeoutMs} ms`,
-    `  topics: ${s.topics.map((x) => `${x.name} ${JSON.stringify(x.assignments)} (${x.bytes.map((b) => Math.round(b / 1000)).join('/')} kB)`).join('; ')}`,
-    `  foreign throttles: broker ${s.foreign.broker} leader.replication.throttled.rate=${s.foreign.rate}; topic ${s.foreign.topic} follower.replication.throttled.replicas=${s.foreign.replicas}`,
+    `seed ${s.seed}: ${t.brokers} brokers, ${s.skews.length} instances (${clocks})`,
+    `  ${timings}, poll ${t.pacingPollMs} ms, start timeout ${t.startTimeoutMs} ms`,
+    `  topics: ${s.topics.map(topic).join('; ')}`,
+    `  foreign throttles: broker ${f.broker} leader.replication.throttled.rate=${f.rate};` +
+      ` topic ${f.topic} follower.replication.throttled.replicas=${f.replicas}`,
     ...s.events.map((e) => `  @${String(e.at).padStart(4)} ms  ${formatEvent(e)}`),
   ];
   return lines.join('\n');
