@@ -5,7 +5,8 @@
 // CreateTopics) and every step's state is read back over TCP (Metadata for replicas, ISR and
 // leader; ListPartitionReassignments for adding/removing replicas). Asserted per step: every
 // per-partition error (code and message, null included, in order), each partition's replicas,
-// ISR (as a set: its order is the leader's business), leader, leader epoch, adding and removing
+// ISR (in order: the leader appends a replica that caught up, Partition.scala maybeExpandIsr, and
+// the controller keeps the order it is given), leader, leader epoch, adding and removing
 // replicas, and what ListPartitionReassignments shows. (The partition epoch is not visible over
 // the wire.)
 //
@@ -161,7 +162,7 @@ class Harness {
         const key = `${name}-${p.partitionIndex}`;
         partitions[key] = {
           replicas: p.replicaNodes,
-          isr: [...p.isrNodes].sort((a: number, b: number) => a - b),
+          isr: p.isrNodes,
           leader: p.leaderId,
           leaderEpoch: p.leaderEpoch,
           addingReplicas: byKey.get(key)?.addingReplicas ?? [],
@@ -173,13 +174,13 @@ class Harness {
   }
 }
 
-/** The vector's state with the fields compared here (ISR as a set). */
+/** The vector's state with the fields compared here (ISR in Kafka's order). */
 function normalize(state: StepV['state']): StepV['state'] {
   const partitions: StepV['state']['partitions'] = {};
   for (const [k, v] of Object.entries(state.partitions)) {
     partitions[k] = v === 'absent' ? 'absent' : {
       replicas: v.replicas,
-      isr: [...v.isr].sort((a, b) => a - b),
+      isr: v.isr,
       leader: v.leader,
       leaderEpoch: v.leaderEpoch,
       addingReplicas: v.addingReplicas,

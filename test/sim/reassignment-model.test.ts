@@ -194,7 +194,7 @@ test('a move adding two replicas completes when the last one is in sync; the fir
   m.alterPartitionReassignment('t', 0, [1, 2]);
   elapse(clock, 1000); // broker 1 copies at 25 MiB/s (50 MiB/s out of broker 0 for two copies)
   const mid = m.getPartition('t', 0);
-  assert.deepEqual(mid.isr, [1, 0]);
+  assert.deepEqual(mid.isr, [0, 1], 'the replica that caught up goes last (Partition.scala maybeExpandIsr appends it)');
   assert.deepEqual(mid.replicas, [1, 2, 0]);
   assert.deepEqual(moving(m), ['t-0']);
   elapse(clock, 9000);
@@ -252,7 +252,7 @@ test('re-targeting to keep a replica that is still copying waits for it before c
   assert.equal(sizeOn(m, 1, 't'), 75 * MiB);
   assert.equal(sizeOn(m, 2, 't'), 25 * MiB);
   elapse(clock, 1000);
-  assert.deepEqual(m.getPartition('t', 0).isr, [1, 0], 'broker 1 caught up and joined the ISR');
+  assert.deepEqual(m.getPartition('t', 0).isr, [0, 1], 'broker 1 caught up and joined the ISR, last');
   elapse(clock, 1000);
   const p = m.getPartition('t', 0);
   assert.deepEqual([p.replicas, p.isr, p.leader], [[1, 2], [1, 2], 1]);
@@ -273,6 +273,15 @@ test('a stopped destination broker stalls its copy, which resumes where it was w
   assert.deepEqual(moving(m), ['t-0']);
   elapse(clock, 1);
   assert.deepEqual(m.getPartition('t', 0).replicas, [1]);
+});
+
+test('a returning broker rejoins the ISR last; the members keep their order (Partition.scala maybeExpandIsr appends)', () => {
+  const { m } = cluster(3);
+  topic(m, 't', [[0, 1, 2]]);
+  m.stopBroker(0);
+  assert.deepEqual([m.getPartition('t', 0).isr, m.getPartition('t', 0).leader], [[1, 2], 1]);
+  m.startBroker(0);
+  assert.deepEqual([m.getPartition('t', 0).isr, m.getPartition('t', 0).leader], [[1, 2, 0], 1]);
 });
 
 test('a stopped source leader stalls the copy; it resumes from the next leader in sync, or when the broker returns', () => {

@@ -380,7 +380,12 @@ export class ClusterModel {
           if (elected.unclean) isr = [leader];
         }
         // A replica still copying its log (a reassignment's new replica) joins only once caught up.
-        if (leader !== NO_LEADER) isr = p.replicas.filter((r) => isr.includes(r) || (up(r) && !this.moves.isCatchingUp(p, r)));
+        // Joiners go after the ISR's members, which keep their order (Partition.scala maybeExpandIsr
+        // appends the replica the leader found in sync).
+        if (leader !== NO_LEADER) {
+          const kept = isr;
+          isr = [...kept, ...p.replicas.filter((r) => !kept.includes(r) && up(r) && !this.moves.isCatchingUp(p, r))];
+        }
         this.changePartition(topic, p, leader, isr);
       }
     }

@@ -719,12 +719,16 @@ export class PartitionMoves {
 
   /**
    * A copying replica caught up: it joins the ISR. When that completes the partition's move,
-   * both happen in one change, as KRaft applies the leader's AlterPartition.
+   * both happen in one change, as KRaft applies the leader's AlterPartition. The replica goes
+   * LAST: the leader proposes its ISR plus the new member (Partition.scala maybeExpandIsr:
+   * `partitionState.isr + newInSyncReplicaId`) and the controller takes the proposed list as it is
+   * (ReplicationControlManager.alterPartition -> PartitionChangeBuilder.setTargetIsr); Kafka 3.9's
+   * controller vectors show [0, 1] + 3 = [0, 1, 3] on replicas [2, 3, 0, 1].
    */
   private joinIsr(r: MovePartition, brokerId: number, at: number): void {
     const p = r.p;
     if (!p.replicas.includes(brokerId) || p.isr.includes(brokerId)) return;
-    const isr = p.replicas.filter((id) => p.isr.includes(id) || id === brokerId);
+    const isr = [...p.isr, brokerId];
     if (r.moving && this.tryComplete(r, isr, at)) return;
     this.setReplicas(r, { replicas: p.replicas, isr }, p.leader);
   }

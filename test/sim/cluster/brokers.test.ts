@@ -79,7 +79,8 @@ test('startBroker: rejoins ISRs, leaderless partitions get a leader from the ISR
   m.startBroker(1);
   let [p] = m.getTopic('t')!.partitions;
   assert.equal(p.leader, 0);
-  assert.deepEqual(p.isr, [0, 1, 2]);
+  // A replica that rejoins goes last (Partition.scala maybeExpandIsr appends it to the ISR).
+  assert.deepEqual(p.isr, [0, 2, 1]);
   assert.equal(p.leaderEpoch, 0);
 
   m.stopBroker(0);
@@ -101,10 +102,10 @@ test('startBroker: rejoins ISRs, leaderless partitions get a leader from the ISR
   [p] = m.getTopic('t')!.partitions;
   assert.equal(p.leader, 2);
   assert.equal(p.leaderEpoch, epoch + 1);
-  assert.deepEqual(p.isr, [0, 2]);
+  assert.deepEqual(p.isr, [2, 0]);
   m.startBroker(1);
   [p] = m.getTopic('t')!.partitions;
-  assert.deepEqual(p.isr, [0, 1, 2]);
+  assert.deepEqual(p.isr, [2, 0, 1]);
   assert.equal(p.leader, 2, 'no automatic preferred-leader election');
   assert.deepEqual(p.offlineReplicas, []);
 });
@@ -127,5 +128,5 @@ test('unclean.leader.election.enable=true lets an out-of-sync replica lead', () 
   assert.deepEqual(p.isr, [1]);
   m.startBroker(0);
   [p] = m.getTopic('u')!.partitions;
-  assert.deepEqual(p.isr, [0, 1]);
+  assert.deepEqual(p.isr, [1, 0], 'the returning replica goes after the leader');
 });
