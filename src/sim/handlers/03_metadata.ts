@@ -20,11 +20,17 @@
 // - brokers lists live brokers only, as Kafka's metadata cache does; a stopped
 //   broker's replicas appear in offline_replicas (v5+) and it is out of the ISR.
 // - A partition without a leader has leader -1 and LEADER_NOT_AVAILABLE (5).
+// - Authorized operations (v8+), when asked for, as a broker without an authorizer answers them
+//   (KafkaApis.handleTopicMetadataRequest -> AuthHelper.authorizedOperations): every topic named
+//   or listed, known or not, gets 3576 (include_topic_authorized_operations); a topic id that
+//   is unknown keeps the default (it is not in `topicMetadata` there). The cluster's, 8096, only
+//   in v8-v10 (include_cluster_authorized_operations; v11 dropped it, KIP-700). Otherwise
+//   -2147483648, the schema default.
 // - controller_id (v1+) is a random live broker, as a KRaft broker reports it (the real
 //   controller only in ZooKeeper mode, runtime.notControllerErrors); cluster_id from v2.
 import { KafkaError } from '../cluster/errors.js';
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
-import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS } from './results.js';
 import { defineHandler } from './types.js';
 import { HEAVY_TOPICS } from '../request-turns.js';
 import type { TopicView } from '../cluster/model.js';
@@ -41,9 +47,9 @@ type PartitionOut = TopicOut['partitions'][number];
  */
 const partitionsByView = new WeakMap<TopicView, PartitionOut[]>();
 
-function unknown(name: string): TopicOut {
+function unknown(name: string, ops: number): TopicOut {
   const errorCode = VALID_NAME.test(name) && name !== '.' && name !== '..' ? 3 : 17;
-  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: ops };
 }
 
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
@@ -53,7 +59,7 @@ function autoCreatable(name: string): boolean {
   return VALID_NAME.test(name) && name !== '.' && name !== '..' && !INTERNAL_TOPICS.has(name);
 }
 
-function describe(t: TopicView): TopicOut {
+function describe(t: TopicView, ops: number): TopicOut {
   let partitions = partitionsByView.get(t);
   if (!partitions) {
     partitions = t.partitions.map((p) => ({
@@ -67,7 +73,7 @@ function describe(t: TopicView): TopicOut {
     }));
     partitionsByView.set(t, partitions);
   }
-  return { errorCode: 0, name: t.name, topicId: t.topicId, isInternal: false, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+  return { errorCode: 0, name: t.name, topicId: t.topicId, isInternal: false, partitions, topicAuthorizedOperations: ops };
 }
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
@@ -84,8 +90,11 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     const all = req.topics === null || (ctx.version === 0 && req.topics.length === 0);
     // allow_auto_topic_creation exists from v4 (default true); v0-3 always allow it.
     const autoCreate = ctx.runtime.autoCreateTopicsEnable && (ctx.version < 4 || req.allowAutoTopicCreation !== false);
+    const ops = ctx.version >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+    const clusterOps =
+      ctx.version >= 8 && ctx.version <= 10 && req.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
     const created = (name: string, errorCode: number): TopicOut => ({
-      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: ops,
     });
     const autoCreateTopic = (name: string): TopicOut => {
       try {
@@ -99,17 +108,17 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     };
     let topics: TopicOut[];
     if (all) {
-      topics = model.topicViews().map(describe);
+      topics = model.topicViews().map((t) => describe(t, ops));
     } else {
       topics = req.topics!.map((wanted) => {
         if (wanted.name !== null) {
           const t = model.topicView({ name: wanted.name });
-          if (t) return describe(t);
-          return autoCreate && autoCreatable(wanted.name) ? autoCreateTopic(wanted.name) : unknown(wanted.name);
+          if (t) return describe(t, ops);
+          return autoCreate && autoCreatable(wanted.name) ? autoCreateTopic(wanted.name) : unknown(wanted.name, ops);
         }
         const byId = wanted.topicId ? model.topicView({ id: wanted.topicId }) : undefined;
         if (!byId) return { errorCode: 100, name: null, topicId: wanted.topicId ?? ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
-        return describe(byId);
+        return describe(byId, ops);
       });
     }
     return {
@@ -118,7 +127,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       clusterId: model.clusterId,
       controllerId: ctx.runtime.reportedControllerId(),
       topics,
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: clusterOps,
     };
   },
 });

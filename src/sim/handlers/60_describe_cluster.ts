@@ -6,9 +6,13 @@
 // controllers → MISMATCHED_ENDPOINT_TYPE (114) "The request was sent to an endpoint of type
 // BROKER, but we wanted an endpoint of type CONTROLLER"; any other type →
 // UNSUPPORTED_ENDPOINT_TYPE (115) "Unsupported endpoint type N" (v0: INVALID_REQUEST for both).
+// cluster_authorized_operations: 8096 when include_cluster_authorized_operations asks for them
+// (KafkaApis.handleDescribeCluster -> AuthHelper.authorizedOperations on CLUSTER, no
+// authorizer: every operation CLUSTER supports), otherwise -2147483648; an error answer keeps
+// the default (computeDescribeClusterResponse fails before the operations are set).
 
 import { DescribeClusterRequestSchema, DescribeClusterResponseSchema, type DescribeClusterRequest, type DescribeClusterResponse } from '../protocol/messages.generated.js';
-import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS } from './results.js';
 import { defineHandler } from './types.js';
 
 export const describeClusterHandler = defineHandler<DescribeClusterRequest, DescribeClusterResponse>({
@@ -28,6 +32,7 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
     }
     return {
       ...base,
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
       errorCode: 0,
       errorMessage: null,
       controllerId: ctx.runtime.reportedControllerId(),

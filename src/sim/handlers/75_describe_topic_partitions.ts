@@ -9,14 +9,18 @@
 //   A cursor naming a topic that is not requested → INVALID_REQUEST for every named topic.
 // - partitions: leader, leader epoch, replicas, ISR, offline replicas; eligible leader replicas
 //   and last known ELR are empty (ELR is off, as by default in 3.9).
-// - topic_authorized_operations is not computed (no ACLs here).
+// - topic_authorized_operations is always set (the request has no flag for it): 3576, every
+//   operation a topic supports, as a broker without an authorizer answers
+//   (DescribeTopicPartitionsRequestHandler: authHelper.authorizedOperations for each topic of the
+//   answer, unknown ones included); the INVALID_REQUEST answer to a bad cursor is an error
+//   response and keeps the default -2147483648.
 import {
   DescribeTopicPartitionsRequestSchema,
   DescribeTopicPartitionsResponseSchema,
   type DescribeTopicPartitionsRequest,
   type DescribeTopicPartitionsResponse,
 } from '../protocol/messages.generated.js';
-import { AUTHORIZED_OPERATIONS_OMITTED } from './results.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, TOPIC_AUTHORIZED_OPERATIONS } from './results.js';
 import { defineHandler } from './types.js';
 
 type TopicResult = DescribeTopicPartitionsResponse['topics'][number];
@@ -34,11 +38,12 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
     const fetchAll = req.topics.length === 0;
     const names = fetchAll ? model.topicViews().map((v) => v.name) : [...new Set(req.topics.map((t) => t.name))].sort();
     const failed = (name: string, errorCode: number): TopicResult => ({
-      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
     });
     const cursor = req.cursor;
     if (cursor !== null && !fetchAll && !names.includes(cursor.topicName)) {
-      return { throttleTimeMs: 0, topics: names.map((n) => failed(n, 42)), nextCursor: null };
+      const invalid = (n: string): TopicResult => ({ ...failed(n, 42), topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
+      return { throttleTimeMs: 0, topics: names.map(invalid), nextCursor: null };
     }
     let budget = Math.max(1, Math.min(MAX_PARTITIONS, req.responsePartitionLimit));
     const topics: TopicResult[] = [];
@@ -74,7 +79,7 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
           offlineReplicas: [...p.offlineReplicas],
         });
       }
-      topics.push({ errorCode: 0, name, topicId: view.topicId, isInternal: false, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED });
+      topics.push({ errorCode: 0, name, topicId: view.topicId, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
       if (i < view.partitions.length) {
         nextCursor = { topicName: name, partitionIndex: i };
         break;

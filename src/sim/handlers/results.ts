@@ -37,3 +37,19 @@ export const NOT_CONTROLLER: ItemError = { errorCode: 41, errorMessage: 'This is
 
 /** Value of authorized-operations fields when the client did not ask for them. */
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+/**
+ * Authorized operations as a broker without an authorizer answers them when asked: every
+ * operation the resource type supports (AuthHelper.authorizedOperations: `authorizer` None ->
+ * AclEntry.supportedOperations(resourceType)), as a bit field of AclOperation codes
+ * (Utils.to32BitField). TOPIC: READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8,
+ * DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11 = 3576.
+ */
+export const TOPIC_AUTHORIZED_OPERATIONS = opsBits([3, 4, 5, 6, 7, 8, 10, 11]);
+
+/** CLUSTER: CREATE 5, ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12 = 8096. */
+export const CLUSTER_AUTHORIZED_OPERATIONS = opsBits([5, 7, 8, 9, 10, 11, 12]);
+
+function opsBits(codes: number[]): number {
+  return codes.reduce((bits, code) => bits | (1 << code), 0);
+}

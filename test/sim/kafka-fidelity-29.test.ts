@@ -1,0 +1,60 @@
+// Differences from Kafka found by independent implementations (issue 29, part 6), each over the
+// wire with raw requests so the exact fields are visible: authorized operations when asked for,
+// SASL requests on a listener without SASL, a config resource named twice, a failed acks=0
+// produce. (ISR order is checked by controller-vectors.test.ts; topic config defaults by
+// topic-config-defaults.test.ts.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { request } from './wire.js';
+
+const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const OMITTED = -2147483648;
+/** AuthHelper.authorizedOperations without an authorizer: every operation the resource supports. */
+const TOPIC_OPS = 3576;
+const CLUSTER_OPS = 8096;
+let sim: Simulator;
+before(async () => {
+  sim = await startSimulator({ brokers: 3 });
+  const res = await request(port(), 19, 7, {
+    topics: [{ name: 'known', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [0] }], configs: [] }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  });
+  assert.equal(res.topics[0].errorCode, 0);
+});
+after(async () => {
+  await sim.close();
+});
+
+const port = (id = 0): number => sim.endpoints().find((e) => e.id === id)!.port;
+
+test('Metadata v8-v10 answers the authorized operations asked for: 3576 per topic (known or not), 8096 for the cluster', async () => {
+  const topics = [{ name: 'known', topicId: ZERO_ID }, { name: 'missing', topicId: ZERO_ID }];
+  for (const version of [8, 10]) {
+    const asked = await request(port(), 3, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: true, includeTopicAuthorizedOperations: true });
+    assert.deepEqual(asked.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]), [['known', 0, TOPIC_OPS], ['missing', 3, TOPIC_OPS]], `v${version}`);
+    assert.equal(asked.clusterAuthorizedOperations, CLUSTER_OPS, `v${version}`);
+    const not = await request(port(), 3, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    assert.deepEqual(not.topics.map((t: any) => t.topicAuthorizedOperations), [OMITTED, OMITTED], `v${version}: not asked`);
+    assert.equal(not.clusterAuthorizedOperations, OMITTED);
+  }
+  // v11+ has no cluster field (KIP-700); topics still answer, by name and by id.
+  const md = await request(port(), 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
+  const id = md.topics.find((t: any) => t.name === 'known').topicId;
+  assert.deepEqual(md.topics.map((t: any) => t.topicAuthorizedOperations), [TOPIC_OPS]);
+  const byId = await request(port(), 3, 12, { topics: [{ name: null, topicId: id }, { name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
+  assert.deepEqual(byId.topics.map((t: any) => [t.errorCode, t.topicAuthorizedOperations]), [[0, TOPIC_OPS], [100, OMITTED]], 'an unknown id keeps the default');
+});
+
+test('DescribeCluster answers 8096 when include_cluster_authorized_operations asks; DescribeTopicPartitions always 3576', async () => {
+  for (const version of [0, 1]) {
+    const asked = await request(port(), 60, version, { includeClusterAuthorizedOperations: true, endpointType: 1 });
+    assert.deepEqual([asked.errorCode, asked.clusterAuthorizedOperations], [0, CLUSTER_OPS], `v${version}`);
+    const not = await request(port(), 60, version, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+    assert.equal(not.clusterAuthorizedOperations, OMITTED, `v${version}: not asked`);
+  }
+  const dtp = await request(port(), 75, 0, { topics: [{ name: 'known' }, { name: 'missing' }], responsePartitionLimit: 100, cursor: null });
+  assert.deepEqual(dtp.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]), [['known', 0, TOPIC_OPS], ['missing', 3, TOPIC_OPS]]);
+});
+
