@@ -58,3 +58,12 @@ test('DescribeCluster answers 8096 when include_cluster_authorized_operations as
   assert.deepEqual(dtp.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]), [['known', 0, TOPIC_OPS], ['missing', 3, TOPIC_OPS]]);
 });
 
+test('SaslHandshake on a listener without SASL → ILLEGAL_SASL_STATE (34), no mechanisms; SaslAuthenticate → 34 with Kafka\'s message', async () => {
+  for (const mechanism of ['PLAIN', 'SCRAM-SHA-256', 'GSSAPI']) {
+    const res = await request(port(), 17, 1, { mechanism });
+    assert.deepEqual([res.errorCode, res.mechanisms], [34, []], mechanism);
+  }
+  const auth = await request(port(), 36, 2, { authBytes: Buffer.from('\u0000u\u0000p') });
+  assert.deepEqual([auth.errorCode, auth.errorMessage], [34, 'SaslAuthenticate request received after successful authentication']);
+});
+

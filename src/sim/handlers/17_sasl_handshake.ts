@@ -7,6 +7,12 @@
 // Unknown or disabled mechanism → UNSUPPORTED_SASL_MECHANISM (33) with the list of
 // enabled ones. A second handshake on an authenticated connection →
 // ILLEGAL_SASL_STATE (34).
+// - A listener without SASL (the simulator without saslPlainUsers/saslScramUsers: PLAINTEXT)
+//   has no SaslServerAuthenticator: the handshake reaches KafkaApis.handleSaslHandshakeRequest,
+//   which always answers ILLEGAL_SASL_STATE (34), whatever the mechanism. So does a SASL
+//   listener once the connection is authenticated (the same method).
+// - 34 comes with no mechanisms: handleSaslHandshakeRequest and SaslHandshakeRequest
+//   .getErrorResponse (SaslServerAuthenticator's answer mid-exchange) set only the error code.
 import { SaslHandshakeRequestSchema, SaslHandshakeResponseSchema, type SaslHandshakeRequest, type SaslHandshakeResponse } from '../protocol/messages.generated.js';
 import { defineHandler } from './types.js';
 
@@ -18,10 +24,10 @@ export const saslHandshakeHandler = defineHandler<SaslHandshakeRequest, SaslHand
   versions: [1, 1],
   allowedBeforeAuthentication: true,
   handle(ctx, req) {
-    const mechanisms = [...ctx.runtime.saslMechanisms];
-    if (ctx.conn.saslMechanism !== null || (ctx.conn.authenticated && ctx.runtime.saslRequired)) {
-      return { errorCode: 34, mechanisms };
+    if (!ctx.runtime.saslRequired || ctx.conn.saslMechanism !== null || ctx.conn.authenticated) {
+      return { errorCode: 34, mechanisms: [] };
     }
+    const mechanisms = [...ctx.runtime.saslMechanisms];
     if (!mechanisms.includes(req.mechanism)) return { errorCode: 33, mechanisms };
     ctx.conn.saslMechanism = req.mechanism;
     return { errorCode: 0, mechanisms };

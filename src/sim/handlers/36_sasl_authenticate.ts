@@ -9,7 +9,9 @@
 // invalid credentials with SASL mechanism SCRAM-SHA-256"), and Kafka then closes the
 // connection after the response. Without a preceding SaslHandshake, or after the
 // exchange completed → ILLEGAL_SASL_STATE (34). v1+ reports session_lifetime_ms (0:
-// no re-authentication required).
+// no re-authentication required). On a listener without SASL, and after authentication, the
+// request reaches KafkaApis.handleSaslAuthenticateRequest: 34 "SaslAuthenticate request
+// received after successful authentication".
 import { timingSafeEqual } from 'node:crypto';
 import { SaslAuthenticateRequestSchema, SaslAuthenticateResponseSchema, type SaslAuthenticateRequest, type SaslAuthenticateResponse } from '../protocol/messages.generated.js';
 import { isScramMechanism, ScramServerSession } from '../sasl/scram.js';
@@ -67,7 +69,10 @@ export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequest, Sa
   response: SaslAuthenticateResponseSchema,
   allowedBeforeAuthentication: true,
   handle(ctx, req) {
-    if (ctx.conn.saslMechanism === null || (ctx.conn.authenticated && ctx.conn.user !== null)) {
+    if (!ctx.runtime.saslRequired || (ctx.conn.authenticated && ctx.conn.user !== null)) {
+      return { errorCode: 34, errorMessage: 'SaslAuthenticate request received after successful authentication', authBytes: EMPTY };
+    }
+    if (ctx.conn.saslMechanism === null) {
       return { errorCode: 34, errorMessage: 'Unexpected SASL authentication request', authBytes: EMPTY };
     }
     return ctx.conn.saslMechanism === 'PLAIN' ? plain(ctx, req) : scram(ctx, req);
