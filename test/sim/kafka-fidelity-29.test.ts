@@ -67,3 +67,22 @@ test('SaslHandshake on a listener without SASL → ILLEGAL_SASL_STATE (34), no m
   assert.deepEqual([auth.errorCode, auth.errorMessage], [34, 'SaslAuthenticate request received after successful authentication']);
 });
 
+test('IncrementalAlterConfigs / AlterConfigs: a resource named twice → INVALID_REQUEST for each occurrence, none applied', async () => {
+  const retention = async () => {
+    const res = await request(port(), 32, 4, { resources: [{ resourceType: 2, resourceName: 'known', configurationKeys: ['retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
+    return res.results[0].configs[0].value;
+  };
+  const set = (value: string) => ({ resourceType: 2, resourceName: 'known', configs: [{ name: 'retention.ms', configOperation: 0, value }] });
+  const other = { resourceType: 4, resourceName: '0', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1000' }] };
+  const res = await request(port(), 44, 1, { resources: [set('1000'), other, set('2000')], validateOnly: false });
+  assert.deepEqual(
+    res.responses.map((r: any) => [r.resourceType, r.resourceName, r.errorCode, r.errorMessage]),
+    [[2, 'known', 42, 'Each resource must appear at most once.'], [4, '0', 0, null], [2, 'known', 42, 'Each resource must appear at most once.']],
+  );
+  assert.equal(await retention(), '604800000');
+  const legacy = { resourceType: 2, resourceName: 'known', configs: [{ name: 'retention.ms', value: '3000' }] };
+  const old = await request(port(), 33, 2, { resources: [legacy, legacy], validateOnly: false });
+  assert.deepEqual(old.responses.map((r: any) => [r.errorCode, r.errorMessage]), [[42, 'Each resource must appear at most once.'], [42, 'Each resource must appear at most once.']]);
+  assert.equal(await retention(), '604800000');
+});
+

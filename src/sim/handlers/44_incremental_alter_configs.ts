@@ -10,8 +10,11 @@
 // config twice in one resource → INVALID_REQUEST (42); unknown topic → 3. With
 // validate_only nothing changes. This is how replication throttles are set: it
 // touches only the named configs, unlike AlterConfigs. v1 is flexible.
+// The same resource (type and name) twice in one request → every occurrence INVALID_REQUEST
+// (42) "Each resource must appear at most once." and none applied (ConfigAdminManager
+// .preprocess, then reassembleIncrementalResponse answers in request order).
 import { IncrementalAlterConfigsRequestSchema, IncrementalAlterConfigsResponseSchema, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from '../protocol/messages.generated.js';
-import { attempt } from './results.js';
+import { attempt, DUPLICATE_RESOURCE, duplicateResources } from './results.js';
 import { defineHandler } from './types.js';
 
 export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>({
@@ -21,15 +24,16 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
   response: IncrementalAlterConfigsResponseSchema,
   handle(ctx, req) {
     const { model } = ctx.runtime;
-    const responses = req.resources.map((r) => ({
+    const duplicates = duplicateResources(req.resources);
+    const responses = req.resources.map((r, i) => ({
       resourceType: r.resourceType,
       resourceName: r.resourceName,
-      ...attempt(() => model.incrementalAlterConfigs(
+      ...(duplicates.has(i) ? DUPLICATE_RESOURCE : attempt(() => model.incrementalAlterConfigs(
         { type: r.resourceType, name: r.resourceName },
         r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value })),
         req.validateOnly,
         { nodeId: ctx.brokerId },
-      )),
+      ))),
     }));
     return { throttleTimeMs: 0, responses };
   },

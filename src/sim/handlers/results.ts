@@ -35,6 +35,25 @@ export function notController(ctx: { brokerId: number; runtime: { notControllerE
 
 export const NOT_CONTROLLER: ItemError = { errorCode: 41, errorMessage: 'This is not the correct controller for this cluster.' };
 
+/**
+ * ConfigAdminManager.preprocess (IncrementalAlterConfigs and AlterConfigs alike): a resource
+ * (type, name) named more than once is refused, every occurrence, before anything is applied.
+ */
+export const DUPLICATE_RESOURCE: ItemError = { errorCode: 42, errorMessage: 'Each resource must appear at most once.' };
+
+/** Indexes of the resources whose (type, name) appears more than once in the request. */
+export function duplicateResources(resources: readonly { resourceType: number; resourceName: string }[]): Set<number> {
+  const firstAt = new Map<string, number>();
+  const out = new Set<number>();
+  resources.forEach((r, i) => {
+    const key = `${r.resourceType}:${r.resourceName}`;
+    const first = firstAt.get(key);
+    if (first === undefined) firstAt.set(key, i);
+    else out.add(first).add(i);
+  });
+  return out;
+}
+
 /** Value of authorized-operations fields when the client did not ask for them. */
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
