@@ -222,7 +222,15 @@ export class BrokerServer {
         };
         response = await handler.handle(ctx, request);
         if (fault?.drop === 'after') return void socket.destroy();
-        if (response === null) return; // e.g. Produce with acks=0
+        if (response === null) {
+          // No response is due (Produce with acks=0); a handler that wants the connection closed
+          // instead (an acks=0 produce that failed: KafkaApis closes it) says so as for answers.
+          if (conn.closeAfterResponse) {
+            conn.closed = true; // requests already read behind it are not handled
+            socket.end();
+          }
+          return;
+        }
       }
       // The answer is encoded and queued on the socket before the turn passes on (send's promise
       // waits for the bytes to leave: that wait is not the simulator's work).

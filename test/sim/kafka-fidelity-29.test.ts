@@ -5,8 +5,10 @@
 // topic-config-defaults.test.ts.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { request } from './wire.js';
+import { frame, request } from './wire.js';
+import { buildBatch } from './cluster/helpers.js';
 
 const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const OMITTED = -2147483648;
@@ -86,3 +88,32 @@ test('IncrementalAlterConfigs / AlterConfigs: a resource named twice → INVALID
   assert.equal(await retention(), '604800000');
 });
 
+/** Writes the frames on one connection; resolves with the correlation ids answered before it closed. */
+function answeredBeforeClose(frames: Buffer[]): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port(), '127.0.0.1');
+    const seen: number[] = [];
+    let acc = Buffer.alloc(0);
+    socket.on('connect', () => socket.write(Buffer.concat(frames)));
+    socket.on('data', (d) => {
+      acc = Buffer.concat([acc, d]);
+      while (acc.length >= 4 && acc.length >= 4 + acc.readInt32BE(0)) {
+        seen.push(acc.readInt32BE(4));
+        acc = acc.subarray(4 + acc.readInt32BE(0));
+      }
+      // The last frame (ApiVersions) answered: the connection stayed open.
+      if (seen.includes(frames.length)) socket.end();
+    });
+    socket.on('close', () => resolve(seen));
+    socket.on('error', reject);
+  });
+}
+
+test('Produce with acks=0: a failure closes the connection (no response is possible); a success keeps it open', async () => {
+  const produce = (topic: string, id: number) =>
+    frame(0, 9, { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch(['v']) }] }] }, id);
+  const apiVersions = (id: number) => frame(18, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' }, id);
+  assert.deepEqual(await answeredBeforeClose([produce('known', 1), apiVersions(2)]), [2], 'no answer to acks=0; the next request is answered');
+  assert.equal(sim.model.logOffsets('known', 0).logEndOffset, 1);
+  assert.deepEqual(await answeredBeforeClose([produce('missing', 1), apiVersions(2)]), [], 'UNKNOWN_TOPIC_OR_PARTITION: closed, nothing after it answered');
+});

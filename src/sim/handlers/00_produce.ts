@@ -5,7 +5,10 @@
 // answers base_offset per partition. The receiving broker must lead the partition,
 // else NOT_LEADER_OR_FOLLOWER (6) (v10+ also names the current leader); unknown topic
 // or partition → UNKNOWN_TOPIC_OR_PARTITION (3); a batch that is not magic v2 →
-// CORRUPT_MESSAGE (2). acks=0 gets no response at all; acks other than -1, 0 and 1 →
+// CORRUPT_MESSAGE (2). acks=0 gets no response at all, and when any partition failed Kafka
+// closes the connection instead, the only way to tell the producer (KafkaApis
+// .handleProduceRequest, sendResponseCallback: acks == 0 && errorInResponse ->
+// requestHelper.closeConnection; the producer then refreshes its metadata); acks other than -1, 0 and 1 →
 // INVALID_REQUIRED_ACKS (21) for every partition and nothing appended (ReplicaManager
 // .appendRecords). acks=-1 needs min.insync.replicas in the ISR. Transactions are not simulated.
 import { ProduceRequestSchema, ProduceResponseSchema, type ProduceRequest, type ProduceResponse } from '../protocol/messages.generated.js';
@@ -45,7 +48,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         }
       }),
     }));
-    if (req.acks === 0) return null;
+    if (req.acks === 0) {
+      if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== 0))) ctx.conn.closeAfterResponse = true;
+      return null;
+    }
     return { responses, throttleTimeMs: 0 };
   },
 });

@@ -20,7 +20,10 @@ export interface ConnectionState {
   /** The authenticated user name (the principal is User:<name>); null = ANONYMOUS. */
   user: string | null;
   closed: boolean;
-  /** Set by a handler when Kafka closes the connection after this response (failed SASL). */
+  /**
+   * Set by a handler when Kafka closes the connection after this response (failed SASL), or
+   * instead of it when none is due (a failed Produce with acks=0).
+   */
   closeAfterResponse: boolean;
   /** The client id of the last request's header (null: none sent yet, or the header had none). */
   clientId?: string | null;
