@@ -20,6 +20,8 @@ import { REASSIGNMENT_BODY_LIMIT, reassignmentRoutes } from './routes/reassignme
 import { throttleRoutes } from './routes/throttles.js';
 import { planRoutes } from './routes/plans.js';
 import { PlanService } from '../plan/plan-service.js';
+import { configRoutes } from './routes/configs.js';
+import { TopicConfigService } from '../reconcile/topic-config-service.js';
 import { whoamiRoutes } from './routes/whoami.js';
 import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
@@ -55,6 +57,11 @@ export interface AppOptions {
   quota?: QuotaAppOptions;
   /** Reassignments and throttles (src/reconcile): without it /reassignments, /throttles, /plans and /brokers answer 404. */
   reassignments?: ReassignmentRuntime;
+  /**
+   * Topic and broker configs (GET/PATCH .../configs). Default: over the reassignment runtime's
+   * Kafka layer when there is one; without either, those paths answer 404.
+   */
+  configs?: TopicConfigService;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
 }
@@ -129,6 +136,8 @@ export function createApp(opts: AppOptions): Express {
     // Plans and broker loads read what reassignments read (the same Kafka layer).
     app.use(planRoutes({ plans: new PlanService(opts.reassignments.reassignments.deps.kafka) }));
   }
+  const configs = opts.configs ?? (opts.reassignments && new TopicConfigService(opts.reassignments.reassignments.deps.kafka));
+  if (configs) app.use(configRoutes({ service: configs, protectedTopics }));
 
   app.use(notFoundHandler);
   app.use(hostileInputErrorHandler);

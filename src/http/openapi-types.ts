@@ -161,6 +161,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/brokers/{broker}/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Broker id.
+                 * @example 1
+                 */
+                broker: components["parameters"]["BrokerPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Every config of one broker, with its source and synonyms (DescribeConfigs, sent to that broker).
+         * @description As `GET /topics/{topic}/configs`, for a broker: `DYNAMIC_BROKER_CONFIG` (set on this
+         *     broker), `DYNAMIC_DEFAULT_BROKER_CONFIG` (cluster-wide), `STATIC_BROKER_CONFIG`
+         *     (server.properties), `DEFAULT_CONFIG`; sensitive values are null. `includeDefaults=false`
+         *     lists only the broker's own dynamic configs. A broker the cluster does not list: 404
+         *     `broker-not-found`.
+         */
+        get: operations["describeBrokerConfigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set and delete one broker's dynamic configs in one IncrementalAlterConfigs request.
+         * @description As `PATCH /topics/{topic}/configs`, for one broker's dynamic configs (sent to that
+         *     broker, applied atomically). Kafka refuses configs that cannot change dynamically
+         *     (INVALID_REQUEST, 42: 422). The replication throttle rates
+         *     (`leader.replication.throttled.rate`, `follower.replication.throttled.rate`,
+         *     `replica.alter.log.dirs.io.max.bytes.per.second`) are managed by the gateway's
+         *     throttles: 409 `gateway-managed-config` (use `/throttles/rates`).
+         */
+        patch: operations["alterBrokerConfigs"];
+        trace?: never;
+    };
     "/plans": {
         parameters: {
             query?: never;
@@ -278,6 +317,55 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/topics/{topic}/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
+                topic: components["parameters"]["Topic"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Every config of a topic, with its source and synonyms (DescribeConfigs).
+         * @description Each config with its effective value, Kafka's config source (`DYNAMIC_TOPIC_CONFIG`
+         *     for an override set on the topic, `DYNAMIC_DEFAULT_BROKER_CONFIG`,
+         *     `STATIC_BROKER_CONFIG`, `DEFAULT_CONFIG`, ...), whether it is sensitive (`value` is then
+         *     null) or read-only, and its synonyms (`include_synonyms`): the value at every level,
+         *     highest precedence first, so an override shows what it hides. `includeDefaults=false`
+         *     lists only the topic's overrides (what `PATCH` sets and deletes). Unknown topic: 404
+         *     with Kafka's UNKNOWN_TOPIC_OR_PARTITION (3).
+         */
+        get: operations["describeTopicConfigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set and delete topic overrides in one IncrementalAlterConfigs request.
+         * @description `set` names the overrides to set (SET), `delete` those to remove (DELETE: the topic
+         *     falls back to the broker's value). Both go to Kafka in ONE IncrementalAlterConfigs
+         *     request, which Kafka applies atomically: all or nothing. Configs not named are left
+         *     alone (never the legacy AlterConfigs, which replaces every override). The answer is
+         *     the topic's configs after the change; with `validateOnly` Kafka validates the change
+         *     (its checks and policies included), nothing changes, and the answer is what the
+         *     configs would be.
+         *
+         *     Refused without asking Kafka: the replication throttle lists
+         *     (`leader.replication.throttled.replicas`, `follower.replication.throttled.replicas`)
+         *     are managed by the gateway's throttles (409 `gateway-managed-config`; use
+         *     `/throttles/replicas`); a name both set and deleted (400); the gateway's state topic
+         *     (409 `state-topic-protected`). Kafka's errors: unknown topic 404 (3), unknown name or
+         *     bad value 422 (INVALID_CONFIG, 40), a broker policy 422 (POLICY_VIOLATION, 44).
+         */
+        patch: operations["alterTopicConfigs"];
         trace?: never;
     };
     "/topics/{topic}/partitions": {
@@ -731,6 +819,62 @@ export interface components {
             isDefault: boolean;
             readOnly: boolean;
             sensitive: boolean;
+        };
+        /**
+         * @description A Kafka config name.
+         * @example retention.ms
+         */
+        ConfigName: string;
+        ConfigSynonym: {
+            name: string;
+            /** @description null when sensitive or unset. */
+            value: string | null;
+            /**
+             * @example DYNAMIC_TOPIC_CONFIG
+             * @example DEFAULT_CONFIG
+             */
+            source: string;
+        };
+        ResourceConfig: {
+            name: string;
+            /** @description The effective value; null for sensitive configs and configs without a value. */
+            value: string | null;
+            /**
+             * @description Kafka's config source of the effective value: DYNAMIC_TOPIC_CONFIG,
+             *     DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG,
+             *     DEFAULT_CONFIG, ...
+             * @example DYNAMIC_TOPIC_CONFIG
+             * @example DEFAULT_CONFIG
+             */
+            source: string;
+            isSensitive: boolean;
+            isReadOnly: boolean;
+            /** @description The value at every level that has one, highest precedence first (the first is the effective one). */
+            synonyms: components["schemas"]["ConfigSynonym"][];
+        };
+        ResourceConfigs: {
+            configs: components["schemas"]["ResourceConfig"][];
+        };
+        /**
+         * @description A change of the resource's own configs. Not Confluent REST v3's `configs:alter` list of
+         *     `{name, operation, value}`: an object of names to set cannot name a config twice (Kafka
+         *     refuses a repeated name with INVALID_REQUEST), reads like the GET's answer, and
+         *     leaves out APPEND/SUBTRACT, which no list config outside the throttles needs here.
+         */
+        ConfigChangeRequest: {
+            /** @description Configs to set (IncrementalAlterConfigs SET), name to value. */
+            set?: {
+                [key: string]: string;
+            };
+            /** @description Configs to remove (DELETE): the resource falls back to the next level. */
+            delete?: components["schemas"]["ConfigName"][];
+            /** @description As the `validateOnly` query parameter (both given and different is 400). */
+            validateOnly?: boolean;
+        };
+        ConfigsChanged: {
+            validateOnly: boolean;
+            /** @description Every config after the change (with validateOnly, as it would be). */
+            configs: components["schemas"]["ResourceConfig"][];
         };
         Topic: {
             name: string;
@@ -1504,6 +1648,17 @@ export interface components {
          */
         IncludeExternal: boolean;
         /**
+         * @description Broker id.
+         * @example 1
+         */
+        BrokerPath: components["schemas"]["BrokerId"];
+        /**
+         * @description false: only the configs set on the resource itself (a topic's overrides, a broker's
+         *     own dynamic configs): what `PATCH` sets and deletes.
+         * @example false
+         */
+        IncludeDefaults: boolean;
+        /**
          * @description Topic name.
          * @example orders
          */
@@ -1769,6 +1924,96 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    describeBrokerConfigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description false: only the configs set on the resource itself (a topic's overrides, a broker's
+                 *     own dynamic configs): what `PATCH` sets and deletes.
+                 * @example false
+                 */
+                includeDefaults?: components["parameters"]["IncludeDefaults"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Broker id.
+                 * @example 1
+                 */
+                broker: components["parameters"]["BrokerPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broker's configs, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceConfigs"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alterBrokerConfigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
+                 * @example true
+                 */
+                validateOnly?: components["parameters"]["ValidateOnly"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Broker id.
+                 * @example 1
+                 */
+                broker: components["parameters"]["BrokerPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed (or, with validateOnly, would change); the configs after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigsChanged"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2123,6 +2368,96 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    describeTopicConfigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description false: only the configs set on the resource itself (a topic's overrides, a broker's
+                 *     own dynamic configs): what `PATCH` sets and deletes.
+                 * @example false
+                 */
+                includeDefaults?: components["parameters"]["IncludeDefaults"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
+                topic: components["parameters"]["Topic"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topic's configs, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceConfigs"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alterTopicConfigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Validate the request (Kafka's checks included) without applying it. The one
+                 *     convention for every operation that can do this: this query parameter; operations
+                 *     whose body is a request object (`POST /reassignments`,
+                 *     `POST /topics/{topic}/partitions`) also take `"validateOnly": true` in the body.
+                 *     Either set to true validates only; both given with different values is `400`.
+                 * @example true
+                 */
+                validateOnly?: components["parameters"]["ValidateOnly"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Topic name.
+                 * @example orders
+                 */
+                topic: components["parameters"]["Topic"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed (or, with validateOnly, would change); the configs after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigsChanged"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];

@@ -26,7 +26,7 @@ import * as alterClientQuotasApi from './apis/alter-client-quotas-v1.js';
 import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments-v0.js';
 import * as alterReplicaLogDirsApi from './apis/alter-replica-log-dirs-v2.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
-import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import * as createPartitionsApi from './apis/create-partitions-v3.js';
 import * as createTopicsApi from './apis/create-topics-v7.js';
 import * as deleteTopicsApi from './apis/delete-topics-v6.js';
@@ -197,6 +197,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {
     return alterReplicaLogDirsApi.alterReplicaLogDirs(this.#transport, moves);
+  }
+
+  describeConfigs(resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]> {
+    return describeConfigsApi.describeConfigs(this.#transport, resource);
   }
 
   describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]> {

@@ -1,11 +1,16 @@
 // Dynamic configs of topics and brokers, as free functions over KafkaAdmin: kept so callers
 // written before KafkaAdmin keep their imports. The requests are src/kafka/apis/describe-
 // configs-v4.ts and incremental-alter-configs-v1.ts (routing: apis/config-resources.ts).
-import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import { WriteCounter } from './recent-read.js';
 
-export type { ConfigAlteration, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+export type { ConfigAlteration, ConfigDetail, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult, ConfigSynonym } from './apis/config-resources.js';
+
+/** Every config of one topic or broker with its synonyms (DescribeConfigs include_synonyms). */
+export function describeConfigs(kafka: KafkaAdmin, resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]> {
+  return kafka.describeConfigs(resource);
+}
 
 /**
  * Reads the overrides of the given resources, restricted to `keys`. One result per

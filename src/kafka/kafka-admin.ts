@@ -5,7 +5,7 @@
 // one module per Kafka API and version (./apis/<api>-v<N>.ts).
 import type { StateLog } from '../state/store.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
-import type { ConfigAlteration, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
+import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
 import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
 import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs-v4.js';
@@ -40,6 +40,8 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
    * their broker (intra-broker copies); one result per move, in request order.
    */
   alterReplicaLogDirs(moves: ReplicaLogDirMove[]): Promise<ReplicaLogDirMoveResult[]>;
+  /** Every config of one topic or broker, with synonyms; throws KafkaRequestError (3 for an unknown topic). */
+  describeConfigs(resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]>;
   /** The overrides of topics and brokers, restricted to `keys`; one result per resource. */
   describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]>;
   /** IncrementalAlterConfigs; each resource is applied atomically and answered on its own. */

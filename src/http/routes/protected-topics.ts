@@ -13,13 +13,15 @@ export interface ProtectedTopics {
 
 export const noProtectedTopics: ProtectedTopics = { has: () => false };
 
-export function protectedTopicProblem(name: string, action: 'delete' | 'alter', instance?: string): MappedProblem {
+const REFUSED = { delete: 'delete it', alter: 'change its partitions', configure: 'change its configs (it must stay compacted)' } as const;
+
+export function protectedTopicProblem(name: string, action: keyof typeof REFUSED, instance?: string): MappedProblem {
   return {
     problem: {
       type: problemType('state-topic-protected'),
       title: 'State topic protected',
       status: 409,
-      detail: `${name} is the gateway's state topic (reassignment records and the throttle ownership ledger); the gateway refuses to ${action === 'delete' ? 'delete it' : 'change its partitions'}. Losing it leaves the throttles of running moves behind: see the README, "Recovering the state topic".`,
+      detail: `${name} is the gateway's state topic (reassignment records and the throttle ownership ledger); the gateway refuses to ${REFUSED[action]}. Losing it leaves the throttles of running moves behind: see the README, "Recovering the state topic".`,
       ...(instance !== undefined && { instance }),
     },
   };

@@ -25,6 +25,26 @@ export interface ConfigAlteration {
 
 export type ConfigResult<T> = { kind: ConfigResourceKind; name: string; ok: true; value: T } | { kind: ConfigResourceKind; name: string; ok: false; error: KafkaErrorInfo };
 
+/** One value a config takes at one level (DescribeConfigs' include_synonyms), highest precedence first. */
+export interface ConfigSynonym {
+  name: string;
+  /** null when the config is sensitive, or the level holds no value. */
+  value: string | null;
+  /** Kafka's ConfigSource name: DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, ... */
+  source: string;
+}
+
+/** One config of a resource as DescribeConfigs answers it with synonyms. */
+export interface ConfigDetail {
+  name: string;
+  /** null when sensitive (Kafka sends none) or unset. */
+  value: string | null;
+  source: string;
+  isSensitive: boolean;
+  isReadOnly: boolean;
+  synonyms: ConfigSynonym[];
+}
+
 /** Overrides only: name -> value of configs set on the resource itself (not defaults, not static). */
 export type ConfigOverrides = Record<string, string>;
 

@@ -34,12 +34,32 @@ import { KafkaRequestError } from '../errors.js';
 import { ERROR_CODES, kafkaErrorInfo } from '../errors-map.js';
 import { firstErrorName, type RequestSender, type Transport } from '../request.js';
 import type { ConfigEntry } from '../types.js';
-import { byDestination, failAll, firstError, OVERRIDE_SOURCE, RESOURCE_TYPE, type ConfigOverrides, type ConfigResourceKind, type ConfigResult } from './config-resources.js';
+import {
+  byDestination,
+  failAll,
+  firstError,
+  OVERRIDE_SOURCE,
+  RESOURCE_TYPE,
+  type ConfigDetail,
+  type ConfigOverrides,
+  type ConfigResourceKind,
+  type ConfigResult,
+} from './config-resources.js';
 
 type DescribeConfigsResponse = Awaited<ReturnType<typeof describeConfigsV4.api.async>>;
 
 const CONFIG_SOURCE_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(ConfigSources as Record<string, number>).map(([name, n]) => [n, name]),
+);
+
+/**
+ * Kafka's own names (ConfigResource's ConfigSource): DYNAMIC_TOPIC_CONFIG for 1, not the
+ * client's deprecated TOPIC_CONFIG alias, which GET /topics/{topic} kept for compatibility.
+ */
+const KAFKA_SOURCE_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(ConfigSources as Record<string, number>)
+    .filter(([name]) => name !== 'TOPIC_CONFIG')
+    .map(([name, n]) => [n, name]),
 );
 
 /** Every config of topic `name` (sensitive values hidden), sorted by name. */
@@ -66,6 +86,40 @@ export async function describeTopicConfigs(kafka: Transport, name: string): Prom
         }),
       )
       .sort((a, b) => a.name.localeCompare(b.name));
+  });
+}
+
+/**
+ * Every config of one topic or broker with its synonyms (include_synonyms: the value at each
+ * level, highest precedence first), sorted by name; sensitive values are null. A broker is
+ * asked itself (config-resources.ts). Throws KafkaRequestError with the resource's error.
+ */
+export async function describeConfigs(kafka: Transport, resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]> {
+  const target = resource.kind === 'broker' ? { broker: Number(resource.name) } : 'any';
+  const req = [{ resourceType: RESOURCE_TYPE[resource.kind], resourceName: resource.name, configurationKeys: null }];
+  return kafka.withRetry('DescribeConfigs', async () => {
+    const res: DescribeConfigsResponse = await kafka.send(
+      'DescribeConfigs',
+      target,
+      (conn) => describeConfigsV4.api.async(conn, req, true, false),
+      (r) => firstErrorName(r.results.map((x) => x.errorCode)),
+    );
+    const result = res.results[0];
+    if (!result) throw new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.UNKNOWN_SERVER_ERROR, 'Empty DescribeConfigs response'));
+    if (result.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(result.errorCode, result.errorMessage));
+    const sourceName = (n: number) => KAFKA_SOURCE_NAMES[n] ?? 'UNKNOWN';
+    return result.configs
+      .map(
+        (c): ConfigDetail => ({
+          name: c.name,
+          value: c.isSensitive ? null : (c.value ?? null),
+          source: sourceName(c.configSource),
+          isSensitive: c.isSensitive,
+          isReadOnly: c.readOnly,
+          synonyms: (c.synonyms ?? []).map((s) => ({ name: s.name, value: c.isSensitive ? null : (s.value ?? null), source: sourceName(s.source) })),
+        }),
+      )
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   });
 }
 

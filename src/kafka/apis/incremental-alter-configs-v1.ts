@@ -22,7 +22,7 @@
       resource_name => COMPACT_STRING
 */
 import { incrementalAlterConfigsV1 } from '@platformatic/kafka';
-import { kafkaErrorInfo } from '../errors-map.js';
+import { ERROR_CODES, kafkaErrorInfo } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { byDestination, failAll, firstError, RESOURCE_TYPE, type ConfigAlteration, type ConfigResult } from './config-resources.js';
 
@@ -57,7 +57,9 @@ export async function incrementalAlterConfigs(kafka: RequestSender, alterations:
         return items.map((a) => {
           const r = res.responses.find((x) => x.resourceName === a.name && x.resourceType === RESOURCE_TYPE[a.kind]);
           if (!r) return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(-1, 'No result for this resource in the IncrementalAlterConfigs response') };
-          if (r.errorCode !== 0) return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage) };
+          // The response's throttle time goes with a 89, for the 429's Retry-After.
+          const throttle = r.errorCode === ERROR_CODES.THROTTLING_QUOTA_EXCEEDED ? res.throttleTimeMs : undefined;
+          if (r.errorCode !== 0) return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage, throttle) };
           return { kind: a.kind, name: a.name, ok: true as const, value: null };
         });
       } catch (err) {
