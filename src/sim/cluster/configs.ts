@@ -217,7 +217,21 @@ function topic(
   return { name, type, defaultValue, documentation, brokerSynonym: syn, validator };
 }
 
-/** Kafka 4.0 topic configs (LogConfig.configNames), plus message.downconversion.enable (3.x). */
+/**
+ * MetadataVersionValidator (3.x): a known release version string (MetadataVersion.fromVersionString
+ * accepts "3.0", "3.0-IV1", "2.8", "0.10.2", ...; any value is ignored since 3.0, KIP-724).
+ */
+const metadataVersion: Validator = (v) =>
+  /^(0\.(8|9|10|11)(\.\d+)?|[1-3]\.\d+)(-IV\d+)?$/.test(v as string) ? null : { value: v as string, message: `Version ${v as string} is not a valid version` };
+
+/**
+ * Kafka 3.9's topic configs, the 36 of LogConfig.configNames (storage LogConfig.CONFIG) with
+ * their 3.9 defaults: the simulator answers as a 3.9 broker (ApiVersions reports metadata.version
+ * 3.9-IV0, and the controller vectors it replays are 3.9's). 4.0 dropped message.format.version,
+ * message.timestamp.difference.max.ms and message.downconversion.enable (KIP-724, KIP-937,
+ * KIP-896) and moved message.timestamp.after.max.ms's default from Long.MAX_VALUE to one hour
+ * (KIP-1030; ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT).
+ */
 export const TOPIC_CONFIG_DEFS: readonly ConfigDef[] = [
   topic('cleanup.policy', 'LIST', 'delete', 'The retention policy to use on log segments: delete, compact, or both.', 'log.cleanup.policy', validList('compact', 'delete')),
   topic('compression.gzip.level', 'INT', '-1', 'The compression level to use if compression.type is set to gzip.', 'compression.gzip.level', gzipLevel),
@@ -235,9 +249,11 @@ export const TOPIC_CONFIG_DEFS: readonly ConfigDef[] = [
   topic('local.retention.ms', 'LONG', '-2', 'The number of milliseconds to keep the local log segment before it gets deleted.', 'log.local.retention.ms', atLeast(-2)),
   topic('max.compaction.lag.ms', 'LONG', LONG_MAX, 'The maximum time a message will remain ineligible for compaction in the log.', 'log.cleaner.max.compaction.lag.ms', atLeast(1)),
   topic('max.message.bytes', 'INT', '1048588', 'The largest record batch size allowed by Kafka (after compression if compression is enabled).', 'message.max.bytes', atLeast(0)),
-  topic('message.downconversion.enable', 'BOOLEAN', 'true', 'Whether down-conversion of message formats is enabled (removed in Kafka 4.0).', 'log.message.downconversion.enable'),
-  topic('message.timestamp.after.max.ms', 'LONG', '3600000', 'The maximum allowed timestamp difference between the message timestamp and the broker timestamp, for timestamps in the future.', 'log.message.timestamp.after.max.ms', atLeast(0)),
+  topic('message.downconversion.enable', 'BOOLEAN', 'true', 'Whether down-conversion of message formats is enabled to satisfy consume requests.', 'log.message.downconversion.enable'),
+  topic('message.format.version', 'STRING', '3.0-IV1', '[DEPRECATED] Ignored since the inter-broker protocol 3.0 (LogConfig.DEFAULT_MESSAGE_FORMAT_VERSION).', 'log.message.format.version', metadataVersion),
+  topic('message.timestamp.after.max.ms', 'LONG', LONG_MAX, 'The maximum allowed timestamp difference between the message timestamp and the broker timestamp, for timestamps in the future.', 'log.message.timestamp.after.max.ms', atLeast(0)),
   topic('message.timestamp.before.max.ms', 'LONG', LONG_MAX, 'The maximum allowed timestamp difference between the broker timestamp and the message timestamp, for timestamps in the past.', 'log.message.timestamp.before.max.ms', atLeast(0)),
+  topic('message.timestamp.difference.max.ms', 'LONG', LONG_MAX, '[DEPRECATED] The maximum difference allowed between the message timestamp and the broker timestamp.', 'log.message.timestamp.difference.max.ms', atLeast(0)),
   topic('message.timestamp.type', 'STRING', 'CreateTime', 'Define whether the timestamp in the message is message create time or log append time.', 'log.message.timestamp.type', validString('CreateTime', 'LogAppendTime')),
   topic('min.cleanable.dirty.ratio', 'DOUBLE', '0.5', 'How frequently the log compactor will attempt to clean the log.', 'log.cleaner.min.cleanable.ratio', between(0, 1)),
   topic('min.compaction.lag.ms', 'LONG', '0', 'The minimum time a message will remain uncompacted in the log.', 'log.cleaner.min.compaction.lag.ms', atLeast(0)),
