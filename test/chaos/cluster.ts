@@ -12,7 +12,8 @@
 // incarnation (a new instance id, as a re-created pod) in the same slot, with the slot's clock.
 //
 // A pause holds the instance's Kafka requests: a delay fault on every API it calls, matched on
-// its client id, for the pause's length (as a long GC pause or a frozen VM would).
+// its client id, armed for the pause's length (each request arriving meanwhile waits that long:
+// as a long GC pause or a frozen VM would hold them, roughly).
 import './shared-validator.js'; // before src/http: one request validator for every app
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
@@ -23,60 +24,11 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
-import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
+import { createReassignmentRuntime, type ReassignmentRuntime } from '../../src/reconcile/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { GATEWAY_APIS, type ChaosSchedule } from './schedule.js';
-
-/** A run's lease and request timeout scaled up by this much are a production configuration. */
-const PRODUCTION_SCALE_LEASE_MS = 30_000;
-
-/** The gateway's loader's verdict on a run's timings scaled up to production (the lease 30 s, the default): null = accepted. */
-function refusal(t: ChaosSchedule['tuning'], requestTimeoutMs: number): string | null {
-  const k = PRODUCTION_SCALE_LEASE_MS / t.leaseMs;
-  const scaled = (ms: number) => String(Math.max(10, Math.round(ms * k)));
-  try {
-    loadReassignmentConfig({
-      KAFKA_REQUEST_TIMEOUT_MS: scaled(requestTimeoutMs),
-      PACING_LEASE_MS: scaled(t.leaseMs),
-      REASSIGNMENT_START_TIMEOUT_MS: scaled(t.startTimeoutMs),
-      RECONCILE_INTERVAL_MS: scaled(t.reconcileIntervalMs),
-      PACING_POLL_MS: scaled(t.pacingPollMs),
-    });
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message.replace(/\s+/g, ' ') : String(err);
-  }
-}
-
-/**
- * The schedule's request timeout if the gateway's own loader accepts the run's timings with it at
- * production scale, else the shortest of the tuning's (a loader that puts a floor on the lease
- * over the request timeout refuses the longer ones: running them anyway would test a
- * configuration the gateway does not allow). Throws when even that is refused: the tuning needs
- * updating to what the gateway accepts.
- */
-export function effectiveRequestTimeout(s: ChaosSchedule): { ms: number; refused: string | null } {
-  const t = s.tuning;
-  const refused = refusal(t, s.requestTimeoutMs);
-  if (refused === null) return { ms: s.requestTimeoutMs, refused: null };
-  const ms = Math.round(t.leaseMs * Math.min(...t.requestTimeouts.map(([, r]) => r)));
-  const again = refusal(t, ms);
-  if (again !== null) throw new Error(`the chaos tuning is not a configuration the gateway accepts (scaled to a 30 s lease): ${again}`);
-  return { ms, refused: `request timeout ${s.requestTimeoutMs} ms refused by the gateway's loader (${refused}): ${ms} ms instead` };
-}
+import { effectiveRequestTimeout, instanceConfig, kafkaEnv } from './config.js';
 import { Journal } from './journal.js';
-
-/** Kafka client settings of every instance (and the checker): short timeouts, one retry (faults are the point). */
-export function kafkaEnv(requestTimeoutMs: number): Record<string, string> {
-  return {
-    KAFKA_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
-    KAFKA_CONNECT_TIMEOUT_MS: String(Math.min(requestTimeoutMs, 500)),
-    KAFKA_PING_TIMEOUT_MS: String(Math.min(requestTimeoutMs, 500)),
-    KAFKA_RETRIES: '1',
-    KAFKA_RETRY_BACKOFF_MS: '20',
-    KAFKA_RETRY_BACKOFF_MAX_MS: '100',
-  };
-}
+import { GATEWAY_APIS, type ChaosSchedule } from './schedule.js';
 
 export interface Incarnation {
   slot: number;
@@ -90,7 +42,7 @@ export interface Incarnation {
   killedAt: number | null;
   /** Resolves when it is killed (a client waiting on it sees its connection reset then). */
   died: Promise<void>;
-  kill: () => void;
+  markDead: () => void;
   /** Warnings and errors it logged (a failing seed's trace shows the last ones). */
   log: string[];
 }
@@ -116,23 +68,23 @@ export class ChaosCluster {
   delayedUntil = 0;
   readonly #offApplied: () => void;
 
-  private constructor(sim: Simulator, schedule: ChaosSchedule) {
+  private constructor(sim: Simulator, schedule: ChaosSchedule, requestTimeout: { ms: number; refused: string | null }) {
     this.sim = sim;
     this.schedule = schedule;
     this.journal = new Journal(sim);
     this.#offApplied = sim.faults.onApplied((e) => {
       if (e.fault.delayMs) this.delayedUntil = Math.max(this.delayedUntil, realNow() + e.fault.delayMs);
     });
-    const rt = effectiveRequestTimeout(schedule);
-    this.requestTimeoutMs = rt.ms;
-    this.requestTimeoutRefused = rt.refused;
+    this.requestTimeoutMs = requestTimeout.ms;
+    this.requestTimeoutRefused = requestTimeout.refused;
   }
 
   /** The simulator with the schedule's topics and foreign throttles, and one incarnation per slot. */
   static async start(schedule: ChaosSchedule): Promise<ChaosCluster> {
     const t = schedule.tuning;
+    const requestTimeout = effectiveRequestTimeout(schedule);
     const sim = await startSimulator({ brokers: t.brokers, replicationBytesPerSecond: t.replicationBytesPerSecond, isrJoinRoundTripMs: 5 });
-    const c = new ChaosCluster(sim, schedule);
+    const c = new ChaosCluster(sim, schedule, requestTimeout);
     try {
       for (const topic of schedule.topics) {
         const assignments = topic.assignments.map((brokerIds, partition) => ({ partition, brokerIds }));
@@ -171,18 +123,7 @@ export class ChaosCluster {
       const metrics = createMetrics({ defaultMetrics: false });
       const env = { ...kafkaEnv(this.requestTimeoutMs), KAFKA_BOOTSTRAP_SERVERS: this.sim.bootstrapServers.join(','), KAFKA_CLIENT_ID: id };
       const kafka = createKafkaGateway(parseKafkaConfig(env), { onKafkaRequest: metrics.onKafkaRequest });
-      const config = loadReassignmentConfig({
-        ...env,
-        GATEWAY_INSTANCE_ID: id,
-        RECONCILE_INTERVAL_MS: String(t.reconcileIntervalMs),
-        PACING_POLL_MS: String(t.pacingPollMs),
-        REASSIGNMENT_START_TIMEOUT_MS: String(t.startTimeoutMs),
-        STALL_AFTER_SECONDS: '5',
-        // Any floor the loader puts on the lease (a margin over the request timeout) is met here;
-        // the run's lease, shorter than the environment allows, is set below: a run lasts seconds.
-        PACING_LEASE_MS: String(15 * 60_000),
-      });
-      config.pacingLeaseMs = t.leaseMs;
+      const config = instanceConfig(t, env, id);
       const log: string[] = [];
       const keep = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
         log.push(`${level} ${msg}${fields ? ` ${JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? String(v) : v))}` : ''}`);
@@ -191,9 +132,9 @@ export class ChaosCluster {
       const logger = { info() {}, debug() {}, warn: keep('warn'), error: keep('error') };
       const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger });
       const app = createApp({ kafka, metrics, logger, reassignments: runtime });
-      let kill!: () => void;
-      const died = new Promise<void>((resolve) => (kill = resolve));
-      const inst: Incarnation = { slot, id, skewMs, kafka, runtime, app, killedAt: null, died, kill, log };
+      let markDead!: () => void;
+      const died = new Promise<void>((resolve) => (markDead = resolve));
+      const inst: Incarnation = { slot, id, skewMs, kafka, runtime, app, killedAt: null, died, markDead, log };
       this.all.push(inst);
       return inst;
     });
@@ -219,7 +160,7 @@ export class ChaosCluster {
     if (inst.killedAt !== null) return inst;
     inst.killedAt = realNow();
     this.sim.cutOffClient(inst.id);
-    inst.kill();
+    inst.markDead();
     // Timers stop; whatever is in flight fails against the cut-off connections. Not awaited:
     // a dead process does not wait for anything.
     void inst.runtime.reconciler.stop().catch(() => undefined);
@@ -285,7 +226,7 @@ export class ChaosCluster {
     for (const inst of this.all) {
       if (inst.killedAt === null) inst.killedAt = realNow();
       this.sim.cutOffClient(inst.id);
-      inst.kill();
+      inst.markDead();
     }
     await Promise.all(this.all.map((inst) => inst.runtime.reconciler.stop().catch(() => undefined)));
     await Promise.all(this.all.map((inst) => inst.kafka.close().catch(() => undefined)));

@@ -13,7 +13,8 @@ import type { ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
 import { resume, type History } from './actions.js';
 import { realNow } from './clock.js';
-import { kafkaEnv, type ChaosCluster } from './cluster.js';
+import type { ChaosCluster } from './cluster.js';
+import { kafkaEnv } from './config.js';
 import type { FinalState } from './invariants.js';
 import type { ChaosSchedule } from './schedule.js';
 
