@@ -46,6 +46,9 @@ export type Throttles = Schemas['Throttles'];
 export type Cluster = Schemas['Cluster'];
 export type TopicList = Schemas['TopicList'];
 export type Topic = Schemas['Topic'];
+export type ResourceConfig = Schemas['ResourceConfig'];
+export type ConfigChange = Omit<Schemas['ConfigChangeRequest'], 'validateOnly'>;
+export type ConfigsChanged = Schemas['ConfigsChanged'];
 export type ClientQuotaList = Schemas['ClientQuotaList'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type Role = WhoAmI['role'];
@@ -158,6 +161,10 @@ export interface GatewayClient {
   cluster(): Promise<Cluster>;
   topics(): Promise<TopicList>;
   topic(name: string): Promise<Topic>;
+  /** GET /topics/{topic}/configs: every config with its source and synonyms (`overridesOnly`: includeDefaults=false). */
+  topicConfigs(name: string, opts?: { overridesOnly?: boolean }): Promise<ResourceConfig[]>;
+  /** PATCH /topics/{topic}/configs: set and delete in one request; the configs after it. */
+  alterTopicConfigs(name: string, change: ConfigChange, opts?: { validateOnly?: boolean }): Promise<ConfigsChanged>;
   /** GET /brokers; null when this gateway does not have it. */
   brokers(): Promise<BrokerLoad[] | null>;
   /** POST /plans; null when this gateway does not have it. */
@@ -224,6 +231,11 @@ export function createClient(opts: ClientOptions): GatewayClient {
     cluster: () => request('GET', '/cluster'),
     topics: () => request('GET', '/topics'),
     topic: (name) => request('GET', `/topics/${enc(name)}`),
+    // 'false' as a string: queryString leaves a false flag out.
+    topicConfigs: async (name, o = {}) =>
+      (await request<Schemas['ResourceConfigs']>('GET', `/topics/${enc(name)}/configs`, { ...(o.overridesOnly && { query: { includeDefaults: 'false' } }) })).configs,
+    alterTopicConfigs: (name, change, o = {}) =>
+      request('PATCH', `/topics/${enc(name)}/configs`, { body: change, ...(o.validateOnly && { query: { validateOnly: true } }) }),
     brokers: async () => {
       const r = await optional(request<BrokerLoad[] | { brokers: BrokerLoad[] }>('GET', '/brokers'));
       return r === null ? null : Array.isArray(r) ? r : r.brokers;

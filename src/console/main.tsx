@@ -8,7 +8,7 @@
 // poll is an ordinary request that any instance behind a load balancer can answer. Polls run
 // only while the tab is visible: every second on a reassignment's page, every 2-5 s elsewhere.
 import { render } from 'preact';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren, JSX } from 'preact';
 import {
   ApiError,
@@ -16,7 +16,6 @@ import {
   formatBytes,
   formatDuration,
   isLive,
-  roleAtLeast,
   type BrokerLoad,
   type GatewayClient,
   type PartitionCounts,
@@ -27,9 +26,11 @@ import {
   type ReassignmentPartitionItem,
   type ReassignmentPlan,
   type ReassignmentRequest,
-  type Role,
   type WhoAmI,
 } from '../client/api.js';
+
+import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
+import { TopicConfigs } from './topic-configs.js';
 
 const TOKEN_KEY = 'kafka-admin-gateway.token';
 
@@ -64,80 +65,7 @@ function useRoute(): Route {
   return route;
 }
 
-// ---------------------------------------------------------------- data: polling
-
-interface Poll<T> {
-  data: T | null;
-  error: ApiError | Error | null;
-  refresh: () => void;
-}
-
-/**
- * Calls `load` now and every `intervalMs` while the page is visible. Stops on 401/403/404
- * (polling again would only repeat them) until `refresh`; after a 429/503 waits Retry-After.
- */
-function usePoll<T>(load: () => Promise<T>, deps: unknown[], intervalMs: number): Poll<T> {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<ApiError | Error | null>(null);
-  const [tick, setTick] = useState(0);
-  const refresh = useCallback(() => setTick((t) => t + 1), []);
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const run = async () => {
-      if (stopped) return;
-      if (document.visibilityState === 'hidden') {
-        timer = setTimeout(run, 500);
-        return;
-      }
-      let wait = intervalMs;
-      try {
-        const d = await load();
-        if (stopped) return;
-        setData(d);
-        setError(null);
-      } catch (err) {
-        if (stopped) return;
-        const e = err instanceof Error ? err : new Error(String(err));
-        setError(e);
-        if (e instanceof ApiError && [401, 403, 404].includes(e.status)) return;
-        if (e instanceof ApiError && e.retryAfterSeconds !== null) wait = Math.max(wait, e.retryAfterSeconds * 1000);
-      }
-      timer = setTimeout(run, wait);
-    };
-    setData(null);
-    setError(null);
-    void run();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
-  return { data, error, refresh };
-}
-
 // ---------------------------------------------------------------- small components
-
-function ProblemBox({ error, title }: { error: ApiError | Error | null; title?: string }) {
-  const [left, setLeft] = useState<number | null>(null);
-  const retry = error instanceof ApiError ? error.retryAfterSeconds : null;
-  useEffect(() => {
-    if (retry === null) return setLeft(null);
-    setLeft(retry);
-    const t = setInterval(() => setLeft((s) => (s === null || s <= 0 ? 0 : s - 1)), 1000);
-    return () => clearInterval(t);
-  }, [error]);
-  if (!error) return null;
-  return (
-    <div class="alert" role="alert">
-      {title && <strong>{title}: </strong>}
-      {error.message}
-      {error instanceof ApiError && error.status === 429 && left !== null && <div>{left > 0 ? `Rate limited: you can try again in ${left} s.` : 'You can try again now.'}</div>}
-      {error instanceof ApiError && error.status === 401 && <div>Enter a valid bearer token above.</div>}
-    </div>
-  );
-}
 
 function ProgressBar({ percent, label, detail }: { percent: number; label: string; detail?: string }) {
   const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0));
@@ -152,17 +80,6 @@ function ProgressBar({ percent, label, detail }: { percent: number; label: strin
 }
 
 const Badge = ({ kind, children }: { kind: string; children: ComponentChildren }) => <span class={`badge state-${kind} owner-${kind}`}>{children}</span>;
-
-function RoleHint({ me, need }: { me: WhoAmI | null; need: Role }) {
-  if (!me || roleAtLeast(me.role, need)) return null;
-  return <p class="note">These actions need the {need} role; you are {me.role}, so the gateway will refuse them.</p>;
-}
-
-function Loading({ poll, what }: { poll: Poll<unknown>; what: string }) {
-  if (poll.error) return <ProblemBox error={poll.error} title={`Could not load ${what}`} />;
-  if (poll.data === null) return <p aria-busy="true">Loading {what}…</p>;
-  return null;
-}
 
 const mib = (bytesPerSecond: number | null | undefined) => (bytesPerSecond == null ? '–' : `${formatBytes(bytesPerSecond)}/s`);
 
@@ -483,6 +400,7 @@ function TopicPage({ api, me, name }: PageProps & { name: string }) {
             <RoleHint me={me} need="operator" />
             <StartForm api={api} partitions={target.trim() ? [{ topic: name, partition: Number(partition), replicas: target.split(',').map((s) => Number(s.trim())) }] : []} />
           </div>
+          <TopicConfigs api={api} me={me} name={name} />
         </>
       )}
     </section>

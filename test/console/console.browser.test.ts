@@ -107,6 +107,35 @@ describe('web console in Chromium', { skip }, () => {
     assert.deepEqual(pageErrors, []);
   });
 
+  it('sets a topic config from the topic page, sees it as an override, and removes it again', async () => {
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${gw.url}/#/topics/payments`);
+    await page.getByLabel('Bearer token').fill(gw.token.operator);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as operator-user (operator)').waitFor();
+    const row = page
+      .getByRole('table', { name: 'Configs' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'retention.ms', exact: true }) });
+    await row.filter({ hasText: 'default' }).waitFor();
+
+    await page.getByLabel('Config name').fill('retention.ms');
+    await page.getByLabel('Value', { exact: true }).fill('3600000');
+    await page.getByRole('button', { name: 'Set config' }).click();
+    await page.getByRole('status', { name: 'Config change' }).getByText('Set retention.ms = 3600000').waitFor();
+    await row.filter({ hasText: 'override' }).waitFor();
+    assert.match(await row.innerText(), /3600000\s+override\s+log\.retention\.hours = 168/);
+    assert.deepEqual((await api.topicConfigs('payments', { overridesOnly: true })).map((c) => [c.name, c.value]), [['retention.ms', '3600000']]);
+
+    // Remove it: the demo is as it was.
+    await row.getByRole('button', { name: 'Remove override retention.ms' }).click();
+    await row.filter({ hasText: 'default' }).waitFor();
+    assert.deepEqual(await api.topicConfigs('payments', { overridesOnly: true }), []);
+    assert.deepEqual(pageErrors, []);
+  });
+
   it('a viewer who tries to cancel sees the gateway\'s 403, and nothing is cancelled', async () => {
     const current = (await api.topic('orders')).partitions.find((p) => p.partition === 4)!.replicas;
     const started = await api.startReassignment({ partitions: [{ topic: 'orders', partition: 4, replicas: [current[0]!, spareBroker(current)] }], throttle: 1024 });
