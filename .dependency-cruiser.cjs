@@ -84,7 +84,8 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
-      extensions: ['.ts', '.js'],
+      // .tsx: the console's pages import each other (src/console/*.tsx).
+      extensions: ['.ts', '.tsx', '.js'],
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
     },
