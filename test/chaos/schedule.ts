@@ -15,7 +15,7 @@
 // delay, a PATCH while an instance is paused): uniform times would rarely put the two together.
 import { Prng } from './prng.js';
 
-/** Timing knobs of a run (the gateway's intervals scaled down so a run takes under a second). */
+/** Timing knobs of a run (the gateway's intervals scaled down so that a run takes a second or two). */
 export interface ChaosTuning {
   brokers: number;
   /** Instance slots: min and max. */
@@ -29,7 +29,7 @@ export interface ChaosTuning {
    * than the lease (a request that starts inside a lease ends inside it), and longer (a request
    * can outlive the lease it started under, as the gateway's defaults allowed: both 30 s). A run
    * whose pair the gateway's own loader refuses at production scale runs with the first
-   * (cluster.ts effectiveRequestTimeout).
+   * (config.ts effectiveRequestTimeout).
    */
   requestTimeouts: readonly (readonly [number, number])[];
   reconcileIntervalMs: number;
