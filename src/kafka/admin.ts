@@ -42,7 +42,7 @@ import { CallerClients, type CallerClientsOptions } from './caller-clients.js';
 import { BrokerContacts } from './contacts.js';
 import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
-import type { OnKafkaRequest, RequestTarget } from './request.js';
+import type { OnKafkaRequest, RequestTarget, SendOptions } from './request.js';
 import { StateTopic, type StateTopicOptions } from './state-topic.js';
 import { KafkaTransport } from './transport.js';
 import type {
@@ -129,8 +129,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
    * Send one low-level request through the transport, with the same retry policy and metrics
    * as every other call (so a StateTopic can also be built over a gateway, as tests do).
    */
-  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
-    return this.#transport.sendRequest(api, target, call, inBand);
+  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T> {
+    return this.#transport.sendRequest(api, target, call, inBand, opts);
   }
 
   /** The configured per-request timeout, for requests that carry a timeout_ms field. */

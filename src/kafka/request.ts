@@ -17,8 +17,18 @@ export type OnKafkaRequest = (api: string, errorName: string, seconds: number) =
  * codes come back in the response instead of being thrown; it names the error for the
  * metrics label.
  */
+export interface SendOptions {
+  /**
+   * false: a request whose connection was lost after it was sent (it may have been applied) is
+   * not sent again; the caller learns it as an error and decides from what Kafka shows. For
+   * writes whose repetition is not harmless (a wave re-sent could restart a move cancelled
+   * meanwhile). Default true: retried like any lost connection.
+   */
+  resendInDoubt?: boolean;
+}
+
 export interface RequestSender {
-  sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T>;
+  sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T>;
   /** The configured per-request timeout, for requests that carry a timeout_ms field. */
   readonly requestTimeoutMs: number;
 }

@@ -32,7 +32,7 @@ import { retryDelayMs, type BrokerAddress, type ClientOptions, type KafkaConfig,
 import { addressKey, BrokerContacts } from './contacts.js';
 import { KafkaRequestError } from './errors.js';
 import { ERROR_CODES, NONE, isConnectionFailure, isRetriable, kafkaErrorInfo, kafkaErrorName, toKafkaRequestError } from './errors-map.js';
-import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type Transport } from './request.js';
+import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type SendOptions, type Transport } from './request.js';
 import type { ItemResult } from './types.js';
 
 type Target = RequestTarget;
@@ -266,12 +266,14 @@ export class KafkaTransport implements Transport {
   }
 
   /** Run fn with our retry policy; everything that escapes is a KafkaRequestError. */
-  async withRetry<T>(api: string, fn: (attempt: number) => Promise<T>): Promise<T> {
+  async withRetry<T>(api: string, fn: (attempt: number) => Promise<T>, opts: SendOptions = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await fn(attempt);
       } catch (err) {
         if (this.#closed || !isRetriable(err)) throw toKafkaRequestError(err, { api });
+        // Lost under the request: it may have been applied; not re-sent when that would matter.
+        if (opts.resendInDoubt === false && isConnectionFailure(err)) throw toKafkaRequestError(err, { api });
         if (toKafkaRequestError(err).kafka.code === ERROR_CODES.NOT_CONTROLLER) this.#followReportedController = true;
         // NOT_CONTROLLER or a broken connection: forget the route, re-learn it next time.
         this.#controllerId = null;
@@ -333,8 +335,8 @@ export class KafkaTransport implements Transport {
    * metrics as every other call. `inBand` as in send(): per-item error codes come back
    * in the response instead of being thrown.
    */
-  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
-    return this.withRetry(api, () => this.send(api, target, call, inBand));
+  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T> {
+    return this.withRetry(api, () => this.send(api, target, call, inBand), opts);
   }
 
   /** The configured per-request timeout, for requests that carry a timeout_ms field. */

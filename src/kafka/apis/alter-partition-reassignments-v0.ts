@@ -164,6 +164,10 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
       for (let i = 0; i < a.codes.length; i++) if (a.codes[i]! !== 0 && a.codes[i]! !== NOT_ANSWERED) return kafkaErrorName(a.codes[i]!);
       return NONE;
     },
+    // A start lost under its connection may have been applied: re-sent, it could restart a move
+    // cancelled meanwhile (issue 28). The pacer's next holder reads what Kafka shows instead.
+    // Cancels are re-sent: cancelling twice changes nothing.
+    { resendInDoubt: moves.every((m) => m.replicas === null) },
   );
   const a = decode(res.answer);
   if (a.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(a.errorCode, a.errorMessage));
