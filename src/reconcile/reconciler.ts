@@ -74,13 +74,13 @@ export function passMayBeCut(s: { scheduled: boolean; cutLast: boolean; movesSta
 /**
  * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
  * lists as moving (`movingIds`: partitionId of each move Kafka lists), plus those of pending
- * records past their start deadline. O(partitions of live records), yielding to the event loop
- * (`pace`) on the way. Only the records `include` accepts.
+ * records past their start deadline (`pendingDue`). O(partitions of live records), yielding to
+ * the event loop (`pace`) on the way. Only the records `include` accepts.
  */
 export async function endedTopics(
   view: StateView,
   movingIds: ReadonlySet<string>,
-  now: number,
+  pendingDue: (r: ReassignmentRecord) => boolean,
   pace: Pace = async () => {},
   include: (r: ReassignmentRecord) => boolean = () => true,
 ): Promise<Set<string>> {
@@ -89,7 +89,7 @@ export async function endedTopics(
     if (!include(r)) continue;
     let open: ReadonlySet<PartitionState>;
     if (r.state === 'pending') {
-      if (now < r.startDeadline) continue;
+      if (!pendingDue(r)) continue;
       open = QUEUED_OR_MOVING;
     } else if (r.state === 'running') open = MOVING;
     else continue;
@@ -156,6 +156,8 @@ async function observation(view: StateView, moves: AttributedMoves, placement: T
 export class Reconciler {
   readonly #d: ReconcilerDeps;
   readonly #now: () => number;
+  /** Pending records by id -> when this instance first saw them pending (monotonic ms). */
+  readonly #pendingSeen = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = true;
@@ -452,6 +454,24 @@ export class Reconciler {
    * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row unless
    * the end watch saw its whole sample end (passMayBeCut).
    */
+  /**
+   * Whether a pending record's writer has had its start timeout: measured on this instance's
+   * monotonic clock from when it first saw the record pending, never by comparing the writer's
+   * wall-clock deadline with ours (a survivor 23 s behind left a dead writer's record pending,
+   * with its throttles, for longer than the harness waits: issue 28's harness, seed 70). The
+   * timeout is the writer's own (startDeadline - createdAt: one clock, no skew in it).
+   */
+  #pendingDue(r: ReassignmentRecord): boolean {
+    const mono = performance.now();
+    let seen = this.#pendingSeen.get(r.id);
+    if (seen === undefined) {
+      // Forget records that are no longer pending (a map of the pending ones only).
+      for (const id of this.#pendingSeen.keys()) if (this.#d.store.view().reassignments.get(id)?.state !== 'pending') this.#pendingSeen.delete(id);
+      this.#pendingSeen.set(r.id, (seen = mono));
+    }
+    return mono - seen >= Math.max(0, r.startDeadline - r.createdAt);
+  }
+
   /** A cancel is honoured even by a wave Kafka applied after it (ownership.ts lateStartsOfCancelled). */
   async #cancelLateStarts(moving: readonly MovingPartition[]): Promise<void> {
     const late = lateStartsOfCancelled(moving, this.#d.store.view(), this.#now());
@@ -506,7 +526,7 @@ export class Reconciler {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
       // pass (to tell completed from cancelled): none while everything still moves. Not yet
       // for the records just marked (after the throttle sync, below).
-      const topics = await endedTopics(view, moves.movingIds, this.#now(), pace, (r) => !movesEnded.has(r.id));
+      const topics = await endedTopics(view, moves.movingIds, (r) => this.#pendingDue(r), pace, (r) => !movesEnded.has(r.id));
       const started = performance.now();
       placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
       placementMs = performance.now() - started;
@@ -681,7 +701,7 @@ export class Reconciler {
     const stillMoving = (still?.size ?? 0) > 0;
     let next: ReassignmentRecord | undefined;
     if (r.state === 'pending') {
-      if (now < r.startDeadline) return undefined; // its writer may still be starting it
+      if (!this.#pendingDue(r)) return undefined; // its writer may still be starting it
       if (stillMoving) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
       else if (await atTarget(r)) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
       else {
@@ -750,7 +770,7 @@ export class Reconciler {
       if (r && r.state === 'running' && r.movesEndedAt !== undefined) marked.set(id, r);
     }
     if (marked.size === 0) return;
-    const topics = await endedTopics(view, moves.movingIds, this.#now(), pace, (r) => marked.get(r.id) === r);
+    const topics = await endedTopics(view, moves.movingIds, (r) => this.#pendingDue(r), pace, (r) => marked.get(r.id) === r);
     const placement = topics.size === 0 ? [] : await describePartitions(this.#d.kafka, [...topics]);
     await this.#resolveRecords(view, marked, moves, placement, dirs, pace);
   }
