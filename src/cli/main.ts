@@ -67,6 +67,24 @@ const OPTIONS = {
 
 class UsageError extends Error {}
 
+/**
+ * `--token -Xy…` as `--token=-Xy…`: a string option's next argument is its value even when it
+ * starts with a dash (a base64url token does one time in 64), which parseArgs would refuse as
+ * ambiguous. `--` ends the options.
+ */
+function withInlineValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    const name = a.startsWith('--') ? a.slice(2) : undefined;
+    const opt = name !== undefined && !name.includes('=') ? (OPTIONS as Record<string, { type: string }>)[name] : undefined;
+    if (opt?.type === 'string' && i + 1 < argv.length && argv[i + 1]!.startsWith('-') && argv[i + 1] !== '--') out.push(`${a}=${argv[++i]}`);
+    else out.push(a);
+  }
+  return out;
+}
+
 interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
@@ -114,7 +132,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: withInlineValues(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     io.err(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
     return 2;

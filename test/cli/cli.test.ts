@@ -75,6 +75,12 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(r.stderr, /401 Authentication required/);
   });
 
+  it('a token that starts with a dash is the value of --token, not an option (1 base64url token in 64)', async () => {
+    const r = await kag(['--url', gw.url, '--token', '-not-a-token', 'whoami']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /401 Invalid credentials/);
+  });
+
   it('reassign execute (Kafka file format, throttled) --watch draws bars to 100 % and exits 0; the rollback file is Kafka\'s format; the throttle goes', async () => {
     const file = join(dir, 'move.json');
     const rollback = join(dir, 'rollback.json');
