@@ -1021,7 +1021,15 @@ function App() {
   useEffect(() => {
     setMe(null);
     setMeError(null);
-    api.whoami().then(setMe, (e: Error) => setMeError(e));
+    // The answer for an earlier token (a 401 before sign-in) must not land after this one's.
+    let current = true;
+    api.whoami().then(
+      (w) => current && setMe(w),
+      (e: Error) => current && setMeError(e),
+    );
+    return () => {
+      current = false;
+    };
   }, [api]);
   const route = useRoute();
   const mainRef = useRef<HTMLElement>(null);
