@@ -933,9 +933,13 @@ export class StateStore {
     return own === undefined || this.#mono() + forMs + Math.min(OWN_LEASE_MARGIN_MS, own.ttlMs / 10) < own.start + own.ttlMs;
   }
 
-  /** Tombstones claims that lost or whose lease is over by this process's clock (their writers died). Returns how many. */
+  /**
+   * Tombstones claims that lost or whose lease is over by this process's clock (their writers
+   * died, or a code path of ours never released one: our own lease ended before we saw it over,
+   * and nothing of ours writes under it any more). Returns how many.
+   */
   async sweepClaims(mono = this.#mono()): Promise<number> {
-    const garbage = this.#claims.garbage(mono).filter((c) => !this.#ownClaims.has(c.id));
+    const garbage = this.#claims.garbage(mono);
     if (garbage.length) await this.#write(garbage.map((c) => ({ key: claimKey(c.id), value: null })));
     return garbage.length;
   }

@@ -187,7 +187,7 @@ describe('executing a plan', () => {
       if (r.body.state === 'completed') return true;
       clock.advance(1000);
       return undefined;
-    }, 30_000, 50);
+    }, 60_000, 50); // generous: under CI's load each poll (and so each simulated second) can take long
     const end = await gw.http().get('/brokers');
     const empty = end.body.brokers.find((b: any) => b.id === 3);
     assert.equal(empty.replicas, 0);

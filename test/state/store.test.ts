@@ -179,10 +179,12 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     await a.refresh();
     assert.equal(a.holds(dead.granted ? dead.claim : { id: '' }), false, 'taken over: it holds nothing any more');
     assert.equal(await b.sweepClaims(), 0, 'the taken-over claim already ended; ours is ours');
+    assert.equal(b.holds(after.granted ? after.claim : { id: '' }), true);
     mb = 1000;
-    assert.equal(await b.sweepClaims(), 0, 'our own claim is never swept by us');
+    assert.equal(b.holds(after.granted ? after.claim : { id: '' }), false, 'our own lease is over');
+    assert.equal(await b.sweepClaims(), 1, 'a claim of ours never released is swept once its lease is over');
     await a.refresh();
-    assert.deepEqual(a.claims().map((c) => c.owner), ['b']);
+    assert.deepEqual(a.claims(), [], 'both ended: nothing holds x');
   });
 
   it('a reader starting from scratch after compaction reaches the same decisions as the instances that watched', async () => {
