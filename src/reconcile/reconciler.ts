@@ -542,7 +542,9 @@ export class Reconciler {
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
-    if (view && moving) await this.#step('late-starts', () => this.#cancelLateStarts(moving));
+    // Only moves no live reassignment owns can be late starts: none (the usual pass, 100k moves
+    // of one running reassignment included) -> no look at the cancelled records at all.
+    if (view && moving && moves && moves.external > 0) await this.#step('late-starts', () => this.#cancelLateStarts(moving));
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
