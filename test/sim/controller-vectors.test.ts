@@ -33,6 +33,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { request } from './wire.js';
+import { assertShared, skipWithoutShared } from '../shared-files.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const VECTOR_FILE = 'shared/kafka-protocol/vectors/controller-reassignments.json';
@@ -296,7 +297,8 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
 const available = existsSync(VECTORS);
 const scenarios = available ? loadScenarios() : new Map<string, StepV[]>();
 
-test('Kafka controller vectors: 31 scenarios', { skip: available ? false : `Kafka's controller vectors are not at ${VECTORS} (they live in ../shared beside the repository; set KAFKA_CONTROLLER_VECTORS to run this test)` }, async (t) => {
+test('Kafka controller vectors: 31 scenarios', { skip: skipWithoutShared(VECTORS, "Kafka's controller vectors (or set KAFKA_CONTROLLER_VECTORS)") }, async (t) => {
+  assertShared(VECTORS, "Kafka's controller vectors");
   assert.equal(scenarios.size, 31);
   for (const [name, steps] of scenarios) {
     await t.test(name, async () => {
