@@ -10,6 +10,7 @@ import { jsonLogger, type Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { createReassignmentMetrics } from './http/reassignment-metrics.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
+import { createReassignmentChangeFeed } from './events/reassignment-changes.js';
 import type { LifecycleState } from './http/routes/health.js';
 import { startServer } from './http/server.js';
 import { createKafkaGateway } from './kafka/admin.js';
@@ -110,6 +111,9 @@ async function main(): Promise<void> {
     logger,
     bandwidthBytesPerSecond: config.kafka.mode === 'embedded' ? DEMO_REPLICATION_BYTES_PER_SECOND : null,
   });
+  // The change feed (src/events): before the reconciler's first read of the state topic, so the
+  // history in the log is observed too (webhooks and the event streams consume it).
+  const changes = createReassignmentChangeFeed(reassignments.store);
   reassignments.reconciler.start();
   // Before startServer's own handlers: no new reconcile pass once shutdown has begun.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void reassignments.reconciler.stop());
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
   const consoleFiles = await loadConsoleAssets();
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
-  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   const warmUpStarted = performance.now();

@@ -25,6 +25,7 @@ import { TopicConfigService } from '../reconcile/topic-config-service.js';
 import { whoamiRoutes } from './routes/whoami.js';
 import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
+import type { ReassignmentChangeFeed } from '../events/reassignment-changes.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
 import { routeMatchMiddleware, routeTableFor } from './route-table.js';
@@ -62,6 +63,8 @@ export interface AppOptions {
    * Kafka layer when there is one; without either, those paths answer 404.
    */
   configs?: TopicConfigService;
+  /** The change feed of reassignments (src/events/reassignment-changes.ts): one event per state change, for the event streams and webhooks. */
+  changes?: ReassignmentChangeFeed;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
 }

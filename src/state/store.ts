@@ -19,6 +19,7 @@ import { CLAIM_PREFIX, claimKey, ClaimTable, CLAIM_VERSION, decodeClaim, MAX_CLA
 import { ambientClaim, decodeFence, encodeFence, FENCE_PREFIX, FenceCursor, FencedWriteError, fenceKey, type FenceMarker } from './fence.js';
 import { assemble, assembleWith, CHUNK_PREFIX, chunkKey, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
 import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packedFrom, packPartitions } from './cold-partitions.js';
+import { ObservedMap, type MapObserver } from './observed-map.js';
 import { decodeValue, encodeValue, keyOf, parseKey, progressKey, reassignmentKey, TERMINAL_STATES, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
 
 /** Produce batches the store writes stay under this (Kafka's default max.message.bytes is 1 MiB per batch). */
@@ -208,7 +209,8 @@ export class StateStore {
   /** Refused batches already reported (`claim@offset`), so a re-read does not count one twice. */
   readonly #refusalsSeen = new Set<string>();
   readonly #maps = {
-    reassignment: new Map<string, ReassignmentRecord>(),
+    // Observed: every version of a record applied (src/events/reassignment-changes.ts).
+    reassignment: new ObservedMap<string, ReassignmentRecord>(),
     'throttle-request': new Map<string, ThrottleRequestRecord>(),
     ledger: new Map<string, LedgerRecord>(),
     progress: new Map<string, ProgressRecord>(),
@@ -270,6 +272,14 @@ export class StateStore {
 
   get topic(): string {
     return this.#log.name;
+  }
+
+  /**
+   * Tells `observer` every reassignment record version this view applies, in the order applied
+   * (see observed-map.ts: called synchronously, must be cheap). Returns the function that stops.
+   */
+  observeReassignments(observer: MapObserver<string, ReassignmentRecord>): () => void {
+    return this.#maps.reassignment.observe(observer);
   }
 
   /** The view as of the last refresh or write of this instance (may lag other instances). */
