@@ -23,7 +23,7 @@ export const API_NAMES = [
   'CreateTopics', 'DeleteTopics', 'DescribeConfigs', 'AlterConfigs', 'DescribeLogDirs',
   'SaslAuthenticate', 'CreatePartitions', 'IncrementalAlterConfigs', 'AlterPartitionReassignments',
   'ListPartitionReassignments', 'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeCluster', 'DescribeTopicPartitions',
-  'AlterReplicaLogDirs',
+  'AlterReplicaLogDirs', 'ElectLeaders',
 ];
 
 interface SpecField {

@@ -31,6 +31,7 @@ import {
   type TopicState,
 } from './topics.js';
 import { ZERO_UUID, randomUuid, uuidFromBytes } from './uuid.js';
+import { decideElections, type ElectionTopicResult } from './elections.js';
 
 /** QuorumController.MAX_RECORDS_PER_USER_OP */
 const MAX_RECORDS_PER_USER_OP = 10000;
@@ -392,6 +393,19 @@ export class ClusterModel {
     this.views.clear(); // offline replicas
     this.moves.brokersChanged(); // a returning replica may complete a reassignment
     this.sync(); // a returning target replica may catch up at once
+  }
+
+  /**
+   * ElectLeaders (API 43), as KRaft's controller runs it (./elections.ts): every decision against
+   * the state before the request, the leader changes applied after it. `partitions` null = all.
+   */
+  electLeaders(partitions: readonly { topic: string; partitions: readonly number[] }[] | null, electionType: number, zk = false): ElectionTopicResult[] {
+    this.sync();
+    const host = { topic: (name: string) => this.topics.get(name), isUp: (id: number) => this.brokers.isUp(id), sortedTopics: () => this.topicsByName() };
+    const { results, changes } = decideElections(host, partitions, electionType, zk);
+    for (const c of changes) this.changePartition(c.topic, c.p, c.leader, c.isr);
+    if (changes.length > 0) this.moves.brokersChanged(); // a moving partition copies from its new leader
+    return results;
   }
 
   private changePartition(topic: TopicState, p: PartitionState, leader: number, isr: number[]): void {

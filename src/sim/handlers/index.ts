@@ -14,6 +14,7 @@ import { alterReplicaLogDirsHandler } from './34_alter_replica_log_dirs.js';
 import { describeLogDirsHandler } from './35_describe_log_dirs.js';
 import { saslAuthenticateHandler } from './36_sasl_authenticate.js';
 import { createPartitionsHandler } from './37_create_partitions.js';
+import { electLeadersHandler } from './43_elect_leaders.js';
 import { incrementalAlterConfigsHandler } from './44_incremental_alter_configs.js';
 import { alterPartitionReassignmentsHandler } from './45_alter_partition_reassignments.js';
 import { listPartitionReassignmentsHandler } from './46_list_partition_reassignments.js';
@@ -37,6 +38,7 @@ export function allHandlers(): ApiHandler[] {
     describeLogDirsHandler,
     saslAuthenticateHandler,
     createPartitionsHandler,
+    electLeadersHandler,
     incrementalAlterConfigsHandler,
     alterPartitionReassignmentsHandler,
     listPartitionReassignmentsHandler,

@@ -1402,6 +1402,56 @@ export const AlterReplicaLogDirsResponseSchema: MessageSchema = {
   ],
 };
 
+export interface ElectLeadersRequest {
+  electionType?: number;
+  topicPartitions: Array<{
+    topic: string;
+    partitions: Array<number>;
+  }> | null;
+  timeoutMs: number;
+}
+
+export const ElectLeadersRequestSchema: MessageSchema = {
+  name: 'ElectLeadersRequest', apiKey: 43, valid: [0,2], flexible: [2,32767],
+  fields: [
+    { n: 'electionType', t: 'int8', v: [1,32767] },
+    { n: 'topicPartitions', t: '[]struct', v: [0,32767], nv: [0,32767], f: [
+      { n: 'topic', t: 'string', v: [0,32767] },
+      { n: 'partitions', t: '[]int32', v: [0,32767] },
+    ] },
+    { n: 'timeoutMs', t: 'int32', v: [0,32767], d: "60000" },
+  ],
+};
+
+export interface ElectLeadersResponse {
+  throttleTimeMs: number;
+  errorCode?: number;
+  replicaElectionResults: Array<{
+    topic: string;
+    partitionResult: Array<{
+      partitionId: number;
+      errorCode: number;
+      errorMessage: string | null;
+    }>;
+  }>;
+}
+
+export const ElectLeadersResponseSchema: MessageSchema = {
+  name: 'ElectLeadersResponse', apiKey: 43, valid: [0,2], flexible: [2,32767],
+  fields: [
+    { n: 'throttleTimeMs', t: 'int32', v: [0,32767] },
+    { n: 'errorCode', t: 'int16', v: [1,32767] },
+    { n: 'replicaElectionResults', t: '[]struct', v: [0,32767], f: [
+      { n: 'topic', t: 'string', v: [0,32767] },
+      { n: 'partitionResult', t: '[]struct', v: [0,32767], f: [
+        { n: 'partitionId', t: 'int32', v: [0,32767] },
+        { n: 'errorCode', t: 'int16', v: [0,32767] },
+        { n: 'errorMessage', t: 'string', v: [0,32767], nv: [0,32767] },
+      ] },
+    ] },
+  ],
+};
+
 export const ALL_SCHEMAS: readonly MessageSchema[] = [
   ProduceRequestSchema,
   ProduceResponseSchema,
@@ -1447,4 +1497,6 @@ export const ALL_SCHEMAS: readonly MessageSchema[] = [
   DescribeTopicPartitionsResponseSchema,
   AlterReplicaLogDirsRequestSchema,
   AlterReplicaLogDirsResponseSchema,
+  ElectLeadersRequestSchema,
+  ElectLeadersResponseSchema,
 ];
