@@ -131,7 +131,19 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
   }
 
   #observe(id: string, record: ReassignmentRecord): void {
-    const next: RecordHead = { id, state: record.state, createdAt: record.createdAt, updatedAt: record.updatedAt, paused: record.paused ?? false, startedAt: record.startedAt, endedAt: record.endedAt };
+    // Held (issue 30): a running record with a hold; read structurally (a record of any version).
+    const hold = (record as { hold?: { since?: unknown; reasons?: readonly { kind?: unknown }[] } }).hold;
+    const held = record.state === 'running' && hold !== undefined && hold !== null;
+    const next: RecordHead = {
+      id,
+      state: held ? 'held' : record.state,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      paused: record.paused ?? false,
+      startedAt: record.startedAt,
+      endedAt: record.endedAt,
+      heldSince: held && typeof hold.since === 'number' ? hold.since : undefined,
+    };
     const prev = this.#heads.get(id);
     // An older version applied after a newer one (a read under way applies what it fetched
     // after our own newer write was applied at its acknowledgement): not a change; the newer
@@ -139,7 +151,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     if (prev && (next.updatedAt < prev.updatedAt || (TERMINAL_STATES.has(prev.state as ReassignmentState) && !TERMINAL_STATES.has(next.state as ReassignmentState)))) return;
     this.#heads.set(id, next);
     // Nothing but progress changed (most versions of a running record): nothing to derive.
-    if (prev && prev.state === next.state && prev.paused === next.paused && prev.startedAt === next.startedAt) return;
+    if (prev && prev.state === next.state && prev.paused === next.paused && prev.startedAt === next.startedAt && prev.heldSince === next.heldSince) return;
     for (const c of changesBetween(prev, next)) {
       // A version applied again (the view re-read, or an older version read after our own write): known already.
       if (this.#byId.has(c.eventId)) continue;
@@ -154,7 +166,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
         paused: next.paused,
         partitions: this.#partitionCount(record),
         requestedBy: record.requestedBy ?? null,
-        reason: record.reason ?? null,
+        reason: record.reason ?? (held && Array.isArray(hold.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
         rollbackOf: record.rollbackOf ?? null,
       };
       this.#retain(change);

@@ -13,7 +13,11 @@
 //   record emits the same ids as one that watched it run.
 // - repeatable changes (paused, resumed, held and any state this version does not know) are
 //   seen only between two versions; their id carries the version's updatedAt
-//   (`<id>:<type>:<updatedAt>`), the same for every instance that saw that version.
+//   (`<id>:<type>:<updatedAt>`; a hold: its `since`), the same for every instance that saw
+//   that version.
+//
+// `held` (issue 30) is a running record with a `hold`: the API and these events call its
+// state `held`.
 
 import { TERMINAL_STATES, type ReassignmentRecord, type ReassignmentState } from '../state/records.js';
 
@@ -27,6 +31,8 @@ export type RecordHead = Pick<ReassignmentRecord, 'id' | 'createdAt' | 'updatedA
   state: ReassignmentState | (string & {});
   startedAt?: number | undefined;
   endedAt?: number | undefined;
+  /** When its hold began (a held record: issue 30's `hold.since`): the held change's time and id. */
+  heldSince?: number | undefined;
 };
 
 export interface DerivedChange {
@@ -68,13 +74,13 @@ export function changesBetween(prev: RecordHead | undefined, next: RecordHead): 
   }
   if (isTerminal(next.state)) return out;
   const at = next.updatedAt;
-  const repeatable = (type: string): void => {
-    const eventId = `${next.id}:${type}:${at}`;
+  const repeatable = (type: string, atMs = at): void => {
+    const eventId = `${next.id}:${type}:${atMs}`;
     // A hold that ends in the version that also un-pauses: one `resumed`.
-    if (!out.some((e) => e.eventId === eventId)) out.push({ eventId, type, state: next.state, previousState: prev?.state ?? previousState, atMs: at });
+    if (!out.some((e) => e.eventId === eventId)) out.push({ eventId, type, state: next.state, previousState: prev?.state ?? previousState, atMs });
   };
   // A state other than pending/running (held, or one a newer gateway added): entered.
-  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state) repeatable(next.state);
+  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state) repeatable(next.state, next.state === 'held' ? (next.heldSince ?? at) : at);
   // Back to running from such a state (a hold ended).
   if (prev && next.state === 'running' && prev.state !== 'pending' && prev.state !== 'running' && !isTerminal(prev.state)) repeatable('resumed');
   // Paused or resumed by the caller (paced execution): a flag beside the state. A record first

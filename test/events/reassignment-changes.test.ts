@@ -152,6 +152,25 @@ describe('ReassignmentChanges over the state store', () => {
     assert.deepEqual(all.map((c) => c.seq), all.map((_, i) => all[0]!.seq + i), 'seq follows retention order');
   });
 
+  it('a running record with a hold (issue 30) is held; its hold ending is resumed', () => {
+    const map = new ObservedMap<string, ReassignmentRecord>();
+    const feed = createReassignmentChangeFeed({ observeReassignments: (o) => map.observe(o), header: () => undefined });
+    const running = record('h', { state: 'running', startedAt: 1100, updatedAt: 1100 });
+    map.set('h', running);
+    const hold = { since: 1500, reasons: [{ kind: 'offlinePartitions' }], healthyPasses: 0 };
+    map.set('h', { ...running, hold, updatedAt: 1500 } as ReassignmentRecord);
+    map.set('h', { ...running, hold: { ...hold, healthyPasses: 1 }, updatedAt: 1600 } as ReassignmentRecord);
+    map.set('h', { ...running, updatedAt: 1700 });
+    const cs = feed.since().changes;
+    assert.deepEqual(cs.map((c) => [c.eventId, c.state, c.previousState]), [
+      ['h:created', 'pending', null],
+      ['h:started', 'running', 'pending'],
+      ['h:held:1500', 'held', 'running'],
+      ['h:resumed:1700', 'running', 'held'],
+    ]);
+    assert.equal(cs[2]!.reason, 'held: offlinePartitions');
+  });
+
   it('never reads the partitions of a record (a 100,000-partition record costs what a small one does)', () => {
     const map = new ObservedMap<string, ReassignmentRecord>();
     const store: ObservableStore = { observeReassignments: (o) => map.observe(o), header: () => ({ layout: { partitionCount: 100_000 } }) as never };
