@@ -5,11 +5,15 @@
 // `--auto-create-topics` sets auto.create.topics.enable=true (Metadata creates unknown topics),
 // `--num-partitions N` / `--default-replication-factor N` the brokers' defaults for new topics,
 // `--log-dirs /a,/b` every broker's log.dirs (AlterReplicaLogDirs moves replicas between them).
+// `--kafka-version 3.7 [--kafka-mode zookeeper|kraft]` answers as that Kafka release (its
+// ApiVersions ranges and features; a request outside them closes the connection): default the
+// newest release, KRaft (./releases/release.ts).
 // `--control-port N` (or SIM_CONTROL_PORT) serves the control API on 127.0.0.1:N (./control.ts):
 // `curl -X POST 127.0.0.1:N/brokers/1/stop`, `.../start`, `curl '127.0.0.1:N/state?topic=orders'`.
 import { parseArgs } from 'node:util';
 import { parseControlPort, startControlServer } from './control.js';
 import { startSimulator } from './index.js';
+import { kafkaRelease, NEWEST_RELEASE, type KafkaRelease } from './releases/release.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +28,8 @@ const { values } = parseArgs({
     'num-partitions': { type: 'string' },
     'default-replication-factor': { type: 'string' },
     'log-dirs': { type: 'string' },
+    'kafka-version': { type: 'string' },
+    'kafka-mode': { type: 'string' },
   },
 });
 
@@ -64,6 +70,19 @@ function positiveInt(flag: string, raw: string | undefined): number | undefined 
 const numPartitions = positiveInt('num-partitions', values['num-partitions']);
 const defaultReplicationFactor = positiveInt('default-replication-factor', values['default-replication-factor']);
 
+const kafkaMode = values['kafka-mode'];
+if (kafkaMode !== undefined && kafkaMode !== 'zookeeper' && kafkaMode !== 'kraft') {
+  console.error('--kafka-mode must be zookeeper or kraft');
+  process.exit(2);
+}
+let release: KafkaRelease;
+try {
+  release = kafkaRelease(values['kafka-version'] ?? NEWEST_RELEASE, kafkaMode);
+} catch (err) {
+  console.error(`--kafka-version: ${(err as Error).message}`);
+  process.exit(2);
+}
+
 const controlPort = parseControlPort(values['control-port'] ?? process.env.SIM_CONTROL_PORT);
 if (typeof controlPort === 'object') {
   console.error(`--control-port / SIM_CONTROL_PORT: ${controlPort.error}`);
@@ -80,10 +99,12 @@ const sim = await startSimulator({
   autoCreateTopicsEnable: values['auto-create-topics'],
   numPartitions,
   defaultReplicationFactor,
+  kafkaVersion: release.version,
+  kafkaMode: release.mode,
   ...(values['log-dirs'] !== undefined && { logDirs: values['log-dirs'].split(',').map((d) => d.trim()) }),
 });
 const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
-console.log(`simulated Kafka cluster ${sim.clusterId} with ${brokers} brokers:`);
+console.log(`simulated Kafka ${release.version} (${release.mode === 'kraft' ? 'KRaft' : 'ZooKeeper'} mode) cluster ${sim.clusterId} with ${brokers} brokers:`);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);
 console.log(`bootstrap servers: ${sim.bootstrapServers.join(',')}`);
 if (control) console.log(`control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=..., POST/GET/DELETE /faults)`);

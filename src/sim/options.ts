@@ -87,6 +87,30 @@ export interface SimulatorOptions {
   numPartitions?: number;
   /** Broker config `default.replication.factor` (default 1). */
   defaultReplicationFactor?: number;
+  /**
+   * The Kafka release the brokers answer as ('2.8' ... '4.2'; default the newest the table in
+   * ./releases/ knows): ApiVersions advertises that release's ranges (cut to what the handlers
+   * serve) and its features, and a request outside them closes the connection, as Kafka does.
+   */
+  kafkaVersion?: string;
+  /**
+   * 'kraft' (default where the release has it) or 'zookeeper': a ZooKeeper-mode cluster reports
+   * no finalized metadata.version and, unless notControllerErrors says otherwise, answers
+   * NOT_CONTROLLER from brokers that are not the controller.
+   */
+  kafkaMode?: 'zookeeper' | 'kraft';
+}
+
+/** A request a broker refused because the release it answers as does not accept it (Simulator.outOfRange). */
+export interface OutOfRangeRequest {
+  brokerId: number;
+  apiKey: number;
+  /** The API's name, or null for a key the simulator does not know at all. */
+  api: string | null;
+  version: number;
+  clientId: string | null;
+  /** The range the release accepts, null when it has no such API. */
+  accepted: readonly [number, number] | null;
 }
 
 export interface SimulatedCluster {

@@ -23,6 +23,7 @@ import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from '.
 import type { ApiHandler, ConnectionState, RequestContext, SimulatorRuntime } from './handlers/types.js';
 import { errorResponse, type FaultInjector } from './faults.js';
 import { HEAVY_FRAME_BYTES, type RequestTurns } from './request-turns.js';
+import type { OutOfRangeRequest } from './options.js';
 
 /** Kafka's socket.request.max.bytes default. */
 export const MAX_FRAME_BYTES = 100 * 1024 * 1024;
@@ -42,6 +43,8 @@ export interface BrokerServerOptions {
   turns?: RequestTurns;
   /** Client ids cut off (Simulator.cutOffClient): a request naming one closes its connection unanswered. */
   cutOff?: ReadonlySet<string>;
+  /** Told of every request refused as outside the release's ranges (Simulator.outOfRange). */
+  onOutOfRange?: (r: OutOfRangeRequest) => void;
 }
 
 export class BrokerServer {
@@ -165,7 +168,12 @@ export class BrokerServer {
     const apiKey = r.int16();
     const apiVersion = r.int16();
     const handler = this.opts.handlers.get(apiKey);
-    if (!handler) throw new MalformedFrameError(`unknown API key ${apiKey}`);
+    if (!handler || !this.opts.runtime.apiRanges.has(apiKey)) {
+      // A key the release does not have (DescribeTopicPartitions before 3.8, say): Kafka fails the
+      // header's parse or finds the API not enabled on the listener, and closes the connection.
+      this.opts.onOutOfRange?.({ brokerId: this.opts.brokerId, apiKey, api: handler?.name ?? null, version: apiVersion, clientId: null, accepted: null });
+      throw new MalformedFrameError(`API key ${apiKey} is not served by Kafka ${this.opts.runtime.release.version}`);
+    }
     const flexible = isFlexibleVersion(handler.request, apiVersion);
     // Request header v2 for flexible versions, v1 otherwise (v0 only ever for
     // ControlledShutdown v0, which is not simulated).
@@ -178,9 +186,20 @@ export class BrokerServer {
     }
 
     if (!this.inHandlerRange(handler, apiVersion)) {
+      this.opts.onOutOfRange?.({
+        brokerId: this.opts.brokerId,
+        apiKey,
+        api: handler.name,
+        version: apiVersion,
+        clientId: conn.clientId,
+        accepted: this.opts.runtime.apiRanges.get(apiKey) ?? null,
+      });
+      // Kafka's SocketServer (Processor.processCompletedReceives): a request whose version the
+      // broker does not enable ("Received request api key ... with version ... which is not
+      // enabled") is an InvalidRequestException, and processChannelException closes the connection.
       if (apiKey !== API_VERSIONS_KEY) throw new MalformedFrameError(`unsupported ${handler.name} v${apiVersion}`);
       // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our ranges.
-      const body = handler.unsupportedVersionResponse!();
+      const body = handler.unsupportedVersionResponse!(this.opts.runtime);
       return this.send(socket, handler, 0, header.correlationId, body);
     }
     if (!conn.authenticated && !handler.allowedBeforeAuthentication) {
@@ -247,8 +266,9 @@ export class BrokerServer {
   }
 
   private inHandlerRange(handler: ApiHandler, version: number): boolean {
-    const [min, max] = handler.versions ?? handler.request.valid;
-    return version >= min && version <= max && supports(handler.request, version);
+    const range = this.opts.runtime.apiRanges.get(handler.apiKey);
+    if (!range) return false;
+    return version >= range[0] && version <= range[1] && supports(handler.request, version);
   }
 
   private send(socket: net.Socket, handler: ApiHandler, version: number, correlationId: number, body: unknown): Promise<void> {

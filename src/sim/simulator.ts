@@ -8,7 +8,8 @@ import type { ApiHandler, BrokerEndpoint, ControllerMutationQuota, RequestContex
 import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
-import type { SimulatedCluster, SimulatorOptions } from './options.js';
+import type { OutOfRangeRequest, SimulatedCluster, SimulatorOptions } from './options.js';
+import { kafkaRelease, servedRange, type KafkaRelease } from './releases/release.js';
 import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
 import { RequestTurns } from './request-turns.js';
 import { FaultInjector } from './faults.js';
@@ -46,6 +47,11 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslMechanisms: readonly string[];
   readonly notControllerErrors: boolean;
   readonly autoCreateTopicsEnable: boolean;
+  /** The release the brokers answer as, and the versions they serve of each API. */
+  readonly release: KafkaRelease;
+  readonly apiRanges: ReadonlyMap<number, readonly [number, number]>;
+  /** Every request a broker refused as outside the release's ranges (a client bug: Kafka closes the connection). */
+  readonly outOfRange: OutOfRangeRequest[] = [];
   /** Log dirs of every broker and intra-broker replica moves (AlterReplicaLogDirs). */
   readonly logDirs: LogDirs;
   private readonly reportedController: 'random' | 'controller';
@@ -78,7 +84,9 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.saslRequired = opts.saslPlainUsers !== undefined || opts.saslScramUsers !== undefined;
     // PLAIN stays enabled without SASL users (the handshake then fails every login), as before.
     this.saslMechanisms = [...(opts.saslPlainUsers !== undefined || opts.saslScramUsers === undefined ? ['PLAIN'] : []), ...(opts.saslScramUsers ? SCRAM_MECHANISMS : [])];
-    this.notControllerErrors = opts.notControllerErrors ?? false;
+    this.release = kafkaRelease(opts.kafkaVersion, opts.kafkaMode);
+    // ZooKeeper-mode brokers answer NOT_CONTROLLER (KafkaApis before KRaft's forwarding).
+    this.notControllerErrors = opts.notControllerErrors ?? this.release.mode === 'zookeeper';
     this.reportedController = opts.reportedController ?? 'random';
     this.controllerRandom = opts.controllerRandom ?? Math.random;
     this.autoCreateTopicsEnable = opts.autoCreateTopicsEnable ?? false;
@@ -120,8 +128,14 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       brokerConfig: (id, name) => model.effectiveBrokerConfig(id, name),
     });
     this.handlers = new Map(allHandlers().map((h) => [h.apiKey, h]));
+    const apiRanges = new Map<number, readonly [number, number]>();
+    for (const h of this.handlers.values()) {
+      const served = servedRange(this.release, h.apiKey, h.versions ?? h.request.valid);
+      if (served) apiRanges.set(h.apiKey, served);
+    }
+    this.apiRanges = apiRanges;
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, onOutOfRange: (r) => this.outOfRange.push(r), ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 

@@ -12,7 +12,8 @@ const DIRS = ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'];
 const clock = new ManualClock(1_000_000);
 let sim: Simulator;
 before(async () => {
-  sim = await startSimulator({ brokers: 3, clock, logDirs: DIRS, seedBytes: 10_000 });
+  // 3.9: AlterReplicaLogDirs and DescribeLogDirs v0, which 4.0 dropped (KIP-896), are sent here.
+  sim = await startSimulator({ brokers: 3, clock, logDirs: DIRS, seedBytes: 10_000, kafkaVersion: '3.9' });
   sim.model.createTopic(
     { name: 'jbod', numPartitions: -1, replicationFactor: -1, assignments: [{ partition: 0, brokerIds: [1] }, { partition: 1, brokerIds: [2] }], configs: [] },
     { validateOnly: false },

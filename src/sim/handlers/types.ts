@@ -9,6 +9,7 @@ import type { ClientQuotaStore, ControllerMutationQuota } from '../quotas.js';
 import type { LogDirs } from '../log-dirs.js';
 export type { ControllerMutationQuota } from '../quotas.js';
 import type { ScramUserStore } from '../sasl/scram.js';
+import type { KafkaRelease } from '../releases/release.js';
 
 export interface ConnectionState {
   remote: string;
@@ -52,6 +53,13 @@ export interface SimulatorRuntime {
    * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).
    */
   readonly notControllerErrors: boolean;
+  /** The release the brokers answer as (SimulatorOptions.kafkaVersion / kafkaMode). */
+  readonly release: KafkaRelease;
+  /**
+   * API key -> the versions served: the release's range cut to the handler's. An API missing
+   * here is not advertised and a request for it closes the connection.
+   */
+  readonly apiRanges: ReadonlyMap<number, readonly [number, number]>;
   /** Broker config auto.create.topics.enable (SimulatorOptions.autoCreateTopicsEnable). */
   readonly autoCreateTopicsEnable: boolean;
   endpoints(): BrokerEndpoint[];
@@ -87,7 +95,7 @@ export interface ApiHandler<Req = any, Res = any> {
   versions?: VersionRange;
   allowedBeforeAuthentication?: boolean;
   /** ApiVersions only: the v0 body for a version it does not know. */
-  unsupportedVersionResponse?: () => Res;
+  unsupportedVersionResponse?: (runtime: SimulatorRuntime) => Res;
   /**
    * Whether this request is heavy (../request-turns.ts): its work grows with the cluster, as an
    * answer about every topic or partition, or about more than HEAVY_ITEMS of them. Heavy

@@ -1,0 +1,76 @@
+// The simulator answers as a chosen Kafka release (--kafka-version / kafkaVersion, kafkaMode):
+// that release's ApiVersions ranges (cut to what the simulator implements) and features, and a
+// request outside them closes the connection, as Kafka's SocketServer does.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimulator } from '../../src/sim/index.js';
+import { API_VERSIONS_BY_RELEASE } from '../../src/sim/releases/api-versions-by-release.js';
+import { kafkaRelease, knownReleases, NEWEST_RELEASE } from '../../src/sim/releases/release.js';
+import { exchange, frame, request } from './wire.js';
+
+const apiVersions = (port: number) => request(port, 18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+
+for (const [version, mode] of [['2.8', 'zookeeper'], ['3.7', 'zookeeper'], ['3.7', 'kraft'], ['4.2', 'kraft']] as const) {
+  test(`Kafka ${version} (${mode}): ApiVersions lists exactly the release's ranges of the implemented APIs`, async () => {
+    const sim = await startSimulator({ brokers: 1, kafkaVersion: version, kafkaMode: mode });
+    try {
+      const res = await apiVersions(sim.endpoints()[0]!.port);
+      const table = API_VERSIONS_BY_RELEASE[`${mode === 'kraft' ? 'kraft-broker' : 'zk'}-${version}`]!;
+      const byKey = new Map(Object.values(table).map(([k, min, max]) => [k, [min, max]]));
+      for (const k of res.apiKeys) {
+        const [min, max] = byKey.get(k.apiKey)!;
+        const handler = sim.handlers.get(k.apiKey)!;
+        const [hMin, hMax] = handler.versions ?? handler.request.valid;
+        assert.deepEqual([k.minVersion, k.maxVersion], [Math.max(min!, hMin), Math.min(max!, hMax)], `${handler.name}`);
+      }
+      // Every implemented API the release has is advertised; none it lacks.
+      const advertised = new Set(res.apiKeys.map((k: any) => k.apiKey));
+      for (const key of sim.handlers.keys()) assert.equal(advertised.has(key), byKey.has(key), `key ${key}`);
+      const mv = res.finalizedFeatures.find((f: any) => f.name === 'metadata.version');
+      if (mode === 'zookeeper') assert.equal(mv, undefined, 'no metadata.version in ZooKeeper mode');
+      else assert.ok(mv.maxVersionLevel >= 7);
+    } finally {
+      await sim.close();
+    }
+  });
+}
+
+test('a request outside the release range closes the connection and is recorded', async () => {
+  const sim = await startSimulator({ brokers: 1, kafkaVersion: '3.7' });
+  try {
+    const port = sim.endpoints()[0]!.port;
+    // Fetch v17 exists from 3.9; a 3.7 broker accepts up to v16.
+    assert.equal(await exchange(port, frame(1, 17, { clusterId: null, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' })), 'closed');
+    // DescribeTopicPartitions (75) exists from 3.8.
+    assert.equal(await exchange(port, frame(75, 0, { topics: [], responsePartitionLimit: 10, cursor: null })), 'closed');
+    assert.deepEqual(
+      sim.outOfRange.map((r) => [r.api, r.version, r.accepted]),
+      [
+        ['Fetch', 17, [4, 16]],
+        ['DescribeTopicPartitions', 0, null],
+      ],
+    );
+  } finally {
+    await sim.close();
+  }
+});
+
+test('ZooKeeper mode (2.8 has no KRaft): NOT_CONTROLLER errors on, the reported controller is the real one', async () => {
+  const sim = await startSimulator({ brokers: 2, kafkaVersion: '2.8' });
+  try {
+    assert.equal(sim.release.mode, 'zookeeper');
+    assert.equal(sim.notControllerErrors, true);
+    assert.equal(sim.reportedControllerId(), sim.model.controllerId);
+  } finally {
+    await sim.close();
+  }
+});
+
+test('releases: KRaft where the table has it; an unknown release is refused naming those known', () => {
+  assert.equal(kafkaRelease().version, NEWEST_RELEASE);
+  assert.equal(kafkaRelease('2.8').mode, 'zookeeper');
+  assert.equal(kafkaRelease('3.5').mode, 'kraft');
+  assert.ok(knownReleases('zookeeper').includes('3.9'));
+  assert.throws(() => kafkaRelease('4.2', 'zookeeper'), /no Kafka 4.2 in ZooKeeper mode: known are ZooKeeper 2.4, .*3.9 and KRaft 3.3, .*4.2/);
+  assert.throws(() => kafkaRelease('9.9'), RangeError);
+});
