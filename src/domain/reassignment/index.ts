@@ -12,6 +12,8 @@
 //   pacing.ts          paced execution: which queued moves start next within the bounds, waves, ETA
 //   partition-order.ts the (topic, partition) order pages of partitions are served in, in steps
 //   log-dirs.ts        intra-broker moves (log_dirs): the (broker, dir) pairs, their checks, their completion
+//   deadline.ts        deadline pacing: the lowest throttle that ends by finishBy, and the forecast
+//   deadline-request.ts the finishBy / throttleBounds fields of a POST
 
 export * from './types.js';
 export * from './partition-map.js';
@@ -24,3 +26,5 @@ export * from './estimate.js';
 export * from './progress.js';
 export * from './pacing.js';
 export * from './log-dirs.js';
+export * from './deadline.js';
+export * from './deadline-request.js';

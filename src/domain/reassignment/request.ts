@@ -13,6 +13,9 @@ import { internReplicaList } from '../replica-list.js';
 import type { PartitionAssignment } from './types.js';
 import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
 import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { parseSafety, type Safety } from './health.js';
+import type { ThrottleBounds } from './deadline.js';
+import { parseFinishBy, parseThrottleBounds } from './deadline-request.js';
 
 /** `throttle` is bytes/s for both the leader and follower rates; below this it is a typo. */
 export const MIN_THROTTLE_BYTES_PER_SECOND = 1024;
@@ -42,6 +45,12 @@ export interface ReassignmentRequest {
   readonly concurrency: ConcurrencyBounds | null;
   /** Queue order of a paced execution; null = absent (size-asc). */
   readonly order: PacingOrder | null;
+  /** Deadline pacing (issue 30): finish by this time (epoch ms), the gateway picking the throttle; null = absent. */
+  readonly finishBy: number | null;
+  /** The rates a deadline may pick from; null = absent (DEFAULT_THROTTLE_BOUNDS). Only with finishBy. */
+  readonly throttleBounds: ThrottleBounds | null;
+  /** Health interlocks (issue 30): null = absent (DEFAULT_SAFETY), `off`, or the caller's policy. */
+  readonly safety?: Safety | null;
   readonly format: ReassignmentRequestFormat;
 }
 
@@ -59,7 +68,9 @@ export type FieldErrorCode =
   | 'OUT_OF_RANGE'
   | 'UNSUPPORTED_VERSION'
   | 'LOG_DIRS_SIZE_MISMATCH'
-  | 'LOG_DIR_NOT_ABSOLUTE';
+  | 'LOG_DIR_NOT_ABSOLUTE'
+  | 'MUTUALLY_EXCLUSIVE'
+  | 'DEADLINE_TOO_CLOSE';
 
 export type ParseReassignmentResult =
   | { readonly ok: true; readonly request: ReassignmentRequest }
@@ -142,8 +153,20 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
     else errors.push({ path: '/order', code: 'INVALID_TYPE', message: `order must be one of ${PACING_ORDERS.join(', ')}.` });
   }
 
+  // Deadline pacing: the gateway picks the throttle, so a fixed one cannot come with it.
+  const finishBy = parseFinishBy(body.finishBy, errors);
+  const throttleBounds = parseThrottleBounds(body.throttleBounds, '/throttleBounds', errors);
+  if (body.finishBy !== undefined && body.finishBy !== null && body.throttle !== undefined && body.throttle !== null) {
+    errors.push({ path: '/throttle', code: 'MUTUALLY_EXCLUSIVE', message: 'throttle and finishBy are mutually exclusive: with finishBy the gateway picks the throttle (bound it with throttleBounds).' });
+  }
+  if (body.throttleBounds !== undefined && body.throttleBounds !== null && (body.finishBy === undefined || body.finishBy === null)) {
+    errors.push({ path: '/throttleBounds', code: 'MUTUALLY_EXCLUSIVE', message: 'throttleBounds bounds the throttle a finishBy deadline picks: give finishBy too, or a fixed throttle instead.' });
+  }
+
+  const safety = parseSafety(body.safety, '/safety', errors);
+
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, format } };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, format } };
 }
 
 /**

@@ -1,0 +1,234 @@
+// Deadline pacing (issue 30, part 2), pure: the lowest replication throttle that finishes a
+// reassignment by `finishBy`, re-decided every reconcile pass from what is left to copy.
+//
+// The model is Kafka's (and the simulator's, src/sim/cluster/replication.ts): a throttle is
+// bytes/s PER BROKER, once for the leader side (leader.replication.throttled.rate caps what a
+// broker sends for its throttled leader replicas) and once for the follower side
+// (follower.replication.throttled.rate caps what it fetches into its throttled follower
+// replicas); see kafka.server.ReplicationQuotaManager and the leader/follower quota checks in
+// ReplicaManager / ReplicaFetcherThread. So a move takes as long as its busiest broker in its
+// busiest direction: max over brokers of max(bytes in, bytes out) ÷ rate (estimate.ts). The
+// lowest rate that finishes in T seconds is that busiest broker's bytes ÷ T.
+//
+// What reality adds, measured rather than modelled: `efficiency`, the share of the throttle the
+// busiest broker actually achieved between two passes (waves of a paced execution starting
+// late, copies held back by their other end, the brokers' physical bandwidth below the
+// throttle, the ISR round trip). The rate asked for is divided by it, so a reassignment that
+// falls behind asks for more at the next pass, and one that cannot go faster (bandwidth)
+// reports that even the highest allowed throttle will not make it.
+//
+// One rate for every broker of the reassignment (the existing throttle path sets one), chosen
+// for the busiest broker: a lower rate on a lightly loaded broker would not shorten anything and
+// would slow the copies whose other end is the busy one.
+//
+// Steering:
+// - aim: end DEADLINE_MARGIN of the whole duration (finishBy - start) before finishBy, so that
+//   the error of the last passes lands before the deadline, not after it. Once that target is
+//   behind us, aim at finishBy itself (at most DEADLINE_RUSH_MS away: rush);
+// - hysteresis: the throttle configs are rewritten only when the wanted rate is RAISE_STEP above
+//   the current one or LOWER_STEP below it (raising is what keeps the deadline: it reacts sooner);
+// - bounds: the caller's {min, max}; when even max cannot make it (holds = false) the rate is max.
+
+const MiB = 1024 * 1024;
+
+/** Rates a deadline may choose from, bytes/s per broker and direction. */
+export interface ThrottleBounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** When the caller gives no `throttleBounds`: from 1 MiB/s (producers keep writing) to 256 MiB/s (a fifth of a 10 GbE link). */
+export const DEFAULT_THROTTLE_BOUNDS: ThrottleBounds = Object.freeze({ min: 1 * MiB, max: 256 * MiB });
+/** A `finishBy` closer than this (or past) is refused: the pacer needs passes to steer. */
+export const DEADLINE_MIN_LEAD_MS = 30_000;
+/** Aim to end this share of the whole duration before finishBy. */
+export const DEADLINE_MARGIN = 0.05;
+/** Past the aim, the time to finishBy is counted as at most this (rush: ask for the rate that ends within it). */
+export const DEADLINE_RUSH_MS = 1_000;
+/** Rewrite the throttle when the wanted rate is this much above the current one... */
+export const RAISE_STEP = 0.02;
+/** ...or this much below it. */
+export const LOWER_STEP = 0.05;
+/** Efficiency is kept within these (a sample outside them is noise or a broker stopped). */
+export const MIN_EFFICIENCY = 0.2;
+export const MAX_EFFICIENCY = 1;
+/** Weight of a new efficiency sample (exponentially weighted). */
+export const EFFICIENCY_WEIGHT = 0.5;
+
+/** Bytes a broker still has to receive (as a destination) and to send (as the source) for one reassignment. */
+export interface BrokerBytes {
+  readonly broker: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+export interface DeadlineInput {
+  readonly nowMs: number;
+  /** When the reassignment started (the margin is a share of finishBy - start). */
+  readonly startedAtMs: number;
+  readonly finishByMs: number;
+  /** Bytes left, per broker. */
+  readonly brokers: readonly BrokerBytes[];
+  readonly bounds: ThrottleBounds;
+  /** The rate in place now; null = none yet. */
+  readonly currentThrottle: number | null;
+  /** Share of the throttle the busiest broker achieved lately, in (0, 1]; 1 = unknown. */
+  readonly efficiency: number;
+  /** Bytes/s a broker can move at most, when known (the embedded simulator's); null = unknown. */
+  readonly bandwidth?: number | null;
+}
+
+export interface DeadlineDecision {
+  /** The rate to have in place (the current one when the change is within the hysteresis). */
+  readonly throttle: number;
+  /** The rate this pass computed, before the hysteresis. */
+  readonly wanted: number;
+  /** Whether `throttle` differs from the current rate: the configs are to be rewritten. */
+  readonly rewrite: boolean;
+  /** Whether the deadline can still be met within the bounds. */
+  readonly holds: boolean;
+  /** When it should end at `throttle` (= now when nothing is left). */
+  readonly expectedEndMs: number;
+  /** When it would end at the highest allowed throttle. */
+  readonly expectedEndAtMaxMs: number;
+  /** The broker with the most bytes left in one direction, and those bytes; null when nothing is left. */
+  readonly busiest: { readonly broker: number; readonly bytesLeft: number } | null;
+}
+
+/** The busiest broker: most bytes left in either direction (lowest id on a tie). */
+export function busiestBroker(brokers: readonly BrokerBytes[]): { broker: number; bytesLeft: number } | null {
+  let best: { broker: number; bytesLeft: number } | null = null;
+  for (const b of brokers) {
+    const left = Math.max(b.bytesIn, b.bytesOut);
+    if (!(left > 0)) continue;
+    if (best === null || left > best.bytesLeft || (left === best.bytesLeft && b.broker < best.broker)) best = { broker: b.broker, bytesLeft: left };
+  }
+  return best;
+}
+
+/** Seconds to aim at: to the aim (finishBy less the margin) while it is ahead, else to finishBy, at most DEADLINE_RUSH_MS. Non-decreasing in finishBy. */
+export function secondsToAim(nowMs: number, startedAtMs: number, finishByMs: number): number {
+  const duration = Math.max(0, finishByMs - startedAtMs);
+  const toAim = finishByMs - DEADLINE_MARGIN * duration - nowMs;
+  const toDeadline = finishByMs - nowMs;
+  return Math.max(toAim, Math.min(toDeadline, DEADLINE_RUSH_MS)) / 1000;
+}
+
+/**
+ * This pass's throttle and forecast. `wanted` = the busiest broker's bytes ÷ (seconds to the aim
+ * × efficiency), rounded up and clamped to the bounds; max when the deadline no longer holds.
+ */
+export function paceToDeadline(input: DeadlineInput): DeadlineDecision {
+  const { nowMs, bounds } = input;
+  const efficiency = clampEfficiency(input.efficiency);
+  const bandwidth = input.bandwidth !== null && input.bandwidth !== undefined && input.bandwidth > 0 ? input.bandwidth : Infinity;
+  /** Bytes/s the busiest broker moves at rate r. */
+  const achieved = (r: number) => Math.min(r, bandwidth) * efficiency;
+  const busiest = busiestBroker(input.brokers);
+  const current = input.currentThrottle;
+  if (busiest === null) {
+    // Nothing left: keep what is in place (the end removes it), or the floor.
+    const throttle = current !== null && current >= bounds.min && current <= bounds.max ? current : bounds.min;
+    return { throttle, wanted: throttle, rewrite: throttle !== current, holds: nowMs <= input.finishByMs, expectedEndMs: nowMs, expectedEndAtMaxMs: nowMs, busiest: null };
+  }
+  const left = busiest.bytesLeft;
+  const atMaxMs = nowMs + (left / achieved(bounds.max)) * 1000;
+  const holds = atMaxMs <= input.finishByMs;
+  let wanted: number;
+  if (!holds) wanted = bounds.max;
+  else {
+    const required = left / (secondsToAim(nowMs, input.startedAtMs, input.finishByMs) * efficiency);
+    wanted = Math.min(bounds.max, Math.max(bounds.min, Math.ceil(required)));
+  }
+  const inBounds = current !== null && current >= bounds.min && current <= bounds.max;
+  const rewrite = !inBounds || wanted > current * (1 + RAISE_STEP) || wanted < current * (1 - LOWER_STEP) || (!holds && current !== bounds.max);
+  const throttle = rewrite ? wanted : current;
+  return { throttle, wanted, rewrite: throttle !== current, holds, expectedEndMs: nowMs + (left / achieved(throttle)) * 1000, expectedEndAtMaxMs: atMaxMs, busiest };
+}
+
+function clampEfficiency(e: number): number {
+  return Number.isFinite(e) ? Math.min(MAX_EFFICIENCY, Math.max(MIN_EFFICIENCY, e)) : MAX_EFFICIENCY;
+}
+
+/** What a pass remembers to measure the efficiency at the next one. */
+export interface EfficiencySample {
+  /** Time of the progress measurement the bytes left come from. */
+  readonly at: number;
+  readonly broker: number;
+  readonly bytesLeft: number;
+  /** The rate in place since. */
+  readonly throttle: number;
+}
+
+/**
+ * The efficiency after a new measurement: how fast the broker that was busiest at `prev` drained
+ * since, over what the throttle (or bandwidth) allowed, weighted into the previous value. The
+ * previous value when the measurement is not newer than `prev` or the throttle was 0.
+ */
+export function nextEfficiency(previous: number, prev: EfficiencySample | null, nowAt: number, brokers: readonly BrokerBytes[], bandwidth: number | null = null): number {
+  if (prev === null || !(nowAt > prev.at) || !(prev.throttle > 0)) return clampEfficiency(previous);
+  const b = brokers.find((x) => x.broker === prev.broker);
+  const leftNow = b ? Math.max(b.bytesIn, b.bytesOut) : 0;
+  // Drained completely since: it went at least this fast (a lower bound; do not let it pull down).
+  if (leftNow === 0) return clampEfficiency(previous);
+  const allowed = Math.min(prev.throttle, bandwidth !== null && bandwidth > 0 ? bandwidth : Infinity);
+  const sample = (prev.bytesLeft - leftNow) / (((nowAt - prev.at) / 1000) * allowed);
+  const bounded = Math.min(1.5, Math.max(0.05, sample));
+  return clampEfficiency(EFFICIENCY_WEIGHT * bounded + (1 - EFFICIENCY_WEIGHT) * clampEfficiency(previous));
+}
+
+/** What bytesLeftPerBroker needs of a partition of a reassignment (a state record's partition fits). */
+export interface DeadlinePartition {
+  readonly original: readonly number[];
+  readonly target: readonly number[];
+  readonly state: string;
+  /** Leader size × adding replicas; null = unknown (counted as 0). */
+  readonly bytesTotal?: number | null;
+  readonly supersededBy?: string;
+}
+
+/**
+ * Bytes left per broker: every queued partition whole, every moving one less `movingDoneShare`
+ * (the share of the moving bytes the last progress snapshot saw copied: the same for each, as
+ * the snapshot keeps totals only). A destination receives each adding replica's copy; the
+ * source (the first original replica, the preferred leader: the leader is not in the record)
+ * sends them all. Ascending broker ids. O(partitions).
+ */
+export function bytesLeftPerBroker(partitions: readonly DeadlinePartition[], movingDoneShare: number): BrokerBytes[] {
+  const share = Math.min(1, Math.max(0, Number.isFinite(movingDoneShare) ? movingDoneShare : 0));
+  const bytesIn = new Map<number, number>();
+  const bytesOut = new Map<number, number>();
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) continue;
+    const total = p.bytesTotal ?? 0;
+    if (!(total > 0)) continue;
+    let adding = 0;
+    for (const b of p.target) if (!p.original.includes(b)) adding++;
+    if (adding === 0) continue;
+    const left = p.state === 'moving' ? total * (1 - share) : total;
+    const perCopy = left / adding;
+    for (const b of p.target) if (!p.original.includes(b)) bytesIn.set(b, (bytesIn.get(b) ?? 0) + perCopy);
+    const source = p.original[0];
+    if (source !== undefined) bytesOut.set(source, (bytesOut.get(source) ?? 0) + left);
+  }
+  const ids = [...new Set([...bytesIn.keys(), ...bytesOut.keys()])].sort((a, b) => a - b);
+  return ids.map((broker) => ({ broker, bytesIn: bytesIn.get(broker) ?? 0, bytesOut: bytesOut.get(broker) ?? 0 }));
+}
+
+/** What a reassignment with a deadline keeps in its state record (the throttle itself is the record's `throttle`). */
+export interface DeadlineState {
+  /** Epoch ms. */
+  readonly finishBy: number;
+  readonly bounds: ThrottleBounds;
+  /** The last pass's forecast (at the start: the plan's). */
+  readonly holds: boolean;
+  /** Epoch ms; null before the first forecast. */
+  readonly expectedEnd: number | null;
+  readonly expectedEndAtMax: number | null;
+  /** nextEfficiency's value (1 until measured). */
+  readonly efficiency: number;
+  readonly sample: EfficiencySample | null;
+  /** When a pass last decided (epoch ms). */
+  readonly decidedAt: number;
+}
