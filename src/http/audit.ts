@@ -11,6 +11,7 @@
 // fields whose names look like secrets are replaced (see redactBody).
 import type { Request, RequestHandler, Response } from 'express';
 import { principalOf } from './auth/access-control.js';
+import type { Principal } from './auth/roles.js';
 import { instanceOf } from './error-handler.js';
 import type { Logger } from './logger.js';
 import { requestIdOf } from './request-id.js';
@@ -123,6 +124,13 @@ export function auditMiddleware(logger: Logger): RequestHandler {
   };
 }
 
+/** Who: the caller name and role; for an OIDC caller also the verified subject, client and issuer. */
+function principalForAudit(p: Principal): Record<string, unknown> {
+  if (!p.oidc) return { id: p.id, role: p.role };
+  const { subject, client, issuer } = p.oidc;
+  return { id: p.id, role: p.role, subject, ...(client !== undefined && { client }), issuer };
+}
+
 function auditLine(req: Request, res: Response, responseBody: unknown, aborted: boolean, durationMs: number): Record<string, unknown> {
   // The route table's match: the same operation access control checked the role for.
   const match = routeMatchOf(res);
@@ -132,7 +140,7 @@ function auditLine(req: Request, res: Response, responseBody: unknown, aborted: 
   return {
     type: 'audit',
     requestId: requestIdOf(res),
-    principal: principal ? { id: principal.id, role: principal.role } : null,
+    principal: principal ? principalForAudit(principal) : null,
     operationId: op?.operation.operationId ?? null,
     method: req.method,
     route: op?.operation.route ?? null,

@@ -776,6 +776,22 @@ export interface components {
             role: "viewer" | "operator" | "admin";
             /** @enum {string} */
             authentication: "none" | "enforced";
+            /** @description For a caller that sent an OIDC JWT: the verified identity and where its role came from. */
+            oidc?: {
+                /** @description The token's `iss` (the configured issuer). */
+                issuer: string;
+                /** @description The token's `sub`; the caller's id is `oidc:<sub>`. */
+                subject: string;
+                /** @description The OAuth client the token was issued to (`azp`, else `client_id`). */
+                client?: string;
+                /** @description `claim`: the claim value GATEWAY_OIDC_ROLE_MAP mapped to the role (the highest wins); `default`: GATEWAY_OIDC_DEFAULT_ROLE. */
+                roleSource: {
+                    /** @enum {string} */
+                    kind: "claim" | "default";
+                    claim?: string;
+                    value?: string;
+                };
+            };
         };
         Broker: {
             id: components["schemas"]["BrokerId"];

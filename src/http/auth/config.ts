@@ -12,10 +12,13 @@
 //   GATEWAY_TLS_KEY_FILE         ... and key (PEM)
 //   GATEWAY_TLS_CLIENT_CA_FILE   request client certificates verified by this CA (mTLS)
 //   GATEWAY_TLS_CLIENT_ROLES     cn-or-san=role,... for verified client certificates
+//   GATEWAY_OIDC_*               JWTs from an OIDC identity provider (src/http/auth/oidc-config.ts)
 import { readFileSync } from 'node:fs';
 import type { Env } from '../../kafka/config.js';
 import type { AccessControlOptions } from './access-control.js';
 import { parseClientCertRoles, type ClientCertRule } from './client-cert.js';
+import { OidcVerifier } from './oidc.js';
+import { parseOidcConfig } from './oidc-config.js';
 import { checkUnique, parseTokenDocument, parseTokenEnv, TokenStore, type TokenEntry } from './tokens.js';
 
 export interface HttpsConfig {
@@ -105,28 +108,33 @@ export function loadAuthConfig(env: Env, ctx: AuthConfigContext): AuthConfig {
     if (cert && key) https = { cert, key, ...(clientCa && { clientCa }) };
   }
 
-  const hasCredentials = entries.length > 0 || clientCertRoles.length > 0;
+  // OIDC: any GATEWAY_OIDC_* variable turns it on; no network until the first token (or warmUp).
+  const oidcConfig = parseOidcConfig(env, problems);
+  const oidc = oidcConfig ? new OidcVerifier(oidcConfig) : undefined;
+
+  const hasCredentials = entries.length > 0 || clientCertRoles.length > 0 || oidc !== undefined;
   const notices: AuthConfig['notices'] = [];
   let access: AccessControlOptions = { mode: 'none' };
   if (rawMode === 'none') {
-    if (hasCredentials) problems.push('GATEWAY_AUTH=none contradicts the tokens / client certificate roles configured; remove one or the other');
+    if (hasCredentials) problems.push('GATEWAY_AUTH=none contradicts the tokens / client certificate roles / OIDC issuer configured; remove one or the other');
     notices.push({
       level: 'warn',
       msg: 'AUTHENTICATION DISABLED (GATEWAY_AUTH=none): every caller is admin and can delete topics and move partitions. Use only behind another authenticating proxy.',
       fields: { externalKafka: ctx.externalKafka },
     });
   } else if (hasCredentials) {
-    access = { mode: 'enforced', tokens: new TokenStore(entries), clientCertRoles };
+    access = { mode: 'enforced', tokens: new TokenStore(entries), clientCertRoles, ...(oidc && { oidc }) };
     notices.push({
       level: 'info',
       msg: 'authentication enabled',
-      fields: { tokens: new TokenStore(entries).describe(), clientCertificates: clientCertRoles },
+      fields: { tokens: new TokenStore(entries).describe(), clientCertificates: clientCertRoles, ...(oidc && { oidc: oidc.describe() }) },
     });
   } else if (ctx.externalKafka || rawMode === 'required') {
     problems.push(
       'refusing to start without authentication' +
         (ctx.externalKafka ? ' in front of a real cluster (KAFKA_BOOTSTRAP_SERVERS is set)' : ' (GATEWAY_AUTH=required)') +
-        ': configure GATEWAY_TOKENS_FILE or GATEWAY_TOKENS (npm run token:new), or GATEWAY_TLS_CLIENT_CA_FILE with GATEWAY_TLS_CLIENT_ROLES; ' +
+        ': configure GATEWAY_TOKENS_FILE or GATEWAY_TOKENS (npm run token:new), GATEWAY_TLS_CLIENT_CA_FILE with GATEWAY_TLS_CLIENT_ROLES, ' +
+        'or GATEWAY_OIDC_ISSUER with GATEWAY_OIDC_AUDIENCE, GATEWAY_OIDC_JWKS_URL and GATEWAY_OIDC_ROLE_MAP; ' +
         'or set GATEWAY_AUTH=none to run without authentication (not recommended)',
     );
   } else {

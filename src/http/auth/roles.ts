@@ -17,8 +17,22 @@ export const REQUIRED_ROLE_EXTENSION = 'x-required-role';
 
 /** Who is calling: set on res.locals.principal by the access-control middleware. */
 export interface Principal {
+  /** The stable caller name: audit lines, quota budgets and Kafka client ids key by it. */
   id: string;
   role: Role;
+  /** Set for a caller that presented a verified OIDC JWT (src/http/auth/oidc.ts). */
+  oidc?: OidcIdentity;
+}
+
+/** Who a verified JWT says the caller is, and why it has its role. */
+export interface OidcIdentity {
+  issuer: string;
+  /** The token's `sub`. */
+  subject: string;
+  /** The OAuth client the token was issued to (`azp`, else `client_id`), when the token says. */
+  client?: string;
+  /** The claim value that mapped to the role, or the configured default role. */
+  roleSource: { kind: 'claim'; claim: string; value: string } | { kind: 'default' };
 }
 
 /** The principal of every request when authentication is disabled (the embedded demo). */

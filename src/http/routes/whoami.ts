@@ -10,7 +10,7 @@ export function whoamiRoutes({ authentication }: { authentication: 'none' | 'enf
   const router = strictRouter();
   router.get('/whoami', (_req, res) => {
     const p = principalOf(res)!; // set by accessControl on every non-public route
-    const body: components['schemas']['WhoAmI'] = { id: p.id, role: p.role, authentication };
+    const body: components['schemas']['WhoAmI'] = { id: p.id, role: p.role, authentication, ...(p.oidc && { oidc: p.oidc }) };
     res.json(body);
   });
   return router;
