@@ -1184,12 +1184,100 @@ export interface components {
             addToExisting?: boolean;
             concurrency?: components["schemas"]["ConcurrencyRequest"];
             order?: components["schemas"]["ReassignmentOrder"];
+            /**
+             * Format: date-time
+             * @description Deadline pacing: finish by this time (with its zone, e.g. `2030-01-31T18:00:00Z`)
+             *     instead of a fixed `throttle` (the two are mutually exclusive). The gateway picks the
+             *     lowest throttle (bytes/s per broker, leader and follower rates) that ends the moves
+             *     by then, from the bytes left per broker and the observed rates, and adjusts it every
+             *     reconcile pass within `throttleBounds`, aiming to end a little (5 % of the duration)
+             *     before the deadline. At least 30 s away (else `400` `DEADLINE_TOO_CLOSE`). The
+             *     reassignment's `deadline` says whether it still holds.
+             */
+            finishBy?: string | null;
+            throttleBounds?: components["schemas"]["ThrottleBounds"];
+            safety?: components["schemas"]["SafetyRequest"];
         } & ({
             plan?: never;
         } | {
             partitions?: never;
             version?: never;
         });
+        /**
+         * @description Health interlocks of a paced reassignment (with `concurrency`): while trouble it did not
+         *     cause is in the cluster, no new move starts (state `held`), moves in flight go on; after
+         *     `resumeAfterPasses` healthy reconcile passes in a row it resumes by itself. Kinds:
+         *     `offline` (a partition without a leader), `underReplicated` (ISR shorter than the
+         *     replicas, on a partition no move touches), `underMinIsr` (ISR below the topic's
+         *     `min.insync.replicas`), `brokerGone` (a broker named by replicas or by the moves, not in
+         *     Metadata). Absent or null = every kind, `resumeAfterPasses` 3; `"off"` = never held.
+         */
+        SafetyRequest: null | "off" | {
+            /** @description Kinds of trouble that hold it. Absent = all four; empty = never held. */
+            holdOn?: components["schemas"]["TroubleKind"][];
+            /** @description Healthy reconcile passes in a row before it resumes. Absent = 3. */
+            resumeAfterPasses?: number;
+        };
+        /** @enum {string} */
+        TroubleKind: "offline" | "underReplicated" | "underMinIsr" | "brokerGone";
+        /**
+         * @description Why a reassignment is held (state `held`, or `paused` when also paused by its caller).
+         *     Counts and examples are those of the pass that last changed the kinds of trouble.
+         */
+        ReassignmentHold: {
+            /** Format: date-time */
+            since: string;
+            reasons: {
+                kind: components["schemas"]["TroubleKind"];
+                /** @description Partitions (brokers for brokerGone). */
+                count: number;
+                /** @description `topic-partition`, or broker ids. */
+                examples: string[];
+            }[];
+            /** @description Healthy passes in a row so far. */
+            healthyPasses: number;
+            resumeAfterPasses: number;
+            /** @description Brokers gone from the cluster that open moves of this reassignment go to (they cannot finish). */
+            targetsGone?: {
+                broker: number;
+                partitions: number;
+                examples: string[];
+            }[];
+            /** @description With `targetsGone`, how to re-plan around those brokers. */
+            replan?: string;
+        };
+        /**
+         * @description The rates a `finishBy` deadline may pick from, bytes/s per broker (only with
+         *     `finishBy`). Absent = min 1 MiB/s (1048576), max 256 MiB/s (268435456); an absent
+         *     member takes its default. When even `max` cannot make the deadline, `max` is used and
+         *     `deadline.holds` is false.
+         */
+        ThrottleBounds: {
+            min?: number;
+            max?: number;
+        } | null;
+        /**
+         * @description Deadline pacing (`finishBy`): the forecast of the last reconcile pass. `throttle` is the
+         *     rate in place (also the reassignment's `throttle`); `expectedEnd` the end at that rate;
+         *     `expectedEndAtMaxThrottle` the end at `throttleBounds.max`. `holds` is false when even
+         *     the highest allowed throttle ends after `finishBy` (the throttle is then the max).
+         */
+        ReassignmentDeadline: {
+            /** Format: date-time */
+            finishBy: string;
+            holds: boolean;
+            throttle: number | null;
+            /** Format: date-time */
+            expectedEnd: string | null;
+            /** Format: date-time */
+            expectedEndAtMaxThrottle: string | null;
+            throttleBounds: {
+                min: number;
+                max: number;
+            };
+            /** Format: date-time */
+            decidedAt: string;
+        };
         /**
          * @description Paced execution: at no time more than `perBroker` moves in flight in which one broker
          *     takes part (as a destination, i.e. in the adding replicas, or as the source, the
@@ -1450,6 +1538,8 @@ export interface components {
             order: "size-asc" | "size-desc" | "as-given";
             counts: components["schemas"]["PartitionCounts"];
             progress: components["schemas"]["ReassignmentProgress"];
+            /** @description Only for a reassignment started with `finishBy`. */
+            deadline?: components["schemas"]["ReassignmentDeadline"];
             /** @description Up to 1,000 partitions, or with `?detail=true`. */
             rollback?: components["schemas"]["ReassignmentFile"];
         };

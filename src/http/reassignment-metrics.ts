@@ -126,6 +126,19 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     registers: [registry],
   });
   removalPending.set(0);
+  const deadlineSlack = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_deadline_slack_seconds`,
+    help: 'Per running finishBy reassignment: finishBy minus its expected end at the throttle chosen (negative = expected late).',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  const deadlineHolds = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_deadline_holds`,
+    help: 'Per running finishBy reassignment: 1 while it can still end by finishBy within its throttle bounds, else 0.',
+    labelNames: ['reassignment'] as const,
+    registers: [registry],
+  });
+  let deadlineIds = new Set<string>();
   let progressIds = new Set<string>();
   let rateKeys = new Set<string>();
 
@@ -168,6 +181,19 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
         rate.remove({ broker: broker!, direction: direction! });
       }
       rateKeys = keys;
+    },
+    setDeadlines(list) {
+      const ids = new Set(list.map((d) => d.id));
+      for (const old of deadlineIds) {
+        if (ids.has(old)) continue;
+        deadlineSlack.remove({ reassignment: old });
+        deadlineHolds.remove({ reassignment: old });
+      }
+      for (const d of list) {
+        deadlineSlack.set({ reassignment: d.id }, d.slackSeconds);
+        deadlineHolds.set({ reassignment: d.id }, d.holds ? 1 : 0);
+      }
+      deadlineIds = ids;
     },
     throttleRemoved(cause, delaySeconds) {
       removed.inc({ cause });

@@ -12,6 +12,8 @@ export interface ReassignmentMetrics {
    */
   setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
   throttleRemoved(cause: string, delaySeconds: number | null): void;
+  /** Per running deadline reassignment (finishBy): seconds between its expected end and finishBy (negative: late), and whether it holds; ids not passed are dropped. */
+  setDeadlines?(list: { id: string; slackSeconds: number; holds: boolean }[]): void;
   reconcilerError(step: string): void;
   /** How long one step of a pass took (wall time, including waits on Kafka and the state topic). */
   reconcileStep?(step: string, seconds: number): void;

@@ -82,7 +82,7 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
   // Kafka's moves: every pass reads them, and GET /reassignments shares the latest read.
   const moves = movesRead(opts.kafka);
-  const reconciler = new Reconciler({ ...common, progress, movesRead: moves, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
+  const reconciler = new Reconciler({ ...common, progress, movesRead: moves, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
   return {
     config: opts.config,
     store,

@@ -67,6 +67,8 @@ import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 import { pacingClaimResource, withRecordClaim, type Pacer } from './pacer.js';
 import { ClaimBusyError } from '../state/fence.js';
+import { checkFinishBy, DEFAULT_THROTTLE_BOUNDS } from '../domain/reassignment/index.js';
+import { initialDeadline } from './deadline-pacing.js';
 import type { Logger } from '../observability/logger.js';
 import { logDirBrokers } from './log-dir-moves.js';
 
@@ -317,7 +319,10 @@ export class ReassignmentService {
     const pace = makePacer(PACE_BUDGET_MS);
     const parsed = await driveSteps(parseReassignmentRequestSteps(body), pace);
     if (!parsed.ok) return { kind: 'bad-request', errors: parsed.errors };
-    const req = parsed.request;
+    let req = parsed.request;
+    // Deadline pacing (issue 30): a finishBy in the past or too close is refused before anything is read.
+    const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, this.#now());
+    if (tooClose) return { kind: 'bad-request', errors: [tooClose] };
 
     const view = await this.#d.store.refresh();
     const topicSet = new Set<string>();
@@ -373,6 +378,9 @@ export class ReassignmentService {
       const size = p.adding.length > 0 && p.leader !== null ? leaderSize[i]! : NaN;
       return size === size ? size : undefined;
     };
+    // finishBy: the first throttle from the plan's bytes per broker (the reconciler re-decides it every pass).
+    const deadline = req.finishBy === null ? null : initialDeadline(plan.partitions, sizeAt, { finishBy: req.finishBy, bounds: req.throttleBounds ?? DEFAULT_THROTTLE_BOUNDS, now: this.#now(), bandwidth: this.#d.bandwidthBytesPerSecond ?? null });
+    if (deadline) req = { ...req, throttle: deadline.throttle };
     // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
     const concurrency = req.concurrency ?? this.#d.config.defaultConcurrency ?? null;
     const order = req.order ?? DEFAULT_PACING_ORDER;
@@ -459,6 +467,7 @@ export class ReassignmentService {
       paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
+      ...(deadline && { deadline: deadline.state }),
       throttleDemand: throttles && req.throttle !== null ? withLogDirThrottle(await driveSteps(throttleDemandForSteps(throttles, req.throttle), pace), dirBrokers, req.throttle) : null,
       owner: this.#d.config.instanceId,
       requestedBy,
@@ -979,6 +988,8 @@ export class ReassignmentService {
       demand = withLogDirThrottle(demand, logDirBrokers(record), throttle);
     }
     const next: ReassignmentRecord = { ...record, throttle, throttleDemand: demand, updatedAt: this.#now() };
+    // A throttle set by hand ends deadline pacing (the reconciler would otherwise overwrite it).
+    delete next.deadline;
     await this.#d.store.write([next]);
     const sync = await this.#d.throttles.sync();
     return { kind: 'ok', record: next, sync };

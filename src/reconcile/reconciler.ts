@@ -34,6 +34,7 @@ import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
 import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
 import { boundedError, makePacer } from '../state/layout.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
+import { DeadlinePacing } from './deadline-pacing.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -46,6 +47,8 @@ export interface ReconcilerDeps {
   now?: () => number;
   /** Every move in the cluster, shared with GET /reassignments (reassignment-service.ts movesRead); each pass reads it fresh. */
   movesRead?: RecentRead<MovingPartition[]>;
+  /** Unthrottled copy speed per broker when known (the embedded simulator's): deadline pacing's forecast. */
+  bandwidthBytesPerSecond?: number | null;
   /** TEST ONLY: forced interleavings (a pass held after deciding a record's write, before taking its claim). */
   hooks?: { gate?: (point: 'before-record-write', id: string) => Promise<void> | void };
 }
@@ -164,6 +167,8 @@ export class Reconciler {
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
   readonly #pacer: Pacer;
+  /** Deadline pacing (issue 30): the throttle of `finishBy` reassignments, each pass (deadline-pacing.ts). */
+  readonly #deadlines: DeadlinePacing;
   /** Intra-broker moves answered 9 after their partition stopped moving: passes so far (log-dir-moves.ts). */
   readonly #dirAbsent = new Map<string, number>();
   #pollTimer: NodeJS.Timeout | undefined;
@@ -203,6 +208,7 @@ export class Reconciler {
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#deadlines = new DeadlinePacing({ store: deps.store, progress: deps.progress, config: deps.config, now: this.#now, bandwidth: deps.bandwidthBytesPerSecond ?? null, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
     this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
   }
 
@@ -546,6 +552,8 @@ export class Reconciler {
     // of one running reassignment included) -> no look at the cancelled records at all.
     if (view && moving && moves && moves.external > 0) await this.#step('late-starts', () => this.#cancelLateStarts(moving));
     if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
+    // Deadline pacing: this pass's throttle of each finishBy reassignment, applied by the sync below.
+    if (view && moves) await this.#step('deadline', () => this.#deadlines.pass(this.#d.store.view()));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
     const syncedAt = this.#now();

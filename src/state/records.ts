@@ -20,6 +20,7 @@
 
 import { replicaEntryKey } from '../domain/partition-key.js';
 import type { ThrottleDemand, ThrottleLedger } from '../domain/reassignment/throttle-ledger.js';
+import type { DeadlineState } from '../domain/reassignment/deadline.js';
 
 /**
  * v2: chunked reassignments (header + chunks, see "Layout of a reassignment" below). A v1
@@ -100,6 +101,8 @@ export interface ReassignmentRecord {
   throttleDemand: ThrottleDemand | null;
   /** When the reconciler saw its throttles gone after its end (removal delay = this - endedAt). */
   throttlesRemovedAt?: number;
+  /** Deadline pacing (issue 30): `throttle` is re-decided every pass to end by `deadline.finishBy`; absent = a fixed throttle. */
+  deadline?: DeadlineState;
   /** Gateway instance that wrote the record first, and the caller who asked. */
   owner: string;
   requestedBy: string | null;

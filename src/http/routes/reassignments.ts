@@ -168,6 +168,19 @@ function toProgress(p: SnapshotProgress): Schemas['ReassignmentProgress'] {
   };
 }
 
+/** Deadline pacing's forecast (the last pass's; the start's before one ran). */
+function toDeadline(r: ReassignmentRecord, d: NonNullable<ReassignmentRecord['deadline']>): Schemas['ReassignmentDeadline'] {
+  return {
+    finishBy: iso(d.finishBy)!,
+    holds: d.holds,
+    throttle: r.throttle,
+    expectedEnd: d.expectedEnd === null ? null : iso(d.expectedEnd),
+    expectedEndAtMaxThrottle: d.expectedEndAtMax === null ? null : iso(d.expectedEndAtMax),
+    throttleBounds: { min: d.bounds.min, max: d.bounds.max },
+    decidedAt: iso(d.decidedAt)!,
+  };
+}
+
 export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas['Reassignment'] {
   const r = d.record;
   return {
@@ -188,6 +201,7 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     order: r.order,
     counts: d.counts,
     progress: toProgress(d.progress),
+    ...(r.deadline && { deadline: toDeadline(r, r.deadline) }),
     ...((detail || partitionCount(r) <= ROLLBACK_INLINE_MAX) && { rollback: rollbackFileOf(r) }),
   };
 }

@@ -1,0 +1,158 @@
+// Deadline pacing (issue 30, part 2) over the simulator: a ManualClock drives both the
+// simulator's replica copies and the gateway's clock, and the test runs the reconcile passes
+// itself (one per simulated RECONCILE step), so a move of minutes takes a second and the end
+// times are exact. Over the wire throughout: POST/GET /reassignments, the throttle configs as
+// DescribeConfigs reads them, the completions as the simulator records them.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
+import { ManualClock } from '../../src/sim/index.js';
+import { expectProblem, snapshotCluster } from '../http/helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+
+const MiB = 1024 * 1024;
+/** Simulated seconds between two reconcile passes. */
+const STEP_MS = 2_000;
+let clock: ManualClock;
+let gw: ReassignGateway;
+
+before(async () => {
+  clock = new ManualClock();
+  gw = await startReassignGateway({ clock, reconcile: false, simulator: { brokers: 4 } });
+});
+after(() => gw?.close());
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Passes, STEP_MS of simulated time apart, until the reassignment has ended (bounded). */
+async function runToEnd(id: string, maxPasses = 400): Promise<string> {
+  for (let i = 0; i < maxPasses; i++) {
+    clock.advance(STEP_MS);
+    await gw.runtime.reconciler.reconcileOnce();
+    const r = gw.runtime.store.view().reassignments.get(id)!;
+    if (r.state !== 'running' && r.state !== 'pending') return r.state;
+  }
+  throw new Error(`not ended after ${maxPasses} passes`);
+}
+
+async function clusterState() {
+  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await listPartitionReassignments(gw.kafka), records: gw.runtime.store.view().reassignments.size };
+}
+
+describe('finishBy', () => {
+  it('ends before the deadline and within 10 % of it, the throttle lowered to what it needs, every throttle gone at the end', async () => {
+    await createTopics(gw, { name: 'dl', assignments: [[0], [0], [0], [0]] });
+    // 4 x 100 MiB from broker 0: broker 0 sends 400 MiB, brokers 1 and 2 receive 200 MiB each.
+    for (let p = 0; p < 4; p++) gw.sim.seedBytes('dl', p, 100 * MiB);
+    const completions: number[] = [];
+    const unsubscribe = gw.sim.onReassignmentCompleted((c) => c.topic === 'dl' && completions.push(c.completedAt));
+    try {
+      const t0 = clock.now();
+      const duration = 400_000;
+      const finishBy = t0 + duration;
+      const res = await gw.http().post('/reassignments').send({
+        partitions: [0, 1, 2, 3].map((p) => ({ topic: 'dl', partition: p, replicas: [p % 2 === 0 ? 1 : 2] })),
+        finishBy: iso(finishBy),
+        throttleBounds: { min: 64 * 1024, max: 40 * MiB },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const id = res.body.id as string;
+      const first = (await gw.http().get(`/reassignments/${id}`)).body;
+      // 400 MiB through broker 0 in 95 % of 400 s: ~1.05 MiB/s, far below the simulator's 50 MiB/s.
+      assert.equal(first.deadline.holds, true, JSON.stringify(first.deadline));
+      assert.equal(first.deadline.finishBy, iso(finishBy));
+      assert.ok(first.throttle > 1.0 * MiB && first.throttle < 1.2 * MiB, String(first.throttle));
+      assert.equal(first.deadline.throttle, first.throttle);
+      const configs = await throttleConfigs(gw.kafka);
+      assert.equal(configs['broker:0']?.['leader.replication.throttled.rate'], String(first.throttle), JSON.stringify(configs));
+
+      // Mid-way: still holding, the forecast before the deadline.
+      for (let i = 0; i < 50; i++) {
+        clock.advance(STEP_MS);
+        await gw.runtime.reconciler.reconcileOnce();
+      }
+      const mid = (await gw.http().get(`/reassignments/${id}`)).body;
+      assert.equal(mid.state, 'running');
+      assert.equal(mid.deadline.holds, true);
+      assert.ok(Date.parse(mid.deadline.expectedEnd) <= finishBy, JSON.stringify(mid.deadline));
+      const metrics = await gw.metrics.registry.metrics();
+      const slack = new RegExp(`kafka_gateway_reassignment_deadline_slack_seconds\\{reassignment="${id}"\\} (\\S+)`).exec(metrics);
+      assert.ok(slack && Number(slack[1]) >= 0 && Number(slack[1]) < 0.1 * (duration / 1000), slack?.[0]);
+
+      assert.equal(await runToEnd(id), 'completed');
+      assert.equal(completions.length, 4);
+      const end = Math.max(...completions);
+      console.log(`# ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; throttle ${first.throttle} -> ${gw.runtime.store.view().reassignments.get(id)!.throttle}`);
+      assert.ok(end <= finishBy, `ended ${(end - finishBy) / 1000} s after the deadline`);
+      assert.ok(end >= finishBy - 0.1 * duration, `ended ${(finishBy - end) / 1000} s before the deadline (more than 10 %)`);
+      // The throttles went with the end (the removal is the existing, crash-safe path).
+      for (let i = 0; i < 3 && Object.keys(await throttleConfigs(gw.kafka)).length > 0; i++) await gw.runtime.reconciler.reconcileOnce();
+      assert.deepEqual(await throttleConfigs(gw.kafka), {});
+      const done = (await gw.http().get(`/reassignments/${id}`)).body;
+      assert.ok(done.throttlesRemovedAt !== null);
+      const after = await gw.metrics.registry.metrics();
+      assert.ok(!after.includes(`reassignment_deadline_slack_seconds{reassignment="${id}"}`), 'a finished reassignment has no slack gauge');
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('an impossible deadline: holds false, the highest allowed throttle, and the end at it', async () => {
+    await createTopics(gw, { name: 'dl-big', assignments: [[1], [1]] });
+    gw.sim.seedBytes('dl-big', 0, 600 * MiB);
+    gw.sim.seedBytes('dl-big', 1, 600 * MiB);
+    const t0 = clock.now();
+    const res = await gw.http().post('/reassignments').send({
+      partitions: [0, 1].map((p) => ({ topic: 'dl-big', partition: p, replicas: [3] })),
+      finishBy: iso(t0 + 60_000),
+      throttleBounds: { max: 10 * MiB },
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id = res.body.id as string;
+    clock.advance(STEP_MS);
+    await gw.runtime.reconciler.reconcileOnce();
+    clock.advance(STEP_MS);
+    await gw.runtime.reconciler.reconcileOnce();
+    const g = (await gw.http().get(`/reassignments/${id}`)).body;
+    assert.equal(g.deadline.holds, false, JSON.stringify(g.deadline));
+    assert.equal(g.throttle, 10 * MiB);
+    assert.deepEqual(g.deadline.throttleBounds, { min: MiB, max: 10 * MiB });
+    // 1200 MiB through broker 1 (and into broker 3) at 10 MiB/s: ~120 s after the start.
+    const atMax = Date.parse(g.deadline.expectedEndAtMaxThrottle);
+    assert.ok(Math.abs(atMax - (t0 + 120_000)) < 6_000, `${(atMax - t0) / 1000} s`);
+    assert.ok(atMax > t0 + 60_000);
+    const metrics = await gw.metrics.registry.metrics();
+    assert.match(metrics, new RegExp(`kafka_gateway_reassignment_deadline_holds\\{reassignment="${id}"\\} 0`));
+    const slack = new RegExp(`kafka_gateway_reassignment_deadline_slack_seconds\\{reassignment="${id}"\\} (\\S+)`).exec(metrics);
+    assert.ok(slack && Number(slack[1]) < -30, slack?.[0]);
+    assert.equal((await gw.http().delete(`/reassignments/${id}`)).status, 200);
+    assert.equal(gw.runtime.store.view().reassignments.get(id)!.state, 'cancelled');
+    for (let i = 0; i < 3 && Object.keys(await throttleConfigs(gw.kafka)).length > 0; i++) await gw.runtime.reconciler.reconcileOnce();
+    assert.deepEqual(await throttleConfigs(gw.kafka), {});
+  });
+
+  it('refuses a bad deadline with 400 and changes nothing', async () => {
+    await createTopics(gw, { name: 'dl-bad', assignments: [[0]] });
+    const partitions = [{ topic: 'dl-bad', partition: 0, replicas: [1] }];
+    const cases: [object, string][] = [
+      [{ partitions, finishBy: iso(clock.now() + 600_000), throttle: 5 * MiB }, 'MUTUALLY_EXCLUSIVE'],
+      [{ partitions, throttleBounds: { max: 5 * MiB } }, 'MUTUALLY_EXCLUSIVE'],
+      [{ partitions, finishBy: iso(clock.now() - 1_000) }, 'DEADLINE_TOO_CLOSE'],
+      [{ partitions, finishBy: iso(clock.now() + 10_000) }, 'DEADLINE_TOO_CLOSE'],
+      [{ partitions, finishBy: iso(clock.now() + 600_000), throttleBounds: { min: 20 * MiB, max: 10 * MiB } }, 'OUT_OF_RANGE'],
+    ];
+    for (const [body, code] of cases) {
+      const before = await clusterState();
+      const res = await gw.http().post('/reassignments').send(body);
+      expectProblem(res, 400, 'validation-failed');
+      assert.ok(
+        (res.body.errors as { code?: string }[]).some((e) => e.code === code),
+        `${JSON.stringify(body)} -> ${JSON.stringify(res.body.errors)}`,
+      );
+      assert.deepEqual(await clusterState(), before, 'a rejected request must leave the cluster unchanged');
+    }
+    // The reason is spelled out.
+    const past = await gw.http().post('/reassignments').send({ partitions, finishBy: iso(clock.now() - 1_000) });
+    assert.match(past.body.errors[0].message, /in the past/);
+  });
+});
