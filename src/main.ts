@@ -60,6 +60,10 @@ async function main(): Promise<void> {
   // authentication refuses to start here (src/http/auth/config.ts).
   const auth = loadAuthConfig(process.env, { externalKafka: config.kafka.mode === 'external' });
   for (const n of auth.notices) logger[n.level](n.msg, n.fields);
+  // OIDC: fetch the IdP's keys now (not awaited), so a wrong JWKS URL shows in the log before the first caller.
+  if (auth.access.mode === 'enforced' && auth.access.oidc) {
+    void auth.access.oidc.warmUp().then((r) => ('error' in r ? logger.warn('OIDC key set not fetched at startup; will retry on the first token', r) : logger.info('OIDC key set fetched', r)));
+  }
   const metrics = createMetrics();
 
   let kafkaConfig: KafkaConfig;
