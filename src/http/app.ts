@@ -21,6 +21,8 @@ import { throttleRoutes } from './routes/throttles.js';
 import { planRoutes } from './routes/plans.js';
 import { PlanService } from '../plan/plan-service.js';
 import { configRoutes } from './routes/configs.js';
+import { leaderRoutes } from './routes/leaders.js';
+import { LeaderElectionService } from '../reconcile/leader-election-service.js';
 import { TopicConfigService } from '../reconcile/topic-config-service.js';
 import { whoamiRoutes } from './routes/whoami.js';
 import { consoleRoutes, type ConsoleAssets } from './console.js';
@@ -141,6 +143,8 @@ export function createApp(opts: AppOptions): Express {
   }
   const configs = opts.configs ?? (opts.reassignments && new TopicConfigService(opts.reassignments.reassignments.deps.kafka));
   if (configs) app.use(configRoutes({ service: configs, protectedTopics }));
+  // Leader elections go through the reassignment runtime's Kafka layer (the controller).
+  if (opts.reassignments) app.use(leaderRoutes({ service: new LeaderElectionService(opts.reassignments.reassignments.deps.kafka) }));
 
   app.use(notFoundHandler);
   app.use(hostileInputErrorHandler);

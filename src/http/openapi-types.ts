@@ -200,6 +200,42 @@ export interface paths {
         patch: operations["alterBrokerConfigs"];
         trace?: never;
     };
+    "/leaders/elections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Elect leaders (KIP-460 ElectLeaders), preferred or unclean, for partitions, topics or the whole cluster.
+         * @description `preferred` moves leadership back to each partition's first replica (its preferred
+         *     leader) where that replica is alive and in the ISR; `unclean` elects a leader for
+         *     partitions that have none, from outside the ISR if need be (data may be lost: it needs
+         *     `confirm: unclean-election-may-lose-data`). Name exactly one scope: `partitions`,
+         *     `topics` or `all: true`.
+         *
+         *     `results`: with `partitions`, one per partition named, as Kafka answered it; with
+         *     `topics` or `all`, only the partitions an election was tried for (Metadata showed a
+         *     leader other than the first replica, or none for unclean), as Kafka's own election of
+         *     every partition answers; the others are counted in `summary.notNeeded`. Elections go
+         *     to the controller in requests of 5,000 partitions. Outcomes: `elected`, `not-needed`
+         *     (ELECTION_NOT_NEEDED, 84), `not-available` (PREFERRED_LEADER_NOT_AVAILABLE 80,
+         *     ELIGIBLE_LEADERS_NOT_AVAILABLE 83), `unknown` (UNKNOWN_TOPIC_OR_PARTITION, 3), `failed`.
+         *
+         *     Errors: no scope or two, an unclean election without the confirmation, a partition or
+         *     topic named twice: `400`; an unknown topic in `topics`: `404`; Kafka refusing the
+         *     whole request: its error (e.g. 31 `403`, 89 `429`).
+         */
+        post: operations["electLeaders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/plans": {
         parameters: {
             query?: never;
@@ -1051,9 +1087,46 @@ export interface components {
             /** @description Per-topic results when every item of a multi-topic request failed alike. */
             items?: components["schemas"]["TopicItemResult"][];
         };
+        LeaderElectionRequest: {
+            /** @enum {string} */
+            type: "preferred" | "unclean";
+            partitions?: {
+                topic: components["schemas"]["TopicName"];
+                partition: number;
+            }[];
+            topics?: components["schemas"]["TopicName"][];
+            /** @constant */
+            all?: true;
+            /** @description Required for `unclean`, with the value `unclean-election-may-lose-data`. */
+            confirm?: string;
+        };
+        LeaderElectionResult: {
+            topic: string;
+            partition: number;
+            /** @enum {string} */
+            outcome: "elected" | "not-needed" | "not-available" | "unknown" | "failed";
+            kafkaError?: components["schemas"]["KafkaErrorDetail"];
+        };
+        LeaderElectionSummary: {
+            /** @description Partitions in the request's scope. */
+            partitions: number;
+            elected: number;
+            notNeeded: number;
+            notAvailable: number;
+            unknown: number;
+            failed: number;
+        };
+        LeaderElectionResponse: {
+            /** @enum {string} */
+            type: "preferred" | "unclean";
+            /** @enum {string} */
+            scope: "partitions" | "topics" | "all";
+            summary: components["schemas"]["LeaderElectionSummary"];
+            results: components["schemas"]["LeaderElectionResult"][];
+        };
         PlanRequest: {
             /** @enum {string} */
-            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair";
+            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair" | "leaders";
             /**
              * @description decommission: the brokers to empty (required). rebalance: the brokers to even out.
              *     replication-factor, rack-repair: the brokers new replicas may go to. Default: every live broker.
@@ -2119,6 +2192,70 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    electLeaders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeaderElectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The elections Kafka held or refused, per partition, and the counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "preferred",
+                     *       "scope": "partitions",
+                     *       "summary": {
+                     *         "partitions": 2,
+                     *         "elected": 1,
+                     *         "notNeeded": 1,
+                     *         "notAvailable": 0,
+                     *         "unknown": 0,
+                     *         "failed": 0
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "topic": "orders",
+                     *           "partition": 0,
+                     *           "outcome": "elected"
+                     *         },
+                     *         {
+                     *           "topic": "orders",
+                     *           "partition": 1,
+                     *           "outcome": "not-needed",
+                     *           "kafkaError": {
+                     *             "name": "ELECTION_NOT_NEEDED",
+                     *             "code": 84,
+                     *             "message": "Leader election not needed for topic partition."
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LeaderElectionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

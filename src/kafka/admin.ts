@@ -25,6 +25,7 @@ import type { Admin, Connection } from '@platformatic/kafka';
 import * as alterClientQuotasApi from './apis/alter-client-quotas-v1.js';
 import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments-v0.js';
 import * as alterReplicaLogDirsApi from './apis/alter-replica-log-dirs-v2.js';
+import * as electLeadersApi from './apis/elect-leaders.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
 import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import * as createPartitionsApi from './apis/create-partitions-v3.js';
@@ -193,6 +194,14 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   describeReplicaSizeColumns(brokers: number[], request: describeLogDirsApi.ReplicaSizesRequest, opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerSizeColumns[]> {
     return describeLogDirsApi.describeReplicaSizeColumns(this.#transport, brokers, request, opts);
+  }
+
+  electLeaders(
+    type: electLeadersApi.ElectionType,
+    partitions: readonly listPartitionReassignmentsApi.PartitionRef[] | null,
+    opts?: { version?: electLeadersApi.ElectLeadersVersion },
+  ): Promise<electLeadersApi.ElectLeadersAnswer> {
+    return electLeadersApi.electLeaders(this.#transport, type, partitions, opts);
   }
 
   alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {

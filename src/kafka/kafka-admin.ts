@@ -10,6 +10,7 @@ import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-
 import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
 import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs-v4.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
+import type { ElectionType, ElectLeadersAnswer, ElectLeadersVersion } from './apis/elect-leaders.js';
 import type { TopicPartitions } from './apis/metadata-v12.js';
 import type { StateTopicOptions } from './state-topic.js';
 import type { KafkaGateway } from './types.js';
@@ -40,6 +41,12 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
    * their broker (intra-broker copies); one result per move, in request order.
    */
   alterReplicaLogDirs(moves: ReplicaLogDirMove[]): Promise<ReplicaLogDirMoveResult[]>;
+  /**
+   * ElectLeaders (v2 unless `version` says otherwise), to the controller: one answer per
+   * partition (`partitions` null = every partition; Kafka then leaves out those needing none).
+   * Optional: fakes without it make the callers answer that elections are not available.
+   */
+  electLeaders?(type: ElectionType, partitions: readonly PartitionRef[] | null, opts?: { version?: ElectLeadersVersion }): Promise<ElectLeadersAnswer>;
   /** Every config of one topic or broker, with synonyms; throws KafkaRequestError (3 for an unknown topic). */
   describeConfigs(resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]>;
   /** The overrides of topics and brokers, restricted to `keys`; one result per resource. */
