@@ -120,6 +120,24 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
     help: 'Configured time between reconciliation passes (RECONCILE_INTERVAL_MS).',
     registers: [registry],
   });
+  const held = new Gauge({
+    name: `${METRIC_PREFIX}reassignment_held`,
+    help: 'Per reassignment held by the health interlocks (no new move starts), 1 per kind of trouble that holds it (offline, underReplicated, underMinIsr, brokerGone).',
+    labelNames: ['reassignment', 'reason'] as const,
+    registers: [registry],
+  });
+  const holds = new Counter({
+    name: `${METRIC_PREFIX}reassignment_holds_total`,
+    help: 'Holds this instance started (a reassignment\'s paced moves stopped on cluster trouble), by kind of trouble.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const resumes = new Counter({
+    name: `${METRIC_PREFIX}reassignment_resumes_total`,
+    help: 'Holds this instance ended (the cluster healthy again for the reassignment\'s resumeAfterPasses passes).',
+    registers: [registry],
+  });
+  let heldKeys = new Set<string>();
   const removalPending = new Gauge({
     name: `${METRIC_PREFIX}throttle_removal_pending_seconds`,
     help: 'Age of the oldest gateway-owned throttle whose reassignment ended (or request expired) and that is not removed yet; 0 when none.',
@@ -194,6 +212,25 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
         deadlineHolds.set({ reassignment: d.id }, d.holds ? 1 : 0);
       }
       deadlineIds = ids;
+    },
+    setHeld(list) {
+      const keys = new Set<string>();
+      for (const h of list) {
+        for (const reason of h.reasons) {
+          keys.add(`${h.id}\u0000${reason}`);
+          held.set({ reassignment: h.id, reason }, 1);
+        }
+      }
+      for (const old of heldKeys) {
+        if (keys.has(old)) continue;
+        const [reassignment, reason] = old.split('\u0000');
+        held.remove({ reassignment: reassignment!, reason: reason! });
+      }
+      heldKeys = keys;
+    },
+    holdChanged(event, reasons) {
+      if (event === 'resumed') return void resumes.inc();
+      for (const reason of reasons) holds.inc({ reason });
     },
     throttleRemoved(cause, delaySeconds) {
       removed.inc({ cause });

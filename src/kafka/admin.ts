@@ -45,6 +45,7 @@ import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import type { OnKafkaRequest, RequestTarget, SendOptions } from './request.js';
 import { StateTopic, type StateTopicOptions } from './state-topic.js';
+import { describeReplicaHealth, type ReplicaHealth } from './replica-health.js';
 import { KafkaTransport } from './transport.js';
 import type {
   ClusterDescription,
@@ -178,6 +179,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   describePartitions(topics: string[] | null): Promise<metadataApi.TopicPartitions[]> {
     return metadataApi.describePartitions(this.#transport, topics);
+  }
+
+  describeReplicaHealth(): Promise<ReplicaHealth> {
+    return describeReplicaHealth(this.#transport);
   }
 
   listPartitionReassignments(partitions?: listPartitionReassignmentsApi.PartitionRef[]): Promise<listPartitionReassignmentsApi.MovingPartition[]> {

@@ -13,6 +13,7 @@ import type { MovingPartition, PartitionRef } from './apis/list-partition-reassi
 import type { ElectionType, ElectLeadersAnswer, ElectLeadersVersion } from './apis/elect-leaders.js';
 import type { TopicPartitions } from './apis/metadata-v12.js';
 import type { StateTopicOptions } from './state-topic.js';
+import type { ReplicaHealth } from './replica-health.js';
 import type { KafkaGateway } from './types.js';
 
 /** Client quotas (KIP-546): DescribeClientQuotas v1, AlterClientQuotas v1. */
@@ -25,6 +26,8 @@ export interface ClientQuotaAdmin {
 export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   /** Partition placement of `topics` (null = every topic) in one Metadata request; unknown topics are left out. */
   describePartitions(topics: string[] | null): Promise<TopicPartitions[]>;
+  /** Every topic's partitions with their ISR, and the live brokers, in one Metadata request (the health interlocks' read, ./replica-health.ts). */
+  describeReplicaHealth?(): Promise<ReplicaHealth>;
   /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
   listPartitionReassignments(partitions?: PartitionRef[]): Promise<MovingPartition[]>;
   /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */

@@ -12,6 +12,10 @@ export interface ReassignmentMetrics {
    */
   setThrottleRates(list: { broker: number; leader: number | null; follower: number | null }[]): void;
   throttleRemoved(cause: string, delaySeconds: number | null): void;
+  /** Health interlocks (src/reconcile/health.ts): the reassignments held now, with the kinds of trouble; ids not passed are dropped. */
+  setHeld?(list: { id: string; reasons: string[] }[]): void;
+  /** A hold began (counted per kind of trouble) or ended. */
+  holdChanged?(event: 'held' | 'resumed', reasons: string[]): void;
   /** Per running deadline reassignment (finishBy): seconds between its expected end and finishBy (negative: late), and whether it holds; ids not passed are dropped. */
   setDeadlines?(list: { id: string; slackSeconds: number; holds: boolean }[]): void;
   reconcilerError(step: string): void;

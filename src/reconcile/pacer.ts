@@ -194,14 +194,14 @@ export class Pacer {
         return p;
       });
 
-      // The next wave (none while paused).
+      // The next wave (none while paused, nor while held by the health interlocks: ./health.ts).
       const paced: (PacedPartition & { i: number })[] = [];
       partitions.forEach((p, i) => {
         if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) return;
         const leader = current.get(partitionId(p.topic, p.partition))?.leader;
         paced.push({ i, topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: leader !== undefined && leader >= 0 ? leader : null, targetReplicas: p.target, sizeBytes: p.bytesTotal ?? 0, state: p.state });
       });
-      const wave = r.paused ? [] : nextToStart(paced, pacing.bounds, pacing.order);
+      const wave = r.paused || r.hold ? [] : nextToStart(paced, pacing.bounds, pacing.order);
 
       // Throttles for what will be in flight: Kafka's tool run now for the wave, over every move
       // Kafka lists (this reassignment's in flight and anybody else's), as the tool merges the

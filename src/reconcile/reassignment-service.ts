@@ -472,6 +472,8 @@ export class ReassignmentService {
       owner: this.#d.config.instanceId,
       requestedBy,
       ...(opts.rollbackOf && { rollbackOf: opts.rollbackOf }),
+      // Health interlocks (issue 30): the caller's policy, when given (absent = DEFAULT_SAFETY).
+      ...(req.safety && { safety: req.safety }),
       createdAt: now,
       startDeadline: now + this.#d.config.startTimeoutMs,
       updatedAt: now,

@@ -34,6 +34,7 @@ import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
 import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
 import { boundedError, makePacer } from '../state/layout.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
+import { HealthInterlock } from './health.js';
 import { DeadlinePacing } from './deadline-pacing.js';
 
 export interface ReconcilerDeps {
@@ -167,6 +168,8 @@ export class Reconciler {
   /** When this instance first saw a throttle request's reason end (removal delay of explicit autoRemove/ttl). */
   readonly #endSeen = new Map<string, number>();
   readonly #pacer: Pacer;
+  /** Health interlocks (issue 30): holds paced reassignments on cluster trouble (health.ts). */
+  readonly #health: HealthInterlock;
   /** Deadline pacing (issue 30): the throttle of `finishBy` reassignments, each pass (deadline-pacing.ts). */
   readonly #deadlines: DeadlinePacing;
   /** Intra-broker moves answered 9 after their partition stopped moving: passes so far (log-dir-moves.ts). */
@@ -210,6 +213,7 @@ export class Reconciler {
     this.#now = deps.now ?? Date.now;
     this.#deadlines = new DeadlinePacing({ store: deps.store, progress: deps.progress, config: deps.config, now: this.#now, bandwidth: deps.bandwidthBytesPerSecond ?? null, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
     this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
+    this.#health = new HealthInterlock({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
   }
 
   get pacer(): Pacer {
@@ -547,6 +551,8 @@ export class Reconciler {
     if (cut()) return true;
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
+    // Health interlocks: hold (or resume) paced reassignments before the pacer looks for a wave.
+    if (view && moves) await this.#step('health', () => this.#health.pass(this.#d.store.view(), moves.movingIds));
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     // Only moves no live reassignment owns can be late starts: none (the usual pass, 100k moves
     // of one running reassignment included) -> no look at the cancelled records at all.

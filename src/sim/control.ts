@@ -4,7 +4,15 @@
 //
 //   POST /brokers/{id}/stop    stop (fence) one broker: its port refuses connections, it leaves
 //                              ISRs and partitions it led elect another leader   → 200 broker
-//   POST /brokers/{id}/start   start it again                                     → 200 broker
+//   POST /brokers/{id}/start   start it again (trouble asked for below stands)    → 200 broker
+//   POST /brokers/{id}/fall-behind  it leaves the ISR of every partition it follows and
+//                              stays out (./cluster/trouble.ts)   → 200 {id, behind, isrChanged}
+//   POST /brokers/{id}/catch-up     it rejoins those ISRs        → 200 {id, behind, isrChanged}
+//   POST /topics/{name}/under-min-isr  {partitions?: [n]} (default all): followers leave the
+//                              ISR until it is min.insync.replicas - 1 (at least the leader)
+//                                                          → 200 {topic, minIsr, partitions}
+//   POST /topics/{name}/restore-isr    {partitions?: [n]}: they rejoin  → 200 {topic, partitions}
+//   GET  /trouble              what is asked for: {behind: [ids], heldOut: [{topic, partition, broker}]}
 //   GET  /state                brokers (up/down, host, port, rack), controller, moving count
 //   GET  /state?topic=a&topic=b  ... plus each named topic's partitions: leader, replicas, ISR
 //   POST   /faults             add a fault (./faults.ts): {apiKey (number or API name, e.g.
@@ -27,6 +35,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from './simulator.js';
 import { FaultSpecError, parseFaultSpec } from './faults.js';
+import { KafkaError } from './cluster/errors.js';
+import { troubleOf } from './cluster/trouble.js';
 
 export interface ControlRequest {
   /** Path parameters by name (`:id` in the pattern). */
@@ -143,7 +153,29 @@ function faultSpecFrom(sim: Simulator, body: unknown): ReturnType<typeof parseFa
   }
 }
 
-/** The simulator's routes: broker stop/start, the state view and fault injection. */
+/** `{partitions?: [n]}` of a trouble route: null = every partition of the topic. */
+function partitionsFrom(body: unknown): number[] | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ControlError(400, 'body must be an object {partitions?: [n]}');
+  const extra = Object.keys(body).filter((k) => k !== 'partitions');
+  if (extra.length > 0) throw new ControlError(400, `unknown field(s): ${extra.join(', ')} (only 'partitions')`);
+  const ps = (body as { partitions?: unknown }).partitions;
+  if (ps === undefined || ps === null) return null;
+  if (!Array.isArray(ps) || !ps.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) throw new ControlError(400, 'partitions must be an array of partition numbers');
+  return ps as number[];
+}
+
+/** A model error for an unknown topic or partition as a 404. */
+function withTopic<T>(name: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof KafkaError && err.code === 3) throw new ControlError(404, `no topic '${name}' or no such partition`);
+    throw err;
+  }
+}
+
+/** The simulator's routes: broker stop/start, the state view, trouble on demand and fault injection. */
 export function simulatorRoutes(sim: Simulator, router = new ControlRouter()): ControlRouter {
   return router
     .route('POST', '/brokers/:id/stop', async ({ params }) => {
@@ -154,8 +186,31 @@ export function simulatorRoutes(sim: Simulator, router = new ControlRouter()): C
     .route('POST', '/brokers/:id/start', async ({ params }) => {
       const id = brokerId(sim, params.id);
       await sim.startBroker(id);
+      // Starting re-adds its live replicas to every ISR: a broker behind or a replica held out stays out.
+      troubleOf(sim.model).reapply();
       return { status: 200, body: brokerState(sim, id) };
     })
+    .route('POST', '/brokers/:id/fall-behind', ({ params }) => {
+      const id = brokerId(sim, params.id);
+      const isrChanged = troubleOf(sim.model).fallBehind(id);
+      return { status: 200, body: { id, behind: true, isrChanged } };
+    })
+    .route('POST', '/brokers/:id/catch-up', ({ params }) => {
+      const id = brokerId(sim, params.id);
+      const isrChanged = troubleOf(sim.model).catchUp(id);
+      return { status: 200, body: { id, behind: false, isrChanged } };
+    })
+    .route('POST', '/topics/:name/under-min-isr', ({ params, body }) => {
+      const partitions = partitionsFrom(body);
+      const out = withTopic(params.name, () => troubleOf(sim.model).underMinIsr(params.name, partitions));
+      return { status: 200, body: { topic: params.name, ...out } };
+    })
+    .route('POST', '/topics/:name/restore-isr', ({ params, body }) => {
+      const partitions = partitionsFrom(body);
+      const out = withTopic(params.name, () => troubleOf(sim.model).restoreIsr(params.name, partitions));
+      return { status: 200, body: { topic: params.name, ...out } };
+    })
+    .route('GET', '/trouble', () => ({ status: 200, body: troubleOf(sim.model).state() }))
     .route('GET', '/state', ({ query }) => {
       const unknown = [...query.keys()].filter((k) => k !== 'topic');
       if (unknown.length > 0) throw new ControlError(400, `unknown query parameter(s): ${unknown.join(', ')} (only 'topic')`);

@@ -21,6 +21,7 @@
 import { replicaEntryKey } from '../domain/partition-key.js';
 import type { ThrottleDemand, ThrottleLedger } from '../domain/reassignment/throttle-ledger.js';
 import type { DeadlineState } from '../domain/reassignment/deadline.js';
+import type { HoldState, Safety } from '../domain/reassignment/health.js';
 
 /**
  * v2: chunked reassignments (header + chunks, see "Layout of a reassignment" below). A v1
@@ -128,6 +129,10 @@ export interface ReassignmentRecord {
   updatedAt: number;
   /** Why it failed / how it was cancelled. */
   reason?: string;
+  /** Health interlocks (issue 30): its policy when the caller gave one (absent = DEFAULT_SAFETY). */
+  safety?: Safety;
+  /** Held by the health interlocks (src/reconcile/health.ts): a running record that starts no new move; the API says `held`. */
+  hold?: HoldState;
 }
 
 /**

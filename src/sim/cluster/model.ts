@@ -419,6 +419,29 @@ export class ClusterModel {
     p.isr = [...isr];
   }
 
+  /**
+   * Trouble on demand (./trouble.ts): partitions' ISRs set as given, their leaders unchanged, as
+   * the leader's AlterPartition shrinking or growing them would: members keep their order,
+   * joiners go last (Partition.scala maybeExpandIsr); a replica that is down or still copying (a
+   * move's) does not join, and an ISR without the leader is not applied. Returns how many
+   * changed; throws UNKNOWN_TOPIC_OR_PARTITION (3) before changing anything.
+   */
+  setIsrs(entries: readonly { topic: string; partition: number; isr: readonly number[] }[]): number {
+    this.sync();
+    const found = entries.map((e) => ({ e, t: this.topics.get(e.topic)!, p: this.partitionState(e.topic, e.partition) }));
+    let changed = 0;
+    for (const { e, t, p } of found) {
+      if (p.leader >= 0 && !e.isr.includes(p.leader)) continue; // the leader is always in its ISR
+      const joiners = p.replicas.filter((r) => e.isr.includes(r) && !p.isr.includes(r) && this.brokers.isUp(r) && !this.moves.isCatchingUp(p, r));
+      const next = [...p.isr.filter((r) => e.isr.includes(r)), ...joiners];
+      if (next.length === p.isr.length && next.every((r, i) => p.isr[i] === r)) continue;
+      this.changePartition(t, p, p.leader, next);
+      changed++;
+    }
+    if (changed > 0) this.moves.brokersChanged(); // copies re-classify; a moving partition may complete on a grown ISR
+    return changed;
+  }
+
   // ------------------------------------------------------------------ topics (reads)
 
   listTopics(): TopicInfo[] {

@@ -1,0 +1,192 @@
+// Health interlocks (issue 30, part 1), the reconciler's step: while a paced reassignment has
+// moves waiting for a wave, every pass reads the cluster's health from Kafka (ONE Metadata
+// request with ISRs, ../kafka/replica-health.ts; min.insync.replicas only for topics with a
+// shrunk ISR), decides with src/domain/reassignment/health.ts, and writes the decision into the
+// record (`hold`), under the record's claim, header only:
+//   - trouble its policy holds on -> `hold` set: the pacer starts no new wave (moves in flight go
+//     on), the API says `held` with the reasons; every instance and a restart see it;
+//   - healthy for `resumeAfterPasses` passes in a row -> `hold` removed: it runs again by itself.
+// A user's pause is a separate flag: a reassignment paused while held stays paused after the
+// hold ends. Each hold and resume is an audit line (as the HTTP audit trail's, type 'audit',
+// actor 'reconciler'), a log line and a metric; the gauge of held reassignments is set every pass.
+//
+// No read at all while nothing can be held (no running record with a queue, or every one `off`).
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { Logger } from '../observability/logger.js';
+import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
+import type { ReassignmentRecord } from '../state/records.js';
+import type { StateStore, StateView } from '../state/store.js';
+import {
+  assessHealth,
+  decideHold,
+  minIsrCandidates,
+  safetyOf,
+  targetsOnGoneBrokers,
+  type ClusterHealth,
+  type HoldDecision,
+  type HoldState,
+} from '../domain/reassignment/health.js';
+import type { ReassignmentConfig } from './config.js';
+import { partitionId } from './ownership.js';
+import { hasQueue, withRecordClaim } from './pacer.js';
+
+export interface HealthInterlockDeps {
+  kafka: KafkaAdmin;
+  store: StateStore;
+  config: ReassignmentConfig;
+  metrics?: ReassignmentMetrics;
+  logger?: Logger;
+  now: () => number;
+}
+
+/** How long the cluster default of min.insync.replicas (a broker config) is reused before it is read again. */
+export const MIN_ISR_DEFAULT_TTL_MS = 60_000;
+/** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
+const CLAIM_WAIT_MS = 2000;
+
+const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0 };
+
+/** Records the interlocks look at: running, moves not ended, with a queue (something to hold) or held now. */
+export function holdCandidates(view: StateView): ReassignmentRecord[] {
+  const out: ReassignmentRecord[] = [];
+  for (const r of view.reassignments.values()) {
+    if (r.state !== 'running' || r.movesEndedAt !== undefined) continue;
+    if (r.hold || hasQueue(r)) out.push(r);
+  }
+  return out;
+}
+
+export class HealthInterlock {
+  readonly #d: HealthInterlockDeps;
+  #minIsrDefault: { value: number; at: number } | undefined;
+  /** Target brokers of a record's open moves, per record version (records are immutable). */
+  readonly #targets = new WeakMap<ReassignmentRecord, readonly number[]>();
+
+  constructor(deps: HealthInterlockDeps) {
+    this.#d = deps;
+  }
+
+  /** One pass: read health if anything can be held, decide and write per record, set the gauge. `movingIds`: every move Kafka lists (partitionId). */
+  async pass(view: StateView, movingIds: ReadonlySet<string>): Promise<void> {
+    const records = holdCandidates(view);
+    try {
+      if (records.length === 0) return;
+      const needsRead = records.some((r) => safetyOf(r) !== 'off');
+      const health = needsRead ? await this.#read(records, movingIds) : NO_TROUBLE;
+      for (const r of records) await this.#decide(r, health);
+    } finally {
+      this.#report();
+    }
+  }
+
+  async #read(records: readonly ReassignmentRecord[], movingIds: ReadonlySet<string>): Promise<ClusterHealth> {
+    const kafka = this.#d.kafka;
+    if (!kafka.describeReplicaHealth) return NO_TROUBLE;
+    const md = await kafka.describeReplicaHealth();
+    const candidates = minIsrCandidates(md.topics);
+    const minIsr = candidates.length > 0 ? await this.#minIsr(candidates, md.brokers) : new Map<string, number>();
+    const expected: number[] = [];
+    for (const r of records) if (safetyOf(r) !== 'off') expected.push(...this.#targetBrokers(r));
+    return assessHealth({
+      topics: md.topics,
+      liveBrokers: new Set(md.brokers),
+      expectedBrokers: expected,
+      minIsr,
+      moving: (topic, partition) => movingIds.has(partitionId(topic, partition)),
+    });
+  }
+
+  /** Brokers the open moves of `r` go to (a broker that joined for this move names no replica until its move starts). */
+  #targetBrokers(r: ReassignmentRecord): readonly number[] {
+    let out = this.#targets.get(r);
+    if (!out) {
+      const set = new Set<number>();
+      for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving')) for (const b of p.target) set.add(b);
+      this.#targets.set(r, (out = [...set]));
+    }
+    return out;
+  }
+
+  /** min.insync.replicas of `topics`: their overrides, else the cluster's default (a broker's effective value, cached). */
+  async #minIsr(topics: string[], brokers: readonly number[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const now = this.#d.now();
+    if ((!this.#minIsrDefault || now - this.#minIsrDefault.at > MIN_ISR_DEFAULT_TTL_MS) && brokers.length > 0) {
+      const configs = await this.#d.kafka.describeConfigs({ kind: 'broker', name: String(brokers[0]) });
+      const v = Number(configs.find((c) => c.name === 'min.insync.replicas')?.value ?? '1');
+      this.#minIsrDefault = { value: Number.isSafeInteger(v) && v > 0 ? v : 1, at: now };
+    }
+    const overrides = await this.#d.kafka.describeConfigOverrides(topics.map((name) => ({ kind: 'topic' as const, name })), ['min.insync.replicas']);
+    for (const o of overrides) {
+      const v = o.ok ? Number(o.value['min.insync.replicas']) : NaN;
+      if (Number.isSafeInteger(v) && v > 0) out.set(o.name, v);
+      else if (o.ok && this.#minIsrDefault) out.set(o.name, this.#minIsrDefault.value);
+    }
+    return out;
+  }
+
+  async #decide(r: ReassignmentRecord, health: ClusterHealth): Promise<void> {
+    const now = this.#d.now();
+    const policy = safetyOf(r);
+    const targetsGone = policy === 'off' ? undefined : targetsOnGoneBrokers(r.partitions, health.goneBrokers);
+    const first = decideHold(policy, health, r.hold, now, targetsGone);
+    if (first.kind === 'none' || first.kind === 'unchanged') return;
+    const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'health', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
+      // Decided again on the record as the state topic has it now (a PATCH, a wave, another instance's hold).
+      const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
+      if (!fresh || fresh.state !== 'running' || fresh.movesEndedAt !== undefined) return { result: undefined };
+      const d = fresh === r ? first : decideHold(safetyOf(fresh), health, fresh.hold, now, targetsGone);
+      if (d.kind === 'none' || d.kind === 'unchanged') return { result: undefined };
+      return { result: { d, before: fresh.hold }, values: [withHold(fresh, d, now)] };
+    });
+    if (!out.granted || !out.result) return;
+    const { d, before } = out.result;
+    if (d.kind === 'held') this.#announce(r.id, 'held', d.hold);
+    else if (d.kind === 'resumed' && before) this.#announce(r.id, 'resumed', before, d.heldForMs);
+  }
+
+  #announce(id: string, event: 'held' | 'resumed', hold: HoldState, heldForMs?: number): void {
+    const reasons = hold.reasons.map((x) => ({ kind: x.kind, count: x.count, examples: x.examples }));
+    const kinds = reasons.map((x) => x.kind);
+    this.#d.metrics?.holdChanged?.(event, kinds);
+    // The audit trail's shape (src/http/audit.ts), for a change no request made.
+    this.#d.logger?.info('audit', {
+      type: 'audit',
+      actor: 'reconciler',
+      instance: this.#d.config.instanceId,
+      requestId: null,
+      principal: null,
+      operationId: event === 'held' ? 'holdReassignment' : 'resumeReassignment',
+      method: null,
+      route: '/reassignments/{id}',
+      path: `/reassignments/${id}`,
+      params: { id },
+      outcome: 'success',
+      result: { reasons, ...(hold.targetsGone && { targetsGone: hold.targetsGone }), ...(heldForMs !== undefined && { heldSeconds: Math.round(heldForMs / 100) / 10 }) },
+    });
+    const fields = { id, reasons: kinds, ...(heldForMs !== undefined && { heldSeconds: heldForMs / 1000 }) };
+    if (event === 'held') this.#d.logger?.warn('reassignment held: the cluster is in trouble; no new move starts', fields);
+    else this.#d.logger?.info('reassignment resumed: the cluster is healthy again', fields);
+  }
+
+  /** The gauge of held reassignments, from the state topic as this instance sees it (every instance reports the same). */
+  #report(): void {
+    const set = this.#d.metrics?.setHeld;
+    if (!set) return;
+    const list: { id: string; reasons: string[] }[] = [];
+    for (const r of this.#d.store.view().reassignments.values()) {
+      if (r.state === 'running' && r.hold) list.push({ id: r.id, reasons: r.hold.reasons.map((x) => x.kind) });
+    }
+    set.call(this.#d.metrics, list);
+  }
+}
+
+/** `r` with the decision applied: the hold set or updated, or removed on a resume (a header-only write). */
+export function withHold(r: ReassignmentRecord, d: HoldDecision, now: number): ReassignmentRecord {
+  if (d.kind === 'held' || d.kind === 'updated') return { ...r, hold: d.hold, updatedAt: now };
+  if (d.kind === 'resumed') {
+    const { hold: _hold, ...rest } = r;
+    return { ...rest, updatedAt: now };
+  }
+  return r;
+}
