@@ -13,6 +13,7 @@ import { internReplicaList } from '../replica-list.js';
 import type { PartitionAssignment } from './types.js';
 import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
 import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { parseSafety, type Safety } from './health.js';
 import type { ThrottleBounds } from './deadline.js';
 import { parseFinishBy, parseThrottleBounds } from './deadline-request.js';
 
@@ -48,6 +49,8 @@ export interface ReassignmentRequest {
   readonly finishBy: number | null;
   /** The rates a deadline may pick from; null = absent (DEFAULT_THROTTLE_BOUNDS). Only with finishBy. */
   readonly throttleBounds: ThrottleBounds | null;
+  /** Health interlocks (issue 30): null = absent (DEFAULT_SAFETY), `off`, or the caller's policy. */
+  readonly safety?: Safety | null;
   readonly format: ReassignmentRequestFormat;
 }
 
@@ -160,8 +163,10 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
     errors.push({ path: '/throttleBounds', code: 'MUTUALLY_EXCLUSIVE', message: 'throttleBounds bounds the throttle a finishBy deadline picks: give finishBy too, or a fixed throttle instead.' });
   }
 
+  const safety = parseSafety(body.safety, '/safety', errors);
+
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, format } };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, format } };
 }
 
 /**
