@@ -92,7 +92,7 @@ export function accessControl(opts: AccessControlOptions, logger: Logger): Reque
     if (match.kind === 'operation' && match.operation.requiredRole === PUBLIC) return next();
     const principal = opts.mode === 'none' ? ANONYMOUS_ADMIN : authenticate(req, res, opts);
     if (principal instanceof Promise) {
-      principal.then((p) => p && authorize(req, res, next, p), next);
+      principal.then((p) => p && authorize(req, res, next, p)).catch(next);
       return;
     }
     if (principal) authorize(req, res, next, principal);
