@@ -5,13 +5,19 @@
 // with a readable message. File contents (TLS material) are read later, by
 // toClientOptions(), which is also where they are mapped onto @platformatic/kafka's
 // options (`tls` is passed verbatim to node:tls.connect, `sasl` is {mechanism, username,
-// password}; request timeout per connection is `requestTimeout`).
+// password}, or for OAUTHBEARER and AWS_MSK_IAM a token source and our RFC 7628 exchange
+// (./sasl/); request timeout per connection is `requestTimeout`).
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import type { SASLOptions } from '@platformatic/kafka';
 import { envBool, envInt, envString, type Env } from '../env.js';
+import { parseTokenSaslConfig, TOKEN_ENV_KEYS, TOKEN_MECHANISMS, type TokenSaslConfig } from './sasl/config.js';
+import { createTokenSasl } from './sasl/oauthbearer-client.js';
 
-export type SaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
-export const SASL_MECHANISMS: readonly SaslMechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+export type PasswordSaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+/** AWS_MSK_IAM is SASL OAUTHBEARER on the wire, with a token from AWS's MSK IAM signer. */
+export type SaslMechanism = PasswordSaslMechanism | (typeof TOKEN_MECHANISMS)[number];
+export const SASL_MECHANISMS: readonly SaslMechanism[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', ...TOKEN_MECHANISMS];
 
 export interface BrokerAddress {
   host: string;
@@ -25,11 +31,15 @@ export interface KafkaTlsConfig {
   rejectUnauthorized: boolean;
 }
 
-export interface KafkaSaslConfig {
-  mechanism: SaslMechanism;
+export interface PasswordSaslConfig {
+  mechanism: PasswordSaslMechanism;
   username: string;
   password: string;
 }
+
+export type { TokenSaslConfig };
+/** Every variant has `username`: the principal name the gateway assumes for quota lookups. */
+export type KafkaSaslConfig = PasswordSaslConfig | TokenSaslConfig;
 
 export interface KafkaConfig {
   bootstrapServers: BrokerAddress[];
@@ -132,16 +142,22 @@ export function parseKafkaConfig(env: Env): KafkaConfig {
   const rawMechanism = get(env, 'KAFKA_SASL_MECHANISM');
   const username = env.KAFKA_SASL_USERNAME;
   const password = env.KAFKA_SASL_PASSWORD;
-  if (rawMechanism !== undefined) {
-    const mechanism = rawMechanism.toUpperCase() as SaslMechanism;
-    if (!SASL_MECHANISMS.includes(mechanism)) {
+  const mechanism = rawMechanism?.toUpperCase() as SaslMechanism | undefined;
+  if (mechanism === 'OAUTHBEARER' || mechanism === 'AWS_MSK_IAM') {
+    sasl = parseTokenSaslConfig(env, mechanism, p.list);
+  } else if (rawMechanism !== undefined) {
+    if (!SASL_MECHANISMS.includes(mechanism!)) {
       p.add(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, got "${rawMechanism}"`);
     }
     if (username === undefined || username === '') p.add('KAFKA_SASL_USERNAME is required with KAFKA_SASL_MECHANISM');
     if (password === undefined || password === '') p.add('KAFKA_SASL_PASSWORD is required with KAFKA_SASL_MECHANISM');
-    sasl = { mechanism, username: username ?? '', password: password ?? '' };
+    sasl = { mechanism: mechanism as PasswordSaslMechanism, username: username ?? '', password: password ?? '' };
   } else if (get(env, 'KAFKA_SASL_USERNAME') !== undefined || get(env, 'KAFKA_SASL_PASSWORD') !== undefined) {
     p.add('KAFKA_SASL_USERNAME/KAFKA_SASL_PASSWORD set but KAFKA_SASL_MECHANISM is not');
+  }
+  if (sasl === null || (sasl.mechanism !== 'OAUTHBEARER' && sasl.mechanism !== 'AWS_MSK_IAM')) {
+    const stray = TOKEN_ENV_KEYS.filter((k) => get(env, k) !== undefined);
+    if (stray.length) p.add(`${stray.join(', ')} set but KAFKA_SASL_MECHANISM is not OAUTHBEARER or AWS_MSK_IAM`);
   }
 
   if (p.list.length) {
@@ -204,7 +220,8 @@ export interface ClientOptions {
   /** We do our own retries: the client's are off (its default retries error 89). */
   retries: number;
   tls?: TlsConnectionOptions;
-  sasl?: { mechanism: SaslMechanism; username: string; password: string };
+  /** PLAIN/SCRAM: {mechanism, username, password}; OAUTHBEARER/AWS_MSK_IAM: a token source (./sasl/). */
+  sasl?: SASLOptions;
 }
 
 function readTlsFile(key: string, path: string, readFile: (p: string) => Buffer): Buffer {
@@ -232,7 +249,11 @@ export function toClientOptions(config: KafkaConfig, readFile: (p: string) => Bu
     if (config.tls.keyFile) tls.key = readTlsFile('KAFKA_TLS_KEY_FILE', config.tls.keyFile, readFile);
     opts.tls = tls;
   }
-  if (config.sasl) {
+  if (config.sasl?.mechanism === 'OAUTHBEARER' || config.sasl?.mechanism === 'AWS_MSK_IAM') {
+    // One token source per root gateway: every connection it and its derived gateways open (they
+    // share these options) authenticates and re-authenticates with the same refreshed token.
+    opts.sasl = createTokenSasl(config.sasl).options;
+  } else if (config.sasl) {
     opts.sasl = { mechanism: config.sasl.mechanism, username: config.sasl.username, password: config.sasl.password };
   }
   return opts;

@@ -32,6 +32,7 @@ import { retryDelayMs, type BrokerAddress, type ClientOptions, type KafkaConfig,
 import { addressKey, BrokerContacts } from './contacts.js';
 import { KafkaRequestError } from './errors.js';
 import { ERROR_CODES, NONE, isConnectionFailure, isRetriable, kafkaErrorInfo, kafkaErrorName, toKafkaRequestError } from './errors-map.js';
+import { untilReauthenticated, watchConnection } from './sasl/reauth.js';
 import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type SendOptions, type Transport } from './request.js';
 import type { ItemResult } from './types.js';
 
@@ -97,6 +98,8 @@ export class KafkaTransport implements Transport {
     // retries: 0 — the client's own retry loop would retry THROTTLING_QUOTA_EXCEEDED (89).
     // We only use the Admin's connection pool anyway (see src/kafka/admin.ts).
     this.#admin = new Admin({ ...clientOptions, retries: 0 });
+    // SASL re-authentication (KIP-368) is the library's; ./sasl/reauth.ts closes its gaps.
+    if (clientOptions.sasl) this.#admin.connections.on('connect', ({ connection }: { connection: Connection }) => watchConnection(connection));
   }
 
   /** The underlying client (for APIs the gateway does not wrap yet). */
@@ -240,6 +243,9 @@ export class KafkaTransport implements Transport {
     const startedAt = process.hrtime.bigint();
     let res: T;
     try {
+      // Not between a re-authentication's SaslHandshake and its end: Kafka would close the connection.
+      const reauthenticating = untilReauthenticated(conn);
+      if (reauthenticating) await reauthenticating;
       res = await call(conn);
     } catch (err) {
       if (inBand && err instanceof ResponseError && err.response && typeof err.response === 'object') {

@@ -22,6 +22,20 @@ export interface SimulatorOptions {
    */
   saslScramUsers?: Record<string, string>;
   /**
+   * SASL OAUTHBEARER as Kafka's KIP-768 validator with a JWKS (and, for AWS_MSK_IAM tests, the
+   * AWS MSK IAM signer's tokens with static test credentials): ./sasl/oauthbearer.ts. When set,
+   * SASL is required.
+   */
+  saslOAuthBearer?: import('./sasl/oauthbearer.js').SimOAuthBearerOptions;
+  /**
+   * Broker config `connections.max.reauth.ms` (KIP-368): the longest session SaslAuthenticate
+   * grants before the client must re-authenticate; a connection that has not is closed at its next
+   * request. 0 (default): sessions end only with an OAUTHBEARER token's expiry.
+   */
+  connectionsMaxReauthMs?: number;
+  /** Hear of every successful SASL authentication and re-authentication (tests). */
+  onSaslAuthenticated?: (e: import('./sasl/session.js').SaslAuthenticatedEvent) => void;
+  /**
    * Serve TLS instead of plaintext on every broker (node:tls server options: key, cert,
    * and ca + requestCert + rejectUnauthorized for client certificates).
    */

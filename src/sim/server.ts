@@ -23,6 +23,7 @@ import { RequestHeaderSchema, ResponseHeaderSchema, type RequestHeader } from '.
 import type { ApiHandler, ConnectionState, RequestContext, SimulatorRuntime } from './handlers/types.js';
 import { errorResponse, type FaultInjector } from './faults.js';
 import { HEAVY_FRAME_BYTES, type RequestTurns } from './request-turns.js';
+import { sessionExpired } from './sasl/session.js';
 import type { OutOfRangeRequest } from './options.js';
 
 /** Kafka's socket.request.max.bytes default. */
@@ -201,6 +202,12 @@ export class BrokerServer {
       // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our ranges.
       const body = handler.unsupportedVersionResponse!(this.opts.runtime);
       return this.send(socket, handler, 0, header.correlationId, body);
+    }
+    // KIP-368: a session past its expiry is closed at its next request (SocketServer), unless the
+    // request is the SaslHandshake that re-authenticates it (../sasl/session.ts).
+    if (sessionExpired(conn, apiKey, this.opts.runtime.clock.now())) {
+      conn.closed = true;
+      return void socket.destroy();
     }
     if (!conn.authenticated && !handler.allowedBeforeAuthentication) {
       throw new MalformedFrameError(`${handler.name} before SASL authentication`);

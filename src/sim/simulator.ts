@@ -8,6 +8,8 @@ import type { ApiHandler, BrokerEndpoint, ControllerMutationQuota, RequestContex
 import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
+import { OAuthBearerValidator } from './sasl/oauthbearer.js';
+import type { SaslServerSettings } from './sasl/session.js';
 import type { OutOfRangeRequest, SimulatedCluster, SimulatorOptions } from './options.js';
 import { kafkaRelease, servedRange, type KafkaRelease } from './releases/release.js';
 import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
@@ -45,6 +47,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   readonly saslPlainUsers: Readonly<Record<string, string>>;
   readonly saslScramUsers: ScramUserStore;
   readonly saslMechanisms: readonly string[];
+  readonly saslServer: SaslServerSettings;
   readonly notControllerErrors: boolean;
   readonly autoCreateTopicsEnable: boolean;
   /** The release the brokers answer as, and the versions they serve of each API. */
@@ -81,9 +84,21 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     this.host = opts.host ?? '127.0.0.1';
     this.saslPlainUsers = opts.saslPlainUsers ?? {};
     this.saslScramUsers = new ScramUserStore(opts.saslScramUsers);
-    this.saslRequired = opts.saslPlainUsers !== undefined || opts.saslScramUsers !== undefined;
+    const oauthBearer = opts.saslOAuthBearer !== undefined;
+    this.saslRequired = opts.saslPlainUsers !== undefined || opts.saslScramUsers !== undefined || oauthBearer;
     // PLAIN stays enabled without SASL users (the handshake then fails every login), as before.
-    this.saslMechanisms = [...(opts.saslPlainUsers !== undefined || opts.saslScramUsers === undefined ? ['PLAIN'] : []), ...(opts.saslScramUsers ? SCRAM_MECHANISMS : [])];
+    this.saslMechanisms = [
+      ...(opts.saslPlainUsers !== undefined || (opts.saslScramUsers === undefined && !oauthBearer) ? ['PLAIN'] : []),
+      ...(opts.saslScramUsers ? SCRAM_MECHANISMS : []),
+      ...(oauthBearer ? ['OAUTHBEARER'] : []),
+    ];
+    const maxReauthMs = opts.connectionsMaxReauthMs ?? 0;
+    if (!Number.isSafeInteger(maxReauthMs) || maxReauthMs < 0) throw new RangeError(`connectionsMaxReauthMs must be a non-negative integer, got ${maxReauthMs}`);
+    this.saslServer = {
+      oauthBearer: opts.saslOAuthBearer ? new OAuthBearerValidator(opts.saslOAuthBearer) : null,
+      connectionsMaxReauthMs: maxReauthMs,
+      ...(opts.onSaslAuthenticated && { onAuthenticated: opts.onSaslAuthenticated }),
+    };
     this.release = kafkaRelease(opts.kafkaVersion, opts.kafkaMode);
     // ZooKeeper-mode brokers answer NOT_CONTROLLER (KafkaApis before KRaft's forwarding).
     this.notControllerErrors = opts.notControllerErrors ?? this.release.mode === 'zookeeper';

@@ -13,6 +13,10 @@
 //   listener once the connection is authenticated (the same method).
 // - 34 comes with no mechanisms: handleSaslHandshakeRequest and SaslHandshakeRequest
 //   .getErrorResponse (SaslServerAuthenticator's answer mid-exchange) set only the error code.
+// - On an authenticated connection whose session has an expiry (KIP-368), the handshake begins a
+//   re-authentication instead (KafkaChannel.maybeBeginServerReauthentication; ../sasl/session.ts),
+//   at most once a second; then the exchange runs again as for a new connection.
+import { beginReauthentication, canBeginReauthentication } from '../sasl/session.js';
 import { SaslHandshakeRequestSchema, SaslHandshakeResponseSchema, type SaslHandshakeRequest, type SaslHandshakeResponse } from '../protocol/messages.generated.js';
 import { defineHandler } from './types.js';
 
@@ -24,6 +28,8 @@ export const saslHandshakeHandler = defineHandler<SaslHandshakeRequest, SaslHand
   versions: [1, 1],
   allowedBeforeAuthentication: true,
   handle(ctx, req) {
+    const now = ctx.runtime.clock.now();
+    if (ctx.runtime.saslRequired && canBeginReauthentication(ctx.conn, now)) beginReauthentication(ctx.conn, now);
     if (!ctx.runtime.saslRequired || ctx.conn.saslMechanism !== null || ctx.conn.authenticated) {
       return { errorCode: 34, mechanisms: [] };
     }

@@ -9,6 +9,7 @@ import type { ClientQuotaStore, ControllerMutationQuota } from '../quotas.js';
 import type { LogDirs } from '../log-dirs.js';
 export type { ControllerMutationQuota } from '../quotas.js';
 import type { ScramUserStore } from '../sasl/scram.js';
+import type { SaslServerSettings } from '../sasl/session.js';
 import type { KafkaRelease } from '../releases/release.js';
 
 export interface ConnectionState {
@@ -48,6 +49,8 @@ export interface SimulatorRuntime {
   readonly saslScramUsers: ScramUserStore;
   /** Mechanisms SaslHandshake accepts and advertises. */
   readonly saslMechanisms: readonly string[];
+  /** OAUTHBEARER validation, connections.max.reauth.ms and the authentication hook (../sasl/session.ts). */
+  readonly saslServer: SaslServerSettings;
   /**
    * KRaft brokers forward controller requests (CreateTopics, ...) to the controller
    * themselves; ZooKeeper-mode brokers answer NOT_CONTROLLER. Off = KRaft (Kafka 3.x/4.x).
