@@ -44,12 +44,13 @@ type Credentials =
   | { kind: 'malformed' } // an Authorization header that is not "Bearer <b64token>"
   | { kind: 'bearer'; token: string };
 
-function credentialsOf(req: Request): Credentials {
+/** `jwt`: OIDC is configured, so a longer bearer token shaped like a JWT is a credential too. */
+function credentialsOf(req: Request, jwt: boolean): Credentials {
   const header = req.headers.authorization;
   if (header === undefined || header === '') return { kind: 'none' };
   const m = /^Bearer +(\S+) *$/i.exec(header);
   // A JWT may be longer than the gateway's own tokens (a few KiB with many groups).
-  if (!m || !(isWellFormedBearerToken(m[1]!) || looksLikeJwt(m[1]!))) return { kind: 'malformed' };
+  if (!m || !(isWellFormedBearerToken(m[1]!) || (jwt && looksLikeJwt(m[1]!)))) return { kind: 'malformed' };
   return { kind: 'bearer', token: m[1]! };
 }
 
@@ -126,7 +127,7 @@ export function accessControl(opts: AccessControlOptions, logger: Logger): Reque
   function authenticate(req: Request, res: Response, enforced: Extract<AccessControlOptions, { mode: 'enforced' }>): Principal | undefined | Promise<Principal | undefined> {
     const fromCert = principalFromClientCert(req.socket, enforced.clientCertRoles ?? []);
     if (fromCert) return fromCert;
-    const creds = credentialsOf(req);
+    const creds = credentialsOf(req, enforced.oidc !== undefined);
     if (creds.kind === 'none') {
       denied(req, res, 401, 'no credentials');
       return void unauthorized(req, res, undefined, 'Send an Authorization: Bearer <token> header.');
