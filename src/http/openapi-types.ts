@@ -594,7 +594,8 @@ export interface paths {
         /**
          * Summary of one reassignment (state, counts of partitions by state, progress).
          * @description `state`: `pending` (being started), `running`, `paused` (paced execution stopped
-         *     sending partitions), `completed`, `cancelled`, `failed`. A summary whatever the
+         *     sending partitions), `held` (stopped by the health interlocks: `hold` and `reason` say
+         *     why; it resumes by itself), `completed`, `cancelled`, `failed`. A summary whatever the
          *     size: `counts` of partitions by state (`queued` not sent to Kafka yet, `moving`
          *     (while `pending`: being sent), `completed`, `failed` refused by Kafka, `cancelled`),
          *     and `progress`: bytes to copy and copied, the copy rate over the last 30 s, an ETA,
@@ -1480,10 +1481,13 @@ export interface components {
             }[];
         };
         /**
-         * @description `paused`: running with `paused` true (moves in flight finish, none start).
+         * @description `paused`: running with `paused` true (moves in flight finish, none start). `held`:
+         *     running, stopped by the health interlocks (`hold` says why; moves in flight finish, none
+         *     start; it resumes by itself once the cluster is healthy). A reassignment both paused
+         *     and held says `paused` (it stays paused after the hold ends).
          * @enum {string}
          */
-        ReassignmentState: "pending" | "running" | "paused" | "completed" | "cancelled" | "failed";
+        ReassignmentState: "pending" | "running" | "paused" | "held" | "completed" | "cancelled" | "failed";
         ReassignmentAccepted: {
             id: string;
             state: components["schemas"]["ReassignmentState"];
@@ -1613,6 +1617,10 @@ export interface components {
             progress: components["schemas"]["ReassignmentProgress"];
             /** @description Only for a reassignment started with `finishBy`. */
             deadline?: components["schemas"]["ReassignmentDeadline"];
+            /** @description The health-interlock policy it runs under (defaults resolved). */
+            safety?: components["schemas"]["SafetyRequest"];
+            /** @description Only while held by the health interlocks. */
+            hold?: components["schemas"]["ReassignmentHold"];
             /** @description Up to 1,000 partitions, or with `?detail=true`. */
             rollback?: components["schemas"]["ReassignmentFile"];
         };

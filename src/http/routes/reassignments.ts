@@ -15,6 +15,7 @@ import { LazyJsonArray, sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
+import { apiReason, isHeld, toHold, toSafety } from './reassignment-hold.js';
 
 type Schemas = components['schemas'];
 
@@ -131,7 +132,7 @@ export function toAccepted(d: ReassignmentDetail, plan: PlanView, detail: boolea
 
 /** The API's state: `paused` is a running record whose paced execution is paused. */
 function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
-  return r.state === 'running' && r.paused ? 'paused' : r.state;
+  return r.state === 'running' && r.paused ? 'paused' : isHeld(r) ? 'held' : r.state;
 }
 
 /** A move Kafka lists, as the service hands it over (its lists are shared, frozen). */
@@ -186,7 +187,7 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
   return {
     id: r.id,
     state: apiState(r),
-    ...(r.reason !== undefined && { reason: r.reason }),
+    ...(apiReason(r) !== undefined && { reason: apiReason(r)! }),
     createdAt: iso(r.createdAt)!,
     startedAt: iso(r.startedAt),
     endedAt: iso(r.endedAt),
@@ -202,6 +203,8 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     counts: d.counts,
     progress: toProgress(d.progress),
     ...(r.deadline && { deadline: toDeadline(r, r.deadline) }),
+    safety: toSafety(r),
+    ...(toHold(r) && { hold: toHold(r)! }),
     ...((detail || partitionCount(r) <= ROLLBACK_INLINE_MAX) && { rollback: rollbackFileOf(r) }),
   };
 }
