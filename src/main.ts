@@ -11,6 +11,9 @@ import { createMetrics } from './http/metrics.js';
 import { createReassignmentMetrics } from './http/reassignment-metrics.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
 import { createReassignmentChangeFeed } from './events/reassignment-changes.js';
+import { loadWebhookConfig } from './events/webhook-config.js';
+import { createWebhookMetrics } from './events/webhook-metrics.js';
+import { createWebhookRuntime } from './events/webhooks.js';
 import type { LifecycleState } from './http/routes/health.js';
 import { startServer } from './http/server.js';
 import { createKafkaGateway } from './kafka/admin.js';
@@ -118,14 +121,26 @@ async function main(): Promise<void> {
   // The change feed (src/events): before the reconciler's first read of the state topic, so the
   // history in the log is observed too (webhooks and the event streams consume it).
   const changes = createReassignmentChangeFeed(reassignments.store);
+  // Webhooks: every instance runs the delivery; one delivers at a time (src/events/webhook-delivery.ts).
+  const webhooks = createWebhookRuntime({
+    store: reassignments.store,
+    changes,
+    config: loadWebhookConfig(process.env),
+    owner: reassignments.config.instanceId,
+    stateTopic: reassignments.config.stateTopic,
+    metrics: createWebhookMetrics(metrics.registry),
+    logger,
+  });
+  webhooks.delivery.start();
   reassignments.reconciler.start();
   // Before startServer's own handlers: no new reconcile pass once shutdown has begun.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void reassignments.reconciler.stop());
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void webhooks.delivery.stop());
   // The web console at `/`: prebuilt in dist/, bundled in memory when running from source.
   const consoleFiles = await loadConsoleAssets();
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
-  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   const warmUpStarted = performance.now();

@@ -28,6 +28,8 @@ import { whoamiRoutes } from './routes/whoami.js';
 import { consoleRoutes, type ConsoleAssets } from './console.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import type { ReassignmentChangeFeed } from '../events/reassignment-changes.js';
+import type { WebhookService } from '../events/webhook-service.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
 import { routeMatchMiddleware, routeTableFor } from './route-table.js';
@@ -67,6 +69,8 @@ export interface AppOptions {
   configs?: TopicConfigService;
   /** The change feed of reassignments (src/events/reassignment-changes.ts): one event per state change, for the event streams and webhooks. */
   changes?: ReassignmentChangeFeed;
+  /** Webhooks (src/events/webhook-service.ts): without it /webhooks answers 404. */
+  webhooks?: WebhookService;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
 }
@@ -143,6 +147,7 @@ export function createApp(opts: AppOptions): Express {
   }
   const configs = opts.configs ?? (opts.reassignments && new TopicConfigService(opts.reassignments.reassignments.deps.kafka));
   if (configs) app.use(configRoutes({ service: configs, protectedTopics }));
+  if (opts.webhooks) app.use(webhookRoutes({ service: opts.webhooks }));
   // Leader elections go through the reassignment runtime's Kafka layer (the controller).
   if (opts.reassignments) app.use(leaderRoutes({ service: new LeaderElectionService(opts.reassignments.reassignments.deps.kafka) }));
 

@@ -788,10 +788,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhooks (never their secrets), with their delivery counts.
+         * @description Every webhook, oldest first. `deliveries` counts the changes waiting for it (as the
+         *     instance answering sees them), delivered and given up (outcomes of the last 200 changes
+         *     are kept per webhook). The secret is never answered after creation.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook: each state change of a reassignment is POSTed to `url`, signed.
+         * @description Each change (`created`, `started`, `held`, `paused`, `resumed`, `completed`, `failed`,
+         *     `cancelled`; `events` filters them, absent = all) is sent as a CloudEvents 1.0 event in
+         *     structured mode (`Content-Type: application/cloudevents+json`): `id` is the change's id
+         *     (the same on every retry and from every gateway instance: deduplicate by it), `type`
+         *     `io.kafka-admin-gateway.reassignment.<change>`, `subject` the reassignment id, `time`
+         *     when it happened, `data` the reassignment's summary (state, previous state, partition
+         *     count, requester, reason, `href`). Changes from before the webhook's creation are not sent.
+         *
+         *     Signed as Standard Webhooks sign: headers `webhook-id` (= the event id),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64>`, the
+         *     HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the key
+         *     base64-decode(secret without `whsec_`). Receivers check it, reject timestamps more
+         *     than 5 minutes off, and deduplicate by `webhook-id`.
+         *
+         *     Delivered at least once, in order per webhook, by one gateway instance at a time (the
+         *     progress is kept in the state topic: another instance goes on if that one dies). An
+         *     answer other than 2xx (redirects are not followed), no answer within
+         *     WEBHOOK_ATTEMPT_TIMEOUT_MS, or a refused connection is retried with exponential
+         *     backoff and jitter, WEBHOOK_MAX_ATTEMPTS times within WEBHOOK_MAX_AGE_SECONDS; then the
+         *     change is recorded `failed` (see `/webhooks/{webhookId}/deliveries`) and the next one
+         *     is sent.
+         *
+         *     `secret`: `whsec_` + the base64 of 24 to 64 random bytes; absent = generated and
+         *     answered once, in this response only. At most WEBHOOK_MAX_COUNT webhooks (`409`
+         *     `webhook-limit`).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook (never its secret). */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its delivery progress; nothing more is sent to it. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of a webhook; pending first, then the recorded outcomes, newest first.
+         * @description `pending`: waiting (with `attempts`, `nextAttemptAt` and the last error once tried);
+         *     `delivered`: the receiver answered 2xx; `failed`: given up after WEBHOOK_MAX_ATTEMPTS
+         *     attempts or WEBHOOK_MAX_AGE_SECONDS. Outcomes of the last 200 changes are kept.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A kind of state change of a reassignment (`held`, `resumed` after a hold, with issue 30's health interlocks).
+         * @enum {string}
+         */
+        WebhookChangeType: "created" | "started" | "held" | "paused" | "resumed" | "completed" | "failed" | "cancelled";
+        WebhookRequest: {
+            /** @description Where each change is POSTed: http or https, no credentials, no fragment. */
+            url: string;
+            /** @description The changes to send; absent or null = every change (also kinds added later). */
+            events?: components["schemas"]["WebhookChangeType"][] | null;
+            /** @description `whsec_` + the base64 of 24 to 64 random bytes (the HMAC key); absent = generated. */
+            secret?: string;
+            description?: string | null;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookChangeType"][] | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Changes from before this time are not sent.
+             */
+            createdAt: string;
+            createdBy: string | null;
+            deliveries: {
+                pending: number;
+                delivered: number;
+                failed: number;
+            };
+        };
+        WebhookCreated: {
+            webhook: components["schemas"]["Webhook"];
+            /** @description The generated secret (answered only here); null when the request gave one. */
+            secret: string | null;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookDelivery: {
+            /** @description The CloudEvents id and `webhook-id` header. */
+            eventId: string;
+            /** @description The kind of change (WebhookChangeType, or a state a newer gateway added). */
+            type: string;
+            reassignmentId: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            at: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @description The receiver's last HTTP status; null = no answer. */
+            lastStatus: number | null;
+            lastError: string | null;
+        };
+        WebhookDeliveries: {
+            webhookId: string;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
         /** @example orders */
         TopicName: string;
         BrokerId: number;
@@ -1712,6 +1867,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description No webhook with this id. */
+        WebhookNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is malformed (schema validation, before Kafka was asked). */
         BadRequest: {
             headers: {
@@ -1819,6 +1983,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description A webhook id as returned by POST /webhooks.
+         * @example wh_3f2a9c1d5e7b8a60
+         */
+        WebhookId: string;
         /**
          * @description A reassignment id as returned by POST /reassignments.
          * @example r-mx6hl3mp-f60b3274
@@ -3488,6 +3657,168 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. `secret` is the generated one (null when the request gave one); it is not answered again. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description Malformed (schema), or a URL that is not http(s), carries credentials or a fragment, an unknown change type, or a secret that is not `whsec_` + base64 of 24 to 64 bytes. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `webhook-limit`: WEBHOOK_MAX_COUNT webhooks exist already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id as returned by POST /webhooks.
+                 * @example wh_3f2a9c1d5e7b8a60
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id as returned by POST /webhooks.
+                 * @example wh_3f2a9c1d5e7b8a60
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (an attempt in flight may still reach the receiver). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description At most this many lines (1 to 200).
+                 * @example 20
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id as returned by POST /webhooks.
+                 * @example wh_3f2a9c1d5e7b8a60
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
         };
     };
 }

@@ -20,6 +20,7 @@
 
 import { replicaEntryKey } from '../domain/partition-key.js';
 import type { ThrottleDemand, ThrottleLedger } from '../domain/reassignment/throttle-ledger.js';
+import type { WebhookDeliveryRecord, WebhookRecord } from './webhooks.js';
 import type { DeadlineState } from '../domain/reassignment/deadline.js';
 import type { HoldState, Safety } from '../domain/reassignment/health.js';
 
@@ -200,9 +201,10 @@ export interface ProgressSnapshot {
 }
 export const PROGRESS_MAX_SNAPSHOTS = 30;
 
-export type StateValue = ReassignmentRecord | ThrottleRequestRecord | LedgerRecord | ProgressRecord;
+export type StateValue = ReassignmentRecord | ThrottleRequestRecord | LedgerRecord | ProgressRecord | WebhookRecord | WebhookDeliveryRecord;
 
-const PREFIX = { reassignment: 'reassignment/', 'throttle-request': 'throttle-request/', ledger: 'ledger/', progress: 'progress/' } as const;
+// Webhooks (src/state/webhooks.ts): `webhook/<id>`, `webhook-delivery/<id>`.
+const PREFIX = { reassignment: 'reassignment/', 'throttle-request': 'throttle-request/', ledger: 'ledger/', progress: 'progress/', webhook: 'webhook/', 'webhook-delivery': 'webhook-delivery/' } as const;
 export const reassignmentKey = (id: string): string => PREFIX.reassignment + id;
 export const progressKey = (id: string): string => PREFIX.progress + id;
 export const throttleRequestKey = (id: string): string => PREFIX['throttle-request'] + id;

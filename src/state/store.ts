@@ -20,6 +20,7 @@ import { ambientClaim, decodeFence, encodeFence, FENCE_PREFIX, FenceCursor, Fenc
 import { assemble, assembleWith, CHUNK_PREFIX, chunkKey, chunkKeysOf, chunkOwner, decodeChunk, decodeHeader, encodeReassignment, makePacer, MESSAGE_MAX_BYTES, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
 import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packedFrom, packPartitions } from './cold-partitions.js';
 import { ObservedMap, type MapObserver } from './observed-map.js';
+import type { WebhookDeliveryRecord, WebhookRecord } from './webhooks.js';
 import { decodeValue, encodeValue, keyOf, parseKey, progressKey, reassignmentKey, TERMINAL_STATES, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
 
 /** Produce batches the store writes stay under this (Kafka's default max.message.bytes is 1 MiB per batch). */
@@ -161,6 +162,9 @@ export interface StateView {
   readonly ledger: ReadonlyMap<string, LedgerRecord>;
   /** Progress snapshots by reassignment id. */
   readonly progress: ReadonlyMap<string, ProgressRecord>;
+  /** Webhooks and their delivery progress by webhook id (src/state/webhooks.ts). */
+  readonly webhooks?: ReadonlyMap<string, WebhookRecord>;
+  readonly webhookDeliveries?: ReadonlyMap<string, WebhookDeliveryRecord>;
 }
 
 export interface StoreHooks {
@@ -214,6 +218,8 @@ export class StateStore {
     'throttle-request': new Map<string, ThrottleRequestRecord>(),
     ledger: new Map<string, LedgerRecord>(),
     progress: new Map<string, ProgressRecord>(),
+    webhook: new Map<string, WebhookRecord>(),
+    'webhook-delivery': new Map<string, WebhookDeliveryRecord>(),
   };
   /** Reassignment headers (v2) by id, as assembled into #maps.reassignment. */
   readonly #headers = new Map<string, ReassignmentHeader>();
@@ -284,7 +290,14 @@ export class StateStore {
 
   /** The view as of the last refresh or write of this instance (may lag other instances). */
   view(): StateView {
-    return { reassignments: this.#maps.reassignment, throttleRequests: this.#maps['throttle-request'], ledger: this.#maps.ledger, progress: this.#maps.progress };
+    return {
+      reassignments: this.#maps.reassignment,
+      throttleRequests: this.#maps['throttle-request'],
+      ledger: this.#maps.ledger,
+      progress: this.#maps.progress,
+      webhooks: this.#maps.webhook,
+      webhookDeliveries: this.#maps['webhook-delivery'],
+    };
   }
 
   /**

@@ -158,8 +158,8 @@ describe('ReassignmentChanges over the state store', () => {
     const running = record('h', { state: 'running', startedAt: 1100, updatedAt: 1100 });
     map.set('h', running);
     const hold = { since: 1500, reasons: [{ kind: 'offlinePartitions' }], healthyPasses: 0 };
-    map.set('h', { ...running, hold, updatedAt: 1500 } as ReassignmentRecord);
-    map.set('h', { ...running, hold: { ...hold, healthyPasses: 1 }, updatedAt: 1600 } as ReassignmentRecord);
+    map.set('h', { ...running, hold, updatedAt: 1500 } as unknown as ReassignmentRecord);
+    map.set('h', { ...running, hold: { ...hold, healthyPasses: 1 }, updatedAt: 1600 } as unknown as ReassignmentRecord);
     map.set('h', { ...running, updatedAt: 1700 });
     const cs = feed.since().changes;
     assert.deepEqual(cs.map((c) => [c.eventId, c.state, c.previousState]), [
