@@ -92,17 +92,13 @@ export class OidcVerifier {
     });
   }
 
-  get issuer(): string {
-    return this.#config.issuer;
-  }
-
   /** For the startup log line (no secrets here: the keys are public). */
   describe(): Record<string, unknown> {
     const c = this.#config;
     return {
       issuer: c.issuer,
       audiences: c.audiences,
-      jwksUrl: c.jwksUrl.href,
+      jwksUrl: `${c.jwksUrl.origin}${c.jwksUrl.pathname}`,
       algorithms: c.algorithms,
       clockToleranceSeconds: c.clockToleranceSeconds,
       roleClaims: c.roleClaims,
