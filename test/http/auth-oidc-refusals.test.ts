@@ -88,6 +88,14 @@ describe('refused tokens: 401 with the reason', () => {
     await expectRefused(await token({ key: stranger, claims, header: { kid: 'k1' } }), /signature does not verify/);
   });
 
+  it('a key carried in the token header (jwk, jku) is ignored: only the configured key set verifies', async () => {
+    const attacker = await signingKey('k1'); // even reusing the published kid
+    const forged = await token({ key: attacker, claims, header: { jwk: attacker.jwk, jku: 'https://evil.example/jwks' } });
+    await expectRefused(forged, /signature does not verify/);
+    const withOwnKid = await token({ key: attacker, claims, header: { kid: 'evil', jwk: attacker.jwk } });
+    await expectRefused(withOwnKid, /No key of the identity provider's key set matches/);
+  });
+
   it('alg none (unsigned) is never accepted', async () => {
     const unsigned = new UnsecuredJWT({ ...claims }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('admin').setExpirationTime('5m').encode();
     assert.match(unsigned, /\.$/, 'an unsigned JWT has an empty signature');
