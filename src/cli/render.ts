@@ -44,5 +44,17 @@ export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   }
   if (s.more !== null) lines.push(`  … ${c.moving - s.moving.length} more moving`);
   if (r.reason) lines.push(`  reason: ${r.reason}`);
+  lines.push(...holdLines(r));
   return lines;
+}
+
+/** The health interlocks' hold (issue 30): what holds it, how far it is from resuming, how to re-plan around gone brokers. */
+export function holdLines(r: ReassignmentStatus['summary']): string[] {
+  const h = r.hold;
+  if (!h) return [];
+  const kinds = h.reasons.map((x) => `${x.kind} ${x.count}`).join(', ');
+  const out = [`  HELD since ${h.since} (${kinds}): no new move starts; resumes after ${h.resumeAfterPasses} healthy pass(es) in a row (${h.healthyPasses} so far)${r.paused ? ', then stays paused' : ''}`];
+  for (const t of h.targetsGone ?? []) out.push(`  target broker ${t.broker} is gone: ${t.partitions} open move(s) go to it (${t.examples.join(', ')})`);
+  if (h.replan) out.push(`  re-plan: ${h.replan}`);
+  return out;
 }

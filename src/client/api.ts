@@ -31,8 +31,8 @@ export interface ReassignmentStatus {
   /** URL of the next page of moving partitions, null when all are in `moving`. */
   more: string | null;
 }
-/** A reassignment that is still going (pending, running or paused). */
-export const isLive = (state: ReassignmentState): boolean => state === 'pending' || state === 'running' || state === 'paused';
+/** A reassignment that is still going (pending, running, paused, or held by the health interlocks). */
+export const isLive = (state: ReassignmentState): boolean => state === 'pending' || state === 'running' || state === 'paused' || state === 'held';
 export type ReassignmentSummary = Schemas['ReassignmentSummary'];
 export type ReassignmentList = Schemas['ReassignmentList'];
 /** POST /reassignments body: fields with defaults are optional (the generated type marks them required). */
