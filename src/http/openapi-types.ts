@@ -1888,7 +1888,7 @@ export interface components {
         /** @description No credentials, or credentials that are not valid. */
         Unauthorized: {
             headers: {
-                /** @description `Bearer realm="kafka-admin-gateway"`, with `error="invalid_token"` when a token was sent and is not valid. */
+                /** @description `Bearer realm="kafka-admin-gateway"`, with `error="invalid_token"` when a token was sent and is not valid (and, for an OIDC JWT, `error_description` saying why: expired, wrong audience, unknown key, ...). */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
