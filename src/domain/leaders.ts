@@ -154,3 +154,49 @@ export function needsElection(type: ElectionKind, p: LeaderPlacement): boolean {
 export function* batches<T>(items: readonly T[], size: number): Generator<readonly T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
+
+/**
+ * A reassignment's leader elections (`electLeaders: true`): what Kafka answered for its
+ * completed partitions so far, and how many of them still wait for their preferred replica to
+ * lead. Kept on the record's header (src/state/records.ts), written by
+ * src/reconcile/leader-elections.ts.
+ */
+export interface LeaderElectionTally {
+  /** Completed partitions whose first replica leads now (elected, or it already led). */
+  elected: number;
+  /** Completed partitions still waiting for an election (next passes). */
+  pending: number;
+  /** Given up: the preferred replica was not available (down or out of the ISR) pass after pass, or Kafka refused. */
+  failed: number;
+  /** Completed partitions of the record when this was counted. */
+  completed: number;
+  /** The last refusal Kafka gave (name, code, message), if any. */
+  lastError?: { name: string; code: number; message: string; topic: string; partition: number };
+  updatedAt: number;
+}
+
+/** Times a completed partition's preferred election is tried (one per pass) before it counts as failed. */
+export const ELECTION_ATTEMPTS = 3;
+
+/**
+ * The completed partitions of a reassignment that need a preferred election: their first
+ * target replica does not lead (`leaderOf`: the leader Metadata shows; undefined = unknown
+ * partition, skipped). Pure; the caller batches them.
+ */
+export function pendingElections<P extends { topic: string; partition: number; target: readonly number[]; state: string; supersededBy?: string }>(
+  partitions: readonly P[],
+  leaderOf: (topic: string, partition: number) => number | undefined,
+): { pending: P[]; leading: number; completed: number } {
+  const pending: P[] = [];
+  let leading = 0;
+  let completed = 0;
+  for (const p of partitions) {
+    if (p.state !== 'completed' || p.supersededBy || p.target.length === 0) continue;
+    completed++;
+    const leader = leaderOf(p.topic, p.partition);
+    if (leader === undefined) continue;
+    if (leader === p.target[0]) leading++;
+    else pending.push(p);
+  }
+  return { pending, leading, completed };
+}

@@ -1243,6 +1243,25 @@ export interface components {
             /** @description Per-topic results when every item of a multi-topic request failed alike. */
             items?: components["schemas"]["TopicItemResult"][];
         };
+        /** @description The preferred leader elections of a reassignment with `electLeaders` (absent before the first count). */
+        ReassignmentLeaderElections: {
+            /** @description Completed partitions whose first replica leads now. */
+            elected: number;
+            /** @description Completed partitions still waiting for their election. */
+            pending: number;
+            /** @description Given up: preferred replica down or out of the ISR for 3 passes, or Kafka refused. */
+            failed: number;
+            completed: number;
+            lastError?: {
+                name: string;
+                code: number;
+                message: string;
+                topic: string;
+                partition: number;
+            };
+            /** Format: date-time */
+            updatedAt: string;
+        };
         LeaderElectionRequest: {
             /** @enum {string} */
             type: "preferred" | "unclean";
@@ -1407,6 +1426,13 @@ export interface components {
             throttle?: number | null;
             /** @description Remove the throttle when the move ends. Absent = true. */
             autoRemoveThrottle?: boolean;
+            /**
+             * @description Elect each partition's preferred leader (its first target replica, where it is in
+             *     the ISR) as its move completes, batched per reconcile pass (ElectLeaders, like
+             *     `kafka-leader-election.sh --election-type preferred`). A rollback always does.
+             *     Absent = false.
+             */
+            electLeaders?: boolean;
             /** @description Plan and check only; nothing changes. Same as the `validateOnly` query parameter (both given must agree). Absent = false. */
             validateOnly?: boolean;
             /** @description Re-target partitions already moving (otherwise 409). Absent = false. */
@@ -1763,6 +1789,9 @@ export interface components {
             /** @description The gateway instance that started it. */
             owner: string;
             rollbackOf?: string;
+            /** @description Preferred leaders are elected as partitions complete (absent = false). */
+            electLeaders?: boolean;
+            leaderElections?: components["schemas"]["ReassignmentLeaderElections"];
             paused: boolean;
             /** @description Paced execution limits; null = every partition at once. */
             concurrency: null | components["schemas"]["ReassignmentConcurrency"];

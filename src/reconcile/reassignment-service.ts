@@ -467,6 +467,8 @@ export class ReassignmentService {
       paused: false,
       throttle: req.throttle,
       autoRemoveThrottle: req.autoRemoveThrottle,
+      // Preferred leader elections as partitions complete (leader-elections.ts); every rollback elects.
+      ...((req.electLeaders || opts.rollbackOf) && { electLeaders: true }),
       ...(deadline && { deadline: deadline.state }),
       throttleDemand: throttles && req.throttle !== null ? withLogDirThrottle(await driveSteps(throttleDemandForSteps(throttles, req.throttle), pace), dirBrokers, req.throttle) : null,
       owner: this.#d.config.instanceId,
@@ -1106,7 +1108,10 @@ export class ReassignmentService {
       // Partitions that reached their target go back; cancelled ones were reverted by Kafka.
       const placement = await describePartitions(this.#d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
       const statuses = this.partitionStatuses(record, moving.filter((m) => !cancelling.has(partitionId(m.topic, m.partition))), [], placement);
-      const back = statuses.filter((s) => s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join());
+      // Also those Kafka's cancel reverted to the original replicas in another order: a revert
+      // keeps target ++ removing minus adding ([2,1,0] -> [2,0] for [0,2] -> [2,1]), which changed
+      // the preferred leader; a pure reorder (no bytes) puts the original order back.
+      const back = statuses.filter((s) => (s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join()) || (s.status === 'reverted' && reorderedOnly(s.replicas, s.originalReplicas)));
       if (back.length > 0) {
         rollback = await this.start(
           { partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })), throttle: record.throttle, autoRemoveThrottle: record.autoRemoveThrottle },
@@ -1153,6 +1158,11 @@ function notStarted(partitions: readonly ReassignmentPartitionRecord[], at: numb
 }
 
 /** A finished reassignment's throttles kept on purpose: a standing, non-expiring throttle request. */
+/** Same replicas as `original`, in another order. */
+function reorderedOnly(current: readonly number[], original: readonly number[]): boolean {
+  return current.length === original.length && current.join() !== original.join() && current.every((b) => original.includes(b));
+}
+
 export function keptThrottles(record: ReassignmentRecord, now: number, requestedBy: string | null): ThrottleRequestRecord {
   return {
     kind: 'throttle-request',

@@ -36,6 +36,7 @@ import { boundedError, makePacer } from '../state/layout.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
 import { HealthInterlock } from './health.js';
 import { DeadlinePacing } from './deadline-pacing.js';
+import { LeaderElections } from './leader-elections.js';
 
 export interface ReconcilerDeps {
   kafka: KafkaAdmin;
@@ -172,6 +173,8 @@ export class Reconciler {
   readonly #health: HealthInterlock;
   /** Deadline pacing (issue 30): the throttle of `finishBy` reassignments, each pass (deadline-pacing.ts). */
   readonly #deadlines: DeadlinePacing;
+  /** Preferred leader elections of completed partitions (electLeaders: true; leader-elections.ts). */
+  readonly #elections: LeaderElections;
   /** Intra-broker moves answered 9 after their partition stopped moving: passes so far (log-dir-moves.ts). */
   readonly #dirAbsent = new Map<string, number>();
   #pollTimer: NodeJS.Timeout | undefined;
@@ -213,6 +216,7 @@ export class Reconciler {
     this.#now = deps.now ?? Date.now;
     this.#deadlines = new DeadlinePacing({ store: deps.store, progress: deps.progress, config: deps.config, now: this.#now, bandwidth: deps.bandwidthBytesPerSecond ?? null, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
     this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
+    this.#elections = new LeaderElections({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.logger && { logger: deps.logger }) });
     this.#health = new HealthInterlock({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
   }
 
@@ -552,6 +556,8 @@ export class Reconciler {
     if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     // Health interlocks: hold (or resume) paced reassignments before the pacer looks for a wave.
+    // Preferred leaders of the partitions whose moves completed (records with electLeaders).
+    if (view) await this.#step('leader-elections', () => this.#elections.pass(this.#d.store.view()));
     if (view && moves) await this.#step('health', () => this.#health.pass(this.#d.store.view(), moves.movingIds));
     if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
     // Only moves no live reassignment owns can be late starts: none (the usual pass, 100k moves

@@ -23,6 +23,7 @@ import type { ThrottleDemand, ThrottleLedger } from '../domain/reassignment/thro
 import type { WebhookDeliveryRecord, WebhookRecord } from './webhooks.js';
 import type { DeadlineState } from '../domain/reassignment/deadline.js';
 import type { HoldState, Safety } from '../domain/reassignment/health.js';
+import type { LeaderElectionTally } from '../domain/leaders.js';
 
 /**
  * v2: chunked reassignments (header + chunks, see "Layout of a reassignment" below). A v1
@@ -110,6 +111,10 @@ export interface ReassignmentRecord {
   requestedBy: string | null;
   /** A rollback of another reassignment. */
   rollbackOf?: string;
+  /** Elect each completed partition's preferred leader (src/reconcile/leader-elections.ts); every rollback does. */
+  electLeaders?: boolean;
+  /** What those elections gave so far (absent until the first pass that counted them). */
+  leaderElections?: LeaderElectionTally;
   createdAt: number;
   /**
    * A pending record whose start did not finish by this time is resolved by the reconciler

@@ -37,6 +37,8 @@ export interface ReassignmentRequest {
   readonly throttle: number | null;
   /** Remove the throttles this reassignment sets when it ends (default true). */
   readonly autoRemoveThrottle: boolean;
+  /** Elect each partition's preferred leader (first target replica) once its move completes (default false). */
+  readonly electLeaders?: boolean;
   /** Answer with the plan and change nothing (default false). */
   readonly validateOnly: boolean;
   /** Partitions already moving may be re-targeted instead of answering 409 (default false). */
@@ -144,6 +146,7 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
 
   const throttle = parseThrottle(body.throttle, errors);
   const autoRemoveThrottle = parseBoolean(body, 'autoRemoveThrottle', true, errors);
+  const electLeaders = parseBoolean(body, 'electLeaders', false, errors);
   const validateOnly = parseBoolean(body, 'validateOnly', false, errors);
   const addToExisting = parseBoolean(body, 'addToExisting', false, errors);
   const concurrency = parseConcurrency(body.concurrency, '/concurrency', errors);
@@ -166,7 +169,7 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
   const safety = parseSafety(body.safety, '/safety', errors);
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, format } };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, ...(electLeaders && { electLeaders }), validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, format } };
 }
 
 /**

@@ -197,6 +197,8 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     requestedBy: r.requestedBy,
     owner: r.owner,
     ...(r.rollbackOf !== undefined && { rollbackOf: r.rollbackOf }),
+    ...(r.electLeaders && { electLeaders: true }),
+    ...(r.leaderElections && { leaderElections: { ...r.leaderElections, updatedAt: iso(r.leaderElections.updatedAt)! } }),
     paused: r.paused,
     concurrency: r.concurrency,
     order: r.order,
