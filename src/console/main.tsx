@@ -31,6 +31,7 @@ import {
 
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
+import { HeldRows } from './held.js';
 
 const TOKEN_KEY = 'kafka-admin-gateway.token';
 
@@ -696,6 +697,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               {r.paused && r.state === 'paused' && <span class="note"> moves in flight finish, no new one starts</span>}
               {r.reason && <span class="note"> {r.reason}</span>}
             </dd>
+            <HeldRows r={r} />
             <dt>Progress</dt>
             <dd>
               <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesDone)} of ${formatBytes(r.progress.bytesTotal)}`} />
