@@ -37,7 +37,7 @@ export class RefreshingToken {
   #current: FetchedToken | undefined;
   #inflight: Promise<FetchedToken> | undefined;
   #timer: NodeJS.Timeout | undefined;
-  /** A connection asked for the token since the last fetch: refreshing it in the background is worth it. */
+  /** A connection asked for a token since the last background refresh: refreshing again is worth it. */
   #used = false;
   #failures = 0;
   #closed = false;
@@ -84,7 +84,6 @@ export class RefreshingToken {
     this.#inflight ??= this.#fetchWithRetries()
       .then((t) => {
         this.#current = t;
-        this.#used = false;
         this.#failures = 0;
         this.opts.events?.onRefreshed?.({ issuedAtMs: t.issuedAtMs, expiresAtMs: t.expiresAtMs });
         this.#schedule(refreshAtMs(t, this.#now(), this.cfg, this.#random));
@@ -111,24 +110,26 @@ export class RefreshingToken {
     }
   }
 
-  #schedule(atMs: number): void {
+  #schedule(atMs: number, retry = false): void {
     clearTimeout(this.#timer);
     if (this.#closed) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.#now()));
     // unref: a refresh timer never keeps the process alive on its own.
-    this.#timer = setTimeout(() => this.#background(), delay).unref();
+    this.#timer = setTimeout(() => this.#background(retry), delay).unref();
   }
 
-  #background(): void {
-    // Nobody authenticated since the last fetch (closed or idle gateway): fetch on demand instead.
-    if (this.#closed || !this.#used) return;
+  #background(retry: boolean): void {
+    // Nobody authenticated since the last background refresh (closed or idle gateway): fetch on
+    // demand instead. So a closed gateway's source stops after at most one more fetch.
+    if (this.#closed || (!retry && !this.#used)) return;
+    if (!retry) this.#used = false;
     this.#refresh().catch((err: Error) => {
       this.#failures++;
       const cur = this.#current;
       const wait = retryWaitMs(this.cfg, this.#failures, this.#random);
       const retry = cur !== undefined && this.#now() + wait < cur.expiresAtMs;
       this.opts.events?.onRefreshFailed?.(err, this.#failures, retry ? wait : null);
-      if (retry) this.#schedule(this.#now() + wait);
+      if (retry) this.#schedule(this.#now() + wait, true);
     });
   }
 }
