@@ -157,6 +157,7 @@ export class WebhookDelivery {
     if (store.holder(DELIVERY_CLAIM)) return config.pollMs;
     const claimed = await store.claim([DELIVERY_CLAIM], { purpose: 'webhook delivery', owner: this.#d.owner, ttlMs: config.leaseMs });
     if (!claimed.granted) return config.pollMs;
+    this.#d.metrics?.delivering(true);
     try {
       await store.underClaim(claimed.claim, async () => {
         if (orphans.length) await store.write([], orphans.map(webhookDeliveryKey));
@@ -167,6 +168,7 @@ export class WebhookDelivery {
       this.#d.logger?.warn('webhook delivery stopped', { err: err instanceof Error ? err.message : String(err) });
     } finally {
       await store.release(claimed.claim).catch(() => undefined);
+      this.#d.metrics?.delivering(false);
     }
     // Right away: what is due now (a retry, a change that came meanwhile) is looked at again.
     return 10;

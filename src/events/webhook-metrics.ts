@@ -11,6 +11,8 @@ export interface WebhookMetrics {
   delivery(outcome: 'delivered' | 'failed', lagSeconds: number | null): void;
   /** Changes waiting for delivery, over every webhook (as this instance sees them). */
   queueDepth(n: number): void;
+  /** This instance holds the delivery claim (it is the one sending), or not. */
+  delivering(on: boolean): void;
 }
 
 const PREFIX = 'kafka_gateway_';
@@ -46,6 +48,11 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     help: 'Changes waiting for delivery over every webhook, as this instance sees them (the delivering instance works them off).',
     registers: [registry],
   });
+  const holding = new Gauge({
+    name: `${PREFIX}webhook_delivering`,
+    help: '1 while this instance holds the delivery claim and sends (one instance at a time), else 0.',
+    registers: [registry],
+  });
   return {
     attempt(result, seconds) {
       attempts.inc({ result });
@@ -57,6 +64,9 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     },
     queueDepth(n) {
       depth.set(n);
+    },
+    delivering(on) {
+      holding.set(on ? 1 : 0);
     },
   };
 }
