@@ -10,7 +10,7 @@ import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { mskTokenSignedAtMs } from '../../src/kafka/sasl/msk-iam.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { verifyMskIamToken } from '../../src/sim/sasl/msk-iam.js';
+import { verifyMskIamToken, type MskIamOptions } from '../../src/sim/sasl/msk-iam.js';
 import type { SaslAuthenticatedEvent } from '../../src/sim/sasl/session.js';
 
 const KEY = 'AKIAIOSFODNN7EXAMPLE';
@@ -21,7 +21,7 @@ const sign = (creds: { accessKeyId: string; secretAccessKey: string; sessionToke
   generateAuthTokenFromCredentialsProvider({ region, awsCredentialsProvider: async () => creds });
 
 describe('verifyMskIamToken against the AWS signer', () => {
-  const accepted = { region: REGION, credentials: { [KEY]: SECRET } };
+  const accepted: MskIamOptions = { region: REGION, credentials: { [KEY]: SECRET } };
 
   it('accepts the signer\'s token, with or without a session token; expiry is the signing time + X-Amz-Expires', async () => {
     for (const creds of [{ accessKeyId: KEY, secretAccessKey: SECRET }, { accessKeyId: KEY, secretAccessKey: SECRET, sessionToken: 'FwoGZXIvYXdzEXAMPLE//+token=' }]) {
@@ -34,7 +34,7 @@ describe('verifyMskIamToken against the AWS signer', () => {
 
   it('refuses another secret, another region, a changed parameter, an expired or future token', async () => {
     const { token, expiryTime } = await sign({ accessKeyId: KEY, secretAccessKey: SECRET });
-    const reason = (t: string, opts = accepted, now = Date.now()) => {
+    const reason = (t: string, opts: MskIamOptions = accepted, now = Date.now()) => {
       const r = verifyMskIamToken(t, opts, now);
       return r.ok ? 'accepted' : r.reason;
     };
