@@ -18,6 +18,8 @@ import { quotaRoutes } from './routes/quotas.js';
 import { topicBatchRoutes } from './routes/topic-batches.js';
 import { REASSIGNMENT_BODY_LIMIT, reassignmentRoutes } from './routes/reassignments.js';
 import { throttleRoutes } from './routes/throttles.js';
+import { reassignmentEventRoutes } from './routes/reassignment-events.js';
+import type { StreamConfig } from '../events/sse-config.js';
 import { planRoutes } from './routes/plans.js';
 import { PlanService } from '../plan/plan-service.js';
 import { configRoutes } from './routes/configs.js';
@@ -71,6 +73,8 @@ export interface AppOptions {
   changes?: ReassignmentChangeFeed;
   /** Webhooks (src/events/webhook-service.ts): without it /webhooks answers 404. */
   webhooks?: WebhookService;
+  /** The event streams' limits (src/events/sse-config.ts; defaults without it). */
+  streams?: StreamConfig;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
 }
@@ -140,6 +144,8 @@ export function createApp(opts: AppOptions): Express {
   app.use(topicBatchRoutes({ kafka: opts.kafka, mutations: quota.mutations, protectedTopics }));
   if (quota.quotas) app.use(quotaRoutes({ quotas: quota.quotas, mutations: quota.mutations }));
   if (opts.reassignments) {
+    // Before reassignmentRoutes: /reassignments/events is not GET /reassignments/{id}.
+    app.use(reassignmentEventRoutes({ runtime: opts.reassignments, changes: opts.changes, registry: metrics.registry, config: opts.streams, draining: () => state.draining }));
     app.use(reassignmentRoutes({ service: opts.reassignments.reassignments }));
     app.use(throttleRoutes({ service: opts.reassignments.throttles }));
     // Plans and broker loads read what reassignments read (the same Kafka layer).

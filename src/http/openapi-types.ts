@@ -636,6 +636,71 @@ export interface paths {
         patch: operations["updateReassignment"];
         trace?: never;
     };
+    "/reassignments/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow every reassignment live (Server-Sent Events).
+         * @description A `text/event-stream` (Server-Sent Events) instead of polling. On connect: one
+         *     `snapshot` event whose data is `{"reassignments": [...]}` (the live reassignments and the
+         *     100 newest finished ones, each as `GET /reassignments/{id}` answers it without the
+         *     rollback file). Then, per state change of any reassignment, an event named by the change
+         *     (`created`, `started`, `held`, `paused`, `resumed`, `completed`, `failed`, `cancelled`;
+         *     a state this version does not know is its own name) with the change's `id:` and data
+         *     `{"change": {eventId, type, state, previousState, at}, "reassignment": {...}}`; and,
+         *     while a reassignment runs, a `progress` event (no `id:`, data
+         *     `{"change": null, "reassignment": {...}}`) when its progress changed, at most one per
+         *     reassignment per `SSE_PROGRESS_INTERVAL_MS` (default 1000). The summary only, never the
+         *     partitions (page them with `GET /reassignments/{id}/partitions`). A comment line
+         *     (`: keep-alive`) every `SSE_HEARTBEAT_MS` (default 15000). On reconnect, `Last-Event-ID`
+         *     replays the changes after it that this instance still keeps (a bounded history); the
+         *     snapshot follows. At most `SSE_MAX_STREAMS` (default 1000) streams are open per
+         *     instance; beyond that 503 with Retry-After.
+         */
+        get: operations["streamReassignmentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reassignments/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow one reassignment live (Server-Sent Events).
+         * @description As `GET /reassignments/events`, for one reassignment: on connect a `snapshot` event with
+         *     data `{"change": null, "reassignment": {...}}`, then its state changes (with `id:`) and,
+         *     while it runs, `progress` events (at most one per `SSE_PROGRESS_INTERVAL_MS`).
+         *     `Last-Event-ID` replays its changes after that id that are still kept. The stream stays
+         *     open after the reassignment has ended (a rollback is a new reassignment); close it when
+         *     a finished state arrives. 404 when the reassignment is not known.
+         */
+        get: operations["streamReassignment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reassignments/{id}/partitions": {
         parameters: {
             query?: never;
@@ -1687,6 +1752,8 @@ export interface components {
         ReassignmentSummary: {
             id: string;
             state: components["schemas"]["ReassignmentState"];
+            /** @description Why it failed or how it was cancelled. */
+            reason?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1695,6 +1762,17 @@ export interface components {
             endedAt: string | null;
             throttle: number | null;
             autoRemoveThrottle: boolean;
+            /** @description The caller who started it (`anonymous` with authentication off). */
+            requestedBy: string | null;
+            /** @description The reassignment this one rolls back. */
+            rollbackOf?: string;
+            /** @description Paced execution limits; null = every partition at once. */
+            concurrency: null | components["schemas"]["ReassignmentConcurrency"];
+            /** @enum {string} */
+            order: "size-asc" | "size-desc" | "as-given";
+            counts: components["schemas"]["PartitionCounts"];
+            /** @description As in `GET /reassignments/{id}`, except that a paced reassignment's ETA is the plain bytes-left-over-rate one. */
+            progress: components["schemas"]["ReassignmentProgress"];
             partitionCount: number;
             /** @description How many of its partitions Kafka reports as moving now. */
             movingCount: number;
@@ -2022,6 +2100,11 @@ export interface components {
          * @example r-mx6hl3mp-f60b3274
          */
         ReassignmentId: string;
+        /**
+         * @description The `id:` of the last event received; the changes after it that are still kept are sent first.
+         * @example r-mx6hl3mp-f60b3274:created
+         */
+        LastEventId: string;
         /**
          * @description Include per-partition rows (POST) or the rollback file whatever the size (GET).
          * @example true
@@ -3410,6 +3493,93 @@ export interface operations {
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamReassignmentEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id:` of the last event received; the changes after it that are still kept are sent first.
+                 * @example r-mx6hl3mp-f60b3274:created
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (never ends by itself; the client closes it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     event: snapshot
+                     *     data: {"reassignments":[]}
+                     *
+                     *     event: created
+                     *     id: r-mx6hl3mp-f60b3274:created
+                     *     data: {"change":{"eventId":"r-mx6hl3mp-f60b3274:created","type":"created","state":"pending","previousState":null,"at":"2026-12-02T18:56:02.209Z"},"reassignment":{"id":"r-mx6hl3mp-f60b3274","state":"pending"}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamReassignment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id:` of the last event received; the changes after it that are still kept are sent first.
+                 * @example r-mx6hl3mp-f60b3274:created
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path: {
+                /**
+                 * @description A reassignment id as returned by POST /reassignments.
+                 * @example r-mx6hl3mp-f60b3274
+                 */
+                id: components["parameters"]["ReassignmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (never ends by itself; the client closes it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: snapshot
+                     *     data: {"change":null,"reassignment":{"id":"r-mx6hl3mp-f60b3274","state":"running"}}
+                     *
+                     *     event: progress
+                     *     data: {"change":null,"reassignment":{"id":"r-mx6hl3mp-f60b3274","state":"running"}}
+                     *
+                     *     event: completed
+                     *     id: r-mx6hl3mp-f60b3274:completed
+                     *     data: {"change":{"eventId":"r-mx6hl3mp-f60b3274:completed","type":"completed","state":"completed","previousState":"running","at":"2026-12-02T18:57:10.001Z"},"reassignment":{"id":"r-mx6hl3mp-f60b3274","state":"completed"}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

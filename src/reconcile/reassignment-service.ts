@@ -770,6 +770,15 @@ export class ReassignmentService {
   }
 
   /**
+   * The summary of a record without the paced ETA model (the plain bytes-left-over-rate ETA):
+   * counts and byte totals are cached per record, progress reads the shared snapshots, so a
+   * list of every record or a stream hub's pass over them costs no walk of unchanged records.
+   */
+  brief(record: ReassignmentRecord): ReassignmentDetail {
+    return { record, counts: countPartitions(record), progress: this.#d.progress.progress(record) };
+  }
+
+  /**
    * ETA of a paced reassignment with its queue (pacing.ts): the moves in flight (their share of
    * the bytes done so far) then the waves still to run, at the throttle (or known bandwidth).
    * Above PACED_ETA_MODEL_MAX partitions (or without a rate): remaining bytes ÷ observed rate.

@@ -138,15 +138,24 @@ function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
 /** A move Kafka lists, as the service hands it over (its lists are shared, frozen). */
 type ListedMove = { topic: string; partition: number; replicas: readonly number[]; adding: readonly number[]; removing: readonly number[] };
 
-function toSummary(record: ReassignmentRecord, movingCount: number, moving: readonly ListedMove[] | undefined): Schemas['ReassignmentSummary'] {
+function toSummary(brief: ReassignmentDetail, movingCount: number, moving: readonly ListedMove[] | undefined): Schemas['ReassignmentSummary'] {
+  const record = brief.record;
   return {
     id: record.id,
     state: apiState(record),
+    ...(record.reason !== undefined && { reason: record.reason }),
     createdAt: iso(record.createdAt)!,
     startedAt: iso(record.startedAt),
     endedAt: iso(record.endedAt),
     throttle: record.throttle,
     autoRemoveThrottle: record.autoRemoveThrottle,
+    // Who, what and how much, for the console's history (cached per record: ReassignmentService.brief).
+    requestedBy: record.requestedBy,
+    ...(record.rollbackOf !== undefined && { rollbackOf: record.rollbackOf }),
+    concurrency: record.concurrency,
+    order: record.order,
+    counts: brief.counts,
+    progress: toProgress(brief.progress),
     partitionCount: partitionCount(record),
     movingCount,
     // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
@@ -276,7 +285,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.get('/reassignments', async (req, res) => {
     const listing = await service.list({ detail: queryFlag(req, 'detail') });
     const body: Schemas['ReassignmentList'] = {
-      reassignments: listing.reassignments.map(({ record, movingCount, moving }) => toSummary(record, movingCount, moving)),
+      reassignments: listing.reassignments.map(({ record, movingCount, moving }) => toSummary(service.brief(record), movingCount, moving)),
       // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
       external: listing.external as Schemas['ReassignmentList']['external'],
       externalCount: listing.externalCount,
