@@ -18,6 +18,17 @@
 //     DescribeConfigs every 25 ms).
 //
 //   npm run bench:pacing     (PARTITIONS=1000 REPS=1 PER_BROKER=2 THROTTLE_MIB=20 SIZE_MIB_MIN=1 SIZE_MIB_MAX=5)
+//
+// DEADLINE MODE (issue 30, part 2): FINISH_BY_S=<seconds> posts `finishBy` = now + FINISH_BY_S
+// instead of a throttle (bounds: MIN_MIB/MAX_MIB when set, else the gateway's defaults), and
+// prints, per repetition and as min/median/max:
+//   - the end (last completion) against the deadline: seconds before it, and as a share of
+//     FINISH_BY_S (target: ends before the deadline and within 10 % of it);
+//   - the throttle used (the busiest broker's leader/follower rate as DescribeConfigs reads it,
+//     polled every 100 ms; time-weighted mean over the run, and its highest value) against the
+//     lowest constant throttle that would have made it: the busiest broker's bytes ÷ FINISH_BY_S
+//     (the physical limit of this run's data; target: mean ≤ 1.15 ×).
+//   FINISH_BY_S=60 PARTITIONS=200 npm run bench:pacing
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/http/app.js';
@@ -40,6 +51,8 @@ const THROTTLE = Math.round(Number(process.env.THROTTLE_MIB ?? 20) * MiB);
 const SIZE_MIN = Number(process.env.SIZE_MIB_MIN ?? 1) * MiB;
 const SIZE_MAX = Number(process.env.SIZE_MIB_MAX ?? 5) * MiB;
 const BROKERS = 6;
+const FINISH_BY_S = process.env.FINISH_BY_S ? Number(process.env.FINISH_BY_S) : null;
+const BOUNDS = process.env.MIN_MIB || process.env.MAX_MIB ? { ...(process.env.MIN_MIB && { min: Math.round(Number(process.env.MIN_MIB) * MiB) }), ...(process.env.MAX_MIB && { max: Math.round(Number(process.env.MAX_MIB) * MiB) }) } : null;
 const TOPICS = ['pace-a', 'pace-b'];
 
 /** mulberry32: a small seeded PRNG. */
@@ -60,6 +73,8 @@ interface Rep {
   limitSeconds: number;
   throttlesGoneSeconds: number;
   waves: number;
+  /** Deadline mode: the deadline (s from the POST), the lowest constant throttle that makes it, the throttle used (mean, highest). */
+  deadline?: { finishByS: number; lowest: number; mean: number; highest: number; throttleChanges: number };
 }
 
 async function once(rep: number): Promise<Rep> {
@@ -112,12 +127,23 @@ async function once(rep: number): Promise<Rep> {
       });
     }
     const limitSeconds = Math.max(...bytesIn, ...bytesOut) / THROTTLE;
+    const busiestBytes = Math.max(...bytesIn, ...bytesOut);
+    const busiest = [...bytesIn.keys()].find((b) => bytesIn[b] === busiestBytes || bytesOut[b] === busiestBytes)!;
+    const direction = bytesIn[busiest] === busiestBytes ? 'follower' : 'leader';
+    // Deadline mode: the busiest broker's rate over time (DescribeConfigs), integrated until the last completion.
+    const rates: { t: number; rate: number }[] = [];
 
     // Observe Kafka: peak moves in flight per broker.
     const peak = Array<number>(BROKERS).fill(0);
     let observing = true;
+    let polls = 0;
     const observe = (async () => {
       while (observing) {
+        if (FINISH_BY_S !== null && polls++ % 4 === 0) {
+          const [c] = await describeConfigOverrides(observer, [{ kind: 'broker', name: String(busiest) }], [`${direction}.replication.throttled.rate`]).catch(() => []);
+          const v = c && c.ok ? c.value[`${direction}.replication.throttled.rate`] : undefined;
+          if (v !== undefined) rates.push({ t: Date.now(), rate: Number(v) });
+        }
         const moving = await listPartitionReassignments(observer).catch(() => []);
         const load = Array<number>(BROKERS).fill(0);
         for (const m of moving) {
@@ -130,7 +156,8 @@ async function once(rep: number): Promise<Rep> {
     })();
 
     const t0 = Date.now();
-    const post = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets, throttle: THROTTLE, concurrency: { perBroker: PER_BROKER } }) });
+    const pacing = FINISH_BY_S === null ? { throttle: THROTTLE } : { finishBy: new Date(t0 + FINISH_BY_S * 1000).toISOString(), ...(BOUNDS && { throttleBounds: BOUNDS }) };
+    const post = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets, ...pacing, concurrency: { perBroker: PER_BROKER } }) });
     const accepted = (await post.json()) as { id: string; state: string };
     if (post.status !== 202) throw new Error(`POST answered ${post.status}: ${JSON.stringify(accepted)}`);
     const validate = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets.slice(0, 1), validateOnly: true }) });
@@ -141,11 +168,12 @@ async function once(rep: number): Promise<Rep> {
     let lastPrint = 0;
     while (state !== 'completed' && state !== 'failed' && state !== 'cancelled') {
       await new Promise((r) => setTimeout(r, 2000));
-      const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as { state: string; counts?: Record<string, number>; progress?: { etaSeconds: number | null } };
+      const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as { state: string; throttle: number | null; counts?: Record<string, number>; progress?: { etaSeconds: number | null }; deadline?: { holds: boolean; expectedEnd: string | null } };
       state = g.state;
       if (Date.now() - lastPrint > 10_000) {
         lastPrint = Date.now();
-        console.log(`  t=${((Date.now() - t0) / 1000).toFixed(0)}s ${state} ${JSON.stringify(g.counts)} eta=${g.progress?.etaSeconds}`);
+        const dl = g.deadline ? ` throttle=${((g.throttle ?? 0) / MiB).toFixed(2)}MiB/s holds=${g.deadline.holds} expectedEnd=t+${g.deadline.expectedEnd ? ((Date.parse(g.deadline.expectedEnd) - t0) / 1000).toFixed(0) : '?'}s` : '';
+        console.log(`  t=${((Date.now() - t0) / 1000).toFixed(0)}s ${state} ${JSON.stringify(g.counts)} eta=${g.progress?.etaSeconds}${dl}`);
       }
     }
     const lastCompletion = Math.max(...completions.values());
@@ -161,7 +189,23 @@ async function once(rep: number): Promise<Rep> {
     await observe;
     if (completions.size < targets.length) throw new Error(`only ${completions.size} of ${targets.length} completions seen (state ${state})`);
     const waves = runtime.store.view().reassignments.get(accepted.id)?.partitions.reduce((s, p) => s.add(p.startedAt ?? 0), new Set<number>()).size ?? 0;
-    return { peak, seconds: (lastCompletion - t0) / 1000, limitSeconds, throttlesGoneSeconds: (gone - lastCompletion) / 1000, waves };
+    let deadline: Rep['deadline'];
+    if (FINISH_BY_S !== null) {
+      // Time-weighted mean of the rate in place from the POST to the last completion.
+      let weighted = 0;
+      let highest = 0;
+      let changes = 0;
+      for (let i = 0; i < rates.length; i++) {
+        const from = Math.max(t0, rates[i]!.t);
+        const to = Math.min(lastCompletion, rates[i + 1]?.t ?? lastCompletion);
+        if (to > from) weighted += rates[i]!.rate * (to - from);
+        if (rates[i]!.t <= lastCompletion) highest = Math.max(highest, rates[i]!.rate);
+        if (i > 0 && rates[i]!.rate !== rates[i - 1]!.rate) changes++;
+      }
+      const covered = Math.min(lastCompletion, Math.max(...rates.map((r) => r.t), t0)) - Math.max(t0, rates[0]?.t ?? t0);
+      deadline = { finishByS: FINISH_BY_S, lowest: busiestBytes / FINISH_BY_S, mean: covered > 0 ? weighted / (lastCompletion - Math.max(t0, rates[0]!.t)) : NaN, highest, throttleChanges: changes };
+    }
+    return { peak, seconds: (lastCompletion - t0) / 1000, limitSeconds, throttlesGoneSeconds: (gone - lastCompletion) / 1000, waves, ...(deadline && { deadline }) };
   } finally {
     unsubscribe();
     await runtime.reconciler.stop();
@@ -177,18 +221,37 @@ const stats = (xs: number[]) => {
   return `min ${s[0].toFixed(2)} / median ${s[Math.floor(s.length / 2)].toFixed(2)} / max ${s[s.length - 1].toFixed(2)}`;
 };
 
-console.log(`bench:pacing — ${PARTITIONS} partitions, ${BROKERS} brokers, perBroker ${PER_BROKER}, throttle ${THROTTLE / MiB} MiB/s, sizes ${SIZE_MIN / MiB}-${SIZE_MAX / MiB} MiB, ${REPS} repetition(s)`);
+const pacingLabel = FINISH_BY_S === null ? `throttle ${THROTTLE / MiB} MiB/s` : `finishBy now + ${FINISH_BY_S} s${BOUNDS ? ` bounds ${JSON.stringify(BOUNDS)}` : ''}`;
+console.log(`bench:pacing — ${PARTITIONS} partitions, ${BROKERS} brokers, perBroker ${PER_BROKER}, ${pacingLabel}, sizes ${SIZE_MIN / MiB}-${SIZE_MAX / MiB} MiB, ${REPS} repetition(s)`);
 const reps: Rep[] = [];
 for (let i = 0; i < REPS; i++) {
   const r = await once(i);
   reps.push(r);
+  if (r.deadline) {
+    const d = r.deadline;
+    console.log(
+      `rep ${i + 1}: ended ${(d.finishByS - r.seconds).toFixed(1)} s before the deadline of ${d.finishByS} s (${(((d.finishByS - r.seconds) / d.finishByS) * 100).toFixed(1)} %); ` +
+        `throttle used mean ${(d.mean / MiB).toFixed(2)} MiB/s, highest ${(d.highest / MiB).toFixed(2)} MiB/s, ${d.throttleChanges} changes, vs lowest constant ${(d.lowest / MiB).toFixed(2)} MiB/s → ×${(d.mean / d.lowest).toFixed(3)} (highest ×${(d.highest / d.lowest).toFixed(3)}); ` +
+        `peak in flight ${Math.max(...r.peak)}; throttles gone ${r.throttlesGoneSeconds.toFixed(2)} s after the last completion`,
+    );
+    continue;
+  }
   console.log(
     `rep ${i + 1}: peak in flight per broker [${r.peak.join(', ')}] (bound ${PER_BROKER}${Math.max(...r.peak) > PER_BROKER ? ' EXCEEDED' : ''}); ` +
       `duration ${r.seconds.toFixed(1)} s vs physical limit ${r.limitSeconds.toFixed(1)} s → ratio ${(r.seconds / r.limitSeconds).toFixed(3)}; ` +
       `throttles gone ${r.throttlesGoneSeconds.toFixed(2)} s after the last completion; ${r.waves} start instants`,
   );
 }
+if (FINISH_BY_S !== null) {
+  const ds = reps.map((r) => ({ ...r.deadline!, seconds: r.seconds }));
+  console.log(`end before the deadline, % of it: ${stats(ds.map((d) => ((d.finishByS - d.seconds) / d.finishByS) * 100))} (target: 0 to 10)`);
+  console.log(`throttle used (time-weighted mean) ÷ lowest constant throttle: ${stats(ds.map((d) => d.mean / d.lowest))} (target ≤ 1.15)`);
+  console.log(`highest throttle ÷ lowest constant throttle: ${stats(ds.map((d) => d.highest / d.lowest))}`);
+  console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
+  if (ds.some((d) => d.seconds > d.finishByS)) process.exitCode = 1;
+} else {
 console.log(`ratio duration ÷ physical limit: ${stats(reps.map((r) => r.seconds / r.limitSeconds))} (target ≤ 1.15)`);
 console.log(`peak in flight on any broker: ${stats(reps.map((r) => Math.max(...r.peak)))} (bound ${PER_BROKER})`);
 console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
 if (reps.some((r) => Math.max(...r.peak) > PER_BROKER)) process.exitCode = 1;
+}

@@ -12,7 +12,9 @@
 // written over; the decision is re-made from the fresh record.
 import {
   bytesLeftPerBroker,
-  nextEfficiency,
+  advanceEfficiency,
+  efficiencyWindowMs,
+  scaleToRemaining,
   paceToDeadline,
   type BrokerBytes,
   type DeadlineDecision,
@@ -104,13 +106,16 @@ export function movingDoneShare(r: ReassignmentRecord, progress: SnapshotProgres
 /** This pass's record for a running deadline reassignment: the throttle, its demand's rates, the forecast. */
 export function deadlineStep(r: ReassignmentRecord & { deadline: DeadlineState }, progress: SnapshotProgress, now: number, bandwidth: number | null): { next: ReassignmentRecord; decision: DeadlineDecision; brokers: BrokerBytes[] } {
   const d = r.deadline;
-  const brokers = bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
-  // The bytes are as of the latest snapshot; the time counted from now (the safe side: a little early rather than late).
-  const at = progress.asOfMs ?? now;
-  const efficiency = nextEfficiency(d.efficiency, d.sample, at, brokers, bandwidth);
+  const startedAt = r.startedAt ?? r.createdAt;
+  // The split per broker from the record, the amount from the snapshot (exact as of its time).
+  const split = bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
+  const measured = progress.asOfMs !== null;
+  const brokers = measured ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
+  const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs!, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
+  // The bytes are as of the latest snapshot; the time is counted from now (the safe side: a little early rather than late).
   const decision = paceToDeadline({
     nowMs: now,
-    startedAtMs: r.startedAt ?? r.createdAt,
+    startedAtMs: startedAt,
     finishByMs: d.finishBy,
     brokers,
     bounds: d.bounds,
@@ -118,9 +123,6 @@ export function deadlineStep(r: ReassignmentRecord & { deadline: DeadlineState }
     efficiency,
     bandwidth,
   });
-  // A new measurement: the next one is compared with it (at the rate in place from now on).
-  const fresh = d.sample === null || at > d.sample.at;
-  const sample = fresh && decision.busiest ? { at, broker: decision.busiest.broker, bytesLeft: decision.busiest.bytesLeft, throttle: decision.throttle } : d.sample;
   const throttleDemand = r.throttleDemand && decision.rewrite ? withRate(r.throttleDemand, decision.throttle) : r.throttleDemand;
   return { next: { ...r, throttle: decision.throttle, throttleDemand, deadline: stateOf(d.finishBy, d.bounds, decision, efficiency, sample, now), updatedAt: now }, decision, brokers };
 }

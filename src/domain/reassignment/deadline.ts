@@ -46,9 +46,9 @@ export const DEADLINE_MARGIN = 0.05;
 /** Past the aim, the time to finishBy is counted as at most this (rush: ask for the rate that ends within it). */
 export const DEADLINE_RUSH_MS = 1_000;
 /** Rewrite the throttle when the wanted rate is this much above the current one... */
-export const RAISE_STEP = 0.02;
+export const RAISE_STEP = 0.04;
 /** ...or this much below it. */
-export const LOWER_STEP = 0.05;
+export const LOWER_STEP = 0.08;
 /** Efficiency is kept within these (a sample outside them is noise or a broker stopped). */
 export const MIN_EFFICIENCY = 0.2;
 export const MAX_EFFICIENCY = 1;
@@ -150,31 +150,76 @@ function clampEfficiency(e: number): number {
   return Number.isFinite(e) ? Math.min(MAX_EFFICIENCY, Math.max(MIN_EFFICIENCY, e)) : MAX_EFFICIENCY;
 }
 
-/** What a pass remembers to measure the efficiency at the next one. */
+/**
+ * A measurement window of the efficiency: the busiest broker's bytes left when it opened, and
+ * the bytes the throttles in place since then allowed it to move (integrated pass by pass, so a
+ * rate changed in the window counts for the time it was in place).
+ */
 export interface EfficiencySample {
-  /** Time of the progress measurement the bytes left come from. */
+  /** Time of the progress measurement the window opened with. */
   readonly at: number;
   readonly broker: number;
   readonly bytesLeft: number;
-  /** The rate in place since. */
-  readonly throttle: number;
+  /** Bytes the rate(s) in place allowed from `at` to `markAt`. */
+  readonly allowedBytes: number;
+  /** Up to when `allowedBytes` is integrated. */
+  readonly markAt: number;
+}
+
+/** The shortest window an efficiency is measured over: DEADLINE_WINDOW_SHARE of the whole duration, within these bounds. */
+export const EFFICIENCY_WINDOW_MIN_MS = 3_000;
+export const EFFICIENCY_WINDOW_MAX_MS = 60_000;
+export const EFFICIENCY_WINDOW_SHARE = 0.05;
+
+export function efficiencyWindowMs(startedAtMs: number, finishByMs: number): number {
+  return Math.min(EFFICIENCY_WINDOW_MAX_MS, Math.max(EFFICIENCY_WINDOW_MIN_MS, EFFICIENCY_WINDOW_SHARE * (finishByMs - startedAtMs)));
 }
 
 /**
- * The efficiency after a new measurement: how fast the broker that was busiest at `prev` drained
- * since, over what the throttle (or bandwidth) allowed, weighted into the previous value. The
- * previous value when the measurement is not newer than `prev` or the throttle was 0.
+ * The efficiency and window after a new progress measurement at `at` (bytes left `brokers`),
+ * with `throttle` in place since the last one: the window's allowance grows; once it spans
+ * `windowMs`, how much the broker that was busiest when it opened drained, over what it was
+ * allowed, is weighted into the efficiency and a new window opens. A measurement not newer than
+ * the last one changes nothing. A broker drained completely only says it went at least that fast:
+ * the efficiency is kept (not pulled down by an end).
  */
-export function nextEfficiency(previous: number, prev: EfficiencySample | null, nowAt: number, brokers: readonly BrokerBytes[], bandwidth: number | null = null): number {
-  if (prev === null || !(nowAt > prev.at) || !(prev.throttle > 0)) return clampEfficiency(previous);
-  const b = brokers.find((x) => x.broker === prev.broker);
+export function advanceEfficiency(
+  previous: { readonly efficiency: number; readonly sample: EfficiencySample | null },
+  at: number,
+  brokers: readonly BrokerBytes[],
+  throttle: number | null,
+  windowMs: number,
+  bandwidth: number | null = null,
+): { efficiency: number; sample: EfficiencySample | null } {
+  const efficiency = clampEfficiency(previous.efficiency);
+  const open = (): EfficiencySample | null => {
+    const b = busiestBroker(brokers);
+    return b ? { at, broker: b.broker, bytesLeft: b.bytesLeft, allowedBytes: 0, markAt: at } : null;
+  };
+  const w = previous.sample;
+  if (w === null) return { efficiency, sample: open() };
+  if (!(at > w.markAt)) return { efficiency, sample: w };
+  const rate = throttle !== null && throttle > 0 ? Math.min(throttle, bandwidth !== null && bandwidth > 0 ? bandwidth : Infinity) : 0;
+  const grown: EfficiencySample = { ...w, allowedBytes: w.allowedBytes + (rate * (at - w.markAt)) / 1000, markAt: at };
+  if (at - w.at < windowMs) return { efficiency, sample: grown };
+  const b = brokers.find((x) => x.broker === w.broker);
   const leftNow = b ? Math.max(b.bytesIn, b.bytesOut) : 0;
-  // Drained completely since: it went at least this fast (a lower bound; do not let it pull down).
-  if (leftNow === 0) return clampEfficiency(previous);
-  const allowed = Math.min(prev.throttle, bandwidth !== null && bandwidth > 0 ? bandwidth : Infinity);
-  const sample = (prev.bytesLeft - leftNow) / (((nowAt - prev.at) / 1000) * allowed);
-  const bounded = Math.min(1.5, Math.max(0.05, sample));
-  return clampEfficiency(EFFICIENCY_WEIGHT * bounded + (1 - EFFICIENCY_WEIGHT) * clampEfficiency(previous));
+  if (leftNow === 0 || !(grown.allowedBytes > 0)) return { efficiency, sample: open() };
+  const measured = Math.min(1.5, Math.max(0.05, (w.bytesLeft - leftNow) / grown.allowedBytes));
+  return { efficiency: clampEfficiency(EFFICIENCY_WEIGHT * measured + (1 - EFFICIENCY_WEIGHT) * efficiency), sample: open() };
+}
+
+/**
+ * `brokers` scaled so that their bytes in add up to `remaining` (the progress snapshot's bytes
+ * left, exact as of its time), bytes out by the same factor: the split per broker comes from the
+ * record, the amount from the measurement. Unchanged when either sum is 0.
+ */
+export function scaleToRemaining(brokers: readonly BrokerBytes[], remaining: number): BrokerBytes[] {
+  let sum = 0;
+  for (const b of brokers) sum += b.bytesIn;
+  if (!(sum > 0) || !(remaining >= 0)) return [...brokers];
+  const k = remaining / sum;
+  return brokers.map((b) => ({ broker: b.broker, bytesIn: b.bytesIn * k, bytesOut: b.bytesOut * k }));
 }
 
 /** What bytesLeftPerBroker needs of a partition of a reassignment (a state record's partition fits). */

@@ -10,7 +10,8 @@ import {
   DEADLINE_MIN_LEAD_MS,
   DEFAULT_THROTTLE_BOUNDS,
   LOWER_STEP,
-  nextEfficiency,
+  advanceEfficiency,
+  scaleToRemaining,
   paceToDeadline,
   parseReassignmentRequest,
   secondsToAim,
@@ -170,16 +171,43 @@ describe('bytesLeftPerBroker', () => {
   });
 });
 
-describe('nextEfficiency', () => {
-  const brokers = (left: number) => [{ broker: 1, bytesIn: left, bytesOut: 0 }];
-  it('the share of the throttle the busiest broker drained, weighted in', () => {
-    const prev = { at: T0, broker: 1, bytesLeft: 100 * MiB, throttle: 10 * MiB };
-    // 10 s at 10 MiB/s would drain 100 MiB; it drained 60: 0.6, weighted half with 1.
-    assert.equal(nextEfficiency(1, prev, T0 + 10_000, brokers(40 * MiB)), 0.8);
-    assert.equal(nextEfficiency(1, prev, T0 + 10_000, brokers(40 * MiB), 6 * MiB), 1); // the bandwidth was the limit
-    assert.equal(nextEfficiency(0.7, prev, T0, brokers(40 * MiB)), 0.7); // no newer measurement
-    assert.equal(nextEfficiency(0.7, prev, T0 + 10_000, brokers(0)), 0.7); // drained: a lower bound only
-    assert.equal(nextEfficiency(0.7, null, T0 + 10_000, brokers(40 * MiB)), 0.7);
+describe('advanceEfficiency', () => {
+  const brokers = (left: number) => [{ broker: 1, bytesIn: left, bytesOut: 0 }, { broker: 2, bytesIn: left / 2, bytesOut: 0 }];
+  const open = { at: T0, broker: 1, bytesLeft: 100 * MiB, allowedBytes: 0, markAt: T0 };
+  it('integrates the allowance until the window is full, then weighs in what the busiest broker drained', () => {
+    // 4 s at 10 MiB/s: the window (10 s) is not full yet.
+    const mid = advanceEfficiency({ efficiency: 1, sample: open }, T0 + 4_000, brokers(80 * MiB), 10 * MiB, 10_000);
+    assert.deepEqual(mid, { efficiency: 1, sample: { ...open, allowedBytes: 40 * MiB, markAt: T0 + 4_000 } });
+    // 6 s more at 5 MiB/s: 70 MiB allowed; it drained 42 (0.6), weighted half with 1.
+    const full = advanceEfficiency(mid, T0 + 10_000, brokers(58 * MiB), 5 * MiB, 10_000);
+    assert.ok(Math.abs(full.efficiency - 0.8) < 1e-9, String(full.efficiency));
+    assert.deepEqual(full.sample, { at: T0 + 10_000, broker: 1, bytesLeft: 58 * MiB, allowedBytes: 0, markAt: T0 + 10_000 });
+  });
+  it('the bandwidth caps the allowance; old or no measurement changes nothing; a drained broker keeps it', () => {
+    const capped = advanceEfficiency({ efficiency: 1, sample: open }, T0 + 10_000, brokers(40 * MiB), 10 * MiB, 10_000, 6 * MiB);
+    assert.equal(capped.efficiency, 1);
+    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: open }, T0, brokers(40 * MiB), 10 * MiB, 1), { efficiency: 0.7, sample: open });
+    assert.equal(advanceEfficiency({ efficiency: 0.7, sample: open }, T0 + 20_000, brokers(0), 10 * MiB, 1).efficiency, 0.7);
+    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: null }, T0 + 20_000, brokers(10), 10 * MiB, 1), { efficiency: 0.7, sample: { at: T0 + 20_000, broker: 1, bytesLeft: 10, allowedBytes: 0, markAt: T0 + 20_000 } });
+  });
+  it('never leaves [MIN_EFFICIENCY, 1]', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 2, noNaN: true }), fc.integer({ min: 0, max: 200 * MiB }), fc.integer({ min: 1024, max: 100 * MiB }), (e, left, rate) => {
+        const out = advanceEfficiency({ efficiency: e, sample: open }, T0 + 10_000, brokers(left), rate, 5_000);
+        assert.ok(out.efficiency >= 0.2 && out.efficiency <= 1, String(out.efficiency));
+      }),
+    );
+  });
+});
+
+describe('scaleToRemaining', () => {
+  it('scales bytes in to the measured remainder, bytes out alike', () => {
+    assert.deepEqual(scaleToRemaining([{ broker: 0, bytesIn: 0, bytesOut: 300 }, { broker: 1, bytesIn: 100, bytesOut: 0 }, { broker: 2, bytesIn: 200, bytesOut: 0 }], 150), [
+      { broker: 0, bytesIn: 0, bytesOut: 150 },
+      { broker: 1, bytesIn: 50, bytesOut: 0 },
+      { broker: 2, bytesIn: 100, bytesOut: 0 },
+    ]);
+    assert.deepEqual(scaleToRemaining([{ broker: 0, bytesIn: 0, bytesOut: 0 }], 150), [{ broker: 0, bytesIn: 0, bytesOut: 0 }]);
   });
 });
 
