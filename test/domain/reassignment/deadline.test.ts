@@ -10,6 +10,7 @@ import {
   DEADLINE_MIN_LEAD_MS,
   DEFAULT_THROTTLE_BOUNDS,
   LOWER_STEP,
+  RAISE_STEP,
   advanceEfficiency,
   scaleToRemaining,
   paceToDeadline,
@@ -70,15 +71,16 @@ describe('paceToDeadline', () => {
     assert.equal(d.expectedEndAtMaxMs, T0 + 250_000);
   });
 
-  it('keeps the current rate within the hysteresis, lowers past it, raises at once', () => {
+  it('keeps the current rate within the hysteresis, lowers or raises past it', () => {
     const wanted = paceToDeadline(input()).wanted;
     const keep = paceToDeadline(input({ currentThrottle: Math.round(wanted * 1.03) }));
     assert.equal(keep.rewrite, false);
     assert.equal(keep.throttle, Math.round(wanted * 1.03));
+    assert.equal(paceToDeadline(input({ currentThrottle: Math.round(wanted * 0.97) })).rewrite, false);
     const lower = paceToDeadline(input({ currentThrottle: Math.round(wanted / (1 - LOWER_STEP)) + 10 }));
     assert.equal(lower.rewrite, true);
     assert.equal(lower.throttle, wanted);
-    const raise = paceToDeadline(input({ currentThrottle: Math.round(wanted * 0.97) }));
+    const raise = paceToDeadline(input({ currentThrottle: Math.round(wanted / (1 + RAISE_STEP)) - 10 }));
     assert.equal(raise.rewrite, true);
     assert.equal(raise.throttle, wanted);
   });
