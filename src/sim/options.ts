@@ -34,7 +34,7 @@ export interface SimulatorOptions {
    */
   connectionsMaxReauthMs?: number;
   /** Hear of every successful SASL authentication and re-authentication (tests). */
-  onSaslAuthenticated?: (e: import('./sasl/session.js').SaslAuthenticatedEvent) => void;
+  onSaslAuthenticated?: (e: import('./sasl/settings.js').SaslAuthenticatedEvent) => void;
   /**
    * Serve TLS instead of plaintext on every broker (node:tls server options: key, cert,
    * and ca + requestCert + rejectUnauthorized for client certificates).

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from './clock.js';
 import { ClientQuotaStore, ControllerMutationQuotaManager } from './quotas.js';
 import { SCRAM_MECHANISMS, ScramUserStore } from './sasl/scram.js';
 import { OAuthBearerValidator } from './sasl/oauthbearer.js';
-import type { SaslServerSettings } from './sasl/session.js';
+import type { SaslServerSettings } from './sasl/settings.js';
 import type { OutOfRangeRequest, SimulatedCluster, SimulatorOptions } from './options.js';
 import { kafkaRelease, servedRange, type KafkaRelease } from './releases/release.js';
 import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';

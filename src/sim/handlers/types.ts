@@ -9,7 +9,7 @@ import type { ClientQuotaStore, ControllerMutationQuota } from '../quotas.js';
 import type { LogDirs } from '../log-dirs.js';
 export type { ControllerMutationQuota } from '../quotas.js';
 import type { ScramUserStore } from '../sasl/scram.js';
-import type { SaslServerSettings } from '../sasl/session.js';
+import type { SaslServerSettings } from '../sasl/settings.js';
 import type { KafkaRelease } from '../releases/release.js';
 
 export interface ConnectionState {

@@ -19,29 +19,9 @@
 //    (SocketServer Processor.processCompletedReceives: channel.serverAuthenticationSessionExpired
 //    -> close, counted in expired-connections-killed-count).
 import type { ConnectionState, RequestContext } from '../handlers/types.js';
-import type { OAuthBearerValidator } from './oauthbearer.js';
+import type { SaslAuthenticatedEvent } from './settings.js';
 
-export interface SaslAuthenticatedEvent {
-  brokerId: number;
-  /** The client's address:port: one connection. */
-  connection: string;
-  mechanism: string;
-  principal: string;
-  reauthentication: boolean;
-  /** What SaslAuthenticate answered (0: no expiry). */
-  sessionLifetimeMs: number;
-  extensions: Record<string, string>;
-  /** OAUTHBEARER: which token (jti or iat; an MSK token's expiry), never the token itself. */
-  tokenId?: string;
-}
-
-/** The broker-wide SASL settings beyond users (SimulatorOptions.saslOAuthBearer, connectionsMaxReauthMs). */
-export interface SaslServerSettings {
-  readonly oauthBearer: OAuthBearerValidator | null;
-  /** connections.max.reauth.ms; 0 = none. */
-  readonly connectionsMaxReauthMs: number;
-  readonly onAuthenticated?: (e: SaslAuthenticatedEvent) => void;
-}
+export type { SaslAuthenticatedEvent, SaslServerSettings } from './settings.js';
 
 interface SessionState {
   expiresAtMs: number | null;
