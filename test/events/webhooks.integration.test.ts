@@ -3,52 +3,16 @@
 // valid Standard Webhooks signature over a CloudEvent, exactly once by id after deduplication;
 // it refuses its first deliveries (503) and gets them again (retries with backoff).
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
-import { verifySignature } from '../../src/events/webhook-message.js';
 import { createWebhookMetrics } from '../../src/events/webhook-metrics.js';
 import { createWebhookRuntime, type WebhookRuntime } from '../../src/events/webhooks.js';
 import { createApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createTopics, eventually, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
-
-export interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-/** A loopback receiver: records every request; `answer(n)` is the status of the n-th (1-based). */
-export async function startReceiver(answer: (n: number, d: Omit<Delivery, 'status'>) => number | Promise<number> = () => 200): Promise<{ url: string; got: Delivery[]; close(): Promise<void> }> {
-  const got: Delivery[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const d = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      void Promise.resolve(answer(got.length + 1, d)).then((status) => {
-        got.push({ ...d, status });
-        res.writeHead(status).end();
-      });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/kafka`,
-    got,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
-
-/** Whether a request carries a valid signature of its body with `secret`. */
-export function signed(d: Omit<Delivery, 'status'>, secret: string): boolean {
-  const h = (n: string) => String(d.headers[n] ?? '');
-  return verifySignature(secret, { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') }, d.body, Date.now());
-}
+import { signed, startReceiver } from './webhook-receiver.js';
 
 let gw: ReassignGateway;
 let hooks: WebhookRuntime;
