@@ -70,6 +70,9 @@ export interface BrokerLoad {
   bytes?: number | null;
   /** Partitions a running reassignment copies to it / will drop from it. */
   reassignment?: { adding: number; removing: number };
+  /** Partitions it leads that are under-replicated; its replicas out of their ISR (gateways with the health interlocks). */
+  underReplicated?: number;
+  outOfSyncReplicas?: number;
 }
 
 /** POST /plans (gateways with planning). */

@@ -39,3 +39,23 @@ export function HeldRows({ r }: { r: Reassignment }) {
     </>
   );
 }
+
+/** GET /brokers' under-replicated counts of one broker (absent on gateways without ISR reads). */
+export interface BrokerHealth {
+  underReplicated: number;
+  outOfSyncReplicas: number;
+}
+
+export function brokerHealth(b: { underReplicated?: number; outOfSyncReplicas?: number }): BrokerHealth | null {
+  return b.underReplicated === undefined && b.outOfSyncReplicas === undefined ? null : { underReplicated: b.underReplicated ?? 0, outOfSyncReplicas: b.outOfSyncReplicas ?? 0 };
+}
+
+export function BrokerHealthCell({ health }: { health: BrokerHealth | null }) {
+  if (!health) return <span>–</span>;
+  const bad = health.underReplicated > 0 || health.outOfSyncReplicas > 0;
+  return (
+    <span class={bad ? 'stalled' : undefined}>
+      {health.underReplicated} / {health.outOfSyncReplicas}
+    </span>
+  );
+}

@@ -31,7 +31,7 @@ import {
 
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
-import { HeldRows } from './held.js';
+import { BrokerHealthCell, HeldRows, brokerHealth, type BrokerHealth } from './held.js';
 
 const TOKEN_KEY = 'kafka-admin-gateway.token';
 
@@ -102,6 +102,8 @@ interface BrokerRow {
   followerRate: number | null;
   /** Partitions a running reassignment copies to / drops from it (GET /brokers). */
   moving: { adding: number; removing: number } | null;
+  /** Under-replicated partitions it leads, its replicas out of ISR (GET /brokers with ISRs; held.tsx). */
+  health: BrokerHealth | null;
 }
 
 function ClusterPage({ api, me }: PageProps) {
@@ -122,6 +124,7 @@ function ClusterPage({ api, me }: PageProps) {
           leaderRate: rates.get(b.id)?.leaderRate ?? null,
           followerRate: rates.get(b.id)?.followerRate ?? null,
           moving: b.reassignment ?? null,
+          health: brokerHealth(b),
         }));
       } else {
         // This gateway has no GET /brokers: count from the topics (one request each, first 200).
@@ -134,7 +137,7 @@ function ClusterPage({ api, me }: PageProps) {
             if (load.has(p.leader)) load.get(p.leader)!.leaders++;
           }
         computed = `Replica and leader counts computed in the browser from ${topics.length} topic(s): this gateway has no GET /brokers, so bytes per broker are not shown.`;
-        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null, moving: null }));
+        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null, moving: null, health: null }));
       }
       return { cluster, rows, computed };
     },
@@ -144,6 +147,7 @@ function ClusterPage({ api, me }: PageProps) {
   const d = poll.data;
   const hasBytes = (d?.rows ?? []).some((r) => r.bytes !== null);
   const hasMoving = (d?.rows ?? []).some((r) => r.moving !== null);
+  const hasHealth = (d?.rows ?? []).some((r) => r.health !== null);
   const max = (k: 'replicas' | 'leaders' | 'bytes') => Math.max(1, ...(d?.rows ?? []).map((r) => r[k] ?? 0));
   const mean = (k: 'replicas' | 'leaders' | 'bytes') => (d && d.rows.length ? d.rows.reduce((a, r) => a + (r[k] ?? 0), 0) / d.rows.length : 0);
   const Skew = ({ row, k, fmt }: { row: BrokerRow; k: 'replicas' | 'leaders' | 'bytes'; fmt?: (n: number) => string }) => {
@@ -188,6 +192,7 @@ function ClusterPage({ api, me }: PageProps) {
                 {hasBytes && <th scope="col">Bytes</th>}
                 <th scope="col">Throttle (leader / follower)</th>
                 {hasMoving && <th scope="col">Moving in / out</th>}
+                {hasHealth && <th scope="col">Under-replicated (led / out of ISR)</th>}
               </tr>
             </thead>
             <tbody>
@@ -204,6 +209,7 @@ function ClusterPage({ api, me }: PageProps) {
                   {hasBytes && <td>{r.bytes === null ? '–' : <Skew row={r} k="bytes" fmt={formatBytes} />}</td>}
                   <td>{r.leaderRate === null && r.followerRate === null ? 'none' : `${mib(r.leaderRate)} / ${mib(r.followerRate)}`}</td>
                   {hasMoving && <td>{r.moving ? `${r.moving.adding} / ${r.moving.removing}` : '–'}</td>}
+                  {hasHealth && <td><BrokerHealthCell health={r.health} /></td>}
                 </tr>
               ))}
             </tbody>

@@ -1459,6 +1459,10 @@ export interface components {
             preferredLeaders: number;
             /** @description Sum of its replicas' sizes (DescribeLogDirs); null when it did not answer. */
             bytes: number | null;
+            /** @description Partitions it leads whose ISR is shorter than their replicas (Kafka's UnderReplicatedPartitions of the broker). */
+            underReplicated?: number;
+            /** @description Its replicas that are out of their partition's ISR (a lagging or stopped broker). */
+            outOfSyncReplicas?: number;
             /** @description Partitions a running reassignment copies to it / will drop from it. */
             reassignment: {
                 adding: number;
@@ -1752,7 +1756,7 @@ export interface components {
         ReassignmentSummary: {
             id: string;
             state: components["schemas"]["ReassignmentState"];
-            /** @description Why it failed or how it was cancelled. */
+            /** @description Why it failed or how it was cancelled, or why it is held. */
             reason?: string;
             /** Format: date-time */
             createdAt: string;

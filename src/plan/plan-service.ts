@@ -35,6 +35,10 @@ export interface BrokerView {
   bytes: number | null;
   /** Partitions a running reassignment is copying to it / will drop from it. */
   reassignment: { adding: number; removing: number };
+  /** Partitions it leads whose ISR is shorter than their replicas (Kafka's UnderReplicatedPartitions of the broker); absent when ISRs were not read. */
+  underReplicated?: number;
+  /** Its replicas that are out of their partition's ISR (a lagging or stopped broker); absent when ISRs were not read. */
+  outOfSyncReplicas?: number;
 }
 
 export interface BrokersOutcome {
@@ -80,7 +84,10 @@ export class PlanService {
   }
 
   async brokers(): Promise<BrokersOutcome> {
-    const read = await this.#read();
+    // With ISRs (the same one Metadata request), for the under-replicated counts per broker (issue 30).
+    const read = await this.#read(true);
+    const withIsr = this.#kafka.describeReplicaHealth !== undefined;
+    const addingOf = withIsr ? new Map(read.moving.map((m) => [partitionKey(m.topic, m.partition), m.adding])) : undefined;
     const views = new Map<number, BrokerView>();
     const view = (id: number): BrokerView => {
       let v = views.get(id);
@@ -96,8 +103,16 @@ export class PlanService {
         for (const b of p.replicas) view(b).replicas++;
         if (p.leader >= 0) view(p.leader).leaders++;
         if (p.replicas.length > 0) view(p.replicas[0]!).preferredLeaders++;
+        const isr = (p as { isr?: readonly number[] }).isr;
+        if (isr && isr.length < p.replicas.length) {
+          // As Kafka's Partition.isUnderReplicated: a move's adding replicas do not count (OngoingReassignmentState.replicationFactor).
+          const adding = addingOf?.get(partitionKey(t.name, p.partition));
+          if (p.leader >= 0 && isr.length < p.replicas.length - (adding?.length ?? 0)) view(p.leader).underReplicated = (view(p.leader).underReplicated ?? 0) + 1;
+          for (const b of p.replicas) if (!isr.includes(b) && !adding?.includes(b)) view(b).outOfSyncReplicas = (view(b).outOfSyncReplicas ?? 0) + 1;
+        }
       }
     }
+    if (withIsr) for (const v of views.values()) Object.assign(v, { underReplicated: v.underReplicated ?? 0, outOfSyncReplicas: v.outOfSyncReplicas ?? 0 });
     for (const m of read.moving) {
       for (const b of m.adding) view(b).reassignment.adding++;
       for (const b of m.removing) view(b).reassignment.removing++;
@@ -111,8 +126,14 @@ export class PlanService {
     return { brokers: [...views.values()].sort((a, b) => a.id - b.id), sizeErrors: sizeErrors(read.logDirs) };
   }
 
-  async #read(): Promise<ClusterRead> {
-    const [cluster, placement, moving] = await Promise.all([this.#kafka.describeCluster(), describePartitions(this.#kafka, null), listPartitionReassignments(this.#kafka)]);
+  /** `isr`: the placement with ISRs where the Kafka layer reads them (GET /brokers), else placement only. */
+  async #read(isr = false): Promise<ClusterRead> {
+    const health = isr ? this.#kafka.describeReplicaHealth?.bind(this.#kafka) : undefined;
+    const [cluster, placement, moving] = await Promise.all([
+      this.#kafka.describeCluster(),
+      health ? health().then((h) => h.topics) : describePartitions(this.#kafka, null),
+      listPartitionReassignments(this.#kafka),
+    ]);
     const partitions = placement.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
     const logDirs = partitions.length === 0 ? [] : await describeReplicaSizes(this.#kafka, cluster.brokers.map((b) => b.id), partitions);
     return { brokers: cluster.brokers, placement, moving, logDirs };

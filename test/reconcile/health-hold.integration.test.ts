@@ -121,6 +121,15 @@ describe('health interlocks', () => {
       assert.ok(sampler.samples.length >= 3, `${sampler.samples.length} samples`);
       for (const s of sampler.samples) for (const p of s.moving) assert.ok(allowed.has(p), `partition ${p} started while held (allowed ${[...allowed]})`);
 
+      // The cluster page's counts: broker 0 leads both bystander partitions, now without broker 4 in their ISR.
+      const brokers = await gw.http().get('/brokers');
+      assert.equal(brokers.status, 200, JSON.stringify(brokers.body));
+      const b0 = brokers.body.brokers.find((b: { id: number }) => b.id === 0);
+      const b4 = brokers.body.brokers.find((b: { id: number }) => b.id === 4);
+      assert.ok(b0.underReplicated >= 2, JSON.stringify(b0));
+      assert.deepEqual([b4.live, b4.outOfSyncReplicas], [false, 2]);
+      assert.equal(brokers.body.brokers.find((b: { id: number }) => b.id === 2).outOfSyncReplicas, 0);
+
       const gauge = await metric(gw, 'kafka_gateway_reassignment_held');
       assert.deepEqual(gauge.filter((v) => v.labels.reassignment === id && v.labels.reason === 'brokerGone').map((v) => v.value), [1]);
       assert.ok((await metric(gw, 'kafka_gateway_reassignment_holds_total')).some((v) => v.labels.reason === 'brokerGone' && v.value >= 1));

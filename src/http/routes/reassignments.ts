@@ -143,7 +143,7 @@ function toSummary(brief: ReassignmentDetail, movingCount: number, moving: reado
   return {
     id: record.id,
     state: apiState(record),
-    ...(record.reason !== undefined && { reason: record.reason }),
+    ...(apiReason(record) !== undefined && { reason: apiReason(record)! }),
     createdAt: iso(record.createdAt)!,
     startedAt: iso(record.startedAt),
     endedAt: iso(record.endedAt),
