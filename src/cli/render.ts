@@ -45,7 +45,22 @@ export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   if (s.more !== null) lines.push(`  … ${c.moving - s.moving.length} more moving`);
   if (r.reason) lines.push(`  reason: ${r.reason}`);
   lines.push(...holdLines(r));
+  lines.push(...deadlineLines(r));
   return lines;
+}
+
+/** Deadline pacing (issue 30): the deadline, whether it holds, and the end at the highest allowed throttle when it does not. */
+export function deadlineLines(r: ReassignmentStatus['summary']): string[] {
+  const d = r.deadline;
+  if (!d) return [];
+  const rate = (n: number | null) => (n === null ? '–' : `${formatBytes(n)}/s`);
+  if (r.state === 'completed' || r.state === 'cancelled' || r.state === 'failed') {
+    if (!r.endedAt) return [`  deadline: finish by ${d.finishBy}`];
+    const early = Math.round((Date.parse(d.finishBy) - Date.parse(r.endedAt)) / 1000);
+    return [`  deadline: finish by ${d.finishBy}; ended ${Math.abs(early)} s ${early >= 0 ? 'before' : 'AFTER'} it`];
+  }
+  if (d.holds) return [`  deadline: finish by ${d.finishBy}; holds, expected end ${d.expectedEnd ?? '–'} at ${rate(d.throttle)} (bounds ${rate(d.throttleBounds.min)}–${rate(d.throttleBounds.max)})`];
+  return [`  deadline: finish by ${d.finishBy}; DOES NOT HOLD: at the highest allowed throttle (${rate(d.throttleBounds.max)}) it ends ${d.expectedEndAtMaxThrottle ?? '–'}`];
 }
 
 /** The health interlocks' hold (issue 30): what holds it, how far it is from resuming, how to re-plan around gone brokers. */

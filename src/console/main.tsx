@@ -31,6 +31,7 @@ import {
 
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
+import { DeadlineRows } from './deadline.js';
 import { BrokerHealthCell, HeldRows, brokerHealth, type BrokerHealth } from './held.js';
 
 const TOKEN_KEY = 'kafka-admin-gateway.token';
@@ -727,6 +728,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               {r.throttle === null ? 'none' : mib(r.throttle)}
               {r.throttle !== null && (r.throttlesRemovedAt ? ` · removed at ${new Date(r.throttlesRemovedAt).toLocaleTimeString()}` : live ? ' · set while it runs' : r.autoRemoveThrottle ? ' · being removed…' : ' · kept (autoRemoveThrottle false)')}
             </dd>
+            <DeadlineRows r={r} />
             <dt>Requested by</dt>
             <dd>{r.requestedBy ?? 'anonymous'} · created {new Date(r.createdAt).toLocaleString()}</dd>
           </dl>
