@@ -910,11 +910,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook (never its secret). */
+        /**
+         * One webhook (never its secret).
+         * @description The webhook as created (URL, change types, description, creator) and the counts of its
+         *     deliveries: changes waiting (as the instance answering sees them), delivered, given up.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook and its delivery progress; nothing more is sent to it. */
+        /**
+         * Delete a webhook and its delivery progress; nothing more is sent to it.
+         * @description Removes the webhook and its delivery record from the state topic, on every instance. An
+         *     attempt already in flight may still reach the receiver; none starts after.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
