@@ -261,6 +261,10 @@ export interface paths {
          *       least-loaded brokers (existing replicas kept) or dropped (the preferred leader kept).
          *     - `rack-repair`: partitions whose replicas share a rack while another rack has room
          *       get spread, one moved replica per fix.
+         *     - `leaders` (optionally `brokers`, default every live broker): replica lists are only
+         *       re-ordered so that preferred leaders (first replicas) are even across brokers
+         *       (max - min <= 1 where the replica sets allow); no replica moves, `movedBytes` is 0.
+         *       Apply it, then elect: `electLeaders: true` on the reassignment.
          *
          *     A replica moves only when the goal needs it to, and takes the place of the replica it
          *     replaces. Destinations: a rack the partition does not use yet (`rackAware`, default
@@ -1433,7 +1437,7 @@ export interface components {
         };
         PlanResponse: {
             /** @enum {string} */
-            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair";
+            goal: "decommission" | "rebalance" | "replication-factor" | "rack-repair" | "leaders";
             /** @description Only the partitions that change (moved or reordered), by topic then partition. */
             partitions: components["schemas"]["PlanPartitionChange"][];
             reassignment: components["schemas"]["ReassignmentFile"];

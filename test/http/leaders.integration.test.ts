@@ -121,4 +121,23 @@ describe('POST /leaders/elections', () => {
     assert.equal(res.body.kafkaError.code, 3);
     assert.equal(leader('el-a', 3), displaced, 'nothing was elected');
   });
+
+  it('POST /plans goal leaders: re-orders only (zero bytes), preferred leaders even across the brokers', async () => {
+    await createTopics(gw, { name: 'skew', assignments: [[0, 1], [0, 2], [0, 3], [0, 1], [0, 2], [0, 3], [0, 1], [0, 2]] });
+    const res = await gw.http().post('/plans').send({ goal: 'leaders', topics: ['skew'] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.goal, 'leaders');
+    assert.equal(res.body.movedBytes, 0);
+    assert.equal(res.body.movedReplicas, 0);
+    assert.ok(res.body.partitions.length > 0);
+    assert.ok(res.body.partitions.every((p: any) => p.adding.length === 0 && p.removing.length === 0));
+    const counts = new Map<number, number>();
+    const target = new Map(res.body.partitions.map((p: any) => [p.partition, p.targetReplicas]));
+    for (let i = 0; i < 8; i++) {
+      const first = ((target.get(i) as number[] | undefined) ?? gw.sim.model.getPartition('skew', i).replicas)[0]!;
+      counts.set(first, (counts.get(first) ?? 0) + 1);
+    }
+    assert.deepEqual([...counts.values()].sort(), [2, 2, 2, 2]);
+  });
 });
+

@@ -48,6 +48,9 @@ export function* lowerBoundSteps(input: BoundInput): Steps<Bound> {
       return yield* rackRepairBound(input);
     case 'rebalance':
       return input.weight === 'bytes' ? yield* bytesRebalanceBound(input) : yield* countRebalanceBound(input);
+    case 'leaders':
+      // Re-orders only: nothing needs to move.
+      return { movedReplicas: 0, movedBytes: 0 };
   }
 }
 

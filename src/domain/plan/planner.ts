@@ -14,6 +14,7 @@ import { KAFKA_ERRORS } from '../reassignment/types.js';
 import { assignCeilSlotsSteps } from './ceil-slots.js';
 import { lowerBoundSteps, type BoundPartition } from './lower-bound.js';
 import { resolveTopicScope } from './scope.js';
+import { planLeadersSteps } from './leaders-goal.js';
 import { counter, drain, type Steps } from './steps.js';
 import type { BrokerLoad, Plan, PlanCluster, PlanError, PlannedPartition, PlanRequest, PlanResult, PlanWarning, PlanWeight } from './types.js';
 
@@ -63,6 +64,8 @@ export function planReassignment(cluster: PlanCluster, request: PlanRequest): Pl
  * replicas' work so that a caller on the event loop can let other work run (src/plan slices it).
  */
 export function* planReassignmentSteps(cluster: PlanCluster, request: PlanRequest): Steps<PlanResult> {
+  // Goal `leaders` moves no replica: its own file (re-orders only).
+  if (request.goal === 'leaders') return yield* planLeadersSteps(cluster, request);
   const tick = counter(2048);
   const errors: PlanError[] = [];
   const warnings: PlanWarning[] = [];

@@ -2,8 +2,9 @@
 // and the plan. No Kafka client types: src/kafka's answers are converted into these shapes.
 import type { KafkaErrorRef } from '../reassignment/types.js';
 
-export type PlanGoal = 'decommission' | 'rebalance' | 'replication-factor' | 'rack-repair';
-export const PLAN_GOALS: readonly PlanGoal[] = ['decommission', 'rebalance', 'replication-factor', 'rack-repair'];
+/** `leaders`: re-order replica lists only, to even preferred leaders (./leaders-goal.ts; zero bytes). */
+export type PlanGoal = 'decommission' | 'rebalance' | 'replication-factor' | 'rack-repair' | 'leaders';
+export const PLAN_GOALS: readonly PlanGoal[] = ['decommission', 'rebalance', 'replication-factor', 'rack-repair', 'leaders'];
 
 export type PlanWeight = 'replicas' | 'bytes';
 
