@@ -132,7 +132,9 @@ export class WebhookDelivery {
   /** One pass (see the top of the file); resolves with the time until the next one is due (ms). Exposed for tests. */
   async pass(): Promise<number> {
     const { store, config } = this.#d;
-    const view = await store.refresh();
+    // Without webhooks, no read of the state topic of its own (the reconciler's passes keep the
+    // view fresh: a webhook created on another instance shows up within one of them).
+    const view = (store.view().webhooks?.size ?? 0) > 0 ? await store.refresh() : store.view();
     const webhooks = view.webhooks ?? new Map<string, WebhookRecord>();
     const deliveries = view.webhookDeliveries ?? new Map<string, WebhookDeliveryRecord>();
     const now = this.#now();

@@ -99,6 +99,7 @@ describe('WebhookDelivery', () => {
 
     // Another instance reads the progress from the log: nothing left to send.
     const b = instance(log, 'b', clock, rx.send);
+    await b.store.refresh();
     await b.delivery.pass();
     assert.equal(rx.got.length, 3);
     const lines = await b.service.deliveries(created.webhook.id);
@@ -125,6 +126,7 @@ describe('WebhookDelivery', () => {
     assert.equal(rx.got.length, 1, 'not before its backoff');
     // Another instance respects the backoff recorded in the topic too.
     const b = instance(log, 'b', clock, rx.send);
+    await b.store.refresh();
     await b.delivery.pass();
     assert.equal(rx.got.length, 1);
     clock.now += 750;
@@ -163,6 +165,7 @@ describe('WebhookDelivery', () => {
     // A sent r1:created and hangs on r1:started; B sees A's claim and leaves the work to it.
     for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setImmediate(r));
     assert.deepEqual(got, ['r1:created', 'r1:started']);
+    await b.store.refresh();
     await b.delivery.pass();
     assert.equal(got.length, 2);
     assert.equal(b.store.holder(DELIVERY_CLAIM)?.owner, 'a');
