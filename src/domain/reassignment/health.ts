@@ -14,7 +14,12 @@
 //   brokerGone       a broker named in some replica list (or expected by the caller) that
 //                    Metadata does not list as live.
 // Each is counted, with at most MAX_EXAMPLES examples: bounded whatever the cluster's size.
-import type { FieldError } from './request.js';
+
+/** Where parse errors go: request.ts's FieldError[] (not imported: request.ts imports this module). */
+export interface SafetyErrorSink {
+  push(e: { path: string; code: 'INVALID_TYPE' | 'OUT_OF_RANGE'; message: string }): unknown;
+  readonly length: number;
+}
 
 export const TROUBLE_KINDS = ['offline', 'underReplicated', 'underMinIsr', 'brokerGone'] as const;
 export type TroubleKind = (typeof TROUBLE_KINDS)[number];
@@ -237,7 +242,7 @@ export function replanHint(id: string, gone: readonly number[]): string {
  * `"off"`, or `{holdOn?, resumeAfterPasses?}` (a missing field takes its default). Errors are
  * appended with JSON Pointers under `path`.
  */
-export function parseSafety(value: unknown, path: string, errors: FieldError[]): Safety | null {
+export function parseSafety(value: unknown, path: string, errors: SafetyErrorSink): Safety | null {
   if (value === undefined || value === null) return null;
   if (value === 'off') return 'off';
   if (typeof value !== 'object' || Array.isArray(value)) {
