@@ -5,6 +5,7 @@
 // authentications on one connection, each with a new token, while requests keep succeeding.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -123,6 +124,21 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     } finally {
       await kafka.close();
       idp.failNext = 0;
+    }
+  });
+
+  it('an unreachable token endpoint is named, with the connection error', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const kafka = createKafkaGateway(parseKafkaConfig(env({ KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: `http://127.0.0.1:${port}/token`, KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS: '1' })));
+    try {
+      const err = await refusal(kafka.ping());
+      assert.equal(err.kafka.name, 'SASL_AUTHENTICATION_FAILED');
+      assert.match(err.kafka.message, new RegExp(`No OAUTHBEARER token: token endpoint http://127\\.0\\.0\\.1:${port}/token did not answer \\(ECONNREFUSED\\)`));
+    } finally {
+      await kafka.close();
     }
   });
 

@@ -72,7 +72,7 @@ export function oauthBearerAuthenticator(source: RefreshingToken, extensions: Re
       } catch (e) {
         const msg = serverMessage(e);
         if (msg === undefined) throw e;
-        throw refused(`${msg}; status ${status}`);
+        throw refused(msg.includes(status) ? msg : `${msg}; status ${status}`);
       }
       throw refused(`status ${status}`);
     })().then(

@@ -63,8 +63,10 @@ export async function fetchClientCredentialsToken(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
-    throw new TransientTokenError(`${where} did not answer (${cause})`);
+    // fetch's TypeError says only "fetch failed"; the cause has the code (ECONNREFUSED, ...).
+    const cause = (e as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+    const why = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (e as Error).message;
+    throw new TransientTokenError(`${where} did not answer (${why})`);
   }
   const text = await res.text().catch(() => '');
   if (!res.ok) {
