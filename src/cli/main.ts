@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiError, createClient, formatBytes, formatDuration, REASSIGNMENT_ORDERS, type GatewayClient, type Reassignment, type ReassignmentFile, type ReassignmentOrder, type ReassignmentStatus } from '../client/api.js';
 import { pacingText, progressLines, table } from './render.js';
+import { electionBody, electionText, electLeaders } from './leaders.js';
 
 const USAGE = `Usage: kag [--url URL] [--token TOKEN] [--output table|json] <command>
 
@@ -38,6 +39,9 @@ Commands:
   reassign throttle ID BYTES/S             change the throttle of a running reassignment
   reassign cancel ID [--preserve-throttles]
   reassign rollback ID                     cancel, and move completed partitions back
+  leaders elect [--type preferred|unclean] (--all | --topics a,b | --partitions t:0,t:1)
+                [--confirm unclean-election-may-lose-data]
+                                           leader elections (ElectLeaders): per-partition results
   throttles                                every replication throttle, with its owner
   quotas                                   client quotas
 
@@ -63,6 +67,10 @@ const OPTIONS = {
   'preserve-throttles': { type: 'boolean' },
   watch: { type: 'boolean', short: 'w' },
   interval: { type: 'string' },
+  type: { type: 'string' },
+  partitions: { type: 'string' },
+  all: { type: 'boolean' },
+  confirm: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 class UsageError extends Error {}
@@ -236,6 +244,14 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
           v['output-file'] ? `Reassignment file written to ${v['output-file']}: kag reassign execute --reassignment-json-file ${v['output-file']} --throttle BYTES/S` : 'Add --output-file FILE to save it as a reassignment file.',
         ].join('\n');
       });
+      return 0;
+    }
+    case 'leaders': {
+      if (sub !== 'elect') throw new UsageError('leaders needs a subcommand: elect');
+      const body = electionBody(v);
+      if (typeof body === 'string') throw new UsageError(body);
+      const answer = await electLeaders(client, body);
+      print(answer, () => electionText(answer));
       return 0;
     }
     case 'reassign':

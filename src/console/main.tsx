@@ -31,6 +31,7 @@ import {
 
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
+import { LeaderElectionPanel, LeaderElectionRows } from './leaders.js';
 import { DeadlineRows } from './deadline.js';
 import { BrokerHealthCell, HeldRows, brokerHealth, type BrokerHealth } from './held.js';
 
@@ -217,6 +218,7 @@ function ClusterPage({ api, me }: PageProps) {
           </table>
           {d.computed && <p class="note">{d.computed}</p>}
           <PlanPanel api={api} me={me} brokers={d.rows.map((r) => r.id)} />
+          <LeaderElectionPanel api={api} me={me} />
         </>
       )}
     </section>
@@ -261,6 +263,7 @@ function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] }) {
               <option value="decommission">decommission</option>
               <option value="rebalance">rebalance</option>
               <option value="rack-repair">rack-repair</option>
+              <option value="leaders">leaders (re-order only)</option>
             </select>
           </label>
           <label class="field">
@@ -705,6 +708,7 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
               {r.reason && <span class="note"> {r.reason}</span>}
             </dd>
             <HeldRows r={r} />
+            <LeaderElectionRows r={r} />
             <dt>Progress</dt>
             <dd>
               <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesDone)} of ${formatBytes(r.progress.bytesTotal)}`} />
