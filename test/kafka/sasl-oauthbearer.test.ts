@@ -214,6 +214,26 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     }
   });
 
+  it('a token valid for 60 days: no re-authentication storm (the library\'s timer would overflow)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauth-file-'));
+    const file = join(dir, 'token');
+    const now = Math.floor(Date.now() / 1000);
+    writeFileSync(file, await idp.sign({ sub: 'file-user', iat: now, exp: now + 60 * 86400, jti: 'long' }));
+    events.length = 0;
+    const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_SASL_MECHANISM: 'OAUTHBEARER', KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: file, KAFKA_RETRIES: '0' }));
+    try {
+      for (let i = 0; i < 20; i++) {
+        await kafka.describeCluster();
+        await new Promise((r) => setTimeout(r, 25)); // pacing, not synchronisation
+      }
+      assert.deepEqual(events.map((e) => e.reauthentication), [false]);
+      assert.ok(events[0]!.sessionLifetimeMs > 59 * 86400_000);
+    } finally {
+      await kafka.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('token file mode: an expired token in the file is a clear error at start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauth-file-'));
     const file = join(dir, 'token');

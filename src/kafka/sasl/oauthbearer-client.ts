@@ -19,6 +19,14 @@ import { fetchClientCredentialsToken, readTokenFile } from './oidc.js';
 import { RefreshingToken, type TokenSourceOptions } from './token-source.js';
 
 const KVSEP = '\x01';
+/**
+ * The longest session the library is told of: it re-authenticates on a setTimeout at 0.8 of
+ * session_lifetime_ms, and a delay over 2^31-1 ms (a token valid for more than ~31 days, as a long
+ * file token gives) fires at once, and again after every re-authentication: a storm that Kafka cuts
+ * short by refusing re-authentications within a second of each other, failing the connection.
+ * Capped, such a session is re-authenticated after ~24.8 days instead, well before it ends.
+ */
+export const MAX_SESSION_LIFETIME_MS = BigInt(Math.floor((2 ** 31 - 1) / 0.8));
 
 /** RFC 7628 section 3.1 client initial response with KIP-342 extensions: n,,^Aauth=Bearer <t>^A[k=v^A]*^A */
 export function clientFirstMessage(token: string, extensions: Readonly<Record<string, string>>): Buffer {
@@ -65,7 +73,9 @@ export function oauthBearerAuthenticator(source: RefreshingToken, extensions: Re
         throw refused(msg);
       }
       const status = challengeStatus(first.authBytes);
-      if (status === undefined) return first;
+      if (status === undefined) {
+        return first.sessionLifetimeMs > MAX_SESSION_LIFETIME_MS ? { ...first, sessionLifetimeMs: MAX_SESSION_LIFETIME_MS } : first;
+      }
       // The error challenge: answer %x01 to get the broker's final error, as OAuthBearerSaslClient does.
       try {
         await saslAuthenticate.async(connection, Buffer.from(KVSEP));
