@@ -112,9 +112,10 @@ export function deadlineStep(r: ReassignmentRecord & { deadline: DeadlineState }
   const measured = progress.asOfMs !== null;
   const brokers = measured ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
   const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs!, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
-  // The bytes are as of the latest snapshot; the time is counted from now (the safe side: a little early rather than late).
+  // The bytes are as of the latest snapshot: so is the time left (counted from now, the rate
+  // would also cover the bytes copied since the snapshot, and the end comes a pass early).
   const decision = paceToDeadline({
-    nowMs: now,
+    nowMs: measured ? Math.min(now, progress.asOfMs!) : now,
     startedAtMs: startedAt,
     finishByMs: d.finishBy,
     brokers,
