@@ -1,7 +1,7 @@
 // Decoding the three big Kafka answers of a 100,000-partition reassignment, as the gateway
 // receives them (a Reader over the socket chunks, 64 KiB each): @platformatic/kafka's parser
 // plus what the gateway then built from its objects (baseline), against our decoders
-// (src/kafka/apis/describe-log-dirs-v4.ts, list-partition-reassignments-v0.ts, metadata-v12.ts).
+// (src/kafka/apis/describe-log-dirs.ts, list-partition-reassignments-v0.ts, metadata.ts).
 //   - DescribeLogDirs v4 of a broker holding 25,000 of the partitions and of one holding all
 //     SIZE, two log dirs, 1% of the replicas with a future replica in the other dir: decode,
 //     then the sizes map (what progress, leader sizes and plans ask for) or sizes + placement
@@ -43,9 +43,9 @@ import {
   replicaSizesSteps,
   topicsOf,
   topicsOfSteps,
-} from '../src/kafka/apis/describe-log-dirs-v4.js';
+} from '../src/kafka/apis/describe-log-dirs.js';
 import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
-import { decodeMetadata, decodeMetadataSteps, placementOf } from '../src/kafka/apis/metadata-v12.js';
+import { decodeMetadata, decodeMetadataSteps, placementOf } from '../src/kafka/apis/metadata.js';
 import type { Steps } from '../src/kafka/wire/slices.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
 import { placementFromClientAnswer, sizesFromClientAnswer } from '../test/kafka/client-reference.js';

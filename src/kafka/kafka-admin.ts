@@ -8,10 +8,10 @@ import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from 
 import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
 import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
-import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs-v4.js';
+import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { ElectionType, ElectLeadersAnswer, ElectLeadersVersion } from './apis/elect-leaders.js';
-import type { TopicPartitions } from './apis/metadata-v12.js';
+import type { TopicPartitions } from './apis/metadata.js';
 import type { StateTopicOptions } from './state-topic.js';
 import type { ReplicaHealth } from './replica-health.js';
 import type { KafkaGateway } from './types.js';

@@ -1,7 +1,7 @@
 // Replica sizes, as free functions over KafkaAdmin: kept so callers written before
-// KafkaAdmin keep their imports. The request is src/kafka/apis/describe-log-dirs-v4.ts.
+// KafkaAdmin keep their imports. The request is src/kafka/apis/describe-log-dirs.ts.
 import type { PartitionRef } from './apis/list-partition-reassignments-v0.js';
-import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesOptions, ReplicaSizesRequest } from './apis/describe-log-dirs-v4.js';
+import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesOptions, ReplicaSizesRequest } from './apis/describe-log-dirs.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 
 export {
@@ -15,7 +15,7 @@ export {
   type ReplicaSizes,
   type ReplicaSizesOptions,
   type ReplicaSizesRequest,
-} from './apis/describe-log-dirs-v4.js';
+} from './apis/describe-log-dirs.js';
 
 /** Sizes of the given partitions on each of `brokers`; a broker that does not answer fails alone. */
 export function describeReplicaSizes(kafka: KafkaAdmin, brokers: number[], partitions: readonly PartitionRef[], opts?: ReplicaSizesOptions): Promise<BrokerLogDirs[]> {

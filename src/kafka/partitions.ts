@@ -1,6 +1,6 @@
 // Partition placement of many topics, as a free function over KafkaAdmin: kept so callers
-// written before KafkaAdmin keep their imports. The request is src/kafka/apis/metadata-v12.ts.
-import type { TopicPartitions } from './apis/metadata-v12.js';
+// written before KafkaAdmin keep their imports. The request is src/kafka/apis/metadata.ts.
+import type { TopicPartitions } from './apis/metadata.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 
 export type { TopicPartitions };

@@ -3,7 +3,7 @@
 // other call and counted in the metrics. Types only, so the API modules and the transport
 // do not import each other.
 import type { Connection } from '@platformatic/kafka';
-import type { MetadataAnswer } from './apis/metadata-v12-answer.js';
+import type { MetadataAnswer } from './apis/metadata-answer.js';
 import { kafkaErrorName, NONE } from './errors-map.js';
 
 /** Where a request goes: any broker, the controller, or one broker by id (broker configs, log dirs, partition leaders). */
@@ -39,7 +39,7 @@ export function firstErrorName(codes: Iterable<number>): string {
   return NONE;
 }
 
-/** A Metadata v12 answer, decoded by src/kafka/apis/metadata-v12.ts. */
+/** A Metadata answer (v11-v12), decoded by src/kafka/apis/metadata.ts. */
 export type MetadataResponse = MetadataAnswer;
 
 /** One item of a multi-topic mutation's response, as Transport.mutateOnController reads it. */

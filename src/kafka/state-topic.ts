@@ -15,14 +15,14 @@
 // A topic that Metadata says does not exist is a StateTopicMissingError, unless ensure() was
 // told to create it (the store allows that only on its first use: see store.ts).
 //
-// The requests themselves are built and read in src/kafka/apis/ (metadata-v12, list-offsets-v9,
-// fetch-v17, produce-v11) and sent through the transport (src/kafka/transport.ts), routed to
+// The requests themselves are built and read in src/kafka/apis/ (metadata, list-offsets,
+// fetch, produce: each at the version negotiated with the broker) and sent through the transport (src/kafka/transport.ts), routed to
 // the leader by broker id and counted in the metrics like every other call; this module
 // adds the leader tracking, the time-bounded retry loop and the record encoding.
-import { fetchRecords, uuidHex } from './apis/fetch-v17.js';
-import { EARLIEST, LATEST, listOffset } from './apis/list-offsets-v9.js';
-import { partitionLeader } from './apis/metadata-v12.js';
-import { produceRecords } from './apis/produce-v11.js';
+import { fetchRecords, uuidHex } from './apis/fetch.js';
+import { EARLIEST, LATEST, listOffset } from './apis/list-offsets.js';
+import { partitionLeader } from './apis/metadata.js';
+import { produceRecords } from './apis/produce.js';
 import type { RequestSender } from './request.js';
 import type { KafkaGateway } from './types.js';
 import { equalJitter } from './config.js';
@@ -183,7 +183,7 @@ export class StateTopic {
       const batch = await this.#onLeader(async (leader, topicId) => {
         // Re-created while we read (the leader was re-learned): these offsets mean nothing there.
         if (readingId !== null && topicId !== readingId) throw new Error(`State topic ${this.name} was re-created during a read`);
-        return fetchRecords(this.#kafka, leader, topicId, 0, next, FETCH_MAX_BYTES);
+        return fetchRecords(this.#kafka, leader, this.name, topicId, 0, next, FETCH_MAX_BYTES);
       });
       let advanced = false;
       for (const b of batch) {

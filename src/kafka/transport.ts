@@ -26,8 +26,8 @@
 // learned from Metadata / DescribeCluster answers and forgotten on NOT_CONTROLLER or a broken
 // connection.
 import { Admin, ConnectionStatuses, MultipleErrors, ResponseError, type Connection } from '@platformatic/kafka';
-import type { MetadataAnswer, Placement } from './apis/metadata-v12-answer.js';
-import { metadataErrorName, metadataRequest } from './apis/metadata-v12.js';
+import type { MetadataAnswer, Placement } from './apis/metadata-answer.js';
+import { metadataErrorName, metadataRequest } from './apis/metadata.js';
 import { retryDelayMs, type BrokerAddress, type ClientOptions, type KafkaConfig, type RandomSource } from './config.js';
 import { addressKey, BrokerContacts } from './contacts.js';
 import { KafkaRequestError } from './errors.js';

@@ -3,7 +3,7 @@
 // adapter): the references the decoders' tests compare with and the baselines
 // bench/kafka-decode.ts times.
 import type { describeLogDirsV4, metadataV12 } from '@platformatic/kafka';
-import { replicaKey } from '../../src/kafka/apis/describe-log-dirs-v4.js';
+import { replicaKey } from '../../src/kafka/apis/describe-log-dirs.js';
 
 type ClientAnswer = ReturnType<typeof describeLogDirsV4.parseResponse>;
 

@@ -48,7 +48,7 @@ import {
   slotOf,
   topicsOf,
   type LogDirsAnswer,
-} from '../../src/kafka/apis/describe-log-dirs-v4.js';
+} from '../../src/kafka/apis/describe-log-dirs.js';
 import {
   decodeListPartitionReassignments,
   encodeListPartitionReassignmentsRequest,
@@ -64,9 +64,9 @@ import {
   partitionLeader,
   placementOf,
   type MetadataAnswer,
-} from '../../src/kafka/apis/metadata-v12.js';
+} from '../../src/kafka/apis/metadata.js';
 import { alterPartitionReassignments, encodeAlterPartitionReassignmentsRequest, type PartitionMove } from '../../src/kafka/apis/alter-partition-reassignments-v0.js';
-import { decodeProduceAnswer, encodeProduceRequest, produceRecords, type ProducedRecord } from '../../src/kafka/apis/produce-v11.js';
+import { decodeProduceAnswer, encodeProduceRequest, produceRecords, type ProducedRecord } from '../../src/kafka/apis/produce.js';
 import { crc32c } from '../../src/kafka/wire/crc32c.js';
 import { splitBatches } from '../../src/sim/cluster/log.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
@@ -75,6 +75,7 @@ import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import type { RequestSender } from '../../src/kafka/request.js';
 import { placementFromClientAnswer, sizesFromClientAnswer } from './client-reference.js';
+import { GATEWAY_APIS } from '../../src/kafka/apis/versions.js';
 
 // ---------------------------------------------------------------- encoding answers
 
@@ -634,6 +635,8 @@ describe('request encoding', () => {
 function stubConnection(answer: Buffer, sent: Buffer[]): Connection {
   return {
     send(_key: number, _version: number, createPayload: () => Writer, parser: (c: number, k: number, v: number, r: Reader) => unknown, _a: boolean, _b: boolean, cb: (err: Error | null, res?: unknown) => void) {
+      // The negotiation's ApiVersions (src/kafka/apis/versions.ts): a broker that speaks the newest versions the gateway does.
+      if (_key === 18) return cb(null, { errorCode: 0, throttleTimeMs: 0, apiKeys: Object.values(GATEWAY_APIS).map((a) => ({ apiKey: a.key, minVersion: a.min, maxVersion: a.max })) });
       sent.push(createPayload().buffer); // the request body: the connection adds the header
       const w = Writer.create();
       const framed = Buffer.concat([Buffer.from([9, 9, 9]), answer]);

@@ -27,6 +27,7 @@ import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type ClientQuotaAlteration, type QuotaEntity } from './client-quotas.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type AlterEntry = Parameters<typeof alterClientQuotasV1.createRequest>[0][number];
 type AlterOp = AlterEntry['ops'][number];
@@ -49,7 +50,7 @@ export async function alterClientQuota(kafka: RequestSender, alteration: ClientQ
   const res = await kafka.sendRequest(
     'AlterClientQuotas',
     'any',
-    (conn) => alterClientQuotasV1.api.async(conn, [{ entities: entityComponents(alteration.entity), ops }], opts.validateOnly ?? false),
+    async (conn) => (await at(conn, GATEWAY_APIS.AlterClientQuotas, alterClientQuotasV1.api)).async(conn, [{ entities: entityComponents(alteration.entity), ops }], opts.validateOnly ?? false),
     (r) => r.entries.map((e) => e.errorCode).filter((c) => c !== 0).map(kafkaErrorName)[0] ?? NONE,
   );
   const failed = res.entries.find((e) => e.errorCode !== 0);

@@ -35,6 +35,7 @@ import type { WireReader } from '../wire/reader.js';
 import { undecodedApi } from '../wire/undecoded.js';
 import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { groupByTopic, type PartitionRef } from './list-partition-reassignments-v0.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 export interface PartitionMove extends PartitionRef {
   /** The target replicas; null cancels the move in progress. */
@@ -151,7 +152,7 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
   const res = await kafka.sendRequest(
     'AlterPartitionReassignments',
     'controller',
-    (conn) => alterApi.async(conn, body),
+    async (conn) => (await at(conn, GATEWAY_APIS.AlterPartitionReassignments, alterApi)).async(conn, body),
     // The metrics label: the top-level error, else the first partition's error, else NONE.
     (raw) => {
       if (raw.errorCode !== 0) return kafkaErrorName(raw.errorCode);

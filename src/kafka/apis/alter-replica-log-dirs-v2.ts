@@ -27,6 +27,7 @@ import { firstErrorName, type RequestSender } from '../request.js';
 import { kafkaErrorInfo, toKafkaRequestError } from '../errors-map.js';
 import type { KafkaErrorInfo } from '../types.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 export interface ReplicaLogDirMove extends PartitionRef {
   /** The broker whose replica moves. */
@@ -63,7 +64,7 @@ export async function alterReplicaLogDirs(kafka: RequestSender, moves: ReplicaLo
         const res = await kafka.sendRequest(
           'AlterReplicaLogDirs',
           { broker },
-          (conn) => alterReplicaLogDirsV2.api.async(conn, request),
+          async (conn) => (await at(conn, GATEWAY_APIS.AlterReplicaLogDirs, alterReplicaLogDirsV2.api)).async(conn, request),
           (r) => firstErrorName(r.results.flatMap((t) => t.partitions.map((p) => p.errorCode))),
         );
         const codes = new Map<string, number>();

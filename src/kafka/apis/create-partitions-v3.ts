@@ -23,6 +23,7 @@ import { createPartitionsV3 } from '@platformatic/kafka';
 import type { Answered, RawItem, Transport } from '../request.js';
 import type { ItemResult, PartitionIncrease, RequestOptions } from '../types.js';
 import { buildItems, catchInBand, splitDuplicates } from './topic-items.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type CreatePartitionsResponse = Awaited<ReturnType<typeof createPartitionsV3.api.async>>;
 type CreatePartitionsRequestTopic = Parameters<typeof createPartitionsV3.createRequest>[0][number];
@@ -56,7 +57,7 @@ export async function createPartitions(
       requests,
       async (conn, batch) => {
         const res = await catchInBand<CreatePartitionsResponse>(
-          createPartitionsV3.api.async(conn, batch, kafka.requestTimeoutMs, validateOnly),
+          (await at(conn, GATEWAY_APIS.CreatePartitions, createPartitionsV3.api)).async(conn, batch, kafka.requestTimeoutMs, validateOnly),
         );
         return { throttleTimeMs: res.throttleTimeMs, items: res.results };
       },

@@ -37,6 +37,7 @@ import { createTopicsV7 } from '@platformatic/kafka';
 import type { Answered, Transport } from '../request.js';
 import type { CreatedTopic, ItemResult, NewTopic, RequestOptions } from '../types.js';
 import { buildItems, catchInBand, splitDuplicates, topicIdOrNull } from './topic-items.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type CreateTopicsResponse = Awaited<ReturnType<typeof createTopicsV7.api.async>>;
 type CreateTopicsRequestTopic = Parameters<typeof createTopicsV7.createRequest>[0][number];
@@ -66,7 +67,7 @@ export async function createTopics(kafka: Transport, topics: NewTopic[], opts: R
     requests,
     async (conn, batch) => {
       const res = await catchInBand<CreateTopicsResponse>(
-        createTopicsV7.api.async(conn, batch, kafka.requestTimeoutMs, validateOnly),
+        (await at(conn, GATEWAY_APIS.CreateTopics, createTopicsV7.api)).async(conn, batch, kafka.requestTimeoutMs, validateOnly),
       );
       return { throttleTimeMs: res.throttleTimeMs, items: res.topics };
     },

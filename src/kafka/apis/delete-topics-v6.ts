@@ -19,6 +19,7 @@ import { deleteTopicsV6 } from '@platformatic/kafka';
 import type { Answered, RawItem, Transport } from '../request.js';
 import type { ItemResult } from '../types.js';
 import { buildItems, catchInBand, splitDuplicates } from './topic-items.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type DeleteTopicsResponse = Awaited<ReturnType<typeof deleteTopicsV6.api.async>>;
 
@@ -32,7 +33,7 @@ export async function deleteTopics(kafka: Transport, names: string[]): Promise<I
     unique.map((name) => ({ name })),
     async (conn, batch) => {
       const res = await catchInBand<DeleteTopicsResponse>(
-        deleteTopicsV6.api.async(conn, batch.map((b) => ({ name: b.name, topicId: null })), kafka.requestTimeoutMs),
+        (await at(conn, GATEWAY_APIS.DeleteTopics, deleteTopicsV6.api)).async(conn, batch.map((b) => ({ name: b.name, topicId: null })), kafka.requestTimeoutMs),
       );
       const items = res.responses.map((r) => ({ name: r.name ?? '', errorCode: r.errorCode, errorMessage: r.errorMessage }));
       return { throttleTimeMs: res.throttleTimeMs, items };

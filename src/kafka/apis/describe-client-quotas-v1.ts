@@ -27,6 +27,7 @@ import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type ClientQuotaEntry, type ClientQuotaFilter, type IpQuotaKey, type QuotaEntity, type QuotaKey } from './client-quotas.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type DescribeComponent = Parameters<typeof describeClientQuotasV1.createRequest>[0][number];
 type EntityType = DescribeComponent['entityType'];
@@ -70,7 +71,7 @@ export async function describeClientQuotas(kafka: RequestSender, filter: ClientQ
   const res = await kafka.sendRequest(
     'DescribeClientQuotas',
     'any',
-    (conn) => describeClientQuotasV1.api.async(conn, filterComponents(filter), filter.strict ?? false),
+    async (conn) => (await at(conn, GATEWAY_APIS.DescribeClientQuotas, describeClientQuotasV1.api)).async(conn, filterComponents(filter), filter.strict ?? false),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));

@@ -45,6 +45,7 @@ import {
   type ConfigResourceKind,
   type ConfigResult,
 } from './config-resources.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 type DescribeConfigsResponse = Awaited<ReturnType<typeof describeConfigsV4.api.async>>;
 
@@ -68,7 +69,7 @@ export async function describeTopicConfigs(kafka: Transport, name: string): Prom
     const res: DescribeConfigsResponse = await kafka.send(
       'DescribeConfigs',
       'any',
-      (conn) => describeConfigsV4.api.async(conn, [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: null }], false, false),
+      async (conn) => (await at(conn, GATEWAY_APIS.DescribeConfigs, describeConfigsV4.api)).async(conn, [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: null }], false, false),
       (r) => firstErrorName(r.results.map((x) => x.errorCode)),
     );
     const result = res.results[0];
@@ -101,7 +102,7 @@ export async function describeConfigs(kafka: Transport, resource: { kind: Config
     const res: DescribeConfigsResponse = await kafka.send(
       'DescribeConfigs',
       target,
-      (conn) => describeConfigsV4.api.async(conn, req, true, false),
+      async (conn) => (await at(conn, GATEWAY_APIS.DescribeConfigs, describeConfigsV4.api)).async(conn, req, true, false),
       (r) => firstErrorName(r.results.map((x) => x.errorCode)),
     );
     const result = res.results[0];
@@ -140,8 +141,8 @@ export async function describeConfigOverrides(
         const res = await kafka.sendRequest(
           'DescribeConfigs',
           target,
-          (conn) =>
-            describeConfigsV4.api.async(
+          async (conn) =>
+            (await at(conn, GATEWAY_APIS.DescribeConfigs, describeConfigsV4.api)).async(
               conn,
               items.map((i) => ({ resourceType: RESOURCE_TYPE[i.kind], resourceName: i.name, configurationKeys: keys })),
               false,

@@ -25,6 +25,7 @@ import { incrementalAlterConfigsV1 } from '@platformatic/kafka';
 import { ERROR_CODES, kafkaErrorInfo } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import { byDestination, failAll, firstError, RESOURCE_TYPE, type ConfigAlteration, type ConfigResult } from './config-resources.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 const OP_CODES = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
@@ -42,8 +43,8 @@ export async function incrementalAlterConfigs(kafka: RequestSender, alterations:
         const res = await kafka.sendRequest(
           'IncrementalAlterConfigs',
           target,
-          (conn) =>
-            incrementalAlterConfigsV1.api.async(
+          async (conn) =>
+            (await at(conn, GATEWAY_APIS.IncrementalAlterConfigs, incrementalAlterConfigsV1.api)).async(
               conn,
               items.map((a) => ({
                 resourceType: RESOURCE_TYPE[a.kind],

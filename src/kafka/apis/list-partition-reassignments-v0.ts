@@ -31,6 +31,7 @@ import { WireReader } from '../wire/reader.js';
 import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
 import { undecodedApi } from '../wire/undecoded.js';
 import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
+import { at, GATEWAY_APIS } from './versions.js';
 
 export interface PartitionRef {
   topic: string;
@@ -133,7 +134,7 @@ export async function listPartitionReassignments(kafka: RequestSender, partition
   const res = await kafka.sendRequest(
     'ListPartitionReassignments',
     'controller',
-    (conn) => listApi.async(conn, encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics)),
+    async (conn) => (await at(conn, GATEWAY_APIS.ListPartitionReassignments, listApi)).async(conn, encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics)),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   let listed: ListedReassignments;

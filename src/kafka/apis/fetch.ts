@@ -1,8 +1,17 @@
-// Fetch v17, sent to the partition's leader: the record batches of one partition from an
-// offset on. A full fetch every time (session id 0, epoch 0: no fetch session is kept),
-// READ_UNCOMMITTED (nothing the gateway reads is transactional), max wait 0 (callers fetch
-// below the end offset they already know, so the data is there). v13+ names the topic by id,
-// not by name.
+// Fetch v12-v17 (the version negotiated with the broker, ./versions.ts; Kafka 2.8-3.0 accept
+// v12, 3.1-3.4 v13, 3.5-3.6 v15, 3.7-3.8 v16, 3.9+ v17), sent to the partition's leader: the
+// record batches of one partition from an offset on. A full fetch every time (session id 0,
+// epoch 0: no fetch session is kept), READ_UNCOMMITTED (nothing the gateway reads is
+// transactional), max wait 0 (callers fetch below the end offset they already know, so the data
+// is there). The client's per-version modules write and read each version; what differs:
+//   v12: the request starts with replica_id INT32 (-1, a consumer) and names topics by name
+//        (topic => COMPACT_STRING, in topics and forgotten_topics_data); responses name them too.
+//   v13-v14: topics by id (topic_id => UUID) in the request and the response (KIP-516).
+//   v15+: no replica_id in the request (a consumer sends none; replica_state is a tagged field
+//        for followers, KIP-903).
+//   v16: the response gains the tagged node_endpoints (KIP-951), not read.
+//   v17: the request gains the tagged replica_directory_id (KIP-853), not sent.
+// v17 in full:
 /*
   Fetch Request (Version: 17) => max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER
     max_wait_ms => INT32
@@ -43,23 +52,27 @@
         preferred_read_replica => INT32
         records => COMPACT_RECORDS
 */
-import { fetchV17 } from '@platformatic/kafka';
+import { fetchV12, fetchV13, fetchV14, fetchV15, fetchV16, fetchV17 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName } from '../errors-map.js';
 import { firstErrorName, type RequestSender } from '../request.js';
+import { GATEWAY_APIS, pick } from './versions.js';
+
+const FETCH_BY_VERSION = { 12: fetchV12, 13: fetchV13, 14: fetchV14, 15: fetchV15, 16: fetchV16, 17: fetchV17 };
 
 type FetchResponse = Awaited<ReturnType<typeof fetchV17.api.async>>;
 /** The record batches of one partition, as the client parses them. */
 export type FetchedBatch = NonNullable<FetchResponse['responses'][number]['partitions'][number]['records']>[number];
 
 /**
- * The batches of partition `partition` of topic `topicId` (hex, see uuidHex) from `offset`
- * on, at most `maxBytes`, asked of broker `leader`. An error code in the answer (top-level or
+ * The batches of partition `partition` of topic `topic` (its id `topicId` in hex, see uuidHex:
+ * v13+ name it so; v12 by name) from `offset` on, at most `maxBytes`, asked of broker `leader`. An error code in the answer (top-level or
  * the partition's) is thrown as a KafkaRequestError (kind 'kafka').
  */
 export async function fetchRecords(
   kafka: RequestSender,
   leader: number,
+  topic: string,
   topicId: string,
   partition: number,
   offset: bigint,
@@ -68,8 +81,11 @@ export async function fetchRecords(
   const res = await kafka.sendRequest(
     'Fetch',
     { broker: leader },
-    (conn) =>
-      fetchV17.api.async(
+    async (conn) => {
+      const { version, module } = await pick(conn, GATEWAY_APIS.Fetch, FETCH_BY_VERSION);
+      // The client's v12 writer puts the topic field's string on the wire: the name there.
+      const topicRef = version >= 13 ? topicId : topic;
+      return (module as typeof fetchV17).api.async(
         conn,
         0, // max wait: we only fetch below the end offset, so data is there
         0,
@@ -77,10 +93,11 @@ export async function fetchRecords(
         0, // READ_UNCOMMITTED
         0,
         0, // session epoch 0 with session id 0: a full fetch, no session kept
-        [{ topicId, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: maxBytes }] }],
+        [{ topicId: topicRef, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: maxBytes }] }],
         [],
         '',
-      ),
+      );
+    },
     (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstErrorName(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode)))),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode));

@@ -1,4 +1,5 @@
-// Produce v11 with acks=-1, sent to the partition's leader: appends keyed records to one
+// Produce v9-v11 with acks=-1 (the version negotiated with the broker, ./versions.ts; Kafka
+// 2.8-3.6 accept v9, 3.7 v10, 3.8+ v11), sent to the partition's leader: appends keyed records to one
 // partition and answers the offset of the first. No producer id and no transactions: the
 // state topic (src/kafka/state-topic.ts) relies only on acks=-1 (durable once the in-sync
 // replicas have it). A null value is written as a tombstone.
@@ -10,6 +11,9 @@
 // Here the text goes straight into one request Buffer, sized in advance, and the CRC is
 // computed over it in place (../wire/crc32c.ts). The bytes are the client encoder's (a test
 // compares them), so brokers see exactly what they saw before.
+// The grammar (v11 below) is the same for v9-v11: v10 adds only tagged fields to the response
+// (current_leader per partition and node_endpoints, KIP-951), which are skipped; v11 only says
+// the client handles TRANSACTION_ABORTABLE (KIP-890), which a non-transactional produce never gets.
 /*
   Produce Request (Version: 11) => transactional_id acks timeout_ms [topic_data] TAG_BUFFER
     transactional_id => COMPACT_NULLABLE_STRING
@@ -45,13 +49,14 @@
   record => length VARINT | attributes INT8 (0) | timestamp_delta VARLONG (0) | offset_delta VARINT
     | key_length VARINT | key | value_length VARINT (-1: null) | value | [header] (VARINT count, 0)
 */
-import { createAPI, produceV11 } from '@platformatic/kafka';
+import { createAPI } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, toKafkaRequestError } from '../errors-map.js';
 import { firstErrorName, type RequestSender } from '../request.js';
 import { crc32c } from '../wire/crc32c.js';
 import { WireReader } from '../wire/reader.js';
 import { compactStringSize, payloadOf, uvarintSize, varintSize, WireWriter } from '../wire/writer.js';
+import { GATEWAY_APIS, pick } from './versions.js';
 
 /** One record to append: key and value as text (UTF-8 on the wire), value null = tombstone. */
 export interface ProducedRecord {
@@ -155,8 +160,10 @@ export function decodeProduceAnswer(r: WireReader): ProduceAnswer {
   return { responses, throttleTimeMs };
 }
 
-// The client's Produce v11 (its key and version), with our body and our parser.
-const produceV11Api = createAPI<[body: Buffer], ProduceAnswer>(produceV11.api.key, produceV11.api.version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => decodeProduceAnswer(WireReader.fromClientReader(reader)));
+// Produce at each version the gateway speaks, with our body and our parser.
+const produceAt = (version: number) =>
+  createAPI<[body: Buffer], ProduceAnswer>(GATEWAY_APIS.Produce.key, version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => decodeProduceAnswer(WireReader.fromClientReader(reader)));
+const PRODUCE_BY_VERSION = { 9: produceAt(9), 10: produceAt(10), 11: produceAt(11) };
 
 /**
  * Appends `records`, in order, to partition `partition` of `topic` on broker `leader`, with
@@ -174,7 +181,7 @@ export async function produceRecords(
   const body = encodeProduceRequest(-1, timeoutMs, topic, partition, records, BigInt(Date.now()));
   let res: ProduceAnswer;
   try {
-    res = await kafka.sendRequest('Produce', { broker: leader }, (conn) => produceV11Api.async(conn, body), (r) =>
+    res = await kafka.sendRequest('Produce', { broker: leader }, async (conn) => (await pick(conn, GATEWAY_APIS.Produce, PRODUCE_BY_VERSION)).module.async(conn, body), (r) =>
       firstErrorName(r.responses.flatMap((t) => t.partitionResponses.map((p) => p.errorCode))),
     );
   } catch (err) {

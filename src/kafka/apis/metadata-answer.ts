@@ -1,4 +1,4 @@
-// A decoded Metadata v12 answer (src/kafka/apis/metadata-v12.ts decodes it). Types only, in a
+// A decoded Metadata answer (src/kafka/apis/metadata.ts decodes it). Types only, in a
 // module of their own so that src/kafka/request.ts can name them without an import cycle.
 
 /** Where a partition is: what describePartitions' callers (reconciler, pacer, plans, starts) read. */

@@ -1,6 +1,10 @@
-// DescribeCluster v1, sent to any broker: the cluster id, the controller and the brokers
-// (which the transport learns its routes from). Older brokers that do not know it
-// (UNSUPPORTED_VERSION) are asked with Metadata v12, which carries the same facts.
+// DescribeCluster v0-v1 (the version negotiated with the broker, ./versions.ts; Kafka 2.8-3.6
+// accept v0, 3.7+ v1), sent to any broker: the cluster id, the controller and the brokers
+// (which the transport learns its routes from). A broker without it (none from 2.8 on; the
+// negotiation answers UNSUPPORTED_VERSION without sending anything) is asked with Metadata,
+// which carries the same facts.
+// v0 has no endpoint_type (request or response: KIP-919 added it in v1 for asking controllers
+// directly); the gateway asks brokers (1) and reads no more than v0 has. v1 in full:
 /*
   DescribeCluster Request (Version: 1) => include_cluster_authorized_operations endpoint_type TAG_BUFFER
     include_cluster_authorized_operations => BOOLEAN
@@ -20,10 +24,13 @@
       rack => COMPACT_NULLABLE_STRING
     cluster_authorized_operations => INT32
 */
-import { describeClusterV1 } from '@platformatic/kafka';
+import { describeClusterV0, describeClusterV1 } from '@platformatic/kafka';
 import { ERROR_CODES, toKafkaRequestError } from '../errors-map.js';
 import type { Transport } from '../request.js';
 import type { ClusterDescription } from '../types.js';
+import { GATEWAY_APIS, pick } from './versions.js';
+
+const DESCRIBE_CLUSTER_BY_VERSION = { 0: describeClusterV0, 1: describeClusterV1 };
 
 type DescribeClusterResponse = Awaited<ReturnType<typeof describeClusterV1.api.async>>;
 
@@ -31,7 +38,7 @@ export async function describeCluster(kafka: Transport): Promise<ClusterDescript
   return kafka.withRetry('DescribeCluster', async () => {
     let res: DescribeClusterResponse;
     try {
-      res = await kafka.send('DescribeCluster', 'any', (conn) => describeClusterV1.api.async(conn, false, 1));
+      res = await kafka.send('DescribeCluster', 'any', async (conn) => (await pick(conn, GATEWAY_APIS.DescribeCluster, DESCRIBE_CLUSTER_BY_VERSION)).module.api.async(conn, false, 1));
     } catch (err) {
       const e = toKafkaRequestError(err);
       if (e.kind !== 'kafka' || e.kafka.code !== ERROR_CODES.UNSUPPORTED_VERSION) throw err;

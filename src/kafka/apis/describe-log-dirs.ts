@@ -1,7 +1,13 @@
-// DescribeLogDirs v4, sent to *each* broker (a broker only describes its own log dirs):
+// DescribeLogDirs v2-v4 (the version negotiated with the broker, ./versions.ts; Kafka 2.8-3.1
+// accept v2, 3.2 v3, 3.3+ v4), sent to *each* broker (a broker only describes its own log dirs):
 // replica sizes. Inter-broker copy progress = an adding replica's size against the
 // leader's. Future replicas (is_future_key: a move between log dirs of one broker) are
 // left out of the sizes (reported in `placement`); an offline log dir (error 56) contributes nothing.
+// The request is the same for v2-v4 (v4 below). The response differs:
+//   v2: no top-level error_code (read as 0), no total_bytes / usable_bytes (read as -1, Kafka's
+//       DescribeLogDirsResponse.UNKNOWN_VOLUME_BYTES: the dir's size and free space are unknown).
+//   v3: + error_code after throttle_time_ms (KIP-784).
+//   v4: + total_bytes and usable_bytes per log dir (KIP-827).
 /*
   DescribeLogDirs Request (Version: 4) => [topics] TAG_BUFFER
     topics => topic [partitions] TAG_BUFFER
@@ -32,15 +38,16 @@
 // partitions pass after pass keeps it (ReplicaSizesRequest) and gets each broker's sizes as a
 // column indexed by the request's slots (describeReplicaSizeColumns): no string key and no Map
 // per partition per pass. describeReplicaSizes is the Map form, for the few small callers.
-import { describeLogDirsV4 } from '@platformatic/kafka';
+import { createAPI } from '@platformatic/kafka';
 import { partitionKey } from '../../domain/partition-key.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
-import { undecodedApi } from '../wire/undecoded.js';
-import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
+import type { UndecodedAnswer } from '../wire/undecoded.js';
+import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
+import { GATEWAY_APIS, pick } from './versions.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
 export interface ReplicaSizes {
@@ -70,13 +77,14 @@ export const replicaKey: (topic: string, partition: number) => string = partitio
 export interface LogDirResult {
   errorCode: number;
   logDir: string;
+  /** The dir's size and free space in bytes; -1 = unknown (below v4). */
   totalBytes: number;
   usableBytes: number;
   topics: { name: string; start: number; end: number }[];
 }
 
 /**
- * A decoded DescribeLogDirs v4 response. Replica entry i (in the order of the answer) is
+ * A decoded DescribeLogDirs v2-v4 response. Replica entry i (in the order of the answer) is
  * partitionIndex[i], partitionSize[i], isFutureKey[i] (1/0); i < replicaCount. offset_lag is
  * not kept (the gateway does not use it).
  */
@@ -98,9 +106,9 @@ const MIN_REPLICA_ENTRY_BYTES = 22;
  * A top-level or per-dir error is returned, not thrown. A null array (which the grammar does
  * not allow) reads as empty, as the client's parser reads it.
  */
-export function* decodeDescribeLogDirsSteps(r: WireReader): Steps<LogDirsAnswer> {
+export function* decodeDescribeLogDirsSteps(r: WireReader, version = 4): Steps<LogDirsAnswer> {
   const throttleTimeMs = r.int32();
-  const errorCode = r.int16();
+  const errorCode = version >= 3 ? r.int16() : 0;
   // Every entry read takes at least MIN_REPLICA_ENTRY_BYTES of the answer (a read past its end
   // throws first), so the columns never fill up.
   const capacity = Math.floor(r.remaining / MIN_REPLICA_ENTRY_BYTES);
@@ -139,8 +147,8 @@ export function* decodeDescribeLogDirsSteps(r: WireReader): Steps<LogDirsAnswer>
       r.skipTaggedFields();
       topics.push({ name, start, end: n });
     }
-    const totalBytes = r.int64();
-    const usableBytes = r.int64();
+    const totalBytes = version >= 4 ? r.int64() : -1;
+    const usableBytes = version >= 4 ? r.int64() : -1;
     r.skipTaggedFields();
     results.push({ errorCode: dirError, logDir, totalBytes, usableBytes, topics });
   }
@@ -148,7 +156,7 @@ export function* decodeDescribeLogDirsSteps(r: WireReader): Steps<LogDirsAnswer>
   return { throttleTimeMs, errorCode, results, replicaCount: n, partitionIndex, partitionSize, isFutureKey };
 }
 
-export const decodeDescribeLogDirs = (r: WireReader): LogDirsAnswer => drain(decodeDescribeLogDirsSteps(r));
+export const decodeDescribeLogDirs = (r: WireReader, version = 4): LogDirsAnswer => drain(decodeDescribeLogDirsSteps(r, version));
 
 /** The request body: these topics' partitions (the gateway always names them; a null array would ask for every replica). */
 export function encodeDescribeLogDirsRequest(topics: { name: string; partitions: number[] }[]): Buffer {
@@ -159,7 +167,16 @@ export function encodeDescribeLogDirsRequest(topics: { name: string; partitions:
   return w.noTaggedFields().done();
 }
 
-const describeApi = undecodedApi(describeLogDirsV4.api.key, describeLogDirsV4.api.version);
+/**
+ * DescribeLogDirs at `version` with a pre-encoded request body; the answer kept as bytes, with
+ * its top-level error code (v3+; none before) for the transport's metrics label.
+ */
+const describeAt = (version: number) =>
+  createAPI<[body: Buffer], UndecodedAnswer & { version: number }>(GATEWAY_APIS.DescribeLogDirs.key, version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => {
+    const answer = WireReader.fromClientReader(reader);
+    return { version, errorCode: version >= 3 ? answer.buf.readInt16BE(answer.pos + 4) : 0, answer }; // after throttle_time_ms
+  });
+const DESCRIBE_LOG_DIRS_BY_VERSION = { 2: describeAt(2), 3: describeAt(3), 4: describeAt(4) };
 
 /**
  * Where a topic's partitions asked about have their slot: an Int32Array indexed by partition
@@ -440,11 +457,11 @@ export async function describeReplicaSizeColumns(kafka: RequestSender, brokers: 
         const res = await kafka.sendRequest(
           'DescribeLogDirs',
           { broker },
-          (conn) => describeApi.async(conn, request.body),
+          async (conn) => (await pick(conn, GATEWAY_APIS.DescribeLogDirs, DESCRIBE_LOG_DIRS_BY_VERSION)).module.async(conn, request.body),
           (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
-        const answer = await inSlices(decodeDescribeLogDirsSteps(res.answer));
+        const answer = await inSlices(decodeDescribeLogDirsSteps(res.answer, res.version));
         return { broker, ok: true, ...(await inSlices(replicaSizeColumnsSteps(answer, request.keys, opts.placement === true))) };
       } catch (err) {
         return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };

@@ -1,7 +1,10 @@
-// Metadata v12: brokers, controller, and the partition placement of topics (replicas,
+// Metadata v11-v12 (Kafka 2.8-3.0 accept v11, 3.1+ v12; the version negotiated with the broker,
+// ./versions.ts): brokers, controller, and the partition placement of topics (replicas,
 // leader, ISR). The transport (src/kafka/transport.ts) sends it to learn the brokers and the
 // controller; the gateway lists topics, describes a topic's partitions and the placement of
 // many topics with it; the state topic learns its id and its leader with it.
+// The wire grammar is the same for v11 and v12 (v12 below): v12 only lets a request name a topic by
+// id alone (name null), which the gateway never does; the response is unchanged.
 /*
   Metadata Request (Version: 12) => [topics] allow_auto_topic_creation include_topic_authorized_operations TAG_BUFFER
     topics => topic_id name TAG_BUFFER
@@ -41,7 +44,7 @@
 // copied into its own objects (~95 MB more). Here each partition is read once from one Buffer
 // into the object the callers keep: its replica lists are arrays sized once, and
 // describePartitions (placement: replicas and leader) does not make the ISR and offline lists.
-import { metadataV12, type Connection } from '@platformatic/kafka';
+import type { Connection } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { ERROR_CODES, kafkaErrorInfo, NONE } from '../errors-map.js';
 import { firstErrorName, type RequestSender, type Transport } from '../request.js';
@@ -51,11 +54,12 @@ import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js
 import { rawAnswerApi } from '../wire/undecoded.js';
 import { compactStringSize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { topicIdOrNull } from './topic-items.js';
+import { GATEWAY_APIS, pick } from './versions.js';
 
-// The answer's types live in metadata-v12-answer.ts, which imports nothing: src/kafka/request.ts
+// The answer's types live in metadata-answer.ts, which imports nothing: src/kafka/request.ts
 // names MetadataAnswer without importing this module (no cycle).
-import type { MetadataAnswer, MetadataBroker, MetadataTopic, Placement, PartitionPlacement } from './metadata-v12-answer.js';
-export type { MetadataAnswer, MetadataBroker, MetadataTopic, PartitionPlacement, Placement } from './metadata-v12-answer.js';
+import type { MetadataAnswer, MetadataBroker, MetadataTopic, Placement, PartitionPlacement } from './metadata-answer.js';
+export type { MetadataAnswer, MetadataBroker, MetadataTopic, PartitionPlacement, Placement } from './metadata-answer.js';
 
 /** Bytes of the smallest partition entry: INT16 + 3 INT32 + three empty arrays + an empty TAG_BUFFER. */
 const MIN_PARTITION_BYTES = 18;
@@ -217,7 +221,13 @@ export function encodeMetadataRequest(topics: readonly string[] | null): Buffer 
   return w.bool(false).bool(false).noTaggedFields().done();
 }
 
-const metadataApi = rawAnswerApi(metadataV12.api.key, metadataV12.api.version);
+const METADATA_BY_VERSION = { 11: rawAnswerApi(GATEWAY_APIS.Metadata.key, 11), 12: rawAnswerApi(GATEWAY_APIS.Metadata.key, 12) };
+
+/** Send `body` on `conn` at the version negotiated with its broker; the answer's bytes. */
+async function sendRaw(conn: Connection, body: Buffer): Promise<WireReader> {
+  const { module } = await pick(conn, GATEWAY_APIS.Metadata, METADATA_BY_VERSION);
+  return module.async(conn, body);
+}
 
 /**
  * Send a pre-encoded request on `conn` and decode the answer in slices. The decode is part of
@@ -225,12 +235,12 @@ const metadataApi = rawAnswerApi(metadataV12.api.key, metadataV12.api.version);
  * the decoded answer; a malformed answer fails the call.
  */
 async function sendMetadata(conn: Connection, body: Buffer): Promise<MetadataAnswer> {
-  return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body)));
+  return inSlices(decodeMetadataSteps(await sendRaw(conn, body)));
 }
 
 /** sendMetadata for describePartitions: replica lists only. */
 async function sendMetadataPlacement(conn: Connection, body: Buffer): Promise<MetadataAnswer<Placement>> {
-  return inSlices(decodeMetadataSteps(await metadataApi.async(conn, body), 'replicas'));
+  return inSlices(decodeMetadataSteps(await sendRaw(conn, body), 'replicas'));
 }
 
 /** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
@@ -257,7 +267,7 @@ export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
   const topics = await kafka.sendRequest(
     'Metadata',
     'any',
-    async (conn) => inSlices(decodeTopicSummariesSteps(await metadataApi.async(conn, EVERY_TOPIC))),
+    async (conn) => inSlices(decodeTopicSummariesSteps(await sendRaw(conn, EVERY_TOPIC))),
     (res) => firstErrorName(res.map((t) => t.errorCode)),
   );
   return topics
