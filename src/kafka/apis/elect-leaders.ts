@@ -4,26 +4,51 @@
 // elected, 84 ELECTION_NOT_NEEDED, 80 PREFERRED_LEADER_NOT_AVAILABLE, 83
 // ELIGIBLE_LEADERS_NOT_AVAILABLE, 3 UNKNOWN_TOPIC_OR_PARTITION; a top-level error (v1+: e.g. 42
 // for an unknown election type, 31 without ALTER on CLUSTER) is returned with the rest. Kafka
-// 2.8 to 4.2 accept v0-v2; v2 is sent unless the caller names another version.
+// 2.8 to 4.2 accept v0-v2; this module speaks v0-v2 and sends v2 unless the caller names
+// another version (the transport's negotiation, issue 29, passes the negotiated one).
 /*
-  ElectLeaders Request (Version: 0) => [topic_partitions] timeout_ms
-    topic_partitions => topic [partitions]          (nullable array: null = every partition)
-      topic => STRING
+  ElectLeaders Request (Version: 2) => election_type [topic_partitions] timeout_ms TAG_BUFFER
+    election_type => INT8
+    topic_partitions => topic [partitions] TAG_BUFFER
+      topic => COMPACT_STRING
       partitions => INT32
     timeout_ms => INT32
 
+  ElectLeaders Response (Version: 2) => throttle_time_ms error_code [replica_election_results] TAG_BUFFER
+    throttle_time_ms => INT32
+    error_code => INT16
+    replica_election_results => topic [partition_result] TAG_BUFFER
+      topic => COMPACT_STRING
+      partition_result => partition_id error_code error_message TAG_BUFFER
+        partition_id => INT32
+        error_code => INT16
+        error_message => COMPACT_NULLABLE_STRING
+*/
+// v1: the same fields in non-flexible forms (STRING, ARRAY with an INT32 length, no TAG_BUFFER):
+/*
   ElectLeaders Request (Version: 1) => election_type [topic_partitions] timeout_ms
-    election_type => INT8                           (0 preferred, 1 unclean)
+    election_type => INT8
     topic_partitions => topic [partitions]
       topic => STRING
       partitions => INT32
     timeout_ms => INT32
 
-  ElectLeaders Request (Version: 2) => election_type [topic_partitions] timeout_ms TAG_BUFFER
-    election_type => INT8
-    topic_partitions => topic [partitions] TAG_BUFFER
-      topic => COMPACT_STRING
-      partitions => INT32                           (COMPACT_ARRAY)
+  ElectLeaders Response (Version: 1) => throttle_time_ms error_code [replica_election_results]
+    throttle_time_ms => INT32
+    error_code => INT16
+    replica_election_results => topic [partition_result]
+      topic => STRING
+      partition_result => partition_id error_code error_message
+        partition_id => INT32
+        error_code => INT16
+        error_message => NULLABLE_STRING
+*/
+// v0: no election_type (always preferred) and no top-level error_code:
+/*
+  ElectLeaders Request (Version: 0) => [topic_partitions] timeout_ms
+    topic_partitions => topic [partitions]
+      topic => STRING
+      partitions => INT32
     timeout_ms => INT32
 
   ElectLeaders Response (Version: 0) => throttle_time_ms [replica_election_results]
@@ -34,12 +59,6 @@
         partition_id => INT32
         error_code => INT16
         error_message => NULLABLE_STRING
-
-  ElectLeaders Response (Version: 1) => throttle_time_ms error_code [replica_election_results]
-    (v0 plus error_code => INT16 after throttle_time_ms)
-
-  ElectLeaders Response (Version: 2) => throttle_time_ms error_code [replica_election_results] TAG_BUFFER
-    (v1 in compact forms, a TAG_BUFFER after each partition_result and each replica_election_result)
 */
 // Encoded and decoded here (one Buffer sized in advance, the answer read straight into a flat
 // list), as the other large requests are: an election of every partition answers about up to
@@ -47,9 +66,8 @@
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
-import { MalformedResponseError, type WireReader } from '../wire/reader.js';
 import { createAPI } from '@platformatic/kafka';
-import { WireReader as Reader } from '../wire/reader.js';
+import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { compactStringSize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
 
@@ -171,7 +189,7 @@ export function groupPartitions(partitions: readonly PartitionRef[]): [string, n
 const apis = new Map(
   ELECT_LEADERS_VERSIONS.map((v) => [
     v,
-    createAPI<[body: Buffer], WireReader>(ELECT_LEADERS_KEY, v, payloadOf, (_c, _k, _v, reader) => Reader.fromClientReader(reader), isFlexible(v), isFlexible(v)),
+    createAPI<[body: Buffer], WireReader>(ELECT_LEADERS_KEY, v, payloadOf, (_c, _k, _v, reader) => WireReader.fromClientReader(reader), isFlexible(v), isFlexible(v)),
   ] as const),
 );
 
