@@ -12,6 +12,7 @@ import { createReassignmentMetrics } from './http/reassignment-metrics.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
 import { createReassignmentChangeFeed } from './events/reassignment-changes.js';
 import { loadWebhookConfig } from './events/webhook-config.js';
+import { loadStreamConfig } from './events/sse-config.js';
 import { createWebhookMetrics } from './events/webhook-metrics.js';
 import { createWebhookRuntime } from './events/webhooks.js';
 import type { LifecycleState } from './http/routes/health.js';
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
   const consoleFiles = await loadConsoleAssets();
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
-  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, streams: loadStreamConfig(process.env), webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   const warmUpStarted = performance.now();

@@ -5,12 +5,13 @@
 //
 // URL and token also come from KAG_URL / KAG_TOKEN (or GATEWAY_URL / GATEWAY_TOKEN).
 // Exit codes: 0 ok; 1 the gateway refused or failed (problem printed); 2 usage error or an
-// endpoint this gateway does not have; 3 `reassign status --watch` / `execute --watch` saw the
+// endpoint this gateway does not have; 3 `reassign status --watch|--follow` / `execute --watch|--follow` saw the
 // reassignment end failed or cancelled (so CI pipelines stop).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiError, createClient, formatBytes, formatDuration, REASSIGNMENT_ORDERS, type GatewayClient, type Reassignment, type ReassignmentFile, type ReassignmentOrder, type ReassignmentStatus } from '../client/api.js';
 import { pacingText, progressLines, table } from './render.js';
+import { followReassignment } from './follow.js';
 import { electionBody, electionText, electLeaders } from './leaders.js';
 
 const USAGE = `Usage: kag [--url URL] [--token TOKEN] [--output table|json] <command>
@@ -26,13 +27,15 @@ Commands:
                                            --output-file writes it in Kafka's reassignment file format
   reassign execute --reassignment-json-file FILE [--throttle BYTES/S] [--validate-only]
                    [--per-broker N] [--cluster N] [--order size-asc|size-desc|as-given]
-                   [--rollback-file FILE] [--watch]
+                   [--rollback-file FILE] [--watch | --follow]
                                            paced execution: at most N moves in flight per broker / in the
                                            cluster (the next start as earlier ones complete), in that order
   reassign list
-  reassign status ID [--watch] [--interval SECONDS]
+  reassign status ID [--watch [--interval SECONDS] | --follow]
                                            state, queued/moving/completed/failed counts, a bar per moving
-                                           partition; --watch redraws until it ends (exit 3 on failure)
+                                           partition; --watch redraws until it ends (exit 3 on failure);
+                                           --follow: the summary as the gateway's event stream sends it
+                                           (no polling; polls if the gateway has no stream)
   reassign pause ID | resume ID            pause: moves in flight finish, no new one starts
   reassign concurrency ID [--per-broker N|none] [--cluster N|none]
                                            change the bounds of a paced reassignment
@@ -66,6 +69,7 @@ const OPTIONS = {
   'validate-only': { type: 'boolean' },
   'preserve-throttles': { type: 'boolean' },
   watch: { type: 'boolean', short: 'w' },
+  follow: { type: 'boolean', short: 'f' },
   interval: { type: 'string' },
   type: { type: 'string' },
   partitions: { type: 'string' },
@@ -155,11 +159,12 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promi
     io.err(`--output must be table or json, got "${output}"`);
     return 2;
   }
-  const client = createClient({ baseUrl: v.url ?? env.KAG_URL ?? env.GATEWAY_URL ?? 'http://localhost:8080', token: v.token ?? env.KAG_TOKEN ?? env.GATEWAY_TOKEN ?? null });
+  const conn: Connection = { baseUrl: v.url ?? env.KAG_URL ?? env.GATEWAY_URL ?? 'http://localhost:8080', token: v.token ?? env.KAG_TOKEN ?? env.GATEWAY_TOKEN ?? null };
+  const client = createClient(conn);
   const print = (json: unknown, render: () => string) => io.out(output === 'json' ? JSON.stringify(json, null, 2) : render());
 
   try {
-    return await dispatch(client, pos, v, print, io, output);
+    return await dispatch(client, pos, v, print, io, output, conn);
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`${err.message}\n\nRun kag --help for usage.`);
@@ -176,7 +181,13 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promi
   }
 }
 
-async function dispatch(client: GatewayClient, pos: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string): Promise<number> {
+/** Where the gateway is and who we are (the event streams are read beside the client). */
+interface Connection {
+  baseUrl: string;
+  token: string | null;
+}
+
+async function dispatch(client: GatewayClient, pos: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string, conn: Connection): Promise<number> {
   const [cmd, sub, ...rest] = pos;
   switch (cmd) {
     case 'whoami': {
@@ -255,7 +266,7 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
       return 0;
     }
     case 'reassign':
-      return reassign(client, sub, rest, v, print, io, output);
+      return reassign(client, sub, rest, v, print, io, output, conn);
     default:
       throw new UsageError(`unknown command "${cmd}"`);
   }
@@ -291,7 +302,9 @@ async function brokers(client: GatewayClient, print: (json: unknown, render: () 
   return 0;
 }
 
-async function reassign(client: GatewayClient, sub: string | undefined, rest: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string): Promise<number> {
+async function reassign(client: GatewayClient, sub: string | undefined, rest: string[], v: Values, print: (json: unknown, render: () => string) => void, io: Io, output: string, conn: Connection): Promise<number> {
+  // --follow: over the event stream; polling (--watch) when the gateway has none.
+  const follow = (id: string) => followReassignment({ ...conn, id, output, io, fallback: () => watch(client, id, v, io, output), failedExit: (r) => failedExit({ summary: r, moving: [], more: null }) });
   const needId = () => {
     const id = rest[0];
     if (!id) throw new UsageError(`reassign ${sub} needs a reassignment id`);
@@ -331,14 +344,16 @@ async function reassign(client: GatewayClient, sub: string | undefined, rest: st
         [
           `Started reassignment ${answer.id} (${answer.summary.counts.total} partition(s), ${formatBytes(answer.summary.progress.bytesTotal)}; ${answer.summary.counts.moving} moving, ${answer.summary.counts.queued} queued; pacing: ${pacingText(answer.summary)}).`,
           v['rollback-file'] ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).` : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
-          `Follow it: kag reassign status ${answer.id} --watch`,
+          `Follow it: kag reassign status ${answer.id} --follow`,
         ].join('\n'),
       );
+      if (v.follow) return follow(answer.id);
       if (v.watch) return watch(client, answer.id, v, io, output);
       return 0;
     }
     case 'status': {
       const id = needId();
+      if (v.follow) return follow(id);
       if (v.watch) return watch(client, id, v, io, output);
       const st = await client.reassignmentStatus(id);
       print(st, () => progressLines(st).join('\n'));

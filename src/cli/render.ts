@@ -25,13 +25,23 @@ export function pacingText(r: ReassignmentStatus['summary']): string {
   return bounds.length ? `${bounds.join(', ')}, ${r.order}` : 'all at once';
 }
 
+/** completed, cancelled, failed: nothing moves any more. */
+export const finishedState = (state: string): boolean => state === 'completed' || state === 'cancelled' || state === 'failed';
+
+/** Seconds from its start (or creation) to its end; null while it runs. */
+export function tookSeconds(r: { createdAt: string; startedAt: string | null; endedAt: string | null }): number | null {
+  return r.endedAt ? Math.max(0, (Date.parse(r.endedAt) - Date.parse(r.startedAt ?? r.createdAt)) / 1000) : null;
+}
+
 const partitionPercent = (p: ReassignmentPartitionItem): number => (p.percent ?? (p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0));
 
 /** The progress of one reassignment: a total bar, its counts and pacing, and one bar per moving partition. */
 export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   const r = s.summary;
   const p = r.progress;
-  const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}${p.stalled ? '  STALLED' : ''}`;
+  // Finished: how long it took, never a rate or an ETA.
+  const pace = finishedState(r.state) ? `took ${formatDuration(tookSeconds(r))}` : `${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}`;
+  const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ${pace}${p.stalled ? '  STALLED' : ''}`;
   const c = r.counts;
   const lines = [
     head,

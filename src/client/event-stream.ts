@@ -94,6 +94,8 @@ export class StreamError extends Error {
     readonly status: number | null,
     readonly fatal: boolean,
     readonly retryAfterSeconds: number | null = null,
+    /** The problem's `type` when the refusal was a problem document. */
+    readonly problemType: string | null = null,
   ) {
     super(message);
     this.name = 'StreamError';
@@ -125,13 +127,16 @@ export function followEventStream(o: FollowOptions): FollowHandle {
     if (res.status !== 200 || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       const text = await res.text().catch(() => '');
       let detail = text;
+      let type: string | null = null;
       try {
-        detail = (JSON.parse(text) as { detail?: string }).detail ?? text;
+        const problem = JSON.parse(text) as { detail?: string; type?: string };
+        detail = problem.detail ?? text;
+        type = typeof problem.type === 'string' ? problem.type : null;
       } catch {
         // not a problem document
       }
       const retryAfter = Number(res.headers.get('retry-after'));
-      throw new StreamError(`${res.status}: ${detail}`.trim(), res.status, [401, 403, 404, 405].includes(res.status), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+      throw new StreamError(`${res.status}: ${detail}`.trim(), res.status, [401, 403, 404, 405].includes(res.status), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, type);
     }
     o.onOpen?.();
     const parser = new EventStreamParser(lastEventId);

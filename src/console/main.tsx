@@ -2,11 +2,10 @@
 // gateway at `/`. It uses the same HTTP API as everybody else through the shared typed
 // client (src/client/api.ts), with the same bearer token, kept in sessionStorage only.
 //
-// Live updates are polling, not Server-Sent Events: EventSource cannot send an
-// Authorization header (the token would have to go in the URL, and so into proxy logs),
-// progress only changes when the reconciler samples it (every RECONCILE_INTERVAL_MS), and a
-// poll is an ordinary request that any instance behind a load balancer can answer. Polls run
-// only while the tab is visible: every second on a reassignment's page, every 2-5 s elsewhere.
+// The reassignment pages are live over the gateway's event streams (Server-Sent Events, read
+// with fetch because EventSource cannot send the bearer token; live.ts), and fall back to
+// polling when a stream cannot be had. The other pages poll while the tab is visible, every
+// 2-5 s.
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren, JSX } from 'preact';
@@ -31,6 +30,8 @@ import {
 
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
+import { HistoryPage } from './history.js';
+import { isFinished, tookSeconds, useLiveReassignment, useLiveReassignmentList } from './live.js';
 import { LeaderElectionPanel, LeaderElectionRows } from './leaders.js';
 import { DeadlineRows } from './deadline.js';
 import { BrokerHealthCell, HeldRows, brokerHealth, type BrokerHealth } from './held.js';
@@ -39,7 +40,7 @@ const TOKEN_KEY = 'kafka-admin-gateway.token';
 
 // ---------------------------------------------------------------- routing (location.hash)
 
-type Route = { page: 'cluster' } | { page: 'topics' } | { page: 'topic'; name: string } | { page: 'reassignments' } | { page: 'reassignment'; id: string } | { page: 'throttles' } | { page: 'quotas' };
+type Route = { page: 'cluster' } | { page: 'topics' } | { page: 'topic'; name: string } | { page: 'reassignments' } | { page: 'reassignment'; id: string } | { page: 'throttles' } | { page: 'quotas' } | { page: 'history' };
 
 function parseHash(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -52,6 +53,8 @@ function parseHash(hash: string): Route {
       return { page: 'throttles' };
     case 'quotas':
       return { page: 'quotas' };
+    case 'history':
+      return { page: 'history' };
     default:
       return { page: 'cluster' };
   }
@@ -91,6 +94,8 @@ const mib = (bytesPerSecond: number | null | undefined) => (bytesPerSecond == nu
 interface PageProps {
   api: GatewayClient;
   me: WhoAmI | null;
+  /** The bearer token, for the event streams (read with fetch, beside the client). */
+  token?: string | null;
 }
 
 interface BrokerRow {
@@ -569,26 +574,19 @@ function pacingText(r: Reassignment): string {
   return bounds.length ? `${bounds.join(', ')}; order ${r.order}` : 'all at once';
 }
 
-function ReassignmentsPage({ api }: PageProps) {
-  const poll = usePoll(
-    async () => {
-      const list = await api.reassignments();
-      // The list has no progress; read the summaries of the 20 newest (live ones first).
-      const sorted = [...list.reassignments].sort((a, b) => Number(isLive(b.state)) - Number(isLive(a.state)) || b.createdAt.localeCompare(a.createdAt));
-      const detail = new Map<string, Reassignment>();
-      await Promise.all(sorted.slice(0, 20).map(async (r) => detail.set(r.id, await api.reassignment(r.id).catch(() => null as unknown as Reassignment))));
-      return { list: { ...list, reassignments: sorted }, detail };
-    },
-    [api],
-    2000,
-  );
+function ReassignmentsPage({ api, token }: PageProps) {
+  // Live over the all-reassignments event stream (live.ts); each summary has counts and progress.
+  const poll = useLiveReassignmentList(api, token ?? null);
   const d = poll.data;
   return (
     <section aria-labelledby="h-reassignments">
       <h2 id="h-reassignments">Reassignments</h2>
+      <p class="note">
+        Finished ones with who asked and what moved: <a href="#/history">history</a>.{poll.mode === 'polling' && ' (Polling: the event stream is not available.)'}
+      </p>
       <Loading poll={poll} what="reassignments" />
-      {d && d.list.reassignments.length === 0 && <p>No reassignments. Start one from a topic's page.</p>}
-      {d && d.list.reassignments.length > 0 && (
+      {d && d.rows.length === 0 && <p>No reassignments. Start one from a topic's page.</p>}
+      {d && d.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -601,8 +599,8 @@ function ReassignmentsPage({ api }: PageProps) {
             </tr>
           </thead>
           <tbody>
-            {d.list.reassignments.map((r) => {
-              const x = d.detail.get(r.id);
+            {d.rows.map((r) => {
+              const x = r;
               return (
                 <tr key={r.id}>
                   <th scope="row">
@@ -612,8 +610,8 @@ function ReassignmentsPage({ api }: PageProps) {
                     <Badge kind={x?.state ?? r.state}>{x?.state ?? r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
                   </td>
                   <td>{x ? <ProgressBar percent={x.progress.percent} label={`Progress of ${r.id}`} /> : '–'}</td>
-                  <td>{x ? `${x.counts.total}: ${countsText(x.counts)}` : r.partitionCount}</td>
-                  <td>{x ? `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}` : '–'}</td>
+                  <td>{`${x.counts.total}: ${countsText(x.counts)}`}</td>
+                  <td>{isFinished(x.state) ? `took ${formatDuration(tookSeconds(x))}` : `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}`}</td>
                   <td>{r.throttle === null ? 'none' : mib(r.throttle)}</td>
                 </tr>
               );
@@ -641,15 +639,18 @@ function ReassignmentsPage({ api }: PageProps) {
 const PAGE = 50;
 const FILTERS: (PartitionState | 'all')[] = ['moving', 'queued', 'completed', 'failed', 'cancelled', 'all'];
 
-function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
+function ReassignmentPage({ api, me, token, id }: PageProps & { id: string }) {
   const [filter, setFilter] = useState<PartitionState | 'all'>('moving');
   // Pages shown: the first, and one more per "More partitions"; each poll reads them again by
   // following `next`, so rows stay current.
   const [pages, setPages] = useState(1);
   useEffect(() => setPages(1), [filter]);
-  const poll = usePoll(
+  // The summary is live (the reassignment's event stream, live.ts); the partition rows are read
+  // again on each update of it (`version`), not on a timer.
+  const summary = useLiveReassignment(api, token ?? null, id);
+  const rowsPoll = usePoll(
     async () => {
-      const [summary, first] = await Promise.all([api.reassignment(id), api.reassignmentPartitions(id, { state: filter, limit: PAGE })]);
+      const first = await api.reassignmentPartitions(id, { state: filter, limit: PAGE });
       const rows = [...first.items];
       let next = first.next;
       for (let i = 1; i < pages && next !== null; i++) {
@@ -657,15 +658,17 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
         rows.push(...page.items);
         next = page.next;
       }
-      return { r: summary, rows, next };
+      return { id, rows, next };
     },
-    [api, id, filter, pages],
-    1000,
+    [api, id, filter, pages, summary.version],
+    3_600_000,
   );
-  // A new filter or page count starts the poll afresh; keep showing the last answer meanwhile.
-  const last = useRef(poll.data);
-  if (poll.data) last.current = poll.data;
-  const shown = poll.data ?? (last.current?.r.id === id ? last.current : null);
+  // A new filter, page count or summary reads the rows afresh; keep showing the last ones meanwhile.
+  const last = useRef(rowsPoll.data);
+  if (rowsPoll.data) last.current = rowsPoll.data;
+  const rows = rowsPoll.data ?? (last.current?.id === id ? last.current : null);
+  const shown = summary.data && summary.data.id === id && rows ? { r: summary.data, ...rows } : null;
+  const poll = { data: shown, error: summary.error ?? rowsPoll.error, refresh: () => (summary.refresh(), rowsPoll.refresh()) };
   const r = shown?.r ?? null;
   const [actionError, setActionError] = useState<Error | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -717,10 +720,8 @@ function ReassignmentPage({ api, me, id }: PageProps & { id: string }) {
             <dd>
               {formatBytes(r.progress.bytesDone)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)} remaining)
             </dd>
-            <dt>Rate / ETA</dt>
-            <dd>
-              {mib(r.progress.bytesPerSecond)} · ETA {formatDuration(r.progress.etaSeconds)}
-            </dd>
+            <dt>{isFinished(r.state) ? 'Took' : 'Rate / ETA'}</dt>
+            <dd data-testid="rate-eta">{isFinished(r.state) ? formatDuration(tookSeconds(r)) : `${mib(r.progress.bytesPerSecond)} · ETA ${formatDuration(r.progress.etaSeconds)}`}</dd>
             <dt>Partitions</dt>
             <dd data-testid="counts">
               {r.counts.total}: {countsText(r.counts)}
@@ -1018,6 +1019,7 @@ const NAV: [Route['page'], string, string][] = [
   ['cluster', '#/cluster', 'Cluster'],
   ['topics', '#/topics', 'Topics'],
   ['reassignments', '#/reassignments', 'Reassignments'],
+  ['history', '#/history', 'History'],
   ['throttles', '#/throttles', 'Throttles'],
   ['quotas', '#/quotas', 'Quotas'],
 ];
@@ -1050,7 +1052,7 @@ function App() {
   // Move focus to the new page's content for keyboard and screen-reader users.
   useEffect(() => mainRef.current?.focus(), [route.page]);
   const active = route.page === 'topic' ? 'topics' : route.page === 'reassignment' ? 'reassignments' : route.page;
-  const props = { api, me };
+  const props = { api, me, token };
   return (
     <>
       <a class="skip" href="#main">
@@ -1085,6 +1087,7 @@ function App() {
             {route.page === 'reassignment' && <ReassignmentPage {...props} id={route.id} />}
             {route.page === 'throttles' && <ThrottlesPage {...props} />}
             {route.page === 'quotas' && <QuotasPage {...props} />}
+            {route.page === 'history' && <HistoryPage api={api} token={token} href={href} />}
           </>
         )}
       </main>

@@ -69,6 +69,7 @@ interface Stream {
 }
 
 const isTerminal = (r: ReassignmentRecord) => TERMINAL_STATES.has(r.state as ReassignmentState);
+const sameFinished = (a: ReassignmentRecord, b: ReassignmentRecord) => a.state === b.state && a.throttlesRemovedAt === b.throttlesRemovedAt && a.reason === b.reason;
 const DEFAULT_BUFFER_MAX = 1 << 20;
 
 export class ReassignmentStreamHub {
@@ -252,8 +253,9 @@ export class ReassignmentStreamHub {
         const last = this.#sent.get(id);
         const progress = view.progress.get(id);
         if (last && last.record === record && last.progress === progress) continue;
-        // A finished record changes too (throttles removed, partitions packed): followed only up to the first tick that sees it finished.
-        if (isTerminal(record) && (!last || isTerminal(last.record))) {
+        // A finished record seen finished before: sent again only when what a reader sees
+        // changed (its throttles removed), not when it is packed or its progress is dropped.
+        if (isTerminal(record) && (!last || (isTerminal(last.record) && sameFinished(last.record, record)))) {
           this.#sent.set(id, { record, progress });
           continue;
         }
