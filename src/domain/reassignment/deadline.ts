@@ -23,8 +23,9 @@
 //
 // Steering:
 // - aim: end DEADLINE_MARGIN of the whole duration (finishBy - start) before finishBy, so that
-//   the error of the last passes lands before the deadline, not after it. Once that target is
-//   behind us, aim at finishBy itself (at most DEADLINE_RUSH_MS away: rush);
+//   the error of the last passes lands before the deadline, not after it. Near the end (once the
+//   aim is closer than half the time to finishBy) aim halfway to finishBy instead: a tail still
+//   left at the aim is finished without a jump of the rate, and before finishBy;
 // - hysteresis: the throttle configs are rewritten only when the wanted rate is RAISE_STEP above
 //   the current one or LOWER_STEP below it (raising is what keeps the deadline: it reacts sooner);
 // - bounds: the caller's {min, max}; when even max cannot make it (holds = false) the rate is max.
@@ -43,8 +44,8 @@ export const DEFAULT_THROTTLE_BOUNDS: ThrottleBounds = Object.freeze({ min: 1 * 
 export const DEADLINE_MIN_LEAD_MS = 30_000;
 /** Aim to end this share of the whole duration before finishBy. */
 export const DEADLINE_MARGIN = 0.05;
-/** Past the aim, the time to finishBy is counted as at most this (rush: ask for the rate that ends within it). */
-export const DEADLINE_RUSH_MS = 1_000;
+/** Near the end, aim this share of the time left before finishBy (see secondsToAim). */
+export const DEADLINE_TAIL_SHARE = 0.5;
 /** Rewrite the throttle when the wanted rate is this much above the current one... */
 export const RAISE_STEP = 0.04;
 /** ...or this much below it. */
@@ -106,12 +107,16 @@ export function busiestBroker(brokers: readonly BrokerBytes[]): { broker: number
   return best;
 }
 
-/** Seconds to aim at: to the aim (finishBy less the margin) while it is ahead, else to finishBy, at most DEADLINE_RUSH_MS. Non-decreasing in finishBy. */
+/**
+ * Seconds to aim at: to the aim (finishBy less DEADLINE_MARGIN of the duration), or, once that
+ * is shorter, DEADLINE_TAIL_SHARE of the time to finishBy (from 90 % of the duration on).
+ * Non-decreasing in finishBy (both terms are); ≤ 0 only once finishBy is past.
+ */
 export function secondsToAim(nowMs: number, startedAtMs: number, finishByMs: number): number {
   const duration = Math.max(0, finishByMs - startedAtMs);
   const toAim = finishByMs - DEADLINE_MARGIN * duration - nowMs;
   const toDeadline = finishByMs - nowMs;
-  return Math.max(toAim, Math.min(toDeadline, DEADLINE_RUSH_MS)) / 1000;
+  return Math.max(toAim, DEADLINE_TAIL_SHARE * toDeadline) / 1000;
 }
 
 /**

@@ -90,11 +90,13 @@ describe('paceToDeadline', () => {
     assert.deepEqual([d.throttle, d.rewrite, d.holds, d.expectedEndMs, d.busiest], [5 * MiB, false, true, T0, null]);
   });
 
-  it('past the aim it rushes: the rate that ends within a second', () => {
-    const d = paceToDeadline(input({ nowMs: T0 + 97_000, brokers: [{ broker: 0, bytesIn: 0, bytesOut: 5 * MiB }] }));
-    assert.equal(secondsToAim(T0 + 97_000, T0, T0 + 100_000), 1);
-    assert.equal(d.throttle, 5 * MiB);
+  it('near the end it aims halfway to finishBy: the tail ends before it, without a jump', () => {
+    const d = paceToDeadline(input({ nowMs: T0 + 97_000, brokers: [{ broker: 0, bytesIn: 0, bytesOut: 3 * MiB }] }));
+    assert.equal(secondsToAim(T0 + 97_000, T0, T0 + 100_000), 1.5);
+    assert.equal(secondsToAim(T0 + 50_000, T0, T0 + 100_000), 45);
+    assert.equal(d.throttle, 2 * MiB);
     assert.equal(d.holds, true);
+    assert.ok(d.expectedEndMs <= T0 + 100_000);
   });
 });
 
