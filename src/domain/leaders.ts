@@ -178,25 +178,33 @@ export interface LeaderElectionTally {
 /** Times a completed partition's preferred election is tried (one per pass) before it counts as failed. */
 export const ELECTION_ATTEMPTS = 3;
 
+/** Where a reassignment's partition is with its election (per index into the record's partitions). */
+export const ELECTION_STATUS = { NONE: 0, LEADING: 1, FAILED: 2 } as const;
+
 /**
- * The completed partitions of a reassignment that need a preferred election: their first
- * target replica does not lead (`leaderOf`: the leader Metadata shows; undefined = unknown
- * partition, skipped). Pure; the caller batches them.
+ * The next partitions to send for a preferred election, at most `limit`: completed (not
+ * superseded), not answered yet (`status` NONE). Indexes into `partitions`. Pure.
  */
-export function pendingElections<P extends { topic: string; partition: number; target: readonly number[]; state: string; supersededBy?: string }>(
-  partitions: readonly P[],
-  leaderOf: (topic: string, partition: number) => number | undefined,
-): { pending: P[]; leading: number; completed: number } {
-  const pending: P[] = [];
-  let leading = 0;
-  let completed = 0;
-  for (const p of partitions) {
-    if (p.state !== 'completed' || p.supersededBy || p.target.length === 0) continue;
-    completed++;
-    const leader = leaderOf(p.topic, p.partition);
-    if (leader === undefined) continue;
-    if (leader === p.target[0]) leading++;
-    else pending.push(p);
+export function nextElections(partitions: readonly { state: string; supersededBy?: string }[], status: Uint8Array, limit: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < partitions.length && out.length < limit; i++) {
+    const p = partitions[i]!;
+    if (p.state === 'completed' && !p.supersededBy && status[i] === ELECTION_STATUS.NONE) out.push(i);
   }
-  return { pending, leading, completed };
+  return out;
+}
+
+/** The tally from the statuses: completed partitions leading, failed, the rest pending. */
+export function tallyOf(partitions: readonly { state: string; supersededBy?: string }[], status: Uint8Array): { elected: number; failed: number; pending: number; completed: number } {
+  let elected = 0;
+  let failed = 0;
+  let completed = 0;
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    if (p.state !== 'completed' || p.supersededBy) continue;
+    completed++;
+    if (status[i] === ELECTION_STATUS.LEADING) elected++;
+    else if (status[i] === ELECTION_STATUS.FAILED) failed++;
+  }
+  return { elected, failed, pending: completed - elected - failed, completed };
 }

@@ -4,25 +4,26 @@
 // pass (reconciler.ts), after the records were resolved:
 //
 // - records: running ones with electLeaders, and finished ones (completed or cancelled) whose
-//   tally still has partitions pending or has not counted their last completions, up to
-//   FINISHED_WINDOW_MS after their end;
-// - Metadata of the topics of their completed partitions (only when something may be pending:
-//   the count of completed partitions changed since the tally, or the tally has some pending),
-//   then one ElectLeaders for the completed partitions whose first target replica does not lead,
-//   at most ELECTION_BATCH of them per pass (the rest next pass);
-// - Kafka's answers: 0 elected; 84 not needed (it leads already); 80/83 the preferred replica is
-//   down or out of the ISR: tried again next pass, ELECTION_ATTEMPTS times in all (attempts are
-//   this instance's memory: after a restart a partition gets its tries again, harmless, an
-//   election is idempotent); any other code fails the partition at once;
-// - the record's header gets the tally (src/domain/leaders.ts LeaderElectionTally), written
-//   under the record's claim on a fresh read, only when it changed.
-import { ELECTION_ATTEMPTS, pendingElections, outcomeOf, type LeaderElectionTally } from '../domain/leaders.js';
+//   tally is older than their end or still has partitions pending, up to FINISHED_WINDOW_MS
+//   after their end (a finished record whose tally is done is not even unpacked);
+// - the completed partitions not answered yet are sent in one ElectLeaders, at most
+//   ELECTION_BATCH per pass (the rest next pass). No Metadata read: Kafka answers 84
+//   (ELECTION_NOT_NEEDED) for a partition its first replica already leads, 0 when it elected
+//   it: both mean "led by its preferred replica". So a pass costs what completed since the last
+//   one, not the size of the reassignment;
+// - 80/83 (the preferred replica down, or not in the ISR yet) is tried again next pass,
+//   ELECTION_ATTEMPTS times in all, then counted as failed; any other code fails at once;
+// - what each partition got is this instance's memory (a byte per partition, by index into the
+//   record's partitions, which never change order). After a restart the completed partitions of
+//   a running record are sent again (answered 84: harmless, an election is idempotent);
+// - the tally (src/domain/leaders.ts LeaderElectionTally) goes on the record's header, under the
+//   record's claim on a fresh read, only when it changed.
+import { ELECTION_ATTEMPTS, ELECTION_STATUS, nextElections, outcomeOf, tallyOf, type LeaderElectionTally } from '../domain/leaders.js';
+import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { canElectLeaders, ELECTION_BATCH, electLeaders } from '../kafka/leaders.js';
-import { describePartitions } from '../kafka/partitions.js';
-import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import type { Logger } from '../observability/logger.js';
-import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../state/records.js';
+import type { ReassignmentRecord } from '../state/records.js';
 import type { StateStore, StateView } from '../state/store.js';
 import type { ReassignmentConfig } from './config.js';
 import { withRecordClaim } from './pacer.js';
@@ -36,18 +37,20 @@ export interface LeaderElectionDeps {
   config: ReassignmentConfig;
   now: () => number;
   logger?: Logger;
-  /** Yields to the event loop in long walks. */
-  pace?: () => Promise<void>;
 }
 
-const key = (id: string, topic: string, partition: number) => `${id}\u0000${topic}\u0000${partition}`;
+/** One record's elections as this instance knows them. */
+interface RecordElections {
+  /** ELECTION_STATUS per partition index. */
+  status: Uint8Array;
+  /** Tries answered 80/83 so far, per partition index. */
+  attempts: Uint8Array;
+  lastError?: LeaderElectionTally['lastError'];
+}
 
 export class LeaderElections {
   readonly #d: LeaderElectionDeps;
-  /** Failed tries per (record, partition), this instance's memory. */
-  readonly #attempts = new Map<string, number>();
-  /** The last refusal per record (for the tally). */
-  readonly #lastError = new Map<string, LeaderElectionTally['lastError']>();
+  readonly #records = new Map<string, RecordElections>();
 
   constructor(deps: LeaderElectionDeps) {
     this.#d = deps;
@@ -60,97 +63,78 @@ export class LeaderElections {
     if (r.state !== 'completed' && r.state !== 'cancelled') return false;
     if (r.endedAt !== undefined && now - r.endedAt > FINISHED_WINDOW_MS) return false;
     const t = r.leaderElections;
-    return t === undefined || t.pending > 0 || t.completed !== completedCount(r.partitions);
+    return t === undefined || t.pending > 0 || t.updatedAt < (r.endedAt ?? 0);
   }
 
   async pass(view: StateView): Promise<void> {
     if (!canElectLeaders(this.#d.kafka)) return;
     const now = this.#d.now();
     const records = [...view.reassignments.values()].filter((r) => this.wants(r, now));
-    this.#forgetOthers(new Set(records.map((r) => r.id)));
+    const ids = new Set(records.map((r) => r.id));
+    for (const id of this.#records.keys()) if (!ids.has(id)) this.#records.delete(id);
     let budget = ELECTION_BATCH;
     for (const r of records) {
-      const t = r.leaderElections;
-      const completed = completedCount(r.partitions);
-      if (completed === 0 || (t && t.pending === 0 && t.completed === completed)) continue;
-      const topics = new Set<string>();
-      for (const p of r.partitions) if (p.state === 'completed' && !p.supersededBy) topics.add(p.topic);
-      const placement = await describePartitions(this.#d.kafka, [...topics]);
-      const leaders = new Map<string, number[]>();
-      for (const tp of placement) {
-        const byPartition: number[] = [];
-        for (const p of tp.partitions) byPartition[p.partition] = p.leader;
-        leaders.set(tp.name, byPartition);
-      }
-      const found = pendingElections(r.partitions, (topic, partition) => leaders.get(topic)?.[partition]);
-      const tries = found.pending.filter((p) => (this.#attempts.get(key(r.id, p.topic, p.partition)) ?? 0) < ELECTION_ATTEMPTS);
-      const batch = tries.slice(0, budget);
+      const ps = r.partitions;
+      let mine = this.#records.get(r.id);
+      if (!mine || mine.status.length !== ps.length) this.#records.set(r.id, (mine = { status: new Uint8Array(ps.length), attempts: new Uint8Array(ps.length) }));
+      const batch = budget > 0 ? nextElections(ps, mine.status, budget) : [];
       budget -= batch.length;
-      let elected = found.leading;
-      if (batch.length > 0) elected += await this.#elect(r.id, batch);
-      const failed = found.pending.length - tries.length + batch.filter((p) => (this.#attempts.get(key(r.id, p.topic, p.partition)) ?? 0) >= ELECTION_ATTEMPTS).length;
-      const lastError = this.#lastError.get(r.id);
-      const tally: LeaderElectionTally = {
-        elected,
-        pending: found.pending.length - failed - (elected - found.leading),
-        failed,
-        completed: found.completed,
-        ...(lastError && { lastError }),
-        updatedAt: now,
-      };
+      if (batch.length > 0) await this.#elect(r.id, ps, batch, mine);
+      const t = tallyOf(ps, mine.status);
+      if (t.completed === 0 && r.leaderElections === undefined) continue; // nothing to say yet
+      const tally: LeaderElectionTally = { ...t, ...(mine.lastError && { lastError: mine.lastError }), updatedAt: now };
       await this.#write(r, tally);
-      if (budget <= 0) break;
     }
   }
 
-  /** One ElectLeaders for `batch`; returns how many now have their preferred leader. */
-  async #elect(id: string, batch: readonly ReassignmentPartitionRecord[]): Promise<number> {
+  /** One ElectLeaders for the partitions at `batch` (indexes into `ps`); records what each got. */
+  async #elect(id: string, ps: ReassignmentRecord['partitions'], batch: readonly number[], mine: RecordElections): Promise<void> {
+    const at = new Map<string, number>();
+    for (const i of batch) at.set(`${ps[i]!.topic}\u0000${ps[i]!.partition}`, i);
     const answer = await electLeaders(
       this.#d.kafka,
       'preferred',
-      batch.map((p) => ({ topic: p.topic, partition: p.partition })),
+      batch.map((i) => ({ topic: ps[i]!.topic, partition: ps[i]!.partition })),
     );
-    let leading = 0;
+    let refused = 0;
     for (const a of answer.partitions) {
+      const i = at.get(`${a.topic}\u0000${a.partition}`);
+      if (i === undefined) continue;
       const outcome = outcomeOf(a.errorCode);
-      const k = key(id, a.topic, a.partition);
       if (outcome === 'elected' || outcome === 'not-needed') {
-        leading++;
-        this.#attempts.delete(k);
+        mine.status[i] = ELECTION_STATUS.LEADING;
         continue;
       }
+      refused++;
       // Not available (the preferred replica is down or not in the ISR yet): tried again next
       // pass, up to ELECTION_ATTEMPTS times; anything else is final.
-      this.#attempts.set(k, outcome === 'not-available' ? (this.#attempts.get(k) ?? 0) + 1 : ELECTION_ATTEMPTS);
+      mine.attempts[i] = outcome === 'not-available' ? mine.attempts[i]! + 1 : ELECTION_ATTEMPTS;
+      if (mine.attempts[i]! >= ELECTION_ATTEMPTS) mine.status[i] = ELECTION_STATUS.FAILED;
       const info = kafkaErrorInfo(a.errorCode, a.errorMessage);
-      this.#lastError.set(id, { name: info.name, code: info.code, message: info.message, topic: a.topic, partition: a.partition });
+      mine.lastError = { name: info.name, code: info.code, message: info.message, topic: a.topic, partition: a.partition };
     }
-    if (leading < batch.length) this.#d.logger?.warn('preferred leader elections refused', { reassignment: id, refused: batch.length - leading, lastError: this.#lastError.get(id) });
-    return leading;
+    if (refused > 0) this.#d.logger?.warn('preferred leader elections refused', { reassignment: id, refused, lastError: mine.lastError });
   }
 
   async #write(r: ReassignmentRecord, tally: LeaderElectionTally): Promise<void> {
     const before = r.leaderElections;
-    if (before && sameTally(before, tally)) return;
+    if (before && sameTally(before, tally) && before.updatedAt >= (r.endedAt ?? 0)) return;
     await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'leader-elections', waitMs: 2000 }, r.id, async () => {
       const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
       if (!fresh) return { result: undefined };
       return { result: undefined, values: [{ ...fresh, leaderElections: tally }] };
     });
   }
-
-  #forgetOthers(ids: ReadonlySet<string>): void {
-    for (const k of this.#attempts.keys()) if (!ids.has(k.slice(0, k.indexOf('\u0000')))) this.#attempts.delete(k);
-    for (const id of this.#lastError.keys()) if (!ids.has(id)) this.#lastError.delete(id);
-  }
-}
-
-function completedCount(ps: readonly ReassignmentPartitionRecord[]): number {
-  let n = 0;
-  for (const p of ps) if (p.state === 'completed' && !p.supersededBy) n++;
-  return n;
 }
 
 function sameTally(a: LeaderElectionTally, b: LeaderElectionTally): boolean {
-  return a.elected === b.elected && a.pending === b.pending && a.failed === b.failed && a.completed === b.completed && a.lastError?.code === b.lastError?.code && a.lastError?.topic === b.lastError?.topic && a.lastError?.partition === b.lastError?.partition;
+  return (
+    a.elected === b.elected &&
+    a.pending === b.pending &&
+    a.failed === b.failed &&
+    a.completed === b.completed &&
+    a.lastError?.code === b.lastError?.code &&
+    a.lastError?.topic === b.lastError?.topic &&
+    a.lastError?.partition === b.lastError?.partition
+  );
 }

@@ -95,7 +95,8 @@ describe('rollback of a running move', () => {
     assert.equal(back.rollbackOf, res.body.id);
     await eventually(async () => {
       const g = await gw.http().get(`/reassignments/${rollbackId}`);
-      return g.body.leaderElections?.pending === 0 ? true : undefined;
+      const t = g.body.leaderElections;
+      return t && t.pending === 0 && t.completed === g.body.counts.completed && t.completed > 0 ? true : undefined;
     });
     assert.deepEqual(placement('rb', 0).replicas, [0, 2], 'the cancel left [2,0]: the rollback puts the order back');
     assert.equal(placement('rb', 0).leader, 0);

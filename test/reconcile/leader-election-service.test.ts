@@ -4,7 +4,7 @@
 // The election over the wire is test/http/leaders.integration.test.ts's.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseElectionRequest, pendingElections, UNCLEAN_CONFIRMATION } from '../../src/domain/leaders.js';
+import { ELECTION_STATUS, nextElections, parseElectionRequest, tallyOf, UNCLEAN_CONFIRMATION } from '../../src/domain/leaders.js';
 import type { ElectLeadersAnswer } from '../../src/kafka/apis/elect-leaders.js';
 import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
 import { ELECTION_BATCH } from '../../src/kafka/leaders.js';
@@ -28,20 +28,23 @@ describe('parseElectionRequest', () => {
   });
 });
 
-describe('pendingElections', () => {
-  it('completed partitions whose first target replica does not lead; others counted', () => {
+describe('nextElections and tallyOf (a reassignment\'s elections)', () => {
+  it('completed partitions not answered yet, up to the limit; the tally counts leading, failed, pending', () => {
     const ps = [
-      { topic: 't', partition: 0, target: [1, 2], state: 'completed' },
-      { topic: 't', partition: 1, target: [2, 1], state: 'completed' },
-      { topic: 't', partition: 2, target: [2, 1], state: 'moving' },
-      { topic: 't', partition: 3, target: [2, 1], state: 'completed', supersededBy: 'r2' },
-      { topic: 'gone', partition: 0, target: [2, 1], state: 'completed' },
+      { state: 'completed' },
+      { state: 'completed' },
+      { state: 'moving' },
+      { state: 'completed', supersededBy: 'r2' },
+      { state: 'completed' },
+      { state: 'completed' },
     ];
-    const leaders: Record<string, number[]> = { t: [1, 1, 1, 1] };
-    const r = pendingElections(ps, (t, p) => leaders[t]?.[p]);
-    assert.deepEqual(r.pending.map((p) => p.partition), [1]);
-    assert.equal(r.leading, 1);
-    assert.equal(r.completed, 3);
+    const status = new Uint8Array(ps.length);
+    assert.deepEqual(nextElections(ps, status, 10), [0, 1, 4, 5]);
+    assert.deepEqual(nextElections(ps, status, 2), [0, 1]);
+    status[0] = ELECTION_STATUS.LEADING;
+    status[1] = ELECTION_STATUS.FAILED;
+    assert.deepEqual(nextElections(ps, status, 10), [4, 5]);
+    assert.deepEqual(tallyOf(ps, status), { elected: 1, failed: 1, pending: 2, completed: 4 });
   });
 });
 
