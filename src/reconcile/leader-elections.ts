@@ -81,7 +81,8 @@ export class LeaderElections {
       budget -= batch.length;
       if (batch.length > 0) await this.#elect(r.id, ps, batch, mine);
       const t = tallyOf(ps, mine.status);
-      if (t.completed === 0 && r.leaderElections === undefined) continue; // nothing to say yet
+      // Nothing to say yet while it runs; a finished one gets its (empty) tally, which ends its elections.
+      if (t.completed === 0 && r.leaderElections === undefined && r.state === 'running') continue;
       const tally: LeaderElectionTally = { ...t, ...(mine.lastError && { lastError: mine.lastError }), updatedAt: now };
       await this.#write(r, tally);
     }
