@@ -23,6 +23,11 @@
 // reassignment list, the summary of each live reassignment, its first 1,000 moving partitions
 // and /throttles (what three of the console's pages read); their latencies are printed too.
 // SCALE_POLL_MS=500 is a harsher load; SCALE_POLLERS=0 runs without them.
+// SCALE_CLIENTS=sse (or CLIENTS=sse) runs the same number of clients as the console does now:
+// each follows the all-reassignments event stream and each live reassignment's stream (SSE),
+// reads the reassignment's first 1,000 moving partitions when its summary changes (as the
+// console's page reloads its rows), and polls /throttles every SCALE_POLL_MS (that page still
+// polls); events, page and throttles latencies are printed the same way.
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
 import { spawn } from 'node:child_process';
@@ -37,6 +42,7 @@ const BROKERS = 12;
 const PER_TOPIC = 1000;
 const POLLERS = Number(process.env.SCALE_POLLERS ?? 3);
 const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 2000);
+const SSE_CLIENTS = (process.env.SCALE_CLIENTS ?? process.env.CLIENTS ?? 'poll') === 'sse';
 
 const PHASES = ['validateOnly', 'POST', 'moving', 'ending', 'other'] as const;
 type Phase = (typeof PHASES)[number];
@@ -114,6 +120,86 @@ const loop = async () => {
   }
 };
 Promise.all(Array.from({ length: loops }, loop)).then(() => process.stdout.write(JSON.stringify(out)));
+`;
+
+/**
+ * The event-stream clients (run with node -e), SCALE_CLIENTS=sse: POLLERS clients, each on the
+ * all-reassignments stream and, per live reassignment, its own stream; a summary change of a
+ * live reassignment (a `progress` event on its stream) reads its first 1,000 moving partitions;
+ * /throttles every POLL_MS. On stdin's end: {"connect": [ms to the first event...], "page":
+ * [...], "throttles": [...], "events": {type: n}, "errors": n} as JSON.
+ */
+const SSE_CLIENT = `
+const [base, clients, every] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
+const out = { connect: [], page: [], throttles: [], events: {}, errors: 0 };
+let on = true;
+const aborts = new Set();
+process.stdin.on('end', () => { on = false; for (const a of aborts) a.abort(); }).resume();
+const timed = async (kind, path) => {
+  const t = performance.now();
+  try {
+    const res = await fetch(base + path);
+    await res.text();
+    if (!res.ok) { out.errors++; return; }
+    out[kind].push(performance.now() - t);
+  } catch { out.errors++; }
+};
+/** Reads one stream until stdin ends; onEvent(type, data) per event. Reconnects with Last-Event-ID. */
+const stream = async (path, onEvent) => {
+  let lastId = null;
+  while (on) {
+    const abort = new AbortController();
+    aborts.add(abort);
+    const t = performance.now();
+    let first = true;
+    try {
+      const res = await fetch(base + path, { headers: { accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) }, signal: abort.signal });
+      if (res.status !== 200) { out.errors++; await res.text(); await new Promise((r) => setTimeout(r, 1000)); continue; }
+      const decoder = new TextDecoder();
+      let buf = '';
+      for await (const chunk of res.body) {
+        buf += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buf.indexOf('\\n\\n')) !== -1) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          let type = 'message', data = '';
+          for (const line of block.split('\\n')) {
+            if (line.startsWith('event: ')) type = line.slice(7);
+            else if (line.startsWith('data: ')) data += line.slice(6);
+            else if (line.startsWith('id: ')) lastId = line.slice(4);
+          }
+          if (!data) continue;
+          if (first) { out.connect.push(performance.now() - t); first = false; }
+          out.events[type] = (out.events[type] ?? 0) + 1;
+          try { onEvent(type, JSON.parse(data)); } catch { out.errors++; }
+        }
+      }
+    } catch { if (on) out.errors++; }
+    aborts.delete(abort);
+  }
+};
+const live = (s) => s === 'running' || s === 'pending' || s === 'paused' || s === 'held';
+const client = async () => {
+  const followed = new Set();
+  const loading = new Set();
+  const followOne = (id) => {
+    if (followed.has(id)) return;
+    followed.add(id);
+    return stream('/reassignments/' + id + '/events', (type, d) => {
+      if (type === 'progress' && d.reassignment && live(d.reassignment.state) && !loading.has(id)) {
+        loading.add(id);
+        timed('page', '/reassignments/' + id + '/partitions?state=moving&limit=1000').finally(() => loading.delete(id));
+      }
+    });
+  };
+  const all = stream('/reassignments/events', (type, d) => {
+    for (const r of d.reassignments ?? (d.reassignment ? [d.reassignment] : [])) if (live(r.state)) followOne(r.id);
+  });
+  const throttles = (async () => { while (on) { await timed('throttles', '/throttles'); await new Promise((r) => setTimeout(r, every)); } })();
+  await Promise.all([all, throttles]);
+};
+Promise.all(Array.from({ length: clients }, client)).then(() => process.stdout.write(JSON.stringify(out)));
 `;
 
 /**
@@ -276,7 +362,7 @@ async function runSize(n: number) {
   };
   let samplerOut = '';
   sampler.stdout!.on('data', (c: Buffer) => (samplerOut += c.toString()));
-  const poller = POLLERS > 0 ? spawn(process.execPath, ['-e', POLLER, gw.url, String(POLLERS), String(POLL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }) : null;
+  const poller = POLLERS > 0 ? spawn(process.execPath, ['-e', SSE_CLIENTS ? SSE_CLIENT : POLLER, gw.url, String(POLLERS), String(POLL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }) : null;
   let pollerOut = '';
   poller?.stdout!.on('data', (c: Buffer) => (pollerOut += c.toString()));
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
@@ -400,11 +486,11 @@ async function runSize(n: number) {
           waitBy.set(ph, w);
         }
         const cpuWait = PHASES.filter((p) => waitBy.has(p)).map((p) => { const w = waitBy.get(p)!; return `${p} ${((100 * w.wait) / Math.max(1, w.run + w.wait)).toFixed(0)}%`; }).join(', ');
-        let polls: Record<string, number[] | number> | null = null;
+        let polls: Record<string, number[] | number | Record<string, number>> | null = null;
         if (poller) {
           poller.stdin!.end();
           await once(poller, 'exit');
-          polls = JSON.parse(pollerOut) as Record<string, number[] | number>;
+          polls = JSON.parse(pollerOut) as Record<string, number[] | number | Record<string, number>>;
         }
         const perPhase = PHASES.filter((p) => byPhase.has(p)).map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`).join(', ');
         return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20, polls };
@@ -437,7 +523,13 @@ for (const n of SIZES) {
   console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
   console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
-  if (r.polls) {
+  if (r.polls && SSE_CLIENTS) {
+    const kinds = ['connect', 'page', 'throttles'].map((k) => {
+      const xs = r.polls![k] as number[];
+      return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
+    });
+    console.log(`SSE clients          ${POLLERS} (streams; /throttles every ${POLL_MS} ms): ${kinds.join(', ')}; events ${JSON.stringify(r.polls.events)}; ${r.polls.errors} errors`);
+  } else if (r.polls) {
     const kinds = ['list', 'summary', 'page', 'throttles'].map((k) => {
       const xs = r.polls![k] as number[];
       return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
