@@ -19,6 +19,7 @@ import type { LifecycleState } from './http/routes/health.js';
 import { startServer } from './http/server.js';
 import { createKafkaGateway } from './kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
+import { announceKafkaRelease } from './observability/kafka-release.js';
 import type { KafkaGateway, NewTopic } from './kafka/types.js';
 
 /** Bytes each demo partition starts with: a 1 MiB/s throttled move of one orders partition takes ~24 s. */
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
   }
 
   const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest: metrics.onKafkaRequest, callerClients: config.quota.callerClients });
+  // The release and mode in the log and kafka_gateway_cluster_info; below Kafka 2.8: refused here.
+  await announceKafkaRelease(() => kafka.kafkaRelease(), logger, metrics.registry);
   if (seed) await seed(kafka);
 
   const state: LifecycleState = { draining: false };

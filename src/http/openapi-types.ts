@@ -124,7 +124,8 @@ export interface paths {
         /**
          * Cluster id, controller and brokers.
          * @description The cluster id, the active controller and every broker with host, port and rack, from
-         *     Kafka's DescribeCluster (Metadata on brokers too old for it).
+         *     Kafka's DescribeCluster (Metadata on brokers too old for it); `kafka`: the release and mode
+         *     detected from ApiVersions and the gateway features that release lacks, by name.
          */
         get: operations["describeCluster"];
         put?: never;
@@ -1073,6 +1074,29 @@ export interface components {
             /** @description -1 when the controller is unknown. */
             controllerId: number;
             brokers: components["schemas"]["Broker"][];
+            kafka?: components["schemas"]["KafkaRelease"];
+        };
+        /**
+         * @description What Kafka the gateway talks to, from a broker's ApiVersions answer: the release as
+         *     franz-go's kversion.VersionGuess names it, the mode, and what that release lacks of the
+         *     gateway's features (docs/kafka-releases.md).
+         */
+        KafkaRelease: {
+            /**
+             * @description "3.7"; "3.3 or 3.4" when the answer fits both; "4.2 or newer"; "unknown".
+             * @example 3.7
+             */
+            release: string;
+            /**
+             * @description kraft when the cluster has metadata.version finalized (every KRaft cluster does), else zookeeper.
+             * @enum {string}
+             */
+            mode: "kraft" | "zookeeper";
+            degraded: {
+                /** @example disk-headroom */
+                feature: string;
+                detail: string;
+            }[];
         };
         TopicSummary: {
             name: string;

@@ -45,6 +45,7 @@ import { RETRIABLE_CODES } from './errors-map.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import type { OnKafkaRequest, RequestTarget, SendOptions } from './request.js';
 import { StateTopic, type StateTopicOptions } from './state-topic.js';
+import { detectKafkaRelease, type KafkaReleaseInfo } from './releases/detect.js';
 import { describeReplicaHealth, type ReplicaHealth } from './replica-health.js';
 import { KafkaTransport } from './transport.js';
 import type {
@@ -144,6 +145,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   describeCluster(): Promise<ClusterDescription> {
     return describeClusterApi.describeCluster(this.#transport);
+  }
+
+  kafkaRelease(): Promise<KafkaReleaseInfo> {
+    return detectKafkaRelease(this.#transport);
   }
 
   listTopics(): Promise<TopicSummary[]> {

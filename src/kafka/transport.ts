@@ -191,7 +191,9 @@ export class KafkaTransport implements Transport {
   async #sendToAnyBroker<T>(api: string, target: Target, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
     const deadline = Date.now() + this.#config.requestTimeoutMs;
     // The brokers first, once: the bootstrap list alone must not stay the only way in.
-    if (!this.#contacts.learned && api !== 'Metadata' && api !== 'DescribeCluster') {
+    // ApiVersions too: below the gateway's floor Metadata itself may have no common version, and
+    // the release check (./releases/detect.ts) must still say what it found.
+    if (!this.#contacts.learned && api !== 'Metadata' && api !== 'DescribeCluster' && api !== 'ApiVersions') {
       await this.#contacts.learnOnce(() => this.metadata([]));
     }
     const startedAt = process.hrtime.bigint();

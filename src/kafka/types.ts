@@ -1,6 +1,7 @@
 // The gateway's view of Kafka: plain data in, plain data out. KafkaGateway is the topic part
 // of KafkaAdmin (./kafka-admin.ts), which src/kafka/admin.ts implements on
 // @platformatic/kafka; src/http only ever sees these types.
+import type { KafkaReleaseInfo } from '../domain/kafka-release.js';
 
 export interface BrokerDescription {
   id: number;
@@ -97,6 +98,11 @@ export interface KafkaGateway {
   createPartitions(increases: PartitionIncrease[], opts?: RequestOptions): Promise<ItemResult<null>[]>;
   /** Cheap reachability probe for /readyz. */
   ping(): Promise<void>;
+  /**
+   * The Kafka release, mode and degraded features, from a broker's ApiVersions answer (issue 29;
+   * src/kafka/releases/detect.ts). Optional: test doubles may not know.
+   */
+  kafkaRelease?(): Promise<KafkaReleaseInfo>;
   /**
    * The same gateway sending as Kafka client id `clientId` (per-caller broker quotas,
    * src/kafka/caller-clients.ts). Optional: a gateway without it charges every caller to
