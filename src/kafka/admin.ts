@@ -186,8 +186,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return metadataApi.describePartitions(this.#transport, topics);
   }
 
-  describeReplicaHealth(): Promise<ReplicaHealth> {
-    return describeReplicaHealth(this.#transport);
+  describeReplicaHealth(topics?: readonly string[] | null): Promise<ReplicaHealth> {
+    return describeReplicaHealth(this.#transport, topics);
   }
 
   listPartitionReassignments(partitions?: listPartitionReassignmentsApi.PartitionRef[]): Promise<listPartitionReassignmentsApi.MovingPartition[]> {

@@ -26,8 +26,8 @@ export interface ClientQuotaAdmin {
 export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   /** Partition placement of `topics` (null = every topic) in one Metadata request; unknown topics are left out. */
   describePartitions(topics: string[] | null): Promise<TopicPartitions[]>;
-  /** Every topic's partitions with their ISR, and the live brokers, in one Metadata request (the health interlocks' read, ./replica-health.ts). */
-  describeReplicaHealth?(): Promise<ReplicaHealth>;
+  /** Every topic's (or `topics`') partitions with their ISR, and the live brokers, in one Metadata request (the health interlocks' read, ./replica-health.ts). */
+  describeReplicaHealth?(topics?: readonly string[] | null): Promise<ReplicaHealth>;
   /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
   listPartitionReassignments(partitions?: PartitionRef[]): Promise<MovingPartition[]>;
   /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */

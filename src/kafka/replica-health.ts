@@ -15,10 +15,11 @@ export interface ReplicaHealth {
 
 const EVERY_TOPIC = metadataRequest(null);
 
-export async function describeReplicaHealth(kafka: RequestSender): Promise<ReplicaHealth> {
+/** `topics`: only these (unknown ones left out); absent or null = every topic. */
+export async function describeReplicaHealth(kafka: RequestSender, topics?: readonly string[] | null): Promise<ReplicaHealth> {
   // Partitions without a leader answer LEADER_NOT_AVAILABLE: what this read looks for, not a failure.
-  const res = await kafka.sendRequest('Metadata', 'any', EVERY_TOPIC, () => NONE);
-  const topics: ReplicaHealth['topics'] = [];
-  for (const t of res.topics) if (t.errorCode === 0 && t.name != null) topics.push({ name: t.name, partitions: t.partitions });
-  return { brokers: res.brokers.map((b) => b.nodeId), topics };
+  const res = await kafka.sendRequest('Metadata', 'any', topics ? metadataRequest([...new Set(topics)]) : EVERY_TOPIC, () => NONE);
+  const out: ReplicaHealth['topics'] = [];
+  for (const t of res.topics) if (t.errorCode === 0 && t.name != null) out.push({ name: t.name, partitions: t.partitions });
+  return { brokers: res.brokers.map((b) => b.nodeId), topics: out };
 }

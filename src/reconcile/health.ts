@@ -23,10 +23,12 @@ import {
   safetyOf,
   targetsOnGoneBrokers,
   type ClusterHealth,
+  type HealthTopic,
   type HoldDecision,
   type HoldState,
 } from '../domain/reassignment/health.js';
 import type { ReassignmentConfig } from './config.js';
+import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { partitionId } from './ownership.js';
 import { hasQueue, withRecordClaim } from './pacer.js';
 
@@ -43,6 +45,9 @@ export interface HealthInterlockDeps {
 export const MIN_ISR_DEFAULT_TTL_MS = 60_000;
 /** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
 const CLAIM_WAIT_MS = 2000;
+
+/** Most partitions with a short ISR outside the moves read at the pass's start that are looked at again (#cleared). */
+export const MAX_RECHECK = 10_000;
 
 const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0 };
 
@@ -83,6 +88,10 @@ export class HealthInterlock {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
     const md = await kafka.describeReplicaHealth();
+    // Kafka's moves were read earlier in the pass: a wave started since (the pacer's fast poll)
+    // has its new replicas out of the ISR in this answer. Such partitions are looked at again
+    // (#cleared), so that a move is never taken for trouble.
+    const cleared = await this.#cleared(md.topics, movingIds);
     const candidates = minIsrCandidates(md.topics);
     const minIsr = candidates.length > 0 ? await this.#minIsr(candidates, md.brokers) : new Map<string, number>();
     const expected: number[] = [];
@@ -92,8 +101,39 @@ export class HealthInterlock {
       liveBrokers: new Set(md.brokers),
       expectedBrokers: expected,
       minIsr,
-      moving: (topic, partition) => movingIds.has(partitionId(topic, partition)),
+      moving: (topic, partition) => {
+        const id = partitionId(topic, partition);
+        return movingIds.has(id) || cleared.has(id);
+      },
     });
+  }
+
+  /**
+   * Partitions with a short ISR in `topics` (the Metadata answer) that `movingIds` (the moves read
+   * before it) does not list, yet whose short ISR was a move: Kafka lists them as moving now (a
+   * wave started after the moves were read), or their ISR is full in a second Metadata read of
+   * their topics (a short move that ended in between). Asked only about these partitions. More
+   * than MAX_RECHECK of them is trouble whatever a few waves did meanwhile: not asked.
+   */
+  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>): Promise<Set<string>> {
+    const suspects: { topic: string; partition: number }[] = [];
+    for (const t of topics) {
+      for (const p of t.partitions) {
+        if (p.leader < 0 || p.isr.length >= p.replicas.length || movingIds.has(partitionId(t.name, p.partition))) continue;
+        if (suspects.length === MAX_RECHECK) return new Set();
+        suspects.push({ topic: t.name, partition: p.partition });
+      }
+    }
+    const cleared = new Set<string>();
+    if (suspects.length === 0 || !this.#d.kafka.describeReplicaHealth) return cleared;
+    for (const m of await listPartitionReassignments(this.#d.kafka, suspects)) cleared.add(partitionId(m.topic, m.partition));
+    const left = suspects.filter((s) => !cleared.has(partitionId(s.topic, s.partition)));
+    if (left.length === 0) return cleared;
+    const again = await this.#d.kafka.describeReplicaHealth([...new Set(left.map((s) => s.topic))]);
+    const full = new Set<string>();
+    for (const t of again.topics) for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
+    for (const s of left) if (full.has(partitionId(s.topic, s.partition))) cleared.add(partitionId(s.topic, s.partition));
+    return cleared;
   }
 
   /** Brokers the open moves of `r` go to (a broker that joined for this move names no replica until its move starts). */
