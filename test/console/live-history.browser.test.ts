@@ -135,3 +135,39 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     assert.deepEqual(pageErrors, []);
   });
 });
+
+describe('console: polling when the event streams cannot be had', { skip }, () => {
+  let gw: DemoGateway;
+  let browser: Browser;
+
+  before(async () => {
+    // No stream is ever granted (503 too-many-streams): the pages must still show current data.
+    const [g, b] = await Promise.allSettled([startDemoGateway({ SSE_MAX_STREAMS: '0' }), launchChromium()]);
+    if (g.status === 'fulfilled') gw = g.value;
+    if (b.status === 'fulfilled') browser = b.value;
+    if (g.status === 'rejected') throw g.reason;
+    if (b.status === 'rejected') throw b.reason;
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.stop();
+  });
+
+  it('the list says it polls, and a new reassignment still appears', async () => {
+    const page = await browser.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${gw.url}/`);
+    await page.getByLabel('Bearer token').fill(gw.token.viewer);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in as viewer-user (viewer)').waitFor();
+    await page.getByRole('link', { name: 'Reassignments', exact: true }).click();
+    // Two refused connections (the second after the 503's Retry-After, 5 s), then polling.
+    await page.getByText('Polling: the event stream is not available.').waitFor({ timeout: 20_000 });
+    assert.ok(requests.streams.length >= 2, `the stream was tried: ${requests.streams.join(', ')}`);
+    const api = createClient({ baseUrl: gw.url, token: gw.token.operator });
+    const p2 = (await api.topic('orders')).partitions.find((p) => p.partition === 2)!.replicas;
+    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 2, replicas: [p2[0]!, spareBroker(p2)] }], throttle: 1024 })) as { id: string };
+    await page.getByRole('link', { name: id }).waitFor({ timeout: 10_000 });
+    await api.cancelReassignment(id);
+  });
+});
