@@ -27,7 +27,8 @@
 //   aim is closer than half the time to finishBy) aim halfway to finishBy instead: a tail still
 //   left at the aim is finished without a jump of the rate, and before finishBy;
 // - hysteresis: the throttle configs are rewritten only when the wanted rate is RAISE_STEP above
-//   the current one or LOWER_STEP below it (raising is what keeps the deadline: it reacts sooner);
+//   the current one or LOWER_STEP below it (raising is what keeps the deadline: it reacts sooner),
+//   and never lowered in the tail (the last 10 % of the duration: a slower tail ends late);
 // - bounds: the caller's {min, max}; when even max cannot make it (holds = false) the rate is max.
 
 const MiB = 1024 * 1024;
@@ -119,6 +120,12 @@ export function secondsToAim(nowMs: number, startedAtMs: number, finishByMs: num
   return Math.max(toAim, DEADLINE_TAIL_SHARE * toDeadline) / 1000;
 }
 
+/** Whether the aim has given way to the tail rule (secondsToAim): from 90 % of the duration on. */
+export function inTail(nowMs: number, startedAtMs: number, finishByMs: number): boolean {
+  const duration = Math.max(0, finishByMs - startedAtMs);
+  return finishByMs - DEADLINE_MARGIN * duration - nowMs <= DEADLINE_TAIL_SHARE * (finishByMs - nowMs);
+}
+
 /**
  * This pass's throttle and forecast. `wanted` = the busiest broker's bytes ÷ (seconds to the aim
  * × efficiency), rounded up and clamped to the bounds; max when the deadline no longer holds.
@@ -146,7 +153,9 @@ export function paceToDeadline(input: DeadlineInput): DeadlineDecision {
     wanted = Math.min(bounds.max, Math.max(bounds.min, Math.ceil(required)));
   }
   const inBounds = current !== null && current >= bounds.min && current <= bounds.max;
-  const rewrite = !inBounds || wanted > current * (1 + RAISE_STEP) || wanted < current * (1 - LOWER_STEP) || (!holds && current !== bounds.max);
+  // In the tail the rate is not lowered: what it would save is small, and a slower tail ends late.
+  const lower = inBounds && wanted < current * (1 - LOWER_STEP) && !inTail(nowMs, input.startedAtMs, input.finishByMs);
+  const rewrite = !inBounds || wanted > current * (1 + RAISE_STEP) || lower || (!holds && current !== bounds.max);
   const throttle = rewrite ? wanted : current;
   return { throttle, wanted, rewrite: throttle !== current, holds, expectedEndMs: nowMs + (left / achieved(throttle)) * 1000, expectedEndAtMaxMs: atMaxMs, busiest };
 }

@@ -98,6 +98,17 @@ describe('paceToDeadline', () => {
     assert.equal(d.holds, true);
     assert.ok(d.expectedEndMs <= T0 + 100_000);
   });
+
+  it('in the tail (the last 10 % of the duration) the rate is raised, never lowered', () => {
+    const late = { nowMs: T0 + 92_000, brokers: [{ broker: 0, bytesIn: 0, bytesOut: 3 * MiB }] };
+    const wanted = paceToDeadline(input(late)).wanted;
+    const keep = paceToDeadline(input({ ...late, currentThrottle: 2 * wanted }));
+    assert.deepEqual([keep.rewrite, keep.throttle], [false, 2 * wanted]);
+    const raise = paceToDeadline(input({ ...late, currentThrottle: Math.floor(wanted / 2) }));
+    assert.deepEqual([raise.rewrite, raise.throttle], [true, wanted]);
+    // Before the tail the same excess is lowered.
+    assert.equal(paceToDeadline(input({ currentThrottle: 2 * paceToDeadline(input()).wanted })).rewrite, true);
+  });
 });
 
 const arbBrokers: fc.Arbitrary<BrokerBytes[]> = fc.array(
