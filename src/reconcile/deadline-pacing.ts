@@ -128,6 +128,24 @@ export function deadlineStep(r: ReassignmentRecord & { deadline: DeadlineState }
   return { next: { ...r, throttle: decision.throttle, throttleDemand, deadline: stateOf(d.finishBy, d.bounds, decision, efficiency, sample, now), updatedAt: now }, decision, brokers };
 }
 
+/** Rewrite the forecast at least this often, even when nothing else changed (the GET shows decidedAt). */
+const FORECAST_REFRESH_MS = 30_000;
+
+/**
+ * Whether a pass's decision is worth a record write: a new rate, holds flipped, an efficiency
+ * window closed, the expected end moved by more than 1 % of the duration (at least 1 s), or the
+ * forecast is FORECAST_REFRESH_MS old. Skipping the others keeps a pass from rewriting every
+ * record's header every interval (and, with several instances, from racing their passes); the
+ * window's allowance is integrated from its last written mark, at the rate in place, which a
+ * skipped write did not change.
+ */
+export function worthWriting(prev: DeadlineState, next: DeadlineState, rewrite: boolean, startedAt: number): boolean {
+  if (rewrite || prev.holds !== next.holds || prev.efficiency !== next.efficiency || prev.sample?.at !== next.sample?.at) return true;
+  if (prev.expectedEnd === null || next.expectedEnd === null) return prev.expectedEnd !== next.expectedEnd;
+  const tolerance = Math.max(1000, 0.01 * (next.finishBy - startedAt));
+  return Math.abs(prev.expectedEnd - next.expectedEnd) > tolerance || next.decidedAt - prev.decidedAt >= FORECAST_REFRESH_MS;
+}
+
 const steered = (r: ReassignmentRecord | undefined): r is ReassignmentRecord & { deadline: DeadlineState } =>
   r !== undefined && r.state === 'running' && r.deadline !== undefined && r.movesEndedAt === undefined && r.throttleDemand !== null;
 
@@ -154,6 +172,11 @@ export class DeadlinePacing {
     const gauges: { id: string; slackSeconds: number; holds: boolean }[] = [];
     for (const r of [...view.reassignments.values()]) {
       if (!steered(r)) continue;
+      const guess = deadlineStep(r, this.#d.progress.progress(r), this.#d.now(), this.#d.bandwidth ?? null);
+      if (!worthWriting(r.deadline, guess.next.deadline!, guess.decision.rewrite, r.startedAt ?? r.createdAt)) {
+        gauges.push({ id: r.id, slackSeconds: (r.deadline.finishBy - guess.decision.expectedEndMs) / 1000, holds: guess.decision.holds });
+        continue;
+      }
       const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'deadline', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
         const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
         if (!steered(fresh)) return { result: undefined };
