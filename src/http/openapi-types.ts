@@ -1931,7 +1931,7 @@ export interface components {
             /** @description true = moves in flight finish and no new ones start; false = resume. */
             paused?: boolean;
             concurrency?: components["schemas"]["ConcurrencyRequest"];
-            /** @description New bytes/s for leader and follower rates; null removes the throttle. */
+            /** @description New bytes/s for leader and follower rates; null removes the throttle. Ends deadline pacing (`finishBy`), keeping this rate. */
             throttle?: number | null;
         };
         ReassignmentCancelled: {
