@@ -14,6 +14,7 @@ import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig, type Env } from '../../src/kafka/config.js';
 import type { KafkaGateway } from '../../src/kafka/types.js';
 import { startSimulator, type SimulatorOptions } from '../../src/sim/index.js';
+import { assertNoRequestOutsideRelease } from '../sim/out-of-range-guard.js';
 
 type Schemas = components['schemas'];
 
@@ -126,6 +127,7 @@ export async function startGateway(opts: StartGatewayOptions = {}): Promise<Gate
       closed = true;
       await k.close().catch(() => undefined);
       await sim.close();
+      assertNoRequestOutsideRelease(sim); // issue 29: the gateway never sends outside the release's ranges
     },
   };
 }

@@ -13,6 +13,7 @@ import { describeConfigOverrides } from '../../src/kafka/configs.js';
 import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
 import { THROTTLE_KEYS, type ThrottleSyncHooks } from '../../src/reconcile/throttle-sync.js';
 import { startSimulator, type ManualClock, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
+import { assertNoRequestOutsideRelease } from '../sim/out-of-range-guard.js';
 import { FAST_KAFKA_ENV, recordingLogger, type RecordingLogger } from './helpers.js';
 
 export interface ReassignGateway {
@@ -76,6 +77,7 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
       await runtime.reconciler.stop();
       await kafka.close().catch(() => undefined);
       if (!opts.sim) await sim.close();
+      assertNoRequestOutsideRelease(sim); // issue 29: the gateway never sends outside the release's ranges
     },
   };
 }

@@ -74,3 +74,21 @@ test('releases: KRaft where the table has it; an unknown release is refused nami
   assert.throws(() => kafkaRelease('4.2', 'zookeeper'), /no Kafka 4.2 in ZooKeeper mode: known are ZooKeeper 2.4, .*3.9 and KRaft 3.3, .*4.2/);
   assert.throws(() => kafkaRelease('9.9'), RangeError);
 });
+
+test('ZooKeeper mode neither checks nor charges a validateOnly CreateTopics against the mutation quota; KRaft does', async () => {
+  for (const mode of ['zookeeper', 'kraft'] as const) {
+    const sim = await startSimulator({ brokers: 1, kafkaVersion: '3.7', kafkaMode: mode, notControllerErrors: false });
+    try {
+      sim.clientQuotas.alter([{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', value: 1, remove: false }] }], false);
+      const port = sim.endpoints()[0]!.port;
+      const create = (name: string, validateOnly: boolean) =>
+        request(port, 19, 7, { topics: [{ name, numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly });
+      const dry = await create('dry', true);
+      const real = await create('real', false);
+      // Burst 11 (1/s x 11 windows): in KRaft the dry run's 20 already drove the bucket negative.
+      assert.deepEqual([dry.topics[0].errorCode, real.topics[0].errorCode], mode === 'zookeeper' ? [0, 0] : [0, 89], mode);
+    } finally {
+      await sim.close();
+    }
+  }
+});

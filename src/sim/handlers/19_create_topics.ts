@@ -9,7 +9,9 @@
 // Kafka would create: a random topic id (Kafka draws it before checking validateOnly) and the
 // full resolved config list.
 // Quota (KIP-599): after a topic passes validation its partition count is charged to
-// the controller mutation quota, validateOnly included (KRaft). v6+ is strict: a
+// the controller mutation quota, validateOnly included (KRaft); a ZooKeeper-mode cluster
+// (runtime.release.mode) neither checks nor charges a validateOnly request
+// (ZkAdminManager.createTopics records the quota only when it creates). v6+ is strict: a
 // topic that finds the bucket negative fails with THROTTLING_QUOTA_EXCEEDED (89) and
 // costs nothing; v0-v5 are permissive: charged and never refused, only throttled.
 // Per-version notes: v1 adds validate_only; v4 lets num_partitions and
@@ -56,7 +58,8 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       };
       try {
         const planned = model.createTopic(spec, { validateOnly: true });
-        if (!quota.tryCharge(planned.partitions.length)) return failed(t.name, THROTTLED);
+        const charged = !(req.validateOnly && ctx.runtime.release.mode === 'zookeeper');
+        if (charged && !quota.tryCharge(planned.partitions.length)) return failed(t.name, THROTTLED);
         const topic = req.validateOnly ? planned : model.createTopic(spec, { validateOnly: false });
         const configs = req.validateOnly ? planned.configs : model.describeConfigs({ type: 2, name: topic.name }, null);
         return {

@@ -31,7 +31,9 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
       try {
         const current = model.getTopic(t.name)?.partitions.length ?? 0;
         model.createPartitions(t.name, t.count, assignments, { validateOnly: true });
-        if (!quota.tryCharge(t.count - current)) return { name: t.name, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
+        // ZooKeeper mode: a validateOnly request is neither checked nor charged (ZkAdminManager.createPartitions).
+        const charged = !(req.validateOnly && ctx.runtime.release.mode === 'zookeeper');
+        if (charged && !quota.tryCharge(t.count - current)) return { name: t.name, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
         if (!req.validateOnly) model.createPartitions(t.name, t.count, assignments, { validateOnly: false });
         return { name: t.name, ...OK };
       } catch (err) {
