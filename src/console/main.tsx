@@ -186,6 +186,19 @@ function ClusterPage({ api, me }: PageProps) {
             <dd>broker {d.cluster.controllerId}</dd>
             <dt>Brokers</dt>
             <dd>{d.rows.length}</dd>
+            {d.cluster.kafka && (
+              <>
+                <dt>Kafka</dt>
+                <dd>
+                  {d.cluster.kafka.release} ({d.cluster.kafka.mode === 'kraft' ? 'KRaft' : 'ZooKeeper'} mode)
+                  {d.cluster.kafka.degraded.map((g) => (
+                    <div class="note" key={g.feature}>
+                      degraded: {g.feature}: {g.detail}
+                    </div>
+                  ))}
+                </dd>
+              </>
+            )}
           </dl>
           <table>
             <caption class="note">Bars compare brokers; orange = more than 20 % above the mean (skew).</caption>
