@@ -19,6 +19,8 @@ import type { StateStore, StateView } from '../state/store.js';
 import {
   assessHealth,
   decideHold,
+  drainedBrokers,
+  healthFor,
   minIsrCandidates,
   safetyOf,
   targetsOnGoneBrokers,
@@ -66,6 +68,8 @@ export class HealthInterlock {
   #minIsrDefault: { value: number; at: number } | undefined;
   /** Target brokers of a record's open moves, per record version (records are immutable). */
   readonly #targets = new WeakMap<ReassignmentRecord, readonly number[]>();
+  /** Brokers a record's open moves drain, per record version. */
+  readonly #drained = new WeakMap<ReassignmentRecord, ReadonlySet<number>>();
 
   constructor(deps: HealthInterlockDeps) {
     this.#d = deps;
@@ -77,21 +81,21 @@ export class HealthInterlock {
     try {
       if (records.length === 0) return;
       const needsRead = records.some((r) => safetyOf(r) !== 'off');
-      const health = needsRead ? await this.#read(records, movingIds) : NO_TROUBLE;
+      const health = needsRead ? await this.#read(records, movingIds, view) : NO_TROUBLE;
       for (const r of records) await this.#decide(r, health);
     } finally {
       this.#report();
     }
   }
 
-  async #read(records: readonly ReassignmentRecord[], movingIds: ReadonlySet<string>): Promise<ClusterHealth> {
+  async #read(records: readonly ReassignmentRecord[], movingIds: ReadonlySet<string>, view: StateView): Promise<ClusterHealth> {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
     const md = await kafka.describeReplicaHealth();
     // Kafka's moves were read earlier in the pass: a wave started since (the pacer's fast poll)
     // has its new replicas out of the ISR in this answer. Such partitions are looked at again
     // (#cleared), so that a move is never taken for trouble.
-    const cleared = await this.#cleared(md.topics, movingIds);
+    const cleared = await this.#cleared(md.topics, movingIds, view);
     const candidates = minIsrCandidates(md.topics);
     const minIsr = candidates.length > 0 ? await this.#minIsr(candidates, md.brokers) : new Map<string, number>();
     const expected: number[] = [];
@@ -115,7 +119,7 @@ export class HealthInterlock {
    * their topics (a short move that ended in between). Asked only about these partitions. More
    * than MAX_RECHECK of them is trouble whatever a few waves did meanwhile: not asked.
    */
-  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>): Promise<Set<string>> {
+  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>, view: StateView): Promise<Set<string>> {
     const suspects: { topic: string; partition: number }[] = [];
     for (const t of topics) {
       for (const p of t.partitions) {
@@ -133,6 +137,18 @@ export class HealthInterlock {
     const full = new Set<string>();
     for (const t of again.topics) for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
     for (const s of left) if (full.has(partitionId(s.topic, s.partition))) cleared.add(partitionId(s.topic, s.partition));
+    // Partitions a live gateway reassignment is to move (queued) are part of a move: the
+    // reassignment that moves them repairs them (a dead broker's replicas moved elsewhere).
+    const rest = new Set(left.map((s) => partitionId(s.topic, s.partition)).filter((id) => !cleared.has(id)));
+    if (rest.size === 0) return cleared;
+    for (const r of view.reassignments.values()) {
+      if (r.state !== 'running' && r.state !== 'pending') continue;
+      for (const p of r.partitions) {
+        if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) continue;
+        const id = partitionId(p.topic, p.partition);
+        if (rest.has(id)) cleared.add(id);
+      }
+    }
     return cleared;
   }
 
@@ -144,6 +160,12 @@ export class HealthInterlock {
       for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving')) for (const b of p.target) set.add(b);
       this.#targets.set(r, (out = [...set]));
     }
+    return out;
+  }
+
+  #drainedBy(r: ReassignmentRecord): ReadonlySet<number> {
+    let out = this.#drained.get(r);
+    if (!out) this.#drained.set(r, (out = drainedBrokers(r.partitions)));
     return out;
   }
 
@@ -169,13 +191,14 @@ export class HealthInterlock {
     const now = this.#d.now();
     const policy = safetyOf(r);
     const targetsGone = policy === 'off' ? undefined : targetsOnGoneBrokers(r.partitions, health.goneBrokers);
-    const first = decideHold(policy, health, r.hold, now, targetsGone);
+    const mine = healthFor(health, this.#drainedBy(r));
+    const first = decideHold(policy, mine, r.hold, now, targetsGone);
     if (first.kind === 'none' || first.kind === 'unchanged') return;
     const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'health', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
       // Decided again on the record as the state topic has it now (a PATCH, a wave, another instance's hold).
       const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
       if (!fresh || fresh.state !== 'running' || fresh.movesEndedAt !== undefined) return { result: undefined };
-      const d = fresh === r ? first : decideHold(safetyOf(fresh), health, fresh.hold, now, targetsGone);
+      const d = fresh === r ? first : decideHold(safetyOf(fresh), mine, fresh.hold, now, targetsGone);
       if (d.kind === 'none' || d.kind === 'unchanged') return { result: undefined };
       return { result: { d, before: fresh.hold }, values: [withHold(fresh, d, now)] };
     });

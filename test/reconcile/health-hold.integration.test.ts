@@ -260,6 +260,32 @@ describe('health interlocks', () => {
     }
   });
 
+  it('moving the replicas off a dead broker is not held by that broker or by the partitions it moves', async () => {
+    const gw = await startReassignGateway({ simulator: { brokers: 5 } });
+    try {
+      await createTopics(gw, { name: 'evac', assignments: [[4, 0], [0, 4], [1, 4], [4, 2]] });
+      // Unthrottled (a throttle rate cannot be set on a dead broker): 20 MB at the simulator's 50 MiB/s, ~0.4 s a move.
+      for (let p = 0; p < 4; p++) gw.sim.seedBytes('evac', p, 20_000_000);
+      const targets = [[1, 0], [0, 2], [1, 3], [3, 2]].map((replicas, partition) => ({ topic: 'evac', partition, replicas }));
+      // Started while broker 4 is up (a start reads the sizes from the replicas' brokers), then it dies.
+      const res = await gw.http().post('/reassignments').send({ partitions: targets, concurrency: { perBroker: 1 } });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      await gw.sim.stopBroker(4);
+      assert.ok((await state(gw, res.body.id)).counts.queued > 0, 'moves left to start after it died');
+      const seen = new Set<string>();
+      const done = await eventually(async () => {
+        const s = await state(gw, res.body.id);
+        seen.add(s.state);
+        return s.state === 'completed' ? s : undefined;
+      }, 60_000, 20);
+      assert.equal(done.counts.completed, 4);
+      assert.ok(!seen.has('held'), [...seen].join(','));
+      await gw.sim.startBroker(4);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('a wave started after the pass read Kafka\'s moves is not taken for trouble (its new replicas are out of the ISR)', async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 }, reconcile: false });
     try {

@@ -127,6 +127,34 @@ export function assessHealth(input: HealthInput): ClusterHealth {
 }
 
 /**
+ * The health one reassignment is judged by: a gone broker that its own open moves drain
+ * (replicas they move away, to no open move's target) is what the move is for — decommissioning
+ * a dead broker — not trouble. Every other kind is the cluster's.
+ */
+export function healthFor(health: ClusterHealth, drained: ReadonlySet<number>): ClusterHealth {
+  if (drained.size === 0 || !health.goneBrokers.some((b) => drained.has(b))) return health;
+  const gone = health.goneBrokers.filter((b) => !drained.has(b));
+  const troubles = health.troubles.filter((t) => t.kind !== 'brokerGone');
+  if (gone.length > 0) troubles.push({ kind: 'brokerGone', count: gone.length, examples: gone.slice(0, MAX_EXAMPLES).map(String) });
+  return { ...health, troubles, goneBrokers: gone };
+}
+
+/** Brokers the open (queued or moving) moves of a reassignment take replicas away from and give none to. O(partitions). */
+export function drainedBrokers(
+  partitions: readonly { readonly original: readonly number[]; readonly target: readonly number[]; readonly state: string; readonly supersededBy?: string }[],
+): Set<number> {
+  const from = new Set<number>();
+  const to = new Set<number>();
+  for (const p of partitions) {
+    if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) continue;
+    for (const b of p.target) to.add(b);
+    for (const b of p.original) if (!p.target.includes(b)) from.add(b);
+  }
+  for (const b of to) from.delete(b);
+  return from;
+}
+
+/**
  * Topics whose min.insync.replicas can matter: some partition with a leader has an ISR shorter
  * than its replica list (an ISR as long as the replicas is below min ISR only when the topic's
  * min.insync.replicas exceeds its replication factor, a misconfiguration left out). Only these

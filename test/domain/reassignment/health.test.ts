@@ -6,6 +6,8 @@ import {
   assessHealth,
   decideHold,
   DEFAULT_SAFETY,
+  drainedBrokers,
+  healthFor,
   MAX_EXAMPLES,
   minIsrCandidates,
   parseSafety,
@@ -223,5 +225,34 @@ describe('parseSafety', () => {
     assert.deepEqual(parse({ resumeAfterPasses: 1.5 }).errors.map((e) => e.code), ['OUT_OF_RANGE']);
     assert.deepEqual(parse({ wait: 1 }).errors.map((e) => e.path), ['/safety/wait']);
     assert.equal(parse({ wait: 1 }).value, null);
+  });
+});
+
+describe('healthFor and drainedBrokers: a gone broker a reassignment drains is its move, not trouble', () => {
+  it('drained = brokers its open moves take replicas from and give none to', () => {
+    const parts = [
+      { original: [5, 0], target: [1, 0], state: 'queued' },
+      { original: [5, 2], target: [2, 3], state: 'moving' },
+      { original: [3, 6], target: [6, 1], state: 'queued' }, // 3 is drained here but a target above
+      { original: [7, 0], target: [0, 1], state: 'completed' }, // done: not open
+      { original: [8, 0], target: [0, 1], state: 'queued', supersededBy: 'r-2' },
+    ];
+    assert.deepEqual([...drainedBrokers(parts)].sort(), [5]);
+  });
+  it('only brokerGone changes, and only for drained brokers', () => {
+    const h: ClusterHealth = {
+      troubles: [
+        { kind: 'underReplicated', count: 2, examples: ['t-0', 't-1'] },
+        { kind: 'brokerGone', count: 2, examples: ['5', '9'] },
+      ],
+      goneBrokers: [5, 9],
+      partitions: 10,
+    };
+    assert.deepEqual(healthFor(h, new Set([5])).troubles, [
+      { kind: 'underReplicated', count: 2, examples: ['t-0', 't-1'] },
+      { kind: 'brokerGone', count: 1, examples: ['9'] },
+    ]);
+    assert.deepEqual(healthFor(h, new Set([5, 9])).troubles, [{ kind: 'underReplicated', count: 2, examples: ['t-0', 't-1'] }]);
+    assert.equal(healthFor(h, new Set([1])), h, 'nothing drained is gone: the same object');
   });
 });
