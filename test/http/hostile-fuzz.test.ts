@@ -244,6 +244,11 @@ async function send(r: Req): Promise<{ status: number; type: string; body: Recor
   if (r.auth === 'wrong') headers.Authorization = 'Bearer not-a-valid-token';
   if (r.contentType) headers['Content-Type'] = r.contentType;
   const res = await fetch(base + r.path, { method: r.method, headers, ...(r.body !== undefined && { body: r.body }), signal: AbortSignal.timeout(15_000) });
+  // An event stream (GET /reassignments/events, .../{id}/events) never ends: its status and type are the answer.
+  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: undefined, text: '' };
+  }
   const text = await res.text();
   let body: Record<string, unknown> | undefined;
   try {
