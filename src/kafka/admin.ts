@@ -1,6 +1,7 @@
 // KafkaAdmin (./kafka-admin.ts) on @platformatic/kafka 2.x (checked on 2.12.1; see
 // docs/platformatic-kafka.md): the transport (./transport.ts) plus one module per Kafka API
-// and version (./apis/<api>-v<N>.ts). Only the composition root (src/main.ts) names it.
+// (./apis/<api>-v<N>.ts for one version, ./apis/<api>.ts for several). Only the composition
+// root (src/main.ts) names it.
 //
 // Why the low-level API: the client's high-level Admin (createTopics/deleteTopics/
 // createPartitions) (a) collapses per-topic errors into one thrown MultipleErrors, so
@@ -11,12 +12,12 @@
 // and one of them is silently lost; (f) caches controllerId forever. So we keep an Admin
 // instance only for its connection pool (TLS, SASL, timeouts) and send the requests
 // ourselves with the root-exported API namespaces (createTopicsV7.api.async(connection, ...)),
-// at fixed versions, one module each in ./apis/ (test/kafka/pinned-versions.test.ts pins
-// them): CreateTopics v7, DeleteTopics v6, CreatePartitions v3 (strict quota mode: the broker
-// answers 89 per topic), Metadata v12, DescribeCluster v1, DescribeConfigs v4,
-// IncrementalAlterConfigs v1, DescribeLogDirs v4, Alter/ListPartitionReassignments v0,
-// Describe/AlterClientQuotas v1, and for the state topic (./state-topic.ts) Produce v11,
-// Fetch v17 and ListOffsets v9. Their parsers throw a ResponseError when any item carries an
+// each at the highest version it and the broker both speak (./apis/versions.ts negotiates per
+// connection; test/kafka/negotiation.test.ts checks every release 2.8-4.2): CreateTopics v7,
+// DeleteTopics v6, CreatePartitions v3 (strict quota mode: the broker answers 89 per topic),
+// Metadata v11-12, DescribeCluster v0-1, DescribeConfigs v4, IncrementalAlterConfigs v1,
+// DescribeLogDirs v2-4, Alter/ListPartitionReassignments v0, Describe/AlterClientQuotas v1, and
+// for the state topic (./state-topic.ts) Produce v9-11, Fetch v12-17 and ListOffsets v6-9. Their parsers throw a ResponseError when any item carries an
 // error code, but only after parsing the whole response, which the error carries as
 // `.response`: we take it from there and read the per-item codes ourselves.
 //

@@ -1,7 +1,8 @@
 // The Kafka transport: the connection pool (an @platformatic/kafka Admin kept only for it:
 // TLS, SASL, timeouts), routing to any broker, the controller or one broker by id, our retry
 // policy, and the per-request metrics hook. The requests themselves are built and read in
-// src/kafka/apis/<api>-v<N>.ts; src/kafka/admin.ts puts both together as KafkaAdmin.
+// src/kafka/apis/ (each at the version negotiated per connection, apis/versions.ts);
+// src/kafka/admin.ts puts both together as KafkaAdmin.
 //
 // Contact (issue 28): a request any broker may answer goes to the brokers of the shared contact
 // set (./contacts.ts says which, in which order, and the back-off of a failed broker), not to the
