@@ -46,7 +46,7 @@ import {
 } from '../src/kafka/apis/describe-log-dirs.js';
 import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
 import { decodeMetadata, decodeMetadataSteps, placementOf } from '../src/kafka/apis/metadata.js';
-import type { Steps } from '../src/kafka/wire/slices.js';
+import type { Steps } from '../src/domain/steps.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
 import { placementFromClientAnswer, sizesFromClientAnswer } from '../test/kafka/client-reference.js';
 

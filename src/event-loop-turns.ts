@@ -17,6 +17,11 @@
 //
 // The resumed task runs until it yields again or waits on I/O; the next one is resumed from an
 // immediate queued during this turn's check phase, i.e. in the next turn, after the poll phase.
+//
+// The runners of computations written as steps (src/domain/steps.ts) are here too: runInSlices
+// (a time budget per slice: Kafka decodes, body parsing, plans) and driveSteps (a caller's pacer).
+import { performance } from 'node:perf_hooks';
+import type { Steps } from './domain/steps.js';
 
 /** Yields during which a task goes before the long ones. */
 export const SHORT_YIELDS = 3;
@@ -88,10 +93,39 @@ export function waitingTurns(): number {
  * the domain's Steps do) to its end, calling `pace` at each yield: `pace` gives the event loop a
  * turn once its time budget is spent (src/state/layout.ts makePacer).
  */
-export async function driveSteps<T>(steps: Generator<void, T, void>, pace: () => Promise<void>): Promise<T> {
+export async function driveSteps<T>(steps: Steps<T>, pace: () => Promise<void>): Promise<T> {
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
     await pace();
+  }
+}
+
+/** Told about each slice of a runInSlices run (src/plan/sliced.ts publishes them). */
+export interface SliceWatch {
+  /** A slice begins: at the start, and after each turn given to the event loop. */
+  sliceStarted(): void;
+  /** A slice ended after `ms` of work, at `at` (performance.now()); `done`: the last one. */
+  sliceEnded(ms: number, done: boolean, at: number): void;
+}
+
+/**
+ * Runs a computation written as steps to its end, giving the event loop a turn (yieldTurn, as
+ * `runner`: one task) whenever a slice has run for `sliceMs` or more: the clock is read after
+ * each step, so a slice is `sliceMs` plus at most one step.
+ */
+export async function runInSlices<T>(steps: Steps<T>, sliceMs: number, runner: object = {}, watch?: SliceWatch): Promise<T> {
+  let since = performance.now();
+  watch?.sliceStarted();
+  for (;;) {
+    const r = steps.next();
+    if (r.done && watch === undefined) return r.value;
+    const now = performance.now();
+    if (!r.done && now - since < sliceMs) continue;
+    watch?.sliceEnded(now - since, r.done === true, now);
+    if (r.done) return r.value;
+    await yieldTurn(runner);
+    since = performance.now();
+    watch?.sliceStarted();
   }
 }

@@ -15,7 +15,7 @@
 // unchanged (it answers 415 or decodes it).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { yieldTurn as yieldToLoop } from '../event-loop-turns.js';
+import { runInSlices, yieldTurn as yieldToLoop } from '../event-loop-turns.js';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeepError, rejectDeepJson } from './hostile-input.js';
 
@@ -106,19 +106,6 @@ export function* scanJson(
   }
   if (open > 0 || inString) balanced = false;
   return { maxDepth, balanced, largest };
-}
-
-/** Runs a generator to its end, giving the event loop back every `sliceMs` of work. */
-export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = 5, runner: object = {}): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    if (performance.now() - since >= sliceMs) {
-      await yieldToLoop(runner);
-      since = performance.now();
-    }
-  }
 }
 
 // --- body-parser's json parse (strict), for the fallback: same results, same errors --------

@@ -3,7 +3,7 @@
 // for what moves now, DescribeLogDirs on every live broker for sizes) and hands plain data to the
 // pure planner (src/domain/plan). Changes nothing and stores nothing. Typed outcomes, no HTTP.
 import { planReassignmentSteps, type Plan, type PlanCluster, type PlanError, type PlanRequest, type PlanTopic } from '../domain/plan/index.js';
-import { drain, type Steps } from '../domain/plan/steps.js';
+import { drain, type Steps } from '../domain/steps.js';
 import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/log-dirs.js';

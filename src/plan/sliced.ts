@@ -1,4 +1,4 @@
-// Runs a pure computation given as steps (src/domain/plan/steps.ts) on the event loop without
+// Runs a pure computation given as steps (src/domain/steps.ts) on the event loop without
 // blocking it: it advances the generator for up to `sliceMs`, then lets the loop run (I/O,
 // timers, other requests: /healthz answers while a 100,000-partition plan is computed) with
 // setImmediate, and goes on. Why not a worker_thread: the planner's input (every partition) and
@@ -11,8 +11,8 @@
 // subscribes): tests and bench/plans observe slicing through it.
 import { channel } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { yieldTurn as nextTurn } from '../event-loop-turns.js';
-import type { Steps } from '../domain/plan/steps.js';
+import { runInSlices } from '../event-loop-turns.js';
+import type { Steps } from '../domain/steps.js';
 
 /** Longest synchronous piece of planning before the event loop gets a turn (the target is 50 ms). */
 export const DEFAULT_SLICE_MS = 10;
@@ -32,31 +32,23 @@ export interface SliceOptions {
 }
 
 export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Promise<T> {
-  const sliceMs = opts.sliceMs ?? DEFAULT_SLICE_MS;
   const label = opts.label ?? 'plan';
   const began = performance.now();
-  let start = began;
-  let cpu = plans.hasSubscribers ? process.cpuUsage() : null;
+  let cpu: NodeJS.CpuUsage | null = null;
   let slices = 0;
   let maxSliceMs = 0;
-  const runner = {};
-  for (;;) {
-    const r = steps.next();
-    const now = performance.now();
-    if (!r.done && now - start < sliceMs) continue;
-    const ms = now - start;
-    slices++;
-    maxSliceMs = Math.max(maxSliceMs, ms);
-    if (plans.hasSubscribers) {
-      const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
-      plans.publish({ type: 'slice', label, index: slices, ms, cpuMs: (used.user + used.system) / 1000 } satisfies PlanRunEvent);
-    }
-    if (r.done) {
-      if (plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: now - began } satisfies PlanRunEvent);
-      return r.value;
-    }
-    await nextTurn(runner);
-    start = performance.now();
-    cpu = plans.hasSubscribers ? process.cpuUsage() : null;
-  }
+  return runInSlices(steps, opts.sliceMs ?? DEFAULT_SLICE_MS, {}, {
+    sliceStarted() {
+      cpu = plans.hasSubscribers ? process.cpuUsage() : null;
+    },
+    sliceEnded(ms, done, at) {
+      slices++;
+      maxSliceMs = Math.max(maxSliceMs, ms);
+      if (plans.hasSubscribers) {
+        const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
+        plans.publish({ type: 'slice', label, index: slices, ms, cpuMs: (used.user + used.system) / 1000 } satisfies PlanRunEvent);
+      }
+      if (done && plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: at - began } satisfies PlanRunEvent);
+    },
+  });
 }

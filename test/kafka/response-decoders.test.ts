@@ -70,7 +70,8 @@ import { decodeProduceAnswer, encodeProduceRequest, produceRecords, type Produce
 import { crc32c } from '../../src/kafka/wire/crc32c.js';
 import { splitBatches } from '../../src/sim/cluster/log.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
-import { drain, inSlices } from '../../src/kafka/wire/slices.js';
+import { drain } from '../../src/domain/steps.js';
+import { inSlices } from '../../src/kafka/wire/slices.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import type { RequestSender } from '../../src/kafka/request.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
 import { assignReplicasToBrokers, planReassignment, planReassignmentSteps, seededRandom, type PlanCluster } from '../../src/domain/plan/index.js';
-import type { Steps } from '../../src/domain/plan/steps.js';
+import type { Steps } from '../../src/domain/steps.js';
 import { PLAN_CHANNEL, runSliced, type PlanRunEvent } from '../../src/plan/sliced.js';
 
 function cluster(): PlanCluster {

@@ -18,7 +18,7 @@
 //
 // Cost: O(T·k) edges (1,000 topics × 110 brokers = 110,000); a few phases of Dijkstra and Dinic.
 
-import { drain, type Steps } from './steps.js';
+import { drain, type Steps } from '../steps.js';
 
 export interface CeilSlotTopic {
   /** Replicas of the topic on each of the k brokers. */

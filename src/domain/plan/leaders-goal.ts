@@ -21,7 +21,7 @@
 // Cost: greedy O(replicas); each chain search O(replicas) at worst, run only for what the greedy
 // pass left.
 import { resolveTopicScope } from './scope.js';
-import { counter, type Steps } from './steps.js';
+import { counter, type Steps } from '../steps.js';
 import type { BrokerLoad, Plan, PlanCluster, PlanError, PlannedPartition, PlanRequest, PlanResult, PlanWarning } from './types.js';
 import { KAFKA_ERRORS } from '../reassignment/types.js';
 

@@ -2,7 +2,7 @@
 // compared with this (response `lowerBound`, property tests, bench/plans), so it must not share
 // the planner's choices. Each bound is a counting argument, stated next to it.
 import { assignCeilSlotsSteps, type CeilSlotTopic } from './ceil-slots.js';
-import { counter, drain, type Steps } from './steps.js';
+import { counter, drain, type Steps } from '../steps.js';
 import type { PlanGoal, PlanWeight } from './types.js';
 
 /** One in-scope partition as the bounds see it (broker ids, size). */

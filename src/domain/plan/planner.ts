@@ -15,7 +15,7 @@ import { assignCeilSlotsSteps } from './ceil-slots.js';
 import { lowerBoundSteps, type BoundPartition } from './lower-bound.js';
 import { resolveTopicScope } from './scope.js';
 import { planLeadersSteps } from './leaders-goal.js';
-import { counter, drain, type Steps } from './steps.js';
+import { counter, drain, type Steps } from '../steps.js';
 import type { BrokerLoad, Plan, PlanCluster, PlanError, PlannedPartition, PlanRequest, PlanResult, PlanWarning, PlanWeight } from './types.js';
 
 /** Internal partition: replicas as broker indexes, `target` mutated by the goal. */

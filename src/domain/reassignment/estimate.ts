@@ -10,7 +10,7 @@
 // An estimate, not a promise: it ignores data produced during the move and assumes every copy
 // starts at once and shares its broker's rate evenly.
 
-import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 import { partitionLabel, type TopicPartition } from './types.js';
 
 /** Size in bytes of each partition's log on its leader: sizes[topic][partition] (DescribeLogDirs). */
@@ -62,7 +62,7 @@ export interface MoveEstimate {
 
 /** Bytes to move per broker and the estimated duration. Linear in the moves. */
 export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes | PartitionSizeOf, options: EstimateOptions): MoveEstimate {
-  return runSteps(estimateMoveSteps(moves, sizes, options));
+  return drain(estimateMoveSteps(moves, sizes, options));
 }
 
 /** estimateMove in steps (plan.ts Steps): the same result, yielding every STEP_ITEMS moves. */

@@ -20,6 +20,8 @@ export * from './partition-map.js';
 export * from './partition-order.js';
 export * from './request.js';
 export * from './plan.js';
+// Steps computations (../steps.ts): services drive the *Steps functions exported here.
+export { drain, STEP_ITEMS, type Steps } from '../steps.js';
 export * from './throttles.js';
 export * from './throttle-ledger.js';
 export * from './estimate.js';

@@ -23,7 +23,7 @@
 // bandwidth; a move completes when all its copies have. Moves in flight keep the bytes they have
 // done (bytesDone), so the same function gives the ETA of a running reassignment, queue included.
 
-import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 import type { TopicPartition } from './types.js';
 
 export type MoveState = 'queued' | 'moving' | 'completed' | 'failed' | 'cancelled';
@@ -238,7 +238,7 @@ export class PacingPicker {
  * what the reconciler sends in its next AlterPartitionReassignments call. O(n log n).
  */
 export function nextToStart<P extends PacedPartition>(partitions: readonly P[], bounds: ConcurrencyBounds, order: PacingOrder): P[] {
-  return runSteps(nextToStartSteps(partitions, bounds, order));
+  return drain(nextToStartSteps(partitions, bounds, order));
 }
 
 /** nextToStart in steps (plan.ts Steps): the same answer, yielding every STEP_ITEMS partitions (the sort is one step). */
@@ -307,7 +307,7 @@ interface Copy {
  * (their order and grouping are still the real ones) and the seconds are null.
  */
 export function planWaves(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions): WaveSchedule {
-  return runSteps(planWavesSteps(partitions, bounds, order, options));
+  return drain(planWavesSteps(partitions, bounds, order, options));
 }
 
 /** Events of the schedule handled between two yields of planWavesSteps. */

@@ -3,7 +3,7 @@
 //
 // Why steps: at 100,000 partitions the order took 7–30 ms in one go, 70 ms once in bench:scale
 // (GC and a busy CPU), on the first page GET after a start; /healthz waited behind it.
-import { STEP_ITEMS, type Steps } from './plan.js';
+import { STEP_ITEMS, type Steps } from '../steps.js';
 
 /** 2^20: partition indexes below it share a float64 key with the partition number (see below). */
 const INDEX_LIMIT = 1_048_576;

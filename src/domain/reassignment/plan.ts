@@ -13,6 +13,7 @@
 // Linear in the request plus the snapshot: every lookup goes through a map.
 
 import { internReplicaList, sharedDifference } from '../replica-list.js';
+import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 import { PartitionMap } from './partition-map.js';
 import {
   KAFKA_ERRORS,
@@ -156,24 +157,6 @@ export type ValidationResult =
 const MAX_LISTED = 50;
 
 /**
- * A long pure computation cut into steps: each `yield` is a point where a caller may give the
- * event loop a turn (src/reconcile drives it with a time-sliced pacer); the return value is the
- * result. `runSteps` runs it in one go. No I/O and no clock either way: same input, same result.
- */
-export type Steps<T> = Generator<void, T, void>;
-
-/** Runs `steps` to the end, synchronously. */
-export function runSteps<T>(steps: Steps<T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
-
-/** Items handled between two yields of a Steps computation (~1 ms of work or less each). */
-export const STEP_ITEMS = 2048;
-
-/**
  * Validate `targets` against `cluster` and plan the move. Pure and linear in
  * |targets| + |snapshot|. Errors come per partition in request order, then per topic.
  */
@@ -182,7 +165,7 @@ export function validateReassignment(
   targets: ReassignmentTargets,
   options: ValidateOptions = {},
 ): ValidationResult {
-  return runSteps(validateReassignmentSteps(cluster, targets, options));
+  return drain(validateReassignmentSteps(cluster, targets, options));
 }
 
 /** validateReassignment in steps (see Steps): the same result, with yields every STEP_ITEMS partitions. */

@@ -12,7 +12,7 @@
 import { internReplicaList } from '../replica-list.js';
 import type { PartitionAssignment } from './types.js';
 import { PACING_ORDERS, type ConcurrencyBounds, type PacingOrder } from './pacing.js';
-import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { drain as runSteps, STEP_ITEMS, type Steps } from '../steps.js';
 import { parseSafety, type Safety } from './health.js';
 import type { ThrottleBounds } from './deadline.js';
 import { parseFinishBy, parseThrottleBounds } from './deadline-request.js';

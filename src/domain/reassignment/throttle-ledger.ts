@@ -47,7 +47,7 @@ import {
   type ReplicaListConfigName,
   type ThrottleConfigName,
 } from './throttles.js';
-import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 
 /** Entries demanded for one list config: `*` or `partition:broker` entries. */
 export type ReplicaDemand = typeof ALL_REPLICAS | readonly string[];
@@ -148,7 +148,7 @@ export interface ThrottleReconciliation {
 
 /** The demand of one reassignment: its throttle lists, and `rate` on its brokers (none when null). */
 export function throttleDemandFor(throttles: ReassignmentThrottles, rate: number | null): ThrottleDemand {
-  return runSteps(throttleDemandForSteps(throttles, rate));
+  return drain(throttleDemandForSteps(throttles, rate));
 }
 
 /**
@@ -478,7 +478,7 @@ export interface ReplicaListOwnershipView {
 }
 
 export function replicaListOwnership(current: string | null, owned: ReplicaListOwnership | undefined): ReplicaListOwnershipView {
-  return runSteps(replicaListOwnershipSteps(current, owned));
+  return drain(replicaListOwnershipSteps(current, owned));
 }
 
 /**

@@ -18,7 +18,7 @@
 
 import { replicaEntryKey } from '../partition-key.js';
 import { PartitionMap } from './partition-map.js';
-import { runSteps, STEP_ITEMS, type Steps } from './plan.js';
+import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 import type { TopicPartition } from './types.js';
 
 export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas' as const;
@@ -240,7 +240,7 @@ export interface ReassignmentThrottles {
  * while `ongoing` runs. (Topics of running moves are included, as Kafka's tool includes them.)
  */
 export function computeReassignmentThrottles(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): ReassignmentThrottles {
-  return runSteps(computeReassignmentThrottlesSteps(ongoing, proposed));
+  return drain(computeReassignmentThrottlesSteps(ongoing, proposed));
 }
 
 /**
@@ -272,7 +272,7 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
   // Indexed loops (generators allocate an iterator result per for-of step); the reference path may need them again.
   const running: readonly RunningMove[] = Array.isArray(ongoing) ? ongoing : Array.from(ongoing);
   const asked: readonly ProposedMove[] = Array.isArray(proposed) ? proposed : Array.from(proposed);
-  const slowly = () => runSteps(computeReassignmentThrottlesSlowly(running, asked));
+  const slowly = () => drain(computeReassignmentThrottlesSlowly(running, asked));
   const byTopic = new Map<string, TopicMoves>();
   const group = (topic: string): TopicMoves => {
     let g = byTopic.get(topic);

@@ -44,7 +44,8 @@ import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../er
 import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
-import { drain, ENTRIES_PER_STEP, inSlices, type Steps } from '../wire/slices.js';
+import { drain, type Steps } from '../../domain/steps.js';
+import { ENTRIES_PER_STEP, inSlices } from '../wire/slices.js';
 import type { UndecodedAnswer } from '../wire/undecoded.js';
 import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import { GATEWAY_APIS, pick } from './versions.js';

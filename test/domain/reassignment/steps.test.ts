@@ -15,7 +15,7 @@ import {
   formatReassignmentFileSteps,
   parseReassignmentRequest,
   parseReassignmentRequestSteps,
-  runSteps,
+  drain,
   STEP_ITEMS,
   topicPartitionOrderSteps,
   validateReassignment,
@@ -27,7 +27,7 @@ import {
 } from '../../../src/domain/reassignment/index.js';
 
 /** Runs steps counting the yields. */
-function drain<T>(steps: Steps<T>): { value: T; yields: number } {
+function runCountingYields<T>(steps: Steps<T>): { value: T; yields: number } {
   let yields = 0;
   for (;;) {
     const r = steps.next();
@@ -60,7 +60,7 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
         };
         assert.deepEqual(
           outcome(() => computeReassignmentThrottles(running, proposed)),
-          outcome(() => runSteps(computeReassignmentThrottlesSlowly(running, proposed))),
+          outcome(() => drain(computeReassignmentThrottlesSlowly(running, proposed))),
         );
       }),
       { numRuns: 500 },
@@ -69,7 +69,7 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
 
   it('ids Kafka would not have (negative) take the reference path', () => {
     const proposed = [{ topic: 't', partition: 3, currentReplicas: [-1, 2], targetReplicas: [10, 2] }];
-    assert.deepEqual(computeReassignmentThrottles([], proposed), runSteps(computeReassignmentThrottlesSlowly([], proposed)));
+    assert.deepEqual(computeReassignmentThrottles([], proposed), drain(computeReassignmentThrottlesSlowly([], proposed)));
     assert.equal(computeReassignmentThrottles([], proposed).topics[0]!.leader, '3:-1,3:2');
   });
 
@@ -84,9 +84,9 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
 
   it('yields on large inputs and answers the same', () => {
     const proposed = Array.from({ length: 5000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, currentReplicas: [i % 5, (i + 1) % 5], targetReplicas: [(i + 2) % 5, (i + 1) % 5] }));
-    const { value, yields } = drain(computeReassignmentThrottlesSteps([], proposed));
+    const { value, yields } = runCountingYields(computeReassignmentThrottlesSteps([], proposed));
     assert.ok(yields > 2);
-    assert.deepEqual(value, runSteps(computeReassignmentThrottlesSlowly([], proposed)));
+    assert.deepEqual(value, drain(computeReassignmentThrottlesSlowly([], proposed)));
   });
 });
 
@@ -157,17 +157,17 @@ describe('steps forms', () => {
   const targets: PartitionAssignment[] = Array.from({ length: 6000 }, (_, partition) => ({ topic: 't', partition, replicas: [(partition + 2) % 4, (partition + 1) % 4] }));
 
   it('validate, parse, estimate: yield on large inputs, same result as the one-go call', () => {
-    const v = drain(validateReassignmentSteps(cluster, { partitions: targets }));
+    const v = runCountingYields(validateReassignmentSteps(cluster, { partitions: targets }));
     assert.ok(v.yields > 2);
     assert.deepEqual(v.value, validateReassignment(cluster, { partitions: targets }));
-    const p = drain(parseReassignmentRequestSteps({ partitions: targets }));
+    const p = runCountingYields(parseReassignmentRequestSteps({ partitions: targets }));
     assert.ok(p.yields > 1);
     assert.deepEqual(p.value, parseReassignmentRequest({ partitions: targets }));
     assert.ok(v.value.ok);
-    const e = drain(estimateMoveSteps(v.value.plan.partitions, { t: { 0: 5, 1: 7 } }, { throttle: 1024 }));
+    const e = runCountingYields(estimateMoveSteps(v.value.plan.partitions, { t: { 0: 5, 1: 7 } }, { throttle: 1024 }));
     assert.ok(e.yields > 1);
     assert.deepEqual(e.value, estimateMove(v.value.plan.partitions, { t: { 0: 5, 1: 7 } }, { throttle: 1024 }));
-    const f = drain(formatReassignmentFileSteps(v.value.plan.rollback));
+    const f = runCountingYields(formatReassignmentFileSteps(v.value.plan.rollback));
     assert.ok(f.yields > 1);
     assert.deepEqual(f.value, formatReassignmentFile(v.value.plan.rollback));
   });
@@ -228,10 +228,10 @@ describe('pacing in steps', () => {
       bytesDone: 50,
     }));
     const bounds = { perBroker: 3, cluster: null };
-    const waves = drain(planWavesSteps(parts, bounds, 'size-asc', { throttle: 1000, maxWaves: 10 }));
+    const waves = runCountingYields(planWavesSteps(parts, bounds, 'size-asc', { throttle: 1000, maxWaves: 10 }));
     assert.ok(waves.yields > 2);
     assert.deepEqual(waves.value, planWaves(parts, bounds, 'size-asc', { throttle: 1000, maxWaves: 10 }));
-    const next = drain(nextToStartSteps(parts, bounds, 'size-desc'));
+    const next = runCountingYields(nextToStartSteps(parts, bounds, 'size-desc'));
     assert.ok(next.yields > 1);
     assert.deepEqual(next.value, nextToStart(parts, bounds, 'size-desc'));
   });
@@ -245,17 +245,17 @@ describe('topicPartitionOrderSteps (the order pages of partitions are served in)
     fc.assert(
       fc.property(fc.array(arbPartition, { maxLength: 300 }), (partitions) => {
         const expected = partitions.map((_, i) => i).sort((i, j) => compareTopicPartitions(partitions[i]!, partitions[j]!) || i - j);
-        assert.deepEqual([...drain(topicPartitionOrderSteps(partitions)).value], expected);
+        assert.deepEqual([...runCountingYields(topicPartitionOrderSteps(partitions)).value], expected);
       }),
     );
   });
 
   it('yields while it works on many partitions, and not at all on few', () => {
     const many = Array.from({ length: 10 * STEP_ITEMS }, (_, i) => ({ topic: `t${i % 7}`, partition: Math.floor(i / 7) }));
-    const { value, yields } = drain(topicPartitionOrderSteps(many));
+    const { value, yields } = runCountingYields(topicPartitionOrderSteps(many));
     assert.ok(yields >= 10, `${yields} yields over ${many.length} partitions`);
     assert.equal(value.length, many.length);
     for (let k = 1; k < value.length; k++) assert.ok(compareTopicPartitions(many[value[k - 1]!]!, many[value[k]!]!) < 0);
-    assert.equal(drain(topicPartitionOrderSteps(many.slice(0, 10))).yields, 0);
+    assert.equal(runCountingYields(topicPartitionOrderSteps(many.slice(0, 10))).yields, 0);
   });
 });
