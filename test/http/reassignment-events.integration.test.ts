@@ -10,7 +10,10 @@ import request from 'supertest';
 import { EventStreamParser, type StreamItem } from '../../src/client/event-stream.js';
 import { createReassignmentChangeFeed, type ReassignmentChanges } from '../../src/events/reassignment-changes.js';
 import { createApp } from '../../src/http/app.js';
+import { silentLogger } from '../../src/http/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
+import { startServer } from '../../src/http/server.js';
+import type { KafkaGateway } from '../../src/kafka/types.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
 
@@ -208,6 +211,26 @@ describe('reassignment event streams (SSE)', () => {
       for (const s of streams) s.close();
     }
     await eventually(async () => ((await openStreams()) === 0 ? true : undefined), 5000);
+  });
+
+  it('a draining server ends its streams (within a progress interval), so SIGTERM does not wait for them', async () => {
+    const state = { draining: false };
+    const drainingApp = createApp({ kafka: gw.kafka, metrics: createMetrics({ defaultMetrics: false }), reassignments: gw.runtime, changes: feed, state, streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS } });
+    // The Kafka layer is the suite's: the server's shutdown must not close it.
+    const running = await startServer({ app: drainingApp, kafka: { close: async () => undefined } as unknown as KafkaGateway, state, logger: silentLogger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 20_000 });
+    const abort = new AbortController();
+    const res = await fetch(`${running.url}/reassignments/events`, { signal: abort.signal });
+    assert.equal(res.status, 200);
+    const reading = res.text().then(
+      () => 'ended by the server',
+      () => 'aborted',
+    );
+    const started = Date.now();
+    await running.shutdown('test');
+    const took = Date.now() - started;
+    assert.equal(await reading, 'ended by the server');
+    assert.ok(took < 5000, `shutdown took ${took} ms with a stream open (SHUTDOWN_TIMEOUT_MS is 20 s)`);
+    abort.abort();
   });
 
   it('GET /reassignments lists who, what and how much per reassignment (for the history)', async () => {
