@@ -95,3 +95,15 @@ for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', '
     }
   });
 }
+
+test('a broker that refuses ApiVersions v3: a KafkaRequestError, not taken for the answer of the request it was for', async () => {
+  const { ResponseError } = await import('@platformatic/kafka');
+  const { versionFor } = await import('../../src/kafka/apis/versions.js');
+  const { KafkaRequestError } = await import('../../src/kafka/errors.js');
+  const conn = {
+    send(_k: number, _v: number, _p: unknown, _parser: unknown, _a: boolean, _b: boolean, cb: (err: Error | null) => void) {
+      cb(new ResponseError(18, 3, { '/': [35, null] }, { errorCode: 35, apiKeys: [], throttleTimeMs: 0 }));
+    },
+  } as never;
+  await assert.rejects(versionFor(conn, GATEWAY_APIS.Metadata), (err: unknown) => err instanceof KafkaRequestError && err.kafka.code === 35 && /refused ApiVersions v3/.test(err.message));
+});

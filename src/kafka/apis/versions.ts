@@ -4,7 +4,7 @@
 // (its floor) has up to the newest it knows; a request is never sent outside the broker's range:
 // when the two ranges do not meet, the call fails with UNSUPPORTED_VERSION (35) naming the API
 // and both ranges.
-import { apiVersionsV3, type Connection } from '@platformatic/kafka';
+import { apiVersionsV3, ResponseError, type Connection } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { ERROR_CODES, kafkaErrorInfo } from '../errors-map.js';
 
@@ -84,6 +84,13 @@ export function brokerApiVersions(conn: Connection): Promise<BrokerApiVersions> 
       }),
       (err: unknown) => {
         answers.delete(conn); // asked again next time (or on the next connection)
+        // A broker that answers with an error code (UNSUPPORTED_VERSION from one older than 2.4):
+        // not a ResponseError, which the transport would take for the answer of the request this
+        // negotiation was for (in-band item errors).
+        if (err instanceof ResponseError) {
+          const code = (err.response as { errorCode?: number } | undefined)?.errorCode ?? ERROR_CODES.UNSUPPORTED_VERSION;
+          throw new KafkaRequestError('kafka', kafkaErrorInfo(code, 'The broker refused ApiVersions v3 (Kafka older than 2.4?): nothing else was sent'));
+        }
         throw err;
       },
     );
