@@ -44,6 +44,7 @@ export function HistoryPage({ api, token, href }: { api: GatewayClient; token: s
   return (
     <section aria-labelledby="h-history">
       <h2 id="h-history">Reassignment history</h2>
+      <p class="note">Finished reassignments stay readable for REASSIGNMENT_RETENTION_SECONDS (a day unless configured); the audit trail keeps who did what for longer.</p>
       <Loading poll={live} what="the reassignment history" />
       {live.data && (
         <>
