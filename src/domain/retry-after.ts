@@ -16,15 +16,17 @@ export const DEFAULT_POLICY_NAME = 'mutations';
 const SF_INTEGER_MAX = 999_999_999_999_999;
 
 /**
- * Retry-After (delay-seconds) for a 429 built from Kafka's throttle_time_ms: whole seconds
- * rounded UP, and never below 1. Why at least 1: Kafka can reject with throttle_time_ms = 0
- * (Math.round of a tiny deficit, or a throttle fully elapsed while the response waited, see
- * AbstractControllerMutationQuota.throttleTime), and "Retry-After: 0" on a 429 invites an
- * immediate hot retry. 0 / negative / NaN therefore give 1; +Infinity is a caller bug.
+ * Retry-After (RFC 9110 section 10.2.3, delay-seconds: a non-negative integer of seconds) for an
+ * answer built from Kafka's throttle_time_ms: whole seconds rounded UP (never advise a retry
+ * before Kafka's throttle ends), and never below 1. Why at least 1: Kafka can reject with
+ * throttle_time_ms = 0 (Math.round of a tiny deficit, or a throttle fully elapsed while the
+ * response waited, see AbstractControllerMutationQuota.throttleTime), and "Retry-After: 0" on a
+ * 429 invites an immediate hot retry. No throttle time (undefined), 0, negative or NaN therefore
+ * give 1. +Infinity is a caller bug (Kafka's field is an int32): it throws.
  */
-export function retryAfterSeconds(throttleTimeMs: number): number {
+export function retryAfterSeconds(throttleTimeMs: number | undefined): number {
   if (throttleTimeMs === Infinity) throw new RangeError('throttleTimeMs must be finite');
-  if (!(throttleTimeMs > 0)) return 1;
+  if (throttleTimeMs === undefined || !(throttleTimeMs > 0)) return 1;
   return Math.max(1, Math.ceil(throttleTimeMs / 1000));
 }
 

@@ -8,6 +8,7 @@
 import type { KafkaFailureKind } from '../kafka/errors.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
+import { retryAfterSeconds } from '../domain/retry-after.js';
 import { kafkaSlug, kafkaTitle, problemType, type HttpProblem, type Problem } from './problem.js';
 
 export interface StatusRule {
@@ -52,12 +53,6 @@ export const THROTTLING_QUOTA_EXCEEDED = 89;
 
 export function statusForKafkaCode(code: number): number {
   return KAFKA_ERROR_STATUS.get(code)?.status ?? UNMAPPED_KAFKA_ERROR_STATUS;
-}
-
-/** Retry-After for a throttle: whole seconds, rounded up, never 0 (0 invites a hot retry loop). */
-export function retryAfterSeconds(throttleTimeMs: number | undefined): number {
-  if (throttleTimeMs === undefined || !Number.isFinite(throttleTimeMs) || throttleTimeMs <= 0) return 1;
-  return Math.max(1, Math.ceil(throttleTimeMs / 1000));
 }
 
 /** A mapped error plus its Retry-After in seconds (kept numeric so batches can take the max). */

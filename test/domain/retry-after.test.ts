@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 
 import {
@@ -32,6 +33,22 @@ describe('retryAfterSeconds', () => {
 
   it('rejects infinity', () => {
     assert.throws(() => retryAfterSeconds(Number.POSITIVE_INFINITY), RangeError);
+  });
+
+  it('no throttle time from Kafka (undefined) or -Infinity -> 1', () => {
+    assert.equal(retryAfterSeconds(undefined), 1);
+    assert.equal(retryAfterSeconds(Number.NEGATIVE_INFINITY), 1);
+  });
+
+  it('any throttle_time_ms Kafka can send (int32): an integer >= 1, never before the throttle ends, at most 1 s after (RFC 9110 delay-seconds)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (ms) => {
+        const s = retryAfterSeconds(ms);
+        assert.ok(Number.isSafeInteger(s) && s >= 1, `${ms} ms -> ${s}`);
+        assert.ok(s * 1000 >= ms, `${ms} ms -> ${s} s is before the throttle ends`);
+        if (ms > 1000) assert.ok((s - 1) * 1000 < ms, `${ms} ms -> ${s} s is a whole second too late`);
+      }),
+    );
   });
 });
 

@@ -8,9 +8,9 @@ import {
   UNAVAILABLE_RETRY_AFTER_SECONDS,
   mapKafkaError,
   mapKafkaRequestError,
-  retryAfterSeconds,
   statusForKafkaCode,
 } from '../../src/http/errors.js';
+import { retryAfterSeconds } from '../../src/domain/retry-after.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { kafkaError } from './fake-kafka.js';
 

@@ -16,7 +16,7 @@ import { callerClientId } from '../../domain/caller-client-id.js';
 import { remainingThrottleMs } from '../../domain/token-bucket.js';
 import { ERROR_CODES, kafkaErrorInfo } from '../../kafka/errors-map.js';
 import type { ItemResult, KafkaGateway } from '../../kafka/types.js';
-import { retryAfterSeconds } from '../errors.js';
+import { retryAfterSeconds } from '../../domain/retry-after.js';
 import { GatewayAdmission } from './admission.js';
 import { BrokerQuotaPolicy } from './broker-policy.js';
 import type { QuotaConfig } from './config.js';
