@@ -92,12 +92,12 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     assert.doesNotMatch(await runningRow.innerText(), /ETA/);
     // No polling: the list is read again only after a change event (a second later at most),
     // so a few reads at most for the three changes above, not one every 2 s per row.
-    // The change event schedules one read of the list (for external moves), a second later.
-    await until(async () => (requests.json.length > atEnd ? true : undefined), 'the list read after the change', 5000);
-    const watchedFor = 3000;
-    const before = requests.json.length;
-    await page.waitForTimeout(watchedFor); // observing that nothing is sent (not a synchronisation)
-    assert.equal(requests.json.length, before, `no JSON reads while nothing changes; got ${requests.json.slice(before).join(', ')}`);
+    // Observing what is sent while nothing changes (not a synchronisation): at most the one read
+    // of the list a change event schedules (for external moves, a second after it); the polling
+    // page read it every 2 s, so 2 or 3 times in this window.
+    const before = atEnd;
+    await page.waitForTimeout(5000);
+    assert.ok(requests.json.length - before <= 1, `no polling while nothing changes; got ${requests.json.slice(before).join(', ')}`);
     assert.ok(requests.json.length - jsonBefore <= 4, `list reads after change events only: ${requests.json.slice(jsonBefore).join(', ')}`);
     assert.ok(!requests.json.some((p) => /^\/reassignments\/r-[^/]+$/.test(p)), 'no summary GET per row: the list and the stream carry them');
   });
