@@ -636,7 +636,8 @@ export interface paths {
          *     when the move ends; `null` removes it (the move then runs at full speed). `concurrency`
          *     changes the bounds of a paced execution (moves in flight above a lowered bound finish;
          *     no new one starts until the count is below it). `paused: true` lets the moves in flight
-         *     finish and starts no new ones; `false` resumes. A finished reassignment answers 409.
+         *     finish and starts no new ones; `false` resumes. `safety` replaces the health-interlock
+         *     policy (`"off"` ends a hold at the next reconcile pass). A finished reassignment answers 409.
          */
         patch: operations["updateReassignment"];
         trace?: never;
@@ -1926,8 +1927,14 @@ export interface components {
             /** @description Up to 1,000 partitions, or with `?detail=true`. */
             rollback?: components["schemas"]["ReassignmentFile"];
         };
-        /** @description Any of throttle, concurrency, paused (at least one). */
+        /** @description Any of throttle, concurrency, paused, safety (at least one). */
         ReassignmentPatch: {
+            /**
+             * @description A new health-interlock policy (null = the default). `"off"` ends a hold at the next
+             *     reconcile pass; a policy leaving out the kinds that hold it counts healthy passes from
+             *     then on (`resumeAfterPasses`).
+             */
+            safety?: components["schemas"]["SafetyRequest"];
             /** @description true = moves in flight finish and no new ones start; false = resume. */
             paused?: boolean;
             concurrency?: components["schemas"]["ConcurrencyRequest"];

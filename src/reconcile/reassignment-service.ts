@@ -67,6 +67,7 @@ import type { ProgressTracker } from './progress.js';
 import type { ThrottleSync, ThrottleSyncResult } from './throttle-sync.js';
 import { pacingClaimResource, withRecordClaim, type Pacer } from './pacer.js';
 import { ClaimBusyError } from '../state/fence.js';
+import type { Safety } from '../domain/reassignment/health.js';
 import { checkFinishBy, DEFAULT_THROTTLE_BOUNDS } from '../domain/reassignment/index.js';
 import { initialDeadline } from './deadline-pacing.js';
 import type { Logger } from '../observability/logger.js';
@@ -1014,24 +1015,30 @@ export class ReassignmentService {
    * bound starts moves without waiting for the reconciler. Giving `concurrency` to a reassignment
    * that was sent at once makes no difference to what already moves.
    */
-  async steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+  async steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean; safety?: Safety | null }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
     const result = await this.#withPacingClaim(id, 'steer', () => this.#steer(id, patch));
     // A resume or a raised bound starts moves at once (under the pacer's own claim).
     if (result.kind === 'ok' && this.#d.pacer && result.record.state === 'running' && result.record.concurrency !== null && !result.record.paused) await this.#d.pacer.advance(id).catch(() => undefined);
     return result.kind === 'ok' ? { kind: 'ok', record: (await this.#d.store.refresh()).reassignments.get(id) ?? result.record } : result;
   }
 
-  async #steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
+  async #steer(id: string, patch: { concurrency?: ConcurrencyBounds | null; paused?: boolean; safety?: Safety | null }): Promise<{ kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord }> {
     const view = await this.#d.store.refresh();
     const record = view.reassignments.get(id);
     if (!record) return { kind: 'not-found' };
     if (!isLive(record)) return { kind: 'not-running', record };
-    const next: ReassignmentRecord = {
+    let next: ReassignmentRecord = {
       ...record,
       ...(patch.concurrency !== undefined && { concurrency: patch.concurrency && { perBroker: patch.concurrency.perBroker, cluster: patch.concurrency.cluster } }),
       ...(patch.paused !== undefined && { paused: patch.paused }),
+      // Health interlocks: a new policy (null = the default); a hold it no longer warrants ends at the next pass.
+      ...(patch.safety && { safety: patch.safety }),
       updatedAt: this.#now(),
     };
+    if (patch.safety === null) {
+      const { safety: _default, ...rest } = next;
+      next = rest;
+    }
     await this.#d.store.write([next]);
     return { kind: 'ok', record: next };
   }

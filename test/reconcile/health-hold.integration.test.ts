@@ -260,6 +260,32 @@ describe('health interlocks', () => {
     }
   });
 
+  it('PATCH safety "off" ends a hold while the trouble lasts; a malformed one is a 400', async () => {
+    const gw = await startReassignGateway({ simulator: { brokers: 5 } });
+    const audit = captureAudit(gw);
+    try {
+      const { id } = await setup(gw, 'override', 6);
+      troubleOf(gw.sim.model).fallBehind(4);
+      await eventually(async () => ((await state(gw, id)).state === 'held' ? true : undefined), 20_000, 20);
+      const bad = await gw.http().patch(`/reassignments/${id}`).send({ safety: { holdOn: ['bogus'] } });
+      assert.equal(bad.status, 400, JSON.stringify(bad.body));
+      const off = await gw.http().patch(`/reassignments/${id}`).send({ safety: 'off' });
+      assert.equal(off.status, 200, JSON.stringify(off.body));
+      assert.equal(off.body.safety, 'off');
+      const done = await eventually(async () => {
+        const s = await state(gw, id);
+        return s.state === 'completed' ? s : undefined;
+      }, 60_000);
+      assert.equal(done.counts.completed, 6);
+      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment'), 'the hold ended in the audit trail');
+      // Finished: no policy change any more (409).
+      assert.equal((await gw.http().patch(`/reassignments/${id}`).send({ safety: null })).status, 409);
+      troubleOf(gw.sim.model).catchUp(4);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('moving the replicas off a dead broker is not held by that broker or by the partitions it moves', async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 } });
     try {

@@ -16,6 +16,7 @@ import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
 import { apiReason, isHeld, toHold, toSafety } from './reassignment-hold.js';
+import { parseSafety } from '../../domain/reassignment/health.js';
 
 type Schemas = components['schemas'];
 
@@ -333,6 +334,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     const body = req.body as Schemas['ReassignmentPatch'];
     const errors: FieldError[] = [];
     const concurrency = 'concurrency' in body ? parseConcurrency(body.concurrency, '/concurrency', errors) : undefined;
+    const safety = 'safety' in body ? parseSafety(body.safety, '/safety', errors) : undefined;
     if (errors.length > 0) {
       return sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: errors.map((e) => e.message).join(' '), instance: instance(req), errors: fieldErrors(errors) } });
     }
@@ -340,8 +342,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
       sendProblem(res, {
         problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${record.state}: it can no longer change.`, instance: instance(req) },
       });
-    if (concurrency !== undefined || body.paused !== undefined) {
-      const steered = await service.steer(id, { ...(concurrency !== undefined && { concurrency }), ...(body.paused !== undefined && { paused: body.paused }) });
+    if (concurrency !== undefined || body.paused !== undefined || safety !== undefined) {
+      const steered = await service.steer(id, { ...(concurrency !== undefined && { concurrency }), ...(body.paused !== undefined && { paused: body.paused }), ...(safety !== undefined && { safety }) });
       if (steered.kind === 'not-found') return notFound(req, res, id);
       if (steered.kind === 'not-running') return notRunning(steered.record);
     }
