@@ -107,3 +107,31 @@ test('a broker that refuses ApiVersions v3: a KafkaRequestError, not taken for t
   } as never;
   await assert.rejects(versionFor(conn, GATEWAY_APIS.Metadata), (err: unknown) => err instanceof KafkaRequestError && err.kafka.code === 35 && /refused ApiVersions v3/.test(err.message));
 });
+
+// What test/kafka/pinned-versions.test.ts checked before negotiation: a client module named
+// <api>V<N> must send that API's key at version N (the binding moved once: in 1.x
+// describeClientQuotasV0 sent v1). Every such module src/ imports is checked.
+test("every client module src/ imports sends the API key and version its name says", async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const kafka = (await import('@platformatic/kafka')) as unknown as Record<string, { api?: { key?: number; version?: number } } | undefined>;
+  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  const keys = new Map<string, number>([...Object.values(GATEWAY_APIS).map((a) => [a.name[0]!.toLowerCase() + a.name.slice(1), a.key] as const), ['apiVersions', 18]]);
+  const imported = new Set<string>();
+  for (const file of files('src')) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)) {
+      for (const raw of m[1]!.split(',')) {
+        const name = raw.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+        if (/^[a-z][A-Za-z]*V\d+$/.test(name)) imported.add(name);
+      }
+    }
+  }
+  assert.ok(imported.size >= 15, [...imported].join(', '));
+  for (const name of imported) {
+    const [, base, version] = /^([a-zA-Z]+)V(\d+)$/.exec(name)!;
+    const api = kafka[name]?.api;
+    assert.ok(api, `${name} is not exported by @platformatic/kafka`);
+    assert.equal(api.version, Number(version), `${name} sends v${api.version}`);
+    if (keys.has(base!)) assert.equal(api.key, keys.get(base!), `${name} sends key ${api.key}`);
+  }
+});
