@@ -71,6 +71,8 @@ interface Stream {
 const isTerminal = (r: ReassignmentRecord) => TERMINAL_STATES.has(r.state as ReassignmentState);
 const sameFinished = (a: ReassignmentRecord, b: ReassignmentRecord) => a.state === b.state && a.throttlesRemovedAt === b.throttlesRemovedAt && a.reason === b.reason;
 const DEFAULT_BUFFER_MAX = 1 << 20;
+/** Longest run of summary computations between two yields to the event loop. */
+const WARM_SLICE_MS = 15;
 
 export class ReassignmentStreamHub {
   readonly #o: StreamHubOptions;
@@ -112,6 +114,17 @@ export class ReassignmentStreamHub {
     }
     const view = await this.#o.source.refresh();
     if (id !== null && !view.reassignments.has(id)) return { kind: 'not-found' };
+    // The summaries' per-record caches filled now, a slice at a time (a finished record unpacks
+    // its packed partitions once: 10-20 ms at 100,000), so the snapshot below, which must not
+    // await, finds them computed.
+    let since = performance.now();
+    for (const r of this.#snapshotRecords(id, view)) {
+      this.#o.source.brief(r);
+      if (performance.now() - since > WARM_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+    }
     // (Checked again: other streams may have opened while the view was read.)
     if (this.#streams.size >= this.#o.maxStreams) {
       this.refused++;
@@ -198,12 +211,20 @@ export class ReassignmentStreamHub {
       const record = view.reassignments.get(id);
       return this.#frame('snapshot', cursor, { change: null, reassignment: record ? this.#o.render(this.#o.source.brief(record)) : null });
     }
+    return this.#frame('snapshot', cursor, { reassignments: this.#snapshotRecords(null, view).map((r) => this.#o.render(this.#o.source.brief(r))) });
+  }
+
+  /** The records a snapshot shows: the one, or every live one (newest first) and the newest finished ones. */
+  #snapshotRecords(id: string | null, view: Pick<StateView, 'reassignments'>): ReassignmentRecord[] {
+    if (id !== null) {
+      const r = view.reassignments.get(id);
+      return r ? [r] : [];
+    }
     const live: ReassignmentRecord[] = [];
     const finished: ReassignmentRecord[] = [];
     for (const r of view.reassignments.values()) (isTerminal(r) ? finished : live).push(r);
     finished.sort((a, b) => (b.endedAt ?? b.updatedAt) - (a.endedAt ?? a.updatedAt));
-    const shown = [...live.sort((a, b) => b.createdAt - a.createdAt), ...finished.slice(0, this.#o.snapshotFinishedMax ?? 100)];
-    return this.#frame('snapshot', cursor, { reassignments: shown.map((r) => this.#o.render(this.#o.source.brief(r))) });
+    return [...live.sort((a, b) => b.createdAt - a.createdAt), ...finished.slice(0, this.#o.snapshotFinishedMax ?? 100)];
   }
 
   #frame(event: string, id: string | undefined, data: unknown): string {

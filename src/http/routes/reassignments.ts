@@ -286,7 +286,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.get('/reassignments', async (req, res) => {
     const listing = await service.list({ detail: queryFlag(req, 'detail') });
     const body: Schemas['ReassignmentList'] = {
-      reassignments: listing.reassignments.map(({ record, movingCount, moving }) => toSummary(service.brief(record), movingCount, moving)),
+      reassignments: listing.reassignments.map(({ movingCount, moving, ...brief }) => toSummary(brief, movingCount, moving)),
       // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
       external: listing.external as Schemas['ReassignmentList']['external'],
       externalCount: listing.externalCount,
