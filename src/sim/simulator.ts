@@ -28,6 +28,8 @@ export const REPLICATION_TICK_MS = 100;
  * one instant (100k equal moves under one throttle) is spread over turns of the event loop.
  */
 export const MAX_CATCH_UPS_PER_TURN = 2000;
+/** Requests refused as outside the release's ranges kept in Simulator.outOfRange (the first ones: a long-running `npm run sim` stays bounded). */
+export const MAX_OUT_OF_RANGE_KEPT = 1000;
 
 function seedEvery(bytes: number): () => number {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`seedBytes must be a non-negative integer, got ${bytes}`);
@@ -53,7 +55,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   /** The release the brokers answer as, and the versions they serve of each API. */
   readonly release: KafkaRelease;
   readonly apiRanges: ReadonlyMap<number, readonly [number, number]>;
-  /** Every request a broker refused as outside the release's ranges (a client bug: Kafka closes the connection). */
+  /** The requests a broker refused as outside the release's ranges (a client bug: Kafka closes the connection); the first MAX_OUT_OF_RANGE_KEPT. */
   readonly outOfRange: OutOfRangeRequest[] = [];
   /** Log dirs of every broker and intra-broker replica moves (AlterReplicaLogDirs). */
   readonly logDirs: LogDirs;
@@ -150,7 +152,7 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     }
     this.apiRanges = apiRanges;
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, onOutOfRange: (r) => this.outOfRange.push(r), ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, onOutOfRange: (r) => void (this.outOfRange.length < MAX_OUT_OF_RANGE_KEPT && this.outOfRange.push(r)), ...(opts.tls && { tls: opts.tls }) }));
     });
   }
 
