@@ -12,36 +12,24 @@ import {
   ResponseError,
   TimeoutError,
   UnsupportedApiError,
-  protocolErrors,
-  protocolErrorsCodesById,
 } from '@platformatic/kafka';
+import { ERROR_CODES, kafkaErrorCode } from './error-codes.js';
 import { KafkaRequestError, type KafkaFailureKind } from './errors.js';
 import type { KafkaErrorInfo } from './types.js';
 
 export const NONE = 'NONE';
-export const ERROR_CODES = {
-  UNKNOWN_SERVER_ERROR: -1,
-  UNKNOWN_TOPIC_OR_PARTITION: 3,
-  LEADER_NOT_AVAILABLE: 5,
-  NOT_LEADER_OR_FOLLOWER: 6,
-  REQUEST_TIMED_OUT: 7,
-  NETWORK_EXCEPTION: 13,
-  UNSUPPORTED_VERSION: 35,
-  NOT_CONTROLLER: 41,
-  SASL_AUTHENTICATION_FAILED: 58,
-  THROTTLING_QUOTA_EXCEEDED: 89,
-} as const;
+// Name -> code, from the one table of Kafka's error codes (./error-codes.ts).
+export { ERROR_CODES };
 
-/** Kafka's error name for a code (Kafka's own table, as shipped in the client). */
+/** Kafka's error name for a code (./error-codes.ts). */
 export function kafkaErrorName(code: number): string {
-  return protocolErrorsCodesById[code] ?? `UNKNOWN_ERROR_CODE_${code}`;
+  return kafkaErrorCode(code)?.name ?? `UNKNOWN_ERROR_CODE_${code}`;
 }
 
 /** Kafka's standard description of an error code. */
 export function kafkaErrorDescription(code: number): string {
-  const name = protocolErrorsCodesById[code];
-  const def = name ? protocolErrors[name] : undefined;
-  return def?.message ?? `Kafka error code ${code}.`;
+  const row = kafkaErrorCode(code);
+  return row ? (row.message ?? '') : `Kafka error code ${code}.`;
 }
 
 /** KafkaErrorInfo for a broker error code; the broker's own message wins when present. */
