@@ -202,8 +202,9 @@ async function once(rep: number): Promise<Rep> {
         if (rates[i]!.t <= lastCompletion) highest = Math.max(highest, rates[i]!.rate);
         if (i > 0 && rates[i]!.rate !== rates[i - 1]!.rate) changes++;
       }
-      const covered = Math.min(lastCompletion, Math.max(...rates.map((r) => r.t), t0)) - Math.max(t0, rates[0]?.t ?? t0);
-      deadline = { finishByS: FINISH_BY_S, lowest: busiestBytes / FINISH_BY_S, mean: covered > 0 ? weighted / (lastCompletion - Math.max(t0, rates[0]!.t)) : NaN, highest, throttleChanges: changes };
+      // Over the time a rate was known (from the first read, a few ms after the POST, to the end).
+      const from = Math.max(t0, rates[0]?.t ?? lastCompletion);
+      deadline = { finishByS: FINISH_BY_S, lowest: busiestBytes / FINISH_BY_S, mean: lastCompletion > from ? weighted / (lastCompletion - from) : NaN, highest, throttleChanges: changes };
     }
     return { peak, seconds: (lastCompletion - t0) / 1000, limitSeconds, throttlesGoneSeconds: (gone - lastCompletion) / 1000, waves, ...(deadline && { deadline }) };
   } finally {
