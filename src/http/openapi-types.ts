@@ -958,9 +958,69 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    reassignmentChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What the gateway POSTs to a webhook's URL on each state change of a reassignment.
+         * @description A CloudEvents 1.0 event in structured mode, signed as Standard Webhooks sign (see
+         *     `POST /webhooks`). Answer 2xx once it is stored; anything else (or no answer within
+         *     WEBHOOK_ATTEMPT_TIMEOUT_MS) is retried. The same change may arrive more than once
+         *     (at least once, across gateway instances): deduplicate by `webhook-id` (= `id`).
+         */
+        post: operations["receiveReassignmentChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description A CloudEvents 1.0 event (structured mode) for one state change of a reassignment. */
+        ReassignmentChangeEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The change's id: deduplicate by it. */
+            id: string;
+            /** @description The gateway deployment: `urn:kafka-admin-gateway:<state topic>`. */
+            source: string;
+            /** @description `io.kafka-admin-gateway.reassignment.<change>`. */
+            type: string;
+            /** @description The reassignment id. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: {
+                reassignmentId: string;
+                /** @description WebhookChangeType, or a state a newer gateway added. */
+                change: string;
+                /** @description The state after the change (`held`: running, held by the health interlocks). */
+                state: string;
+                previousState: string | null;
+                /** @description How many partitions it moves. */
+                partitions: number | null;
+                paused: boolean;
+                requestedBy: string | null;
+                reason: string | null;
+                rollbackOf: string | null;
+                /** @description Where to read it. */
+                href: string;
+            };
+        };
         /**
          * @description A kind of state change of a reassignment (`held`, `resumed` after a hold, with issue 30's health interlocks).
          * @enum {string}
@@ -4065,6 +4125,51 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookNotFound"];
+        };
+    };
+    receiveReassignmentChange: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The change's id (the CloudEvents `id`); the same on every retry.
+                 * @example r-mx6hl3mp-f60b3274:completed
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1767607380
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, key = base64-decode(secret without `whsec_`).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["ReassignmentChangeEvent"];
+            };
+        };
+        responses: {
+            /** @description Stored (any 2xx will do); the change is not sent to this webhook again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried with backoff. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
