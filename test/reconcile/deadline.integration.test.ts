@@ -97,6 +97,47 @@ describe('finishBy', () => {
     }
   });
 
+  it('paced (one move per broker at a time): the waves take the rate of the moment, and it still ends within 10 % before the deadline', async () => {
+    await createTopics(gw, { name: 'dl-paced', assignments: [[2], [2], [2], [2], [2], [2]] });
+    // Six 50 MiB moves out of broker 2, one at a time: 300 MiB through broker 2, with a pass's gap between two waves.
+    for (let p = 0; p < 6; p++) gw.sim.seedBytes('dl-paced', p, 50 * MiB);
+    const completions: number[] = [];
+    const unsubscribe = gw.sim.onReassignmentCompleted((c) => c.topic === 'dl-paced' && completions.push(c.completedAt));
+    try {
+      const t0 = clock.now();
+      const duration = 600_000;
+      const finishBy = t0 + duration;
+      const res = await gw.http().post('/reassignments').send({
+        partitions: [0, 1, 2, 3, 4, 5].map((p) => ({ topic: 'dl-paced', partition: p, replicas: [p % 2 === 0 ? 0 : 3] })),
+        finishBy: iso(finishBy),
+        throttleBounds: { min: 64 * 1024 },
+        concurrency: { perBroker: 1 },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const id = res.body.id as string;
+      const rates = new Set<number>();
+      for (let i = 0; i < 400; i++) {
+        clock.advance(STEP_MS);
+        await gw.runtime.reconciler.reconcileOnce();
+        const r = gw.runtime.store.view().reassignments.get(id)!;
+        if (r.throttle !== null) rates.add(r.throttle);
+        // Every broker rate the record demands is the one it picked (the waves take it too).
+        for (const b of Object.values(r.throttleDemand?.brokers ?? {})) assert.ok(b.leaderRate === undefined || b.leaderRate === r.throttle, JSON.stringify(r.throttleDemand?.brokers));
+        if (r.state !== 'running') break;
+      }
+      assert.equal(gw.runtime.store.view().reassignments.get(id)!.state, 'completed');
+      assert.equal(completions.length, 6);
+      const end = Math.max(...completions);
+      console.log(`# paced: ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; rates ${[...rates].join(', ')}`);
+      assert.ok(end <= finishBy, `ended ${(end - finishBy) / 1000} s after the deadline`);
+      assert.ok(end >= finishBy - 0.1 * duration, `ended ${(finishBy - end) / 1000} s before the deadline (more than 10 %)`);
+      for (let i = 0; i < 3 && Object.keys(await throttleConfigs(gw.kafka)).length > 0; i++) await gw.runtime.reconciler.reconcileOnce();
+      assert.deepEqual(await throttleConfigs(gw.kafka), {});
+    } finally {
+      unsubscribe();
+    }
+  });
+
   it('an impossible deadline: holds false, the highest allowed throttle, and the end at it', async () => {
     await createTopics(gw, { name: 'dl-big', assignments: [[1], [1]] });
     gw.sim.seedBytes('dl-big', 0, 600 * MiB);
