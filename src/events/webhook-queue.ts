@@ -5,7 +5,8 @@ import type { ReassignmentChange } from './reassignment-changes.js';
 
 /** Whether a webhook's filter takes a change of this type (null: every type, also unknown ones). */
 export function matchesFilter(events: readonly string[] | null, type: string): boolean {
-  return events === null || events.includes(type);
+  // Not a list (null, or a record this version does not understand): every change.
+  return !Array.isArray(events) || events.includes(type);
 }
 
 /**

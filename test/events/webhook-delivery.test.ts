@@ -3,15 +3,18 @@
 // instance takes over after the lease; receivers deduplicate by id).
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
 import { backoffMs, loadWebhookConfig, type WebhookConfig } from '../../src/events/webhook-config.js';
-import { DELIVERY_CLAIM, WebhookDelivery, type WebhookSender } from '../../src/events/webhook-delivery.js';
+import { DELIVERY_CLAIM, fetchSender, WebhookDelivery, type WebhookSender } from '../../src/events/webhook-delivery.js';
 import { cloudEventOf, newSecret, secretKey, verifySignature } from '../../src/events/webhook-message.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
 import { RECORD_VERSION, type ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
+import { loadSpec } from '../../src/http/spec.js';
 import { MemoryLog } from '../state/memory-log.js';
+import { startReceiver } from './webhook-receiver.js';
 
 const CONFIG: WebhookConfig = { ...loadWebhookConfig({}), backoffBaseMs: 1000, backoffMaxMs: 8000, maxAttempts: 4, leaseMs: 20_000, attemptTimeoutMs: 1000 };
 
@@ -65,6 +68,19 @@ describe('webhook message', () => {
     assert.equal(verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: sig }, body.replace('pending', 'running'), ts * 1000), false);
     assert.equal(verifySignature(secret, { id: 'r:started', timestamp: String(ts), signature: sig }, body, ts * 1000), false, 'the id is signed');
     assert.equal(verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: sig }, body, (ts + 301) * 1000), false);
+  });
+
+  it('matches the contract: the CloudEvent is valid against openapi.yaml ReassignmentChangeEvent', () => {
+    const require = createRequire(import.meta.url);
+    const Ajv2020 = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
+    const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(loadSpec().document as object, 'openapi.json');
+    const validate = ajv.getSchema('openapi.json#/components/schemas/ReassignmentChangeEvent')!;
+    const change = { eventId: 'r:held:5', reassignmentId: 'r', type: 'held', state: 'held', previousState: 'running', at: new Date(5).toISOString(), seq: 3, paused: false, partitions: null, requestedBy: 'ci', reason: 'held: offlinePartitions', rollbackOf: null };
+    assert.equal(validate(cloudEventOf(change, 'urn:kafka-admin-gateway:s')), true, JSON.stringify(validate.errors));
+    assert.equal(validate({ ...cloudEventOf(change, 'urn:x'), extra: 1 }), false, 'the check can fail');
   });
 
   it('backs off exponentially, capped, with jitter between half and all of it', () => {
@@ -202,6 +218,25 @@ describe('WebhookDelivery', () => {
     await a.delivery.pass();
     assert.equal(rx.got.length, 0);
     assert.equal(a.store.view().webhookDeliveries?.size, 0);
+  });
+
+  it('an attempt with no answer ends at the attempt timeout (fetch), recorded as the retry reason', async () => {
+    const rx = await startReceiver(() => new Promise<number>(() => undefined)); // never answers
+    try {
+      const clock = { now: 5_000, mono: 0 };
+      const a = instance(new MemoryLog(), 'a', clock, fetchSender, { ...CONFIG, attemptTimeoutMs: 200 });
+      const created = await a.service.create({ url: rx.url }, null);
+      const id = created.kind === 'created' ? created.webhook.id : '';
+      await a.store.write([record('r1')]);
+      const started = Date.now();
+      await a.delivery.pass();
+      assert.ok(Date.now() - started < 5000, 'bounded by the attempt timeout');
+      assert.equal(rx.got.length, 0, 'no answer was sent');
+      const retry = a.store.view().webhookDeliveries?.get(id)?.retry;
+      assert.deepEqual([retry?.eventId, retry?.attempts, retry?.lastStatus, retry?.lastError], ['r1:created', 1, null, 'no answer within 200 ms']);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('refuses bad input: a non-http URL, credentials, an unknown change type, a short secret', async () => {
