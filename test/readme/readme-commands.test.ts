@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readmeCommands, splitComment, usingItBlocks } from './readme-commands.js';
-import { problemOf, type CommandResult } from './readme-run.js';
+import { holds, problemOf, type CommandResult } from './readme-run.js';
 
 const fence = '```';
 const readme = [
@@ -28,6 +28,7 @@ const readme = [
   'npm run token:new -- --name x',
   'export KAG_URL=http://localhost:8080',
   'curl -s -X POST 127.0.0.1:19999/brokers/1/stop',
+  'curl -s localhost:8080/throttles   # {"rates":[],"replicas":[]}',
   'curl -X PUT .../quotas -d "{}"',
   fence,
   '',
@@ -48,7 +49,7 @@ test('only the sh blocks of "Using it" are read, indented ones too', () => {
   const blocks = usingItBlocks(readme);
   assert.deepEqual(
     blocks.map((b) => b.line),
-    [8, 31],
+    [8, 32],
   );
   assert.equal(blocks[1]!.lines[0], "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4");
 });
@@ -66,9 +67,12 @@ test('commands: continuations joined, what runs, the status each must answer, th
       [17, null, "node -e 'server()' &"],
       [18, 204, 'curl -si -X DELETE localhost:8080/topics/a   # 204'],
       [22, null, 'curl -s -X POST 127.0.0.1:19999/brokers/1/stop'],
-      [31, 429, "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4"],
+      [23, null, 'curl -s localhost:8080/throttles   # {"rates":[],"replicas":[]}'],
+      [32, 429, "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4"],
     ],
   );
+  assert.deepEqual(run[8]!.expectedJson, { rates: [], replicas: [] });
+  assert.equal(run[7]!.expectedJson, undefined);
   assert.equal(run[0]!.text.split('\n').length, 2);
   assert.equal(run[2]!.text.split('\n').length, 2);
   assert.deepEqual(
@@ -90,6 +94,15 @@ test('splitComment: # inside quotes or words is not a comment', () => {
   assert.deepEqual(splitComment('curl x'), { code: 'curl x', comment: null });
 });
 
+test('holds: keys named with their values, arrays whole', () => {
+  assert.ok(holds({ rates: [], replicas: [], x: 1 }, { rates: [], replicas: [] }));
+  assert.ok(!holds({ rates: [{ broker: 1 }], replicas: [] }, { rates: [], replicas: [] }));
+  assert.ok(holds({ leader: 2, replicas: [2, 0] }, { leader: 2, replicas: [2, 0] }));
+  assert.ok(!holds({ leader: 0, replicas: [0, 2] }, { leader: 2, replicas: [2, 0] }));
+  assert.ok(!holds([1, 2, 3], [1, 2]));
+  assert.ok(!holds(null, {}));
+});
+
 test('problemOf: the named status on the last answer, 2xx elsewhere, exit code, no answer', () => {
   const result = (expectedStatus: number | null, statuses: number[], exitCode: number | null = 0): CommandResult => ({
     command: { line: 1, text: 'curl -s localhost:8080/x', expectedStatus },
@@ -108,4 +121,8 @@ test('problemOf: the named status on the last answer, 2xx elsewhere, exit code, 
   assert.match(problemOf(result(null, []))!, /no HTTP answer/);
   assert.match(problemOf(result(null, [200], 7))!, /exited 7/);
   assert.match(problemOf(result(null, [], null))!, /did not finish/);
+  const printing = (stdout: string): CommandResult => ({ ...result(null, [200]), command: { line: 1, text: 'curl -s localhost:8080/x', expectedStatus: null, expectedJson: { rates: [] } }, stdout });
+  assert.equal(problemOf(printing('{"rates":[],"replicas":[]}')), null);
+  assert.match(problemOf(printing('{"rates":[{"broker":1}]}'))!, /README shows/);
+  assert.match(problemOf(printing('not json'))!, /printed no JSON/);
 });

@@ -15,6 +15,8 @@
 //   else a parenthesis opening with one in the comment lines right above it ("(201 + Location)",
 //   "(200, nothing changes)"). The last HTTP answer of the command must have it; every other
 //   answer of the command (and every answer of a command that names none) must be 2xx.
+// - A trailing comment that is JSON (`# {"rates":[],"replicas":[]}`) is what the command prints:
+//   its output must hold every key named there with that value (arrays exactly).
 
 export interface ReadmeCommand {
   /** 1-based line of the README where the command starts. */
@@ -23,6 +25,8 @@ export interface ReadmeCommand {
   text: string;
   /** The status the README names for it, if any. */
   expectedStatus: number | null;
+  /** A trailing comment that is JSON (`# {"rates":[],"replicas":[]}`): what it must print. */
+  expectedJson?: unknown;
 }
 
 export interface ReadmeCommands {
@@ -59,6 +63,16 @@ const continues = (code: string): boolean => /(\\|\||&&)\s*$/.test(code);
 function statusFromTrailing(comment: string | null): number | null {
   const m = comment && /^#\s*([1-5]\d\d)\b/.exec(comment);
   return m ? Number(m[1]) : null;
+}
+
+function jsonFromTrailing(comment: string | null): unknown {
+  const text = comment?.slice(1).trim() ?? '';
+  if (!/^[[{]/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function statusFromAbove(comments: string[]): number | null {
@@ -124,7 +138,9 @@ function blockCommands(block: { line: number; lines: string[] }): { command: Rea
     }
     const allCode = codes.join('\n');
     const expectedStatus = statusFromTrailing(comment) ?? statusFromAbove(above);
-    out.push({ command: { line: startLine, text: texts.join('\n'), expectedStatus }, above, trailing: comment, code: allCode });
+    const expectedJson = jsonFromTrailing(comment);
+    const command: ReadmeCommand = { line: startLine, text: texts.join('\n'), expectedStatus, ...(expectedJson !== undefined && { expectedJson }) };
+    out.push({ command, above, trailing: comment, code: allCode });
     above = [];
   }
   return out;

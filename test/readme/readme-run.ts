@@ -132,5 +132,24 @@ export function problemOf(r: CommandResult): string | null {
   if (expected !== null && last !== expected) return `answered ${last}, the README says ${expected}`;
   const bad = others.filter((s) => s < 200 || s > 299);
   if (bad.length > 0) return `answered ${bad.join(', ')} (no status named: 2xx expected)`;
+  if (r.command.expectedJson !== undefined) {
+    let printed: unknown;
+    try {
+      printed = JSON.parse(r.stdout);
+    } catch {
+      return `printed no JSON; the README shows ${JSON.stringify(r.command.expectedJson)}`;
+    }
+    if (!holds(printed, r.command.expectedJson)) return `printed ${r.stdout.trim().slice(0, 300)}; the README shows ${JSON.stringify(r.command.expectedJson)}`;
+  }
   return null;
+}
+
+/** `actual` has every key of `expected` with that value; arrays and scalars are compared whole. */
+export function holds(actual: unknown, expected: unknown): boolean {
+  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => holds(actual[i], e));
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
+    return Object.entries(expected).every(([k, v]) => holds((actual as Record<string, unknown>)[k], v));
+  }
+  return Object.is(actual, expected);
 }
