@@ -14,8 +14,8 @@ import { readmeCommands } from './readme-commands.js';
 import { problemOf, runCommands, type RunOutcome } from './readme-run.js';
 
 const README = new URL('../../README.md', import.meta.url);
-/** The whole run; the README's commands take ~30 s on the demo. */
-const RUN_TIMEOUT_MS = 180_000;
+/** The whole run: ~2 min on the demo (waits for reassignments, a 60 s deadline, a 15 s stream). */
+const RUN_TIMEOUT_MS = 300_000;
 
 let gateway: GatewayProcess;
 let base: string;
