@@ -28,6 +28,8 @@ import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type Reass
 import type { StateStore } from '../state/store.js';
 import { PACE_EVERY } from './ownership.js';
 import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
+import { BrokerBytesLeft, brokerBytesAsOf } from './deadline-bytes.js';
+import type { BrokerBytes } from '../domain/reassignment/index.js';
 
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
 const MAX_HISTORY_MS = 10 * 60_000;
@@ -158,6 +160,8 @@ export class ProgressTracker {
       let total = 0;
       let done = 0;
       const lastToFinish = new TopK<ReassignmentPartitionRecord>(END_WATCH_MAX_PARTITIONS);
+      // Deadline pacing: the bytes left per broker too (deadline-bytes.ts).
+      const left = r.deadline ? new BrokerBytesLeft() : null;
       for (let k = 0; k < ps.length; k++) {
         const i = k + 1; // the partition's rank in the record, from 1 (the TopK order of ties)
         if (i % PACE_EVERY === 0) await pace();
@@ -167,6 +171,7 @@ export class ProgressTracker {
         const t = p.bytesTotal ?? 0;
         total += t;
         if (p.state === 'completed') done += t;
+        else if (left && p.state === 'queued') left.queued(p, t, addingCount(p));
         else if (p.state === 'moving' && t > 0) {
           // (t > 0: measured, so it has a slot.) Summed in the order of its adding replicas, as always.
           const share = t / Math.max(1, addingCount(p));
@@ -176,7 +181,9 @@ export class ProgressTracker {
             const b = target[j]!;
             if (original.includes(b)) continue;
             const size = sizes.get(b)?.[slot] ?? 0;
-            copied += Math.min(share, size === size ? size : 0); // NaN: not on that broker
+            const c = Math.min(share, size === size ? size : 0); // NaN: not on that broker
+            copied += c;
+            left?.add(b, original[0], share - c);
           }
           done += copied;
           lastToFinish.offer(t - copied, i, p);
@@ -190,11 +197,16 @@ export class ProgressTracker {
       this.#likelyLast.set(r.id, lastToFinish.items());
       const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }].filter((s) => s.t > now - MAX_HISTORY_MS).slice(-PROGRESS_MAX_SNAPSHOTS);
       const grew = !last || done > last.bytesDone;
-      writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now });
+      writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now, ...(left && { bytesLeft: left.record(now) }) });
       await pace();
     }
     await this.#store.write(writes);
     return writes.map((w) => w.id);
+  }
+
+  /** Deadline pacing: the bytes left per broker measured by the latest snapshot (`asOf`), or null (none, or older). */
+  brokerBytesLeft(id: string, asOf: number | null): BrokerBytes[] | null {
+    return brokerBytesAsOf(this.#store.view().progress.get(id)?.bytesLeft, asOf);
   }
 
   /** The moving partitions of reassignment `id` with the most bytes left at the last snapshot this instance took, most first (see #likelyLast). */

@@ -12,6 +12,7 @@ import { OAuthBearerValidator } from './sasl/oauthbearer.js';
 import type { SaslServerSettings } from './sasl/settings.js';
 import type { OutOfRangeRequest, SimulatedCluster, SimulatorOptions } from './options.js';
 import { kafkaRelease, servedRange, type KafkaRelease } from './releases/release.js';
+import { topicConfigDefsFor } from './cluster/configs.js';
 import type { AlteredReassignment, CompletedReassignment } from './cluster/partition-moves.js';
 import { RequestTurns } from './request-turns.js';
 import { FaultInjector } from './faults.js';
@@ -137,6 +138,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
       // Every broker has the same log.dirs (LogDirs below): the model sums used bytes per dir.
       logDirCount: logDirs?.length ?? 1,
+      // 4.0 removed three topic configs and changed a default (configs.topicConfigDefsFor).
+      topicConfigDefs: topicConfigDefsFor(Number(this.release.version.split('.')[0])),
     });
     const model = this.model;
     this.logDirs = new LogDirs((id) => logDirs ?? [`/var/lib/kafka/data-${id}`], this.clock, {

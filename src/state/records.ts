@@ -196,6 +196,8 @@ export interface ProgressRecord {
   snapshots: ProgressSnapshot[];
   /** When bytesDone last grew (stall detection), null = never. */
   lastProgressAt: number | null;
+  /** Deadline pacing only (a reassignment with finishBy): bytes left per broker [id, in, out] as of the snapshot at `t` (src/reconcile/deadline-bytes.ts). */
+  bytesLeft?: { t: number; brokers: [number, number, number][] };
   updatedAt: number;
 }
 export interface ProgressSnapshot {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
-import { eventually } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 import { signed, startReceiver } from './webhook-receiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -11,7 +11,8 @@ import { createWebhookMetrics } from '../../src/events/webhook-metrics.js';
 import { createWebhookRuntime, type WebhookRuntime } from '../../src/events/webhooks.js';
 import { createApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
-import { createTopics, eventually, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 import { signed, startReceiver } from './webhook-receiver.js';
 
 let gw: ReassignGateway;

@@ -5,7 +5,8 @@
 // (a fault) is out on the shared connection to the adding broker: the page is answered before it.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let gw: ReassignGateway;
 before(async () => {

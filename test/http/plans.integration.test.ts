@@ -7,7 +7,8 @@ import type { Response } from 'supertest';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const BANDWIDTH = 1_000_000;
 let clock: ManualClock;

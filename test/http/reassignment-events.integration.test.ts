@@ -15,7 +15,8 @@ import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/http/server.js';
 import type { KafkaGateway } from '../../src/kafka/types.js';
 import { ManualClock } from '../../src/sim/index.js';
-import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const MAX_STREAMS = 3;
 const HEARTBEAT_MS = 250;

@@ -15,6 +15,7 @@ import { THROTTLE_KEYS, type ThrottleSyncHooks } from '../../src/reconcile/throt
 import { startSimulator, type ManualClock, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
 import { assertNoRequestOutsideRelease } from '../sim/out-of-range-guard.js';
 import { FAST_KAFKA_ENV, recordingLogger, type RecordingLogger } from './helpers.js';
+import { eventually } from '../eventually.js';
 
 export interface ReassignGateway {
   sim: Simulator;
@@ -80,22 +81,6 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
       assertNoRequestOutsideRelease(sim); // issue 29: the gateway never sends outside the release's ranges
     },
   };
-}
-
-/** Polls `check` until it returns a value other than undefined (or throws the last assertion after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw last ?? new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 /** Every throttle config override in the cluster: `topic:<t>` / `broker:<id>` -> {config: value}. */

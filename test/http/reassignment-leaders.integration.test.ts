@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/sim/index.js';
-import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let clock: ManualClock;
 let gw: ReassignGateway;

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const DIRS = ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'];
 const LOG_DIR_RATE = 'replica.alter.log.dirs.io.max.bytes.per.second';

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { isCold } from '../../src/state/cold-partitions.js';
-import { createTopics, eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const BANDWIDTH = 100_000;
 let clock: ManualClock;

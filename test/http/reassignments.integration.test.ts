@@ -11,7 +11,8 @@ import { alterPartitionReassignments, listPartitionReassignments } from '../../s
 import { ManualClock } from '../../src/sim/index.js';
 import { isCold } from '../../src/state/cold-partitions.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
-import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const BANDWIDTH = 100_000; // bytes/s per broker and direction, unthrottled
 let clock: ManualClock;

@@ -5,7 +5,8 @@
 // seconds per release: small topics, fast copies.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 import { assertNoRequestOutsideRelease } from '../sim/out-of-range-guard.js';
 
 const RELEASES = [

@@ -7,7 +7,8 @@ import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem } from './helpers.js';
-import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let clock: ManualClock;
 let gw: ReassignGateway;

@@ -4,7 +4,8 @@
 // stops while passes go on; once the broker answers again both recover and the throttle goes.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { createTopics, eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let gw: ReassignGateway;
 before(async () => {

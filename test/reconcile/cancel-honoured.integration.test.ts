@@ -21,7 +21,8 @@ import { describePartitions } from '../../src/kafka/partitions.js';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { StateStore } from '../../src/state/store.js';
-import { createTopics, eventually, startReassignGateway } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const ALTER_PARTITION_REASSIGNMENTS = 45;
 const PARTITIONS = 8;

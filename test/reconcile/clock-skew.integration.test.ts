@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const PARTITIONS = 8;
 const LIST_PARTITION_REASSIGNMENTS = 46;

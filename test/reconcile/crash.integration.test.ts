@@ -12,7 +12,8 @@ import request from 'supertest';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = '1000';

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { END_WATCH_MAX_PARTITIONS } from '../../src/reconcile/reconciler.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { eventually, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const TOPICS = 3;
 const PER_TOPIC = 700;

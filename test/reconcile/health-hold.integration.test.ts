@@ -11,7 +11,8 @@ import { describe, it } from 'node:test';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { troubleOf } from '../../src/sim/cluster/trouble.js';
 import { HealthInterlock } from '../../src/reconcile/health.js';
-import { createTopics, eventually, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 /** n partitions on brokers 0-3 (RF 2), each moving its second replica to a broker of 0-3 it does not have. */
 function layout(n: number): { assignments: number[][]; targets: (topic: string) => { topic: string; partition: number; replicas: number[] }[] } {

@@ -7,7 +7,8 @@ import { after, before, it } from 'node:test';
 import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { LEDGER_PACK_MIN, RECORD_VERSION, encodeValue, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { eventually, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let sim: Simulator;
 before(async () => {

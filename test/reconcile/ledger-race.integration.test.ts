@@ -15,7 +15,8 @@ import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { RECORD_VERSION, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import type { ThrottleDemand } from '../../src/domain/reassignment/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let sim: Simulator;
 before(async () => {

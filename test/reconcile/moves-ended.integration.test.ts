@@ -9,7 +9,8 @@ import { after, before, it } from 'node:test';
 import { liveDemands } from '../../src/reconcile/ownership.js';
 import type { ReassignmentRecord } from '../../src/state/records.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let sim: Simulator;
 before(async () => {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let sim: Simulator;
 before(async () => {

@@ -16,7 +16,8 @@ import { describePartitions } from '../../src/kafka/partitions.js';
 import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
-import { createTopics, eventually, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -16,7 +16,8 @@ import { loadReassignmentConfig } from '../../src/reconcile/config.js';
 import { ProgressTracker } from '../../src/reconcile/progress.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { createTopics, eventually, startReassignGateway } from '../http/reassignment-helpers.js';
+import { createTopics, startReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 let sim: Simulator;
 before(async () => {

@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { expectProblem } from '../http/helpers.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const STATE = '_kafka_admin_gateway_state';
 const userThrottles = async (gw: ReassignGateway) => Object.fromEntries(Object.entries(await throttleConfigs(gw.kafka)).filter(([k]) => !k.includes(STATE)));

@@ -9,7 +9,8 @@ import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { mergeThrottleDemands } from '../../src/domain/reassignment/index.js';
 import { liveDemands } from '../../src/reconcile/ownership.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { eventually, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { eventually } from '../eventually.js';
 
 const STATE = '_kafka_admin_gateway_state';
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 12);

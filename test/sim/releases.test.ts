@@ -92,3 +92,23 @@ test('ZooKeeper mode neither checks nor charges a validateOnly CreateTopics agai
     }
   }
 });
+
+test("a topic's configs are its release's: 3.9's 36; from 4.0 on 33, and message.timestamp.after.max.ms one hour (KIP-1030)", async () => {
+  const removed = ['message.downconversion.enable', 'message.format.version', 'message.timestamp.difference.max.ms'];
+  for (const [version, count, after] of [['3.9', 36, '9223372036854775807'], ['4.0', 33, '3600000'], ['4.2', 33, '3600000']] as const) {
+    const sim = await startSimulator({ brokers: 1, kafkaVersion: version });
+    try {
+      sim.model.createTopic({ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, { validateOnly: false });
+      const res = await request(sim.endpoints()[0]!.port, 32, 4, { resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
+      const configs = new Map<string, string>(res.results[0].configs.map((c: { name: string; value: string }) => [c.name, c.value]));
+      assert.equal(configs.size, count, version);
+      assert.equal(configs.get('message.timestamp.after.max.ms'), after, version);
+      for (const name of removed) assert.equal(configs.has(name), count === 36, `${version} ${name}`);
+      // Setting a removed one on 4.x: Kafka's "Unknown topic config name".
+      const set = await request(sim.endpoints()[0]!.port, 44, 1, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'message.format.version', configOperation: 0, value: '3.0' }] }], validateOnly: true });
+      assert.equal(set.responses[0].errorCode, count === 36 ? 0 : 40, version);
+    } finally {
+      await sim.close();
+    }
+  }
+});

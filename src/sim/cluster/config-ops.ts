@@ -10,7 +10,6 @@ import {
   TOPIC_CONFIG_DEFS,
   brokerConfigDef,
   javaSplitComma,
-  topicConfigDef,
   validateConfigValue,
   type ConfigDef,
 } from './configs.js';
@@ -68,6 +67,8 @@ export interface ConfigHost {
   isRegisteredBroker(id: number): boolean;
   /** STATIC_BROKER_CONFIG layer of one broker (server.properties). */
   staticBrokerConfigs(id: number): Map<string, string>;
+  /** The topic configs of the release simulated (configs.topicConfigDefsFor); default 3.9's. */
+  readonly topicConfigDefs?: readonly ConfigDef[];
 }
 
 const invalidRequest = (m: string) => new KafkaError(ErrorCode.INVALID_REQUEST, m);
@@ -110,7 +111,17 @@ export class ConfigRegistry {
   /** Dynamic broker configs: "" = cluster default, "<id>" = one broker. */
   private readonly brokerDynamic = new Map<string, Map<string, string>>();
 
-  constructor(private readonly host: ConfigHost) {}
+  private readonly topicDefs: readonly ConfigDef[];
+  private readonly topicByName: ReadonlyMap<string, ConfigDef>;
+
+  constructor(private readonly host: ConfigHost) {
+    this.topicDefs = host.topicConfigDefs ?? TOPIC_CONFIG_DEFS;
+    this.topicByName = new Map(this.topicDefs.map((d) => [d.name, d]));
+  }
+
+  private topicConfigDef(name: string): ConfigDef | undefined {
+    return this.topicByName.get(name);
+  }
 
   // ---------- reads ----------
 
@@ -132,7 +143,7 @@ export class ConfigRegistry {
 
   /** Effective value of a topic config (override, then cluster-default broker synonym, then default). */
   effectiveTopicValue(overrides: ReadonlyMap<string, string>, name: string): string | null {
-    const def = topicConfigDef(name);
+    const def = this.topicConfigDef(name);
     const o = overrides.get(name);
     if (o !== undefined) return o;
     if (def?.dynamicSynonym) {
@@ -144,7 +155,7 @@ export class ConfigRegistry {
 
   topicEntries(overrides: ReadonlyMap<string, string>, keys: readonly string[] | null): DescribeConfigsEntry[] {
     const out: DescribeConfigsEntry[] = [];
-    for (const def of TOPIC_CONFIG_DEFS) {
+    for (const def of this.topicDefs) {
       if (keys !== null && !keys.includes(def.name)) continue;
       const synonyms: ConfigSynonym[] = [];
       const o = overrides.get(def.name);
@@ -257,10 +268,10 @@ export class ConfigRegistry {
     const nulls = [...configs].filter(([, v]) => v === null).map(([n]) => n);
     if (nulls.length > 0) throw invalidConfig(`Null value not supported for topic configs: ${nulls.join(',')}`);
     for (const n of configs.keys()) {
-      if (!topicConfigDef(n)) throw invalidConfig(`Unknown topic config name: ${n}`);
+      if (!this.topicConfigDef(n)) throw invalidConfig(`Unknown topic config name: ${n}`);
     }
     for (const [n, v] of configs) {
-      const err = validateConfigValue(topicConfigDef(n)!, v as string);
+      const err = validateConfigValue(this.topicConfigDef(n)!, v as string);
       if (err) throw invalidConfig(err);
     }
   }
@@ -320,7 +331,7 @@ export class ConfigRegistry {
       const topic = this.host.getTopic(resource.name);
       const next = new Map<string, string>(topic?.configs ?? []);
       for (const o of ops) {
-        const def = topicConfigDef(o.name);
+        const def = this.topicConfigDef(o.name);
         switch (o.op) {
           case AlterConfigOp.SET:
             next.set(o.name, o.value as string);

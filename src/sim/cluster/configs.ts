@@ -226,8 +226,8 @@ const metadataVersion: Validator = (v) =>
 
 /**
  * Kafka 3.9's topic configs, the 36 of LogConfig.configNames (storage LogConfig.CONFIG) with
- * their 3.9 defaults: the simulator answers as a 3.9 broker (ApiVersions reports metadata.version
- * 3.9-IV0, and the controller vectors it replays are 3.9's). 4.0 dropped message.format.version,
+ * their 3.9 defaults (the controller vectors the simulator replays are 3.9's); a simulator
+ * answering as 4.0 or later uses topicConfigDefsFor's, below. 4.0 dropped message.format.version,
  * message.timestamp.difference.max.ms and message.downconversion.enable (KIP-724, KIP-937,
  * KIP-896) and moved message.timestamp.after.max.ms's default from Long.MAX_VALUE to one hour
  * (KIP-1030; ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT).
@@ -320,6 +320,24 @@ for (const [topicName, brokerName] of [
   ['max.message.bytes', 'message.max.bytes'],
 ] as const) {
   (TOPIC_CONFIG_DEFS.find((d) => d.name === topicName) as ConfigDef).dynamicSynonym = brokerName;
+}
+
+/**
+ * The topic configs 4.0 removed (KIP-724: message.format.version; KIP-937:
+ * message.timestamp.difference.max.ms; KIP-896 / KIP-724: message.downconversion.enable), and
+ * message.timestamp.after.max.ms's 4.0 default, one hour (KIP-1030).
+ */
+const REMOVED_IN_4_0: ReadonlySet<string> = new Set(['message.downconversion.enable', 'message.format.version', 'message.timestamp.difference.max.ms']);
+const TIMESTAMP_AFTER_MAX_MS_4_0 = '3600000';
+
+/** The topic configs of a broker of Kafka `major`.x: 3.9's 36 before 4, 33 from 4.0 on. */
+export function topicConfigDefsFor(major: number): readonly ConfigDef[] {
+  if (major < 4) return TOPIC_CONFIG_DEFS;
+  return TOPIC_CONFIG_DEFS.filter((d) => !REMOVED_IN_4_0.has(d.name)).map((d) =>
+    d.name === 'message.timestamp.after.max.ms'
+      ? { ...d, defaultValue: TIMESTAMP_AFTER_MAX_MS_4_0, ...(d.brokerSynonym && { brokerSynonym: { ...d.brokerSynonym, value: TIMESTAMP_AFTER_MAX_MS_4_0 } }) }
+      : d,
+  );
 }
 
 const TOPIC_BY_NAME = new Map(TOPIC_CONFIG_DEFS.map((d) => [d.name, d]));

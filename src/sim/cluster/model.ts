@@ -11,7 +11,7 @@ import {
   type IncrementalAlterOp,
   type LegacyAlterConfig,
 } from './config-ops.js';
-import { ResourceType } from './configs.js';
+import { ResourceType, type ConfigDef } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
 import { PartitionMoves, type AlteredReassignment, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
@@ -37,6 +37,8 @@ import { decideElections, type ElectionTopicResult } from './elections.js';
 const MAX_RECORDS_PER_USER_OP = 10000;
 
 export interface ClusterModelOptions {
+  /** The topic configs of the release simulated (configs.topicConfigDefsFor); default Kafka 3.9's. */
+  topicConfigDefs?: readonly ConfigDef[];
   brokers: BrokerSpec[];
   clock: Clock;
   clusterId?: string;
@@ -225,6 +227,7 @@ export class ClusterModel {
       getTopic: (name) => this.topics.get(name),
       isRegisteredBroker: (id) => this.brokers.isRegistered(id),
       staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
+      ...(opts.topicConfigDefs && { topicConfigDefs: opts.topicConfigDefs }),
     });
     this.initialBytes = opts.seedBytes;
     this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
