@@ -104,13 +104,19 @@ export function movingDoneShare(r: ReassignmentRecord, progress: SnapshotProgres
 }
 
 /** This pass's record for a running deadline reassignment: the throttle, its demand's rates, the forecast. */
-export function deadlineStep(r: ReassignmentRecord & { deadline: DeadlineState }, progress: SnapshotProgress, now: number, bandwidth: number | null): { next: ReassignmentRecord; decision: DeadlineDecision; brokers: BrokerBytes[] } {
+export function deadlineStep(
+  r: ReassignmentRecord & { deadline: DeadlineState },
+  progress: SnapshotProgress,
+  now: number,
+  bandwidth: number | null,
+  measuredPerBroker: BrokerBytes[] | null = null,
+): { next: ReassignmentRecord; decision: DeadlineDecision; brokers: BrokerBytes[] } {
   const d = r.deadline;
   const startedAt = r.startedAt ?? r.createdAt;
-  // The split per broker from the record, the amount from the snapshot (exact as of its time).
-  const split = bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
+  // Per broker as the snapshot measured it (deadline-bytes.ts); else the record's split scaled to the snapshot's amount.
   const measured = progress.asOfMs !== null;
-  const brokers = measured ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
+  const split = measuredPerBroker ?? bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
+  const brokers = measured && !measuredPerBroker ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
   const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs!, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
   // The bytes are as of the latest snapshot: so is the time left (counted from now, the rate
   // would also cover the bytes copied since the snapshot, and the end comes a pass early).
@@ -166,13 +172,18 @@ export class DeadlinePacing {
     this.#d = deps;
   }
 
+  #step(r: ReassignmentRecord & { deadline: DeadlineState }): ReturnType<typeof deadlineStep> {
+    const progress = this.#d.progress.progress(r);
+    return deadlineStep(r, progress, this.#d.now(), this.#d.bandwidth ?? null, this.#d.progress.brokerBytesLeft(r.id, progress.asOfMs));
+  }
+
   /** One pass over the running deadline reassignments of `view`; returns the ids whose throttle changed. */
   async pass(view: StateView): Promise<string[]> {
     const changed: string[] = [];
     const gauges: { id: string; slackSeconds: number; holds: boolean }[] = [];
     for (const r of [...view.reassignments.values()]) {
       if (!steered(r)) continue;
-      const guess = deadlineStep(r, this.#d.progress.progress(r), this.#d.now(), this.#d.bandwidth ?? null);
+      const guess = this.#step(r);
       if (!worthWriting(r.deadline, guess.next.deadline!, guess.decision.rewrite, r.startedAt ?? r.createdAt)) {
         gauges.push({ id: r.id, slackSeconds: (r.deadline.finishBy - guess.decision.expectedEndMs) / 1000, holds: guess.decision.holds });
         continue;
@@ -180,7 +191,7 @@ export class DeadlinePacing {
       const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'deadline', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
         const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
         if (!steered(fresh)) return { result: undefined };
-        const step = deadlineStep(fresh, this.#d.progress.progress(fresh), this.#d.now(), this.#d.bandwidth ?? null);
+        const step = this.#step(fresh);
         return { result: step, values: [step.next] };
       });
       if (!out.granted || !out.result) continue;

@@ -75,6 +75,13 @@ describe('finishBy', () => {
       assert.equal(mid.state, 'running');
       assert.equal(mid.deadline.holds, true);
       assert.ok(Date.parse(mid.deadline.expectedEnd) <= finishBy, JSON.stringify(mid.deadline));
+      // The snapshot measured the bytes left per broker: everything still to copy leaves broker 0.
+      const measured = gw.runtime.store.view().progress.get(id)?.bytesLeft;
+      assert.ok(measured && measured.t === Date.parse(mid.progress.asOf), JSON.stringify(measured));
+      const out0 = measured.brokers.find(([b]) => b === 0)?.[2];
+      assert.ok(out0 !== undefined && Math.abs(out0 - mid.progress.bytesRemaining) <= 2, `${out0} vs ${mid.progress.bytesRemaining}`);
+      const in12 = measured.brokers.filter(([b]) => b === 1 || b === 2).reduce((n, [, i]) => n + i, 0);
+      assert.ok(Math.abs(in12 - mid.progress.bytesRemaining) <= 2, `${in12} vs ${mid.progress.bytesRemaining}`);
       const metrics = await gw.metrics.registry.metrics();
       const slack = new RegExp(`kafka_gateway_reassignment_deadline_slack_seconds\\{reassignment="${id}"\\} (\\S+)`).exec(metrics);
       assert.ok(slack && Number(slack[1]) >= 0 && Number(slack[1]) < 0.1 * (duration / 1000), slack?.[0]);
