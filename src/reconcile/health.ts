@@ -52,7 +52,7 @@ const PASS_SLICE_MS = 10;
 /** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
 const CLAIM_WAIT_MS = 2000;
 
-/** Most partitions with a short ISR outside the moves read at the pass's start that are looked at again (#cleared). */
+/** Most partitions with a short ISR outside the moves read at the pass's start that Kafka is asked about again (#cleared). */
 export const MAX_RECHECK = 10_000;
 
 const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0 };
@@ -119,32 +119,35 @@ export class HealthInterlock {
 
   /**
    * Partitions with a short ISR in `topics` (the Metadata answer) that `movingIds` (the moves read
-   * before it) does not list, yet whose short ISR was a move: Kafka lists them as moving now (a
+   * before it) does not list, yet whose short ISR is a move's: Kafka lists them as moving now (a
    * wave started after the moves were read), or their ISR is full in a second Metadata read of
-   * their topics (a short move that ended in between). Asked only about these partitions. More
-   * than MAX_RECHECK of them is trouble whatever a few waves did meanwhile: not asked.
+   * their topics (a short move that ended in between); or a live gateway reassignment is to move
+   * them (queued or moving in its record: the reassignment repairs them). Kafka is asked only
+   * about these partitions, and only up to MAX_RECHECK of them (more is trouble whatever a few
+   * waves did meanwhile).
    */
   async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>, view: StateView): Promise<Set<string>> {
-    const suspects: { topic: string; partition: number }[] = [];
+    const suspects: { topic: string; partition: number; id: string }[] = [];
     for (const t of topics) {
       for (const p of t.partitions) {
-        if (p.leader < 0 || p.isr.length >= p.replicas.length || movingIds.has(partitionId(t.name, p.partition))) continue;
-        if (suspects.length === MAX_RECHECK) return new Set();
-        suspects.push({ topic: t.name, partition: p.partition });
+        if (p.leader < 0 || p.isr.length >= p.replicas.length) continue;
+        const id = partitionId(t.name, p.partition);
+        if (!movingIds.has(id)) suspects.push({ topic: t.name, partition: p.partition, id });
       }
     }
     const cleared = new Set<string>();
-    if (suspects.length === 0 || !this.#d.kafka.describeReplicaHealth) return cleared;
-    for (const m of await listPartitionReassignments(this.#d.kafka, suspects)) cleared.add(partitionId(m.topic, m.partition));
-    const left = suspects.filter((s) => !cleared.has(partitionId(s.topic, s.partition)));
-    if (left.length === 0) return cleared;
-    const again = await this.#d.kafka.describeReplicaHealth([...new Set(left.map((s) => s.topic))]);
-    const full = new Set<string>();
-    for (const t of again.topics) for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
-    for (const s of left) if (full.has(partitionId(s.topic, s.partition))) cleared.add(partitionId(s.topic, s.partition));
-    // Partitions a live gateway reassignment is to move (queued) are part of a move: the
-    // reassignment that moves them repairs them (a dead broker's replicas moved elsewhere).
-    const rest = new Set(left.map((s) => partitionId(s.topic, s.partition)).filter((id) => !cleared.has(id)));
+    if (suspects.length === 0) return cleared;
+    if (suspects.length <= MAX_RECHECK && this.#d.kafka.describeReplicaHealth) {
+      for (const m of await listPartitionReassignments(this.#d.kafka, suspects.map((x) => ({ topic: x.topic, partition: x.partition })))) cleared.add(partitionId(m.topic, m.partition));
+      const left = suspects.filter((x) => !cleared.has(x.id));
+      if (left.length > 0) {
+        const again = await this.#d.kafka.describeReplicaHealth([...new Set(left.map((x) => x.topic))]);
+        const full = new Set<string>();
+        for (const t of again.topics) for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
+        for (const x of left) if (full.has(x.id)) cleared.add(x.id);
+      }
+    }
+    const rest = new Set(suspects.filter((x) => !cleared.has(x.id)).map((x) => x.id));
     if (rest.size === 0) return cleared;
     for (const r of view.reassignments.values()) {
       if (r.state !== 'running' && r.state !== 'pending') continue;
