@@ -11,6 +11,7 @@ import { describePartitions, type TopicPartitions } from '../kafka/partitions.js
 import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import type { BrokerDescription, KafkaErrorInfo } from '../kafka/types.js';
 import { runSliced, type SliceOptions } from './sliced.js';
+import { partitionKey } from '../domain/partition-key.js';
 
 /** Errors the request alone shows (400) versus those the cluster shows (422). */
 const MALFORMED: ReadonlySet<PlanError['code']> = new Set(['MISSING_FIELD', 'INVALID_TOPIC_PATTERN']);
