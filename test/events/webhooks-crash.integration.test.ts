@@ -1,5 +1,5 @@
 // Two gateway instances (src/main.ts as child processes) on one simulator, one webhook. The
-// receiver holds the first delivery of `started` unanswered; the instance sending it (the one
+// receiver holds the deliveries of `started` unanswered; the instance sending one (the one
 // whose kafka_gateway_webhook_delivering is 1) is SIGKILLed while the reassignment runs. The
 // survivor takes over once the dead holder's lease is over and delivers what is not recorded:
 // the receiver gets every change of the reassignment, exactly once by id after deduplication,
@@ -76,17 +76,16 @@ after(async () => {
 
 describe('webhook delivery across a crash of the delivering instance', () => {
   it('the survivor delivers every change; after dedupe by id, each exactly once', async () => {
-    let releaseHung!: () => void;
-    const hung = new Promise<number>((r) => (releaseHung = () => r(200)));
+    // Every `started` delivery hangs until an instance was killed (an attempt that times out is
+    // tried again: whoever holds the claim is in the middle of one nearly all the time).
+    const hung: (() => void)[] = [];
     let reassignmentId = '';
-    let hungOnce = false;
+    let killed = false;
     const rx = await startReceiver((_n, d) => {
-      if (!hungOnce && d.headers['webhook-id'] === `${reassignmentId}:started`) {
-        hungOnce = true;
-        return hung; // never answered while its sender lives
-      }
+      if (!killed && d.headers['webhook-id'] === `${reassignmentId}:started`) return new Promise<number>((r) => hung.push(() => r(200)));
       return 200;
     });
+    const hangs = () => hung.length > 0;
     try {
       const [a, b] = await Promise.all([startChild(sim, 'gw-a'), startChild(sim, 'gw-b')]);
       children.push(a!, b!);
@@ -100,15 +99,15 @@ describe('webhook delivery across a crash of the delivering instance', () => {
       const assignments = [[0, 1], [1, 2], [2, 3], [3, 0]];
       const topic = await request(a!.url).post('/topics').send({ name: 'crash-hooked', assignments });
       assert.equal(topic.status, 201, JSON.stringify(topic.body));
-      // ~6 s to copy at the throttle: the kill lands while it runs.
-      for (let p = 0; p < assignments.length; p++) sim.seedBytes('crash-hooked', p, 300_000);
+      // ~12 s to copy at the throttle: the kill lands while it runs.
+      for (let p = 0; p < assignments.length; p++) sim.seedBytes('crash-hooked', p, 600_000);
       const targets = assignments.map(([x, y], partition) => ({ topic: 'crash-hooked', partition, replicas: [x!, (y! + 1) % 4] }));
       const started = await request(a!.url).post('/reassignments').send({ partitions: targets, throttle: 50_000 });
       assert.equal(started.status, 202, JSON.stringify(started.body));
       reassignmentId = started.body.id as string;
 
-      // The first delivery of `started` hangs at the receiver: its sender holds the claim.
-      await eventually(async () => (hungOnce ? true : undefined), 20_000);
+      // The delivery of `started` hangs at the receiver: its sender holds the claim.
+      await eventually(async () => (hangs() ? true : undefined), 20_000);
       const holders = await eventually(async () => {
         const on = [];
         for (const c of [a!, b!]) if (await delivering(c)) on.push(c);
@@ -118,6 +117,7 @@ describe('webhook delivery across a crash of the delivering instance', () => {
       const victim = holders[0]!;
       const survivor = victim === a ? b! : a!;
       victim.proc.kill('SIGKILL');
+      killed = true;
       await victim.exited;
       assert.notEqual((await request(survivor.url).get(`/reassignments/${reassignmentId}`)).body.state, 'completed', 'killed mid-reassignment');
 
@@ -136,7 +136,7 @@ describe('webhook delivery across a crash of the delivering instance', () => {
       assert.ok(rx.got.every((d) => signed(d, secret)), 'every request signed');
       assert.ok(rx.got.some((d) => d.headers['webhook-id'] === `${reassignmentId}:started` && d.status === 200), 'started delivered by the survivor');
     } finally {
-      releaseHung();
+      for (const release of hung) release();
       await rx.close();
     }
   });
