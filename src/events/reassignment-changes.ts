@@ -134,12 +134,16 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     // Held (issue 30): a running record with a hold; read structurally (a record of any version).
     const hold = (record as { hold?: { since?: unknown; reasons?: readonly { kind?: unknown }[] } }).hold;
     const held = record.state === 'running' && hold !== undefined && hold !== null;
+    // The state as the API answers it (routes/reassignments.ts): a paused running record is
+    // `paused`, a held one `held` (paused wins), anything else its record state.
+    const paused = record.paused ?? false;
+    const state = record.state === 'running' && paused ? 'paused' : held ? 'held' : record.state;
     const next: RecordHead = {
       id,
-      state: held ? 'held' : record.state,
+      state,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
-      paused: record.paused ?? false,
+      paused,
       startedAt: record.startedAt,
       endedAt: record.endedAt,
       heldSince: held && typeof hold.since === 'number' ? hold.since : undefined,
@@ -166,7 +170,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
         paused: next.paused,
         partitions: this.#partitionCount(record),
         requestedBy: record.requestedBy ?? null,
-        reason: record.reason ?? (held && Array.isArray(hold.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
+        reason: record.reason ?? (state === 'held' && Array.isArray(hold?.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
         rollbackOf: record.rollbackOf ?? null,
       };
       this.#retain(change);

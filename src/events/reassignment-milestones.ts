@@ -16,8 +16,8 @@
 //   (`<id>:<type>:<updatedAt>`; a hold: its `since`), the same for every instance that saw
 //   that version.
 //
-// `held` (issue 30) is a running record with a `hold`: the API and these events call its
-// state `held`.
+// States are the API's (routes/reassignments.ts): a running record that is paused is `paused`,
+// one with a `hold` (issue 30's interlocks) `held`.
 
 import { TERMINAL_STATES, type ReassignmentRecord, type ReassignmentState } from '../state/records.js';
 
@@ -79,12 +79,12 @@ export function changesBetween(prev: RecordHead | undefined, next: RecordHead): 
     // A hold that ends in the version that also un-pauses: one `resumed`.
     if (!out.some((e) => e.eventId === eventId)) out.push({ eventId, type, state: next.state, previousState: prev?.state ?? previousState, atMs });
   };
-  // A state other than pending/running (held, or one a newer gateway added): entered.
-  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state) repeatable(next.state, next.state === 'held' ? (next.heldSince ?? at) : at);
-  // Back to running from such a state (a hold ended).
-  if (prev && next.state === 'running' && prev.state !== 'pending' && prev.state !== 'running' && !isTerminal(prev.state)) repeatable('resumed');
   // Paused or resumed by the caller (paced execution): a flag beside the state. A record first
   // seen paused was paused at some point: `paused` (with this version's time).
   if ((prev?.paused ?? false) !== next.paused) repeatable(next.paused ? 'paused' : 'resumed');
+  // A state other than pending/running (paused, held, or one a newer gateway added): entered.
+  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state) repeatable(next.state, next.state === 'held' ? (next.heldSince ?? at) : at);
+  // Back to running from such a state (a pause or a hold ended).
+  if (prev && next.state === 'running' && prev.state !== 'pending' && prev.state !== 'running' && !isTerminal(prev.state)) repeatable('resumed');
   return out;
 }

@@ -87,7 +87,7 @@ describe('ReassignmentChanges over the state store', () => {
     const expected = ['r1:created', 'r1:started', 'r1:paused:1200', 'r1:resumed:1300', 'r1:completed'];
     assert.deepEqual(wFeed.since().changes.map((c) => c.eventId), expected);
     assert.deepEqual(heard.map((c) => c.eventId), expected, 'subscribers hear each change once, in order');
-    assert.deepEqual(heard.map((c) => c.previousState), [null, 'pending', 'running', 'running', 'running']);
+    assert.deepEqual(heard.map((c) => [c.state, c.previousState]), [['pending', null], ['running', 'pending'], ['paused', 'running'], ['running', 'paused'], ['completed', 'running']], 'states as the API names them');
     assert.equal(heard[0]!.at, new Date(1000).toISOString());
     assert.equal(heard[4]!.at, new Date(1900).toISOString());
     assert.deepEqual([heard[0]!.partitions, heard[0]!.requestedBy], [2, 'alice']);

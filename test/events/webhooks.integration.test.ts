@@ -69,7 +69,7 @@ describe('webhooks over a reassignment on the simulator', () => {
       assert.deepEqual(events.map((e) => e.type), expected.map((t) => `io.kafka-admin-gateway.reassignment.${t}`), 'every change, in order');
       assert.deepEqual(events.map((e) => e.id), ids, 'CloudEvents id = webhook-id');
       assert.ok(events.every((e) => e.specversion === '1.0' && e.subject === id && e.data.partitions === 4 && !Number.isNaN(Date.parse(e.time))));
-      assert.deepEqual(events.map((e) => e.data.previousState), [null, 'pending', 'running', 'running', 'running']);
+      assert.deepEqual(events.map((e) => [e.data.state, e.data.previousState]), [['pending', null], ['running', 'pending'], ['paused', 'running'], ['running', 'paused'], ['completed', 'running']]);
       assert.ok(rx.got.every((d) => signed(d, secret)), 'every request signed');
       assert.ok(rx.got.every((d) => d.headers['content-type'] === 'application/cloudevents+json; charset=utf-8'));
       // The two refused deliveries were the first change, tried again with the same id.
