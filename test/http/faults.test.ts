@@ -14,6 +14,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { startSimulator } from '../../src/sim/index.js';
+import { eventually } from '../eventually.js';
 import { expectProblem, FAST_KAFKA_ENV, startGateway } from './helpers.js';
 
 async function freePorts(n: number): Promise<number[]> {
@@ -23,16 +24,6 @@ async function freePorts(n: number): Promise<number[]> {
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('Kafka unreachable at start', () => {
@@ -56,7 +47,7 @@ describe('Kafka unreachable at start', () => {
       }
 
       sim = await startSimulator({ brokers: 2, ports });
-      await eventually('readyz 200', async () => ((await request(app).get('/readyz')).status === 200 ? true : undefined));
+      await eventually('readyz 200', async () => ((await request(app).get('/readyz')).status === 200 ? true : undefined), { timeoutMs: 15_000, everyMs: 100 });
       assert.equal((await request(app).get('/topics')).status, 200);
       assert.equal((await request(app).post('/topics').send({ name: 'late', partitions: 1, replicationFactor: 2 })).status, 201);
       // The 503 POST before the cluster existed created nothing.
@@ -155,7 +146,7 @@ describe('a slow broker', () => {
       assert.equal(post.status, 503, JSON.stringify(post.body));
 
       gw.sim.setBrokerDelay(0, 0);
-      await eventually('normal service', async () => ((await gw.http().get('/topics')).status === 200 ? true : undefined));
+      await eventually('normal service', async () => ((await gw.http().get('/topics')).status === 200 ? true : undefined), { timeoutMs: 15_000, everyMs: 100 });
       assert.equal((await gw.http().get('/readyz')).status, 200);
     } finally {
       await gw.close();

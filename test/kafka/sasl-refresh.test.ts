@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { isDue, refreshAtMs, retryWaitMs } from '../../src/kafka/sasl/refresh.js';
 import { RefreshingToken, TransientTokenError, type FetchedToken } from '../../src/kafka/sasl/token-source.js';
 import type { TokenRefreshConfig } from '../../src/kafka/sasl/config.js';
+import { eventually } from '../eventually.js';
 
 const KAFKA_DEFAULTS: TokenRefreshConfig = { windowFactor: 0.8, windowJitter: 0.05, minPeriodSeconds: 60, bufferSeconds: 300, retryBackoffMs: 100, retryBackoffMaxMs: 10000, timeoutMs: 10000 };
 const HOUR = 3600_000;
@@ -71,13 +72,8 @@ describe('RefreshingToken', () => {
     return { state, fetch };
   }
 
-  async function until(cond: () => boolean, ms = 5000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!cond()) {
-      assert.ok(Date.now() < deadline, 'condition not met in time');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+  /** Waits until the IdP was asked `n` times. */
+  const fetches = (state: { n: number }, n: number) => eventually(`${n} token fetches`, () => (state.n >= n ? true : undefined), { timeoutMs: 5000, everyMs: 5 });
 
   it('fetches once, then serves the cached token until it is due', async () => {
     const { state, fetch } = idp(HOUR);
@@ -91,9 +87,9 @@ describe('RefreshingToken', () => {
     const { state, fetch } = idp(400);
     const src = new RefreshingToken('test IdP', fetch, SHORT);
     assert.equal(await src.token(), 't1');
-    await until(() => state.n >= 2);
+    await fetches(state, 2);
     assert.equal(await src.token(), 't2');
-    await until(() => state.n >= 3);
+    await fetches(state, 3);
     src.close();
     const n = state.n;
     await new Promise((r) => setTimeout(r, 600)); // two lifetimes: no fetch after close
@@ -104,7 +100,7 @@ describe('RefreshingToken', () => {
     const { state, fetch } = idp(300);
     const src = new RefreshingToken('test IdP', fetch, SHORT);
     await src.token();
-    await until(() => state.n >= 2); // the one refresh after use
+    await fetches(state, 2); // the one refresh after use
     await new Promise((r) => setTimeout(r, 500)); // more than a lifetime, nobody asking
     assert.equal(state.n, 2);
     assert.equal(await src.token(), 't3');
@@ -117,7 +113,7 @@ describe('RefreshingToken', () => {
     const src = new RefreshingToken('test IdP', fetch, SHORT, { events: { onRefreshFailed: (_e, n) => failures.push(n) } });
     await src.token();
     state.fail.push(new Error('IdP down'), new Error('IdP down'));
-    await until(() => state.n >= 2);
+    await fetches(state, 2);
     assert.deepEqual(failures, [1, 2]);
     assert.equal(await src.token(), 't2');
     src.close();
