@@ -29,6 +29,9 @@ const readme = [
   'export KAG_URL=http://localhost:8080',
   'curl -s -X POST 127.0.0.1:19999/brokers/1/stop',
   'curl -s localhost:8080/throttles   # {"rates":[],"replicas":[]}',
+  "jq '{movedReplicas}' plan.json",
+  '# {"movedReplicas":5}',
+  "jq '.a' plan.json | head",
   'curl -X PUT .../quotas -d "{}"',
   fence,
   '',
@@ -49,7 +52,7 @@ test('only the sh blocks of "Using it" are read, indented ones too', () => {
   const blocks = usingItBlocks(readme);
   assert.deepEqual(
     blocks.map((b) => b.line),
-    [8, 32],
+    [8, 35],
   );
   assert.equal(blocks[1]!.lines[0], "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4");
 });
@@ -68,11 +71,13 @@ test('commands: continuations joined, what runs, the status each must answer, th
       [18, 204, 'curl -si -X DELETE localhost:8080/topics/a   # 204'],
       [22, null, 'curl -s -X POST 127.0.0.1:19999/brokers/1/stop'],
       [23, null, 'curl -s localhost:8080/throttles   # {"rates":[],"replicas":[]}'],
-      [32, 429, "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4"],
+      [24, null, "jq '{movedReplicas}' plan.json"],
+      [35, 429, "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4"],
     ],
   );
   assert.deepEqual(run[8]!.expectedJson, { rates: [], replicas: [] });
   assert.equal(run[7]!.expectedJson, undefined);
+  assert.deepEqual(run[9]!.expectedJson, { movedReplicas: 5 });
   assert.equal(run[0]!.text.split('\n').length, 2);
   assert.equal(run[2]!.text.split('\n').length, 2);
   assert.deepEqual(

@@ -5,8 +5,9 @@
 // - A command is a line plus its continuations (a line ending in `\`, `|` or `&&`).
 // - It runs when it calls curl on the demo (`curl` and `localhost:8080` in its code; or the
 //   simulator's control port, `127.0.0.1:19999` of `SIM_CONTROL_PORT=19999 npm start`), or is a
-//   `sleep N` a reader also waits, a variable assignment alone on its line (`next="/..."`), or a
-//   helper started in the background (`... &`, e.g. a receiver the commands after it use). Everything else (npm, kag, docker, jq on a saved file)
+//   `sleep N` a reader also waits, a variable assignment alone on its line (`next="/..."`), a
+//   helper started in the background (`... &`, e.g. a receiver the commands after it use), or a
+//   `jq` on an answer saved by an earlier command (`jq '{movedReplicas}' plan.json`). Everything else (npm, kag, docker, jq on a saved file)
 //   is shown, not run.
 // - `(not on the demo)` (or `(not on the demo: why)`) in its trailing comment, or in the comment
 //   lines right above it, keeps a curl command out (it needs a token, a real cluster, ...). Keep
@@ -15,8 +16,9 @@
 //   else a parenthesis opening with one in the comment lines right above it ("(201 + Location)",
 //   "(200, nothing changes)"). The last HTTP answer of the command must have it; every other
 //   answer of the command (and every answer of a command that names none) must be 2xx.
-// - A trailing comment that is JSON (`# {"rates":[],"replicas":[]}`) is what the command prints:
-//   its output must hold every key named there with that value (arrays exactly).
+// - A trailing comment that is JSON (`# {"rates":[],"replicas":[]}`), or else a comment line
+//   right below the command that is JSON on its own, is what the command prints: its output must
+//   hold every key named there with that value (arrays exactly).
 
 export interface ReadmeCommand {
   /** 1-based line of the README where the command starts. */
@@ -138,7 +140,9 @@ function blockCommands(block: { line: number; lines: string[] }): { command: Rea
     }
     const allCode = codes.join('\n');
     const expectedStatus = statusFromTrailing(comment) ?? statusFromAbove(above);
-    const expectedJson = jsonFromTrailing(comment);
+    // Else a comment line right below it that is JSON on its own.
+    const below = block.lines[i + 1]?.trim();
+    const expectedJson = jsonFromTrailing(comment) ?? (below?.startsWith('#') ? jsonFromTrailing(below) : undefined);
     const command: ReadmeCommand = { line: startLine, text: texts.join('\n'), expectedStatus, ...(expectedJson !== undefined && { expectedJson }) };
     out.push({ command, above, trailing: comment, code: allCode });
     above = [];
@@ -155,7 +159,8 @@ export function readmeCommands(readme: string): ReadmeCommands {
       const isSleep = /^\s*sleep\s+\d+(\.\d+)?\s*$/.test(code);
       const isBackground = /[^&]&\s*$/.test(code);
       const isAssignment = /^\s*[A-Za-z_]\w*=("[^"]*"|'[^']*'|[^\s'"]*)\s*$/.test(code);
-      if (!callsDemo && !isSleep && !isBackground && !isAssignment) continue;
+      const readsSavedAnswer = /^\s*jq\s[^|<>]*\s[\w.-]+\.json\s*$/.test(code);
+      if (!callsDemo && !isSleep && !isBackground && !isAssignment && !readsSavedAnswer) continue;
       const marked = (trailing ?? '').includes(SKIP_MARKER) || above.some((c) => c.includes(SKIP_MARKER));
       (marked ? skipped : run).push(command);
     }
