@@ -5,8 +5,11 @@
 // bytes/s PER BROKER, once for the leader side (leader.replication.throttled.rate caps what a
 // broker sends for its throttled leader replicas) and once for the follower side
 // (follower.replication.throttled.rate caps what it fetches into its throttled follower
-// replicas); see kafka.server.ReplicationQuotaManager and the leader/follower quota checks in
-// ReplicaManager / ReplicaFetcherThread. So a move takes as long as its busiest broker in its
+// replicas): Kafka's kafka.server.ReplicationQuotaManager (core/; Scala in older releases, Java now),
+// a rate over a window of samples (replication.quota.window.num x .size.seconds) of all the
+// broker's throttled replicas together, checked on the leader side when ReplicaManager reads for
+// a follower's fetch (shouldLeaderThrottle) and on the follower side by ReplicaFetcherThread
+// (shouldFollowerThrottle). So a move takes as long as its busiest broker in its
 // busiest direction: max over brokers of max(bytes in, bytes out) ÷ rate (estimate.ts). The
 // lowest rate that finishes in T seconds is that busiest broker's bytes ÷ T.
 //
