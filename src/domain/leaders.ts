@@ -6,6 +6,7 @@
 // 84 ELECTION_NOT_NEEDED (the preferred replica already leads; unclean: the partition has a
 // leader), 80 PREFERRED_LEADER_NOT_AVAILABLE (the first replica is down or out of the ISR), 83
 // ELIGIBLE_LEADERS_NOT_AVAILABLE (unclean: no replica is up), 3 UNKNOWN_TOPIC_OR_PARTITION.
+import { ERROR_CODES } from './kafka-error-codes.js';
 
 export type ElectionKind = 'preferred' | 'unclean';
 
@@ -81,12 +82,13 @@ export function parseElectionRequest(body: ElectionRequestBody): { ok: true; req
 
 export type ElectionOutcomeKind = 'elected' | 'not-needed' | 'not-available' | 'unknown' | 'failed';
 
+/** The errors of an election's answer this module tells apart (from Kafka's table, ./kafka-error-codes.ts). */
 export const ELECTION_CODES = {
-  UNKNOWN_TOPIC_OR_PARTITION: 3,
-  NOT_CONTROLLER: 41,
-  PREFERRED_LEADER_NOT_AVAILABLE: 80,
-  ELIGIBLE_LEADERS_NOT_AVAILABLE: 83,
-  ELECTION_NOT_NEEDED: 84,
+  UNKNOWN_TOPIC_OR_PARTITION: ERROR_CODES.UNKNOWN_TOPIC_OR_PARTITION,
+  NOT_CONTROLLER: ERROR_CODES.NOT_CONTROLLER,
+  PREFERRED_LEADER_NOT_AVAILABLE: ERROR_CODES.PREFERRED_LEADER_NOT_AVAILABLE,
+  ELIGIBLE_LEADERS_NOT_AVAILABLE: ERROR_CODES.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+  ELECTION_NOT_NEEDED: ERROR_CODES.ELECTION_NOT_NEEDED,
 } as const;
 
 /** What one partition's answer means. */

@@ -13,15 +13,15 @@ import {
   TimeoutError,
   UnsupportedApiError,
 } from '@platformatic/kafka';
-import { ERROR_CODES, kafkaErrorCode } from './error-codes.js';
+import { ERROR_CODES, kafkaErrorCode } from '../domain/kafka-error-codes.js';
 import { KafkaRequestError, type KafkaFailureKind } from './errors.js';
 import type { KafkaErrorInfo } from './types.js';
 
 export const NONE = 'NONE';
-// Name -> code, from the one table of Kafka's error codes (./error-codes.ts).
+// Name -> code, from the one table of Kafka's error codes (src/domain/kafka-error-codes.ts).
 export { ERROR_CODES };
 
-/** Kafka's error name for a code (./error-codes.ts). */
+/** Kafka's error name for a code (src/domain/kafka-error-codes.ts). */
 export function kafkaErrorName(code: number): string {
   return kafkaErrorCode(code)?.name ?? `UNKNOWN_ERROR_CODE_${code}`;
 }

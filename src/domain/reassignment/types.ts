@@ -1,5 +1,6 @@
 // Plain data shared by the reassignment domain (request, plan, throttles, estimate, progress).
 // No Kafka client types here: src/kafka converts its answers into these shapes.
+import { ERROR_CODES, type KafkaErrorName } from '../kafka-error-codes.js';
 
 /** A partition of a topic. */
 export interface TopicPartition {
@@ -39,15 +40,18 @@ export interface KafkaErrorRef {
   readonly name: string;
 }
 
-/** The Kafka error codes this module refers to (SEMANTICS.md §2). */
+/** A row of Kafka's error table (../kafka-error-codes.ts) as a KafkaErrorRef. */
+const ref = (name: KafkaErrorName): KafkaErrorRef => Object.freeze({ code: ERROR_CODES[name], name });
+
+/** The Kafka errors this module answers with (SEMANTICS.md §2). */
 export const KAFKA_ERRORS = Object.freeze({
-  UNKNOWN_TOPIC_OR_PARTITION: Object.freeze({ code: 3, name: 'UNKNOWN_TOPIC_OR_PARTITION' }),
-  INVALID_REPLICATION_FACTOR: Object.freeze({ code: 38, name: 'INVALID_REPLICATION_FACTOR' }),
-  INVALID_REPLICA_ASSIGNMENT: Object.freeze({ code: 39, name: 'INVALID_REPLICA_ASSIGNMENT' }),
-  INVALID_REQUEST: Object.freeze({ code: 42, name: 'INVALID_REQUEST' }),
-  REASSIGNMENT_IN_PROGRESS: Object.freeze({ code: 60, name: 'REASSIGNMENT_IN_PROGRESS' }),
-  KAFKA_STORAGE_ERROR: Object.freeze({ code: 56, name: 'KAFKA_STORAGE_ERROR' }),
-  LOG_DIR_NOT_FOUND: Object.freeze({ code: 57, name: 'LOG_DIR_NOT_FOUND' }),
+  UNKNOWN_TOPIC_OR_PARTITION: ref('UNKNOWN_TOPIC_OR_PARTITION'),
+  INVALID_REPLICATION_FACTOR: ref('INVALID_REPLICATION_FACTOR'),
+  INVALID_REPLICA_ASSIGNMENT: ref('INVALID_REPLICA_ASSIGNMENT'),
+  INVALID_REQUEST: ref('INVALID_REQUEST'),
+  REASSIGNMENT_IN_PROGRESS: ref('REASSIGNMENT_IN_PROGRESS'),
+  KAFKA_STORAGE_ERROR: ref('KAFKA_STORAGE_ERROR'),
+  LOG_DIR_NOT_FOUND: ref('LOG_DIR_NOT_FOUND'),
 } satisfies Record<string, KafkaErrorRef>);
 
 /** `topic-partition`, Kafka's TopicPartition.toString(); used in messages only. */

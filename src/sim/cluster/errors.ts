@@ -1,8 +1,8 @@
 // Kafka error codes and the error type every cluster-model operation throws.
 
-// The codes come from the one table of Kafka's error codes (src/kafka/error-codes.ts, pure data
+// The codes come from the one table of Kafka's error codes (src/domain/kafka-error-codes.ts, pure data
 // checked against Kafka's own material), shared with the gateway.
-import { ERROR_CODES, kafkaErrorCode, type KafkaErrorName } from '../../kafka/error-codes.js';
+import { ERROR_CODES, kafkaErrorCode, type KafkaErrorName } from '../../domain/kafka-error-codes.js';
 
 export const ErrorCode = ERROR_CODES;
 

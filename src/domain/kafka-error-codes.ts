@@ -3,12 +3,14 @@
 // From Errors.java (apache/kafka clients/src/main/java/org/apache/kafka/common/protocol/Errors.java),
 // codes -1 to 127 as Kafka 3.9 and 4.0 ship them (the NONE row has no message: Kafka's is null).
 //
-// Pure data with no imports, so that both sides of the wire may read it: the gateway
-// (src/kafka/errors-map.ts names codes and describes them) and the simulator (src/sim/cluster/
-// errors.ts picks codes by name, and Kafka's default messages). A wrong row could then be wrong on
-// both sides of a test; test/kafka/error-codes.test.ts therefore checks the table against Kafka's
-// own material: every error its message specs name, every (code, name) of its controller vectors,
-// and the copy of Errors.java that @platformatic/kafka ships.
+// Pure data with no imports, in the domain so that every side may read it: the gateway's Kafka
+// layer (src/kafka/errors-map.ts names codes and describes them), the domain (the errors its
+// checks answer with, src/domain/reassignment/types.ts, leaders.ts) and the simulator
+// (src/sim/cluster/errors.ts picks codes by name, and Kafka's default messages; the one file of the
+// gateway's it may import). A wrong row could then be wrong on both sides of a test;
+// test/domain/kafka-error-codes.test.ts therefore checks the table against Kafka's own material:
+// every error its message specs name, every (code, name) of its controller vectors, and the copy
+// of Errors.java that @platformatic/kafka ships.
 //
 // Which codes the gateway re-sends itself is its own policy (RETRIABLE_CODES in errors-map.ts), not
 // the retriable column: THROTTLING_QUOTA_EXCEEDED is retriable for Kafka but goes back to the
@@ -17,7 +19,7 @@
 /** [code, retriable (a RetriableException in Kafka's client), Kafka's default message]. */
 type Row = readonly [code: number, retriable: boolean, message: string | null];
 
-export const KAFKA_ERRORS = {
+export const KAFKA_ERROR_TABLE = {
   UNKNOWN_SERVER_ERROR: [-1, false, 'The server experienced an unexpected error when processing the request.'],
   NONE: [0, false, null],
   OFFSET_OUT_OF_RANGE: [1, false, 'The requested offset is not within the range of offsets maintained by the server.'],
@@ -149,11 +151,11 @@ export const KAFKA_ERRORS = {
   VOTER_NOT_FOUND: [127, false, 'The voter is not part of the set of voters.'],
 } as const satisfies Record<string, Row>;
 
-export type KafkaErrorName = keyof typeof KAFKA_ERRORS;
+export type KafkaErrorName = keyof typeof KAFKA_ERROR_TABLE;
 
 /** Name -> code: ERROR_CODES.THROTTLING_QUOTA_EXCEEDED === 89. */
-export const ERROR_CODES = Object.fromEntries(Object.entries(KAFKA_ERRORS).map(([name, [code]]) => [name, code])) as {
-  readonly [N in KafkaErrorName]: (typeof KAFKA_ERRORS)[N][0];
+export const ERROR_CODES = Object.fromEntries(Object.entries(KAFKA_ERROR_TABLE).map(([name, [code]]) => [name, code])) as {
+  readonly [N in KafkaErrorName]: (typeof KAFKA_ERROR_TABLE)[N][0];
 };
 
 export interface KafkaErrorCode {
@@ -165,7 +167,7 @@ export interface KafkaErrorCode {
 }
 
 const BY_CODE: ReadonlyMap<number, KafkaErrorCode> = new Map(
-  (Object.entries(KAFKA_ERRORS) as [KafkaErrorName, Row][]).map(([name, [code, retriable, message]]) => [code, { code, name, retriable, message }]),
+  (Object.entries(KAFKA_ERROR_TABLE) as [KafkaErrorName, Row][]).map(([name, [code, retriable, message]]) => [code, { code, name, retriable, message }]),
 );
 
 /** The row of a code; undefined for a code Kafka does not define (or a newer one than this table). */

@@ -1,5 +1,5 @@
-// The one table of Kafka's error codes (src/kafka/error-codes.ts), read by the gateway and the
-// simulator alike, checked against Kafka's own material so that a wrong row cannot hide on both
+// The one table of Kafka's error codes (src/domain/kafka-error-codes.ts), read by the gateway, the
+// domain and the simulator alike, checked against Kafka's own material so that a wrong row cannot hide on both
 // sides of a test: the errors Kafka's message specs name, the (code, name) pairs of Kafka's
 // controller vectors (../shared), and the copy of Errors.java that @platformatic/kafka ships.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { protocolErrors } from '@platformatic/kafka';
-import { ERROR_CODES, KAFKA_ERRORS, kafkaErrorCode, type KafkaErrorName } from '../../src/kafka/error-codes.js';
+import { ERROR_CODES, KAFKA_ERROR_TABLE, kafkaErrorCode, type KafkaErrorName } from '../../src/domain/kafka-error-codes.js';
 import { ERROR_CODES as GATEWAY_CODES, kafkaErrorDescription, kafkaErrorName, RETRIABLE_CODES } from '../../src/kafka/errors-map.js';
 import { ErrorCode as SIM_CODES, errorName as simErrorName } from '../../src/sim/cluster/errors.js';
 import { ELECTION_CODES } from '../../src/domain/leaders.js';
@@ -32,7 +32,7 @@ const NOT_ERRORS = new Set([
  */
 const NAMED_IN_SPECS_ONLY = new Set(['INVALID_SUBSCRIPTION_REGEX']);
 
-const rows = Object.entries(KAFKA_ERRORS) as [KafkaErrorName, readonly [number, boolean, string | null]][];
+const rows = Object.entries(KAFKA_ERROR_TABLE) as [KafkaErrorName, readonly [number, boolean, string | null]][];
 
 test('codes and names are unique, and each row is found by its code', () => {
   assert.equal(new Set(rows.map(([, [code]]) => code)).size, rows.length);
@@ -66,7 +66,7 @@ test("every error Kafka's message specs name is in the table", { skip: skipWitho
     }
   }
   assert.ok(named.has('THROTTLING_QUOTA_EXCEEDED') && named.size > 30, `only ${named.size} names read from the specs`);
-  const missing = [...named].filter((n) => !(n in KAFKA_ERRORS) && !NAMED_IN_SPECS_ONLY.has(n));
+  const missing = [...named].filter((n) => !(n in KAFKA_ERROR_TABLE) && !NAMED_IN_SPECS_ONLY.has(n));
   assert.deepEqual(missing, []);
 });
 
@@ -91,7 +91,7 @@ test('the gateway, the simulator, the domain and the HTTP table agree with it', 
   }
   assert.equal(kafkaErrorName(12345), 'UNKNOWN_ERROR_CODE_12345');
   assert.equal(kafkaErrorDescription(12345), 'Kafka error code 12345.');
-  // The domain cannot import src/kafka: its own codes are checked here.
+  // The domain's own lists of the codes it answers with.
   for (const [name, code] of Object.entries(ELECTION_CODES)) assert.equal(kafkaErrorCode(code)?.name, name);
   // Each row of the HTTP status table names its code.
   for (const [code, rule] of KAFKA_ERROR_STATUS) assert.equal(rule.why.split(/[: ]/)[0], kafkaErrorCode(code)?.name, `${code}: ${rule.why}`);
