@@ -74,6 +74,7 @@ export class WebhookDelivery {
   /** stop() was called: no new pass, no new attempt. */
   #stopped = false;
   #unsubscribe: (() => void) | undefined;
+  #lastFailure: { reason: string; at: number } | undefined;
 
   constructor(deps: WebhookDeliveryDeps) {
     this.#d = deps;
@@ -117,7 +118,13 @@ export class WebhookDelivery {
       try {
         next = await this.pass();
       } catch (err) {
-        this.#d.logger?.warn('webhook delivery pass failed', { err: err instanceof Error ? err.message : String(err) });
+        // A state topic that cannot be read fails every pass: logged once a minute, or when the reason changes.
+        const reason = err instanceof Error ? err.message : String(err);
+        const now = this.#now();
+        if (reason !== this.#lastFailure?.reason || now - this.#lastFailure.at >= 60_000) {
+          this.#lastFailure = { reason, at: now };
+          this.#d.logger?.warn('webhook delivery pass failed', { err: reason });
+        }
       }
     })();
     await this.#running;
