@@ -170,7 +170,10 @@ export class WebhookDelivery {
     try {
       await store.underClaim(claimed.claim, async () => {
         if (orphans.length) await store.write([], orphans.map(webhookDeliveryKey));
-        await Promise.all([...webhooks.keys()].map((id) => this.#drain(id, claimed.claim)));
+        // Every webhook's attempts end before the claim is released (none sends without it).
+        const drained = await Promise.allSettled([...webhooks.keys()].map((id) => this.#drain(id, claimed.claim)));
+        const failed = drained.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
       });
     } catch (err) {
       // Fenced (the lease ended under us) or the state topic failed: the next holder goes on.
