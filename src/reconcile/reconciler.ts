@@ -869,7 +869,8 @@ export class Reconciler {
         if (x.state === 'queued') queued++;
         else if (x.state === 'moving') inFlight++;
       }
-      gauges.push({ id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled, queued, moving: inFlight });
+      // Held by the health interlocks: not moving on purpose, not stalled (its own alert says so).
+      gauges.push({ id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled && !r.hold, queued, moving: inFlight });
       await pace();
     }
     this.#d.metrics?.setProgress(gauges);

@@ -117,6 +117,15 @@ describe('health interlocks', () => {
         assert.equal(still.state, 'held');
         assert.equal(still.counts.queued, held.counts.queued, 'nothing left the queue while held');
         assert.ok(still.counts.completed >= held.counts.completed + held.counts.moving, 'the moves in flight completed');
+        // Nothing moves for longer than STALL_AFTER_SECONDS (2 s here): held, not stalled.
+        const quiet = await eventually(async () => {
+          const q = await state(gw, id);
+          return q.progress.lastProgressAt !== null && Date.now() - Date.parse(q.progress.lastProgressAt) > 3000 ? q : undefined;
+        }, 20_000);
+        assert.equal(quiet.state, 'held');
+        assert.equal(quiet.progress.stalled, false);
+        await reconcilePasses(gw, 1);
+        assert.deepEqual((await metric(gw, 'kafka_gateway_reassignment_stalled')).filter((v) => v.labels.reassignment === id).map((v) => v.value), [0]);
       } finally {
         await sampler.stop();
       }

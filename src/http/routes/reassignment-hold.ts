@@ -51,3 +51,8 @@ export function toSafety(r: ReassignmentRecord): Schemas['SafetyRequest'] {
   const policy = safetyOf(r);
   return policy === 'off' ? 'off' : { holdOn: [...policy.holdOn], resumeAfterPasses: policy.resumeAfterPasses };
 }
+
+/** A held reassignment is not moving on purpose: not `stalled` (the hold says why; its own alert fires). */
+export function unstalledWhileHeld<P extends { stalled: boolean }>(r: ReassignmentRecord, p: P): P {
+  return r.state === 'running' && r.hold && p.stalled ? { ...p, stalled: false } : p;
+}

@@ -15,7 +15,7 @@ import { LazyJsonArray, sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
-import { apiReason, isHeld, toHold, toSafety } from './reassignment-hold.js';
+import { apiReason, isHeld, toHold, toSafety, unstalledWhileHeld } from './reassignment-hold.js';
 import { parseSafety } from '../../domain/reassignment/health.js';
 
 type Schemas = components['schemas'];
@@ -156,7 +156,7 @@ function toSummary(brief: ReassignmentDetail, movingCount: number, moving: reado
     concurrency: record.concurrency,
     order: record.order,
     counts: brief.counts,
-    progress: toProgress(brief.progress),
+    progress: unstalledWhileHeld(record, toProgress(brief.progress)),
     partitionCount: partitionCount(record),
     movingCount,
     // Kafka's lists are shared frozen arrays (readonly); the generated schema types are mutable.
@@ -213,7 +213,7 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     concurrency: r.concurrency,
     order: r.order,
     counts: d.counts,
-    progress: toProgress(d.progress),
+    progress: unstalledWhileHeld(r, toProgress(d.progress)),
     ...(r.deadline && { deadline: toDeadline(r, r.deadline) }),
     safety: toSafety(r),
     ...(toHold(r) && { hold: toHold(r)! }),
