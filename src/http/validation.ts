@@ -2,12 +2,16 @@
 // translation of every "your request is wrong" error into a problem: validator errors,
 // body-parser errors, unknown routes, wrong methods.
 import type { RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { routeTableValidator } from './validator-chain.js';
 import type { LoadedSpec } from './spec.js';
 import { problemType, type HttpProblem, type ValidationError } from './problem.js';
 
+/**
+ * express-openapi-validator's request (and response) validation, keyed by the route table's match
+ * (validator-chain.ts): mount after routeMatchMiddleware.
+ */
 export function validationMiddleware(spec: LoadedSpec, validateResponses: boolean): RequestHandler[] {
-  return OpenApiValidator.middleware({
+  return routeTableValidator({
     // The validator dereferences in place; give it a copy so /openapi.yaml and the
     // route matcher keep the document as written.
     apiSpec: structuredClone(spec.document) as never,
@@ -27,7 +31,7 @@ export function validationMiddleware(spec: LoadedSpec, validateResponses: boolea
     // own check would 401 the demo's anonymous callers.
     validateSecurity: false,
     ignoreUndocumented: false,
-  }) as unknown as RequestHandler[];
+  });
 }
 
 /** The shape express-openapi-validator's HttpError and body-parser's errors share enough of. */

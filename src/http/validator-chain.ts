@@ -1,0 +1,198 @@
+// express-openapi-validator's middlewares, driven by the route table's match (issue 32).
+//
+// The validator's own chain costs every request, before a byte of validation: a promise hop per
+// middleware (five), and a `lookupRoute` that builds a path-to-regexp regular expression for each
+// route of openapi.yaml it tries until one matches (11 % + 4.4 % of a /healthz in a CPU profile).
+// The route table (route-table.ts) has already answered "which operation?" for this request, and
+// everything else (metrics, access control, the audit line) reads that answer. Here the
+// validator's pieces are assembled again, once its spec is loaded:
+//   - the metadata (req.openapi, req.params) is taken from the route table's match, by a Map
+//     lookup: the same expressRoute, openApiRoute, schema and (in tests) response schema the
+//     validator's lookup finds, the same percent-decoded path parameters;
+//   - the validator's own request validator (its ajv code, its error objects, its caches) runs as
+//     before, except for operations that provably accept every request that gets this far: no
+//     parameters, no request body, and no query string (the one thing such an operation refuses
+//     is a query parameter, and a request with one goes through the validator);
+//   - the response validator (tests only) runs as before, on every operation;
+//   - all of it synchronously once the spec is loaded (before: a promise per middleware).
+// Whatever this cannot key (no match in res.locals, as in the warm-up's requests; a method with
+// no operation of its own, such as HEAD on a GET) goes through the validator's own lookup, so the
+// answer is the validator's in every case. validation.ts builds it; test/http/validator-chain.test.ts
+// and the HTTP tests hold it to the validator's answers.
+import { createRequire } from 'node:module';
+import type { Application, NextFunction, Request, RequestHandler, Response } from 'express';
+import { routeMatchOf } from './route-table.js';
+
+const require = createRequire(import.meta.url);
+
+/** The validator version whose internals (below) this was written against; test/http/validator-chain.test.ts checks it. */
+export const ADAPTED_VALIDATOR_VERSION = '5.6.2';
+
+interface Operation {
+  parameters?: unknown[];
+  requestBody?: unknown;
+}
+interface ApiDoc {
+  paths: Record<string, Record<string, unknown> & { parameters?: unknown[] }>;
+}
+interface Route {
+  basePath: string;
+  expressRoute: string;
+  openApiRoute: string;
+  method: string;
+}
+interface Spec {
+  apiDoc: ApiDoc;
+  basePaths: string[];
+  routes: Route[];
+  serial: number;
+}
+interface Context {
+  apiDoc: ApiDoc;
+  basePaths: string[];
+  routes: Route[];
+  serial: number;
+}
+/** The parts of express-openapi-validator's OpenApiValidator used here (private in its typings). */
+interface ValidatorInternals {
+  options: { validateRequests: unknown; validateResponses: unknown; validateSecurity: unknown; ignorePaths?: unknown; ignoreUndocumented?: boolean; useRequestUrl?: boolean; $refParser?: unknown };
+  ajvOpts: { preprocessor: unknown };
+  installPathParams(app: Application, context: Context): void;
+  metadataMiddleware(context: Context, responseApiDoc: ApiDoc | undefined): RequestHandler;
+  requestValidationMiddleware(apiDoc: ApiDoc): RequestHandler;
+  responseValidationMiddleware(apiDoc: ApiDoc, serial: number): RequestHandler;
+  multipartMiddleware(apiDoc: ApiDoc): RequestHandler;
+}
+
+const { OpenApiValidator } = require('express-openapi-validator/dist/openapi.validator.js') as { OpenApiValidator: new (options: object) => ValidatorInternals };
+const { OpenApiSpecLoader } = require('express-openapi-validator/dist/framework/openapi.spec.loader.js') as {
+  OpenApiSpecLoader: new (opts: { apiDoc: unknown; validateApiSpec: boolean; $refParser: unknown }) => { load(): Promise<Spec> };
+};
+const { OpenApiContext } = require('express-openapi-validator/dist/framework/openapi.context.js') as {
+  OpenApiContext: new (spec: Spec, ignorePaths: unknown, ignoreUndocumented?: boolean, useRequestUrl?: boolean) => Context;
+};
+const { SchemaPreprocessor } = require('express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js') as {
+  SchemaPreprocessor: new (apiDoc: ApiDoc, ajvOpts: unknown, resOpts: unknown) => { preProcess(): { apiDocRes: ApiDoc | undefined } };
+};
+
+/** What the validator's lookupRoute answers for one (method, OpenAPI route). */
+interface Metadata {
+  readonly expressRoute: string;
+  readonly openApiRoute: string;
+  readonly schema: Operation;
+  readonly responseSchema: unknown;
+  /** No parameters and no request body: a request without a query string passes the request validator whatever it holds. */
+  readonly acceptsAnyWithoutQuery: boolean;
+}
+
+interface Chain {
+  readonly context: Context;
+  readonly fallback: RequestHandler[];
+  readonly metadata: ReadonlyMap<string, Metadata>;
+  /** The validator's multipart step, only when some operation takes multipart bodies (none does today). */
+  readonly multipart: RequestHandler | undefined;
+  readonly request: RequestHandler | undefined;
+  readonly response: RequestHandler | undefined;
+}
+
+/** Requests the validator's own route lookup answered (not the route table): for tests and the profile. */
+export const validatorLookups = { count: 0 };
+
+/** Runs `mw`, handing a thrown error to `next` (the validator's own chain did so through its promise). */
+function run(mw: RequestHandler, req: Request, res: Response, next: NextFunction): void {
+  try {
+    const r = mw(req, res, next) as unknown;
+    if (r instanceof Promise) r.catch(next);
+  } catch (err) {
+    next(err);
+  }
+}
+
+/**
+ * The validator's middlewares as one, with the options express-openapi-validator's
+ * `middleware(options)` takes (`options.apiSpec`: a document it may change; give it a copy).
+ */
+export function routeTableValidator(options: { apiSpec: object; validateApiSpec: boolean; validateRequests: object; validateResponses: object | false; validateSecurity: false } & Record<string, unknown>): RequestHandler[] {
+  const oav = new OpenApiValidator(options);
+  const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec, validateApiSpec: options.validateApiSpec, $refParser: oav.options.$refParser }).load();
+  let pathParamsInstalled = false;
+  let chain: Chain | undefined;
+  let failed: unknown;
+  const ready = spec.then(
+    (loaded) => {
+      // As the validator's installMiddleware prepares its context (express-openapi-validator 5.6.2).
+      const responseApiDoc = new SchemaPreprocessor(loaded.apiDoc, oav.ajvOpts.preprocessor, oav.options.validateResponses).preProcess().apiDocRes;
+      const context = new OpenApiContext(loaded, oav.options.ignorePaths, oav.options.ignoreUndocumented, oav.options.useRequestUrl);
+      const original = oav.metadataMiddleware(context, responseApiDoc);
+      const fallbackMetadata: RequestHandler = (req, res, next) => {
+        validatorLookups.count++;
+        return original(req, res, next);
+      };
+      const multipart = JSON.stringify(context.apiDoc.paths).includes('multipart/') ? oav.multipartMiddleware(context.apiDoc) : undefined;
+      const request = oav.options.validateRequests ? oav.requestValidationMiddleware(context.apiDoc) : undefined;
+      const response = oav.options.validateResponses ? oav.responseValidationMiddleware(responseApiDoc!, context.serial) : undefined;
+      const metadata = new Map<string, Metadata>();
+      // A base path other than the root would make the route table's templates differ from the validator's keys.
+      if (context.basePaths.every((b) => b === '' || b === '/')) {
+        for (const route of context.routes) {
+          const method = route.method.toLowerCase();
+          const item = context.apiDoc.paths[route.openApiRoute]!;
+          const schema = item[method] as Operation;
+          metadata.set(`${route.method} ${route.openApiRoute}`, {
+            expressRoute: route.expressRoute,
+            openApiRoute: route.openApiRoute,
+            schema,
+            responseSchema: responseApiDoc?.paths[route.openApiRoute]?.[method],
+            acceptsAnyWithoutQuery: !(schema.parameters?.length || item.parameters?.length) && schema.requestBody === undefined,
+          });
+        }
+      }
+      // (The validator's security step is left out: validateSecurity is false, it only calls next.)
+      const fallback = [fallbackMetadata, multipart, request, response].filter((mw): mw is RequestHandler => mw !== undefined);
+      chain = { context, metadata, multipart, request, response, fallback };
+    },
+    (err: unknown) => {
+      failed = err;
+    },
+  );
+
+  function validate(c: Chain, req: Request, res: Response, next: NextFunction): void {
+    if (!pathParamsInstalled) {
+      // The validator's first middleware: its app.param handlers, on the app of the first request.
+      oav.installPathParams(req.app, c.context);
+      pathParamsInstalled = true;
+    }
+    const match = res.locals ? routeMatchOf(res) : undefined;
+    const meta = match?.kind === 'operation' ? c.metadata.get(`${req.method} ${match.operation.route}`) : undefined;
+    if (!meta || !match || match.kind !== 'operation') return runAll(c.fallback, req, res, next);
+    const pathParams = { ...match.params };
+    const openapi: Record<string, unknown> = { expressRoute: meta.expressRoute, openApiRoute: meta.openApiRoute, pathParams, schema: meta.schema, serial: c.context.serial };
+    if (c.response) openapi._responseSchema = meta.responseSchema;
+    (req as Request & { openapi: unknown }).openapi = openapi;
+    req.params = pathParams;
+    const steps: RequestHandler[] = [];
+    if (c.multipart) steps.push(c.multipart);
+    if (c.request && !(meta.acceptsAnyWithoutQuery && !req.url.includes('?'))) steps.push(c.request);
+    if (c.response) steps.push(c.response);
+    runAll(steps, req, res, next);
+  }
+
+  /** The steps in order, each synchronously after the last; the first error goes to `next`. */
+  function runAll(steps: readonly RequestHandler[], req: Request, res: Response, next: NextFunction): void {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return next(err);
+      const mw = steps[i++];
+      if (!mw) return next();
+      run(mw, req, res, step);
+    };
+    step();
+  }
+
+  return [
+    function openApiValidation(req, res, next) {
+      if (chain) return validate(chain, req, res, next);
+      ready.then(() => (failed === undefined ? validate(chain!, req, res, next) : next(failed)), next);
+    },
+  ];
+}
