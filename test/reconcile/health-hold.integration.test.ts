@@ -296,6 +296,32 @@ describe('health interlocks', () => {
     }
   });
 
+  it('the hold is in the state topic: another instance sees it held and, the first one gone, resumes it', async () => {
+    const first = await startReassignGateway({ simulator: { brokers: 5 } });
+    let second: ReassignGateway | undefined;
+    try {
+      const { id } = await setup(first, 'shared', 6);
+      troubleOf(first.sim.model).fallBehind(4);
+      await eventually(async () => ((await state(first, id)).state === 'held' ? true : undefined), 20_000, 20);
+      await first.runtime.reconciler.stop();
+      second = await startReassignGateway({ sim: first.sim });
+      const seen = await state(second, id);
+      assert.equal(seen.state, 'held', 'the other instance reads the hold from the state topic');
+      assert.deepEqual(seen.hold.reasons.map((r: { kind: string }) => r.kind), ['underReplicated']);
+      const audit = captureAudit(second);
+      troubleOf(first.sim.model).catchUp(4);
+      const done = await eventually(async () => {
+        const s = await state(second!, id);
+        return s.state === 'completed' ? s : undefined;
+      }, 60_000);
+      assert.equal(done.counts.completed, 6);
+      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment'), 'the surviving instance resumed it');
+    } finally {
+      await second?.close();
+      await first.close();
+    }
+  });
+
   it('moving the replicas off a dead broker is not held by that broker or by the partitions it moves', async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 } });
     try {
