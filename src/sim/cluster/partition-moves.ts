@@ -42,7 +42,9 @@ import {
   type ReplicaSet,
 } from './reassignments.js';
 import { MinHeap } from './heap.js';
-import { parseThrottledReplicas, ReplicationTracker, type ThrottledReplicas, type TrackedPartition } from './replication.js';
+import type { TrackedPartition } from './replica-copies.js';
+import { ReplicationTracker } from './replication.js';
+import { parseThrottledReplicas, type ThrottledReplicas } from './throttled-replicas.js';
 import type { PartitionState, TopicState } from './topics.js';
 
 /** What PartitionMoves reads from the model (the model's private state, no side effects). */

@@ -16,22 +16,8 @@
 // - when follower.replication.throttled.replicas lists `partition:followerBroker` (or `*`): the
 //   follower broker's follower.replication.throttled.rate / (throttled copies into it).
 // A copy whose leader or follower broker is down, or whose partition has no leader, stalls.
-//
-// How it stays cheap at 100,000 copies: a copy's rate depends only on its rate class (leader
-// broker, follower broker, leader-throttled, follower-throttled), so copies are grouped by class
-// and each class integrates ONE accumulator (bytes every member gained since the class began).
-// A member's progress is its accumulator value at joining subtracted from the class's; the
-// member that catches up first is the one with the smallest target in the class's heap, and a
-// heap of classes by their next catch-up time gives the next event of the whole cluster. A
-// catch-up changes the counts of two brokers only, so only the classes through those two
-// brokers get a new rate. An advance costs O(events x classes through a broker x log n), never
-// O(copies), and a read costs nothing when no copy caught up since the last one.
-//
-// The partitions are the owner's objects and carry the tracker's fields (TrackedPartition): their
-// first copy, whether they await re-classification, and their neighbours in the list of those
-// with copies. Finding a partition's copies is then a field read, not a Map lookup: at 100,000
-// partitions moved by one request, every lookup in a Map that large is a cache miss, several
-// per partition.
+//// How it stays cheap at 100,000 copies: copies grouped in rate classes, one accumulator each, and
+// the tracker's fields kept on the partitions themselves (replica-copies.ts).
 //
 // What the copies into one broker hold in all (DescribeLogDirs's used bytes) is summed per class
 // too, never per copy: see CopiedSum. The copies that are stalled (no class) hold fixed bytes,
@@ -42,295 +28,18 @@
 // size changed, or its topic's throttled-replica lists), invalidateRates (a broker's throttle
 // rate) and invalidateAll (brokers stopped or started, cluster-wide configs). Invalidations
 // apply at the tracker's current time, so the owner calls advanceTo(now) before changing things.
-import { IndexedHeap, MinHeap, type HeapItem } from './heap.js';
+import { CopiedSum } from './copied-sum.js';
+import { MinHeap } from './heap.js';
+import { RateClasses, type Copy, type RateClass, type ReplicationEnvironment, type TrackedPartition } from './replica-copies.js';
 import { NO_LEADER } from './topics.js';
 
 /** Kafka's default replication bandwidth assumption for the simulator: 50 MiB/s per broker. */
 export const DEFAULT_REPLICATION_BYTES_PER_SECOND = 50 * 1024 * 1024;
 
-/** What the tracker needs to know about the cluster, at the moment it classifies a copy. */
-export interface ReplicationEnvironment<P> {
-  /** The partition's leader broker, or -1. */
-  leader(partition: P): number;
-  /** The leader's log size in bytes: what a copy must reach. */
-  leaderSize(partition: P): number;
-  isUp(brokerId: number): boolean;
-  /** False once the replica no longer needs to catch up (removed, or being removed). */
-  wanted(partition: P, brokerId: number): boolean;
-  /** The topic's leader/follower.replication.throttled.replicas lists this replica. */
-  throttled(partition: P, side: 'leader' | 'follower', brokerId: number): boolean;
-  /** The broker's leader/follower.replication.throttled.rate (bytes/s). */
-  throttleRate(brokerId: number, side: 'leader' | 'follower'): number;
-  /**
-   * The replica has all the leader's bytes: it joins the ISR (and may complete a move).
-   * `at` is the clock time (ms) it caught up, which may be earlier than the advance's `now`;
-   * `startedAt` the tracker's clock time when its copy started (startCopy; 0 before any advance).
-   */
-  caughtUp(partition: P, brokerId: number, at: number, startedAt: number): void;
-  /**
-   * Which group of its follower broker a copy's bytes are summed in (addCopiedBytes): a small
-   * whole number, fixed for the copy's life (the simulator's log dir). Default 0.
-   */
-  group?(partition: P): number;
-}
-
-/**
- * The fields the tracker keeps on each partition object: the owner creates them as null and
- * false, and never writes them.
- */
-export interface TrackedPartition<P> {
-  /** The partition's first copy (the others chained behind it, Copy.next), or null. */
-  trackerFirstCopy: Copy<P> | null;
-  /** Listed for re-classification (invalidatePartition) and not yet re-classified. */
-  trackerDirty: boolean;
-  /** Neighbours in the tracker's list of partitions that have copies (in the order their first copy started). */
-  trackerPrev: P | null;
-  trackerNext: P | null;
-}
-
-/** A copy as the tracker keeps it (exported for CopiedSum's tests only). */
-export interface Copy<P> extends HeapItem {
-  partition: P;
-  brokerId: number;
-  /** Bytes copied as of `mark` on its class's accumulator (absolute when not running). */
-  copied: number;
-  cls: RateClass<P> | null;
-  /** The class accumulator when `copied` was taken. */
-  mark: number;
-  /** The class accumulator value at which the copy has caught up. */
-  target: number;
-  /** env.group, read once when the copy starts. */
-  group: number;
-  /** While placed: its group in its class's CopiedSum (members with the same copied and mark). */
-  phase: PhaseGroup | null;
-  /** The next copy of the same partition (copies of a partition are a short chain, in start order). */
-  next: Copy<P> | null;
-  /** The tracker's clock time when startCopy made it. */
-  startedAt: number;
-}
-
-/** Buckets of the fractional parts in a CopiedSum. */
-const PHASE_BUCKETS = 256;
-/**
- * How far (relative to the magnitudes involved) a member's decomposed value may be from the one
- * copiedBytes computes: three roundings there, two here, each under 2^-53 of the magnitudes, so
- * under 2^-50.6 in all; 2^-46 leaves a margin of 25.
- */
-const PHASE_MARGIN = 2 ** -46;
-/** Below this, sums and differences of whole numbers are exact in a double (with room to spare). */
-const EXACT_WHOLES = 2 ** 51;
-
-/**
- * The members of a CopiedSum with the same copied and mark: they report the same bytes, so they
- * are counted, and computed, once. Members that joined their class at one instant (the 100,000
- * copies one request starts) are one group.
- */
-interface PhaseGroup {
-  readonly copied: number;
-  readonly mark: number;
-  /** copied - mark + 1e-6 as its whole and fractional parts (see CopiedSum). */
-  readonly whole: number;
-  readonly frac: number;
-  readonly bucket: number;
-  /** copied and mark are whole numbers (below EXACT_WHOLES): exact for a whole accumulator. */
-  readonly integral: boolean;
-  count: number;
-  /** Its index in its bucket's list. */
-  pos: number;
-}
-
-/**
- * The bytes the members of one rate class in one group hold, summed as copiedBytes reports each
- * (rounded down), without visiting every member.
- *
- * Member i reports floor(copied_i + (X - mark_i) + 1e-6), X the class's accumulator now. With
- * copied_i - mark_i + 1e-6 = k_i + f_i (k_i whole, 0 <= f_i < 1, fixed while it is a member) that
- * is k_i + floor(X) + [f_i >= t], t = 1 - frac(X). So the sum is Σ(k_i + floor(X)) plus how many
- * members have f_i >= t; members are kept in PHASE_BUCKETS buckets by f_i, and that count is the
- * number in the buckets above t: O(buckets) per read. Only the bucket(s) around t are looked
- * into, group by group (members with the same copied and mark, PhaseGroup): rounding puts the
- * expression copiedBytes evaluates a few ulps from the decomposition, which matters only for a
- * group whose f_i is that close to t, and such a group is computed with copiedBytes's own
- * expression. So the sum is the per-copy walk's, to the byte.
- *
- * Whole-byte rates (a throttle of 10 MB/s shared by 10 copies: 1,000 bytes a millisecond) make
- * X, every mark and every copied count whole numbers, every f_i 1e-6 and t exactly 1: every
- * group sits at the boundary, however far apart they joined. For those the decomposition is
- * exact (k_i = copied_i - mark_i, and copiedBytes rounds copied_i + X - mark_i + 1e-6 down to
- * that same whole number), so they are not looked into.
- *
- * Σ(k_i + base) is kept for a whole `base` moved to floor(X) at every add and read: k_i alone is
- * of the order of the accumulator (it grows for the class's whole life), k_i + floor(X) of the
- * bytes the member holds, so the running sum stays exact (far below 2^53).
- * Exported for its tests only.
- */
-export class CopiedSum<P> {
-  size = 0;
-  private base = 0;
-  /** Σ (whole + base) over the members. */
-  private wholes = 0;
-  /** Largest |copied| + |mark| of a member since the sum was last empty (the rounding bound). */
-  private magnitude = 0;
-  /** Members per bucket. */
-  private readonly counts = new Int32Array(PHASE_BUCKETS);
-  /** The groups of each bucket, integral ones apart (never looked into when X is whole). */
-  private readonly buckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
-  private readonly integralBuckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
-  /** The groups by mark, then copied. */
-  private readonly groups = new Map<number, Map<number, PhaseGroup>>();
-
-  /** A copy joins its class (copied and mark set), `acc` the class's accumulator now. */
-  add(c: Copy<P>, acc: number): void {
-    let byCopied = this.groups.get(c.mark);
-    if (byCopied === undefined) this.groups.set(c.mark, (byCopied = new Map()));
-    let g = byCopied.get(c.copied);
-    if (g === undefined) {
-      const q = c.copied - c.mark + 1e-6;
-      const whole = Math.floor(q);
-      const frac = q - whole; // exact
-      const bucket = Math.floor(frac * PHASE_BUCKETS);
-      const integral = Number.isInteger(c.copied) && Number.isInteger(c.mark) && Math.abs(c.copied) < EXACT_WHOLES && Math.abs(c.mark) < EXACT_WHOLES;
-      const lists = integral ? this.integralBuckets : this.buckets;
-      let list = lists[bucket];
-      if (list === undefined) lists[bucket] = list = [];
-      g = { copied: c.copied, mark: c.mark, whole, frac, bucket, integral, count: 0, pos: list.length };
-      list.push(g);
-      byCopied.set(c.copied, g);
-      const magnitude = Math.abs(c.copied) + Math.abs(c.mark);
-      if (magnitude > this.magnitude) this.magnitude = magnitude;
-    }
-    g.count++;
-    c.phase = g;
-    this.rebase(Math.floor(acc));
-    this.wholes += g.whole + this.base;
-    this.size++;
-    this.counts[g.bucket]++;
-  }
-
-  remove(c: Copy<P>): void {
-    const g = c.phase!;
-    c.phase = null;
-    this.wholes -= g.whole + this.base;
-    this.size--;
-    this.counts[g.bucket]--;
-    if (--g.count === 0) {
-      const list = (g.integral ? this.integralBuckets : this.buckets)[g.bucket]!;
-      const last = list.pop()!;
-      if (last !== g) {
-        list[g.pos] = last;
-        last.pos = g.pos;
-      }
-      const byCopied = this.groups.get(g.mark)!;
-      byCopied.delete(g.copied);
-      if (byCopied.size === 0) this.groups.delete(g.mark);
-    }
-    if (this.size === 0) {
-      this.wholes = 0;
-      this.magnitude = 0;
-    }
-  }
-
-  /** Σ floor(copied + (x - mark) + 1e-6) over the members, x the class accumulator now. */
-  bytes(x: number): number {
-    if (this.size === 0) return 0;
-    const fx = Math.floor(x);
-    this.rebase(fx);
-    const t = 1 - (x - fx);
-    const wholeX = fx === x && Math.abs(x) < EXACT_WHOLES;
-    const margin = PHASE_MARGIN * (Math.abs(x) + this.magnitude + 1);
-    const lo = Math.floor((t - margin) * PHASE_BUCKETS);
-    const hi = Math.floor((t + margin) * PHASE_BUCKETS);
-    if (hi - lo + 1 >= PHASE_BUCKETS) {
-      // Magnitudes near 2^45 bytes and more: too close to call by buckets, every group exactly.
-      let sum = 0;
-      for (const lists of [this.buckets, this.integralBuckets]) {
-        for (const list of lists) if (list) for (const g of list) sum += Math.floor(g.copied + (x - g.mark) + 1e-6) * g.count;
-      }
-      return sum;
-    }
-    // Buckets from `first` up hold f >= t only: each of their members reports one more.
-    const first = Math.ceil(t * PHASE_BUCKETS);
-    let sum = this.wholes;
-    for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j]!;
-    // The buckets within the margin of t (mod 1): their groups one by one, the counted one undone;
-    // with X whole the integral groups are decomposed exactly (see above) and not looked into.
-    for (let j = lo; j <= hi; j++) {
-      const b = ((j % PHASE_BUCKETS) + PHASE_BUCKETS) % PHASE_BUCKETS;
-      const counted = b >= first ? 1 : 0;
-      sum += this.boundary(this.buckets[b], x, t, margin, counted);
-      if (!wholeX) sum += this.boundary(this.integralBuckets[b], x, t, margin, counted);
-    }
-    return sum;
-  }
-
-  /** What the groups of a boundary bucket add to their decomposed bytes (`counted`: 1 above t). */
-  private boundary(list: PhaseGroup[] | undefined, x: number, t: number, margin: number, counted: number): number {
-    if (list === undefined) return 0;
-    let sum = 0;
-    for (const g of list) {
-      const d = Math.abs(g.frac - t);
-      if (Math.min(d, 1 - d) > margin) sum += ((g.frac >= t ? 1 : 0) - counted) * g.count;
-      else sum += (Math.floor(g.copied + (x - g.mark) + 1e-6) - (g.whole + this.base) - counted) * g.count;
-    }
-    return sum;
-  }
-
-  private rebase(base: number): void {
-    if (base === this.base) return;
-    this.wholes += this.size * (base - this.base);
-    this.base = base;
-  }
-}
-
-/** The members' heap key, one function for every class (a call site that stays monomorphic). */
-const byTarget = (c: Copy<unknown>): number => c.target;
-
-class RateClass<P> {
-  readonly members = new IndexedHeap<Copy<P>>(byTarget);
-  rate = 0;
-  /** Bytes each member gained since the class began, as of accTime. */
-  acc = 0;
-  /** Bumped on every reschedule and on removal: older heap entries are stale. */
-  version = 0;
-  alive = true;
-  /** The last rate pass that rescheduled it (a class through two changed brokers gets one). */
-  ratePass = 0;
-  /** Its members' bytes by group (ReplicationEnvironment.group). */
-  readonly sums: (CopiedSum<P> | undefined)[] = [];
-  /** Whether the schedule holds a live entry for it, made at scheduledVersion. */
-  scheduled = false;
-  scheduledVersion = -1;
-
-  constructor(
-    readonly leader: number,
-    readonly follower: number,
-    readonly leaderThrottled: boolean,
-    readonly followerThrottled: boolean,
-    public accTime: number,
-  ) {}
-
-  accAt(t: number): number {
-    return t > this.accTime ? this.acc + (this.rate * (t - this.accTime)) / 1000 : this.acc;
-  }
-
-  settle(t: number): void {
-    if (t > this.accTime) {
-      this.acc += (this.rate * (t - this.accTime)) / 1000;
-      this.accTime = t;
-    }
-  }
-}
-
 /** Copies closer than this to their target count as caught up (float integration noise). */
 const EPSILON_BYTES = 1e-6;
 /** Catch-ups computed this close after an advance's `now` happen in that advance. */
 const TIME_TOLERANCE_MS = 1e-6;
-
-function bump(m: Map<number, number>, k: number, by: number): void {
-  const v = (m.get(k) ?? 0) + by;
-  if (v === 0) m.delete(k);
-  else m.set(k, v);
-}
 
 export class ReplicationTracker<P extends TrackedPartition<P>> {
   /** The partitions that have copies, in the order their first copy started (a list through P). */
@@ -340,13 +49,7 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
   private origin: number | null = null;
   private time = 0;
 
-  private readonly classes = new Map<number, Map<number, (RateClass<P> | undefined)[]>>();
-  private readonly classesByBroker = new Map<number, Set<RateClass<P>>>();
-  private classCount = 0;
-  private readonly outOf = new Map<number, number>();
-  private readonly into = new Map<number, number>();
-  private readonly throttledOutOf = new Map<number, number>();
-  private readonly throttledInto = new Map<number, number>();
+  private readonly classes = new RateClasses<P>();
   /** Next catch-up time per class, stamped with the class version it was computed for. */
   private readonly schedule = new MinHeap<RateClass<P>>();
   private readonly throttleRates = new Map<number, number>(); // (broker * 2 + side) -> rate, cached
@@ -475,7 +178,7 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
   addCopiedBytes(brokerId: number, into: number[]): void {
     const stalled = this.stalledBytes.get(brokerId);
     if (stalled) for (let g = 0; g < stalled.length; g++) if (stalled[g] !== 0) into[g] = (into[g] ?? 0) + stalled[g]!;
-    for (const cls of this.classesByBroker.get(brokerId) ?? []) {
+    for (const cls of this.classes.through(brokerId)) {
       if (cls.follower !== brokerId) continue;
       const x = cls.accAt(this.time);
       for (let g = 0; g < cls.sums.length; g++) {
@@ -676,11 +379,11 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     if (this.ratesAll) {
       this.ratesAll = false;
       this.dirtyBrokers.clear();
-      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls);
+      this.classes.forEach((cls) => this.reschedule(cls));
     } else if (this.dirtyBrokers.size > 0) {
       const pass = ++this.ratePass;
       for (const b of this.dirtyBrokers) {
-        for (const cls of this.classesByBroker.get(b) ?? []) {
+        for (const cls of this.classes.through(b)) {
           if (cls.ratePass === pass) continue;
           cls.ratePass = pass;
           this.reschedule(cls);
@@ -689,17 +392,18 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
       this.dirtyBrokers.clear();
     }
     // Stale schedule entries pile up as rates change: rebuild when they dominate.
-    if (this.schedule.size > 4 * this.classCount + 1024) {
+    if (this.schedule.size > 4 * this.classes.size + 1024) {
       this.schedule.clear();
-      for (const byLeader of this.classes.values()) for (const slots of byLeader.values()) for (const cls of slots) if (cls) this.reschedule(cls, true);
+      this.classes.forEach((cls) => this.reschedule(cls, true));
     }
   }
 
   /** Integrate the class's old rate up to now, give it its new rate, schedule its next catch-up. */
   private reschedule(cls: RateClass<P>, force = false): void {
-    let rate = Math.min(this.bandwidth / this.outOf.get(cls.leader)!, this.bandwidth / this.into.get(cls.follower)!);
-    if (cls.leaderThrottled) rate = Math.min(rate, this.throttleRate(cls.leader, 'leader') / this.throttledOutOf.get(cls.leader)!);
-    if (cls.followerThrottled) rate = Math.min(rate, this.throttleRate(cls.follower, 'follower') / this.throttledInto.get(cls.follower)!);
+    const classes = this.classes;
+    let rate = Math.min(this.bandwidth / classes.copiesOutOf(cls.leader, false), this.bandwidth / classes.copiesInto(cls.follower, false));
+    if (cls.leaderThrottled) rate = Math.min(rate, this.throttleRate(cls.leader, 'leader') / classes.copiesOutOf(cls.leader, true));
+    if (cls.followerThrottled) rate = Math.min(rate, this.throttleRate(cls.follower, 'follower') / classes.copiesInto(cls.follower, true));
     // Same rate, same members, a live entry: its next catch-up has not moved.
     if (!force && rate === cls.rate && cls.scheduled && cls.scheduledVersion === cls.version) return;
     cls.settle(this.time);
@@ -733,7 +437,7 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     if (leader === NO_LEADER || !this.env.isUp(leader) || !this.env.isUp(c.brokerId)) return;
     const lt = this.env.throttled(p, 'leader', leader);
     const ft = this.env.throttled(p, 'follower', c.brokerId);
-    const cls = this.classFor(leader, c.brokerId, lt, ft);
+    const cls = this.classes.classFor(leader, c.brokerId, lt, ft, this.time);
     cls.settle(this.time);
     // A replica that became leader (unclean election) defines the log: nothing left to copy.
     const remaining = c.brokerId === leader ? 0 : Math.max(0, this.env.leaderSize(p) - c.copied);
@@ -742,13 +446,10 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     c.mark = cls.acc;
     c.target = cls.acc + remaining;
     cls.members.push(c);
-    (cls.sums[c.group] ??= new CopiedSum<P>()).add(c, cls.acc);
+    (cls.sums[c.group] ??= new CopiedSum()).add(c, cls.acc);
     cls.version++; // its scheduled catch-up may be another member's now: rescheduled before time moves
     if (remaining <= EPSILON_BYTES) this.dueNow.push(c);
-    bump(this.outOf, leader, 1);
-    bump(this.into, c.brokerId, 1);
-    if (lt) bump(this.throttledOutOf, leader, 1);
-    if (ft) bump(this.throttledInto, c.brokerId, 1);
+    this.classes.count(cls, 1);
     this.dirtyBrokers.add(leader);
     this.dirtyBrokers.add(c.brokerId);
   }
@@ -763,13 +464,10 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     this.stalled(c, 1);
     cls.members.remove(c);
     cls.version++;
-    bump(this.outOf, cls.leader, -1);
-    bump(this.into, cls.follower, -1);
-    if (cls.leaderThrottled) bump(this.throttledOutOf, cls.leader, -1);
-    if (cls.followerThrottled) bump(this.throttledInto, cls.follower, -1);
+    this.classes.count(cls, -1);
     this.dirtyBrokers.add(cls.leader);
     this.dirtyBrokers.add(cls.follower);
-    if (cls.members.size === 0) this.dropClass(cls);
+    if (cls.members.size === 0) this.classes.drop(cls);
   }
 
   /** Counts (+1) or uncounts (-1) a copy that is out of every class in its broker's stalled bytes. */
@@ -781,124 +479,4 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     while (byGroup.length <= c.group) byGroup.push(0);
     byGroup[c.group]! += sign * bytes;
   }
-
-  private classFor(leader: number, follower: number, lt: boolean, ft: boolean): RateClass<P> {
-    let byLeader = this.classes.get(leader);
-    if (!byLeader) this.classes.set(leader, (byLeader = new Map()));
-    let slots = byLeader.get(follower);
-    if (!slots) byLeader.set(follower, (slots = [undefined, undefined, undefined, undefined]));
-    const slot = (lt ? 2 : 0) + (ft ? 1 : 0);
-    let cls = slots[slot];
-    if (!cls) {
-      cls = slots[slot] = new RateClass<P>(leader, follower, lt, ft, this.time);
-      this.classCount++;
-      for (const b of [leader, follower]) {
-        let set = this.classesByBroker.get(b);
-        if (!set) this.classesByBroker.set(b, (set = new Set()));
-        set.add(cls);
-      }
-    }
-    return cls;
-  }
-
-  private dropClass(cls: RateClass<P>): void {
-    cls.alive = false;
-    cls.version++;
-    this.classCount--;
-    const byLeader = this.classes.get(cls.leader)!;
-    const slots = byLeader.get(cls.follower)!;
-    slots[(cls.leaderThrottled ? 2 : 0) + (cls.followerThrottled ? 1 : 0)] = undefined;
-    if (slots.every((s) => s === undefined)) byLeader.delete(cls.follower);
-    if (byLeader.size === 0) this.classes.delete(cls.leader);
-    for (const b of [cls.leader, cls.follower]) {
-      const set = this.classesByBroker.get(b);
-      set?.delete(cls);
-      if (set?.size === 0) this.classesByBroker.delete(b);
-    }
-  }
-}
-
-/** A `*.replication.throttled.replicas` value, parsed once (see listsReplica). */
-export interface ThrottledReplicas {
-  lists(partition: number, brokerId: number): boolean;
-}
-
-export function parseThrottledReplicas(value: string | null): ThrottledReplicas {
-  const v = value?.trim() ?? '';
-  if (v === '*') return { lists: () => true };
-  if (v === '') return { lists: () => false };
-  // One pass over the text into numeric keys (Kafka reads the pairs as ints): a throttled topic
-  // of 1,000 moving partitions lists ~4,000 pairs, and a string per pair (and per lookup) was
-  // most of what the simulator spent on a 100,000-partition AlterPartitionReassignments.
-  const keys = new Set<number>();
-  let others: Set<string> | null = null;
-  for (let from = 0; from <= v.length; ) {
-    let to = v.indexOf(',', from);
-    if (to < 0) to = v.length;
-    const pair = pairKey(v, from, to);
-    if (pair !== null) keys.add(pair);
-    else {
-      // Not digits:digits (the config validator allows nothing else) or out of range: by text.
-      const entry = v.slice(from, to).trim();
-      const colon = entry.indexOf(':');
-      (others ??= new Set()).add(colon < 0 ? entry : `${Number(entry.slice(0, colon).trim())}:${Number(entry.slice(colon + 1).trim())}`);
-    }
-    from = to + 1;
-  }
-  return {
-    lists: (partition, brokerId) =>
-      partition >= 0 && partition < PARTITION_LIMIT && brokerId >= 0 && brokerId < BROKER_LIMIT && Number.isInteger(partition) && Number.isInteger(brokerId)
-        ? keys.has(partition * BROKER_LIMIT + brokerId)
-        : (others?.has(`${partition}:${brokerId}`) ?? false),
-  };
-}
-
-/** Pairs are keyed partition * BROKER_LIMIT + broker: exact below 2^52 (partitions are int32). */
-const BROKER_LIMIT = 2 ** 21;
-const PARTITION_LIMIT = 2 ** 31;
-const SPACE = 0x20;
-const TAB = 0x09;
-const COLON = 0x3a;
-const ZERO = 0x30;
-
-/**
- * The key of `partition:broker` in text[from, to) (spaces around each number allowed), or null.
- * No closures: this runs per pair, and under tsx every inner function is also named at runtime.
- */
-function pairKey(text: string, from: number, to: number): number | null {
-  let i = from;
-  let c = 0;
-  while (i < to && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
-  let start = i;
-  let partition = 0;
-  for (; i < to; i++) {
-    const d = text.charCodeAt(i) - ZERO;
-    if (d < 0 || d > 9) break;
-    partition = partition * 10 + d;
-    if (partition >= PARTITION_LIMIT) return null;
-  }
-  if (i === start) return null;
-  while (i < to && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
-  if (i >= to || text.charCodeAt(i) !== COLON) return null;
-  i++;
-  while (i < to && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
-  start = i;
-  let broker = 0;
-  for (; i < to; i++) {
-    const d = text.charCodeAt(i) - ZERO;
-    if (d < 0 || d > 9) break;
-    broker = broker * 10 + d;
-    if (broker >= BROKER_LIMIT) return null;
-  }
-  if (i === start) return null;
-  while (i < to && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
-  return i === to ? partition * BROKER_LIMIT + broker : null;
-}
-
-/**
- * Whether a `*.replication.throttled.replicas` value lists this replica: `*` lists every
- * replica; otherwise a comma list of `partition:broker` (spaces ignored, empty = none).
- */
-export function listsReplica(value: string | null, partition: number, brokerId: number): boolean {
-  return parseThrottledReplicas(value).lists(partition, brokerId);
 }

@@ -6,7 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CopiedSum, ReplicationTracker, type Copy, type TrackedPartition } from '../../../src/sim/cluster/replication.js';
+import { CopiedSum } from '../../../src/sim/cluster/copied-sum.js';
+import type { Copy, TrackedPartition } from '../../../src/sim/cluster/replica-copies.js';
+import { ReplicationTracker } from '../../../src/sim/cluster/replication.js';
 
 const MiB = 1024 * 1024;
 
@@ -32,7 +34,7 @@ function agreesWithCopiedBytes(maxExponent: number, count: number): void {
       fc.array(fc.record({ mark: magnitude, copied: fc.oneof(fc.constant(0), magnitude), twins: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: count }),
       fc.array(fc.record({ of: fc.nat(), steps: fc.integer({ min: 0, max: 5000 }), ulps: fc.integer({ min: -8, max: 8 }), whole: fc.boolean(), drop: fc.nat() }), { minLength: 1, maxLength: 30 }),
       (specs, reads) => {
-        const sum = new CopiedSum<never>();
+        const sum = new CopiedSum();
         const members: Copy<never>[] = [];
         let acc = 0;
         for (const s of specs) {

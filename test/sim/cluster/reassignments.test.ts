@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { completedReassignment, reassignmentReplicas, revertedReassignment } from '../../../src/sim/cluster/reassignments.js';
-import { listsReplica } from '../../../src/sim/cluster/replication.js';
+import { listsReplica } from '../../../src/sim/cluster/throttled-replicas.js';
 
 test('reassignmentReplicas: target ++ sorted removing; adding and removing sorted', () => {
   assert.deepEqual(reassignmentReplicas([3, 2, 1], [3, 2, 1]), { replicas: [3, 2, 1], adding: [], removing: [] });

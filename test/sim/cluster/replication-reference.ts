@@ -3,7 +3,8 @@
 // tracker in src/sim/cluster/replication.ts must agree with, byte for byte and event for event.
 // Not used by the simulator.
 import { NO_LEADER } from '../../../src/sim/cluster/topics.js';
-import { DEFAULT_REPLICATION_BYTES_PER_SECOND, type ReplicationEnvironment } from '../../../src/sim/cluster/replication.js';
+import type { ReplicationEnvironment } from '../../../src/sim/cluster/replica-copies.js';
+import { DEFAULT_REPLICATION_BYTES_PER_SECOND } from '../../../src/sim/cluster/replication.js';
 
 interface Copy<P> {
   partition: P;

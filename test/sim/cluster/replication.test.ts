@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ReplicationTracker, type ReplicationEnvironment, type TrackedPartition } from '../../../src/sim/cluster/replication.js';
+import type { ReplicationEnvironment, TrackedPartition } from '../../../src/sim/cluster/replica-copies.js';
+import { ReplicationTracker } from '../../../src/sim/cluster/replication.js';
 import { ReferenceReplicationTracker } from './replication-reference.js';
 
 const MiB = 1024 * 1024;
