@@ -19,6 +19,7 @@ const RUN_TIMEOUT_MS = 300_000;
 
 let gateway: GatewayProcess;
 let base: string;
+let bootstrapServers: string[];
 let dir: string;
 let before_: DemoSnapshot;
 let outcome: RunOutcome;
@@ -31,7 +32,9 @@ before(async () => {
   base = await gateway.url;
   const control = gateway.logs.find((l) => l.msg === 'embedded simulator control API')?.url;
   assert.equal(typeof control, 'string', 'the control API did not start');
-  before_ = await demoSnapshot(base);
+  bootstrapServers = gateway.logs.find((l) => l.msg === 'embedded simulator started')?.bootstrapServers as string[];
+  assert.ok(Array.isArray(bootstrapServers), 'the embedded cluster did not say where it is');
+  before_ = await demoSnapshot(base, bootstrapServers);
   const { run } = readmeCommands(readFileSync(process.env.README_CURL_FILE ?? README, 'utf8'));
   const addresses = { 'localhost:8080': new URL(base).host, '127.0.0.1:19999': new URL(control as string).host };
   outcome = await runCommands(run, dir, addresses, RUN_TIMEOUT_MS);
@@ -66,6 +69,6 @@ test('every command runs and answers the status its comment names', () => {
   console.log(`readme commands: ${outcome.results.length}; slowest: ${slowest.map((r) => `line ${r.command.line} ${r.durationMs} ms`).join(', ')}`);
 });
 
-test('topics, placement, throttles, configs and quotas are as they were', async () => {
-  assert.deepEqual(await demoSnapshot(base), before_);
+test('topics, placement (replicas and log dirs), throttles, configs and quotas are as they were', async () => {
+  assert.deepEqual(await demoSnapshot(base, bootstrapServers), before_);
 });
