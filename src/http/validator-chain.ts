@@ -12,7 +12,8 @@
 //   - the validator's own request validator (its ajv code, its error objects, its caches) runs as
 //     before, except for operations that provably accept every request that gets this far: no
 //     parameters, no request body, and no query string (the one thing such an operation refuses
-//     is a query parameter, and a request with one goes through the validator);
+//     is a query parameter, and a request with one goes through the validator); the first
+//     request of each operation goes through it even so (it builds the operation's middleware);
 //   - the response validator (tests only) runs as before, on every operation;
 //   - all of it synchronously once the spec is loaded (before: a promise per middleware).
 // Whatever this cannot key (no match in res.locals, as in the warm-up's requests; a method with
@@ -83,6 +84,12 @@ interface Metadata {
   readonly responseSchema: unknown;
   /** No parameters and no request body: a request without a query string passes the request validator whatever it holds. */
   readonly acceptsAnyWithoutQuery: boolean;
+  /**
+   * Whether a request of this operation has been through the request validator. The first one
+   * always is: it builds the validator's middleware for the operation, at the warm-up or at the
+   * first request as before (test/http/validation-warm-up.test.ts counts those builds).
+   */
+  validated: boolean;
 }
 
 interface Chain {
@@ -143,7 +150,10 @@ export function routeTableValidator(options: { apiSpec: object; validateApiSpec:
             openApiRoute: route.openApiRoute,
             schema,
             responseSchema: responseApiDoc?.paths[route.openApiRoute]?.[method],
-            acceptsAnyWithoutQuery: !(schema.parameters?.length || item.parameters?.length) && schema.requestBody === undefined,
+            // (The validator's body parser constrains a body only when requestBody has `content`;
+            // its preprocessor leaves a requestBody key, empty, on every operation.)
+            acceptsAnyWithoutQuery: !(schema.parameters?.length || item.parameters?.length) && !Object.hasOwn(Object(schema.requestBody), 'content'),
+            validated: false,
           });
         }
       }
@@ -172,7 +182,10 @@ export function routeTableValidator(options: { apiSpec: object; validateApiSpec:
     req.params = pathParams;
     const steps: RequestHandler[] = [];
     if (c.multipart) steps.push(c.multipart);
-    if (c.request && !(meta.acceptsAnyWithoutQuery && !req.url.includes('?'))) steps.push(c.request);
+    if (c.request && !(meta.acceptsAnyWithoutQuery && meta.validated && !req.url.includes('?'))) {
+      meta.validated = true;
+      steps.push(c.request);
+    }
     if (c.response) steps.push(c.response);
     runAll(steps, req, res, next);
   }

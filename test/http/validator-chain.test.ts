@@ -30,13 +30,24 @@ const validatorRequire = createRequire(require.resolve('express-openapi-validato
 const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
 const originalPathToRegexp = pathToRegexpModule.pathToRegexp;
 let pathToRegexpCalls = 0;
+/** The validator's request validator, with a call counter. */
+const { RequestValidator } = require('express-openapi-validator/dist/middlewares/openapi.request.validator.js') as {
+  RequestValidator: { prototype: { validate: (...args: unknown[]) => unknown } };
+};
+const originalValidate = RequestValidator.prototype.validate;
+let validateCalls = 0;
 before(() => {
+  RequestValidator.prototype.validate = function (this: unknown, ...args: unknown[]) {
+    validateCalls++;
+    return originalValidate.apply(this, args);
+  };
   pathToRegexpModule.pathToRegexp = (...args: unknown[]) => {
     pathToRegexpCalls++;
     return originalPathToRegexp(...args);
   };
 });
 after(() => {
+  RequestValidator.prototype.validate = originalValidate;
   pathToRegexpModule.pathToRegexp = originalPathToRegexp;
 });
 
@@ -148,5 +159,22 @@ describe('validator-chain', () => {
     await request(app).head('/healthz');
     assert.equal(validatorLookups.count - lookups, 1);
     assert.ok(pathToRegexpCalls - regexps > 0);
+  });
+
+  it('skips the request validator only for an operation without parameters or body, asked without a query string', async () => {
+    const app = createApp({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
+    await warmUpApp(app);
+    const calls = async (path: string, status: number): Promise<number> => {
+      const before = validateCalls;
+      const res = await request(app).get(path);
+      assert.equal(res.status, status, `${path}: ${res.text.slice(0, 300)}`);
+      return validateCalls - before;
+    };
+    assert.equal(await calls('/healthz', 200), 1, 'the first request of an operation is validated');
+    assert.equal(await calls('/healthz', 200), 0);
+    assert.equal(await calls('/healthz', 200), 0);
+    assert.equal(await calls('/healthz?verbose=1', 400), 1);
+    assert.equal(await calls('/topics', 200), 1, 'GET /topics has query parameters');
+    assert.equal(await calls('/topics/orders', 404), 1, 'GET /topics/{topic} has a path parameter');
   });
 });
