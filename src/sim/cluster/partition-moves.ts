@@ -29,23 +29,18 @@
 // - Replicas being removed stop copying; only replicas that will stay catch up.
 // - Replicas outside a reassignment (a broker coming back) rejoin the ISR at once, as before.
 import type { PartitionLog } from './log.js';
-import {
-  completedReassignment,
-  leaderAfterChange,
-  noReassignmentInProgress,
-  reassignmentReplicas,
-  revertedReassignment,
-  uncleanRevertRefused,
-  unknownPartition,
-  unknownTopic,
-  validateTarget,
-  type ReplicaSet,
-} from './reassignments.js';
+import { completedReassignment, leaderAfterChange, type ReplicaSet } from './reassignments.js';
 import { MinHeap } from './heap.js';
-import type { TrackedPartition } from './replica-copies.js';
+import { MoveConfigReads } from './move-configs.js';
+import { planReassignmentRecord, type MovePlanState, type ReassignmentRecord } from './move-plan.js';
+import { listReassignments, logSizes, usedBytesByDirWalk, type MoveReadSource, type TopicLogSizes, type TopicReassignments } from './move-reads.js';
+import { movesOf, NONE, recordOf, sameList, someNotIn, type MovePartition, type PendingJoin } from './moving-partition.js';
 import { ReplicationTracker } from './replication.js';
-import { parseThrottledReplicas, type ThrottledReplicas } from './throttled-replicas.js';
 import type { PartitionState, TopicState } from './topics.js';
+
+// Split out, read through this module: planning an entry (move-plan.ts), the reads (move-reads.ts).
+export type { ReassignmentRecord } from './move-plan.js';
+export type { OngoingReassignment, ReplicaLogSize, TopicLogSizes, TopicReassignments } from './move-reads.js';
 
 /** What PartitionMoves reads from the model (the model's private state, no side effects). */
 export interface MovesHost {
@@ -68,30 +63,6 @@ export interface MovesHost {
   dirIndex(topic: TopicState, partition: number): number;
   /** Full log sizes of the replicas a broker hosts, summed per log dir (logDirCount entries, or none). */
   hostedBytes(brokerId: number): readonly number[];
-}
-
-/** One moving partition as ListPartitionReassignments reports it; its lists are shared: read only. */
-export interface OngoingReassignment {
-  partitionIndex: number;
-  replicas: number[];
-  addingReplicas: number[];
-  removingReplicas: number[];
-}
-
-export interface TopicReassignments {
-  name: string;
-  partitions: OngoingReassignment[];
-}
-
-export interface ReplicaLogSize {
-  partition: number;
-  /** Bytes this broker holds: the leader's size, or what a copying replica has so far. */
-  sizeBytes: number;
-}
-
-export interface TopicLogSizes {
-  topic: string;
-  partitions: ReplicaLogSize[];
 }
 
 /** A reassignment that finished: its new replicas are all in sync and the removed ones are gone. */
@@ -131,73 +102,12 @@ export interface AlteredReassignment {
   source: { clientId: string | null; brokerId: number } | null;
 }
 
-/**
- * What the moves keep about one partition, made the first time it moves and kept until its topic
- * goes (PartitionState.moves): its reassignment while it moves, its replicas' pending ISR joins,
- * when its last move completed, and the tracker's fields (it is the tracker's partition). Found
- * without a lookup: at 100,000 partitions every lookup in a Map that large is a cache miss, and
- * one Map per concern (moves, topics, copies, start times, joins, completions) cost several per
- * partition of a request.
- */
-interface MovePartition extends TrackedPartition<MovePartition> {
-  readonly topic: TopicState;
-  readonly p: PartitionState;
-  /** Being reassigned: adding and removing are its lists then (shared, never modified), else NONE. */
-  moving: boolean;
-  /** Neighbours in PartitionMoves' list of moving partitions (in the order their moves started). */
-  prevMoving: MovePartition | null;
-  nextMoving: MovePartition | null;
-  adding: number[];
-  removing: number[];
-  /** Caught-up replicas waiting for their ISR join (the round trip), by broker; null when none. */
-  joins: Map<number, PendingJoin> | null;
-  /** When its last reassignment completed (clock ms), or null. */
-  completedAt: number | null;
-}
-
-/** A caught-up replica whose ISR join is due at `at` (one round trip after its copy started). */
-interface PendingJoin {
-  partition: MovePartition;
-  brokerId: number;
-  at: number;
-}
 
 /** Default least time (ms) from a new replica's first fetch to its ISR join. */
 export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
 
-/**
- * One partition change of AlterPartitionReassignments (see PartitionMoves.plan): the fields that
- * differ from the state it was planned against, undefined where unchanged. The lists are the
- * record's own (never the request's), so applying it hands them to the partition as they are.
- */
-export interface ReassignmentRecord {
-  topic: TopicState;
-  partition: PartitionState;
-  cancel: boolean;
-  replicas: number[] | undefined;
-  isr: number[] | undefined;
-  leader: number | undefined;
-  adding: number[] | undefined;
-  removing: number[] | undefined;
-  /** Whether the record bumps the leader epoch (decided when it was planned). */
-  bumpLeaderEpoch: boolean;
-}
 
-/** The empty adding / removing list of a partition that is not moving (shared, never modified). */
-const NONE: number[] = Object.freeze([]) as unknown as number[];
 
-/** A topic's *.replication.throttled.replicas, parsed once per value. */
-interface ThrottleList {
-  raw: string | null;
-  parsed: ThrottledReplicas;
-}
-
-const byName = (a: TopicState, b: TopicState): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-/** The moves' record of a partition, or null when it never moved. */
-function movesOf(p: PartitionState): MovePartition | null {
-  return p.moves as MovePartition | null;
-}
 
 export class PartitionMoves {
   /** The moving partitions, in the order their moves started (a list through MovePartition). */
@@ -207,22 +117,16 @@ export class PartitionMoves {
   /** The same by topic, for listing and config changes without a scan. */
   private readonly movingByTopic = new Map<TopicState, Set<MovePartition>>();
   private readonly tracker: ReplicationTracker<MovePartition>;
-  private readonly throttleLists = new Map<TopicState, { leader: ThrottleList; follower: ThrottleList }>();
   private readonly completionListeners = new Set<(c: CompletedReassignment) => void>();
   private readonly joinSchedule = new MinHeap<PendingJoin>();
   /** Full log sizes of the replicas copying into each broker, by log dir (see usedBytesByDir). */
   private readonly copyingSizes = new Map<number, number[]>();
   private readonly isUp = (id: number): boolean => this.host.isUp(id);
   private readonly isRegistered = (id: number): boolean => this.host.isRegistered(id);
-  /**
-   * Inside a batch (a request of many entries, beginBatch/endBatch) topic configs read for every
-   * partition (unclean.leader.election.enable, the throttled-replica lists) are read once per
-   * topic; any config change in between starts a new generation, so nothing stale is used.
-   */
-  private batchGeneration = 0;
-  private batchDepth = 0;
-  private readonly uncleanMemo = new Map<TopicState, { generation: number; value: boolean }>();
-  private readonly throttleCheckedAt = new Map<TopicState, number>();
+  /** Topic configs read per partition, once per topic inside a batch (move-configs.ts). */
+  private readonly configs: MoveConfigReads;
+  private readonly planState: MovePlanState;
+  private readonly reads: MoveReadSource;
 
   /**
    * @param roundTripMs the least time from a copy's start to its ISR join: the follower fetches,
@@ -230,43 +134,22 @@ export class PartitionMoves {
    *   even a move of an empty partition completes after the request, never inside it.
    */
   constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
+    this.configs = new MoveConfigReads(host);
+    this.planState = { topic: (name) => this.host.topic(name), uncleanAllowed: (t) => this.configs.uncleanAllowed(t), isUp: this.isUp, isRegistered: this.isRegistered };
+    this.reads = { host, movingByTopic: this.movingByTopic, copiedBytes: (r, id) => this.tracker.copiedBytes(r, id) };
     this.tracker = new ReplicationTracker<MovePartition>(
       {
         leader: (r) => r.p.leader,
         leaderSize: (r) => this.host.log(r.topic, r.p.partition).sizeBytes,
         isUp: (id) => this.host.isUp(id),
         wanted: (r, id) => r.p.replicas.includes(id) && !r.removing.includes(id),
-        throttled: (r, side, id) => this.throttled(r.topic, side, r.p.partition, id),
+        throttled: (r, side, id) => this.configs.throttled(r.topic, side, r.p.partition, id),
         throttleRate: (id, side) => Number(this.host.brokerConfig(id, `${side}.replication.throttled.rate`) ?? Infinity),
         caughtUp: (r, id, at, startedAt) => this.caughtUp(r, id, at, startedAt),
         group: (r) => this.dirOf(r),
       },
       bandwidthBytesPerSecond,
     );
-  }
-
-  /** The partition's record, made on its first move. */
-  private recordOf(t: TopicState, p: PartitionState): MovePartition {
-    let r = movesOf(p);
-    if (r === null) {
-      r = {
-        topic: t,
-        p,
-        moving: false,
-        prevMoving: null,
-        nextMoving: null,
-        adding: NONE,
-        removing: NONE,
-        joins: null,
-        completedAt: null,
-        trackerFirstCopy: null,
-        trackerDirty: false,
-        trackerPrev: null,
-        trackerNext: null,
-      };
-      p.moves = r;
-    }
-    return r;
   }
 
   /** The moving partitions, in the order their moves started (a copy: callers may change them). */
@@ -343,27 +226,11 @@ export class PartitionMoves {
 
   /** Start of a request touching many partitions: configs are read once per topic until endBatch. */
   beginBatch(): void {
-    if (this.batchDepth++ === 0) this.batchGeneration++;
+    this.configs.beginBatch();
   }
 
   endBatch(): void {
-    if (--this.batchDepth > 0) return;
-    this.batchGeneration++;
-    this.uncleanMemo.clear();
-    this.throttleCheckedAt.clear();
-  }
-
-  private get inBatch(): boolean {
-    return this.batchDepth > 0;
-  }
-
-  private uncleanAllowed(t: TopicState): boolean {
-    if (!this.inBatch) return this.host.uncleanAllowed(t);
-    const memo = this.uncleanMemo.get(t);
-    if (memo?.generation === this.batchGeneration) return memo.value;
-    const value = this.host.uncleanAllowed(t);
-    this.uncleanMemo.set(t, { generation: this.batchGeneration, value });
-    return value;
+    this.configs.endBatch();
   }
 
   /** Whether the partition is being reassigned now. */
@@ -398,20 +265,15 @@ export class PartitionMoves {
 
   /** A topic's configs changed: its throttled-replica lists may list other copies now. */
   topicConfigsChanged(t: TopicState): void {
-    this.batchGeneration++;
-    this.throttleLists.delete(t);
+    this.configs.topicChanged(t);
     for (const r of this.movingByTopic.get(t) ?? []) this.tracker.invalidatePartition(r);
   }
 
   /** A broker's configs changed ("" = the cluster default, which topic configs may follow). */
   brokerConfigsChanged(name: string): void {
-    this.batchGeneration++;
-    if (name === '') {
-      this.throttleLists.clear();
-      this.tracker.invalidateAll();
-    } else {
-      this.tracker.invalidateRates();
-    }
+    this.configs.brokerChanged(name === '');
+    if (name === '') this.tracker.invalidateAll();
+    else this.tracker.invalidateRates();
   }
 
   /** The partition's log grew by `delta` bytes: its copies have more to copy. */
@@ -450,7 +312,7 @@ export class PartitionMoves {
       p.moves = null;
     }
     this.movingByTopic.delete(t);
-    this.throttleLists.delete(t);
+    this.configs.forget(t);
   }
 
   /**
@@ -462,77 +324,18 @@ export class PartitionMoves {
   }
 
   /**
-   * The change record one entry of AlterPartitionReassignments makes, computed against the state
-   * as it is now (ReplicationControlManager.alterPartitionReassignment), in Kafka's order of
-   * checks: unknown topic, unknown partition, then for a cancel (null) 85 / unclean revert, else
-   * the target's validation (empty, unregistered broker, duplicate). Throws KafkaError.
-   *
-   * A request's entries are all planned against the state before the request and then applied
-   * in order, as the controller does (records are generated first, replayed after): the same
-   * partition listed twice ends as its last entry says, and a cancel listed after a move of a
-   * partition that was not moving answers 85.
+   * The change record one entry of AlterPartitionReassignments makes, against the state as it is
+   * now (planReassignmentRecord, move-plan.ts). Throws KafkaError.
    */
   plan(topicName: string, partition: number, target: readonly number[] | null): ReassignmentRecord {
-    const t = this.host.topic(topicName);
-    if (!t) throw unknownTopic(topicName);
-    const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
-    if (!p) throw unknownPartition(topicName, partition);
-    const m = movesOf(p);
-    const moving = m !== null && m.moving;
-    const curAdding = moving ? m.adding : NONE;
-    const curRemoving = moving ? m.removing : NONE;
-    let replicas: number[];
-    let isr: number[];
-    let leader: number;
-    let adding: number[];
-    let removing: number[];
-    if (target === null) {
-      if (!moving) throw noReassignmentInProgress();
-      const revert = revertedReassignment(p.replicas, p.isr, curAdding);
-      const unclean = this.uncleanAllowed(t);
-      if (revert.unclean && !unclean) throw uncleanRevertRefused(t.name, p.partition);
-      const elected = leaderAfterChange(p.leader, revert, unclean, this.isUp);
-      replicas = revert.replicas;
-      isr = elected.isr;
-      leader = elected.leader;
-      adding = removing = NONE;
-    } else {
-      validateTarget(target, this.isRegistered);
-      const r = reassignmentReplicas(p.replicas, target);
-      // PartitionChangeBuilder: adding and removing are overwritten only by non-empty lists, so a
-      // new target that adds (or removes) nothing relative to the merged list keeps the old list.
-      if (r.adding.length === 0) r.adding = curAdding;
-      if (r.removing.length === 0) r.removing = curRemoving;
-      const done = completedReassignment(r, p.isr);
-      // leaderAfterChange does not keep p.isr: it is only read (and shared back when unchanged).
-      const elected = leaderAfterChange(p.leader, done ?? { replicas: r.replicas, isr: p.isr }, this.uncleanAllowed(t), this.isUp);
-      replicas = done ? done.replicas : r.replicas;
-      isr = elected.isr;
-      leader = elected.leader;
-      adding = done ? NONE : r.adding;
-      removing = done ? NONE : r.removing;
-    }
-    return {
-      topic: t,
-      partition: p,
-      cancel: target === null,
-      // Only what differs from the state it was computed against.
-      replicas: sameList(replicas, p.replicas) ? undefined : replicas,
-      isr: sameList(isr, p.isr) ? undefined : isr,
-      leader: leader === p.leader ? undefined : leader,
-      adding: sameList(adding, curAdding) ? undefined : adding,
-      removing: sameList(removing, curRemoving) ? undefined : removing,
-      // The record's leader epoch is decided against the same state (a new leader, or a replica
-      // leaving the replica set), not against what earlier records of the request changed.
-      bumpLeaderEpoch: leader !== p.leader || someNotIn(p.replicas, replicas),
-    };
+    return planReassignmentRecord(this.planState, topicName, partition, target);
   }
 
   /** Replays a record from plan() onto the partition as it is now. */
   apply(rec: ReassignmentRecord): void {
     const { topic: t, partition: p } = rec;
     if (this.host.topic(t.name) !== t) return; // deleted since
-    const r = this.recordOf(t, p);
+    const r = recordOf(t, p);
     const replicas = rec.replicas ?? p.replicas;
     const isr = rec.isr ?? p.isr;
     const leader = rec.leader ?? p.leader;
@@ -591,39 +394,7 @@ export class PartitionMoves {
 
   /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
   list(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
-    // The lists are shared, not copied: the model replaces them on every change, never modifies
-    // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
-    const describe = (r: MovePartition): OngoingReassignment => ({
-      partitionIndex: r.p.partition,
-      replicas: r.p.replicas,
-      addingReplicas: r.adding,
-      removingReplicas: r.removing,
-    });
-    if (topics === null) {
-      return [...this.movingByTopic.keys()].sort(byName).map((t) => ({
-        name: t.name,
-        partitions: [...this.movingByTopic.get(t)!].sort((a, b) => a.p.partition - b.p.partition).map(describe),
-      }));
-    }
-    const out: TopicReassignments[] = [];
-    for (const wanted of topics) {
-      const t = this.host.topic(wanted.name);
-      if (!t || !this.movingByTopic.has(t)) continue;
-      const partitions: OngoingReassignment[] = [];
-      for (const i of wanted.partitionIndexes) {
-        const p = t.partitions[i];
-        const r = p ? movesOf(p) : null;
-        if (r?.moving) partitions.push(describe(r));
-      }
-      if (partitions.length > 0) out.push({ name: t.name, partitions });
-    }
-    return out;
-  }
-
-  /** Bytes broker `brokerId` holds of a replica it hosts: what it copied so far, or the whole log. */
-  private replicaBytes(p: PartitionState, brokerId: number, log: PartitionLog): number {
-    const r = movesOf(p);
-    return (r === null ? null : this.tracker.copiedBytes(r, brokerId)) ?? log.sizeBytes;
+    return listReassignments(this.reads, topics);
   }
 
   /**
@@ -632,55 +403,7 @@ export class PartitionMoves {
    * (unknown ones omitted).
    */
   logSizes(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
-    if (filter !== null) return this.logSizesOf(brokerId, filter);
-    const selected = this.host.hosted(brokerId);
-    const out: TopicLogSizes[] = [];
-    for (const t of [...selected.keys()].sort(byName)) {
-      const parts = [...selected.get(t)!].sort((a, b) => a.partition - b.partition);
-      if (parts.length === 0) continue;
-      const logs = this.host.logs(t);
-      out.push({
-        topic: t.name,
-        partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) })),
-      });
-    }
-    return out;
-  }
-
-  /**
-   * logSizes for the listed partitions. The gateway names every moving partition a broker hosts
-   * (~25,000 per broker at 100,000 moving, 12 brokers at once each pass): no Set or Map per
-   * partition, a per-topic mark array for repeats, and no sort when the list is in order (it is).
-   */
-  private logSizesOf(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[]): TopicLogSizes[] {
-    const byTopic = new Map<TopicState, number[]>();
-    for (const f of filter) {
-      const t = this.host.topic(f.topic);
-      if (!t) continue;
-      let list = byTopic.get(t);
-      if (!list) byTopic.set(t, (list = []));
-      for (let k = 0; k < f.partitions.length; k++) list.push(f.partitions[k]!);
-    }
-    const out: TopicLogSizes[] = [];
-    for (const t of [...byTopic.keys()].sort(byName)) {
-      const asked = byTopic.get(t)!;
-      let ordered = true;
-      for (let k = 1; k < asked.length && ordered; k++) if (!(asked[k - 1]! < asked[k]!)) ordered = false;
-      if (!ordered) asked.sort((a, b) => a - b);
-      const logs = this.host.logs(t);
-      const partitions: { partition: number; sizeBytes: number }[] = [];
-      let last = NaN;
-      for (let k = 0; k < asked.length; k++) {
-        const i = asked[k]!;
-        if (i === last) continue; // a repeat (sorted: repeats are adjacent)
-        last = i;
-        const p = Number.isInteger(i) ? t.partitions[i] : undefined;
-        if (!p || !p.replicas.includes(brokerId)) continue;
-        partitions.push({ partition: p.partition, sizeBytes: this.replicaBytes(p, brokerId, logs[p.partition]!) });
-      }
-      if (partitions.length > 0) out.push({ topic: t.name, partitions });
-    }
-    return out;
+    return logSizes(this.reads, brokerId, filter);
   }
 
   /**
@@ -699,19 +422,9 @@ export class PartitionMoves {
     return used;
   }
 
-  /**
-   * usedBytesByDir by walking every replica the broker hosts, `dirIndex(topic)(partition)` saying
-   * which of `dirCount` dirs holds each: O(replicas on the broker), the reference the kept sums
-   * are tested against (and what DescribeLogDirs falls back on for dirs the model does not know).
-   */
+  /** usedBytesByDir by walking every replica the broker hosts: the reference (move-reads.ts). */
   usedBytesByDirWalk(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
-    const used = new Array<number>(dirCount).fill(0);
-    for (const [t, parts] of this.host.hosted(brokerId)) {
-      const logs = this.host.logs(t);
-      const dirOf = dirIndex(t.name);
-      for (const p of parts) used[dirOf(p.partition)]! += this.replicaBytes(p, brokerId, logs[p.partition]!);
-    }
-    return used;
+    return usedBytesByDirWalk(this.reads, brokerId, dirIndex, dirCount);
   }
 
   /** Bytes of every replica one broker hosts, all dirs together. */
@@ -740,7 +453,7 @@ export class PartitionMoves {
     const p = r.p;
     const done = completedReassignment({ replicas: p.replicas, adding: r.adding, removing: r.removing }, isr);
     if (!done) return false;
-    const next = leaderAfterChange(p.leader, done, this.uncleanAllowed(r.topic), this.isUp);
+    const next = leaderAfterChange(p.leader, done, this.configs.uncleanAllowed(r.topic), this.isUp);
     for (const id of r.removing) this.dropCopy(r, id);
     this.stopMoving(r);
     this.setReplicas(r, { replicas: done.replicas, isr: next.isr }, next.leader);
@@ -772,36 +485,4 @@ export class PartitionMoves {
     this.tracker.invalidatePartition(r);
     this.host.partitionChanged(r.topic, p, before);
   }
-
-  /** Whether the topic's leader/follower.replication.throttled.replicas lists partition:broker. */
-  private throttled(t: TopicState, side: 'leader' | 'follower', partition: number, brokerId: number): boolean {
-    let lists = this.throttleLists.get(t);
-    if (!lists) this.throttleLists.set(t, (lists = { leader: emptyList(), follower: emptyList() }));
-    // Both sides' raw values are re-read once per batch generation (every call outside a batch).
-    if (!this.inBatch || this.throttleCheckedAt.get(t) !== this.batchGeneration) {
-      for (const s of ['leader', 'follower'] as const) {
-        const raw = this.host.topicConfig(t, `${s}.replication.throttled.replicas`);
-        if (lists[s].raw !== raw) lists[s] = { raw, parsed: parseThrottledReplicas(raw) };
-      }
-      if (this.inBatch) this.throttleCheckedAt.set(t, this.batchGeneration);
-    }
-    return lists[side].parsed.lists(partition, brokerId);
-  }
-}
-
-function emptyList(): ThrottleList {
-  return { raw: null, parsed: parseThrottledReplicas(null) };
-}
-
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Whether some element of `a` is missing from `b` (short replica lists: scans, no closure). */
-function someNotIn(a: readonly number[], b: readonly number[]): boolean {
-  for (const x of a) if (!b.includes(x)) return true;
-  return false;
 }
