@@ -18,7 +18,8 @@ import type { Simulator } from '../src/sim/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess; url: string }> {
+/** `opts.env` adds to (or overrides) the gateway's environment; `opts.fromSource` as SCALE_FROM_SOURCE=1. */
+export async function startGateway(sim: Simulator, opts: { env?: Record<string, string>; fromSource?: boolean } = {}): Promise<{ proc: ChildProcess; url: string }> {
   // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits), by NODE_OPTIONS
   // so that it adds to the shipped flags.
   const prof = process.env.SCALE_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE}` : undefined;
@@ -28,7 +29,7 @@ export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess
   // as root), as a container with that limit would: Node sizes V8's heap from the cgroup's
   // limit, as it does in a Kubernetes pod (deploy/kubernetes/deployment.yaml).
   const cgroup = process.env.SCALE_MEMORY_LIMIT_MIB ? memoryCgroup(Number(process.env.SCALE_MEMORY_LIMIT_MIB)) : null;
-  const fromSource = Boolean(process.env.SCALE_FROM_SOURCE);
+  const fromSource = opts.fromSource ?? Boolean(process.env.SCALE_FROM_SOURCE);
   if (!fromSource && !existsSync(`${ROOT}dist/main.js`)) throw new Error('the bench runs dist/main.js as `npm start` does: run `npm run build` first (or SCALE_FROM_SOURCE=1)');
   // bin/gateway.sh execs node: the child's pid is the gateway's (its RSS, its cgroup).
   const command = fromSource ? [process.execPath, ...(flags ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts'] : ['/bin/sh', `${ROOT}bin/gateway.sh`];
@@ -46,6 +47,7 @@ export async function startGateway(sim: Simulator): Promise<{ proc: ChildProcess
       HOST: '127.0.0.1',
       RECONCILE_INTERVAL_MS: '2000',
       LOG_LEVEL: 'warn',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

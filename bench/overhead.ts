@@ -1,101 +1,142 @@
-// What does the HTTP gateway cost on top of the Kafka layer it wraps?
+// What does an answer of the gateway cost, next to what express itself costs for the same answer?
+// (issue 32: CPU seconds per 1,000 requests per route, gateway ÷ bare express, in the same run.)
 //
-// The same operations, against the same simulated cluster, in one run:
-//   direct  = src/kafka's KafkaGateway called in-process (the baseline)
-//   gateway = the express app over HTTP on loopback (validation, error mapping, metrics)
-// and the ratio gateway/direct per operation. Ratios, not absolute times, are the
-// result: they hold across machines where absolute numbers do not.
+// In one run, against one simulated cluster (3 brokers, BENCH_TOPICS topics, the described one
+// with 12 partitions):
+//   gateway = the gateway as `npm run dev` runs it (src/main.ts under tsx, a child process; the
+//             reconciler's interval set to 10 min so that its passes are not counted)
+//   bare    = bench/bare-express.ts, a bare express 5 app (another child) answering each route
+//             with the gateway's own answer (same status, content type and body, re-serialised)
+// For each route and each of REPS repetitions, REQUESTS requests are sent to each (CONCURRENCY at
+// a time over keep-alive connections, the two alternating which goes first), and the CPU each
+// child took during them (all its threads: /proc/<pid>/task/*/schedstat) is divided by the count.
+// Every figure is min/median/max over the repetitions, printed with the load it was taken
+// under: the 1-minute load average, the busy share of the machine's CPUs, and the CPU seconds
+// of this process (the load generator and the simulator) during the measurement.
+// The gateway's Kafka work (the simulator's answers decoded) is inside its figure for the routes
+// that read Kafka (GET /topics, GET /topics/{name}); bare express does none.
 //
-//   npm run bench:overhead                  (ITERATIONS=300 by default)
+//   npm run bench:overhead                         (REPS=5 REQUESTS=1000 CONCURRENCY=4)
+//   SCALE_PROFILE=<dir> npm run bench:overhead     a CPU profile of the gateway (bench/gateway-process.ts)
+//   BENCH_ROUTES=/healthz,/metrics                 only these routes (names as printed)
+import { spawn } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { startSimulator } from '../src/sim/index.js';
-import { createKafkaGateway } from '../src/kafka/admin.js';
-import { parseKafkaConfig } from '../src/kafka/config.js';
-import { createApp } from '../src/http/app.js';
-import type { KafkaGateway } from '../src/kafka/types.js';
+import { startGateway } from './gateway-process.js';
+import { describeLoad, processCpuSeconds, startLoadWindow, type LoadWindow } from './machine-load.js';
 
-const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
-const WARMUP = Math.max(50, Math.floor(ITERATIONS / 5));
+const REPS = Number(process.env.REPS ?? 5);
+const REQUESTS = Number(process.env.REQUESTS ?? 1000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
+const TOPICS = Number(process.env.BENCH_TOPICS ?? 20);
+const WARMUP = Math.max(200, Math.floor(REQUESTS / 2));
 
-interface Op {
+interface Route {
+  /** As printed; BENCH_ROUTES selects by it. */
   name: string;
-  direct: (i: number) => Promise<unknown>;
-  viaHttp: (i: number) => Promise<unknown>;
+  /** The request path. */
+  path: string;
+  /** The bare app's route (express syntax). */
+  bare: string;
 }
 
-async function time(fn: (i: number) => Promise<unknown>, n: number): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn(i);
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return samples;
-}
+const ALL_ROUTES: Route[] = [
+  { name: '/healthz', path: '/healthz', bare: '/healthz' },
+  { name: 'GET /topics', path: '/topics', bare: '/topics' },
+  { name: 'GET /topics/{name}', path: '/topics/bench-described', bare: '/topics/:topic' },
+  { name: 'GET /reassignments', path: '/reassignments', bare: '/reassignments' },
+  { name: '/metrics', path: '/metrics', bare: '/metrics' },
+];
+const ROUTES = process.env.BENCH_ROUTES ? ALL_ROUTES.filter((r) => process.env.BENCH_ROUTES!.split(',').includes(r.name)) : ALL_ROUTES;
 
-function median(xs: number[]): number {
+type Stat = { min: number; median: number; max: number };
+const stat = (xs: number[]): Stat => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return { min: s[0] ?? NaN, median: s[Math.floor((s.length - 1) / 2)] ?? NaN, max: s.at(-1) ?? NaN };
+};
+const fmt = (s: Stat, d = 2) => `${s.min.toFixed(d)} / ${s.median.toFixed(d)} / ${s.max.toFixed(d)}`;
+
+/** Sends `n` GETs of `url`, `CONCURRENCY` at a time; throws on any status but `status`. */
+async function hammer(agent: http.Agent, url: URL, n: number, status: number): Promise<void> {
+  let sent = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get(url, { agent }, (res) => {
+          if (res.statusCode !== status) return reject(new Error(`${url.pathname}: ${res.statusCode}`));
+          res.on('data', () => undefined).on('end', resolve).on('error', reject);
+        })
+        .on('error', reject);
+    });
+  const worker = async () => {
+    while (sent < n) {
+      sent++;
+      await one();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-async function expectOk(res: Response, status: number): Promise<void> {
-  if (res.status !== status) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
-  await res.arrayBuffer();
+async function fetchAnswer(url: string): Promise<{ status: number; contentType: string; body: string }> {
+  const res = await fetch(url);
+  return { status: res.status, contentType: res.headers.get('content-type') ?? 'text/plain', body: await res.text() };
+}
+
+async function startBare(routes: { path: string; status: number; contentType: string; body: string }[]) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-express.ts'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  proc.send({ routes });
+  const [msg] = (await once(proc, 'message')) as [{ port: number }];
+  return { proc, url: `http://127.0.0.1:${msg.port}` };
 }
 
 async function main(): Promise<void> {
   const sim = await startSimulator({ brokers: 3 });
-  const kafka: KafkaGateway = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }));
-  const app = createApp({ kafka });
-  const server = http.createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const gw = await startGateway(sim, { fromSource: true, env: { RECONCILE_INTERVAL_MS: '600000' } });
   const json = { 'content-type': 'application/json' };
-  await kafka.createTopics([{ name: 'bench-described', partitions: 12, replicationFactor: 3 }]);
+  for (let t = 0; t < TOPICS; t++) {
+    const name = t === 0 ? 'bench-described' : `bench-${t}`;
+    const res = await fetch(`${gw.url}/topics`, { method: 'POST', headers: json, body: JSON.stringify({ name, partitions: t === 0 ? 12 : 3, replicationFactor: 3 }) });
+    if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${await res.text()}`);
+  }
+  const answers = await Promise.all(ROUTES.map((r) => fetchAnswer(`${gw.url}${r.path}`)));
+  for (const [i, a] of answers.entries()) if (a.status !== 200) throw new Error(`${ROUTES[i]!.name}: ${a.status} ${a.body.slice(0, 300)}`);
+  const bare = await startBare(ROUTES.map((r, i) => ({ path: r.bare, ...answers[i]! })));
+  const targets = { gateway: { url: gw.url, pid: gw.proc.pid! }, bare: { url: bare.url, pid: bare.proc.pid! } };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-  const ops: Op[] = [
-    {
-      name: 'describe cluster',
-      direct: () => kafka.describeCluster(),
-      viaHttp: async () => expectOk(await fetch(`${base}/cluster`), 200),
-    },
-    {
-      name: 'describe topic (12 partitions)',
-      direct: () => kafka.describeTopic('bench-described'),
-      viaHttp: async () => expectOk(await fetch(`${base}/topics/bench-described`), 200),
-    },
-    {
-      name: 'create + delete topic',
-      direct: async (i) => {
-        const name = `bench-direct-${i}`;
-        const [created] = await kafka.createTopics([{ name, partitions: 3, replicationFactor: 2 }]);
-        if (!created?.ok) throw new Error(`create ${name} failed`);
-        const [deleted] = await kafka.deleteTopics([name]);
-        if (!deleted?.ok) throw new Error(`delete ${name} failed`);
-      },
-      viaHttp: async (i) => {
-        const name = `bench-http-${i}`;
-        await expectOk(await fetch(`${base}/topics`, { method: 'POST', headers: json, body: JSON.stringify({ name, partitions: 3, replicationFactor: 2 }) }), 201);
-        await expectOk(await fetch(`${base}/topics/${name}`, { method: 'DELETE' }), 204);
-      },
-    },
-  ];
-
-  console.log(`bench/overhead: ${ITERATIONS} iterations per operation after ${WARMUP} warm-up, median latency`);
-  console.log('operation                       direct ms   gateway ms   ratio');
-  for (const op of ops) {
-    // Interleave warm-up of both paths, then measure each: the JIT and the connection
-    // pools are warm for both before any sample counts.
-    await time((i) => op.direct(i + 1_000_000), WARMUP);
-    await time((i) => op.viaHttp(i + 1_000_000), WARMUP);
-    const direct = median(await time(op.direct, ITERATIONS));
-    const viaHttp = median(await time(op.viaHttp, ITERATIONS));
-    console.log(`${op.name.padEnd(31)} ${direct.toFixed(3).padStart(9)}   ${viaHttp.toFixed(3).padStart(10)}   ${(viaHttp / direct).toFixed(2).padStart(5)}x`);
+  console.log(`bench/overhead: ${REPS} repetitions of ${REQUESTS} requests per route and app (${CONCURRENCY} at a time), after ${WARMUP} warm-up each`);
+  console.log(`CPU ms per 1,000 requests, min / median / max over the repetitions; ratio = gateway ÷ bare of each repetition\n`);
+  for (const r of ROUTES) {
+    for (const t of Object.values(targets)) await hammer(agent, new URL(`${t.url}${r.path}`), WARMUP, 200);
+    const perApp = { gateway: [] as number[], bare: [] as number[] };
+    const ratios: number[] = [];
+    const windows: LoadWindow[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const order = rep % 2 === 0 ? (['gateway', 'bare'] as const) : (['bare', 'gateway'] as const);
+      const cost = { gateway: NaN, bare: NaN };
+      const end = startLoadWindow({ gateway: targets.gateway.pid, bare: targets.bare.pid });
+      for (const app of order) {
+        const before = processCpuSeconds(targets[app].pid);
+        await hammer(agent, new URL(`${targets[app].url}${r.path}`), REQUESTS, 200);
+        cost[app] = ((processCpuSeconds(targets[app].pid) - before) * 1000 * 1000) / REQUESTS;
+      }
+      windows.push(end());
+      perApp.gateway.push(cost.gateway);
+      perApp.bare.push(cost.bare);
+      ratios.push(cost.gateway / cost.bare);
+    }
+    console.log(`${r.name}  (answer ${answers[ROUTES.indexOf(r)]!.body.length} B)`);
+    console.log(`  gateway  ${fmt(stat(perApp.gateway))} ms`);
+    console.log(`  bare     ${fmt(stat(perApp.bare))} ms`);
+    console.log(`  ratio    ${fmt(stat(ratios))} x`);
+    for (const [i, w] of windows.entries()) console.log(`  rep ${i + 1}: ${(perApp.gateway[i]! / perApp.bare[i]!).toFixed(2)}x  ${describeLoad(w)}`);
   }
 
-  await new Promise<void>((r) => server.close(() => r()));
-  await kafka.close();
+  agent.destroy();
+  bare.proc.disconnect();
+  gw.proc.kill('SIGTERM');
+  await Promise.all([once(gw.proc, 'exit'), once(bare.proc, 'exit')]);
   await sim.close();
 }
 
