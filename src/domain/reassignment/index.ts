@@ -2,7 +2,8 @@
 //
 //   request.ts         parse a POST /reassignments body (gateway JSON or kafka-reassign-partitions.sh file);
 //                      format the rollback file
-//   plan.ts            validate against a ClusterSnapshot (per-partition errors) and plan the move
+//   plan.ts            validate against a ClusterSnapshot (per-partition errors) and plan the move;
+//                      plan-types.ts its shapes, partition-lookup.ts its per-partition lookups
 //   throttles.ts       Kafka's throttle computation (leader/follower `partition:broker` lists, brokers);
 //                      parse/format throttled-replicas values
 //   throttle-ledger.ts what the gateway owns, and the IncrementalAlterConfigs operations that add what is
@@ -19,6 +20,7 @@ export * from './types.js';
 export * from './partition-map.js';
 export * from './partition-order.js';
 export * from './request.js';
+export * from './plan-types.js';
 export * from './plan.js';
 // Steps computations (../steps.ts): services drive the *Steps functions exported here.
 export { drain, STEP_ITEMS, type Steps } from '../steps.js';

@@ -8,7 +8,7 @@
 // Pure: plain data in, plain data out.
 
 import { ANY_LOG_DIR } from './request.js';
-import type { PartitionError } from './plan.js';
+import type { PartitionError } from './plan-types.js';
 import { LOG_DIRS_THROTTLED_RATE, type ThrottleConfigSet } from './throttles.js';
 import { KAFKA_ERRORS, type PartitionAssignment, type TopicPartition } from './types.js';
 

@@ -14,7 +14,20 @@
 
 import { internReplicaList, sharedDifference } from '../replica-list.js';
 import { drain, STEP_ITEMS, type Steps } from '../steps.js';
+import { partitionLookup, RequestedIndex, type PartitionLookup } from './partition-lookup.js';
 import { PartitionMap } from './partition-map.js';
+import type {
+  ClusterSnapshot,
+  PartitionError,
+  PartitionErrorCode,
+  PartitionMovePlan,
+  PartitionReplicas,
+  PlanWarning,
+  ReassignmentTargets,
+  ReplicationFactorChange,
+  ValidateOptions,
+  ValidationResult,
+} from './plan-types.js';
 import {
   KAFKA_ERRORS,
   partitionLabel,
@@ -23,135 +36,6 @@ import {
   type PartitionAssignment,
   type TopicPartition,
 } from './types.js';
-
-/** One partition of a topic as Metadata describes it. */
-export interface PartitionReplicas {
-  readonly partition: number;
-  /** Metadata's replicas (while moving this includes the adding replicas). */
-  readonly replicas: readonly number[];
-  /** Current leader; -1 or absent when unknown. Used to attribute bytes to a source broker. */
-  readonly leader?: number;
-}
-
-/** A topic and its partitions (a src/kafka TopicDescription fits as is). */
-export interface TopicReplicas {
-  readonly name: string;
-  readonly partitions: readonly PartitionReplicas[];
-}
-
-/** What the validation needs to know about the cluster, read just before validating. */
-export interface ClusterSnapshot {
-  /** Brokers alive now (DescribeCluster / Metadata). */
-  readonly liveBrokers: readonly number[];
-  /**
-   * Brokers registered with the controller, alive or not: Kafka accepts these as targets.
-   * Default: live brokers plus every broker named in a replica list of the snapshot (a stopped
-   * broker still hosts replicas, which is how the gateway sees it without controller access).
-   */
-  readonly registeredBrokers?: readonly number[];
-  readonly topics: readonly TopicReplicas[];
-  /** ListPartitionReassignments, each with the gateway reassignment that owns it (if any). */
-  readonly ongoing: readonly OngoingPartitionReassignment[];
-}
-
-/** What to move (a ReassignmentRequest fits). */
-export interface ReassignmentTargets {
-  readonly partitions: readonly PartitionAssignment[];
-  /** Re-target partitions that are already moving instead of refusing them. */
-  readonly addToExisting?: boolean;
-}
-
-export interface ValidateOptions {
-  /**
-   * The gateway reassignment these targets are added to (e.g. a rollback of it): its own moving
-   * partitions are not conflicts.
-   */
-  readonly reassignmentId?: string;
-}
-
-export type PartitionErrorCode =
-  | 'EMPTY_PARTITION_LIST'
-  | 'DUPLICATE_PARTITION'
-  | 'UNKNOWN_TOPIC'
-  | 'UNKNOWN_PARTITION'
-  | 'EMPTY_REPLICA_LIST'
-  | 'UNKNOWN_BROKER'
-  | 'DUPLICATE_BROKER'
-  | 'INCOMPLETE_REPLICATION_FACTOR_CHANGE'
-  | 'INCONSISTENT_REPLICATION_FACTOR'
-  | 'REASSIGNMENT_CONFLICT'
-  | 'LOG_DIR_NOT_FOUND'
-  | 'LOG_DIR_OFFLINE';
-
-/** One validation error. Topic-level errors have `partition: null`; request-level ones both null. */
-export interface PartitionError {
-  readonly topic: string | null;
-  readonly partition: number | null;
-  /** Position in the request's `partitions` (first occurrence), null for topic/request-level errors. */
-  readonly index: number | null;
-  readonly code: PartitionErrorCode;
-  readonly message: string;
-  /** The Kafka error this corresponds to; null when Kafka has no such check (treat as 422). */
-  readonly kafkaError: KafkaErrorRef | null;
-  /** REASSIGNMENT_CONFLICT only: who moves it now (null = started outside the gateway). */
-  readonly conflictingReassignmentId?: string | null;
-}
-
-export type PlanWarningCode =
-  /** Target equals what the partition has (or is already moving to): nothing will happen. */
-  | 'NO_OP'
-  /** addToExisting: the running move of this partition is replaced by this target. */
-  | 'REPLACES_ONGOING_MOVE'
-  /** addToExisting with the original replicas as target: the running move is undone. */
-  | 'REVERTS_ONGOING_MOVE'
-  /** A target broker is registered but not alive: its copy will not start until it returns. */
-  | 'BROKER_NOT_LIVE';
-
-export interface PlanWarning extends TopicPartition {
-  readonly code: PlanWarningCode;
-  readonly message: string;
-}
-
-/** One partition of the plan. Its four replica lists are shared and frozen (src/domain/replica-list.ts): a record holds them as they are. */
-export interface PartitionMovePlan extends TopicPartition {
-  /**
-   * The replicas before this move: Metadata's replicas, or for a partition already moving its
-   * original replicas as Kafka derives them (`replicas - adding`, in the mid-move order: the
-   * original order is only known to whoever started that move; the gateway's own records have it).
-   */
-  readonly currentReplicas: readonly number[];
-  readonly targetReplicas: readonly number[];
-  /** `target - current`, in target order: replicas that must copy the log. */
-  readonly adding: readonly number[];
-  /** `current - target`, in current order: replicas dropped at completion. */
-  readonly removing: readonly number[];
-  /** Current leader when known (the broker the new replicas copy from). */
-  readonly leader: number | null;
-  /** Nothing will change (see the NO_OP warning). Kept in the plan: Kafka's tool sends it too. */
-  readonly noOp: boolean;
-  /** The move running now for this partition (only with addToExisting or the same reassignment). */
-  readonly alreadyMoving: OngoingPartitionReassignment | null;
-}
-
-export interface ReplicationFactorChange {
-  readonly topic: string;
-  /** Distinct current replication factors, ascending (usually one). */
-  readonly from: readonly number[];
-  readonly to: number;
-}
-
-export interface ReassignmentPlan {
-  /** In request order. */
-  readonly partitions: readonly PartitionMovePlan[];
-  /** Current replicas of every partition in the plan: formatReassignmentFile() makes the rollback file. */
-  readonly rollback: readonly PartitionAssignment[];
-  readonly replicationFactorChanges: readonly ReplicationFactorChange[];
-  readonly warnings: readonly PlanWarning[];
-}
-
-export type ValidationResult =
-  | { readonly ok: true; readonly plan: ReassignmentPlan }
-  | { readonly ok: false; readonly errors: readonly PartitionError[] };
 
 /** Longest list of partition numbers spelled out in a message before it is summarised. */
 const MAX_LISTED = 50;
@@ -437,83 +321,6 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
       message: `Broker${offline.length > 1 ? 's' : ''} ${offline.join(',')} (target of ${partitionLabel(move)}) ${offline.length > 1 ? 'are' : 'is'} not alive: the copy waits until it returns.`,
     });
   }
-}
-
-/** A topic's partitions by id, as a Map of them (last one listed wins) would answer. */
-interface PartitionLookup {
-  get(partition: number): PartitionReplicas | undefined;
-  readonly size: number;
-  keys(): Iterable<number>;
-  /** Partitions 0..size-1, each once (Kafka's usual list): an index per partition fits an array. */
-  readonly dense?: true;
-}
-
-/**
- * Where each requested partition first appears in the request (what a PartitionMap<number>
- * answers): for a topic whose partitions are 0..n-1, an Int32Array of n (index + 1; 0 = not
- * requested) instead of a Map entry per partition; anything else (unknown topic or partition,
- * a sparse topic) in a PartitionMap.
- */
-class RequestedIndex {
-  readonly #dense = new Map<string, Int32Array | null>();
-  readonly #other = new PartitionMap<number>();
-  readonly #topics: ReadonlyMap<string, PartitionLookup>;
-
-  constructor(topics: ReadonlyMap<string, PartitionLookup>) {
-    this.#topics = topics;
-  }
-
-  #slots(topic: string): Int32Array | null {
-    let slots = this.#dense.get(topic);
-    if (slots === undefined) {
-      const lookup = this.#topics.get(topic);
-      slots = lookup?.dense ? new Int32Array(lookup.size) : null;
-      this.#dense.set(topic, slots);
-    }
-    return slots;
-  }
-
-  get(topic: string, partition: number): number | undefined {
-    const slots = this.#slots(topic);
-    if (slots !== null && Number.isInteger(partition) && partition >= 0 && partition < slots.length) {
-      const v = slots[partition]!;
-      return v === 0 ? undefined : v - 1;
-    }
-    return this.#other.get(topic, partition);
-  }
-
-  has(topic: string, partition: number): boolean {
-    return this.get(topic, partition) !== undefined;
-  }
-
-  set(topic: string, partition: number, index: number): void {
-    const slots = this.#slots(topic);
-    if (slots !== null && Number.isInteger(partition) && partition >= 0 && partition < slots.length) slots[partition] = index + 1;
-    else this.#other.set(topic, partition, index);
-  }
-
-  /** [partition, first index] of each requested partition of `topic` (in no particular order). */
-  *entries(topic: string): IterableIterator<[number, number]> {
-    const slots = this.#slots(topic);
-    if (slots !== null) for (let p = 0; p < slots.length; p++) if (slots[p] !== 0) yield [p, slots[p]! - 1];
-    yield* this.#other.topic(topic) ?? [];
-  }
-}
-
-/**
- * Kafka lists a topic's partitions in id order, so index k holds partition k and the list
- * itself is the lookup (no Map of 100,000 entries per call); any other list gets a Map.
- */
-function partitionLookup(list: readonly PartitionReplicas[]): PartitionLookup {
-  let dense = true;
-  for (let k = 0; k < list.length && dense; k++) dense = list[k]!.partition === k;
-  if (!dense) return new Map(list.map((p) => [p.partition, p]));
-  return {
-    get: (partition) => list[partition],
-    size: list.length,
-    keys: () => list.keys(),
-    dense: true,
-  };
 }
 
 /**

@@ -4,7 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { validateReassignment, type PartitionReplicas } from '../../../src/domain/reassignment/plan.js';
+import type { PartitionReplicas } from '../../../src/domain/reassignment/plan-types.js';
+import { validateReassignment } from '../../../src/domain/reassignment/plan.js';
 
 const BROKERS = [0, 1, 2, 3];
 
