@@ -4,8 +4,8 @@
 //                      format the rollback file
 //   plan.ts            validate against a ClusterSnapshot (per-partition errors) and plan the move;
 //                      plan-types.ts its shapes, partition-lookup.ts its per-partition lookups
-//   throttles.ts       Kafka's throttle computation (leader/follower `partition:broker` lists, brokers);
-//                      parse/format throttled-replicas values
+//   throttles.ts       Kafka's throttle computation (leader/follower `partition:broker` lists, brokers)
+//   throttle-configs.ts the throttle config names; parse/format throttled-replicas values
 //   throttle-ledger.ts what the gateway owns, and the IncrementalAlterConfigs operations that add what is
 //                      demanded and remove only what the gateway added (restoring prior values)
 //   estimate.ts        bytes to move per broker and the duration at a throttle
@@ -24,6 +24,7 @@ export * from './plan-types.js';
 export * from './plan.js';
 // Steps computations (../steps.ts): services drive the *Steps functions exported here.
 export { drain, STEP_ITEMS, type Steps } from '../steps.js';
+export * from './throttle-configs.js';
 export * from './throttles.js';
 export * from './throttle-ledger.js';
 export * from './estimate.js';

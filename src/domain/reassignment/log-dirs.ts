@@ -9,7 +9,8 @@
 
 import { ANY_LOG_DIR } from './request.js';
 import type { PartitionError } from './plan-types.js';
-import { LOG_DIRS_THROTTLED_RATE, type ThrottleConfigSet } from './throttles.js';
+import { LOG_DIRS_THROTTLED_RATE } from './throttle-configs.js';
+import type { ThrottleConfigSet } from './throttles.js';
 import { KAFKA_ERRORS, type PartitionAssignment, type TopicPartition } from './types.js';
 
 /** One replica that must end up in one log dir of its broker. */

@@ -43,10 +43,10 @@ import {
   formatThrottledReplicas,
   parseThrottledReplicas,
   type RateConfigName,
-  type ReassignmentThrottles,
   type ReplicaListConfigName,
   type ThrottleConfigName,
-} from './throttles.js';
+} from './throttle-configs.js';
+import type { ReassignmentThrottles } from './throttles.js';
 import { drain, STEP_ITEMS, type Steps } from '../steps.js';
 
 /** Entries demanded for one list config: `*` or `partition:broker` entries. */
