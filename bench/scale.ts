@@ -23,6 +23,10 @@
 // reassignment list, the summary of each live reassignment, its first 1,000 moving partitions
 // and /throttles (what three of the console's pages read); their latencies are printed too.
 // SCALE_POLL_MS=500 is a harsher load; SCALE_POLLERS=0 runs without them.
+// Each size ends with the load its figures were taken under (bench/machine-load.ts), over the
+// whole run and per round: the 1-minute load average, the busy share of the machine's CPUs, and
+// the CPU seconds of this process (the simulator), the timing client, the sampler, the pollers
+// and the gateway.
 // SCALE_CLIENTS=sse (or CLIENTS=sse) runs the same number of clients as the console does now:
 // each follows the all-reassignments event stream and each live reassignment's stream (SSE),
 // reads the reassignment's first 1,000 moving partitions when its summary changes (as the
@@ -35,6 +39,7 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { startSimulator } from '../src/sim/index.js';
 import { startGateway } from './gateway-process.js';
+import { describeLoad, startLoadWindow, type LoadWindow } from './machine-load.js';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
 const REPS = Number(process.env.REPS ?? 3);
@@ -270,7 +275,7 @@ function timingClient() {
       proc.stdin!.write(request);
     });
   const timed = (url: string, init?: RequestInit) => timedLine(requestLine(url, init));
-  return { timed, timedLine, close: () => proc.kill() };
+  return { timed, timedLine, pid: proc.pid, close: () => proc.kill() };
 }
 
 /**
@@ -368,6 +373,11 @@ async function runSize(n: number) {
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
   await scrape(gw.url);
   loopMaxMs = 0;
+  // The machine's load and the CPU of the bench's processes and the gateway, over the whole
+  // size's run and per round (bench/machine-load.ts).
+  const pids = { client: client.pid, sampler: sampler.pid, pollers: poller?.pid, gateway: gw.proc.pid };
+  const wholeRun = startLoadWindow(pids);
+  const roundLoads: LoadWindow[] = [];
   try {
     const validate: number[] = [];
     const posts: number[] = [];
@@ -380,6 +390,7 @@ async function runSize(n: number) {
     let summaryBytes = 0;
     let pageBytes = 0;
     for (let round = 0; round < REPS; round++) {
+      const endRound = startLoadWindow(pids);
       const v = await phase('validateOnly', () => client.timedLine(lines[round % 2]!.validate));
       if (v.status !== 200) throw new Error(`validateOnly ${v.status}: ${JSON.stringify(v.body).slice(0, 500)}`);
       validate.push(v.ms);
@@ -427,6 +438,7 @@ async function runSize(n: number) {
       off();
       phases.push([endingFrom, Date.now(), 'ending']);
       removals.push(removal);
+      roundLoads.push(endRound());
       // Mean pass duration over the passes that ran while the partitions moved and ended.
       const pass1 = await passTotals(gw.url);
       if (pass1.count > pass0.count) passes.push(((pass1.sum - pass0.sum) / (pass1.count - pass0.count)) * 1000);
@@ -438,8 +450,11 @@ async function runSize(n: number) {
       }
     }
     const steps = await stepAverages(gw.url);
+    const load = wholeRun();
     return {
       n,
+      load,
+      roundLoads,
       validate: stat(validate),
       validateBytes,
       post: stat(posts),
@@ -537,6 +552,10 @@ for (const n of SIZES) {
     console.log(`polling clients      ${POLLERS} every ${POLL_MS} ms: ${kinds.join(', ')}; ${r.polls.errors} errors`);
   } else console.log('polling clients      none (SCALE_POLLERS=0)');
   console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`);
+  // Every figure above was taken under this load; the bench's own processes are this one (the
+  // simulator), the timing client, the /healthz sampler and the pollers.
+  console.log(`load, whole run      ${describeLoad(r.load)}`);
+  for (const [i, w] of r.roundLoads.entries()) console.log(`  round ${i + 1}           ${describeLoad(w)}`);
 }
 if (results.length > 1) {
   const a = results[0]!;
