@@ -58,7 +58,7 @@ export const LOWER_STEP = 0.08;
 export const MIN_EFFICIENCY = 0.2;
 export const MAX_EFFICIENCY = 1;
 /** Weight of a new efficiency sample (exponentially weighted). */
-export const EFFICIENCY_WEIGHT = 0.5;
+export const EFFICIENCY_WEIGHT = 0.25;
 
 /** Bytes a broker still has to receive (as a destination) and to send (as the source) for one reassignment. */
 export interface BrokerBytes {

@@ -9,6 +9,7 @@ import {
   DEADLINE_MARGIN,
   DEADLINE_MIN_LEAD_MS,
   DEFAULT_THROTTLE_BOUNDS,
+  EFFICIENCY_WEIGHT,
   LOWER_STEP,
   RAISE_STEP,
   advanceEfficiency,
@@ -193,9 +194,10 @@ describe('advanceEfficiency', () => {
     // 4 s at 10 MiB/s: the window (10 s) is not full yet.
     const mid = advanceEfficiency({ efficiency: 1, sample: open }, T0 + 4_000, brokers(80 * MiB), 10 * MiB, 10_000);
     assert.deepEqual(mid, { efficiency: 1, sample: { ...open, allowedBytes: 40 * MiB, markAt: T0 + 4_000 } });
-    // 6 s more at 5 MiB/s: 70 MiB allowed; it drained 42 (0.6), weighted half with 1.
+    // 6 s more at 5 MiB/s: 70 MiB allowed; it drained 42 (0.6), weighted with the previous 1.
     const full = advanceEfficiency(mid, T0 + 10_000, brokers(58 * MiB), 5 * MiB, 10_000);
-    assert.ok(Math.abs(full.efficiency - 0.8) < 1e-9, String(full.efficiency));
+    assert.ok(Math.abs(full.efficiency - (EFFICIENCY_WEIGHT * 0.6 + (1 - EFFICIENCY_WEIGHT))) < 1e-9, String(full.efficiency));
+    assert.ok(full.efficiency < 1);
     assert.deepEqual(full.sample, { at: T0 + 10_000, broker: 1, bytesLeft: 58 * MiB, allowedBytes: 0, markAt: T0 + 10_000 });
   });
   it('the bandwidth caps the allowance; old or no measurement changes nothing; a drained broker keeps it', () => {
