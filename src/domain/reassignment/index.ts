@@ -8,6 +8,7 @@
 //   throttle-configs.ts the throttle config names; parse/format throttled-replicas values
 //   throttle-ledger.ts what the gateway owns, and the IncrementalAlterConfigs operations that add what is
 //                      demanded and remove only what the gateway added (restoring prior values)
+//   throttle-ownership.ts who owns the throttles set now (GET /throttles); throttle-entries.ts list helpers
 //   estimate.ts        bytes to move per broker and the duration at a throttle
 //   progress.ts        per-replica and total progress, observed rate, ETA, stall detection from samples
 //   pacing.ts          paced execution: which queued moves start next within the bounds, waves, ETA
@@ -27,6 +28,8 @@ export { drain, STEP_ITEMS, type Steps } from '../steps.js';
 export * from './throttle-configs.js';
 export * from './throttles.js';
 export * from './throttle-ledger.js';
+export * from './throttle-ownership.js';
+export { sortedUnion } from './throttle-entries.js';
 export * from './estimate.js';
 export * from './progress.js';
 export * from './pacing.js';

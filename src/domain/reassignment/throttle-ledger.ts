@@ -48,6 +48,7 @@ import {
 } from './throttle-configs.js';
 import type { ReassignmentThrottles } from './throttles.js';
 import { drain, STEP_ITEMS, type Steps } from '../steps.js';
+import { union, sortedUnion, setOf, sameSet } from './throttle-entries.js';
 
 /** Entries demanded for one list config: `*` or `partition:broker` entries. */
 export type ReplicaDemand = typeof ALL_REPLICAS | readonly string[];
@@ -456,105 +457,6 @@ function reconcileReplicaListUncached(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Ownership views (GET /throttles)
-// ---------------------------------------------------------------------------------------------
-
-export type ThrottleOwner = 'gateway' | 'external';
-
-/** Who set a rate now: the gateway only while it still holds a value the gateway wrote. */
-export function rateOwner(current: string | null, owned: RateOwnership | undefined): ThrottleOwner | null {
-  if (current === null) return null;
-  return owned && owned.values.includes(current) && current !== owned.prior ? 'gateway' : 'external';
-}
-
-/** A list value split into the entries the gateway added and everybody else's. */
-export interface ReplicaListOwnershipView {
-  /** The value is `*`, and who set it. */
-  readonly all: ThrottleOwner | null;
-  readonly gateway: readonly string[];
-  readonly external: readonly string[];
-  /** gateway / external when all entries are one party's, `mixed` otherwise, null when empty. */
-  readonly owner: ThrottleOwner | 'mixed' | null;
-}
-
-export function replicaListOwnership(current: string | null, owned: ReplicaListOwnership | undefined): ReplicaListOwnershipView {
-  return drain(replicaListOwnershipSteps(current, owned));
-}
-
-/**
- * replicaListOwnership in steps (see Steps): the same answer, with a yield every STEP_ITEMS
- * entries. Linear: the value's entries (sorted when the gateway wrote it: formatThrottledReplicas)
- * and the ledger's `added` (kept sorted) are walked side by side, so both parts come out
- * sorted without a Set or a sort per call (GET /throttles at 100,000 moving partitions splits
- * 200 lists of 1,000-3,000 entries). A value written unsorted is sorted once per parsed value.
- * Memoised per parsed value (parseThrottledReplicas keeps long ones) and ledger entry object:
- * the next GET over unchanged lists answers at once. Answers are frozen (shared).
- */
-export function* replicaListOwnershipSteps(current: string | null, owned: ReplicaListOwnership | undefined): Steps<ReplicaListOwnershipView> {
-  const parsed = parseThrottledReplicas(current);
-  if (!parsed) return { all: null, gateway: [], external: [], owner: 'external' };
-  if (parsed.all) {
-    const by: ThrottleOwner = owned?.added.includes(ALL_REPLICAS) ? 'gateway' : 'external';
-    return { all: by, gateway: [], external: [], owner: by };
-  }
-  const byOwned = ownershipMemo.get(parsed);
-  const hit = byOwned?.get(owned ?? NOT_OWNED);
-  if (hit) return hit;
-  // Parsed entries are deduplicated: sorted, they are strictly ascending, and every part taken
-  // from them in order is sorted too (what `.filter(...).sort()` gave).
-  const entries = sortedEntries(parsed.entries);
-  const added = owned?.added ?? [];
-  const gateway: string[] = [];
-  const external: string[] = [];
-  let steps = 0;
-  if (isSortedUnique(added)) {
-    // Merge walk; `<` orders strings as Array.prototype.sort does (UTF-16 code units).
-    let j = 0;
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      while (j < added.length && added[j]! < e) {
-        j++;
-        if (++steps % STEP_ITEMS === 0) yield;
-      }
-      if (j < added.length && added[j] === e) {
-        gateway.push(e);
-        j++;
-      } else external.push(e);
-      if (++steps % STEP_ITEMS === 0) yield;
-    }
-  } else {
-    // A ledger list that is not sorted and deduplicated (the ledger keeps them so): membership by Set, still no sort.
-    const ours = setOf(added);
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      (ours.has(e) ? gateway : external).push(e);
-      if (++steps % STEP_ITEMS === 0) yield;
-    }
-  }
-  const owner = gateway.length === 0 ? (external.length === 0 ? null : 'external') : external.length === 0 ? 'gateway' : 'mixed';
-  const view: ReplicaListOwnershipView = Object.freeze({ all: null, gateway: Object.freeze(gateway), external: Object.freeze(external), owner });
-  // Only parsed values that cannot change are keys (parseThrottledReplicas freezes them).
-  if (Object.isFrozen(parsed)) {
-    if (byOwned) byOwned.set(owned ?? NOT_OWNED, view);
-    else ownershipMemo.set(parsed, new WeakMap([[owned ?? NOT_OWNED, view]]));
-  }
-  return view;
-}
-
-const ownershipMemo = new WeakMap<object, WeakMap<object, ReplicaListOwnershipView>>();
-
-/** Sorted copies of unsorted parsed entries, per (frozen) parsed array: the same value is listed GET after GET. */
-const sortedCopies = new WeakMap<readonly string[], readonly string[]>();
-function sortedEntries(entries: readonly string[]): readonly string[] {
-  if (isSortedUnique(entries)) return entries;
-  const known = sortedCopies.get(entries);
-  if (known) return known;
-  const sorted = Object.freeze([...entries].sort());
-  if (Object.isFrozen(entries)) sortedCopies.set(entries, sorted);
-  return sorted;
-}
-
-// ---------------------------------------------------------------------------------------------
 
 function listEntries(value: string): ReplicaDemand {
   const parsed = parseThrottledReplicas(value);
@@ -577,77 +479,4 @@ function set(value: string): { operation: 'SET'; value: string } {
 
 function del(): { operation: 'DELETE'; value: null } {
   return { operation: 'DELETE', value: null };
-}
-
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
-}
-
-/**
- * a ∪ b, deduplicated and sorted as strings. Linear when both are already sorted and
- * deduplicated (the usual case: ledger lists and merged demands are kept that way); answers
- * `a` itself when b adds nothing to it (callers compare ledger values by identity first).
- */
-export function sortedUnion(a: readonly string[], b: readonly string[]): readonly string[] {
-  if (!isSortedUnique(a) || !isSortedUnique(b)) return [...new Set([...a, ...b])].sort();
-  if (b.length === 0) return a;
-  if (a.length === 0) return b;
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const x = a[i]!;
-    const y = b[j]!;
-    if (x < y) {
-      out.push(x);
-      i++;
-    } else if (y < x) {
-      out.push(y);
-      j++;
-    } else {
-      out.push(x);
-      i++;
-      j++;
-    }
-  }
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
-  if (out.length === a.length) return a; // b ⊆ a
-  if (out.length === b.length) return b; // a ⊆ b
-  return out;
-}
-
-/** Strictly ascending as strings (UTF-16 code units, the order of Array.prototype.sort). Memoised per array. */
-function isSortedUnique(xs: readonly string[]): boolean {
-  if (xs.length < 2) return true;
-  const known = sortedArrays.get(xs);
-  if (known !== undefined) return known;
-  let ok = true;
-  for (let i = 1; i < xs.length; i++) {
-    if (!(xs[i - 1]! < xs[i]!)) {
-      ok = false;
-      break;
-    }
-  }
-  // Only frozen arrays can be remembered (anything else could change after the check).
-  if (Object.isFrozen(xs)) sortedArrays.set(xs, ok);
-  return ok;
-}
-
-const sortedArrays = new WeakMap<readonly string[], boolean>();
-/** Sets of list entries, memoised per (frozen) array: demands and parsed values repeat every pass. */
-const entrySets = new WeakMap<readonly string[], ReadonlySet<string>>();
-function setOf(xs: readonly string[]): ReadonlySet<string> {
-  const known = entrySets.get(xs);
-  if (known) return known;
-  const set = new Set(xs);
-  if (Object.isFrozen(xs)) entrySets.set(xs, set);
-  return set;
-}
-
-function sameSet(a: readonly string[], b: readonly string[] | null): boolean {
-  if (b === null) return false;
-  const sa = new Set(a);
-  const sb = new Set(b);
-  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
 }
