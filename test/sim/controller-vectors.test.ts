@@ -33,6 +33,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { request } from './wire.js';
+import { eventually } from '../eventually.js';
 import { assertShared, skipWithoutShared } from '../shared-files.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -195,22 +196,10 @@ function normalize(state: StepV['state']): StepV['state'] {
 }
 
 async function waitForState(h: Harness, want: StepV['state'], label: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  let seen = await h.observe(want);
-  while (!isDeepEqual(seen, want) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 5));
-    seen = await h.observe(want);
-  }
-  assert.deepEqual(seen, want, `${label}: state`);
-}
-
-function isDeepEqual(a: unknown, b: unknown): boolean {
-  try {
-    assert.deepEqual(a, b);
+  await eventually(`${label}: state`, async () => {
+    assert.deepEqual(await h.observe(want), want, `${label}: state`);
     return true;
-  } catch {
-    return false;
-  }
+  }, { timeoutMs: 20_000, everyMs: 5 });
 }
 
 async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<void> {
