@@ -1618,12 +1618,26 @@ export interface components {
             finishBy?: string | null;
             throttleBounds?: components["schemas"]["ThrottleBounds"];
             safety?: components["schemas"]["SafetyRequest"];
+            origin?: components["schemas"]["ReassignmentOrigin"];
         } & ({
             plan?: never;
         } | {
             partitions?: never;
             version?: never;
         });
+        /**
+         * @description Where a reassignment came from, kept with it and shown in its history: with `plan` (a
+         *     `POST /plans` answer) the plan's `goal` and a short description of it (the brokers a
+         *     decommission empties, what moves), unless the body gives `origin` itself; a caller may
+         *     label any body this way (a pipeline's own goal). Absent = a hand-written body
+         *     ("manual"); a rollback says `rollbackOf` instead.
+         */
+        ReassignmentOrigin: {
+            /** @description `decommission`, `rebalance`, `replication-factor`, `rack-repair`, `leaders` (from a plan), or the caller's label. */
+            goal: string;
+            /** @description e.g. `broker 3 emptied; 12 partitions changed; 14 replicas moved`. */
+            description?: string;
+        };
         /**
          * @description Health interlocks of a paced reassignment (with `concurrency`): while trouble it did not
          *     cause is in the cluster, no new move starts (state `held`), moves in flight go on; after
@@ -1867,6 +1881,7 @@ export interface components {
             requestedBy: string | null;
             /** @description The reassignment this one rolls back. */
             rollbackOf?: string;
+            origin?: components["schemas"]["ReassignmentOrigin"];
             /** @description Paced execution limits; null = every partition at once. */
             concurrency: null | components["schemas"]["ReassignmentConcurrency"];
             /** @enum {string} */
@@ -1968,6 +1983,7 @@ export interface components {
             /** @description The gateway instance that started it. */
             owner: string;
             rollbackOf?: string;
+            origin?: components["schemas"]["ReassignmentOrigin"];
             /** @description Preferred leaders are elected as partitions complete (absent = false). */
             electLeaders?: boolean;
             leaderElections?: components["schemas"]["ReassignmentLeaderElections"];

@@ -475,6 +475,8 @@ export class ReassignmentService {
       owner: this.#d.config.instanceId,
       requestedBy,
       ...(opts.rollbackOf && { rollbackOf: opts.rollbackOf }),
+      // Where it came from (a plan's goal, the caller's label): header only, a few hundred bytes at most.
+      ...(req.origin && { origin: req.origin }),
       // Health interlocks (issue 30): the caller's policy, when given (absent = DEFAULT_SAFETY).
       ...(req.safety && { safety: req.safety }),
       createdAt: now,

@@ -24,6 +24,7 @@ import type { WebhookDeliveryRecord, WebhookRecord } from './webhooks.js';
 import type { DeadlineState } from '../domain/reassignment/deadline.js';
 import type { HoldState, Safety } from '../domain/reassignment/health.js';
 import type { LeaderElectionTally } from '../domain/leaders.js';
+import type { ReassignmentOrigin } from '../domain/reassignment/origin.js';
 
 /**
  * v2: chunked reassignments (header + chunks, see "Layout of a reassignment" below). A v1
@@ -111,6 +112,11 @@ export interface ReassignmentRecord {
   requestedBy: string | null;
   /** A rollback of another reassignment. */
   rollbackOf?: string;
+  /**
+   * The plan goal it was started from, or the caller's label (issue 33, the console's history).
+   * Header only, bounded (origin.ts); absent = none given ("manual"), and in records written before it existed.
+   */
+  origin?: ReassignmentOrigin;
   /** Elect each completed partition's preferred leader (src/reconcile/leader-elections.ts); every rollback does. */
   electLeaders?: boolean;
   /** What those elections gave so far (absent until the first pass that counted them). */

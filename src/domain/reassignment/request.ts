@@ -16,6 +16,7 @@ import { drain as runSteps, STEP_ITEMS, type Steps } from '../steps.js';
 import { parseSafety, type Safety } from './health.js';
 import type { ThrottleBounds } from './deadline.js';
 import { parseFinishBy, parseThrottleBounds } from './deadline-request.js';
+import { parseOrigin, type ReassignmentOrigin } from './origin.js';
 
 /** `throttle` is bytes/s for both the leader and follower rates; below this it is a typo. */
 export const MIN_THROTTLE_BYTES_PER_SECOND = 1024;
@@ -53,6 +54,8 @@ export interface ReassignmentRequest {
   readonly throttleBounds: ThrottleBounds | null;
   /** Health interlocks (issue 30): null = absent (DEFAULT_SAFETY), `off`, or the caller's policy. */
   readonly safety?: Safety | null;
+  /** Where it came from (a plan's goal or the caller's label, origin.ts); absent or null = none ("manual"). */
+  readonly origin?: ReassignmentOrigin | null;
   readonly format: ReassignmentRequestFormat;
 }
 
@@ -167,9 +170,10 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
   }
 
   const safety = parseSafety(body.safety, '/safety', errors);
+  const origin = parseOrigin(body.origin, '/origin', errors);
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, ...(electLeaders && { electLeaders }), validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, format } };
+  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, ...(electLeaders && { electLeaders }), validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, ...(origin && { origin }), format } };
 }
 
 /**

@@ -7,6 +7,7 @@ import { strictRouter } from '../router.js';
 import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
 import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
+import { withPlanOrigin } from '../../domain/reassignment/origin.js';
 import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
 import { partitionCount } from '../../state/cold-partitions.js';
 import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
@@ -153,6 +154,7 @@ function toSummary(brief: ReassignmentDetail, movingCount: number, moving: reado
     // Who, what and how much, for the console's history (cached per record: ReassignmentService.brief).
     requestedBy: record.requestedBy,
     ...(record.rollbackOf !== undefined && { rollbackOf: record.rollbackOf }),
+    ...(record.origin && { origin: { ...record.origin } }),
     concurrency: record.concurrency,
     order: record.order,
     counts: brief.counts,
@@ -207,6 +209,7 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
     requestedBy: r.requestedBy,
     owner: r.owner,
     ...(r.rollbackOf !== undefined && { rollbackOf: r.rollbackOf }),
+    ...(r.origin && { origin: { ...r.origin } }),
     ...(r.electLeaders && { electLeaders: true }),
     ...(r.leaderElections && { leaderElections: { ...r.leaderElections, updatedAt: iso(r.leaderElections.updatedAt)! } }),
     paused: r.paused,
@@ -298,7 +301,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     // validateOnly: the query parameter or the body field (one convention, see validateOnlyOf).
     const vo = validateOnlyOf(req, req.body);
     if ('problem' in vo) return sendProblem(res, vo.problem);
-    const body = unwrapPlanBody(req.body);
+    // A plan answer's goal is kept as the reassignment's origin (unless the body names one) before the plan is unwrapped.
+    const body = unwrapPlanBody(withPlanOrigin(req.body));
     const withFlag = vo.validateOnly && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, validateOnly: true } : body;
     await sendStart(req, res, await service.start(withFlag, callerOf(res)), service);
   });
