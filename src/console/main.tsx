@@ -31,6 +31,7 @@ import {
 import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
 import { TopicConfigs } from './topic-configs.js';
 import { HistoryPage } from './history.js';
+import { goalLine, goalText } from '../client/origin-text.js';
 import { isFinished, tookSeconds, useLiveReassignment, useLiveReassignmentList } from './live.js';
 import { LeaderElectionPanel, LeaderElectionRows } from './leaders.js';
 import { DeadlineRows } from './deadline.js';
@@ -605,6 +606,7 @@ function ReassignmentsPage({ api, token }: PageProps) {
             <tr>
               <th scope="col">Id</th>
               <th scope="col">State</th>
+              <th scope="col">Goal</th>
               <th scope="col">Progress</th>
               <th scope="col">Partitions</th>
               <th scope="col">Rate / ETA</th>
@@ -622,6 +624,7 @@ function ReassignmentsPage({ api, token }: PageProps) {
                   <td>
                     <Badge kind={x?.state ?? r.state}>{x?.state ?? r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
                   </td>
+                  <td>{goalText(r)}</td>
                   <td>{x ? <ProgressBar percent={x.progress.percent} label={`Progress of ${r.id}`} /> : '–'}</td>
                   <td>{`${x.counts.total}: ${countsText(x.counts)}`}</td>
                   <td>{isFinished(x.state) ? `took ${formatDuration(tookSeconds(x))}` : `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}`}</td>
@@ -747,6 +750,8 @@ function ReassignmentPage({ api, me, token, id }: PageProps & { id: string }) {
               {r.throttle !== null && (r.throttlesRemovedAt ? ` · removed at ${new Date(r.throttlesRemovedAt).toLocaleTimeString()}` : live ? ' · set while it runs' : r.autoRemoveThrottle ? ' · being removed…' : ' · kept (autoRemoveThrottle false)')}
             </dd>
             <DeadlineRows r={r} />
+            <dt>Goal</dt>
+            <dd data-testid="goal">{goalLine(r)}</dd>
             <dt>Requested by</dt>
             <dd>{r.requestedBy ?? 'anonymous'} · created {new Date(r.createdAt).toLocaleString()}</dd>
           </dl>

@@ -15,7 +15,6 @@
 //   alone (Kafka's sensor lingers too) and picks up the new rate if a quota comes back.
 import {
   applyQuotaAlteration,
-  describeClientQuotas,
   entityFromComponents,
   ENTITY_CLIENT_ID,
   ENTITY_IP,
@@ -29,13 +28,12 @@ import {
   QUOTA_KEY_TYPES,
   resolveQuota,
   type ApiErrorResult,
-  type DescribedQuota,
   type EntityComponent,
-  type FilterComponent,
   type QuotaEntity,
   type QuotaTable,
   type ResolvedQuota,
 } from './quota-entities.js';
+import { describeClientQuotas, type DescribedQuota, type FilterComponent } from './quota-describe.js';
 import { KAFKA_DEFAULT_WINDOW, MutationSensor, throttleLeftMs, type MutationQuotaWindow, type SensorSnapshot } from './mutation-bucket.js';
 import type { Clock } from './clock.js';
 

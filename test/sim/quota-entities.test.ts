@@ -10,22 +10,24 @@ import assert from 'node:assert/strict';
 import {
   ERROR_INVALID_REQUEST,
   ERROR_UNSUPPORTED_VERSION,
-  MATCH_TYPE_DEFAULT,
-  MATCH_TYPE_EXACT,
-  MATCH_TYPE_SPECIFIED,
   applyQuotaAlteration,
-  compileDescribeFilter,
-  describeClientQuotas,
   entityFromComponents,
   entityKey,
-  entityMatchesFilter,
   validateQuotaOps,
   validateQuotaValue,
-  type FilterComponent,
   type QuotaEntity,
   type QuotaTable,
   type QuotaValues,
 } from '../../src/sim/quota-entities.js';
+import {
+  compileDescribeFilter,
+  describeClientQuotas,
+  entityMatchesFilter,
+  MATCH_TYPE_DEFAULT,
+  MATCH_TYPE_EXACT,
+  MATCH_TYPE_SPECIFIED,
+  type FilterComponent,
+} from '../../src/sim/quota-describe.js';
 import { kafkaEntityComponents } from '../../src/sim/quotas.js';
 
 const CMR = 'controller_mutation_rate' as const;
