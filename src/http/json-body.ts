@@ -15,6 +15,7 @@
 // unchanged (it answers 415 or decodes it).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { Steps } from '../domain/steps.js';
 import { runInSlices, yieldTurn as yieldToLoop } from '../event-loop-turns.js';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeepError, rejectDeepJson } from './hostile-input.js';
@@ -49,7 +50,7 @@ export interface JsonScan {
 export function* scanJson(
   text: string,
   { sliceChars = 65_536, cutChars = CUT_CHARS, stopDeeperThan = Infinity }: { sliceChars?: number; cutChars?: number; stopDeeperThan?: number } = {},
-): Generator<void, JsonScan> {
+): Steps<JsonScan> {
   let depth = 0;
   let maxDepth = 0;
   let balanced = true;
@@ -191,7 +192,7 @@ const DECODE_PIECE_BYTES = 256 * 1024;
  * not, never spans a cut, so each piece decodes as it would inside the whole (the same
  * characters, the same U+FFFD for invalid bytes).
  */
-export function* decodeUtf8Steps(buf: Buffer, start = 0, pieceBytes = DECODE_PIECE_BYTES): Generator<void, string> {
+export function* decodeUtf8Steps(buf: Buffer, start = 0, pieceBytes = DECODE_PIECE_BYTES): Steps<string> {
   if (buf.length - start <= pieceBytes) return buf.toString('utf8', start);
   const parts: string[] = [];
   let from = start;

@@ -11,6 +11,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
 import { JsonTooDeepError, jsonNestingDepth, rejectDeepJson } from '../../src/http/hostile-input.js';
+import { drain } from '../../src/domain/steps.js';
 import { decodeUtf8Steps, parseJsonInSlices, parseJsonStrict, scanJson, slicedJsonBody } from '../../src/http/json-body.js';
 
 /** jsonNestingDepth as it was before the byte-class table: the reference. */
@@ -30,13 +31,6 @@ function referenceDepth(buf: Uint8Array): number {
   }
   return max;
 }
-
-const drain = <T>(g: Generator<void, T>): T => {
-  for (;;) {
-    const r = g.next();
-    if (r.done) return r.value;
-  }
-};
 
 // JSON-ish text that stresses the scanner: brackets inside strings, escaped quotes, escaped
 // backslashes, a backslash at every possible slice boundary, non-ASCII, stray closers.
