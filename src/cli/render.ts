@@ -1,5 +1,6 @@
 // Terminal rendering for the CLI: tables and progress bars. Pure string functions.
 import { formatBytes, formatDuration, type ReassignmentPartitionItem, type ReassignmentStatus } from '../client/api.js';
+import { goalLine } from '../client/origin-text.js';
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 export function table(headers: string[], rows: (string | number | null | undefined)[][]): string {
@@ -45,6 +46,7 @@ export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   const c = r.counts;
   const lines = [
     head,
+    `  goal: ${goalLine(r)}${r.requestedBy ? `  requested by ${r.requestedBy}` : ''}`,
     `  partitions: ${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${c.cancelled ? `, ${c.cancelled} cancelled` : ''} (of ${c.total})`,
     `  pacing: ${pacingText(r)}${r.paused ? '  PAUSED (moves in flight finish, none start)' : ''}  throttle: ${r.throttle === null ? 'none' : `${formatBytes(r.throttle)}/s`}${r.throttlesRemovedAt ? ' (removed)' : ''}`,
   ];

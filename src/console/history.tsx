@@ -1,11 +1,12 @@
 // The reassignment history: every finished reassignment the gateway still keeps (completed,
 // cancelled, failed; REASSIGNMENT_RETENTION_SECONDS): when (created, finished), who asked,
-// what the plan was (pacing, throttle, a rollback of which), what moved (partitions, bytes),
+// the goal (a plan's, a rollback of which, or manual), what the plan was (pacing, throttle), what moved (partitions, bytes),
 // how long it took and how it ended. From GET /reassignments (each summary carries the
 // requester, counts and bytes), kept current by the all-reassignments event stream; shown a
 // page at a time, so a long history costs one table page of DOM.
 import { useState } from 'preact/hooks';
 import { formatBytes, formatDuration, type GatewayClient } from '../client/api.js';
+import { goalText } from '../client/origin-text.js';
 import { isFinished, tookSeconds, useLiveReassignmentList, type ReassignmentRow } from './live.js';
 import { Loading } from './ui.js';
 
@@ -15,13 +16,13 @@ type StateFilter = (typeof STATES)[number];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
 
-/** The plan in words: how it was paced and throttled, and what it rolled back. */
+/** The plan in words: how it was paced and throttled (the goal has its own column). */
 function planText(r: ReassignmentRow): string {
   const c = r.concurrency;
   const bounds = [c?.perBroker != null && `${c.perBroker}/broker`, c?.cluster != null && `${c.cluster} in the cluster`].filter(Boolean);
   const pacing = bounds.length ? `paced (${bounds.join(', ')}; ${r.order})` : 'all at once';
   const throttle = r.throttle === null ? 'no throttle' : `throttle ${formatBytes(r.throttle)}/s`;
-  return `${r.rollbackOf ? `rollback of ${r.rollbackOf}; ` : ''}${pacing}; ${throttle}`;
+  return `${pacing}; ${throttle}`;
 }
 
 /** What moved: partitions completed of those asked, and bytes copied. */
@@ -81,6 +82,7 @@ export function HistoryPage({ api, token, href }: { api: GatewayClient; token: s
                   <th scope="col">Finished</th>
                   <th scope="col">Took</th>
                   <th scope="col">Requested by</th>
+                  <th scope="col">Goal</th>
                   <th scope="col">Plan</th>
                   <th scope="col">Moved</th>
                 </tr>
@@ -99,6 +101,10 @@ export function HistoryPage({ api, token, href }: { api: GatewayClient; token: s
                     <td>{when(r.endedAt)}</td>
                     <td>{formatDuration(tookSeconds(r))}</td>
                     <td>{r.requestedBy ?? 'anonymous'}</td>
+                    <td data-testid="history-goal">
+                      {goalText(r)}
+                      {r.origin?.description && <div class="note">{r.origin.description}</div>}
+                    </td>
                     <td>{planText(r)}</td>
                     <td>{movedText(r)}</td>
                   </tr>

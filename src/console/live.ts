@@ -16,6 +16,7 @@ export type LiveMode = 'connecting' | 'live' | 'polling';
 export type ReassignmentRow = Pick<Reassignment, 'id' | 'state' | 'createdAt' | 'startedAt' | 'endedAt' | 'throttle' | 'counts' | 'progress' | 'requestedBy' | 'concurrency' | 'order'> & {
   reason?: string;
   rollbackOf?: string;
+  origin?: Reassignment['origin'];
 };
 
 /** Failed connections in a row before a page falls back to polling (a refused or broken stream). */

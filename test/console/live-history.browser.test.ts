@@ -80,7 +80,7 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     // Started elsewhere (the API) while the page is open: it appears through the stream.
     const jsonBefore = requests.json.length;
     const p1 = (await api.topic('orders')).partitions.find((p) => p.partition === 1)!.replicas;
-    cancelled = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0]!, spareBroker(p1)] }], throttle: 1024 })) as { id: string }).id;
+    cancelled = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0]!, spareBroker(p1)] }], throttle: 1024, origin: { goal: 'decommission', description: 'broker 9 emptied' } })) as { id: string }).id;
     const runningRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: cancelled }) });
     await runningRow.getByText(/ETA/).waitFor({ timeout: 15_000 });
     assert.match(await runningRow.innerText(), /running/);
@@ -125,6 +125,9 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     assert.match(text, /1 of 1 partition\(s\), \d+(\.\d)? [KMG]iB/, 'what moved');
     const cancelledRow = table.getByRole('row').filter({ has: page.getByRole('link', { name: cancelled }) });
     assert.match(await cancelledRow.innerText(), /cancelled[\s\S]*throttle 1\.0 KiB\/s[\s\S]*0 of 1 partition\(s\) \(1 cancelled\)/);
+    // The goal or plan: the origin it was started with, "manual" for a hand-written body.
+    assert.equal((await cancelledRow.getByTestId('history-goal').innerText()).replace(/\s+/g, ' '), 'decommission broker 9 emptied');
+    assert.equal(await doneRow.getByTestId('history-goal').innerText(), 'manual');
     // Newest finished first.
     const ids = await table.locator('tbody th a').allInnerTexts();
     assert.deepEqual(ids.slice(0, 2), [cancelled, done]);
