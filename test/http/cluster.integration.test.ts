@@ -2,6 +2,7 @@
 // (every broker stopped) and the recovery after it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../eventually.js';
 import { expectProblem, startGateway, type Gateway } from './helpers.js';
 
 describe('GET /cluster', () => {
@@ -52,12 +53,10 @@ describe('cluster outage', () => {
     await gw.sim.startBroker(0);
     await gw.sim.startBroker(1);
     // The client reconnects on demand: poll readiness until it is back (or the deadline).
-    let status = 0;
-    for (const deadline = Date.now() + 15_000; status !== 200 && Date.now() < deadline; ) {
-      status = (await gw.http().get('/readyz')).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(status, 200);
+    await eventually('readyz 200 after the broker is back', async () => {
+      assert.equal((await gw.http().get('/readyz')).status, 200);
+      return true;
+    }, { timeoutMs: 15_000, everyMs: 50 });
     assert.equal((await gw.http().get('/cluster')).status, 200);
   });
 });
