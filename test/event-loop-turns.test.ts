@@ -79,3 +79,39 @@ it('a short task (its first SHORT_YIELDS yields) goes before long ones already w
   assert.equal(after.filter((x) => x === 's').length, SHORT_YIELDS + 2);
   assert.equal(waitingTurns(), 0);
 });
+
+it('runInSlices: the steps\' own result; a turn only once a slice has run its budget; the watch sees every slice and the last', async () => {
+  const { drain } = await import('../src/domain/steps.js');
+  const { runInSlices } = await import('../src/event-loop-turns.js');
+  // 40 steps of ~1 ms each (busy: no clock but the work's own), summing their indexes.
+  function* work(): Generator<void, number, void> {
+    let sum = 0;
+    for (let i = 0; i < 40; i++) {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      sum += i;
+      yield;
+    }
+    return sum;
+  }
+  assert.equal(drain(work()), 780);
+  const slices: { ms: number; done: boolean }[] = [];
+  let started = 0;
+  let turns = 0;
+  let counting = true;
+  const tick = () => {
+    turns++;
+    if (counting) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const value = await runInSlices(work(), 5, {}, { sliceStarted: () => started++, sliceEnded: (ms, done) => slices.push({ ms, done }) });
+  counting = false;
+  assert.equal(value, 780);
+  assert.equal(started, slices.length);
+  assert.deepEqual(slices.map((s) => s.done), [...Array(slices.length - 1).fill(false), true]);
+  // Every slice but the last ran its budget (5 ms) before the turn: 40 ms of work is at most 9
+  // slices (fewer when the machine is busy: a slice is at least, not exactly, 5 ms).
+  for (const s of slices.slice(0, -1)) assert.ok(s.ms >= 5, `a slice ended early: ${s.ms} ms`);
+  assert.ok(slices.length <= 9, `${slices.length} slices for 40 ms at 5 ms each`);
+  assert.ok(turns >= slices.length - 1, `${turns} turns of the loop for ${slices.length} slices`);
+});
