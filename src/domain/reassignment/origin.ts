@@ -6,7 +6,15 @@
 // Derived from a plan answer only through fields whose size does not grow with the cluster's
 // partitions (goal, counts, the before/after lists of at most one entry per broker).
 
-import type { FieldError } from './request.js';
+/**
+ * One problem with one field: request.ts's FieldError (`INVALID_TYPE` and `REQUIRED` only), stated
+ * here so that request.ts (which calls parseOrigin) and this file do not import each other.
+ */
+export interface OriginFieldError {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
 
 export interface ReassignmentOrigin {
   /** The plan's goal (`decommission`, `rebalance`, ...) or the caller's label. */
@@ -25,7 +33,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const validGoal = (v: unknown): v is string => typeof v === 'string' && v.length <= ORIGIN_GOAL_MAX && GOAL_PATTERN.test(v);
 
 /** The body's `origin`: `{goal, description?}` as given (bounded); null = absent. Problems go to `errors`. */
-export function parseOrigin(value: unknown, path: string, errors: FieldError[]): ReassignmentOrigin | null {
+export function parseOrigin(value: unknown, path: string, errors: OriginFieldError[]): ReassignmentOrigin | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) {
     errors.push({ path, code: 'INVALID_TYPE', message: 'origin must be an object {goal, description}.' });
