@@ -14,7 +14,7 @@
 // lowest rate that finishes in T seconds is that busiest broker's bytes ÷ T.
 //
 // What reality adds, measured rather than modelled: `efficiency`, the share of the throttle the
-// busiest broker actually achieved between two passes (waves of a paced execution starting
+// busiest broker actually achieved over the last window (waves of a paced execution starting
 // late, copies held back by their other end, the brokers' physical bandwidth below the
 // throttle, the ISR round trip). The rate asked for is divided by it, so a reassignment that
 // falls behind asks for more at the next pass, and one that cannot go faster (bandwidth)
