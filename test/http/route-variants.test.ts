@@ -24,6 +24,9 @@ import { Agent, createServer, request as httpRequest, type Server } from 'node:h
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
+import { loadWebhookConfig } from '../../src/events/webhook-config.js';
+import { WebhookService } from '../../src/events/webhook-service.js';
 import { createApp } from '../../src/http/app.js';
 import { PUBLIC, ROLES, roleAtLeast, type OperationAccess, type Role } from '../../src/http/auth/roles.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
@@ -58,7 +61,7 @@ let tokens: RoleTokens;
 const audits: Record<string, unknown>[] = [];
 
 /** What the effective requests point at. */
-const fixture = { reassignmentId: '', replicas: [] as number[][], spare: [] as number[][] };
+const fixture = { reassignmentId: '', webhookId: '', replicas: [] as number[][], spare: [] as number[][] };
 
 interface Answer {
   status: number;
@@ -79,6 +82,13 @@ function send(method: string, path: string, caller: Caller, opts: SendOptions = 
   if (payload) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      // An event stream (GET /reassignments/events…) never ends: its status and headers are the
+      // answer; the connection is closed so the stream ends on the server too.
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, type: undefined, allow: res.headers.allow, body: undefined });
+        req.destroy();
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -148,10 +158,11 @@ const EFFECTIVE: Record<string, () => { query?: string; body?: unknown }> = {
   }),
   deleteThrottledReplicas: () => ({ query: 'topics=victim&includeExternal=true' }),
   deleteThrottleRates: () => ({ query: 'includeExternal=true' }),
+  createWebhook: () => ({ body: { url: 'https://hooks.example.com/kafka', events: ['completed'] } }),
 };
 
 /** Path parameters by name: the victim topic, the running reassignment. */
-const PARAMS: Record<string, () => string> = { topic: () => 'victim', id: () => fixture.reassignmentId };
+const PARAMS: Record<string, () => string> = { topic: () => 'victim', id: () => fixture.reassignmentId, webhookId: () => fixture.webhookId };
 
 interface Planned {
   op: OperationAccess;
@@ -249,7 +260,9 @@ before(async () => {
   const page = { body: Buffer.from('<!doctype html>'), type: 'text/html; charset=utf-8', etag: '"p"' };
   const script = { ...page, type: 'text/javascript; charset=utf-8' };
   const consoleAssets = { files: new Map([['/', page], ['/console/app.js', script]]), origin: 'prebuilt' as const };
-  app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, auditLogger, console: consoleAssets });
+  const changes = createReassignmentChangeFeed(reassignments.store);
+  const webhooks = new WebhookService({ store: reassignments.store, changes, config: loadWebhookConfig({}) });
+  app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, auditLogger, console: consoleAssets, changes, webhooks });
   server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
@@ -263,6 +276,9 @@ before(async () => {
   const started = await send('POST', '/reassignments', 'admin', { body: move });
   assert.equal(started.status, 202, JSON.stringify(started.body));
   fixture.reassignmentId = (started.body as { id: string }).id;
+  const hook = await send('POST', '/webhooks', 'admin', { body: { url: 'https://hooks.example.com/fixture', events: ['completed'] } });
+  assert.equal(hook.status, 201, JSON.stringify(hook.body));
+  fixture.webhookId = (hook.body as { webhook: { id: string } }).webhook.id;
   const quota = await send('PUT', '/quotas', 'admin', { body: { entity: { user: 'alice' }, controllerMutationRate: 5 } });
   assert.ok(quota.status < 300, JSON.stringify(quota.body));
   before0 = await kafkaState();
@@ -272,6 +288,9 @@ before(async () => {
 
 after(async () => {
   agent.destroy();
+  // The event-stream operations (GET /reassignments/events…) never end their answers: close
+  // their connections, or server.close() waits for them forever.
+  server?.closeAllConnections();
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   await observer?.close().catch(() => undefined);
   await kafka?.close().catch(() => undefined);
