@@ -26,6 +26,7 @@ describe('parseReassignmentRequest: the gateway body', () => {
         addToExisting: true,
         concurrency: { perBroker: 2 },
         order: 'size-desc',
+        safety: { holdOn: ['offline'], resumeAfterPasses: 2 },
       }),
       {
         partitions: [{ topic: 't', partition: 0, replicas: [2, 3] }],
@@ -36,6 +37,10 @@ describe('parseReassignmentRequest: the gateway body', () => {
         concurrency: { perBroker: 2, cluster: null },
         order: 'size-desc',
         format: 'gateway',
+        // finishBy and throttleBounds exclude a throttle: null here (deadline-request tests take them)
+        finishBy: null,
+        throttleBounds: null,
+        safety: { holdOn: ['offline'], resumeAfterPasses: 2 },
       },
     );
   });
