@@ -34,7 +34,7 @@ import type { WebhookService } from '../events/webhook-service.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
 import { requestIdMiddleware } from './request-id.js';
-import { routeMatchMiddleware, routeTableFor } from './route-table.js';
+import { routeMatchMiddleware, routeMatchOf, routeTableFor } from './route-table.js';
 import { STRICT_ROUTING } from './router.js';
 import { loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
@@ -126,7 +126,8 @@ export function createApp(opts: AppOptions): Express {
   app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
   // The 100,000 items of a large POST /reassignments are checked in slices beside it.
-  const validator = validationMiddleware(spec, opts.validateResponses ?? false);
+  // Keyed by the route table's match (src/http/validator-chain.ts): no second matcher per request.
+  const validator = validationMiddleware(spec, opts.validateResponses ?? false, routeMatchOf);
   app.use(validateLargeArraysInSlices(validator));
   warmUps.set(app, () => warmUpValidation(validator, spec, app));
   // After validation: every change that reaches a handler leaves one audit line.

@@ -2,15 +2,16 @@
 // translation of every "your request is wrong" error into a problem: validator errors,
 // body-parser errors, unknown routes, wrong methods.
 import type { RequestHandler } from 'express';
-import { routeTableValidator } from './validator-chain.js';
+import { routeTableValidator, type MatchOf } from './validator-chain.js';
 import type { LoadedSpec } from './spec.js';
 import { problemType, type HttpProblem, type ValidationError } from './problem.js';
 
 /**
  * express-openapi-validator's request (and response) validation, keyed by the route table's match
- * (validator-chain.ts): mount after routeMatchMiddleware.
+ * when `matchOf` is route-table.ts's routeMatchOf (validator-chain.ts; mount after
+ * routeMatchMiddleware); without it, matched by the validator itself.
  */
-export function validationMiddleware(spec: LoadedSpec, validateResponses: boolean): RequestHandler[] {
+export function validationMiddleware(spec: LoadedSpec, validateResponses: boolean, matchOf?: MatchOf): RequestHandler[] {
   return routeTableValidator({
     // The validator dereferences in place; give it a copy so /openapi.yaml and the
     // route matcher keep the document as written.
@@ -31,7 +32,7 @@ export function validationMiddleware(spec: LoadedSpec, validateResponses: boolea
     // own check would 401 the demo's anonymous callers.
     validateSecurity: false,
     ignoreUndocumented: false,
-  });
+  }, matchOf);
 }
 
 /** The shape express-openapi-validator's HttpError and body-parser's errors share enough of. */

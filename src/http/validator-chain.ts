@@ -22,7 +22,6 @@
 // and the HTTP tests hold it to the validator's answers.
 import { createRequire } from 'node:module';
 import type { Application, NextFunction, Request, RequestHandler, Response } from 'express';
-import { routeMatchOf } from './route-table.js';
 
 const require = createRequire(import.meta.url);
 
@@ -102,6 +101,12 @@ interface Chain {
   readonly response: RequestHandler | undefined;
 }
 
+/**
+ * The route table's match of a request (route-table.ts's routeMatchOf fits). Passed in, not
+ * imported: route-table.ts imports error-handler.ts, which imports validation.ts, which builds this.
+ */
+export type MatchOf = (res: Response) => { readonly kind: 'operation'; readonly operation: { readonly route: string }; readonly params: Readonly<Record<string, string>> } | { readonly kind: 'method-not-allowed' | 'not-found' };
+
 /** Requests the validator's own route lookup answered (not the route table): for tests and the profile. */
 export const validatorLookups = { count: 0 };
 
@@ -118,8 +123,12 @@ function run(mw: RequestHandler, req: Request, res: Response, next: NextFunction
 /**
  * The validator's middlewares as one, with the options express-openapi-validator's
  * `middleware(options)` takes (`options.apiSpec`: a document it may change; give it a copy).
+ * Without `matchOf`, every request goes through the validator's own lookup, as before.
  */
-export function routeTableValidator(options: { apiSpec: object; validateApiSpec: boolean; validateRequests: object; validateResponses: object | false; validateSecurity: false } & Record<string, unknown>): RequestHandler[] {
+export function routeTableValidator(
+  options: { apiSpec: object; validateApiSpec: boolean; validateRequests: object; validateResponses: object | false; validateSecurity: false } & Record<string, unknown>,
+  matchOf: MatchOf | undefined,
+): RequestHandler[] {
   const oav = new OpenApiValidator(options);
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec, validateApiSpec: options.validateApiSpec, $refParser: oav.options.$refParser }).load();
   let pathParamsInstalled = false;
@@ -172,7 +181,7 @@ export function routeTableValidator(options: { apiSpec: object; validateApiSpec:
       oav.installPathParams(req.app, c.context);
       pathParamsInstalled = true;
     }
-    const match = res.locals ? routeMatchOf(res) : undefined;
+    const match = matchOf && res.locals ? matchOf(res) : undefined;
     const meta = match?.kind === 'operation' ? c.metadata.get(`${req.method} ${match.operation.route}`) : undefined;
     if (!meta || !match || match.kind !== 'operation') return runAll(c.fallback, req, res, next);
     const pathParams = { ...match.params };

@@ -14,7 +14,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import request from 'supertest';
 import { createApp, warmUpApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
-import { routeMatchMiddleware, routeTableFor } from '../../src/http/route-table.js';
+import { routeMatchMiddleware, routeMatchOf, routeTableFor } from '../../src/http/route-table.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { requestErrorToProblem, validationMiddleware } from '../../src/http/validation.js';
 import { ADAPTED_VALIDATOR_VERSION, validatorLookups } from '../../src/http/validator-chain.js';
@@ -127,7 +127,7 @@ describe('validator-chain', () => {
       ignoreUndocumented: false,
     } as const;
     const reference = harness(OpenApiValidator.middleware({ ...options, apiSpec: structuredClone(spec.document) as never }) as unknown as RequestHandler[]);
-    const chained = harness(validationMiddleware(spec, false));
+    const chained = harness(validationMiddleware(spec, false, routeMatchOf));
     const all = probes();
     assert.ok(all.length > 200, `${all.length} probes`);
     const statuses = new Set<number>();
