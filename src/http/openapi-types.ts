@@ -1682,6 +1682,22 @@ export interface components {
             replan?: string;
         };
         /**
+         * @description The cluster was in trouble (of the kinds the reassignment's `safety` holds on) when the
+         *     reassignment was started or validated (health interlocks, issue 30). `wouldHold`: a paced
+         *     reassignment is created `held` (nothing sent until the cluster is healthy; it resumes by
+         *     itself); an unpaced one (no `concurrency`) sends every move at once and cannot be held.
+         *     Absent when healthy or with `safety: "off"`.
+         */
+        StartHealthWarning: {
+            wouldHold: boolean;
+            reasons: {
+                kind: components["schemas"]["TroubleKind"];
+                count: number;
+                examples: string[];
+            }[];
+            message: string;
+        };
+        /**
          * @description The rates a `finishBy` deadline may pick from, bytes/s per broker (only with
          *     `finishBy`). Absent = min 1 MiB/s (1048576), max 256 MiB/s (268435456); an absent
          *     member takes its default. When even `max` cannot make the deadline, `max` is used and
@@ -1832,6 +1848,7 @@ export interface components {
             /** @description Only with `?detail=true` (validateOnly). */
             rollback?: components["schemas"]["ReassignmentFile"];
             pacing?: components["schemas"]["PacingSchedule"];
+            healthWarning?: components["schemas"]["StartHealthWarning"];
             /** @description Intra-broker moves (`log_dirs` entries other than `"any"`): each replica that AlterReplicaLogDirs sends to a log dir of its broker, with the dir it is in now (null = the broker does not host it yet; the dir is then sent again once the reassignment has created the replica). With a `throttle`, those brokers also get `replica.alter.log.dirs.io.max.bytes.per.second` (in `throttleConfigs`). Absent when every dir is `"any"`. */
             logDirMoves?: {
                 topic: string;
@@ -1856,6 +1873,7 @@ export interface components {
             rollback: components["schemas"]["ReassignmentFile"];
             /** @description Only with `?detail=true`. */
             plan?: components["schemas"]["ReassignmentPlan"];
+            healthWarning?: components["schemas"]["StartHealthWarning"];
         };
         MovingPartition: {
             topic: string;

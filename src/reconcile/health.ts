@@ -57,6 +57,12 @@ export const MAX_RECHECK = 10_000;
 
 const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0 };
 
+/**
+ * What the health read is made for: a record, or a reassignment not written yet (its POST,
+ * ./start-health.ts): its policy and its moves (open ones: queued or moving).
+ */
+export type HealthSubject = Pick<ReassignmentRecord, 'partitions' | 'safety'>;
+
 /** Records the interlocks look at: running, moves not ended, with a queue (something to hold) or held now. */
 export function holdCandidates(view: StateView): ReassignmentRecord[] {
   const out: ReassignmentRecord[] = [];
@@ -71,9 +77,9 @@ export class HealthInterlock {
   readonly #d: HealthInterlockDeps;
   #minIsrDefault: { value: number; at: number } | undefined;
   /** Target brokers of a record's open moves, per record version (records are immutable). */
-  readonly #targets = new WeakMap<ReassignmentRecord, readonly number[]>();
+  readonly #targets = new WeakMap<HealthSubject, readonly number[]>();
   /** Brokers a record's open moves drain, per record version. */
-  readonly #drained = new WeakMap<ReassignmentRecord, ReadonlySet<number>>();
+  readonly #drained = new WeakMap<HealthSubject, ReadonlySet<number>>();
 
   constructor(deps: HealthInterlockDeps) {
     this.#d = deps;
@@ -92,14 +98,34 @@ export class HealthInterlock {
     }
   }
 
-  async #read(records: readonly ReassignmentRecord[], movingIds: ReadonlySet<string>, view: StateView): Promise<ClusterHealth> {
+  /**
+   * The hold a reassignment about to be started (POST /reassignments, before its first wave)
+   * would get from the cluster's health now: the same read and walk as a pass, `subject`'s moves
+   * counted as a live reassignment's (what it is to move or drain is not trouble), decided as a
+   * pass decides a record not held yet. `held` or `none` (`off`: none, and nothing read).
+   */
+  async decideAtStart(subject: HealthSubject, movingIds: ReadonlySet<string>, view: StateView): Promise<{ health: ClusterHealth; decision: HoldDecision }> {
+    const policy = safetyOf(subject);
+    if (policy === 'off') return { health: NO_TROUBLE, decision: { kind: 'none' } };
+    const health = await this.#read([subject], movingIds, view, subject);
+    const targetsGone = targetsOnGoneBrokers(subject.partitions, health.goneBrokers);
+    const mine = healthFor(health, this.#drainedBy(subject));
+    return { health: mine, decision: decideHold(policy, mine, undefined, this.#d.now(), targetsGone) };
+  }
+
+  /** A hold made outside a pass (a reassignment created held by its POST): audited, logged and counted as a pass's. */
+  announceHeld(id: string, hold: HoldState): void {
+    this.#announce(id, 'held', hold);
+  }
+
+  async #read(records: readonly HealthSubject[], movingIds: ReadonlySet<string>, view: StateView, starting?: HealthSubject): Promise<ClusterHealth> {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
     const md = await kafka.describeReplicaHealth();
     // Kafka's moves were read earlier in the pass: a wave started since (the pacer's fast poll)
     // has its new replicas out of the ISR in this answer. Such partitions are looked at again
     // (#cleared), so that a move is never taken for trouble.
-    const cleared = await this.#cleared(md.topics, movingIds, view);
+    const cleared = await this.#cleared(md.topics, movingIds, view, starting);
     const candidates = minIsrCandidates(md.topics);
     const minIsr = candidates.length > 0 ? await this.#minIsr(candidates, md.brokers) : new Map<string, number>();
     const expected: number[] = [];
@@ -126,7 +152,7 @@ export class HealthInterlock {
    * about these partitions, and only up to MAX_RECHECK of them (more is trouble whatever a few
    * waves did meanwhile).
    */
-  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>, view: StateView): Promise<Set<string>> {
+  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>, view: StateView, starting?: HealthSubject): Promise<Set<string>> {
     const suspects: { topic: string; partition: number; id: string }[] = [];
     for (const t of topics) {
       for (const p of t.partitions) {
@@ -149,8 +175,10 @@ export class HealthInterlock {
     }
     const rest = new Set(suspects.filter((x) => !cleared.has(x.id)).map((x) => x.id));
     if (rest.size === 0) return cleared;
-    for (const r of view.reassignments.values()) {
-      if (r.state !== 'running' && r.state !== 'pending') continue;
+    const live: HealthSubject[] = [];
+    for (const r of view.reassignments.values()) if (r.state === 'running' || r.state === 'pending') live.push(r);
+    if (starting) live.push(starting);
+    for (const r of live) {
       for (const p of r.partitions) {
         if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) continue;
         const id = partitionId(p.topic, p.partition);
@@ -161,7 +189,7 @@ export class HealthInterlock {
   }
 
   /** Brokers the open moves of `r` go to (a broker that joined for this move names no replica until its move starts). */
-  #targetBrokers(r: ReassignmentRecord): readonly number[] {
+  #targetBrokers(r: HealthSubject): readonly number[] {
     let out = this.#targets.get(r);
     if (!out) {
       const set = new Set<number>();
@@ -171,7 +199,7 @@ export class HealthInterlock {
     return out;
   }
 
-  #drainedBy(r: ReassignmentRecord): ReadonlySet<number> {
+  #drainedBy(r: HealthSubject): ReadonlySet<number> {
     let out = this.#drained.get(r);
     if (!out) this.#drained.set(r, (out = drainedBrokers(r.partitions)));
     return out;

@@ -72,6 +72,8 @@ import { checkFinishBy, DEFAULT_THROTTLE_BOUNDS } from '../domain/reassignment/i
 import { initialDeadline } from './deadline-pacing.js';
 import type { Logger } from '../observability/logger.js';
 import { logDirBrokers } from './log-dir-moves.js';
+import { HealthInterlock } from './health.js';
+import { healthAtStart, type StartHealthWarning } from './start-health.js';
 
 export interface ReassignmentDeps {
   kafka: KafkaAdmin;
@@ -111,6 +113,8 @@ export interface PlanView {
   pacing: { concurrency: ConcurrencyBounds; order: PacingOrder; schedule: WaveSchedule } | null;
   /** Intra-broker moves (`log_dirs` other than "any"), with the dir each replica is in now (null = not hosted yet). */
   logDirMoves?: (LogDirMove & { currentLogDir: string | null })[];
+  /** Health interlocks at the start: the cluster's trouble (held, or for validateOnly whether it would be). */
+  healthWarning?: StartHealthWarning;
 }
 
 /** GET models the remaining waves of a paced reassignment up to this many open partitions (cost). */
@@ -294,11 +298,18 @@ export class ReassignmentService {
   readonly #now: () => number;
   /** What moves, as GET /reassignments reads it: shared by the GETs within POLLED_READ_MAX_AGE_MS (kafka/recent-read.ts). */
   readonly #moves: RecentRead<MovingPartition[]>;
+  /** The health interlocks' read and decision, for the check before a first wave (start-health.ts). */
+  #healthInterlock: HealthInterlock | undefined;
 
   constructor(deps: ReassignmentDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
     this.#moves = deps.movesRead ?? movesRead(deps.kafka);
+  }
+
+  #health(): HealthInterlock {
+    const d = this.#d;
+    return (this.#healthInterlock ??= new HealthInterlock({ kafka: d.kafka, store: d.store, config: d.config, now: this.#now, ...(d.metrics && { metrics: d.metrics }), ...(d.logger && { logger: d.logger }) }));
   }
 
   get deps(): ReassignmentDeps {
@@ -398,7 +409,10 @@ export class ReassignmentService {
             state: 'queued' as const,
             noOp: p.noOp,
           }));
-    const firstWave = paced && concurrency ? await driveSteps(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
+    // Health interlocks (issue 30): trouble the policy holds on -> created held, no first wave (start-health.ts).
+    const atStart = await healthAtStart(this.#health(), { safety: req.safety, paced: paced !== null, partitions: plan.partitions, moving: ongoing.moving, view });
+    const heldAtStart = req.validateOnly ? undefined : atStart.hold;
+    const firstWave = heldAtStart ? [] : paced && concurrency ? await driveSteps(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
     const inFirstWave = new PartitionMap<true>();
     for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
     const sentNow = firstWave ? moves.filter((p) => inFirstWave.has(p.topic, p.partition)) : moves;
@@ -422,6 +436,7 @@ export class ReassignmentService {
         rollback,
         pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
         ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
+        ...(atStart.warning && { healthWarning: atStart.warning }),
       };
     };
     if (req.validateOnly) return { kind: 'plan', plan: await planViewNow() };
@@ -479,6 +494,7 @@ export class ReassignmentService {
       ...(req.origin && { origin: req.origin }),
       // Health interlocks (issue 30): the caller's policy, when given (absent = DEFAULT_SAFETY).
       ...(req.safety && { safety: req.safety }),
+      ...(heldAtStart && { hold: heldAtStart }),
       createdAt: now,
       startDeadline: now + this.#d.config.startTimeoutMs,
       updatedAt: now,
@@ -541,7 +557,8 @@ export class ReassignmentService {
     // record pending like a failure of one request does (the reconciler resolves it).
     // Up to ALTER_IN_FLIGHT requests at once: one is encoded while Kafka handles another.
     const batches: { topic: string; partition: number; replicas: readonly number[] }[][] = [];
-    for (let from = 0; from < send.length || from === 0; from += ALTER_BATCH) {
+    // Held at the start: nothing is sent (not even an empty request).
+    for (let from = 0; from < send.length || (from === 0 && !heldAtStart); from += ALTER_BATCH) {
       const batch: { topic: string; partition: number; replicas: readonly number[] }[] = [];
       for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i]!.topic, partition: send[i]!.partition, replicas: send[i]!.target });
       batches.push(batch);
@@ -610,6 +627,7 @@ export class ReassignmentService {
       this.#d.logger?.warn('start: record claim not had in time; the reconciler will record the outcome', { reassignment: record.id });
       record = { ...record, ...outcome };
     } else record = written.result;
+    if (heldAtStart && record.state === 'running' && record.hold) this.#health().announceHeld(record.id, record.hold);
     if (record.state === 'running' || record.state === 'completed') return { kind: 'started', record, plan: await planView() };
     await this.#d.throttles.sync().catch(() => undefined);
     return { kind: 'start-failed', record, plan: await planView() };

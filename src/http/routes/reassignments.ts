@@ -94,6 +94,7 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
       bottleneckBroker: p.estimate.bottleneckBroker,
     },
     ...(detail && { rollback: toFile(p.rollback) }),
+    ...(p.healthWarning && { healthWarning: toHealthWarning(p.healthWarning) }),
     ...(p.logDirMoves && { logDirMoves: p.logDirMoves.map((m) => ({ topic: m.topic, partition: m.partition, broker: m.broker, logDir: m.logDir, currentLogDir: m.currentLogDir })) }),
     ...(p.pacing && {
       pacing: {
@@ -129,7 +130,11 @@ function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
 }
 
 export function toAccepted(d: ReassignmentDetail, plan: PlanView, detail: boolean): Schemas['ReassignmentAccepted'] {
-  return { id: d.record.id, state: apiState(d.record), summary: toReassignment(d, false), rollback: toFile(plan.rollback), ...(detail && { plan: toPlan(plan, true) }) };
+  return { id: d.record.id, state: apiState(d.record), summary: toReassignment(d, false), rollback: toFile(plan.rollback), ...(detail && { plan: toPlan(plan, true) }), ...(plan.healthWarning && { healthWarning: toHealthWarning(plan.healthWarning) }) };
+}
+
+function toHealthWarning(w: NonNullable<PlanView['healthWarning']>): Schemas['StartHealthWarning'] {
+  return { wouldHold: w.wouldHold, reasons: w.reasons.map((r) => ({ kind: r.kind, count: r.count, examples: [...r.examples] })), message: w.message };
 }
 
 /** The API's state: `paused` is a running record whose paced execution is paused. */
