@@ -18,6 +18,9 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { PUBLIC, type OperationAccess } from '../../src/http/auth/roles.js';
 import { loadSpec } from '../../src/http/spec.js';
+import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
+import { loadWebhookConfig } from '../../src/events/webhook-config.js';
+import { WebhookService } from '../../src/events/webhook-service.js';
 import { createApp } from '../../src/http/app.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
@@ -49,7 +52,10 @@ before(async () => {
   const metrics = createMetrics({ defaultMetrics: false });
   kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), { onKafkaRequest: metrics.onKafkaRequest });
   const reassignments = createReassignmentRuntime({ kafka, config: loadReassignmentConfig({}), now: () => clock.now() });
-  const app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments });
+  // As main.ts wires it: the change feed and webhooks too (every operation of the contract answers).
+  const changes = createReassignmentChangeFeed(reassignments.store);
+  const webhooks = new WebhookService({ store: reassignments.store, changes, config: loadWebhookConfig({}) });
+  const app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, changes, webhooks });
   server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
