@@ -199,8 +199,20 @@ export class ChaosCluster {
   /** Starts the stopped brokers among `ids` (all of them by default). */
   async startBrokers(ids: Iterable<number> = [...this.#stopped]): Promise<void> {
     for (const id of ids) {
-      if (!this.#stopped.delete(id)) continue;
-      await this.sim.startBroker(id);
+      if (!this.#stopped.has(id)) continue;
+      // A broker listens on its old port again; something else may have taken it while it was
+      // down (EADDRINUSE). Given up silently, the broker stayed gone and the run failed for the
+      // harness's sake (2 of ~300 replays): it is tried again until the port is free.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.sim.startBroker(id);
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 100) throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      this.#stopped.delete(id);
     }
   }
 
