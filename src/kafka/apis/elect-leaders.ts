@@ -70,6 +70,7 @@ import { createAPI } from '@platformatic/kafka';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { compactStringSize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import type { PartitionRef } from './list-partition-reassignments-v0.js';
+import { GATEWAY_APIS, versionFor } from './versions.js';
 
 export const ELECT_LEADERS_KEY = 43;
 export const ELECT_LEADERS_VERSIONS = [0, 1, 2] as const;
@@ -224,6 +225,9 @@ export async function electLeaders(
     'ElectLeaders',
     'controller',
     async (conn) => {
+      // Sent only at a version this broker advertises (v2 by default; every release 2.8-4.2 has
+      // 0-2), else UNSUPPORTED_VERSION with nothing sent, as every other API (versions.ts).
+      await versionFor(conn, { ...GATEWAY_APIS.ElectLeaders, min: version, max: version });
       const raw = await api.async(conn, body);
       // A ZooKeeper-mode broker that is not the controller answers NOT_CONTROLLER for every
       // partition: thrown, so that the transport re-learns the controller and sends it again.

@@ -39,6 +39,7 @@ export const GATEWAY_APIS = {
   DescribeClientQuotas: { name: 'DescribeClientQuotas', key: 48, min: 1, max: 1 },
   AlterClientQuotas: { name: 'AlterClientQuotas', key: 49, min: 1, max: 1 },
   DescribeCluster: { name: 'DescribeCluster', key: 60, min: 0, max: 1 },
+  ElectLeaders: { name: 'ElectLeaders', key: 43, min: 2, max: 2 },
 } as const satisfies Record<string, GatewayApi>;
 
 /** What a broker's ApiVersions answer says: its ranges by API key, and its features (KIP-584). */
