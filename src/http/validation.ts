@@ -12,7 +12,9 @@ import { problemType, type HttpProblem, type ValidationError } from './problem.j
  * routeMatchMiddleware); without it, matched by the validator itself.
  */
 export function validationMiddleware(spec: LoadedSpec, validateResponses: boolean, matchOf?: MatchOf): RequestHandler[] {
-  return routeTableValidator({
+  const hit = sharedValidators?.find((v) => v.spec === spec && v.validateResponses === validateResponses && v.matchOf === matchOf);
+  if (hit) return hit.handlers;
+  const handlers = routeTableValidator({
     // The validator dereferences in place; give it a copy so /openapi.yaml and the
     // route matcher keep the document as written.
     apiSpec: structuredClone(spec.document) as never,
@@ -33,6 +35,24 @@ export function validationMiddleware(spec: LoadedSpec, validateResponses: boolea
     validateSecurity: false,
     ignoreUndocumented: false,
   }, matchOf);
+  sharedValidators?.push({ spec, validateResponses, matchOf, handlers });
+  return handlers;
+}
+
+/** Validators built so far, when shared (shareValidatorsAcrossApps); undefined otherwise (every app builds its own). */
+let sharedValidators: { spec: LoadedSpec; validateResponses: boolean; matchOf: MatchOf | undefined; handlers: RequestHandler[] }[] | undefined;
+
+/**
+ * TEST ONLY (test/chaos/shared-validator.ts): from now on, an app built with the same spec and
+ * options gets the validator built first instead of its own. Building one loads, checks and
+ * compiles openapi.yaml: ~150-200 ms of CPU per app, most of a chaos run's CPU when each run
+ * starts two to four instances. What is shared holds only the spec and compiled validators; its one
+ * app-bound step, the validator's app.param handlers for path parameters (installed on the app of
+ * its first request), is a type coercion the gateway's string ids do not need, and the route
+ * table's match sets req.params itself (validator-chain.ts). Never called by the gateway.
+ */
+export function shareValidatorsAcrossApps(): void {
+  sharedValidators ??= [];
 }
 
 /** The shape express-openapi-validator's HttpError and body-parser's errors share enough of. */
