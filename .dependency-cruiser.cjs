@@ -65,9 +65,10 @@ module.exports = {
       from: { path: '^src/sim/' },
       to: {
         path: ['^src/(http|reconcile|plan|domain|kafka|state|observability|client|cli|console)/', '^src/(main|config|env|healthcheck)\\.ts$'],
-        // Except Kafka's table of error codes: pure data, checked against Kafka's own material
-        // (test/domain/kafka-error-codes.test.ts), so one table serves both sides of the wire.
-        pathNot: '^src/domain/kafka-error-codes\\.ts$',
+        // Except Kafka's own tables: error codes and request versions per release, pure data
+        // checked against Kafka's material (test/domain/kafka-error-codes.test.ts,
+        // test/kafka/release-table.test.ts), so one table serves both sides of the wire.
+        pathNot: '^src/domain/kafka-(error-codes|api-versions-by-release)\\.ts$',
       },
     },
     {

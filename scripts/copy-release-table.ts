@@ -1,7 +1,7 @@
-// Copies ../shared/kafka-protocol/versions/api-versions-by-release.json into the repository, once
-// for the gateway (src/kafka/releases/) and once for the simulator (src/sim/releases/: the
-// simulator imports nothing of the gateway's code), as TypeScript modules, one line a release.
-// `npx tsx scripts/copy-release-table.ts [path]`; test/kafka/release-table.test.ts checks the copies.
+// Copies ../shared/kafka-protocol/versions/api-versions-by-release.json into the repository as
+// one TypeScript module, one line a release: src/domain/kafka-api-versions-by-release.ts, pure
+// data that the gateway (release guess, negotiation) and the simulator (--kafka-version) both read.
+// `npx tsx scripts/copy-release-table.ts [path]`; test/kafka/release-table.test.ts checks the copy.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = process.argv[2] ?? '../shared/kafka-protocol/versions/api-versions-by-release.json';
@@ -30,5 +30,4 @@ function moduleText(who: string): string {
   ].join('\n');
 }
 
-writeFileSync('src/kafka/releases/api-versions-by-release.ts', moduleText('the gateway (release guess, negotiation tests)'));
-writeFileSync('src/sim/releases/api-versions-by-release.ts', moduleText('the simulator (--kafka-version: it answers as that release)'));
+writeFileSync('src/domain/kafka-api-versions-by-release.ts', moduleText('the gateway (release guess, negotiation) and the simulator (--kafka-version)'));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeKafka, detectMode, guessRelease, type ApiVersionsAnswer } from '../../src/domain/kafka-release.js';
-import { API_VERSIONS_BY_RELEASE as TABLE } from '../../src/kafka/releases/api-versions-by-release.js';
+import { API_VERSIONS_BY_RELEASE as TABLE } from '../../src/domain/kafka-api-versions-by-release.js';
 import { GATEWAY_APIS } from '../../src/kafka/apis/versions.js';
 
 const APIS = Object.values(GATEWAY_APIS);

@@ -6,7 +6,7 @@
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GATEWAY_APIS, negotiate, unsupportedApiError, type BrokerApiVersions } from '../../src/kafka/apis/versions.js';
-import { API_VERSIONS_BY_RELEASE } from '../../src/kafka/releases/api-versions-by-release.js';
+import { API_VERSIONS_BY_RELEASE } from '../../src/domain/kafka-api-versions-by-release.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { StateTopic } from '../../src/kafka/state-topic.js';

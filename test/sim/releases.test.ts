@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator } from '../../src/sim/index.js';
-import { API_VERSIONS_BY_RELEASE } from '../../src/sim/releases/api-versions-by-release.js';
+import { API_VERSIONS_BY_RELEASE } from '../../src/domain/kafka-api-versions-by-release.js';
 import { kafkaRelease, knownReleases, NEWEST_RELEASE } from '../../src/sim/releases/release.js';
 import { exchange, frame, request } from './wire.js';
 

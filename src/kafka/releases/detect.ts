@@ -1,10 +1,10 @@
 // What Kafka the gateway talks to (issue 29): one broker's ApiVersions answer (the one the
 // negotiation keeps per connection, src/kafka/apis/versions.ts), read by the pure
-// src/domain/kafka-release.ts against Kafka's table of ranges per release (./api-versions-by-release.ts).
+// src/domain/kafka-release.ts against Kafka's table of ranges per release (src/domain/kafka-api-versions-by-release.ts).
 import { describeKafka, type KafkaReleaseInfo } from '../../domain/kafka-release.js';
 import { brokerApiVersions, GATEWAY_APIS } from '../apis/versions.js';
 import type { RequestSender } from '../request.js';
-import { API_VERSIONS_BY_RELEASE } from './api-versions-by-release.js';
+import { API_VERSIONS_BY_RELEASE } from '../../domain/kafka-api-versions-by-release.js';
 
 export type { KafkaReleaseInfo } from '../../domain/kafka-release.js';
 

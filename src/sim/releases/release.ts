@@ -1,13 +1,13 @@
 // The Kafka release the simulator answers as (`--kafka-version 3.7 --kafka-mode zookeeper`):
 // the request version ranges its brokers advertise and accept, from the shared table
-// (./api-versions-by-release.ts), cut down to what this simulator's handlers serve, and the
+// (src/domain/kafka-api-versions-by-release.ts), cut down to what this simulator's handlers serve, and the
 // features ApiVersions v3+ reports. Default: the newest release in the table, in KRaft mode.
 //
 // Behaviours that differ by mode and that the gateway depends on (the handlers read `mode`):
 // ZooKeeper-mode brokers answer NOT_CONTROLLER for controller requests sent to another broker
 // and report the real controller id (KafkaApis + KafkaController.scala); KRaft-mode brokers
 // forward controller requests and report a random live broker (MetadataCache.getRandomAliveBrokerId).
-import { API_VERSIONS_BY_RELEASE } from './api-versions-by-release.js';
+import { API_VERSIONS_BY_RELEASE } from '../../domain/kafka-api-versions-by-release.js';
 
 export type KafkaMode = 'zookeeper' | 'kraft';
 
