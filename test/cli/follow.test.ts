@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type GatewayClient, type Reassignment } from '../../src/client/api.js';
 import { followReassignment } from '../../src/cli/follow.js';
 import { startDemoGateway, type DemoGateway } from './demo-gateway.js';
+import { eventually } from '../eventually.js';
 
 const BIN = fileURLToPath(new URL('../../bin/kafka-admin-gateway.mjs', import.meta.url));
 
@@ -22,15 +23,7 @@ function kag(args: string[], env: Record<string, string>): Promise<{ code: numbe
 
 const spareBroker = (replicas: number[]) => [0, 1, 2, 3].find((b) => !replicas.includes(b))!;
 
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) assert.fail(`${what}: not in time`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> => eventually(what, check, { timeoutMs, everyMs: 100 });
 
 describe('kag reassign status --follow (SSE)', () => {
   let gw: DemoGateway;

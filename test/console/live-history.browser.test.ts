@@ -8,20 +8,13 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { createClient, type GatewayClient } from '../../src/client/api.js';
 import { startDemoGateway, type DemoGateway } from '../cli/demo-gateway.js';
 import { hasChromium, launchChromium } from './browser.js';
+import { eventually } from '../eventually.js';
 
 const skip = hasChromium() ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium); CI installs it';
 
 const spareBroker = (replicas: number[]) => [0, 1, 2, 3].find((b) => !replicas.includes(b))!;
 
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) assert.fail(`${what}: not in time`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> => eventually(what, check, { timeoutMs, everyMs: 100 });
 
 /** The GET requests a page sends to the JSON API under /reassignments, and its event streams. */
 function recordRequests(page: Page): { json: string[]; streams: string[] } {
