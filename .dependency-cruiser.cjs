@@ -1,6 +1,6 @@
 // Import rules checked by test/architecture.test.ts (dependency-cruiser), so CI fails on a
 // cycle or on an import that points the wrong way. Layers (README, Architecture):
-//   src/http -> application services (src/reconcile, src/plan) -> src/domain, src/kafka, src/state
+//   src/http -> application services (src/services, src/reconcile, src/plan) -> src/domain, src/kafka, src/state
 // src/main.ts wires everything (the composition root: the only module that names the Kafka
 // implementation), src/config.ts reads the environment for every layer and src/healthcheck.ts
 // is the image's probe: they sit on top. src/sim, the Kafka simulator, stands apart: it shares
@@ -33,8 +33,8 @@ module.exports = {
     {
       name: 'services-do-not-import-http',
       severity: 'error',
-      comment: 'Services (src/reconcile, src/plan) return typed outcomes; src/http maps them to statuses. (nothing-below-http-imports-http covers this too; this names the layer.)',
-      from: { path: '^src/(reconcile|plan)/' },
+      comment: 'Services (src/services, src/reconcile, src/plan) return typed outcomes; src/http maps them to statuses. (nothing-below-http-imports-http covers this too; this names the layer.)',
+      from: { path: '^src/(services|reconcile|plan)/' },
       to: { path: '^src/http/' },
     },
     {
@@ -49,7 +49,7 @@ module.exports = {
       severity: 'error',
       comment: 'src/kafka and src/state are below the services: they import no service, HTTP or entry-point code.',
       from: { path: '^src/(kafka|state)/' },
-      to: { path: ['^src/(http|reconcile|plan|cli|client|console)/', '^src/(main|config|healthcheck)\\.ts$'] },
+      to: { path: ['^src/(http|services|reconcile|plan|cli|client|console)/', '^src/(main|config|healthcheck)\\.ts$'] },
     },
     {
       name: 'only-main-names-the-kafka-implementation',
@@ -64,7 +64,7 @@ module.exports = {
       comment: "The simulator owns its broker-side logic (quota maths included) and its protocol codec: it imports nothing of the gateway's code, so a bug cannot be on both sides of a test.",
       from: { path: '^src/sim/' },
       to: {
-        path: ['^src/(http|reconcile|plan|domain|kafka|state|observability|client|cli|console)/', '^src/(main|config|env|healthcheck)\\.ts$'],
+        path: ['^src/(http|services|reconcile|plan|domain|kafka|state|observability|client|cli|console)/', '^src/(main|config|env|healthcheck)\\.ts$'],
         // Except Kafka's own tables: error codes and request versions per release, pure data
         // checked against Kafka's material (test/domain/kafka-error-codes.test.ts,
         // test/kafka/release-table.test.ts), so one table serves both sides of the wire.

@@ -1,6 +1,6 @@
 // The import rules of .dependency-cruiser.cjs: no cycles anywhere in src/, nothing below
-// src/http imports it, src/domain imports nothing of src/ but src/domain, src/kafka and
-// src/state import no service, only src/main.ts names the Kafka implementation, and the
+// src/http (the services: src/services, src/reconcile, src/plan) imports it, src/domain
+// imports nothing of src/ but src/domain, src/kafka and src/state import no service, only src/main.ts names the Kafka implementation, and the
 // simulator and the gateway import nothing of each other.
 // dependency-cruiser runs as its CLI, as a developer would run it (`npx depcruise src`).
 import { test } from 'node:test';
@@ -42,13 +42,15 @@ test('the check fails on a cycle, an import of src/http from below, and an impur
     write('src/sim/b.ts', "import { a } from './a.js';\nexport const b = () => a;\n");
     write('src/http/logger.ts', 'export const log = 1;\n');
     write('src/reconcile/r.ts', "import { log } from '../http/logger.js';\nexport const r = log;\n");
+    write('src/services/s.ts', "import { log } from '../http/logger.js';\nexport const s = log;\n");
     write('src/kafka/k.ts', 'export const k = 1;\n');
     write('src/domain/d.ts', "import { k } from '../kafka/k.js';\nexport const d = k;\n");
     const { code, out } = await depcruise(dir, 'src');
     assert.notEqual(code, 0, out);
     assert.match(out, /no-circular/);
     assert.match(out, /nothing-below-http-imports-http/);
-    assert.match(out, /services-do-not-import-http/);
+    assert.match(out, /services-do-not-import-http: src\/reconcile\/r\.ts/);
+    assert.match(out, /services-do-not-import-http: src\/services\/s\.ts/);
     assert.match(out, /domain-is-pure/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -65,8 +67,8 @@ test('the check fails on imports across the Kafka layer, the domain and the simu
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }));
     write('src/observability/logger.ts', 'export const log = 1;\n');
     write('src/domain/d.ts', "import { log } from '../observability/logger.js';\nexport const d = log;\n");
-    write('src/reconcile/service.ts', 'export const service = 1;\n');
-    write('src/kafka/admin.ts', "import { service } from '../reconcile/service.js';\nexport const admin = service;\n");
+    write('src/services/service.ts', 'export const service = 1;\n');
+    write('src/kafka/admin.ts', "import { service } from '../services/service.js';\nexport const admin = service;\n");
     write('src/plan/p.ts', "import { admin } from '../kafka/admin.js';\nexport const p = admin;\n");
     write('src/sim/quotas.ts', "import { d } from '../domain/d.js';\nexport const q = d;\n");
     write('src/state/s.ts', "import { q } from '../sim/quotas.js';\nexport const s = q;\n");
