@@ -23,7 +23,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { assignReplicasToBrokers, planReassignment, seededRandom, type Plan, type PlanCluster, type PlanRequest } from '../src/domain/plan/index.js';
 import { replicaKey } from '../src/kafka/log-dirs.js';
-import { PlanService, type ClusterRead } from '../src/plan/plan-service.js';
+import { PlanService, type ClusterRead } from '../src/services/plans.js';
 import { PLAN_CHANNEL, type PlanRunEvent } from '../src/plan/sliced.js';
 
 const BROKERS = 100;

@@ -8,7 +8,7 @@ import { crashPoint, type ReassignmentConfig } from './config.js';
 import { ProgressTracker } from './progress.js';
 import { movesRead, ReassignmentService } from './reassignment-service.js';
 import { Reconciler } from './reconciler.js';
-import { ThrottleService } from './throttle-service.js';
+import { ThrottleService } from '../services/throttles.js';
 import { ThrottleSync, type ThrottleSyncHooks } from './throttle-sync.js';
 
 export interface ReassignmentRuntime {

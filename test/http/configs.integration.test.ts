@@ -7,7 +7,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/http/app.js';
 import type { PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
-import { TopicConfigService } from '../../src/reconcile/topic-config-service.js';
+import { TopicConfigService } from '../../src/services/configs.js';
 import { roleTokens, type RoleTokens } from './auth-helpers.js';
 import { createTopics, expectProblem, startGateway, type Gateway } from './helpers.js';
 

@@ -1,9 +1,9 @@
 // /topics/{topic}/configs and /brokers/{broker}/configs: read every config with its source
 // and synonyms, change the resource's own level (SET / DELETE). HTTP around
-// src/reconcile/topic-config-service.ts: parse, call, map the outcome.
+// src/services/configs.ts: parse, call, map the outcome.
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { AlterOutcome, ConfigLevel, ConfigResource, DescribedConfig, TopicConfigService } from '../../reconcile/topic-config-service.js';
+import type { AlterOutcome, ConfigLevel, ConfigResource, DescribedConfig, TopicConfigService } from '../../services/configs.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';

@@ -1,9 +1,9 @@
-// POST /leaders/elections: HTTP around src/reconcile/leader-election-service.ts (the body's
+// POST /leaders/elections: HTTP around src/services/leaders.ts (the body's
 // checks beyond the schema, statuses, the API's shapes). Audited like every change (../audit.ts).
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
 import { parseElectionRequest, type ElectionRequestBody } from '../../domain/leaders.js';
-import type { ElectionOutcome, LeaderElectionService } from '../../reconcile/leader-election-service.js';
+import type { ElectionOutcome, LeaderElectionService } from '../../services/leaders.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';

@@ -1,4 +1,4 @@
-// POST /plans and GET /brokers: HTTP around src/plan/plan-service.ts (statuses, problems with one
+// POST /plans and GET /brokers: HTTP around src/services/plans.ts (statuses, problems with one
 // `errors` entry per item, the API's shapes). The plan itself is src/domain/plan's.
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -6,7 +6,7 @@ import { yieldTurn as nextTurn } from '../../event-loop-turns.js';
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
 import type { PlanError, PlanRequest } from '../../domain/plan/index.js';
-import type { PlanService } from '../../plan/plan-service.js';
+import type { PlanService } from '../../services/plans.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';
 import { instance } from './shared.js';

@@ -1,8 +1,8 @@
 // /throttles: every replication throttle with its owner; set rates / throttled replicas as
-// gateway-owned (optionally self-removing); remove them. Logic in src/reconcile/throttle-service.ts.
+// gateway-owned (optionally self-removing); remove them. Logic in src/services/throttles.ts.
 import type { Request, Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { SetResult, ThrottleService, ThrottlesView } from '../../reconcile/throttle-service.js';
+import type { SetResult, ThrottleService, ThrottlesView } from '../../services/throttles.js';
 import { sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';

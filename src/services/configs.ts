@@ -4,7 +4,7 @@
 // legacy AlterConfigs, which replaces every dynamic config of the resource.
 //
 // The replication throttle keys are refused (src/domain/config-change.ts): the throttle
-// machinery (throttle-service.ts) owns them. IncrementalAlterConfigs is not a controller
+// machinery (src/services/throttles.ts) owns them. IncrementalAlterConfigs is not a controller
 // mutation in KIP-599's sense (only CreateTopics, CreatePartitions and DeleteTopics are
 // charged), so it does not go through the mutation quota guard; a THROTTLING_QUOTA_EXCEEDED
 // (89) a broker might still answer is returned as Kafka's error and answered 429 like any 89.

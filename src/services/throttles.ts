@@ -34,9 +34,9 @@ import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord,
 import { driveSteps } from '../event-loop-turns.js';
 import { makePacer } from '../state/layout.js';
 import type { StateStore, StateView } from '../state/store.js';
-import type { ReassignmentConfig } from './config.js';
-import { demandsThrottles, isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from './ownership.js';
-import { applyAlterations, type ThrottleSync } from './throttle-sync.js';
+import type { ReassignmentConfig } from '../reconcile/config.js';
+import { demandsThrottles, isLive, ledgerOf, liveDemands, orphanedId, orphanedLedger, partitionId } from '../reconcile/ownership.js';
+import { applyAlterations, type ThrottleSync } from '../reconcile/throttle-sync.js';
 
 export type Owner = 'gateway' | 'external' | 'mixed';
 

@@ -10,7 +10,7 @@ import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/l
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
 import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
 import type { BrokerDescription, KafkaErrorInfo } from '../kafka/types.js';
-import { runSliced, type SliceOptions } from './sliced.js';
+import { runSliced, type SliceOptions } from '../plan/sliced.js';
 import { partitionKey } from '../domain/partition-key.js';
 
 /** Errors the request alone shows (400) versus those the cluster shows (422). */

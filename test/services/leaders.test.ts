@@ -8,7 +8,7 @@ import { ELECTION_STATUS, nextElections, parseElectionRequest, tallyOf, UNCLEAN_
 import type { ElectLeadersAnswer } from '../../src/kafka/apis/elect-leaders.js';
 import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
 import { ELECTION_BATCH } from '../../src/kafka/leaders.js';
-import { LeaderElectionService } from '../../src/reconcile/leader-election-service.js';
+import { LeaderElectionService } from '../../src/services/leaders.js';
 
 describe('parseElectionRequest', () => {
   it('exactly one scope; unclean only with the confirmation; nothing named twice', () => {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { formatThrottledReplicas, STEP_ITEMS } from '../../src/domain/reassignment/index.js';
 import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
 import type { ReassignmentConfig } from '../../src/reconcile/config.js';
-import { ThrottleService, type ThrottlesView } from '../../src/reconcile/throttle-service.js';
+import { ThrottleService, type ThrottlesView } from '../../src/services/throttles.js';
 import type { ThrottleSync } from '../../src/reconcile/throttle-sync.js';
 import type { LedgerRecord, ThrottleRequestRecord } from '../../src/state/records.js';
 import type { StateStore, StateView } from '../../src/state/store.js';
