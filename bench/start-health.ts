@@ -1,4 +1,4 @@
-// What the health check at the start (issue 30, src/reconcile/start-health.ts) adds to a POST
+// What the health check at the start (issue 30, src/services/reassignments/start-health.ts) adds to a POST
 // /reassignments: the same paced validateOnly of START_SIZE partitions (the whole start path up
 // to the first wave, without writing or moving anything), timed from a client, alternately with
 // `safety: "off"` (no health read) and with the default policy (one Metadata read of every

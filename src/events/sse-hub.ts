@@ -15,7 +15,7 @@
 // `maxBufferedBytes`) is dropped and reconnects with Last-Event-ID.
 import { TERMINAL_STATES, type ReassignmentRecord, type ReassignmentState } from '../state/records.js';
 import type { StateView } from '../state/store.js';
-import type { ReassignmentDetail } from '../reconcile/reassignment-service.js';
+import type { ReassignmentDetail } from '../services/reassignments/reassignment-service.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import type { ReassignmentChange, ReassignmentChangeFeed } from './reassignment-changes.js';
 import { sseComment, sseFrame, sseRetry } from './sse-format.js';

@@ -1,5 +1,5 @@
 // Health interlocks at the start (issue 30): a POST /reassignments sends its first wave itself,
-// so the start checks the cluster's health as a reconcile pass would (src/reconcile/start-health.ts).
+// so the start checks the cluster's health as a reconcile pass would (src/services/reassignments/start-health.ts).
 // Against the simulator over TCP: broker 4 (not part of the move, holding replicas of a bystander
 // topic) is stopped before the POST: the paced reassignment is created held (202 says so and why),
 // Kafka's own ListPartitionReassignments, sampled every 200 ms while the reconciler keeps it held,

@@ -1,5 +1,5 @@
 // /reassignments: plan, start, list, read (with live progress), re-throttle, cancel/roll back.
-// The orchestration lives in src/reconcile/reassignment-service.ts; this file maps its
+// The orchestration lives in src/services/reassignments/; this file maps its
 // outcomes to HTTP (statuses, problems with per-partition `errors`, Location headers) and
 // the state records to the API's shapes.
 import type { Request, Response, Router } from 'express';
@@ -8,7 +8,7 @@ import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/
 import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
 import { withPlanOrigin } from '../../domain/reassignment/origin.js';
-import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../reconcile/reassignment-service.js';
+import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../services/reassignments/reassignment-service.js';
 import { partitionCount } from '../../state/cold-partitions.js';
 import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
 import { mapKafkaError } from '../errors.js';

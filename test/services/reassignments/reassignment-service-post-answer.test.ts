@@ -4,8 +4,8 @@
 // order Kafka's Metadata lists a topic's partitions in (the lookup goes by index first).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TopicPartitions } from '../../src/kafka/partitions.js';
-import { startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
+import type { TopicPartitions } from '../../../src/kafka/partitions.js';
+import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
 
 const BROKERS = 4;
 const PER_TOPIC = 40;

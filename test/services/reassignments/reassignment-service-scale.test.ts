@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bucketResources, partitionResource, PARTITION_BUCKETS } from '../../src/reconcile/admission.js';
-import { countPartitions } from '../../src/reconcile/reassignment-service.js';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
-import type { ReassignmentRecord } from '../../src/state/records.js';
-import { startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { bucketResources, partitionResource, PARTITION_BUCKETS } from '../../../src/services/reassignments/admission.js';
+import { countPartitions } from '../../../src/services/reassignments/reassignment-service.js';
+import { listPartitionReassignments } from '../../../src/kafka/reassignments.js';
+import type { ReassignmentRecord } from '../../../src/state/records.js';
+import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
 
 const BROKERS = 4;
 const TOPICS = 12;

@@ -10,12 +10,12 @@
 //     a warning (docs/health-interlocks.md, "At the start");
 //   - validateOnly: the trouble is a warning of the plan (wouldHold says what a POST would do).
 // `safety: "off"`: nothing read, nothing held.
-import type { HoldState, Safety, TroubleReason } from '../domain/reassignment/health.js';
-import type { PartitionMovePlan } from '../domain/reassignment/index.js';
-import type { ReassignmentPartitionRecord } from '../state/records.js';
-import type { StateView } from '../state/store.js';
-import type { HealthInterlock } from './health.js';
-import { partitionId } from './ownership.js';
+import type { HoldState, Safety, TroubleReason } from '../../domain/reassignment/health.js';
+import type { PartitionMovePlan } from '../../domain/reassignment/index.js';
+import type { ReassignmentPartitionRecord } from '../../state/records.js';
+import type { StateView } from '../../state/store.js';
+import type { HealthInterlock } from '../../reconcile/health.js';
+import { partitionId } from '../../reconcile/ownership.js';
 
 /** The trouble a start found, as its answer (and a validateOnly plan) reports it. */
 export interface StartHealthWarning {

@@ -3,12 +3,12 @@
 // the interlock, and what a paced, an unpaced and an `off` start get.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_SAFETY, type HoldDecision } from '../../src/domain/reassignment/health.js';
-import type { PartitionMovePlan } from '../../src/domain/reassignment/index.js';
-import type { HealthInterlock, HealthSubject } from '../../src/reconcile/health.js';
-import { healthAtStart, warningMessage } from '../../src/reconcile/start-health.js';
-import { partitionId } from '../../src/reconcile/ownership.js';
-import type { StateView } from '../../src/state/store.js';
+import { DEFAULT_SAFETY, type HoldDecision } from '../../../src/domain/reassignment/health.js';
+import type { PartitionMovePlan } from '../../../src/domain/reassignment/index.js';
+import type { HealthInterlock, HealthSubject } from '../../../src/reconcile/health.js';
+import { healthAtStart, warningMessage } from '../../../src/services/reassignments/start-health.js';
+import { partitionId } from '../../../src/reconcile/ownership.js';
+import type { StateView } from '../../../src/state/store.js';
 
 const plan = (topic: string, partition: number, current: number[], target: number[]): PartitionMovePlan =>
   ({ topic, partition, currentReplicas: current, targetReplicas: target, adding: target.filter((b) => !current.includes(b)), removing: current.filter((b) => !target.includes(b)), leader: current[0] ?? null, noOp: current.join() === target.join(), alreadyMoving: false }) as unknown as PartitionMovePlan;

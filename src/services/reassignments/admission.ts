@@ -7,10 +7,10 @@
 // reassignment admitted just before ours, still pending, is not in Kafka's moves yet) and the
 // caller writes its record in the same batch as the claim's release. The loser answers 409 and
 // writes nothing but its claim's tombstone.
-import { KAFKA_ERRORS, PartitionMap, type PartitionError } from '../domain/reassignment/index.js';
-import type { DecidedClaim } from '../state/claims.js';
-import type { StateStore, StateView } from '../state/store.js';
-import { activePartitions, isLive } from './ownership.js';
+import { KAFKA_ERRORS, PartitionMap, type PartitionError } from '../../domain/reassignment/index.js';
+import type { DecidedClaim } from '../../state/claims.js';
+import type { StateStore, StateView } from '../../state/store.js';
+import { activePartitions, isLive } from '../../reconcile/ownership.js';
 
 /** How long an admission may hold its partitions before its record is written. */
 const ADMISSION_LEASE_MS = 60_000;
