@@ -167,10 +167,10 @@ test('the grace period outlasts the shutdown drain; secrets and mounts meet; env
   // The Secrets referred to below are the examples (secret.example.yaml): the shape the real
   // ones, created with kubectl, must have.
 
-  // Every variable set is one the README documents (a typo would be silently ignored).
-  const readme = readFileSync('README.md', 'utf8');
+  // Every variable set is one the configuration reference documents (a typo would be silently ignored).
+  const reference = readFileSync('docs/configuration.md', 'utf8');
   const names = [...Object.keys(cm.data), ...c.env.map((e: { name: string }) => e.name)];
-  for (const name of names) assert.ok(readme.includes('`' + name + '`'), `${name} is not in the README's configuration table`);
+  for (const name of names) assert.ok(reference.includes('`' + name + '`'), `${name} is not in docs/configuration.md's table`);
 
   // secretKeyRefs name secrets and keys that exist.
   for (const e of c.env.filter((x: any) => x.valueFrom?.secretKeyRef)) {
