@@ -2,22 +2,19 @@
 // Every mutation validates everything first and only then applies (atomic), and every bad input
 // is reported as a KafkaError carrying Kafka's error code and message.
 import type { Clock } from '../clock.js';
-import { BrokerRegistry, type BrokerInfo } from './brokers.js';
+import { ClusterState } from './cluster-state.js';
+import type { BrokerInfo } from './brokers.js';
 import {
-  ConfigRegistry,
   type ConfigRequestOptions,
   type ConfigResourceRef,
   type DescribeConfigsEntry,
   type IncrementalAlterOp,
   type LegacyAlterConfig,
 } from './config-ops.js';
-import { ResourceType } from './configs.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
-import { PartitionMoves, type AlteredReassignment, type CompletedReassignment, type ReassignmentRecord, type TopicLogSizes, type TopicReassignments } from './partition-moves.js';
-import { ReplicaIndex } from './replica-index.js';
-import { LogDirs } from '../log-dirs.js';
-import { ZERO_RANDOM, placeReplicas, placeReplicasClassic, type PlacementRandom } from './placement.js';
+import type { AlteredReassignment, CompletedReassignment, ReassignmentRecord, TopicLogSizes, TopicReassignments } from './partition-moves.js';
+import { placeReplicas, placeReplicasClassic } from './placement.js';
 import {
   NO_LEADER,
   bestLeader,
@@ -59,10 +56,6 @@ import type {
   ValidateOnlyOption,
 } from './model-types.js';
 
-function randomClusterId(source?: () => Uint8Array): string {
-  return randomUuid(source);
-}
-
 /** AlterPartitionReassignments up to this many entries run in one block (about a millisecond). */
 const SMALL_ALTER = 1000;
 
@@ -90,164 +83,42 @@ export class ClusterModel {
   readonly clock: Clock;
   readonly numPartitionsDefault: number;
   readonly defaultReplicationFactor: number;
-  private readonly brokers: BrokerRegistry;
-  private readonly topics = new Map<string, TopicState>();
-  private readonly topicsById = new Map<string, TopicState>();
-  private readonly logs = new Map<string, PartitionLog[]>(); // by topic id
-  private readonly configs: ConfigRegistry;
-  private readonly random: PlacementRandom;
-  private readonly placer: 'classic' | 'striped';
-  private readonly uuidSource?: () => Uint8Array;
-  private readonly verifyCrc: boolean;
-  private readonly deleteTopicEnable: boolean;
-  /** Reassignments and replica copies (./partition-moves.ts); synced to the clock by sync(). */
-  private readonly moves: PartitionMoves;
-  private readonly initialBytes?: (topic: string, partition: number) => number;
-  /** Partitions by the brokers hosting them, and their bytes per log dir (DescribeLogDirs). */
-  private readonly replicaIndex: ReplicaIndex;
   /** Number of log dirs of every broker (ClusterModelOptions.logDirCount). */
   readonly logDirCount: number;
-  /** LogDirs.topicHash of each topic, computed once. */
-  private readonly topicHashes = new WeakMap<TopicState, number>();
-  /** Topic names by their collision form ('.' as '_'): Kafka refuses two with the same form. */
-  private readonly collisionForms = new Map<string, string>();
-  /** Topics sorted by name; null after a create or delete. */
-  private sortedTopics: TopicState[] | null = null;
-  /** Metadata views by topic; a topic's entry goes when one of its partitions changes. */
-  private readonly views = new Map<TopicState, TopicView>();
+  /** What every part of the model works on (./cluster-state.ts). */
+  private readonly s: ClusterState;
   /** onReassignmentAltered listeners. */
   private readonly alteredListeners = new Set<(a: AlteredReassignment) => void>();
 
   constructor(opts: ClusterModelOptions) {
-    this.clock = opts.clock;
-    this.brokers = new BrokerRegistry(opts.brokers, opts.controllerId);
-    this.uuidSource = opts.uuidSource;
-    this.clusterId = opts.clusterId ?? randomClusterId(opts.uuidSource);
-    this.numPartitionsDefault = opts.numPartitionsDefault ?? 1;
-    this.defaultReplicationFactor = opts.defaultReplicationFactor ?? 1;
-    if (!Number.isInteger(this.numPartitionsDefault) || this.numPartitionsDefault < 1) {
-      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.numPartitionsDefault} for configuration num.partitions: Value must be at least 1`);
-    }
-    if (!Number.isInteger(this.defaultReplicationFactor) || this.defaultReplicationFactor < 1) {
-      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.defaultReplicationFactor} for configuration default.replication.factor`);
-    }
-    this.random = opts.placementRandom ?? ZERO_RANDOM;
-    this.placer = opts.placer ?? 'classic';
-    this.verifyCrc = opts.verifyCrc ?? true;
-    this.deleteTopicEnable = opts.deleteTopicEnable ?? true;
-    this.configs = new ConfigRegistry({
-      getTopic: (name) => this.topics.get(name),
-      isRegisteredBroker: (id) => this.brokers.isRegistered(id),
-      staticBrokerConfigs: (id) => this.staticBrokerConfigs(id),
-      ...(opts.topicConfigDefs && { topicConfigDefs: opts.topicConfigDefs }),
-    });
-    this.initialBytes = opts.seedBytes;
-    this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
-    this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
-    this.logDirCount = opts.logDirCount ?? 1;
-    if (!Number.isInteger(this.logDirCount) || this.logDirCount < 1) throw new RangeError(`logDirCount must be a positive integer, got ${this.logDirCount}`);
-    const dirIndex = (t: TopicState, partition: number): number => this.defaultDirIndex(t, partition);
-    this.replicaIndex = new ReplicaIndex({
-      dirCount: this.logDirCount,
-      sizeBytes: (t, p) => this.logs.get(t.topicId)![p.partition]!.sizeBytes,
-      dirIndex,
-    });
-    this.moves = new PartitionMoves(
-      {
-        topic: (name) => this.topics.get(name),
-        log: (t, partition) => this.logs.get(t.topicId)![partition],
-        logs: (t) => this.logs.get(t.topicId)!,
-        hosted: (id) => this.replicaIndex.hosted(id),
-        partitionChanged: (t, p, before) => {
-          this.views.delete(t);
-          if (before !== p.replicas) this.replicaIndex.replace(t, p, before);
-        },
-        isRegistered: (id) => this.brokers.isRegistered(id),
-        isUp: (id) => this.brokers.isUp(id),
-        uncleanAllowed: (t) => this.uncleanAllowed(t),
-        topicConfig: (t, name) => this.configs.effectiveTopicValue(t.configs, name),
-        brokerConfig: (id, name) => this.configs.effectiveBrokerValue(id, name),
-        logDirCount: this.logDirCount,
-        dirIndex,
-        hostedBytes: (id) => this.replicaIndex.hostedBytes(id),
-      },
-      opts.replicationBytesPerSecond,
-      opts.isrJoinRoundTripMs,
-    );
+    this.s = new ClusterState(opts);
+    this.clusterId = this.s.clusterId;
+    this.clock = this.s.clock;
+    this.numPartitionsDefault = this.s.numPartitionsDefault;
+    this.defaultReplicationFactor = this.s.defaultReplicationFactor;
+    this.logDirCount = this.s.logDirCount;
   }
-
-  /** The log dir (index into a broker's dirs) a replica of the partition is in unless moved. */
-  private defaultDirIndex(t: TopicState, partition: number): number {
-    if (this.logDirCount === 1) return 0;
-    let h = this.topicHashes.get(t);
-    if (h === undefined) this.topicHashes.set(t, (h = LogDirs.topicHash(t.name)));
-    return LogDirs.defaultDirIndex(h, partition, this.logDirCount);
-  }
-
-  /**
-   * Bring replica copies up to the clock: called before every read and every change, so
-   * progress, ISR joins and completed reassignments are visible without timers.
-   */
-  private sync(): boolean {
-    return this.moves.advanceTo(this.instant ?? this.clock.now(), this.maxCatchUpsPerAdvance);
-  }
-
-  private readonly maxCatchUpsPerAdvance: number;
-  private readonly extraStaticBrokerConfigs: Record<string, string>;
-
-  /** The clock value a request runs at (see atOneInstant), or null between requests. */
-  private instant: number | null = null;
 
   /**
    * Runs `fn` at one instant of the clock: a request touching 100,000 partitions is one controller
-   * event, as in Kafka, so copies do not advance between its items (with a ManualClock nothing
-   * changes; with the system clock it spares a rate pass per millisecond the request takes).
+   * event, as in Kafka, so copies do not advance between its items (./cluster-state.ts).
    */
   atOneInstant<T>(fn: () => T): T {
-    if (this.instant !== null) return fn();
-    this.instant = this.clock.now();
-    try {
-      return fn();
-    } finally {
-      this.instant = null;
-    }
+    return this.s.atOneInstant(fn);
   }
 
   // ------------------------------------------------------------------ brokers
 
   get controllerId(): number {
-    return this.brokers.controllerId;
+    return this.s.brokers.controllerId;
   }
 
   listBrokers(): BrokerInfo[] {
-    return this.brokers.list();
+    return this.s.brokers.list();
   }
 
   isBrokerUp(id: number): boolean {
-    return this.brokers.isUp(id);
-  }
-
-  private staticBrokerConfigs(id: number): Map<string, string> {
-    const m = new Map<string, string>([
-      ['broker.id', String(id)],
-      ['node.id', String(id)],
-      ['process.roles', 'broker'],
-      // One log dir per broker (DescribeLogDirs reports the same path).
-      ['log.dirs', `/var/lib/kafka/data-${id}`],
-      // Metadata never creates topics here: say so, as a broker configured that way does.
-      ['auto.create.topics.enable', 'false'],
-      ...Object.entries(this.extraStaticBrokerConfigs),
-    ]);
-    const rack = this.brokers.isRegistered(id) ? this.brokers.get(id).rack : null;
-    if (rack !== null) m.set('broker.rack', rack);
-    if (this.numPartitionsDefault !== 1) m.set('num.partitions', String(this.numPartitionsDefault));
-    if (this.defaultReplicationFactor !== 1) m.set('default.replication.factor', String(this.defaultReplicationFactor));
-    if (!this.deleteTopicEnable) m.set('delete.topic.enable', 'false');
-    return m;
-  }
-
-  private uncleanAllowed(topic: TopicState): boolean {
-    return this.configs.effectiveTopicValue(topic.configs, 'unclean.leader.election.enable')?.toLowerCase() === 'true';
+    return this.s.brokers.isUp(id);
   }
 
   /**
@@ -256,25 +127,25 @@ export class ClusterModel {
    * up, or go leaderless (-1). Every leader change bumps leaderEpoch. Idempotent.
    */
   stopBroker(id: number): void {
-    this.sync(); // copies through this broker ran until now
-    if (!this.brokers.setUp(id, false)) return;
-    const up = (r: number) => this.brokers.isUp(r);
-    for (const topic of this.topics.values()) {
+    this.s.sync(); // copies through this broker ran until now
+    if (!this.s.brokers.setUp(id, false)) return;
+    const up = (r: number) => this.s.brokers.isUp(r);
+    for (const topic of this.s.topics.values()) {
       for (const p of topic.partitions) {
         if (!p.isr.includes(id) && p.leader !== id) continue;
         const targetIsr = p.isr.filter((r) => r !== id);
         let leader = p.leader;
         let isr = targetIsr.length > 0 ? targetIsr : [...p.isr];
         if (leader === id || leader === NO_LEADER) {
-          const elected = bestLeader(p.replicas, targetIsr, this.uncleanAllowed(topic), up);
+          const elected = bestLeader(p.replicas, targetIsr, this.s.uncleanAllowed(topic), up);
           leader = elected.leader;
           if (elected.unclean) isr = [leader];
         }
         this.changePartition(topic, p, leader, isr);
       }
     }
-    this.views.clear(); // offline replicas
-    this.moves.brokersChanged();
+    this.s.views.clear(); // offline replicas
+    this.s.moves.brokersChanged();
   }
 
   /**
@@ -283,15 +154,15 @@ export class ClusterModel {
    * simulator, rejoins the ISR of every partition that has a leader. Idempotent.
    */
   startBroker(id: number): void {
-    this.sync(); // copies through this broker were stalled until now
-    if (!this.brokers.setUp(id, true)) return;
-    const up = (r: number) => this.brokers.isUp(r);
-    for (const topic of this.topics.values()) {
+    this.s.sync(); // copies through this broker were stalled until now
+    if (!this.s.brokers.setUp(id, true)) return;
+    const up = (r: number) => this.s.brokers.isUp(r);
+    for (const topic of this.s.topics.values()) {
       for (const p of topic.partitions) {
         let leader = p.leader;
         let isr = p.isr;
         if (leader === NO_LEADER) {
-          const elected = bestLeader(p.replicas, p.isr, this.uncleanAllowed(topic), up);
+          const elected = bestLeader(p.replicas, p.isr, this.s.uncleanAllowed(topic), up);
           leader = elected.leader;
           if (elected.unclean) isr = [leader];
         }
@@ -300,14 +171,14 @@ export class ClusterModel {
         // appends the replica the leader found in sync).
         if (leader !== NO_LEADER) {
           const kept = isr;
-          isr = [...kept, ...p.replicas.filter((r) => !kept.includes(r) && up(r) && !this.moves.isCatchingUp(p, r))];
+          isr = [...kept, ...p.replicas.filter((r) => !kept.includes(r) && up(r) && !this.s.moves.isCatchingUp(p, r))];
         }
         this.changePartition(topic, p, leader, isr);
       }
     }
-    this.views.clear(); // offline replicas
-    this.moves.brokersChanged(); // a returning replica may complete a reassignment
-    this.sync(); // a returning target replica may catch up at once
+    this.s.views.clear(); // offline replicas
+    this.s.moves.brokersChanged(); // a returning replica may complete a reassignment
+    this.s.sync(); // a returning target replica may catch up at once
   }
 
   /**
@@ -315,11 +186,11 @@ export class ClusterModel {
    * the state before the request, the leader changes applied after it. `partitions` null = all.
    */
   electLeaders(partitions: readonly { topic: string; partitions: readonly number[] }[] | null, electionType: number, zk = false): ElectionTopicResult[] {
-    this.sync();
-    const host = { topic: (name: string) => this.topics.get(name), isUp: (id: number) => this.brokers.isUp(id), sortedTopics: () => this.topicsByName() };
+    this.s.sync();
+    const host = { topic: (name: string) => this.s.topics.get(name), isUp: (id: number) => this.s.brokers.isUp(id), sortedTopics: () => this.s.topicsByName() };
     const { results, changes } = decideElections(host, partitions, electionType, zk);
     for (const c of changes) this.changePartition(c.topic, c.p, c.leader, c.isr);
-    if (changes.length > 0) this.moves.brokersChanged(); // a moving partition copies from its new leader
+    if (changes.length > 0) this.s.moves.brokersChanged(); // a moving partition copies from its new leader
     return results;
   }
 
@@ -327,7 +198,7 @@ export class ClusterModel {
     const leaderChanged = leader !== p.leader;
     const isrChanged = isr.length !== p.isr.length || isr.some((r, i) => p.isr[i] !== r);
     if (!leaderChanged && !isrChanged) return;
-    this.views.delete(topic);
+    this.s.views.delete(topic);
     if (leaderChanged) p.leaderEpoch++;
     p.partitionEpoch++;
     p.leader = leader;
@@ -342,31 +213,26 @@ export class ClusterModel {
    * changed; throws UNKNOWN_TOPIC_OR_PARTITION (3) before changing anything.
    */
   setIsrs(entries: readonly { topic: string; partition: number; isr: readonly number[] }[]): number {
-    this.sync();
-    const found = entries.map((e) => ({ e, t: this.topics.get(e.topic)!, p: this.partitionState(e.topic, e.partition) }));
+    this.s.sync();
+    const found = entries.map((e) => ({ e, t: this.s.topics.get(e.topic)!, p: this.s.partitionState(e.topic, e.partition) }));
     let changed = 0;
     for (const { e, t, p } of found) {
       if (p.leader >= 0 && !e.isr.includes(p.leader)) continue; // the leader is always in its ISR
-      const joiners = p.replicas.filter((r) => e.isr.includes(r) && !p.isr.includes(r) && this.brokers.isUp(r) && !this.moves.isCatchingUp(p, r));
+      const joiners = p.replicas.filter((r) => e.isr.includes(r) && !p.isr.includes(r) && this.s.brokers.isUp(r) && !this.s.moves.isCatchingUp(p, r));
       const next = [...p.isr.filter((r) => e.isr.includes(r)), ...joiners];
       if (next.length === p.isr.length && next.every((r, i) => p.isr[i] === r)) continue;
       this.changePartition(t, p, p.leader, next);
       changed++;
     }
-    if (changed > 0) this.moves.brokersChanged(); // copies re-classify; a moving partition may complete on a grown ISR
+    if (changed > 0) this.s.moves.brokersChanged(); // copies re-classify; a moving partition may complete on a grown ISR
     return changed;
   }
 
   // ------------------------------------------------------------------ topics (reads)
 
   listTopics(): TopicInfo[] {
-    this.sync();
-    return this.topicsByName().map((t) => this.topicInfo(t));
-  }
-
-  private topicsByName(): TopicState[] {
-    this.sortedTopics ??= [...this.topics.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-    return this.sortedTopics;
+    this.s.sync();
+    return this.s.topicsByName().map((t) => this.topicInfo(t));
   }
 
   /**
@@ -374,23 +240,23 @@ export class ClusterModel {
    * them changes and are shared: callers must not modify them.
    */
   topicViews(): TopicView[] {
-    this.sync();
-    return this.topicsByName().map((t) => this.view(t));
+    this.s.sync();
+    return this.s.topicsByName().map((t) => this.view(t));
   }
 
   /** One topic's Metadata view (shared, see topicViews), by name or by id. */
   topicView(ref: { name: string } | { id: string | Uint8Array }): TopicView | undefined {
-    this.sync();
-    const t = 'name' in ref ? this.topics.get(ref.name) : this.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
+    this.s.sync();
+    const t = 'name' in ref ? this.s.topics.get(ref.name) : this.s.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
     return t && this.view(t);
   }
 
   private view(t: TopicState): TopicView {
-    let v = this.views.get(t);
+    let v = this.s.views.get(t);
     if (!v) {
       // Shares the partitions' replica and ISR arrays: the model replaces them on every change,
       // never modifies them in place, and the view goes with the change (100k copies spared).
-      const isUp = (r: number) => this.brokers.isUp(r);
+      const isUp = (r: number) => this.s.brokers.isUp(r);
       v = {
         name: t.name,
         topicId: t.topicId,
@@ -404,46 +270,46 @@ export class ClusterModel {
           offlineReplicas: p.replicas.every(isUp) ? NO_REPLICAS : p.replicas.filter((r) => !isUp(r)),
         })),
       };
-      this.views.set(t, v);
+      this.s.views.set(t, v);
     }
     return v;
   }
 
   getTopic(name: string): TopicInfo | undefined {
-    this.sync();
-    const t = this.topics.get(name);
+    this.s.sync();
+    const t = this.s.topics.get(name);
     return t && this.topicInfo(t);
   }
 
   /** Accepts the Kafka string form (22-char base64url) or the 16 raw bytes. */
   getTopicById(id: string | Uint8Array): TopicInfo | undefined {
-    this.sync();
+    this.s.sync();
     const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
-    const t = this.topicsById.get(key);
+    const t = this.s.topicsById.get(key);
     return t && this.topicInfo(t);
   }
 
   /** Throws UNKNOWN_TOPIC_OR_PARTITION (3). */
   getPartition(topic: string, partition: number): PartitionInfo {
-    this.sync();
-    return copyPartition(this.partitionState(topic, partition), (r) => this.brokers.isUp(r));
+    this.s.sync();
+    return copyPartition(this.s.partitionState(topic, partition), (r) => this.s.brokers.isUp(r));
   }
 
   /** Effective value of one topic config (override, cluster-default broker synonym, default). */
   effectiveTopicConfig(topic: string, name: string): string | null {
-    const t = this.topics.get(topic);
+    const t = this.s.topics.get(topic);
     if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
-    return this.configs.effectiveTopicValue(t.configs, name);
+    return this.s.configs.effectiveTopicValue(t.configs, name);
   }
 
   /** Effective value of one broker config on a broker (dynamic, cluster default, static, default). */
   effectiveBrokerConfig(brokerId: number, name: string): string | null {
-    this.brokers.get(brokerId);
-    return this.configs.effectiveBrokerValue(brokerId, name);
+    this.s.brokers.get(brokerId);
+    return this.s.configs.effectiveBrokerValue(brokerId, name);
   }
 
   private topicInfo(t: TopicState): TopicInfo {
-    const isUp = (r: number) => this.brokers.isUp(r);
+    const isUp = (r: number) => this.s.brokers.isUp(r);
     return {
       name: t.name,
       topicId: t.topicId,
@@ -454,20 +320,11 @@ export class ClusterModel {
     };
   }
 
-  private partitionState(topic: string, partition: number): PartitionState {
-    const t = this.topics.get(topic);
-    const p = t?.partitions[partition];
-    if (!t || !p || !Number.isInteger(partition)) {
-      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    }
-    return p;
-  }
-
   // ------------------------------------------------------------------ topics (writes)
 
   private place(numPartitions: number, rf: number, existing?: PartitionState[]): number[][] {
-    const brokers = this.brokers.list().map((b) => ({ id: b.id, rack: b.rack, fenced: !b.up }));
-    if (this.placer === 'striped') return placeReplicas(brokers, numPartitions, rf, this.random);
+    const brokers = this.s.brokers.list().map((b) => ({ id: b.id, rack: b.rack, fenced: !b.up }));
+    if (this.s.placer === 'striped') return placeReplicas(brokers, numPartitions, rf, this.s.random);
     let startIndex = 0;
     if (existing && existing.length > 0) {
       // AdminZkClient.addPartitions: continue from partition 0's leader position
@@ -483,11 +340,11 @@ export class ClusterModel {
   createTopic(req: CreateTopicRequest, opts: ValidateOnlyOption = {}): CreateTopicResult {
     const name = req.name;
     validateTopicName(name);
-    if (this.topics.has(name)) {
+    if (this.s.topics.has(name)) {
       throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     }
     if (hasCollisionChars(name)) {
-      const other = this.collisionForms.get(unifyCollisionChars(name));
+      const other = this.s.collisionForms.get(unifyCollisionChars(name));
       if (other !== undefined) {
         throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${other}`);
       }
@@ -496,12 +353,12 @@ export class ClusterModel {
     // Configs (computeConfigChanges + ControllerConfigurationValidator)
     const configMap = new Map<string, string | null>();
     for (const c of req.configs ?? []) configMap.set(c.name, c.value);
-    this.configs.validateTopicConfigs(configMap);
+    this.s.configs.validateTopicConfigs(configMap);
 
     const numPartitionsReq = req.numPartitions ?? -1;
     const rfReq = req.replicationFactor ?? -1;
     const assignments = req.assignments ?? [];
-    const up = (r: number) => this.brokers.isUp(r);
+    const up = (r: number) => this.s.brokers.isUp(r);
     let replicaLists: number[][];
 
     if (assignments.length > 0) {
@@ -517,7 +374,7 @@ export class ClusterModel {
         if (byIndex.has(a.partition)) {
           throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partition}`);
         }
-        validateManualAssignment(a.brokerIds, (id) => this.brokers.isRegistered(id), rf);
+        validateManualAssignment(a.brokerIds, (id) => this.s.brokers.isRegistered(id), rf);
         rf = a.brokerIds.length;
         if (!a.brokerIds.some(up)) {
           throw new KafkaError(
@@ -557,18 +414,18 @@ export class ClusterModel {
       const isr = replicas.filter(up);
       return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
     });
-    const topicId = randomUuid(this.uuidSource);
+    const topicId = randomUuid(this.s.uuidSource);
     const configs = new Map<string, string>();
     for (const [k, v] of configMap) configs.set(k, v as string);
-    const topic: TopicState = { name, topicId, partitions, configs, createdAt: this.clock.now() };
+    const topic: TopicState = { name, topicId, partitions, configs, createdAt: this.s.clock.now() };
 
     if (!opts.validateOnly) {
-      this.topics.set(name, topic);
-      this.topicsById.set(topicId, topic);
-      this.collisionForms.set(unifyCollisionChars(name), name);
-      this.sortedTopics = null;
-      this.logs.set(topicId, partitions.map((p) => this.newLog(name, p.partition)));
-      for (const p of partitions) this.replicaIndex.add(topic, p);
+      this.s.topics.set(name, topic);
+      this.s.topicsById.set(topicId, topic);
+      this.s.collisionForms.set(unifyCollisionChars(name), name);
+      this.s.sortedTopics = null;
+      this.s.logs.set(topicId, partitions.map((p) => this.newLog(name, p.partition)));
+      for (const p of partitions) this.s.replicaIndex.add(topic, p);
     }
     return {
       name,
@@ -576,7 +433,7 @@ export class ClusterModel {
       numPartitions: partitions.length,
       replicationFactor: partitions[0].replicas.length,
       partitions: partitions.map((p) => copyPartition(p, up)),
-      configs: this.configs.topicEntries(configs, null),
+      configs: this.s.configs.topicEntries(configs, null),
     };
   }
 
@@ -587,7 +444,7 @@ export class ClusterModel {
     assignments: number[][] | null = null,
     opts: ValidateOnlyOption = {},
   ): CreatePartitionsResult {
-    const topic = this.topics.get(name);
+    const topic = this.s.topics.get(name);
     // The controller answers an unknown topic here with a null message.
     if (!topic) throw KafkaError.withoutMessage(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const current = topic.partitions.length;
@@ -610,11 +467,11 @@ export class ClusterModel {
       throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to add ${additional} partitions to ${name}: at most ${MAX_RECORDS_PER_USER_OP} records per operation.`);
     }
     const rf = topic.partitions[0].replicas.length;
-    const up = (r: number) => this.brokers.isUp(r);
+    const up = (r: number) => this.s.brokers.isUp(r);
     let replicaLists: number[][];
     if (assignments !== null) {
       replicaLists = assignments.map((replicas, i) => {
-        validateManualAssignment(replicas, (id) => this.brokers.isRegistered(id), rf);
+        validateManualAssignment(replicas, (id) => this.s.brokers.isRegistered(id), rf);
         if (!replicas.some(up)) {
           throw new KafkaError(
             ErrorCode.INVALID_REPLICA_ASSIGNMENT,
@@ -632,44 +489,44 @@ export class ClusterModel {
     });
     if (!opts.validateOnly) {
       for (const p of added) topic.partitions.push(p);
-      const logs = this.logs.get(topic.topicId)!;
+      const logs = this.s.logs.get(topic.topicId)!;
       for (const p of added) logs.push(this.newLog(name, p.partition));
-      for (const p of added) this.replicaIndex.add(topic, p);
-      this.views.delete(topic);
+      for (const p of added) this.s.replicaIndex.add(topic, p);
+      this.s.views.delete(topic);
     }
     return { name, partitions: added.map((p) => copyPartition(p, up)) };
   }
 
   private newLog(topic: string, partition: number): PartitionLog {
     const log = new PartitionLog(`${topic}-${partition}`);
-    const seeded = Math.floor(this.initialBytes?.(topic, partition) ?? 0);
+    const seeded = Math.floor(this.s.initialBytes?.(topic, partition) ?? 0);
     if (seeded > 0) log.seedBytes(seeded);
     return log;
   }
 
   private checkDeletionEnabled(): void {
-    if (!this.deleteTopicEnable) {
+    if (!this.s.deleteTopicEnable) {
       throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
     }
   }
 
   private removeTopic(t: TopicState): DeletedTopic {
-    this.sync();
-    this.moves.forgetTopic(t);
-    this.topics.delete(t.name);
-    this.topicsById.delete(t.topicId);
-    this.collisionForms.delete(unifyCollisionChars(t.name));
-    this.sortedTopics = null;
-    this.views.delete(t);
-    this.replicaIndex.removeTopic(t);
-    this.logs.delete(t.topicId);
+    this.s.sync();
+    this.s.moves.forgetTopic(t);
+    this.s.topics.delete(t.name);
+    this.s.topicsById.delete(t.topicId);
+    this.s.collisionForms.delete(unifyCollisionChars(t.name));
+    this.s.sortedTopics = null;
+    this.s.views.delete(t);
+    this.s.replicaIndex.removeTopic(t);
+    this.s.logs.delete(t.topicId);
     return { name: t.name, topicId: t.topicId, numPartitions: t.partitions.length };
   }
 
   /** DeleteTopics by name: unknown -> UNKNOWN_TOPIC_OR_PARTITION (3). */
   deleteTopic(name: string): DeletedTopic {
     this.checkDeletionEnabled();
-    const t = this.topics.get(name);
+    const t = this.s.topics.get(name);
     if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     return this.removeTopic(t);
   }
@@ -681,7 +538,7 @@ export class ClusterModel {
     if (key === ZERO_UUID) {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `Attempt to find topic with invalid topicId ${key}`);
     }
-    const t = this.topicsById.get(key);
+    const t = this.s.topicsById.get(key);
     if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID);
     return this.removeTopic(t);
   }
@@ -689,7 +546,7 @@ export class ClusterModel {
   // ------------------------------------------------------------------ configs
 
   describeConfigs(resource: ConfigResourceRef, keys: readonly string[] | null, opts?: ConfigRequestOptions): DescribeConfigsEntry[] {
-    return this.configs.describe(resource, keys, opts);
+    return this.s.configs.describe(resource, keys, opts);
   }
 
   incrementalAlterConfigs(
@@ -698,9 +555,9 @@ export class ClusterModel {
     validateOnly = false,
     opts?: ConfigRequestOptions,
   ): void {
-    this.sync(); // throttle configs change copy rates from now on
-    this.configs.incrementalAlter(resource, ops, validateOnly, opts);
-    if (!validateOnly) this.configsChanged(resource);
+    this.s.sync(); // throttle configs change copy rates from now on
+    this.s.configs.incrementalAlter(resource, ops, validateOnly, opts);
+    if (!validateOnly) this.s.configsChanged(resource);
   }
 
   /** Legacy AlterConfigs: replaces ALL dynamic configs of the resource. */
@@ -710,34 +567,24 @@ export class ClusterModel {
     validateOnly = false,
     opts?: ConfigRequestOptions,
   ): void {
-    this.sync();
-    this.configs.legacyAlter(resource, configs, validateOnly, opts);
-    if (!validateOnly) this.configsChanged(resource);
-  }
-
-  /** Copies re-read the throttles they are under (./partition-moves.ts). */
-  private configsChanged(resource: ConfigResourceRef): void {
-    if (resource.type === ResourceType.TOPIC) {
-      const t = this.topics.get(resource.name);
-      if (t) this.moves.topicConfigsChanged(t);
-    } else if (resource.type === ResourceType.BROKER) {
-      this.moves.brokerConfigsChanged(resource.name);
-    }
+    this.s.sync();
+    this.s.configs.legacyAlter(resource, configs, validateOnly, opts);
+    if (!validateOnly) this.s.configsChanged(resource);
   }
 
   /** Dynamic broker configs stored for "" (cluster default) or a broker id. */
   dynamicBrokerConfigs(name: string): Record<string, string> {
-    return this.configs.brokerConfigs(name);
+    return this.s.configs.brokerConfigs(name);
   }
 
   // ------------------------------------------------------------------ logs
 
   private partitionLog(topic: string, partition: number): { p: PartitionState; log: PartitionLog; t: TopicState } {
     // Callers that grow the log tell the moves (sizeChanged): copies have more to copy.
-    this.sync(); // appends move the copies' target; reads see current sizes
-    const p = this.partitionState(topic, partition);
-    const t = this.topics.get(topic)!;
-    return { p, t, log: this.logs.get(t.topicId)![partition] };
+    this.s.sync(); // appends move the copies' target; reads see current sizes
+    const p = this.s.partitionState(topic, partition);
+    const t = this.s.topics.get(topic)!;
+    return { p, t, log: this.s.logs.get(t.topicId)![partition] };
   }
 
   private checkLeader(p: PartitionState, brokerId: number | undefined): void {
@@ -760,8 +607,8 @@ export class ClusterModel {
   appendWithResult(topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): AppendResult {
     const { p, t, log } = this.partitionLog(topic, partition);
     this.checkLeader(p, opts.brokerId);
-    const split = PartitionLog.prepare(batches, this.verifyCrc);
-    const maxBytes = Number(this.configs.effectiveTopicValue(t.configs, 'max.message.bytes'));
+    const split = PartitionLog.prepare(batches, this.s.verifyCrc);
+    const maxBytes = Number(this.s.configs.effectiveTopicValue(t.configs, 'max.message.bytes'));
     for (const b of split) {
       if (b.length > maxBytes) {
         throw new KafkaError(
@@ -771,7 +618,7 @@ export class ClusterModel {
       }
     }
     if ((opts.acks ?? -1) === -1) {
-      const minIsr = Number(this.configs.effectiveTopicValue(t.configs, 'min.insync.replicas'));
+      const minIsr = Number(this.s.configs.effectiveTopicValue(t.configs, 'min.insync.replicas'));
       if (p.isr.length < minIsr) {
         throw new KafkaError(
           ErrorCode.NOT_ENOUGH_REPLICAS,
@@ -822,8 +669,8 @@ export class ClusterModel {
 
   /** A partition's log grew: the log-dir sums and the copies catching up follow. */
   private grown(t: TopicState, p: PartitionState, delta: number): void {
-    this.replicaIndex.sizeChanged(t, p, delta);
-    this.moves.sizeChanged(p, delta);
+    this.s.replicaIndex.sizeChanged(t, p, delta);
+    this.s.moves.sizeChanged(p, delta);
   }
 
   // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
@@ -833,8 +680,8 @@ export class ClusterModel {
    * Throws KafkaError (3, 39, 85) and then changes nothing.
    */
   alterPartitionReassignment(topic: string, partition: number, replicas: readonly number[] | null): void {
-    this.sync(); // copies ran at the old rates until now
-    this.moves.alter(topic, partition, replicas);
+    this.s.sync(); // copies ran at the old rates until now
+    this.s.moves.alter(topic, partition, replicas);
   }
 
   /**
@@ -844,12 +691,12 @@ export class ClusterModel {
    */
   alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source'] = null): (KafkaError | null)[] {
     return this.atOneInstant(() => {
-      this.sync();
-      this.moves.beginBatch();
+      this.s.sync();
+      this.s.moves.beginBatch();
       try {
         return this.alterInOneBlock(entries, source);
       } finally {
-        this.moves.endBatch();
+        this.s.moves.endBatch();
       }
     });
   }
@@ -858,7 +705,7 @@ export class ClusterModel {
     {
       const planned = entries.map((e) => {
         try {
-          return this.moves.plan(e.topic, e.partition, e.replicas);
+          return this.s.moves.plan(e.topic, e.partition, e.replicas);
         } catch (err) {
           if (err instanceof KafkaError) return err;
           throw err;
@@ -910,16 +757,16 @@ export class ClusterModel {
   ): Promise<(KafkaError | null)[]> {
     // Decoding the request was one block already: start on a turn of its own.
     await pause();
-    const pinned = this.instant === null;
-    if (pinned) this.instant = this.clock.now();
-    this.moves.beginBatch();
+    const pinned = this.s.instant === null;
+    if (pinned) this.s.instant = this.s.clock.now();
+    this.s.moves.beginBatch();
     const errors: (KafkaError | null)[] = new Array(entries.length);
     try {
-      this.sync();
+      this.s.sync();
       let sliceStart = performance.now();
       const due = (i: number): boolean => (i & 127) === 127 && performance.now() - sliceStart >= sliceMs;
       const yieldNow = async (): Promise<void> => {
-        this.sync(); // settle the rate classes of what this slice changed, at the same instant
+        this.s.sync(); // settle the rate classes of what this slice changed, at the same instant
         await pause();
         sliceStart = performance.now();
       };
@@ -929,7 +776,7 @@ export class ClusterModel {
       for (let i = 0; i < entries.length; i++) {
         const e = entries[i];
         try {
-          planned[i] = this.moves.plan(e.topic, e.partition, e.replicas);
+          planned[i] = this.s.moves.plan(e.topic, e.partition, e.replicas);
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;
           planned[i] = err;
@@ -946,10 +793,10 @@ export class ClusterModel {
         }
         if (due(i)) await yieldNow();
       }
-      this.sync();
+      this.s.sync();
     } finally {
-      this.moves.endBatch();
-      if (pinned) this.instant = null;
+      this.s.moves.endBatch();
+      if (pinned) this.s.instant = null;
     }
     // Building and encoding the answer is one more block: on a turn of its own too.
     await pause();
@@ -958,23 +805,23 @@ export class ClusterModel {
 
   /** moves.apply of one accepted entry, told to the onReassignmentAltered listeners (if any). */
   private applyAltered(r: ReassignmentRecord, target: readonly number[] | null, source: AlteredReassignment['source']): void {
-    if (this.alteredListeners.size === 0) return this.moves.apply(r);
+    if (this.alteredListeners.size === 0) return this.s.moves.apply(r);
     const p = r.partition;
     const replicasBefore = [...p.replicas];
     const leaderBefore = p.leader;
-    const wasMoving = this.moves.isMoving(p);
-    this.moves.apply(r);
+    const wasMoving = this.s.moves.isMoving(p);
+    this.s.moves.apply(r);
     const event: AlteredReassignment = {
       topic: r.topic.name,
       partition: p.partition,
       target: target === null ? null : [...target],
       wasMoving,
-      moving: this.moves.isMoving(p),
+      moving: this.s.moves.isMoving(p),
       replicasBefore,
       replicas: [...p.replicas],
       leaderBefore,
       leader: p.leader,
-      at: this.instant ?? this.clock.now(),
+      at: this.s.instant ?? this.s.clock.now(),
       source,
     };
     for (const listener of this.alteredListeners) listener(event);
@@ -991,14 +838,14 @@ export class ClusterModel {
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */
   listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
-    this.sync();
-    return this.moves.list(topics);
+    this.s.sync();
+    return this.s.moves.list(topics);
   }
 
   /** DescribeLogDirs on one broker: the replicas it hosts and their sizes in bytes. */
   logDirSizes(brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
-    this.sync();
-    return this.moves.logSizes(brokerId, filter);
+    this.s.sync();
+    return this.s.moves.logSizes(brokerId, filter);
   }
 
   /**
@@ -1006,8 +853,8 @@ export class ClusterModel {
    * default log dir (logDirCount entries, LogDirs.defaultDirIndex), in O(dirs + rate classes).
    */
   logDirUsedBytesByDir(brokerId: number): number[] {
-    this.sync();
-    return this.moves.usedBytesByDir(brokerId);
+    this.s.sync();
+    return this.s.moves.usedBytesByDir(brokerId);
   }
 
   /**
@@ -1015,20 +862,20 @@ export class ClusterModel {
    * each among `dirCount` dirs: the reference for tests, and for dirs other than the default ones.
    */
   logDirUsedBytesByDirWalk(brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
-    this.sync();
-    return this.moves.usedBytesByDirWalk(brokerId, dirIndex, dirCount);
+    this.s.sync();
+    return this.s.moves.usedBytesByDirWalk(brokerId, dirIndex, dirCount);
   }
 
   /** Bytes of every replica one broker hosts (its log dir's used space). */
   logDirUsedBytes(brokerId: number): number {
-    this.sync();
-    return this.moves.usedBytes(brokerId);
+    this.s.sync();
+    return this.s.moves.usedBytes(brokerId);
   }
 
   /** Number of partitions being reassigned now. */
   movingPartitionCount(): number {
-    this.sync();
-    return this.moves.movingCount;
+    this.s.sync();
+    return this.s.moves.movingCount;
   }
 
   /**
@@ -1036,8 +883,8 @@ export class ClusterModel {
    * finished it (the moment its last new replica caught up), or null if none completed.
    */
   reassignmentCompletedAt(topic: string, partition: number): number | null {
-    this.sync();
-    return this.moves.completionTime(this.partitionState(topic, partition));
+    this.s.sync();
+    return this.s.moves.completionTime(this.s.partitionState(topic, partition));
   }
 
   /**
@@ -1046,7 +893,7 @@ export class ClusterModel {
    * completedAt possibly earlier. Returns the unsubscribe function.
    */
   onReassignmentCompleted(listener: (c: CompletedReassignment) => void): () => void {
-    return this.moves.onCompleted(listener);
+    return this.s.moves.onCompleted(listener);
   }
 
   /**
@@ -1054,6 +901,6 @@ export class ClusterModel {
    * maxCatchUpsPerAdvance stopped it short: call again (on a later turn of the event loop).
    */
   advanceReplication(): boolean {
-    return this.sync();
+    return this.s.sync();
   }
 }
