@@ -8,12 +8,12 @@
 // 2-5 s.
 //
 // This file is the shell: the token, who is signed in, the menu and the page for the route.
-// The pages are in pages/, the pieces they share in components/ (and ui.tsx, live.ts).
+// The pages are in pages/, the pieces they share in components/; ui.tsx (polling, problems, role notes) and live.ts (the event streams) serve them all.
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, createClient, type WhoAmI } from '../client/api.js';
 import { ProblemBox } from './ui.js';
-import { HistoryPage } from './history.js';
+import { HistoryPage } from './pages/history.js';
 import { href, useRoute, type Route } from './route.js';
 import { Login } from './components/login.js';
 import { ClusterPage } from './pages/cluster.js';

@@ -51,7 +51,7 @@ export function usePoll<T>(load: () => Promise<T>, deps: unknown[], intervalMs: 
       stopped = true;
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller lists what `load` reads in `deps` (no react-hooks lint here to check it).
   }, [...deps, tick]);
   return { data, error, refresh };
 }

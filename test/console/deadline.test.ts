@@ -1,8 +1,8 @@
-// The console's deadline row text (src/console/deadline-text.ts, shown by deadline.tsx): on track, not holding, ended.
+// The console's deadline row text (src/console/components/deadline-text.ts, shown by deadline.tsx): on track, not holding, ended.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Reassignment } from '../../src/client/api.js';
-import { deadlineText } from '../../src/console/deadline-text.js';
+import { deadlineText } from '../../src/console/components/deadline-text.js';
 
 const MiB = 1024 * 1024;
 const r = {

@@ -2,8 +2,8 @@
 // flight and health; below, the plan panel and the preferred-leader election.
 import { formatBytes, type BrokerLoad } from '../../client/api.js';
 import { Loading, usePoll } from '../ui.js';
-import { LeaderElectionPanel } from '../leaders.js';
-import { BrokerHealthCell, brokerHealth, type BrokerHealth } from '../held.js';
+import { LeaderElectionPanel } from '../components/leaders.js';
+import { BrokerHealthCell, brokerHealth, type BrokerHealth } from '../components/held.js';
 import { PlanPanel } from '../components/plan-panel.js';
 import { mib } from '../components/widgets.js';
 import type { PageProps } from './page-props.js';

@@ -6,9 +6,9 @@ import { formatBytes, formatDuration, isLive, type PartitionState } from '../../
 import { goalLine } from '../../client/origin-text.js';
 import { Loading, ProblemBox, RoleHint, usePoll } from '../ui.js';
 import { isFinished, tookSeconds, useLiveReassignment } from '../live.js';
-import { LeaderElectionRows } from '../leaders.js';
-import { DeadlineRows } from '../deadline.js';
-import { HeldRows } from '../held.js';
+import { LeaderElectionRows } from '../components/leaders.js';
+import { DeadlineRows } from '../components/deadline.js';
+import { HeldRows } from '../components/held.js';
 import { href } from '../route.js';
 import { Badge, ProgressBar, mib } from '../components/widgets.js';
 import { countsText, pacingText, rowPercent } from '../components/reassignment-text.js';

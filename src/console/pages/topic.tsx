@@ -1,7 +1,7 @@
 // One topic: its partitions (leader, replicas, ISR), a form to move a partition, its configs.
 import { useState } from 'preact/hooks';
 import { Loading, RoleHint, usePoll } from '../ui.js';
-import { TopicConfigs } from '../topic-configs.js';
+import { TopicConfigs } from '../components/topic-configs.js';
 import { StartForm } from '../components/start-form.js';
 import type { PageProps } from './page-props.js';
 

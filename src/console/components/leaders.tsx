@@ -4,8 +4,8 @@
 // election rows of a reassignment started with electLeaders (its page's <dl class="kv">).
 // Unclean elections are left to the API and the CLI, which ask for an explicit confirmation.
 import { useState } from 'preact/hooks';
-import type { GatewayClient, Reassignment, Schemas, WhoAmI } from '../client/api.js';
-import { ProblemBox, RoleHint } from './ui.js';
+import type { GatewayClient, Reassignment, Schemas, WhoAmI } from '../../client/api.js';
+import { ProblemBox, RoleHint } from '../ui.js';
 
 type ElectionAnswer = Schemas['LeaderElectionResponse'];
 
@@ -49,7 +49,7 @@ export function LeaderElectionPanel({ api, me }: { api: GatewayClient; me: WhoAm
     <div class="panel">
       <h3 id="h-leaders">Preferred leaders</h3>
       <p class="note">Moves leadership back to each partition's first replica where it is alive and in the ISR (kafka-leader-election.sh --election-type preferred).</p>
-      <form class="row" onSubmit={submit}>
+      <form class="row" onSubmit={(e) => void submit(e)}>
         <label class="field">
           Topics (comma-separated; empty = every partition)
           <input value={topicList} onInput={(e) => setTopicList((e.target as HTMLInputElement).value)} placeholder="e.g. orders" />

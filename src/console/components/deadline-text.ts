@@ -1,6 +1,6 @@
 // Deadline pacing (issue 30): the words the console shows for a finishBy reassignment's deadline
 // (deadline.tsx renders them). Plain TypeScript, no JSX: unit-tested on its own.
-import { formatBytes, type Reassignment } from '../client/api.js';
+import { formatBytes, type Reassignment } from '../../client/api.js';
 
 const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '–');
 const rate = (n: number | null | undefined) => (n == null ? '–' : `${formatBytes(n)}/s`);

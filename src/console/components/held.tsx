@@ -1,7 +1,7 @@
 // A reassignment held by the health interlocks (issue 30): what holds it, how far it is from
 // resuming by itself, the target brokers that are gone and how to re-plan. Rows of the
 // reassignment page's <dl class="kv">; nothing when it is not held.
-import type { Reassignment } from '../client/api.js';
+import type { Reassignment } from '../../client/api.js';
 
 const KIND_TEXT: Record<string, string> = {
   offline: 'offline partitions (no leader)',

@@ -1,7 +1,7 @@
 // Deadline pacing (issue 30): a reassignment started with `finishBy`, on its page: the deadline,
 // whether it still holds at the throttle the gateway picked, and if not, when it will end at the
 // highest allowed throttle. Rows of the reassignment page's <dl class="kv">; nothing without a deadline.
-import type { Reassignment } from '../client/api.js';
+import type { Reassignment } from '../../client/api.js';
 import { deadlineText } from './deadline-text.js';
 
 export function DeadlineRows({ r }: { r: Reassignment }) {

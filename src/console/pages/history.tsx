@@ -5,10 +5,10 @@
 // requester, counts and bytes), kept current by the all-reassignments event stream; shown a
 // page at a time, so a long history costs one table page of DOM.
 import { useState } from 'preact/hooks';
-import { formatBytes, formatDuration, type GatewayClient } from '../client/api.js';
-import { goalText } from '../client/origin-text.js';
-import { isFinished, tookSeconds, useLiveReassignmentList, type ReassignmentRow } from './live.js';
-import { Loading } from './ui.js';
+import { formatBytes, formatDuration, type GatewayClient } from '../../client/api.js';
+import { goalText } from '../../client/origin-text.js';
+import { isFinished, tookSeconds, useLiveReassignmentList, type ReassignmentRow } from '../live.js';
+import { Loading } from '../ui.js';
 
 export const HISTORY_PAGE = 25;
 const STATES = ['all', 'completed', 'cancelled', 'failed'] as const;

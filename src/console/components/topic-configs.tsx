@@ -3,8 +3,8 @@
 // removes overrides through PATCH /topics/{topic}/configs. Shown to every role; the gateway
 // refuses a viewer's change (403), and the page says so beforehand (RoleHint).
 import { useState } from 'preact/hooks';
-import { type ConfigChange, type GatewayClient, type ResourceConfig, type WhoAmI } from '../client/api.js';
-import { Loading, ProblemBox, RoleHint, usePoll } from './ui.js';
+import { type ConfigChange, type GatewayClient, type ResourceConfig, type WhoAmI } from '../../client/api.js';
+import { Loading, ProblemBox, RoleHint, usePoll } from '../ui.js';
 
 /** The level PATCH writes: what "override" means for a topic. */
 const OVERRIDE = 'DYNAMIC_TOPIC_CONFIG';
