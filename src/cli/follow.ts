@@ -60,7 +60,7 @@ export function followReassignment(o: FollowOptions): Promise<number> {
       // No streams on this gateway, or none to be had now: poll instead.
       if (err.fatal || failures >= 2) {
         o.io.err(`(event stream unavailable: ${err.message}; polling instead)`);
-        finish(() => o.fallback().then(resolve, reject));
+        finish(() => void o.fallback().then(resolve, reject));
       }
     };
     const handle = followEventStream({

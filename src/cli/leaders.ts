@@ -30,7 +30,7 @@ export function electionBody(o: LeaderOptions): Schemas['LeaderElectionRequest']
   for (const item of o.partitions!.split(',').map((x) => x.trim()).filter(Boolean)) {
     const m = /^(.+):(\d+)$/.exec(item);
     if (!m) return `--partitions takes topic:partition items, got "${item}"`;
-    partitions.push({ topic: m[1]!, partition: Number(m[2]) });
+    partitions.push({ topic: m[1], partition: Number(m[2]) });
   }
   return { ...body, partitions };
 }

@@ -7,7 +7,7 @@ export function table(headers: string[], rows: (string | number | null | undefin
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '–' : String(c))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
   const numeric = headers.map((_, i) => cells.length > 0 && cells.every((r) => /^-?[\d.]+$|^–$/.test(r[i] ?? '')));
-  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
   if (cells.length === 0) return '(none)';
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
