@@ -1,0 +1,94 @@
+// The reassignment worker thread, as src/main.ts wires it (GATEWAY_WORKER_THREAD=on): the
+// supervisor, the forwarder for src/http/app.ts, the state store's readiness seen through the
+// worker, and the worker's metrics in /metrics. Design and figures: docs/worker-thread.md.
+import type { RequestHandler } from 'express';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Logger } from '../observability/logger.js';
+import { loadReassignmentConfig } from '../reconcile/index.js';
+import type { StateHealth } from '../state/store.js';
+import { forwardToWorker } from './forward.js';
+import { mergeWorkerMetrics } from './metrics.js';
+import type { WorkerStartData } from './protocol.js';
+import { WorkerSupervisor } from './supervisor.js';
+
+export { isWorkerPath } from './forward.js';
+export { WorkerSupervisor, WorkerUnavailableError } from './supervisor.js';
+
+/** GATEWAY_WORKER_THREAD=on|off (default off: see docs/worker-thread.md for the measurements). */
+export function workerThreadEnabled(env: NodeJS.ProcessEnv): boolean {
+  const v = env.GATEWAY_WORKER_THREAD?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'off' || v === 'false' || v === '0') return false;
+  if (v === 'on' || v === 'true' || v === '1') return true;
+  throw new Error(`GATEWAY_WORKER_THREAD must be on or off, got "${env.GATEWAY_WORKER_THREAD}"`);
+}
+
+export interface ReassignmentWorker {
+  readonly supervisor: WorkerSupervisor;
+  /** Mount in the HTTP thread's app before access control (AppOptions.reassignmentWorker). */
+  readonly forward: RequestHandler;
+  /** For /readyz: the worker's state store, or why the worker cannot answer now. */
+  readonly stateStore: { readonly topic: string; refresh(): Promise<unknown>; health(): StateHealth };
+  /** The gateway's state topic (not deletable through the gateway). */
+  readonly stateTopic: string;
+  /** Shutdown, part 1 (on SIGTERM): no new reconcile pass, event streams end. */
+  drain(): Promise<void>;
+  /** Shutdown, part 2 (after the server closed): the worker ends. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerWiring {
+  env: NodeJS.ProcessEnv;
+  /** Values the worker's environment needs beyond process.env (the embedded simulator's bootstrap servers). */
+  envOverrides: Record<string, string>;
+  externalKafka: boolean;
+  bandwidthBytesPerSecond: number | null;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** How long to wait for the worker's first start before listening anyway (/readyz says why meanwhile). */
+  firstStartWaitMs?: number;
+}
+
+export async function startReassignmentWorker(w: WorkerWiring): Promise<ReassignmentWorker> {
+  const config = loadReassignmentConfig({ ...w.env, ...w.envOverrides });
+  const testHooks = w.env.GATEWAY_WORKER_TEST_HOOKS === '1';
+  const start: WorkerStartData = {
+    // One instance id for every worker this process starts: a restarted worker is the same
+    // instance (its claims and ledger entries are its own), as a restarted pod with a fixed id.
+    env: { ...w.envOverrides, GATEWAY_INSTANCE_ID: config.instanceId },
+    externalKafka: w.externalKafka,
+    bandwidthBytesPerSecond: w.bandwidthBytesPerSecond,
+    testHooks,
+  };
+  const supervisor = new WorkerSupervisor({
+    start,
+    logger: w.logger,
+    onKafkaRequests: (requests) => {
+      for (const [api, error, seconds] of requests) w.metrics.onKafkaRequest(api, error, seconds);
+    },
+  });
+  mergeWorkerMetrics(w.metrics.registry, supervisor);
+  // TEST ONLY: SIGUSR2 makes the worker throw (test/worker/*.integration.test.ts).
+  if (testHooks) process.on('SIGUSR2', () => supervisor.crashForTest());
+  supervisor.start();
+  const waitMs = w.firstStartWaitMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  const started = await Promise.race([supervisor.whenReady().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
+  clearTimeout(timer);
+  if (!started) w.logger.warn('reassignment worker thread not ready yet; listening anyway (/readyz answers 503 until it is)', { waitedMs: waitMs, reason: supervisor.unavailableReason() });
+  const stateStore = {
+    topic: config.stateTopic,
+    refresh: () => supervisor.refreshState(),
+    health: (): StateHealth => {
+      const reason = supervisor.unavailableReason();
+      return reason === null ? supervisor.health : { status: 'unavailable', reason, since: supervisor.unavailableSince };
+    },
+  };
+  return {
+    supervisor,
+    forward: forwardToWorker(supervisor, w.logger),
+    stateStore,
+    stateTopic: config.stateTopic,
+    drain: () => supervisor.drain(),
+    stop: () => supervisor.stop(),
+  };
+}

@@ -1,0 +1,63 @@
+// /metrics with the worker thread's metrics in it: the HTTP thread's registry answers its own
+// (HTTP, process, quota, Kafka requests of both threads: the worker sends its Kafka requests
+// over, protocol.ts KafkaRequestBatch) followed by the worker's registry's metrics that the HTTP
+// thread does not have (reconciler, state store, throttles, webhooks, event streams), taken as
+// getMetricsAsJSON() gives them and rendered by prom-client's AggregatorRegistry. Every metric
+// name of the in-process gateway appears once.
+import { AggregatorRegistry, Counter, Gauge, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from '../observability/metrics.js';
+import type { WorkerSupervisor } from './supervisor.js';
+
+/** /metrics does not wait longer than this for the worker (a busy worker's metrics are left out of that scrape). */
+const WORKER_METRICS_WAIT_MS = 2000;
+
+type MetricJson = { name: string };
+
+async function workerMetrics(supervisor: WorkerSupervisor): Promise<MetricJson[] | null> {
+  if (!supervisor.ready) return null;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return (await Promise.race([
+      supervisor.call('metrics'),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), WORKER_METRICS_WAIT_MS);
+      }),
+    ])) as MetricJson[] | null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Registers the worker's own metrics and makes `registry.metrics()` include the worker's. */
+export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervisor): void {
+  new Gauge({
+    name: `${METRIC_PREFIX}reassignment_worker_up`,
+    help: '1 while the reassignment worker thread runs and answers, 0 while it starts or restarts.',
+    registers: [registry],
+    collect() {
+      this.set(supervisor.ready ? 1 : 0);
+    },
+  });
+  let startsSeen = 0;
+  new Counter({
+    name: `${METRIC_PREFIX}reassignment_worker_starts_total`,
+    help: 'Reassignment worker threads started (the first, then one per restart after a crash).',
+    registers: [registry],
+    collect() {
+      if (supervisor.starts > startsSeen) this.inc(supervisor.starts - startsSeen);
+      startsSeen = supervisor.starts;
+    },
+  });
+  const own = registry.metrics.bind(registry);
+  registry.metrics = async () => {
+    const [text, worker] = await Promise.all([own(), workerMetrics(supervisor)]);
+    if (!worker) return text;
+    const ownNames = new Set(registry.getMetricsAsArray().map((m) => m.name));
+    const extra = worker.filter((m) => !ownNames.has(m.name));
+    if (extra.length === 0) return text;
+    const rendered = await AggregatorRegistry.aggregate([extra]).metrics();
+    return `${text}${text.endsWith('\n') ? '' : '\n'}${rendered}`;
+  };
+}
