@@ -9,6 +9,7 @@ import { StateTopic } from '../../src/kafka/state-topic.js';
 import { CHUNK_MAX_PARTITIONS, CHUNK_PREFIX } from '../../src/state/layout.js';
 import type { ReassignmentRecord } from '../../src/state/records.js';
 import { startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startBody } from '../services/reassignments/start-body.js';
 
 const BROKERS = 4;
 const ALTER_PARTITION_REASSIGNMENTS = 45;
@@ -50,7 +51,7 @@ describe('a start writes its partitions once', () => {
   it('all accepted: the write after Kafka answered is the header alone', async () => {
     const n = 2 * CHUNK_MAX_PARTITIONS + 7;
     createTopic('wa-all', n);
-    const started = await gw.runtime.reassignments.start(moveAll('wa-all', n), null);
+    const started = await startBody(gw.runtime.reassignments, moveAll('wa-all', n));
     assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
     if (started.kind !== 'started') return;
     const record = await recordOf(started.record.id);
@@ -73,7 +74,7 @@ describe('a start writes its partitions once', () => {
     const n = 5_003;
     let started;
     try {
-      started = await gw.runtime.reassignments.start({ ...moveAll('wa-accepted', 5_000), partitions: [...moveAll('wa-accepted', 5_000).partitions, ...moveAll('wa-refused', 3).partitions] }, null);
+      started = await startBody(gw.runtime.reassignments, { ...moveAll('wa-accepted', 5_000), partitions: [...moveAll('wa-accepted', 5_000).partitions, ...moveAll('wa-refused', 3).partitions] });
     } finally {
       off();
       gw.sim.faults.remove(held.id);
@@ -104,7 +105,7 @@ describe('a start writes its partitions once', () => {
     const fault = gw.sim.faults.add({ apiKey: INCREMENTAL_ALTER_CONFIGS, error: { code: 7 } });
     let error: unknown;
     try {
-      await gw.runtime.reassignments.start(moveAll('wa-throttle', 20), null);
+      await startBody(gw.runtime.reassignments, moveAll('wa-throttle', 20));
     } catch (err) {
       error = err;
     } finally {
@@ -125,7 +126,7 @@ describe('a start writes its partitions once', () => {
     createTopic('wa-cancel', 20);
     // The start's throttle write waits at the broker: the record is pending meanwhile.
     const held = gw.sim.faults.add({ apiKey: INCREMENTAL_ALTER_CONFIGS, times: 1, delayMs: 1500 });
-    const starting = gw.runtime.reassignments.start(moveAll('wa-cancel', 20), null);
+    const starting = startBody(gw.runtime.reassignments, moveAll('wa-cancel', 20));
     await gw.sim.faults.waitApplied(held.id);
     const pending = [...gw.runtime.store.view().reassignments.values()].find((r) => r.partitions[0]?.topic === 'wa-cancel');
     assert.ok(pending);

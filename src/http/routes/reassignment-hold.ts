@@ -1,7 +1,7 @@
 // The health interlocks' part of a reassignment's answer (issue 30): the API state `held`, the
 // reason it is held, the hold itself with a re-plan hint, the policy in force.
-import { replanHint, safetyOf, type HoldState } from '../../domain/reassignment/health.js';
-import type { ReassignmentRecord } from '../../state/records.js';
+import type { HoldState } from '../../domain/reassignment/health.js';
+import { replanHint, safetyOf, type ReassignmentRecord } from '../../services/reassignments/reassignment-service.js';
 import type { components } from '../openapi-types.js';
 
 type Schemas = components['schemas'];

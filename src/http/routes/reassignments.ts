@@ -5,19 +5,27 @@
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
 import type { FieldError, PartitionError, SnapshotProgress } from '../../domain/reassignment/index.js';
-import { ANY_LOG_DIR, compareTopicPartitions, parseConcurrency, REASSIGNMENT_FILE_VERSION } from '../../domain/reassignment/index.js';
-import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
-import { withPlanOrigin } from '../../domain/reassignment/origin.js';
-import type { InvalidKind, ReassignmentDetail, ReassignmentService, StartResult, PlanView } from '../../services/reassignments/reassignment-service.js';
-import { partitionCount } from '../../state/cold-partitions.js';
-import type { PartitionState, ReassignmentRecord } from '../../state/records.js';
+import {
+  ANY_LOG_DIR,
+  inFileOrder,
+  parseStartRequest,
+  parseSteerFields,
+  partitionCount,
+  REASSIGNMENT_FILE_VERSION,
+  type InvalidKind,
+  type PartitionState,
+  type PlanView,
+  type ReassignmentDetail,
+  type ReassignmentRecord,
+  type ReassignmentService,
+  type StartResult,
+} from '../../services/reassignments/reassignment-service.js';
 import { mapKafkaError } from '../errors.js';
 import { LazyJsonArray, sendJson } from '../json-slices.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
 import { apiReason, isHeld, toHold, toSafety, unstalledWhileHeld } from './reassignment-hold.js';
-import { parseSafety } from '../../domain/reassignment/health.js';
 
 type Schemas = components['schemas'];
 
@@ -115,17 +123,9 @@ function toFile(f: PlanView['rollback']): Schemas['ReassignmentFile'] {
 
 /** formatReassignmentFile of the original replicas, its rows made as they are written. */
 function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
-  let ordered = r.partitions;
-  for (let i = 1; i < ordered.length; i++) {
-    // Records keep their partitions in file order already; sort a copy only if they are not.
-    if (compareTopicPartitions(ordered[i - 1]!, ordered[i]!) > 0) {
-      ordered = [...ordered].sort(compareTopicPartitions);
-      break;
-    }
-  }
   return {
     version: REASSIGNMENT_FILE_VERSION,
-    partitions: lazyRows(ordered, (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.original], log_dirs: p.original.map(() => ANY_LOG_DIR) })),
+    partitions: lazyRows(inFileOrder(r), (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.original], log_dirs: p.original.map(() => ANY_LOG_DIR) })),
   };
 }
 
@@ -306,10 +306,10 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     // validateOnly: the query parameter or the body field (one convention, see validateOnlyOf).
     const vo = validateOnlyOf(req, req.body);
     if ('problem' in vo) return sendProblem(res, vo.problem);
-    // A plan answer's goal is kept as the reassignment's origin (unless the body names one) before the plan is unwrapped.
-    const body = unwrapPlanBody(withPlanOrigin(req.body));
-    const withFlag = vo.validateOnly && body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, validateOnly: true } : body;
-    await sendStart(req, res, await service.start(withFlag, callerOf(res)), service);
+    // The body (a plan answer, the gateway's shape or Kafka's file) made into the service's typed request.
+    const parsed = await parseStartRequest(req.body, { validateOnly: vo.validateOnly });
+    const result: StartResult = parsed.ok ? await service.start(parsed.request, callerOf(res)) : { kind: 'bad-request', errors: parsed.errors };
+    await sendStart(req, res, result, service);
   });
 
   router.get('/reassignments/:id', async (req, res) => {
@@ -341,9 +341,8 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
   router.patch('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
     const body = req.body as Schemas['ReassignmentPatch'];
-    const errors: FieldError[] = [];
-    const concurrency = 'concurrency' in body ? parseConcurrency(body.concurrency, '/concurrency', errors) : undefined;
-    const safety = 'safety' in body ? parseSafety(body.safety, '/safety', errors) : undefined;
+    const { patch, errors } = parseSteerFields(body);
+    const { concurrency, safety } = patch;
     if (errors.length > 0) {
       return sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: errors.map((e) => e.message).join(' '), instance: instance(req), errors: fieldErrors(errors) } });
     }

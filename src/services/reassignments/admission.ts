@@ -59,7 +59,7 @@ export async function bucketResources(partitions: readonly { topic: string; part
   let topic: string | null = null;
   let hashed = 0;
   for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.topic !== topic) {
       topic = p.topic;
       hashed = topicHash(topic);
@@ -89,7 +89,7 @@ export async function admitReassignment(
     validated: ReadonlyMap<string, string>;
   },
   /** Gives the event loop a turn in long loops (makePacer); default: never. */
-  pace: () => Promise<void> = async () => undefined,
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Admission> {
   const resources = await bucketResources(req.partitions, pace);
   const claimed = await store.claim(resources, { purpose: reassignmentPurpose(req.id), owner: req.owner, ttlMs: ADMISSION_LEASE_MS });
@@ -129,7 +129,7 @@ export async function admitReassignment(
   if (others.length > 0) {
     const wanted = new PartitionMap<true>();
     for (let i = 0; i < req.partitions.length; i++) {
-      wanted.set(req.partitions[i]!.topic, req.partitions[i]!.partition, true);
+      wanted.set(req.partitions[i].topic, req.partitions[i].partition, true);
       if (i % 2048 === 0) await pace();
     }
     const errors: PartitionError[] = [];

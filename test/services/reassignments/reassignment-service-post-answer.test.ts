@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TopicPartitions } from '../../../src/kafka/partitions.js';
 import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
+import { startBody } from './start-body.js';
 
 const BROKERS = 4;
 const PER_TOPIC = 40;
@@ -31,9 +32,9 @@ const body = (topic: string) => ({
 describe('POST answer', () => {
   it('the plan a POST answers is the plan validateOnly answers (all at once)', async () => {
     const svc = gw.runtime.reassignments;
-    const planned = await svc.start({ ...body('a'), validateOnly: true }, null);
+    const planned = await startBody(svc, { ...body('a'), validateOnly: true });
     assert.equal(planned.kind, 'plan');
-    const started = await svc.start(body('a'), null);
+    const started = await startBody(svc, body('a'));
     assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
     if (planned.kind !== 'plan' || started.kind !== 'started') return;
     assert.equal(JSON.stringify(started.plan), JSON.stringify(planned.plan));
@@ -45,9 +46,9 @@ describe('POST answer', () => {
   it('the plan a paced POST answers is the plan validateOnly answers, wave schedule included', async () => {
     const svc = gw.runtime.reassignments;
     const paced = { ...body('b'), concurrency: { perBroker: 2 } };
-    const planned = await svc.start({ ...paced, validateOnly: true }, null);
+    const planned = await startBody(svc, { ...paced, validateOnly: true });
     assert.equal(planned.kind, 'plan');
-    const started = await svc.start(paced, null);
+    const started = await startBody(svc, paced);
     assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
     if (planned.kind !== 'plan' || started.kind !== 'started') return;
     assert.ok(started.plan.pacing && started.plan.pacing.schedule.waves.length > 1, JSON.stringify(started.plan.pacing));
@@ -58,7 +59,7 @@ describe('POST answer', () => {
 describe('leader sizes', () => {
   it('are found when Metadata lists partitions out of id order or with gaps', async () => {
     const svc = gw.runtime.reassignments;
-    const inOrder = await svc.start({ ...body('c'), validateOnly: true }, null);
+    const inOrder = await startBody(svc, { ...body('c'), validateOnly: true });
     assert.equal(inOrder.kind, 'plan');
     if (inOrder.kind !== 'plan') return;
     assert.equal(inOrder.plan.estimate.totalBytes, (PER_TOPIC - 3) * 7000);
@@ -67,13 +68,13 @@ describe('leader sizes', () => {
     // Reversed: index k holds partition PER_TOPIC-1-k (an index hit would be the wrong partition).
     kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions].reverse() }));
     try {
-      const reversed = await svc.start({ ...body('c'), validateOnly: true }, null);
+      const reversed = await startBody(svc, { ...body('c'), validateOnly: true });
       assert.equal(reversed.kind, 'plan');
       if (reversed.kind !== 'plan') return;
       assert.deepEqual(reversed.plan.estimate, inOrder.plan.estimate);
       // Rotated by one: no partition at its own index.
       kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions.slice(1), t.partitions[0]!] }));
-      const started = await svc.start(body('c'), null);
+      const started = await startBody(svc, body('c'));
       assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
       if (started.kind !== 'started') return;
       assert.deepEqual(started.plan.estimate, inOrder.plan.estimate);

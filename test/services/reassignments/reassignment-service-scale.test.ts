@@ -10,6 +10,7 @@ import { countPartitions } from '../../../src/services/reassignments/reassignmen
 import { listPartitionReassignments } from '../../../src/kafka/reassignments.js';
 import type { ReassignmentRecord } from '../../../src/state/records.js';
 import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
+import { startBody } from './start-body.js';
 
 const BROKERS = 4;
 const TOPICS = 12;
@@ -46,7 +47,7 @@ describe('start() at 12,000 partitions', () => {
 
   it('validateOnly: sizes of the copying partitions only, one DescribeLogDirs per leader; the estimate counts every copy', async () => {
     const before = await requestCounts();
-    const res = await gw.runtime.reassignments.start({ partitions, throttle: 1_000_000, validateOnly: true }, null);
+    const res = await startBody(gw.runtime.reassignments, { partitions, throttle: 1_000_000, validateOnly: true });
     assert.equal(res.kind, 'plan');
     if (res.kind !== 'plan') return;
     const after = await requestCounts();
@@ -61,7 +62,7 @@ describe('start() at 12,000 partitions', () => {
 
   it('POST: every partition moving in Kafka (requests of 5000), the record in request order with bytesTotal', async () => {
     const before = await requestCounts();
-    const res = await gw.runtime.reassignments.start({ partitions, throttle: 1_000_000 }, null);
+    const res = await startBody(gw.runtime.reassignments, { partitions, throttle: 1_000_000 });
     assert.equal(res.kind, 'started', JSON.stringify(res).slice(0, 500));
     if (res.kind !== 'started') return;
     const after = await requestCounts();
