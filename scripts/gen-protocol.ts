@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { updateSpec } from './kafka-spec-updates.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const OUTPUT = resolve(here, '../src/sim/protocol/messages.generated.ts');
@@ -65,7 +66,8 @@ function camel(name: string): string {
 function parseSpec(file: string): SpecMessage {
   // The specs are JSON with // comments.
   const text = readFileSync(file, 'utf8').split('\n').filter((l) => !/^\s*\/\//.test(l)).join('\n');
-  return JSON.parse(text) as SpecMessage;
+  // With what Kafka 4.0-4.2 added to the APIs the gateway sends (./kafka-spec-updates.ts).
+  return updateSpec(JSON.parse(text) as SpecMessage);
 }
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'records', 'uuid']);

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { updateSpec } from './kafka-spec-updates.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_MESSAGES_DIR = resolve(here, '../../shared/kafka-protocol/messages');
@@ -40,7 +41,7 @@ const snake = (n: string) => n.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/(
 
 function load(dir: string, name: string): Spec {
   const text = readFileSync(join(dir, `${name}.json`), 'utf8').replace(/^\s*\/\/.*$/gm, '');
-  return JSON.parse(text) as Spec;
+  return updateSpec(JSON.parse(text) as Spec); // with Kafka 4.0-4.2's additions (./kafka-spec-updates.ts)
 }
 
 function primitive(t: string, nullable: boolean, flexible: boolean): string {

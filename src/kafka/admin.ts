@@ -24,7 +24,7 @@
 // Retries are ours (the client's are set to 0), in the transport: see ./transport.ts.
 import type { Admin, Connection } from '@platformatic/kafka';
 import * as alterClientQuotasApi from './apis/alter-client-quotas-v1.js';
-import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments-v0.js';
+import * as alterPartitionReassignmentsApi from './apis/alter-partition-reassignments.js';
 import * as alterReplicaLogDirsApi from './apis/alter-replica-log-dirs-v2.js';
 import * as electLeadersApi from './apis/elect-leaders.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';

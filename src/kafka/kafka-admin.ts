@@ -6,7 +6,7 @@
 import type { StateLog } from '../state/store.js';
 import type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter } from './apis/client-quotas.js';
 import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
-import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
+import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments.js';
 import type { ReplicaLogDirMove, ReplicaLogDirMoveResult } from './apis/alter-replica-log-dirs-v2.js';
 import type { BrokerLogDirs, BrokerSizeColumns, ReplicaSizesRequest } from './apis/describe-log-dirs.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';

@@ -1,7 +1,7 @@
 // Partition reassignments (KIP-455), as free functions over KafkaAdmin: kept so callers written
 // before KafkaAdmin keep their imports. The requests are src/kafka/apis/list-partition-
-// reassignments-v0.ts and alter-partition-reassignments-v0.ts.
-import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments-v0.js';
+// reassignments-v0.ts and alter-partition-reassignments.ts.
+import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import { WriteCounter } from './recent-read.js';

@@ -2,7 +2,7 @@
 // broker both speak, and never outside the broker's range. Against Kafka's table of ranges per
 // release (src/kafka/releases/, a copy of the shared reference): every release from 2.8 to 4.2
 // meets every API the gateway sends; older ones miss at least one (the floor). Over the wire:
-// the simulator answering as 2.8 (ZooKeeper), 3.7 and 4.2 records no request outside its range.
+// the simulator answering as 2.8 (ZooKeeper), 3.3, 3.7, 4.0, 4.1 and 4.2 records no request outside its range.
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GATEWAY_APIS, negotiate, unsupportedApiError, type BrokerApiVersions } from '../../src/kafka/apis/versions.js';
@@ -53,12 +53,24 @@ describe('against Kafka release table', () => {
     }
   });
 
-  it('the highest common version: 2.8 Fetch v12, 3.7 Produce v10 and Fetch v16, 4.2 Fetch v17', () => {
+  it('the highest common version: 2.8 Fetch v12, 3.7 Produce v10 and Fetch v16, 4.2 Fetch v18', () => {
     assert.equal(negotiate(GATEWAY_APIS.Fetch, brokerOf('zk-2.8')), 12);
     assert.equal(negotiate(GATEWAY_APIS.Produce, brokerOf('kraft-broker-3.7')), 10);
     assert.equal(negotiate(GATEWAY_APIS.Fetch, brokerOf('kraft-broker-3.7')), 16);
     assert.equal(negotiate(GATEWAY_APIS.DescribeLogDirs, brokerOf('zk-3.2')), 3);
-    assert.equal(negotiate(GATEWAY_APIS.Fetch, brokerOf('kraft-broker-4.2')), 17);
+    assert.equal(negotiate(GATEWAY_APIS.Fetch, brokerOf('kraft-broker-4.2')), 18);
+  });
+
+  it('4.0, 4.1 and 4.2 each get their own newest: Produce 12/13, Fetch 17/18, ListOffsets 10/11, Metadata 13, DescribeCluster 2, AlterPartitionReassignments 0/1', () => {
+    const at = (release: string) => {
+      const b = brokerOf(release);
+      const { Produce, Fetch, ListOffsets, Metadata, DescribeCluster, AlterPartitionReassignments } = GATEWAY_APIS;
+      return [Produce, Fetch, ListOffsets, Metadata, DescribeCluster, AlterPartitionReassignments].map((api) => negotiate(api, b));
+    };
+    assert.deepEqual(at('kraft-broker-3.9'), [11, 17, 9, 12, 1, 0]);
+    assert.deepEqual(at('kraft-broker-4.0'), [12, 17, 10, 13, 2, 0]);
+    assert.deepEqual(at('kraft-broker-4.1'), [13, 18, 10, 13, 2, 1]);
+    assert.deepEqual(at('kraft-broker-4.2'), [13, 18, 11, 13, 2, 1]);
   });
 
   it('no common version: UNSUPPORTED_VERSION naming both ranges, nothing sent', () => {
@@ -66,12 +78,12 @@ describe('against Kafka release table', () => {
     assert.equal(negotiate(GATEWAY_APIS.Produce, old), null);
     const e = unsupportedApiError(GATEWAY_APIS.Produce, old);
     assert.equal(e.kafka.code, 35);
-    assert.match(e.kafka.message, /accepts Produce v0-v8; the gateway speaks v9-v11/);
+    assert.match(e.kafka.message, /accepts Produce v0-v8; the gateway speaks v9-v13/);
     assert.match(unsupportedApiError(GATEWAY_APIS.DescribeCluster, old).kafka.message, /does not offer DescribeCluster/);
   });
 });
 
-for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', 'kraft'], ['4.2', 'kraft']] as const) {
+for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', 'kraft'], ['4.0', 'kraft'], ['4.1', 'kraft'], ['4.2', 'kraft']] as const) {
   test(`over the wire, Kafka ${version} (${mode}): cluster, topics, log dirs and the state topic, no request outside the range`, async () => {
     const sim = await startSimulator({ brokers: 3, kafkaVersion: version, kafkaMode: mode });
     const gw = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_RETRIES: '2', KAFKA_RETRY_BACKOFF_MS: '20' }));

@@ -65,7 +65,7 @@ import {
   placementOf,
   type MetadataAnswer,
 } from '../../src/kafka/apis/metadata.js';
-import { alterPartitionReassignments, encodeAlterPartitionReassignmentsRequest, type PartitionMove } from '../../src/kafka/apis/alter-partition-reassignments-v0.js';
+import { alterPartitionReassignments, encodeAlterPartitionReassignmentsRequest, type PartitionMove } from '../../src/kafka/apis/alter-partition-reassignments.js';
 import { decodeProduceAnswer, encodeProduceRequest, produceRecords, type ProducedRecord } from '../../src/kafka/apis/produce.js';
 import { crc32c } from '../../src/kafka/wire/crc32c.js';
 import { splitBatches } from '../../src/sim/cluster/log.js';
@@ -76,7 +76,7 @@ import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import type { RequestSender } from '../../src/kafka/request.js';
 import { placementFromClientAnswer, sizesFromClientAnswer } from './client-reference.js';
-import { GATEWAY_APIS } from '../../src/kafka/apis/versions.js';
+import { API_VERSIONS_BY_RELEASE } from '../../src/domain/kafka-api-versions-by-release.js';
 
 // ---------------------------------------------------------------- encoding answers
 
@@ -633,11 +633,17 @@ describe('request encoding', () => {
  * arrives (the parser gets the client's Reader over a DynamicBuffer of several Buffers, after
  * a few bytes it has already read), and records the requests it was sent.
  */
-function stubConnection(answer: Buffer, sent: Buffer[]): Connection {
+/**
+ * A connection whose broker answers `answer` to any request (its body pushed to `sent`). The
+ * negotiation's ApiVersions (src/kafka/apis/versions.ts) gets `release`'s ranges from Kafka's
+ * table: by default 3.9's, whose newest versions (Produce v11, Metadata v12, AlterPartitionReassignments
+ * v0) are the ones the answers here are written in.
+ */
+function stubConnection(answer: Buffer, sent: Buffer[], release = 'kraft-broker-3.9'): Connection {
+  const apiKeys = Object.values(API_VERSIONS_BY_RELEASE[release]!).map(([apiKey, minVersion, maxVersion]) => ({ apiKey, minVersion, maxVersion }));
   return {
     send(_key: number, _version: number, createPayload: () => Writer, parser: (c: number, k: number, v: number, r: Reader) => unknown, _a: boolean, _b: boolean, cb: (err: Error | null, res?: unknown) => void) {
-      // The negotiation's ApiVersions (src/kafka/apis/versions.ts): a broker that speaks the newest versions the gateway does.
-      if (_key === 18) return cb(null, { errorCode: 0, throttleTimeMs: 0, apiKeys: Object.values(GATEWAY_APIS).map((a) => ({ apiKey: a.key, minVersion: a.min, maxVersion: a.max })) });
+      if (_key === 18) return cb(null, { errorCode: 0, throttleTimeMs: 0, apiKeys });
       sent.push(createPayload().buffer); // the request body: the connection adds the header
       const w = Writer.create();
       const framed = Buffer.concat([Buffer.from([9, 9, 9]), answer]);
@@ -841,7 +847,7 @@ describe('Produce v11', () => {
         const bytes = encodeProduced(res);
         const client = clientParse(produceV11.parseResponse, bytes);
         assert.deepEqual(decodeProduceAnswer(new WireReader(bytes)), {
-          responses: client.responses.map((t) => ({ name: t.name, partitionResponses: t.partitionResponses.map((p) => ({ index: p.index, errorCode: p.errorCode, baseOffset: p.baseOffset, errorMessage: p.errorMessage ?? null })) })),
+          responses: client.responses.map((t) => ({ name: t.name, topicId: '', partitionResponses: t.partitionResponses.map((p) => ({ index: p.index, errorCode: p.errorCode, baseOffset: p.baseOffset, errorMessage: p.errorMessage ?? null })) })),
           throttleTimeMs: client.throttleTimeMs,
         });
       }),

@@ -1,9 +1,9 @@
-// Fetch v12-v17 (the version negotiated with the broker, ./versions.ts; Kafka 2.8-3.0 accept
-// v12, 3.1-3.4 v13, 3.5-3.6 v15, 3.7-3.8 v16, 3.9+ v17), sent to the partition's leader: the
+// Fetch v12-v18 (the version negotiated with the broker, ./versions.ts; Kafka 2.8-3.0 accept
+// v12, 3.1-3.4 v13, 3.5-3.6 v15, 3.7-3.8 v16, 3.9-4.0 v17, 4.1+ v18), sent to the partition's leader: the
 // record batches of one partition from an offset on. A full fetch every time (session id 0,
 // epoch 0: no fetch session is kept), READ_UNCOMMITTED (nothing the gateway reads is
 // transactional), max wait 0 (callers fetch below the end offset they already know, so the data
-// is there). The client's per-version modules write and read each version; what differs:
+// is there). The client's per-version modules write and read v12-v17; what differs:
 //   v12: the request starts with replica_id INT32 (-1, a consumer) and names topics by name
 //        (topic => COMPACT_STRING, in topics and forgotten_topics_data); responses name them too.
 //   v13-v14: topics by id (topic_id => UUID) in the request and the response (KIP-516).
@@ -11,9 +11,13 @@
 //        for followers, KIP-903).
 //   v16: the response gains the tagged node_endpoints (KIP-951), not read.
 //   v17: the request gains the tagged replica_directory_id (KIP-853), not sent.
-// v17 in full:
+//   v18 (4.1): the request gains a follower's tagged high_watermark per partition (KIP-1166, tag 1
+//        after replica_directory_id), not sent; the response is v17's. The client has no v18
+//        module: v18 is sent with its v17 writer and parser, whose bytes are exactly v18's
+//        without the tagged fields a consumer leaves out (test/kafka/fetch-versions.test.ts).
+// v18 in full (tagged fields are not shown):
 /*
-  Fetch Request (Version: 17) => max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER
+  Fetch Request (Version: 18) => max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER
     max_wait_ms => INT32
     min_bytes => INT32
     max_bytes => INT32
@@ -34,7 +38,7 @@
       partitions => INT32
     rack_id => COMPACT_STRING
 
-  Fetch Response (Version: 17) => throttle_time_ms error_code session_id [responses] TAG_BUFFER
+  Fetch Response (Version: 18) => throttle_time_ms error_code session_id [responses] TAG_BUFFER
     throttle_time_ms => INT32
     error_code => INT16
     session_id => INT32
@@ -52,15 +56,21 @@
         preferred_read_replica => INT32
         records => COMPACT_RECORDS
 */
-import { fetchV12, fetchV13, fetchV14, fetchV15, fetchV16, fetchV17 } from '@platformatic/kafka';
+import { createAPI, fetchV12, fetchV13, fetchV14, fetchV15, fetchV16, fetchV17 } from '@platformatic/kafka';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName } from '../errors-map.js';
 import { firstErrorName, type RequestSender } from '../request.js';
 import { GATEWAY_APIS, pick } from './versions.js';
 
-const FETCH_BY_VERSION = { 12: fetchV12, 13: fetchV13, 14: fetchV14, 15: fetchV15, 16: fetchV16, 17: fetchV17 };
-
 type FetchResponse = Awaited<ReturnType<typeof fetchV17.api.async>>;
+
+/** v18: v17's grammar (the tagged high_watermark is a follower's), at version 18. */
+export const fetchV18 = {
+  api: createAPI<Parameters<typeof fetchV17.createRequest>, FetchResponse>(GATEWAY_APIS.Fetch.key, 18, fetchV17.createRequest, fetchV17.parseResponse),
+};
+
+const FETCH_BY_VERSION = { 12: fetchV12, 13: fetchV13, 14: fetchV14, 15: fetchV15, 16: fetchV16, 17: fetchV17, 18: fetchV18 };
+
 /** The record batches of one partition, as the client parses them. */
 export type FetchedBatch = NonNullable<FetchResponse['responses'][number]['partitions'][number]['records']>[number];
 

@@ -38,8 +38,9 @@ export interface MetadataTopic<P extends Placement = PartitionPlacement> {
 }
 
 /**
- * A decoded Metadata v12 response. leader_epoch and topic_authorized_operations are not kept
- * (the gateway uses neither, and asks for no authorized operations).
+ * A decoded Metadata v11-v13 response. leader_epoch and topic_authorized_operations are not kept
+ * (the gateway uses neither, and asks for no authorized operations); v13's top-level error_code is
+ * thrown when set (./metadata.ts), so an answer here has none.
  */
 export interface MetadataAnswer<P extends Placement = PartitionPlacement> {
   throttleTimeMs: number;

@@ -1,19 +1,22 @@
-// Metadata v11-v12 (Kafka 2.8-3.0 accept v11, 3.1+ v12; the version negotiated with the broker,
+// Metadata v11-v13 (Kafka 2.8-3.0 accept v11, 3.1-3.9 v12, 4.0+ v13; the version negotiated with the broker,
 // ./versions.ts): brokers, controller, and the partition placement of topics (replicas,
 // leader, ISR). The transport (src/kafka/transport.ts) sends it to learn the brokers and the
 // controller; the gateway lists topics, describes a topic's partitions and the placement of
 // many topics with it; the state topic learns its id and its leader with it.
-// The wire grammar is the same for v11 and v12 (v12 below): v12 only lets a request name a topic by
-// id alone (name null), which the gateway never does; the response is unchanged.
+// The request is the same for v11-v13 (v12 only lets a request name a topic by id alone, name
+// null, which the gateway never does). The response of v11 and v12 is v13's without the
+// top-level error_code at its end (KIP-1102, 4.0): a broker sets it to ask the client to
+// re-bootstrap (REBOOTSTRAP_REQUIRED, 129); such an answer is thrown as a KafkaRequestError
+// with that code (its brokers and topics are not to be used). v13 in full:
 /*
-  Metadata Request (Version: 12) => [topics] allow_auto_topic_creation include_topic_authorized_operations TAG_BUFFER
+  Metadata Request (Version: 13) => [topics] allow_auto_topic_creation include_topic_authorized_operations TAG_BUFFER
     topics => topic_id name TAG_BUFFER
       topic_id => UUID
       name => COMPACT_NULLABLE_STRING
     allow_auto_topic_creation => BOOLEAN
     include_topic_authorized_operations => BOOLEAN
 
-  Metadata Response (Version: 12) => throttle_time_ms [brokers] cluster_id controller_id [topics] TAG_BUFFER
+  Metadata Response (Version: 13) => throttle_time_ms [brokers] cluster_id controller_id [topics] error_code TAG_BUFFER
     throttle_time_ms => INT32
     brokers => node_id host port rack TAG_BUFFER
       node_id => INT32
@@ -36,7 +39,9 @@
         isr_nodes => INT32
         offline_replicas => INT32
       topic_authorized_operations => INT32
+    error_code => INT16
 */
+
 // Both are encoded and decoded here, not by the client: every reconcile pass reads the
 // placement of the moving topics (100 topics x 1000 partitions at issue 8's scale), and the
 // client's parser allocated ~280 MB per such answer (a closure-driven readArray per INT32 list,
@@ -91,9 +96,9 @@ function topicHead(r: WireReader): { errorCode: number; name: string | null; top
  * 'replicas', isr_nodes and offline_replicas are skipped, not made into arrays (Placement:
  * half the allocation of an answer that is read every reconcile pass).
  */
-export function decodeMetadataSteps(r: WireReader, lists?: 'all'): Steps<MetadataAnswer>;
-export function decodeMetadataSteps(r: WireReader, lists: 'replicas'): Steps<MetadataAnswer<Placement>>;
-export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 'all'): Steps<MetadataAnswer<Placement>> {
+export function decodeMetadataSteps(r: WireReader, lists?: 'all', version?: number): Steps<MetadataAnswer>;
+export function decodeMetadataSteps(r: WireReader, lists: 'replicas', version?: number): Steps<MetadataAnswer<Placement>>;
+export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 'all', version = 12): Steps<MetadataAnswer<Placement>> {
   const all = lists === 'all';
   const throttleTimeMs = r.int32();
   const brokers: MetadataBroker[] = [];
@@ -145,9 +150,23 @@ export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 
     r.skipTaggedFields();
     topics.push({ errorCode, name, topicId, isInternal, partitions, partitionErrorCodes });
   }
+  topLevelError(r, version);
   r.skipTaggedFields();
   return { throttleTimeMs, brokers, clusterId, controllerId, topics };
 }
+
+/** v13's top-level error_code (after the topics), thrown when set; nothing below v13. */
+function topLevelError(r: WireReader, version: number): void {
+  if (version < 13) return;
+  const code = r.int16();
+  if (code !== 0) {
+    const message = code === REBOOTSTRAP_REQUIRED ? 'REBOOTSTRAP_REQUIRED: the broker asks the client to bootstrap again (KIP-1102)' : null;
+    throw new KafkaRequestError('kafka', kafkaErrorInfo(code, message));
+  }
+}
+
+/** Kafka 4.0's REBOOTSTRAP_REQUIRED (KIP-1102), not in the error table of 3.9/4.0 (../errors-map.ts). */
+const REBOOTSTRAP_REQUIRED = 129;
 
 /** A topic of the answer without its partitions (decodeTopicSummariesSteps). */
 export interface MetadataTopicSummary {
@@ -166,7 +185,7 @@ export interface MetadataTopicSummary {
  * no more, and GET /throttles lists every topic on each poll: at 100,000 partitions the full
  * decode was most of that request's time and a third of a million arrays of garbage.
  */
-export function* decodeTopicSummariesSteps(r: WireReader): Steps<MetadataTopicSummary[]> {
+export function* decodeTopicSummariesSteps(r: WireReader, version = 12): Steps<MetadataTopicSummary[]> {
   r.int32(); // throttle_time_ms
   const brokerCount = r.compactLength();
   for (let b = 0; b < brokerCount; b++) {
@@ -200,14 +219,15 @@ export function* decodeTopicSummariesSteps(r: WireReader): Steps<MetadataTopicSu
     r.skipTaggedFields();
     topics.push({ errorCode, name, topicId, isInternal, partitions: count, replicationFactor });
   }
+  topLevelError(r, version);
   r.skipTaggedFields();
   return topics;
 }
 
-export function decodeMetadata(r: WireReader, lists?: 'all'): MetadataAnswer;
-export function decodeMetadata(r: WireReader, lists: 'replicas'): MetadataAnswer<Placement>;
-export function decodeMetadata(r: WireReader, lists: 'all' | 'replicas' = 'all'): MetadataAnswer<Placement> {
-  return drain(decodeMetadataSteps(r, lists as 'replicas'));
+export function decodeMetadata(r: WireReader, lists?: 'all', version?: number): MetadataAnswer;
+export function decodeMetadata(r: WireReader, lists: 'replicas', version?: number): MetadataAnswer<Placement>;
+export function decodeMetadata(r: WireReader, lists: 'all' | 'replicas' = 'all', version = 12): MetadataAnswer<Placement> {
+  return drain(decodeMetadataSteps(r, lists as 'replicas', version));
 }
 
 /**
@@ -222,12 +242,16 @@ export function encodeMetadataRequest(topics: readonly string[] | null): Buffer 
   return w.bool(false).bool(false).noTaggedFields().done();
 }
 
-const METADATA_BY_VERSION = { 11: rawAnswerApi(GATEWAY_APIS.Metadata.key, 11), 12: rawAnswerApi(GATEWAY_APIS.Metadata.key, 12) };
+const METADATA_BY_VERSION = {
+  11: rawAnswerApi(GATEWAY_APIS.Metadata.key, 11),
+  12: rawAnswerApi(GATEWAY_APIS.Metadata.key, 12),
+  13: rawAnswerApi(GATEWAY_APIS.Metadata.key, 13),
+};
 
-/** Send `body` on `conn` at the version negotiated with its broker; the answer's bytes. */
-async function sendRaw(conn: Connection, body: Buffer): Promise<WireReader> {
-  const { module } = await pick(conn, GATEWAY_APIS.Metadata, METADATA_BY_VERSION);
-  return module.async(conn, body);
+/** Send `body` on `conn` at the version negotiated with its broker; the answer's bytes and its version. */
+async function sendRaw(conn: Connection, body: Buffer): Promise<{ answer: WireReader; version: number }> {
+  const { version, module } = await pick(conn, GATEWAY_APIS.Metadata, METADATA_BY_VERSION);
+  return { answer: await module.async(conn, body), version };
 }
 
 /**
@@ -236,12 +260,14 @@ async function sendRaw(conn: Connection, body: Buffer): Promise<WireReader> {
  * the decoded answer; a malformed answer fails the call.
  */
 async function sendMetadata(conn: Connection, body: Buffer): Promise<MetadataAnswer> {
-  return inSlices(decodeMetadataSteps(await sendRaw(conn, body)));
+  const { answer, version } = await sendRaw(conn, body);
+  return inSlices(decodeMetadataSteps(answer, 'all', version));
 }
 
 /** sendMetadata for describePartitions: replica lists only. */
 async function sendMetadataPlacement(conn: Connection, body: Buffer): Promise<MetadataAnswer<Placement>> {
-  return inSlices(decodeMetadataSteps(await sendRaw(conn, body), 'replicas'));
+  const { answer, version } = await sendRaw(conn, body);
+  return inSlices(decodeMetadataSteps(answer, 'replicas', version));
 }
 
 /** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
@@ -268,7 +294,10 @@ export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
   const topics = await kafka.sendRequest(
     'Metadata',
     'any',
-    async (conn) => inSlices(decodeTopicSummariesSteps(await sendRaw(conn, EVERY_TOPIC))),
+    async (conn) => {
+      const { answer, version } = await sendRaw(conn, EVERY_TOPIC);
+      return inSlices(decodeTopicSummariesSteps(answer, version));
+    },
     (res) => firstErrorName(res.map((t) => t.errorCode)),
   );
   return topics

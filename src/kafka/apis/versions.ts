@@ -23,10 +23,10 @@ export interface GatewayApi {
  * release from 2.8 to 4.2 meets each range.
  */
 export const GATEWAY_APIS = {
-  Produce: { name: 'Produce', key: 0, min: 9, max: 11 },
-  Fetch: { name: 'Fetch', key: 1, min: 12, max: 17 },
-  ListOffsets: { name: 'ListOffsets', key: 2, min: 6, max: 9 },
-  Metadata: { name: 'Metadata', key: 3, min: 11, max: 12 },
+  Produce: { name: 'Produce', key: 0, min: 9, max: 13 },
+  Fetch: { name: 'Fetch', key: 1, min: 12, max: 18 },
+  ListOffsets: { name: 'ListOffsets', key: 2, min: 6, max: 11 },
+  Metadata: { name: 'Metadata', key: 3, min: 11, max: 13 },
   CreateTopics: { name: 'CreateTopics', key: 19, min: 7, max: 7 },
   DeleteTopics: { name: 'DeleteTopics', key: 20, min: 6, max: 6 },
   DescribeConfigs: { name: 'DescribeConfigs', key: 32, min: 4, max: 4 },
@@ -34,11 +34,11 @@ export const GATEWAY_APIS = {
   DescribeLogDirs: { name: 'DescribeLogDirs', key: 35, min: 2, max: 4 },
   CreatePartitions: { name: 'CreatePartitions', key: 37, min: 3, max: 3 },
   IncrementalAlterConfigs: { name: 'IncrementalAlterConfigs', key: 44, min: 1, max: 1 },
-  AlterPartitionReassignments: { name: 'AlterPartitionReassignments', key: 45, min: 0, max: 0 },
+  AlterPartitionReassignments: { name: 'AlterPartitionReassignments', key: 45, min: 0, max: 1 },
   ListPartitionReassignments: { name: 'ListPartitionReassignments', key: 46, min: 0, max: 0 },
   DescribeClientQuotas: { name: 'DescribeClientQuotas', key: 48, min: 1, max: 1 },
   AlterClientQuotas: { name: 'AlterClientQuotas', key: 49, min: 1, max: 1 },
-  DescribeCluster: { name: 'DescribeCluster', key: 60, min: 0, max: 1 },
+  DescribeCluster: { name: 'DescribeCluster', key: 60, min: 0, max: 2 },
   ElectLeaders: { name: 'ElectLeaders', key: 43, min: 2, max: 2 },
 } as const satisfies Record<string, GatewayApi>;
 

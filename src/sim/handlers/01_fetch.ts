@@ -1,4 +1,4 @@
-// Fetch (1), v4-v17, for consumers (replica fetches are not simulated: replication
+// Fetch (1), v4-v18, for consumers (replica fetches are not simulated: replication
 // happens inside the model).
 //
 // Returns whole record batches from fetch_offset on, at least one batch even when it
@@ -7,7 +7,9 @@
 // Not the leader → NOT_LEADER_OR_FOLLOWER (6); offset past the end →
 // OFFSET_OUT_OF_RANGE (1); unknown topic → 3, unknown topic id (v13+) →
 // UNKNOWN_TOPIC_ID (100). Fetch sessions (KIP-227) are not kept: session_id 0, every
-// fetch is a full fetch, which clients accept. v13+ names topics by id only.
+// fetch is a full fetch, which clients accept. v13+ names topics by id only. v18 (Kafka 4.1)
+// adds only a follower's tagged high_watermark to each partition (KIP-1166), which a consumer
+// does not send: a v18 fetch is answered as a v17 one.
 import { FetchRequestSchema, FetchResponseSchema, type FetchRequest, type FetchResponse } from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { defineHandler, type RequestContext } from './types.js';
@@ -50,7 +52,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
   name: 'Fetch',
   request: FetchRequestSchema,
   response: FetchResponseSchema,
-  versions: [4, 17],
+  versions: [4, 18],
   async handle(ctx, req) {
     const deadline = Date.now() + Math.min(req.maxWaitMs, MAX_WAIT_CAP_MS);
     let out = readAll(ctx, req);

@@ -1,4 +1,4 @@
-// Metadata (3), v0-v12.
+// Metadata (3), v0-v13.
 //
 // - topics null (v1+) or empty (v0) = every topic; otherwise only those named, each
 //   unknown one with UNKNOWN_TOPIC_OR_PARTITION (3) and no partitions, an invalid name
@@ -28,6 +28,8 @@
 //   -2147483648, the schema default.
 // - controller_id (v1+) is a random live broker, as a KRaft broker reports it (the real
 //   controller only in ZooKeeper mode, runtime.notControllerErrors); cluster_id from v2.
+// - v13 (Kafka 4.0) adds a top-level error_code (KIP-1102): a broker sets it only to ask the
+//   client to re-bootstrap (REBOOTSTRAP_REQUIRED, 129), which this simulator never does: 0.
 import { KafkaError } from '../cluster/errors.js';
 import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS } from './results.js';
@@ -128,6 +130,7 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       controllerId: ctx.runtime.reportedControllerId(),
       topics,
       clusterAuthorizedOperations: clusterOps,
+      errorCode: 0,
     };
   },
 });

@@ -35,7 +35,8 @@ export interface ProduceRequest {
   acks: number;
   timeoutMs: number;
   topicData: Array<{
-    name: string;
+    name?: string;
+    topicId?: string;
     partitionData: Array<{
       index: number;
       records: Buffer | null;
@@ -44,13 +45,14 @@ export interface ProduceRequest {
 }
 
 export const ProduceRequestSchema: MessageSchema = {
-  name: 'ProduceRequest', apiKey: 0, valid: [0,11], flexible: [9,32767],
+  name: 'ProduceRequest', apiKey: 0, valid: [0,13], flexible: [9,32767],
   fields: [
     { n: 'transactionalId', t: 'string', v: [3,32767], nv: [3,32767], d: "null" },
     { n: 'acks', t: 'int16', v: [0,32767] },
     { n: 'timeoutMs', t: 'int32', v: [0,32767] },
     { n: 'topicData', t: '[]struct', v: [0,32767], f: [
-      { n: 'name', t: 'string', v: [0,32767] },
+      { n: 'name', t: 'string', v: [0,12] },
+      { n: 'topicId', t: 'uuid', v: [13,32767] },
       { n: 'partitionData', t: '[]struct', v: [0,32767], f: [
         { n: 'index', t: 'int32', v: [0,32767] },
         { n: 'records', t: 'records', v: [0,32767], nv: [0,32767] },
@@ -61,7 +63,8 @@ export const ProduceRequestSchema: MessageSchema = {
 
 export interface ProduceResponse {
   responses: Array<{
-    name: string;
+    name?: string;
+    topicId?: string;
     partitionResponses: Array<{
       index: number;
       errorCode: number;
@@ -89,10 +92,11 @@ export interface ProduceResponse {
 }
 
 export const ProduceResponseSchema: MessageSchema = {
-  name: 'ProduceResponse', apiKey: 0, valid: [0,11], flexible: [9,32767],
+  name: 'ProduceResponse', apiKey: 0, valid: [0,13], flexible: [9,32767],
   fields: [
     { n: 'responses', t: '[]struct', v: [0,32767], f: [
-      { n: 'name', t: 'string', v: [0,32767] },
+      { n: 'name', t: 'string', v: [0,12] },
+      { n: 'topicId', t: 'uuid', v: [13,32767] },
       { n: 'partitionResponses', t: '[]struct', v: [0,32767], f: [
         { n: 'index', t: 'int32', v: [0,32767] },
         { n: 'errorCode', t: 'int16', v: [0,32767] },
@@ -144,6 +148,7 @@ export interface FetchRequest {
       logStartOffset?: bigint;
       partitionMaxBytes: number;
       replicaDirectoryId?: string;
+      highWatermark?: bigint;
     }>;
   }>;
   forgottenTopicsData?: Array<{
@@ -155,7 +160,7 @@ export interface FetchRequest {
 }
 
 export const FetchRequestSchema: MessageSchema = {
-  name: 'FetchRequest', apiKey: 1, valid: [0,17], flexible: [12,32767],
+  name: 'FetchRequest', apiKey: 1, valid: [0,18], flexible: [12,32767],
   fields: [
     { n: 'clusterId', t: 'string', v: [12,32767], nv: [12,32767], tv: [12,32767], tag: 0, d: "null" },
     { n: 'replicaId', t: 'int32', v: [0,14], d: "-1" },
@@ -180,6 +185,7 @@ export const FetchRequestSchema: MessageSchema = {
         { n: 'logStartOffset', t: 'int64', v: [5,32767], d: "-1" },
         { n: 'partitionMaxBytes', t: 'int32', v: [0,32767] },
         { n: 'replicaDirectoryId', t: 'uuid', v: [17,32767], tv: [17,32767], tag: 0 },
+        { n: 'highWatermark', t: 'int64', v: [18,32767], tv: [18,32767], tag: 1, d: "9223372036854775807" },
       ] },
     ] },
     { n: 'forgottenTopicsData', t: '[]struct', v: [7,32767], f: [
@@ -233,7 +239,7 @@ export interface FetchResponse {
 }
 
 export const FetchResponseSchema: MessageSchema = {
-  name: 'FetchResponse', apiKey: 1, valid: [0,17], flexible: [12,32767],
+  name: 'FetchResponse', apiKey: 1, valid: [0,18], flexible: [12,32767],
   fields: [
     { n: 'throttleTimeMs', t: 'int32', v: [1,32767] },
     { n: 'errorCode', t: 'int16', v: [7,32767] },
@@ -292,7 +298,7 @@ export interface ListOffsetsRequest {
 }
 
 export const ListOffsetsRequestSchema: MessageSchema = {
-  name: 'ListOffsetsRequest', apiKey: 2, valid: [0,10], flexible: [6,32767],
+  name: 'ListOffsetsRequest', apiKey: 2, valid: [0,11], flexible: [6,32767],
   fields: [
     { n: 'replicaId', t: 'int32', v: [0,32767] },
     { n: 'isolationLevel', t: 'int8', v: [2,32767] },
@@ -325,7 +331,7 @@ export interface ListOffsetsResponse {
 }
 
 export const ListOffsetsResponseSchema: MessageSchema = {
-  name: 'ListOffsetsResponse', apiKey: 2, valid: [0,10], flexible: [6,32767],
+  name: 'ListOffsetsResponse', apiKey: 2, valid: [0,11], flexible: [6,32767],
   fields: [
     { n: 'throttleTimeMs', t: 'int32', v: [2,32767] },
     { n: 'topics', t: '[]struct', v: [0,32767], f: [
@@ -353,7 +359,7 @@ export interface MetadataRequest {
 }
 
 export const MetadataRequestSchema: MessageSchema = {
-  name: 'MetadataRequest', apiKey: 3, valid: [0,12], flexible: [9,32767],
+  name: 'MetadataRequest', apiKey: 3, valid: [0,13], flexible: [9,32767],
   fields: [
     { n: 'topics', t: '[]struct', v: [0,32767], nv: [1,32767], f: [
       { n: 'topicId', t: 'uuid', v: [10,32767] },
@@ -392,10 +398,11 @@ export interface MetadataResponse {
     topicAuthorizedOperations?: number;
   }>;
   clusterAuthorizedOperations?: number;
+  errorCode?: number;
 }
 
 export const MetadataResponseSchema: MessageSchema = {
-  name: 'MetadataResponse', apiKey: 3, valid: [0,12], flexible: [9,32767],
+  name: 'MetadataResponse', apiKey: 3, valid: [0,13], flexible: [9,32767],
   fields: [
     { n: 'throttleTimeMs', t: 'int32', v: [3,32767] },
     { n: 'brokers', t: '[]struct', v: [0,32767], f: [
@@ -423,6 +430,7 @@ export const MetadataResponseSchema: MessageSchema = {
       { n: 'topicAuthorizedOperations', t: 'int32', v: [8,32767], d: "-2147483648" },
     ] },
     { n: 'clusterAuthorizedOperations', t: 'int32', v: [8,10], d: "-2147483648" },
+    { n: 'errorCode', t: 'int16', v: [13,32767] },
   ],
 };
 
@@ -1004,6 +1012,7 @@ export const IncrementalAlterConfigsResponseSchema: MessageSchema = {
 
 export interface AlterPartitionReassignmentsRequest {
   timeoutMs: number;
+  allowReplicationFactorChange?: boolean;
   topics: Array<{
     name: string;
     partitions: Array<{
@@ -1014,9 +1023,10 @@ export interface AlterPartitionReassignmentsRequest {
 }
 
 export const AlterPartitionReassignmentsRequestSchema: MessageSchema = {
-  name: 'AlterPartitionReassignmentsRequest', apiKey: 45, valid: [0,0], flexible: [0,32767],
+  name: 'AlterPartitionReassignmentsRequest', apiKey: 45, valid: [0,1], flexible: [0,32767],
   fields: [
     { n: 'timeoutMs', t: 'int32', v: [0,32767], d: "60000" },
+    { n: 'allowReplicationFactorChange', t: 'bool', v: [1,32767], d: "true" },
     { n: 'topics', t: '[]struct', v: [0,32767], f: [
       { n: 'name', t: 'string', v: [0,32767] },
       { n: 'partitions', t: '[]struct', v: [0,32767], f: [
@@ -1029,6 +1039,7 @@ export const AlterPartitionReassignmentsRequestSchema: MessageSchema = {
 
 export interface AlterPartitionReassignmentsResponse {
   throttleTimeMs: number;
+  allowReplicationFactorChange?: boolean;
   errorCode: number;
   errorMessage: string | null;
   responses: Array<{
@@ -1042,9 +1053,10 @@ export interface AlterPartitionReassignmentsResponse {
 }
 
 export const AlterPartitionReassignmentsResponseSchema: MessageSchema = {
-  name: 'AlterPartitionReassignmentsResponse', apiKey: 45, valid: [0,0], flexible: [0,32767],
+  name: 'AlterPartitionReassignmentsResponse', apiKey: 45, valid: [0,1], flexible: [0,32767],
   fields: [
     { n: 'throttleTimeMs', t: 'int32', v: [0,32767] },
+    { n: 'allowReplicationFactorChange', t: 'bool', v: [1,32767], d: "true" },
     { n: 'errorCode', t: 'int16', v: [0,32767] },
     { n: 'errorMessage', t: 'string', v: [0,32767], nv: [0,32767] },
     { n: 'responses', t: '[]struct', v: [0,32767], f: [
@@ -1229,13 +1241,15 @@ export const AlterClientQuotasResponseSchema: MessageSchema = {
 export interface DescribeClusterRequest {
   includeClusterAuthorizedOperations: boolean;
   endpointType?: number;
+  includeFencedBrokers?: boolean;
 }
 
 export const DescribeClusterRequestSchema: MessageSchema = {
-  name: 'DescribeClusterRequest', apiKey: 60, valid: [0,1], flexible: [0,32767],
+  name: 'DescribeClusterRequest', apiKey: 60, valid: [0,2], flexible: [0,32767],
   fields: [
     { n: 'includeClusterAuthorizedOperations', t: 'bool', v: [0,32767] },
     { n: 'endpointType', t: 'int8', v: [1,32767], d: "1" },
+    { n: 'includeFencedBrokers', t: 'bool', v: [2,32767], d: "false" },
   ],
 };
 
@@ -1251,12 +1265,13 @@ export interface DescribeClusterResponse {
     host: string;
     port: number;
     rack: string | null;
+    isFenced?: boolean;
   }>;
   clusterAuthorizedOperations: number;
 }
 
 export const DescribeClusterResponseSchema: MessageSchema = {
-  name: 'DescribeClusterResponse', apiKey: 60, valid: [0,1], flexible: [0,32767],
+  name: 'DescribeClusterResponse', apiKey: 60, valid: [0,2], flexible: [0,32767],
   fields: [
     { n: 'throttleTimeMs', t: 'int32', v: [0,32767] },
     { n: 'errorCode', t: 'int16', v: [0,32767] },
@@ -1269,6 +1284,7 @@ export const DescribeClusterResponseSchema: MessageSchema = {
       { n: 'host', t: 'string', v: [0,32767] },
       { n: 'port', t: 'int32', v: [0,32767] },
       { n: 'rack', t: 'string', v: [0,32767], nv: [0,32767], d: "null" },
+      { n: 'isFenced', t: 'bool', v: [2,32767], d: "false" },
     ] },
     { n: 'clusterAuthorizedOperations', t: 'int32', v: [0,32767], d: "-2147483648" },
   ],
