@@ -3,6 +3,8 @@
 // is reported as a KafkaError carrying Kafka's error code and message.
 import type { Clock } from '../clock.js';
 import { ClusterState } from './cluster-state.js';
+import * as topicViews from './topic-views.js';
+import * as topicWrites from './topic-writes.js';
 import type { BrokerInfo } from './brokers.js';
 import {
   type ConfigRequestOptions,
@@ -14,24 +16,15 @@ import {
 import { ErrorCode, KafkaError } from './errors.js';
 import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
 import type { AlteredReassignment, CompletedReassignment, ReassignmentRecord, TopicLogSizes, TopicReassignments } from './partition-moves.js';
-import { placeReplicas, placeReplicasClassic } from './placement.js';
 import {
   NO_LEADER,
   bestLeader,
-  hasCollisionChars,
-  unifyCollisionChars,
-  validateManualAssignment,
-  validateTopicName,
   type PartitionInfo,
   type PartitionState,
   type TopicInfo,
   type TopicState,
 } from './topics.js';
-import { ZERO_UUID, randomUuid, uuidFromBytes } from './uuid.js';
 import { decideElections, type ElectionTopicResult } from './elections.js';
-
-/** QuorumController.MAX_RECORDS_PER_USER_OP */
-const MAX_RECORDS_PER_USER_OP = 10000;
 
 export type {
   ClusterModelOptions,
@@ -59,23 +52,9 @@ import type {
 /** AlterPartitionReassignments up to this many entries run in one block (about a millisecond). */
 const SMALL_ALTER = 1000;
 
-const NO_REPLICAS = Object.freeze([]) as unknown as number[];
-
 /** Lets the event loop run (other connections, timers) before going on. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function copyPartition(p: PartitionState, isUp: (id: number) => boolean): PartitionInfo {
-  return {
-    partition: p.partition,
-    leader: p.leader,
-    leaderEpoch: p.leaderEpoch,
-    partitionEpoch: p.partitionEpoch,
-    replicas: [...p.replicas],
-    isr: [...p.isr],
-    offlineReplicas: p.replicas.filter((r) => !isUp(r)),
-  };
 }
 
 export class ClusterModel {
@@ -228,11 +207,10 @@ export class ClusterModel {
     return changed;
   }
 
-  // ------------------------------------------------------------------ topics (reads)
+  // ------------------------------------------------------------------ topics (./topic-views.ts, ./topic-writes.ts)
 
   listTopics(): TopicInfo[] {
-    this.s.sync();
-    return this.s.topicsByName().map((t) => this.topicInfo(t));
+    return topicViews.listTopics(this.s);
   }
 
   /**
@@ -240,60 +218,49 @@ export class ClusterModel {
    * them changes and are shared: callers must not modify them.
    */
   topicViews(): TopicView[] {
-    this.s.sync();
-    return this.s.topicsByName().map((t) => this.view(t));
+    return topicViews.topicViews(this.s);
   }
 
   /** One topic's Metadata view (shared, see topicViews), by name or by id. */
   topicView(ref: { name: string } | { id: string | Uint8Array }): TopicView | undefined {
-    this.s.sync();
-    const t = 'name' in ref ? this.s.topics.get(ref.name) : this.s.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
-    return t && this.view(t);
-  }
-
-  private view(t: TopicState): TopicView {
-    let v = this.s.views.get(t);
-    if (!v) {
-      // Shares the partitions' replica and ISR arrays: the model replaces them on every change,
-      // never modifies them in place, and the view goes with the change (100k copies spared).
-      const isUp = (r: number) => this.s.brokers.isUp(r);
-      v = {
-        name: t.name,
-        topicId: t.topicId,
-        partitions: t.partitions.map((p) => ({
-          partition: p.partition,
-          leader: p.leader,
-          leaderEpoch: p.leaderEpoch,
-          partitionEpoch: p.partitionEpoch,
-          replicas: p.replicas,
-          isr: p.isr,
-          offlineReplicas: p.replicas.every(isUp) ? NO_REPLICAS : p.replicas.filter((r) => !isUp(r)),
-        })),
-      };
-      this.s.views.set(t, v);
-    }
-    return v;
+    return topicViews.topicView(this.s, ref);
   }
 
   getTopic(name: string): TopicInfo | undefined {
-    this.s.sync();
-    const t = this.s.topics.get(name);
-    return t && this.topicInfo(t);
+    return topicViews.getTopic(this.s, name);
   }
 
   /** Accepts the Kafka string form (22-char base64url) or the 16 raw bytes. */
   getTopicById(id: string | Uint8Array): TopicInfo | undefined {
-    this.s.sync();
-    const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
-    const t = this.s.topicsById.get(key);
-    return t && this.topicInfo(t);
+    return topicViews.getTopicById(this.s, id);
   }
 
   /** Throws UNKNOWN_TOPIC_OR_PARTITION (3). */
   getPartition(topic: string, partition: number): PartitionInfo {
-    this.s.sync();
-    return copyPartition(this.s.partitionState(topic, partition), (r) => this.s.brokers.isUp(r));
+    return topicViews.getPartition(this.s, topic, partition);
   }
+
+  /** CreateTopics for one topic, as KRaft's ReplicationControlManager.createTopic does it. */
+  createTopic(req: CreateTopicRequest, opts: ValidateOnlyOption = {}): CreateTopicResult {
+    return topicWrites.createTopic(this.s, req, opts);
+  }
+
+  /** CreatePartitions for one topic (ReplicationControlManager.createPartitions). */
+  createPartitions(name: string, count: number, assignments: number[][] | null = null, opts: ValidateOnlyOption = {}): CreatePartitionsResult {
+    return topicWrites.createPartitions(this.s, name, count, assignments, opts);
+  }
+
+  /** DeleteTopics by name: unknown -> UNKNOWN_TOPIC_OR_PARTITION (3). */
+  deleteTopic(name: string): DeletedTopic {
+    return topicWrites.deleteTopic(this.s, name);
+  }
+
+  /** DeleteTopics by id (string form or 16 bytes): unknown -> UNKNOWN_TOPIC_ID (100). */
+  deleteTopicById(id: string | Uint8Array): DeletedTopic {
+    return topicWrites.deleteTopicById(this.s, id);
+  }
+
+  // ------------------------------------------------------------------ configs
 
   /** Effective value of one topic config (override, cluster-default broker synonym, default). */
   effectiveTopicConfig(topic: string, name: string): string | null {
@@ -307,243 +274,6 @@ export class ClusterModel {
     this.s.brokers.get(brokerId);
     return this.s.configs.effectiveBrokerValue(brokerId, name);
   }
-
-  private topicInfo(t: TopicState): TopicInfo {
-    const isUp = (r: number) => this.s.brokers.isUp(r);
-    return {
-      name: t.name,
-      topicId: t.topicId,
-      isInternal: t.name === '__consumer_offsets' || t.name === '__transaction_state',
-      partitions: t.partitions.map((p) => copyPartition(p, isUp)),
-      configs: Object.fromEntries(t.configs),
-      createdAt: t.createdAt,
-    };
-  }
-
-  // ------------------------------------------------------------------ topics (writes)
-
-  private place(numPartitions: number, rf: number, existing?: PartitionState[]): number[][] {
-    const brokers = this.s.brokers.list().map((b) => ({ id: b.id, rack: b.rack, fenced: !b.up }));
-    if (this.s.placer === 'striped') return placeReplicas(brokers, numPartitions, rf, this.s.random);
-    let startIndex = 0;
-    if (existing && existing.length > 0) {
-      // AdminZkClient.addPartitions: continue from partition 0's leader position
-      const liveSorted = brokers.filter((b) => !b.fenced);
-      const p0 = existing[0].replicas[0];
-      const idx = placeReplicasClassic(liveSorted, liveSorted.length, 1).findIndex((r) => r[0] === p0);
-      startIndex = Math.max(0, idx);
-    }
-    return placeReplicasClassic(brokers, numPartitions, rf, { startPartitionId: existing?.length ?? 0, startIndex });
-  }
-
-  /** CreateTopics for one topic, as KRaft's ReplicationControlManager.createTopic does it. */
-  createTopic(req: CreateTopicRequest, opts: ValidateOnlyOption = {}): CreateTopicResult {
-    const name = req.name;
-    validateTopicName(name);
-    if (this.s.topics.has(name)) {
-      throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
-    }
-    if (hasCollisionChars(name)) {
-      const other = this.s.collisionForms.get(unifyCollisionChars(name));
-      if (other !== undefined) {
-        throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${other}`);
-      }
-    }
-
-    // Configs (computeConfigChanges + ControllerConfigurationValidator)
-    const configMap = new Map<string, string | null>();
-    for (const c of req.configs ?? []) configMap.set(c.name, c.value);
-    this.s.configs.validateTopicConfigs(configMap);
-
-    const numPartitionsReq = req.numPartitions ?? -1;
-    const rfReq = req.replicationFactor ?? -1;
-    const assignments = req.assignments ?? [];
-    const up = (r: number) => this.s.brokers.isUp(r);
-    let replicaLists: number[][];
-
-    if (assignments.length > 0) {
-      if (rfReq !== -1) {
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
-      }
-      if (numPartitionsReq !== -1) {
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
-      }
-      const byIndex = new Map<number, number[]>();
-      let rf: number | null = null;
-      for (const a of assignments) {
-        if (byIndex.has(a.partition)) {
-          throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partition}`);
-        }
-        validateManualAssignment(a.brokerIds, (id) => this.s.brokers.isRegistered(id), rf);
-        rf = a.brokerIds.length;
-        if (!a.brokerIds.some(up)) {
-          throw new KafkaError(
-            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-            `All brokers specified in the manual partition assignment for partition ${a.partition} are fenced or in controlled shutdown.`,
-          );
-        }
-        byIndex.set(a.partition, [...a.brokerIds]);
-      }
-      for (let i = 0; i < byIndex.size; i++) {
-        if (!byIndex.has(i)) {
-          throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
-        }
-      }
-      replicaLists = [...byIndex.keys()].sort((a, b) => a - b).map((i) => byIndex.get(i)!);
-    } else if (rfReq < -1 || rfReq === 0) {
-      throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
-    } else if (numPartitionsReq < -1 || numPartitionsReq === 0) {
-      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-    } else {
-      const numPartitions = numPartitionsReq === -1 ? this.numPartitionsDefault : numPartitionsReq;
-      const rf = rfReq === -1 ? this.defaultReplicationFactor : rfReq;
-      if (numPartitions + 1 + configMap.size > MAX_RECORDS_PER_USER_OP) {
-        throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to create topic ${name}: too many partitions (at most ${MAX_RECORDS_PER_USER_OP} records per operation).`);
-      }
-      try {
-        replicaLists = this.place(numPartitions, rf);
-      } catch (e) {
-        if (e instanceof KafkaError && e.code === ErrorCode.INVALID_REPLICATION_FACTOR) {
-          throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${rf} time(s): ${e.message}`);
-        }
-        throw e;
-      }
-    }
-
-    const partitions: PartitionState[] = replicaLists.map((replicas, i) => {
-      const isr = replicas.filter(up);
-      return { partition: i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
-    });
-    const topicId = randomUuid(this.s.uuidSource);
-    const configs = new Map<string, string>();
-    for (const [k, v] of configMap) configs.set(k, v as string);
-    const topic: TopicState = { name, topicId, partitions, configs, createdAt: this.s.clock.now() };
-
-    if (!opts.validateOnly) {
-      this.s.topics.set(name, topic);
-      this.s.topicsById.set(topicId, topic);
-      this.s.collisionForms.set(unifyCollisionChars(name), name);
-      this.s.sortedTopics = null;
-      this.s.logs.set(topicId, partitions.map((p) => this.newLog(name, p.partition)));
-      for (const p of partitions) this.s.replicaIndex.add(topic, p);
-    }
-    return {
-      name,
-      topicId,
-      numPartitions: partitions.length,
-      replicationFactor: partitions[0].replicas.length,
-      partitions: partitions.map((p) => copyPartition(p, up)),
-      configs: this.s.configs.topicEntries(configs, null),
-    };
-  }
-
-  /** CreatePartitions for one topic (ReplicationControlManager.createPartitions). */
-  createPartitions(
-    name: string,
-    count: number,
-    assignments: number[][] | null = null,
-    opts: ValidateOnlyOption = {},
-  ): CreatePartitionsResult {
-    const topic = this.s.topics.get(name);
-    // The controller answers an unknown topic here with a null message.
-    if (!topic) throw KafkaError.withoutMessage(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const current = topic.partitions.length;
-    if (count === current) {
-      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
-    } else if (count < current) {
-      throw new KafkaError(
-        ErrorCode.INVALID_PARTITIONS,
-        `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`,
-      );
-    }
-    const additional = count - current;
-    if (assignments !== null && assignments.length !== additional) {
-      throw new KafkaError(
-        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-        `Attempted to add ${additional} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
-      );
-    }
-    if (additional > MAX_RECORDS_PER_USER_OP) {
-      throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to add ${additional} partitions to ${name}: at most ${MAX_RECORDS_PER_USER_OP} records per operation.`);
-    }
-    const rf = topic.partitions[0].replicas.length;
-    const up = (r: number) => this.s.brokers.isUp(r);
-    let replicaLists: number[][];
-    if (assignments !== null) {
-      replicaLists = assignments.map((replicas, i) => {
-        validateManualAssignment(replicas, (id) => this.s.brokers.isRegistered(id), rf);
-        if (!replicas.some(up)) {
-          throw new KafkaError(
-            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-            `All brokers specified in the manual partition assignment for partition ${current + i} are fenced or in controlled shutdown.`,
-          );
-        }
-        return [...replicas];
-      });
-    } else {
-      replicaLists = this.place(additional, rf, topic.partitions);
-    }
-    const added: PartitionState[] = replicaLists.map((replicas, i) => {
-      const isr = replicas.filter(up);
-      return { partition: current + i, leader: isr[0], leaderEpoch: 0, partitionEpoch: 0, replicas, isr, moves: null };
-    });
-    if (!opts.validateOnly) {
-      for (const p of added) topic.partitions.push(p);
-      const logs = this.s.logs.get(topic.topicId)!;
-      for (const p of added) logs.push(this.newLog(name, p.partition));
-      for (const p of added) this.s.replicaIndex.add(topic, p);
-      this.s.views.delete(topic);
-    }
-    return { name, partitions: added.map((p) => copyPartition(p, up)) };
-  }
-
-  private newLog(topic: string, partition: number): PartitionLog {
-    const log = new PartitionLog(`${topic}-${partition}`);
-    const seeded = Math.floor(this.s.initialBytes?.(topic, partition) ?? 0);
-    if (seeded > 0) log.seedBytes(seeded);
-    return log;
-  }
-
-  private checkDeletionEnabled(): void {
-    if (!this.s.deleteTopicEnable) {
-      throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
-    }
-  }
-
-  private removeTopic(t: TopicState): DeletedTopic {
-    this.s.sync();
-    this.s.moves.forgetTopic(t);
-    this.s.topics.delete(t.name);
-    this.s.topicsById.delete(t.topicId);
-    this.s.collisionForms.delete(unifyCollisionChars(t.name));
-    this.s.sortedTopics = null;
-    this.s.views.delete(t);
-    this.s.replicaIndex.removeTopic(t);
-    this.s.logs.delete(t.topicId);
-    return { name: t.name, topicId: t.topicId, numPartitions: t.partitions.length };
-  }
-
-  /** DeleteTopics by name: unknown -> UNKNOWN_TOPIC_OR_PARTITION (3). */
-  deleteTopic(name: string): DeletedTopic {
-    this.checkDeletionEnabled();
-    const t = this.s.topics.get(name);
-    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    return this.removeTopic(t);
-  }
-
-  /** DeleteTopics by id (string form or 16 bytes): unknown -> UNKNOWN_TOPIC_ID (100). */
-  deleteTopicById(id: string | Uint8Array): DeletedTopic {
-    this.checkDeletionEnabled();
-    const key = typeof id === 'string' ? id : id.length === 16 ? uuidFromBytes(id) : '';
-    if (key === ZERO_UUID) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Attempt to find topic with invalid topicId ${key}`);
-    }
-    const t = this.s.topicsById.get(key);
-    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID);
-    return this.removeTopic(t);
-  }
-
-  // ------------------------------------------------------------------ configs
 
   describeConfigs(resource: ConfigResourceRef, keys: readonly string[] | null, opts?: ConfigRequestOptions): DescribeConfigsEntry[] {
     return this.s.configs.describe(resource, keys, opts);
