@@ -1,6 +1,8 @@
 // Import rules checked by test/architecture.test.ts (dependency-cruiser), so CI fails on a
 // cycle or on an import that points the wrong way. Layers (README, Architecture):
 //   src/http -> application services (src/services, src/reconcile, src/plan) -> src/domain, src/kafka, src/state
+// src/http imports the services and its own helpers: nothing of src/kafka or src/state, and of
+// src/domain only types (src/services/index.ts composes the services; src/main.ts builds them).
 // src/main.ts wires everything (the composition root: the only module that names the Kafka
 // implementation), src/config.ts reads the environment for every layer and src/healthcheck.ts
 // is the image's probe: they sit on top. src/sim, the Kafka simulator, stands apart: it shares
@@ -37,6 +39,21 @@ module.exports = {
       comment: 'Services (src/services, src/reconcile, src/plan) return typed outcomes; src/http maps them to statuses. (nothing-below-http-imports-http covers this too; this names the layer.)',
       from: { path: '^src/(services|reconcile|plan)/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'http-imports-services-only',
+      severity: 'error',
+      comment:
+        'src/http parses and validates, calls a service (src/services) and maps its outcome to a status: it never reaches past the services into src/kafka or src/state (not even for a type: the services export the types of their inputs and outcomes).',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(kafka|state)/' },
+    },
+    {
+      name: 'http-imports-only-types-of-domain',
+      severity: 'error',
+      comment: "Of src/domain, src/http imports types only (`import type`): the domain's logic runs in the services, behind their typed outcomes.",
+      from: { path: '^src/http/' },
+      to: { path: '^src/domain/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'domain-is-pure',

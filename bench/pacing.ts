@@ -31,7 +31,7 @@
 //   FINISH_BY_S=60 PARTITIONS=200 npm run bench:pacing
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../src/http/app.js';
+import { appOverKafka } from '../test/http/app-over-kafka.js';
 import { createMetrics } from '../src/http/metrics.js';
 import { createReassignmentMetrics } from '../src/http/reassignment-metrics.js';
 import { createKafkaGateway } from '../src/kafka/admin.js';
@@ -98,7 +98,7 @@ async function once(rep: number): Promise<Rep> {
   const observer = createKafkaGateway(parseKafkaConfig({ ...kafkaEnv, KAFKA_CLIENT_ID: 'bench-pacing-observer' }));
   const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '1000', ...(process.env.PACING_POLL_MS && { PACING_POLL_MS: process.env.PACING_POLL_MS }) });
   const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), bandwidthBytesPerSecond: null });
-  const app = createApp({ kafka, metrics, reassignments: runtime });
+  const app = appOverKafka({ kafka, metrics, reassignments: runtime });
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,7 +1,7 @@
 // Gateway (HTTP side) configuration from the environment. Kafka connection settings
 // live in src/kafka/config.ts; this file only decides *whether* there is an external
 // cluster (KAFKA_BOOTSTRAP_SERVERS set) or the embedded demo simulator.
-import { parseQuotaConfig, type QuotaConfig } from './http/quota/config.js';
+import { parseQuotaConfig, type QuotaConfig } from './services/quotas/config.js';
 import { envInt, type Env } from './env.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 
@@ -17,7 +17,7 @@ export interface GatewayConfig {
     | { mode: 'external'; config: KafkaConfig }
     /** No KAFKA_BOOTSTRAP_SERVERS: start the in-process simulator with demo data. */
     | { mode: 'embedded' };
-  /** Controller mutation quotas: per-caller client ids, gateway-side admission (src/http/quota/config.ts). */
+  /** Controller mutation quotas: per-caller client ids, gateway-side admission (src/services/quotas/config.ts). */
   quota: QuotaConfig;
 }
 

@@ -10,6 +10,7 @@ import { jsonLogger, type Logger } from './http/logger.js';
 import { createMetrics } from './http/metrics.js';
 import { createReassignmentMetrics } from './http/reassignment-metrics.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
+import { createGatewayServices } from './services/index.js';
 import { createReassignmentChangeFeed } from './events/reassignment-changes.js';
 import { loadWebhookConfig } from './events/webhook-config.js';
 import { loadStreamConfig } from './events/sse-config.js';
@@ -144,7 +145,9 @@ async function main(): Promise<void> {
   const consoleFiles = await loadConsoleAssets();
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
-  const app = createApp({ kafka, metrics, logger, state, auth: auth.access, quota, reassignments, changes, streams: loadStreamConfig(process.env), webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  // The one composition of the application services (src/services); the app receives them.
+  const services = createGatewayServices({ kafka, quota, reassignments });
+  const app = createApp({ services, metrics, logger, state, auth: auth.access, changes, streams: loadStreamConfig(process.env), webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   const warmUpStarted = performance.now();

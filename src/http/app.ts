@@ -1,7 +1,7 @@
 // Builds the express app without listening, so tests mount it with supertest and
 // several apps can live in one process (per-app metrics registry, no globals).
-import express, { type Express } from 'express';
-import type { KafkaGateway } from '../kafka/types.js';
+import express, { type Express, type RequestHandler } from 'express';
+import type { GatewayServices } from '../services/index.js';
 import { auditMiddleware } from './audit.js';
 import { accessControl, type AccessControlOptions } from './auth/access-control.js';
 import { accessTableFromSpec } from './auth/roles.js';
@@ -21,18 +21,15 @@ import { throttleRoutes } from './routes/throttles.js';
 import { reassignmentEventRoutes } from './routes/reassignment-events.js';
 import type { StreamConfig } from '../events/sse-config.js';
 import { planRoutes } from './routes/plans.js';
-import { PlanService } from '../services/plans.js';
 import { configRoutes } from './routes/configs.js';
 import { leaderRoutes } from './routes/leaders.js';
-import { LeaderElectionService } from '../services/leaders.js';
-import { TopicConfigService } from '../services/configs.js';
 import { whoamiRoutes } from './routes/whoami.js';
 import { consoleRoutes, type ConsoleAssets } from './console.js';
-import type { ReassignmentRuntime } from '../reconcile/index.js';
 import type { ReassignmentChangeFeed } from '../events/reassignment-changes.js';
 import type { WebhookService } from '../events/webhook-service.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import { createQuotaFeature, type QuotaAppOptions } from './quota/setup.js';
+import { createQuotaMetrics } from './quota/metrics.js';
+import { MutationGuard } from './quota/mutation-guard.js';
 import { requestIdMiddleware } from './request-id.js';
 import { routeMatchMiddleware, routeMatchOf, routeTableFor } from './route-table.js';
 import { STRICT_ROUTING } from './router.js';
@@ -42,7 +39,12 @@ import { validateLargeArraysInSlices } from './large-body-validation.js';
 import { warmUpValidation } from './validation-warm-up.js';
 
 export interface AppOptions {
-  kafka: KafkaGateway;
+  /**
+   * The application services (src/services/index.ts, createGatewayServices; built once by
+   * src/main.ts): topics, cluster, readiness, quotas, configs, and with a reassignment runtime
+   * reassignments, throttles, plans and leader elections (without it those paths answer 404).
+   */
+  services: GatewayServices;
   /** Share with the Kafka layer's onKafkaRequest hook; created (with process metrics) when omitted. */
   metrics?: GatewayMetrics;
   /** Validate every JSON response against openapi.yaml; on in tests, off in production (cost, and a 500 for a schema slip is worse than the slip). */
@@ -60,15 +62,13 @@ export interface AppOptions {
   auditLogger?: Logger;
   /** Deepest JSON nesting accepted in a body (default 32). */
   jsonMaxDepth?: number;
-  /** Controller mutation quotas (src/http/quota): per-caller client ids, gateway-side admission, RateLimit headers. Default: all off. */
-  quota?: QuotaAppOptions;
-  /** Reassignments and throttles (src/reconcile): without it /reassignments, /throttles, /plans and /brokers answer 404. */
-  reassignments?: ReassignmentRuntime;
   /**
-   * Topic and broker configs (GET/PATCH .../configs). Default: over the reassignment runtime's
-   * Kafka layer when there is one; without either, those paths answer 404.
+   * GATEWAY_WORKER_THREAD=on (src/worker, docs/worker-thread.md): instead of the services'
+   * reassignment runtime, the runtime lives in a worker thread; `forward` sends its routes'
+   * requests there, unparsed. (Its state topic goes to createGatewayServices as `stateTopic`:
+   * readiness reads it and the topic routes protect it.)
    */
-  configs?: TopicConfigService;
+  reassignmentWorker?: { forward: RequestHandler };
   /** The change feed of reassignments (src/events/reassignment-changes.ts): one event per state change, for the event streams and webhooks. */
   changes?: ReassignmentChangeFeed;
   /** Webhooks (src/events/webhook-service.ts): without it /webhooks answers 404. */
@@ -112,6 +112,8 @@ export function createApp(opts: AppOptions): Express {
   // method-override header or parameter is honoured anywhere: the method is the request line's.
   app.use(routeMatchMiddleware(routeTableFor(spec.document)));
   app.use(httpMetricsMiddleware(metrics));
+  // The worker thread's routes: before access control and the body parsers (the worker's app does them).
+  if (opts.reassignmentWorker) app.use(opts.reassignmentWorker.forward);
   // The console's static files are public (the page asks for a token itself), so they are
   // served before access control; its API calls go through everything below like any other.
   if (opts.console) app.use(consoleRoutes(opts.console));
@@ -133,30 +135,31 @@ export function createApp(opts: AppOptions): Express {
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 
-  app.use(healthRoutes({ kafka: opts.kafka, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000, ...(opts.reassignments && { stateStore: opts.reassignments.store }) }));
+  const services = opts.services;
+  app.use(healthRoutes({ readiness: services.readiness, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000 }));
   app.use(metaRoutes({ metrics, spec }));
   app.use(whoamiRoutes({ authentication: (opts.auth ?? { mode: 'none' }).mode === 'none' ? 'none' : 'enforced' }));
-  app.use(clusterRoutes({ kafka: opts.kafka }));
-  const quota = createQuotaFeature(opts.kafka, metrics.registry, opts.quota);
+  app.use(clusterRoutes({ cluster: services.cluster }));
+  // Every topic mutation goes through the quota admission; its metrics are this app's.
+  const mutations = new MutationGuard(createQuotaMetrics(metrics.registry));
   // The gateway's own state topic cannot be deleted or re-partitioned through the gateway.
-  const stateTopic = opts.reassignments?.config.stateTopic;
-  const protectedTopics = { has: (name: string) => name === stateTopic };
-  app.use(topicRoutes({ kafka: opts.kafka, mutations: quota.mutations, protectedTopics }));
-  app.use(topicBatchRoutes({ kafka: opts.kafka, mutations: quota.mutations, protectedTopics }));
-  if (quota.quotas) app.use(quotaRoutes({ quotas: quota.quotas, mutations: quota.mutations }));
-  if (opts.reassignments) {
+  const protectedTopics = services.protectedTopics;
+  app.use(topicRoutes({ topics: services.topics, partitions: services.partitions, mutations, protectedTopics }));
+  app.use(topicBatchRoutes({ topics: services.topics, partitions: services.partitions, mutations, protectedTopics }));
+  if (services.quotas) app.use(quotaRoutes({ quotas: services.quotas }));
+  const runtime = services.reassignments;
+  if (runtime) {
     // Before reassignmentRoutes: /reassignments/events is not GET /reassignments/{id}.
-    app.use(reassignmentEventRoutes({ runtime: opts.reassignments, changes: opts.changes, registry: metrics.registry, config: opts.streams, draining: () => state.draining }));
-    app.use(reassignmentRoutes({ service: opts.reassignments.reassignments }));
-    app.use(throttleRoutes({ service: opts.reassignments.throttles }));
-    // Plans and broker loads read what reassignments read (the same Kafka layer).
-    app.use(planRoutes({ plans: new PlanService(opts.reassignments.reassignments.deps.kafka) }));
+    app.use(reassignmentEventRoutes({ runtime, changes: opts.changes, registry: metrics.registry, config: opts.streams, draining: () => state.draining }));
+    app.use(reassignmentRoutes({ service: runtime.reassignments }));
   }
-  const configs = opts.configs ?? (opts.reassignments && new TopicConfigService(opts.reassignments.reassignments.deps.kafka));
-  if (configs) app.use(configRoutes({ service: configs, protectedTopics }));
+  if (services.throttles) app.use(throttleRoutes({ service: services.throttles }));
+  // Plans and broker loads read what reassignments read (the same Kafka layer).
+  if (services.plans) app.use(planRoutes({ plans: services.plans }));
+  if (services.configs) app.use(configRoutes({ service: services.configs, protectedTopics }));
   if (opts.webhooks) app.use(webhookRoutes({ service: opts.webhooks }));
   // Leader elections go through the reassignment runtime's Kafka layer (the controller).
-  if (opts.reassignments) app.use(leaderRoutes({ service: new LeaderElectionService(opts.reassignments.reassignments.deps.kafka) }));
+  if (services.leaders) app.use(leaderRoutes({ service: services.leaders }));
 
   app.use(notFoundHandler);
   app.use(hostileInputErrorHandler);

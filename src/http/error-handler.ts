@@ -1,8 +1,7 @@
 // The last middleware: every error ends here and leaves as application/problem+json.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
-import { StateTopicMissingError } from '../state/store.js';
-import { ClaimBusyError, FencedWriteError } from '../state/fence.js';
+import { serviceFailureOf } from '../services/errors.js';
+import { mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import type { Logger } from './logger.js';
 import { problemType, sendProblem } from './problem.js';
 import { requestErrorToProblem } from './validation.js';
@@ -29,26 +28,28 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(err);
     const instance = instanceOf(req.originalUrl);
 
-    if (err instanceof StateTopicMissingError) {
+    const failure = serviceFailureOf(err);
+    if (failure?.kind === 'state-topic-missing') {
       // Loud on purpose: the gateway refuses to act on state it no longer has.
       return sendProblem(res, {
-        problem: { type: problemType('state-topic-missing'), title: 'State topic missing', status: 503, detail: err.message, instance },
+        problem: { type: problemType('state-topic-missing'), title: 'State topic missing', status: 503, detail: failure.message, instance },
         headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
       });
     }
-    if (err instanceof ClaimBusyError || err instanceof FencedWriteError) {
+    if (failure?.kind === 'state-busy') {
       // Another operation (maybe another instance) holds what this one must change, or took it
       // over meanwhile: nothing was changed; the same request later is safe.
-      const retryAfter = err instanceof ClaimBusyError ? err.retryAfterSeconds : UNAVAILABLE_RETRY_AFTER_SECONDS;
+      const retryAfter = failure.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
       return sendProblem(res, {
-        problem: { type: problemType('state-busy'), title: 'Busy: held by another operation', status: 503, detail: err.message, instance },
+        problem: { type: problemType('state-busy'), title: 'Busy: held by another operation', status: 503, detail: failure.message, instance },
         headers: { 'Retry-After': String(retryAfter) },
       });
     }
-    if (isKafkaRequestError(err)) {
-      const mapped = mapKafkaRequestError(err, instance);
+    if (failure?.kind === 'kafka') {
+      const { kind, kafka } = failure.failure;
+      const mapped = mapKafkaRequestError(failure.failure, instance);
       if (mapped.problem.status >= 500) {
-        logger.warn('kafka request failed', { instance, kind: err.kind, kafkaError: err.kafka.name, code: err.kafka.code, detail: err.kafka.message });
+        logger.warn('kafka request failed', { instance, kind, kafkaError: kafka.name, code: kafka.code, detail: kafka.message });
       }
       return sendProblem(res, mapped);
     }

@@ -5,10 +5,7 @@
 // The one rule for 400 vs 422: 400 = malformed request, rejected by schema validation
 // before Kafka saw it (see validation.ts); 422 = well-formed request that Kafka's own
 // semantic checks rejected. So every Kafka "invalid ..." error below is a 422.
-import type { KafkaFailureKind } from '../kafka/errors.js';
-import { KafkaRequestError } from '../kafka/errors.js';
-import type { KafkaErrorInfo } from '../kafka/types.js';
-import { retryAfterSeconds } from '../domain/retry-after.js';
+import { isKafkaFailure, retryAfterSeconds, type KafkaErrorInfo, type KafkaFailure, type KafkaFailureKind } from '../services/errors.js';
 import { kafkaSlug, kafkaTitle, problemType, type HttpProblem, type Problem } from './problem.js';
 
 export interface StatusRule {
@@ -113,10 +110,11 @@ export function mapKafkaError(info: KafkaErrorInfo, kind: KafkaFailureKind = 'ka
   return { problem };
 }
 
-export function mapKafkaRequestError(err: KafkaRequestError, instance?: string): MappedProblem {
+/** A failed Kafka request (the services' KafkaFailure: the Kafka layer's KafkaRequestError). */
+export function mapKafkaRequestError(err: KafkaFailure, instance?: string): MappedProblem {
   return mapKafkaError(err.kafka, err.kind, instance);
 }
 
-export function isKafkaRequestError(err: unknown): err is KafkaRequestError {
-  return err instanceof KafkaRequestError;
+export function isKafkaRequestError(err: unknown): err is KafkaFailure {
+  return isKafkaFailure(err);
 }

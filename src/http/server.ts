@@ -14,13 +14,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { HttpsConfig } from './auth/config.js';
-import type { KafkaGateway } from '../kafka/types.js';
 import type { Logger } from './logger.js';
 import type { LifecycleState } from './routes/health.js';
 
 export interface ServerOptions {
   app: Express;
-  kafka: KafkaGateway;
+  /** The Kafka client, closed after the connections (in-flight requests still need it). */
+  kafka: { close(): Promise<void> };
   state: LifecycleState;
   logger: Logger;
   port: number;

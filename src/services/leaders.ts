@@ -8,7 +8,20 @@
 // KRaft's 10,000 records per operation, and the answer lists only the partitions an election
 // was tried for, as Kafka's own election of every partition does; the others are counted as
 // not needed. Memory: one Metadata read (the planner's) and the results of the elections tried.
-import { batches, count, emptySummary, needsElection, outcomeOf, type ElectionKind, type ElectionOutcomeKind, type ElectionRequest, type ElectionSummary } from '../domain/leaders.js';
+import {
+  batches,
+  count,
+  emptySummary,
+  needsElection,
+  outcomeOf,
+  parseElectionRequest,
+  type ElectionKind,
+  type ElectionOutcomeKind,
+  type ElectionRequest,
+  type ElectionRequestBody,
+  type ElectionSummary,
+  type FieldError,
+} from '../domain/leaders.js';
 import { KafkaRequestError, type KafkaFailureKind } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
@@ -33,8 +46,16 @@ export type ElectionOutcome =
   /** Kafka refused a whole request (top-level error), or could not be reached; `partial` counts what was answered before. */
   | { kind: 'kafka-error'; error: KafkaErrorInfo; failure: KafkaFailureKind; partial: ElectionSummary };
 
+export type { ElectionRequestBody, FieldError };
+
 export class LeaderElectionService {
   constructor(private readonly kafka: KafkaAdmin) {}
+
+  /** The request as the API's body: its checks beyond the schema first (src/domain/leaders.ts); nothing is sent when they fail. */
+  async electFromBody(body: ElectionRequestBody): Promise<ElectionOutcome | { kind: 'invalid'; errors: FieldError[] }> {
+    const parsed = parseElectionRequest(body);
+    return parsed.ok ? this.elect(parsed.request) : { kind: 'invalid', errors: parsed.errors };
+  }
 
   async elect(request: ElectionRequest): Promise<ElectionOutcome> {
     if (!canElectLeaders(this.kafka)) return { kind: 'not-supported' };

@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import type { Express } from 'express';
 import { realNow, withSkew } from './clock.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from '../http/app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
@@ -131,7 +131,7 @@ export class ChaosCluster {
       };
       const logger = { info() {}, debug() {}, warn: keep('warn'), error: keep('error') };
       const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger });
-      const app = createApp({ kafka, metrics, logger, reassignments: runtime });
+      const app = appOverKafka({ kafka, metrics, logger, reassignments: runtime });
       let markDead!: () => void;
       const died = new Promise<void>((resolve) => (markDead = resolve));
       const inst: Incarnation = { slot, id, skewMs, kafka, runtime, app, killedAt: null, died, markDead, log };

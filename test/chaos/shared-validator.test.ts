@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, it } from 'node:test';
 import request from 'supertest';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from '../http/app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { FakeKafka } from '../http/fake-kafka.js';
 import './shared-validator.js';
@@ -30,11 +30,11 @@ after(() => {
 });
 
 it('a second gateway app of the harness builds no validator of its own: the first one is shared', async () => {
-  const first = createApp({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
+  const first = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
   await request(first).get('/topics').expect(200);
   const byFirst = built.length;
   assert.ok(byFirst >= 1, 'the first app built its validator (or the count does not see builds)');
-  const second = createApp({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
+  const second = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
   await request(second).get('/topics').expect(200);
   await request(second).get('/topics?name=x').expect((res) => assert.ok(res.status < 500));
   assert.equal(built.length, byFirst, `the second app built ${built.length - byFirst} validator(s): not shared`);

@@ -9,7 +9,7 @@ import { createReassignmentChangeFeed } from '../../src/events/reassignment-chan
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { createWebhookMetrics } from '../../src/events/webhook-metrics.js';
 import { createWebhookRuntime, type WebhookRuntime } from '../../src/events/webhooks.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from '../http/app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
@@ -17,7 +17,7 @@ import { signed, startReceiver } from './webhook-receiver.js';
 
 let gw: ReassignGateway;
 let hooks: WebhookRuntime;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof appOverKafka>;
 before(async () => {
   gw = await startReassignGateway({ simulator: { brokers: 4 }, reconcile: false });
   // The feed observes the store before its first read (as src/main.ts wires it).
@@ -26,7 +26,7 @@ before(async () => {
   // An app of its own (its own metrics registry) over the gateway's runtime, with webhooks.
   const metrics = createMetrics({ defaultMetrics: false });
   hooks = createWebhookRuntime({ store: gw.runtime.store, changes, config, owner: 'test', stateTopic: gw.runtime.config.stateTopic, metrics: createWebhookMetrics(metrics.registry) });
-  app = createApp({ kafka: gw.kafka, metrics, validateResponses: true, reassignments: gw.runtime, changes, webhooks: hooks.service });
+  app = appOverKafka({ kafka: gw.kafka, metrics, validateResponses: true, reassignments: gw.runtime, changes, webhooks: hooks.service });
   hooks.delivery.start();
   gw.runtime.reconciler.start();
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { FakeKafka } from './fake-kafka.js';
 import { expectProblem, recordingLogger } from './helpers.js';
@@ -20,7 +20,7 @@ beforeEach(() => {
   kafka = new FakeKafka();
   metrics = createMetrics({ defaultMetrics: false });
   logger = recordingLogger();
-  app = createApp({ kafka, metrics, validateResponses: true, logger, bodyLimit: '16kb' });
+  app = appOverKafka({ kafka, metrics, validateResponses: true, logger, bodyLimit: '16kb' });
 });
 
 describe('request validation', () => {
@@ -123,7 +123,7 @@ describe('health', () => {
 
   it('/readyz is 503 shutting-down while draining', async () => {
     const state = { draining: false };
-    const a = createApp({ kafka, state, validateResponses: true, metrics: createMetrics({ defaultMetrics: false }) });
+    const a = appOverKafka({ kafka, state, validateResponses: true, metrics: createMetrics({ defaultMetrics: false }) });
     assert.equal((await request(a).get('/readyz')).status, 200);
     state.draining = true;
     expectProblem(await request(a).get('/readyz'), 503, 'shutting-down');
@@ -169,8 +169,8 @@ describe('metrics', () => {
   });
 
   it('default process metrics carry the prefix; each app has its own registry', async () => {
-    const a = createApp({ kafka });
-    const b = createApp({ kafka });
+    const a = appOverKafka({ kafka });
+    const b = appOverKafka({ kafka });
     await request(a).get('/healthz');
     const textA = (await request(a).get('/metrics')).text;
     const textB = (await request(b).get('/metrics')).text;

@@ -4,19 +4,19 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import request from 'supertest';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { loadConsoleAssets, type ConsoleAssets } from '../../src/http/console.js';
 import { roleTokens } from './auth-helpers.js';
 import { FakeKafka } from './fake-kafka.js';
 
 describe('web console files', () => {
   let assets: ConsoleAssets;
-  let app: ReturnType<typeof createApp>;
+  let app: ReturnType<typeof appOverKafka>;
   before(async () => {
     const loaded = await loadConsoleAssets();
     assert.ok(loaded.assets, 'reason' in loaded ? loaded.reason : '');
     assets = loaded.assets;
-    app = createApp({ kafka: new FakeKafka(), auth: roleTokens().auth, console: assets });
+    app = appOverKafka({ kafka: new FakeKafka(), auth: roleTokens().auth, console: assets });
   });
 
   it('are bundled from source when running from source', () => {
@@ -46,7 +46,7 @@ describe('web console files', () => {
   });
 
   it('without assets, / is not served', async () => {
-    const bare = createApp({ kafka: new FakeKafka() });
+    const bare = appOverKafka({ kafka: new FakeKafka() });
     assert.equal((await request(bare).get('/')).status, 404);
   });
 });

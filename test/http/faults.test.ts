@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import request from 'supertest';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
@@ -34,7 +34,7 @@ describe('Kafka unreachable at start', () => {
       parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: ports.map((p) => `127.0.0.1:${p}`).join(',') }),
       { onKafkaRequest: metrics.onKafkaRequest },
     );
-    const app = createApp({ kafka, metrics, validateResponses: true, readyTimeoutMs: 3000 });
+    const app = appOverKafka({ kafka, metrics, validateResponses: true, readyTimeoutMs: 3000 });
     let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
     try {
       assert.equal((await request(app).get('/healthz')).status, 200, 'liveness never depends on Kafka');

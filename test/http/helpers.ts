@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Express } from 'express';
 import request, { type Response } from 'supertest';
-import { createApp, type AppOptions } from '../../src/http/app.js';
+import { appOverKafka, type AppOverKafkaOptions } from './app-over-kafka.js';
 import type { Logger } from '../../src/http/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.js';
@@ -93,7 +93,7 @@ export interface Gateway {
 export interface StartGatewayOptions {
   simulator?: SimulatorOptions;
   kafkaEnv?: Env;
-  app?: Partial<Omit<AppOptions, 'kafka'>>;
+  app?: Partial<Omit<AppOverKafkaOptions, 'kafka'>>;
 }
 
 export async function startGateway(opts: StartGatewayOptions = {}): Promise<Gateway> {
@@ -108,7 +108,7 @@ export async function startGateway(opts: StartGatewayOptions = {}): Promise<Gate
     throw err;
   }
   const logger = recordingLogger();
-  const app = createApp({ kafka, metrics, logger, validateResponses: true, ...opts.app });
+  const app = appOverKafka({ kafka, metrics, logger, validateResponses: true, ...opts.app });
   const k = kafka;
   let closed = false;
   return {

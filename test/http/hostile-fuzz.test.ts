@@ -21,7 +21,7 @@ import { loadSpec } from '../../src/http/spec.js';
 import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
@@ -55,7 +55,7 @@ before(async () => {
   // As main.ts wires it: the change feed and webhooks too (every operation of the contract answers).
   const changes = createReassignmentChangeFeed(reassignments.store);
   const webhooks = new WebhookService({ store: reassignments.store, changes, config: loadWebhookConfig({}) });
-  const app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, changes, webhooks });
+  const app = appOverKafka({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, changes, webhooks });
   server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { EventStreamParser, type StreamItem } from '../../src/client/event-stream.js';
 import { createReassignmentChangeFeed, type ReassignmentChanges } from '../../src/events/reassignment-changes.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/http/server.js';
@@ -26,7 +26,7 @@ let clock: ManualClock;
 let gw: ReassignGateway;
 let feed: ReassignmentChanges;
 let metrics: GatewayMetrics;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof appOverKafka>;
 let server: Server;
 let base: string;
 
@@ -35,7 +35,7 @@ before(async () => {
   gw = await startReassignGateway({ clock, simulator: { brokers: 4, replicationBytesPerSecond: 100_000 } });
   feed = createReassignmentChangeFeed(gw.runtime.store);
   metrics = createMetrics({ defaultMetrics: false });
-  app = createApp({ kafka: gw.kafka, metrics, validateResponses: true, reassignments: gw.runtime, changes: feed, streams: { maxStreams: MAX_STREAMS, heartbeatMs: HEARTBEAT_MS, progressIntervalMs: PROGRESS_MS } });
+  app = appOverKafka({ kafka: gw.kafka, metrics, validateResponses: true, reassignments: gw.runtime, changes: feed, streams: { maxStreams: MAX_STREAMS, heartbeatMs: HEARTBEAT_MS, progressIntervalMs: PROGRESS_MS } });
   server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -216,7 +216,7 @@ describe('reassignment event streams (SSE)', () => {
 
   it('a draining server ends its streams (within a progress interval), so SIGTERM does not wait for them', async () => {
     const state = { draining: false };
-    const drainingApp = createApp({ kafka: gw.kafka, metrics: createMetrics({ defaultMetrics: false }), reassignments: gw.runtime, changes: feed, state, streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS } });
+    const drainingApp = appOverKafka({ kafka: gw.kafka, metrics: createMetrics({ defaultMetrics: false }), reassignments: gw.runtime, changes: feed, state, streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS } });
     // The Kafka layer is the suite's: the server's shutdown must not close it.
     const running = await startServer({ app: drainingApp, kafka: { close: async () => undefined } as unknown as KafkaGateway, state, logger: silentLogger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 20_000 });
     const abort = new AbortController();

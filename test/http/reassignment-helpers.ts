@@ -4,7 +4,7 @@
 // conditions with `eventually`, never for fixed times.
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
@@ -23,7 +23,7 @@ export interface ReassignGateway {
   runtime: ReassignmentRuntime;
   metrics: GatewayMetrics;
   logger: RecordingLogger;
-  app: ReturnType<typeof createApp>;
+  app: ReturnType<typeof appOverKafka>;
   http(): ReturnType<typeof request>;
   close(): Promise<void>;
 }
@@ -61,7 +61,7 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
   const offset = opts.wallClockOffsetMs;
   const clock = opts.clock ?? (offset ? { now: () => Date.now() + offset } : undefined);
   const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }), ...(opts.monotonic && { monotonic: opts.monotonic }) });
-  const app = createApp({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
+  const app = appOverKafka({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
   if (opts.reconcile !== false) runtime.reconciler.start();
   let closed = false;
   return {

@@ -27,7 +27,7 @@ import { after, before, describe, it } from 'node:test';
 import { createReassignmentChangeFeed } from '../../src/events/reassignment-changes.js';
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { PUBLIC, ROLES, roleAtLeast, type OperationAccess, type Role } from '../../src/http/auth/roles.js';
 import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.js';
@@ -262,7 +262,7 @@ before(async () => {
   const consoleAssets = { files: new Map([['/', page], ['/console/app.js', script]]), origin: 'prebuilt' as const };
   const changes = createReassignmentChangeFeed(reassignments.store);
   const webhooks = new WebhookService({ store: reassignments.store, changes, config: loadWebhookConfig({}) });
-  app = createApp({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, auditLogger, console: consoleAssets, changes, webhooks });
+  app = appOverKafka({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, auditLogger, console: consoleAssets, changes, webhooks });
   server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { httpGet } from './http-get.js';
 import { it } from 'node:test';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { startServer } from '../../src/http/server.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
@@ -31,7 +31,7 @@ it('drains in-flight requests, answers new ones 503 shutting-down, then closes K
     events.push('kafka closed');
   };
   const state = { draining: false };
-  const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
+  const app = appOverKafka({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
   const server = await startServer({ app, kafka, state, logger: recordingLogger(), port: 0, host: '127.0.0.1', shutdownTimeoutMs: 5000 });
   assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -65,7 +65,7 @@ it('answers requests still running after the shutdown timeout with 503 shutting-
     const hang = sim.faults.add({ apiKey: 60, delayMs: 600_000 });
     const state = { draining: false };
     const logger = recordingLogger();
-    const app = createApp({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
+    const app = appOverKafka({ kafka, state, metrics: createMetrics({ defaultMetrics: false }) });
     const server = await startServer({ app, kafka, state, logger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 100 });
     const hung = get(`${server.url}/cluster`);
     await sim.faults.waitApplied(hang.id); // the request is at the broker, unanswered
@@ -83,7 +83,7 @@ it('answers requests still running after the shutdown timeout with 503 shutting-
 
 it('rejects when the port is taken', async () => {
   const kafka = new FakeKafka();
-  const app = createApp({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
+  const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
   const a = await startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port: 0, host: '127.0.0.1' });
   const port = Number(new URL(a.url).port);
   await assert.rejects(startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port, host: '127.0.0.1' }), /EADDRINUSE/);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { createApp, warmUpApp } from '../../src/http/app.js';
+import { warmUpApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { warmUpRequests } from '../../src/http/validation-warm-up.js';
@@ -42,7 +43,7 @@ describe('request validators compiled at startup (warmUpApp)', () => {
 
   it('builds each validator once, before any request, and the requests that follow build none', async () => {
     const kafka = new FakeKafka();
-    const app = createApp({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
+    const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
     built.length = 0;
     const sent = await warmUpApp(app);
     assert.equal(sent, warmUpRequests(loadSpec()).length);
@@ -64,7 +65,7 @@ describe('request validators compiled at startup (warmUpApp)', () => {
   });
 
   it('an app that was not warmed up builds them at its first requests (what the warm-up saves)', async () => {
-    const app = createApp({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
+    const app = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
     built.length = 0;
     await request(app).get('/healthz').expect(200);
     await request(app).get('/topics').expect(200);

@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import request from 'supertest';
-import { createApp, warmUpApp } from '../../src/http/app.js';
+import { warmUpApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { routeMatchMiddleware, routeMatchOf, routeTableFor } from '../../src/http/route-table.js';
 import { loadSpec } from '../../src/http/spec.js';
@@ -143,7 +144,7 @@ describe('validator-chain', () => {
   it('matches no route with path-to-regexp or the validator\'s lookup per request, once warmed up', async () => {
     const kafka = new FakeKafka();
     await kafka.createTopics([{ name: 'orders', partitions: 2, replicationFactor: 1 }]);
-    const app = createApp({ kafka, metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
+    const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
     await warmUpApp(app);
     const [regexps, lookups] = [pathToRegexpCalls, validatorLookups.count];
     const gets = ['/healthz', '/topics', '/topics?limit=1', '/topics/orders', '/topics/orders?unknown=1', '/topics/%2E%2E', '/cluster', '/metrics'];
@@ -162,7 +163,7 @@ describe('validator-chain', () => {
   });
 
   it('skips the request validator only for an operation without parameters or body, asked without a query string', async () => {
-    const app = createApp({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
+    const app = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
     await warmUpApp(app);
     const calls = async (path: string, status: number): Promise<number> => {
       const before = validateCalls;

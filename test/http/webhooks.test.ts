@@ -9,7 +9,7 @@ import { createReassignmentChangeFeed } from '../../src/events/reassignment-chan
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { newSecret } from '../../src/events/webhook-message.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
-import { createApp } from '../../src/http/app.js';
+import { appOverKafka } from './app-over-kafka.js';
 import { StateStore } from '../../src/state/store.js';
 import { MemoryLog } from '../state/memory-log.js';
 import { roleTokens } from './auth-helpers.js';
@@ -22,7 +22,7 @@ function setup(env: Record<string, string> = {}) {
   const roles = roleTokens();
   const audits: Record<string, unknown>[] = [];
   const audit = { info: (_m: string, f?: Record<string, unknown>) => void (f?.type === 'audit' && audits.push(f)), warn() {}, error() {} };
-  const app = createApp({ kafka: new FakeKafka(), validateResponses: true, auth: roles.auth, auditLogger: audit, webhooks: service });
+  const app = appOverKafka({ kafka: new FakeKafka(), validateResponses: true, auth: roles.auth, auditLogger: audit, webhooks: service });
   const as = (role: 'viewer' | 'operator' | 'admin') => ({
     get: (path: string) => request(app).get(path).set('authorization', `Bearer ${roles.token[role]}`),
     post: (path: string, body: unknown) => request(app).post(path).set('authorization', `Bearer ${roles.token[role]}`).send(body as object),

@@ -14,7 +14,7 @@
 //   GATEWAY_TLS_CLIENT_ROLES     cn-or-san=role,... for verified client certificates
 //   GATEWAY_OIDC_*               JWTs from an OIDC identity provider (src/http/auth/oidc-config.ts)
 import { readFileSync } from 'node:fs';
-import type { Env } from '../../kafka/config.js';
+import type { Env } from '../../env.js';
 import type { AccessControlOptions } from './access-control.js';
 import { parseClientCertRoles, type ClientCertRule } from './client-cert.js';
 import { OidcVerifier } from './oidc.js';

@@ -23,7 +23,7 @@ import {
   type JWTHeaderParameters,
   type JWTPayload,
 } from 'jose';
-import { roleFromClaims, type ClaimRoleRule } from '../../domain/claim-roles.js';
+import { roleFromClaims, type ClaimRoleRule } from './claim-roles.js';
 import type { OidcConfig } from './oidc-config.js';
 import { ROLES, type OidcIdentity, type Principal, type Role } from './roles.js';
 

@@ -2,19 +2,10 @@
 // registry next to src/http/metrics.ts. Idempotent per registry: a second app built on
 // the same registry reuses the metrics instead of failing on a duplicate name.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { QuotaMetrics } from '../../services/quotas/mutation-admission.js';
 import { METRIC_PREFIX } from '../metrics.js';
 
-/** Who refused the mutation: Kafka's controller (error 89) or the gateway's own bucket. */
-export type QuotaSource = 'broker' | 'gateway';
-
-export interface QuotaMetrics {
-  /** `items` topics of one `api` request were refused with THROTTLING_QUOTA_EXCEEDED; `throttleMs` = the longest wait among them. */
-  rejected(api: string, source: QuotaSource, items: number, throttleMs: number): void;
-  /** retryOnQuotaViolation re-sent `items` throttled topics. */
-  resent(api: string, items: number): void;
-  /** A response left with status 429. */
-  answered429(api: string): void;
-}
+export type { QuotaMetrics, QuotaSource } from '../../services/quotas/mutation-admission.js';
 
 function counter(registry: Registry, name: string, help: string, labelNames: string[]): Counter<string> {
   return (registry.getSingleMetric(name) as Counter<string> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });

@@ -1,7 +1,6 @@
 import type { Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { ClusterDescription, KafkaGateway } from '../../kafka/types.js';
-import type { KafkaReleaseInfo } from '../../domain/kafka-release.js';
+import type { ClusterDescription, ClusterService, KafkaReleaseInfo } from '../../services/cluster.js';
 import type { components } from '../openapi-types.js';
 
 type Cluster = components['schemas']['Cluster'];
@@ -19,11 +18,10 @@ export function toCluster(c: ClusterDescription, release?: KafkaReleaseInfo): Cl
   };
 }
 
-export function clusterRoutes({ kafka }: { kafka: KafkaGateway }): Router {
+export function clusterRoutes({ cluster: service }: { cluster: ClusterService }): Router {
   const router = strictRouter();
   router.get('/cluster', async (_req, res) => {
-    // The release from any broker's ApiVersions answer (kept per connection: no extra round trip once connected).
-    const [cluster, release] = await Promise.all([kafka.describeCluster(), kafka.kafkaRelease?.()]);
+    const { cluster, release } = await service.describe();
     res.json(toCluster(cluster, release));
   });
   return router;

@@ -3,12 +3,11 @@
 // to a gateway that can serve it.
 import type { Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { KafkaGateway } from '../../kafka/types.js';
-import { isKafkaRequestError, mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
+import type { ReadinessService } from '../../services/readiness.js';
+import { mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';
 import { instance } from './shared.js';
-import type { StateHealth } from '../../state/store.js';
 
 type Health = components['schemas']['Health'];
 
@@ -18,18 +17,17 @@ export interface LifecycleState {
 }
 
 export interface HealthRouteOptions {
-  kafka: KafkaGateway;
+  /** Kafka and (when reassignments are on) the state topic. */
+  readiness: ReadinessService;
   state: LifecycleState;
   /**
    * Backstop for the Kafka probe, so a hung probe cannot hang the readiness check. Keep
    * it above the Kafka layer's own ping timeout, whose error is more informative.
    */
   readyTimeoutMs: number;
-  /** The state topic (when reassignments are on): readiness also needs it readable. */
-  stateStore?: { refresh(): Promise<unknown>; health(): StateHealth; readonly topic: string };
 }
 
-export function healthRoutes({ kafka, state, readyTimeoutMs, stateStore }: HealthRouteOptions): Router {
+export function healthRoutes({ readiness, state, readyTimeoutMs }: HealthRouteOptions): Router {
   const router = strictRouter();
 
   router.get('/healthz', (_req, res) => {
@@ -45,62 +43,42 @@ export function healthRoutes({ kafka, state, readyTimeoutMs, stateStore }: Healt
         headers: retryAfter,
       });
     }
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    try {
-      await Promise.race([
-        kafka.ping(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            timedOut = true;
-            reject(new Error(`Kafka ping exceeded ${readyTimeoutMs} ms`));
-          }, readyTimeoutMs);
-        }),
-      ]);
-      if (stateStore) {
-        // Reading it is cheap (Metadata + ListOffsets, then only new records) and proves the
-        // instance can act on its state: a gateway that cannot is not ready, with the reason.
-        let stateTimer: NodeJS.Timeout | undefined;
-        const ok = await Promise.race([
-          stateStore.refresh().then(
-            () => true,
-            () => false,
-          ),
-          new Promise<false>((resolve) => (stateTimer = setTimeout(() => resolve(false), readyTimeoutMs))),
-        ]);
-        clearTimeout(stateTimer);
-        const h = stateStore.health();
-        if (!ok || h.status !== 'ok') {
-          const missing = h.status === 'missing';
-          return sendProblem(res, {
-            problem: {
-              type: problemType(missing ? 'state-topic-missing' : 'state-store-unavailable'),
-              title: missing ? 'State topic missing' : 'State store unavailable',
-              status: 503,
-              detail: h.status === 'ok' ? `The state topic ${stateStore.topic} could not be read within ${readyTimeoutMs} ms.` : h.reason,
-              instance: instance(req),
-            },
-            headers: retryAfter,
-          });
-        }
+    const outcome = await readiness.check(readyTimeoutMs);
+    switch (outcome.kind) {
+      case 'ready': {
+        const body: Health = { status: 'ready' };
+        return void res.json(body);
       }
-      const body: Health = { status: 'ready' };
-      res.json(body);
-    } catch (err) {
-      // Readiness is binary: whatever the failure, the answer is 503 with the reason.
-      // Only a KafkaRequestError names a Kafka error; our own backstop timeout does not.
-      const problem = isKafkaRequestError(err)
-        ? { ...mapKafkaRequestError(err, instance(req)).problem, status: 503 }
-        : {
-            type: problemType(timedOut ? 'kafka-timeout' : 'kafka-unavailable'),
-            title: timedOut ? 'Kafka request timed out' : 'Kafka unavailable',
+      case 'state-topic-missing':
+      case 'state-store-unavailable': {
+        const missing = outcome.kind === 'state-topic-missing';
+        return sendProblem(res, {
+          problem: {
+            type: problemType(outcome.kind),
+            title: missing ? 'State topic missing' : 'State store unavailable',
             status: 503,
-            detail: err instanceof Error ? err.message : String(err),
+            detail: outcome.detail,
             instance: instance(req),
-          };
-      sendProblem(res, { problem, headers: retryAfter });
-    } finally {
-      clearTimeout(timer);
+          },
+          headers: retryAfter,
+        });
+      }
+      // Readiness is binary: whatever the failure, the answer is 503 with the reason.
+      // Only a Kafka request failure names a Kafka error; our own backstop timeout does not.
+      case 'kafka-failed':
+        return sendProblem(res, { problem: { ...mapKafkaRequestError(outcome.failure, instance(req)).problem, status: 503 }, headers: retryAfter });
+      case 'kafka-timeout':
+      case 'kafka-unavailable': {
+        const timedOut = outcome.kind === 'kafka-timeout';
+        const problem = {
+          type: problemType(outcome.kind),
+          title: timedOut ? 'Kafka request timed out' : 'Kafka unavailable',
+          status: 503,
+          detail: outcome.detail,
+          instance: instance(req),
+        };
+        return sendProblem(res, { problem, headers: retryAfter });
+      }
     }
   });
 

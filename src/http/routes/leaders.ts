@@ -1,9 +1,8 @@
-// POST /leaders/elections: HTTP around src/services/leaders.ts (the body's
-// checks beyond the schema, statuses, the API's shapes). Audited like every change (../audit.ts).
+// POST /leaders/elections: HTTP around src/services/leaders.ts (statuses, the API's shapes; the
+// body's checks beyond the schema are the service's). Audited like every change (../audit.ts).
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
-import { parseElectionRequest, type ElectionRequestBody } from '../../domain/leaders.js';
-import type { ElectionOutcome, LeaderElectionService } from '../../services/leaders.js';
+import type { ElectionOutcome, ElectionRequestBody, LeaderElectionService } from '../../services/leaders.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem } from '../problem.js';
@@ -56,20 +55,20 @@ function answer(req: Request, res: Response, outcome: ElectionOutcome): void {
 export function leaderRoutes({ service }: { service: LeaderElectionService }): Router {
   const router = strictRouter();
   router.post('/leaders/elections', async (req, res) => {
-    const parsed = parseElectionRequest(req.body as ElectionRequestBody);
-    if (!parsed.ok) {
+    const outcome = await service.electFromBody(req.body as ElectionRequestBody);
+    if (outcome.kind === 'invalid') {
       return sendProblem(res, {
         problem: {
           type: problemType('validation-failed'),
           title: 'Request validation failed',
           status: 400,
-          detail: parsed.errors.map((e) => e.message).join('; '),
+          detail: outcome.errors.map((e) => e.message).join('; '),
           instance: instance(req),
-          errors: parsed.errors,
+          errors: outcome.errors,
         },
       });
     }
-    answer(req, res, await service.elect(parsed.request));
+    answer(req, res, outcome);
   });
   return router;
 }

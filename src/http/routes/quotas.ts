@@ -11,11 +11,9 @@
 import { isIP } from 'node:net';
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
-import { IP_QUOTA_KEY, type IpQuotaKey, type QuotaKey } from '../../domain/quota-entity.js';
-import type { ClientQuotaAdmin, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity } from '../../kafka/quotas.js';
+import { IP_QUOTA_KEY, type ClientQuotaEntry, type ClientQuotaFilter, type ClientQuotaService, type IpQuotaKey, type QuotaEntity, type QuotaKey } from '../../services/quotas/client-quotas.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
-import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, queryFlag } from './shared.js';
 
 type Schemas = components['schemas'];
@@ -91,14 +89,14 @@ function entityFromQuery(req: Request): { entity: { user?: string | null; client
   return { entity, errors };
 }
 
-export function quotaRoutes({ quotas, mutations }: { quotas: ClientQuotaAdmin; mutations: MutationGuard }): Router {
+export function quotaRoutes({ quotas }: { quotas: ClientQuotaService }): Router {
   const router = strictRouter();
 
   router.get('/quotas', async (req, res) => {
     const { entity, errors } = entityFromQuery(req);
     if (errors.length > 0) return badRequest(req, res, 'Conflicting entity filters.', errors);
     const filter: ClientQuotaFilter = { ...entity, strict: queryFlag(req, 'strict') };
-    const entries = await quotas.describeClientQuotas(filter);
+    const entries = await quotas.describe(filter);
     const body: Schemas['ClientQuotaList'] = { quotas: entries.map(toBody) };
     res.json(body);
   });
@@ -129,8 +127,7 @@ export function quotaRoutes({ quotas, mutations }: { quotas: ClientQuotaAdmin; m
       else set[key] = v;
     }
     const validateOnly = queryFlag(req, 'validateOnly');
-    await quotas.alterClientQuota({ entity, set, remove }, { validateOnly });
-    if (!validateOnly) mutations.brokerPolicy.invalidate();
+    await quotas.alter(entity, set, remove, validateOnly);
     res.json(toBody({ entity, values: set }));
   });
 
@@ -142,8 +139,7 @@ export function quotaRoutes({ quotas, mutations }: { quotas: ClientQuotaAdmin; m
         { path: '/query', message: 'one of user, defaultUser, clientId, defaultClientId, ip, defaultIp is required' },
       ]);
     }
-    await quotas.alterClientQuota({ entity, set: {}, remove: fieldsFor(entity).map(([, key]) => key) });
-    mutations.brokerPolicy.invalidate();
+    await quotas.remove(entity, fieldsFor(entity).map(([, key]) => key));
     res.status(204).end();
   });
 

@@ -3,14 +3,14 @@
 // an array (src/http/batch.ts), each throttled topic with its own Retry-After.
 import type { Response, Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { KafkaGateway } from '../../kafka/types.js';
+import type { PartitionService } from '../../services/partitions.js';
+import type { TopicService } from '../../services/topics.js';
 import { aggregateItems, failedItem, type BatchAnswer, type BatchItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { sendProblem } from '../problem.js';
 import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, queryFlag } from './shared.js';
-import { createPartitionsMutation, deleteTopicsMutation } from './topic-mutations.js';
 import { noProtectedTopics, protectedTopicProblem, type ProtectedTopics } from './protected-topics.js';
 
 type Schemas = components['schemas'];
@@ -27,14 +27,24 @@ function send<R extends BatchItem>(res: Response, answer: BatchAnswer<R>): void 
   res.status(answer.status).json(answer.body);
 }
 
-export function topicBatchRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
+export function topicBatchRoutes({
+  topics,
+  partitions,
+  mutations,
+  protectedTopics = noProtectedTopics,
+}: {
+  topics: TopicService;
+  partitions: PartitionService;
+  mutations: MutationGuard;
+  protectedTopics?: ProtectedTopics;
+}): Router {
   const router = strictRouter();
 
   router.delete('/topics', async (req, res) => {
     const all = queryList(req.query, 'name');
     // The state topic is refused on its own (409); the others go to Kafka.
     const names = all.filter((n) => !protectedTopics.has(n));
-    const results = names.length ? await mutations.run(req, res, kafka, deleteTopicsMutation(names)) : [];
+    const results = names.length ? await mutations.run(req, res, 'DeleteTopics', (call) => topics.delete(call, names)) : [];
     if (res.headersSent) return;
     const answers = results.map(
       (r): ItemAnswer<Schemas['TopicItemDeleted'] | Schemas['TopicItemFailed']> =>
@@ -49,7 +59,7 @@ export function topicBatchRoutes({ kafka, mutations, protectedTopics = noProtect
     const body = req.body as Schemas['PartitionIncreaseBatchRequest'];
     const validateOnly = queryFlag(req, 'validateOnly');
     const increases = body.filter((i) => !protectedTopics.has(i.topic)).map((i) => ({ topic: i.topic, count: i.count, ...(i.assignments !== undefined && { assignments: i.assignments }) }));
-    const results = increases.length ? await mutations.run(req, res, kafka, createPartitionsMutation(increases, validateOnly)) : [];
+    const results = increases.length ? await mutations.run(req, res, 'CreatePartitions', (call) => partitions.increase(call, increases, validateOnly)) : [];
     if (res.headersSent) return;
     const countOf = new Map(increases.map((i) => [i.topic, i.count]));
     const answers = results.map(

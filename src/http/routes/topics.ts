@@ -1,14 +1,14 @@
 // /topics: list, create (one or many), describe, delete, add partitions.
 import type { Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { CreatedTopic as KafkaCreatedTopic, KafkaGateway, NewTopic, TopicDescription, TopicSummary as KafkaTopicSummary } from '../../kafka/types.js';
+import type { CreatedTopic as KafkaCreatedTopic, NewTopic, TopicDescription, TopicService, TopicSummary as KafkaTopicSummary } from '../../services/topics.js';
+import type { PartitionService } from '../../services/partitions.js';
 import { aggregateItems, failedItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import type { MutationGuard } from '../quota/mutation-guard.js';
 import { instance, param, queryFlag, validateOnlyOf } from './shared.js';
-import { createPartitionsMutation, createTopicsMutation, deleteTopicsMutation } from './topic-mutations.js';
 import { noProtectedTopics, protectedTopicProblem, type ProtectedTopics } from './protected-topics.js';
 
 type Schemas = components['schemas'];
@@ -62,12 +62,19 @@ function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): Valida
   return errors;
 }
 
-/** `mutations`: every topic creation/deletion/partition increase goes through the quota guard (issue 4). */
-export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTopics }: { kafka: KafkaGateway; mutations: MutationGuard; protectedTopics?: ProtectedTopics }): Router {
+export interface TopicRouteOptions {
+  topics: TopicService;
+  partitions: PartitionService;
+  /** Every topic creation/deletion/partition increase goes through the quota guard (issue 4). */
+  mutations: MutationGuard;
+  protectedTopics?: ProtectedTopics;
+}
+
+export function topicRoutes({ topics: service, partitions, mutations, protectedTopics = noProtectedTopics }: TopicRouteOptions): Router {
   const router = strictRouter();
 
   router.get('/topics', async (req, res) => {
-    const topics = await kafka.listTopics();
+    const topics = await service.list();
     // The gateway's own state topic is internal: hidden unless asked for.
     const withInternal = queryFlag(req, 'internal');
     const body: Schemas['TopicList'] = {
@@ -94,7 +101,7 @@ export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTop
       });
     }
 
-    const results = await mutations.run(req, res, kafka, createTopicsMutation(topics.map(toNewTopic), validateOnly));
+    const results = await mutations.run(req, res, 'CreateTopics', (call) => service.create(call, topics.map(toNewTopic), validateOnly));
     const byName = new Map(results.map((r) => [r.name, r]));
     const successStatus = validateOnly ? 200 : 201;
 
@@ -124,14 +131,14 @@ export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTop
 
   router.get('/topics/:topic', async (req, res) => {
     const name = param(req, 'topic');
-    const t = await kafka.describeTopic(name);
+    const t = await service.describe(name);
     res.json(toTopic(protectedTopics.has(name) ? { ...t, internal: true } : t));
   });
 
   router.delete('/topics/:topic', async (req, res) => {
     const name = param(req, 'topic');
     if (protectedTopics.has(name)) return sendProblem(res, protectedTopicProblem(name, 'delete', instance(req)));
-    const [result] = await mutations.run(req, res, kafka, deleteTopicsMutation([name]));
+    const [result] = await mutations.run(req, res, 'DeleteTopics', (call) => service.delete(call, [name]));
     if (!result) throw new Error(`Kafka layer returned no result for topic '${name}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));
     res.status(204).end();
@@ -144,11 +151,8 @@ export function topicRoutes({ kafka, mutations, protectedTopics = noProtectedTop
     const vo = validateOnlyOf(req, body);
     if ('problem' in vo) return sendProblem(res, vo.problem);
     const { validateOnly } = vo;
-    const [result] = await mutations.run(
-      req,
-      res,
-      kafka,
-      createPartitionsMutation([{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }], validateOnly),
+    const [result] = await mutations.run(req, res, 'CreatePartitions', (call) =>
+      partitions.increase(call, [{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }], validateOnly),
     );
     if (!result) throw new Error(`Kafka layer returned no result for topic '${topic}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));

@@ -1,17 +1,16 @@
-// Wires the controller-mutation-quota features into an app (src/http/app.ts): the guard
-// every topic mutation goes through, its metrics, and the client quota admin behind /quotas.
-import type { Registry } from 'prom-client';
+// The controller-mutation-quota services of one gateway: the admission every topic mutation
+// goes through (src/services/quotas/mutation-admission.ts) and the client quotas behind /quotas.
 import { DEFAULT_CLIENT_ID } from '../../kafka/config.js';
 import { clientQuotasOf, type ClientQuotaAdmin } from '../../kafka/quotas.js';
 import type { KafkaGateway } from '../../kafka/types.js';
+import { ClientQuotaService } from './client-quotas.js';
 import { DEFAULT_QUOTA_CONFIG, type QuotaConfig } from './config.js';
-import { createQuotaMetrics } from './metrics.js';
-import { MutationGuard, type Sleep } from './mutation-guard.js';
+import { MutationAdmission, type Sleep } from './mutation-admission.js';
 
 /** Kafka's principal name for connections without SASL (KafkaPrincipal.ANONYMOUS). */
 export const KAFKA_ANONYMOUS_USER = 'ANONYMOUS';
 
-export interface QuotaAppOptions {
+export interface QuotaServiceOptions {
   /** Defaults: everything off (DEFAULT_QUOTA_CONFIG). */
   config?: Partial<QuotaConfig>;
   /** Behind /quotas and the "kafka" RateLimit-Policy; default: from the Kafka gateway when it can send low-level requests. */
@@ -25,22 +24,22 @@ export interface QuotaAppOptions {
   sleep?: Sleep;
 }
 
-export interface QuotaFeature {
-  mutations: MutationGuard;
+export interface QuotaServices {
+  mutations: MutationAdmission;
   /** Undefined for a Kafka gateway without low-level requests (test fakes): /quotas is then not served. */
-  quotas: ClientQuotaAdmin | undefined;
+  quotas: ClientQuotaService | undefined;
 }
 
-export function createQuotaFeature(kafka: KafkaGateway, registry: Registry, opts: QuotaAppOptions = {}): QuotaFeature {
+export function createQuotaServices(kafka: KafkaGateway, opts: QuotaServiceOptions = {}): QuotaServices {
   const quotas = opts.quotas ?? clientQuotasOf(kafka);
-  const mutations = new MutationGuard({
+  const mutations = new MutationAdmission({
     config: { ...DEFAULT_QUOTA_CONFIG, ...opts.config },
-    metrics: createQuotaMetrics(registry),
+    kafka,
     quotas,
     baseClientId: opts.baseClientId ?? DEFAULT_CLIENT_ID,
     kafkaUser: opts.kafkaUser ?? KAFKA_ANONYMOUS_USER,
     ...(opts.now && { now: opts.now }),
     ...(opts.sleep && { sleep: opts.sleep }),
   });
-  return { mutations, quotas };
+  return { mutations, quotas: quotas && new ClientQuotaService(quotas, mutations) };
 }

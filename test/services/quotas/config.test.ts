@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_QUOTA_CONFIG, parseQuotaConfig } from '../../../src/http/quota/config.js';
+import { DEFAULT_QUOTA_CONFIG, parseQuotaConfig } from '../../../src/services/quotas/config.js';
 
 describe('parseQuotaConfig', () => {
   it('defaults: everything off', () => {

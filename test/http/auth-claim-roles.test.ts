@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { claimAt, claimValues, MAX_CLAIM_VALUES, roleFromClaims, type ClaimRoleRule } from '../../src/domain/claim-roles.js';
+import { claimAt, claimValues, MAX_CLAIM_VALUES, roleFromClaims, type ClaimRoleRule } from '../../src/http/auth/claim-roles.js';
 
 const ORDER = ['viewer', 'operator', 'admin'] as const;
 type R = (typeof ORDER)[number];

@@ -1,9 +1,9 @@
 // The three controller mutations as MutationSpecs for the quota guard
-// (src/http/quota/mutation-guard.ts): how each is sent, and what it costs in KIP-599
+// (src/services/quotas/mutation-admission.ts): how each is sent, and what it costs in KIP-599
 // terms (partitions) for gateway-side admission.
-import { createTopicCost, deleteTopicCost, partitionIncreaseCost } from '../../domain/mutation-cost.js';
-import type { CreatedTopic, NewTopic, PartitionIncrease } from '../../kafka/types.js';
-import { partitionCounts, type MutationSpec } from '../quota/mutation-guard.js';
+import { createTopicCost, deleteTopicCost, partitionIncreaseCost } from '../domain/mutation-cost.js';
+import type { CreatedTopic, NewTopic, PartitionIncrease } from '../kafka/types.js';
+import { partitionCounts, type MutationSpec } from './quotas/mutation-admission.js';
 
 export function createTopicsMutation(topics: NewTopic[], validateOnly: boolean): MutationSpec<NewTopic, CreatedTopic> {
   return {
@@ -11,7 +11,7 @@ export function createTopicsMutation(topics: NewTopic[], validateOnly: boolean):
     items: topics,
     nameOf: (t) => t.name,
     send: (kafka, items) => kafka.createTopics(items, { validateOnly }),
-    costs: async (_kafka, items) => items.map(createTopicCost),
+    costs: (_kafka, items) => Promise.resolve(items.map(createTopicCost)),
     // Kafka reports the partition count it used (the broker default when none was given).
     actualCost: (created) => created.partitions,
   };
