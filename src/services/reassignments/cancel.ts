@@ -1,15 +1,17 @@
 // DELETE /reassignments/{id}: cancel a reassignment (its moves in Kafka, its throttles unless
 // kept) and optionally roll back what already moved, as a new reassignment (a start).
-import { parseReassignmentRequest, type OngoingPartitionReassignment } from '../../domain/reassignment/index.js';
+import { parseReassignmentRequestSteps, type OngoingPartitionReassignment } from '../../domain/reassignment/index.js';
+import { driveSteps } from '../../event-loop-turns.js';
 import { KafkaRequestError } from '../../kafka/errors.js';
 import { describePartitions, type TopicPartitions } from '../../kafka/partitions.js';
 import { alterPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
 import { keptThrottles } from '../../reconcile/kept-throttles.js';
 import { isLive, partitionId } from '../../reconcile/ownership.js';
+import { makePacer } from '../../state/layout.js';
 import type { ReassignmentRecord, ThrottleRequestRecord } from '../../state/records.js';
 import { startReassignment } from './start.js';
 import { withPacingClaim } from './pacing-claim.js';
-import type { CancelOptions, CancelResult, PartitionStatus, ServiceContext, StartResult } from './types.js';
+import { PACE_BUDGET_MS, type CancelOptions, type CancelResult, type PartitionStatus, type ServiceContext, type StartResult } from './types.js';
 
 export async function cancel(ctx: ServiceContext, id: string, opts: CancelOptions, requestedBy: string | null): Promise<CancelResult> {
   // Paced: no instance starts a wave between our reading Kafka's moves and recording the cancel.
@@ -69,7 +71,8 @@ async function cancelClaimed(ctx: ServiceContext, id: string, opts: CancelOption
     const back = statuses.filter((s) => (s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join()) || (s.status === 'reverted' && reorderedOnly(s.replicas, s.originalReplicas)));
     if (back.length > 0) {
       // The domain's parser makes the request (its defaults, its shared replica lists).
-      const parsed = parseReassignmentRequest({ partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })), throttle: record.throttle, autoRemoveThrottle: record.autoRemoveThrottle });
+      const body = { partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })), throttle: record.throttle, autoRemoveThrottle: record.autoRemoveThrottle };
+      const parsed = await driveSteps(parseReassignmentRequestSteps(body), makePacer(PACE_BUDGET_MS));
       rollback = parsed.ok ? await startReassignment(ctx, parsed.request, requestedBy, { rollbackOf: record.id }) : { kind: 'bad-request', errors: parsed.errors };
     }
   }
