@@ -49,6 +49,7 @@ import { StateTopic, type StateTopicOptions } from './state-topic.js';
 import { detectKafkaRelease, type KafkaReleaseInfo } from './releases/detect.js';
 import { describeReplicaHealth, type ReplicaHealth } from './replica-health.js';
 import { KafkaTransport } from './transport.js';
+import { WriteCounts, type WrittenResource } from './recent-read.js';
 import type {
   ClusterDescription,
   CreatedTopic,
@@ -104,6 +105,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   /** Created on the first interactive(): the connections of a user's GET's reads. */
   #interactive: PlatformaticKafkaGateway | undefined;
   readonly #partitionsMutex = new Mutex();
+  /** Config and move writes, shared with the gateways this one makes (interactive(), forCaller()). */
+  readonly #writes: WriteCounts;
   #closed = false;
 
   constructor(
@@ -111,8 +114,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     hooks: GatewayHooks = {},
     clientOptions: ClientOptions = toClientOptions(config),
     contacts: BrokerContacts = new BrokerContacts(config.bootstrapServers),
+    writes: WriteCounts = new WriteCounts(),
   ) {
     this.#config = config;
+    this.#writes = writes;
     this.#hooks = hooks;
     this.#clientOptions = clientOptions;
     this.#contacts = contacts;
@@ -196,7 +201,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   alterPartitionReassignments(moves: alterPartitionReassignmentsApi.PartitionMove[]): Promise<alterPartitionReassignmentsApi.PartitionMoveResult[]> {
-    return alterPartitionReassignmentsApi.alterPartitionReassignments(this.#transport, moves);
+    return alterPartitionReassignmentsApi.alterPartitionReassignments(this.#transport, moves).finally(() => this.#writes.wrote('reassignments'));
   }
 
   describeReplicaSizes(brokers: number[], partitions: readonly listPartitionReassignmentsApi.PartitionRef[], opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerLogDirs[]> {
@@ -228,7 +233,12 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly = false): Promise<ConfigResult<null>[]> {
-    return incrementalAlterConfigsApi.incrementalAlterConfigs(this.#transport, alterations, validateOnly);
+    const answer = incrementalAlterConfigsApi.incrementalAlterConfigs(this.#transport, alterations, validateOnly);
+    return validateOnly ? answer : answer.finally(() => this.#writes.wrote('configs'));
+  }
+
+  writeVersion(resource: WrittenResource): number {
+    return this.#writes.versionOf(resource);
   }
 
   describeClientQuotas(filter: ClientQuotaFilter): Promise<ClientQuotaEntry[]> {
@@ -273,7 +283,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   interactive(): PlatformaticKafkaGateway {
     if (this.#closed) throw new Error('the Kafka gateway is closed');
     const hooks = { ...this.#hooks, callerClients: undefined };
-    return (this.#interactive ??= new PlatformaticKafkaGateway(this.#config, hooks, this.#clientOptions, this.#contacts));
+    return (this.#interactive ??= new PlatformaticKafkaGateway(this.#config, hooks, this.#clientOptions, this.#contacts, this.#writes));
   }
 
   /**
@@ -289,6 +299,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
           { ...this.#hooks, callerClients: undefined },
           { ...this.#clientOptions, clientId: id },
           this.#contacts,
+          this.#writes,
         ),
       this.#hooks.callerClients,
     );

@@ -3,7 +3,6 @@
 // configs-v4.ts and incremental-alter-configs-v1.ts (routing: apis/config-resources.ts).
 import type { ConfigAlteration, ConfigDetail, ConfigOverrides, ConfigResourceKind, ConfigResult } from './apis/config-resources.js';
 import type { KafkaAdmin } from './kafka-admin.js';
-import { WriteCounter } from './recent-read.js';
 
 export type { ConfigAlteration, ConfigDetail, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult, ConfigSynonym } from './apis/config-resources.js';
 
@@ -29,9 +28,5 @@ export function describeConfigOverrides(
  * its own (one failing resource does not undo another).
  */
 export function incrementalAlterConfigs(kafka: KafkaAdmin, alterations: ConfigAlteration[], validateOnly = false): Promise<ConfigResult<null>[]> {
-  const answer = kafka.incrementalAlterConfigs(alterations, validateOnly);
-  return validateOnly ? answer : answer.finally(() => configWrites.wrote(kafka));
+  return kafka.incrementalAlterConfigs(alterations, validateOnly);
 }
-
-/** IncrementalAlterConfigs sent through each client, validateOnly aside (RecentRead's version of the configs). */
-export const configWrites = new WriteCounter();

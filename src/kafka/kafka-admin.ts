@@ -14,7 +14,30 @@ import type { ElectionType, ElectLeadersAnswer, ElectLeadersVersion } from './ap
 import type { TopicPartitions } from './apis/metadata.js';
 import type { StateTopicOptions } from './state-topic.js';
 import type { ReplicaHealth } from './replica-health.js';
+import type { WrittenResource } from './recent-read.js';
 import type { KafkaGateway } from './types.js';
+
+// The types of its inputs and answers, for its callers: outside src/kafka nothing imports the
+// per-API modules (./apis/), so this interface's module is where they are found. So are the
+// helpers over a replica-sizes request (DescribeLogDirs), which a caller keeps pass after pass.
+export type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity, QuotaKey, QuotaValues } from './apis/client-quotas.js';
+export type { ConfigAlteration, ConfigDetail, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult, ConfigSynonym } from './apis/config-resources.js';
+export type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments.js';
+export type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
+export type { TopicPartitions } from './apis/metadata.js';
+export type { WrittenResource } from './recent-read.js';
+export {
+  givenAt,
+  replicaKey,
+  replicaSizesRequest,
+  slotOf,
+  type BrokerLogDirs,
+  type BrokerSizeColumns,
+  type KeyTable,
+  type ReplicaSizes,
+  type ReplicaSizesOptions,
+  type ReplicaSizesRequest,
+} from './apis/describe-log-dirs.js';
 
 /** Client quotas (KIP-546): DescribeClientQuotas v1, AlterClientQuotas v1. */
 export interface ClientQuotaAdmin {
@@ -56,6 +79,13 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
   describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]>;
   /** IncrementalAlterConfigs; each resource is applied atomically and answered on its own. */
   incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly?: boolean): Promise<ConfigResult<null>[]>;
+  /**
+   * Changes after each IncrementalAlterConfigs ('configs', validateOnly aside) or
+   * AlterPartitionReassignments ('reassignments') this gateway sent, answered or failed: the
+   * version of a shared recent read (./recent-read.ts), so that a GET never shows Kafka as it
+   * was before a change the gateway answered, whoever sent it through this interface.
+   */
+  writeVersion(resource: WrittenResource): number;
   /** The gateway's state topic (src/kafka/state-topic.ts) as the log src/state/store.ts reads and writes. */
   stateTopic(opts: StateTopicOptions): StateLog;
   /**
@@ -64,4 +94,10 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
    * so on the shared connections they waited behind a reconcile pass's big ones (absent: this one).
    */
   interactive?(): KafkaAdmin;
+}
+
+/** The gateway itself when it manages client quotas (the real one does; test doubles may not), else undefined. */
+export function clientQuotasOf(kafka: object): ClientQuotaAdmin | undefined {
+  const q = kafka as Partial<ClientQuotaAdmin>;
+  return typeof q.describeClientQuotas === 'function' && typeof q.alterClientQuota === 'function' ? (kafka as ClientQuotaAdmin) : undefined;
 }

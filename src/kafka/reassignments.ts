@@ -4,7 +4,6 @@
 import type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments.js';
 import type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 import type { KafkaAdmin } from './kafka-admin.js';
-import { WriteCounter } from './recent-read.js';
 
 export type { MovingPartition, PartitionMove, PartitionMoveResult, PartitionRef };
 
@@ -13,10 +12,7 @@ export function listPartitionReassignments(kafka: KafkaAdmin, partitions?: Parti
   return kafka.listPartitionReassignments(partitions);
 }
 
-/** AlterPartitionReassignments sent through each client (RecentRead's version of what moves). */
-export const reassignmentWrites = new WriteCounter();
-
 /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */
 export function alterPartitionReassignments(kafka: KafkaAdmin, moves: PartitionMove[]): Promise<PartitionMoveResult[]> {
-  return kafka.alterPartitionReassignments(moves).finally(() => reassignmentWrites.wrote(kafka));
+  return kafka.alterPartitionReassignments(moves);
 }

@@ -10,17 +10,25 @@
 /** How long a read of what moves, or of every throttle config, is answered again to pollers. */
 export const POLLED_READ_MAX_AGE_MS = 1000;
 
-/** Counts writes, per Kafka client, of one kind of resource (see `versionOf`). */
-export class WriteCounter {
-  readonly #counts = new WeakMap<object, number>();
+/** What this gateway writes and a RecentRead reads: configs (IncrementalAlterConfigs), moves (AlterPartitionReassignments). */
+export type WrittenResource = 'configs' | 'reassignments';
 
-  /** Called when a write through `client` was answered (or failed: it may have been applied). */
-  wrote(client: object): void {
-    this.#counts.set(client, (this.#counts.get(client) ?? 0) + 1);
+/**
+ * The writes one gateway sent, per resource: owned by the KafkaAdmin implementation
+ * (src/kafka/admin.ts), which counts in the methods every write goes through, and shared with
+ * the gateways it makes (interactive(), forCaller()), which write to the same cluster.
+ */
+export class WriteCounts {
+  readonly #counts: Record<WrittenResource, number> = { configs: 0, reassignments: 0 };
+
+  /** Called when a write was answered (or failed: it may have been applied). */
+  wrote(resource: WrittenResource): void {
+    this.#counts[resource]++;
   }
 
-  versionOf(client: object): number {
-    return this.#counts.get(client) ?? 0;
+  /** Changes after each write of `resource` (a RecentRead's `version`). */
+  versionOf(resource: WrittenResource): number {
+    return this.#counts[resource];
   }
 }
 
@@ -34,7 +42,7 @@ export class RecentRead<T> {
   /**
    * @param read the read of Kafka
    * @param maxAgeMs how long after its start a read is answered again
-   * @param version changes when this gateway wrote what `read` reads (WriteCounter.versionOf)
+   * @param version changes when this gateway wrote what `read` reads (KafkaAdmin.writeVersion)
    */
   constructor(read: () => Promise<T>, maxAgeMs: number, version: () => number, now: () => number = () => performance.now()) {
     this.#read = read;

@@ -1,6 +1,5 @@
 // Kafka's moves as the reconciler's passes and GET /reassignments share them (one read).
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { listPartitionReassignments, reassignmentWrites, type MovingPartition } from '../kafka/reassignments.js';
+import type { KafkaAdmin, MovingPartition } from '../kafka/kafka-admin.js';
 import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
 
 /**
@@ -9,5 +8,5 @@ import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
  * reads it, and the reconciler's passes, which read every move anyway, share theirs (fresh()).
  */
 export function movesRead(kafka: KafkaAdmin): RecentRead<MovingPartition[]> {
-  return new RecentRead(() => listPartitionReassignments(kafka), POLLED_READ_MAX_AGE_MS, () => reassignmentWrites.versionOf(kafka));
+  return new RecentRead(() => kafka.listPartitionReassignments(), POLLED_READ_MAX_AGE_MS, () => kafka.writeVersion('reassignments'));
 }

@@ -26,7 +26,6 @@ import {
 } from '../domain/reassignment/index.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
-import { configWrites } from '../kafka/configs.js';
 import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { describePartitions } from '../kafka/partitions.js';
@@ -178,7 +177,7 @@ export class ThrottleService {
         );
       },
       POLLED_READ_MAX_AGE_MS,
-      () => configWrites.versionOf(kafka),
+      () => kafka.writeVersion('configs'),
     );
   }
 

@@ -1,16 +1,15 @@
 // RecentRead (src/kafka/recent-read.ts): pollers share a read of Kafka for maxAgeMs after its
 // start, unless this gateway wrote since (a reader that must see Kafka now reads fresh() and
-// shares it); WriteCounter counts writes per client.
+// shares it); WriteCounts counts a gateway's writes per resource.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RecentRead, WriteCounter } from '../../src/kafka/recent-read.js';
+import { RecentRead, WriteCounts } from '../../src/kafka/recent-read.js';
 
 function fixture(maxAgeMs = 1000) {
   let now = 0;
   let reads = 0;
   let fail = false;
-  const writes = new WriteCounter();
-  const client = {};
+  const writes = new WriteCounts();
   const read = new RecentRead(
     async () => {
       reads++;
@@ -18,10 +17,10 @@ function fixture(maxAgeMs = 1000) {
       return `read ${reads}`;
     },
     maxAgeMs,
-    () => writes.versionOf(client),
+    () => writes.versionOf('reassignments'),
     () => now,
   );
-  return { read, writes, client, tick: (ms: number) => (now += ms), reads: () => reads, failNext: (f: boolean) => (fail = f) };
+  return { read, writes, tick: (ms: number) => (now += ms), reads: () => reads, failNext: (f: boolean) => (fail = f) };
 }
 
 describe('RecentRead', () => {
@@ -36,15 +35,15 @@ describe('RecentRead', () => {
     assert.equal(f.reads(), 2);
   });
 
-  it('a write through the same client since the read: the next caller reads anew; another client writing changes nothing', async () => {
+  it('a write of what it reads since the read: the next caller reads anew; a write of another resource changes nothing', async () => {
     const f = fixture();
     assert.equal(await f.read.get(), 'read 1');
-    f.writes.wrote({});
+    f.writes.wrote('configs');
     assert.equal(await f.read.get(), 'read 1');
-    f.writes.wrote(f.client);
+    f.writes.wrote('reassignments');
     assert.equal(await f.read.get(), 'read 2');
     assert.equal(await f.read.get(), 'read 2');
-    assert.equal(f.writes.versionOf(f.client), 1);
+    assert.deepEqual([f.writes.versionOf('reassignments'), f.writes.versionOf('configs')], [1, 1]);
   });
 
   it('fresh() reads whatever the latest read, and the callers after it share that read', async () => {

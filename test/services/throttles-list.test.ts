@@ -93,7 +93,7 @@ function fixture() {
   };
   const view: StateView = { reassignments: new Map(), throttleRequests: new Map([[request.id, request]]), ledger, progress: new Map() };
   const names = configs.filter((c) => c.kind === 'topic').map((c) => c.name);
-  const kafka = { listTopics: async () => names.map((name) => ({ name, topicId: null, partitions: PER_TOPIC, replicationFactor: 3, internal: false })), describeCluster: async () => ({ clusterId: null, controllerId: 0, brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, host: 'h', port: 1, rack: null })) }) };
+  const kafka = { writeVersion: () => 0, listTopics: async () => names.map((name) => ({ name, topicId: null, partitions: PER_TOPIC, replicationFactor: 3, internal: false })), describeCluster: async () => ({ clusterId: null, controllerId: 0, brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, host: 'h', port: 1, rack: null })) }) };
   const sync = { readConfigs: async () => configs };
   const store = { refresh: async () => view };
   const service = (sliceMs: number) =>
