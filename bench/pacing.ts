@@ -32,8 +32,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { appOverKafka } from '../test/http/app-over-kafka.js';
-import { createMetrics } from '../src/http/metrics.js';
-import { createReassignmentMetrics } from '../src/http/reassignment-metrics.js';
+import { createMetrics } from '../src/observability/metrics.js';
+import { createReassignmentMetrics } from '../src/observability/reassignment-metrics.js';
 import { createKafkaGateway } from '../src/kafka/admin.js';
 import { parseKafkaConfig } from '../src/kafka/config.js';
 import { describeConfigOverrides } from '../src/kafka/configs.js';

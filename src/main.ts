@@ -6,9 +6,9 @@ import { loadGatewayConfig } from './config.js';
 import { createApp, warmUpApp } from './http/app.js';
 import { loadConsoleAssets } from './http/console.js';
 import { loadAuthConfig } from './http/auth/config.js';
-import { jsonLogger, type Logger } from './http/logger.js';
-import { createMetrics } from './http/metrics.js';
-import { createReassignmentMetrics } from './http/reassignment-metrics.js';
+import { jsonLogger, type Logger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { createReassignmentMetrics } from './observability/reassignment-metrics.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from './reconcile/index.js';
 import { createGatewayServices } from './services/index.js';
 import { createReassignmentChangeFeed } from './events/reassignment-changes.js';
@@ -22,6 +22,8 @@ import { createKafkaGateway } from './kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 import { announceKafkaRelease } from './observability/kafka-release.js';
 import type { KafkaGateway, NewTopic } from './kafka/types.js';
+import { workerThreadEnabled } from './worker/index.js';
+import { serveWithReassignmentWorker } from './worker/http-thread.js';
 
 /** Bytes each demo partition starts with: a 1 MiB/s throttled move of one orders partition takes ~24 s. */
 const DEMO_SEED_BYTES: Record<string, number> = { orders: 24 * 1024 * 1024, payments: 8 * 1024 * 1024, 'audit-log': 2 * 1024 * 1024 };
@@ -112,6 +114,15 @@ async function main(): Promise<void> {
   // The release and mode in the log and kafka_gateway_cluster_info; below Kafka 2.8: refused here.
   await announceKafkaRelease(() => kafka.kafkaRelease(), logger, metrics.registry);
   if (seed) await seed(kafka);
+
+  // GATEWAY_WORKER_THREAD=on: the reassignment side in a worker thread (src/worker, docs/worker-thread.md).
+  if (workerThreadEnabled(process.env)) {
+    const bandwidthBytesPerSecond = config.kafka.mode === 'embedded' ? DEMO_REPLICATION_BYTES_PER_SECOND : null;
+    const { url } = await serveWithReassignmentWorker({ config, auth, kafka, kafkaConfig, metrics, logger, bandwidthBytesPerSecond, ...(stopSimulator && { onStopped: stopSimulator }) });
+    logger.info('kafka admin gateway listening', { url, kafka: config.kafka.mode, workerThread: true });
+    process.stdout.write(`\nKafka admin gateway: ${url}\n  console: ${url}/\n  try: curl -s ${url}/topics\n  API:  ${url}/openapi.yaml\n\n`);
+    return;
+  }
 
   const state: LifecycleState = { draining: false };
   const quota = { config: config.quota, baseClientId: kafkaConfig.clientId, ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }) };

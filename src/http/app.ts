@@ -8,7 +8,7 @@ import { accessTableFromSpec } from './auth/roles.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { DEFAULT_JSON_MAX_DEPTH, hostileInputErrorHandler, rejectDeepJson, requireJsonBodies } from './hostile-input.js';
 import { slicedJsonBody } from './json-body.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, httpMetricsMiddleware, type GatewayMetrics } from './metrics.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { healthRoutes, type LifecycleState } from './routes/health.js';

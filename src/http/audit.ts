@@ -13,7 +13,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { principalOf } from './auth/access-control.js';
 import type { Principal } from './auth/roles.js';
 import { instanceOf } from './error-handler.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 import { requestIdOf } from './request-id.js';
 import { routeMatchOf } from './route-table.js';
 import { noteResponseBody, responseBodyOf } from './response-body.js';

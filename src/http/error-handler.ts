@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { serviceFailureOf } from '../services/errors.js';
 import { mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 import { problemType, sendProblem } from './problem.js';
 import { requestErrorToProblem } from './validation.js';
 

@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { HttpsConfig } from './auth/config.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { LifecycleState } from './routes/health.js';
 
 export interface ServerOptions {

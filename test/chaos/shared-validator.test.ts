@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { after, before, it } from 'node:test';
 import request from 'supertest';
 import { appOverKafka } from '../http/app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { FakeKafka } from '../http/fake-kafka.js';
 import './shared-validator.js';
 

@@ -10,7 +10,7 @@ import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { createWebhookMetrics } from '../../src/events/webhook-metrics.js';
 import { createWebhookRuntime, type WebhookRuntime } from '../../src/events/webhooks.js';
 import { appOverKafka } from '../http/app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
 import { signed, startReceiver } from './webhook-receiver.js';

@@ -7,7 +7,7 @@ import { beforeEach, describe, it } from 'node:test';
 import request from 'supertest';
 import type { Express } from 'express';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
+import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics.js';
 import { FakeKafka } from './fake-kafka.js';
 import { expectProblem, recordingLogger } from './helpers.js';
 

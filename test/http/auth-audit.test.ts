@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { createLogger, type Logger } from '../../src/http/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { redactBody, resultOf } from '../../src/http/audit.js';
 import { roleTokens, type RoleTokens } from './auth-helpers.js';
 import { expectProblem, startGateway, type Gateway } from './helpers.js';

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { loadAuthConfig } from '../../src/http/auth/config.js';
 import { generateToken, sha256Hex } from '../../src/http/auth/tokens.js';
-import { createLogger, type Logger } from '../../src/http/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { AUDIENCE, ISSUER, signingKey, startIdp, token, type SigningKey, type TestIdp } from './auth-oidc-idp.js';
 import { expectProblem, startGateway, type Gateway } from './helpers.js';
 

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { startSimulator } from '../../src/sim/index.js';

@@ -22,7 +22,7 @@ import { createReassignmentChangeFeed } from '../../src/events/reassignment-chan
 import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from '../../src/reconcile/index.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
-import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
+import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics.js';
+import { createReassignmentMetrics } from '../../src/observability/reassignment-metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
 import { describeConfigOverrides } from '../../src/kafka/configs.js';

@@ -29,7 +29,7 @@ import { loadWebhookConfig } from '../../src/events/webhook-config.js';
 import { WebhookService } from '../../src/events/webhook-service.js';
 import { appOverKafka } from './app-over-kafka.js';
 import { PUBLIC, ROLES, roleAtLeast, type OperationAccess, type Role } from '../../src/http/auth/roles.js';
-import { createMetrics, type GatewayMetrics } from '../../src/http/metrics.js';
+import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics.js';
 import { PROBLEM_TYPE_BASE } from '../../src/http/problem.js';
 import { routeTableFor } from '../../src/http/route-table.js';
 import { loadSpec } from '../../src/http/spec.js';

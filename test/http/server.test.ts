@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { httpGet } from './http-get.js';
 import { it } from 'node:test';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { startServer } from '../../src/http/server.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { warmUpApp } from '../../src/http/app.js';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { warmUpRequests } from '../../src/http/validation-warm-up.js';
 import { FakeKafka } from './fake-kafka.js';

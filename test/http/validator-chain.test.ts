@@ -14,7 +14,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import request from 'supertest';
 import { warmUpApp } from '../../src/http/app.js';
 import { appOverKafka } from './app-over-kafka.js';
-import { createMetrics } from '../../src/http/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { routeMatchMiddleware, routeMatchOf, routeTableFor } from '../../src/http/route-table.js';
 import { loadSpec } from '../../src/http/spec.js';
 import { requestErrorToProblem, validationMiddleware } from '../../src/http/validation.js';

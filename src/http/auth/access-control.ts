@@ -17,7 +17,7 @@
 // one whose claims map to no role a 403; an unreachable key set a 503 (the token may be fine).
 import type { Request, RequestHandler, Response } from 'express';
 import { instanceOf } from '../error-handler.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../observability/logger.js';
 import { problemType, sendProblem } from '../problem.js';
 import { requestIdOf } from '../request-id.js';
 import { principalFromClientCert, type ClientCertRule } from './client-cert.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Registry } from 'prom-client';
-import { createReassignmentMetrics } from '../../src/http/reassignment-metrics.js';
+import { createReassignmentMetrics } from '../../src/observability/reassignment-metrics.js';
 
 const value = async (r: Registry, name: string, labels: Record<string, string> = {}) => {
   const m = (await r.getMetricsAsJSON()).find((x) => x.name === name);
