@@ -10,7 +10,16 @@ import { ManualClock, startSimulator, type Simulator } from '../../src/sim/index
 import { encodeProduceRequest } from '../../src/kafka/apis/produce.js';
 import { decode } from '../../src/sim/protocol/codec.js';
 import { Reader } from '../../src/sim/protocol/buffers.js';
-import { ProduceRequestSchema, type ProduceRequest } from '../../src/sim/protocol/messages.generated.js';
+import {
+  ProduceRequestSchema,
+  type AlterPartitionReassignmentsResponse,
+  type ApiVersionsResponse,
+  type DescribeClusterResponse,
+  type ListOffsetsResponse,
+  type MetadataResponse,
+  type ProduceRequest,
+  type ProduceResponse,
+} from '../../src/sim/protocol/messages.generated.js';
 import { request } from './wire.js';
 
 let sim: Simulator;
@@ -36,23 +45,23 @@ function produceBody(version: number, topic: string, topicIdHex: string | null):
 test('Produce v13 names the topic by id: appended to that topic, answered by the same id; an unknown id: UNKNOWN_TOPIC_ID (100)', async () => {
   const leader = sim.model.getPartition('rf', 0).leader;
   const before = sim.model.logOffsets('rf', 0).logEndOffset;
-  const ok = await request(port(leader), 0, 13, produceBody(13, 'rf', hexId('rf')));
+  const ok = await request<ProduceResponse>(port(leader), 0, 13, produceBody(13, 'rf', hexId('rf')));
   assert.equal(ok.responses[0].topicId, sim.model.getTopic('rf')!.topicId);
-  assert.deepEqual(ok.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode, p.baseOffset]), [[0, 0, BigInt(before)]]);
+  assert.deepEqual(ok.responses[0].partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]), [[0, 0, BigInt(before)]]);
   assert.equal(sim.model.logOffsets('rf', 0).logEndOffset, before + 1);
 
-  const unknown = await request(port(leader), 0, 13, produceBody(13, 'rf', 'ab'.repeat(16)));
-  assert.deepEqual(unknown.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode]), [[0, 100]]);
+  const unknown = await request<ProduceResponse>(port(leader), 0, 13, produceBody(13, 'rf', 'ab'.repeat(16)));
+  assert.deepEqual(unknown.responses[0].partitionResponses.map((p) => [p.index, p.errorCode]), [[0, 100]]);
   assert.equal(sim.model.logOffsets('rf', 0).logEndOffset, before + 1, 'nothing appended');
 
   // v12 is v11: by name.
-  const v12 = await request(port(leader), 0, 12, produceBody(12, 'rf', null));
-  assert.deepEqual(v12.responses.map((t: any) => [t.name, t.partitionResponses[0].errorCode]), [['rf', 0]]);
+  const v12 = await request<ProduceResponse>(port(leader), 0, 12, produceBody(12, 'rf', null));
+  assert.deepEqual(v12.responses.map((t) => [t.name, t.partitionResponses[0].errorCode]), [['rf', 0]]);
 });
 
 const alter = (version: number, allow: boolean | undefined, partitions: { partitionIndex: number; replicas: number[] | null }[]) =>
-  request(port(sim.model.controllerId), 45, version, { timeoutMs: 1000, ...(allow !== undefined && { allowReplicationFactorChange: allow }), topics: [{ name: 'rf', partitions }] });
-const rows = (res: any) => res.responses.flatMap((t: any) => t.partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.errorMessage]));
+  request<AlterPartitionReassignmentsResponse>(port(sim.model.controllerId), 45, version, { timeoutMs: 1000, ...(allow !== undefined && { allowReplicationFactorChange: allow }), topics: [{ name: 'rf', partitions }] });
+const rows = (res: AlterPartitionReassignmentsResponse) => res.responses.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.errorMessage]));
 
 test('AlterPartitionReassignments v1 with allow_replication_factor_change false refuses a target of another length (38), keeps a same-length move, and echoes the flag', async () => {
   const res = await alter(1, false, [
@@ -97,13 +106,13 @@ test('AlterPartitionReassignments v1: a moving partition is compared with where 
 test('DescribeCluster v2: fenced (stopped) brokers only when asked, each with is_fenced; v1 lists the unfenced ones', async () => {
   await sim.stopBroker(3);
   try {
-    const ids = (res: any) => res.brokers.map((b: any) => [b.brokerId, b.isFenced]);
-    const withFenced = await request(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: true });
+    const ids = (res: DescribeClusterResponse) => res.brokers.map((b) => [b.brokerId, b.isFenced]);
+    const withFenced = await request<DescribeClusterResponse>(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: true });
     assert.deepEqual(ids(withFenced), [[0, false], [1, false], [2, false], [3, true]]);
-    const without = await request(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false });
+    const without = await request<DescribeClusterResponse>(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false });
     assert.deepEqual(ids(without), [[0, false], [1, false], [2, false]]);
-    const v1 = await request(anyPort(), 60, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
-    assert.deepEqual(v1.brokers.map((b: any) => b.brokerId), [0, 1, 2]);
+    const v1 = await request<DescribeClusterResponse>(anyPort(), 60, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+    assert.deepEqual(v1.brokers.map((b) => b.brokerId), [0, 1, 2]);
   } finally {
     await sim.startBroker(3);
   }
@@ -112,17 +121,17 @@ test('DescribeCluster v2: fenced (stopped) brokers only when asked, each with is
 test('ListOffsets v11: EARLIEST_PENDING_UPLOAD (-6) on a topic without tiered storage is offset -1; v10 carries timeout_ms', async () => {
   const leader = sim.model.getPartition('rf', 0).leader;
   const ask = (version: number, timestamp: bigint) =>
-    request(port(leader), 2, version, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'rf', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }], timeoutMs: 500 });
+    request<ListOffsetsResponse>(port(leader), 2, version, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'rf', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }], timeoutMs: 500 });
   const pending = await ask(11, -6n);
-  assert.deepEqual(pending.topics[0].partitions.map((p: any) => [p.errorCode, p.offset, p.timestamp]), [[0, -1n, -1n]]);
+  assert.deepEqual(pending.topics[0].partitions.map((p) => [p.errorCode, p.offset, p.timestamp]), [[0, -1n, -1n]]);
   const latest = await ask(10, -1n);
-  assert.deepEqual(latest.topics[0].partitions.map((p: any) => [p.errorCode, p.offset]), [[0, BigInt(sim.model.logOffsets('rf', 0).highWatermark)]]);
+  assert.deepEqual(latest.topics[0].partitions.map((p) => [p.errorCode, p.offset]), [[0, BigInt(sim.model.logOffsets('rf', 0).highWatermark)]]);
 });
 
 test('Metadata v13: the top-level error code is 0', async () => {
-  const res = await request(anyPort(), 3, 13, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'rf' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const res = await request<MetadataResponse>(anyPort(), 3, 13, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'rf' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   assert.equal(res.errorCode, 0);
-  assert.deepEqual(res.topics.map((t: any) => [t.name, t.errorCode, t.partitions.length]), [['rf', 0, 4]]);
+  assert.deepEqual(res.topics.map((t) => [t.name, t.errorCode, t.partitions.length]), [['rf', 0, 4]]);
 });
 
 test('each new version is advertised only by the releases whose table has it', async () => {
@@ -135,9 +144,9 @@ test('each new version is advertised only by the releases whose table has it', a
   for (const [kafkaVersion, maxima] of Object.entries(expected)) {
     const s = await startSimulator({ brokers: 1, kafkaVersion });
     try {
-      const res = await request(s.endpoints()[0]!.port, 18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
-      const max = Object.fromEntries(res.apiKeys.filter((k: any) => k.apiKey in maxima).map((k: any) => [k.apiKey, k.maxVersion]));
-      assert.deepEqual(max, Object.fromEntries(Object.entries(maxima).map(([k, v]) => [k, v])), kafkaVersion);
+      const res = await request<ApiVersionsResponse>(s.endpoints()[0].port, 18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+      const max = Object.fromEntries(res.apiKeys.filter((k) => k.apiKey in maxima).map((k) => [k.apiKey, k.maxVersion]));
+      assert.deepEqual(max, maxima, kafkaVersion);
     } finally {
       await s.close();
     }
