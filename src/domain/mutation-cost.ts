@@ -1,7 +1,7 @@
 /**
  * What a controller mutation costs in KIP-599 terms, and settling a charge made before the
  * cost was known. Pure functions over plain data; used by the gateway-side admission bucket
- * (src/http/quota/admission.ts), which must decide before Kafka answers.
+ * (src/services/quotas/gateway-admission.ts), which must decide before Kafka answers.
  *
  * Kafka charges partitions, not requests (KIP-599): CreateTopics the new topic's partition
  * count, CreatePartitions the partitions added, DeleteTopics the deleted topic's partitions.

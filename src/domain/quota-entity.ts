@@ -1,7 +1,7 @@
 /**
  * Client quota entities (user / client-id), Kafka's quota lookup precedence and the bucket
  * (sensor) identity Kafka derives from it: the gateway's prediction of the quota a broker
- * applies (src/http/quota/broker-policy.ts). Pure functions over plain data. The broker side
+ * applies (src/services/quotas/broker-policy.ts). Pure functions over plain data. The broker side
  * (AlterClientQuotas validation, DescribeClientQuotas filters) is the simulator's own, in
  * src/sim/quota-entities.ts.
  *

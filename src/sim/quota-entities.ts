@@ -3,7 +3,7 @@
 // and DescribeClientQuotas filter matching. Pure functions over plain data.
 //
 // This is the simulator's own code, not the gateway's: src/domain/quota-entity.ts has the
-// gateway's precedence lookup (it predicts the broker's quota, src/http/quota/broker-policy.ts),
+// gateway's precedence lookup (it predicts the broker's quota, src/services/quotas/broker-policy.ts),
 // and the two must not share an implementation, or a bug in it would be on both sides of every
 // test (issue 11 item 4). This file started as a copy of that module when the simulator was
 // given its own (issue 13); change each on its own, against Kafka's sources.
