@@ -59,9 +59,14 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     bandwidthBytesPerSecond: w.bandwidthBytesPerSecond,
     testHooks,
   };
+  // GATEWAY_WORKER_RESTART_MS: the first restart's delay (doubling up to 10 s; default 250 ms).
+  const restartMs = Number(w.env.GATEWAY_WORKER_RESTART_MS ?? 250);
+  if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000) throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
   const supervisor = new WorkerSupervisor({
     start,
     logger: w.logger,
+    initialBackoffMs: restartMs,
+    maxBackoffMs: Math.max(10_000, restartMs),
     onKafkaRequests: (requests) => {
       for (const [api, error, seconds] of requests) w.metrics.onKafkaRequest(api, error, seconds);
     },

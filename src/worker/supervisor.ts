@@ -26,7 +26,7 @@ export interface SupervisorOptions {
   entry?: URL;
 }
 
-type Status = { kind: 'starting'; since: number } | { kind: 'ready'; since: number } | { kind: 'down'; since: number; why: string } | { kind: 'stopped'; since: number };
+type Status = { kind: 'starting'; since: number; after?: string } | { kind: 'ready'; since: number } | { kind: 'down'; since: number; why: string } | { kind: 'stopped'; since: number };
 
 /** Calls wait at most this long (a worker busy for longer is as good as unavailable to /readyz). */
 const CALL_TIMEOUT_MS = 10_000;
@@ -66,7 +66,7 @@ export class WorkerSupervisor {
       case 'ready':
         return null;
       case 'starting':
-        return 'the reassignment worker thread is starting';
+        return s.after === undefined ? 'the reassignment worker thread is starting' : `the reassignment worker thread is restarting (${s.after})`;
       case 'down':
         return `the reassignment worker thread is restarting (${s.why})`;
       case 'stopped':
@@ -86,7 +86,9 @@ export class WorkerSupervisor {
 
   start(): void {
     if (this.#status.kind === 'stopped') return;
-    this.#status = { kind: 'starting', since: this.#status.kind === 'down' ? this.#status.since : Date.now() };
+    const prev = this.#status;
+    // A restart keeps saying why: since the crash, and what it was.
+    this.#status = prev.kind === 'down' ? { kind: 'starting', since: prev.since, after: prev.why } : { kind: 'starting', since: Date.now() };
     const entry = this.#opts.entry ?? new URL(isTypeScript ? './reassignment-worker.ts' : './reassignment-worker.js', import.meta.url);
     // Under tsx (tests, `npm run dev`) the worker needs tsx's loader too; the compiled gateway none.
     const execArgv = entry.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
@@ -119,7 +121,7 @@ export class WorkerSupervisor {
     if (this.#status.kind === 'ready' && Date.now() - this.#status.since > STABLE_AFTER_MS) this.#backoffMs = this.#opts.initialBackoffMs ?? 250;
     const delay = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#opts.maxBackoffMs ?? 10_000);
-    this.#status = { kind: 'down', since: this.#status.kind === 'down' ? this.#status.since : Date.now(), why };
+    this.#status = { kind: 'down', since: this.#status.kind === 'starting' && this.#status.after !== undefined ? this.#status.since : Date.now(), why };
     this.#opts.logger.error('reassignment worker thread ended; restarting it', { code, why, restartInMs: delay, starts: this.starts });
     this.#restartTimer = setTimeout(() => this.start(), delay);
   }

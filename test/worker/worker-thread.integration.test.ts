@@ -1,0 +1,188 @@
+// The gateway as `npm run dev` runs it (src/main.ts, a child process) with
+// GATEWAY_WORKER_THREAD=on, against the simulator: a reassignment end to end through the
+// worker thread, every metric name in /metrics, and a crash of the worker (the test-only
+// SIGUSR2 hook) seen by /readyz, answered with 503s, recovered from, with nothing lost.
+import { strict as assert } from 'node:assert';
+import { request } from 'node:http';
+import { after, before, test } from 'node:test';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { eventually } from '../eventually.js';
+import { spawnGateway, type GatewayProcess } from '../http/gateway-process.js';
+
+let sim: Simulator;
+let gw: GatewayProcess;
+let url: string;
+
+/** The restart delay after a crash: long enough for the test to see the gateway without its worker. */
+const RESTART_MS = 1500;
+const BROKERS = [1, 2, 3, 4];
+
+before(async () => {
+  sim = await startSimulator({ brokerIds: BROKERS });
+  gw = spawnGateway({
+    GATEWAY_WORKER_THREAD: 'on',
+    GATEWAY_WORKER_TEST_HOOKS: '1',
+    GATEWAY_WORKER_RESTART_MS: String(RESTART_MS),
+    KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+    GATEWAY_AUTH: 'none',
+    RECONCILE_INTERVAL_MS: '250',
+  });
+  url = await gw.url;
+});
+
+after(async () => {
+  if (gw.child.exitCode === null) gw.child.kill('SIGTERM');
+  await gw.exited;
+  await sim.close();
+});
+
+/** The JSON fields these tests read (problems, reassignments, topics, throttles). */
+interface Answer {
+  type?: string;
+  detail?: string;
+  state?: string;
+  throttlesRemovedAt?: string | null;
+  counts?: { total: number; completed: number };
+  errors?: { path: string }[];
+  items?: unknown[];
+  next?: string | null;
+  reassignments?: { id: string }[];
+  partitions?: { partition: number; replicas: number[] }[];
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; type: string; body: Answer; text: string }> {
+  const res = await fetch(url + path, { method, ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  const text = await res.text();
+  const type = res.headers.get('content-type') ?? '';
+  return { status: res.status, type, body: type.includes('json') ? (JSON.parse(text) as Answer) : {}, text };
+}
+
+let reassignmentId: string;
+
+test('a reassignment end to end through the worker thread: POST, page, summary, completion, throttles removed', async () => {
+  assert.equal((await call('GET', '/readyz')).status, 200);
+  // Topics are the HTTP thread's own routes.
+  const created = await call('POST', '/topics', { name: 'wt', partitions: 3, replicationFactor: 2 });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+
+  // A refusal is the worker app's, mapped as in-process: 400 problem+json naming the field.
+  const bad = await call('POST', '/reassignments', { partitions: [{ topic: 'wt', partition: 0, replicas: 'two' }] });
+  assert.equal(bad.status, 400);
+  assert.match(bad.type, /application\/problem\+json/);
+  assert.ok(bad.body.errors?.some((e) => e.path.startsWith('/body/partitions/0')), JSON.stringify(bad.body));
+
+  // Each partition to the two brokers it is not on (4 brokers, 2 replicas): every one moves.
+  const before = await call('GET', '/topics/wt');
+  const target = new Map((before.body.partitions ?? []).map((p) => [p.partition, BROKERS.filter((b) => !p.replicas.includes(b))]));
+  const partitions = [0, 1, 2].map((p) => ({ topic: 'wt', partition: p, replicas: target.get(p) }));
+  const post = await fetch(`${url}/reassignments`, { method: 'POST', body: JSON.stringify({ partitions, throttle: 50_000_000 }), headers: { 'content-type': 'application/json' } });
+  const accepted = (await post.json()) as { id: string; summary: { counts: { total: number } } };
+  assert.equal(post.status, 202, JSON.stringify(accepted));
+  reassignmentId = accepted.id;
+  assert.equal(post.headers.get('location'), `/reassignments/${reassignmentId}`);
+  assert.equal(accepted.summary.counts.total, 3);
+
+  const page = await call('GET', `/reassignments/${reassignmentId}/partitions?limit=2`);
+  assert.equal(page.status, 200);
+  assert.equal(page.body.items?.length, 2);
+  assert.match(page.body.next ?? '', /cursor=/);
+  const list = await call('GET', '/reassignments');
+  assert.ok(list.body.reassignments?.some((r) => r.id === reassignmentId));
+
+  const done = await eventually(
+    'the reassignment completed with its throttles removed',
+    async () => {
+      const r = await call('GET', `/reassignments/${reassignmentId}`);
+      return r.body.state === 'completed' && typeof r.body.throttlesRemovedAt === 'string' ? r.body : undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
+  assert.equal(done.counts?.completed, 3);
+  const throttles = await call('GET', '/throttles');
+  assert.deepEqual(throttles.body, { rates: [], replicas: [] });
+  const topic = await call('GET', '/topics/wt');
+  assert.equal(topic.body.partitions?.length, 3);
+  for (const p of topic.body.partitions ?? []) assert.deepEqual(p.replicas, target.get(p.partition));
+});
+
+test('/metrics has the worker thread\'s metrics and the HTTP thread\'s, each name once', async () => {
+  const { text } = await call('GET', '/metrics');
+  const names = [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+  assert.equal(new Set(names).size, names.length, 'a metric name twice');
+  for (const name of [
+    'kafka_gateway_reconciler_runs_total', // the worker's
+    'kafka_gateway_throttles_removed_total',
+    'kafka_gateway_event_streams_open',
+    'kafka_gateway_http_requests_total', // the HTTP thread's
+    'kafka_gateway_process_resident_memory_bytes',
+    'kafka_gateway_reassignment_worker_up',
+  ])
+    assert.ok(names.includes(name), name);
+  // Both threads' Kafka requests under one name: the worker's AlterPartitionReassignments too.
+  assert.match(text, /kafka_gateway_kafka_requests_total\{api="AlterPartitionReassignments",error="NONE"\} [1-9]/);
+  assert.match(text, /kafka_gateway_reassignment_worker_up 1/);
+
+  // Every name the in-process gateway has (a second instance on the same cluster, switch off).
+  const inProcess = spawnGateway({ GATEWAY_WORKER_THREAD: 'off', KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', RECONCILE_INTERVAL_MS: '250' });
+  try {
+    const offText = await (await fetch(`${await inProcess.url}/metrics`)).text();
+    const offNames = [...offText.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+    assert.ok(offNames.length > 50, String(offNames.length));
+    assert.deepEqual(
+      offNames.filter((n) => !names.includes(n)),
+      [],
+    );
+  } finally {
+    inProcess.child.kill('SIGTERM');
+    await inProcess.exited;
+  }
+});
+
+/** A POST whose headers reached the gateway (100 Continue) and whose body never comes. */
+function heldRequest(): { continued: Promise<void>; answer: Promise<{ status: number; body: string }> } {
+  let continued!: () => void;
+  const c = new Promise<void>((resolve) => (continued = resolve));
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', expect: '100-continue' } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('continue', () => continued());
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+  return { continued: c, answer };
+}
+
+test('a crash of the worker: seen, /readyz 503 naming it, in-flight and new calls 503, restarted, nothing lost', async () => {
+  const held = heldRequest();
+  await held.continued;
+  const exitsBefore = gw.logs.filter((l) => l.msg === 'reassignment worker thread ended; restarting it').length;
+  gw.child.kill('SIGUSR2');
+
+  // The request in flight is answered 503 (the worker ended before answering).
+  const inFlight = await held.answer;
+  assert.equal(inFlight.status, 503);
+  assert.match((JSON.parse(inFlight.body) as Answer).type ?? '', /reassignment-worker-unavailable$/);
+
+  await eventually('the crash logged', () => (gw.logs.filter((l) => l.msg === 'reassignment worker thread ended; restarting it').length > exitsBefore ? true : undefined));
+  assert.ok(gw.logs.some((l) => l.msg === 'reassignment worker thread failed' && String(l.err).includes('crash requested by a test')));
+  // Until the restart: not ready, with the reason; the worker's routes 503; the HTTP thread's answer.
+  const ready = await call('GET', '/readyz');
+  assert.equal(ready.status, 503);
+  assert.match(ready.body.detail ?? '', /the reassignment worker thread is restarting \(it failed: .*crash requested by a test/);
+  const list = await call('GET', '/reassignments');
+  assert.equal(list.status, 503);
+  assert.equal(list.body.type?.split('/').pop(), 'reassignment-worker-unavailable');
+  assert.equal((await call('GET', '/healthz')).status, 200);
+  assert.equal((await call('GET', '/topics/wt')).status, 200);
+
+  // Restarted: ready again, and the reassignment is still there (the state is in Kafka).
+  await eventually('ready again', async () => ((await call('GET', '/readyz')).status === 200 ? true : undefined), { timeoutMs: 60_000, everyMs: 100 });
+  const again = await call('GET', `/reassignments/${reassignmentId}`);
+  assert.equal(again.status, 200);
+  assert.equal(again.body.state, 'completed');
+  const { text: metrics } = await call('GET', '/metrics');
+  assert.match(metrics, /kafka_gateway_reassignment_worker_starts_total 2/);
+});
