@@ -6,7 +6,9 @@
 //   - the CPU time (user + system, all threads) of this process (process.cpuUsage) and of each
 //     child process given by pid (/proc/<pid>/task/<tid>/schedstat: nanoseconds on a CPU, summed
 //     over the process's threads; /proc/<pid>/stat counts in 10 ms ticks, too coarse for a
-//     window of a few hundred requests).
+//     window of a few hundred requests);
+//   - and from these, what the rest of the machine took ("others": busy CPU seconds that were
+//     none of the above), so that a figure says whether it had the CPUs to itself.
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
@@ -78,8 +80,18 @@ export function startLoadWindow(children: Readonly<Record<string, number | undef
   };
 }
 
-/** One line: "load 2.1→2.4, machine 78 % of 2 CPUs busy over 3.2 s; CPU s: bench 1.10, gateway 0.90". */
+/**
+ * CPU seconds the rest of the machine took during the window: every busy CPU second (/proc/stat)
+ * that was not this process's or a named child's (other benches, builds, tests on a shared
+ * machine). Never below 0 (the machine's count is in 10 ms ticks, the processes' in ns).
+ */
+export function othersCpuSeconds(w: LoadWindow): number {
+  const ours = w.ownCpu + Object.values(w.children).reduce((a, b) => a + (Number.isNaN(b) ? 0 : b), 0);
+  return Math.max(0, w.machineBusy * w.cpus * w.seconds - ours);
+}
+
+/** One line: "load 2.1→2.4, machine 78 % of 2 CPUs busy over 3.2 s; CPU s: bench 1.10, gateway 0.90, others 3.01". */
 export function describeLoad(w: LoadWindow): string {
-  const parts = [`bench ${w.ownCpu.toFixed(2)}`, ...Object.entries(w.children).map(([name, s]) => `${name} ${s.toFixed(2)}`)];
+  const parts = [`bench ${w.ownCpu.toFixed(2)}`, ...Object.entries(w.children).map(([name, s]) => `${name} ${s.toFixed(2)}`), `others ${othersCpuSeconds(w).toFixed(2)}`];
   return `load ${w.loadavg[0].toFixed(1)}→${w.loadavg[1].toFixed(1)}, machine ${(100 * w.machineBusy).toFixed(0)} % of ${w.cpus} CPUs busy over ${w.seconds.toFixed(1)} s; CPU s: ${parts.join(', ')}`;
 }

@@ -10,10 +10,14 @@
 //     lookup: the same expressRoute, openApiRoute, schema and (in tests) response schema the
 //     validator's lookup finds, the same percent-decoded path parameters;
 //   - the validator's own request validator (its ajv code, its error objects, its caches) runs as
-//     before, except for operations that provably accept every request that gets this far: no
-//     parameters, no request body, and no query string (the one thing such an operation refuses
-//     is a query parameter, and a request with one goes through the validator); the first
-//     request of each operation goes through it even so (it builds the operation's middleware);
+//     before, except for requests that provably pass it, asked without a query string: those of
+//     operations with no parameters and no request body (the one thing such an operation refuses
+//     is a query parameter, and a request with one goes through the validator), and those of
+//     operations whose only parameters are path parameters with plain string schemas
+//     (type, pattern, length: GET /topics/{topic}), when the path parameters' values pass the
+//     same checks here (a value that does not goes through the validator, which answers the
+//     400); the first request of each operation goes through it even so (it builds the
+//     operation's middleware);
 //   - the response validator (tests only) runs as before, on every operation;
 //   - all of it synchronously once the spec is loaded (before: a promise per middleware).
 // Whatever this cannot key (no match in res.locals, as in the warm-up's requests; a method with
@@ -31,6 +35,11 @@ export const ADAPTED_VALIDATOR_VERSION = '5.6.2';
 interface Operation {
   parameters?: unknown[];
   requestBody?: unknown;
+}
+interface Parameter {
+  in?: unknown;
+  name?: unknown;
+  schema?: unknown;
 }
 interface ApiDoc {
   paths: Record<string, Record<string, unknown> & { parameters?: unknown[] }>;
@@ -84,6 +93,12 @@ interface Metadata {
   /** No parameters and no request body: a request without a query string passes the request validator whatever it holds. */
   readonly acceptsAnyWithoutQuery: boolean;
   /**
+   * Only path parameters to check, no request body: whether a
+   * request without a query string whose path parameters have these values passes the request
+   * validator. Undefined when the operation has anything else to check.
+   */
+  readonly pathParamsPass: ((params: Readonly<Record<string, string>>) => boolean) | undefined;
+  /**
    * Whether a request of this operation has been through the request validator. The first one
    * always is: it builds the validator's middleware for the operation, at the warm-up or at the
    * first request as before (test/http/validation-warm-up.test.ts counts those builds).
@@ -106,6 +121,73 @@ interface Chain {
  * imported: route-table.ts imports error-handler.ts, which imports validation.ts, which builds this.
  */
 export type MatchOf = (res: Response) => { readonly kind: 'operation'; readonly operation: { readonly route: string }; readonly params: Readonly<Record<string, string>> } | { readonly kind: 'method-not-allowed' | 'not-found' };
+
+/** Whether a requestBody declares content (the validator's preprocessor leaves an empty one on every operation). */
+const hasContent = (requestBody: unknown): boolean => typeof requestBody === 'object' && requestBody !== null && Object.hasOwn(requestBody, 'content');
+
+/** Schema keys that change nothing about which strings a string schema accepts. */
+const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'deprecated']);
+
+/** `value` with a local $ref (`#/...`) followed in `doc`; undefined for any other $ref. */
+function resolved(doc: unknown, value: unknown): unknown {
+  for (let hops = 0; hops < 16; hops++) {
+    const ref = (value as { $ref?: unknown } | null)?.$ref;
+    if (typeof ref !== 'string') return value;
+    if (!ref.startsWith('#/')) return undefined;
+    value = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+  }
+  return undefined;
+}
+
+/**
+ * The strings a plain string schema (type string, pattern, minLength, maxLength and annotations
+ * only) accepts, as ajv checks them (a pattern is a `u` RegExp, lengths count code points);
+ * undefined for any other schema.
+ */
+function stringSchemaCheck(schema: unknown): ((value: string) => boolean) | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as { type?: unknown; pattern?: unknown; minLength?: unknown; maxLength?: unknown };
+  if (s.type !== 'string') return undefined;
+  for (const key of Object.keys(s)) if (key !== 'type' && key !== 'pattern' && key !== 'minLength' && key !== 'maxLength' && !ANNOTATIONS.has(key)) return undefined;
+  if (s.pattern !== undefined && typeof s.pattern !== 'string') return undefined;
+  if ((s.minLength !== undefined && !Number.isInteger(s.minLength)) || (s.maxLength !== undefined && !Number.isInteger(s.maxLength))) return undefined;
+  const pattern = s.pattern === undefined ? undefined : new RegExp(s.pattern, 'u');
+  const min = (s.minLength as number | undefined) ?? 0;
+  const max = (s.maxLength as number | undefined) ?? Infinity;
+  return (value) => {
+    if (pattern && !pattern.test(value)) return false;
+    if (min === 0 && max === Infinity) return true;
+    const length = [...value].length;
+    return length >= min && length <= max;
+  };
+}
+
+/** Operation metadata's pathParamsPass (see there), built from the operation's parameters as declared. */
+function pathParamsCheck(doc: unknown, declared: readonly unknown[], schema: Operation): Metadata['pathParamsPass'] {
+  if (hasContent(schema.requestBody)) return undefined;
+  const checks: [string, (value: string) => boolean][] = [];
+  for (const raw of declared) {
+    const p = resolved(doc, raw) as Parameter | undefined;
+    if (typeof p !== 'object' || p === null) return undefined;
+    // Any other parameter does something even when absent (a required one is refused, an optional
+    // one's default is filled in): the validator's job.
+    if (p.in !== 'path' || typeof p.name !== 'string') return undefined;
+    const check = stringSchemaCheck(resolved(doc, p.schema));
+    if (!check) return undefined;
+    checks.push([p.name, check]);
+  }
+  if (checks.length === 0) return undefined;
+  return (params) => {
+    for (const [name, check] of checks) {
+      const value = params[name];
+      if (value === undefined || !check(value)) return false;
+    }
+    return true;
+  };
+}
 
 /** Requests the validator's own route lookup answered (not the route table): for tests and the profile. */
 export const validatorLookups = { count: 0 };
@@ -161,7 +243,8 @@ export function routeTableValidator(
             responseSchema: responseApiDoc?.paths[route.openApiRoute]?.[method],
             // (The validator's body parser constrains a body only when requestBody has `content`;
             // its preprocessor leaves a requestBody key, empty, on every operation.)
-            acceptsAnyWithoutQuery: !(schema.parameters?.length || item.parameters?.length) && !Object.hasOwn(Object(schema.requestBody), 'content'),
+            acceptsAnyWithoutQuery: !(schema.parameters?.length || item.parameters?.length) && !hasContent(schema.requestBody),
+            pathParamsPass: pathParamsCheck(context.apiDoc, [...(item.parameters ?? []), ...(schema.parameters ?? [])], schema),
             validated: false,
           });
         }
@@ -191,7 +274,8 @@ export function routeTableValidator(
     req.params = pathParams;
     const steps: RequestHandler[] = [];
     if (c.multipart) steps.push(c.multipart);
-    if (c.request && !(meta.acceptsAnyWithoutQuery && meta.validated && !req.url.includes('?'))) {
+    const passes = meta.validated && !req.url.includes('?') && (meta.acceptsAnyWithoutQuery || (meta.pathParamsPass?.(pathParams) ?? false));
+    if (c.request && !passes) {
       meta.validated = true;
       steps.push(c.request);
     }

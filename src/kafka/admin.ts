@@ -161,10 +161,16 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return metadataApi.listTopics(this.#transport);
   }
 
+  /**
+   * The two requests go out together (issue 32: one wait, and both answers often come in one
+   * read); the Metadata answer's error comes first, as when they were sent one after the other
+   * (an unknown topic is UNKNOWN_TOPIC_OR_PARTITION from Metadata, whatever DescribeConfigs says).
+   */
   async describeTopic(name: string): Promise<TopicDescription> {
-    const topic = await metadataApi.describeTopicPartitions(this.#transport, name);
-    const configs = await describeConfigsApi.describeTopicConfigs(this.#transport, name);
-    return { ...topic, configs };
+    const [topic, configs] = await Promise.allSettled([metadataApi.describeTopicPartitions(this.#transport, name), describeConfigsApi.describeTopicConfigs(this.#transport, name)]);
+    if (topic.status === 'rejected') throw topic.reason;
+    if (configs.status === 'rejected') throw configs.reason;
+    return { ...topic.value, configs: configs.value };
   }
 
   createTopics(topics: NewTopic[], opts: RequestOptions = {}): Promise<ItemResult<CreatedTopic>[]> {

@@ -128,8 +128,21 @@ export class BrokerContacts {
     return [...live, ...cooling.map((c) => c.address)];
   }
 
+  /**
+   * candidates()[0], without building the list when the preferred address is live (the common
+   * case: one lookup per request instead of a sorted list of copies; issue 32). Not to be changed
+   * by the caller.
+   */
+  first(): BrokerAddress {
+    const p = this.#preferred;
+    if (p && (this.#failures.size === 0 || !((this.#failures.get(addressKey(p))?.until ?? 0) > this.#now()))) return p;
+    return this.candidates()[0];
+  }
+
   /** A connection to `address` was made; `prefer`: it serves requests any broker may answer. */
   reached(address: BrokerAddress, prefer: boolean): void {
+    // The preferred address answering again (most requests) changes nothing.
+    if (this.#failures.size === 0 && (!prefer || address === this.#preferred)) return;
     this.#failures.delete(addressKey(address));
     if (prefer) this.#preferred = { host: address.host, port: address.port };
   }

@@ -202,7 +202,8 @@ export class KafkaTransport implements Transport {
     const failures: Error[] = [];
     let lost: unknown; // the last read whose connection was lost (already counted in the metrics)
     for (;;) {
-      const address = this.#contacts.candidates().find((a) => !tried.has(addressKey(a)));
+      // The first try without a list (contacts.first(): the preferred address when it is live).
+      const address = tried.size === 0 ? this.#contacts.first() : this.#contacts.candidates().find((a) => !tried.has(addressKey(a)));
       if (address === undefined || (tried.size > 0 && Date.now() >= deadline)) {
         if (failures.length === 0) throw lost;
         // As the client's getFirstAvailable reports it (so the errors read as before).

@@ -176,6 +176,26 @@ describe('validator-chain', () => {
     assert.equal(await calls('/healthz', 200), 0);
     assert.equal(await calls('/healthz?verbose=1', 400), 1);
     assert.equal(await calls('/topics', 200), 1, 'GET /topics has query parameters');
-    assert.equal(await calls('/topics/orders', 404), 1, 'GET /topics/{topic} has a path parameter');
+    assert.equal(await calls('/topics/orders', 404), 1, 'GET /topics/{topic}: the first request of the operation');
+  });
+
+  it('skips the request validator for an operation whose only checks are plain string path parameters, when the values pass them', async () => {
+    const kafka = new FakeKafka();
+    await kafka.createTopics([{ name: 'orders', partitions: 2, replicationFactor: 1 }]);
+    const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
+    await warmUpApp(app);
+    const calls = async (path: string, status: number): Promise<number> => {
+      const before = validateCalls;
+      const res = await request(app).get(path);
+      assert.equal(res.status, status, `${path}: ${res.text.slice(0, 300)}`);
+      return validateCalls - before;
+    };
+    await calls('/topics/orders', 200); // the operation's first request, or not: the warm-up may have sent it
+    assert.equal(await calls('/topics/orders', 200), 0, 'a name the TopicName pattern accepts');
+    assert.equal(await calls('/topics/no-such-topic', 404), 0, 'a well-formed name, unknown to Kafka');
+    // Values the pattern refuses go through the validator, which answers the 400 as before.
+    assert.equal(await calls('/topics/a%20b', 400), 1);
+    assert.equal(await calls(`/topics/${'x'.repeat(250)}`, 400), 1);
+    assert.equal(await calls('/topics/orders?unknown=1', 400), 1, 'a query string goes through the validator');
   });
 });

@@ -102,3 +102,22 @@ test('learnOnce: one Metadata for concurrent callers; another after it settled, 
   await c.learnOnce(async () => void runs++);
   assert.equal(runs, 2);
 });
+
+test('first() is always candidates()[0], whatever failed, answered or was learned before (a seeded random walk)', () => {
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const time = clock();
+  const c = new BrokerContacts([at(9100), at(9000)], { now: time.now });
+  const addresses = [at(9000), at(9001), at(9002), at(9100)];
+  for (let step = 0; step < 2000; step++) {
+    const a = addresses[rnd(addresses.length)];
+    const op = rnd(5);
+    if (op === 0) c.failed(a);
+    else if (op === 1) c.reached(a, rnd(2) === 0);
+    else if (op === 2) c.reached(c.first(), true);
+    else if (op === 3) time.advance(rnd(3 * CONTACT_BACKOFF_MS));
+    else if (rnd(4) === 0) c.learn(cluster.slice(0, 1 + rnd(3)));
+    const first = c.first();
+    assert.deepEqual({ host: first.host, port: first.port }, c.candidates()[0], `step ${step}`);
+  }
+});
