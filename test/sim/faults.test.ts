@@ -85,7 +85,8 @@ test('an error answer in every API’s shape: top-level and per-item error field
       sim.faults.clear();
       const fault = sim.faults.add({ apiKey, times: 1, error: { code: 29, message: `denied ${name}`, throttleTimeMs: 1234 } });
       const res = await request(port(sim), apiKey, version, body);
-      const codes = errorCodes(res);
+      // Metadata v12 has no top-level error_code (v13's, KIP-1102): the codec gives the absent field its default.
+      const codes = errorCodes(apiKey === 3 && version < 13 ? { ...res, errorCode: undefined } : res);
       assert.ok(codes.length > 0, `${name}: some error field`);
       assert.ok(codes.every((c) => c === 29), `${name}: every error field is 29, got ${codes}`);
       if ('throttleTimeMs' in res) assert.equal(res.throttleTimeMs, 1234, name);

@@ -28,8 +28,8 @@ test('ApiVersions advertises the newest release ranges (4.2 by default), cut to 
   assert.deepEqual(byKey.get(19), [2, 7]); // 4.0 dropped CreateTopics v0-v1 (KIP-896)
   assert.deepEqual(byKey.get(20), [1, 6]);
   assert.deepEqual(byKey.get(37), [0, 3]);
-  assert.deepEqual(byKey.get(3), [0, 12]);
-  assert.deepEqual(byKey.get(45), [0, 0]);
+  assert.deepEqual(byKey.get(3), [0, 13]);
+  assert.deepEqual(byKey.get(45), [0, 1]); // KIP-860, 4.1
   assert.deepEqual(byKey.get(46), [0, 0]);
   assert.deepEqual(byKey.get(35), [1, 4]);
   for (const [key] of byKey) assert.ok(sim.handlers.has(key as number));
