@@ -63,7 +63,7 @@ test('below the floor (2.8): refused, naming the release detected and what it la
   const info = describeKafka(answerOf('zk-2.7'), TABLE, APIS);
   assert.equal(info.release, '2.7');
   assert.match(info.refused!, /^Kafka 2\.7 \(ZooKeeper mode\) detected; the gateway needs Kafka 2\.8 or later and speaks .*Produce v9-v13 \(it accepts v0-v8\)/);
-  assert.match(info.refused!, /DescribeCluster v0-v1 \(it has none\)/);
+  assert.match(info.refused!, /DescribeCluster v0-v2 \(it has none\)/);
   assert.deepEqual(info.degraded.map((d) => d.feature), ['disk-headroom', 'log-dirs-authorization', 'describe-cluster']);
   assert.equal(describeKafka(answerOf('zk-2.6'), TABLE, APIS).degraded.some((d) => d.feature === 'controller-mutation-quotas'), true);
   for (const key of Object.keys(TABLE).filter((k) => !/^zk-2\.[4-7]$/.test(k))) assert.equal(describeKafka(answerOf(key), TABLE, APIS).refused, null, key);
