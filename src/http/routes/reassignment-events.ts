@@ -12,7 +12,6 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReassignmentChangeFeed } from '../../events/reassignment-changes.js';
 import { DEFAULT_STREAM_CONFIG, type StreamConfig } from '../../events/sse-config.js';
 import { ReassignmentStreamHub, summarySourceOf, type StreamSink } from '../../events/sse-hub.js';
-import type { ReassignmentRuntime } from '../../reconcile/index.js';
 import { METRIC_PREFIX } from '../metrics.js';
 import { problemType, sendProblem } from '../problem.js';
 import { strictRouter } from '../router.js';
@@ -23,7 +22,8 @@ import { instance, param } from './shared.js';
 const RETRY_AFTER_SECONDS = 5;
 
 export interface EventRoutesOptions {
-  runtime: Pick<ReassignmentRuntime, 'store' | 'reassignments'>;
+  /** The state store and the reassignment service the hub reads (the runtime's). */
+  runtime: Parameters<typeof summarySourceOf>[0];
   /** The change feed (ids, Last-Event-ID replay); without it, changes are found by the progress tick. */
   changes?: ReassignmentChangeFeed | undefined;
   registry: Registry;
