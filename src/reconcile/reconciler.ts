@@ -17,146 +17,33 @@
 // conclusions from the same observations (last write wins with equal content), and the throttle
 // sync computes the same operations from the same configs.
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../observability/logger.js';
-import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
-import type { RecentRead } from '../kafka/recent-read.js';
-import { throttleRequestKey, reassignmentKey, type PartitionState, type ReassignmentPartitionRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from '../state/records.js';
-import type { StateStore, StateView } from '../state/store.js';
-import type { ReassignmentConfig } from './config.js';
-import { activePartitions, attributeMovesPaced, isLive, lateStartsOfCancelled, PACE_EVERY, partitionId, type AttributedMoves, type Pace } from './ownership.js';
-import type { ProgressTracker } from './progress.js';
-import { keptThrottles } from './reassignment-service.js';
-import type { ThrottleSync } from './throttle-sync.js';
-import { Pacer, pacedMoving, withRecordClaim } from './pacer.js';
-import { observeLogDirMoves, type LogDirObservation } from './log-dir-moves.js';
-import { boundedError, makePacer } from '../state/layout.js';
+import { listPartitionReassignments } from '../kafka/reassignments.js';
+import type { ReassignmentRecord } from '../state/records.js';
+import type { StateView } from '../state/store.js';
+import { attributeMovesPaced, partitionId, type AttributedMoves, type Pace } from './ownership.js';
+import { Pacer } from './pacer.js';
+import { observeLogDirMoves } from './log-dir-moves.js';
+import { makePacer } from '../state/layout.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
 import { HealthInterlock } from './health.js';
 import { DeadlinePacing } from './deadline-pacing.js';
 import { LeaderElections } from './leader-elections.js';
+import type { PassContext, ReconcilerDeps } from './pass/context.js';
+import { endedTopics, movesEndedRecords, passMayBeCut } from './pass/ended.js';
+import { markMovesEnded, recordEnds, resolveRecords, retire } from './pass/records.js';
+import { expireRequests, observeProgress, recordRemovals, removalPendingSeconds } from './pass/throttle-ends.js';
+import { advancePaced, cancelLateStarts, pacedMoveEnded, sampleEndedSince } from './pass/kafka-moves.js';
 
-export interface ReconcilerDeps {
-  kafka: KafkaAdmin;
-  store: StateStore;
-  throttles: ThrottleSync;
-  progress: ProgressTracker;
-  config: ReassignmentConfig;
-  metrics?: ReassignmentMetrics;
-  logger?: Logger;
-  now?: () => number;
-  /** Every move in the cluster, shared with GET /reassignments (reassignment-service.ts movesRead); each pass reads it fresh. */
-  movesRead?: RecentRead<MovingPartition[]>;
-  /** Unthrottled copy speed per broker when known (the embedded simulator's): deadline pacing's forecast. */
-  bandwidthBytesPerSecond?: number | null;
-  /** TEST ONLY: forced interleavings (a pass held after deciding a record's write, before taking its claim). */
-  hooks?: { gate?: (point: 'before-record-write', id: string) => Promise<void> | void };
-}
-
-const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
-const MOVING: ReadonlySet<PartitionState> = new Set(['moving']);
 /** End watch period, and the most partitions it asks Kafka about (its sample; end-watch.ts). */
 export const END_WATCH_MS = 250;
 export { END_WATCH_MAX_PARTITIONS };
-const QUEUED_OR_MOVING: ReadonlySet<PartitionState> = new Set(['queued', 'moving']);
-
-/**
- * Whether a pass stops short (the next one starts at once and does everything): only a pass of
- * the loop (`scheduled`), only when the end watch saw an end after the pass read Kafka's moves
- * (`movesStale`), and not right after a cut pass, so that a burst of ends cannot cut pass after
- * pass; unless the watch saw its whole sample end (`sampleDrained`: the moves with the most
- * bytes left, likely the last). Without that, the pass after a cut one, having read the moves
- * just before the last one ended, spent ~0.5 s rewriting records on a stale list at 100k
- * partitions before the next pass could remove the throttles (0.86 s after Kafka's last end).
- * A drained sample is picked again only by a full pass, from fewer moves each time.
- */
-export function passMayBeCut(s: { scheduled: boolean; cutLast: boolean; movesStale: boolean; sampleDrained: boolean }): boolean {
-  return s.scheduled && s.movesStale && (!s.cutLast || s.sampleDrained);
-}
-
-/**
- * Topics of partitions that a live record has sent to Kafka (moving) and that Kafka no longer
- * lists as moving (`movingIds`: partitionId of each move Kafka lists), plus those of pending
- * records past their start deadline (`pendingDue`). O(partitions of live records), yielding to
- * the event loop (`pace`) on the way. Only the records `include` accepts.
- */
-export async function endedTopics(
-  view: StateView,
-  movingIds: ReadonlySet<string>,
-  pendingDue: (r: ReassignmentRecord) => boolean,
-  pace: Pace = async () => {},
-  include: (r: ReassignmentRecord) => boolean = () => true,
-): Promise<Set<string>> {
-  const topics = new Set<string>();
-  for (const r of [...view.reassignments.values()]) {
-    if (!include(r)) continue;
-    let open: ReadonlySet<PartitionState>;
-    if (r.state === 'pending') {
-      if (!pendingDue(r)) continue;
-      open = QUEUED_OR_MOVING;
-    } else if (r.state === 'running') open = MOVING;
-    else continue;
-    const ps = r.partitions;
-    for (let i = 0; i < ps.length; i++) {
-      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-      const p = ps[i]!;
-      if (!p.supersededBy && open.has(p.state) && !topics.has(p.topic) && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
-    }
-  }
-  return topics;
-}
-
-/**
- * Running records with throttles to remove whose moves all ended: Kafka lists none of their
- * partitions (`moves`), none waits for a wave (queued) or for its intra-broker copy
- * (`dirs.pending`). Whatever their partitions' placement says, #decide ends them (completed or
- * cancelled): so their demand can be recorded as ended (`movesEndedAt`) before that placement
- * is read. Only records as they were when Kafka's moves were read (`before`).
- */
-export async function movesEndedRecords(view: StateView, before: ReadonlyMap<string, ReassignmentRecord>, moves: AttributedMoves, pending: ReadonlySet<string>, pace: Pace): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const r of view.reassignments.values()) {
-    if (r.state !== 'running' || r.movesEndedAt !== undefined || !r.throttleDemand || !r.autoRemoveThrottle) continue;
-    if (before.get(r.id) !== r || (moves.movingOf.get(r.id)?.size ?? 0) > 0) continue;
-    let open = false;
-    const ps = r.partitions;
-    for (let i = 0; i < ps.length && !open; i++) {
-      if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-      const p = ps[i]!;
-      if (p.supersededBy) continue;
-      open = p.state === 'queued' || (p.state === 'moving' && p.logDirs !== undefined && pending.has(partitionId(p.topic, p.partition)));
-    }
-    if (!open) out.add(r.id);
-  }
-  return out;
-}
+// The steps of a pass live in ./pass/ (importable from here as before).
+export { endedTopics, movesEndedRecords, passMayBeCut } from './pass/ended.js';
+export { RECORD_CLAIM_WAIT_MS, type ReconcilerDeps } from './pass/context.js';
 
 /** Longest a pass computes before it yields to the event loop (ms): /healthz and the GETs answer meanwhile. */
 export const PASS_SLICE_MS = 10;
-
-/** How long a pass waits for another holder of a record's claim before leaving the write to the next pass. */
-export const RECORD_CLAIM_WAIT_MS = 2000;
-
-interface Observation {
-  /** Per reassignment id: the partitions Kafka lists as moving that are its. */
-  movingOf: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Current replicas of the observed partitions: by topic, indexed by partition number. */
-  replicas: Map<string, (number[] | undefined)[]>;
-  throttleRequests: ReadonlyMap<string, unknown>;
-}
-
-async function observation(view: StateView, moves: AttributedMoves, placement: TopicPartitions[], pace: Pace): Promise<Observation> {
-  const replicas = new Map<string, (number[] | undefined)[]>();
-  for (const t of placement) {
-    const byPartition: (number[] | undefined)[] = [];
-    for (const p of t.partitions) byPartition[p.partition] = p.replicas;
-    replicas.set(t.name, byPartition);
-    await pace();
-  }
-  return { movingOf: moves.movingOf, replicas, throttleRequests: view.throttleRequests };
-}
 
 export class Reconciler {
   readonly #d: ReconcilerDeps;
@@ -210,10 +97,13 @@ export class Reconciler {
   #sampleDrained = false;
   /** The pass about to start was scheduled by the loop (only those are cut short). */
   #scheduledPass = false;
+  /** What the pass steps (./pass/) share with this loop. */
+  readonly #ctx: PassContext;
 
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#ctx = { d: deps, now: this.#now, pendingDue: (r) => this.#pendingDue(r), endSeen: this.#endSeen, lastSeenMoving: this.#lastSeenMoving };
     this.#deadlines = new DeadlinePacing({ store: deps.store, progress: deps.progress, config: deps.config, now: this.#now, bandwidth: deps.bandwidthBytesPerSecond ?? null, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
     this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
     this.#elections = new LeaderElections({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.logger && { logger: deps.logger }) });
@@ -283,19 +173,7 @@ export class Reconciler {
    * pass is stale (#movesStale) and the next one runs at once.
    */
   async #recheckEnds(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
-    if (moves.movingOf.size === 0) return;
-    const progress = this.#d.progress;
-    const sample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
-    if (sample.length === 0) return;
-    const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
-    const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
-    const sampled = new Set<string>();
-    const seen = new Set<string>();
-    for (const s of sample) {
-      sampled.add(s.id);
-      if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
-    }
-    if ([...sampled].some((id) => !seen.has(id))) {
+    if (await sampleEndedSince(this.#ctx, view, moves, pace)) {
       this.#movesStale = true;
       this.#again = true;
     }
@@ -319,7 +197,7 @@ export class Reconciler {
    */
   async #progressUnlessEnded(moves: AttributedMoves, pace: Pace): Promise<void> {
     if (this.#progressTask) return;
-    const task = this.#step('progress', () => this.#observeProgress(this.#d.store.view(), moves, pace)).finally(() => {
+    const task = this.#step('progress', () => observeProgress(this.#ctx, this.#d.store.view(), moves, pace)).finally(() => {
       this.#progressTask = undefined;
     });
     this.#progressTask = task;
@@ -363,7 +241,7 @@ export class Reconciler {
     }
     this.#pacingAgain = false;
     this.#pacing = (async () => {
-      await this.#step('pacing', () => this.#pace(this.#d.store.view()));
+      await this.#step('pacing', () => advancePaced(this.#pacer, this.#d.store.view()));
       const done = [...this.#d.store.view().reassignments.values()].some(
         (r) => r.state === 'running' && r.concurrency !== null && !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
       );
@@ -397,21 +275,7 @@ export class Reconciler {
   }
 
   async #poll(): Promise<void> {
-    const records = [...this.#d.store.view().reassignments.values()].filter((r) => r.state === 'running' && r.concurrency !== null);
-    if (records.length === 0 || this.#pacing) return;
-    const inFlight = new Map(records.map((r) => [r.id, r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy)]));
-    const asked = [...inFlight.values()].flat().map((p) => ({ topic: p.topic, partition: p.partition }));
-    // Nothing recorded in flight but a queue (paused, or a wave to start): the regular passes do it.
-    if (asked.length === 0) return;
-    // Asks Kafka about the moves in flight only (bounded by the concurrency), not every move in
-    // the cluster: this poll runs every PACING_POLL_MS.
-    const listed = pacedMoving(records, await listPartitionReassignments(this.#d.kafka, asked));
-    for (const [id, ps] of inFlight) {
-      if ((listed.get(id) ?? 0) < ps.length) {
-        this.kick();
-        return;
-      }
-    }
+    if (await pacedMoveEnded(this.#d, () => this.#pacing !== undefined)) this.kick();
   }
 
   /** Stops the loop; resolves when a pass in flight has finished. */
@@ -457,17 +321,10 @@ export class Reconciler {
     this.#d.metrics?.setReconcileInterval(this.#d.config.reconcileIntervalMs / 1000);
     const cut = await this.#passSteps(scheduled);
     this.#cutLast = cut;
-    this.#d.metrics?.setThrottleRemovalPending(this.#removalPendingSeconds(this.#d.store.view()));
+    this.#d.metrics?.setThrottleRemovalPending(removalPendingSeconds(this.#ctx, this.#d.store.view()));
     this.#d.metrics?.reconciled(this.#failedSteps === 0, (performance.now() - started) / 1000);
   }
 
-  /**
-   * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
-   * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
-   * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
-   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row unless
-   * the end watch saw its whole sample end (passMayBeCut).
-   */
   /**
    * Whether a pending record's writer has had its start timeout: measured on this instance's
    * monotonic clock from when it first saw the record pending, never by comparing the writer's
@@ -486,17 +343,13 @@ export class Reconciler {
     return mono - seen >= Math.max(0, r.startDeadline - r.createdAt);
   }
 
-  /** A cancel is honoured even by a wave Kafka applied after it (ownership.ts lateStartsOfCancelled). */
-  async #cancelLateStarts(moving: readonly MovingPartition[]): Promise<void> {
-    const late = lateStartsOfCancelled(moving, this.#d.store.view(), this.#now());
-    if (late.length === 0) return;
-    this.#d.logger?.warn('cancelling moves that started after their reassignment was cancelled', { partitions: late.slice(0, 20).map((m) => partitionId(m.topic, m.partition)), count: late.length });
-    const results = await alterPartitionReassignments(this.#d.kafka, late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
-    // 85 NO_REASSIGNMENT_IN_PROGRESS: it ended meanwhile (the next pass sees where it is).
-    const failed = results.filter((r) => !r.ok && r.error.code !== 85);
-    if (failed.length > 0) throw new Error(`cancelling late starts: ${failed.length} refused by Kafka`);
-  }
-
+  /**
+   * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
+   * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
+   * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
+   * (#passSoon) and does everything; a scheduled pass may be cut, never two in a row unless
+   * the end watch saw its whole sample end (passMayBeCut).
+   */
   async #passSteps(scheduled: boolean): Promise<boolean> {
     const cut = () => passMayBeCut({ scheduled, cutLast: this.#cutLast, movesStale: this.#movesStale, sampleDrained: this.#sampleDrained });
     const view = await this.#step('state', () => this.#d.store.refresh());
@@ -532,7 +385,7 @@ export class Reconciler {
     let movesEnded = new Set<string>();
     if (view && moves && dirs && recordsBeforeObservation) {
       const candidates = await movesEndedRecords(view, recordsBeforeObservation, moves, dirs.pending, pace);
-      if (candidates.size > 0) movesEnded = (await this.#step('moves-ended', () => this.#markMovesEnded(view, candidates))) ?? movesEnded;
+      if (candidates.size > 0) movesEnded = (await this.#step('moves-ended', () => markMovesEnded(this.#ctx, view, candidates))) ?? movesEnded;
     }
     let placement: TopicPartitions[] | undefined;
     let placementMs = 0;
@@ -553,23 +406,23 @@ export class Reconciler {
     // pass read the rest still moving).
     if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
-    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => this.#resolveRecords(view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
+    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => resolveRecords(this.#ctx, view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     // Health interlocks: hold (or resume) paced reassignments before the pacer looks for a wave.
     // Preferred leaders of the partitions whose moves completed (records with electLeaders).
     if (view) await this.#step('leader-elections', () => this.#elections.pass(this.#d.store.view()));
     if (view && moves) await this.#step('health', () => this.#health.pass(this.#d.store.view(), moves.movingIds));
-    if (view && moving) await this.#step('pacing', () => this.#pace(this.#d.store.view()));
+    if (view && moving) await this.#step('pacing', () => advancePaced(this.#pacer, this.#d.store.view()));
     // Only moves no live reassignment owns can be late starts: none (the usual pass, 100k moves
     // of one running reassignment included) -> no look at the cancelled records at all.
-    if (view && moving && moves && moves.external > 0) await this.#step('late-starts', () => this.#cancelLateStarts(moving));
-    if (view && moves) await this.#step('throttle-requests', () => this.#expireRequests(this.#d.store.view(), moves.movingIds));
+    if (view && moving && moves && moves.external > 0) await this.#step('late-starts', () => cancelLateStarts(this.#ctx, moving));
+    if (view && moves) await this.#step('throttle-requests', () => expireRequests(this.#ctx, this.#d.store.view(), moves.movingIds));
     // Deadline pacing: this pass's throttle of each finishBy reassignment, applied by the sync below.
     if (view && moves) await this.#step('deadline', () => this.#deadlines.pass(this.#d.store.view()));
     // Another instance syncing the same resources: it does the work, we look again next pass.
     const sync = await this.#step('throttles', () => this.#d.throttles.sync({ wait: false, removalOnlyFallback: true }));
     const syncedAt = this.#now();
-    if (movesEnded.size > 0 && moves && dirs) await this.#step('ends', () => this.#recordEnds(movesEnded, moves, dirs, pace));
+    if (movesEnded.size > 0 && moves && dirs) await this.#step('ends', () => recordEnds(this.#ctx, movesEnded, moves, dirs, pace));
     if (sync && !sync.busy) {
       // Per-resource failures do not throw, but a pass that could not apply them did not succeed:
       // counted as an error of the step, so the errors metric shows why successes stopped.
@@ -579,7 +432,7 @@ export class Reconciler {
       }
       this.#d.metrics?.setThrottleRates(sync.rates);
       for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
-      if (sync.converged) await this.#step('throttles-removed', () => this.#recordRemovals(this.#d.store.view(), syncedAt));
+      if (sync.converged) await this.#step('throttles-removed', () => recordRemovals(this.#ctx, this.#d.store.view(), syncedAt));
     }
     if (moves) {
       // The sample just picked is asked about once before the progress step (seconds at 100k,
@@ -589,7 +442,7 @@ export class Reconciler {
       if (cut()) return true;
       await this.#progressUnlessEnded(moves, pace);
     }
-    if (view) await this.#step('retention', () => this.#retire(this.#d.store.view()));
+    if (view) await this.#step('retention', () => retire(this.#ctx, this.#d.store.view()));
     // Claims that lost or whose holder died (lease over): tombstoned by whoever sees them.
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
     // Records refused by fencing that are still the latest of their keys: written again as
@@ -600,293 +453,10 @@ export class Reconciler {
     return false;
   }
 
-  /** The oldest ended reason whose gateway-owned throttles are still waiting to go (seconds; 0 = none). */
-  #removalPendingSeconds(view: StateView): number {
-    const now = this.#now();
-    let oldest = now;
-    for (const r of view.reassignments.values()) {
-      // A running record whose moves are recorded as ended waits for its throttles to go too.
-      if ((isLive(r) && r.movesEndedAt === undefined) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
-      oldest = Math.min(oldest, r.endedAt ?? r.movesEndedAt ?? r.updatedAt);
-    }
-    for (const t of view.throttleRequests.values()) {
-      if (t.expiresAt !== null && t.expiresAt <= now) oldest = Math.min(oldest, this.#endSeen.get(t.id) ?? t.expiresAt);
-    }
-    return (now - oldest) / 1000;
-  }
-
-  async #resolveRecords(
-    view: StateView,
-    recordsBeforeObservation: ReadonlyMap<string, ReassignmentRecord>,
-    moves: AttributedMoves,
-    placement: TopicPartitions[],
-    dirs: LogDirObservation,
-    pace: Pace,
-    stale: () => boolean = () => false,
-  ): Promise<void> {
-    const now = this.#now();
-    const observed = await observation(view, moves, placement, pace);
-    for (const r of view.reassignments.values()) {
-      if (!isLive(r)) continue;
-      // Written since Kafka's moves were read (a start, a wave, a PATCH): the next pass judges it.
-      if (recordsBeforeObservation.get(r.id) !== r) continue;
-      // The end watch saw an end since Kafka's moves were read: the pass is cut (#passSteps) and
-      // the next one, right after, writes what this one would have, with the end in it. At 100k
-      // partitions a record's write during a burst of ends takes ~0.5 s that the end would wait.
-      if (stale()) return;
-      const first = await this.#decide(r, observed, now, dirs, pace);
-      if (!first || stale()) continue;
-      // The write, under the record's claim (pacer.ts withRecordClaim), from the record as the
-      // state topic has it now: written meanwhile (a PATCH, a wave, a cancel, on any instance)
-      // -> Kafka is read again for it and the decision re-made on the fresh record, so the
-      // other write is never overwritten. Another holder for too long: next pass.
-      await this.#d.hooks?.gate?.('before-record-write', r.id);
-      await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, r.id, async () => {
-        const freshView = await this.#d.store.refresh();
-        const fresh = freshView.reassignments.get(r.id);
-        if (!fresh || !isLive(fresh)) return { result: undefined };
-        if (fresh === r && first.extra.length === 0) {
-          // Unchanged since it was decided: the same decision (#decide is pure in r and obs; a
-          // kept-throttles request, `extra`, is checked against the fresh view below).
-          if (first.next.state !== r.state) this.#d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: first.next.state, reason: first.next.reason });
-          return { result: undefined, values: [first.next] };
-        }
-        let obs = observed;
-        if (fresh !== r) {
-          const nowMoving = await listPartitionReassignments(this.#d.kafka);
-          const nowPlacement = await describePartitions(this.#d.kafka, [...new Set(fresh.partitions.map((p) => p.topic))]);
-          obs = await observation(freshView, await attributeMovesPaced(nowMoving, freshView, pace), nowPlacement, pace);
-        }
-        const decided = await this.#decide(fresh, obs, this.#now(), dirs, pace);
-        if (!decided) return { result: undefined };
-        if (decided.next.state !== fresh.state) this.#d.logger?.info('reassignment state changed', { id: r.id, from: fresh.state, to: decided.next.state, reason: decided.next.reason });
-        return { result: undefined, values: [decided.next, ...decided.extra] };
-      });
-    }
-  }
-
-  /**
-   * What a pass writes for the live record `r` given what Kafka shows (`obs`), or undefined
-   * (nothing to write). Pure in `r` and `obs` (`pace` only yields to the event loop).
-   */
-  async #decide(r: ReassignmentRecord, obs: Observation, now: number, dirs: LogDirObservation, pace: Pace): Promise<{ next: ReassignmentRecord; extra: StateValue[] } | undefined> {
-    const still = obs.movingOf.get(r.id);
-    // The moves ended when a pass recorded it (the end is written later, after the throttle sync).
-    const endedAt = r.movesEndedAt ?? now;
-    const reached = (p: ReassignmentPartitionRecord) => {
-      const cur = obs.replicas.get(p.topic)?.[p.partition];
-      return cur !== undefined && sameSet(cur, p.target);
-    };
-    const atTarget = async (x: ReassignmentRecord) => {
-      const active = activePartitions(x);
-      for (let i = 0; i < active.length; i++) {
-        if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-        if (!reached(active[i]!)) return false;
-      }
-      return true;
-    };
-    /**
-     * Partitions of `r` in `from` that Kafka does not list as moving any more: completed at
-     * their target, cancelled otherwise; those still moving become `moving`. Unchanged entries
-     * stay the same objects (the store rewrites only chunks with a changed entry).
-     */
-    const settle = async (from: ReadonlySet<PartitionState>): Promise<ReassignmentRecord['partitions']> => {
-      let changed = false;
-      const out: ReassignmentPartitionRecord[] = new Array(r.partitions.length);
-      const one = (p: ReassignmentPartitionRecord): ReassignmentPartitionRecord => {
-        if (!from.has(p.state) || p.supersededBy) return p;
-        if (still?.has(partitionId(p.topic, p.partition))) {
-          if (p.state === 'moving') return p;
-          changed = true;
-          return { ...p, state: 'moving' as const, startedAt: now };
-        }
-        // Paced: a partition still waiting for its wave stays queued (pacer.ts starts it).
-        if (r.concurrency !== null && p.state === 'queued' && !reached(p)) return p;
-        const id = partitionId(p.topic, p.partition);
-        const dirError = p.logDirs && p.state === 'moving' ? dirs.failed.get(id) : undefined;
-        if (dirError) {
-          changed = true;
-          return { ...p, state: 'failed' as const, endedAt, startError: boundedError(dirError) };
-        }
-        // Its intra-broker moves are still copying (or waiting to be re-sent): still moving.
-        if (p.logDirs && p.state === 'moving' && dirs.pending.has(id)) return p;
-        changed = true;
-        return { ...p, state: reached(p) ? ('completed' as const) : ('cancelled' as const), endedAt };
-      };
-      for (let i = 0; i < r.partitions.length; i++) {
-        if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-        out[i] = one(r.partitions[i]!);
-      }
-      return changed ? out : r.partitions;
-    };
-
-    const stillMoving = (still?.size ?? 0) > 0;
-    let next: ReassignmentRecord | undefined;
-    if (r.state === 'pending') {
-      if (!this.#pendingDue(r)) return undefined; // its writer may still be starting it
-      if (stillMoving) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-      else if (await atTarget(r)) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
-      else {
-        const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
-        next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
-      }
-    } else if (r.state === 'running') {
-      const partitions = await settle(MOVING);
-      // Queued partitions (paced execution) keep it running even with nothing moving.
-      const open = partitions.some((p) => !p.supersededBy && (p.state === 'moving' || p.state === 'queued'));
-      if (!stillMoving && !open) {
-        // Every partition it is responsible for completed (this pass or earlier ones).
-        next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
-          ? { ...r, partitions, state: 'completed', endedAt }
-          : { ...r, partitions, state: 'cancelled', endedAt, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
-      } else if (r.movesEndedAt !== undefined) {
-        // Recorded as ended, yet moving again (re-sent outside the gateway): its demand is live again.
-        const { movesEndedAt: _ended, ...rest } = r;
-        return { next: { ...rest, partitions, updatedAt: now }, extra: [] };
-      } else if (partitions !== r.partitions) {
-        // Some partitions finished: only their chunks are rewritten.
-        return { next: { ...r, partitions, updatedAt: now }, extra: [] };
-      }
-    }
-    if (!next) return undefined;
-    next = { ...next, updatedAt: now };
-    // Throttles kept on purpose outlive the reassignment as a standing request.
-    const extra: StateValue[] = [];
-    if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !obs.throttleRequests.has(`kept-${r.id}`)) extra.push(keptThrottles(next, now, r.requestedBy));
-    return { next, extra };
-  }
-
-  /**
-   * Records `movesEndedAt` on the records of `ids` (a header-only write: their partitions are
-   * the same objects, so no chunk is rewritten), each under its claim and only if unchanged
-   * since Kafka's moves were read. From then on they demand no throttles, in every instance.
-   * Returns the ids written.
-   */
-  async #markMovesEnded(view: StateView, ids: ReadonlySet<string>): Promise<Set<string>> {
-    const marked = new Set<string>();
-    for (const id of ids) {
-      const r = view.reassignments.get(id);
-      if (!r) continue;
-      const now = this.#now();
-      const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, id, async () => {
-        const fresh = (await this.#d.store.refresh()).reassignments.get(id);
-        // Written meanwhile (a PATCH, a cancel, on any instance): the regular path judges it.
-        if (fresh !== r) return { result: false };
-        return { result: true, values: [{ ...r, movesEndedAt: now, updatedAt: now }] };
-      });
-      if (out.granted && out.result) marked.add(id);
-    }
-    return marked;
-  }
-
-  /**
-   * The end of the records marked by this pass (#markMovesEnded), after the throttle sync:
-   * completed or cancelled from their partitions' placement (Metadata of their topics), judged
-   * like any record from Kafka's moves as this pass read them (they had none).
-   */
-  async #recordEnds(ids: ReadonlySet<string>, moves: AttributedMoves, dirs: LogDirObservation, pace: Pace): Promise<void> {
-    const view = this.#d.store.view();
-    const marked = new Map<string, ReassignmentRecord>();
-    for (const id of ids) {
-      const r = view.reassignments.get(id);
-      if (r && r.state === 'running' && r.movesEndedAt !== undefined) marked.set(id, r);
-    }
-    if (marked.size === 0) return;
-    const topics = await endedTopics(view, moves.movingIds, (r) => this.#pendingDue(r), pace, (r) => marked.get(r.id) === r);
-    const placement = topics.size === 0 ? [] : await describePartitions(this.#d.kafka, [...topics]);
-    await this.#resolveRecords(view, marked, moves, placement, dirs, pace);
-  }
-
-  /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
-  async #pace(view: StateView): Promise<void> {
-    for (const r of view.reassignments.values()) {
-      if (r.state !== 'running' || r.concurrency === null) continue;
-      if (!r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving'))) continue;
-      await this.#pacer.advance(r.id);
-    }
-  }
-
-  async #expireRequests(view: StateView, movingIds: ReadonlySet<string>): Promise<void> {
-    const now = this.#now();
-    const writes: ThrottleRequestRecord[] = [];
-    for (const t of view.throttleRequests.values()) {
-      if (t.expiresAt !== null && t.expiresAt <= now) {
-        if (!this.#endSeen.has(t.id)) this.#endSeen.set(t.id, t.expiresAt);
-        continue; // already demands nothing; tombstoned once its throttles are gone
-      }
-      if (!t.autoRemove) continue;
-      if (t.waitFor === null) {
-        // Nothing was moving when it was set: wait for the next moves to start, then to end.
-        if (movingIds.size > 0) writes.push({ ...t, waitFor: [...movingIds].sort(), updatedAt: now });
-      } else if (!t.waitFor.some((id) => movingIds.has(id))) {
-        if (!this.#endSeen.has(t.id)) this.#endSeen.set(t.id, now);
-        writes.push({ ...t, expiresAt: now, updatedAt: now }); // demands nothing from now on
-      }
-    }
-    if (writes.length) await this.#d.store.write(writes);
-  }
-
-  /** After a converged sync (done at `now`): ended reassignments and expired requests have no throttles left. */
-  async #recordRemovals(view: StateView, now: number): Promise<void> {
-    const writes: ReassignmentRecord[] = [];
-    const deletes: string[] = [];
-    for (const r of view.reassignments.values()) {
-      if (isLive(r) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
-      writes.push({ ...r, throttlesRemovedAt: now, updatedAt: now });
-      // From Kafka's completion as well as this instance can tell: the last time it saw a move
-      // of it still in progress (else the end the records say).
-      const from = this.#lastSeenMoving.get(r.id) ?? r.endedAt;
-      this.#lastSeenMoving.delete(r.id);
-      this.#d.metrics?.throttleRemoved(r.state, from !== undefined ? (now - from) / 1000 : null);
-      this.#d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: from !== undefined ? (now - from) / 1000 : null });
-    }
-    for (const t of view.throttleRequests.values()) {
-      if (t.expiresAt === null || t.expiresAt > now) continue;
-      deletes.push(throttleRequestKey(t.id));
-      const seen = this.#endSeen.get(t.id) ?? t.expiresAt;
-      this.#endSeen.delete(t.id);
-      this.#d.metrics?.throttleRemoved(t.autoRemove ? 'auto-remove' : 'ttl', (now - seen) / 1000);
-    }
-    if (writes.length || deletes.length) await this.#d.store.write(writes, deletes);
-  }
-
-  async #observeProgress(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
-    const now = this.#now();
-    for (const id of moves.movingOf.keys()) this.#lastSeenMoving.set(id, now);
-    for (const id of this.#lastSeenMoving.keys()) if (!view.reassignments.has(id)) this.#lastSeenMoving.delete(id);
-    this.#d.metrics?.setPartitionsMoving('gateway', moves.gateway);
-    this.#d.metrics?.setPartitionsMoving('external', moves.external);
-    const running = [...view.reassignments.values()].filter((r) => r.state === 'running');
-    // One snapshot per running reassignment per interval, in the state topic (any instance).
-    if (running.length > 0) await this.#d.progress.snapshot(running, pace);
-    const gauges = [];
-    for (const r of running) {
-      const p = this.#d.progress.progress(r);
-      let queued = 0;
-      let inFlight = 0;
-      for (const x of r.partitions) {
-        if (x.supersededBy) continue;
-        if (x.state === 'queued') queued++;
-        else if (x.state === 'moving') inFlight++;
-      }
-      // Held by the health interlocks: not moving on purpose, not stalled (its own alert says so).
-      gauges.push({ id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled && !r.hold, queued, moving: inFlight });
-      await pace();
-    }
-    this.#d.metrics?.setProgress(gauges);
-  }
-
   /** The end watch's sample, from what Kafka lists as moving now and the bytes left at the last snapshot (end-watch.ts). */
   async #pickEndSample(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
     const progress = this.#d.progress;
     this.#endSample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
   }
 
-  async #retire(view: StateView): Promise<void> {
-    const cutoff = this.#now() - this.#d.config.retentionSeconds * 1000;
-    const old = [...view.reassignments.values()].filter(
-      (r) => !isLive(r) && (r.endedAt ?? r.updatedAt) < cutoff && (!r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined),
-    );
-    if (old.length) await this.#d.store.write([], old.map((r) => reassignmentKey(r.id)));
-  }
 }
