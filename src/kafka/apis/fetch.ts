@@ -14,7 +14,8 @@
 //   v18 (4.1): the request gains a follower's tagged high_watermark per partition (KIP-1166, tag 1
 //        after replica_directory_id), not sent; the response is v17's. The client has no v18
 //        module: v18 is sent with its v17 writer and parser, whose bytes are exactly v18's
-//        without the tagged fields a consumer leaves out (test/kafka/fetch-versions.test.ts).
+//        without the tagged fields a consumer leaves out (test/kafka/newest-versions.integration.test.ts
+//        reads the state topic with it from the simulator at 4.1 and 4.2).
 // v18 in full (tagged fields are not shown):
 /*
   Fetch Request (Version: 18) => max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER
