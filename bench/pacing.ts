@@ -36,9 +36,6 @@ import { createMetrics } from '../src/observability/metrics.js';
 import { createReassignmentMetrics } from '../src/observability/reassignment-metrics.js';
 import { createKafkaGateway } from '../src/kafka/admin.js';
 import { parseKafkaConfig } from '../src/kafka/config.js';
-import { describeConfigOverrides } from '../src/kafka/configs.js';
-import { describePartitions } from '../src/kafka/partitions.js';
-import { listPartitionReassignments } from '../src/kafka/reassignments.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from '../src/reconcile/index.js';
 import { THROTTLE_KEYS } from '../src/reconcile/throttle-sync.js';
 import { startSimulator } from '../src/sim/index.js';
@@ -108,7 +105,7 @@ async function once(rep: number): Promise<Rep> {
   try {
     await kafka.createTopics(TOPICS.map((name) => ({ name, assignments: assignments.get(name)! })));
     // Leaders (unchanged by the moves: the leader stays in the target).
-    const placement = await describePartitions(observer, TOPICS);
+    const placement = await observer.describePartitions(TOPICS);
     const leaders = new Map<string, number>();
     for (const t of placement) for (const p of t.partitions) leaders.set(`${t.name}:${p.partition}`, p.leader);
 
@@ -140,11 +137,11 @@ async function once(rep: number): Promise<Rep> {
     const observe = (async () => {
       while (observing) {
         if (FINISH_BY_S !== null && polls++ % 4 === 0) {
-          const [c] = await describeConfigOverrides(observer, [{ kind: 'broker', name: String(busiest) }], [`${direction}.replication.throttled.rate`]).catch(() => []);
+          const [c] = await observer.describeConfigOverrides([{ kind: 'broker', name: String(busiest) }], [`${direction}.replication.throttled.rate`]).catch(() => []);
           const v = c && c.ok ? c.value[`${direction}.replication.throttled.rate`] : undefined;
           if (v !== undefined) rates.push({ t: Date.now(), rate: Number(v) });
         }
-        const moving = await listPartitionReassignments(observer).catch(() => []);
+        const moving = await observer.listPartitionReassignments().catch(() => []);
         const load = Array<number>(BROKERS).fill(0);
         for (const m of moving) {
           const involved = new Set([...m.adding, leaders.get(`${m.topic}:${m.partition}`)!]);
@@ -180,7 +177,7 @@ async function once(rep: number): Promise<Rep> {
     // Throttles gone: no throttle config anywhere.
     const resources = [...TOPICS.map((name) => ({ kind: 'topic' as const, name })), ...Array.from({ length: BROKERS }, (_, b) => ({ kind: 'broker' as const, name: String(b) }))];
     for (;;) {
-      const res = await describeConfigOverrides(observer, resources, THROTTLE_KEYS);
+      const res = await observer.describeConfigOverrides(resources, THROTTLE_KEYS);
       if (res.every((r) => r.ok && Object.keys(r.value).length === 0)) break;
       await new Promise((r) => setTimeout(r, 25));
     }

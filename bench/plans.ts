@@ -22,7 +22,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { assignReplicasToBrokers, planReassignment, seededRandom, type Plan, type PlanCluster, type PlanRequest } from '../src/domain/plan/index.js';
-import { replicaKey } from '../src/kafka/log-dirs.js';
+import { replicaKey } from '../src/kafka/kafka-admin.js';
 import { PlanService, type ClusterRead } from '../src/services/plans.js';
 import { PLAN_CHANNEL, type PlanRunEvent } from '../src/plan/sliced.js';
 

@@ -30,7 +30,6 @@ import {
   type HoldState,
 } from '../domain/reassignment/health.js';
 import type { ReassignmentConfig } from './config.js';
-import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { driveSteps } from '../event-loop-turns.js';
 import { makePacer } from '../state/layout.js';
 import { partitionId } from './ownership.js';
@@ -164,7 +163,7 @@ export class HealthInterlock {
     const cleared = new Set<string>();
     if (suspects.length === 0) return cleared;
     if (suspects.length <= MAX_RECHECK && this.#d.kafka.describeReplicaHealth) {
-      for (const m of await listPartitionReassignments(this.#d.kafka, suspects.map((x) => ({ topic: x.topic, partition: x.partition })))) cleared.add(partitionId(m.topic, m.partition));
+      for (const m of await this.#d.kafka.listPartitionReassignments(suspects.map((x) => ({ topic: x.topic, partition: x.partition })))) cleared.add(partitionId(m.topic, m.partition));
       const left = suspects.filter((x) => !cleared.has(x.id));
       if (left.length > 0) {
         const again = await this.#d.kafka.describeReplicaHealth([...new Set(left.map((x) => x.topic))]);

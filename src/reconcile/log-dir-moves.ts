@@ -4,8 +4,7 @@
 // replica is re-sent once it does (bounded); a partition is done when each of its brokers reports
 // the replica in the target dir with no future replica; another error fails the partition.
 import { logDirMoveStatus, type LogDirMove } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describeReplicaSizes, replicaKey } from '../kafka/log-dirs.js';
+import { replicaKey, type KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 import { activePartitions, isLive, partitionId } from './ownership.js';
@@ -72,7 +71,7 @@ export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kaf
   const failed = new Map<string, { code: number; name: string; message: string }>();
   if (moves.length === 0) return { pending, failed };
 
-  const answers = await describeReplicaSizes(kafka, moves.map((m) => m.broker), moves, { placement: true });
+  const answers = await kafka.describeReplicaSizes(moves.map((m) => m.broker), moves, { placement: true });
   const byBroker = new Map(answers.map((a) => [a.broker, a]));
   const resend: LogDirMove[] = [];
   for (const m of moves) {

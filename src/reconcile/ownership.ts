@@ -2,7 +2,7 @@
 // are alive: derived from the state view alone (plain functions, no I/O).
 import { partitionKey } from '../domain/partition-key.js';
 import type { OngoingPartitionReassignment, ThrottleDemand, ThrottleLedger } from '../domain/reassignment/index.js';
-import type { MovingPartition } from '../kafka/reassignments.js';
+import type { MovingPartition } from '../kafka/kafka-admin.js';
 import { TERMINAL_STATES, type LedgerRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 

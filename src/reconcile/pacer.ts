@@ -33,9 +33,7 @@ import {
   type PacingOrder,
   type ThrottleDemand,
 } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describePartitions } from '../kafka/partitions.js';
-import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import type { KafkaAdmin, MovingPartition } from '../kafka/kafka-admin.js';
 import { boundedError } from '../state/layout.js';
 import type { ReassignmentPartitionRecord, ReassignmentRecord, StateValue } from '../state/records.js';
 import type { StateStore } from '../state/store.js';
@@ -165,7 +163,7 @@ export class Pacer {
       const pacing = r && pacingOf(r);
       if (!r || r.state !== 'running' || !pacing) return { kind: 'not-running' };
 
-      const [moving, placement] = await Promise.all([listPartitionReassignments(this.#d.kafka), describePartitions(this.#d.kafka, [...new Set(r.partitions.map((p) => p.topic))])]);
+      const [moving, placement] = await Promise.all([this.#d.kafka.listPartitionReassignments(), this.#d.kafka.describePartitions([...new Set(r.partitions.map((p) => p.topic))])]);
       const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
       const current = new Map<string, { replicas: number[]; leader: number }>();
       for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
@@ -256,8 +254,7 @@ export class Pacer {
         await this.#d.store.release(claimed.claim, [next]).catch(() => undefined);
         return { kind: 'busy' };
       }
-      const results = await alterPartitionReassignments(
-        this.#d.kafka,
+      const results = await this.#d.kafka.alterPartitionReassignments(
         wave.map((p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.targetReplicas] })),
       );
       crashPoint(this.#d.config, 'pacing-start');

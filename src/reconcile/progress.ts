@@ -20,8 +20,7 @@
 // suspended at each pace) each step of an array iterator allocates its result object, which
 // the heap profile showed as the largest share of these functions' allocations.
 import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describeReplicaSizeColumns, givenAt, replicaSizesRequest, type ReplicaSizesRequest } from '../kafka/log-dirs.js';
+import { givenAt, replicaSizesRequest, type KafkaAdmin, type ReplicaSizesRequest } from '../kafka/kafka-admin.js';
 import { makePacer } from '../state/layout.js';
 import { isCold } from '../state/cold-partitions.js';
 import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
@@ -149,7 +148,12 @@ export class ProgressTracker {
     // Per broker: the size of each slot's replica on it (NaN: it has none).
     const sizes = new Map<number, Float64Array>();
     let unanswered = false;
-    if (request) for (const a of await describeReplicaSizeColumns(this.#kafka, [...brokers], request)) a.ok ? sizes.set(a.broker, a.sizes) : (unanswered = true);
+    if (request) {
+      for (const a of await this.#kafka.describeReplicaSizeColumns([...brokers], request)) {
+        if (a.ok) sizes.set(a.broker, a.sizes);
+        else unanswered = true;
+      }
+    }
     const inputSlot = request?.keys.inputSlot;
     const writes: ProgressRecord[] = [];
     for (const id of this.#likelyLast.keys()) if (!running.some((r) => r.id === id)) this.#likelyLast.delete(id);

@@ -7,7 +7,6 @@
 // simulator's placement.
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
-import { describeConfigOverrides } from '../../src/kafka/configs.js';
 import { THROTTLE_KEYS } from '../../src/reconcile/throttle-sync.js';
 import type { ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
@@ -41,7 +40,7 @@ async function readThrottles(kafka: PlatformaticKafkaGateway, s: ChaosSchedule):
     ...Array.from({ length: s.tuning.brokers }, (_, i) => ({ kind: 'broker' as const, name: String(i) })),
   ];
   const out: Throttles = {};
-  for (const r of await describeConfigOverrides(kafka, resources, THROTTLE_KEYS)) {
+  for (const r of await kafka.describeConfigOverrides(resources, THROTTLE_KEYS)) {
     if (!r.ok) throw new Error(`DescribeConfigs ${r.kind} ${r.name}: ${JSON.stringify(r.error)}`);
     if (Object.keys(r.value).length > 0) out[`${r.kind}:${r.name}`] = r.value;
   }

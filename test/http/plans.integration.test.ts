@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
 import { startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
@@ -44,7 +43,7 @@ async function createTopicsOnce(...topics: { name: string; assignments: number[]
 }
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await listPartitionReassignments(gw.kafka) };
+  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments() };
 }
 
 /** POST /plans, and the cluster is exactly as before (planning changes nothing). */

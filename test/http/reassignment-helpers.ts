@@ -9,7 +9,6 @@ import { createMetrics, type GatewayMetrics } from '../../src/observability/metr
 import { createReassignmentMetrics } from '../../src/observability/reassignment-metrics.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
-import { describeConfigOverrides } from '../../src/kafka/configs.js';
 import { createReassignmentRuntime, loadReassignmentConfig, type ReassignmentRuntime } from '../../src/reconcile/index.js';
 import { THROTTLE_KEYS, type ThrottleSyncHooks } from '../../src/reconcile/throttle-sync.js';
 import { startSimulator, type ManualClock, type Simulator, type SimulatorOptions } from '../../src/sim/index.js';
@@ -87,7 +86,7 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
 export async function throttleConfigs(kafka: PlatformaticKafkaGateway): Promise<Record<string, Record<string, string>>> {
   const topics = (await kafka.listTopics()).map((t) => t.name);
   const brokers = (await kafka.describeCluster()).brokers.map((b) => String(b.id));
-  const results = await describeConfigOverrides(kafka, [...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((name) => ({ kind: 'broker' as const, name }))], THROTTLE_KEYS);
+  const results = await kafka.describeConfigOverrides([...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((name) => ({ kind: 'broker' as const, name }))], THROTTLE_KEYS);
   const out: Record<string, Record<string, string>> = {};
   for (const r of results) {
     assert.ok(r.ok, JSON.stringify(r));

@@ -3,7 +3,6 @@
 // layer and the reconciler; a ManualClock drives the simulator's copies and the gateway's clock.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
 import { createTopics, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
@@ -24,7 +23,7 @@ const post = (body: unknown) => gw.http().post('/reassignments?detail=true').sen
 const otherDir = (dir: string) => DIRS.find((d) => d !== dir)!;
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await listPartitionReassignments(gw.kafka) };
+  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments() };
 }
 
 /** Advance the shared clock in steps until the reassignment is in `state` (the reconciler notices). */

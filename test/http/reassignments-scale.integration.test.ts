@@ -5,7 +5,6 @@
 // one reconcile pass costs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { isCold } from '../../src/state/cold-partitions.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
@@ -145,7 +144,7 @@ describe('large reassignments', () => {
     await createTopics(gw, { name: 'ext', assignments: Array.from({ length: N }, () => [0, 1]) });
     for (let p = 0; p < N; p++) gw.sim.seedBytes('ext', p, 1_000);
     // Started outside the gateway (as Kafka's tool would); the frozen clock keeps them moving.
-    const started = await alterPartitionReassignments(gw.kafka, Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: [0, 2] })));
+    const started = await gw.kafka.alterPartitionReassignments(Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: [0, 2] })));
     assert.ok(started.every((r) => r.ok));
     const ours = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'pg', partition: 11, replicas: [2, 3] }, { topic: 'pg', partition: 10, replicas: [2, 3] }], throttle: 1024 });
     assert.equal(ours.status, 202, JSON.stringify(ours.body));
@@ -169,7 +168,7 @@ describe('large reassignments', () => {
       assert.equal(detailed.movingCount, 2);
     } finally {
       assert.equal((await gw.http().delete(`/reassignments/${ours.body.id}`)).status, 200);
-      const cancelled = await alterPartitionReassignments(gw.kafka, Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: null })));
+      const cancelled = await gw.kafka.alterPartitionReassignments(Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: null })));
       assert.ok(cancelled.every((r) => r.ok));
     }
   });

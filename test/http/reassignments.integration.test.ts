@@ -6,8 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
-import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { isCold } from '../../src/state/cold-partitions.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
@@ -28,7 +26,7 @@ async function clusterState() {
   return {
     topics: await snapshotCluster(gw.app),
     throttles: await throttleConfigs(gw.kafka),
-    moving: await listPartitionReassignments(gw.kafka),
+    moving: await gw.kafka.listPartitionReassignments(),
   };
 }
 
@@ -144,7 +142,7 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
   it('409 for a partition already moving (also when started outside the gateway), unless addToExisting', async () => {
     // Frozen clock + data: the move started elsewhere cannot finish during the test.
     gw.sim.seedBytes('val', 2, 50_000);
-    const [started] = await alterPartitionReassignments(gw.kafka, [{ topic: 'val', partition: 2, replicas: [0, 3] }]);
+    const [started] = await gw.kafka.alterPartitionReassignments([{ topic: 'val', partition: 2, replicas: [0, 3] }]);
     assert.ok(started?.ok);
     const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }] }), 409, 'reassignment-in-progress');
     assert.deepEqual(res.body.errors.map((e: any) => [e.code, e.kafkaError.code]), [['REASSIGNMENT_CONFLICT', 60]]);
@@ -166,7 +164,7 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
     assert.equal(detailed.body.reassignments.find((r: any) => r.id === replaced.body.id).moving[0].partition, 2);
     const del = await gw.http().delete(`/reassignments/${replaced.body.id}`);
     assert.equal(del.status, 200);
-    assert.deepEqual((await listPartitionReassignments(gw.kafka)).length, 0);
+    assert.deepEqual((await gw.kafka.listPartitionReassignments()).length, 0);
   });
 });
 
@@ -395,7 +393,7 @@ describe('PATCH, cancel, rollback', () => {
     assert.equal(del.status, 200, JSON.stringify(del.body));
     assert.deepEqual(del.body, { id: res.body.id, state: 'cancelled', cancelled: [{ topic: 'steer', partition: 1 }], rollback: null });
     assert.deepEqual(await throttleConfigs(gw.kafka), {});
-    assert.deepEqual(await listPartitionReassignments(gw.kafka), []);
+    assert.deepEqual(await gw.kafka.listPartitionReassignments(), []);
     const topic = await gw.http().get('/topics/steer');
     assert.deepEqual(topic.body.partitions[1].replicas, [0, 1]);
     const g = await gw.http().get(`/reassignments/${res.body.id}`);
@@ -451,7 +449,7 @@ describe('other people\'s throttles, stopped brokers', () => {
   });
 
   it('a foreign throttle is left untouched, and a value the gateway replaced comes back', async () => {
-    const foreign = await incrementalAlterConfigs(gw.kafka, [
+    const foreign = await gw.kafka.incrementalAlterConfigs([
       { kind: 'broker', name: '0', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '777777' }] },
       { kind: 'broker', name: '3', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '123456' }] },
       { kind: 'topic', name: 'shared', ops: [{ name: 'leader.replication.throttled.replicas', op: 'SET', value: '0:3' }] },
@@ -476,7 +474,7 @@ describe('other people\'s throttles, stopped brokers', () => {
       return true;
     });
     // Clean up the foreign values for the next tests (as their owner would).
-    await incrementalAlterConfigs(gw.kafka, [
+    await gw.kafka.incrementalAlterConfigs([
       { kind: 'broker', name: '0', ops: [{ name: 'leader.replication.throttled.rate', op: 'DELETE' }] },
       { kind: 'broker', name: '3', ops: [{ name: 'follower.replication.throttled.rate', op: 'DELETE' }] },
       { kind: 'topic', name: 'shared', ops: [{ name: 'leader.replication.throttled.replicas', op: 'DELETE' }] },

@@ -3,8 +3,6 @@
 // and the 4xx cases (nothing changes).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
-import { alterPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem } from './helpers.js';
 import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from './reassignment-helpers.js';
@@ -27,7 +25,7 @@ const gone = () =>
 
 describe('PUT /throttles/rates and /throttles/replicas', () => {
   it('sets gateway-owned rates and lists; GET shows them; DELETE restores what was there', async () => {
-    await incrementalAlterConfigs(gw.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
+    await gw.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
     const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 2048, followerRate: 4096 }, { broker: 2, leaderRate: 3072 }] });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     assert.match(put.body.id, /^t-/);
@@ -114,7 +112,7 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
 
   it('autoRemove: removed once the moves in progress when it was set have finished', async () => {
     gw.sim.seedBytes('th', 2, 50_000);
-    const [moved] = await alterPartitionReassignments(gw.kafka, [{ topic: 'th', partition: 2, replicas: [1, 0] }]);
+    const [moved] = await gw.kafka.alterPartitionReassignments([{ topic: 'th', partition: 2, replicas: [1, 0] }]);
     assert.ok(moved?.ok);
     const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 20_000, followerRate: 20_000 }], autoRemove: true });
     assert.equal(put.body.throttles.rates[0].autoRemove, true);

@@ -5,7 +5,6 @@
 // nothing in the cluster (topics, partitions, quotas, moves, the gateway's records).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { expectProblem, snapshotCluster } from './helpers.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
 
@@ -21,7 +20,7 @@ async function state() {
   return {
     cluster: await snapshotCluster(gw.app),
     quotas: (await gw.http().get('/quotas')).body,
-    moving: await listPartitionReassignments(gw.kafka),
+    moving: await gw.kafka.listPartitionReassignments(),
     reassignments: (await gw.http().get('/reassignments')).body.reassignments,
   };
 }

@@ -8,7 +8,6 @@ import { startSimulator } from '../../src/sim/index.js';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from '../../src/kafka/config.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
-import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import type { ItemResult } from '../../src/kafka/types.js';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
@@ -447,9 +446,9 @@ describe('failure handling', () => {
       sim.setBrokerDelay(2, 30_000);
       assert.ok((await gw.createTopics([{ name: 'kraft-any', assignments: [[0]] }]))[0].ok);
       assert.ok((await gw.createPartitions([{ topic: 'kraft-any', count: 2, assignments: [[1]] }]))[0].ok);
-      const moved = await alterPartitionReassignments(gw, [{ topic: 'kraft-any', partition: 0, replicas: [1] }]);
+      const moved = await gw.alterPartitionReassignments([{ topic: 'kraft-any', partition: 0, replicas: [1] }]);
       assert.ok(moved[0].ok, JSON.stringify(moved));
-      await listPartitionReassignments(gw);
+      await gw.listPartitionReassignments();
       assert.ok((await gw.deleteTopics(['kraft-any']))[0].ok);
       assert.deepEqual(calls.filter((c) => c.errorName !== 'NONE'), []);
     } finally {

@@ -6,9 +6,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createKafkaGateway, type PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
-import { describeConfigOverrides, incrementalAlterConfigs } from '../../src/kafka/configs.js';
-import { describeReplicaSizes } from '../../src/kafka/log-dirs.js';
-import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { StateStore } from '../../src/state/store.js';
 import { StateTopic } from '../../src/kafka/state-topic.js';
 import { ManualClock, startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -78,15 +75,15 @@ describe('claims on the state topic (two stores, over the wire)', () => {
 
 describe('throttle configs', () => {
   it('reads overrides only, writes per resource, and reports a bad resource on its own', async () => {
-    const results = await incrementalAlterConfigs(kafka, [
+    const results = await kafka.incrementalAlterConfigs([
       { kind: 'broker', name: '1', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '4096' }] },
       { kind: 'topic', name: 'ad', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: '0:2' }] },
       { kind: 'topic', name: 'missing', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: '0:2' }] },
     ]);
     assert.deepEqual(results.map((r) => [r.kind, r.name, r.ok ? 0 : r.error.code]), [['topic', 'ad', 0], ['topic', 'missing', 3], ['broker', '1', 0]]);
-    const read = await describeConfigOverrides(kafka, [{ kind: 'broker', name: '1' }, { kind: 'broker', name: '2' }, { kind: 'topic', name: 'ad' }], ['leader.replication.throttled.rate', 'follower.replication.throttled.replicas']);
+    const read = await kafka.describeConfigOverrides([{ kind: 'broker', name: '1' }, { kind: 'broker', name: '2' }, { kind: 'topic', name: 'ad' }], ['leader.replication.throttled.rate', 'follower.replication.throttled.replicas']);
     assert.deepEqual(read.map((r) => [r.name, r.ok && r.value]), [['ad', { 'follower.replication.throttled.replicas': '0:2' }], ['1', { 'leader.replication.throttled.rate': '4096' }], ['2', {}]]);
-    await incrementalAlterConfigs(kafka, [
+    await kafka.incrementalAlterConfigs([
       { kind: 'broker', name: '1', ops: [{ name: 'leader.replication.throttled.rate', op: 'DELETE' }] },
       { kind: 'topic', name: 'ad', ops: [{ name: 'follower.replication.throttled.replicas', op: 'DELETE' }] },
     ]);
@@ -96,18 +93,18 @@ describe('throttle configs', () => {
 describe('reassignments and replica sizes', () => {
   it('starts, lists, sizes and cancels moves; answers errors per partition', async () => {
     sim.seedBytes('ad', 0, 10_000);
-    const started = await alterPartitionReassignments(kafka, [
+    const started = await kafka.alterPartitionReassignments([
       { topic: 'ad', partition: 0, replicas: [2, 1] },
       { topic: 'ad', partition: 5, replicas: [0] },
       { topic: 'ad', partition: 1, replicas: [9] },
     ]);
     assert.deepEqual(started.map((r) => [r.partition, r.ok ? 0 : r.error.code]), [[0, 0], [5, 3], [1, 39]]);
-    assert.deepEqual(await listPartitionReassignments(kafka), [{ topic: 'ad', partition: 0, replicas: [2, 1, 0], adding: [2], removing: [0] }]);
-    assert.deepEqual(await listPartitionReassignments(kafka, [{ topic: 'ad', partition: 1 }]), []);
-    const sizes = await describeReplicaSizes(kafka, [0, 2], [{ topic: 'ad', partition: 0 }]);
+    assert.deepEqual(await kafka.listPartitionReassignments(), [{ topic: 'ad', partition: 0, replicas: [2, 1, 0], adding: [2], removing: [0] }]);
+    assert.deepEqual(await kafka.listPartitionReassignments([{ topic: 'ad', partition: 1 }]), []);
+    const sizes = await kafka.describeReplicaSizes([0, 2], [{ topic: 'ad', partition: 0 }]);
     assert.deepEqual(sizes.map((s) => [s.broker, s.ok && s.sizes.get('ad:0')]), [[0, 10_000], [2, 0]]);
-    const cancelled = await alterPartitionReassignments(kafka, [{ topic: 'ad', partition: 0, replicas: null }, { topic: 'ad', partition: 1, replicas: null }]);
+    const cancelled = await kafka.alterPartitionReassignments([{ topic: 'ad', partition: 0, replicas: null }, { topic: 'ad', partition: 1, replicas: null }]);
     assert.deepEqual(cancelled.map((r) => (r.ok ? 0 : r.error.code)), [0, 85]);
-    assert.deepEqual(await listPartitionReassignments(kafka), []);
+    assert.deepEqual(await kafka.listPartitionReassignments(), []);
   });
 });

@@ -17,8 +17,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { describePartitions } from '../../src/kafka/partitions.js';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { StateStore } from '../../src/state/store.js';
 import { createTopics, startReassignGateway } from '../http/reassignment-helpers.js';
@@ -87,10 +85,10 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
 
           // Nothing of it moves in Kafka once the held request is through (and any late start cancelled).
           await heldThrough;
-          await eventually(async () => ((await listPartitionReassignments(a.kafka)).some((m) => m.topic === topic) ? undefined : true), 20_000);
+          await eventually(async () => ((await a.kafka.listPartitionReassignments()).some((m) => m.topic === topic) ? undefined : true), 20_000);
           await a.runtime.reconciler.reconcileOnce();
           offLate();
-          assert.deepEqual((await listPartitionReassignments(a.kafka)).filter((m) => m.topic === topic), [], 'no move after the cancel');
+          assert.deepEqual((await a.kafka.listPartitionReassignments()).filter((m) => m.topic === topic), [], 'no move after the cancel');
           // The DELETE waited for the wave and cancelled it: nothing starts after its answer. Only
           // a pacer that outlived its lease can have its wave land later (the clock jump here).
           if (!jump) assert.deepEqual([...lateStarts], [], 'no move started after the cancel was answered');
@@ -99,7 +97,7 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
           const fresh = new StateStore(a.kafka.stateTopic({ name: a.runtime.config.stateTopic }));
           for (const view of [await a.runtime.store.refresh(), await b.runtime.store.refresh(), await fresh.refresh()]) assert.equal(view.reassignments.get(id)?.state, 'cancelled');
           const record = (await fresh.refresh()).reassignments.get(id)!;
-          const placement = new Map((await describePartitions(a.kafka, [topic]))[0]!.partitions.map((p) => [p.partition, p.replicas]));
+          const placement = new Map((await a.kafka.describePartitions([topic]))[0]!.partitions.map((p) => [p.partition, p.replicas]));
           for (const p of record.partitions) {
             assert.ok(p.state === 'completed' || p.state === 'cancelled', `${p.partition}: ${p.state}`);
             const expected = p.state === 'completed' ? p.target : p.original;

@@ -9,7 +9,6 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
 import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
@@ -99,7 +98,7 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
       const left = await gw.http().get('/reassignments');
       assert.equal(left.status, 200);
       assert.deepEqual(left.body.reassignments, []);
-      assert.deepEqual(await listPartitionReassignments(gw.kafka), []);
+      assert.deepEqual(await gw.kafka.listPartitionReassignments(), []);
       assert.deepEqual(Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes('crash-chunks')), []);
       assert.deepEqual((await gw.http().get('/topics/crash-chunks')).body.partitions[0].replicas, [0, 1]);
       // Past the grace period, any instance tombstones chunks that no header names.
@@ -164,7 +163,7 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
         assert.deepEqual(Object.keys(t).filter((k) => k !== 'topic:_kafka_admin_gateway_state'), []);
         return true;
       }, 10_000);
-      assert.deepEqual(await listPartitionReassignments(gw.kafka), []);
+      assert.deepEqual(await gw.kafka.listPartitionReassignments(), []);
       const topic = await gw.http().get(`/topics/${c.topic}`);
       assert.deepEqual(topic.body.partitions[0].replicas, c.moved ? [2, 3] : [0, 1]);
       // The ledger is empty again: nothing is owned that is not there.

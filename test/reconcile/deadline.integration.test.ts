@@ -5,7 +5,6 @@
 // DescribeConfigs reads them, the completions as the simulator records them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { expectProblem, snapshotCluster } from '../http/helpers.js';
 import { createTopics, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
@@ -36,7 +35,7 @@ async function runToEnd(id: string, maxPasses = 400): Promise<string> {
 }
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await listPartitionReassignments(gw.kafka), records: gw.runtime.store.view().reassignments.size };
+  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments(), records: gw.runtime.store.view().reassignments.size };
 }
 
 describe('finishBy', () => {

@@ -9,7 +9,6 @@
 // answers, Kafka's lists and the reconciler's pass counter, with deadlines: no sleeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
 
@@ -39,7 +38,7 @@ async function state(gw: ReassignGateway, id: string): Promise<any> {
 }
 
 async function movingOf(gw: ReassignGateway, topic: string): Promise<number[]> {
-  return (await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === topic).map((m) => m.partition);
+  return (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === topic).map((m) => m.partition);
 }
 
 /** Waits until Metadata no longer lists broker `id` (the stop is seen by the gateway's reads). */

@@ -8,7 +8,6 @@
 // lists and the reconciler's pass counter, with deadlines: no sleeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { troubleOf } from '../../src/sim/cluster/trouble.js';
 import { HealthInterlock } from '../../src/reconcile/health.js';
 import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
@@ -63,7 +62,7 @@ function sampleMoves(gw: ReassignGateway, topic: string) {
   let on = true;
   const loop = (async () => {
     while (on) {
-      const listed = await listPartitionReassignments(gw.kafka).catch(() => null);
+      const listed = await gw.kafka.listPartitionReassignments().catch(() => null);
       if (listed) samples.push({ at: Date.now(), moving: new Set(listed.filter((m) => m.topic === topic).map((m) => m.partition)) });
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -238,11 +237,11 @@ describe('health interlocks', () => {
         return s.hold === undefined ? s : undefined;
       }, 20_000, 20);
       assert.equal(cleared.state, 'paused', 'the caller\'s pause outlives the hold');
-      await eventually(async () => ((await listPartitionReassignments(gw.kafka)).some((m) => m.topic === 'pause') ? undefined : true), 30_000);
+      await eventually(async () => ((await gw.kafka.listPartitionReassignments()).some((m) => m.topic === 'pause') ? undefined : true), 30_000);
       await reconcilePasses(gw, 2);
       const quiet = await state(gw, id);
       assert.equal(quiet.state, 'paused');
-      assert.deepEqual((await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === 'pause'), [], 'nothing starts while paused');
+      assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'pause'), [], 'nothing starts while paused');
 
       // A broker the queued moves go to disappears: held, with the broker and a re-plan hint.
       const queuedRows = await gw.http().get(`/reassignments/${id}/partitions?state=queued&limit=1000`);
@@ -352,7 +351,7 @@ describe('health interlocks', () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 }, reconcile: false });
     try {
       const { id } = await setup(gw, 'race', 8);
-      const moving = (await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === 'race');
+      const moving = (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'race');
       assert.ok(moving.length > 0, 'the first wave moves');
       const md = await gw.kafka.describeReplicaHealth();
       const short = md.topics.find((t) => t.name === 'race')!.partitions.filter((p) => p.isr.length < p.replicas.length);
@@ -376,7 +375,7 @@ describe('health interlocks', () => {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       const res2 = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'bad', partition: 0, replicas: [1, 2] }], safety: { resumeAfterPasses: 0 } });
       assert.equal(res2.status, 400, JSON.stringify(res2.body));
-      assert.deepEqual((await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === 'bad'), [], 'nothing moved');
+      assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'bad'), [], 'nothing moved');
     } finally {
       await gw.close();
     }

@@ -4,7 +4,6 @@
 // entries (the prior value) stay. Simulator over TCP, reconcilers off.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { LEDGER_PACK_MIN, RECORD_VERSION, encodeValue, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
@@ -25,7 +24,7 @@ it('a topic-wide throttle is owned by a packed ledger record that a second insta
     assert.equal((await a.http().post('/topics').send({ name: 'wide', assignments })).status, 201);
     // Someone else's follower throttle: every partition on broker 1 (kept when the gateway's go).
     const external = Array.from({ length: partitions }, (_, p) => `${p}:1`).sort().join(',');
-    const set = await incrementalAlterConfigs(a.kafka, [{ kind: 'topic', name: 'wide', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: external }] }]);
+    const set = await a.kafka.incrementalAlterConfigs([{ kind: 'topic', name: 'wide', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: external }] }]);
     assert.ok(set.every((r) => r.ok));
 
     const follower = Array.from({ length: partitions }, (_, p) => [`${p}:1`, `${p}:2`]).flat().sort();

@@ -11,7 +11,6 @@
 // resource: it re-plans after A's release, from what A actually wrote.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { RECORD_VERSION, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import type { ThrottleDemand } from '../../src/domain/reassignment/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -100,7 +99,7 @@ it('DELETE /throttles/*?includeExternal=true claims like every other throttle ch
   const b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b' } });
   try {
     // Someone else's rate on broker 2, and B in the middle of a change of broker 2 (holding its claim).
-    const set = await incrementalAlterConfigs(a.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '6666' }] }]);
+    const set = await a.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '6666' }] }]);
     assert.ok(set.every((r) => r.ok));
     const held = await b.runtime.store.claim(['throttle/broker/2'], { purpose: 'throttle-sync', owner: 'b', ttlMs: 60_000 });
     assert.ok(held.granted);

@@ -5,7 +5,6 @@
 // partition's log order wins, the loser answers 409 and changes nothing.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
 
@@ -39,7 +38,7 @@ it('two instances, overlapping reassignments at once, 8 rounds: one 202 and one 
     const [winner, loser, winnerBody] = ra.status === 202 ? [ra, rb, bodyA] : [rb, ra, bodyB];
     assert.equal(loser.body.type, 'https://kafka-admin-gateway.dev/problems/reassignment-in-progress', JSON.stringify(loser.body));
     // Kafka moves exactly the winner's partitions to the winner's targets.
-    const moving = (await listPartitionReassignments(a.kafka)).filter((m) => m.topic === topic);
+    const moving = (await a.kafka.listPartitionReassignments()).filter((m) => m.topic === topic);
     assert.deepEqual(
       moving.map((m) => [m.partition, m.replicas.filter((r) => m.adding.includes(r))]).sort(),
       winnerBody.partitions.map((p) => [p.partition, p.replicas]).sort(),

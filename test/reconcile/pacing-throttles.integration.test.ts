@@ -3,7 +3,6 @@
 // into the lists of the moves it starts; not only the reassignment's own moves.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { alterPartitionReassignments, listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { createTopics, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
@@ -32,10 +31,10 @@ it("a wave's throttle lists include other moves running in the cluster (Kafka's 
     });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.id as string;
-    await eventually(async () => ((await listPartitionReassignments(gw.kafka)).some((m) => m.topic === 'pc') ? undefined : true));
+    await eventually(async () => ((await gw.kafka.listPartitionReassignments()).some((m) => m.topic === 'pc') ? undefined : true));
 
     // Someone else's move starts outside the gateway (ext:0 from broker 2 to broker 0).
-    const ext = await alterPartitionReassignments(gw.kafka, [{ topic: 'ext', partition: 0, replicas: [0] }]);
+    const ext = await gw.kafka.alterPartitionReassignments([{ topic: 'ext', partition: 0, replicas: [0] }]);
     assert.ok(ext.every((r) => r.ok));
     const r0 = (await gw.runtime.store.refresh()).reassignments.get(id)!;
     assert.equal(r0.throttleDemand!.topics.ext, undefined, 'the first wave started before it');
@@ -51,7 +50,7 @@ it("a wave's throttle lists include other moves running in the cluster (Kafka's 
     assert.equal(configs['topic:ext']?.['follower.replication.throttled.replicas'], '0:0', JSON.stringify(configs));
     assert.equal(configs['topic:ext']?.['leader.replication.throttled.replicas'], '0:2', JSON.stringify(configs));
 
-    await alterPartitionReassignments(gw.kafka, [{ topic: 'ext', partition: 0, replicas: null }]);
+    await gw.kafka.alterPartitionReassignments([{ topic: 'ext', partition: 0, replicas: null }]);
     assert.equal((await gw.http().delete(`/reassignments/${id}`)).status, 200);
   } finally {
     await gw.close();

@@ -12,8 +12,6 @@ import request from 'supertest';
 import type { PlatformaticKafkaGateway } from '../../src/kafka/admin.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
 import { parseKafkaConfig } from '../../src/kafka/config.js';
-import { describePartitions } from '../../src/kafka/partitions.js';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { FAST_KAFKA_ENV } from '../http/helpers.js';
 import { createTopics, startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
@@ -31,7 +29,7 @@ function observe(kafka: PlatformaticKafkaGateway, leaders: Map<string, number>) 
   let on = true;
   const loop = (async () => {
     while (on) {
-      const moving = await listPartitionReassignments(kafka).catch(() => null);
+      const moving = await kafka.listPartitionReassignments().catch(() => null);
       if (moving) {
         polls++;
         const now = new Set<string>();
@@ -74,7 +72,7 @@ function layout(n: number): { assignments: number[][]; targets: (topic: string) 
 
 async function leadersOf(kafka: PlatformaticKafkaGateway, topic: string): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const t of await describePartitions(kafka, [topic])) for (const p of t.partitions) out.set(`${t.name}:${p.partition}`, p.leader);
+  for (const t of await kafka.describePartitions([topic])) for (const p of t.partitions) out.set(`${t.name}:${p.partition}`, p.leader);
   return out;
 }
 
@@ -109,13 +107,13 @@ describe('paced execution', () => {
         assert.equal(paused.body.state, 'paused');
         const quiet = await eventually(async () => {
           const g = await gw.http().get(`/reassignments/${id}`);
-          const moving = (await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === 'paced');
+          const moving = (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced');
           return g.body.counts.moving === 0 && moving.length === 0 ? g.body.counts : undefined;
         }, 30_000);
         assert.ok(quiet.queued > 0, 'something left in the queue');
         await gw.runtime.reconciler.reconcileOnce();
         await gw.runtime.reconciler.reconcileOnce();
-        assert.deepEqual((await listPartitionReassignments(gw.kafka)).filter((m) => m.topic === 'paced'), [], 'nothing starts while paused');
+        assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced'), [], 'nothing starts while paused');
         assert.equal((await gw.http().get(`/reassignments/${id}`)).body.counts.queued, quiet.queued);
 
         // Resume with a higher throttle.
@@ -209,7 +207,7 @@ describe('paced execution', () => {
       assert.ok(g.body.counts.cancelled >= 6, JSON.stringify(g.body.counts));
       await a.runtime.reconciler.reconcileOnce();
       await b.runtime.reconciler.reconcileOnce();
-      assert.deepEqual((await listPartitionReassignments(a.kafka)).filter((m) => m.topic === 'paced-del'), [], 'no wave after the cancel');
+      assert.deepEqual((await a.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced-del'), [], 'no wave after the cancel');
       await eventually(async () => (Object.keys(await throttleConfigs(a.kafka)).length === 0 ? true : undefined), 20_000);
     } finally {
       await b.close();

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { replicaKey, slotOf, type BrokerSizeColumns, type ReplicaSizesRequest } from '../../src/kafka/log-dirs.js';
-import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
+import { replicaKey, slotOf, type BrokerSizeColumns, type KafkaAdmin, type ReplicaSizesRequest } from '../../src/kafka/kafka-admin.js';
 import { ProgressTracker } from '../../src/reconcile/progress.js';
 import { END_WATCH_MAX_PARTITIONS } from '../../src/reconcile/end-watch.js';
 import type { ProgressRecord, ReassignmentPartitionRecord, ReassignmentRecord } from '../../src/state/records.js';

@@ -11,7 +11,6 @@
 // the record changed, reads Kafka again and re-applies its decision on B's record.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { listPartitionReassignments } from '../../src/kafka/reassignments.js';
 import { loadReassignmentConfig } from '../../src/reconcile/config.js';
 import { ProgressTracker } from '../../src/reconcile/progress.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
@@ -44,7 +43,7 @@ it('a PATCH on B between a reconcile pass’s read and its write on A is not los
     const id = res.body.id as string;
     // Partition 0 ended in Kafka, partition 1 still moves; the record still says both move.
     await eventually(async () => {
-      const moving = (await listPartitionReassignments(a.kafka)).filter((m) => m.topic === 'rc').map((m) => m.partition);
+      const moving = (await a.kafka.listPartitionReassignments()).filter((m) => m.topic === 'rc').map((m) => m.partition);
       return moving.length === 1 && moving[0] === 1 ? true : undefined;
     });
 

@@ -3,7 +3,6 @@
 // deleted and re-created with Kafka's own admin requests, not through the gateway).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { expectProblem } from '../http/helpers.js';
 import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
@@ -82,7 +81,7 @@ describe('The state topic completely unreadable: throttles whose end was observe
       assert.equal((await gw.http().post('/topics').send({ name: 'ro', assignments: [[0]] })).status, 201);
       gw.sim.seedBytes('ro', 0, 400_000);
       // Someone else's rate on broker 2, then the gateway's for 1 s: its prior value must come back.
-      await incrementalAlterConfigs(gw.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
+      await gw.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
       const ttl = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 4096 }], ttlSeconds: 1 });
       assert.equal(ttl.status, 200, JSON.stringify(ttl.body));
       const started = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'ro', partition: 0, replicas: [1] }], throttle: 100_000 });
@@ -198,7 +197,7 @@ describe('Orphaned throttles found by an instance that never saw the state topic
       assert.equal((await a.http().post('/topics').send({ name: 'orph', assignments: [[0, 1]] })).status, 201);
       a.sim.seedBytes('orph', 0, 5_000_000);
       // Someone else's rate on broker 2 the move's throttle will take over: its value must come back.
-      await incrementalAlterConfigs(a.kafka, [{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '7777' }] }]);
+      await a.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '7777' }] }]);
       const started = await a.http().post('/reassignments').send({ partitions: [{ topic: 'orph', partition: 0, replicas: [2, 3] }], throttle: 100_000 });
       assert.equal(started.status, 202, JSON.stringify(started.body));
       const [deleted] = await a.kafka.deleteTopics([STATE]);

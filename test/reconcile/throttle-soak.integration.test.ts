@@ -5,7 +5,6 @@
 // nothing foreign changed. At the end all demands are removed: only the foreign values remain.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { incrementalAlterConfigs } from '../../src/kafka/configs.js';
 import { mergeThrottleDemands } from '../../src/domain/reassignment/index.js';
 import { liveDemands } from '../../src/reconcile/ownership.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
@@ -28,7 +27,7 @@ before(async () => {
   a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'a', RECONCILE_INTERVAL_MS: '50' } });
   b = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'b', RECONCILE_INTERVAL_MS: '50' } });
   for (const t of TOPICS) assert.equal((await a.http().post('/topics').send({ name: t, assignments: [[0, 1], [1, 2], [2, 3]] })).status, 201);
-  const set = await incrementalAlterConfigs(a.kafka, [
+  const set = await a.kafka.incrementalAlterConfigs([
     { kind: 'broker', name: '3', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '7777' }] },
     { kind: 'topic', name: 'soak-a', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: '0:3' }] },
   ]);

@@ -4,7 +4,7 @@
 // order Kafka's Metadata lists a topic's partitions in (the lookup goes by index first).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TopicPartitions } from '../../../src/kafka/partitions.js';
+import type { TopicPartitions } from '../../../src/kafka/kafka-admin.js';
 import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
 import { startBody } from './start-body.js';
 

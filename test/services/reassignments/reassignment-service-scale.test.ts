@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bucketResources, partitionResource, PARTITION_BUCKETS } from '../../../src/services/reassignments/admission.js';
 import { countPartitions } from '../../../src/services/reassignments/reassignment-service.js';
-import { listPartitionReassignments } from '../../../src/kafka/reassignments.js';
 import type { ReassignmentRecord } from '../../../src/state/records.js';
 import { startReassignGateway, type ReassignGateway } from '../../http/reassignment-helpers.js';
 import { startBody } from './start-body.js';
@@ -80,7 +79,7 @@ describe('start() at 12,000 partitions', () => {
       assert.deepEqual(Object.keys(p), ['topic', 'partition', 'original', 'target', 'state', 'bytesTotal', 'startedAt']);
       assert.equal(p.bytesTotal, noOp ? null : 5000);
     });
-    const moving = await listPartitionReassignments(gw.kafka);
+    const moving = await gw.kafka.listPartitionReassignments();
     assert.equal(moving.length, (TOPICS - 1) * PER_TOPIC);
     // As stored: the view's record is the one answered.
     const stored = (await gw.runtime.store.refresh()).reassignments.get(record.id)!;
