@@ -61,6 +61,11 @@ export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger): R
     const peer = { remoteAddress: req.socket.remoteAddress, peerCertificate: peerCertificateOf(req) };
     const upstream = request({ method: req.method, path: req.originalUrl, headers, createConnection: () => supervisor.openStream(peer) });
     upstream.on('response', (answer) => {
+      // An event stream: what the worker's route did to its (port) socket, done to the real one.
+      if (answer.headers['content-type']?.startsWith('text/event-stream')) {
+        req.socket.setTimeout(0);
+        req.socket.setNoDelay(true);
+      }
       res.writeHead(answer.statusCode ?? 502, answerHeaders(answer.headers));
       answer.pipe(res);
       // The worker ended in the middle of the answer: the client sees the connection end.

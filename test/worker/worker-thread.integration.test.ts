@@ -138,6 +138,27 @@ test('/metrics has the worker thread\'s metrics and the HTTP thread\'s, each nam
   }
 });
 
+test('an event stream through the worker thread: its snapshot arrives, and it ends in the worker when the client goes', async () => {
+  const streamsOpen = async () => Number(/^kafka_gateway_event_streams_open (\d+)/m.exec((await call('GET', '/metrics')).text)?.[1]);
+  const abort = new AbortController();
+  const res = await fetch(`${url}/reassignments/${reassignmentId}/events`, { signal: abort.signal });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes(reassignmentId)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  assert.match(text, /^retry: \d+/);
+  assert.ok(text.includes(`"id":"${reassignmentId}"`), text);
+  assert.equal(await streamsOpen(), 1);
+  abort.abort();
+  await reader.cancel().catch(() => undefined);
+  await eventually('the worker closed the stream', async () => ((await streamsOpen()) === 0 ? true : undefined));
+});
+
 /** A POST whose headers reached the gateway (100 Continue) and whose body never comes. */
 function heldRequest(): { continued: Promise<void>; answer: Promise<{ status: number; body: string }> } {
   let continued!: () => void;
