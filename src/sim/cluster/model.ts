@@ -3,6 +3,7 @@
 // is reported as a KafkaError carrying Kafka's error code and message.
 import type { Clock } from '../clock.js';
 import { ClusterState } from './cluster-state.js';
+import * as leadership from './leadership.js';
 import * as topicViews from './topic-views.js';
 import * as topicWrites from './topic-writes.js';
 import type { BrokerInfo } from './brokers.js';
@@ -18,13 +19,12 @@ import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResu
 import type { AlteredReassignment, CompletedReassignment, ReassignmentRecord, TopicLogSizes, TopicReassignments } from './partition-moves.js';
 import {
   NO_LEADER,
-  bestLeader,
   type PartitionInfo,
   type PartitionState,
   type TopicInfo,
   type TopicState,
 } from './topics.js';
-import { decideElections, type ElectionTopicResult } from './elections.js';
+import type { ElectionTopicResult } from './elections.js';
 
 export type {
   ClusterModelOptions,
@@ -101,110 +101,33 @@ export class ClusterModel {
   }
 
   /**
-   * Stop (fence) a broker: it leaves every ISR it is in (KRaft keeps the last ISR member, with no
-   * leader, when ELR is off), partitions it led elect the first ISR replica in replica order that is
-   * up, or go leaderless (-1). Every leader change bumps leaderEpoch. Idempotent.
+   * Stop (fence) a broker: it leaves every ISR it is in, partitions it led elect a new leader or
+   * go leaderless (-1) (./leadership.ts). Idempotent.
    */
   stopBroker(id: number): void {
-    this.s.sync(); // copies through this broker ran until now
-    if (!this.s.brokers.setUp(id, false)) return;
-    const up = (r: number) => this.s.brokers.isUp(r);
-    for (const topic of this.s.topics.values()) {
-      for (const p of topic.partitions) {
-        if (!p.isr.includes(id) && p.leader !== id) continue;
-        const targetIsr = p.isr.filter((r) => r !== id);
-        let leader = p.leader;
-        let isr = targetIsr.length > 0 ? targetIsr : [...p.isr];
-        if (leader === id || leader === NO_LEADER) {
-          const elected = bestLeader(p.replicas, targetIsr, this.s.uncleanAllowed(topic), up);
-          leader = elected.leader;
-          if (elected.unclean) isr = [leader];
-        }
-        this.changePartition(topic, p, leader, isr);
-      }
-    }
-    this.s.views.clear(); // offline replicas
-    this.s.moves.brokersChanged();
+    leadership.stopBroker(this.s, id);
   }
 
   /**
-   * Start (unfence) a broker: leaderless partitions elect a leader again (first replica in replica
-   * order that is in the ISR and up), and the returning replica, being caught up at once in this
-   * simulator, rejoins the ISR of every partition that has a leader. Idempotent.
+   * Start (unfence) a broker: leaderless partitions elect a leader again and the returning replica
+   * rejoins the ISRs (./leadership.ts). Idempotent.
    */
   startBroker(id: number): void {
-    this.s.sync(); // copies through this broker were stalled until now
-    if (!this.s.brokers.setUp(id, true)) return;
-    const up = (r: number) => this.s.brokers.isUp(r);
-    for (const topic of this.s.topics.values()) {
-      for (const p of topic.partitions) {
-        let leader = p.leader;
-        let isr = p.isr;
-        if (leader === NO_LEADER) {
-          const elected = bestLeader(p.replicas, p.isr, this.s.uncleanAllowed(topic), up);
-          leader = elected.leader;
-          if (elected.unclean) isr = [leader];
-        }
-        // A replica still copying its log (a reassignment's new replica) joins only once caught up.
-        // Joiners go after the ISR's members, which keep their order (Partition.scala maybeExpandIsr
-        // appends the replica the leader found in sync).
-        if (leader !== NO_LEADER) {
-          const kept = isr;
-          isr = [...kept, ...p.replicas.filter((r) => !kept.includes(r) && up(r) && !this.s.moves.isCatchingUp(p, r))];
-        }
-        this.changePartition(topic, p, leader, isr);
-      }
-    }
-    this.s.views.clear(); // offline replicas
-    this.s.moves.brokersChanged(); // a returning replica may complete a reassignment
-    this.s.sync(); // a returning target replica may catch up at once
+    leadership.startBroker(this.s, id);
   }
 
-  /**
-   * ElectLeaders (API 43), as KRaft's controller runs it (./elections.ts): every decision against
-   * the state before the request, the leader changes applied after it. `partitions` null = all.
-   */
+  /** ElectLeaders (API 43), as KRaft's controller runs it (./leadership.ts). `partitions` null = all. */
   electLeaders(partitions: readonly { topic: string; partitions: readonly number[] }[] | null, electionType: number, zk = false): ElectionTopicResult[] {
-    this.s.sync();
-    const host = { topic: (name: string) => this.s.topics.get(name), isUp: (id: number) => this.s.brokers.isUp(id), sortedTopics: () => this.s.topicsByName() };
-    const { results, changes } = decideElections(host, partitions, electionType, zk);
-    for (const c of changes) this.changePartition(c.topic, c.p, c.leader, c.isr);
-    if (changes.length > 0) this.s.moves.brokersChanged(); // a moving partition copies from its new leader
-    return results;
-  }
-
-  private changePartition(topic: TopicState, p: PartitionState, leader: number, isr: number[]): void {
-    const leaderChanged = leader !== p.leader;
-    const isrChanged = isr.length !== p.isr.length || isr.some((r, i) => p.isr[i] !== r);
-    if (!leaderChanged && !isrChanged) return;
-    this.s.views.delete(topic);
-    if (leaderChanged) p.leaderEpoch++;
-    p.partitionEpoch++;
-    p.leader = leader;
-    p.isr = [...isr];
+    return leadership.electLeaders(this.s, partitions, electionType, zk);
   }
 
   /**
-   * Trouble on demand (./trouble.ts): partitions' ISRs set as given, their leaders unchanged, as
-   * the leader's AlterPartition shrinking or growing them would: members keep their order,
-   * joiners go last (Partition.scala maybeExpandIsr); a replica that is down or still copying (a
-   * move's) does not join, and an ISR without the leader is not applied. Returns how many
-   * changed; throws UNKNOWN_TOPIC_OR_PARTITION (3) before changing anything.
+   * Trouble on demand (./trouble.ts): partitions' ISRs set as given, their leaders unchanged
+   * (./leadership.ts). Returns how many changed; throws UNKNOWN_TOPIC_OR_PARTITION (3) before
+   * changing anything.
    */
   setIsrs(entries: readonly { topic: string; partition: number; isr: readonly number[] }[]): number {
-    this.s.sync();
-    const found = entries.map((e) => ({ e, t: this.s.topics.get(e.topic)!, p: this.s.partitionState(e.topic, e.partition) }));
-    let changed = 0;
-    for (const { e, t, p } of found) {
-      if (p.leader >= 0 && !e.isr.includes(p.leader)) continue; // the leader is always in its ISR
-      const joiners = p.replicas.filter((r) => e.isr.includes(r) && !p.isr.includes(r) && this.s.brokers.isUp(r) && !this.s.moves.isCatchingUp(p, r));
-      const next = [...p.isr.filter((r) => e.isr.includes(r)), ...joiners];
-      if (next.length === p.isr.length && next.every((r, i) => p.isr[i] === r)) continue;
-      this.changePartition(t, p, p.leader, next);
-      changed++;
-    }
-    if (changed > 0) this.s.moves.brokersChanged(); // copies re-classify; a moving partition may complete on a grown ISR
-    return changed;
+    return leadership.setIsrs(this.s, entries);
   }
 
   // ------------------------------------------------------------------ topics (./topic-views.ts, ./topic-writes.ts)
