@@ -250,6 +250,7 @@ export class KafkaTransport implements Transport {
       // Not between a re-authentication's SaslHandshake and its end: Kafka would close the connection.
       const reauthenticating = untilReauthenticated(conn);
       if (reauthenticating) await reauthenticating;
+      coalesceWrites(conn);
       res = await call(conn);
     } catch (err) {
       if (inBand && err instanceof ResponseError && err.response && typeof err.response === 'object') {
@@ -384,6 +385,29 @@ export class KafkaTransport implements Transport {
     this.#closed = true;
     await this.#admin.close();
   }
+}
+
+/** Sockets corked until the check phase of this turn of the event loop. */
+const corked = new WeakSet<object>();
+
+/**
+ * The requests written on one connection during this turn of the event loop go out in one write
+ * (issue 32): a describe's Metadata and DescribeConfigs, the Kafka requests of the HTTP requests
+ * read in the same turn. Each write to a socket is a system call, and on the Kafka side a segment
+ * to receive: most of what a small request costs the gateway's CPU. The socket is corked now and
+ * uncorked by setImmediate, which runs in this turn's check phase (before the loop waits again),
+ * so a request is never held longer than the rest of the turn; a write larger than the socket's
+ * buffer still goes out then, with 'drain' as usual.
+ */
+export function coalesceWrites(conn: Pick<Connection, 'socket'>): void {
+  const socket = (conn as { socket?: { cork?: () => void; uncork?: () => void; destroyed?: boolean } }).socket;
+  if (!socket || typeof socket.cork !== 'function' || typeof socket.uncork !== 'function' || socket.destroyed || corked.has(socket)) return;
+  socket.cork();
+  corked.add(socket);
+  setImmediate(() => {
+    corked.delete(socket);
+    socket.uncork!();
+  });
 }
 
 /**
