@@ -21,7 +21,7 @@ import { describePartitions, type TopicPartitions } from '../kafka/partitions.js
 import { listPartitionReassignments } from '../kafka/reassignments.js';
 import type { ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
-import { attributeMovesPaced, partitionId, type AttributedMoves, type Pace } from './ownership.js';
+import { attributeMovesPaced, type AttributedMoves, type Pace } from './ownership.js';
 import { Pacer } from './pacer.js';
 import { observeLogDirMoves } from './log-dir-moves.js';
 import { makePacer } from '../state/layout.js';
@@ -33,7 +33,7 @@ import type { PassContext, ReconcilerDeps } from './pass/context.js';
 import { endedTopics, movesEndedRecords, passMayBeCut } from './pass/ended.js';
 import { markMovesEnded, recordEnds, resolveRecords, retire } from './pass/records.js';
 import { expireRequests, observeProgress, recordRemovals, removalPendingSeconds } from './pass/throttle-ends.js';
-import { advancePaced, cancelLateStarts, pacedMoveEnded, sampleEndedSince } from './pass/kafka-moves.js';
+import { advancePaced, cancelLateStarts, pacedMoveEnded, sampleEndedSince, sampleListed } from './pass/kafka-moves.js';
 
 /** End watch period, and the most partitions it asks Kafka about (its sample; end-watch.ts). */
 export const END_WATCH_MS = 250;
@@ -144,15 +144,8 @@ export class Reconciler {
     const sample = this.#endSample;
     if (this.#stopped || sample.length === 0) return;
     try {
-      const listed = await listPartitionReassignments(this.#d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
+      const { sampled, seen } = await sampleListed(this.#d.kafka, sample);
       const now = this.#now();
-      const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
-      const seen = new Set<string>();
-      const sampled = new Set<string>();
-      for (const s of sample) {
-        sampled.add(s.id);
-        if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
-      }
       for (const id of seen) this.#lastSeenMoving.set(id, now);
       const ended = [...sampled].filter((id) => !seen.has(id));
       // A full pass picked another sample meanwhile: this answer is about the old one.

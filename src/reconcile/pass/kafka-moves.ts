@@ -4,7 +4,8 @@
 // next waves.
 import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
 import type { StateView } from '../../state/store.js';
-import { END_WATCH_MAX_PARTITIONS, endWatchSample } from '../end-watch.js';
+import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
+import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from '../end-watch.js';
 import { lateStartsOfCancelled, partitionId, type AttributedMoves, type Pace } from '../ownership.js';
 import { pacedMoving, type Pacer } from '../pacer.js';
 import type { PassContext, ReconcilerDeps } from './context.js';
@@ -18,7 +19,16 @@ export async function sampleEndedSince(ctx: PassContext, view: StateView, moves:
   const progress = ctx.d.progress;
   const sample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
   if (sample.length === 0) return false;
-  const listed = await listPartitionReassignments(ctx.d.kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
+  const { sampled, seen } = await sampleListed(ctx.d.kafka, sample);
+  return [...sampled].some((id) => !seen.has(id));
+}
+
+/**
+ * One ListPartitionReassignments of an end-watch sample: the reassignments sampled, and those
+ * of them with a sampled move Kafka still lists (the end watch and the recheck above).
+ */
+export async function sampleListed(kafka: KafkaAdmin, sample: readonly EndWatchPartition[]): Promise<{ sampled: Set<string>; seen: Set<string> }> {
+  const listed = await listPartitionReassignments(kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
   const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
   const sampled = new Set<string>();
   const seen = new Set<string>();
@@ -26,7 +36,7 @@ export async function sampleEndedSince(ctx: PassContext, view: StateView, moves:
     sampled.add(s.id);
     if (still.has(partitionId(s.topic, s.partition))) seen.add(s.id);
   }
-  return [...sampled].some((id) => !seen.has(id));
+  return { sampled, seen };
 }
 
 /**
