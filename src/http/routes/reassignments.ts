@@ -360,7 +360,7 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
       if (result.kind === 'not-found') return notFound(req, res, id);
       if (result.kind === 'not-running') return notRunning(result.record);
       if (result.sync.failures.length > 0) {
-        const f = result.sync.failures[0]!;
+        const f = result.sync.failures[0];
         return sendProblem(res, mapKafkaError(f.error, f.error.code === 13 || f.error.code === 7 ? 'unavailable' : 'kafka', instance(req)));
       }
     }
