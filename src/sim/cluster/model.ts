@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.js';
 import { ClusterState } from './cluster-state.js';
 import * as leadership from './leadership.js';
+import * as produceFetch from './produce-fetch.js';
 import * as topicViews from './topic-views.js';
 import * as topicWrites from './topic-writes.js';
 import type { BrokerInfo } from './brokers.js';
@@ -15,15 +16,9 @@ import {
   type LegacyAlterConfig,
 } from './config-ops.js';
 import { ErrorCode, KafkaError } from './errors.js';
-import { PartitionLog, type AppendResult, type OffsetAndTimestamp, type ReadResult } from './log.js';
+import type { AppendResult, OffsetAndTimestamp, ReadResult } from './log.js';
 import type { AlteredReassignment, CompletedReassignment, ReassignmentRecord, TopicLogSizes, TopicReassignments } from './partition-moves.js';
-import {
-  NO_LEADER,
-  type PartitionInfo,
-  type PartitionState,
-  type TopicInfo,
-  type TopicState,
-} from './topics.js';
+import type { PartitionInfo, TopicInfo } from './topics.js';
 import type { ElectionTopicResult } from './elections.js';
 
 export type {
@@ -230,100 +225,43 @@ export class ClusterModel {
     return this.s.configs.brokerConfigs(name);
   }
 
-  // ------------------------------------------------------------------ logs
-
-  private partitionLog(topic: string, partition: number): { p: PartitionState; log: PartitionLog; t: TopicState } {
-    // Callers that grow the log tell the moves (sizeChanged): copies have more to copy.
-    this.s.sync(); // appends move the copies' target; reads see current sizes
-    const p = this.s.partitionState(topic, partition);
-    const t = this.s.topics.get(topic)!;
-    return { p, t, log: this.s.logs.get(t.topicId)![partition] };
-  }
-
-  private checkLeader(p: PartitionState, brokerId: number | undefined): void {
-    if (brokerId !== undefined) {
-      if (p.leader !== brokerId) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    } else if (p.leader === NO_LEADER) {
-      throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE);
-    }
-  }
+  // ------------------------------------------------------------------ logs (./produce-fetch.ts)
 
   /**
    * Produce: append concatenated v2 record batches; each batch's baseOffset is rewritten to the log
    * end offset (and partitionLeaderEpoch to the leader epoch). Returns the first batch's offset.
    */
   append(topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): number {
-    return this.appendWithResult(topic, partition, batches, opts).baseOffset;
+    return produceFetch.append(this.s, topic, partition, batches, opts);
   }
 
   /** append(), also returning logAppendTime and logStartOffset for the Produce response. */
   appendWithResult(topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): AppendResult {
-    const { p, t, log } = this.partitionLog(topic, partition);
-    this.checkLeader(p, opts.brokerId);
-    const split = PartitionLog.prepare(batches, this.s.verifyCrc);
-    const maxBytes = Number(this.s.configs.effectiveTopicValue(t.configs, 'max.message.bytes'));
-    for (const b of split) {
-      if (b.length > maxBytes) {
-        throw new KafkaError(
-          ErrorCode.MESSAGE_TOO_LARGE,
-          `Message batch size is ${b.length} bytes in append to partition ${topic}-${partition} which exceeds the maximum configured size of ${maxBytes}.`,
-        );
-      }
-    }
-    if ((opts.acks ?? -1) === -1) {
-      const minIsr = Number(this.s.configs.effectiveTopicValue(t.configs, 'min.insync.replicas'));
-      if (p.isr.length < minIsr) {
-        throw new KafkaError(
-          ErrorCode.NOT_ENOUGH_REPLICAS,
-          `The size of the current ISR : ${p.isr.length} is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${topic}-${partition}, live replica(s) broker.id are : [${p.isr.join(', ')}]`,
-        );
-      }
-    }
-    const before = log.sizeBytes;
-    const result = log.appendPrepared(split, p.leaderEpoch);
-    this.grown(t, p, log.sizeBytes - before);
-    return result;
+    return produceFetch.appendWithResult(this.s, topic, partition, batches, opts);
   }
 
   /** Fetch: the batches holding offsets >= fetchOffset (at least one whole batch). */
   read(topic: string, partition: number, fetchOffset: number, maxBytes: number, opts: FetchOptions = {}): ReadResult {
-    const { p, log } = this.partitionLog(topic, partition);
-    this.checkLeader(p, opts.brokerId);
-    return log.read(fetchOffset, maxBytes);
+    return produceFetch.read(this.s, topic, partition, fetchOffset, maxBytes, opts);
   }
 
   /** ListOffsets: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, or a timestamp. */
   listOffset(topic: string, partition: number, timestamp: number, opts: FetchOptions = {}): OffsetAndTimestamp {
-    const { p, log } = this.partitionLog(topic, partition);
-    this.checkLeader(p, opts.brokerId);
-    return log.listOffset(timestamp);
+    return produceFetch.listOffset(this.s, topic, partition, timestamp, opts);
   }
 
   logOffsets(topic: string, partition: number): { logStartOffset: number; logEndOffset: number; highWatermark: number } {
-    const { log } = this.partitionLog(topic, partition);
-    return { logStartOffset: log.logStartOffset, logEndOffset: log.logEndOffset, highWatermark: log.highWatermark };
+    return produceFetch.logOffsets(this.s, topic, partition);
   }
 
   /** Partition size in bytes (appended batches plus seeded bytes). */
   sizeBytes(topic: string, partition: number): number {
-    return this.partitionLog(topic, partition).log.sizeBytes;
+    return produceFetch.sizeBytes(this.s, topic, partition);
   }
 
   /** Give a partition n more bytes of size without real data (e.g. for reassignment progress). */
   seedBytes(topic: string, partition: number, n: number): void {
-    if (!Number.isSafeInteger(n) || n < 0) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, `seedBytes needs a non-negative integer, got ${n}.`);
-    }
-    const { p, t, log } = this.partitionLog(topic, partition);
-    const before = log.sizeBytes;
-    log.seedBytes(n);
-    this.grown(t, p, log.sizeBytes - before);
-  }
-
-  /** A partition's log grew: the log-dir sums and the copies catching up follow. */
-  private grown(t: TopicState, p: PartitionState, delta: number): void {
-    this.s.replicaIndex.sizeChanged(t, p, delta);
-    this.s.moves.sizeChanged(p, delta);
+    produceFetch.seedBytes(this.s, topic, partition, n);
   }
 
   // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
