@@ -94,11 +94,23 @@ export class BrokerContacts {
 
   /** The cluster's brokers as an answer listed them; an empty list (no answer's content) changes nothing. */
   learn(brokers: readonly { id: number; host: string; port: number }[]): void {
-    if (brokers.length === 0) return;
+    if (brokers.length === 0 || this.#same(brokers)) return;
     this.#brokers = new Map(brokers.map((b) => [b.id, { host: b.host, port: b.port }]));
     // A preferred broker the cluster no longer lists (stopped, removed) is not preferred.
     const p = this.#preferred;
     if (p && !this.#listed(p)) this.#preferred = null;
+  }
+
+  /** Whether `brokers` are the brokers known now (every Metadata answer lists them; most list the same). */
+  #same(brokers: readonly { id: number; host: string; port: number }[]): boolean {
+    if (brokers.length !== this.#brokers.size) return false;
+    // In order, as the map was built from the last list: equal lists build an equal map.
+    let i = 0;
+    for (const [id, known] of this.#brokers) {
+      const b = brokers[i++];
+      if (b.id !== id || b.host !== known.host || b.port !== known.port) return false;
+    }
+    return true;
   }
 
   #listed(b: BrokerAddress): boolean {

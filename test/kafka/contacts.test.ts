@@ -121,3 +121,16 @@ test('first() is always candidates()[0], whatever failed, answered or was learne
     assert.deepEqual({ host: first.host, port: first.port }, c.candidates()[0], `step ${step}`);
   }
 });
+
+test('an answer that lists the brokers known already changes nothing; one that differs in any broker replaces them', () => {
+  const c = new BrokerContacts([at(9100)]);
+  c.learn(cluster);
+  c.reached(at(9001), true);
+  c.learn(cluster.map((b) => ({ ...b })));
+  assert.deepEqual(ports(c), [9001, 9000, 9002, 9100], 'the preferred broker kept');
+  c.learn([cluster[0], cluster[1], { id: 1, host: 'h', port: 9011 }]);
+  assert.equal(c.broker(1)?.port, 9011);
+  assert.deepEqual(ports(c), [9000, 9011, 9002, 9100], 'the preferred address is no longer listed');
+  c.learn([cluster[0], cluster[0], cluster[1]]);
+  assert.equal(c.has(1), false, 'a list with a repeated id is not the same list');
+});
