@@ -59,7 +59,13 @@ export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger): R
     const id = requestIdOf(res);
     if (id) headers[REQUEST_ID_HEADER.toLowerCase()] = id;
     const peer = { remoteAddress: req.socket.remoteAddress, peerCertificate: peerCertificateOf(req) };
-    const upstream = request({ method: req.method, path: req.originalUrl, headers, createConnection: () => supervisor.openStream(peer) });
+    let stream: ReturnType<WorkerSupervisor['openStream']>;
+    try {
+      stream = supervisor.openStream(peer);
+    } catch (err) {
+      return sendUnavailable(req, res, `${err instanceof Error ? err.message : String(err)}; try again shortly. Nothing was changed.`);
+    }
+    const upstream = request({ method: req.method, path: req.originalUrl, headers, createConnection: () => stream });
     upstream.on('response', (answer) => {
       // An event stream: what the worker's route did to its (port) socket, done to the real one.
       if (answer.headers['content-type']?.startsWith('text/event-stream')) {
