@@ -34,6 +34,7 @@
 // polls); events, page and throttles latencies are printed the same way.
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
+//   GATEWAY_WORKER_THREAD=on npm run bench:scale   (the reassignment runtime in a worker thread)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -523,7 +524,8 @@ async function runSize(n: number) {
 
 const results = [];
 for (const n of SIZES) {
-  console.log(`\n== ${n} partitions moving ==`);
+  // GATEWAY_WORKER_THREAD (passed on to the gateway with the rest of the environment): which variant ran (docs/worker-thread.md).
+  console.log(`\n== ${n} partitions moving == (reassignment worker thread: ${process.env.GATEWAY_WORKER_THREAD?.trim() || 'off'})`);
   const r = await runSize(n);
   results.push(r);
   console.log(`validateOnly         ${fmt(r.validate)}   ${(r.validateBytes / 1024).toFixed(1)} KiB`);
