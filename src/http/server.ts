@@ -60,6 +60,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Requests being answered now (the drain waits for them; the timeout answers them 503).
   const active = new Set<ServerResponse>();
   let drainSettled: (() => void) | undefined;
+  // Built once per server, not per request (issue 32): 'close' comes once per response.
+  function forget(this: ServerResponse): void {
+    active.delete(this);
+    if (active.size === 0) drainSettled?.();
+  }
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     if (opts.state.draining) {
       const path = (req.url ?? '/').split('?')[0];
@@ -67,10 +72,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       res.setHeader('connection', 'close');
     }
     active.add(res);
-    res.once('close', () => {
-      active.delete(res);
-      if (active.size === 0) drainSettled?.();
-    });
+    res.on('close', forget);
     opts.app(req, res);
   };
   const server: Server = opts.https
