@@ -207,3 +207,11 @@ test('a crash of the worker: seen, /readyz 503 naming it, in-flight and new call
   const { text: metrics } = await call('GET', '/metrics');
   assert.match(metrics, /kafka_gateway_reassignment_worker_starts_total 2/);
 });
+
+test('SIGTERM: the gateway drains, stops its worker and exits 0', async () => {
+  gw.child.kill('SIGTERM');
+  assert.equal(await gw.exited, 0);
+  assert.ok(gw.logs.some((l) => l.msg === 'stopped'));
+  // A deliberate stop is not a crash: no restart was logged for it.
+  assert.equal(gw.logs.filter((l) => l.msg === 'reassignment worker thread ended; restarting it').length, 1);
+});
