@@ -1,37 +1,29 @@
 // The simulator's in-memory cluster model: brokers, topics, partitions, configs and logs.
 // Every mutation validates everything first and only then applies (atomic), and every bad input
 // is reported as a KafkaError carrying Kafka's error code and message.
+//
+// ClusterModel is the API the handlers, the control port and the tests use; it keeps none of the
+// work itself (issue 31: a file a reader can hold). The state is ./cluster-state.ts; topic reads
+// ./topic-views.ts; CreateTopics, CreatePartitions and DeleteTopics ./topic-writes.ts; brokers
+// stopped or started, ElectLeaders and ISRs ./leadership.ts; Produce, Fetch and ListOffsets
+// ./produce-fetch.ts; AlterPartitionReassignments ./reassignment-requests.ts; the replica copies
+// ./partition-moves.ts; configs ./config-ops.ts. The API's types are ./model-types.ts.
 import type { Clock } from '../clock.js';
 import { ClusterState } from './cluster-state.js';
 import * as leadership from './leadership.js';
 import * as produceFetch from './produce-fetch.js';
+import { ReassignmentRequests } from './reassignment-requests.js';
 import * as topicViews from './topic-views.js';
 import * as topicWrites from './topic-writes.js';
 import type { BrokerInfo } from './brokers.js';
-import {
-  type ConfigRequestOptions,
-  type ConfigResourceRef,
-  type DescribeConfigsEntry,
-  type IncrementalAlterOp,
-  type LegacyAlterConfig,
-} from './config-ops.js';
+import type { ConfigRequestOptions, ConfigResourceRef, DescribeConfigsEntry, IncrementalAlterOp, LegacyAlterConfig } from './config-ops.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import type { AppendResult, OffsetAndTimestamp, ReadResult } from './log.js';
-import type { AlteredReassignment, CompletedReassignment, ReassignmentRecord, TopicLogSizes, TopicReassignments } from './partition-moves.js';
+import type { AlteredReassignment, CompletedReassignment, TopicLogSizes, TopicReassignments } from './partition-moves.js';
 import type { PartitionInfo, TopicInfo } from './topics.js';
 import type { ElectionTopicResult } from './elections.js';
 
-export type {
-  ClusterModelOptions,
-  CreatePartitionsResult,
-  CreateTopicRequest,
-  CreateTopicResult,
-  DeletedTopic,
-  FetchOptions,
-  ProduceOptions,
-  TopicView,
-  ValidateOnlyOption,
-} from './model-types.js';
+export type * from './model-types.js';
 import type {
   ClusterModelOptions,
   CreatePartitionsResult,
@@ -44,14 +36,6 @@ import type {
   ValidateOnlyOption,
 } from './model-types.js';
 
-/** AlterPartitionReassignments up to this many entries run in one block (about a millisecond). */
-const SMALL_ALTER = 1000;
-
-/** Lets the event loop run (other connections, timers) before going on. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 export class ClusterModel {
   readonly clusterId: string;
   readonly clock: Clock;
@@ -61,11 +45,12 @@ export class ClusterModel {
   readonly logDirCount: number;
   /** What every part of the model works on (./cluster-state.ts). */
   private readonly s: ClusterState;
-  /** onReassignmentAltered listeners. */
-  private readonly alteredListeners = new Set<(a: AlteredReassignment) => void>();
+  /** AlterPartitionReassignments requests and their listeners (./reassignment-requests.ts). */
+  private readonly reassignments: ReassignmentRequests;
 
   constructor(opts: ClusterModelOptions) {
     this.s = new ClusterState(opts);
+    this.reassignments = new ReassignmentRequests(this.s);
     this.clusterId = this.s.clusterId;
     this.clock = this.s.clock;
     this.numPartitionsDefault = this.s.numPartitionsDefault;
@@ -264,15 +249,14 @@ export class ClusterModel {
     produceFetch.seedBytes(this.s, topic, partition, n);
   }
 
-  // ------------------------------------------------------------------ reassignments (./partition-moves.ts)
+  // ------------------------------------------------------------------ reassignments (./reassignment-requests.ts, ./partition-moves.ts)
 
   /**
    * One partition of AlterPartitionReassignments: `replicas` is the target, null cancels.
    * Throws KafkaError (3, 39, 85) and then changes nothing.
    */
   alterPartitionReassignment(topic: string, partition: number, replicas: readonly number[] | null): void {
-    this.s.sync(); // copies ran at the old rates until now
-    this.s.moves.alter(topic, partition, replicas);
+    this.reassignments.alterPartitionReassignment(topic, partition, replicas);
   }
 
   /**
@@ -281,141 +265,19 @@ export class ClusterModel {
    * replays them after). Returns, per entry, null or the KafkaError it failed with.
    */
   alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source'] = null): (KafkaError | null)[] {
-    return this.atOneInstant(() => {
-      this.s.sync();
-      this.s.moves.beginBatch();
-      try {
-        return this.alterInOneBlock(entries, source);
-      } finally {
-        this.s.moves.endBatch();
-      }
-    });
+    return this.reassignments.alterPartitionReassignments(entries, source);
   }
-
-  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source']): (KafkaError | null)[] {
-    {
-      const planned = entries.map((e) => {
-        try {
-          return this.s.moves.plan(e.topic, e.partition, e.replicas);
-        } catch (err) {
-          if (err instanceof KafkaError) return err;
-          throw err;
-        }
-      });
-      for (let i = 0; i < planned.length; i++) {
-        const r = planned[i]!;
-        if (!(r instanceof KafkaError)) this.applyAltered(r, entries[i]!.replicas, source);
-      }
-      return planned.map((r) => (r instanceof KafkaError ? r : null));
-    }
-  }
-
-  /** Sliced AlterPartitionReassignments requests, one after the other (the controller's queue). */
-  private controllerQueue: Promise<unknown> = Promise.resolve();
-  private slicedInFlight = 0;
 
   /**
-   * AlterPartitionReassignments with the semantics of alterPartitionReassignments (every entry
-   * planned against the state before the request, then the good ones applied in order), done in
-   * slices of about `sliceMs` (default 10) of work that yield to the event loop between them, so that a
-   * request of 100,000 partitions does not stop every other connection for its whole duration.
-   * The request runs at one instant of the clock (copies do not advance until it is done: one
-   * controller event); the copies' rate classes are settled slice by slice, so the first read
-   * after it costs nothing extra. Two such requests run one after the other, as the controller's
-   * event queue does; other changes (a topic deleted, a broker stopped) may land between slices,
-   * and then count as having come before the entries not yet planned or applied.
+   * alterPartitionReassignments in slices of about `sliceMs` (default 10) of work that yield to
+   * the event loop between them, at one instant of the clock, one request after the other
+   * (./reassignment-requests.ts tells what may land between slices).
    */
   alterPartitionReassignmentsSliced(
     entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
     opts: { sliceMs?: number; pause?: () => Promise<void>; source?: AlteredReassignment['source'] } = {},
   ): Promise<(KafkaError | null)[]> {
-    const source = opts.source ?? null;
-    // A small request with none queued before it runs at once, in one block, as it always did.
-    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER) return Promise.resolve(this.alterPartitionReassignments(entries, source));
-    this.slicedInFlight++;
-    const result = this.controllerQueue
-      .then(() => this.alterSliced(entries, opts.sliceMs ?? 10, opts.pause ?? yieldToEventLoop, source))
-      .finally(() => this.slicedInFlight--);
-    this.controllerQueue = result.catch(() => undefined);
-    return result;
-  }
-
-  private async alterSliced(
-    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
-    sliceMs: number,
-    pause: () => Promise<void>,
-    source: AlteredReassignment['source'],
-  ): Promise<(KafkaError | null)[]> {
-    // Decoding the request was one block already: start on a turn of its own.
-    await pause();
-    const pinned = this.s.instant === null;
-    if (pinned) this.s.instant = this.s.clock.now();
-    this.s.moves.beginBatch();
-    const errors: (KafkaError | null)[] = new Array(entries.length);
-    try {
-      this.s.sync();
-      let sliceStart = performance.now();
-      const due = (i: number): boolean => (i & 127) === 127 && performance.now() - sliceStart >= sliceMs;
-      const yieldNow = async (): Promise<void> => {
-        this.s.sync(); // settle the rate classes of what this slice changed, at the same instant
-        await pause();
-        sliceStart = performance.now();
-      };
-      const planned: (ReassignmentRecord | KafkaError)[] = new Array(entries.length);
-      // A slice is `sliceMs` of planning or applying plus the settling of its copies (sync),
-      // which costs about as much again when applying.
-      for (let i = 0; i < entries.length; i++) {
-        const e = entries[i];
-        try {
-          planned[i] = this.s.moves.plan(e.topic, e.partition, e.replicas);
-        } catch (err) {
-          if (!(err instanceof KafkaError)) throw err;
-          planned[i] = err;
-        }
-        if (due(i)) await yieldNow();
-      }
-      for (let i = 0; i < planned.length; i++) {
-        const r = planned[i];
-        if (r instanceof KafkaError) {
-          errors[i] = r;
-        } else {
-          errors[i] = null;
-          this.applyAltered(r, entries[i]!.replicas, source);
-        }
-        if (due(i)) await yieldNow();
-      }
-      this.s.sync();
-    } finally {
-      this.s.moves.endBatch();
-      if (pinned) this.s.instant = null;
-    }
-    // Building and encoding the answer is one more block: on a turn of its own too.
-    await pause();
-    return errors;
-  }
-
-  /** moves.apply of one accepted entry, told to the onReassignmentAltered listeners (if any). */
-  private applyAltered(r: ReassignmentRecord, target: readonly number[] | null, source: AlteredReassignment['source']): void {
-    if (this.alteredListeners.size === 0) return this.s.moves.apply(r);
-    const p = r.partition;
-    const replicasBefore = [...p.replicas];
-    const leaderBefore = p.leader;
-    const wasMoving = this.s.moves.isMoving(p);
-    this.s.moves.apply(r);
-    const event: AlteredReassignment = {
-      topic: r.topic.name,
-      partition: p.partition,
-      target: target === null ? null : [...target],
-      wasMoving,
-      moving: this.s.moves.isMoving(p),
-      replicasBefore,
-      replicas: [...p.replicas],
-      leaderBefore,
-      leader: p.leader,
-      at: this.s.instant ?? this.s.clock.now(),
-      source,
-    };
-    for (const listener of this.alteredListeners) listener(event);
+    return this.reassignments.alterPartitionReassignmentsSliced(entries, opts);
   }
 
   /**
@@ -423,8 +285,7 @@ export class ClusterModel {
    * AlteredReassignment), synchronously, in the order they are applied. Returns unsubscribe.
    */
   onReassignmentAltered(listener: (a: AlteredReassignment) => void): () => void {
-    this.alteredListeners.add(listener);
-    return () => this.alteredListeners.delete(listener);
+    return this.reassignments.onReassignmentAltered(listener);
   }
 
   /** ListPartitionReassignments: null = every moving partition; others omitted silently. */
