@@ -1,0 +1,109 @@
+// StateStore: the materialised view of the state topic. Unit tests against an in-memory
+// log implementing StateLog (the Kafka-backed log is covered in test/kafka/state-topic...).
+// Here: refreshes called while one runs; resets of the topic and a missing topic.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { encodeValue } from '../../src/state/records.js';
+import { StateStore, StateTopicMissingError } from '../../src/state/store.js';
+import { MemoryLog, reassignment } from './store-memory-log.js';
+
+describe('StateStore: refreshes called while one runs', () => {
+  it('share the one queued after it, which starts after each of them called: it sees every write acknowledged before', async () => {
+    const log = new MemoryLog();
+    let offsetsCalls = 0;
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => (offsetsCalls++, offsets());
+    let open: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    let gate: Promise<void> | null = new Promise<void>((r) => (open = r));
+    const inRead = new Promise<void>((r) => (entered = r));
+    const read = log.read.bind(log);
+    log.read = async (f, t) => {
+      const out = await read(f, t);
+      if (gate) {
+        entered();
+        await gate;
+      }
+      return out;
+    };
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await other.write([reassignment('first')]);
+    const running = s.refresh();
+    await inRead;
+    const callsBefore = offsetsCalls;
+    // Written after the running refresh asked for the end offset: only a later read sees it.
+    await other.write([reassignment('second')]);
+    const waiting = [s.refresh(), s.refresh(), s.refresh()];
+    gate = null;
+    open();
+    const first = await running;
+    assert.equal(first.reassignments.has('first'), true);
+    const views = await Promise.all(waiting);
+    for (const v of views) assert.equal(v.reassignments.has('second'), true, 'each waiting caller sees the write acknowledged before it called');
+    assert.equal(offsetsCalls - callsBefore, 1, 'the three waiting callers shared one read');
+    // A caller arriving once that shared read has started gets a read of its own.
+    await other.write([reassignment('third')]);
+    assert.equal((await s.refresh()).reassignments.has('third'), true);
+    assert.equal(offsetsCalls - callsBefore, 2);
+  });
+});
+
+describe('StateStore resets and a missing topic', () => {
+  it('rebuilds when the end offset falls below its position (the topic started again at 0)', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    const events: string[] = [];
+    const s2 = new StateStore(log, { onEvent: (e) => events.push(e.type === 'reset' ? `reset:${e.cause}` : e.type) });
+    await s.write([reassignment('a'), reassignment('b'), reassignment('c')]);
+    assert.equal((await s2.refresh()).reassignments.size, 3);
+    log.records = []; // re-created and empty
+    await s.write([reassignment('new')]);
+    assert.deepEqual([...(await s2.refresh()).reassignments.keys()], ['new']);
+    assert.deepEqual(events, ['reset:end-below-position']);
+  });
+
+  it('rebuilds when the topic id changes, even with the end offset at or beyond its position', async () => {
+    const log = new MemoryLog();
+    let id = 'id-1';
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => ({ ...(await offsets()), topicId: id });
+    const s = new StateStore(log);
+    await s.write([reassignment('old')]);
+    await s.refresh();
+    id = 'id-2';
+    log.records = [];
+    await log.write([{ key: 'reassignment/n1', value: encodeValue(reassignment('n1')) }, { key: 'reassignment/n2', value: encodeValue(reassignment('n2')) }]);
+    assert.deepEqual([...(await s.refresh()).reassignments.keys()], ['n1', 'n2']);
+  });
+
+  it('creates the topic only on first use; once used, a missing topic is reported, not re-created', async () => {
+    const log = new MemoryLog();
+    const creates: boolean[] = [];
+    let missing = false;
+    log.ensure = async (o?: { create: boolean }) => void creates.push(o?.create ?? true);
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => {
+      if (missing) throw new StateTopicMissingError('mem');
+      return offsets();
+    };
+    const write = log.write.bind(log);
+    log.write = async (recs) => {
+      if (missing) throw new StateTopicMissingError('mem');
+      return write(recs);
+    };
+    const events: string[] = [];
+    const s = new StateStore(log, { onEvent: (e) => events.push(e.type) });
+    await s.refresh();
+    assert.deepEqual(creates, [true]);
+    missing = true;
+    await assert.rejects(s.refresh(), StateTopicMissingError);
+    await assert.rejects(s.write([reassignment('x')]), StateTopicMissingError);
+    assert.equal(s.health().status, 'missing');
+    assert.deepEqual(creates, [true], 'never asked to create it again');
+    missing = false;
+    await s.refresh();
+    assert.deepEqual(s.health(), { status: 'ok' });
+    assert.deepEqual(events, ['missing', 'recovered']);
+  });
+});
