@@ -11,8 +11,9 @@
 // a time over keep-alive connections, the two alternating which goes first), and the CPU each
 // child took during them (all its threads: /proc/<pid>/task/*/schedstat) is divided by the count.
 // Every figure is min/median/max over the repetitions, printed with the load it was taken
-// under: the 1-minute load average, the busy share of the machine's CPUs, and the CPU seconds
-// of this process (the load generator and the simulator) during the measurement.
+// under (a summary line next to the figures, then one line per repetition): the 1-minute load
+// average, the busy share of the machine's CPUs, and the CPU seconds of this process (the load
+// generator and the simulator), of both apps, and of the rest of the machine ("others").
 // The gateway's Kafka work (the simulator's answers decoded) is inside its figure for the routes
 // that read Kafka (GET /topics, GET /topics/{name}); bare express does none.
 //
@@ -24,7 +25,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { startSimulator } from '../src/sim/index.js';
 import { startGateway } from './gateway-process.js';
-import { describeLoad, processCpuSeconds, startLoadWindow, type LoadWindow } from './machine-load.js';
+import { describeLoad, othersCpuSeconds, processCpuSeconds, startLoadWindow, type LoadWindow } from './machine-load.js';
 
 const REPS = Number(process.env.REPS ?? 5);
 const REQUESTS = Number(process.env.REQUESTS ?? 1000);
@@ -56,6 +57,17 @@ const stat = (xs: number[]): Stat => {
   return { min: s[0] ?? NaN, median: s[Math.floor((s.length - 1) / 2)] ?? NaN, max: s.at(-1) ?? NaN };
 };
 const fmt = (s: Stat, d = 2) => `${s.min.toFixed(d)} / ${s.median.toFixed(d)} / ${s.max.toFixed(d)}`;
+
+/** The load of a route's repetitions in one line, next to its figures: ranges, and CPU seconds summed over the repetitions. */
+function summarizeLoad(windows: readonly LoadWindow[]): string {
+  const range = (xs: number[], d: number) => `${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)}`;
+  const sum = (f: (w: LoadWindow) => number) => windows.reduce((a, w) => a + f(w), 0).toFixed(2);
+  const children = Object.keys(windows[0]?.children ?? {}).map((name) => `${name} ${sum((w) => w.children[name] ?? 0)}`);
+  return (
+    `1-min load ${range(windows.flatMap((w) => [...w.loadavg]), 1)}, machine ${range(windows.map((w) => 100 * w.machineBusy), 0)} % busy; ` +
+    `CPU s over the ${windows.length} repetitions: bench ${sum((w) => w.ownCpu)}, ${children.join(', ')}, others ${sum(othersCpuSeconds)}`
+  );
+}
 
 /** Sends `n` GETs of `url`, `CONCURRENCY` at a time; throws on any status but `status`. */
 async function hammer(agent: http.Agent, url: URL, n: number, status: number): Promise<void> {
@@ -130,6 +142,7 @@ async function main(): Promise<void> {
     console.log(`  gateway  ${fmt(stat(perApp.gateway))} ms`);
     console.log(`  bare     ${fmt(stat(perApp.bare))} ms`);
     console.log(`  ratio    ${fmt(stat(ratios))} x`);
+    console.log(`  load     ${summarizeLoad(windows)}`);
     for (const [i, w] of windows.entries()) console.log(`  rep ${i + 1}: ${(perApp.gateway[i]! / perApp.bare[i]!).toFixed(2)}x  ${describeLoad(w)}`);
   }
 
