@@ -17,8 +17,7 @@
 // conclusions from the same observations (last write wins with equal content), and the throttle
 // sync computes the same operations from the same configs.
 import { performance } from 'node:perf_hooks';
-import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { listPartitionReassignments } from '../kafka/reassignments.js';
+import type { TopicPartitions } from '../kafka/kafka-admin.js';
 import type { ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 import { attributeMovesPaced, type AttributedMoves, type Pace } from './ownership.js';
@@ -359,7 +358,7 @@ export class Reconciler {
       this.#movesStale = false;
       this.#sampleDrained = false;
       // A fresh read, which GET /reassignments then shares (src/kafka/recent-read.ts).
-      const moving = await (this.#d.movesRead ? this.#d.movesRead.fresh() : listPartitionReassignments(this.#d.kafka));
+      const moving = await (this.#d.movesRead ? this.#d.movesRead.fresh() : this.#d.kafka.listPartitionReassignments());
       return { moving, moves: view ? await attributeMovesPaced(moving, view, pace) : undefined };
     });
     const moving = observed?.moving;
@@ -388,7 +387,7 @@ export class Reconciler {
       // for the records just marked (after the throttle sync, below).
       const topics = await endedTopics(view, moves.movingIds, (r) => this.#pendingDue(r), pace, (r) => !movesEnded.has(r.id));
       const started = performance.now();
-      placement = topics.size === 0 ? [] : await this.#step('placement', () => describePartitions(this.#d.kafka, [...topics]));
+      placement = topics.size === 0 ? [] : await this.#step('placement', () => this.#d.kafka.describePartitions([...topics]));
       placementMs = performance.now() - started;
     }
 

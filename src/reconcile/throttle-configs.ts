@@ -10,8 +10,7 @@ import {
   type ResourceAlteration,
   type ThrottleConfigValues,
 } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { incrementalAlterConfigs, type ConfigResult } from '../kafka/configs.js';
+import type { ConfigResult, KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
 
 export const THROTTLE_KEYS = [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE];
@@ -35,8 +34,7 @@ export interface BrokerRates {
  * per resource Kafka refused, whose `kind/name` it also adds to `failed`.
  */
 export async function applyAlterations(kafka: KafkaAdmin, alterations: readonly ResourceAlteration[], failed = new Set<string>()): Promise<ThrottleFailure[]> {
-  const results = await incrementalAlterConfigs(
-    kafka,
+  const results = await kafka.incrementalAlterConfigs(
     alterations.map((a) => ({
       kind: a.resourceType,
       name: a.resourceName,

@@ -52,12 +52,10 @@ import {
   type ResourceAlteration,
   type ThrottleDemand,
 } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describeConfigOverrides, incrementalAlterConfigs, type ConfigResult } from '../kafka/configs.js';
+import type { ConfigResult, KafkaAdmin } from '../kafka/kafka-admin.js';
 import { brokerLedgerId, ledgerKey, topicLedgerId, type LedgerRecord } from '../state/records.js';
 import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
-import { listPartitionReassignments } from '../kafka/reassignments.js';
 import { makePacer } from '../state/layout.js';
 import { activePartitions, demandsThrottles, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
 import { applyAlterations, ratesAfter, THROTTLE_KEYS, toConfigValues, UNKNOWN_TOPIC, type BrokerRates, type ThrottleFailure } from './throttle-configs.js';
@@ -173,8 +171,7 @@ export class ThrottleSync {
 
   /** Reads the throttle configs of these resources (overrides only). */
   async readConfigs(topics: string[], brokers: number[]): Promise<ConfigResult<Record<string, string>>[]> {
-    return describeConfigOverrides(
-      this.#kafka,
+    return this.#kafka.describeConfigOverrides(
       [...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((b) => ({ kind: 'broker' as const, name: String(b) }))],
       THROTTLE_KEYS,
     );
@@ -223,7 +220,7 @@ export class ThrottleSync {
             const ledgerDeletes: string[] = [];
             if (this.#store.holds(claimed.claim, this.#requestTimeoutMs)) {
               const view = await this.#store.refresh(); // the ledger as of the claim
-              for (const r of await incrementalAlterConfigs(this.#kafka, ops)) {
+              for (const r of await this.#kafka.incrementalAlterConfigs(ops)) {
                 // A topic deleted meanwhile has no throttles left either.
                 if (r.ok || (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC)) {
                   const id = r.kind === 'topic' ? topicLedgerId(r.name) : brokerLedgerId(r.name);
@@ -303,7 +300,7 @@ export class ThrottleSync {
     // Ends observed from Kafka itself: a reassignment (or an autoRemove request) none of whose partitions moves.
     let moving: Set<string> | null = null;
     try {
-      moving = new Set((await listPartitionReassignments(this.#kafka)).map((m) => partitionId(m.topic, m.partition)));
+      moving = new Set((await this.#kafka.listPartitionReassignments()).map((m) => partitionId(m.topic, m.partition)));
     } catch {
       moving = null; // unknown: only ends already in the view count
     }

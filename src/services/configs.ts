@@ -17,9 +17,8 @@ import {
   type ConfigLevel,
   type DescribedConfig,
 } from '../domain/config-change.js';
-import { describeConfigs, incrementalAlterConfigs, type ConfigOp } from '../kafka/configs.js';
 import { KafkaRequestError } from '../kafka/errors.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { ConfigOp, KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
 
 export type { ConfigChange, ConfigLevel, DescribedConfig } from '../domain/config-change.js';
@@ -53,7 +52,7 @@ export class TopicConfigService {
    */
   async describe(resource: ConfigResource, opts: { includeDefaults?: boolean } = {}): Promise<DescribeOutcome> {
     if (resource.kind === 'broker' && !(await this.#brokerExists(resource.name))) return { kind: 'broker-not-found', broker: resource.name };
-    const configs = await describeConfigs(this.kafka, resource);
+    const configs = await this.kafka.describeConfigs(resource);
     return { kind: 'ok', configs: opts.includeDefaults === false ? configs.filter((c) => isOwnLevel(resource.kind, c)) : configs };
   }
 
@@ -78,17 +77,17 @@ export class TopicConfigService {
     const before = validateOnly || ops.length === 0 ? await this.#read(resource) : null;
     if (before && 'error' in before) return { kind: 'kafka-error', error: before.error };
     if (ops.length > 0) {
-      const [result] = await incrementalAlterConfigs(this.kafka, [{ kind: resource.kind, name: resource.name, ops }], validateOnly);
+      const [result] = await this.kafka.incrementalAlterConfigs([{ kind: resource.kind, name: resource.name, ops }], validateOnly);
       if (!result) throw new Error(`Kafka layer returned no result for ${resource.kind} '${resource.name}'`);
       if (!result.ok) return { kind: 'kafka-error', error: result.error };
     }
     if (before) return { kind: 'ok', validateOnly, configs: validateOnly ? projectChange(before.configs, resource.kind, change) : before.configs };
-    return { kind: 'ok', validateOnly, configs: await describeConfigs(this.kafka, resource) };
+    return { kind: 'ok', validateOnly, configs: await this.kafka.describeConfigs(resource) };
   }
 
   async #read(resource: ConfigResource): Promise<{ configs: DescribedConfig[] } | { error: KafkaErrorInfo }> {
     try {
-      return { configs: await describeConfigs(this.kafka, resource) };
+      return { configs: await this.kafka.describeConfigs(resource) };
     } catch (err) {
       // Only a broker's answer for this resource (an error code) is an outcome; anything else
       // (Kafka unreachable) is thrown on, to be answered 503 like every other read.

@@ -26,7 +26,6 @@ import { KafkaRequestError, type KafkaFailureKind } from '../kafka/errors.js';
 import { kafkaErrorInfo } from '../kafka/errors-map.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { canElectLeaders, ELECTION_BATCH, electLeaders } from '../kafka/leaders.js';
-import { describePartitions } from '../kafka/partitions.js';
 import type { KafkaErrorInfo } from '../kafka/types.js';
 
 export interface PartitionElectionResult {
@@ -67,7 +66,7 @@ export class LeaderElectionService {
       candidates = [...scope.partitions];
       summary.partitions = candidates.length;
     } else {
-      const placement = await describePartitions(this.kafka, scope.kind === 'topics' ? [...scope.topics] : null);
+      const placement = await this.kafka.describePartitions(scope.kind === 'topics' ? [...scope.topics] : null);
       if (scope.kind === 'topics') {
         const found = new Set(placement.map((t) => t.name));
         const missing = scope.topics.filter((t) => !found.has(t));

@@ -5,10 +5,7 @@
 import { planReassignmentSteps, type Plan, type PlanCluster, type PlanError, type PlanRequest, type PlanTopic } from '../domain/plan/index.js';
 import { drain, type Steps } from '../domain/steps.js';
 import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import { describeReplicaSizes, replicaKey, type BrokerLogDirs } from '../kafka/log-dirs.js';
-import { describePartitions, type TopicPartitions } from '../kafka/partitions.js';
-import { listPartitionReassignments, type MovingPartition } from '../kafka/reassignments.js';
+import { replicaKey, type BrokerLogDirs, type KafkaAdmin, type MovingPartition, type TopicPartitions } from '../kafka/kafka-admin.js';
 import type { BrokerDescription, KafkaErrorInfo } from '../kafka/types.js';
 import { runSliced, type SliceOptions } from '../plan/sliced.js';
 import { partitionKey } from '../domain/partition-key.js';
@@ -132,11 +129,11 @@ export class PlanService {
     const health = isr ? this.#kafka.describeReplicaHealth?.bind(this.#kafka) : undefined;
     const [cluster, placement, moving] = await Promise.all([
       this.#kafka.describeCluster(),
-      health ? health().then((h) => h.topics) : describePartitions(this.#kafka, null),
-      listPartitionReassignments(this.#kafka),
+      health ? health().then((h) => h.topics) : this.#kafka.describePartitions(null),
+      this.#kafka.listPartitionReassignments(),
     ]);
     const partitions = placement.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
-    const logDirs = partitions.length === 0 ? [] : await describeReplicaSizes(this.#kafka, cluster.brokers.map((b) => b.id), partitions);
+    const logDirs = partitions.length === 0 ? [] : await this.#kafka.describeReplicaSizes(cluster.brokers.map((b) => b.id), partitions);
     return { brokers: cluster.brokers, placement, moving, logDirs };
   }
 }

@@ -27,8 +27,6 @@ import {
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { KafkaRequestError } from '../kafka/errors.js';
 import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
-import { listPartitionReassignments } from '../kafka/reassignments.js';
-import { describePartitions } from '../kafka/partitions.js';
 import { ledgerKey, RECORD_VERSION, throttleRequestKey, type ReassignmentRecord, type ThrottleRequestRecord } from '../state/records.js';
 import { driveSteps } from '../event-loop-turns.js';
 import { makePacer } from '../state/layout.js';
@@ -248,7 +246,7 @@ export class ThrottleService {
   }
 
   async setReplicas(items: ReplicaRequest[], opts: SetOptions, requestedBy: string | null): Promise<SetResult> {
-    const placement = await describePartitions(this.#kafka, [...new Set(items.map((i) => i.topic))]);
+    const placement = await this.#kafka.describePartitions([...new Set(items.map((i) => i.topic))]);
     const cluster = await this.#kafka.describeCluster();
     const brokers = new Set(cluster.brokers.map((b) => b.id));
     const errors404: FieldError[] = [];
@@ -300,7 +298,7 @@ export class ThrottleService {
       // autoRemove = "until the moves in progress now have finished". With none in progress it
       // would wait for whatever reassignment someone starts next, maybe days later: refused,
       // nothing written (ttlSeconds is the way to say "for this long").
-      const moving = await listPartitionReassignments(this.#kafka);
+      const moving = await this.#kafka.listPartitionReassignments();
       if (moving.length === 0) return { kind: 'nothing-moving' };
       waitFor = moving.map((m) => partitionId(m.topic, m.partition)).sort();
     }

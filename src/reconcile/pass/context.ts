@@ -2,8 +2,7 @@
 // runs them (reconciler.ts): its dependencies, its clock and what it remembers between passes.
 import type { Logger } from '../../observability/logger.js';
 import type { ReassignmentMetrics } from '../../observability/reassignment-metrics.js';
-import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
-import type { MovingPartition } from '../../kafka/reassignments.js';
+import type { KafkaAdmin, MovingPartition } from '../../kafka/kafka-admin.js';
 import type { RecentRead } from '../../kafka/recent-read.js';
 import type { ReassignmentRecord } from '../../state/records.js';
 import type { StateStore } from '../../state/store.js';

@@ -1,7 +1,7 @@
 // What a pass writes for one live reassignment record given what Kafka shows: its partitions
 // settled (completed, cancelled, failed, still moving) and its state (adopted, completed,
 // cancelled, failed), pure in the record and the observation (reconciler.ts, records.ts).
-import type { TopicPartitions } from '../../kafka/partitions.js';
+import type { TopicPartitions } from '../../kafka/kafka-admin.js';
 import type { PartitionState, ReassignmentPartitionRecord, ReassignmentRecord, StateValue } from '../../state/records.js';
 import type { StateView } from '../../state/store.js';
 import { boundedError } from '../../state/layout.js';

@@ -2,9 +2,8 @@
 // a sample of the moves it read ended meanwhile, whether a paced move in flight ended (the fast
 // poll), the cancel of moves started after their reassignment was cancelled, and the pacer's
 // next waves.
-import { alterPartitionReassignments, listPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
 import type { StateView } from '../../state/store.js';
-import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
+import type { KafkaAdmin, MovingPartition } from '../../kafka/kafka-admin.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from '../end-watch.js';
 import { lateStartsOfCancelled, partitionId, type AttributedMoves, type Pace } from '../ownership.js';
 import { pacedMoving, type Pacer } from '../pacer.js';
@@ -28,7 +27,7 @@ export async function sampleEndedSince(ctx: PassContext, view: StateView, moves:
  * of them with a sampled move Kafka still lists (the end watch and the recheck above).
  */
 export async function sampleListed(kafka: KafkaAdmin, sample: readonly EndWatchPartition[]): Promise<{ sampled: Set<string>; seen: Set<string> }> {
-  const listed = await listPartitionReassignments(kafka, sample.map((s) => ({ topic: s.topic, partition: s.partition })));
+  const listed = await kafka.listPartitionReassignments(sample.map((s) => ({ topic: s.topic, partition: s.partition })));
   const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
   const sampled = new Set<string>();
   const seen = new Set<string>();
@@ -52,7 +51,7 @@ export async function pacedMoveEnded(d: Pick<ReconcilerDeps, 'kafka' | 'store'>,
   if (asked.length === 0) return false;
   // Asks Kafka about the moves in flight only (bounded by the concurrency), not every move in
   // the cluster: this poll runs every PACING_POLL_MS.
-  const listed = pacedMoving(records, await listPartitionReassignments(d.kafka, asked));
+  const listed = pacedMoving(records, await d.kafka.listPartitionReassignments(asked));
   for (const [id, ps] of inFlight) {
     if ((listed.get(id) ?? 0) < ps.length) return true;
   }
@@ -64,7 +63,7 @@ export async function cancelLateStarts(ctx: PassContext, moving: readonly Moving
   const late = lateStartsOfCancelled(moving, ctx.d.store.view(), ctx.now());
   if (late.length === 0) return;
   ctx.d.logger?.warn('cancelling moves that started after their reassignment was cancelled', { partitions: late.slice(0, 20).map((m) => partitionId(m.topic, m.partition)), count: late.length });
-  const results = await alterPartitionReassignments(ctx.d.kafka, late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
+  const results = await ctx.d.kafka.alterPartitionReassignments(late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
   // 85 NO_REASSIGNMENT_IN_PROGRESS: it ended meanwhile (the next pass sees where it is).
   const failed = results.filter((r) => !r.ok && r.error.code !== 85);
   if (failed.length > 0) throw new Error(`cancelling late starts: ${failed.length} refused by Kafka`);

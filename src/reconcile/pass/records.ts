@@ -2,8 +2,7 @@
 // from Kafka's moves and placement (decide.ts) and written under its claim; records whose moves
 // all ended marked first (so the throttle sync removes their throttles) and ended after it;
 // finished records past the retention tombstoned.
-import { describePartitions, type TopicPartitions } from '../../kafka/partitions.js';
-import { listPartitionReassignments } from '../../kafka/reassignments.js';
+import type { TopicPartitions } from '../../kafka/kafka-admin.js';
 import { reassignmentKey, type ReassignmentRecord } from '../../state/records.js';
 import type { StateView } from '../../state/store.js';
 import { attributeMovesPaced, isLive, type AttributedMoves, type Pace } from '../ownership.js';
@@ -52,8 +51,8 @@ export async function resolveRecords(
       }
       let obs = observed;
       if (fresh !== r) {
-        const nowMoving = await listPartitionReassignments(ctx.d.kafka);
-        const nowPlacement = await describePartitions(ctx.d.kafka, [...new Set(fresh.partitions.map((p) => p.topic))]);
+        const nowMoving = await ctx.d.kafka.listPartitionReassignments();
+        const nowPlacement = await ctx.d.kafka.describePartitions([...new Set(fresh.partitions.map((p) => p.topic))]);
         obs = await observation(freshView, await attributeMovesPaced(nowMoving, freshView, pace), nowPlacement, pace);
       }
       const decided = await decide(fresh, obs, ctx.now(), dirs, pace, ctx.pendingDue);
@@ -101,7 +100,7 @@ export async function recordEnds(ctx: PassContext, ids: ReadonlySet<string>, mov
   }
   if (marked.size === 0) return;
   const topics = await endedTopics(view, moves.movingIds, (r) => ctx.pendingDue(r), pace, (r) => marked.get(r.id) === r);
-  const placement = topics.size === 0 ? [] : await describePartitions(ctx.d.kafka, [...topics]);
+  const placement = topics.size === 0 ? [] : await ctx.d.kafka.describePartitions([...topics]);
   await resolveRecords(ctx, view, marked, moves, placement, dirs, pace);
 }
 

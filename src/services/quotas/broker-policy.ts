@@ -11,7 +11,7 @@
 // principals (a certificate DN) the resolution may miss user quotas.
 import { quotaTable, resolveQuota, type QuotaTable } from '../../domain/quota-entity.js';
 import { formatRateLimit, formatRateLimitPolicy } from '../../domain/retry-after.js';
-import type { ClientQuotaAdmin } from '../../kafka/quotas.js';
+import type { ClientQuotaAdmin } from '../../kafka/kafka-admin.js';
 
 export const BROKER_POLICY_NAME = 'kafka';
 

@@ -2,7 +2,7 @@
 // read them with Kafka's filter, replace or remove one entity's quotas. A change made through
 // this gateway drops the cached broker quotas the "kafka" RateLimit-Policy is computed from
 // (src/services/quotas/broker-policy.ts), so the next mutation sees the new rate.
-import type { ClientQuotaAdmin, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity } from '../../kafka/quotas.js';
+import type { ClientQuotaAdmin, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity } from '../../kafka/kafka-admin.js';
 import type { IpQuotaKey, QuotaKey } from '../../domain/quota-entity.js';
 import type { MutationAdmission } from './mutation-admission.js';
 

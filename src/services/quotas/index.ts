@@ -1,7 +1,7 @@
 // The controller-mutation-quota services of one gateway: the admission every topic mutation
 // goes through (src/services/quotas/mutation-admission.ts) and the client quotas behind /quotas.
 import { DEFAULT_CLIENT_ID } from '../../kafka/config.js';
-import { clientQuotasOf, type ClientQuotaAdmin } from '../../kafka/quotas.js';
+import { clientQuotasOf, type ClientQuotaAdmin } from '../../kafka/kafka-admin.js';
 import type { KafkaGateway } from '../../kafka/types.js';
 import { ClientQuotaService } from './client-quotas.js';
 import { DEFAULT_QUOTA_CONFIG, type QuotaConfig } from './config.js';

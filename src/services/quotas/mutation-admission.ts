@@ -22,7 +22,7 @@ import { retryAfterSeconds } from '../../domain/retry-after.js';
 import { GatewayAdmission } from './gateway-admission.js';
 import { BrokerQuotaPolicy } from './broker-policy.js';
 import type { QuotaConfig } from './config.js';
-import type { ClientQuotaAdmin } from '../../kafka/quotas.js';
+import type { ClientQuotaAdmin } from '../../kafka/kafka-admin.js';
 
 export type { ItemResult };
 

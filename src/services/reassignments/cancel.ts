@@ -3,8 +3,7 @@
 import { parseReassignmentRequestSteps, type OngoingPartitionReassignment } from '../../domain/reassignment/index.js';
 import { driveSteps } from '../../event-loop-turns.js';
 import { KafkaRequestError } from '../../kafka/errors.js';
-import { describePartitions, type TopicPartitions } from '../../kafka/partitions.js';
-import { alterPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
+import type { MovingPartition, TopicPartitions } from '../../kafka/kafka-admin.js';
 import { keptThrottles } from '../../reconcile/kept-throttles.js';
 import { isLive, partitionId } from '../../reconcile/ownership.js';
 import { makePacer } from '../../state/layout.js';
@@ -50,7 +49,7 @@ async function cancelClaimed(ctx: ServiceContext, id: string, opts: CancelOption
     writes.push(record);
     await ctx.d.store.write(writes);
     if (mine.length > 0) {
-      const results = await alterPartitionReassignments(ctx.d.kafka, mine.map((m) => ({ ...m, replicas: null })));
+      const results = await ctx.d.kafka.alterPartitionReassignments(mine.map((m) => ({ ...m, replicas: null })));
       // 85 = it finished (or was cancelled) meanwhile: nothing left to cancel there.
       const failed = results.find((r) => !r.ok && r.error.code !== 85);
       if (failed && !failed.ok) throw new KafkaRequestError('kafka', failed.error);
@@ -63,7 +62,7 @@ async function cancelClaimed(ctx: ServiceContext, id: string, opts: CancelOption
   let rollback: StartResult | null = null;
   if (opts.rollback) {
     // Partitions that reached their target go back; cancelled ones were reverted by Kafka.
-    const placement = await describePartitions(ctx.d.kafka, [...new Set(record.partitions.map((p) => p.topic))]);
+    const placement = await ctx.d.kafka.describePartitions([...new Set(record.partitions.map((p) => p.topic))]);
     const statuses = partitionStatuses(record, moving.filter((m) => !cancelling.has(partitionId(m.topic, m.partition))), [], placement);
     // Also those Kafka's cancel reverted to the original replicas in another order: a revert
     // keeps target ++ removing minus adding ([2,1,0] -> [2,0] for [0,2] -> [2,1]), which changed

@@ -2,8 +2,7 @@
 // partition) order from an opaque cursor, with live data for the page's moving partitions.
 import { topicPartitionOrderSteps } from '../../domain/reassignment/index.js';
 import { driveSteps } from '../../event-loop-turns.js';
-import { describeReplicaSizeColumns, replicaSizesRequest, slotOf, type ReplicaSizesRequest } from '../../kafka/log-dirs.js';
-import { listPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
+import { replicaSizesRequest, slotOf, type MovingPartition, type ReplicaSizesRequest } from '../../kafka/kafka-admin.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import { partitionCount } from '../../state/cold-partitions.js';
 import { makePacer } from '../../state/layout.js';
@@ -100,11 +99,11 @@ export async function partitionsPage(ctx: ServiceContext, id: string, q: { state
     // On connections of their own: not behind a pass's big requests to the same brokers.
     const kafka = ctx.d.kafka.interactive?.() ?? ctx.d.kafka;
     const [moves, answers] = await Promise.all([
-      listPartitionReassignments(kafka, movingHere),
+      kafka.listPartitionReassignments(movingHere),
       Promise.all(
         [...byBroker].map(async ([b, parts]) => {
           const request = await replicaSizesRequest(parts);
-          return { request, answers: await describeReplicaSizeColumns(kafka, [b], request) };
+          return { request, answers: await kafka.describeReplicaSizeColumns([b], request) };
         }),
       ),
     ]);

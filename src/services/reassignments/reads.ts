@@ -1,7 +1,7 @@
 // The reads of reassignments: GET /reassignments (every record, with what Kafka lists as moving
 // attributed to them), one record's summary, and the paced ETA model of a summary.
 import { pacedEtaSeconds, type PacedPartition, type SnapshotProgress } from '../../domain/reassignment/index.js';
-import type { MovingPartition } from '../../kafka/reassignments.js';
+import type { MovingPartition } from '../../kafka/kafka-admin.js';
 import { activePartitions, isLive, PACE_EVERY, partitionId, partitionOwnersPaced } from '../../reconcile/ownership.js';
 import { makePacer } from '../../state/layout.js';
 import type { ReassignmentRecord } from '../../state/records.js';

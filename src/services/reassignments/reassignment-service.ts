@@ -7,8 +7,7 @@
 // nothing behind (see start.ts). Inputs are typed: src/http parses a body with
 // parseStartRequest (requests.ts) and maps the typed outcomes to statuses.
 import type { OngoingPartitionReassignment } from '../../domain/reassignment/index.js';
-import type { TopicPartitions } from '../../kafka/partitions.js';
-import { listPartitionReassignments, type MovingPartition } from '../../kafka/reassignments.js';
+import type { MovingPartition, TopicPartitions } from '../../kafka/kafka-admin.js';
 import type { RecentRead } from '../../kafka/recent-read.js';
 import { HealthInterlock } from '../../reconcile/health.js';
 import { movesRead } from '../../reconcile/moves-read.js';
@@ -73,7 +72,7 @@ export class ReassignmentService {
 
   /** Every moving partition in the cluster, attributed to the gateway's live reassignments. */
   async ongoing(view?: StateView): Promise<{ moving: MovingPartition[]; attributed: OngoingPartitionReassignment[] }> {
-    const moving = await listPartitionReassignments(this.#d.kafka);
+    const moving = await this.#d.kafka.listPartitionReassignments();
     const v = view ?? (await this.#d.store.refresh());
     return { moving, attributed: attributeMoves(moving, v) };
   }

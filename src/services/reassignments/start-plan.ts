@@ -20,7 +20,7 @@ import {
 } from '../../domain/reassignment/index.js';
 import type { HoldState } from '../../domain/reassignment/health.js';
 import { driveSteps } from '../../event-loop-turns.js';
-import { replicaKey } from '../../kafka/log-dirs.js';
+import { replicaKey } from '../../kafka/kafka-admin.js';
 import { initialDeadline } from '../../reconcile/deadline-pacing.js';
 import type { DeadlineState } from '../../domain/reassignment/deadline.js';
 import { healthAtStart } from './start-health.js';

@@ -2,9 +2,7 @@
 // are (Metadata, in slices of topics) and how big they are on their leaders (DescribeLogDirs),
 // for the estimate, bytesTotal and deadline pacing.
 import { PartitionMap, STEP_ITEMS, type PartitionAssignment } from '../../domain/reassignment/index.js';
-import { describeReplicaSizes, replicaKey } from '../../kafka/log-dirs.js';
-import { describePartitions, type TopicPartitions } from '../../kafka/partitions.js';
-import type { MovingPartition } from '../../kafka/reassignments.js';
+import { replicaKey, type BrokerLogDirs, type MovingPartition, type TopicPartitions } from '../../kafka/kafka-admin.js';
 import type { ServiceContext } from './types.js';
 
 /** Topics per Metadata request of a start (see placementOf). */
@@ -16,11 +14,11 @@ const METADATA_TOPICS = 10;
  * topics sorted by name (the chunks are cut from the sorted names).
  */
 export async function placementOf(ctx: ServiceContext, topics: string[]): Promise<TopicPartitions[]> {
-  if (topics.length <= METADATA_TOPICS) return describePartitions(ctx.d.kafka, topics);
+  if (topics.length <= METADATA_TOPICS) return ctx.d.kafka.describePartitions(topics);
   const sorted = [...topics].sort();
   const chunks: string[][] = [];
   for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
-  return (await Promise.all(chunks.map((c) => describePartitions(ctx.d.kafka, c)))).flat();
+  return (await Promise.all(chunks.map((c) => ctx.d.kafka.describePartitions(c)))).flat();
 }
 
 /**
@@ -79,9 +77,9 @@ export async function leaderSizes(
   const out = new Float64Array(requested.length).fill(NaN);
   if (byLeader.size === 0) return out;
   // One request at a time is encoded, with a turn of the event loop between them; all are in flight together.
-  const asked: Promise<{ broker: number; partitions: PartitionAssignment[]; at: number[]; a: Awaited<ReturnType<typeof describeReplicaSizes>> }>[] = [];
+  const asked: Promise<{ broker: number; partitions: PartitionAssignment[]; at: number[]; a: BrokerLogDirs[] }>[] = [];
   for (const [broker, { partitions, at }] of byLeader) {
-    const answer = describeReplicaSizes(ctx.d.kafka, [broker], partitions).then((a) => ({ broker, partitions, at, a }));
+    const answer = ctx.d.kafka.describeReplicaSizes([broker], partitions).then((a) => ({ broker, partitions, at, a }));
     answer.catch(() => undefined); // a failure while the next one is encoded is not unhandled: Promise.all below reports it
     asked.push(answer);
     await pace();

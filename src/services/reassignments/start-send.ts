@@ -5,7 +5,7 @@
 // failure while sending leaves it pending for the reconciler to resolve from what Kafka shows.
 import { PartitionMap, STEP_ITEMS, type ThrottleDemand } from '../../domain/reassignment/index.js';
 import { KafkaRequestError } from '../../kafka/errors.js';
-import { alterPartitionReassignments } from '../../kafka/reassignments.js';
+import type { PartitionMoveResult } from '../../kafka/kafka-admin.js';
 import { crashPoint } from '../../reconcile/config.js';
 import { withRecordClaim } from '../../reconcile/pacer.js';
 import { boundedError } from '../../state/layout.js';
@@ -104,7 +104,7 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
   }
   // The answer's own parts are computed while the requests are out (a failure below: nobody waits on it).
   planView().catch(() => undefined);
-  const answers = new Array<Awaited<ReturnType<typeof alterPartitionReassignments>>>(batches.length);
+  const answers = new Array<PartitionMoveResult[]>(batches.length);
   // A failure here is thrown as it is: unknown whether Kafka started it, the record is left
   // pending; the reconciler resolves it from what Kafka shows after the start deadline.
   let next = 0;
@@ -113,7 +113,7 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
     while (next < batches.length && !failed) {
       const k = next++;
       try {
-        answers[k] = await alterPartitionReassignments(ctx.d.kafka, batches[k]);
+        answers[k] = await ctx.d.kafka.alterPartitionReassignments(batches[k]);
       } catch (err) {
         failed = true; // no further request once one failed
         throw err;

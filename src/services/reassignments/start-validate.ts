@@ -14,8 +14,7 @@ import {
   type ReassignmentPlan,
 } from '../../domain/reassignment/index.js';
 import { driveSteps } from '../../event-loop-turns.js';
-import { describeReplicaSizes, replicaKey } from '../../kafka/log-dirs.js';
-import type { MovingPartition } from '../../kafka/reassignments.js';
+import { replicaKey, type MovingPartition } from '../../kafka/kafka-admin.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import type { StateView } from '../../state/store.js';
 import { leaderSizes, placementOf } from './start-reads.js';
@@ -79,7 +78,7 @@ export async function validateStart(ctx: ServiceContext, req: StartRequest, pace
   const dirBrokers = [...new Set(dirMoves.map((m) => m.broker))].sort((a, b) => a - b);
   const currentDirs = new Map<string, string | null>();
   if (dirMoves.length > 0) {
-    const answers = await describeReplicaSizes(ctx.d.kafka, dirBrokers, dirMoves, { placement: true });
+    const answers = await ctx.d.kafka.describeReplicaSizes(dirBrokers, dirMoves, { placement: true });
     const firstIndex = new Map<string, number>();
     req.partitions.forEach((p, i) => firstIndex.has(partitionId(p.topic, p.partition)) || firstIndex.set(partitionId(p.topic, p.partition), i));
     const errors = checkLogDirMoves(

@@ -17,8 +17,7 @@ import type {
   WaveSchedule,
 } from '../../domain/reassignment/index.js';
 import type { Safety } from '../../domain/reassignment/health.js';
-import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
-import type { MovingPartition } from '../../kafka/reassignments.js';
+import type { KafkaAdmin, MovingPartition } from '../../kafka/kafka-admin.js';
 import type { RecentRead } from '../../kafka/recent-read.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ReassignmentMetrics } from '../../observability/reassignment-metrics.js';
