@@ -350,7 +350,10 @@ describe('health interlocks', () => {
   it('a wave started after the pass read Kafka\'s moves is not taken for trouble (its new replicas are out of the ISR)', async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 }, reconcile: false });
     try {
-      const { id } = await setup(gw, 'race', 8);
+      // Throttled to 10 kB/s: the first wave copies for 6 s or more, so it still moves when the
+      // POST's answer comes (at 100 kB/s it ends ~0.6 s after it is sent, which a loaded machine
+      // can take to answer the POST).
+      const { id } = await setup(gw, 'race', 8, { throttle: 10_000 });
       const moving = (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'race');
       assert.ok(moving.length > 0, 'the first wave moves');
       const md = await gw.kafka.describeReplicaHealth();
