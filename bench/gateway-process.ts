@@ -33,7 +33,7 @@ export async function startGateway(sim: Simulator, opts: { env?: Record<string, 
   if (!fromSource && !existsSync(`${ROOT}dist/main.js`)) throw new Error('the bench runs dist/main.js as `npm start` does: run `npm run build` first (or SCALE_FROM_SOURCE=1)');
   // bin/gateway.sh execs node: the child's pid is the gateway's (its RSS, its cgroup).
   const command = fromSource ? [process.execPath, ...(flags ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts'] : ['/bin/sh', `${ROOT}bin/gateway.sh`];
-  const proc = spawn(cgroup ? '/bin/sh' : command[0]!, cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, ...command] : command.slice(1), {
+  const proc = spawn(cgroup ? '/bin/sh' : command[0], cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, ...command] : command.slice(1), {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -53,15 +53,15 @@ export async function startGateway(sim: Simulator, opts: { env?: Record<string, 
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout!.on('data', (c: Buffer) => {
+    proc.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
     // SCALE_GATEWAY_OUT=<file>: the gateway's stdout and stderr go there too (e.g. with --trace-gc).
     const tee = process.env.SCALE_GATEWAY_OUT;
-    if (tee) for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (c: Buffer) => appendFileSync(tee, c));
+    if (tee) for (const s of [proc.stdout, proc.stderr]) s.on('data', (c: Buffer) => appendFileSync(tee, c));
     proc.on('exit', (code) => reject(new Error(`gateway exited ${code}:\n${out}`)));
   });
   // A gateway that dies during the run (e.g. out of heap in a small memory cgroup) ends the

@@ -18,7 +18,7 @@ const PER_TOPIC = 1000;
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return `${s[0]!.toFixed(1)} / ${s[Math.floor(s.length / 2)]!.toFixed(1)} / ${s[s.length - 1]!.toFixed(1)}`;
+  return `${s[0].toFixed(1)} / ${s[Math.floor(s.length / 2)].toFixed(1)} / ${s[s.length - 1].toFixed(1)}`;
 };
 
 for (const size of SIZES) {

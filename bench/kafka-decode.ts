@@ -62,15 +62,15 @@ function logDirsAnswer(held: typeof partitions): Buffer {
   const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({ errorCode: 0, logDir, topics: [], totalBytes: 10n ** 12n, usableBytes: 4n * 10n ** 11n }));
   const topicIn = dirs.map(() => new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]>());
   const add = (d: number, topic: string, partition: number, size: bigint, future: boolean) => {
-    let t = topicIn[d]!.get(topic);
-    if (!t) topicIn[d]!.set(topic, (t = { name: topic, partitions: [] }));
+    let t = topicIn[d].get(topic);
+    if (!t) topicIn[d].set(topic, (t = { name: topic, partitions: [] }));
     t.partitions.push({ partitionIndex: partition, partitionSize: size, offsetLag: 0n, isFutureKey: future });
   };
   held.forEach((p, i) => {
     add(i % 2, p.topic, p.partition, BigInt(1_000_000 + ((i * 7919) % 50_000_000)), false);
     if (i % 100 === 0) add((i + 1) % 2, p.topic, p.partition, BigInt((i * 31) % 1_000_000), true);
   });
-  results.forEach((r, d) => (r.topics = [...topicIn[d]!.values()]));
+  results.forEach((r, d) => (r.topics = [...topicIn[d].values()]));
   return encode(DescribeLogDirsResponseSchema, 4, { throttleTimeMs: 0, errorCode: 0, results }).toBuffer();
 }
 
@@ -183,11 +183,11 @@ async function allocated(fn: () => unknown): Promise<number> {
   const { profile } = await inspector.post('HeapProfiler.stopSampling');
   type Node = { selfSize: number; children: Node[] };
   const sum = (n: Node): number => n.children.reduce((s, c) => s + sum(c), n.selfSize);
-  return sum(profile.head as Node);
+  return sum(profile.head);
 }
 
-const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[]) => `${xs[0]!.toFixed(1)} / ${median(xs).toFixed(1)} / ${xs.at(-1)!.toFixed(1)}`;
+const median = (xs: number[]) => xs[Math.floor(xs.length / 2)];
+const fmt = (xs: number[]) => `${xs[0].toFixed(1)} / ${median(xs).toFixed(1)} / ${xs.at(-1)!.toFixed(1)}`;
 const mib = (b: number | null) => (b === null ? '' : `  holds ${(b / 2 ** 20).toFixed(1)} MiB`);
 
 const allocs = (b: number) => `  allocates ${(b / 2 ** 20).toFixed(1)} MiB`;

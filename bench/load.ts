@@ -36,7 +36,7 @@ function startGateway(): Promise<{ url: string; stop: () => Promise<number | nul
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1]!, stop: () => (child.kill('SIGTERM'), exited) });
+      if (m) resolve({ url: m[1], stop: () => (child.kill('SIGTERM'), exited) });
     });
     void exited.then((code) => reject(new Error(`gateway exited (${code}) before listening:\n${out}`)));
   });

@@ -32,9 +32,9 @@ export function processCpuSeconds(pid: number): number {
 /** [busy, total] jiffies of all CPUs since boot (/proc/stat's first line); NaNs without /proc. */
 function machineJiffies(): [number, number] {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
     const total = fields.slice(0, 8).reduce((a, b) => a + b, 0); // user..steal (guest is inside user)
-    const idle = fields[3]! + fields[4]!; // idle + iowait
+    const idle = fields[3] + fields[4]; // idle + iowait
     return [total - idle, total];
   } catch {
     return [NaN, NaN];
@@ -63,7 +63,7 @@ export interface LoadWindow {
 /** Starts a window over this process and the named child processes; call the result to end it. */
 export function startLoadWindow(children: Readonly<Record<string, number | undefined>> = {}): () => LoadWindow {
   const t0 = process.hrtime.bigint();
-  const load0 = loadavg()[0]!;
+  const load0 = loadavg()[0];
   const [busy0, total0] = machineJiffies();
   const own0 = ownCpuSeconds();
   const child0 = Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid)]));
@@ -71,11 +71,11 @@ export function startLoadWindow(children: Readonly<Record<string, number | undef
     const [busy1, total1] = machineJiffies();
     return {
       seconds: Number(process.hrtime.bigint() - t0) / 1e9,
-      loadavg: [load0, loadavg()[0]!],
+      loadavg: [load0, loadavg()[0]],
       machineBusy: (busy1 - busy0) / Math.max(1, total1 - total0),
       cpus: cpus().length,
       ownCpu: ownCpuSeconds() - own0,
-      children: Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid) - child0[name]!])),
+      children: Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid) - child0[name]])),
     };
   };
 }

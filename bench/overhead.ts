@@ -112,8 +112,8 @@ async function main(): Promise<void> {
     if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${await res.text()}`);
   }
   const answers = await Promise.all(ROUTES.map((r) => fetchAnswer(`${gw.url}${r.path}`)));
-  for (const [i, a] of answers.entries()) if (a.status !== 200) throw new Error(`${ROUTES[i]!.name}: ${a.status} ${a.body.slice(0, 300)}`);
-  const bare = await startBare(ROUTES.map((r, i) => ({ path: r.bare, ...answers[i]! })));
+  for (const [i, a] of answers.entries()) if (a.status !== 200) throw new Error(`${ROUTES[i].name}: ${a.status} ${a.body.slice(0, 300)}`);
+  const bare = await startBare(ROUTES.map((r, i) => ({ path: r.bare, ...answers[i] })));
   const targets = { gateway: { url: gw.url, pid: gw.proc.pid! }, bare: { url: bare.url, pid: bare.proc.pid! } };
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
@@ -138,12 +138,12 @@ async function main(): Promise<void> {
       perApp.bare.push(cost.bare);
       ratios.push(cost.gateway / cost.bare);
     }
-    console.log(`${r.name}  (answer ${answers[ROUTES.indexOf(r)]!.body.length} B)`);
+    console.log(`${r.name}  (answer ${answers[ROUTES.indexOf(r)].body.length} B)`);
     console.log(`  gateway  ${fmt(stat(perApp.gateway))} ms`);
     console.log(`  bare     ${fmt(stat(perApp.bare))} ms`);
     console.log(`  ratio    ${fmt(stat(ratios))} x`);
     console.log(`  load     ${summarizeLoad(windows)}`);
-    for (const [i, w] of windows.entries()) console.log(`  rep ${i + 1}: ${(perApp.gateway[i]! / perApp.bare[i]!).toFixed(2)}x  ${describeLoad(w)}`);
+    for (const [i, w] of windows.entries()) console.log(`  rep ${i + 1}: ${(perApp.gateway[i] / perApp.bare[i]).toFixed(2)}x  ${describeLoad(w)}`);
   }
 
   agent.destroy();

@@ -193,11 +193,11 @@ async function once(rep: number): Promise<Rep> {
       let highest = 0;
       let changes = 0;
       for (let i = 0; i < rates.length; i++) {
-        const from = Math.max(t0, rates[i]!.t);
+        const from = Math.max(t0, rates[i].t);
         const to = Math.min(lastCompletion, rates[i + 1]?.t ?? lastCompletion);
-        if (to > from) weighted += rates[i]!.rate * (to - from);
-        if (rates[i]!.t <= lastCompletion) highest = Math.max(highest, rates[i]!.rate);
-        if (i > 0 && rates[i]!.rate !== rates[i - 1]!.rate) changes++;
+        if (to > from) weighted += rates[i].rate * (to - from);
+        if (rates[i].t <= lastCompletion) highest = Math.max(highest, rates[i].rate);
+        if (i > 0 && rates[i].rate !== rates[i - 1].rate) changes++;
       }
       // Over the time a rate was known (from the first read, a few ms after the POST, to the end).
       const from = Math.max(t0, rates[0]?.t ?? lastCompletion);

@@ -58,9 +58,9 @@ function generateBaseline(cluster: PlanCluster, brokers: { id: number; rack: str
   let movedReplicas = 0;
   let movedBytes = 0;
   for (const topic of cluster.topics) {
-    const fresh = assignReplicasToBrokers(brokers, topic.partitions.length, topic.partitions[0]!.replicas.length, random);
+    const fresh = assignReplicasToBrokers(brokers, topic.partitions.length, topic.partitions[0].replicas.length, random);
     topic.partitions.forEach((p, i) => {
-      const added = fresh[i]!.filter((b) => !p.replicas.includes(b)).length;
+      const added = fresh[i].filter((b) => !p.replicas.includes(b)).length;
       movedReplicas += added;
       movedBytes += added * (p.bytes ?? 0);
     });
@@ -71,7 +71,7 @@ function generateBaseline(cluster: PlanCluster, brokers: { id: number; rack: str
 function stats(values: number[]): string {
   const s = [...values].sort((a, b) => a - b);
   const f = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(3));
-  return `min ${f(s[0]!)}  median ${f(s[Math.floor(s.length / 2)]!)}  max ${f(s[s.length - 1]!)}`;
+  return `min ${f(s[0])}  median ${f(s[Math.floor(s.length / 2)])}  max ${f(s[s.length - 1])}`;
 }
 
 /** The cluster as PlanService reads it from Kafka (Metadata, DescribeLogDirs), built from the same data. */
@@ -81,7 +81,7 @@ function asRead(cluster: PlanCluster): ClusterRead {
   for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) sizes.get(b)?.set(replicaKey(t.name, p.partition), p.bytes ?? 0);
   return {
     brokers: cluster.brokers.map((b) => ({ id: b.id, host: `broker-${b.id}`, port: 9092, rack: b.rack })),
-    placement: cluster.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, leader: p.replicas[0]!, replicas: [...p.replicas], isr: [...p.replicas], offlineReplicas: [] })) })),
+    placement: cluster.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, leader: p.replicas[0], replicas: [...p.replicas], isr: [...p.replicas], offlineReplicas: [] })) })),
     moving: [],
     logDirs: [...sizes].map(([broker, m]) => ({ broker, ok: true as const, sizes: m })),
   };

@@ -256,7 +256,7 @@ function timingClient() {
   const proc = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting: ((line: string) => void)[] = [];
   let buf = '';
-  proc.stdout!.on('data', (c: Buffer) => {
+  proc.stdout.on('data', (c: Buffer) => {
     const chunk = c.toString();
     buf += chunk;
     if (!chunk.includes('\n')) return;
@@ -273,7 +273,7 @@ function timingClient() {
         const { ms, bytes, status, text } = JSON.parse(line) as { ms: number; bytes: number; status: number; text: string };
         resolve({ ms, bytes, status, body: text.startsWith('{') ? JSON.parse(text) : text });
       });
-      proc.stdin!.write(request);
+      proc.stdin.write(request);
     });
   const timed = (url: string, init?: RequestInit) => timedLine(requestLine(url, init));
   return { timed, timedLine, pid: proc.pid, close: () => proc.kill() };
@@ -310,8 +310,8 @@ async function stepAverages(url: string): Promise<string> {
   const sums = new Map<string, number>();
   const out: string[] = [];
   for (const m of text.matchAll(/^kafka_gateway_reconciler_step_duration_seconds_(sum|count)\{step="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
-    if (m[1] === 'sum') sums.set(m[2]!, Number(m[3]));
-    else if (Number(m[3]) > 0) out.push(`${m[2]} ${((sums.get(m[2]!) ?? 0) / Number(m[3]) * 1000).toFixed(0)}`);
+    if (m[1] === 'sum') sums.set(m[2], Number(m[3]));
+    else if (Number(m[3]) > 0) out.push(`${m[2]} ${((sums.get(m[2]) ?? 0) / Number(m[3]) * 1000).toFixed(0)}`);
   }
   return out.join(', ');
 }
@@ -367,7 +367,7 @@ async function runSize(n: number) {
     }
   };
   let samplerOut = '';
-  sampler.stdout!.on('data', (c: Buffer) => (samplerOut += c.toString()));
+  sampler.stdout.on('data', (c: Buffer) => (samplerOut += c.toString()));
   const poller = POLLERS > 0 ? spawn(process.execPath, ['-e', SSE_CLIENTS ? SSE_CLIENT : POLLER, gw.url, String(POLLERS), String(POLL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }) : null;
   let pollerOut = '';
   poller?.stdout!.on('data', (c: Buffer) => (pollerOut += c.toString()));
@@ -392,12 +392,12 @@ async function runSize(n: number) {
     let pageBytes = 0;
     for (let round = 0; round < REPS; round++) {
       const endRound = startLoadWindow(pids);
-      const v = await phase('validateOnly', () => client.timedLine(lines[round % 2]!.validate));
+      const v = await phase('validateOnly', () => client.timedLine(lines[round % 2].validate));
       if (v.status !== 200) throw new Error(`validateOnly ${v.status}: ${JSON.stringify(v.body).slice(0, 500)}`);
       validate.push(v.ms);
       validateBytes = v.bytes;
       // Throttled at 1 KiB/s: nothing completes while GETs are measured.
-      const post = await phase('POST', () => client.timedLine(lines[round % 2]!.start));
+      const post = await phase('POST', () => client.timedLine(lines[round % 2].start));
       if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
       posts.push(post.ms);
       postBytes = post.bytes;
@@ -471,7 +471,7 @@ async function runSize(n: number) {
       steps,
       ...(await (async () => {
         await scrape(gw.url);
-        sampler.stdin!.end();
+        sampler.stdin.end();
         await once(sampler, 'exit');
         const samples = JSON.parse(samplerOut) as [number, number, number, number, number, number][];
         const phaseOf = (at: number): Phase => phases.find(([from, to]) => at >= from && at <= to)?.[2] ?? 'other';
@@ -492,8 +492,8 @@ async function runSize(n: number) {
         // (the simulator, the pollers and the sampler share the machine's two cores with it).
         const waitBy = new Map<Phase, { run: number; wait: number }>();
         for (let i = 1; i < samples.length; i++) {
-          const [at, , , run, wait] = samples[i]!;
-          const [, , , run0, wait0] = samples[i - 1]!;
+          const [at, , , run, wait] = samples[i];
+          const [, , , run0, wait0] = samples[i - 1];
           if (!(run === run && run0 === run0)) continue;
           const ph = phaseOf(at);
           const w = waitBy.get(ph) ?? { run: 0, wait: 0 };
@@ -504,7 +504,7 @@ async function runSize(n: number) {
         const cpuWait = PHASES.filter((p) => waitBy.has(p)).map((p) => { const w = waitBy.get(p)!; return `${p} ${((100 * w.wait) / Math.max(1, w.run + w.wait)).toFixed(0)}%`; }).join(', ');
         let polls: Record<string, number[] | number | Record<string, number>> | null = null;
         if (poller) {
-          poller.stdin!.end();
+          poller.stdin.end();
           await once(poller, 'exit');
           polls = JSON.parse(pollerOut) as Record<string, number[] | number | Record<string, number>>;
         }
@@ -560,7 +560,7 @@ for (const n of SIZES) {
   for (const [i, w] of r.roundLoads.entries()) console.log(`  round ${i + 1}           ${describeLoad(w)}`);
 }
 if (results.length > 1) {
-  const a = results[0]!;
+  const a = results[0];
   const b = results.at(-1)!;
   const per = (x: number, n: number) => x / n;
   console.log(`\n== growth ratio, per partition (median at ${b.n} / median at ${a.n}; linear = 1) ==`);

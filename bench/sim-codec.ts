@@ -76,8 +76,8 @@ function listResponse(): ListPartitionReassignmentsResponse {
       name: topicName(t),
       partitions: Array.from({ length: partitionsOf(t) }, (_, p) => {
         const [a, b, c] = replicasOf(t, p);
-        const d = (c! + 1) % BROKERS;
-        return { partitionIndex: p, replicas: [d, b!, c!, a!], addingReplicas: [d], removingReplicas: [a!] };
+        const d = (c + 1) % BROKERS;
+        return { partitionIndex: p, replicas: [d, b, c, a], addingReplicas: [d], removingReplicas: [a] };
       }),
     })),
   };
@@ -96,7 +96,7 @@ function metadataResponse(): MetadataResponse {
       isInternal: false,
       partitions: Array.from({ length: partitionsOf(t) }, (_, p) => {
         const replicas = replicasOf(t, p);
-        return { errorCode: 0, partitionIndex: p, leaderId: replicas[0]!, leaderEpoch: 3, replicaNodes: replicas, isrNodes: replicas.slice(), offlineReplicas: [] };
+        return { errorCode: 0, partitionIndex: p, leaderId: replicas[0], leaderEpoch: 3, replicaNodes: replicas, isrNodes: replicas.slice(), offlineReplicas: [] };
       }),
       topicAuthorizedOperations: -2147483648,
     })),
@@ -109,8 +109,8 @@ function logDirsResponse(): DescribeLogDirsResponse {
   const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({ errorCode: 0, logDir, topics: [], totalBytes: 10n ** 12n, usableBytes: 4n * 10n ** 11n }));
   const topicIn = dirs.map(() => new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]>());
   const add = (d: number, topic: string, partition: number, size: bigint, future: boolean) => {
-    let t = topicIn[d]!.get(topic);
-    if (!t) topicIn[d]!.set(topic, (t = { name: topic, partitions: [] }));
+    let t = topicIn[d].get(topic);
+    if (!t) topicIn[d].set(topic, (t = { name: topic, partitions: [] }));
     t.partitions.push({ partitionIndex: partition, partitionSize: size, offsetLag: future ? 4096n : 0n, isFutureKey: future });
   };
   const held = Math.floor(SIZE / 4);
@@ -119,7 +119,7 @@ function logDirsResponse(): DescribeLogDirsResponse {
     add(i % 2, topic, i % PER_TOPIC, BigInt(1_000_000 + ((i * 7919) % 50_000_000)), false);
     if (i % 100 === 0) add((i + 1) % 2, topic, i % PER_TOPIC, BigInt((i * 31) % 1_000_000), true);
   }
-  results.forEach((r, d) => (r.topics = [...topicIn[d]!.values()]));
+  results.forEach((r, d) => (r.topics = [...topicIn[d].values()]));
   return { throttleTimeMs: 0, errorCode: 0, results };
 }
 
@@ -146,7 +146,7 @@ function time(fn: () => unknown): Run {
 
 function stats(xs: number[]): { min: number; median: number; max: number } {
   const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0]!, median: s[Math.floor(s.length / 2)]!, max: s[s.length - 1]! };
+  return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
 }
 
 const fmt = (x: number) => x.toFixed(1).padStart(7);
@@ -177,7 +177,7 @@ for (const c of cases) {
     const timed = all.slice(WARMUP);
     const wall = timed.map((r) => r.wall);
     const cpu = timed.map((r) => r.cpu);
-    let line = `  ${k.padEnd(18)} ${triple(wall)} ${triple(cpu)} ${fmt(all[0]!.wall)}`;
+    let line = `  ${k.padEnd(18)} ${triple(wall)} ${triple(cpu)} ${fmt(all[0].wall)}`;
     if (k.endsWith('new')) {
       const base = runs.get(k.replace('new', 'reference'))!.slice(WARMUP);
       line += `   ${ratio(wall, base.map((r) => r.wall))} ${ratio(cpu, base.map((r) => r.cpu))}`;

@@ -42,7 +42,7 @@ try {
   const last = Math.ceil(N / PER_TOPIC) - 1;
   const running = Array.from({ length: PER_TOPIC }, (_, p) => {
     const [a, b, c] = replicasOf(last, p);
-    return { topic: `s${last}`, partition: p, replicas: [(a! + 5) % BROKERS, b!, c!] };
+    return { topic: `s${last}`, partition: p, replicas: [(a + 5) % BROKERS, b, c] };
   });
   const r0 = await post(`${gw.url}/reassignments`, { partitions: running, throttle: 1024 });
   if (r0.status !== 202) throw new Error(`first POST ${r0.status}: ${r0.text.slice(0, 300)}`);
@@ -52,7 +52,7 @@ try {
     const t = Math.floor(i / PER_TOPIC);
     const p = i % PER_TOPIC;
     const [a, b, c] = replicasOf(t, p);
-    const replicas = i % 97 === 0 ? [a!, b!, c!] : i % 89 === 0 ? [b!, a!, c!] : [(t + p + 3) % BROKERS, b!, c!];
+    const replicas = i % 97 === 0 ? [a, b, c] : i % 89 === 0 ? [b, a, c] : [(t + p + 3) % BROKERS, b, c];
     partitions.push({ topic: `s${t}`, partition: p, replicas, log_dirs: ['any', 'any', 'any'] });
   }
   const file = { version: 1, partitions, throttle: 1024, addToExisting: true };

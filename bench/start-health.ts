@@ -17,7 +17,7 @@ const PER_TOPIC = 1000;
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return `${s[0]!.toFixed(0)} / ${s[Math.floor(s.length / 2)]!.toFixed(0)} / ${s[s.length - 1]!.toFixed(0)} ms`;
+  return `${s[0].toFixed(0)} / ${s[Math.floor(s.length / 2)].toFixed(0)} / ${s[s.length - 1].toFixed(0)} ms`;
 };
 
 const clusterPartitions = Math.max(N * 2, 20_000);
@@ -32,7 +32,7 @@ try {
     const t = Math.floor(i / PER_TOPIC);
     const p = i % PER_TOPIC;
     const [, b, c] = replicasOf(t, p);
-    return { topic: `s${t}`, partition: p, replicas: [(t + p + 3) % BROKERS, b!, c!] };
+    return { topic: `s${t}`, partition: p, replicas: [(t + p + 3) % BROKERS, b, c] };
   });
   const body = (safety: unknown) => JSON.stringify({ partitions, concurrency: { perBroker: 2 }, throttle: 1_000_000, validateOnly: true, ...(safety !== undefined && { safety }) });
   const bodies = { off: body('off'), checked: body(undefined) };

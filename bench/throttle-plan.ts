@@ -46,8 +46,8 @@ for (const a of first.alterations) {
   const target = (a.resourceType === 'topic' ? configs.topics : configs.brokers) as Record<string, Record<string, string | null>>;
   for (const c of a.configs) {
     const fields: Record<string, string> = { 'leader.replication.throttled.replicas': 'leader', 'follower.replication.throttled.replicas': 'follower', 'leader.replication.throttled.rate': 'leaderRate', 'follower.replication.throttled.rate': 'followerRate', 'replica.alter.log.dirs.io.max.bytes.per.second': 'logDirRate' };
-    const field = fields[c.name]!;
-    target[a.resourceName]![field] = c.value;
+    const field = fields[c.name];
+    target[a.resourceName][field] = c.value;
   }
 }
 const ledger: ThrottleLedger = first.ledgerAfterOps;
@@ -64,7 +64,7 @@ function pass(cache: PlanCache, d: typeof demands, values: ThrottleConfigValues,
 
 const stat = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]!, max: s.at(-1)! };
+  return { min: s[0], median: s[Math.floor((s.length - 1) / 2)], max: s.at(-1)! };
 };
 const fmt = (s: { min: number; median: number; max: number }) => `${s.min.toFixed(1)} / ${s.median.toFixed(1)} / ${s.max.toFixed(1)} ms`;
 

@@ -44,7 +44,7 @@ const UNIT_MS: Record<string, number> = { hours: 3_600_000, minutes: 60_000 };
 export function synonymValue(configName: string, synonym: { name: string; value: string | null }): string | null {
   const unit = /\.(hours|minutes)$/.exec(synonym.name)?.[1];
   if (synonym.value === null || unit === undefined || !configName.endsWith('.ms') || !/^-?\d+$/.test(synonym.value)) return synonym.value;
-  return String(Number(synonym.value) * UNIT_MS[unit]!);
+  return String(Number(synonym.value) * UNIT_MS[unit]);
 }
 
 /** Keys of `change` the gateway owns at `level`, in request order (set first, then delete). */
@@ -73,7 +73,7 @@ export function projectChange(current: readonly DescribedConfig[], level: Config
     const below = c.synonyms.filter((s) => s.source !== own);
     let synonyms = c.synonyms;
     if (Object.hasOwn(change.set, c.name)) {
-      synonyms = [{ name: c.name, value: c.isSensitive ? null : change.set[c.name]!, source: own }, ...below];
+      synonyms = [{ name: c.name, value: c.isSensitive ? null : change.set[c.name], source: own }, ...below];
     } else if (change.delete.includes(c.name)) {
       synonyms = below;
       // Deleting a name that only ever existed at this level (an unknown broker config) removes it.

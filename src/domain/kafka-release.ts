@@ -77,11 +77,11 @@ export function detectMode(answer: ApiVersionsAnswer): KafkaMode {
 const releaseOf = (key: string): string => key.replace(/^(zk|kraft-broker)-/, '');
 const order = (release: string): number => {
   const [major, minor] = release.split('.').map(Number);
-  return major! * 1000 + minor!;
+  return major * 1000 + minor;
 };
 
 function describeCandidates(releases: string[]): string {
-  if (releases.length === 1) return releases[0]!;
+  if (releases.length === 1) return releases[0];
   if (releases.length === 2) return `${releases[0]} or ${releases[1]}`;
   return `${releases[0]} to ${releases.at(-1)}`;
 }
@@ -91,7 +91,7 @@ function guessByTable(answer: ApiVersionsAnswer, table: ReleaseTable, mode: Kafk
   const prefix = mode === 'kraft' ? 'kraft-broker-' : 'zk-';
   const keys = Object.keys(table).filter((k) => k.startsWith(prefix)).sort((a, b) => order(releaseOf(a)) - order(releaseOf(b)));
   if (keys.length === 0 || answer.apis.length === 0) return 'unknown';
-  const maxOf = (key: string): Map<number, number> => new Map(Object.values(table[key]!).map(([k, , max]) => [k, max]));
+  const maxOf = (key: string): Map<number, number> => new Map(Object.values(table[key]).map(([k, , max]) => [k, max]));
   const exact: string[] = [];
   for (const key of keys) {
     const max = maxOf(key);

@@ -190,7 +190,7 @@ export const ELECTION_STATUS = { NONE: 0, LEADING: 1, FAILED: 2 } as const;
 export function nextElections(partitions: readonly { state: string; supersededBy?: string }[], status: Uint8Array, limit: number): number[] {
   const out: number[] = [];
   for (let i = 0; i < partitions.length && out.length < limit; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.state === 'completed' && !p.supersededBy && status[i] === ELECTION_STATUS.NONE) out.push(i);
   }
   return out;
@@ -202,7 +202,7 @@ export function tallyOf(partitions: readonly { state: string; supersededBy?: str
   let failed = 0;
   let completed = 0;
   for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.state !== 'completed' || p.supersededBy) continue;
     completed++;
     if (status[i] === ELECTION_STATUS.LEADING) elected++;

@@ -33,13 +33,13 @@ function child(node: Node, b: number): Node {
 }
 
 /** The big-endian INT32 at `bytes[pos...]`. */
-const int32At = (bytes: Uint8Array, pos: number): number => ((bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!) | 0;
+const int32At = (bytes: Uint8Array, pos: number): number => ((bytes[pos] << 24) | (bytes[pos + 1] << 16) | (bytes[pos + 2] << 8) | bytes[pos + 3]) | 0;
 
 /** The shared, frozen list equal to `list` (element by element, in order). */
 export function internReplicaList(list: readonly number[]): readonly number[] {
   if (count >= MAX_INTERNED_LISTS) resetInternedLists();
   let node = root;
-  for (let i = 0; i < list.length; i++) node = child(node, list[i]!);
+  for (let i = 0; i < list.length; i++) node = child(node, list[i]);
   if (node.list === undefined) {
     // A copy: the caller's array may be its own to change.
     node.list = Object.freeze(list.slice());
@@ -81,7 +81,7 @@ export function sharedDifference(list: readonly number[], drop: readonly number[
   let out = byDrop.get(drop);
   if (out === undefined) {
     const kept: number[] = [];
-    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i]!)) kept.push(list[i]!);
+    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i])) kept.push(list[i]);
     out = internReplicaList(kept);
     byDrop.set(drop, out);
   }

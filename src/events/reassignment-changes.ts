@@ -124,7 +124,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     const limit = opts.limit ?? Infinity;
     const out: ReassignmentChange[] = [];
     for (let i = from; i < this.#events.length && out.length < limit; i++) {
-      const e = this.#events[i]!;
+      const e = this.#events[i];
       if (opts.reassignmentId === undefined || e.reassignmentId === opts.reassignmentId) out.push(e);
     }
     return { changes: out, complete };
@@ -197,7 +197,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     if (this.#events.length <= this.#max) return;
     // Drop the oldest tenth at once (amortised O(1) per change, no shift() per event).
     const drop = Math.max(1, Math.ceil(this.#max / 10));
-    for (let i = 0; i < drop; i++) this.#byId.delete(this.#events[i]!.eventId);
+    for (let i = 0; i < drop; i++) this.#byId.delete(this.#events[i].eventId);
     this.#events = this.#events.slice(drop);
     this.#firstSeq += drop;
   }

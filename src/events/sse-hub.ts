@@ -68,7 +68,7 @@ interface Stream {
   readonly afterSeq: number;
 }
 
-const isTerminal = (r: ReassignmentRecord) => TERMINAL_STATES.has(r.state as ReassignmentState);
+const isTerminal = (r: ReassignmentRecord) => TERMINAL_STATES.has(r.state);
 const sameFinished = (a: ReassignmentRecord, b: ReassignmentRecord) => a.state === b.state && a.throttlesRemovedAt === b.throttlesRemovedAt && a.reason === b.reason;
 const DEFAULT_BUFFER_MAX = 1 << 20;
 /** Longest run of summary computations between two yields to the event loop. */

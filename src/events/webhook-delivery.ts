@@ -154,7 +154,7 @@ export class WebhookDelivery {
       const queue = pendingChanges(w, rec, changes);
       depth += queue.length;
       if (queue.length === 0) continue;
-      const retry = rec?.retry?.eventId === queue[0]!.eventId ? rec.retry : null;
+      const retry = rec?.retry?.eventId === queue[0].eventId ? rec.retry : null;
       if (!retry || retry.nextAttemptAt <= now) due = true;
       else nextAt = Math.min(nextAt, retry.nextAttemptAt);
     }

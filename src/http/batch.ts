@@ -48,10 +48,10 @@ export function aggregateItems<R extends BatchItem = TopicItemResult>(answers: I
   if (items.every((i) => i.problem === undefined)) return { status: successStatus, kind: 'batch', body: { items } };
   if (!allFailed || statuses.size !== 1) return { status: 207, kind: 'batch', body: { items } };
 
-  const status = items[0]!.status;
+  const status = items[0].status;
   const problems = items.map((i) => ('problem' in i ? i.problem : undefined)).filter((p): p is Problem => p !== undefined);
   const codes = new Set(problems.map((p) => p.kafkaError?.code));
-  const first = problems[0]!;
+  const first = problems[0];
   const sameKafkaError = codes.size === 1 && first.kafkaError !== undefined;
 
   const throttles = problems.map((p) => p.throttleTimeMs).filter((t): t is number => t !== undefined);

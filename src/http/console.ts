@@ -54,7 +54,7 @@ export async function bundleConsole(srcDir = CONSOLE_DIR): Promise<Record<'index
 function toAssets(files: Record<string, Buffer>, origin: ConsoleAssets['origin']): ConsoleAssets {
   const map = new Map<string, ConsoleAsset>();
   for (const [name, body] of Object.entries(files)) {
-    const asset = { body, type: TYPES[name]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+    const asset = { body, type: TYPES[name], etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
     map.set(name === 'index.html' ? '/' : `/console/${name}`, asset);
   }
   return { files: map, origin };

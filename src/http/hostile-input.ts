@@ -33,7 +33,7 @@ export function jsonNestingDepth(buf: Uint8Array): number {
   const n = buf.length;
   let i = 0;
   while (i < n) {
-    const k = BYTE_CLASS[buf[i++]!]!;
+    const k = BYTE_CLASS[buf[i++]];
     if (k === 0) continue;
     if (k === OPEN) {
       if (++depth > max) max = depth;
@@ -41,7 +41,7 @@ export function jsonNestingDepth(buf: Uint8Array): number {
     else {
       for (;;) {
         if (i >= n) return max;
-        const c = buf[i++]!;
+        const c = buf[i++];
         if (c === 0x22) break;
         if (c === 0x5c) i++;
       }
@@ -80,7 +80,7 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 export function requireJsonBodies(): RequestHandler {
   return (req, res, next) => {
     if (!BODY_METHODS.has(req.method) || !hasBody(req.headers)) return next();
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type === 'application/json') return next();
     sendProblem(res, {
       problem: {

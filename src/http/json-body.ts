@@ -74,7 +74,7 @@ export function* scanJson(
       } else if (c === QUOTE) inString = true;
       else if (c === COMMA) {
         const top = open - 1;
-        if (top >= 0 && isArray[top] && i - lastCuts[top]! >= cutChars) {
+        if (top >= 0 && isArray[top] && i - lastCuts[top] >= cutChars) {
           (cutsOf[top] ??= []).push(i);
           lastCuts[top] = i;
         }
@@ -98,7 +98,7 @@ export function* scanJson(
         }
         open--;
         const cuts = cutsOf[open];
-        if (cuts && (!largest || i - starts[open]! > largest.end - largest.start)) largest = { start: starts[open]!, end: i, cuts };
+        if (cuts && (!largest || i - starts[open] > largest.end - largest.start)) largest = { start: starts[open], end: i, cuts };
       }
     }
     // A backslash ending the slice skipped the next slice's first character: start after it.
@@ -200,10 +200,10 @@ export function* decodeUtf8Steps(buf: Buffer, start = 0, pieceBytes = DECODE_PIE
     let to = Math.min(buf.length, from + pieceBytes);
     // Back up to the start of a sequence; if the piece is one sequence's lead and continuation
     // bytes only (input that is not UTF-8), go forward to the next start instead.
-    while (to < buf.length && to > from && (buf[to]! & 0xc0) === 0x80) to--;
+    while (to < buf.length && to > from && (buf[to] & 0xc0) === 0x80) to--;
     if (to === from) {
       to = from + pieceBytes;
-      while (to < buf.length && (buf[to]! & 0xc0) === 0x80) to++;
+      while (to < buf.length && (buf[to] & 0xc0) === 0x80) to++;
     }
     parts.push(buf.toString('utf8', from, to));
     from = to;
@@ -241,7 +241,7 @@ export async function parseJsonInSlices(text: string, maxDepth: number, { sliceM
   for (let s = 0; s + 1 < bounds.length; s++) {
     let slice: unknown[];
     try {
-      slice = JSON.parse(`[${text.slice(bounds[s]! + 1, bounds[s + 1])}]`) as unknown[];
+      slice = JSON.parse(`[${text.slice(bounds[s] + 1, bounds[s + 1])}]`) as unknown[];
     } catch {
       return parseJsonStrict(text);
     }
@@ -263,7 +263,7 @@ export async function parseJsonInSlices(text: string, maxDepth: number, { sliceM
 /** The charset parameter of the Content-Type, lower-cased (undefined when there is none). */
 function charsetOf(contentType: string | undefined): string | undefined {
   const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
-  return m ? m[1]!.toLowerCase() : undefined;
+  return m ? m[1].toLowerCase() : undefined;
 }
 
 /**

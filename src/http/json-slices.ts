@@ -21,7 +21,7 @@ export class LazyJsonArray<T> {
     private readonly at: (i: number) => T,
   ) {}
   static map<S, T>(source: readonly S[], f: (s: S) => T): LazyJsonArray<T> {
-    return new LazyJsonArray(source.length, (i) => f(source[i]!));
+    return new LazyJsonArray(source.length, (i) => f(source[i]));
   }
   get(i: number): T {
     return this.at(i);

@@ -57,7 +57,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 function withEmptied(body: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
   const [head, ...rest] = path;
   const copy = { ...body };
-  Object.defineProperty(copy, head!, { value: rest.length === 0 ? [] : withEmptied(body[head!] as Record<string, unknown>, rest), writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(copy, head, { value: rest.length === 0 ? [] : withEmptied(body[head] as Record<string, unknown>, rest), writable: true, enumerable: true, configurable: true });
   return copy;
 }
 
@@ -85,7 +85,7 @@ export function runChain(chain: readonly RequestHandler[], req: Request, res: Re
     const mw = chain[i++];
     if (!mw) return done();
     try {
-      const r = mw(req, res, step) as unknown;
+      const r = mw(req, res, step);
       if (r instanceof Promise) r.catch(done);
     } catch (e) {
       done(e);

@@ -21,7 +21,7 @@ export function kafkaSlug(kafkaErrorName: string): string {
 /** TOPIC_ALREADY_EXISTS -> "Topic already exists": a stable, human title per problem type. */
 export function kafkaTitle(kafkaErrorName: string): string {
   const words = kafkaErrorName.toLowerCase().split('_').filter(Boolean).join(' ');
-  return words ? words[0]!.toUpperCase() + words.slice(1) : 'Kafka error';
+  return words ? words[0].toUpperCase() + words.slice(1) : 'Kafka error';
 }
 
 /** A problem ready to send: the body plus the headers that belong to it (Retry-After, Allow). */

@@ -92,7 +92,7 @@ function templateSegments(route: string): { literal?: string; param?: string }[]
     .split('/')
     .map((seg) => {
       const p = PARAM.exec(seg);
-      if (p) return { param: p[1]! };
+      if (p) return { param: p[1] };
       if (!LITERAL.test(seg) || seg === '.' || seg === '..') {
         throw new Error(`openapi.yaml: path ${route} has a segment the route table cannot match exactly: "${seg}"`);
       }
@@ -135,7 +135,7 @@ export function compileRouteTable(operations: readonly OperationAccess[]): Route
   /** Literal segments before parameters (OpenAPI: concrete paths match first), backtracking if the literal branch ends nowhere. */
   function walk(node: Node, segments: readonly string[], i: number, values: string[]): PathItem | undefined {
     if (i === segments.length) return node.item;
-    const seg = segments[i]!;
+    const seg = segments[i];
     const literal = node.literals.get(seg);
     if (literal) {
       const found = walk(literal, segments, i + 1, values);
@@ -163,7 +163,7 @@ export function compileRouteTable(operations: readonly OperationAccess[]): Route
       const operation = item.byMethod.get(method) ?? (method === 'HEAD' ? item.byMethod.get('GET') : undefined);
       if (!operation) return { kind: 'method-not-allowed', route: item.route, allow: item.allow };
       const params: Record<string, string> = {};
-      for (let k = 0; k < item.paramNames.length; k++) params[item.paramNames[k]!] = values[k]!;
+      for (let k = 0; k < item.paramNames.length; k++) params[item.paramNames[k]] = values[k]!;
       return { kind: 'operation', operation, params };
     },
   };

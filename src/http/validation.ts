@@ -17,7 +17,7 @@ export function validationMiddleware(spec: LoadedSpec, validateResponses: boolea
   const handlers = routeTableValidator({
     // The validator dereferences in place; give it a copy so /openapi.yaml and the
     // route matcher keep the document as written.
-    apiSpec: structuredClone(spec.document) as never,
+    apiSpec: structuredClone(spec.document),
     // Fail at startup, not at the first request, if openapi.yaml is not valid OpenAPI 3.1.
     validateApiSpec: true,
     validateRequests: {

@@ -195,7 +195,7 @@ export const validatorLookups = { count: 0 };
 /** Runs `mw`, handing a thrown error to `next` (the validator's own chain did so through its promise). */
 function run(mw: RequestHandler, req: Request, res: Response, next: NextFunction): void {
   try {
-    const r = mw(req, res, next) as unknown;
+    const r = mw(req, res, next);
     if (r instanceof Promise) r.catch(next);
   } catch (err) {
     next(err);
@@ -234,7 +234,7 @@ export function routeTableValidator(
       if (context.basePaths.every((b) => b === '' || b === '/')) {
         for (const route of context.routes) {
           const method = route.method.toLowerCase();
-          const item = context.apiDoc.paths[route.openApiRoute]!;
+          const item = context.apiDoc.paths[route.openApiRoute];
           const schema = item[method] as Operation;
           metadata.set(`${route.method} ${route.openApiRoute}`, {
             expressRoute: route.expressRoute,

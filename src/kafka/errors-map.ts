@@ -89,7 +89,7 @@ function findNode(err: unknown, pred: (e: unknown) => boolean, depth = 0): unkno
 
 /** throttle_time_ms of the response carried by a ResponseError anywhere in the tree. */
 export function throttleTimeOf(err: unknown): number | undefined {
-  const re = findNode(err, (e) => e instanceof ResponseError && typeof (e as ResponseError).response === 'object');
+  const re = findNode(err, (e) => e instanceof ResponseError && typeof (e).response === 'object');
   const resp = (re as ResponseError | undefined)?.response as { throttleTimeMs?: unknown } | undefined;
   return typeof resp?.throttleTimeMs === 'number' ? resp.throttleTimeMs : undefined;
 }

@@ -94,7 +94,7 @@ export function movingDoneShare(r: ReassignmentRecord, progress: SnapshotProgres
   let moving = 0;
   const ps = r.partitions;
   for (let i = 0; i < ps.length; i++) {
-    const p = ps[i]!;
+    const p = ps[i];
     if (p.supersededBy) continue;
     if (p.state === 'completed') completed += p.bytesTotal ?? 0;
     else if (p.state === 'moving') moving += p.bytesTotal ?? 0;
@@ -117,11 +117,11 @@ export function deadlineStep(
   const measured = progress.asOfMs !== null;
   const split = measuredPerBroker ?? bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
   const brokers = measured && !measuredPerBroker ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
-  const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs!, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
+  const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
   // The bytes are as of the latest snapshot: so is the time left (counted from now, the rate
   // would also cover the bytes copied since the snapshot, and the end comes a pass early).
   const decision = paceToDeadline({
-    nowMs: measured ? Math.min(now, progress.asOfMs!) : now,
+    nowMs: measured ? Math.min(now, progress.asOfMs) : now,
     startedAtMs: startedAt,
     finishByMs: d.finishBy,
     brokers,

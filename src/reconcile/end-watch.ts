@@ -52,7 +52,7 @@ export async function endWatchSample(
     const ps = r.partitions;
     for (let i = 0; i < ps.length; i++) {
       if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-      const p = ps[i]!;
+      const p = ps[i];
       if (p.supersededBy || p.state !== 'moving' || !top.admits(p.bytesTotal ?? 0, i) || !moving.has(partitionId(p.topic, p.partition))) continue;
       top.offer(p.bytesTotal ?? 0, i, { id: r.id, topic: p.topic, partition: p.partition });
     }
@@ -83,7 +83,7 @@ export class TopK<T> {
   /** Whether offer(score, order) would keep the item (cheap: one comparison). */
   admits(score: number, order: number): boolean {
     const h = this.#heap;
-    return h.length < this.#k || (this.#k > 0 && TopK.#below(h[0]!, { score, order }));
+    return h.length < this.#k || (this.#k > 0 && TopK.#below(h[0], { score, order }));
   }
 
   offer(score: number, order: number, item: T): void {
@@ -94,8 +94,8 @@ export class TopK<T> {
       let i = h.length - 1;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (!TopK.#below(h[i]!, h[parent]!)) break;
-        const e = h[i]!;
+        if (!TopK.#below(h[i], h[parent])) break;
+        const e = h[i];
         h[i] = h[parent]!;
         h[parent] = e;
         i = parent;
@@ -103,7 +103,7 @@ export class TopK<T> {
       return;
     }
     // The entry pushed out is not referenced elsewhere (items() copies the items out).
-    const top = h[0]!;
+    const top = h[0];
     top.score = score;
     top.order = order;
     top.item = item;
@@ -112,10 +112,10 @@ export class TopK<T> {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < h.length && TopK.#below(h[l]!, h[m]!)) m = l;
-      if (r < h.length && TopK.#below(h[r]!, h[m]!)) m = r;
+      if (l < h.length && TopK.#below(h[l], h[m])) m = l;
+      if (r < h.length && TopK.#below(h[r], h[m])) m = r;
       if (m === i) break;
-      const e = h[i]!;
+      const e = h[i];
       h[i] = h[m]!;
       h[m] = e;
       i = m;

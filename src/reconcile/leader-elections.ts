@@ -91,11 +91,11 @@ export class LeaderElections {
   /** One ElectLeaders for the partitions at `batch` (indexes into `ps`); records what each got. */
   async #elect(id: string, ps: ReassignmentRecord['partitions'], batch: readonly number[], mine: RecordElections): Promise<void> {
     const at = new Map<string, number>();
-    for (const i of batch) at.set(`${ps[i]!.topic}\u0000${ps[i]!.partition}`, i);
+    for (const i of batch) at.set(`${ps[i].topic}\u0000${ps[i].partition}`, i);
     const answer = await electLeaders(
       this.#d.kafka,
       'preferred',
-      batch.map((i) => ({ topic: ps[i]!.topic, partition: ps[i]!.partition })),
+      batch.map((i) => ({ topic: ps[i].topic, partition: ps[i].partition })),
     );
     let refused = 0;
     for (const a of answer.partitions) {
@@ -109,8 +109,8 @@ export class LeaderElections {
       refused++;
       // Not available (the preferred replica is down or not in the ISR yet): tried again next
       // pass, up to ELECTION_ATTEMPTS times; anything else is final.
-      mine.attempts[i] = outcome === 'not-available' ? mine.attempts[i]! + 1 : ELECTION_ATTEMPTS;
-      if (mine.attempts[i]! >= ELECTION_ATTEMPTS) mine.status[i] = ELECTION_STATUS.FAILED;
+      mine.attempts[i] = outcome === 'not-available' ? mine.attempts[i] + 1 : ELECTION_ATTEMPTS;
+      if (mine.attempts[i] >= ELECTION_ATTEMPTS) mine.status[i] = ELECTION_STATUS.FAILED;
       const info = kafkaErrorInfo(a.errorCode, a.errorMessage);
       mine.lastError = { name: info.name, code: info.code, message: info.message, topic: a.topic, partition: a.partition };
     }

@@ -32,7 +32,7 @@ export function hasLogDirMoves(record: ReassignmentRecord): boolean {
     has = false;
     const ps = record.partitions;
     for (let i = 0; i < ps.length && !has; i++) {
-      const dirs = ps[i]!.logDirs;
+      const dirs = ps[i].logDirs;
       if (dirs) for (let j = 0; j < dirs.length; j++) if (dirs[j] !== 'any') has = true;
     }
     dirMovesOf.set(record, has);
@@ -48,7 +48,7 @@ export function logDirBrokers(record: ReassignmentRecord): number[] {
   const out = new Set<number>();
   for (const p of activePartitions(record)) {
     if (p.state !== 'queued' && p.state !== 'moving') continue;
-    p.logDirs?.forEach((d, i) => d !== 'any' && out.add(p.target[i]!));
+    p.logDirs?.forEach((d, i) => d !== 'any' && out.add(p.target[i]));
   }
   return [...out].sort((a, b) => a - b);
 }
@@ -64,7 +64,7 @@ export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kaf
     if (!isLive(r) || r.state !== 'running' || !hasLogDirMoves(r)) continue;
     for (const p of activePartitions(r)) {
       if (p.state !== 'moving' || !p.logDirs) continue;
-      p.logDirs.forEach((logDir, i) => logDir !== 'any' && moves.push({ topic: p.topic, partition: p.partition, broker: p.target[i]!, logDir }));
+      p.logDirs.forEach((logDir, i) => logDir !== 'any' && moves.push({ topic: p.topic, partition: p.partition, broker: p.target[i], logDir }));
     }
   }
   const pending = new Set<string>();

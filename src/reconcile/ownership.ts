@@ -68,7 +68,7 @@ export async function partitionOwnersPaced(view: StateView, pace: Pace): Promise
     const ps = r.partitions;
     for (let i = 0; i < ps.length; i++) {
       if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-      const p = ps[i]!;
+      const p = ps[i];
       if (p.startError || p.supersededBy) continue;
       const k = partitionId(p.topic, p.partition);
       if (!out.has(k)) out.set(k, r.id);
@@ -106,7 +106,7 @@ export async function attributeMovesPaced(moving: readonly MovingPartition[], vi
   let gateway = 0;
   for (let i = 0; i < moving.length; i++) {
     if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-    const m = moving[i]!;
+    const m = moving[i];
     const id = partitionId(m.topic, m.partition);
     movingIds.add(id);
     const owner = owners.get(id);
@@ -125,7 +125,7 @@ export async function attributeMovesPaced(moving: readonly MovingPartition[], vi
   }
   for (let i = 0; i < moving.length; i++) {
     if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
-    const m = moving[i]!;
+    const m = moving[i];
     const id = partitionId(m.topic, m.partition);
     const owner = owners.get(id);
     if (owner === undefined) continue;

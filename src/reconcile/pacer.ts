@@ -216,7 +216,7 @@ export class Pacer {
           const rest = paced.filter((p) => p.state === 'queued' && !inWave.has(p.i));
           const ahead = queueOrder(rest, pacing.order)
             .slice(0, Math.max(wave.length, paced.length - rest.length) * PREFETCH_WAVES)
-            .map((k) => rest[k]!);
+            .map((k) => rest[k]);
           demand = withLogDirThrottle(throttleDemandFor(computeReassignmentThrottles(moving, [...wave, ...ahead].map(asMove)), r.throttle), logDirBrokers(r), r.throttle);
         }
       }

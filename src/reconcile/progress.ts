@@ -40,7 +40,7 @@ const measured = (p: ReassignmentPartitionRecord) => p.state === 'moving' && !p.
 function addingCount(p: ReassignmentPartitionRecord): number {
   let n = 0;
   const { target, original } = p;
-  for (let i = 0; i < target.length; i++) if (!original.includes(target[i]!)) n++;
+  for (let i = 0; i < target.length; i++) if (!original.includes(target[i])) n++;
   return n;
 }
 
@@ -63,7 +63,7 @@ function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
   let completed = 0;
   const ps = r.partitions;
   for (let i = 0; i < ps.length; i++) {
-    const p = ps[i]!;
+    const p = ps[i];
     if (!counted(p)) continue;
     total += p.bytesTotal ?? 0;
     if (p.state === 'completed') completed += p.bytesTotal ?? 0;
@@ -121,15 +121,15 @@ export class ProgressTracker {
     let same = this.#asked !== null;
     const brokers = new Set<number>();
     for (let d = 0; d < due.length; d++) {
-      const ps = due[d]!.partitions;
+      const ps = due[d].partitions;
       for (let i = 0; i < ps.length; i++) {
         if ((i + 1) % PACE_EVERY === 0) await pace();
-        const p = ps[i]!;
+        const p = ps[i];
         if (!measured(p)) continue;
         if (same) same = givenAt(this.#asked!, n, p.topic, p.partition);
         n++;
         const { target, original } = p;
-        for (let j = 0; j < target.length; j++) if (!original.includes(target[j]!)) brokers.add(target[j]!);
+        for (let j = 0; j < target.length; j++) if (!original.includes(target[j])) brokers.add(target[j]);
       }
       await pace();
     }
@@ -138,8 +138,8 @@ export class ProgressTracker {
     else if (n > 0) {
       const moving: ReassignmentPartitionRecord[] = [];
       for (let d = 0; d < due.length; d++) {
-        const ps = due[d]!.partitions;
-        for (let i = 0; i < ps.length; i++) if (measured(ps[i]!)) moving.push(ps[i]!);
+        const ps = due[d].partitions;
+        for (let i = 0; i < ps.length; i++) if (measured(ps[i])) moving.push(ps[i]);
         await pace();
       }
       request = await replicaSizesRequest(moving);
@@ -159,7 +159,7 @@ export class ProgressTracker {
     for (const id of this.#likelyLast.keys()) if (!running.some((r) => r.id === id)) this.#likelyLast.delete(id);
     let rank = 0;
     for (let d = 0; d < due.length; d++) {
-      const r = due[d]!;
+      const r = due[d];
       const ps = r.partitions;
       let total = 0;
       let done = 0;
@@ -169,8 +169,8 @@ export class ProgressTracker {
       for (let k = 0; k < ps.length; k++) {
         const i = k + 1; // the partition's rank in the record, from 1 (the TopK order of ties)
         if (i % PACE_EVERY === 0) await pace();
-        const p = ps[k]!;
-        const slot = measured(p) ? inputSlot![rank++]! : -1;
+        const p = ps[k];
+        const slot = measured(p) ? inputSlot![rank++] : -1;
         if (!counted(p)) continue;
         const t = p.bytesTotal ?? 0;
         total += t;
@@ -182,7 +182,7 @@ export class ProgressTracker {
           let copied = 0;
           const { target, original } = p;
           for (let j = 0; j < target.length; j++) {
-            const b = target[j]!;
+            const b = target[j];
             if (original.includes(b)) continue;
             const size = sizes.get(b)?.[slot] ?? 0;
             const c = Math.min(share, size === size ? size : 0); // NaN: not on that broker

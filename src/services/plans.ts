@@ -100,7 +100,7 @@ export class PlanService {
       for (const p of t.partitions) {
         for (const b of p.replicas) view(b).replicas++;
         if (p.leader >= 0) view(p.leader).leaders++;
-        if (p.replicas.length > 0) view(p.replicas[0]!).preferredLeaders++;
+        if (p.replicas.length > 0) view(p.replicas[0]).preferredLeaders++;
         const isr = (p as { isr?: readonly number[] }).isr;
         if (isr && isr.length < p.replicas.length) {
           // As Kafka's Partition.isUnderReplicated: a move's adding replicas do not count (OngoingReassignmentState.replicationFactor).

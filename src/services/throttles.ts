@@ -144,7 +144,7 @@ const toRate = (v: string | null): number | null => (v === null ? null : Number(
 
 function combineOwners(owners: (Owner | null)[]): Owner {
   const set = new Set(owners.filter((o): o is Owner => o !== null));
-  if (set.size === 1) return [...set][0]!;
+  if (set.size === 1) return [...set][0];
   return set.size === 0 ? 'external' : 'mixed';
 }
 
@@ -273,7 +273,7 @@ export class ThrottleService {
         const unknown = list.filter((b) => !brokers.has(b));
         if (unknown.length) errors422.push({ path: `/body/replicas/${i}/${dir}`, message: `Unknown broker id(s) ${unknown.join(',')}.` });
         if (entry[dir] !== ALL_REPLICAS) {
-          const set = (entry[dir] as Set<string> | undefined) ?? new Set<string>();
+          const set = (entry[dir]) ?? new Set<string>();
           for (const b of list) set.add(replicaEntry(item.partition, b));
           entry[dir] = set;
         }
@@ -317,7 +317,7 @@ export class ThrottleService {
     };
     await this.#store.write([record]);
     const sync = await this.#sync.sync();
-    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
+    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0].error);
     return { kind: 'ok', id: record.id, view: await this.list() };
   }
 
@@ -396,7 +396,7 @@ export class ThrottleService {
     }
     if (writes.length || deletes.length) await this.#store.write(writes, deletes);
     const sync = await this.#sync.sync();
-    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0]!.error);
+    if (sync.failures.length) throw new KafkaRequestError('kafka', sync.failures[0].error);
 
     if (includeExternal) {
       // Only the resources that have a throttle now are claimed and cleared (claims stay small).
@@ -407,7 +407,7 @@ export class ThrottleService {
           : { topics: current.replicas.filter((r) => match(r.topic)).map((r) => r.topic), brokers: [] };
       // Under a claim like every other throttle change: never interleaved with another instance's sync.
       const out = await this.#sync.deleteAll(targets);
-      if (out.failures.length) throw new KafkaRequestError('kafka', out.failures[0]!.error);
+      if (out.failures.length) throw new KafkaRequestError('kafka', out.failures[0].error);
     }
     return this.list();
   }

@@ -120,7 +120,7 @@ export function parseFaultSpec(raw: unknown): FaultSpec {
     }
     error = {
       code: fields.code as number,
-      ...(fields.message !== undefined && { message: fields.message as string | null }),
+      ...(fields.message !== undefined && { message: fields.message }),
       ...(fields.throttleTimeMs !== undefined && { throttleTimeMs: fields.throttleTimeMs as number }),
     };
   }
@@ -130,12 +130,12 @@ export function parseFaultSpec(raw: unknown): FaultSpec {
     apiKey: spec.apiKey as number,
     ...(spec.brokerId !== undefined && { brokerId: spec.brokerId as number }),
     ...(spec.version !== undefined && { version: spec.version as number }),
-    ...(spec.clientId !== undefined && { clientId: spec.clientId as string }),
+    ...(spec.clientId !== undefined && { clientId: spec.clientId }),
     ...(spec.after !== undefined && { after: spec.after as number }),
     ...(spec.times !== undefined && { times: spec.times as number }),
     ...(spec.delayMs !== undefined && { delayMs: spec.delayMs as number }),
     ...(error && { error }),
-    ...(spec.drop !== undefined && { drop: spec.drop as 'before' | 'after' }),
+    ...(spec.drop !== undefined && { drop: spec.drop }),
   };
 }
 

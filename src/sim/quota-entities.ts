@@ -275,7 +275,7 @@ export function applyQuotaAlteration(
   }
   const next = new Map(table);
   if (Object.keys(values).length === 0) next.delete(key);
-  else next.set(key, Object.freeze(values) as QuotaValues);
+  else next.set(key, Object.freeze(values));
   return { ok: true, table: next, entity: checkedEntity.entity };
 }
 

@@ -140,7 +140,7 @@ export class BrokerServer {
         if (pendingBytes < 4) return;
         // The size alone first: joining every chunk of a large frame as it arrives would copy
         // it over and over (quadratic in its size); join once the whole frame is there.
-        const head = pending[0]!.length >= 4 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+        const head = pending[0].length >= 4 ? pending[0] : Buffer.concat(pending, pendingBytes);
         const size = head.readInt32BE(0);
         if (size < 8 || size > MAX_FRAME_BYTES) {
           // A header alone takes 8 bytes; anything else is not Kafka.
@@ -148,7 +148,7 @@ export class BrokerServer {
           return;
         }
         if (pendingBytes < 4 + size) return;
-        let buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+        let buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
         const frame = buf.subarray(4, 4 + size);
         buf = buf.subarray(4 + size);
         pending = buf.length ? [buf] : [];

@@ -78,7 +78,7 @@ export async function packPartitions(ps: readonly ReassignmentPartitionRecord[],
   };
   for (let i = 0; i < n; i++) {
     if (i % PACK_SLICE === PACK_SLICE - 1) await pace();
-    const p = ps[i]!;
+    const p = ps[i];
     let t = topicIndex.get(p.topic);
     if (t === undefined) {
       t = topics.length;
@@ -119,7 +119,7 @@ export async function packPartitions(ps: readonly ReassignmentPartitionRecord[],
 /** Whether the packed form can hold `ps` exactly (partition numbers as u32, known states). */
 export function packable(ps: readonly ReassignmentPartitionRecord[]): boolean {
   for (let i = 0; i < ps.length; i++) {
-    const p = ps[i]!;
+    const p = ps[i];
     if (!Number.isInteger(p.partition) || p.partition < 0 || p.partition > 0xffffffff || !STATE_INDEX.has(p.state)) return false;
     if (typeof p.topic !== 'string' || !Array.isArray(p.original) || !Array.isArray(p.target)) return false;
   }
@@ -128,15 +128,15 @@ export function packable(ps: readonly ReassignmentPartitionRecord[]): boolean {
 
 /** Entry i, as it was packed (optional fields only when they were there). */
 function unpackEntry(packed: PackedPartitions, i: number): ReassignmentPartitionRecord {
-  const f = packed.flags[i]!;
+  const f = packed.flags[i];
   const e: ReassignmentPartitionRecord = {
-    topic: packed.topics[packed.topic[i]!]!,
-    partition: packed.partition[i]!,
-    original: packed.lists[packed.original[i]!]!,
-    target: packed.lists[packed.target[i]!]!,
-    state: PARTITION_STATES[packed.state[i]!]!,
+    topic: packed.topics[packed.topic[i]],
+    partition: packed.partition[i],
+    original: packed.lists[packed.original[i]],
+    target: packed.lists[packed.target[i]],
+    state: PARTITION_STATES[packed.state[i]],
   };
-  if (f & F_BYTES) e.bytesTotal = f & F_BYTES_NULL ? null : packed.bytesTotal[i]!;
+  if (f & F_BYTES) e.bytesTotal = f & F_BYTES_NULL ? null : packed.bytesTotal[i];
   if (f & F_STARTED) e.startedAt = packed.startedAt[i]!;
   if (f & F_ENDED) e.endedAt = packed.endedAt[i]!;
   const r = packed.rare.get(i);

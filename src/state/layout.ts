@@ -170,7 +170,7 @@ export function cutChunks(partitions: readonly ReassignmentPartitionRecord[]): {
   let s = 0;
   let bytes = 0;
   for (let i = 0; i < partitions.length; i++) {
-    const e = estimate(partitions[i]!);
+    const e = estimate(partitions[i]);
     if (i > s && (i - s >= CHUNK_MAX_PARTITIONS || bytes + e > CHUNK_TARGET_BYTES)) {
       out.push({ s, n: i - s });
       s = i;
@@ -262,7 +262,7 @@ export async function encodeReassignment(
   const chunks: EncodedReassignment['chunks'] = [];
   const refs: ChunkRef[] = [];
   const writeChunk = async (i: number, s: number, n: number) => {
-    const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, partitions: next.partitions.slice(s, s + n) as ReassignmentPartitionRecord[] };
+    const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, partitions: next.partitions.slice(s, s + n) };
     const key = chunkKey(next.id, 'p', i, gen);
     const raw = JSON.stringify(chunk);
     checkSize(key, raw);
@@ -286,7 +286,7 @@ export async function encodeReassignment(
     }
   } else {
     const cuts = cutChunks(next.partitions);
-    for (let i = 0; i < cuts.length; i++) await writeChunk(i, cuts[i]!.s, cuts[i]!.n);
+    for (let i = 0; i < cuts.length; i++) await writeChunk(i, cuts[i].s, cuts[i].n);
   }
 
   let demand: DemandRef[] | null = null;
@@ -305,7 +305,7 @@ export async function encodeReassignment(
         const frags = demandFragments(next.throttleDemand.topics);
         for (let i = 0; i < frags.length; i++) {
           const key = chunkKey(next.id, 'd', i, gen);
-          const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, demand: frags[i]! };
+          const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, demand: frags[i] };
           const raw = JSON.stringify(chunk);
           checkSize(key, raw);
           chunks.push({ key, value: raw, chunk });

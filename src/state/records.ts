@@ -331,8 +331,8 @@ function canonicalInt(s: string, from: number, to: number): number {
 export function packReplicaList(entries: readonly string[]): PackedReplicaList | undefined {
   const byBroker = new Map<number, number[]>();
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!;
-    if (i > 0 && !(entries[i - 1]! < e)) return undefined;
+    const e = entries[i];
+    if (i > 0 && !(entries[i - 1] < e)) return undefined;
     const colon = e.indexOf(':');
     if (colon < 0) return undefined;
     const partition = canonicalInt(e, 0, colon);
@@ -347,11 +347,11 @@ export function packReplicaList(entries: readonly string[]): PackedReplicaList |
     // Partitions fit 31 bits: a typed array sorts numerically without a comparator call per pair.
     const ps = Uint32Array.from(list).sort();
     const deltasLength = writeDeltas(ps);
-    const max = ps[ps.length - 1]!;
+    const max = ps[ps.length - 1];
     const bitmapChars = Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3);
     if (bitmapChars < deltasLength) {
       const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
-      for (const p of ps) bits[p >> 3]! |= 1 << (p & 7);
+      for (const p of ps) bits[p >> 3] |= 1 << (p & 7);
       out[String(broker)] = `b${bits.toString('base64')}`;
     } else out[String(broker)] = `d${deltaScratch.toString('latin1', 0, deltasLength)}`;
   }
@@ -374,7 +374,7 @@ function writeDeltas(ps: Uint32Array): number {
   let prev = -1;
   for (let k = 0; k < ps.length; k++) {
     if (k > 0) out[pos++] = 46; // '.'
-    let d = ps[k]! - prev - 1;
+    let d = ps[k] - prev - 1;
     prev = ps[k]!;
     if (d < 36) {
       out[pos++] = BASE36[d]!;
@@ -414,7 +414,7 @@ export function unpackReplicaList(packed: PackedReplicaList): string[] {
     if (code.startsWith('b')) {
       const bits = Buffer.from(code.slice(1), 'base64');
       for (let i = 0; i < bits.length; i++) {
-        const byte = bits[i]!;
+        const byte = bits[i];
         if (byte === 0) continue;
         for (let j = 0; j < 8; j++) if (byte & (1 << j)) out.push(replicaEntryKey(i * 8 + j, broker));
       }
@@ -467,7 +467,7 @@ export function packLedger(r: LedgerRecord): LedgerRecord {
       changed = true;
     }
   }
-  return changed ? ({ ...r, v: LEDGER_PACKED_VERSION, topic } as LedgerRecord) : r;
+  return changed ? ({ ...r, v: LEDGER_PACKED_VERSION, topic }) : r;
 }
 
 /** A stored ledger record back to its plain form (packed lists expanded). */
@@ -484,5 +484,5 @@ export function unpackLedger(r: LedgerRecord): LedgerRecord | undefined {
   } catch {
     return undefined; // not a packing this version knows: left alone
   }
-  return { ...r, v: RECORD_VERSION, topic } as LedgerRecord;
+  return { ...r, v: RECORD_VERSION, topic };
 }

@@ -12,8 +12,8 @@ function spinner() {
   const code = `process.stdin.on('data', (d) => { const ms = Number(String(d)); const end = Date.now() + ms; while (Date.now() < end); process.stdout.write('done\\n'); });`;
   const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
   const spin = async (ms: number) => {
-    proc.stdin!.write(`${ms}\n`);
-    await once(proc.stdout!, 'data');
+    proc.stdin.write(`${ms}\n`);
+    await once(proc.stdout, 'data');
   };
   return { proc, spin };
 }
@@ -29,9 +29,9 @@ describe('machine-load', () => {
       const busy = startLoadWindow({ child: proc.pid });
       await spin(300);
       const w = busy();
-      assert.ok(quiet.children.child! < 0.05, `idle child took ${quiet.children.child} s`);
+      assert.ok(quiet.children.child < 0.05, `idle child took ${quiet.children.child} s`);
       // On a loaded machine the spin's 300 ms of wall time are fewer on a CPU; never more than the window.
-      assert.ok(w.children.child! > 0.05 && w.children.child! <= w.seconds + 0.01, `busy child took ${w.children.child} s of ${w.seconds} s`);
+      assert.ok(w.children.child > 0.05 && w.children.child <= w.seconds + 0.01, `busy child took ${w.children.child} s of ${w.seconds} s`);
       assert.ok(w.ownCpu >= 0 && w.ownCpu < w.seconds + 0.05);
       assert.ok(w.machineBusy > 0 && w.machineBusy <= 1, `machine busy ${w.machineBusy}`);
       assert.ok(w.cpus >= 1 && w.loadavg.every((l) => l >= 0));

@@ -118,7 +118,7 @@ export class ChaosCluster {
 
   #incarnation(slot: number, id: string): Incarnation {
     const t = this.schedule.tuning;
-    const skewMs = this.schedule.skews[slot]!;
+    const skewMs = this.schedule.skews[slot];
     return withSkew(skewMs, () => {
       const metrics = createMetrics({ defaultMetrics: false });
       const env = { ...kafkaEnv(this.requestTimeoutMs), KAFKA_BOOTSTRAP_SERVERS: this.sim.bootstrapServers.join(','), KAFKA_CLIENT_ID: id };
@@ -143,7 +143,7 @@ export class ChaosCluster {
   /** The live incarnation of `slot`, or of the next slot with one (null when all are dead). */
   live(slot: number): Incarnation | null {
     for (let i = 0; i < this.slots.length; i++) {
-      const inst = this.slots[(slot + i) % this.slots.length]!;
+      const inst = this.slots[(slot + i) % this.slots.length];
       if (inst.killedAt === null) return inst;
     }
     return null;
@@ -156,7 +156,7 @@ export class ChaosCluster {
   }
 
   kill(slot: number): Incarnation {
-    const inst = this.slots[slot]!;
+    const inst = this.slots[slot];
     if (inst.killedAt !== null) return inst;
     inst.killedAt = realNow();
     this.sim.cutOffClient(inst.id);
@@ -169,7 +169,7 @@ export class ChaosCluster {
 
   /** A new incarnation in `slot` (after a kill), started as a new process would be. */
   async restart(slot: number): Promise<Incarnation> {
-    const old = this.slots[slot]!;
+    const old = this.slots[slot];
     if (old.killedAt === null) return old;
     const inst = this.#incarnation(slot, `gw${slot}r${++this.#restarts}`);
     this.slots[slot] = inst;
@@ -179,7 +179,7 @@ export class ChaosCluster {
 
   /** Holds every Kafka request of `slot`'s live incarnation for `ms` (delay faults on its client id). */
   pause(slot: number, ms: number): void {
-    const inst = this.slots[slot]!;
+    const inst = this.slots[slot];
     if (inst.killedAt !== null) return;
     const ids = Object.keys(GATEWAY_APIS).map((k) => this.sim.faults.add({ apiKey: Number(k), clientId: inst.id, delayMs: ms }).id);
     this.after(ms, () => ids.forEach((id) => this.sim.faults.remove(id)));

@@ -28,7 +28,7 @@ function schedule(concurrency: Concurrency | null = { perBroker: null, cluster: 
 /** A history with POST #0 answered 202 (id r-0) at 10, plus `more` outcomes. */
 function history(s: ChaosSchedule, more: Partial<Outcome>[] = []): History {
   const h = new History(0);
-  h.outcomes.push({ event: s.events[0]!, via: 'gw0', sentAt: 0, answeredAt: 10, status: 202, body: { id: 'r-0' } });
+  h.outcomes.push({ event: s.events[0], via: 'gw0', sentAt: 0, answeredAt: 10, status: 202, body: { id: 'r-0' } });
   h.ids.set(0, 'r-0');
   for (const o of more) h.outcomes.push({ via: 'gw1', sentAt: 0, answeredAt: 0, status: 200, body: null, ...o } as Outcome);
   return h;
@@ -45,7 +45,7 @@ function record(state: ReassignmentRecord['state'], partitions: ('completed' | '
   return {
     id: 'r-0',
     state,
-    partitions: TARGETS.map((t, i) => ({ ...t, original: [t.partition], target: t.replicas, state: partitions[i]! })),
+    partitions: TARGETS.map((t, i) => ({ ...t, original: [t.partition], target: t.replicas, state: partitions[i] })),
   } as unknown as ReassignmentRecord;
 }
 
@@ -129,7 +129,7 @@ test('throttles-left and foreign-restored: ours left behind, someone else’s ch
   assert.deepEqual(invariants(s, history(s), inOrder, final({ throttles: left })), ['throttles-left']);
   const changed = { ...f.throttles, 'broker:3': { 'leader.replication.throttled.rate': '1000000' } };
   assert.deepEqual(invariants(s, history(s), inOrder, final({ throttles: changed })), ['foreign-restored']);
-  const removed = final({ throttles: { 'broker:3': f.throttles['broker:3']! } });
+  const removed = final({ throttles: { 'broker:3': f.throttles['broker:3'] } });
   assert.deepEqual(invariants(s, history(s), inOrder, removed), ['foreign-restored']);
   assert.deepEqual(invariants(s, history(s), inOrder, final({ unsettled: 'still moving' })), ['converged']);
 });
@@ -145,7 +145,7 @@ test('a seed is its schedule: the same seed draws the same one, other seeds othe
       assert.ok(e.at >= 0, `seed ${seed}: ${JSON.stringify(e)}`);
       if (e.kind === 'patch' || e.kind === 'delete') assert.ok(e.at > posted.get(e.post)!, `seed ${seed}: ${e.kind} before its POST`);
     }
-    assert.ok(s.events.every((e, i) => i === 0 || s.events[i - 1]!.at <= e.at), `seed ${seed}: events in time order`);
+    assert.ok(s.events.every((e, i) => i === 0 || s.events[i - 1].at <= e.at), `seed ${seed}: events in time order`);
   }
 });
 

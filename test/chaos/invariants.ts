@@ -81,7 +81,7 @@ function exceeded(topic: string, bounds: Concurrency, journal: readonly JournalE
     if (j.topic !== topic) continue;
     if (isEnd(j)) inFlight.delete(j.partition);
     if (!isStart(j)) continue;
-    const source = j.leaderBefore >= 0 ? j.leaderBefore : j.replicasBefore[0]!;
+    const source = j.leaderBefore >= 0 ? j.leaderBefore : j.replicasBefore[0];
     inFlight.set(j.partition, [...new Set([source, ...j.target!.filter((b) => !j.replicasBefore.includes(b))])]);
     const load = new Map<number, number>();
     for (const brokers of inFlight.values()) for (const b of brokers) load.set(b, (load.get(b) ?? 0) + 1);

@@ -50,7 +50,7 @@ export class Prng {
 
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new RangeError('pick from an empty list');
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)];
   }
 
   /** One of `choices` by weight ([weight, value] pairs). */
@@ -61,7 +61,7 @@ export class Prng {
       if (x < w) return v;
       x -= w;
     }
-    return choices[choices.length - 1]![1];
+    return choices[choices.length - 1][1];
   }
 
   /** `n` distinct items of `items`, in random order. */
@@ -69,7 +69,7 @@ export class Prng {
     const copy = [...items];
     for (let i = copy.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
-      [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+      [copy[i], copy[j]] = [copy[j], copy[i]];
     }
     return copy.slice(0, n);
   }

@@ -68,13 +68,13 @@ async function fire(cluster: ChaosCluster, history: History, e: ChaosEvent, rest
       await cluster.stopBroker(e.broker, e.ms);
       return;
     case 'pause': {
-      const inst = cluster.slots[e.slot]!;
+      const inst = cluster.slots[e.slot];
       cluster.pause(e.slot, e.ms);
       history.note(`pause ${inst.id} for ${e.ms} ms${inst.killedAt !== null ? ' (dead: nothing to pause)' : ''}`);
       return;
     }
     case 'fault': {
-      const clientId = e.slot === null ? undefined : cluster.slots[e.slot]!.id;
+      const clientId = e.slot === null ? undefined : cluster.slots[e.slot].id;
       const fault = cluster.sim.faults.add({
         apiKey: e.apiKey,
         times: e.times,
@@ -160,10 +160,10 @@ export async function runSeeds(seeds: readonly number[], opts: BatchOptions = {}
   const worker = async () => {
     while (next < seeds.length) {
       const i = next++;
-      const seed = seeds[i]!;
+      const seed = seeds[i];
       const run = runSeed(seed, { tuning, ...(opts.alwaysTrace && { alwaysTrace: true }) });
       results[i] = await run.catch((err: unknown) => harnessFailure(seed, err, tuning));
-      opts.onResult?.(results[i]!);
+      opts.onResult?.(results[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 1) }, worker));

@@ -257,7 +257,7 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
       at,
       post,
       via: rng.int(0, slots - 1),
-      partitions: drawTargets(rng, t, topics[post]!),
+      partitions: drawTargets(rng, t, topics[post]),
       // Unpaced moves always throttled (the throttle's removal is what is checked); paced mostly.
       throttle: !paced || rng.chance(0.7) ? rng.int(1_000_000, 4_000_000) : null,
       concurrency: paced ? drawConcurrency(rng) : null,
@@ -266,7 +266,7 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
   }
   for (let i = rng.int(0, 3); i > 0; i--) {
     const post = rng.int(0, postCount - 1);
-    const at = actionTime(rng, t, postTimes[post]! + 1, windows);
+    const at = actionTime(rng, t, postTimes[post] + 1, windows);
     const body = rng.weighted<() => PatchBody>([
       [3, () => ({ paused: true })],
       [2, () => ({ paused: false })],
@@ -281,7 +281,7 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
   }
   for (let i = rng.weighted([[2, 0], [4, 1], [2, 2]]); i > 0; i--) {
     const post = rng.int(0, postCount - 1);
-    events.push({ kind: 'delete', at: actionTime(rng, t, postTimes[post]! + 1, windows), post, via: rng.int(0, slots - 1) });
+    events.push({ kind: 'delete', at: actionTime(rng, t, postTimes[post] + 1, windows), post, via: rng.int(0, slots - 1) });
   }
   // Stable order by time (insertion order among equal times): the executor fires them in it.
   events.sort((a, b) => a.at - b.at);

@@ -101,7 +101,7 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(r.stdout, /orders-1\s+\[/, 'a bar per moving partition');
     assert.deepEqual(JSON.parse(readFileSync(rollback, 'utf8')), { version: 1, partitions: [{ topic: 'orders', partition: 1, replicas: current, log_dirs: current.map(() => 'any') }] });
 
-    const id = /Started reassignment (r-\S+)/.exec(r.stdout)![1]!;
+    const id = /Started reassignment (r-\S+)/.exec(r.stdout)![1];
     const status = await api.reassignment(id);
     assert.equal(status.state, 'completed');
     assert.equal(status.progress.percent, 100);

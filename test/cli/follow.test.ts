@@ -46,7 +46,7 @@ describe('kag reassign status --follow (SSE)', () => {
 
   it('follows a running reassignment from the stream, without polling, and exits 3 when it is cancelled', async () => {
     const replicas = (await api.topic('orders')).partitions.find((p) => p.partition === 5)!.replicas;
-    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 5, replicas: [replicas[0]!, spareBroker(replicas)] }], throttle: 1024 })) as { id: string };
+    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 5, replicas: [replicas[0], spareBroker(replicas)] }], throttle: 1024 })) as { id: string };
     const getsBefore = await summaryGets();
     const following = kag(['-o', 'json', 'reassign', 'status', id, '--follow'], viewer);
     // Cancelled once the stream is open (the gauge of open streams says so).
@@ -56,8 +56,8 @@ describe('kag reassign status --follow (SSE)', () => {
     assert.equal(f.code, 3, f.stdout + f.stderr);
     assert.match(f.stderr, new RegExp(`reassignment ${id} cancelled`));
     const lines = f.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; eventId?: string; id: string; state: string });
-    assert.equal(lines[0]!.event, 'snapshot');
-    assert.equal(lines[0]!.state, 'running');
+    assert.equal(lines[0].event, 'snapshot');
+    assert.equal(lines[0].state, 'running');
     const last = lines.at(-1)!;
     assert.deepEqual([last.event, last.state, last.id], ['cancelled', 'cancelled', id]);
     assert.equal(last.eventId, `${id}:cancelled`, 'the change feed\'s id');
@@ -66,7 +66,7 @@ describe('kag reassign status --follow (SSE)', () => {
 
   it('a finished reassignment: one summary with how long it took, no rate or ETA; exit 0', async () => {
     const replicas = (await api.topic('orders')).partitions.find((p) => p.partition === 3)!.replicas;
-    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 3, replicas: [replicas[0]!, spareBroker(replicas)] }] })) as { id: string };
+    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 3, replicas: [replicas[0], spareBroker(replicas)] }] })) as { id: string };
     await until(async () => ((await api.reassignment(id)).state === 'completed' ? true : undefined), `${id} completed`);
     const f = await kag(['reassign', 'status', id, '--follow'], viewer);
     assert.equal(f.code, 0, f.stderr);

@@ -33,7 +33,7 @@ it('sends the bearer token and JSON body; per-field errors are listed', async ()
   assert.equal((seen!.init!.headers as Record<string, string>).authorization, 'Bearer tok');
   assert.equal(seen!.init!.body, '{"throttle":1}');
   assert.ok(err instanceof ApiError);
-  assert.match(err.message, /^400 Request validation failed\n  - \/body\/throttle: must be >= 1024$/);
+  assert.match(err.message, /^400 Request validation failed\n {2}- \/body\/throttle: must be >= 1024$/);
 });
 
 it('optional(): a missing route is null, any other 404 is an error', async () => {

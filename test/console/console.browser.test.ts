@@ -66,7 +66,7 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Topics' }).click();
     await page.getByRole('link', { name: 'orders' }).click();
     const current = (await api.topic('orders')).partitions.find((p) => p.partition === 3)!.replicas;
-    const target = [current[0]!, spareBroker(current)];
+    const target = [current[0], spareBroker(current)];
     await page.getByLabel('Partition').selectOption('3');
     await page.getByLabel('Target replicas').fill(target.join(','));
     await page.getByLabel('Throttle (MiB/s)').fill('2');
@@ -138,7 +138,7 @@ describe('web console in Chromium', { skip }, () => {
 
   it('a viewer who tries to cancel sees the gateway\'s 403, and nothing is cancelled', async () => {
     const current = (await api.topic('orders')).partitions.find((p) => p.partition === 4)!.replicas;
-    const started = await api.startReassignment({ partitions: [{ topic: 'orders', partition: 4, replicas: [current[0]!, spareBroker(current)] }], throttle: 1024 });
+    const started = await api.startReassignment({ partitions: [{ topic: 'orders', partition: 4, replicas: [current[0], spareBroker(current)] }], throttle: 1024 });
     assert.ok('id' in started);
     try {
       const page = await browser.newPage();

@@ -61,7 +61,7 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
   it('the list follows a new reassignment live (one list read, then the stream: no polling), with rate and ETA while it runs and neither once it ends', async () => {
     // A finished one first (unthrottled: the demo copies at 50 MiB/s).
     const p0 = (await api.topic('orders')).partitions.find((p) => p.partition === 0)!.replicas;
-    done = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 0, replicas: [p0[0]!, spareBroker(p0)] }] })) as { id: string }).id;
+    done = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 0, replicas: [p0[0], spareBroker(p0)] }] })) as { id: string }).id;
     await until(async () => ((await api.reassignment(done)).state === 'completed' ? true : undefined), `${done} completed`);
 
     await page.getByRole('link', { name: 'Reassignments', exact: true }).click();
@@ -73,7 +73,7 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     // Started elsewhere (the API) while the page is open: it appears through the stream.
     const jsonBefore = requests.json.length;
     const p1 = (await api.topic('orders')).partitions.find((p) => p.partition === 1)!.replicas;
-    cancelled = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0]!, spareBroker(p1)] }], throttle: 1024, origin: { goal: 'decommission', description: 'broker 9 emptied' } })) as { id: string }).id;
+    cancelled = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0], spareBroker(p1)] }], throttle: 1024, origin: { goal: 'decommission', description: 'broker 9 emptied' } })) as { id: string }).id;
     const runningRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: cancelled }) });
     await runningRow.getByText(/ETA/).waitFor({ timeout: 15_000 });
     assert.match(await runningRow.innerText(), /running/);
@@ -162,7 +162,7 @@ describe('console: polling when the event streams cannot be had', { skip }, () =
     assert.ok(requests.streams.length >= 2, `the stream was tried: ${requests.streams.join(', ')}`);
     const api = createClient({ baseUrl: gw.url, token: gw.token.operator });
     const p2 = (await api.topic('orders')).partitions.find((p) => p.partition === 2)!.replicas;
-    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 2, replicas: [p2[0]!, spareBroker(p2)] }], throttle: 1024 })) as { id: string };
+    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 2, replicas: [p2[0], spareBroker(p2)] }], throttle: 1024 })) as { id: string };
     await page.getByRole('link', { name: id }).waitFor({ timeout: 10_000 });
     await api.cancelReassignment(id);
   });

@@ -53,7 +53,7 @@ const all = load();
 const one = (kind: string, name?: string): Obj => {
   const found = all.filter((d) => d.obj.kind === kind && (!name || d.obj.metadata.name === name));
   assert.equal(found.length, 1, `${kind} ${name ?? ''}`);
-  return found[0]!.obj;
+  return found[0].obj;
 };
 const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v);

@@ -91,8 +91,8 @@ test('this Node accepts the shipped flags and applies the young generation size'
 
 test('npm start and the Docker image both run the launcher', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.match(pkg.scripts.start!, /sh bin\/gateway\.sh$/);
-  assert.match(pkg.scripts.start!, /^npm run build/);
+  assert.match(pkg.scripts.start, /sh bin\/gateway\.sh$/);
+  assert.match(pkg.scripts.start, /^npm run build/);
   const cmd = /^CMD (.*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
   assert.deepEqual(JSON.parse(cmd ?? 'null'), ['/bin/sh', 'bin/gateway.sh']);
 });

@@ -9,12 +9,12 @@ const LEVEL: Record<string, number> = { '3.3': 7, '3.4': 8, '3.5': 11, '3.6': 14
 
 /** What a broker of `key` answers: every API of its release; KRaft brokers with metadata.version. */
 function answerOf(key: string, only?: ReadonlySet<number>): ApiVersionsAnswer {
-  const apis = Object.values(TABLE[key]!)
+  const apis = Object.values(TABLE[key])
     .filter(([k]) => !only || only.has(k))
     .map(([k, min, max]) => ({ key: k, min, max }));
   const release = key.replace(/^(zk|kraft-broker)-/, '');
   if (key.startsWith('zk-')) return { apis, supportedFeatures: [], finalizedFeatures: [] };
-  const level = LEVEL[release]!;
+  const level = LEVEL[release];
   return { apis, supportedFeatures: [{ name: 'metadata.version', minVersion: 1, maxVersion: level }], finalizedFeatures: [{ name: 'metadata.version', minVersionLevel: level, maxVersionLevel: level }] };
 }
 
@@ -55,7 +55,7 @@ test('degraded by name: 3.1 lacks disk headroom and log-dir errors, 3.2 disk hea
   assert.deepEqual(names('zk-3.1'), ['disk-headroom', 'log-dirs-authorization']);
   assert.deepEqual(names('zk-3.2'), ['disk-headroom']);
   for (const key of ['zk-3.3', 'zk-3.9', 'kraft-broker-3.3', 'kraft-broker-4.2']) assert.deepEqual(names(key), [], key);
-  const d = describeKafka(answerOf('zk-3.2'), TABLE, APIS).degraded[0]!;
+  const d = describeKafka(answerOf('zk-3.2'), TABLE, APIS).degraded[0];
   assert.match(d.detail, /DescribeLogDirs v3 .*total_bytes/);
 });
 

@@ -88,9 +88,9 @@ describe('ReassignmentChanges over the state store', () => {
     assert.deepEqual(wFeed.since().changes.map((c) => c.eventId), expected);
     assert.deepEqual(heard.map((c) => c.eventId), expected, 'subscribers hear each change once, in order');
     assert.deepEqual(heard.map((c) => [c.state, c.previousState]), [['pending', null], ['running', 'pending'], ['paused', 'running'], ['running', 'paused'], ['completed', 'running']], 'states as the API names them');
-    assert.equal(heard[0]!.at, new Date(1000).toISOString());
-    assert.equal(heard[4]!.at, new Date(1900).toISOString());
-    assert.deepEqual([heard[0]!.partitions, heard[0]!.requestedBy], [2, 'alice']);
+    assert.equal(heard[0].at, new Date(1000).toISOString());
+    assert.equal(heard[4].at, new Date(1900).toISOString());
+    assert.deepEqual([heard[0].partitions, heard[0].requestedBy], [2, 'alice']);
 
     const late = new StateStore(log);
     const lFeed = createReassignmentChangeFeed(late);
@@ -149,7 +149,7 @@ describe('ReassignmentChanges over the state store', () => {
     assert.equal(feed.get('r0:created'), undefined);
     assert.equal(feed.since('r0:created').complete, false);
     const all = feed.since().changes;
-    assert.deepEqual(all.map((c) => c.seq), all.map((_, i) => all[0]!.seq + i), 'seq follows retention order');
+    assert.deepEqual(all.map((c) => c.seq), all.map((_, i) => all[0].seq + i), 'seq follows retention order');
   });
 
   it('a running record with a hold (issue 30) is held; its hold ending is resumed', () => {
@@ -168,7 +168,7 @@ describe('ReassignmentChanges over the state store', () => {
       ['h:held:1500', 'held', 'running'],
       ['h:resumed:1700', 'running', 'held'],
     ]);
-    assert.equal(cs[2]!.reason, 'held: offlinePartitions');
+    assert.equal(cs[2].reason, 'held: offlinePartitions');
   });
 
   it('never reads the partitions of a record (a 100,000-partition record costs what a small one does)', () => {

@@ -72,8 +72,8 @@ it('a change heard but not yet sent when a stream opens is in its snapshot, not 
   await turn();
   assert.deepEqual(first.events.map((e) => e.event), ['snapshot', 'created', 'started']);
   assert.deepEqual(second.events.map((e) => e.event), ['snapshot', 'started']);
-  assert.deepEqual(second.events[0]!.data.reassignments, [{ id: 'r1', state: 'pending' }], 'its snapshot reflects the change it was not sent');
-  assert.equal(second.events[0]!.id, 'r1:created', 'the snapshot carries the cursor of the last change heard');
+  assert.deepEqual(second.events[0].data.reassignments, [{ id: 'r1', state: 'pending' }], 'its snapshot reflects the change it was not sent');
+  assert.equal(second.events[0].id, 'r1:created', 'the snapshot carries the cursor of the last change heard');
   hub.close();
 });
 
@@ -88,7 +88,7 @@ it('Last-Event-ID replays the retained changes after it (of this reassignment on
   const opened = await hub.open('r1', 'r1:created', s.s);
   assert.equal(opened.kind, 'opened');
   assert.deepEqual(s.events.map((e) => [e.event, e.id]), [['started', 'r1:started'], ['completed', 'r1:completed'], ['snapshot', 'r1:completed']]);
-  assert.deepEqual(s.events[0]!.data.change, { eventId: 'r1:started', type: 'started', state: 'running', previousState: 'pending', at: '2026-01-01T00:00:00.000Z' });
+  assert.deepEqual(s.events[0].data.change, { eventId: 'r1:started', type: 'started', state: 'running', previousState: 'pending', at: '2026-01-01T00:00:00.000Z' });
   assert.equal((await hub.open('nope', null, sink().s)).kind, 'not-found');
   await hub.open(null, null, sink().s);
   assert.deepEqual(await hub.open(null, null, sink().s), { kind: 'limit', open: 2 });

@@ -36,9 +36,9 @@ interface Received {
 function receiver(secret: () => string, clock: () => number, answer: (n: number, id: string) => number | Promise<number> = () => 200) {
   const got: Received[] = [];
   const send: WebhookSender = async ({ headers, body }) => {
-    const signed = verifySignature(secret(), { id: headers['webhook-id']!, timestamp: headers['webhook-timestamp']!, signature: headers['webhook-signature']! }, body, clock());
-    got.push({ id: headers['webhook-id']!, body, signed });
-    return { status: await answer(got.length, headers['webhook-id']!) };
+    const signed = verifySignature(secret(), { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] }, body, clock());
+    got.push({ id: headers['webhook-id'], body, signed });
+    return { status: await answer(got.length, headers['webhook-id']) };
   };
   return { got, send };
 }
@@ -76,7 +76,7 @@ describe('webhook message', () => {
     const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
-    ajv.addSchema(loadSpec().document as object, 'openapi.json');
+    ajv.addSchema(loadSpec().document, 'openapi.json');
     const validate = ajv.getSchema('openapi.json#/components/schemas/ReassignmentChangeEvent')!;
     const change = { eventId: 'r:held:5', reassignmentId: 'r', type: 'held', state: 'held', previousState: 'running', at: new Date(5).toISOString(), seq: 3, paused: false, partitions: null, requestedBy: 'ci', reason: 'held: offlinePartitions', rollbackOf: null };
     assert.equal(validate(cloudEventOf(change, 'urn:kafka-admin-gateway:s')), true, JSON.stringify(validate.errors));
@@ -111,7 +111,7 @@ describe('WebhookDelivery', () => {
     await a.delivery.pass();
     assert.deepEqual(rx.got.map((g) => g.id), ['r1:created', 'r1:started', 'r1:completed']);
     assert.ok(rx.got.every((g) => g.signed));
-    assert.equal(JSON.parse(rx.got[2]!.body).data.previousState, 'running');
+    assert.equal(JSON.parse(rx.got[2].body).data.previousState, 'running');
 
     // Another instance reads the progress from the log: nothing left to send.
     const b = instance(log, 'b', clock, rx.send);
@@ -168,10 +168,10 @@ describe('WebhookDelivery', () => {
     let release!: () => void;
     const hung = new Promise<number>((r) => (release = () => r(200)));
     const got: string[] = [];
-    const a = instance(log, 'a', clockA, async ({ headers }) => (got.push(headers['webhook-id']!), { status: headers['webhook-id'] === 'r1:started' ? await hung : 200 }));
+    const a = instance(log, 'a', clockA, async ({ headers }) => (got.push(headers['webhook-id']), { status: headers['webhook-id'] === 'r1:started' ? await hung : 200 }));
     const b = instance(log, 'b', clockB, async ({ headers, body }) => {
-      assert.ok(verifySignature(secret, { id: headers['webhook-id']!, timestamp: headers['webhook-timestamp']!, signature: headers['webhook-signature']! }, body, clockB.now));
-      got.push(headers['webhook-id']!);
+      assert.ok(verifySignature(secret, { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] }, body, clockB.now));
+      got.push(headers['webhook-id']);
       return { status: 200 };
     });
     const created = await a.service.create({ url: 'http://127.0.0.1:9/hook' }, null);
@@ -245,7 +245,7 @@ describe('WebhookDelivery', () => {
     assert.equal(bad.kind, 'invalid');
     assert.deepEqual(bad.kind === 'invalid' && bad.errors.map((e) => e.path), ['/url', '/events/1', '/secret']);
     const creds = await a.service.create({ url: 'https://user:pw@x.example/' }, null);
-    assert.equal(creds.kind === 'invalid' && creds.errors[0]!.path, '/url');
+    assert.equal(creds.kind === 'invalid' && creds.errors[0].path, '/url');
     assert.deepEqual(await a.service.list(), []);
   });
 });

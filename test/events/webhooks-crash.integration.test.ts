@@ -48,12 +48,12 @@ async function startChild(sim: Simulator, name: string): Promise<Child> {
   const exited = once(proc, 'exit');
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout!.on('data', (chunk: Buffer) => {
+    proc.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
     void exited.then(() => reject(new Error(`gateway ${name} exited before listening:\n${out}`)));
   });
   return { name, proc, url, exited };
@@ -88,21 +88,21 @@ describe('webhook delivery across a crash of the delivering instance', () => {
     const hangs = () => hung.length > 0;
     try {
       const [a, b] = await Promise.all([startChild(sim, 'gw-a'), startChild(sim, 'gw-b')]);
-      children.push(a!, b!);
-      const created = await request(a!.url).post('/webhooks').send({ url: rx.url, events: ['created', 'started', 'completed', 'cancelled', 'failed'] });
+      children.push(a, b);
+      const created = await request(a.url).post('/webhooks').send({ url: rx.url, events: ['created', 'started', 'completed', 'cancelled', 'failed'] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const secret = created.body.secret as string;
       const webhookId = created.body.webhook.id as string;
       // Both instances know it (the state topic).
-      await eventually(async () => ((await request(b!.url).get(`/webhooks/${webhookId}`)).status === 200 ? true : undefined));
+      await eventually(async () => ((await request(b.url).get(`/webhooks/${webhookId}`)).status === 200 ? true : undefined));
 
       const assignments = [[0, 1], [1, 2], [2, 3], [3, 0]];
-      const topic = await request(a!.url).post('/topics').send({ name: 'crash-hooked', assignments });
+      const topic = await request(a.url).post('/topics').send({ name: 'crash-hooked', assignments });
       assert.equal(topic.status, 201, JSON.stringify(topic.body));
       // ~12 s to copy at the throttle: the kill lands while it runs.
       for (let p = 0; p < assignments.length; p++) sim.seedBytes('crash-hooked', p, 600_000);
-      const targets = assignments.map(([x, y], partition) => ({ topic: 'crash-hooked', partition, replicas: [x!, (y! + 1) % 4] }));
-      const started = await request(a!.url).post('/reassignments').send({ partitions: targets, throttle: 50_000 });
+      const targets = assignments.map(([x, y], partition) => ({ topic: 'crash-hooked', partition, replicas: [x, (y + 1) % 4] }));
+      const started = await request(a.url).post('/reassignments').send({ partitions: targets, throttle: 50_000 });
       assert.equal(started.status, 202, JSON.stringify(started.body));
       reassignmentId = started.body.id as string;
 
@@ -110,12 +110,12 @@ describe('webhook delivery across a crash of the delivering instance', () => {
       await eventually(async () => (hangs() ? true : undefined), 20_000);
       const holders = await eventually(async () => {
         const on = [];
-        for (const c of [a!, b!]) if (await delivering(c)) on.push(c);
+        for (const c of [a, b]) if (await delivering(c)) on.push(c);
         return on.length > 0 ? on : undefined;
       }, 5000, 20);
       assert.equal(holders.length, 1, 'one instance delivers at a time');
-      const victim = holders[0]!;
-      const survivor = victim === a ? b! : a!;
+      const victim = holders[0];
+      const survivor = victim === a ? b : a;
       victim.proc.kill('SIGKILL');
       killed = true;
       await victim.exited;

@@ -47,7 +47,7 @@ describe('webhooks over a reassignment on the simulator', () => {
       const assignments = [[0, 1], [1, 2], [2, 3], [3, 0]];
       await createTopics({ http: () => request(app) }, { name: 'hooked', assignments });
       for (let p = 0; p < assignments.length; p++) gw.sim.seedBytes('hooked', p, 60_000);
-      const targets = assignments.map(([a, b], partition) => ({ topic: 'hooked', partition, replicas: [a!, (b! + 1) % 4] }));
+      const targets = assignments.map(([a, b], partition) => ({ topic: 'hooked', partition, replicas: [a, (b + 1) % 4] }));
       const res = await request(app).post('/reassignments').send({ partitions: targets, throttle: 100_000, concurrency: { perBroker: 1 } });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;

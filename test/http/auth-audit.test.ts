@@ -58,21 +58,21 @@ describe('audit lines', () => {
     assert.equal(res.headers['x-request-id'], 'req-create-1');
     const [line, ...more] = audits();
     assert.equal(more.length, 0);
-    assert.equal(line!.level, 'info');
-    assert.equal(line!.msg, 'audit');
+    assert.equal(line.level, 'info');
+    assert.equal(line.msg, 'audit');
     assert.deepEqual(
-      { principal: line!.principal, operationId: line!.operationId, method: line!.method, route: line!.route, requestId: line!.requestId, outcome: line!.outcome, result: line!.result },
+      { principal: line.principal, operationId: line.operationId, method: line.method, route: line.route, requestId: line.requestId, outcome: line.outcome, result: line.result },
       { principal: { id: 'operator-caller', role: 'operator' }, operationId: 'createTopics', method: 'POST', route: '/topics', requestId: 'req-create-1', outcome: 'success', result: { status: 201 } },
     );
-    assert.deepEqual(line!.body, { name: 'audited', partitions: 2, replicationFactor: 1 });
-    assert.equal(typeof line!.time, 'string');
+    assert.deepEqual(line.body, { name: 'audited', partitions: 2, replicationFactor: 1 });
+    assert.equal(typeof line.time, 'string');
   });
 
   it('a Kafka refusal: the Kafka error name and code', async () => {
     const before = audits().length;
     const res = await gw.http().post('/topics').set('Authorization', auth()).send({ name: 'audited' });
     expectProblem(res, 409, 'topic-already-exists', 36);
-    const line = audits()[before]!;
+    const line = audits()[before];
     assert.equal(line.outcome, 'failure');
     assert.deepEqual(line.result, { status: 409, problem: 'topic-already-exists', kafkaError: { name: 'TOPIC_ALREADY_EXISTS', code: 36 } });
     assert.equal(line.requestId, res.headers['x-request-id']);
@@ -82,7 +82,7 @@ describe('audit lines', () => {
     const before = audits().length;
     const res = await gw.http().post('/topics/audited/partitions?validateOnly=true').set('Authorization', auth()).send({ count: 3 });
     assert.equal(res.status, 200);
-    const line = audits()[before]!;
+    const line = audits()[before];
     assert.deepEqual({ op: line.operationId, params: line.params, status: (line.result as { status: number }).status }, { op: 'createPartitions', params: { topic: 'audited' }, status: 200 });
     // The validator may have coerced it to a boolean.
     assert.equal(String((line.query as { validateOnly: unknown }).validateOnly), 'true');
@@ -93,11 +93,11 @@ describe('audit lines', () => {
     const res = await gw.http().post('/topics').set('Authorization', auth()).send([{ name: 'audited' }, { name: 'audited-2', partitions: 1, replicationFactor: 1 }]);
     assert.equal(res.status, 207);
     assert.equal(audits().length, before + 1);
-    assert.deepEqual((audits()[before]!.result as { items: unknown }).items, [
+    assert.deepEqual((audits()[before].result as { items: unknown }).items, [
       { name: 'audited', status: 409, kafkaError: { name: 'TOPIC_ALREADY_EXISTS', code: 36 } },
       { name: 'audited-2', status: 201 },
     ]);
-    assert.equal(audits()[before]!.outcome, 'partial');
+    assert.equal(audits()[before].outcome, 'partial');
   });
 
   it('deletes are audited; reads, refused and invalid requests are not (they reach no handler)', async () => {
@@ -109,7 +109,7 @@ describe('audit lines', () => {
     assert.equal((await gw.http().delete('/topics/audited-2').set('Authorization', auth('admin'))).status, 204);
     assert.equal(audits().length, before + 1);
     assert.deepEqual(
-      { op: audits()[before]!.operationId, who: (audits()[before]!.principal as { id: string }).id, status: (audits()[before]!.result as { status: number }).status },
+      { op: audits()[before].operationId, who: (audits()[before].principal as { id: string }).id, status: (audits()[before].result as { status: number }).status },
       { op: 'deleteTopic', who: 'admin-caller', status: 204 },
     );
     const denied = log.lines.filter((l) => l.type === 'access-denied');
@@ -119,7 +119,7 @@ describe('audit lines', () => {
   it('secret-looking body fields are redacted', async () => {
     const before = audits().length;
     await gw.http().post('/topics').set('Authorization', auth()).send({ name: 'with-secret', configs: { 'ssl.key.password': SECRET_CONFIG_VALUE, 'cleanup.policy': 'compact' } });
-    const line = audits()[before]!;
+    const line = audits()[before];
     assert.deepEqual((line.body as { configs: unknown }).configs, { 'ssl.key.password': '[REDACTED]', 'cleanup.policy': 'compact' });
   });
 });

@@ -11,7 +11,7 @@ const token = generateToken();
 const hash = sha256Hex(token);
 const files = (m: Record<string, string>) => (p: string) => {
   if (!(p in m)) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
-  return Buffer.from(m[p]!);
+  return Buffer.from(m[p]);
 };
 
 describe('the refuse-to-start rule', () => {
@@ -29,7 +29,7 @@ describe('the refuse-to-start rule', () => {
     const c = loadAuthConfig({ GATEWAY_AUTH: 'none' }, { externalKafka: true });
     assert.equal(c.access.mode, 'none');
     assert.equal(c.notices[0]?.level, 'warn');
-    assert.match(c.notices[0]!.msg, /AUTHENTICATION DISABLED/);
+    assert.match(c.notices[0].msg, /AUTHENTICATION DISABLED/);
   });
 
   it('GATEWAY_AUTH=required without credentials refuses even for the demo; =none with tokens is contradictory', () => {
@@ -125,6 +125,6 @@ describe('HTTPS / mTLS settings', () => {
     ]);
     assert.throws(() => parseClientCertRoles('bot'), /not <cn-or-san>=/);
     assert.throws(() => parseClientCertRoles('bot=root'), /not <cn-or-san>=/);
-    assert.deepEqual(certificateIdentities({ subject: { CN: 'bot' } as never, subjectaltname: 'DNS:bot.corp, URI:spiffe://corp/ci' }), ['bot', 'bot.corp', 'spiffe://corp/ci']);
+    assert.deepEqual(certificateIdentities({ subject: { CN: 'bot' }, subjectaltname: 'DNS:bot.corp, URI:spiffe://corp/ci' }), ['bot', 'bot.corp', 'spiffe://corp/ci']);
   });
 });

@@ -76,7 +76,7 @@ export interface TokenOptions {
 /** A token as the IdP would issue it: signed, iss/aud/sub/iat/exp set unless told otherwise. */
 export async function token(o: TokenOptions): Promise<string> {
   const jwt = new SignJWT({ ...o.claims })
-    .setProtectedHeader({ alg: o.key.alg, kid: o.key.kid, typ: 'JWT', ...o.header } as { alg: string })
+    .setProtectedHeader({ alg: o.key.alg, kid: o.key.kid, typ: 'JWT', ...o.header })
     .setIssuer(o.issuer ?? ISSUER)
     .setAudience(o.audience ?? AUDIENCE)
     .setIssuedAt();

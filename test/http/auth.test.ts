@@ -33,7 +33,7 @@ after(() => gw?.close());
 
 /** A Gateway view whose http() sends the admin token (for helpers that call the API). */
 async function asAdmin(g: Gateway): Promise<Gateway> {
-  return { ...g, http: () => withToken(g, tokens.token.admin) } as Gateway;
+  return { ...g, http: () => withToken(g, tokens.token.admin) };
 }
 function withToken(g: Gateway, token: string) {
   const agent = g.http();

@@ -120,12 +120,12 @@ describe('Kafka error -> HTTP status table', () => {
     for (const line of description.split('\n')) {
       const cells = line.split('|').map((c) => c.trim());
       // | NAME[, NAME...] | code[, code...] | status | why |
-      if (cells.length < 5 || !/^\d{3}$/.test(cells[3]!)) continue;
-      for (const code of cells[2]!.split(',').map((c) => c.trim())) if (/^-?\d+$/.test(code)) documented.set(Number(code), Number(cells[3]));
+      if (cells.length < 5 || !/^\d{3}$/.test(cells[3])) continue;
+      for (const code of cells[2].split(',').map((c) => c.trim())) if (/^-?\d+$/.test(code)) documented.set(Number(code), Number(cells[3]));
     }
     assert.deepEqual(
       [...documented.entries()].sort((a, b) => a[0] - b[0]),
-      [...KAFKA_ERROR_STATUS.entries()].map(([code, rule]) => [code, rule.status]).sort((a, b) => a[0]! - b[0]!),
+      [...KAFKA_ERROR_STATUS.entries()].map(([code, rule]) => [code, rule.status]).sort((a, b) => a[0] - b[0]),
     );
   });
 });

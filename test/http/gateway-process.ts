@@ -39,8 +39,8 @@ export function spawnGateway(env: Record<string, string>): GatewayProcess {
       }
     }
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
       rejectUrl(new Error(`gateway exited (${code}) before listening:\n${text}`));

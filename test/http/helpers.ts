@@ -43,7 +43,7 @@ export function recordingLogger(): RecordingLogger {
  */
 function problemSchema(): { members: Set<string>; validationErrorMembers: Set<string> } {
   const schemas = (loadSpec().document.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas;
-  return { members: new Set(Object.keys(schemas.Problem!.properties)), validationErrorMembers: new Set(Object.keys(schemas.ValidationError!.properties)) };
+  return { members: new Set(Object.keys(schemas.Problem.properties)), validationErrorMembers: new Set(Object.keys(schemas.ValidationError.properties)) };
 }
 
 /** Asserts an RFC 9457 problem: status, media type, type slug, and (optionally) the Kafka error code. */

@@ -100,7 +100,7 @@ function fromSchema(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
       if (s.pattern === TOPIC_NAME_PATTERN) return fc.constantFrom(...TOPIC_POOL);
       if (typeof s.pattern === 'string') {
         try {
-          return fc.stringMatching(new RegExp(s.pattern as string)).filter((x) => x.length <= 300);
+          return fc.stringMatching(new RegExp(s.pattern)).filter((x) => x.length <= 300);
         } catch {
           /* fall through */
         }
@@ -168,12 +168,12 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<Body> {
         json(
           mutateObject(v, (o) => {
             const keys = Object.keys(o);
-            if (keys.length) o[keys[i % keys.length]!] = w;
+            if (keys.length) o[keys[i % keys.length]] = w;
           }),
         ),
       ),
     },
-    { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([v, i]) => json(mutateObject(v, (o) => { const keys = Object.keys(o); if (keys.length) delete o[keys[i % keys.length]!]; }))) },
+    { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([v, i]) => json(mutateObject(v, (o) => { const keys = Object.keys(o); if (keys.length) delete o[keys[i % keys.length]]; }))) },
     { weight: 1, arbitrary: weird.map(json) },
     { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((raw) => ({ raw, contentType: 'application/json', mutated: true })) },
     { weight: 1, arbitrary: fc.integer({ min: 33, max: 200 }).map((d) => ({ raw: deepNest(d), contentType: 'application/json', mutated: true })) },
@@ -234,7 +234,7 @@ function requestFor(op: OperationAccess): fc.Arbitrary<Req> {
         fc.option(fc.constantFrom('unknown=1', 'validateOnly=true&validateOnly=false', '__proto__[x]=1', 'a[b][c]=d'), { nil: '' }),
       ),
       // fetch cannot send a body with GET; a DELETE may get an unexpected one.
-      body: hasBody ? bodyFor(requestBodySchema(op)) : op.method === 'GET' ? fc.constant(undefined as Body) : fc.option(fc.constant({ raw: '{}', contentType: 'application/json', mutated: true } as Body), { nil: undefined }),
+      body: hasBody ? bodyFor(requestBodySchema(op)) : op.method === 'GET' ? fc.constant(undefined as Body) : fc.option(fc.constant({ raw: '{}', contentType: 'application/json', mutated: true }), { nil: undefined }),
       auth: fc.oneof({ weight: 6, arbitrary: fc.constant('admin' as const) }, { weight: 1, arbitrary: fc.constantFrom('viewer' as const, 'none' as const, 'wrong' as const) }),
     })
     .map(({ path, query, body, auth }) => build(path, query, body, auth, true));

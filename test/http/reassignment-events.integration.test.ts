@@ -146,7 +146,7 @@ describe('reassignment event streams (SSE)', () => {
       assert.deepEqual(changes.map((e) => e.data.change.previousState), [null, 'pending', 'running']);
       assert.equal(changes.at(-1)!.data.reassignment.state, 'completed');
       assert.equal(new Set(changes.map((e) => e.id)).size, 3, 'ids are distinct');
-      firstEventId = changes[0]!.id!;
+      firstEventId = changes[0].id!;
     } finally {
       all.close();
     }
@@ -160,8 +160,8 @@ describe('reassignment event streams (SSE)', () => {
       const events = s.events();
       assert.deepEqual(events.map((e) => e.event), ['started', 'completed', 'snapshot']);
       assert.deepEqual(events.slice(0, 2).map((e) => e.data.change.previousState), ['pending', 'running']);
-      assert.equal(events[2]!.data.reassignment.state, 'completed');
-      assert.equal(events[2]!.id, events[1]!.id, 'the snapshot keeps the cursor of the last change');
+      assert.equal(events[2].data.reassignment.state, 'completed');
+      assert.equal(events[2].id, events[1].id, 'the snapshot keeps the cursor of the last change');
     } finally {
       s.close();
     }
@@ -218,7 +218,7 @@ describe('reassignment event streams (SSE)', () => {
     const state = { draining: false };
     const drainingApp = appOverKafka({ kafka: gw.kafka, metrics: createMetrics({ defaultMetrics: false }), reassignments: gw.runtime, changes: feed, state, streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS } });
     // The Kafka layer is the suite's: the server's shutdown must not close it.
-    const running = await startServer({ app: drainingApp, kafka: { close: async () => undefined } as unknown as KafkaGateway, state, logger: silentLogger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 20_000 });
+    const running = await startServer({ app: drainingApp, kafka: { close: async () => undefined }, state, logger: silentLogger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 20_000 });
     const abort = new AbortController();
     const res = await fetch(`${running.url}/reassignments/events`, { signal: abort.signal });
     assert.equal(res.status, 200);

@@ -53,7 +53,7 @@ describe('electLeaders on POST /reassignments', () => {
     targets.forEach((t, partition) => {
       const now = placement('el', partition);
       assert.deepEqual(now.replicas, t);
-      assert.ok(now.isr.includes(t[0]!));
+      assert.ok(now.isr.includes(t[0]));
       assert.equal(now.leader, t[0], `el-${partition} is led by its first replica`);
     });
   });

@@ -112,7 +112,7 @@ describe('PATCH, cancel, rollback', () => {
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.throttle, 30_000);
     const t = await throttleConfigs(gw.kafka);
-    for (const b of [0, 1, 2]) assert.equal(t[`broker:${b}`]!['leader.replication.throttled.rate'], '30000');
+    for (const b of [0, 1, 2]) assert.equal(t[`broker:${b}`]['leader.replication.throttled.rate'], '30000');
     clock.advance(1000);
     assert.equal((await current(id)).progress.bytesCopied, 40_000);
 
@@ -200,8 +200,8 @@ describe('other people\'s throttles, stopped brokers', () => {
     const res = await post({ partitions: [{ topic: 'shared', partition: 0, replicas: [2, 1] }], throttle: 20_000 });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const during = await throttleConfigs(gw.kafka);
-    assert.equal(during['topic:shared']!['leader.replication.throttled.replicas'], '0:0,0:1,0:3', 'the foreign entry stays');
-    assert.equal(during['broker:3']!['follower.replication.throttled.rate'], '123456', 'broker 3 is not involved: untouched');
+    assert.equal(during['topic:shared']['leader.replication.throttled.replicas'], '0:0,0:1,0:3', 'the foreign entry stays');
+    assert.equal(during['broker:3']['follower.replication.throttled.rate'], '123456', 'broker 3 is not involved: untouched');
     const mixed = (await gw.http().get('/throttles')).body.replicas.find((r: any) => r.topic === 'shared');
     assert.equal(mixed.owner, 'mixed');
     assert.deepEqual(mixed.gatewayEntries, { leader: ['0:0', '0:1'], follower: ['0:2'] });

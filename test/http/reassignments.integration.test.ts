@@ -169,9 +169,9 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     assert.equal(a.status, 202, JSON.stringify(a.body));
     assert.equal(a.headers.location, `/reassignments/${a.body.id}`);
     const t = await throttleConfigs(gw.kafka);
-    assert.equal(t['topic:big']!['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1');
-    assert.equal(t['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3');
-    assert.equal(t['topic:other']!['follower.replication.throttled.replicas'], '0:2');
+    assert.equal(t['topic:big']['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1');
+    assert.equal(t['topic:big']['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3');
+    assert.equal(t['topic:other']['follower.replication.throttled.replicas'], '0:2');
     for (const b of [0, 1, 2, 3]) assert.deepEqual(t[`broker:${b}`], { 'follower.replication.throttled.rate': '4096', 'leader.replication.throttled.rate': '4096' });
 
     const addition = { partitions: [{ topic: 'big', partition: 5, replicas: [3, 2] }], throttle: 4096 };
@@ -184,8 +184,8 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     const b = await post(addition);
     assert.equal(b.status, 202, JSON.stringify(b.body));
     const t2 = await throttleConfigs(gw.kafka);
-    assert.equal(t2['topic:big']!['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1,5:0,5:1');
-    assert.equal(t2['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3');
+    assert.equal(t2['topic:big']['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1,5:0,5:1');
+    assert.equal(t2['topic:big']['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3');
 
     // GET /reassignments?detail=true groups the moving partitions under their reassignment;
     // without detail it counts them.
@@ -201,8 +201,8 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     // Cancelling the first removes only what is no longer demanded by the second.
     assert.equal((await gw.http().delete(`/reassignments/${a.body.id}`)).status, 200);
     const t3 = await throttleConfigs(gw.kafka);
-    assert.equal(t3['topic:big']!['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3', 'the second demands the merged lists (the tool merged them)');
-    assert.equal(t3['topic:other']!['follower.replication.throttled.replicas'], '0:2', 'so do the lists of other topics moving then');
+    assert.equal(t3['topic:big']['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3', 'the second demands the merged lists (the tool merged them)');
+    assert.equal(t3['topic:other']['follower.replication.throttled.replicas'], '0:2', 'so do the lists of other topics moving then');
     assert.equal((await gw.http().delete(`/reassignments/${b.body.id}`)).status, 200);
     await noThrottlesLeft();
   });

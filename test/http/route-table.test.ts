@@ -26,7 +26,7 @@ describe('the route table of openapi.yaml', () => {
       const m = table.match(o.method, `${path}?x=%zz&y=/Topics`);
       assert.equal(kindOf(m), `${o.method} ${o.route}`, path);
       assert.equal(routeLabel(m), o.route);
-      const names = [...o.route.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]!);
+      const names = [...o.route.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]);
       assert.deepEqual(m.kind === 'operation' && m.params, Object.fromEntries(names.map((n) => [n, 'a b/ü'])));
       if (o.method === 'GET') assert.equal(kindOf(table.match('HEAD', path)), `GET ${o.route}`);
     }
@@ -35,11 +35,11 @@ describe('the route table of openapi.yaml', () => {
   it('refuses every other spelling of every path: case, escaped letters, empty and dot segments, other forms', () => {
     for (const o of operations) {
       const path = samplePath(o, () => 'victim');
-      const first = path.split('/')[1]!;
+      const first = path.split('/')[1];
       const rest = path.slice(1 + first.length);
       const hex = first.charCodeAt(0).toString(16);
       for (const variant of [
-        `/${first[0]!.toUpperCase()}${first.slice(1)}${rest}`,
+        `/${first[0].toUpperCase()}${first.slice(1)}${rest}`,
         path.toUpperCase(),
         `/%${hex}${first.slice(1)}${rest}`,
         `/%${hex.toUpperCase()}${first.slice(1)}${rest}`,
@@ -116,29 +116,29 @@ describe('compileRouteTable', () => {
   it('property: a canonical spelling matches its template with the values; a respelled literal matches nothing', () => {
     fc.assert(
       fc.property(tables, fc.nat(), fc.array(value, { minLength: 5, maxLength: 5 }), fc.nat(), fc.nat(3), (ts, pick, values, at, how) => {
-        const t = ts[pick % ts.length]!;
+        const t = ts[pick % ts.length];
         const route = `/${t.segments.join('/')}`;
         const table = compileRouteTable(ts.map((x) => op('GET', `/${x.segments.join('/')}`)));
         // Parameters spelled three ways: encodeURIComponent, every byte escaped in lower or upper hex.
         let j = 0;
         const spell = (v: string, n: number) => (n % 3 === 0 ? encodeURIComponent(v) : escapeAll(v, n % 3 === 2));
-        const spelled = t.segments.map((s) => (s.startsWith('{') ? spell(values[j]!, j++) : s));
+        const spelled = t.segments.map((s) => (s.startsWith('{') ? spell(values[j], j++) : s));
         const m = table.match('GET', `/${spelled.join('/')}`);
         assert.equal(kindOf(m), `GET ${route}`);
-        const expected = Object.fromEntries(t.segments.filter((s) => s.startsWith('{')).map((s, i) => [s.slice(1, -1), values[i]!]));
+        const expected = Object.fromEntries(t.segments.filter((s) => s.startsWith('{')).map((s, i) => [s.slice(1, -1), values[i]]));
         assert.deepEqual(m.kind === 'operation' && m.params, expected);
 
         // Respell one literal segment: a letter upper-cased or escaped, or the segment dotted.
         const literals = t.segments.map((s, i) => (s.startsWith('{') ? -1 : i)).filter((i) => i >= 0);
-        const i = literals[at % literals.length]!;
-        const seg = spelled[i]!;
+        const i = literals[at % literals.length];
+        const seg = spelled[i];
         const c = seg.search(/[a-z]/);
         const respelled = [
-          seg.slice(0, c) + seg[c]!.toUpperCase() + seg.slice(c + 1),
+          seg.slice(0, c) + seg[c].toUpperCase() + seg.slice(c + 1),
           `${seg.slice(0, c)}%${seg.charCodeAt(c).toString(16)}${seg.slice(c + 1)}`,
           `${seg.slice(0, c)}%${seg.charCodeAt(c).toString(16).toUpperCase()}${seg.slice(c + 1)}`,
           `./${seg}`,
-        ][how]!;
+        ][how];
         const other = spelled.map((s, n) => (n === i ? respelled : s));
         assert.equal(table.match('GET', `/${other.join('/')}`).kind, 'not-found', `/${other.join('/')} for ${route}`);
       }),
@@ -149,7 +149,7 @@ describe('compileRouteTable', () => {
   it('property: an empty, `.` or `..` segment anywhere, or a trailing slash, matches nothing', () => {
     fc.assert(
       fc.property(tables, fc.nat(), fc.nat(), fc.constantFrom('', '.', '..'), (ts, pick, at, inserted) => {
-        const t = ts[pick % ts.length]!;
+        const t = ts[pick % ts.length];
         const table = compileRouteTable(ts.map((x) => op('GET', `/${x.segments.join('/')}`)));
         const spelled = t.segments.map((s) => (s.startsWith('{') ? 'v' : s));
         const pos = at % (spelled.length + 1);

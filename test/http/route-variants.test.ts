@@ -118,7 +118,7 @@ async function inParallel(tasks: (() => Promise<string | undefined>)[], width = 
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
-      const finding = await tasks[next++]!().catch((err: unknown) => `threw: ${String(err)}`);
+      const finding = await tasks[next++]().catch((err: unknown) => `threw: ${String(err)}`);
       if (finding !== undefined) findings.push(finding);
     }
   };
@@ -134,7 +134,7 @@ type Schema = Record<string, unknown>;
 function exampleBody(op: OperationAccess): unknown {
   const operation = (loadSpec().document.paths[op.route] as Schema)[op.method.toLowerCase()] as Schema;
   if (!operation.requestBody) return undefined;
-  const media = (resolveSchema(operation.requestBody).content as Record<string, Schema>)['application/json']!;
+  const media = (resolveSchema(operation.requestBody).content as Record<string, Schema>)['application/json'];
   if ('example' in media) return media.example;
   const first = Object.values((media.examples as Record<string, unknown>) ?? {})[0];
   return first === undefined ? {} : resolveSchema(first).value;
@@ -193,15 +193,15 @@ function respellings({ path, literals }: Planned): [string, string][] {
   const segments = path.slice(1).split('/');
   const out: [string, string][] = [];
   for (const i of literals) {
-    const s = segments[i]!;
+    const s = segments[i];
     const c = s.search(/[a-z]/);
     const at = (seg: string) => `/${segments.map((x, k) => (k === i ? seg : x)).join('/')}`;
-    out.push([`segment ${i} capitalised`, at(s.slice(0, c) + s[c]!.toUpperCase() + s.slice(c + 1))]);
+    out.push([`segment ${i} capitalised`, at(s.slice(0, c) + s[c].toUpperCase() + s.slice(c + 1))]);
     const escaped = (escape: string) => at(`${s.slice(0, c)}${escape}${s.slice(c + 1)}`);
     const hex = s.charCodeAt(c).toString(16);
     out.push([`segment ${i}: %${hex}`, escaped(`%${hex}`)]);
     if (hex !== hex.toUpperCase()) out.push([`segment ${i}: %${hex.toUpperCase()}`, escaped(`%${hex.toUpperCase()}`)]);
-    const capital = s[c]!.toUpperCase().charCodeAt(0).toString(16).toUpperCase();
+    const capital = s[c].toUpperCase().charCodeAt(0).toString(16).toUpperCase();
     out.push([`segment ${i}: %${capital} (capital, escaped)`, escaped(`%${capital}`)]);
   }
   out.push(['upper-cased', path.toUpperCase()]);

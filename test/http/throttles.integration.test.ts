@@ -73,8 +73,8 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
       const full = await gw.http().get('/throttles?detail=true');
       const wideFull = full.body.replicas.find((r: any) => r.topic === 'wide');
       const configs = await throttleConfigs(gw.kafka);
-      assert.equal(wideFull.leader, configs['topic:wide']!['leader.replication.throttled.replicas']);
-      assert.equal(wideFull.follower, configs['topic:wide']!['follower.replication.throttled.replicas']);
+      assert.equal(wideFull.leader, configs['topic:wide']['leader.replication.throttled.replicas']);
+      assert.equal(wideFull.follower, configs['topic:wide']['follower.replication.throttled.replicas']);
       assert.equal(wideFull.gatewayEntries.leader.length, 501);
       assert.deepEqual({ ...wideFull, leader: undefined, follower: undefined, gatewayEntries: undefined }, { ...wide, leader: undefined, follower: undefined, gatewayEntries: undefined });
     } finally {

@@ -19,12 +19,12 @@ const modules = readdirSync(APIS)
   .map((file) => ({ file, m: /^([a-z-]+)-v(\d+)\.ts$/.exec(file) }))
   .filter((x): x is { file: string; m: RegExpExecArray } => x.m !== null)
   .map(({ file, m }) => {
-    const words = m[1]!.split('-');
+    const words = m[1].split('-');
     return {
       file,
       version: Number(m[2]),
-      api: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(''),
-      module: words[0] + words.slice(1).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + `V${m[2]}`,
+      api: words.map((w) => w[0].toUpperCase() + w.slice(1)).join(''),
+      module: words[0] + words.slice(1).map((w) => w[0].toUpperCase() + w.slice(1)).join('') + `V${m[2]}`,
       text: readFileSync(join(APIS, file), 'utf8'),
     };
   });
@@ -32,7 +32,7 @@ const modules = readdirSync(APIS)
 test('every per-API module sends the version its name says', () => {
   assert.ok(modules.length >= 9, `expected the gateway's API modules, found ${modules.map((m) => m.file).join(', ')}`);
   for (const m of modules) {
-    const imports = [...m.text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)].flatMap((x) => x[1]!.split(',').map((s) => s.trim()));
+    const imports = [...m.text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)].flatMap((x) => x[1].split(',').map((s) => s.trim()));
     assert.ok(imports.includes(m.module), `${m.file} does not import ${m.module}`);
     const others = imports.filter((n) => /^[a-z][A-Za-z]*V\d+$/.test(n) && n !== m.module);
     assert.deepEqual(others, [], `${m.file} sends other APIs too`);

@@ -34,7 +34,7 @@ function recorder() {
 describe('CallerClients', () => {
   it('reuses one client per client id and closes the least recently used beyond the bound', async () => {
     const r = recorder();
-    let now = 0;
+    const now = 0;
     const pool = new CallerClients(r.create, { maxClients: 2, idleMs: 60_000 }, () => now);
     await pool.view('a').ping();
     await pool.view('b').ping();

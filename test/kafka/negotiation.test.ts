@@ -13,12 +13,12 @@ import { StateTopic } from '../../src/kafka/state-topic.js';
 import { startSimulator } from '../../src/sim/index.js';
 
 function brokerOf(release: string): BrokerApiVersions {
-  const table = API_VERSIONS_BY_RELEASE[release]!;
+  const table = API_VERSIONS_BY_RELEASE[release];
   return { ranges: new Map(Object.values(table).map(([k, min, max]) => [k, [min, max] as const])), supportedFeatures: [], finalizedFeatures: [] };
 }
 const minor = (release: string): number => {
   const [ma, mi] = release.replace(/^(zk|kraft-broker)-/, '').split('.').map(Number);
-  return ma! * 100 + mi!;
+  return ma * 100 + mi;
 };
 
 describe('against Kafka release table', () => {
@@ -31,7 +31,7 @@ describe('against Kafka release table', () => {
       for (const api of Object.values(GATEWAY_APIS)) {
         const v = negotiate(api, brokerOf(r));
         assert.notEqual(v, null, `${r} ${api.name}`);
-        const [, min, max] = API_VERSIONS_BY_RELEASE[r]![api.name === 'AlterPartitionReassignments' ? 'AlterPartitionAssignments' : api.name]!;
+        const [, min, max] = API_VERSIONS_BY_RELEASE[r][api.name === 'AlterPartitionReassignments' ? 'AlterPartitionAssignments' : api.name];
         assert.ok(v! >= min && v! <= max, `${r} ${api.name} v${v} inside v${min}-v${max}`);
         assert.equal(v, Math.min(api.max, max), `${r} ${api.name}: the highest both speak`);
       }
@@ -41,8 +41,8 @@ describe('against Kafka release table', () => {
   it('each API range starts at what 2.8 accepts (the floor) and ends no higher than 4.2 accepts', () => {
     for (const api of Object.values(GATEWAY_APIS)) {
       const name = api.name === 'AlterPartitionReassignments' ? 'AlterPartitionAssignments' : api.name;
-      assert.equal(api.min, API_VERSIONS_BY_RELEASE['zk-2.8']![name]![2], `${api.name}: 2.8's newest`);
-      assert.ok(api.max <= API_VERSIONS_BY_RELEASE['kraft-broker-4.2']![name]![2], `${api.name}: within 4.2`);
+      assert.equal(api.min, API_VERSIONS_BY_RELEASE['zk-2.8'][name][2], `${api.name}: 2.8's newest`);
+      assert.ok(api.max <= API_VERSIONS_BY_RELEASE['kraft-broker-4.2'][name][2], `${api.name}: within 4.2`);
     }
   });
 
@@ -91,7 +91,7 @@ for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', '
       const cluster = await gw.describeCluster();
       assert.equal(cluster.brokers.length, 3);
       const [created] = await gw.createTopics([{ name: 'neg', partitions: 2, replicationFactor: 2 }]);
-      assert.equal(created!.ok, true, JSON.stringify(created));
+      assert.equal(created.ok, true, JSON.stringify(created));
       assert.equal((await gw.describeTopic('neg')).partitions.length, 2);
       const sizes = await gw.describeReplicaSizes([0, 1, 2], [{ topic: 'neg', partition: 0 }]);
       assert.ok(sizes.every((s) => s.ok), JSON.stringify(sizes));
@@ -128,12 +128,12 @@ test("every client module src/ imports sends the API key and version its name sa
   const { join } = await import('node:path');
   const kafka = (await import('@platformatic/kafka')) as unknown as Record<string, { api?: { key?: number; version?: number } } | undefined>;
   const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-  const keys = new Map<string, number>([...Object.values(GATEWAY_APIS).map((a) => [a.name[0]!.toLowerCase() + a.name.slice(1), a.key] as const), ['apiVersions', 18]]);
+  const keys = new Map<string, number>([...Object.values(GATEWAY_APIS).map((a) => [a.name[0].toLowerCase() + a.name.slice(1), a.key] as const), ['apiVersions', 18]]);
   const imported = new Set<string>();
   for (const file of files('src')) {
     for (const m of readFileSync(file, 'utf8').matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)) {
-      for (const raw of m[1]!.split(',')) {
-        const name = raw.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+      for (const raw of m[1].split(',')) {
+        const name = raw.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0].trim();
         if (/^[a-z][A-Za-z]*V\d+$/.test(name)) imported.add(name);
       }
     }
@@ -144,6 +144,6 @@ test("every client module src/ imports sends the API key and version its name sa
     const api = kafka[name]?.api;
     assert.ok(api, `${name} is not exported by @platformatic/kafka`);
     assert.equal(api.version, Number(version), `${name} sends v${api.version}`);
-    if (keys.has(base!)) assert.equal(api.key, keys.get(base!), `${name} sends key ${api.key}`);
+    if (keys.has(base)) assert.equal(api.key, keys.get(base), `${name} sends key ${api.key}`);
   }
 });

@@ -95,7 +95,7 @@ describe('one bootstrap broker, stopped after warm-up', () => {
         ['ping (the /readyz probe)', () => gw.ping()],
         ['describeCluster', async () => assert.deepEqual((await gw.describeCluster()).brokers.map((b) => b.id), [1, 2, 3])],
         ['listTopics', async () => assert.ok((await gw.listTopics()).some((t) => t.name === 'warm'))],
-        ['describeTopic', async () => assert.notEqual((await gw.describeTopic('warm')).partitions[0]!.leader, 0)],
+        ['describeTopic', async () => assert.notEqual((await gw.describeTopic('warm')).partitions[0].leader, 0)],
         ['describePartitions', () => gw.describePartitions(['warm'])],
         ['createTopics', async () => ok(await gw.createTopics([{ name: 'after-stop', partitions: 2, replicationFactor: 3 }]))],
         ['createPartitions', async () => ok(await gw.createPartitions([{ topic: 'after-stop', count: 3 }]))],
@@ -125,7 +125,7 @@ describe('one bootstrap broker, stopped after warm-up', () => {
         }],
         ['page reads (own connections) made after the stop', async () => {
           const page = gw.interactive();
-          assert.equal((await page.describePartitions(['warm']))[0]!.partitions.length, 2);
+          assert.equal((await page.describePartitions(['warm']))[0].partitions.length, 2);
           await page.listPartitionReassignments();
         }],
         ['deleteTopics', async () => ok(await gw.deleteTopics(['after-stop']))],
@@ -265,7 +265,7 @@ describe('a connection lost under a request', () => {
   test('a write whose connection could not be made goes to another broker', async () => {
     const live = sim.bootstrapServers;
     const spare = await startSimulator({ brokers: 1 });
-    const spareAddr = spare.bootstrapServers[0]!;
+    const spareAddr = spare.bootstrapServers[0];
     await spare.close(); // a port that refuses connections, listed first
     const fresh = createKafkaGateway(configFor([spareAddr, ...live], { KAFKA_RETRIES: '0' }));
     try {

@@ -30,7 +30,7 @@ describe('StateTopic', () => {
     await st.ensure();
     const t = await kafka.describeTopic('_state_test');
     assert.equal(t.partitions.length, 1);
-    assert.equal(t.partitions[0]!.replicas.length, 3);
+    assert.equal(t.partitions[0].replicas.length, 3);
     assert.equal(t.configs.find((c) => c.name === 'cleanup.policy')?.value, 'compact');
     const first = await st.offsets();
     assert.deepEqual({ start: first.start, end: first.end }, { start: 0n, end: 0n });
@@ -57,7 +57,7 @@ describe('claims on the state topic (two stores, over the wire)', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => storeOf(i).claim(['partition/ad:0'], { purpose: 'test', owner: `w${i}`, ttlMs: 60_000 })));
     const granted = results.filter((r) => r.granted);
     assert.equal(granted.length, 1, results.map((r) => r.granted).join());
-    const winner = granted[0]!.granted ? granted[0]!.claim : undefined;
+    const winner = granted[0].granted ? granted[0].claim : undefined;
     for (const r of results) if (!r.granted) assert.equal(r.holder?.id, winner!.id);
     // Every other claim is tombstoned; both stores (and a fresh one) agree on the holder.
     const fresh = new StateStore(new StateTopic(kafka, { name: '_state_claims' }));

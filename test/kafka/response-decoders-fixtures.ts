@@ -73,8 +73,8 @@ export function ourLogDirs(a: LogDirsAnswer) {
       topics: d.topics.map((t) => ({
         name: t.name,
         partitions: Array.from({ length: t.end - t.start }, (_, j) => ({
-          partitionIndex: a.partitionIndex[t.start + j]!,
-          partitionSize: a.partitionSize[t.start + j]!,
+          partitionIndex: a.partitionIndex[t.start + j],
+          partitionSize: a.partitionSize[t.start + j],
           isFutureKey: a.isFutureKey[t.start + j] === 1,
         })),
       })),
@@ -250,7 +250,7 @@ export const metadataAnswer: fc.Arbitrary<MetadataResponse> = withTags(
  * v0) are the ones the answers here are written in.
  */
 export function stubConnection(answer: Buffer, sent: Buffer[], release = 'kraft-broker-3.9'): Connection {
-  const apiKeys = Object.values(API_VERSIONS_BY_RELEASE[release]!).map(([apiKey, minVersion, maxVersion]) => ({ apiKey, minVersion, maxVersion }));
+  const apiKeys = Object.values(API_VERSIONS_BY_RELEASE[release]).map(([apiKey, minVersion, maxVersion]) => ({ apiKey, minVersion, maxVersion }));
   return {
     send(_key: number, _version: number, createPayload: () => Writer, parser: (c: number, k: number, v: number, r: Reader) => unknown, _a: boolean, _b: boolean, cb: (err: Error | null, res?: unknown) => void) {
       if (_key === 18) return cb(null, { errorCode: 0, throttleTimeMs: 0, apiKeys });

@@ -82,9 +82,9 @@ describe('DescribeLogDirs v4 decoding', () => {
         const columns = drain(replicaSizeColumnsSteps(answer, keys, withPlacement));
         const reference = referenceSizes(bytes);
         asking.forEach((p, i) => {
-          const slot = keys.inputSlot[i]!;
+          const slot = keys.inputSlot[i];
           assert.equal(slotOf(keys, p.topic, p.partition), slot);
-          const size = columns.sizes[slot]!;
+          const size = columns.sizes[slot];
           assert.equal(Number.isNaN(size) ? undefined : size, reference.sizes.get(replicaKey(p.topic, p.partition)), `${p.topic}:${p.partition}`);
           assert.ok(givenAt(request, i, p.topic, p.partition));
           assert.equal(givenAt(request, i, p.topic, p.partition + 1), false);
@@ -156,7 +156,7 @@ describe('describeReplicaSizes and listPartitionReassignments over a connection'
     const [plain] = await describeReplicaSizes(kafka, [4, 4], asked);
     assert.deepEqual(plain, { broker: 4, ok: true, sizes: new Map([['b:3', 30]]), dirs: [{ dir: '/d1', errorCode: 0 }, { dir: '/d2', errorCode: 56 }, { dir: '/d3', errorCode: 0 }] });
     assert.equal(sent.length, 1, 'one request per distinct broker');
-    assert.deepEqual(decode<DescribeLogDirsRequest>(DescribeLogDirsRequestSchema, 4, new SimReader(sent[0]!)).topics, [{ topic: 'b', partitions: [1, 3] }, { topic: 'a', partitions: [2] }]);
+    assert.deepEqual(decode<DescribeLogDirsRequest>(DescribeLogDirsRequestSchema, 4, new SimReader(sent[0])).topics, [{ topic: 'b', partitions: [1, 3] }, { topic: 'a', partitions: [2] }]);
     const [placed] = await describeReplicaSizes(kafka, [4], asked, { placement: true });
     assert.deepEqual(placed.ok && placed.placement, new Map([['b:3', { dir: '/d1', futureDir: '/d3' }]]));
   });
@@ -198,9 +198,9 @@ describe('describeReplicaSizes and listPartitionReassignments over a connection'
       { topic: 'z', partition: 1, replicas: [1, 2, 0], adding: [1], removing: [0] },
     ]);
     const body = (b: Buffer) => decode<ListPartitionReassignmentsRequest>(ListPartitionReassignmentsRequestSchema, 0, new SimReader(b));
-    assert.deepEqual(body(sent[0]!), { timeoutMs: 1234, topics: null });
+    assert.deepEqual(body(sent[0]), { timeoutMs: 1234, topics: null });
     await listPartitionReassignments(kafka, [{ topic: 'a', partition: 5 }, { topic: 'z', partition: 1 }, { topic: 'a', partition: 0 }]);
-    assert.deepEqual(body(sent[1]!).topics, [{ name: 'a', partitionIndexes: [5, 0] }, { name: 'z', partitionIndexes: [1] }]);
+    assert.deepEqual(body(sent[1]).topics, [{ name: 'a', partitionIndexes: [5, 0] }, { name: 'z', partitionIndexes: [1] }]);
     assert.deepEqual(await listPartitionReassignments(kafka, []), []);
     assert.equal(sent.length, 2, 'no request for no partitions');
 

@@ -144,7 +144,7 @@ describe('describePartitions and partitionLeader over a connection', () => {
         ],
       },
     ]);
-    const { topics, allowAutoTopicCreation, includeTopicAuthorizedOperations } = decode<MetadataRequest>(MetadataRequestSchema, 12, new SimReader(sent[0]!));
+    const { topics, allowAutoTopicCreation, includeTopicAuthorizedOperations } = decode<MetadataRequest>(MetadataRequestSchema, 12, new SimReader(sent[0]));
     const zero = Buffer.alloc(16).toString('base64url');
     assert.deepEqual({ topics, allowAutoTopicCreation, includeTopicAuthorizedOperations }, {
       topics: ['z', 'a', 'gone', 'denied'].map((name) => ({ topicId: zero, name })),
@@ -154,7 +154,7 @@ describe('describePartitions and partitionLeader over a connection', () => {
     assert.deepEqual(await describePartitions(kafka, []), []);
     assert.equal(sent.length, 1, 'no request for no topics');
     await describePartitions(kafka, null);
-    assert.equal(decode<MetadataRequest>(MetadataRequestSchema, 12, new SimReader(sent[1]!)).topics, null, 'null asks for every topic');
+    assert.equal(decode<MetadataRequest>(MetadataRequestSchema, 12, new SimReader(sent[1])).topics, null, 'null asks for every topic');
   });
 
   it('partitionLeader: id and leader; null for an unknown topic; another topic error thrown; -1 for no such partition', async () => {

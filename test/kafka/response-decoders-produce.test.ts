@@ -69,14 +69,14 @@ describe('Produce v11', () => {
     ];
     const sent: Buffer[] = [];
     assert.equal(await produceRecords(stubSender(stubConnection(ok(12345678901234n), sent)), 3, 'state', 0, records, 1500), 12345678901234n);
-    const body = decode<ProduceRequest>(ProduceRequestSchema, 11, new SimReader(sent[0]!));
+    const body = decode<ProduceRequest>(ProduceRequestSchema, 11, new SimReader(sent[0]));
     assert.equal(body.acks, -1);
     assert.equal(body.timeoutMs, 1500);
     assert.equal(body.transactionalId, null);
     assert.deepEqual(body.topicData.map((t) => [t.name, t.partitionData.map((p) => p.index)]), [['state', [0]]]);
-    const [batch, ...more] = splitBatches(body.topicData[0]!.partitionData[0]!.records!);
+    const [batch, ...more] = splitBatches(body.topicData[0].partitionData[0].records!);
     assert.equal(more.length, 0);
-    const read = readRecordsBatch(Reader.from(batch!));
+    const read = readRecordsBatch(Reader.from(batch));
     assert.deepEqual(
       read.records.map((r) => ({ key: r.key!.toString(), value: r.value === null || r.value === undefined ? null : r.value.toString(), offsetDelta: r.offsetDelta })),
       records.map((r, i) => ({ ...r, offsetDelta: i })),

@@ -72,7 +72,7 @@ describe('alterPartitionReassignments over a connection', () => {
         const answered = new Map<string, { errorCode: number; errorMessage: string | null }>();
         const byTopic = new Map<string, { partitionIndex: number; errorCode: number; errorMessage: string | null }[]>();
         ms.forEach((m, i) => {
-          const [included, code, message] = per[i]!;
+          const [included, code, message] = per[i];
           if (!included) return;
           const a = { partitionIndex: m.partition, errorCode: code, errorMessage: code === 0 ? null : message };
           answered.set(`${m.topic}:${m.partition}`, a);
@@ -92,7 +92,7 @@ describe('alterPartitionReassignments over a connection', () => {
         );
         if (ms.length === 0) return;
         // What was sent: every move, grouped by topic in first-seen order.
-        const body = decode<AlterPartitionReassignmentsRequest>(AlterPartitionReassignmentsRequestSchema, 0, new SimReader(sent[0]!));
+        const body = decode<AlterPartitionReassignmentsRequest>(AlterPartitionReassignmentsRequestSchema, 0, new SimReader(sent[0]));
         assert.equal(body.timeoutMs, 1234);
         assert.deepEqual(
           body.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas }))),

@@ -105,7 +105,7 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     const reauths = events.filter((e) => e.reauthentication);
     assert.equal(first.length, 1, 'one connection, never re-opened');
     assert.ok(reauths.length >= 2);
-    assert.ok(reauths.every((e) => e.connection === first[0]!.connection), 'the re-authentications are on the first connection');
+    assert.ok(reauths.every((e) => e.connection === first[0].connection), 'the re-authentications are on the first connection');
     // Each authentication carried a token of its own, fetched from the IdP before the last expired.
     const tokens = events.map((e) => e.tokenId);
     assert.equal(new Set(tokens).size, tokens.length, `tokens reused: ${tokens.join(',')}`);
@@ -227,7 +227,7 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
         await new Promise((r) => setTimeout(r, 25)); // pacing, not synchronisation
       }
       assert.deepEqual(events.map((e) => e.reauthentication), [false]);
-      assert.ok(events[0]!.sessionLifetimeMs > 59 * 86400_000);
+      assert.ok(events[0].sessionLifetimeMs > 59 * 86400_000);
     } finally {
       await kafka.close();
       rmSync(dir, { recursive: true, force: true });

@@ -31,6 +31,6 @@ it('SCRAM-SHA-512 sessions of 1.5 s: re-authenticated in time, requests all answ
     await sim.close();
   }
   assert.equal(events.filter((e) => !e.reauthentication).length, 1, 'one connection: never closed as expired');
-  assert.ok(events.every((e) => e.connection === events[0]!.connection && e.mechanism === 'SCRAM-SHA-512' && e.sessionLifetimeMs === 1500));
+  assert.ok(events.every((e) => e.connection === events[0].connection && e.mechanism === 'SCRAM-SHA-512' && e.sessionLifetimeMs === 1500));
   assert.ok(calls > 50, `requests: ${calls}`);
 });

@@ -54,7 +54,7 @@ test('only the sh blocks of "Using it" are read, indented ones too', () => {
     blocks.map((b) => b.line),
     [8, 35],
   );
-  assert.equal(blocks[1]!.lines[0], "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4");
+  assert.equal(blocks[1].lines[0], "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4");
 });
 
 test('commands: continuations joined, what runs, the status each must answer, the skip marker', () => {
@@ -75,11 +75,11 @@ test('commands: continuations joined, what runs, the status each must answer, th
       [35, 429, "curl -si -X DELETE 'localhost:8080/quotas?ip=10.0.0.7'   # 429, Retry-After: 4"],
     ],
   );
-  assert.deepEqual(run[8]!.expectedJson, { rates: [], replicas: [] });
-  assert.equal(run[7]!.expectedJson, undefined);
-  assert.deepEqual(run[9]!.expectedJson, { movedReplicas: 5 });
-  assert.equal(run[0]!.text.split('\n').length, 2);
-  assert.equal(run[2]!.text.split('\n').length, 2);
+  assert.deepEqual(run[8].expectedJson, { rates: [], replicas: [] });
+  assert.equal(run[7].expectedJson, undefined);
+  assert.deepEqual(run[9].expectedJson, { movedReplicas: 5 });
+  assert.equal(run[0].text.split('\n').length, 2);
+  assert.equal(run[2].text.split('\n').length, 2);
   assert.deepEqual(
     skipped.map((c) => c.line),
     [19],

@@ -47,7 +47,7 @@ export const DEMO_ADDRESSES = ['localhost:8080', '127.0.0.1:19999'] as const;
 export function splitComment(line: string): { code: string; comment: string | null } {
   let quote: '"' | "'" | null = null;
   for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
+    const c = line[i];
     if (quote) {
       if (c === quote) quote = null;
       else if (c === '\\' && quote === '"') i++;
@@ -55,7 +55,7 @@ export function splitComment(line: string): { code: string; comment: string | nu
     }
     if (c === "'" || c === '"') quote = c;
     else if (c === '\\') i++;
-    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) return { code: line.slice(0, i), comment: line.slice(i) };
+    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]))) return { code: line.slice(0, i), comment: line.slice(i) };
   }
   return { code: line, comment: null };
 }
@@ -93,17 +93,17 @@ export function usingItBlocks(readme: string): { line: number; lines: string[] }
   const blocks: { line: number; lines: string[] }[] = [];
   let current: { line: number; lines: string[]; indent: number } | null = null;
   for (let i = start + 1; i < all.length; i++) {
-    const l = all[i]!;
+    const l = all[i];
     if (!current && /^## /.test(l)) break;
     const fence = /^(\s*)```(\S*)/.exec(l);
     if (fence) {
       if (current) {
         blocks.push({ line: current.line, lines: current.lines });
         current = null;
-      } else if (fence[2] === 'sh') current = { line: i + 2, lines: [], indent: fence[1]!.length };
+      } else if (fence[2] === 'sh') current = { line: i + 2, lines: [], indent: fence[1].length };
       else {
         // Another language's block: skip to its closing fence.
-        while (++i < all.length && !/^\s*```\s*$/.test(all[i]!));
+        while (++i < all.length && !/^\s*```\s*$/.test(all[i]));
       }
       continue;
     }
@@ -117,7 +117,7 @@ function blockCommands(block: { line: number; lines: string[] }): { command: Rea
   const out: { command: ReadmeCommand; above: string[]; trailing: string | null; code: string }[] = [];
   let above: string[] = [];
   for (let i = 0; i < block.lines.length; i++) {
-    const first = block.lines[i]!;
+    const first = block.lines[i];
     if (first.trim() === '') {
       above = [];
       continue;
@@ -133,7 +133,7 @@ function blockCommands(block: { line: number; lines: string[] }): { command: Rea
     let { code, comment } = splitComment(first);
     const codes = [code];
     while (continues(code) && i + 1 < block.lines.length) {
-      const next = block.lines[++i]!;
+      const next = block.lines[++i];
       texts.push(next);
       ({ code, comment } = splitComment(next));
       codes.push(code);

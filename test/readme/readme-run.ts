@@ -107,7 +107,7 @@ export async function runCommands(commands: ReadmeCommand[], dir: string, addres
     try {
       statuses = readdirSync(join(dir, `c${i}`))
         .sort((a, b) => {
-          const [ta, tb] = [BigInt(a.split('.')[0]!), BigInt(b.split('.')[0]!)];
+          const [ta, tb] = [BigInt(a.split('.')[0]), BigInt(b.split('.')[0])];
           return ta < tb ? -1 : ta > tb ? 1 : 0;
         })
         .map((f) => statusOf(read(join(dir, `c${i}`, f))));

@@ -97,7 +97,7 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
           const fresh = new StateStore(a.kafka.stateTopic({ name: a.runtime.config.stateTopic }));
           for (const view of [await a.runtime.store.refresh(), await b.runtime.store.refresh(), await fresh.refresh()]) assert.equal(view.reassignments.get(id)?.state, 'cancelled');
           const record = (await fresh.refresh()).reassignments.get(id)!;
-          const placement = new Map((await a.kafka.describePartitions([topic]))[0]!.partitions.map((p) => [p.partition, p.replicas]));
+          const placement = new Map((await a.kafka.describePartitions([topic]))[0].partitions.map((p) => [p.partition, p.replicas]));
           for (const p of record.partitions) {
             assert.ok(p.state === 'completed' || p.state === 'cancelled', `${p.partition}: ${p.state}`);
             const expected = p.state === 'completed' ? p.target : p.original;

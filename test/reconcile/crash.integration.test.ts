@@ -52,10 +52,10 @@ async function startChild(env: Record<string, string>): Promise<Child> {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
     void exited.then(({ code, signal }) => reject(new Error(`gateway exited (${code ?? signal}) before listening:\n${out}`)));
   });
   return { proc, url, exited };

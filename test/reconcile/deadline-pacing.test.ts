@@ -25,7 +25,7 @@ describe('worthWriting', () => {
     assert.equal(worthWriting(state, next, true, T0), true);
     assert.equal(worthWriting(state, { ...next, holds: false }, false, T0), true);
     assert.equal(worthWriting(state, { ...next, efficiency: 0.8 }, false, T0), true);
-    assert.equal(worthWriting(state, { ...next, sample: { ...next.sample!, at: T0 + 14_000 } }, false, T0), true);
+    assert.equal(worthWriting(state, { ...next, sample: { ...next.sample, at: T0 + 14_000 } }, false, T0), true);
     assert.equal(worthWriting(state, { ...next, expectedEnd: T0 + 961_000 }, false, T0), true); // > 1 % of 1000 s
     assert.equal(worthWriting(state, { ...next, decidedAt: T0 + 42_000 }, false, T0), true);
   });

@@ -14,7 +14,7 @@ type P = { topic: string; partition: number; state: string; bytesTotal?: number;
 const rec = (id: string, createdAt: number, partitions: P[], state = 'running', extra: Record<string, unknown> = {}): ReassignmentRecord =>
   ({ id, createdAt, state, partitions, ...extra }) as unknown as ReassignmentRecord;
 const viewOf = (records: ReassignmentRecord[]): StateView =>
-  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() }) as unknown as StateView;
+  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() });
 /** A pace that yields every time (the most interleaving the loops can see). */
 const yieldEveryTime = () => new Promise<void>((r) => setImmediate(r));
 
@@ -140,7 +140,7 @@ it('endWatchSample with a snapshot: the partitions it found with the most bytes 
   const ps: P[] = [0, 1, 2, 3, 4, 5].map((i) => ({ topic: 't', partition: i, state: 'moving', bytesTotal: 10 * i }));
   const r = rec('r', 1, ps);
   const listed = (ids: number[]) => new Map([['r', new Set(ids.map((i) => partitionId('t', i)))]]);
-  const hint = [ps[1]!, ps[3]!, ps[0]!] as unknown as ReassignmentRecord['partitions'];
+  const hint = [ps[1], ps[3], ps[0]] as unknown as ReassignmentRecord['partitions'];
   const of = (sample: { partition: number }[]) => sample.map((s) => s.partition);
   // In the snapshot's order, only those Kafka still lists, at most the share.
   assert.deepEqual(of(await endWatchSample([r], listed([0, 1, 2, 3, 4, 5]), () => hint, 2)), [1, 3]);
@@ -159,7 +159,7 @@ it('endWatchSample at 100,000 moving partitions: the 2000 with the most bytes le
   const movingOf = new Map([['big', new Set(partitions.map((p) => partitionId(p.topic, p.partition)))]]);
   const sample = await endWatchSample([r], movingOf, () => undefined, 2000);
   assert.equal(sample.length, 2000);
-  const cutoff = [...partitions].map((p) => p.bytesTotal!).sort((a, b) => b - a)[1999]!;
+  const cutoff = [...partitions].map((p) => p.bytesTotal!).sort((a, b) => b - a)[1999];
   const byId = new Map(partitions.map((p) => [partitionId(p.topic, p.partition), p.bytesTotal!]));
   assert.ok(sample.every((s) => byId.get(partitionId(s.topic, s.partition))! >= cutoff));
 });

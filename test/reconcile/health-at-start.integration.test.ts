@@ -15,7 +15,7 @@ import { eventually } from '../eventually.js';
 /** n partitions on brokers 0-3 (RF 2), each moving its second replica to another broker of 0-3. */
 function layout(name: string, n: number): { assignments: number[][]; targets: { topic: string; partition: number; replicas: number[] }[] } {
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
-  const targets = assignments.map(([a, b], partition) => ({ topic: name, partition, replicas: [a!, [0, 1, 2, 3].find((x) => x !== a && x !== b)!] }));
+  const targets = assignments.map(([a, b], partition) => ({ topic: name, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b)!] }));
   return { assignments, targets };
 }
 

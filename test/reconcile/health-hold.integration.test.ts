@@ -18,7 +18,7 @@ function layout(n: number): { assignments: number[][]; targets: (topic: string) 
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
   return {
     assignments,
-    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a!, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b! + 1) % 4) ?? (b! + 2) % 4] })),
+    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4] })),
   };
 }
 

@@ -34,7 +34,7 @@ it('a topic-wide throttle is owned by a packed ledger record that a second insta
     await a.runtime.store.write([req]);
     const r = await a.runtime.throttleSync.sync();
     assert.ok(r.converged, JSON.stringify(r.failures));
-    const during = (await throttleConfigs(a.kafka))['topic:wide']!;
+    const during = (await throttleConfigs(a.kafka))['topic:wide'];
     assert.equal(during['follower.replication.throttled.replicas'], follower.join(','));
     assert.equal(during['leader.replication.throttled.replicas'], leader.join(','));
 

@@ -13,9 +13,9 @@ const demand = { topics: { t: { leader: ['0:1'], follower: ['0:2'] } }, brokers:
 const rec = (id: string, partitions: object[], extra: Record<string, unknown> = {}): ReassignmentRecord =>
   ({ id, state: 'running', partitions, throttleDemand: demand, autoRemoveThrottle: true, ...extra }) as unknown as ReassignmentRecord;
 const viewOf = (records: ReassignmentRecord[]): StateView =>
-  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() }) as unknown as StateView;
+  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() });
 const movesOf = (movingOf: Record<string, string[]>): AttributedMoves =>
-  ({ movingIds: new Set(Object.values(movingOf).flat()), movingOf: new Map(Object.entries(movingOf).map(([k, v]) => [k, new Set(v)])), gateway: 0, external: 0 }) as AttributedMoves;
+  ({ movingIds: new Set(Object.values(movingOf).flat()), movingOf: new Map(Object.entries(movingOf).map(([k, v]) => [k, new Set(v)])), gateway: 0, external: 0 });
 const p = (partition: number, state: string, extra: Record<string, unknown> = {}) => ({ topic: 't', partition, state, target: [1], ...extra });
 
 it('movesEndedRecords: running records with throttles to remove, none of whose partitions moves, waits for a wave or for its intra-broker copy', async () => {

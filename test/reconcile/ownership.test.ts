@@ -9,7 +9,7 @@ import type { StateView } from '../../src/state/store.js';
 
 type P = { topic: string; partition: number; startError?: string; supersededBy?: string };
 const rec = (id: string, createdAt: number, partitions: P[], state = 'running'): ReassignmentRecord => ({ id, createdAt, state, partitions }) as unknown as ReassignmentRecord;
-const viewOf = (reassignments: Map<string, ReassignmentRecord>): StateView => ({ reassignments, throttleRequests: new Map(), ledger: new Map(), progress: new Map() }) as StateView;
+const viewOf = (reassignments: Map<string, ReassignmentRecord>): StateView => ({ reassignments, throttleRequests: new Map(), ledger: new Map(), progress: new Map() });
 
 it('newest live record wins, ties go to the first in view order, inactive partitions and ended records own nothing', () => {
   const map = new Map<string, ReassignmentRecord>([

@@ -66,7 +66,7 @@ function layout(n: number): { assignments: number[][]; targets: (topic: string) 
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
   return {
     assignments,
-    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a!, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b! + 1) % 4) ?? (b! + 2) % 4] })),
+    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4] })),
   };
 }
 
@@ -168,7 +168,7 @@ describe('paced execution', () => {
       assert.ok(queuedRows.body.items.some((p: { topic: string }) => p.topic === 'ref-b'), 'ref-b still queued');
       // The queued partition's topic disappears: Kafka will refuse its move.
       const deleted = await gw.kafka.deleteTopics(['ref-b']);
-      assert.ok(deleted[0]!.ok, JSON.stringify(deleted));
+      assert.ok(deleted[0].ok, JSON.stringify(deleted));
       assert.equal((await gw.http().patch(`/reassignments/${id}`).send({ paused: false })).status, 200);
       const done = await eventually(async () => {
         const g = await gw.http().get(`/reassignments/${id}`);
@@ -257,12 +257,12 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
     const exited = once(proc, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      proc.stdout!.on('data', (chunk: Buffer) => {
+      proc.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         const m = /Kafka admin gateway: (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
+        if (m) resolve(m[1]);
       });
-      proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+      proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
       void exited.then(({ code, signal }) => reject(new Error(`gateway exited (${code ?? signal}) before listening:\n${out}`)));
     });
     return { proc, url, exited };
@@ -304,8 +304,8 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
         await gw.close();
         await observer.close().catch(() => undefined);
       }
-      assert.ok(Math.max(...obs!.peak.values()) <= 1, `peak per broker ${JSON.stringify([...obs!.peak])}`);
-      assert.deepEqual(obs!.restarted, [], 'no partition started twice');
+      assert.ok(Math.max(...obs.peak.values()) <= 1, `peak per broker ${JSON.stringify([...obs.peak])}`);
+      assert.deepEqual(obs.restarted, [], 'no partition started twice');
     });
   }
 });

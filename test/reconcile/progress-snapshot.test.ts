@@ -72,7 +72,7 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
       let now = 10_000;
       const progress = new Map<string, ProgressRecord>();
       const store = { view: () => ({ progress }), write: async (ws: ProgressRecord[]) => ws.forEach((w) => progress.set(w.id, w)) } as unknown as StateStore;
-      let cluster = passes[0]![2];
+      let cluster = passes[0][2];
       const sent: ReplicaSizesRequest[] = [];
       const kafka = {
         describeReplicaSizeColumns: async (brokers: number[], request: ReplicaSizesRequest): Promise<BrokerSizeColumns[]> => {
@@ -114,11 +114,11 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
           const { keys } = request;
           assert.equal(keys.inputSlot.length, moving.length);
           moving.forEach((p, i) => {
-            const s = keys.inputSlot[i]!;
-            assert.equal(keys.topicNames[keys.slotTopic[s]!], p.topic);
+            const s = keys.inputSlot[i];
+            assert.equal(keys.topicNames[keys.slotTopic[s]], p.topic);
             assert.equal(keys.slotPartition[s], p.partition);
           });
-          const sameList = previousMoving !== null && previousMoving.length === moving.length && previousMoving.every((p, i) => p.topic === moving[i]!.topic && p.partition === moving[i]!.partition);
+          const sameList = previousMoving !== null && previousMoving.length === moving.length && previousMoving.every((p, i) => p.topic === moving[i].topic && p.partition === moving[i].partition);
           if (sameList) assert.equal(request, sent.at(-2), 'the same list: the request kept is sent again');
         }
         previousMoving = moving.length > 0 ? moving : null; // no moving partition: nothing is kept

@@ -86,7 +86,7 @@ describe('a start writes its partitions once', () => {
     const failed = record.partitions.flatMap((p, i) => (p.state === 'failed' ? [i] : []));
     assert.deepEqual(failed, [5000, 5001, 5002], 'the partitions of the refused request');
     for (const i of failed) {
-      const p = record.partitions[i]!;
+      const p = record.partitions[i];
       assert.equal(p.startError?.code, 3);
       assert.equal(p.startedAt, undefined, 'a refused partition never started');
       assert.ok(p.endedAt !== undefined);

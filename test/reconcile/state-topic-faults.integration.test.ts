@@ -21,7 +21,7 @@ describe('F1: the broker that leads the state topic stops', () => {
     let leader = -1;
     try {
       await gw.runtime.store.refresh();
-      leader = (await gw.kafka.describeTopic(STATE)).partitions[0]!.leader;
+      leader = (await gw.kafka.describeTopic(STATE)).partitions[0].leader;
       const [x, y, z] = [0, 1, 2, 3].filter((b) => b !== leader) as [number, number, number];
       assert.equal((await gw.http().post('/topics').send({ name: 'f1', assignments: [[x, y], [x, y]] })).status, 201);
       gw.sim.seedBytes('f1', 0, 300_000);
@@ -52,7 +52,7 @@ describe('F1: the broker that leads the state topic stops', () => {
     try {
       await gw.runtime.store.refresh();
       assert.equal((await gw.http().get('/readyz')).status, 200);
-      for (const b of (await gw.kafka.describeTopic(STATE)).partitions[0]!.replicas) {
+      for (const b of (await gw.kafka.describeTopic(STATE)).partitions[0].replicas) {
         await gw.sim.stopBroker(b);
         stopped.push(b);
       }

@@ -7,7 +7,7 @@ import { PlanCache, sameConfigValues, sameJson } from '../../src/reconcile/throt
 import { ledgerOf } from '../../src/reconcile/ownership.js';
 import type { LedgerRecord } from '../../src/state/records.js';
 
-const rec = (id: string, body: Partial<LedgerRecord>): LedgerRecord => ({ kind: 'ledger', v: 1, id, updatedAt: 0, ...body }) as LedgerRecord;
+const rec = (id: string, body: Partial<LedgerRecord>): LedgerRecord => ({ kind: 'ledger', v: 1, id, updatedAt: 0, ...body });
 
 it('ledgerOf: the same record objects give the same ledger object; a new record a new ledger', () => {
   const a = rec('topic/t', { topic: { leader: { prior: null, added: ['0:1'] } } });
@@ -17,7 +17,7 @@ it('ledgerOf: the same record objects give the same ledger object; a new record 
   const a2 = rec('topic/t', { topic: { leader: { prior: null, added: ['0:1', '1:1'] } } });
   const l2 = ledgerOf([a2, b]);
   assert.notEqual(l2, l1);
-  assert.deepEqual(l2.topics.t!.leader!.added, ['0:1', '1:1']);
+  assert.deepEqual(l2.topics.t.leader!.added, ['0:1', '1:1']);
   assert.deepEqual(ledgerOf([b]).topics, {});
 });
 
@@ -87,8 +87,8 @@ it('reconcileThrottlesPaced: the same plan as reconcileThrottles, topic by topic
   let yields = 0;
   await fc.assert(
     fc.asyncProperty(arb, async ({ demand, ledger, current }) => {
-      const expected = reconcileThrottles(current as ThrottleConfigValues, demand as ThrottleDemand, ledger as never);
-      const paced = await reconcileThrottlesPaced(current as ThrottleConfigValues, demand as ThrottleDemand, ledger as never, async () => void yields++);
+      const expected = reconcileThrottles(current, demand, ledger);
+      const paced = await reconcileThrottlesPaced(current, demand, ledger, async () => void yields++);
       assert.deepEqual(paced, expected);
     }),
     { numRuns: 300 },

@@ -41,7 +41,7 @@ after(async () => {
 
 let seed = Number(process.env.SOAK_SEED ?? 20261202);
 const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!;
+const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)];
 
 function randomOp(gw: ReassignGateway) {
   switch (rnd(4)) {
@@ -83,7 +83,7 @@ async function expected(gw: ReassignGateway): Promise<Record<string, Record<stri
 async function actual(gw: ReassignGateway): Promise<Record<string, Record<string, string>>> {
   const all = await throttleConfigs(gw.kafka);
   delete all[`topic:${STATE}`];
-  for (const v of Object.values(all)) for (const k of Object.keys(v)) if (k.endsWith('replicas')) v[k] = v[k]!.split(',').sort().join(',');
+  for (const v of Object.values(all)) for (const k of Object.keys(v)) if (k.endsWith('replicas')) v[k] = v[k].split(',').sort().join(',');
   return all;
 }
 

@@ -156,7 +156,7 @@ test('npm start with SIM_CONTROL_PORT: the embedded simulator’s brokers stop a
     await gw.url;
     const line = gw.logs.find((l) => l.msg === 'embedded simulator control API');
     assert.ok(line && typeof line.url === 'string', gw.output());
-    const url = line.url as string;
+    const url = line.url;
     const before = await call(`${url}/state?topic=orders`);
     assert.equal(before.body.brokers.length, 4);
     const leader = before.body.topics[0].partitions[0].leader as number;

@@ -33,7 +33,7 @@ const rows = (res: any) =>
 
 /** Moves leadership of topic-partition away from its first replica: stop and restart that broker. */
 async function displaceLeader(topic: string, partition: number): Promise<void> {
-  const preferred = sim.model.getPartition(topic, partition).replicas[0]!;
+  const preferred = sim.model.getPartition(topic, partition).replicas[0];
   await sim.stopBroker(preferred);
   await sim.startBroker(preferred);
   const p = sim.model.getPartition(topic, partition);

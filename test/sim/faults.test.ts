@@ -203,7 +203,7 @@ test('the control port: POST /faults (API by name or key), GET, DELETE one and a
   const control = await startControlServer(sim);
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${control.url}${path}`, { method, ...(body !== undefined && { body: JSON.stringify(body) }) });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
   try {
     const added = await call('POST', '/faults', { apiKey: 'createtopics', times: 1, error: { code: 73, message: 'no' } });

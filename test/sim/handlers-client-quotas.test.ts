@@ -225,7 +225,7 @@ test('@platformatic/kafka Admin: alterClientQuotas / describeClientQuotas round 
   try {
     const altered = await admin.alterClientQuotas({
       entries: [
-        { entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate' as any, value: 2, remove: false }] },
+        { entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', value: 2, remove: false }] },
         { entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] },
       ],
     });
@@ -236,12 +236,12 @@ test('@platformatic/kafka Admin: alterClientQuotas / describeClientQuotas round 
     assert.deepEqual(alice, [{ entity: [{ entityType: 'user', entityName: 'alice' }], values: [{ key: 'producer_byte_rate', value: 1048576 }] }]);
 
     await admin.alterClientQuotas({
-      entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate' as any, remove: true }] }],
+      entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', remove: true }] }],
     });
     assert.deepEqual(await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.ANY }] }), []);
 
     await assert.rejects(
-      admin.alterClientQuotas({ entries: [{ entities: [{ entityType: 'client-id', entityName: 'x' }], ops: [{ key: 'controller_mutation_rate' as any, value: 0, remove: false }] }] }),
+      admin.alterClientQuotas({ entries: [{ entities: [{ entityType: 'client-id', entityName: 'x' }], ops: [{ key: 'controller_mutation_rate', value: 0, remove: false }] }] }),
       (e: any) => e.findBy?.('apiCode', 42)?.serverErrorMessage === 'Quota controller_mutation_rate must be greater than 0',
     );
   } finally {

@@ -77,7 +77,7 @@ out['after'] = sorted(a.list_topics())
 a.close()
 print(json.dumps(out))
 `;
-  const { stdout } = await run(PYTHON, ['-c', script, sim.bootstrapServers[0]!], { timeout: 60_000 });
+  const { stdout } = await run(PYTHON, ['-c', script, sim.bootstrapServers[0]], { timeout: 60_000 });
   const out = JSON.parse(stdout.trim().split('\n').pop()!);
   assert.equal(out.dup, 'TopicAlreadyExistsError');
   assert.ok(out.topics.includes('py'));

@@ -102,7 +102,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 /** Applies one step; Kafka's refusals (unknown topic, bad target, ...) change nothing and are fine. */
 function step(m: ClusterModel, clock: ManualClock, op: Op): void {
-  const name = (i: number): string => TOPICS[i]!;
+  const name = (i: number): string => TOPICS[i];
   const partitionOf = (topic: number, p: number): number => {
     const view = m.topicView({ name: name(topic) });
     return view ? p % view.partitions.length : p;
@@ -165,7 +165,7 @@ function defaultDirs(dirCount: number): (topic: string) => (partition: number) =
 function listedBytes(m: ClusterModel, broker: number, dirCount: number): number[] {
   const used = new Array<number>(dirCount).fill(0);
   const dirs = defaultDirs(dirCount);
-  for (const t of m.logDirSizes(broker, null)) for (const p of t.partitions) used[dirs(t.topic)(p.partition)]! += p.sizeBytes;
+  for (const t of m.logDirSizes(broker, null)) for (const p of t.partitions) used[dirs(t.topic)(p.partition)] += p.sizeBytes;
   return used;
 }
 
@@ -219,9 +219,9 @@ test('DescribeLogDirs usable_bytes: a request naming some partitions answers wha
         const ctx = (brokerId: number) => ({ brokerId, runtime: sim }) as unknown as RequestContext;
         for (const op of ops) {
           if (op.kind === 'logDir') {
-            const name = TOPICS[op.topic]!;
+            const name = TOPICS[op.topic];
             const view = sim.model.topicView({ name });
-            if (view) sim.logDirs.alter(op.broker, name, op.partition % view.partitions.length, DIRS[op.dir]!, true);
+            if (view) sim.logDirs.alter(op.broker, name, op.partition % view.partitions.length, DIRS[op.dir], true);
           } else if (op.kind === 'logDirRate') {
             sim.model.incrementalAlterConfigs({ type: 4, name: String(op.broker) }, [{ name: LOG_DIR_THROTTLE, op: op.rate === null ? 1 : 0, value: op.rate === null ? null : String(op.rate) }]);
           } else {

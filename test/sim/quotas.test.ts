@@ -265,7 +265,7 @@ test('@platformatic/kafka Admin: set the quota, get 89 with throttle 4000, succe
     const admin = new Admin({ clientId: 'plt-admin', bootstrapBrokers: sim.bootstrapServers, retries: 0 });
     try {
       await admin.alterClientQuotas({
-        entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR as any, value: 2, remove: false }] }],
+        entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR, value: 2, remove: false }] }],
       });
       const described = await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.DEFAULT }] });
       assert.deepEqual(described, [{ entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: CMR, value: 2 }] }]);
@@ -300,8 +300,8 @@ test('@platformatic/kafka Admin over SASL PLAIN is held by its user+client-id qu
     try {
       await admin.alterClientQuotas({
         entries: [
-          { entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR as any, value: 100, remove: false }] },
-          { entities: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'ops' }], ops: [{ key: CMR as any, value: 1, remove: false }] },
+          { entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR, value: 100, remove: false }] },
+          { entities: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'ops' }], ops: [{ key: CMR, value: 1, remove: false }] },
         ],
       });
       await admin.createTopics({ topics: ['s1'], partitions: 11, replicas: 1 });

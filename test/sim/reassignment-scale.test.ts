@@ -70,7 +70,7 @@ test('with the system clock the simulator settles copies on its own: the complet
 
 test('Metadata answers from cached topic views that follow every change: moves, new partitions, stopped brokers', async () => {
   const clock = new ManualClock();
-  const sim = await startSimulator({ brokers: 3, clock: clock as never, replicationBytesPerSecond: 10 * MiB });
+  const sim = await startSimulator({ brokers: 3, clock: clock, replicationBytesPerSecond: 10 * MiB });
   const port = sim.endpoints()[0].port;
   const metadata = async () => {
     const res = await request(port, 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });

@@ -214,11 +214,11 @@ test('@platformatic/kafka: alter and list reassignments (v0), describeLogDirs on
 
     // A cancel (null replicas) through the client, and an error the client reports with Kafka's text.
     const cancelled = await alterPartitionReassignmentsV0.api.async(conn, 30_000, false, [
-      { name: 'plt', partitions: [{ partitionIndex: 1, replicas: null as unknown as number[] }] },
+      { name: 'plt', partitions: [{ partitionIndex: 1, replicas: null }] },
     ]);
     assert.equal(cancelled.responses[0].partitions[0].errorCode, 0);
     await assert.rejects(
-      alterPartitionReassignmentsV0.api.async(conn, 30_000, false, [{ name: 'plt', partitions: [{ partitionIndex: 1, replicas: null as unknown as number[] }] }]),
+      alterPartitionReassignmentsV0.api.async(conn, 30_000, false, [{ name: 'plt', partitions: [{ partitionIndex: 1, replicas: null }] }]),
       (err: unknown) => {
         assert.ok(err instanceof ResponseError);
         const part = (err as any).response.responses[0].partitions[0];

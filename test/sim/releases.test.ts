@@ -14,14 +14,14 @@ for (const [version, mode] of [['2.8', 'zookeeper'], ['3.7', 'zookeeper'], ['3.7
   test(`Kafka ${version} (${mode}): ApiVersions lists exactly the release's ranges of the implemented APIs`, async () => {
     const sim = await startSimulator({ brokers: 1, kafkaVersion: version, kafkaMode: mode });
     try {
-      const res = await apiVersions(sim.endpoints()[0]!.port);
-      const table = API_VERSIONS_BY_RELEASE[`${mode === 'kraft' ? 'kraft-broker' : 'zk'}-${version}`]!;
+      const res = await apiVersions(sim.endpoints()[0].port);
+      const table = API_VERSIONS_BY_RELEASE[`${mode === 'kraft' ? 'kraft-broker' : 'zk'}-${version}`];
       const byKey = new Map(Object.values(table).map(([k, min, max]) => [k, [min, max]]));
       for (const k of res.apiKeys) {
         const [min, max] = byKey.get(k.apiKey)!;
         const handler = sim.handlers.get(k.apiKey)!;
         const [hMin, hMax] = handler.versions ?? handler.request.valid;
-        assert.deepEqual([k.minVersion, k.maxVersion], [Math.max(min!, hMin), Math.min(max!, hMax)], `${handler.name}`);
+        assert.deepEqual([k.minVersion, k.maxVersion], [Math.max(min, hMin), Math.min(max, hMax)], `${handler.name}`);
       }
       // Every implemented API the release has is advertised; none it lacks.
       const advertised = new Set(res.apiKeys.map((k: any) => k.apiKey));
@@ -38,7 +38,7 @@ for (const [version, mode] of [['2.8', 'zookeeper'], ['3.7', 'zookeeper'], ['3.7
 test('a request outside the release range closes the connection and is recorded', async () => {
   const sim = await startSimulator({ brokers: 1, kafkaVersion: '3.7' });
   try {
-    const port = sim.endpoints()[0]!.port;
+    const port = sim.endpoints()[0].port;
     // Fetch v17 exists from 3.9; a 3.7 broker accepts up to v16.
     assert.equal(await exchange(port, frame(1, 17, { clusterId: null, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' })), 'closed');
     // DescribeTopicPartitions (75) exists from 3.8.
@@ -80,7 +80,7 @@ test('ZooKeeper mode neither checks nor charges a validateOnly CreateTopics agai
     const sim = await startSimulator({ brokers: 1, kafkaVersion: '3.7', kafkaMode: mode, notControllerErrors: false });
     try {
       sim.clientQuotas.alter([{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', value: 1, remove: false }] }], false);
-      const port = sim.endpoints()[0]!.port;
+      const port = sim.endpoints()[0].port;
       const create = (name: string, validateOnly: boolean) =>
         request(port, 19, 7, { topics: [{ name, numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly });
       const dry = await create('dry', true);
@@ -99,13 +99,13 @@ test("a topic's configs are its release's: 3.9's 36; from 4.0 on 33, and message
     const sim = await startSimulator({ brokers: 1, kafkaVersion: version });
     try {
       sim.model.createTopic({ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, { validateOnly: false });
-      const res = await request(sim.endpoints()[0]!.port, 32, 4, { resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
+      const res = await request(sim.endpoints()[0].port, 32, 4, { resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
       const configs = new Map<string, string>(res.results[0].configs.map((c: { name: string; value: string }) => [c.name, c.value]));
       assert.equal(configs.size, count, version);
       assert.equal(configs.get('message.timestamp.after.max.ms'), after, version);
       for (const name of removed) assert.equal(configs.has(name), count === 36, `${version} ${name}`);
       // Setting a removed one on 4.x: Kafka's "Unknown topic config name".
-      const set = await request(sim.endpoints()[0]!.port, 44, 1, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'message.format.version', configOperation: 0, value: '3.0' }] }], validateOnly: true });
+      const set = await request(sim.endpoints()[0].port, 44, 1, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'message.format.version', configOperation: 0, value: '3.0' }] }], validateOnly: true });
       assert.equal(set.responses[0].errorCode, count === 36 ? 0 : 40, version);
     } finally {
       await sim.close();

@@ -53,7 +53,7 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
       saslOAuthBearer: { jwksUrl: idp.jwksUrl, expectedAudience: ['kafka'], expectedIssuer: 'https://idp.test' },
       onSaslAuthenticated: (e) => events.push(e),
     });
-    port = Number(sim.bootstrapServers[0]!.split(':')[1]);
+    port = Number(sim.bootstrapServers[0].split(':')[1]);
   });
   after(async () => {
     await sim.close();
@@ -161,7 +161,7 @@ describe('connections.max.reauth.ms with PLAIN', () => {
   let port: number;
   before(async () => {
     sim = await startSimulator({ brokers: 1, clock, saslPlainUsers: { bob: 'pw' }, connectionsMaxReauthMs: 1000 });
-    port = Number(sim.bootstrapServers[0]!.split(':')[1]);
+    port = Number(sim.bootstrapServers[0].split(':')[1]);
   });
   after(() => sim.close());
 
@@ -185,7 +185,7 @@ describe('connections.max.reauth.ms with PLAIN', () => {
   it('without connections.max.reauth.ms a PLAIN session never expires and cannot be re-authenticated', async () => {
     const other = await startSimulator({ brokers: 1, clock, saslPlainUsers: { bob: 'pw' } });
     try {
-      const s = await Session.open(Number(other.bootstrapServers[0]!.split(':')[1]), 'plain', { user: 'bob', password: 'pw' });
+      const s = await Session.open(Number(other.bootstrapServers[0].split(':')[1]), 'plain', { user: 'bob', password: 'pw' });
       clock.advance(10 * 3600_000);
       assert.equal((await s.send(17, 1, { mechanism: 'PLAIN' })).errorCode, 34);
       assert.equal((await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length, 1);

@@ -108,7 +108,7 @@ describe('gateway Kafka layer <-> simulator over SASL', () => {
   });
 
   it('SaslHandshake advertises the enabled mechanisms and refuses others', async () => {
-    const port = Number(sim.bootstrapServers[0]!.split(':')[1]);
+    const port = Number(sim.bootstrapServers[0].split(':')[1]);
     const ok = await request(port, 17, 1, { mechanism: 'SCRAM-SHA-512' });
     assert.deepEqual({ errorCode: ok.errorCode, mechanisms: ok.mechanisms }, { errorCode: 0, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] });
     const refused = await request(port, 17, 1, { mechanism: 'GSSAPI' });
@@ -119,7 +119,7 @@ describe('gateway Kafka layer <-> simulator over SASL', () => {
 it('a SCRAM-only cluster does not offer PLAIN', async () => {
   const sim = await startSimulator({ brokers: 1, saslScramUsers: { alice: 'x' } });
   try {
-    const port = Number(sim.bootstrapServers[0]!.split(':')[1]);
+    const port = Number(sim.bootstrapServers[0].split(':')[1]);
     const res = await request(port, 17, 1, { mechanism: 'PLAIN' });
     assert.deepEqual({ errorCode: res.errorCode, mechanisms: res.mechanisms }, { errorCode: 33, mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512'] });
   } finally {

@@ -103,8 +103,8 @@ describe('TLS listener', { skip }, () => {
       KAFKA_BOOTSTRAP_SERVERS: mtlsBootstrap,
       KAFKA_TLS: 'true',
       KAFKA_TLS_CA_FILE: pki.ca.certFile,
-      KAFKA_TLS_CERT_FILE: pki.clients.gateway!.certFile,
-      KAFKA_TLS_KEY_FILE: pki.clients.gateway!.keyFile,
+      KAFKA_TLS_CERT_FILE: pki.clients.gateway.certFile,
+      KAFKA_TLS_KEY_FILE: pki.clients.gateway.keyFile,
     }));
 
   it('mutual TLS: no client certificate, or one from another CA, is refused', async () => {

@@ -54,7 +54,7 @@ desc = a.describe_configs([ConfigResource(ConfigResourceType.TOPIC, 'described')
 a.close()
 print(json.dumps({c[0]: c[1] for c in desc[0].resources[0][4]}))
 `;
-  const { stdout } = await run(PYTHON, ['-c', script, sim.bootstrapServers[0]!], { timeout: 60_000 });
+  const { stdout } = await run(PYTHON, ['-c', script, sim.bootstrapServers[0]], { timeout: 60_000 });
   const configs: Record<string, string> = JSON.parse(stdout.trim().split('\n').pop()!);
   assert.deepEqual(Object.keys(configs).sort(), KAFKA_3_9_TOPIC_CONFIGS);
   assert.equal(Object.keys(configs).length, 36);
@@ -64,7 +64,7 @@ print(json.dumps({c[0]: c[1] for c in desc[0].resources[0][4]}))
 });
 
 test('DescribeConfigs v4: the two configs 4.0 removed, with their types, DEFAULT_CONFIG source and broker synonyms', async () => {
-  const res = await request(sim.endpoints()[0]!.port, 32, 4, {
+  const res = await request(sim.endpoints()[0].port, 32, 4, {
     resources: [{ resourceType: 2, resourceName: 'described', configurationKeys: null }],
     includeSynonyms: true,
     includeDocumentation: false,
@@ -81,7 +81,7 @@ test('DescribeConfigs v4: the two configs 4.0 removed, with their types, DEFAULT
   assert.deepEqual(pick('message.timestamp.difference.max.ms'), {
     value: LONG_MAX, type: 5, source: 5, readOnly: false, synonyms: [['log.message.timestamp.difference.max.ms', LONG_MAX, 5]],
   });
-  const set = await request(sim.endpoints()[0]!.port, 44, 1, {
+  const set = await request(sim.endpoints()[0].port, 44, 1, {
     resources: [{ resourceType: 2, resourceName: 'described', configs: [{ name: 'message.format.version', configOperation: 0, value: 'nonsense' }] }],
     validateOnly: true,
   });

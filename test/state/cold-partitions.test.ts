@@ -31,7 +31,7 @@ const entry: fc.Arbitrary<ReassignmentPartitionRecord> = fc
     { requiredKeys: ['topic', 'partition', 'original', 'target', 'state'] },
   )
   // fast-check's records have no prototype; the state's entries are plain objects.
-  .map((e) => ({ ...e, ...(e.startError && { startError: { ...e.startError } }) }) as ReassignmentPartitionRecord);
+  .map((e) => ({ ...e, ...(e.startError && { startError: { ...e.startError } }) }));
 
 function record(partitions: ReassignmentPartitionRecord[], state: ReassignmentRecord['state'] = 'completed'): ReassignmentRecord {
   return {
@@ -49,9 +49,9 @@ describe('packed partitions', () => {
         const back = unpackPartitions(packed);
         assert.deepStrictEqual(back, ps);
         for (let i = 0; i < ps.length; i++) {
-          assert.equal(back[i]!.original, ps[i]!.original);
-          assert.equal(back[i]!.target, ps[i]!.target);
-          assert.deepStrictEqual(Object.keys(back[i]!).sort(), Object.keys(ps[i]!).sort(), 'no optional field added or lost');
+          assert.equal(back[i].original, ps[i].original);
+          assert.equal(back[i].target, ps[i].target);
+          assert.deepStrictEqual(Object.keys(back[i]).sort(), Object.keys(ps[i]).sort(), 'no optional field added or lost');
         }
       }),
     );
@@ -74,7 +74,7 @@ describe('packed partitions', () => {
   });
 
   it('a header whose chunks all come from one packed record, in order and entire, is assembled from it', async () => {
-    const ps = Array.from({ length: 10 }, (_, i): ReassignmentPartitionRecord => ({ topic: 't', partition: i, original: LISTS[0]!, target: LISTS[1]!, state: 'completed' }));
+    const ps = Array.from({ length: 10 }, (_, i): ReassignmentPartitionRecord => ({ topic: 't', partition: i, original: LISTS[0], target: LISTS[1], state: 'completed' }));
     const cold = coldRecord(record(ps), await packPartitions(ps));
     const other = coldRecord(record(ps), await packPartitions(ps));
     const raw = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: 'r1', writtenAt: 1 } as const;
@@ -103,7 +103,7 @@ describe('packed partitions', () => {
 
 /** 3,000 partitions: several chunks. */
 function many(state: ReassignmentPartitionRecord['state']): ReassignmentPartitionRecord[] {
-  return Array.from({ length: 3000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, original: LISTS[i % 3]!, target: LISTS[(i + 1) % 3]!, state, bytesTotal: i * 10, startedAt: 1000 + i, ...(state !== 'moving' && { endedAt: 5000 + i }) }));
+  return Array.from({ length: 3000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, original: LISTS[i % 3], target: LISTS[(i + 1) % 3], state, bytesTotal: i * 10, startedAt: 1000 + i, ...(state !== 'moving' && { endedAt: 5000 + i }) }));
 }
 
 describe('StateStore: finished reassignments packed', () => {

@@ -73,7 +73,7 @@ describe('fencing: a holder that outlived its lease changes nothing (L1)', () =>
     // The header, and the tombstone of the chunk that its (refused) new version replaced.
     const refused = b.refusedWrites();
     assert.deepEqual(refused.map((w) => w.resources), [['pacing/r']]);
-    const keys = [...refused[0]!.keys];
+    const keys = [...refused[0].keys];
     assert.ok(keys.includes('reassignment/r') && keys.every((k) => k === 'reassignment/r' || k.startsWith('reassignment-chunk/r/')), keys.join());
     assert.equal(await b.repairRefused('b', LEASE), keys.length);
     assert.deepEqual(b.refusedWrites(), []);

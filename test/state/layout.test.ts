@@ -38,9 +38,9 @@ describe('reassignment layout in the state topic', () => {
     assert.deepEqual(seen?.concurrency, { perBroker: 2, cluster: null });
     assert.equal(seen?.order, 'size-asc');
     // The reader holds one frozen array per distinct replica list, not two per partition.
-    const ps = seen!.partitions;
-    assert.ok(ps.every((p) => p.original === ps[0]!.original && p.target === ps[0]!.target));
-    assert.ok(Object.isFrozen(ps[0]!.original) && Object.isFrozen(ps[0]!.target));
+    const ps = seen.partitions;
+    assert.ok(ps.every((p) => p.original === ps[0].original && p.target === ps[0].target));
+    assert.ok(Object.isFrozen(ps[0].original) && Object.isFrozen(ps[0].target));
   });
 
   it('a change to one partition rewrites only its chunk (and the header), and tombstones the chunk it replaces', async () => {
@@ -50,12 +50,12 @@ describe('reassignment layout in the state topic', () => {
     await a.write([r]);
     const before = log.records.length;
     const parts = [...a.view().reassignments.get('r')!.partitions];
-    parts[1234] = { ...parts[1234]!, state: 'completed', endedAt: 5 };
+    parts[1234] = { ...parts[1234], state: 'completed', endedAt: 5 };
     await a.write([{ ...a.view().reassignments.get('r')!, partitions: parts, updatedAt: 5 }]);
     const written = log.records.slice(before);
     assert.deepEqual(written.map((w) => (w.key.startsWith(CHUNK_PREFIX) ? (w.value === null ? 'tombstone' : 'chunk') : w.key)), ['chunk', 'reassignment/r', 'tombstone']);
     const b = new StateStore(log);
-    assert.equal((await b.refresh()).reassignments.get('r')!.partitions[1234]!.state, 'completed');
+    assert.equal((await b.refresh()).reassignments.get('r')!.partitions[1234].state, 'completed');
     assert.equal(b.view().reassignments.get('r')!.partitions.filter((p) => p.state === 'completed').length, 1);
   });
 
@@ -150,7 +150,7 @@ describe('reassignment layout in the state topic', () => {
       const cur = a.view().reassignments.get('x')!;
       const parts = [...cur.partitions];
       const i = (k * 397) % parts.length;
-      parts[i] = { ...parts[i]!, state: 'completed' };
+      parts[i] = { ...parts[i], state: 'completed' };
       await a.write([{ ...cur, partitions: parts }]);
     }
     await a.write([], ['reassignment/y']);

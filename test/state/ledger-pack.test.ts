@@ -33,14 +33,14 @@ describe('ledger record of a 50,000-partition topic', () => {
     }));
     const demand = throttleDemandFor(computeReassignmentThrottles([], proposed), 1_000_000);
     // Someone else had throttled every leader replica before: the prior value is as big.
-    const prior = demand.topics.big!.leader as readonly string[];
+    const prior = demand.topics.big.leader as readonly string[];
     const priorValue = [...prior].sort().join(',');
     const plan = reconcileThrottles(
       { topics: { big: { leader: priorValue.split(',').slice(0, 100_000).sort().join(','), follower: null } }, brokers: {} },
       demand,
       { topics: {}, brokers: {} },
     );
-    const ledger = plan.ledgerBeforeOps.topics.big!;
+    const ledger = plan.ledgerBeforeOps.topics.big;
     assert.ok(ledger.follower!.added.length === 150_000);
     const r = record('big', ledger);
     const plainBytes = Buffer.byteLength(JSON.stringify(r));
@@ -108,7 +108,7 @@ it('packReplicaList/unpackReplicaList round-trip any canonical list (bitmap or d
   // Dense brokers choose the bitmap, sparse ones the deltas.
   const dense = Array.from({ length: 3000 }, (_, p) => `${p}:1`).concat(['4000000:2', '9:2']).sort();
   const packed = packReplicaList(dense)!;
-  assert.ok(packed['1']!.startsWith('b') && packed['2']!.startsWith('d'));
+  assert.ok(packed['1'].startsWith('b') && packed['2'].startsWith('d'));
   assert.deepEqual(unpackReplicaList(packed), dense);
   assert.equal(packReplicaList(['07:1']), undefined);
   assert.equal(packReplicaList(['2:1', '10:1']), undefined); // not sorted as strings
@@ -118,7 +118,7 @@ it('packReplicaList accepts exactly the canonical lists (`p:b` decimals without 
   // The grammar packing relies on, as a regex: the packer parses by hand and must agree with it.
   const canonical = /^(0|[1-9]\d*):(0|[1-9]\d*)$/;
   const isCanonicalList = (list: string[]) =>
-    list.every((e, i) => (i === 0 || list[i - 1]! < e) && canonical.test(e) && Number(e.split(':')[0]) <= 0x7fffffff && Number.isSafeInteger(Number(e.split(':')[1])));
+    list.every((e, i) => (i === 0 || list[i - 1] < e) && canonical.test(e) && Number(e.split(':')[0]) <= 0x7fffffff && Number.isSafeInteger(Number(e.split(':')[1])));
   const entry = fc.oneof(
     fc.tuple(fc.nat(3000), fc.nat(20)).map(([p, b]) => `${p}:${b}`),
     fc.stringMatching(/^[0-9:]{0,6}$/),
@@ -139,8 +139,8 @@ it('packReplicaList accepts exactly the canonical lists (`p:b` decimals without 
 function referencePack(entries: readonly string[]): Record<string, string> | undefined {
   const byBroker = new Map<number, number[]>();
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!;
-    if (i > 0 && !(entries[i - 1]! < e)) return undefined;
+    const e = entries[i];
+    if (i > 0 && !(entries[i - 1] < e)) return undefined;
     const m = /^(0|[1-9]\d*):(0|[1-9]\d*)$/.exec(e);
     if (!m) return undefined;
     const partition = Number(m[1]);
@@ -157,10 +157,10 @@ function referencePack(entries: readonly string[]): Record<string, string> | und
       prev = p;
       return d;
     }).join('.');
-    const max = ps[ps.length - 1]!;
+    const max = ps[ps.length - 1];
     if (Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3) < deltas.length) {
       const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
-      for (const p of ps) bits[p >> 3]! |= 1 << (p & 7);
+      for (const p of ps) bits[p >> 3] |= 1 << (p & 7);
       out[String(broker)] = `b${bits.toString('base64')}`;
     } else out[String(broker)] = `d${deltas}`;
   }

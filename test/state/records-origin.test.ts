@@ -27,7 +27,7 @@ describe('reassignment origin in the state record', () => {
     const chunks = log.records.filter((r) => r.key.startsWith('reassignment-chunk/r1/'));
     assert.equal(header.length, 1);
     assert.ok(chunks.length >= 3, `chunks ${chunks.length}`);
-    assert.deepEqual(JSON.parse(header[0]!.value!).origin, ORIGIN, 'the header carries the origin');
+    assert.deepEqual(JSON.parse(header[0].value!).origin, ORIGIN, 'the header carries the origin');
     for (const c of chunks) assert.ok(!c.value!.includes('decommission'), `a chunk carries no origin: ${c.key}`);
 
     const read = (await new StateStore(log).refresh()).reassignments.get('r1');

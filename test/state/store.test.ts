@@ -101,7 +101,7 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     // The result fenced by the claim (its marker, the record, the marker's tombstone), then the release.
     const fence = `fence/${c1.claim.id}`;
     assert.deepEqual(batch.map((r) => r.key), [fence, 'reassignment/made-while-holding', fence, `claim/${c1.claim.id}`], 'result and release in one batch');
-    assert.equal(batch[2]!.value, null);
+    assert.equal(batch[2].value, null);
     const again = await b.claim(['x'], opts('b'));
     assert.equal(again.granted, true);
     assert.equal((await b.refresh()).reassignments.has('made-while-holding'), true);
@@ -171,17 +171,17 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     const held: { store: StateStore; id: string }[] = [];
     for (let i = 0; i < 200; i++) {
       t += 10;
-      const s = stores[rnd(2)]!;
+      const s = stores[rnd(2)];
       if (held.length && rnd(3) === 0) {
-        const h = held.splice(rnd(held.length), 1)[0]!;
+        const h = held.splice(rnd(held.length), 1)[0];
         await h.store.release({ id: h.id });
       } else {
         const r = await s.claim([`r${rnd(3)}`, ...(rnd(2) ? [`r${rnd(3)}`] : [])], { purpose: 'p', owner: `o${i}`, ttlMs: 900_000 });
         if (r.granted) held.push({ store: s, id: r.claim.id });
       }
     }
-    await stores[0]!.refresh();
-    const watched = stores[0]!.claims().map((c) => [c.id, c.granted]);
+    await stores[0].refresh();
+    const watched = stores[0].claims().map((c) => [c.id, c.granted]);
     // Compaction: the latest record per key, tombstones (and what they delete) gone.
     const latest = new Map<string, (typeof log.records)[number]>();
     for (const r of log.records) latest.set(r.key, r);
@@ -194,6 +194,6 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.deepEqual(fresh.claims().map((c) => [c.id, c.granted]), watched);
     assert.equal(watched.length, held.length, 'exactly the held claims are live');
     assert.ok(watched.every(([, g]) => g === true));
-    for (const r of ['r0', 'r1', 'r2']) assert.equal(fresh.holder(r, t)?.id, stores[0]!.holder(r, t)?.id);
+    for (const r of ['r0', 'r1', 'r2']) assert.equal(fresh.holder(r, t)?.id, stores[0].holder(r, t)?.id);
   });
 });

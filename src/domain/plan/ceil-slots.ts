@@ -79,13 +79,13 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   };
   const topicEdges = new Int32Array(T).fill(-1);
   // The source's edges are scanned last-added first: add the heaviest topics first.
-  const order = topics.map((_, t) => t).sort((a, b) => (topics[b]!.weight ?? 0) - (topics[a]!.weight ?? 0) || b - a);
+  const order = topics.map((_, t) => t).sort((a, b) => (topics[b].weight ?? 0) - (topics[a].weight ?? 0) || b - a);
   for (const t of order) {
-    const topic = topics[t]!;
+    const topic = topics[t];
     if (topic.remainder === 0) continue;
     add(S, 1 + t, topic.remainder, 0);
     topicEdges[t] = m;
-    for (let b = 0; b < k; b++) add(1 + t, T + 1 + b, 1, topic.counts[b]! > topic.floor ? -1 : 0);
+    for (let b = 0; b < k; b++) add(1 + t, T + 1 + b, 1, topic.counts[b] > topic.floor ? -1 : 0);
     if ((t & 127) === 127) yield;
   }
   for (let b = 0; b < k; b++) {
@@ -98,9 +98,9 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   const pot = new Float64Array(V);
   for (let b = 0; b < k; b++) {
     let p = 0;
-    for (let t = 0; t < T && p === 0; t++) if (topics[t]!.remainder > 0 && topics[t]!.counts[b]! > topics[t]!.floor) p = -1;
+    for (let t = 0; t < T && p === 0; t++) if (topics[t].remainder > 0 && topics[t].counts[b] > topics[t].floor) p = -1;
     pot[T + 1 + b] = p;
-    pot[H] = Math.min(pot[H]!, p);
+    pot[H] = Math.min(pot[H], p);
   }
   pot[SINK] = pot[H]!;
   yield;
@@ -111,7 +111,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   const iter = new Int32Array(V);
   const queue = new Int32Array(V);
   let flow = 0;
-  const reduced = (e: number, u: number) => cost[e]! + pot[u]! - pot[to[e]!]!;
+  const reduced = (e: number, u: number) => cost[e] + pot[u] - pot[to[e]];
 
   while (flow < demand) {
     // Dijkstra on reduced costs (small non-negative integers: a bucket queue).
@@ -124,24 +124,24 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
       const bucket = buckets[d];
       if (!bucket) continue;
       for (let i = 0; i < bucket.length; i++) {
-        const u = bucket[i]!;
+        const u = bucket[i];
         if (done[u] || dist[u] !== d) continue;
         done[u] = 1;
         if ((++scanned & 63) === 0) yield;
-        for (let e = head[u]!; e >= 0; e = next[e]!) {
-          if (cap[e]! <= 0) continue;
-          const v = to[e]!;
+        for (let e = head[u]; e >= 0; e = next[e]!) {
+          if (cap[e] <= 0) continue;
+          const v = to[e];
           const nd = d + reduced(e, u);
-          if (nd < dist[v]!) {
+          if (nd < dist[v]) {
             dist[v] = nd;
             (buckets[nd] ??= []).push(v);
           }
         }
       }
     }
-    const ds = dist[SINK]!;
+    const ds = dist[SINK];
     if (ds === INF) break; // cannot happen: an even choice always exists (see above)
-    for (let v = 0; v < V; v++) pot[v] += Math.min(dist[v]!, ds);
+    for (let v = 0; v < V; v++) pot[v] += Math.min(dist[v], ds);
     yield;
 
     // Maximum flow on the zero-reduced-cost residual edges (Dinic).
@@ -152,25 +152,25 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
       let qt = 0;
       queue[qt++] = S;
       while (qh < qt) {
-        const u = queue[qh++]!;
+        const u = queue[qh++];
         if ((qh & 63) === 0) yield;
-        for (let e = head[u]!; e >= 0; e = next[e]!) {
-          const v = to[e]!;
-          if (cap[e]! > 0 && level[v]! < 0 && reduced(e, u) === 0) {
-            level[v] = level[u]! + 1;
+        for (let e = head[u]; e >= 0; e = next[e]!) {
+          const v = to[e];
+          if (cap[e] > 0 && level[v] < 0 && reduced(e, u) === 0) {
+            level[v] = level[u] + 1;
             queue[qt++] = v;
           }
         }
       }
-      if (level[SINK]! < 0) break;
+      if (level[SINK] < 0) break;
       iter.set(head);
       const push = (u: number, f: number): number => {
         if (u === SINK) return f;
-        for (; iter[u]! >= 0; iter[u] = next[iter[u]!]!) {
-          const e = iter[u]!;
-          const v = to[e]!;
-          if (cap[e]! > 0 && level[v] === level[u]! + 1 && reduced(e, u) === 0) {
-            const got = push(v, Math.min(f, cap[e]!));
+        for (; iter[u] >= 0; iter[u] = next[iter[u]]!) {
+          const e = iter[u];
+          const v = to[e];
+          if (cap[e] > 0 && level[v] === level[u] + 1 && reduced(e, u) === 0) {
+            const got = push(v, Math.min(f, cap[e]));
             if (got > 0) {
               cap[e] -= got;
               cap[e ^ 1] += got;
@@ -193,7 +193,7 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   const slot = new Uint8Array(T * k);
   let kept = 0;
   for (let t = 0; t < T; t++) {
-    const first = topicEdges[t]!;
+    const first = topicEdges[t];
     if (first < 0) continue;
     // Edges t -> broker were added in broker order, every other index.
     for (let b = 0; b < k; b++) {
@@ -224,8 +224,8 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
  */
 function* preferHeavyKept(k: number, topics: readonly CeilSlotTopic[], slot: Uint8Array): Steps<void> {
   const T = topics.length;
-  const weight = (t: number) => topics[t]!.weight ?? 0;
-  const good = (t: number, b: number) => topics[t]!.counts[b]! > topics[t]!.floor;
+  const weight = (t: number) => topics[t].weight ?? 0;
+  const good = (t: number, b: number) => topics[t].counts[b] > topics[t].floor;
   const light = topics.map((_, t) => t).sort((a, b) => weight(a) - weight(b) || a - b);
   for (let x = 0; x < k; x++) {
     const heavy: number[] = [];
@@ -236,7 +236,7 @@ function* preferHeavyKept(k: number, topics: readonly CeilSlotTopic[], slot: Uin
       // The lightest topic lighter than A without a slot at x, sharing a broker y as described.
       let done = false;
       for (let i = next; i < T && !done; i++) {
-        const b = light[i]!;
+        const b = light[i];
         if (weight(b) >= weight(a)) break;
         if (slot[b * k + x]) {
           if (i === next) next++;
@@ -252,7 +252,7 @@ function* preferHeavyKept(k: number, topics: readonly CeilSlotTopic[], slot: Uin
           break;
         }
       }
-      if (!done && (next >= T || weight(light[next]!) >= weight(a))) break;
+      if (!done && (next >= T || weight(light[next]) >= weight(a))) break;
     }
     yield;
   }

@@ -43,8 +43,8 @@ function rackUnawareAssignment(ids: number[], nPartitions: number, rf: number, r
   for (let p = 0; p < nPartitions; p++) {
     if (p > 0 && p % n === 0) nextReplicaShift++;
     const first = (p + startIndex) % n;
-    const replicas = [ids[first]!];
-    for (let j = 0; j < rf - 1; j++) replicas.push(ids[replicaIndex(first, nextReplicaShift, j, n)]!);
+    const replicas = [ids[first]];
+    for (let j = 0; j < rf - 1; j++) replicas.push(ids[replicaIndex(first, nextReplicaShift, j, n)]);
     out.push(replicas);
   }
   return out;
@@ -61,7 +61,7 @@ export function rackAlternatedBrokerList(brokers: readonly GenerateBroker[]): nu
   const racks = [...byRack.keys()].sort();
   for (const r of racks) byRack.get(r)!.sort((a, b) => a - b);
   const out: number[] = [];
-  for (let i = 0; out.length < brokers.length; i++) for (const r of racks) if (i < byRack.get(r)!.length) out.push(byRack.get(r)![i]!);
+  for (let i = 0; out.length < brokers.length; i++) for (const r of racks) if (i < byRack.get(r)!.length) out.push(byRack.get(r)![i]);
   return out;
 }
 
@@ -76,14 +76,14 @@ function rackAwareAssignment(brokers: readonly GenerateBroker[], nPartitions: nu
   for (let p = 0; p < nPartitions; p++) {
     if (p > 0 && p % n === 0) nextReplicaShift++;
     const first = (p + startIndex) % n;
-    const leader = arranged[first]!;
+    const leader = arranged[first];
     const replicas = [leader];
     const racks = new Set([rackOf.get(leader)!]);
     const used = new Set([leader]);
     let k = 0;
     for (let j = 0; j < rf - 1; j++) {
       for (;;) {
-        const broker = arranged[replicaIndex(first, nextReplicaShift * numRacks, k, n)]!;
+        const broker = arranged[replicaIndex(first, nextReplicaShift * numRacks, k, n)];
         const rack = rackOf.get(broker)!;
         k++;
         if ((!racks.has(rack) || racks.size === numRacks) && (!used.has(broker) || used.size === n)) {

@@ -44,13 +44,13 @@ export function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<
   }
   if (m.rackAware) {
     // Changed partitions that share a rack although the destinations have a rack to spare.
-    const available = new Set(m.eligibleList.map((b) => m.rackKey[b]!));
+    const available = new Set(m.eligibleList.map((b) => m.rackKey[b]));
     let shared = 0;
     const tick = counter(4096);
     for (const p of m.parts) {
       if (tick()) yield;
       if (!p.free || sameList(p.original, p.target)) continue;
-      const used = new Set(p.target.map((b) => m.rackKey[b]!));
+      const used = new Set(p.target.map((b) => m.rackKey[b]));
       if (used.size < p.target.length && [...available].some((r) => !used.has(r))) shared++;
     }
     if (shared > 0) {

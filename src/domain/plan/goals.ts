@@ -12,12 +12,12 @@ export function* decommission(m: Model, removed: ReadonlySet<number>): Steps<voi
   const tc = new Int32Array(m.ids.length);
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
-    const list = m.byTopic[ti]!;
+    const list = m.byTopic[ti];
     topicCounts(list, tc);
     for (const p of list) {
       if (!p.free) continue;
       for (let i = 0; i < p.target.length; i++) {
-        const from = p.target[i]!;
+        const from = p.target[i];
         if (!removed.has(from)) continue;
         const to = pickDestination(m, p, i, tc, removed);
         if (to < 0) continue; // cannot happen once NOT_ENOUGH_BROKERS passed; checkGoal reports it
@@ -33,7 +33,7 @@ export function* replicationFactor(m: Model, rf: number): Steps<void> {
   const tc = new Int32Array(m.ids.length);
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
-    const list = m.byTopic[ti]!;
+    const list = m.byTopic[ti];
     topicCounts(list, tc);
     for (const p of list) {
       if (!p.free) continue;
@@ -47,7 +47,7 @@ export function* replicationFactor(m: Model, rf: number): Steps<void> {
       }
       while (p.target.length > rf) {
         const i = pickRemoval(m, p, tc);
-        const b = p.target[i]!;
+        const b = p.target[i];
         p.target.splice(i, 1);
         m.count[b]--;
         m.bytes[b] -= p.bytes;
@@ -65,24 +65,24 @@ export function* rackRepair(m: Model): Steps<void> {
     return;
   }
   const tc = new Int32Array(m.ids.length);
-  const availableRacks = new Set(m.eligibleList.map((b) => m.rackKey[b]!));
+  const availableRacks = new Set(m.eligibleList.map((b) => m.rackKey[b]));
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
-    const list = m.byTopic[ti]!;
+    const list = m.byTopic[ti];
     topicCounts(list, tc);
     for (const p of list) {
       if (!p.free) continue;
       for (;;) {
         const used = new Map<string, number>();
-        for (const b of p.target) used.set(m.rackKey[b]!, (used.get(m.rackKey[b]!) ?? 0) + 1);
+        for (const b of p.target) used.set(m.rackKey[b], (used.get(m.rackKey[b]) ?? 0) + 1);
         if (![...availableRacks].some((r) => !used.has(r))) break;
         // The replica to move: on a shared rack, not the preferred leader, on a dead broker first, then the most loaded.
         let pick = -1;
         for (let i = 0; i < p.target.length; i++) {
-          const b = p.target[i]!;
-          if (used.get(m.rackKey[b]!)! < 2) continue;
+          const b = p.target[i];
+          if (used.get(m.rackKey[b])! < 2) continue;
           if (i === 0 && p.target.slice(1).some((o) => m.rackKey[o] === m.rackKey[b])) continue; // another replica of that rack can go
-          if (pick < 0 || removalScore(m, p.target[i]!, tc) > removalScore(m, p.target[pick]!, tc)) pick = i;
+          if (pick < 0 || removalScore(m, p.target[i], tc) > removalScore(m, p.target[pick], tc)) pick = i;
         }
         if (pick < 0) break;
         const to = pickDestination(m, p, pick, tc, null, true);
@@ -118,7 +118,7 @@ export function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
     const own = new Int32Array(K);
-    topicCounts(m.byTopic[ti]!, own);
+    topicCounts(m.byTopic[ti], own);
     owns.set(ti, own);
   }
   const ceilSlots = new Map<number, Int32Array>();
@@ -128,22 +128,22 @@ export function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
       const own = owns.get(ti)!;
       const counts = new Int32Array(k);
       let n = 0;
-      m.eligibleList.forEach((b, i) => ((counts[i] = own[b]!), (n += own[b]!)));
+      m.eligibleList.forEach((b, i) => ((counts[i] = own[b]!), (n += own[b])));
       let bytes = 0;
-      for (const p of m.byTopic[ti]!) bytes += p.bytes;
-      return { counts, floor: Math.floor(n / k), remainder: n % k, weight: bytes / Math.max(1, m.byTopic[ti]!.length) };
+      for (const p of m.byTopic[ti]) bytes += p.bytes;
+      return { counts, floor: Math.floor(n / k), remainder: n % k, weight: bytes / Math.max(1, m.byTopic[ti].length) };
     });
     yield;
     const { slots } = yield* assignCeilSlotsSteps(k, input);
-    order.forEach((ti, j) => ceilSlots.set(ti, slots[j]!));
+    order.forEach((ti, j) => ceilSlots.set(ti, slots[j]));
   }
 
   for (let ti = 0; ti < m.byTopic.length; ti++) {
     if (!m.inScope[ti]) continue;
-    const list = m.byTopic[ti]!;
+    const list = m.byTopic[ti];
     const own = owns.get(ti)!;
     let n = 0;
-    for (const b of m.eligibleList) n += own[b]!;
+    for (const b of m.eligibleList) n += own[b];
     if (n === 0) continue;
     const floor = Math.floor(n / k);
     const r = n % k;
@@ -151,32 +151,32 @@ export function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
     const slots = ceilSlots.get(ti);
     if (slots) {
       for (const b of m.eligibleList) target[b] = floor;
-      for (const i of slots) target[m.eligibleList[i]!]++;
+      for (const i of slots) target[m.eligibleList[i]]++;
     } else {
       // Ceil slots: brokers above floor first, then the lowest running totals.
       const order = [...m.eligibleList].sort((a, b) => {
-        const above = Number(own[b]! > floor) - Number(own[a]! > floor);
+        const above = Number(own[b] > floor) - Number(own[a] > floor);
         if (above !== 0) return above;
         // Among brokers above floor any r save the same one move: the lowest totals keep ceil.
-        return projected[a]! - projected[b]! || a - b;
+        return projected[a] - projected[b] || a - b;
       });
       order.forEach((b, i) => (target[b] = floor + (i < r ? 1 : 0)));
     }
-    for (const b of m.eligibleList) projected[b] += target[b]! - own[b]!;
+    for (const b of m.eligibleList) projected[b] += target[b] - own[b];
 
     tc.set(own);
     // Sources shed their smallest partitions first (fewest bytes moved).
-    const sources = m.eligibleList.filter((b) => own[b]! > target[b]!);
+    const sources = m.eligibleList.filter((b) => own[b] > target[b]);
     for (const s of sources) {
       const candidates = list.filter((p) => p.free && p.target.includes(s)).sort((a, b) => a.bytes - b.bytes || a.partition - b.partition);
       for (const p of candidates) {
-        if (tc[s]! <= target[s]!) break;
+        if (tc[s] <= target[s]) break;
         const i = p.target.indexOf(s);
         const to = pickUnder(m, p, i, tc, target);
         if (to < 0) continue;
         replace(m, p, i, to, tc);
       }
-      if (tc[s]! > target[s]!) rackBlocked.add(m.topicNames[ti]!);
+      if (tc[s] > target[s]) rackBlocked.add(m.topicNames[ti]);
     }
     perTopic.set(ti, { tc: Int32Array.from(tc), floor, ceil: floor + (r > 0 ? 1 : 0) });
     yield;
@@ -198,25 +198,25 @@ export function* rebalanceCounts(m: Model, evenTotals: boolean): Steps<void> {
 function* evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; floor: number; ceil: number }>): Steps<void> {
   const k = m.eligibleList.length;
   let n = 0;
-  for (const b of m.eligibleList) n += m.count[b]!;
+  for (const b of m.eligibleList) n += m.count[b];
   const floor = Math.floor(n / k);
   const r = n % k;
   // The r brokers holding the most keep ceil (fewest moves).
-  const order = [...m.eligibleList].sort((a, b) => m.count[b]! - m.count[a]! || a - b);
+  const order = [...m.eligibleList].sort((a, b) => m.count[b] - m.count[a] || a - b);
   const goal = new Int32Array(m.ids.length);
   order.forEach((b, i) => (goal[b] = floor + (i < r ? 1 : 0)));
   const topics = [...perTopic.keys()].filter((ti) => perTopic.get(ti)!.ceil > perTopic.get(ti)!.floor);
   const tick = counter(256);
   for (const s of order) {
-    if (m.count[s]! <= goal[s]!) continue;
+    if (m.count[s] <= goal[s]) continue;
     for (const ti of topics) {
-      if (m.count[s]! <= goal[s]!) break;
+      if (m.count[s] <= goal[s]) break;
       if (tick()) yield;
       const t = perTopic.get(ti)!;
-      if (t.tc[s]! !== t.ceil) continue;
+      if (t.tc[s] !== t.ceil) continue;
       for (const d of m.eligibleList) {
-        if (m.count[d]! >= goal[d]! || t.tc[d]! !== t.floor) continue;
-        const p = m.byTopic[ti]!.find((x) => x.free && x.target.includes(s) && !x.target.includes(d) && rackAllows(m, x, x.target.indexOf(s), d));
+        if (m.count[d] >= goal[d] || t.tc[d] !== t.floor) continue;
+        const p = m.byTopic[ti].find((x) => x.free && x.target.includes(s) && !x.target.includes(d) && rackAllows(m, x, x.target.indexOf(s), d));
         if (!p) continue;
         replace(m, p, p.target.indexOf(s), d, t.tc);
         break;
@@ -244,27 +244,27 @@ export function* rebalanceBytes(m: Model): Steps<void> {
   const tick = counter(256);
   for (let step = 0; step < limit; step++) {
     if (tick()) yield;
-    let h = brokers[0]!;
-    let l = brokers[0]!;
+    let h = brokers[0];
+    let l = brokers[0];
     for (const b of brokers) {
-      if (m.bytes[b]! > m.bytes[h]!) h = b;
-      if (m.bytes[b]! < m.bytes[l]!) l = b;
+      if (m.bytes[b] > m.bytes[h]) h = b;
+      if (m.bytes[b] < m.bytes[l]) l = b;
     }
-    const gap = m.bytes[h]! - m.bytes[l]!;
+    const gap = m.bytes[h] - m.bytes[l];
     if (gap <= largest || gap <= 0) return;
     const list = held.get(h)!;
     // Largest replica not above gap/2 whose partition can take l.
     let chosen = -1;
     let hi = upperIndex(list, gap / 2);
-    for (let i = hi; i >= 0; i--) if (movable(m, list[i]!, h, l)) { chosen = i; break; }
+    for (let i = hi; i >= 0; i--) if (movable(m, list[i], h, l)) { chosen = i; break; }
     if (chosen < 0) {
-      for (let i = hi + 1; i < list.length && list[i]!.bytes < gap; i++) if (movable(m, list[i]!, h, l)) { chosen = i; break; }
+      for (let i = hi + 1; i < list.length && list[i].bytes < gap; i++) if (movable(m, list[i], h, l)) { chosen = i; break; }
     }
     if (chosen < 0) {
       m.warnings.push({ code: 'GOAL_NOT_REACHED', message: `Broker ${m.ids[h]} cannot hand a replica to broker ${m.ids[l]} without breaking a replica or rack constraint.` });
       return;
     }
-    const p = list[chosen]!;
+    const p = list[chosen];
     list.splice(chosen, 1);
     replace(m, p, p.target.indexOf(h), l, tc);
     const dest = held.get(l)!;
@@ -283,7 +283,7 @@ function upperIndex(list: Part[], limit: number): number {
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid]!.bytes <= limit) lo = mid + 1;
+    if (list[mid].bytes <= limit) lo = mid + 1;
     else hi = mid;
   }
   return lo - 1;
@@ -313,17 +313,17 @@ export function* balancePreferredLeaders(m: Model): Steps<void> {
     for (const p of m.parts) {
       if (tick()) yield;
       if (!p.free || p.target.length < 2) continue;
-      const l = p.target[0]!;
+      const l = p.target[0];
       if (!m.eligible[l]) continue;
       let best = -1;
       for (let i = 1; i < p.target.length; i++) {
-        const b = p.target[i]!;
+        const b = p.target[i];
         if (!m.eligible[b] || !m.live[b]) continue;
-        if (best < 0 || leaders[b]! < leaders[p.target[best]!]!) best = i;
+        if (best < 0 || leaders[b] < leaders[p.target[best]]) best = i;
       }
       if (best < 0) continue;
-      const b = p.target[best]!;
-      const give = pass === 1 ? leaders[l]! > ceil && leaders[b]! < ceil : leaders[b]! < floor && leaders[l]! > floor;
+      const b = p.target[best];
+      const give = pass === 1 ? leaders[l] > ceil && leaders[b] < ceil : leaders[b] < floor && leaders[l] > floor;
       if (!give) continue;
       p.target.splice(best, 1);
       p.target.unshift(b);

@@ -76,7 +76,7 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
       if (scoped.has(t.name) && p.moving) moving++;
       const candidates = mayChange ? p.replicas.map((b) => index.get(b)).filter((b): b is number => b !== undefined) : [];
       if (candidates.length === 0) {
-        if (leader >= 0) fixedLoad[leader]!++;
+        if (leader >= 0) fixedLoad[leader]++;
         parts.push({ topic: t.name, partition: p.partition, replicas: p.replicas, bytes: p.bytes ?? 0, sized: p.bytes !== null, candidates, leader, chosen: -1 });
         continue;
       }
@@ -90,25 +90,25 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
   const led: number[][] = Array.from({ length: k }, () => []);
   const slot = new Int32Array(parts.length).fill(-1);
   const give = (pi: number, to: number) => {
-    const p = parts[pi]!;
+    const p = parts[pi];
     if (p.chosen >= 0) {
-      const list = led[p.chosen]!;
-      const at = slot[pi]!;
+      const list = led[p.chosen];
+      const at = slot[pi];
       const last = list.pop()!;
       if (last !== pi) {
         list[at] = last;
         slot[last] = at;
       }
-      load[p.chosen]!--;
+      load[p.chosen]--;
     }
     p.chosen = to;
-    slot[pi] = led[to]!.length;
-    led[to]!.push(pi);
-    load[to]!++;
+    slot[pi] = led[to].length;
+    led[to].push(pi);
+    load[to]++;
   };
   const free: number[] = [];
   for (let pi = 0; pi < parts.length; pi++) {
-    const p = parts[pi]!;
+    const p = parts[pi];
     if (p.candidates.length === 0) continue;
     free.push(pi);
     if (p.leader >= 0) {
@@ -118,28 +118,28 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
   }
   // Preferred leaders on dead brokers: the least-led balanced replica.
   for (const pi of free) {
-    const p = parts[pi]!;
+    const p = parts[pi];
     if (p.chosen >= 0) continue;
     give(pi, leastLed(p.candidates, load));
     if (tick()) yield;
   }
   if (k > 0) {
     let total = 0;
-    for (let b = 0; b < k; b++) total += load[b]!;
+    for (let b = 0; b < k; b++) total += load[b];
     const floor = Math.floor(total / k);
     const ceil = Math.ceil(total / k);
     // (1) greedy, one pass over the partitions
     for (const pi of free) {
-      const p = parts[pi]!;
-      if (load[p.chosen]! <= ceil) continue;
+      const p = parts[pi];
+      if (load[p.chosen] <= ceil) continue;
       const to = leastLed(p.candidates, load);
-      if (load[to]! < ceil && load[to]! + 1 < load[p.chosen]!) give(pi, to);
+      if (load[to] < ceil && load[to] + 1 < load[p.chosen]) give(pi, to);
       if (tick()) yield;
     }
     // (2) chains from brokers above ceil to brokers below it
     for (let b = 0; b < k; b++) {
-      while (load[b]! > ceil) {
-        const chain = findChain(b, (x) => load[x]! < ceil, parts, led, k, false);
+      while (load[b] > ceil) {
+        const chain = findChain(b, (x) => load[x] < ceil, parts, led, k, false);
         if (!chain) break;
         for (const [pi, to] of chain) give(pi, to);
         yield;
@@ -147,8 +147,8 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
     }
     // (3) chains into brokers below floor from brokers above it
     for (let b = 0; b < k; b++) {
-      while (load[b]! < floor) {
-        const chain = findChain(b, (x) => load[x]! > floor, parts, led, k, true);
+      while (load[b] < floor) {
+        const chain = findChain(b, (x) => load[x] > floor, parts, led, k, true);
         if (!chain) break;
         for (const [pi, to] of chain) give(pi, to);
         yield;
@@ -167,10 +167,10 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
   const bytesOf = new Map<number, number>();
   for (const p of parts) {
     if (tick()) yield;
-    const target = p.chosen >= 0 && balanced[p.chosen] !== p.replicas[0] ? reorder(p.replicas, balanced[p.chosen]!) : p.replicas;
+    const target = p.chosen >= 0 && balanced[p.chosen] !== p.replicas[0] ? reorder(p.replicas, balanced[p.chosen]) : p.replicas;
     if (p.replicas.length > 0) {
-      beforeLeaders.set(p.replicas[0]!, (beforeLeaders.get(p.replicas[0]!) ?? 0) + 1);
-      afterLeaders.set(target[0]!, (afterLeaders.get(target[0]!) ?? 0) + 1);
+      beforeLeaders.set(p.replicas[0], (beforeLeaders.get(p.replicas[0]) ?? 0) + 1);
+      afterLeaders.set(target[0], (afterLeaders.get(target[0]) ?? 0) + 1);
     }
     for (const b of p.replicas) {
       replicasOf.set(b, (replicasOf.get(b) ?? 0) + 1);
@@ -211,8 +211,8 @@ export function reorder(replicas: readonly number[], leader: number): number[] {
 }
 
 function leastLed(candidates: readonly number[], load: Int32Array): number {
-  let best = candidates[0]!;
-  for (const c of candidates) if (load[c]! < load[best]! || (load[c]! === load[best]! && c < best)) best = c;
+  let best = candidates[0];
+  for (const c of candidates) if (load[c] < load[best] || (load[c] === load[best] && c < best)) best = c;
   return best;
 }
 
@@ -230,10 +230,10 @@ function findChain(start: number, wanted: (b: number) => boolean, parts: readonl
   const queue = [start];
   let end = -1;
   for (let q = 0; q < queue.length && end < 0; q++) {
-    const u = queue[q]!;
+    const u = queue[q];
     if (!reverse) {
-      for (const pi of led[u]!) {
-        for (const v of parts[pi]!.candidates) {
+      for (const pi of led[u]) {
+        for (const v of parts[pi].candidates) {
           if (seen[v]) continue;
           seen[v] = 1;
           parent[v] = u;
@@ -247,7 +247,7 @@ function findChain(start: number, wanted: (b: number) => boolean, parts: readonl
     } else {
       for (let v = 0; v < k && end < 0; v++) {
         if (seen[v]) continue;
-        const pi = led[v]!.find((x) => parts[x]!.candidates.includes(u));
+        const pi = led[v].find((x) => parts[x].candidates.includes(u));
         if (pi === undefined) continue;
         seen[v] = 1;
         parent[v] = u;
@@ -260,6 +260,6 @@ function findChain(start: number, wanted: (b: number) => boolean, parts: readonl
   if (end < 0) return null;
   const steps: [number, number][] = [];
   // Forward: via[v] (led by parent[v]) goes to v. Reverse: via[v] (led by v) goes to parent[v].
-  for (let v = end; v !== start; v = parent[v]!) steps.push(reverse ? [via[v]!, parent[v]!] : [via[v]!, v]);
+  for (let v = end; v !== start; v = parent[v]!) steps.push(reverse ? [via[v], parent[v]] : [via[v], v]);
   return steps;
 }

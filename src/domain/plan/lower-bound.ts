@@ -150,7 +150,7 @@ function* countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): 
     }
     perTopic = brokers.map(() => []);
   };
-  let current = partitions.length > 0 ? partitions[0]!.topic : -1;
+  let current = partitions.length > 0 ? partitions[0].topic : -1;
   for (const p of partitions) {
     if (p.topic !== current) {
       flushTopic();
@@ -159,8 +159,8 @@ function* countRebalanceBound({ partitions, brokers, evenTotals }: BoundInput): 
     for (const b of p.replicas) {
       const i = slot.get(b);
       if (i === undefined) continue;
-      perTopic[i]!.push(p.bytes);
-      perBroker[i]!.push(p.bytes);
+      perTopic[i].push(p.bytes);
+      perBroker[i].push(p.bytes);
     }
     if (tick()) yield;
   }
@@ -189,18 +189,18 @@ function evenBound(holders: number[][], k: number): Bound {
     const sorted = Float64Array.from(h).sort();
     const excess = h.length - floor;
     let bytes = 0;
-    for (let i = 0; i < excess; i++) bytes += sorted[i]!;
+    for (let i = 0; i < excess; i++) bytes += sorted[i];
     movedReplicas += excess;
     movedBytes += bytes;
     // Keeping ceil instead of floor spares the largest of the shed replicas.
-    savings.push({ replicas: 1, bytes: sorted[excess - 1]! });
+    savings.push({ replicas: 1, bytes: sorted[excess - 1] });
   }
   if (r > 0) {
     // Count: any r of them spare one replica each. Bytes: the r with the largest spared replica.
     const spare = Math.min(r, savings.length);
     movedReplicas -= spare;
     savings.sort((a, b) => b.bytes - a.bytes);
-    for (let i = 0; i < spare; i++) movedBytes -= savings[i]!.bytes;
+    for (let i = 0; i < spare; i++) movedBytes -= savings[i].bytes;
   }
   return { movedReplicas, movedBytes };
 }

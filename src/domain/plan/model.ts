@@ -58,15 +58,15 @@ export function* loads(m: Model, replicas: (p: Part) => readonly number[]): Step
   const tick = counter(8192);
   for (const p of m.parts) {
     const r = replicas(p);
-    if (r.length > 0) leaders[r[0]!]++;
+    if (r.length > 0) leaders[r[0]]++;
     for (const b of r) (count[b]++, (bytes[b] += p.bytes));
     if (tick()) yield;
   }
-  return m.ids.map((id, b) => ({ broker: id, rack: m.racks[b]!, live: m.live[b]!, replicas: count[b]!, leaders: leaders[b]!, bytes: bytes[b]! }));
+  return m.ids.map((id, b) => ({ broker: id, rack: m.racks[b]!, live: m.live[b], replicas: count[b], leaders: leaders[b], bytes: bytes[b] }));
 }
 
 export function isSortedByPartition(list: readonly { partition: number }[]): boolean {
-  for (let i = 1; i < list.length; i++) if (list[i - 1]!.partition > list[i]!.partition) return false;
+  for (let i = 1; i < list.length; i++) if (list[i - 1].partition > list[i].partition) return false;
   return true;
 }
 

@@ -51,9 +51,9 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
   const ids = [...known].sort((a, b) => a - b);
   const index = new Map(ids.map((id, i) => [id, i]));
   // Broker ids are small integers in practice: a dense table beats a Map lookup per replica (300,000 of them).
-  const dense = ids.length > 0 && ids[ids.length - 1]! < 1 << 20 ? new Int32Array(ids[ids.length - 1]! + 1) : null;
+  const dense = ids.length > 0 && ids[ids.length - 1] < 1 << 20 ? new Int32Array(ids[ids.length - 1] + 1) : null;
   if (dense) ids.forEach((id, i) => (dense[id] = i));
-  const indexOf = dense ? (b: number) => dense[b]! : (b: number) => index.get(b)!;
+  const indexOf = dense ? (b: number) => dense[b] : (b: number) => index.get(b)!;
   const racks = ids.map((id) => rackById.get(id) ?? null);
   const live = ids.map((id) => liveIds.has(id));
 
@@ -142,23 +142,23 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
   }
   const weight = request.weight ?? 'replicas';
   const eligible = ids.map((id) => destinationIds.includes(id));
-  const topicOrder = cluster.topics.map((t, i) => i).sort((a, b) => byName(topicNames[a]!, topicNames[b]!));
+  const topicOrder = cluster.topics.map((t, i) => i).sort((a, b) => byName(topicNames[a], topicNames[b]));
   const byTopic: Part[][] = cluster.topics.map(() => []);
   const inScope = topicNames.map((n) => scoped.has(n));
   const parts: Part[] = [];
   let moving = 0;
   let unsized = 0;
   for (const ti of topicOrder) {
-    const t = cluster.topics[ti]!;
+    const t = cluster.topics[ti];
     const list = isSortedByPartition(t.partitions) ? t.partitions : [...t.partitions].sort((a, b) => a.partition - b.partition);
     for (const p of list) {
       const replicas = new Array<number>(p.replicas.length);
-      for (let j = 0; j < replicas.length; j++) replicas[j] = indexOf(p.replicas[j]!);
-      const free = inScope[ti]! && !p.moving;
+      for (let j = 0; j < replicas.length; j++) replicas[j] = indexOf(p.replicas[j]);
+      const free = inScope[ti] && !p.moving;
       if (inScope[ti] && p.moving) moving++;
       if (free && p.bytes === null) unsized++;
       const part: Part = { topic: ti, partition: p.partition, original: replicas, target: [...replicas], bytes: p.bytes ?? 0, sized: p.bytes !== null, free };
-      byTopic[ti]!.push(part);
+      byTopic[ti].push(part);
       parts.push(part);
       if (tick()) yield;
     }
@@ -220,12 +220,12 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
     movedReplicas += adding.length;
     movedBytes += adding.length * p.bytes;
     changed.push({
-      topic: topicNames[p.topic]!,
+      topic: topicNames[p.topic],
       partition: p.partition,
-      currentReplicas: p.original.map((b) => ids[b]!),
-      targetReplicas: p.target.map((b) => ids[b]!),
-      adding: adding.map((b) => ids[b]!),
-      removing: p.original.filter((b) => !p.target.includes(b)).map((b) => ids[b]!),
+      currentReplicas: p.original.map((b) => ids[b]),
+      targetReplicas: p.target.map((b) => ids[b]),
+      adding: adding.map((b) => ids[b]),
+      removing: p.original.filter((b) => !p.target.includes(b)).map((b) => ids[b]),
       bytes: p.sized ? p.bytes : null,
     });
     if (tick()) yield;

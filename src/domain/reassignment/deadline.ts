@@ -261,7 +261,7 @@ export function bytesLeftPerBroker(partitions: readonly DeadlinePartition[], mov
   const bytesIn = new Map<number, number>();
   const bytesOut = new Map<number, number>();
   for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) continue;
     const total = p.bytesTotal ?? 0;
     if (!(total > 0)) continue;

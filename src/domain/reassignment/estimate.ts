@@ -89,7 +89,7 @@ export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: Parti
   let totalBytes = 0;
 
   for (let i = 0; i < list.length; i++) {
-    const move = list[i]!;
+    const move = list[i];
     if ((i + 1) % STEP_ITEMS === 0) yield;
     if (move.adding.length === 0) continue;
     const size = sizeOf ? sizeOf(move, i) : (sizes as PartitionSizes)[move.topic]?.[move.partition];
@@ -98,14 +98,14 @@ export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: Parti
     if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`bad size ${bytes} for ${partitionLabel(move)}`);
     const source = move.leader ?? move.currentReplicas[0];
     for (let j = 0; j < move.adding.length; j++) {
-      inBytes[slot(move.adding[j]!)] += bytes;
+      inBytes[slot(move.adding[j])] += bytes;
       if (source !== undefined) outBytes[slot(source)] += bytes;
       totalBytes += bytes;
     }
   }
 
-  const order = slotBroker.map((_, s) => s).sort((a, b) => slotBroker[a]! - slotBroker[b]!);
-  const brokers = order.map((s) => ({ broker: slotBroker[s]!, bytesIn: inBytes[s]!, bytesOut: outBytes[s]! }));
+  const order = slotBroker.map((_, s) => s).sort((a, b) => slotBroker[a] - slotBroker[b]);
+  const brokers = order.map((s) => ({ broker: slotBroker[s], bytesIn: inBytes[s], bytesOut: outBytes[s] }));
 
   let bottleneckBroker: number | null = null;
   let busiest = -1;

@@ -116,10 +116,10 @@ export function* assessHealthSteps(input: HealthInput): Generator<void, ClusterH
     const minIsr = input.minIsr.get(t.name);
     const ps = t.partitions;
     for (let i = 0; i < ps.length; i++) {
-      const p = ps[i]!;
+      const p = ps[i];
       if (++partitions % HEALTH_STEP_PARTITIONS === 0) yield;
       const replicas = p.replicas;
-      for (let r = 0; r < replicas.length; r++) if (!live.has(replicas[r]!)) gone.add(replicas[r]!);
+      for (let r = 0; r < replicas.length; r++) if (!live.has(replicas[r])) gone.add(replicas[r]);
       if (p.leader < 0) {
         offline.add(() => `${t.name}-${p.partition}`);
         continue;

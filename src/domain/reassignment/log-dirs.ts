@@ -24,7 +24,7 @@ export function logDirMoves(assignments: Iterable<PartitionAssignment>): LogDirM
   const out: LogDirMove[] = [];
   for (const a of assignments) {
     a.logDirs?.forEach((logDir, i) => {
-      if (logDir !== ANY_LOG_DIR) out.push({ topic: a.topic, partition: a.partition, broker: a.replicas[i]!, logDir });
+      if (logDir !== ANY_LOG_DIR) out.push({ topic: a.topic, partition: a.partition, broker: a.replicas[i], logDir });
     });
   }
   return out;
@@ -90,7 +90,7 @@ export function withLogDirThrottleConfigs(sets: readonly ThrottleConfigSet[], br
   for (const b of new Set(brokers)) {
     const config = { name: LOG_DIRS_THROTTLED_RATE, value: String(rate) };
     const i = out.findIndex((s) => s.resourceType === 'broker' && s.resourceName === String(b));
-    if (i >= 0) out[i] = { ...out[i]!, configs: [...out[i]!.configs, config] };
+    if (i >= 0) out[i] = { ...out[i], configs: [...out[i].configs, config] };
     else out.push({ resourceType: 'broker', resourceName: String(b), configs: [config] });
   }
   const rank = (s: ThrottleConfigSet) => (s.resourceType === 'broker' ? 0 : 1);

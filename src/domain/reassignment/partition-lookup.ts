@@ -41,7 +41,7 @@ export class RequestedIndex {
   get(topic: string, partition: number): number | undefined {
     const slots = this.#slots(topic);
     if (slots !== null && Number.isInteger(partition) && partition >= 0 && partition < slots.length) {
-      const v = slots[partition]!;
+      const v = slots[partition];
       return v === 0 ? undefined : v - 1;
     }
     return this.#other.get(topic, partition);
@@ -60,7 +60,7 @@ export class RequestedIndex {
   /** [partition, first index] of each requested partition of `topic` (in no particular order). */
   *entries(topic: string): IterableIterator<[number, number]> {
     const slots = this.#slots(topic);
-    if (slots !== null) for (let p = 0; p < slots.length; p++) if (slots[p] !== 0) yield [p, slots[p]! - 1];
+    if (slots !== null) for (let p = 0; p < slots.length; p++) if (slots[p] !== 0) yield [p, slots[p] - 1];
     yield* this.#other.topic(topic) ?? [];
   }
 }
@@ -71,7 +71,7 @@ export class RequestedIndex {
  */
 export function partitionLookup(list: readonly PartitionReplicas[]): PartitionLookup {
   let dense = true;
-  for (let k = 0; k < list.length && dense; k++) dense = list[k]!.partition === k;
+  for (let k = 0; k < list.length && dense; k++) dense = list[k].partition === k;
   if (!dense) return new Map(list.map((p) => [p.partition, p]));
   return {
     get: (partition) => list[partition],

@@ -17,7 +17,7 @@ export function* topicPartitionOrderSteps(partitions: readonly { topic: string; 
   if (partitions.length > INDEX_LIMIT) throw new RangeError(`at most ${INDEX_LIMIT} partitions, got ${partitions.length}`);
   const byTopic = new Map<string, number[]>();
   for (let i = 0; i < partitions.length; i++) {
-    const topic = partitions[i]!.topic;
+    const topic = partitions[i].topic;
     const list = byTopic.get(topic);
     if (list) list.push(i);
     else byTopic.set(topic, [i]);
@@ -30,9 +30,9 @@ export function* topicPartitionOrderSteps(partitions: readonly { topic: string; 
     const idx = byTopic.get(topic)!;
     // Numeric keys (partition * 2^20 + index) sort natively, far faster than a comparator.
     const keys = new Float64Array(idx.length);
-    for (let j = 0; j < idx.length; j++) keys[j] = partitions[idx[j]!]!.partition * INDEX_LIMIT + idx[j]!;
+    for (let j = 0; j < idx.length; j++) keys[j] = partitions[idx[j]].partition * INDEX_LIMIT + idx[j];
     keys.sort();
-    for (let j = 0; j < keys.length; j++) out[k++] = keys[j]! % INDEX_LIMIT;
+    for (let j = 0; j < keys.length; j++) out[k++] = keys[j] % INDEX_LIMIT;
     sinceYield += idx.length;
     if (sinceYield >= STEP_ITEMS) {
       sinceYield = 0;

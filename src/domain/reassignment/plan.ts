@@ -80,12 +80,12 @@ export function* validateReassignmentSteps(
   let steps = 0;
   // Indexed loops throughout: a generator allocates an iterator result per step of a for-of.
   for (let t = 0; t < cluster.topics.length; t++) {
-    const { name, partitions } = cluster.topics[t]!;
+    const { name, partitions } = cluster.topics[t];
     // Default registered brokers: live ones plus every broker named in a replica list.
     if (!cluster.registeredBrokers) {
       for (let i = 0; i < partitions.length; i++) {
-        const replicas = partitions[i]!.replicas;
-        for (let j = 0; j < replicas.length; j++) registered.add(replicas[j]!);
+        const replicas = partitions[i].replicas;
+        for (let j = 0; j < replicas.length; j++) registered.add(replicas[j]);
         if (++steps % STEP_ITEMS === 0) yield;
       }
     }
@@ -94,7 +94,7 @@ export function* validateReassignmentSteps(
   }
   const ongoing = new PartitionMap<OngoingPartitionReassignment>();
   for (let i = 0; i < cluster.ongoing.length; i++) {
-    const o = cluster.ongoing[i]!;
+    const o = cluster.ongoing[i];
     ongoing.set(o.topic, o.partition, o);
     if (++steps % STEP_ITEMS === 0) yield;
   }
@@ -108,7 +108,7 @@ export function* validateReassignmentSteps(
   const requested = new RequestedIndex(topics);
   const repeats = new Map<number, number>();
   for (let index = 0; index < targets.partitions.length; index++) {
-    const p = targets.partitions[index]!;
+    const p = targets.partitions[index];
     const seen = requested.get(p.topic, p.partition);
     if (seen !== undefined) repeats.set(seen, (repeats.get(seen) ?? 1) + 1);
     else requested.set(p.topic, p.partition, index);
@@ -117,7 +117,7 @@ export function* validateReassignmentSteps(
 
   for (let index = 0; index < targets.partitions.length; index++) {
     if (++steps % STEP_ITEMS === 0) yield;
-    const target = targets.partitions[index]!;
+    const target = targets.partitions[index];
     const { topic, partition } = target;
     const first = requested.get(topic, partition)!;
     const count = repeats.size > 0 ? (repeats.get(first) ?? 1) : 1;
@@ -310,7 +310,7 @@ function addWarnings(move: PartitionMovePlan, live: ReadonlySet<number>, out: Pl
     });
   }
   let allLive = true;
-  for (let i = 0; i < move.adding.length && allLive; i++) allLive = live.has(move.adding[i]!);
+  for (let i = 0; i < move.adding.length && allLive; i++) allLive = live.has(move.adding[i]);
   if (allLive) return;
   const offline = move.adding.filter((b) => !live.has(b));
   if (offline.length > 0) {
@@ -334,7 +334,7 @@ function replicationFactorErrors(
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
   const changing = new Set<string>();
-  for (let i = 0; i < planned.length; i++) if (planned[i]!.targetReplicas.length !== planned[i]!.currentReplicas.length) changing.add(planned[i]!.topic);
+  for (let i = 0; i < planned.length; i++) if (planned[i].targetReplicas.length !== planned[i].currentReplicas.length) changing.add(planned[i].topic);
   if (changing.size === 0) return [];
 
   const errors: PartitionError[] = [];
@@ -383,7 +383,7 @@ function replicationFactorErrors(
 function replicationFactorChanges(planned: readonly PartitionMovePlan[]): ReplicationFactorChange[] {
   const byTopic = new Map<string, { from: Set<number>; to: number; changes: boolean }>();
   for (let i = 0; i < planned.length; i++) {
-    const p = planned[i]!;
+    const p = planned[i];
     let entry = byTopic.get(p.topic);
     if (!entry) byTopic.set(p.topic, (entry = { from: new Set<number>(), to: p.targetReplicas.length, changes: false }));
     entry.from.add(p.currentReplicas.length);
@@ -422,10 +422,10 @@ function without(list: readonly number[], drop: readonly number[]): number[] {
   const out = list.slice();
   let n = 0;
   if (drop.length <= SMALL_LIST) {
-    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i]!)) out[n++] = list[i]!;
+    for (let i = 0; i < list.length; i++) if (!drop.includes(list[i])) out[n++] = list[i]!;
   } else {
     const set = new Set(drop);
-    for (let i = 0; i < list.length; i++) if (!set.has(list[i]!)) out[n++] = list[i]!;
+    for (let i = 0; i < list.length; i++) if (!set.has(list[i])) out[n++] = list[i]!;
   }
   out.length = n; // shrinks in place
   return out;

@@ -263,6 +263,6 @@ export function progressFromSnapshots(
   const remaining = Math.max(0, last.bytesTotal - last.bytesDone);
   const etaSeconds = remaining === 0 ? 0 : bytesPerSecond !== null && bytesPerSecond > 0 ? Math.ceil(remaining / bytesPerSecond) : null;
   const percent = last.bytesTotal > 0 ? Math.floor((Math.min(last.bytesDone, last.bytesTotal) / last.bytesTotal) * 10_000) / 100 : remaining === 0 ? 100 : 0;
-  const since = lastProgressAtMs ?? snapshots[0]!.t;
+  const since = lastProgressAtMs ?? snapshots[0].t;
   return { bytesTotal: last.bytesTotal, bytesDone: last.bytesDone, percent, bytesPerSecond, etaSeconds, stalled: remaining > 0 && last.t - since >= stallAfterMs, lastProgressAtMs, asOfMs: last.t };
 }

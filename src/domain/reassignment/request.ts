@@ -199,7 +199,7 @@ export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssi
   const byTopic = new Map<string, PartitionAssignment[]>();
   let steps = 0;
   for (let i = 0; i < all.length; i++) {
-    const a = all[i]!;
+    const a = all[i];
     const list = byTopic.get(a.topic);
     if (list) list.push(a);
     else byTopic.set(a.topic, [a]);
@@ -209,21 +209,21 @@ export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssi
   let n = 0;
   const topics = [...byTopic.keys()].sort();
   for (let t = 0; t < topics.length; t++) {
-    const list = byTopic.get(topics[t]!)!;
+    const list = byTopic.get(topics[t])!;
     let numeric = list.length < 1_048_576;
-    for (let i = 0; i < list.length && numeric; i++) numeric = Number.isInteger(list[i]!.partition) && list[i]!.partition >= 0 && list[i]!.partition < 2 ** 32;
+    for (let i = 0; i < list.length && numeric; i++) numeric = Number.isInteger(list[i].partition) && list[i].partition >= 0 && list[i].partition < 2 ** 32;
     if (numeric) {
       const keys = new Float64Array(list.length);
-      for (let i = 0; i < list.length; i++) keys[i] = list[i]!.partition * 1_048_576 + i;
+      for (let i = 0; i < list.length; i++) keys[i] = list[i].partition * 1_048_576 + i;
       keys.sort();
       for (let i = 0; i < keys.length; i++) {
-        partitions[n++] = fileEntry(list[keys[i]! % 1_048_576]!);
+        partitions[n++] = fileEntry(list[keys[i] % 1_048_576]);
         if (++steps % STEP_ITEMS === 0) yield;
       }
     } else {
       const sorted = [...list].sort(compareTopicPartitions);
       for (let i = 0; i < sorted.length; i++) {
-        partitions[n++] = fileEntry(sorted[i]!);
+        partitions[n++] = fileEntry(sorted[i]);
         if (++steps % STEP_ITEMS === 0) yield;
       }
     }

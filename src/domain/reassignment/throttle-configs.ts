@@ -69,7 +69,7 @@ export function parseThrottledReplicas(value: string | null | undefined): Thrott
   return parsed;
 }
 
-const NO_ENTRIES: ThrottledReplicas = Object.freeze({ all: false, entries: Object.freeze([]) as readonly string[] });
+const NO_ENTRIES: ThrottledReplicas = Object.freeze({ all: false, entries: Object.freeze([]) });
 /** Values shorter than this are parsed every time (cheap); longer ones are memoised. */
 const PARSE_CACHE_MIN_LENGTH = 64;
 /** Bounded (least recently used dropped first) to this many values (two lists per throttled topic fit easily)... */

@@ -19,8 +19,8 @@ export function sortedUnion(a: readonly string[], b: readonly string[]): readonl
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    const x = a[i]!;
-    const y = b[j]!;
+    const x = a[i];
+    const y = b[j];
     if (x < y) {
       out.push(x);
       i++;
@@ -33,8 +33,8 @@ export function sortedUnion(a: readonly string[], b: readonly string[]): readonl
       j++;
     }
   }
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
   if (out.length === a.length) return a; // b ⊆ a
   if (out.length === b.length) return b; // a ⊆ b
   return out;
@@ -47,7 +47,7 @@ export function isSortedUnique(xs: readonly string[]): boolean {
   if (known !== undefined) return known;
   let ok = true;
   for (let i = 1; i < xs.length; i++) {
-    if (!(xs[i - 1]! < xs[i]!)) {
+    if (!(xs[i - 1] < xs[i])) {
       ok = false;
       break;
     }

@@ -61,8 +61,8 @@ export function* replicaListOwnershipSteps(current: string | null, owned: Replic
     // Merge walk; `<` orders strings as Array.prototype.sort does (UTF-16 code units).
     let j = 0;
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      while (j < added.length && added[j]! < e) {
+      const e = entries[i];
+      while (j < added.length && added[j] < e) {
         j++;
         if (++steps % STEP_ITEMS === 0) yield;
       }
@@ -76,7 +76,7 @@ export function* replicaListOwnershipSteps(current: string | null, owned: Replic
     // A ledger list that is not sorted and deduplicated (the ledger keeps them so): membership by Set, still no sort.
     const ours = setOf(added);
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
+      const e = entries[i];
       (ours.has(e) ? gateway : external).push(e);
       if (++steps % STEP_ITEMS === 0) yield;
     }

@@ -179,7 +179,7 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
   const runningSources = new PartitionMap<readonly number[]>();
   let steps = 0;
   for (let i = 0; i < running.length; i++) {
-    const o = running[i]!;
+    const o = running[i];
     if (!isPlainId(o.partition)) return slowly();
     const sources = distinctWithout(o.replicas, o.adding);
     runningSources.set(o.topic, o.partition, sources);
@@ -192,7 +192,7 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
   }
   // calculateProposedMoveMap: sources = the running move's, else the current replicas.
   for (let i = 0; i < asked.length; i++) {
-    const p = asked[i]!;
+    const p = asked[i];
     const sources = (runningSources.size > 0 ? runningSources.get(p.topic, p.partition) : undefined) ?? distinctWithout(p.currentReplicas, NONE);
     if (sources.length === 0) throw new RangeError(`Trying to reassign a topic partition ${p.topic}-${p.partition} with 0 replicas`);
     if (!isPlainId(p.partition)) return slowly();
@@ -208,14 +208,14 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
   const topics: TopicReplicaThrottles[] = [];
   const names = Array.from(byTopic.keys()).sort();
   for (let t = 0; t < names.length; t++) {
-    const topic = names[t]!;
+    const topic = names[t];
     const g = byTopic.get(topic)!;
     const n = g.partitions.length;
     const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = stringOrderKey(g.partitions[i]!, true);
+    for (let i = 0; i < n; i++) keys[i] = stringOrderKey(g.partitions[i], true);
     const order: number[] = new Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((x, y) => keys[x]! - keys[y]!); // stable: one partition's entries keep their order
+    order.sort((x, y) => keys[x] - keys[y]); // stable: one partition's entries keep their order
     for (let k = 0; k < n; ) {
       k = out.write(g, keys, order, k, Math.min(n, k + STEP_ITEMS));
       if (k < 0) return slowly();
@@ -250,35 +250,35 @@ class ListWriter {
       // and, when a proposed move is among them, the first proposed one's sources (a proposed
       // move takes the sources of the move already in the map: the running one's, else its own).
       let end = k + 1;
-      while (end < n && keys[order[end]!] === keys[order[k]!]) end++;
-      const last = order[end - 1]!;
+      while (end < n && keys[order[end]] === keys[order[k]]) end++;
+      const last = order[end - 1];
       let from = last;
       for (let j = k; j < end; j++) {
-        if (order[j]! >= g.running) {
+        if (order[j] >= g.running) {
           from = order[j]!;
           break;
         }
       }
       k = end;
-      const sources = g.sources[from]!;
-      const to = g.to[last]!;
-      const partition = g.partitions[last]!;
+      const sources = g.sources[from];
+      const to = g.to[last];
+      const partition = g.partitions[last];
       let dests = 0;
       for (let j = 0; j < to.length; j++) {
-        const b = to[j]!;
+        const b = to[j];
         if (sources.includes(b)) continue;
         let seen = false;
         for (let i = 0; i < dests && !seen; i++) seen = this.#dests[i] === b;
         if (!seen) this.#dests[dests++] = b;
       }
-      for (let j = 0; j < sources.length; j++) if (!isPlainId(sources[j]!)) return -1;
-      for (let j = 0; j < dests; j++) if (!isPlainId(this.#dests[j]!)) return -1;
-      for (let j = 0; j < sources.length; j++) this.brokers.add(sources[j]!);
-      for (let j = 0; j < dests; j++) this.brokers.add(this.#dests[j]!);
+      for (let j = 0; j < sources.length; j++) if (!isPlainId(sources[j])) return -1;
+      for (let j = 0; j < dests; j++) if (!isPlainId(this.#dests[j])) return -1;
+      for (let j = 0; j < sources.length; j++) this.brokers.add(sources[j]);
+      for (let j = 0; j < dests; j++) this.brokers.add(this.#dests[j]);
       const s = this.#sortAsStrings(sources, sources.length);
-      for (let j = 0; j < s; j++) this.leader.entry(partition, this.#sorted[j]!);
+      for (let j = 0; j < s; j++) this.leader.entry(partition, this.#sorted[j]);
       const d = this.#sortAsStrings(this.#dests, dests);
-      for (let j = 0; j < d; j++) this.follower.entry(partition, this.#sorted[j]!);
+      for (let j = 0; j < d; j++) this.follower.entry(partition, this.#sorted[j]);
     }
     return k;
   }
@@ -288,10 +288,10 @@ class ListWriter {
     const out = this.#sorted;
     // Insertion sort: a handful of ids.
     for (let i = 0; i < count; i++) {
-      const b = ids[i]!;
+      const b = ids[i];
       const k = this.#brokerKey(b);
       let j = i - 1;
-      while (j >= 0 && this.#brokerKey(out[j]!) > k) {
+      while (j >= 0 && this.#brokerKey(out[j]) > k) {
         out[j + 1] = out[j]!;
         j--;
       }
@@ -328,7 +328,7 @@ function distinctWithout(list: readonly number[], drop: readonly number[]): read
   }
   // Usually nothing to drop and no repeat: the list itself (read-only here).
   let same = true;
-  for (let i = 0; i < list.length && same; i++) same = !drop.includes(list[i]!) && list.indexOf(list[i]!) === i;
+  for (let i = 0; i < list.length && same; i++) same = !drop.includes(list[i]) && list.indexOf(list[i]) === i;
   if (same) return list;
   const out: number[] = [];
   for (const b of list) if (!drop.includes(b) && !out.includes(b)) out.push(b);

@@ -50,8 +50,8 @@ function credentialsOf(req: Request, jwt: boolean): Credentials {
   if (header === undefined || header === '') return { kind: 'none' };
   const m = /^Bearer +(\S+) *$/i.exec(header);
   // A JWT may be longer than the gateway's own tokens (a few KiB with many groups).
-  if (!m || !(isWellFormedBearerToken(m[1]!) || (jwt && looksLikeJwt(m[1]!)))) return { kind: 'malformed' };
-  return { kind: 'bearer', token: m[1]! };
+  if (!m || !(isWellFormedBearerToken(m[1]) || (jwt && looksLikeJwt(m[1])))) return { kind: 'malformed' };
+  return { kind: 'bearer', token: m[1] };
 }
 
 /** RFC 6750 section 3: error_description is printable ASCII without '"' and '\\'. */

@@ -143,7 +143,7 @@ export class OidcVerifier {
     const c = this.#config;
     let header: JWSHeaderParameters;
     try {
-      header = decodeProtectedHeader(token) as JWSHeaderParameters;
+      header = decodeProtectedHeader(token);
     } catch {
       return { kind: 'invalid', reason: 'malformed', description: 'The token is not a well-formed JWT (its header does not decode).' };
     }

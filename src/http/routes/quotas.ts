@@ -79,7 +79,7 @@ function entityFromQuery(req: Request): { entity: { user?: string | null; client
   const errors: ValidationError[] = [];
   const entity: { user?: string | null; clientId?: string | null; ip?: string | null } = {};
   for (const [field, flag] of [['user', 'defaultUser'], ['clientId', 'defaultClientId'], ['ip', 'defaultIp']] as const) {
-    const name = typeof q[field] === 'string' ? (q[field] as string) : undefined;
+    const name = typeof q[field] === 'string' ? (q[field]) : undefined;
     const isDefault = queryFlag(req, flag);
     if (name !== undefined && isDefault) errors.push({ path: `/query/${flag}`, message: `must not be combined with ${field}: name one ${field} entity or the default one` });
     else if (name !== undefined) entity[field] = name;

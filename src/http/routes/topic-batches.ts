@@ -50,7 +50,7 @@ export function topicBatchRoutes({
       (r): ItemAnswer<Schemas['TopicItemDeleted'] | Schemas['TopicItemFailed']> =>
         r.ok ? { result: { name: r.name, status: 200 } } : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
-    const byName = new Map(answers.map((a, i) => [names[i]!, a]));
+    const byName = new Map(answers.map((a, i) => [names[i], a]));
     const ordered = all.map((n) => (protectedTopics.has(n) ? failedItem(n, protectedTopicProblem(n, 'delete')) : byName.get(n)!));
     send(res, aggregateItems(ordered, 200, instance(req)));
   });
@@ -68,7 +68,7 @@ export function topicBatchRoutes({
           ? { result: { name: r.name, status: 200, partitions: countOf.get(r.name)!, validateOnly } }
           : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
-    const byTopic = new Map(answers.map((a, i) => [increases[i]!.topic, a]));
+    const byTopic = new Map(answers.map((a, i) => [increases[i].topic, a]));
     const ordered = body.map((i) => (protectedTopics.has(i.topic) ? failedItem(i.topic, protectedTopicProblem(i.topic, 'alter')) : byTopic.get(i.topic)!));
     send(res, aggregateItems(ordered, 200, instance(req)));
   });

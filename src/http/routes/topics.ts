@@ -116,9 +116,9 @@ export function topicRoutes({ topics: service, partitions, mutations, protectedT
 
     if (!arrayBody) {
       // One topic: a plain REST answer, no batch envelope.
-      const only = answers[0]!.result;
+      const only = answers[0].result;
       if ('problem' in only) {
-        return sendProblem(res, { problem: { ...only.problem, instance: inst }, ...(answers[0]!.retryAfter !== undefined && { headers: { 'Retry-After': String(answers[0]!.retryAfter) } }) });
+        return sendProblem(res, { problem: { ...only.problem, instance: inst }, ...(answers[0].retryAfter !== undefined && { headers: { 'Retry-After': String(answers[0].retryAfter) } }) });
       }
       if (!validateOnly) res.location(`/topics/${encodeURIComponent(only.name)}`);
       return res.status(successStatus).json(only.topic);

@@ -35,17 +35,17 @@ type EntityType = AlterEntry['entities'][number]['entityType'];
 
 function entityComponents(entity: QuotaEntity): AlterEntry['entities'] {
   const out: AlterEntry['entities'] = [];
-  if (entity.user !== undefined) out.push({ entityType: ENTITY_USER as EntityType, entityName: entity.user });
-  if (entity.clientId !== undefined) out.push({ entityType: ENTITY_CLIENT_ID as EntityType, entityName: entity.clientId });
-  if (entity.ip !== undefined) out.push({ entityType: ENTITY_IP as EntityType, entityName: entity.ip });
+  if (entity.user !== undefined) out.push({ entityType: ENTITY_USER, entityName: entity.user });
+  if (entity.clientId !== undefined) out.push({ entityType: ENTITY_CLIENT_ID, entityName: entity.clientId });
+  if (entity.ip !== undefined) out.push({ entityType: ENTITY_IP, entityName: entity.ip });
   return out;
 }
 
 /** Throws KafkaRequestError with the broker's per-entity error. */
 export async function alterClientQuota(kafka: RequestSender, alteration: ClientQuotaAlteration, opts: { validateOnly?: boolean } = {}): Promise<void> {
   const ops: AlterOp[] = [
-    ...Object.entries(alteration.set).map(([key, value]): AlterOp => ({ key: key as AlterOp['key'], value: value as number, remove: false })),
-    ...alteration.remove.map((key): AlterOp => ({ key: key as AlterOp['key'], remove: true })),
+    ...Object.entries(alteration.set).map(([key, value]): AlterOp => ({ key: key as AlterOp['key'], value: value, remove: false })),
+    ...alteration.remove.map((key): AlterOp => ({ key: key, remove: true })),
   ];
   const res = await kafka.sendRequest(
     'AlterClientQuotas',

@@ -67,7 +67,7 @@ export function encodeAlterPartitionReassignmentsRequest(
   for (const [name, ps] of topics) {
     size += compactStringSize(name) + uvarintSize(ps.length + 1) + 1;
     for (let i = 0; i < ps.length; i++) {
-      const r = ps[i]!.replicas;
+      const r = ps[i].replicas;
       size += 4 + (r === null ? 1 : int32ArraySize(r.length)) + 1;
     }
   }
@@ -77,7 +77,7 @@ export function encodeAlterPartitionReassignmentsRequest(
   for (const [name, ps] of topics) {
     w.compactString(name).compactLength(ps.length);
     for (let i = 0; i < ps.length; i++) {
-      const p = ps[i]!;
+      const p = ps[i];
       w.int32(p.partition);
       if (p.replicas === null) w.compactLength(-1);
       else w.int32Array(p.replicas);
@@ -135,11 +135,11 @@ export function decodeAlterPartitionReassignmentsAnswer(
       r.skipTaggedFields();
       if (!sent || !at) continue; // a topic that was not asked about
       let i: number | undefined;
-      if (k < sent.length && sent[k]!.partition === partition) i = at[k];
+      if (k < sent.length && sent[k].partition === partition) i = at[k];
       else {
         if (!byPartition) {
           byPartition = new Map();
-          for (let j = 0; j < sent.length; j++) byPartition.set(sent[j]!.partition, at[j]!);
+          for (let j = 0; j < sent.length; j++) byPartition.set(sent[j].partition, at[j]);
         }
         i = byPartition.get(partition);
       }
@@ -173,9 +173,9 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
   const topics = groupByTopic(moves);
   const index = new Map<string, number[]>();
   for (let i = 0; i < moves.length; i++) {
-    const list = index.get(moves[i]!.topic);
+    const list = index.get(moves[i].topic);
     if (list) list.push(i);
-    else index.set(moves[i]!.topic, [i]);
+    else index.set(moves[i].topic, [i]);
   }
   const grouped = [...topics];
   // One body per version, made once (a retried request re-sends the same bytes).
@@ -220,7 +220,7 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
       } catch {
         return kafkaErrorName(-1); // malformed: thrown below, where the caller sees it
       }
-      for (let i = 0; i < a.codes.length; i++) if (a.codes[i]! !== 0 && a.codes[i]! !== NOT_ANSWERED) return kafkaErrorName(a.codes[i]!);
+      for (let i = 0; i < a.codes.length; i++) if (a.codes[i] !== 0 && a.codes[i] !== NOT_ANSWERED) return kafkaErrorName(a.codes[i]);
       return NONE;
     },
     // A start lost under its connection may have been applied: re-sent, it could restart a move
@@ -232,8 +232,8 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
   if (a.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(a.errorCode, a.errorMessage));
   const out: PartitionMoveResult[] = new Array(moves.length);
   for (let i = 0; i < moves.length; i++) {
-    const m = moves[i]!;
-    const code = a.codes[i]!;
+    const m = moves[i];
+    const code = a.codes[i];
     out[i] =
       code === 0
         ? { topic: m.topic, partition: m.partition, ok: true }

@@ -38,9 +38,9 @@ function filterComponents(filter: ClientQuotaFilter): DescribeComponent[] {
     if (name === undefined) return;
     out.push(name === null ? { entityType, matchType: ClientQuotaMatchTypes.DEFAULT } : { entityType, matchType: ClientQuotaMatchTypes.EXACT, match: name });
   };
-  add(ENTITY_USER as EntityType, filter.user);
-  add(ENTITY_CLIENT_ID as EntityType, filter.clientId);
-  add(ENTITY_IP as EntityType, filter.ip);
+  add(ENTITY_USER, filter.user);
+  add(ENTITY_CLIENT_ID, filter.clientId);
+  add(ENTITY_IP, filter.ip);
   return out;
 }
 
@@ -80,7 +80,7 @@ export async function describeClientQuotas(kafka: RequestSender, filter: ClientQ
     const entity = entityOf(e.entity);
     if (!entity) continue;
     const values: Partial<Record<QuotaKey | IpQuotaKey, number>> = {};
-    for (const v of e.values) if (isQuotaKey(v.key) || v.key === IP_QUOTA_KEY) values[v.key as QuotaKey | IpQuotaKey] = v.value;
+    for (const v of e.values) if (isQuotaKey(v.key) || v.key === IP_QUOTA_KEY) values[v.key] = v.value;
     entries.push({ entity, values });
   }
   return entries.sort((a, b) => (sortKey(a.entity) < sortKey(b.entity) ? -1 : sortKey(a.entity) > sortKey(b.entity) ? 1 : 0));

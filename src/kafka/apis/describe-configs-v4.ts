@@ -136,7 +136,7 @@ export async function describeConfigOverrides(
   const groups = byDestination(resources);
   const results = await Promise.all(
     groups.map(async ({ target, items }): Promise<ConfigResult<ConfigOverrides>[]> => {
-      const kind = items[0]!.kind;
+      const kind = items[0].kind;
       try {
         const res = await kafka.sendRequest(
           'DescribeConfigs',

@@ -135,9 +135,9 @@ export function* decodeDescribeLogDirsSteps(r: WireReader, version = 4): Steps<L
         if (at + 21 > buf.length) throw new MalformedResponseError('response ends inside a replica entry');
         // Big-endian words from the bytes, not readInt32BE/readUInt32BE: a call not inlined
         // returns a value above 2^30 (most sizes' low word) as a heap number, one per entry.
-        partitionIndex[n] = (buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!;
-        const high = (buf[at + 4]! << 24) | (buf[at + 5]! << 16) | (buf[at + 6]! << 8) | buf[at + 7]!;
-        const low = ((buf[at + 8]! << 24) | (buf[at + 9]! << 16) | (buf[at + 10]! << 8) | buf[at + 11]!) >>> 0;
+        partitionIndex[n] = (buf[at] << 24) | (buf[at + 1] << 16) | (buf[at + 2] << 8) | buf[at + 3];
+        const high = (buf[at + 4] << 24) | (buf[at + 5] << 16) | (buf[at + 6] << 8) | buf[at + 7];
+        const low = ((buf[at + 8] << 24) | (buf[at + 9] << 16) | (buf[at + 10] << 8) | buf[at + 11]) >>> 0;
         partitionSize[n] = high * 4294967296 + low;
         // at + 12: offset_lag, not used
         isFutureKey[n] = buf[at + 20] !== 0 ? 1 : 0;
@@ -219,7 +219,7 @@ export function slotOf(table: KeyTable, topic: string, partition: number): numbe
 function keysOf(table: KeyTable): string[] {
   if (table.keys) return table.keys;
   const keys = new Array<string>(table.count);
-  for (let s = 0; s < table.count; s++) keys[s] = replicaKey(table.topicNames[table.slotTopic[s]!]!, table.slotPartition[s]!);
+  for (let s = 0; s < table.count; s++) keys[s] = replicaKey(table.topicNames[table.slotTopic[s]], table.slotPartition[s]);
   return (table.keys = keys);
 }
 
@@ -238,7 +238,7 @@ export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ top
   let name: string | undefined;
   let k = -1;
   for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.topic !== name) {
       name = p.topic;
       const known = byName.get(name);
@@ -252,8 +252,8 @@ export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ top
       } else k = known;
     }
     given[k]++;
-    if (p.partition < low[k]!) low[k] = p.partition;
-    if (p.partition > high[k]!) high[k] = p.partition;
+    if (p.partition < low[k]) low[k] = p.partition;
+    if (p.partition > high[k]) high[k] = p.partition;
     if (!Number.isInteger(p.partition)) integers[k] = false;
     if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
   }
@@ -262,10 +262,10 @@ export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ top
   const slots = new Map<string, TopicSlots>();
   for (let t = 0; t < topicNames.length; t++) {
     // (Up to 16,384 numbers whatever the count: a leader's share of a topic is every n-th partition.)
-    const dense = integers[t]! && low[t]! >= 0 && high[t]! < Math.max(4 * given[t]!, 16_384);
-    at.push(dense ? new Int32Array(high[t]! + 1).fill(-1) : new Map<number, number>());
-    slots.set(topicNames[t]!, at[t]!);
-    topics.push({ name: topicNames[t]!, partitions: new Array<number>(given[t]!) });
+    const dense = integers[t] && low[t] >= 0 && high[t] < Math.max(4 * given[t], 16_384);
+    at.push(dense ? new Int32Array(high[t] + 1).fill(-1) : new Map<number, number>());
+    slots.set(topicNames[t], at[t]);
+    topics.push({ name: topicNames[t], partitions: new Array<number>(given[t]) });
   }
   const filled = new Int32Array(topicNames.length);
   // Per slot, written as slots are numbered (at most one per partition given).
@@ -275,9 +275,9 @@ export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ top
   let count = 0;
   name = undefined;
   for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
+    const p = partitions[i];
     if (p.topic !== name) k = byName.get((name = p.topic))!;
-    const ofTopic = at[k]!;
+    const ofTopic = at[k];
     const known = slotIn(ofTopic, p.partition);
     if (known >= 0) {
       inputSlot[i] = known;
@@ -288,16 +288,16 @@ export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ top
     inputSlot[i] = count;
     slotTopicAll[count] = k;
     slotPartitionAll[count] = p.partition;
-    topics[k]!.partitions[filled[k]!++] = p.partition;
+    topics[k].partitions[filled[k]++] = p.partition;
     count++;
     if (count % ENTRIES_PER_STEP === 0) yield;
   }
   for (let t = 0; t < topics.length; t++) {
-    const ps = topics[t]!.partitions;
-    if (filled[t]! < ps.length) ps.length = filled[t]!; // partitions given twice
+    const ps = topics[t].partitions;
+    if (filled[t] < ps.length) ps.length = filled[t]!; // partitions given twice
     // Usually given in order already: a sort (and its copy) only when not.
     let sorted = true;
-    for (let j = 1; j < ps.length && sorted; j++) sorted = ps[j - 1]! <= ps[j]!;
+    for (let j = 1; j < ps.length && sorted; j++) sorted = ps[j - 1] <= ps[j];
     if (!sorted) ps.sort((a, b) => a - b);
   }
   const keys: KeyTable = {
@@ -339,8 +339,8 @@ export const replicaSizesRequest = (partitions: readonly PartitionRef[]): Promis
 export function givenAt(request: ReplicaSizesRequest, i: number, topic: string, partition: number): boolean {
   const { inputSlot, topicNames, slotTopic, slotPartition } = request.keys;
   if (i >= inputSlot.length) return false;
-  const s = inputSlot[i]!;
-  return slotPartition[s] === partition && topicNames[slotTopic[s]!] === topic;
+  const s = inputSlot[i];
+  return slotPartition[s] === partition && topicNames[slotTopic[s]] === topic;
 }
 
 type Placement = { dir: string | null; futureDir: string | null };
@@ -375,7 +375,7 @@ export function* replicaSizeColumnsSteps(answer: LogDirsAnswer, table: KeyTable,
   let extraSizes: Map<string, number> | undefined;
   let extraPlacement: Map<string, Placement> | null = null;
   for (let d = 0; d < answer.results.length; d++) {
-    const dir = answer.results[d]!;
+    const dir = answer.results[d];
     dirs.push({ dir: dir.logDir, errorCode: dir.errorCode });
     if (dir.errorCode !== 0) continue;
     for (const t of dir.topics) {
@@ -384,16 +384,16 @@ export function* replicaSizeColumnsSteps(answer: LogDirsAnswer, table: KeyTable,
       const sparse = at instanceof Map ? at : null;
       for (let i = t.start; i < t.end; i++) {
         const future = isFutureKey[i] === 1;
-        const pi = partitionIndex[i]!;
-        const slot = dense !== null ? (pi >= 0 && pi < dense.length ? dense[pi]! : -1) : sparse !== null ? (sparse.get(pi) ?? -1) : -1;
+        const pi = partitionIndex[i];
+        const slot = dense !== null ? (pi >= 0 && pi < dense.length ? dense[pi] : -1) : sparse !== null ? (sparse.get(pi) ?? -1) : -1;
         if (slot < 0) {
-          const k = replicaKey(t.name, partitionIndex[i]!);
+          const k = replicaKey(t.name, partitionIndex[i]);
           if (withPlacement) {
             extraPlacement ??= new Map();
             const at = extraPlacement.get(k) ?? { dir: null, futureDir: null };
             extraPlacement.set(k, future ? { ...at, futureDir: dir.logDir } : { ...at, dir: dir.logDir });
           }
-          if (!future) (extraSizes ??= new Map()).set(k, Math.max(extraSizes.get(k) ?? 0, partitionSize[i]!));
+          if (!future) (extraSizes ??= new Map()).set(k, Math.max(extraSizes.get(k) ?? 0, partitionSize[i]));
           continue;
         }
         if (future) {
@@ -401,8 +401,8 @@ export function* replicaSizeColumnsSteps(answer: LogDirsAnswer, table: KeyTable,
           continue;
         }
         if (dirOf) dirOf[slot] = d;
-        const before = best[slot]!;
-        best[slot] = Math.max(before === before ? before : 0, partitionSize[i]!); // before !== before: NaN, no entry yet
+        const before = best[slot];
+        best[slot] = Math.max(before === before ? before : 0, partitionSize[i]); // before !== before: NaN, no entry yet
         if (i % ENTRIES_PER_STEP === 0) yield;
       }
     }
@@ -412,12 +412,12 @@ export function* replicaSizeColumnsSteps(answer: LogDirsAnswer, table: KeyTable,
   const keys = keysOf(table);
   const placement = new Map<string, Placement>();
   for (let slot = 0; slot < dirOf.length; slot++) {
-    const d = dirOf[slot]!;
-    const f = futureDirOf[slot]!;
-    if (d >= 0 || f >= 0) placement.set(keys[slot]!, { dir: d >= 0 ? dirs[d]!.dir : null, futureDir: f >= 0 ? dirs[f]!.dir : null });
+    const d = dirOf[slot];
+    const f = futureDirOf[slot];
+    if (d >= 0 || f >= 0) placement.set(keys[slot], { dir: d >= 0 ? dirs[d].dir : null, futureDir: f >= 0 ? dirs[f].dir : null });
     if (slot % ENTRIES_PER_STEP === 0) yield;
   }
-  if (extraPlacement) for (const [k, at] of extraPlacement as Map<string, Placement>) placement.set(k, at);
+  if (extraPlacement) for (const [k, at] of extraPlacement) placement.set(k, at);
   return { ...out, placement };
 }
 
@@ -427,8 +427,8 @@ export function* sizesMapSteps(columns: ReplicaSizeColumns, table: KeyTable): St
   const { sizes: best, extraSizes } = columns;
   const sizes = new Map<string, number>();
   for (let slot = 0; slot < best.length; slot++) {
-    const size = best[slot]!;
-    if (size === size) sizes.set(keys[slot]!, size);
+    const size = best[slot];
+    if (size === size) sizes.set(keys[slot], size);
     if (slot % ENTRIES_PER_STEP === 0) yield;
   }
   if (extraSizes) for (const [k, size] of extraSizes) sizes.set(k, size);

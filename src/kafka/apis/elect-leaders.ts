@@ -233,7 +233,7 @@ export async function electLeaders(
       // partition: thrown, so that the transport re-learns the controller and sends it again.
       const a = decode(raw);
       if (a.partitions.length > 0 && a.partitions.every((p) => p.errorCode === NOT_CONTROLLER)) {
-        throw new KafkaRequestError('kafka', kafkaErrorInfo(NOT_CONTROLLER, a.partitions[0]!.errorMessage));
+        throw new KafkaRequestError('kafka', kafkaErrorInfo(NOT_CONTROLLER, a.partitions[0].errorMessage));
       }
       return raw;
     },

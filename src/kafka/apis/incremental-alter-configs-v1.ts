@@ -38,7 +38,7 @@ export async function incrementalAlterConfigs(kafka: RequestSender, alterations:
   const groups = byDestination(nonEmpty);
   const results = await Promise.all(
     groups.map(async ({ target, items }): Promise<ConfigResult<null>[]> => {
-      const kind = items[0]!.kind;
+      const kind = items[0].kind;
       try {
         const res = await kafka.sendRequest(
           'IncrementalAlterConfigs',

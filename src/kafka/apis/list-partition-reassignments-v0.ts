@@ -116,7 +116,7 @@ const byTopicPartition = (a: PartitionRef, b: PartitionRef): number => (a.topic 
  */
 export function sortByTopicPartition(moving: MovingPartition[]): MovingPartition[] {
   let sorted = true;
-  for (let i = 1; i < moving.length && sorted; i++) sorted = byTopicPartition(moving[i - 1]!, moving[i]!) <= 0;
+  for (let i = 1; i < moving.length && sorted; i++) sorted = byTopicPartition(moving[i - 1], moving[i]) <= 0;
   if (sorted) return moving;
   const byTopic = groupByTopic(moving);
   const out: MovingPartition[] = [];

@@ -283,7 +283,7 @@ export function metadataErrorName(res: MetadataAnswer<Placement>): string {
 
 /** `partitions` by partition id, in place; an answer already in order (Kafka lists them so) is not sorted. */
 function byPartition<T extends { partition: number }>(partitions: T[]): T[] {
-  for (let i = 1; i < partitions.length; i++) if (partitions[i - 1]!.partition > partitions[i]!.partition) return partitions.sort((a, b) => a.partition - b.partition);
+  for (let i = 1; i < partitions.length; i++) if (partitions[i - 1].partition > partitions[i].partition) return partitions.sort((a, b) => a.partition - b.partition);
   return partitions;
 }
 

@@ -95,7 +95,7 @@ export function encodeProduceRequest(
   const bodyBytes = new Array<number>(records.length);
   let recordsSize = 0;
   for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
+    const r = records[i];
     const k = Buffer.byteLength(r.key, 'utf8');
     const v = r.value === null ? -1 : Buffer.byteLength(r.value, 'utf8');
     keyBytes[i] = k;
@@ -133,9 +133,9 @@ export function encodeProduceRequest(
     .int32(0) // base_sequence
     .int32(records.length);
   for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    w.varint(bodyBytes[i]!).int8(0).varint(0).varint(i).varint(keyBytes[i]!).utf8(r.key, keyBytes[i]!).varint(valueBytes[i]!);
-    if (r.value !== null) w.utf8(r.value, valueBytes[i]!);
+    const r = records[i];
+    w.varint(bodyBytes[i]).int8(0).varint(0).varint(i).varint(keyBytes[i]).utf8(r.key, keyBytes[i]).varint(valueBytes[i]);
+    if (r.value !== null) w.utf8(r.value, valueBytes[i]);
     w.varint(0);
   }
   w.buf.writeUInt32BE(crc32c(w.buf, batchAt + BATCH_CRC_FROM, w.pos), batchAt + BATCH_CRC_AT);

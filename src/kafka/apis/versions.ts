@@ -114,7 +114,7 @@ export async function versionFor(conn: Connection, api: GatewayApi): Promise<num
  */
 export async function pick<T>(conn: Connection, api: GatewayApi, byVersion: Readonly<Record<number, T>>): Promise<{ version: number; module: T }> {
   const version = await versionFor(conn, api);
-  return { version, module: byVersion[version]! };
+  return { version, module: byVersion[version] };
 }
 
 /**

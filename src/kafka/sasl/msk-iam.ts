@@ -13,7 +13,7 @@ export function mskTokenSignedAtMs(token: string): number | undefined {
   try {
     const url = new URL(Buffer.from(token, 'base64url').toString('utf8'));
     const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(url.searchParams.get('X-Amz-Date') ?? '');
-    return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : undefined;
+    return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : undefined;
   } catch {
     return undefined;
   }

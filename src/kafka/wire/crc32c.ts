@@ -13,7 +13,7 @@ const TABLES: Uint32Array = (() => {
     for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ POLY : c >>> 1;
     t[i] = c >>> 0;
   }
-  for (let i = 0; i < 256; i++) for (let k = 1; k < 8; k++) t[k * 256 + i] = (t[(k - 1) * 256 + i]! >>> 8) ^ t[t[(k - 1) * 256 + i]! & 0xff]!;
+  for (let i = 0; i < 256; i++) for (let k = 1; k < 8; k++) t[k * 256 + i] = (t[(k - 1) * 256 + i] >>> 8) ^ t[t[(k - 1) * 256 + i] & 0xff];
   return t;
 })();
 
@@ -23,17 +23,17 @@ export function crc32c(buf: Uint8Array, start = 0, end = buf.length): number {
   let crc = 0xffffffff;
   let i = start;
   for (; i + 8 <= end; i += 8) {
-    const lo = (crc ^ (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24))) >>> 0;
+    const lo = (crc ^ (buf[i] | (buf[i + 1] << 8) | (buf[i + 2] << 16) | (buf[i + 3] << 24))) >>> 0;
     crc =
-      t[7 * 256 + (lo & 0xff)]! ^
-      t[6 * 256 + ((lo >>> 8) & 0xff)]! ^
-      t[5 * 256 + ((lo >>> 16) & 0xff)]! ^
-      t[4 * 256 + (lo >>> 24)]! ^
-      t[3 * 256 + buf[i + 4]!]! ^
-      t[2 * 256 + buf[i + 5]!]! ^
-      t[256 + buf[i + 6]!]! ^
-      t[buf[i + 7]!]!;
+      t[7 * 256 + (lo & 0xff)] ^
+      t[6 * 256 + ((lo >>> 8) & 0xff)] ^
+      t[5 * 256 + ((lo >>> 16) & 0xff)] ^
+      t[4 * 256 + (lo >>> 24)] ^
+      t[3 * 256 + buf[i + 4]] ^
+      t[2 * 256 + buf[i + 5]] ^
+      t[256 + buf[i + 6]] ^
+      t[buf[i + 7]];
   }
-  for (; i < end; i++) crc = t[(crc ^ buf[i]!) & 0xff]! ^ (crc >>> 8);
+  for (; i < end; i++) crc = t[(crc ^ buf[i]) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -85,7 +85,7 @@ export class WireReader {
     const buf = this.buf;
     let pos = this.pos;
     if (pos >= buf.length) throw new MalformedResponseError('response ends inside a varint');
-    let b = buf[pos++]!;
+    let b = buf[pos++];
     if (b < 0x80) {
       this.pos = pos;
       return b;

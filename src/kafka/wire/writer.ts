@@ -97,7 +97,7 @@ export class WireWriter {
   int32Array(values: readonly number[]): this {
     this.compactLength(values.length);
     let pos = this.pos;
-    for (let i = 0; i < values.length; i++) pos = this.buf.writeInt32BE(values[i]!, pos);
+    for (let i = 0; i < values.length; i++) pos = this.buf.writeInt32BE(values[i], pos);
     this.pos = pos;
     return this;
   }

@@ -241,11 +241,11 @@ export class MutationAdmission {
       let longest = 0;
       let refused = 0;
       items.forEach((item, i) => {
-        const v = verdicts[i]!;
+        const v = verdicts[i];
         const name = spec.nameOf(item);
         if (v.accepted) {
           toSend.push(item);
-          charged.set(name, costs[i]!);
+          charged.set(name, costs[i]);
           return;
         }
         refused++;

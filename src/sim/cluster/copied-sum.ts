@@ -153,7 +153,7 @@ export class CopiedSum {
     // Buckets from `first` up hold f >= t only: each of their members reports one more.
     const first = Math.ceil(t * PHASE_BUCKETS);
     let sum = this.wholes;
-    for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j]!;
+    for (let j = first; j < PHASE_BUCKETS; j++) sum += this.counts[j];
     // The buckets within the margin of t (mod 1): their groups one by one, the counted one undone;
     // with X whole the integral groups are decomposed exactly (see above) and not looked into.
     for (let j = lo; j <= hi; j++) {

@@ -84,7 +84,7 @@ export function decidePartition(host: ElectionHost, topic: TopicState, p: Partit
   let leader = NO_LEADER;
   let isr = p.isr;
   if (preferred) {
-    if (valid(p.replicas[0]!)) leader = p.replicas[0]!;
+    if (valid(p.replicas[0])) leader = p.replicas[0]!;
     else if (valid(p.leader)) leader = p.leader;
     else leader = p.replicas.find((r, i) => i > 0 && valid(r)) ?? NO_LEADER;
   } else {
@@ -101,14 +101,14 @@ export function decidePartition(host: ElectionHost, topic: TopicState, p: Partit
     // PartitionChangeBuilder.build() made no record: the election could not be held.
     const code = preferred ? PREFERRED_LEADER_NOT_AVAILABLE : ELIGIBLE_LEADERS_NOT_AVAILABLE;
     const strategy = preferred ? 'PreferredReplicaPartitionLeaderElectionStrategy' : 'OfflinePartitionLeaderElectionStrategy(true)';
-    return { errorCode: code, errorMessage: zk ? `Failed to elect leader for partition ${topic.name}-${p.partition} under strategy ${strategy}` : MESSAGES[code]! };
+    return { errorCode: code, errorMessage: zk ? `Failed to elect leader for partition ${topic.name}-${p.partition} under strategy ${strategy}` : MESSAGES[code] };
   }
   changes.push({ topic, p, leader, isr });
   return OK;
 }
 
 function notNeeded(): ElectionResult {
-  return { errorCode: ELECTION_NOT_NEEDED, errorMessage: MESSAGES[ELECTION_NOT_NEEDED]! };
+  return { errorCode: ELECTION_NOT_NEEDED, errorMessage: MESSAGES[ELECTION_NOT_NEEDED] };
 }
 
 export interface ElectionTopicResult {

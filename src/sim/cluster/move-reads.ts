@@ -93,7 +93,7 @@ export function logSizes(src: MoveReadSource, brokerId: number, filter: readonly
     const logs = src.host.logs(t);
     out.push({
       topic: t.name,
-      partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: replicaBytes(src, p, brokerId, logs[p.partition]!) })),
+      partitions: parts.map((p) => ({ partition: p.partition, sizeBytes: replicaBytes(src, p, brokerId, logs[p.partition]) })),
     });
   }
   return out;
@@ -111,24 +111,24 @@ function logSizesOf(src: MoveReadSource, brokerId: number, filter: readonly { to
     if (!t) continue;
     let list = byTopic.get(t);
     if (!list) byTopic.set(t, (list = []));
-    for (let k = 0; k < f.partitions.length; k++) list.push(f.partitions[k]!);
+    for (let k = 0; k < f.partitions.length; k++) list.push(f.partitions[k]);
   }
   const out: TopicLogSizes[] = [];
   for (const t of [...byTopic.keys()].sort(byName)) {
     const asked = byTopic.get(t)!;
     let ordered = true;
-    for (let k = 1; k < asked.length && ordered; k++) if (!(asked[k - 1]! < asked[k]!)) ordered = false;
+    for (let k = 1; k < asked.length && ordered; k++) if (!(asked[k - 1] < asked[k])) ordered = false;
     if (!ordered) asked.sort((a, b) => a - b);
     const logs = src.host.logs(t);
     const partitions: { partition: number; sizeBytes: number }[] = [];
     let last = NaN;
     for (let k = 0; k < asked.length; k++) {
-      const i = asked[k]!;
+      const i = asked[k];
       if (i === last) continue; // a repeat (sorted: repeats are adjacent)
       last = i;
       const p = Number.isInteger(i) ? t.partitions[i] : undefined;
       if (!p || !p.replicas.includes(brokerId)) continue;
-      partitions.push({ partition: p.partition, sizeBytes: replicaBytes(src, p, brokerId, logs[p.partition]!) });
+      partitions.push({ partition: p.partition, sizeBytes: replicaBytes(src, p, brokerId, logs[p.partition]) });
     }
     if (partitions.length > 0) out.push({ topic: t.name, partitions });
   }
@@ -145,7 +145,7 @@ export function usedBytesByDirWalk(src: MoveReadSource, brokerId: number, dirInd
   for (const [t, parts] of src.host.hosted(brokerId)) {
     const logs = src.host.logs(t);
     const dirOf = dirIndex(t.name);
-    for (const p of parts) used[dirOf(p.partition)]! += replicaBytes(src, p, brokerId, logs[p.partition]!);
+    for (const p of parts) used[dirOf(p.partition)] += replicaBytes(src, p, brokerId, logs[p.partition]);
   }
   return used;
 }

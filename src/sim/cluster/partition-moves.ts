@@ -297,7 +297,7 @@ export class PartitionMoves {
   private addCopyingSize(brokerId: number, dir: number, bytes: number): void {
     let byDir = this.copyingSizes.get(brokerId);
     if (!byDir) this.copyingSizes.set(brokerId, (byDir = new Array<number>(this.host.logDirCount).fill(0)));
-    byDir[dir]! += bytes;
+    byDir[dir] += bytes;
   }
 
   /** Forget a deleted topic's moves and copies. */
@@ -415,9 +415,9 @@ export class PartitionMoves {
   usedBytesByDir(brokerId: number): number[] {
     const used = new Array<number>(this.host.logDirCount).fill(0);
     const hosted = this.host.hostedBytes(brokerId);
-    for (let d = 0; d < hosted.length; d++) used[d]! += hosted[d]!;
+    for (let d = 0; d < hosted.length; d++) used[d] += hosted[d];
     const copying = this.copyingSizes.get(brokerId);
-    if (copying) for (let d = 0; d < copying.length; d++) used[d]! -= copying[d]!;
+    if (copying) for (let d = 0; d < copying.length; d++) used[d] -= copying[d];
     this.tracker.addCopiedBytes(brokerId, used);
     return used;
   }

@@ -42,15 +42,15 @@ function notIn(a: readonly number[], b: readonly number[]): number[] {
 
 function sortedDifference(a: readonly number[], b: readonly number[]): number[] {
   let n = 0;
-  for (let i = 0; i < a.length; i++) if (!b.includes(a[i]!) && a.indexOf(a[i]!) === i) n++;
+  for (let i = 0; i < a.length; i++) if (!b.includes(a[i]) && a.indexOf(a[i]) === i) n++;
   const out = new Array<number>(n);
   n = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
+    const x = a[i];
     if (b.includes(x) || a.indexOf(x) !== i) continue;
     // Insertion into the sorted prefix.
     let j = n++;
-    for (; j > 0 && out[j - 1]! > x; j--) out[j] = out[j - 1]!;
+    for (; j > 0 && out[j - 1] > x; j--) out[j] = out[j - 1]!;
     out[j] = x;
   }
   return out;

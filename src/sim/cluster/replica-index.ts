@@ -73,11 +73,11 @@ export class ReplicaIndex {
   /** p's log grew by `delta` bytes (on every broker hosting it). */
   sizeChanged(t: TopicState, p: PartitionState, delta: number): void {
     const dir = this.sizes.dirIndex(t, p.partition);
-    for (const b of p.replicas) if (this.byBroker.get(b)?.get(t)?.has(p)) this.bytesOf(b)[dir]! += delta;
+    for (const b of p.replicas) if (this.byBroker.get(b)?.get(t)?.has(p)) this.bytesOf(b)[dir] += delta;
   }
 
   private count(b: number, t: TopicState, p: PartitionState, sign: 1 | -1): void {
-    this.bytesOf(b)[this.sizes.dirIndex(t, p.partition)]! += sign * this.sizes.sizeBytes(t, p);
+    this.bytesOf(b)[this.sizes.dirIndex(t, p.partition)] += sign * this.sizes.sizeBytes(t, p);
   }
 
   private bytesOf(b: number): number[] {

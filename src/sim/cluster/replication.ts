@@ -177,7 +177,7 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
    */
   addCopiedBytes(brokerId: number, into: number[]): void {
     const stalled = this.stalledBytes.get(brokerId);
-    if (stalled) for (let g = 0; g < stalled.length; g++) if (stalled[g] !== 0) into[g] = (into[g] ?? 0) + stalled[g]!;
+    if (stalled) for (let g = 0; g < stalled.length; g++) if (stalled[g] !== 0) into[g] = (into[g] ?? 0) + stalled[g];
     for (const cls of this.classes.through(brokerId)) {
       if (cls.follower !== brokerId) continue;
       const x = cls.accAt(this.time);
@@ -477,6 +477,6 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
     let byGroup = this.stalledBytes.get(c.brokerId);
     if (!byGroup) this.stalledBytes.set(c.brokerId, (byGroup = []));
     while (byGroup.length <= c.group) byGroup.push(0);
-    byGroup[c.group]! += sign * bytes;
+    byGroup[c.group] += sign * bytes;
   }
 }

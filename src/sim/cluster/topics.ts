@@ -95,9 +95,9 @@ export function validateManualAssignment(
   // 100,000-partition request (a comparator sort costs several times more).
   const sorted = replicas.slice();
   for (let i = 1; i < sorted.length; i++) {
-    const x = sorted[i]!;
+    const x = sorted[i];
     let j = i - 1;
-    for (; j >= 0 && sorted[j]! > x; j--) sorted[j + 1] = sorted[j]!;
+    for (; j >= 0 && sorted[j] > x; j--) sorted[j + 1] = sorted[j]!;
     sorted[j + 1] = x;
   }
   let prev: number | null = null;

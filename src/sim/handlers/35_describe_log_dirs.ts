@@ -78,7 +78,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       };
       const list = (topics: NonNullable<typeof filter>): void => {
         for (const t of model.logDirSizes(broker, topics)) {
-          for (const p of t.partitions) add(dirs[dirIndex(t.topic, p.partition)]!, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
+          for (const p of t.partitions) add(dirs[dirIndex(t.topic, p.partition)], t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
         }
       };
       const finish = (): DescribeLogDirsResponse => {
@@ -87,7 +87,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
           return (partition: number) => LogDirs.defaultDirIndex(h, partition, dirs.length);
         };
         const sums = dirs.length === model.logDirCount ? model.logDirUsedBytesByDir(broker) : model.logDirUsedBytesByDirWalk(broker, dirsOfTopic, dirs.length);
-        sums.forEach((n, i) => used.set(dirs[i]!, n));
+        sums.forEach((n, i) => used.set(dirs[i], n));
         return answer();
       };
       if (filter.reduce((n, f) => n + f.partitions.length, 0) <= HEAVY_ITEMS) {
@@ -130,8 +130,8 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       for (const p of t.partitions) {
         const show = wanted === null || (want !== undefined && want.has(p.partition));
         if (!placements) {
-          const dir = dirs[LogDirs.defaultDirIndex(h, p.partition, dirs.length)]!;
-          usedByIndex[LogDirs.defaultDirIndex(h, p.partition, dirs.length)]! += p.sizeBytes;
+          const dir = dirs[LogDirs.defaultDirIndex(h, p.partition, dirs.length)];
+          usedByIndex[LogDirs.defaultDirIndex(h, p.partition, dirs.length)] += p.sizeBytes;
           if (show) add(dir, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
           continue;
         }
@@ -148,7 +148,7 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
         }
       }
     }
-    dirs.forEach((d, i) => used.set(d, (used.get(d) ?? 0) + usedByIndex[i]!));
+    dirs.forEach((d, i) => used.set(d, (used.get(d) ?? 0) + usedByIndex[i]));
     return answer();
 
     function answer(): DescribeLogDirsResponse {

@@ -37,7 +37,7 @@ export const describeClientQuotasHandler = defineHandler<DescribeClientQuotasReq
       errorMessage: null,
       entries: described.entries.map((e) => ({
         entity: kafkaEntityComponents(e.entity),
-        values: Object.entries(e.values).map(([key, value]) => ({ key, value: value as number })),
+        values: Object.entries(e.values).map(([key, value]) => ({ key, value: value })),
       })),
     };
   },

@@ -36,8 +36,8 @@ export class Reader {
     const b = this.buf, o = this.offset;
     this.offset = o + 8;
     // Within ±2^53 (sizes, offsets, times) one BigInt from a number, not three BigInt steps.
-    const hi = (b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!;
-    if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * 4294967296 + ((b[o + 4]! << 24) >>> 0) + ((b[o + 5]! << 16) | (b[o + 6]! << 8) | b[o + 7]!));
+    const hi = (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3];
+    if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * 4294967296 + ((b[o + 4] << 24) >>> 0) + ((b[o + 5] << 16) | (b[o + 6] << 8) | b[o + 7]));
     return b.readBigInt64BE(o);
   }
   float64(): number { this.need(8); const v = this.buf.readDoubleBE(this.offset); this.offset += 8; return v; }
@@ -48,7 +48,7 @@ export class Reader {
     let value = 0;
     for (let shift = 0; shift <= 28; shift += 7) {
       this.need(1);
-      const byte = this.buf[this.offset++]!;
+      const byte = this.buf[this.offset++];
       value += (byte & 0x7f) * 2 ** shift;
       if ((byte & 0x80) === 0) return value;
     }

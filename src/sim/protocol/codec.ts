@@ -321,7 +321,7 @@ export function isFlexibleVersion(schema: MessageSchema, version: number): boole
 }
 
 export function supports(schema: MessageSchema, version: number): boolean {
-  return inRange(schema.valid as VersionRange, version);
+  return inRange(schema.valid, version);
 }
 
 export function decode<T>(schema: MessageSchema, version: number, r: Reader): T {

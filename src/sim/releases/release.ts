@@ -62,7 +62,7 @@ function featuresOf(version: string, mode: KafkaMode): ApiVersionsFeatures {
   // ZooKeeper mode: no finalized metadata.version (it exists only in KRaft, KIP-778); Kafka
   // answers an epoch of -1 when no features are finalized (FinalizedFeatureCache empty).
   if (mode === 'zookeeper') return { supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false };
-  const level = METADATA_VERSION_LEVEL[version]!;
+  const level = METADATA_VERSION_LEVEL[version];
   const major = Number(version.split('.')[0]);
   const minor = Number(version.split('.')[1]);
   const atLeast = (ma: number, mi: number): boolean => major > ma || (major === ma && minor >= mi);

@@ -32,7 +32,7 @@ function uriEscape(s: string): string {
 
 function parseAmzDate(s: string): number | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : undefined;
+  return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : undefined;
 }
 
 /** SigV4 of a presigned GET / on `host` with `query` (no X-Amz-Signature in it), empty payload. */
@@ -44,7 +44,7 @@ export function presignedSignature(host: string, query: [string, string][], secr
   const canonicalRequest = ['GET', '/', canonicalQuery, `host:${host}`, '', 'host', sha256hex('')].join('\n');
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256hex(canonicalRequest)].join('\n');
   const [date, region, service, terminator] = scope.split('/');
-  const kSigning = hmac(hmac(hmac(hmac(`AWS4${secret}`, date!), region!), service!), terminator!);
+  const kSigning = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), terminator);
   return hmac(kSigning, stringToSign).toString('hex');
 }
 
@@ -84,5 +84,5 @@ export function verifyMskIamToken(token: string, opts: MskIamOptions, nowMs: num
   if (!/^[0-9a-f]{64}$/.test(signature) || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
     return { ok: false, reason: 'signature does not match' };
   }
-  return { ok: true, principal: accessKeyId!, expiresAtMs };
+  return { ok: true, principal: accessKeyId, expiresAtMs };
 }

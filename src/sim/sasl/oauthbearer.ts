@@ -112,15 +112,15 @@ export function parseClientFirst(bytes: Buffer): ClientFirst | undefined {
   const authzid = m[1] ?? '';
   if (/[=,]/.test(authzid.replace(/=2C|=3D/g, ''))) return undefined;
   const props: Record<string, string> = {};
-  for (const kv of m[2]!.split('\x01').filter((s) => s !== '')) {
+  for (const kv of m[2].split('\x01').filter((s) => s !== '')) {
     const eq = kv.indexOf('=');
     props[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
   const auth = props.auth;
   delete props.auth;
   const am = auth === undefined ? null : /^(\w+) +([-_.a-zA-Z0-9]+)$/.exec(auth);
-  if (!am || am[1]!.toLowerCase() !== 'bearer') return undefined;
-  return { authzid: authzid.replace(/=2C/g, ',').replace(/=3D/g, '='), token: am[2]!, extensions: props };
+  if (!am || am[1].toLowerCase() !== 'bearer') return undefined;
+  return { authzid: authzid.replace(/=2C/g, ',').replace(/=3D/g, '='), token: am[2], extensions: props };
 }
 
 /** One connection's OAUTHBEARER exchange (one instance per SaslHandshake). */

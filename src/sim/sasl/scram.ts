@@ -56,7 +56,7 @@ function attributes(s: string): Map<string, string> | undefined {
   for (const part of s.split(',')) {
     const eq = part.indexOf('=');
     if (eq !== 1) return undefined; // attribute names are one letter
-    m.set(part[0]!, part.slice(2));
+    m.set(part[0], part.slice(2));
   }
   return m;
 }
@@ -103,7 +103,7 @@ export class ScramServerSession {
     // gs2-header: "n," (client does not support channel binding) or "y,"; "p=" is refused.
     const m = /^([ny]),(a=[^,]*)?,(.*)$/.exec(text);
     if (!m) return this.#fail('Invalid SCRAM client first message');
-    const bare = m[3]!;
+    const bare = m[3];
     const attrs = attributes(bare);
     const user = attrs?.get('n') !== undefined ? decodeSaslName(attrs.get('n')!) : undefined;
     const cnonce = attrs?.get('r');
@@ -135,7 +135,7 @@ export class ScramServerSession {
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);
     if (proof.length !== clientSignature.length) return this.#fail(scramFailureMessage(this.mechanism));
     const clientKey = Buffer.alloc(proof.length);
-    for (let i = 0; i < proof.length; i++) clientKey[i] = proof[i]! ^ clientSignature[i]!;
+    for (let i = 0; i < proof.length; i++) clientKey[i] = proof[i] ^ clientSignature[i];
     if (!timingSafeEqual(h(this.mechanism, clientKey), credential.storedKey)) return this.#fail(scramFailureMessage(this.mechanism));
     const serverSignature = hmac(this.mechanism, credential.serverKey, authMessage);
     this.#state = 'over';

@@ -22,7 +22,7 @@ function plan(c: PlanCluster, brokers?: number[]): Plan {
 function leadersAfter(c: PlanCluster, p: Plan, k: number): number[] {
   const target = new Map(p.partitions.map((x) => [x.partition, x.targetReplicas]));
   const counts = new Array<number>(k).fill(0);
-  for (const part of c.topics[0]!.partitions) counts[(target.get(part.partition) ?? part.replicas)[0]!]!++;
+  for (const part of c.topics[0].partitions) counts[(target.get(part.partition) ?? part.replicas)[0]]++;
   return counts;
 }
 
@@ -32,9 +32,9 @@ function balanceAchievable(partitions: number[][], k: number): boolean {
   const go = (i: number): boolean => {
     if (i === partitions.length) return Math.max(...counts) - Math.min(...counts) <= 1;
     for (const b of new Set(partitions[i])) {
-      counts[b]!++;
+      counts[b]++;
       if (go(i + 1)) return true;
-      counts[b]!--;
+      counts[b]--;
     }
     return false;
   };
@@ -126,7 +126,7 @@ describe('plan goal leaders', () => {
     assert.deepEqual(p.partitions.map((x) => x.targetReplicas), [[1, 5]]);
     const r = planReassignment(cluster(2, [[0, 1]]), { goal: 'leaders', brokers: [7] });
     assert.ok(!r.ok);
-    assert.equal(r.errors[0]!.code, 'UNKNOWN_BROKER');
+    assert.equal(r.errors[0].code, 'UNKNOWN_BROKER');
   });
 
   it('100,000 partitions on 100 brokers, all preferred on 10 of them: even, in linear-ish time', () => {

@@ -125,9 +125,9 @@ function fewestRebalanceMoves(cluster: PlanCluster, topicNames?: readonly string
       for (let t = 0; t < topics.length && possible; t++) {
         if (!((mask >> t) & 1)) continue;
         if (next[t] === 0) possible = false;
-        next[t]!--;
+        next[t]--;
         given++;
-        if (topics[t]!.c[b]! > topics[t]!.floor) kept++;
+        if (topics[t].c[b] > topics[t].floor) kept++;
       }
       if (!possible || (given !== q && given !== q + 1)) continue;
       const h = high + (given === q + 1 ? 1 : 0);

@@ -78,10 +78,10 @@ describe('assessHealth', () => {
       fc.property(fc.array(fc.array(arbPartition, { maxLength: 12 }), { maxLength: 5 }), fc.subarray([0, 1, 2, 3, 4]), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 5, maxLength: 5 }), (raw, liveIds, minIsrs) => {
         const topics: HealthTopic[] = raw.map((ps, t) => ({
           name: `t${t}`,
-          partitions: ps.map((p, i) => ({ partition: i, leader: p.offline ? -1 : p.replicas[0]!, replicas: p.replicas, isr: p.offline ? [] : p.replicas.slice(0, Math.max(1, p.replicas.length - p.isrCut)) })),
+          partitions: ps.map((p, i) => ({ partition: i, leader: p.offline ? -1 : p.replicas[0], replicas: p.replicas, isr: p.offline ? [] : p.replicas.slice(0, Math.max(1, p.replicas.length - p.isrCut)) })),
         }));
         const movingSet = new Set(raw.flatMap((ps, t) => ps.flatMap((p, i) => (p.moving ? [`t${t}-${i}`] : []))));
-        const minIsr = new Map(topics.map((t, i) => [t.name, minIsrs[i]!]));
+        const minIsr = new Map(topics.map((t, i) => [t.name, minIsrs[i]]));
         const h = assessHealth({ topics, liveBrokers: new Set(liveIds), minIsr, moving: (t, p) => movingSet.has(`${t}-${p}`) });
         const all = topics.flatMap((t) => t.partitions.map((p) => ({ t: t.name, p })));
         const expect = {

@@ -51,7 +51,7 @@ describe('validateReassignment: partition lookup', () => {
       assert.equal(r.ok, false);
       if (r.ok) return;
       assert.deepEqual(r.errors.map((e) => e.code), ['UNKNOWN_PARTITION', 'UNKNOWN_PARTITION']);
-      assert.match(r.errors[0]!.message, /has 2 partition\(s\)/);
+      assert.match(r.errors[0].message, /has 2 partition\(s\)/);
     }
   });
 });

@@ -70,7 +70,7 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
   it('ids Kafka would not have (negative) take the reference path', () => {
     const proposed = [{ topic: 't', partition: 3, currentReplicas: [-1, 2], targetReplicas: [10, 2] }];
     assert.deepEqual(computeReassignmentThrottles([], proposed), drain(computeReassignmentThrottlesSlowly([], proposed)));
-    assert.equal(computeReassignmentThrottles([], proposed).topics[0]!.leader, '3:-1,3:2');
+    assert.equal(computeReassignmentThrottles([], proposed).topics[0].leader, '3:-1,3:2');
   });
 
   it('leader lists in Java String order: 10 before 2, "1:10" after "1:1"', () => {
@@ -78,8 +78,8 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
       { topic: 't', partition: 2, currentReplicas: [10, 1], targetReplicas: [3] },
       { topic: 't', partition: 10, currentReplicas: [1], targetReplicas: [2] },
     ]);
-    assert.equal(t.topics[0]!.leader, '10:1,2:1,2:10');
-    assert.equal(t.topics[0]!.follower, '10:2,2:3');
+    assert.equal(t.topics[0].leader, '10:1,2:1,2:10');
+    assert.equal(t.topics[0].follower, '10:2,2:3');
   });
 
   it('yields on large inputs and answers the same', () => {
@@ -99,7 +99,7 @@ describe('formatReassignmentFile (per-topic numeric sort)', () => {
         const file = formatReassignmentFile(assignments);
         assert.deepEqual(file, { version: 1, partitions: expected });
         // Same replica arrays in the same order: identity of duplicates' order.
-        file.partitions.forEach((p, i) => assert.deepEqual(p.replicas, expected[i]!.replicas));
+        file.partitions.forEach((p, i) => assert.deepEqual(p.replicas, expected[i].replicas));
       }),
       { numRuns: 300 },
     );
@@ -144,7 +144,7 @@ describe('parseReassignmentRequest (fast path for plain entries)', () => {
       { topic: 't', partition: 0, replicas: [1, 2] },
       { topic: 't', partition: 1, replicas: [1, 2], logDirs: ['/d', 'any'] },
     ]);
-    assert.notEqual(r.request.partitions[0]!.replicas, replicas);
+    assert.notEqual(r.request.partitions[0].replicas, replicas);
   });
 });
 
@@ -244,7 +244,7 @@ describe('topicPartitionOrderSteps (the order pages of partitions are served in)
   it('orders indexes as a stable sort by compareTopicPartitions would', () => {
     fc.assert(
       fc.property(fc.array(arbPartition, { maxLength: 300 }), (partitions) => {
-        const expected = partitions.map((_, i) => i).sort((i, j) => compareTopicPartitions(partitions[i]!, partitions[j]!) || i - j);
+        const expected = partitions.map((_, i) => i).sort((i, j) => compareTopicPartitions(partitions[i], partitions[j]) || i - j);
         assert.deepEqual([...runCountingYields(topicPartitionOrderSteps(partitions)).value], expected);
       }),
     );
@@ -255,7 +255,7 @@ describe('topicPartitionOrderSteps (the order pages of partitions are served in)
     const { value, yields } = runCountingYields(topicPartitionOrderSteps(many));
     assert.ok(yields >= 10, `${yields} yields over ${many.length} partitions`);
     assert.equal(value.length, many.length);
-    for (let k = 1; k < value.length; k++) assert.ok(compareTopicPartitions(many[value[k - 1]!]!, many[value[k]!]!) < 0);
+    for (let k = 1; k < value.length; k++) assert.ok(compareTopicPartitions(many[value[k - 1]], many[value[k]]) < 0);
     assert.equal(runCountingYields(topicPartitionOrderSteps(many.slice(0, 10))).yields, 0);
   });
 });

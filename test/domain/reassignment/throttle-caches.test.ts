@@ -98,7 +98,7 @@ describe('mergeThrottleDemands memo', () => {
     const d2b: ThrottleDemand = { ...d2, topics: { ...d2.topics, t: { leader: ['9:9'] } } };
     const b = mergeThrottleDemands([d1, d2b]);
     assert.notEqual(b, a);
-    assert.deepEqual(b.topics.t!.leader, ['0:2', '1:1', '9:9']);
+    assert.deepEqual(b.topics.t.leader, ['0:2', '1:1', '9:9']);
     assert.notEqual(mergeThrottleDemands([d2, d1]), b);
     assert.deepEqual(mergeThrottleDemands([d1]).topics.t, { leader: ['0:2', '1:1'], follower: ['0:3'] });
   });
@@ -107,8 +107,8 @@ describe('mergeThrottleDemands memo', () => {
     const list = ['0:1', '1:1'];
     const d: ThrottleDemand = { topics: { t: { leader: list } }, brokers: {} };
     const m = mergeThrottleDemands([d]);
-    assert.notEqual(m.topics.t!.leader, list);
-    assert.deepEqual(m.topics.t!.leader, list);
+    assert.notEqual(m.topics.t.leader, list);
+    assert.deepEqual(m.topics.t.leader, list);
     assert.ok(!Object.isFrozen(list));
   });
 
@@ -138,14 +138,14 @@ describe('identity kept across re-reads, and the per-list memo', () => {
     const a = mergeThrottleDemands([demandOf(500)]);
     const b = mergeThrottleDemands([JSON.parse(JSON.stringify(demandOf(500))) as ThrottleDemand]);
     assert.notEqual(b, a);
-    assert.equal(b.topics.t!.leader, a.topics.t!.leader);
+    assert.equal(b.topics.t.leader, a.topics.t.leader);
     const c = mergeThrottleDemands([demandOf(501)]); // changed content: a new list
-    assert.notEqual(c.topics.t!.leader, a.topics.t!.leader);
-    assert.equal((c.topics.t!.leader as readonly string[]).length, 501);
+    assert.notEqual(c.topics.t.leader, a.topics.t.leader);
+    assert.equal((c.topics.t.leader as readonly string[]).length, 501);
   });
 
   it('reconcileReplicaList answers the same result for the same list, value and ledger entry; recomputes on any change', () => {
-    const want = mergeThrottleDemands([demandOf(300)]).topics.t!.leader!;
+    const want = mergeThrottleDemands([demandOf(300)]).topics.t.leader!;
     const value = (want as readonly string[]).slice(0, 200).join(',');
     const owned = { prior: null, added: (want as readonly string[]).slice(0, 100) };
     const r1 = reconcileReplicaList(value, want, owned);
@@ -161,7 +161,7 @@ describe('identity kept across re-reads, and the per-list memo', () => {
   });
 
   it('a list object shared by two topics (equal lists) is memoised per ledger entry: neither evicts the other', () => {
-    const shared = mergeThrottleDemands([demandOf(260)]).topics.t!.leader!;
+    const shared = mergeThrottleDemands([demandOf(260)]).topics.t.leader!;
     const value = (shared as readonly string[]).join(',');
     const ownedT = { prior: null, added: (shared as readonly string[]).slice(0, 10) };
     const ownedU = { prior: '0:9', added: (shared as readonly string[]).slice(0, 20) };

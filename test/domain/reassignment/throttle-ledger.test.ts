@@ -31,7 +31,7 @@ const FIELD: Record<string, string> = {
 
 /** What IncrementalAlterConfigs would leave behind. */
 function apply(current: ThrottleConfigValues, alterations: readonly ResourceAlteration[]): ThrottleConfigValues {
-  const next: Mutable = structuredClone(current) as Mutable;
+  const next: Mutable = structuredClone(current);
   for (const a of alterations) {
     const group = a.resourceType === 'topic' ? next.topics : next.brokers;
     const resource = (group[a.resourceName] ??= {}) as Record<string, string | null>;

@@ -73,7 +73,7 @@ describe('leader sizes', () => {
       if (reversed.kind !== 'plan') return;
       assert.deepEqual(reversed.plan.estimate, inOrder.plan.estimate);
       // Rotated by one: no partition at its own index.
-      kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions.slice(1), t.partitions[0]!] }));
+      kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions.slice(1), t.partitions[0]] }));
       const started = await startBody(svc, body('c'));
       assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
       if (started.kind !== 'started') return;

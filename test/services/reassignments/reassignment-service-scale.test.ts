@@ -65,14 +65,14 @@ describe('start() at 12,000 partitions', () => {
     assert.equal(res.kind, 'started', JSON.stringify(res).slice(0, 500));
     if (res.kind !== 'started') return;
     const after = await requestCounts();
-    assert.equal(after.AlterPartitionReassignments! - (before.AlterPartitionReassignments ?? 0), Math.ceil(partitions.length / 5000));
+    assert.equal(after.AlterPartitionReassignments - (before.AlterPartitionReassignments ?? 0), Math.ceil(partitions.length / 5000));
     const record = res.record;
     assert.equal(record.state, 'running');
     assert.equal(record.partitions.length, partitions.length);
     record.partitions.forEach((p, i) => {
-      assert.equal(p.topic, partitions[i]!.topic);
-      assert.equal(p.partition, partitions[i]!.partition);
-      assert.deepEqual(p.target, partitions[i]!.replicas);
+      assert.equal(p.topic, partitions[i].topic);
+      assert.equal(p.partition, partitions[i].partition);
+      assert.deepEqual(p.target, partitions[i].replicas);
       const noOp = p.topic === `big${TOPICS - 1}`;
       assert.equal(p.state, 'moving');
       // Same keys in the same order as `{ ...queued, state, startedAt }`.

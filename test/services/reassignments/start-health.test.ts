@@ -38,9 +38,9 @@ describe('healthAtStart', () => {
     assert.equal(out.warning?.wouldHold, true);
     assert.deepEqual(out.warning?.reasons, reasons);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0]!.subject.partitions.map((p) => [p.topic, p.partition, p.state, [...p.original], [...p.target]]), [['t', 0, 'queued', [0, 1], [0, 2]]]);
-    assert.equal(calls[0]!.subject.safety, undefined, 'absent: the default policy');
-    assert.deepEqual([...calls[0]!.moving], [partitionId('u', 3)]);
+    assert.deepEqual(calls[0].subject.partitions.map((p) => [p.topic, p.partition, p.state, [...p.original], [...p.target]]), [['t', 0, 'queued', [0, 1], [0, 2]]]);
+    assert.equal(calls[0].subject.safety, undefined, 'absent: the default policy');
+    assert.deepEqual([...calls[0].moving], [partitionId('u', 3)]);
   });
 
   it('unpaced, trouble: a warning only (nothing to hold)', async () => {
@@ -48,13 +48,13 @@ describe('healthAtStart', () => {
     const out = await healthAtStart(interlock, { safety: DEFAULT_SAFETY, paced: false, partitions, moving: [], view });
     assert.equal(out.hold, undefined);
     assert.equal(out.warning?.wouldHold, false);
-    assert.match(out.warning!.message, /give concurrency/);
+    assert.match(out.warning.message, /give concurrency/);
   });
 
   it('healthy: nothing; "off": the interlock is not asked', async () => {
     const healthy = stub({ kind: 'none' });
     assert.deepEqual(await healthAtStart(healthy.interlock, { safety: { holdOn: ['offline'], resumeAfterPasses: 2 }, paced: true, partitions, moving: [], view }), {});
-    assert.deepEqual(healthy.calls[0]!.subject.safety, { holdOn: ['offline'], resumeAfterPasses: 2 });
+    assert.deepEqual(healthy.calls[0].subject.safety, { holdOn: ['offline'], resumeAfterPasses: 2 });
     const off = stub(held);
     assert.deepEqual(await healthAtStart(off.interlock, { safety: 'off', paced: true, partitions, moving: [], view }), {});
     assert.equal(off.calls.length, 0);

@@ -48,14 +48,14 @@ function agreesWithCopiedBytes(maxExponent: number, count: number): void {
         for (const r of reads) {
           if (members.length === 0) break;
           // x where member `of` steps to another whole byte, nudged by a few ulps; never below acc.
-          const c = members[r.of % members.length]!;
+          const c = members[r.of % members.length];
           let x = c.mark - c.copied - 1e-6 + Math.ceil(acc - c.mark + c.copied) + r.steps;
           const ulp = Math.max(Number.MIN_VALUE, 2 ** (Math.floor(Math.log2(Math.max(Math.abs(x), 1))) - 52));
           x = r.whole ? Math.ceil(acc) + r.steps : Math.max(acc, x + r.ulps * ulp);
           acc = x;
           const want = members.reduce((n, m) => n + reported(m, x), 0);
           assert.equal(sum.bytes(x), want, `x=${x}`);
-          if (r.drop % 3 === 0) sum.remove(members.splice(r.drop % members.length, 1)[0]!);
+          if (r.drop % 3 === 0) sum.remove(members.splice(r.drop % members.length, 1)[0]);
         }
       },
     ),
@@ -120,7 +120,7 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
           } else if (op.kind === 'advance') {
             now += op.ms + (op.frac ? 0.37 : 0);
           } else if (parts.length > 0) {
-            const p = parts[op.nth % parts.length]!;
+            const p = parts[op.nth % parts.length];
             if (op.kind === 'drop') tracker.dropCopy(p, 3);
             else {
               p.leader = op.leader;
@@ -129,7 +129,7 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
           }
           tracker.advanceTo(now);
           const walked = [0, 0];
-          for (const p of parts) walked[p.group]! += tracker.copiedBytes(p, 3) ?? 0;
+          for (const p of parts) walked[p.group] += tracker.copiedBytes(p, 3) ?? 0;
           const summed = [0, 0];
           tracker.addCopiedBytes(3, summed);
           assert.deepEqual(summed, walked, `after ${JSON.stringify(op)}`);

@@ -38,7 +38,7 @@ export function throwsKafka(fn: () => unknown, code: number, message?: string | 
     caught = e;
   }
   assert.ok(caught instanceof KafkaError, `expected a KafkaError, got ${String(caught)}`);
-  const err = caught as KafkaError;
+  const err = caught;
   assert.equal(err.code, code, `code ${err.code} (${err.message})`);
   if (typeof message === 'string') assert.equal(err.message, message);
   else if (message) assert.match(err.message, message);

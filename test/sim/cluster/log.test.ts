@@ -15,7 +15,7 @@ test('crc32c matches the standard check value', () => {
   const bytewise = (b: Uint8Array, start: number, end: number) => {
     let crc = 0xffffffff;
     for (let i = start; i < end; i++) {
-      crc ^= b[i]!;
+      crc ^= b[i];
       for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
     }
     return (crc ^ 0xffffffff) >>> 0;

@@ -28,7 +28,7 @@ export class Reader {
     let value = 0;
     for (let shift = 0; shift <= 28; shift += 7) {
       this.need(1);
-      const byte = this.buf[this.offset++]!;
+      const byte = this.buf[this.offset++];
       value += (byte & 0x7f) * 2 ** shift;
       if ((byte & 0x80) === 0) return value;
     }
@@ -335,7 +335,7 @@ export function isFlexibleVersion(schema: MessageSchema, version: number): boole
 }
 
 export function supports(schema: MessageSchema, version: number): boolean {
-  return inRange(schema.valid as VersionRange, version);
+  return inRange(schema.valid, version);
 }
 
 export function decode<T>(schema: MessageSchema, version: number, r: Reader): T {
