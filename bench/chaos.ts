@@ -43,7 +43,12 @@ const results = await runSeeds(seeds, {
     done++;
     if (r.violations.length > 0) {
       failed++;
-      console.log(`  seed ${r.seed} FAILED: ${r.violations.map((v) => `[${v.invariant}] ${v.message}`).join(' | ').slice(0, 400)}`);
+      console.log(
+        `  seed ${r.seed} FAILED: ${r.violations
+          .map((v) => `[${v.invariant}] ${v.message}`)
+          .join(' | ')
+          .slice(0, 400)}`,
+      );
     }
     if (done % progressEvery === 0 || done === seeds.length) {
       console.log(`  ${done}/${seeds.length} seeds, ${failed} failed, ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -19,7 +19,10 @@ import type { Simulator } from '../src/sim/index.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** `opts.env` adds to (or overrides) the gateway's environment; `opts.fromSource` as SCALE_FROM_SOURCE=1. */
-export async function startGateway(sim: Simulator, opts: { env?: Record<string, string>; fromSource?: boolean } = {}): Promise<{ proc: ChildProcess; url: string }> {
+export async function startGateway(
+  sim: Simulator,
+  opts: { env?: Record<string, string>; fromSource?: boolean } = {},
+): Promise<{ proc: ChildProcess; url: string }> {
   // SCALE_PROFILE=<dir>: a CPU profile of the gateway (written when it exits), by NODE_OPTIONS
   // so that it adds to the shipped flags.
   const prof = process.env.SCALE_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.SCALE_PROFILE}` : undefined;
@@ -30,27 +33,34 @@ export async function startGateway(sim: Simulator, opts: { env?: Record<string, 
   // limit, as it does in a Kubernetes pod (deploy/kubernetes/deployment.yaml).
   const cgroup = process.env.SCALE_MEMORY_LIMIT_MIB ? memoryCgroup(Number(process.env.SCALE_MEMORY_LIMIT_MIB)) : null;
   const fromSource = opts.fromSource ?? Boolean(process.env.SCALE_FROM_SOURCE);
-  if (!fromSource && !existsSync(`${ROOT}dist/main.js`)) throw new Error('the bench runs dist/main.js as `npm start` does: run `npm run build` first (or SCALE_FROM_SOURCE=1)');
+  if (!fromSource && !existsSync(`${ROOT}dist/main.js`))
+    throw new Error('the bench runs dist/main.js as `npm start` does: run `npm run build` first (or SCALE_FROM_SOURCE=1)');
   // bin/gateway.sh execs node: the child's pid is the gateway's (its RSS, its cgroup).
-  const command = fromSource ? [process.execPath, ...(flags ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts'] : ['/bin/sh', `${ROOT}bin/gateway.sh`];
-  const proc = spawn(cgroup ? '/bin/sh' : command[0], cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, ...command] : command.slice(1), {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      // bin/gateway.sh runs the `node` on PATH: this one.
-      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      ...(flags !== undefined && { GATEWAY_NODE_FLAGS: flags }),
-      ...(prof && { NODE_OPTIONS: [process.env.NODE_OPTIONS, prof].filter(Boolean).join(' ') }),
-      KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
-      GATEWAY_AUTH: 'none',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      RECONCILE_INTERVAL_MS: '2000',
-      LOG_LEVEL: 'warn',
-      ...opts.env,
+  const command = fromSource
+    ? [process.execPath, ...(flags ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'src/main.ts']
+    : ['/bin/sh', `${ROOT}bin/gateway.sh`];
+  const proc = spawn(
+    cgroup ? '/bin/sh' : command[0],
+    cgroup ? ['-c', 'echo $$ > "$0" && exec "$@"', cgroup, ...command] : command.slice(1),
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        // bin/gateway.sh runs the `node` on PATH: this one.
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        ...(flags !== undefined && { GATEWAY_NODE_FLAGS: flags }),
+        ...(prof && { NODE_OPTIONS: [process.env.NODE_OPTIONS, prof].filter(Boolean).join(' ') }),
+        KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+        GATEWAY_AUTH: 'none',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        RECONCILE_INTERVAL_MS: '2000',
+        LOG_LEVEL: 'warn',
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.on('data', (c: Buffer) => {

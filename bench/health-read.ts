@@ -24,9 +24,17 @@ const stats = (xs: number[]) => {
 for (const size of SIZES) {
   const sim = await startSimulator({ brokers: BROKERS });
   for (let t = 0; t < size / PER_TOPIC; t++) {
-    sim.model.createTopic({ name: `t${t}`, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [p % BROKERS, (p + 1) % BROKERS, (p + 2) % BROKERS] })) });
+    sim.model.createTopic({
+      name: `t${t}`,
+      assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({
+        partition: p,
+        brokerIds: [p % BROKERS, (p + 1) % BROKERS, (p + 2) % BROKERS],
+      })),
+    });
   }
-  const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_REQUEST_TIMEOUT_MS: '120000' }));
+  const kafka = createKafkaGateway(
+    parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_REQUEST_TIMEOUT_MS: '120000' }),
+  );
   for (const label of ['healthy', 'broker 11 stopped']) {
     if (label !== 'healthy') await sim.stopBroker(11);
     const read: number[] = [];
@@ -47,7 +55,9 @@ for (const size of SIZES) {
       heap.push((process.memoryUsage().heapUsed - h0) / 1024 / 1024);
       troubles = health.troubles.map((x) => `${x.kind} ${x.count}`).join(', ') || 'none';
     }
-    console.log(`${size} partitions, ${label}: read ${stats(read)} ms, walk ${stats(walk)} ms, heap growth ${stats(heap)} MiB; trouble: ${troubles}`);
+    console.log(
+      `${size} partitions, ${label}: read ${stats(read)} ms, walk ${stats(walk)} ms, heap growth ${stats(heap)} MiB; trouble: ${troubles}`,
+    );
   }
   await kafka.close();
   await sim.close();

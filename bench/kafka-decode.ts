@@ -44,7 +44,11 @@ import {
   topicsOf,
   topicsOfSteps,
 } from '../src/kafka/apis/describe-log-dirs.js';
-import { decodeListPartitionReassignments, decodeListPartitionReassignmentsSteps, sortByTopicPartition } from '../src/kafka/apis/list-partition-reassignments-v0.js';
+import {
+  decodeListPartitionReassignments,
+  decodeListPartitionReassignmentsSteps,
+  sortByTopicPartition,
+} from '../src/kafka/apis/list-partition-reassignments-v0.js';
 import { decodeMetadata, decodeMetadataSteps, placementOf } from '../src/kafka/apis/metadata.js';
 import type { Steps } from '../src/domain/steps.js';
 import { WireReader } from '../src/kafka/wire/reader.js';
@@ -55,11 +59,20 @@ const REPS = Number(process.env.REPS ?? 9);
 const PER_TOPIC = 1000;
 const CHUNK = 64 * 1024;
 
-const partitions = Array.from({ length: SIZE }, (_, i) => ({ topic: `topic-${String(Math.floor(i / PER_TOPIC)).padStart(4, '0')}`, partition: i % PER_TOPIC }));
+const partitions = Array.from({ length: SIZE }, (_, i) => ({
+  topic: `topic-${String(Math.floor(i / PER_TOPIC)).padStart(4, '0')}`,
+  partition: i % PER_TOPIC,
+}));
 
 function logDirsAnswer(held: typeof partitions): Buffer {
   const dirs = ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'];
-  const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({ errorCode: 0, logDir, topics: [], totalBytes: 10n ** 12n, usableBytes: 4n * 10n ** 11n }));
+  const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({
+    errorCode: 0,
+    logDir,
+    topics: [],
+    totalBytes: 10n ** 12n,
+    usableBytes: 4n * 10n ** 11n,
+  }));
   const topicIn = dirs.map(() => new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]>());
   const add = (d: number, topic: string, partition: number, size: bigint, future: boolean) => {
     let t = topicIn[d].get(topic);
@@ -80,9 +93,19 @@ function listedAnswer(): Buffer {
     let t = topics.get(p.topic);
     if (!t) topics.set(p.topic, (t = { name: p.topic, partitions: [] }));
     const b = p.partition % 12;
-    t.partitions.push({ partitionIndex: p.partition, replicas: [(b + 3) % 12, (b + 1) % 12, (b + 2) % 12, b], addingReplicas: [(b + 3) % 12], removingReplicas: [b] });
+    t.partitions.push({
+      partitionIndex: p.partition,
+      replicas: [(b + 3) % 12, (b + 1) % 12, (b + 2) % 12, b],
+      addingReplicas: [(b + 3) % 12],
+      removingReplicas: [b],
+    });
   }
-  return encode(ListPartitionReassignmentsResponseSchema, 0, { throttleTimeMs: 0, errorCode: 0, errorMessage: null, topics: [...topics.values()] }).toBuffer();
+  return encode(ListPartitionReassignmentsResponseSchema, 0, {
+    throttleTimeMs: 0,
+    errorCode: 0,
+    errorMessage: null,
+    topics: [...topics.values()],
+  }).toBuffer();
 }
 
 function metadataAnswer(): Buffer {
@@ -91,14 +114,36 @@ function metadataAnswer(): Buffer {
     let t = topics.get(p.topic);
     if (!t) {
       const topicId = Buffer.alloc(16, topics.size + 1).toString('base64url');
-      topics.set(p.topic, (t = { errorCode: 0, name: p.topic, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 }));
+      topics.set(
+        p.topic,
+        (t = { errorCode: 0, name: p.topic, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 }),
+      );
     }
     const b = (p.partition + topics.size) % 12;
     const replicas = [b, (b + 1) % 12, (b + 2) % 12];
-    t.partitions.push({ errorCode: 0, partitionIndex: p.partition, leaderId: b, leaderEpoch: 4, replicaNodes: replicas, isrNodes: replicas, offlineReplicas: [] });
+    t.partitions.push({
+      errorCode: 0,
+      partitionIndex: p.partition,
+      leaderId: b,
+      leaderEpoch: 4,
+      replicaNodes: replicas,
+      isrNodes: replicas,
+      offlineReplicas: [],
+    });
   }
-  const brokers = Array.from({ length: 12 }, (_, id) => ({ nodeId: id, host: `broker-${id}.kafka.internal`, port: 9092, rack: `rack-${id % 3}` }));
-  return encode(MetadataResponseSchema, 12, { throttleTimeMs: 0, brokers, clusterId: 'bench-cluster', controllerId: 0, topics: [...topics.values()] }).toBuffer();
+  const brokers = Array.from({ length: 12 }, (_, id) => ({
+    nodeId: id,
+    host: `broker-${id}.kafka.internal`,
+    port: 9092,
+    rack: `rack-${id % 3}`,
+  }));
+  return encode(MetadataResponseSchema, 12, {
+    throttleTimeMs: 0,
+    brokers,
+    clusterId: 'bench-cluster',
+    controllerId: 0,
+    topics: [...topics.values()],
+  }).toBuffer();
 }
 
 /** A Reader over `bytes` in socket-sized chunks, as the connection hands it to a parser. */
@@ -126,7 +171,15 @@ function baselineSizes(bytes: Buffer) {
 function baselineListed(bytes: Buffer) {
   const res = clientParse(listPartitionReassignmentsV0.parseResponse, bytes);
   return res.topics
-    .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: [...p.replicas], adding: [...p.addingReplicas], removing: [...p.removingReplicas] })))
+    .flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        replicas: [...p.replicas],
+        adding: [...p.addingReplicas],
+        removing: [...p.removingReplicas],
+      })),
+    )
     .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 
@@ -138,11 +191,13 @@ function baselinePlacement(bytes: Buffer) {
 
 // describeReplicaSizes builds the key table once per call, shared by every broker's answer: timed on its own below.
 const table = topicsOf(partitions).keys;
-const ourSizes = (bytes: Buffer, placement: boolean) => replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), table, placement);
+const ourSizes = (bytes: Buffer, placement: boolean) =>
+  replicaSizesOf(decodeDescribeLogDirs(WireReader.fromClientReader(chunkedReader(bytes))), table, placement);
 // describePartitions reads the replica lists only (no caller of it reads isr or offline replicas); describeTopic reads all three.
 const ourPlacement = (bytes: Buffer) => placementOf(decodeMetadata(WireReader.fromClientReader(chunkedReader(bytes)), 'replicas'));
 const ourFull = (bytes: Buffer) => decodeMetadata(WireReader.fromClientReader(chunkedReader(bytes)));
-const ourListed = (bytes: Buffer) => sortByTopicPartition(decodeListPartitionReassignments(WireReader.fromClientReader(chunkedReader(bytes))).moving);
+const ourListed = (bytes: Buffer) =>
+  sortByTopicPartition(decodeListPartitionReassignments(WireReader.fromClientReader(chunkedReader(bytes))).moving);
 
 // ---------------------------------------------------------------- timing
 
@@ -178,7 +233,11 @@ const inspector = new Session();
 inspector.connect();
 await inspector.post('HeapProfiler.enable');
 async function allocated(fn: () => unknown): Promise<number> {
-  await inspector.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await inspector.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   fn();
   const { profile } = await inspector.post('HeapProfiler.stopSampling');
   type Node = { selfSize: number; children: Node[] };
@@ -214,7 +273,9 @@ const metadata = metadataAnswer();
 
 console.log(`SIZE=${SIZE} REPS=${REPS} (min / median / max)${gc ? '' : '  (run with --expose-gc for memory)'}`);
 const keyTable = measure(() => topicsOf(partitions));
-console.log(`key table of the ${SIZE} partitions asked about (once per describeReplicaSizes call)  ${fmt(keyTable.ms)} ms${mib(keyTable.retained)}`);
+console.log(
+  `key table of the ${SIZE} partitions asked about (once per describeReplicaSizes call)  ${fmt(keyTable.ms)} ms${mib(keyTable.retained)}`,
+);
 await compare(`DescribeLogDirs, a broker holding ${quarter.length}`, dirs25k, () => baselineSizes(dirs25k), {
   sizes: () => ourSizes(dirs25k, false),
   placement: () => ourSizes(dirs25k, true),
@@ -249,14 +310,25 @@ for (let rep = 0; rep < REPS; rep++) {
   add(`DescribeLogDirs decode (${SIZE})`, decoded.ms);
   add(`sizes (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, false)).ms);
   add(`sizes + placement (${SIZE})`, longestStep(replicaSizesSteps(decoded.value, keyTable.value.keys, true)).ms);
-  add(`ListPartitionReassignments decode (${SIZE})`, longestStep(decodeListPartitionReassignmentsSteps(WireReader.fromClientReader(chunkedReader(listed)))).ms);
-  add(`Metadata decode, replica lists (${SIZE})`, longestStep(decodeMetadataSteps(WireReader.fromClientReader(chunkedReader(metadata)), 'replicas')).ms);
+  add(
+    `ListPartitionReassignments decode (${SIZE})`,
+    longestStep(decodeListPartitionReassignmentsSteps(WireReader.fromClientReader(chunkedReader(listed)))).ms,
+  );
+  add(
+    `Metadata decode, replica lists (${SIZE})`,
+    longestStep(decodeMetadataSteps(WireReader.fromClientReader(chunkedReader(metadata)), 'replicas')).ms,
+  );
 }
 console.log('longest step of ours (ms, min / median / max): what one slice overshoots 8 ms by at most');
 for (const [name, ms] of Object.entries(longest)) console.log(`  ${name.padEnd(42)} ${fmt(ms.sort((a, b) => a - b))}`);
 
 const requestTopics = topicsOf(partitions).topics;
 const requestBody = encodeDescribeLogDirsRequest(requestTopics);
-await compare(`DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`, requestBody, () => describeLogDirsV4.createRequest(requestTopics).buffer, {
-  ours: () => encodeDescribeLogDirsRequest(requestTopics),
-});
+await compare(
+  `DescribeLogDirs request for ${SIZE} partitions (encoded per broker before, once per call now)`,
+  requestBody,
+  () => describeLogDirsV4.createRequest(requestTopics).buffer,
+  {
+    ours: () => encodeDescribeLogDirsRequest(requestTopics),
+  },
+);

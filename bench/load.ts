@@ -45,7 +45,10 @@ function startGateway(): Promise<{ url: string; stop: () => Promise<number | nul
 async function memory(url: string): Promise<{ rssMiB: number; heapUsedMiB: number }> {
   const text = await (await fetch(`${url}/metrics`, { headers: auth })).text();
   const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
-  return { rssMiB: metric('kafka_gateway_process_resident_memory_bytes'), heapUsedMiB: metric('kafka_gateway_nodejs_heap_size_used_bytes') };
+  return {
+    rssMiB: metric('kafka_gateway_process_resident_memory_bytes'),
+    heapUsedMiB: metric('kafka_gateway_nodejs_heap_size_used_bytes'),
+  };
 }
 
 function run(opts: autocannon.Options): Promise<Result> {
@@ -61,7 +64,9 @@ function fiveXx(r: Result): number {
 
 function statusCounts(r: Result): string {
   const stats = (r as Result & { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
-  return Object.entries(stats).map(([c, s]) => `${c}:${s.count}`).join(' ');
+  return Object.entries(stats)
+    .map(([c, s]) => `${c}:${s.count}`)
+    .join(' ');
 }
 
 async function main(): Promise<number> {
@@ -92,7 +97,12 @@ async function main(): Promise<number> {
     // Warm-up (JIT, connection pools), not measured; then baseline and mixed.
     await run({ url: gw.url, connections: CONNECTIONS, duration: 1, headers: auth, requests: mixedRequests });
     await run({ url: gw.url, connections: CONNECTIONS, duration: 1, requests: [{ method: 'GET', path: '/healthz' }] });
-    const baseline = await run({ url: gw.url, connections: CONNECTIONS, duration: BASELINE_DURATION, requests: [{ method: 'GET', path: '/healthz' }] });
+    const baseline = await run({
+      url: gw.url,
+      connections: CONNECTIONS,
+      duration: BASELINE_DURATION,
+      requests: [{ method: 'GET', path: '/healthz' }],
+    });
     const mixed = await run({ url: gw.url, connections: CONNECTIONS, duration: DURATION, headers: auth, requests: mixedRequests });
 
     const memEnd = await memory(gw.url);
@@ -102,12 +112,20 @@ async function main(): Promise<number> {
     const failed = fiveXx(mixed) + fiveXx(baseline);
     const non2xx = mixed.non2xx + baseline.non2xx;
 
-    console.log(`\nbench:load  ${CONNECTIONS} connections, baseline ${BASELINE_DURATION} s + mixed ${DURATION} s, loopback, embedded simulator, bearer auth on`);
+    console.log(
+      `\nbench:load  ${CONNECTIONS} connections, baseline ${BASELINE_DURATION} s + mixed ${DURATION} s, loopback, embedded simulator, bearer auth on`,
+    );
     console.log(row('baseline', baseline) + '   (GET /healthz)');
     console.log(row('mixed', mixed) + '   (GET /topics, GET /topics/orders, POST /topics, DELETE /topics/{t}, GET /cluster)');
-    console.log(`ratio     mixed/baseline throughput ${(mixed.requests.average / baseline.requests.average).toFixed(3)}   p99 ${(mixed.latency.p99 / Math.max(1, baseline.latency.p99)).toFixed(1)}x`);
-    console.log(`lost      ${lost} (errors ${mixed.errors + baseline.errors}, timeouts ${mixed.timeouts + baseline.timeouts})   5xx ${failed}   other non-2xx ${non2xx - failed}`);
-    console.log(`memory    rss ${memStart.rssMiB.toFixed(1)} -> ${memEnd.rssMiB.toFixed(1)} MiB   heap used ${memStart.heapUsedMiB.toFixed(1)} -> ${memEnd.heapUsedMiB.toFixed(1)} MiB`);
+    console.log(
+      `ratio     mixed/baseline throughput ${(mixed.requests.average / baseline.requests.average).toFixed(3)}   p99 ${(mixed.latency.p99 / Math.max(1, baseline.latency.p99)).toFixed(1)}x`,
+    );
+    console.log(
+      `lost      ${lost} (errors ${mixed.errors + baseline.errors}, timeouts ${mixed.timeouts + baseline.timeouts})   5xx ${failed}   other non-2xx ${non2xx - failed}`,
+    );
+    console.log(
+      `memory    rss ${memStart.rssMiB.toFixed(1)} -> ${memEnd.rssMiB.toFixed(1)} MiB   heap used ${memStart.heapUsedMiB.toFixed(1)} -> ${memEnd.heapUsedMiB.toFixed(1)} MiB`,
+    );
     if (lost > 0 || failed > 0 || non2xx - failed > 0) {
       console.error('FAIL: requests were lost or answered with errors');
       return 1;

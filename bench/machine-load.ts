@@ -66,7 +66,9 @@ export function startLoadWindow(children: Readonly<Record<string, number | undef
   const load0 = loadavg()[0];
   const [busy0, total0] = machineJiffies();
   const own0 = ownCpuSeconds();
-  const child0 = Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid)]));
+  const child0 = Object.fromEntries(
+    Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid)]),
+  );
   return () => {
     const [busy1, total1] = machineJiffies();
     return {
@@ -75,7 +77,9 @@ export function startLoadWindow(children: Readonly<Record<string, number | undef
       machineBusy: (busy1 - busy0) / Math.max(1, total1 - total0),
       cpus: cpus().length,
       ownCpu: ownCpuSeconds() - own0,
-      children: Object.fromEntries(Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid) - child0[name]])),
+      children: Object.fromEntries(
+        Object.entries(children).map(([name, pid]) => [name, pid === undefined ? NaN : processCpuSeconds(pid) - child0[name]]),
+      ),
     };
   };
 }
@@ -92,6 +96,10 @@ export function othersCpuSeconds(w: LoadWindow): number {
 
 /** One line: "load 2.1→2.4, machine 78 % of 2 CPUs busy over 3.2 s; CPU s: bench 1.10, gateway 0.90, others 3.01". */
 export function describeLoad(w: LoadWindow): string {
-  const parts = [`bench ${w.ownCpu.toFixed(2)}`, ...Object.entries(w.children).map(([name, s]) => `${name} ${s.toFixed(2)}`), `others ${othersCpuSeconds(w).toFixed(2)}`];
+  const parts = [
+    `bench ${w.ownCpu.toFixed(2)}`,
+    ...Object.entries(w.children).map(([name, s]) => `${name} ${s.toFixed(2)}`),
+    `others ${othersCpuSeconds(w).toFixed(2)}`,
+  ];
   return `load ${w.loadavg[0].toFixed(1)}→${w.loadavg[1].toFixed(1)}, machine ${(100 * w.machineBusy).toFixed(0)} % of ${w.cpus} CPUs busy over ${w.seconds.toFixed(1)} s; CPU s: ${parts.join(', ')}`;
 }

@@ -64,7 +64,13 @@ function summarizeLoad(windows: readonly LoadWindow[]): string {
   const sum = (f: (w: LoadWindow) => number) => windows.reduce((a, w) => a + f(w), 0).toFixed(2);
   const children = Object.keys(windows[0]?.children ?? {}).map((name) => `${name} ${sum((w) => w.children[name] ?? 0)}`);
   return (
-    `1-min load ${range(windows.flatMap((w) => [...w.loadavg]), 1)}, machine ${range(windows.map((w) => 100 * w.machineBusy), 0)} % busy; ` +
+    `1-min load ${range(
+      windows.flatMap((w) => [...w.loadavg]),
+      1,
+    )}, machine ${range(
+      windows.map((w) => 100 * w.machineBusy),
+      0,
+    )} % busy; ` +
     `CPU s over the ${windows.length} repetitions: bench ${sum((w) => w.ownCpu)}, ${children.join(', ')}, others ${sum(othersCpuSeconds)}`
   );
 }
@@ -77,7 +83,10 @@ async function hammer(agent: http.Agent, url: URL, n: number, status: number): P
       http
         .get(url, { agent }, (res) => {
           if (res.statusCode !== status) return reject(new Error(`${url.pathname}: ${res.statusCode}`));
-          res.on('data', () => undefined).on('end', resolve).on('error', reject);
+          res
+            .on('data', () => undefined)
+            .on('end', resolve)
+            .on('error', reject);
         })
         .on('error', reject);
     });
@@ -108,7 +117,11 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   for (let t = 0; t < TOPICS; t++) {
     const name = t === 0 ? 'bench-described' : `bench-${t}`;
-    const res = await fetch(`${gw.url}/topics`, { method: 'POST', headers: json, body: JSON.stringify({ name, partitions: t === 0 ? 12 : 3, replicationFactor: 3 }) });
+    const res = await fetch(`${gw.url}/topics`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name, partitions: t === 0 ? 12 : 3, replicationFactor: 3 }),
+    });
     if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${await res.text()}`);
   }
   const answers = await Promise.all(ROUTES.map((r) => fetchAnswer(`${gw.url}${r.path}`)));
@@ -117,7 +130,9 @@ async function main(): Promise<void> {
   const targets = { gateway: { url: gw.url, pid: gw.proc.pid! }, bare: { url: bare.url, pid: bare.proc.pid! } };
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-  console.log(`bench/overhead: ${REPS} repetitions of ${REQUESTS} requests per route and app (${CONCURRENCY} at a time), after ${WARMUP} warm-up each`);
+  console.log(
+    `bench/overhead: ${REPS} repetitions of ${REQUESTS} requests per route and app (${CONCURRENCY} at a time), after ${WARMUP} warm-up each`,
+  );
   console.log(`CPU ms per 1,000 requests, min / median / max over the repetitions; ratio = gateway ÷ bare of each repetition\n`);
   for (const r of ROUTES) {
     for (const t of Object.values(targets)) await hammer(agent, new URL(`${t.url}${r.path}`), WARMUP, 200);
@@ -143,7 +158,8 @@ async function main(): Promise<void> {
     console.log(`  bare     ${fmt(stat(perApp.bare))} ms`);
     console.log(`  ratio    ${fmt(stat(ratios))} x`);
     console.log(`  load     ${summarizeLoad(windows)}`);
-    for (const [i, w] of windows.entries()) console.log(`  rep ${i + 1}: ${(perApp.gateway[i] / perApp.bare[i]).toFixed(2)}x  ${describeLoad(w)}`);
+    for (const [i, w] of windows.entries())
+      console.log(`  rep ${i + 1}: ${(perApp.gateway[i] / perApp.bare[i]).toFixed(2)}x  ${describeLoad(w)}`);
   }
 
   agent.destroy();

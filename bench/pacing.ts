@@ -49,7 +49,13 @@ const SIZE_MIN = Number(process.env.SIZE_MIB_MIN ?? 1) * MiB;
 const SIZE_MAX = Number(process.env.SIZE_MIB_MAX ?? 5) * MiB;
 const BROKERS = 6;
 const FINISH_BY_S = process.env.FINISH_BY_S ? Number(process.env.FINISH_BY_S) : null;
-const BOUNDS = process.env.MIN_MIB || process.env.MAX_MIB ? { ...(process.env.MIN_MIB && { min: Math.round(Number(process.env.MIN_MIB) * MiB) }), ...(process.env.MAX_MIB && { max: Math.round(Number(process.env.MAX_MIB) * MiB) }) } : null;
+const BOUNDS =
+  process.env.MIN_MIB || process.env.MAX_MIB
+    ? {
+        ...(process.env.MIN_MIB && { min: Math.round(Number(process.env.MIN_MIB) * MiB) }),
+        ...(process.env.MAX_MIB && { max: Math.round(Number(process.env.MAX_MIB) * MiB) }),
+      }
+    : null;
 const TOPICS = ['pace-a', 'pace-b'];
 
 /** mulberry32: a small seeded PRNG. */
@@ -93,8 +99,16 @@ async function once(rep: number): Promise<Rep> {
   const kafkaEnv = { KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') };
   const kafka = createKafkaGateway(parseKafkaConfig(kafkaEnv));
   const observer = createKafkaGateway(parseKafkaConfig({ ...kafkaEnv, KAFKA_CLIENT_ID: 'bench-pacing-observer' }));
-  const config = loadReassignmentConfig({ RECONCILE_INTERVAL_MS: '1000', ...(process.env.PACING_POLL_MS && { PACING_POLL_MS: process.env.PACING_POLL_MS }) });
-  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), bandwidthBytesPerSecond: null });
+  const config = loadReassignmentConfig({
+    RECONCILE_INTERVAL_MS: '1000',
+    ...(process.env.PACING_POLL_MS && { PACING_POLL_MS: process.env.PACING_POLL_MS }),
+  });
+  const runtime = createReassignmentRuntime({
+    kafka,
+    config,
+    metrics: createReassignmentMetrics(metrics.registry),
+    bandwidthBytesPerSecond: null,
+  });
   const app = appOverKafka({ kafka, metrics, reassignments: runtime });
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -137,7 +151,9 @@ async function once(rep: number): Promise<Rep> {
     const observe = (async () => {
       while (observing) {
         if (FINISH_BY_S !== null && polls++ % 4 === 0) {
-          const [c] = await observer.describeConfigOverrides([{ kind: 'broker', name: String(busiest) }], [`${direction}.replication.throttled.rate`]).catch(() => []);
+          const [c] = await observer
+            .describeConfigOverrides([{ kind: 'broker', name: String(busiest) }], [`${direction}.replication.throttled.rate`])
+            .catch(() => []);
           const v = c && c.ok ? c.value[`${direction}.replication.throttled.rate`] : undefined;
           if (v !== undefined) rates.push({ t: Date.now(), rate: Number(v) });
         }
@@ -153,11 +169,22 @@ async function once(rep: number): Promise<Rep> {
     })();
 
     const t0 = Date.now();
-    const pacing = FINISH_BY_S === null ? { throttle: THROTTLE } : { finishBy: new Date(t0 + FINISH_BY_S * 1000).toISOString(), ...(BOUNDS && { throttleBounds: BOUNDS }) };
-    const post = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets, ...pacing, concurrency: { perBroker: PER_BROKER } }) });
+    const pacing =
+      FINISH_BY_S === null
+        ? { throttle: THROTTLE }
+        : { finishBy: new Date(t0 + FINISH_BY_S * 1000).toISOString(), ...(BOUNDS && { throttleBounds: BOUNDS }) };
+    const post = await fetch(`${base}/reassignments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ partitions: targets, ...pacing, concurrency: { perBroker: PER_BROKER } }),
+    });
     const accepted = (await post.json()) as { id: string; state: string };
     if (post.status !== 202) throw new Error(`POST answered ${post.status}: ${JSON.stringify(accepted)}`);
-    const validate = await fetch(`${base}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ partitions: targets.slice(0, 1), validateOnly: true }) });
+    const validate = await fetch(`${base}/reassignments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ partitions: targets.slice(0, 1), validateOnly: true }),
+    });
     await validate.arrayBuffer();
 
     // Wait for the end, reading GET every 2 s (as a user watching would).
@@ -165,17 +192,30 @@ async function once(rep: number): Promise<Rep> {
     let lastPrint = 0;
     while (state !== 'completed' && state !== 'failed' && state !== 'cancelled') {
       await new Promise((r) => setTimeout(r, 2000));
-      const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as { state: string; throttle: number | null; counts?: Record<string, number>; progress?: { etaSeconds: number | null }; deadline?: { holds: boolean; expectedEnd: string | null } };
+      const g = (await (await fetch(`${base}/reassignments/${accepted.id}`)).json()) as {
+        state: string;
+        throttle: number | null;
+        counts?: Record<string, number>;
+        progress?: { etaSeconds: number | null };
+        deadline?: { holds: boolean; expectedEnd: string | null };
+      };
       state = g.state;
       if (Date.now() - lastPrint > 10_000) {
         lastPrint = Date.now();
-        const dl = g.deadline ? ` throttle=${((g.throttle ?? 0) / MiB).toFixed(2)}MiB/s holds=${g.deadline.holds} expectedEnd=t+${g.deadline.expectedEnd ? ((Date.parse(g.deadline.expectedEnd) - t0) / 1000).toFixed(0) : '?'}s` : '';
-        console.log(`  t=${((Date.now() - t0) / 1000).toFixed(0)}s ${state} ${JSON.stringify(g.counts)} eta=${g.progress?.etaSeconds}${dl}`);
+        const dl = g.deadline
+          ? ` throttle=${((g.throttle ?? 0) / MiB).toFixed(2)}MiB/s holds=${g.deadline.holds} expectedEnd=t+${g.deadline.expectedEnd ? ((Date.parse(g.deadline.expectedEnd) - t0) / 1000).toFixed(0) : '?'}s`
+          : '';
+        console.log(
+          `  t=${((Date.now() - t0) / 1000).toFixed(0)}s ${state} ${JSON.stringify(g.counts)} eta=${g.progress?.etaSeconds}${dl}`,
+        );
       }
     }
     const lastCompletion = Math.max(...completions.values());
     // Throttles gone: no throttle config anywhere.
-    const resources = [...TOPICS.map((name) => ({ kind: 'topic' as const, name })), ...Array.from({ length: BROKERS }, (_, b) => ({ kind: 'broker' as const, name: String(b) }))];
+    const resources = [
+      ...TOPICS.map((name) => ({ kind: 'topic' as const, name })),
+      ...Array.from({ length: BROKERS }, (_, b) => ({ kind: 'broker' as const, name: String(b) })),
+    ];
     for (;;) {
       const res = await observer.describeConfigOverrides(resources, THROTTLE_KEYS);
       if (res.every((r) => r.ok && Object.keys(r.value).length === 0)) break;
@@ -184,8 +224,13 @@ async function once(rep: number): Promise<Rep> {
     const gone = Date.now();
     observing = false;
     await observe;
-    if (completions.size < targets.length) throw new Error(`only ${completions.size} of ${targets.length} completions seen (state ${state})`);
-    const waves = runtime.store.view().reassignments.get(accepted.id)?.partitions.reduce((s, p) => s.add(p.startedAt ?? 0), new Set<number>()).size ?? 0;
+    if (completions.size < targets.length)
+      throw new Error(`only ${completions.size} of ${targets.length} completions seen (state ${state})`);
+    const waves =
+      runtime.store
+        .view()
+        .reassignments.get(accepted.id)
+        ?.partitions.reduce((s, p) => s.add(p.startedAt ?? 0), new Set<number>()).size ?? 0;
     let deadline: Rep['deadline'];
     if (FINISH_BY_S !== null) {
       // Time-weighted mean of the rate in place from the POST to the last completion.
@@ -201,9 +246,22 @@ async function once(rep: number): Promise<Rep> {
       }
       // Over the time a rate was known (from the first read, a few ms after the POST, to the end).
       const from = Math.max(t0, rates[0]?.t ?? lastCompletion);
-      deadline = { finishByS: FINISH_BY_S, lowest: busiestBytes / FINISH_BY_S, mean: lastCompletion > from ? weighted / (lastCompletion - from) : NaN, highest, throttleChanges: changes };
+      deadline = {
+        finishByS: FINISH_BY_S,
+        lowest: busiestBytes / FINISH_BY_S,
+        mean: lastCompletion > from ? weighted / (lastCompletion - from) : NaN,
+        highest,
+        throttleChanges: changes,
+      };
     }
-    return { peak, seconds: (lastCompletion - t0) / 1000, limitSeconds, throttlesGoneSeconds: (gone - lastCompletion) / 1000, waves, ...(deadline && { deadline }) };
+    return {
+      peak,
+      seconds: (lastCompletion - t0) / 1000,
+      limitSeconds,
+      throttlesGoneSeconds: (gone - lastCompletion) / 1000,
+      waves,
+      ...(deadline && { deadline }),
+    };
   } finally {
     unsubscribe();
     await runtime.reconciler.stop();
@@ -219,8 +277,13 @@ const stats = (xs: number[]) => {
   return `min ${s[0].toFixed(2)} / median ${s[Math.floor(s.length / 2)].toFixed(2)} / max ${s[s.length - 1].toFixed(2)}`;
 };
 
-const pacingLabel = FINISH_BY_S === null ? `throttle ${THROTTLE / MiB} MiB/s` : `finishBy now + ${FINISH_BY_S} s${BOUNDS ? ` bounds ${JSON.stringify(BOUNDS)}` : ''}`;
-console.log(`bench:pacing — ${PARTITIONS} partitions, ${BROKERS} brokers, perBroker ${PER_BROKER}, ${pacingLabel}, sizes ${SIZE_MIN / MiB}-${SIZE_MAX / MiB} MiB, ${REPS} repetition(s)`);
+const pacingLabel =
+  FINISH_BY_S === null
+    ? `throttle ${THROTTLE / MiB} MiB/s`
+    : `finishBy now + ${FINISH_BY_S} s${BOUNDS ? ` bounds ${JSON.stringify(BOUNDS)}` : ''}`;
+console.log(
+  `bench:pacing — ${PARTITIONS} partitions, ${BROKERS} brokers, perBroker ${PER_BROKER}, ${pacingLabel}, sizes ${SIZE_MIN / MiB}-${SIZE_MAX / MiB} MiB, ${REPS} repetition(s)`,
+);
 const reps: Rep[] = [];
 for (let i = 0; i < REPS; i++) {
   const r = await once(i);
@@ -242,14 +305,16 @@ for (let i = 0; i < REPS; i++) {
 }
 if (FINISH_BY_S !== null) {
   const ds = reps.map((r) => ({ ...r.deadline!, seconds: r.seconds }));
-  console.log(`end before the deadline, % of it: ${stats(ds.map((d) => ((d.finishByS - d.seconds) / d.finishByS) * 100))} (target: 0 to 10)`);
+  console.log(
+    `end before the deadline, % of it: ${stats(ds.map((d) => ((d.finishByS - d.seconds) / d.finishByS) * 100))} (target: 0 to 10)`,
+  );
   console.log(`throttle used (time-weighted mean) ÷ lowest constant throttle: ${stats(ds.map((d) => d.mean / d.lowest))} (target ≤ 1.15)`);
   console.log(`highest throttle ÷ lowest constant throttle: ${stats(ds.map((d) => d.highest / d.lowest))}`);
   console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
   if (ds.some((d) => d.seconds > d.finishByS)) process.exitCode = 1;
 } else {
-console.log(`ratio duration ÷ physical limit: ${stats(reps.map((r) => r.seconds / r.limitSeconds))} (target ≤ 1.15)`);
-console.log(`peak in flight on any broker: ${stats(reps.map((r) => Math.max(...r.peak)))} (bound ${PER_BROKER})`);
-console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
-if (reps.some((r) => Math.max(...r.peak) > PER_BROKER)) process.exitCode = 1;
+  console.log(`ratio duration ÷ physical limit: ${stats(reps.map((r) => r.seconds / r.limitSeconds))} (target ≤ 1.15)`);
+  console.log(`peak in flight on any broker: ${stats(reps.map((r) => Math.max(...r.peak)))} (bound ${PER_BROKER})`);
+  console.log(`last completion → throttles gone, s: ${stats(reps.map((r) => r.throttlesGoneSeconds))}`);
+  if (reps.some((r) => Math.max(...r.peak) > PER_BROKER)) process.exitCode = 1;
 }

@@ -21,7 +21,14 @@
 import { subscribe } from 'node:diagnostics_channel';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { assignReplicasToBrokers, planReassignment, seededRandom, type Plan, type PlanCluster, type PlanRequest } from '../src/domain/plan/index.js';
+import {
+  assignReplicasToBrokers,
+  planReassignment,
+  seededRandom,
+  type Plan,
+  type PlanCluster,
+  type PlanRequest,
+} from '../src/domain/plan/index.js';
 import { replicaKey } from '../src/kafka/kafka-admin.js';
 import { PlanService, type ClusterRead } from '../src/services/plans.js';
 import { PLAN_CHANNEL, type PlanRunEvent } from '../src/plan/sliced.js';
@@ -42,7 +49,7 @@ function buildCluster(seed: number): PlanCluster {
   const topics = Array.from({ length: TOPICS }, (_, t) => {
     const assignment = assignReplicasToBrokers(brokers, PARTITIONS_PER_TOPIC, RF, random);
     // Skew: a few topics are large, most are small (1 MiB .. ~1 GiB per partition).
-    const scale = 2 ** (random(11)) * 1024 * 1024;
+    const scale = 2 ** random(11) * 1024 * 1024;
     return {
       name: `topic-${String(t).padStart(4, '0')}`,
       partitions: assignment.map((replicas, partition) => ({ partition, replicas, bytes: scale + random(1024 * 1024) })),
@@ -52,7 +59,11 @@ function buildCluster(seed: number): PlanCluster {
 }
 
 /** Replicas and bytes `--generate` would move: a fresh assignment of every topic over `brokers`. */
-function generateBaseline(cluster: PlanCluster, brokers: { id: number; rack: string | null }[], seed: number): { movedReplicas: number; movedBytes: number; ms: number } {
+function generateBaseline(
+  cluster: PlanCluster,
+  brokers: { id: number; rack: string | null }[],
+  seed: number,
+): { movedReplicas: number; movedBytes: number; ms: number } {
   const random = seededRandom(seed);
   const t0 = performance.now();
   let movedReplicas = 0;
@@ -78,10 +89,20 @@ function stats(values: number[]): string {
 function asRead(cluster: PlanCluster): ClusterRead {
   const sizes = new Map<number, Map<string, number>>();
   for (const b of cluster.brokers) sizes.set(b.id, new Map());
-  for (const t of cluster.topics) for (const p of t.partitions) for (const b of p.replicas) sizes.get(b)?.set(replicaKey(t.name, p.partition), p.bytes ?? 0);
+  for (const t of cluster.topics)
+    for (const p of t.partitions) for (const b of p.replicas) sizes.get(b)?.set(replicaKey(t.name, p.partition), p.bytes ?? 0);
   return {
     brokers: cluster.brokers.map((b) => ({ id: b.id, host: `broker-${b.id}`, port: 9092, rack: b.rack })),
-    placement: cluster.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, leader: p.replicas[0], replicas: [...p.replicas], isr: [...p.replicas], offlineReplicas: [] })) })),
+    placement: cluster.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        partition: p.partition,
+        leader: p.replicas[0],
+        replicas: [...p.replicas],
+        isr: [...p.replicas],
+        offlineReplicas: [],
+      })),
+    })),
     moving: [],
     logDirs: [...sizes].map(([broker, m]) => ({ broker, ok: true as const, sizes: m })),
   };
@@ -92,7 +113,7 @@ let longestSlice = 0;
 let longestSliceCpu = 0;
 subscribe(PLAN_CHANNEL, (message) => {
   const e = message as PlanRunEvent;
-  if (e.type === 'slice') (longestSlice = Math.max(longestSlice, e.ms)), (longestSliceCpu = Math.max(longestSliceCpu, e.cpuMs));
+  if (e.type === 'slice') ((longestSlice = Math.max(longestSlice, e.ms)), (longestSliceCpu = Math.max(longestSliceCpu, e.cpuMs)));
 });
 // Only the planning path is used: the reads from Kafka are replaced by asRead().
 const service = new PlanService(null as never);
@@ -112,8 +133,23 @@ interface Row {
   last?: { plan: Plan; generate: { movedReplicas: number; movedBytes: number } };
 }
 
-async function run(name: string, scenario: (rep: number) => { cluster: PlanCluster; request: PlanRequest; generateBrokers: { id: number; rack: string | null }[] }): Promise<Row> {
-  const row: Row = { planMs: [], planCpuMs: [], slicedMs: [], loopMaxMs: [], sliceMaxMs: [], sliceMaxCpuMs: [], generateMs: [], vsBound: [], vsBoundBytes: [], vsGenerate: [], vsGenerateBytes: [] };
+async function run(
+  name: string,
+  scenario: (rep: number) => { cluster: PlanCluster; request: PlanRequest; generateBrokers: { id: number; rack: string | null }[] },
+): Promise<Row> {
+  const row: Row = {
+    planMs: [],
+    planCpuMs: [],
+    slicedMs: [],
+    loopMaxMs: [],
+    sliceMaxMs: [],
+    sliceMaxCpuMs: [],
+    generateMs: [],
+    vsBound: [],
+    vsBoundBytes: [],
+    vsGenerate: [],
+    vsGenerateBytes: [],
+  };
   for (let rep = 0; rep < REPS; rep++) {
     const { cluster, request, generateBrokers } = scenario(rep);
     const cpu0 = process.cpuUsage();
@@ -151,10 +187,14 @@ async function run(name: string, scenario: (rep: number) => { cluster: PlanClust
   const { plan, generate } = row.last!;
   const GiB = 1024 ** 3;
   console.log(`\n${name}  (${REPS} repetitions, a fresh seeded cluster each)`);
-  console.log(`  planning time ms            ${stats(row.planMs)}   (target <= ${TARGET_MS} ms; --generate baseline: ${stats(row.generateMs)})`);
+  console.log(
+    `  planning time ms            ${stats(row.planMs)}   (target <= ${TARGET_MS} ms; --generate baseline: ${stats(row.generateMs)})`,
+  );
   console.log(`  planning CPU ms              ${stats(row.planCpuMs)}`);
   console.log(`  planning time / target      ${stats(row.planMs.map((x) => x / TARGET_MS))}`);
-  console.log(`  as POST /plans (sliced): total ms ${stats(row.slicedMs)}; event loop held at most (ms) ${stats(row.loopMaxMs)}; longest slice (ms) ${stats(row.sliceMaxMs)}, in CPU ms ${stats(row.sliceMaxCpuMs)}`);
+  console.log(
+    `  as POST /plans (sliced): total ms ${stats(row.slicedMs)}; event loop held at most (ms) ${stats(row.loopMaxMs)}; longest slice (ms) ${stats(row.sliceMaxMs)}, in CPU ms ${stats(row.sliceMaxCpuMs)}`,
+  );
   console.log(`  moved replicas / lower bound ${stats(row.vsBound)}`);
   console.log(`  moved bytes / lower bound    ${stats(row.vsBoundBytes)}`);
   console.log(`  moved replicas / --generate  ${stats(row.vsGenerate)}`);
@@ -171,11 +211,20 @@ async function run(name: string, scenario: (rep: number) => { cluster: PlanClust
   return row;
 }
 
-console.log(`bench/plans: ${BROKERS} brokers, ${RACKS} racks, ${TOPICS * PARTITIONS_PER_TOPIC} partitions (RF ${RF}); node ${process.version}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `bench/plans: ${BROKERS} brokers, ${RACKS} racks, ${TOPICS * PARTITIONS_PER_TOPIC} partitions (RF ${RF}); node ${process.version}; ${os.cpus().length} CPUs, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 
 await run('decommission broker 7', (rep) => {
   const cluster = buildCluster(rep + 1);
-  return { cluster, request: { goal: 'decommission', brokers: [7] }, generateBrokers: cluster.brokers.filter((b) => b.id !== 7).map((b) => ({ id: b.id, rack: b.rack })) };
+  return {
+    cluster,
+    request: { goal: 'decommission', brokers: [7] },
+    generateBrokers: cluster.brokers.filter((b) => b.id !== 7).map((b) => ({ id: b.id, rack: b.rack })),
+  };
 });
 
 await run('rebalance after adding 10 brokers', (rep) => {

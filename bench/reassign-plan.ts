@@ -127,9 +127,12 @@ async function main(): Promise<void> {
   observer.disconnect();
 
   const gcIn = (t: Timing) => gcPauses.filter((g) => g.start >= t.start && g.start < t.end).reduce((sum, g) => sum + g.duration, 0);
-  const usPerPartition = (t: Timing, w: Workload, minusGc: boolean) => (((t.end - t.start - (minusGc ? gcIn(t) : 0)) / t.runs) * 1000) / w.targets.length;
+  const usPerPartition = (t: Timing, w: Workload, minusGc: boolean) =>
+    (((t.end - t.start - (minusGc ? gcIn(t) : 0)) / t.runs) * 1000) / w.targets.length;
   const table = (minusGc: boolean) =>
-    workloads.map((w, i) => timings[i].map((t, round) => ({ us: usPerPartition(t, w, minusGc), base: usPerPartition(timings[0][round], workloads[0], minusGc) })));
+    workloads.map((w, i) =>
+      timings[i].map((t, round) => ({ us: usPerPartition(t, w, minusGc), base: usPerPartition(timings[0][round], workloads[0], minusGc) })),
+    );
 
   console.log('');
   console.log(`${rounds} rounds, medians`);

@@ -300,7 +300,8 @@ async function metric(url: string, name: string): Promise<number | null> {
 /** Sum (s) and count of reconciler_pass_duration_seconds so far. */
 async function passTotals(url: string): Promise<{ sum: number; count: number }> {
   const text = await scrape(url);
-  const v = (s: string) => Number(new RegExp(`^kafka_gateway_reconciler_pass_duration_seconds_${s} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+  const v = (s: string) =>
+    Number(new RegExp(`^kafka_gateway_reconciler_pass_duration_seconds_${s} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
   return { sum: v('sum'), count: v('count') };
 }
 
@@ -311,7 +312,7 @@ async function stepAverages(url: string): Promise<string> {
   const out: string[] = [];
   for (const m of text.matchAll(/^kafka_gateway_reconciler_step_duration_seconds_(sum|count)\{step="([^"]+)"\} ([0-9.e+-]+)$/gm)) {
     if (m[1] === 'sum') sums.set(m[2], Number(m[3]));
-    else if (Number(m[3]) > 0) out.push(`${m[2]} ${((sums.get(m[2]) ?? 0) / Number(m[3]) * 1000).toFixed(0)}`);
+    else if (Number(m[3]) > 0) out.push(`${m[2]} ${(((sums.get(m[2]) ?? 0) / Number(m[3])) * 1000).toFixed(0)}`);
   }
   return out.join(', ');
 }
@@ -322,7 +323,13 @@ async function runSize(n: number) {
   const topicCount = Math.ceil(clusterPartitions / PER_TOPIC);
   for (let t = 0; t < topicCount; t++) {
     const count = Math.min(PER_TOPIC, clusterPartitions - t * PER_TOPIC);
-    sim.model.createTopic({ name: `s${t}`, assignments: Array.from({ length: count }, (_, p) => ({ partition: p, brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS] })) });
+    sim.model.createTopic({
+      name: `s${t}`,
+      assignments: Array.from({ length: count }, (_, p) => ({
+        partition: p,
+        brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS],
+      })),
+    });
   }
   const gw = await startGateway(sim);
   const client = timingClient();
@@ -343,11 +350,17 @@ async function runSize(n: number) {
       const t = Math.floor(i / PER_TOPIC);
       const p = i % PER_TOPIC;
       const first = round % 2 === 0 ? (t + p + 3) % BROKERS : (t + p) % BROKERS;
-      partitions.push({ topic: `s${t}`, partition: p, replicas: [first, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS], log_dirs: ['any', 'any', 'any'] });
+      partitions.push({
+        topic: `s${t}`,
+        partition: p,
+        replicas: [first, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS],
+        log_dirs: ['any', 'any', 'any'],
+      });
     }
     return { version: 1, partitions };
   };
-  const post = (b: unknown) => requestLine(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+  const post = (b: unknown) =>
+    requestLine(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
   const lines = [0, 1].map((parity) => {
     const file = fileFor(parity);
     return { validate: post({ ...file, throttle: 1024, validateOnly: true }), start: post({ ...file, throttle: 1024 }) };
@@ -355,7 +368,9 @@ async function runSize(n: number) {
   // /healthz is sampled from a process of its own: this one also runs the simulator, whose
   // event loop (busy answering a 100k-partition request) would otherwise delay the sampler's
   // fetches and be counted against the gateway.
-  const sampler = spawn(process.execPath, ['-e', SAMPLER, `${gw.url}/healthz`, String(gw.proc.pid)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sampler = spawn(process.execPath, ['-e', SAMPLER, `${gw.url}/healthz`, String(gw.proc.pid)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   // Phases of the run, [from, to, name] in Date.now() time, for /healthz and RSS per phase.
   const phases: [number, number, Phase][] = [];
   const phase = async <T>(name: Phase, fn: () => Promise<T>): Promise<T> => {
@@ -368,7 +383,12 @@ async function runSize(n: number) {
   };
   let samplerOut = '';
   sampler.stdout.on('data', (c: Buffer) => (samplerOut += c.toString()));
-  const poller = POLLERS > 0 ? spawn(process.execPath, ['-e', SSE_CLIENTS ? SSE_CLIENT : POLLER, gw.url, String(POLLERS), String(POLL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }) : null;
+  const poller =
+    POLLERS > 0
+      ? spawn(process.execPath, ['-e', SSE_CLIENTS ? SSE_CLIENT : POLLER, gw.url, String(POLLERS), String(POLL_MS)], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        })
+      : null;
   let pollerOut = '';
   poller?.stdout!.on('data', (c: Buffer) => (pollerOut += c.toString()));
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
@@ -418,7 +438,11 @@ async function runSize(n: number) {
       const off = sim.onReassignmentCompleted(() => (lastCompletion = Date.now()));
       const endingFrom = Date.now();
       phases.push([movingFrom, endingFrom, 'moving']);
-      const patched = await timed(`${gw.url}/reassignments/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ throttle: 1_000_000_000 }) });
+      const patched = await timed(`${gw.url}/reassignments/${id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ throttle: 1_000_000_000 }),
+      });
       if (patched.status !== 200) throw new Error(`PATCH ${patched.status}`);
       const deadline = Date.now() + 600_000;
       let removal = NaN;
@@ -426,8 +450,10 @@ async function runSize(n: number) {
         // Read in the simulator itself (asking the gateway would add load to what is measured).
         const moving = sim.model.movingPartitionCount();
         const throttled = (() => {
-          for (let b = 0; b < BROKERS; b++) if (sim.model.dynamicBrokerConfigs(String(b))['leader.replication.throttled.rate'] !== undefined) return true;
-          for (let t = 0; t < topicCount; t++) if (sim.model.effectiveTopicConfig(`s${t}`, 'leader.replication.throttled.replicas')) return true;
+          for (let b = 0; b < BROKERS; b++)
+            if (sim.model.dynamicBrokerConfigs(String(b))['leader.replication.throttled.rate'] !== undefined) return true;
+          for (let t = 0; t < topicCount; t++)
+            if (sim.model.effectiveTopicConfig(`s${t}`, 'leader.replication.throttled.replicas')) return true;
           return false;
         })();
         if (moving === 0 && lastCompletion > 0 && !throttled) {
@@ -487,7 +513,10 @@ async function runSize(n: number) {
         }
         const health = samples.map((x) => x[1]);
         // The samples over 50 ms: how much of each the sampler itself spent waiting for a CPU.
-        const slow = samples.filter((x) => x[1] > 50).map((x) => `${x[1].toFixed(0)} (${x[5].toFixed(0)})`).join(', ');
+        const slow = samples
+          .filter((x) => x[1] > 50)
+          .map((x) => `${x[1].toFixed(0)} (${x[5].toFixed(0)})`)
+          .join(', ');
         // Per phase: how much of the gateway's main thread's time it was runnable but had no CPU
         // (the simulator, the pollers and the sampler share the machine's two cores with it).
         const waitBy = new Map<Phase, { run: number; wait: number }>();
@@ -501,15 +530,27 @@ async function runSize(n: number) {
           w.wait += wait - wait0;
           waitBy.set(ph, w);
         }
-        const cpuWait = PHASES.filter((p) => waitBy.has(p)).map((p) => { const w = waitBy.get(p)!; return `${p} ${((100 * w.wait) / Math.max(1, w.run + w.wait)).toFixed(0)}%`; }).join(', ');
+        const cpuWait = PHASES.filter((p) => waitBy.has(p))
+          .map((p) => {
+            const w = waitBy.get(p)!;
+            return `${p} ${((100 * w.wait) / Math.max(1, w.run + w.wait)).toFixed(0)}%`;
+          })
+          .join(', ');
         let polls: Record<string, number[] | number | Record<string, number>> | null = null;
         if (poller) {
           poller.stdin.end();
           await once(poller, 'exit');
           polls = JSON.parse(pollerOut) as Record<string, number[] | number | Record<string, number>>;
         }
-        const perPhase = PHASES.filter((p) => byPhase.has(p)).map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`).join(', ');
-        return { health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow }, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20, polls };
+        const perPhase = PHASES.filter((p) => byPhase.has(p))
+          .map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`)
+          .join(', ');
+        return {
+          health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow },
+          rssMiB: rssMoving / 2 ** 20,
+          rssMaxMiB: rssMax / 2 ** 20,
+          polls,
+        };
       })()),
     };
   } finally {
@@ -532,12 +573,18 @@ for (const n of SIZES) {
   console.log(`POST (start)         ${fmt(r.post)}   ${(r.postBytes / 1024).toFixed(1)} KiB`);
   console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
-  console.log(`  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`);
-  console.log(`/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`);
+  console.log(
+    `  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`,
+  );
+  console.log(
+    `/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`,
+  );
   console.log(`/healthz by phase    p99/max ms (samples): ${r.health.perPhase}`);
   console.log(`/healthz over 50 ms  ${r.health.slow || 'none'} (ms; in brackets, the sampler's own wait for a CPU during it)`);
   console.log(`CPU wait by phase    the gateway's main thread runnable without a CPU, share of its busy time: ${r.health.cpuWait}`);
-  console.log(`reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`);
+  console.log(
+    `reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`,
+  );
   console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
   console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
   if (r.polls && SSE_CLIENTS) {
@@ -545,7 +592,9 @@ for (const n of SIZES) {
       const xs = r.polls![k] as number[];
       return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
     });
-    console.log(`SSE clients          ${POLLERS} (streams; /throttles every ${POLL_MS} ms): ${kinds.join(', ')}; events ${JSON.stringify(r.polls.events)}; ${r.polls.errors} errors`);
+    console.log(
+      `SSE clients          ${POLLERS} (streams; /throttles every ${POLL_MS} ms): ${kinds.join(', ')}; events ${JSON.stringify(r.polls.events)}; ${r.polls.errors} errors`,
+    );
   } else if (r.polls) {
     const kinds = ['list', 'summary', 'page', 'throttles'].map((k) => {
       const xs = r.polls![k] as number[];
@@ -553,7 +602,9 @@ for (const n of SIZES) {
     });
     console.log(`polling clients      ${POLLERS} every ${POLL_MS} ms: ${kinds.join(', ')}; ${r.polls.errors} errors`);
   } else console.log('polling clients      none (SCALE_POLLERS=0)');
-  console.log(`gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`);
+  console.log(
+    `gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`,
+  );
   // Every figure above was taken under this load; the bench's own processes are this one (the
   // simulator), the timing client, the /healthz sampler and the pollers.
   console.log(`load, whole run      ${describeLoad(r.load)}`);

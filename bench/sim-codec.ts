@@ -43,7 +43,10 @@ const BROKERS = 12;
 const topicName = (t: number) => `topic-${String(t).padStart(4, '0')}`;
 const TOPICS = Math.ceil(SIZE / PER_TOPIC);
 const partitionsOf = (t: number) => Math.min(PER_TOPIC, SIZE - t * PER_TOPIC);
-const replicasOf = (t: number, p: number) => { const b = (t + p) % BROKERS; return [b, (b + 1) % BROKERS, (b + 2) % BROKERS]; };
+const replicasOf = (t: number, p: number) => {
+  const b = (t + p) % BROKERS;
+  return [b, (b + 1) % BROKERS, (b + 2) % BROKERS];
+};
 
 function alterRequest(): AlterPartitionReassignmentsRequest {
   return {
@@ -96,7 +99,15 @@ function metadataResponse(): MetadataResponse {
       isInternal: false,
       partitions: Array.from({ length: partitionsOf(t) }, (_, p) => {
         const replicas = replicasOf(t, p);
-        return { errorCode: 0, partitionIndex: p, leaderId: replicas[0], leaderEpoch: 3, replicaNodes: replicas, isrNodes: replicas.slice(), offlineReplicas: [] };
+        return {
+          errorCode: 0,
+          partitionIndex: p,
+          leaderId: replicas[0],
+          leaderEpoch: 3,
+          replicaNodes: replicas,
+          isrNodes: replicas.slice(),
+          offlineReplicas: [],
+        };
       }),
       topicAuthorizedOperations: -2147483648,
     })),
@@ -106,7 +117,13 @@ function metadataResponse(): MetadataResponse {
 
 function logDirsResponse(): DescribeLogDirsResponse {
   const dirs = ['/var/lib/kafka/data-0', '/var/lib/kafka/data-1'];
-  const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({ errorCode: 0, logDir, topics: [], totalBytes: 10n ** 12n, usableBytes: 4n * 10n ** 11n }));
+  const results: DescribeLogDirsResponse['results'] = dirs.map((logDir) => ({
+    errorCode: 0,
+    logDir,
+    topics: [],
+    totalBytes: 10n ** 12n,
+    usableBytes: 4n * 10n ** 11n,
+  }));
   const topicIn = dirs.map(() => new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]>());
   const add = (d: number, topic: string, partition: number, size: bigint, future: boolean) => {
     let t = topicIn[d].get(topic);
@@ -123,16 +140,49 @@ function logDirsResponse(): DescribeLogDirsResponse {
   return { throttleTimeMs: 0, errorCode: 0, results };
 }
 
-interface Case { name: string; schema: MessageSchema; version: number; value: unknown }
+interface Case {
+  name: string;
+  schema: MessageSchema;
+  version: number;
+  value: unknown;
+}
 const cases: Case[] = [
-  { name: `AlterPartitionReassignments request v0, ${SIZE} partitions`, schema: AlterPartitionReassignmentsRequestSchema, version: 0, value: alterRequest() },
-  { name: `AlterPartitionReassignments response v0, ${SIZE} partitions`, schema: AlterPartitionReassignmentsResponseSchema, version: 0, value: alterResponse() },
-  { name: `ListPartitionReassignments response v0, ${SIZE} partitions`, schema: ListPartitionReassignmentsResponseSchema, version: 0, value: listResponse() },
-  { name: `Metadata response v12, ${TOPICS} topics x ${PER_TOPIC} partitions RF 3`, schema: MetadataResponseSchema, version: 12, value: metadataResponse() },
-  { name: `DescribeLogDirs response v4, ${Math.floor(SIZE / 4)} partitions`, schema: DescribeLogDirsResponseSchema, version: 4, value: logDirsResponse() },
+  {
+    name: `AlterPartitionReassignments request v0, ${SIZE} partitions`,
+    schema: AlterPartitionReassignmentsRequestSchema,
+    version: 0,
+    value: alterRequest(),
+  },
+  {
+    name: `AlterPartitionReassignments response v0, ${SIZE} partitions`,
+    schema: AlterPartitionReassignmentsResponseSchema,
+    version: 0,
+    value: alterResponse(),
+  },
+  {
+    name: `ListPartitionReassignments response v0, ${SIZE} partitions`,
+    schema: ListPartitionReassignmentsResponseSchema,
+    version: 0,
+    value: listResponse(),
+  },
+  {
+    name: `Metadata response v12, ${TOPICS} topics x ${PER_TOPIC} partitions RF 3`,
+    schema: MetadataResponseSchema,
+    version: 12,
+    value: metadataResponse(),
+  },
+  {
+    name: `DescribeLogDirs response v4, ${Math.floor(SIZE / 4)} partitions`,
+    schema: DescribeLogDirsResponseSchema,
+    version: 4,
+    value: logDirsResponse(),
+  },
 ];
 
-interface Run { wall: number; cpu: number }
+interface Run {
+  wall: number;
+  cpu: number;
+}
 
 /** Wall and CPU ms of one synchronous call (CPU of the whole process: GC helper threads too). */
 function time(fn: () => unknown): Run {
@@ -150,7 +200,10 @@ function stats(xs: number[]): { min: number; median: number; max: number } {
 }
 
 const fmt = (x: number) => x.toFixed(1).padStart(7);
-const triple = (xs: number[]) => { const s = stats(xs); return `${fmt(s.min)} ${fmt(s.median)} ${fmt(s.max)}`; };
+const triple = (xs: number[]) => {
+  const s = stats(xs);
+  return `${fmt(s.min)} ${fmt(s.median)} ${fmt(s.max)}`;
+};
 const ratio = (a: number[], b: number[]) => (stats(a).median / stats(b).median).toFixed(3).padStart(7);
 
 console.log(`sim codec (node ${process.version}), SIZE=${SIZE} REPS=${REPS} WARMUP=${WARMUP}`);
@@ -161,7 +214,11 @@ for (const c of cases) {
   const bytes = ref.encode(c.schema, c.version, c.value).toBuffer();
   const ours = encode(c.schema, c.version, c.value).toBuffer();
   if (!ours.equals(bytes)) throw new Error(`${c.name}: the codecs encode different bytes`);
-  assert.deepStrictEqual(decode(c.schema, c.version, new Reader(bytes)), ref.decode(c.schema, c.version, new ref.Reader(bytes)), `${c.name}: the codecs decode differently`);
+  assert.deepStrictEqual(
+    decode(c.schema, c.version, new Reader(bytes)),
+    ref.decode(c.schema, c.version, new ref.Reader(bytes)),
+    `${c.name}: the codecs decode differently`,
+  );
   const ops = {
     'encode reference': () => ref.encode(c.schema, c.version, c.value).toBuffer(),
     'encode new': () => encode(c.schema, c.version, c.value).toBuffer(),
@@ -180,7 +237,13 @@ for (const c of cases) {
     let line = `  ${k.padEnd(18)} ${triple(wall)} ${triple(cpu)} ${fmt(all[0].wall)}`;
     if (k.endsWith('new')) {
       const base = runs.get(k.replace('new', 'reference'))!.slice(WARMUP);
-      line += `   ${ratio(wall, base.map((r) => r.wall))} ${ratio(cpu, base.map((r) => r.cpu))}`;
+      line += `   ${ratio(
+        wall,
+        base.map((r) => r.wall),
+      )} ${ratio(
+        cpu,
+        base.map((r) => r.cpu),
+      )}`;
     }
     console.log(line);
   }

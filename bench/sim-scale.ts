@@ -46,7 +46,12 @@ function schemaFor(apiKey: number, kind: 'Request' | 'Response'): MessageSchema 
 function frame(apiKey: number, version: number, body: unknown, correlationId: number): Buffer {
   const req = schemaFor(apiKey, 'Request');
   const w = new Writer().int32(0);
-  encode(RequestHeaderSchema, isFlexibleVersion(req, version) ? 2 : 1, { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId: 'sim-scale' }, w);
+  encode(
+    RequestHeaderSchema,
+    isFlexibleVersion(req, version) ? 2 : 1,
+    { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId: 'sim-scale' },
+    w,
+  );
   encode(req, version, body, w);
   const out = w.toBuffer();
   out.writeInt32BE(out.length - 4, 0);
@@ -241,7 +246,10 @@ async function measureWire(size: number): Promise<SizeResult> {
   const sim: Simulator = await startSimulator({ brokers: BROKERS, seedBytes: GiB });
   try {
     for (let rep = 0; rep < REPS; rep++) {
-      const model = new ClusterModel({ brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, rack: null })), clock: new ManualClock() });
+      const model = new ClusterModel({
+        brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, rack: null })),
+        clock: new ManualClock(),
+      });
       timed('create cluster', () => createCluster(model, size));
     }
     createCluster(sim.model, size);
@@ -255,18 +263,46 @@ async function measureWire(size: number): Promise<SizeResult> {
     const controller = sim.endpoints().find((e) => e.id === sim.model.controllerId)!;
     const conn = await Connection.open(controller.port);
     let correlationId = 0;
-    const alterFrame = frame(45, 0, {
-      timeoutMs: 60_000,
-      topics: byTopic(size, (t, p, i) => ({ partitionIndex: p, replicas: placement(i).target })).map((x) => ({ name: x.topic, partitions: x.items })),
-    }, ++correlationId);
-    const cancelFrame = frame(45, 0, {
-      timeoutMs: 60_000,
-      topics: byTopic(size, (t, p) => ({ partitionIndex: p, replicas: null })).map((x) => ({ name: x.topic, partitions: x.items })),
-    }, ++correlationId);
-    const metadataFrame = frame(3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, ++correlationId);
+    const alterFrame = frame(
+      45,
+      0,
+      {
+        timeoutMs: 60_000,
+        topics: byTopic(size, (t, p, i) => ({ partitionIndex: p, replicas: placement(i).target })).map((x) => ({
+          name: x.topic,
+          partitions: x.items,
+        })),
+      },
+      ++correlationId,
+    );
+    const cancelFrame = frame(
+      45,
+      0,
+      {
+        timeoutMs: 60_000,
+        topics: byTopic(size, (t, p) => ({ partitionIndex: p, replicas: null })).map((x) => ({ name: x.topic, partitions: x.items })),
+      },
+      ++correlationId,
+    );
+    const metadataFrame = frame(
+      3,
+      12,
+      { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false },
+      ++correlationId,
+    );
     const listFrame = frame(46, 0, { timeoutMs: 60_000, topics: null }, ++correlationId);
-    const logDirsFrame = frame(35, 4, { topics: byTopic(size, (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) }, ++correlationId);
-    const logDirs1kFrame = frame(35, 4, { topics: byTopic(Math.min(size, 1000), (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) }, ++correlationId);
+    const logDirsFrame = frame(
+      35,
+      4,
+      { topics: byTopic(size, (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) },
+      ++correlationId,
+    );
+    const logDirs1kFrame = frame(
+      35,
+      4,
+      { topics: byTopic(Math.min(size, 1000), (t, p) => p).map((x) => ({ topic: x.topic, partitions: x.items })) },
+      ++correlationId,
+    );
 
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
@@ -281,7 +317,12 @@ async function measureWire(size: number): Promise<SizeResult> {
         if (sim.model.movingPartitionCount() !== size) throw new Error(`expected ${size} moving, got ${sim.model.movingPartitionCount()}`);
       }
       await tick();
-      for (const [op, f] of [['Metadata', metadataFrame], ['ListPartitionReassignments', listFrame], ['DescribeLogDirs', logDirsFrame], ['DescribeLogDirs 1k', logDirs1kFrame]] as const) {
+      for (const [op, f] of [
+        ['Metadata', metadataFrame],
+        ['ListPartitionReassignments', listFrame],
+        ['DescribeLogDirs', logDirsFrame],
+        ['DescribeLogDirs 1k', logDirs1kFrame],
+      ] as const) {
         const r = await conn.send(f);
         record(op, r);
         bytes.set(op, r.answer.length);
@@ -335,7 +376,9 @@ async function measureWire(size: number): Promise<SizeResult> {
 
 async function main(): Promise<void> {
   const began = performance.now();
-  console.log(`sim-scale: ${BROKERS} brokers, RF ${RF}, ${PARTITIONS_PER_TOPIC} partitions per topic, every partition moving; ${REPS} repetitions (node ${process.version})`);
+  console.log(
+    `sim-scale: ${BROKERS} brokers, RF ${RF}, ${PARTITIONS_PER_TOPIC} partitions per topic, every partition moving; ${REPS} repetitions (node ${process.version})`,
+  );
   await measureWire(Math.min(1000, SIZES[0])); // warm-up: JIT and sockets
   const results: SizeResult[] = [];
   for (const size of SIZES) {
@@ -345,8 +388,12 @@ async function main(): Promise<void> {
   const base = results[0];
   const fmt = (x: Stats): string => `${x.min.toFixed(1)} / ${x.median.toFixed(1)} / ${x.max.toFixed(1)}`;
   console.log('');
-  console.log(`min / median / max over ${REPS} repetitions (ms); cpu = CPU time of this process meanwhile; block = longest event-loop block during the request`);
-  console.log(`ratio = per-partition median at this size ÷ at ${base.size} (wall, cpu, block; linear ≈ 1); for ${[...FIXED_SIZE].join(', ')}: median ÷ median (flat ≈ 1)`);
+  console.log(
+    `min / median / max over ${REPS} repetitions (ms); cpu = CPU time of this process meanwhile; block = longest event-loop block during the request`,
+  );
+  console.log(
+    `ratio = per-partition median at this size ÷ at ${base.size} (wall, cpu, block; linear ≈ 1); for ${[...FIXED_SIZE].join(', ')}: median ÷ median (flat ≈ 1)`,
+  );
   console.log(
     `${'operation'.padEnd(28)} ${'partitions'.padStart(10)} ${'wall ms'.padStart(24)} ${'cpu ms'.padStart(24)} ${'block ms'.padStart(24)} ${'answer bytes'.padStart(13)}  ratio`,
   );
@@ -370,7 +417,8 @@ async function main(): Promise<void> {
     const ratio = stats(r.cpuMs.get('used bytes walk, all brokers')!).median / stats(r.cpuMs.get('used bytes, all brokers')!).median;
     console.log(`used bytes of ${BROKERS} brokers at ${r.size} partitions: walk ÷ kept sums (cpu medians) ${ratio.toFixed(1)}`);
   }
-  for (const r of results) console.log(`longest event-loop stall during the ${r.size}-partition requests: ${r.maxLoopStallMs.toFixed(0)} ms`);
+  for (const r of results)
+    console.log(`longest event-loop stall during the ${r.size}-partition requests: ${r.maxLoopStallMs.toFixed(0)} ms`);
   console.log(`total ${((performance.now() - began) / 1000).toFixed(1)} s`);
   probe.stop();
 }

@@ -25,7 +25,9 @@ const post = async (url: string, body: unknown) => {
 let written = 0;
 const print = (name: string, status: number, text: string) => {
   if (process.env.START_OUT) writeFileSync(`${process.env.START_OUT}.${written++}.json`, text);
-  console.log(`${name.padEnd(28)} ${status} ${String(text.length).padStart(10)} B  sha256 ${createHash('sha256').update(text).digest('hex')}`);
+  console.log(
+    `${name.padEnd(28)} ${status} ${String(text.length).padStart(10)} B  sha256 ${createHash('sha256').update(text).digest('hex')}`,
+  );
 };
 
 const clusterPartitions = Math.max(N * 2, 20_000);
@@ -34,7 +36,10 @@ const topicCount = Math.ceil(clusterPartitions / PER_TOPIC);
 const replicasOf = (t: number, p: number) => [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS];
 for (let t = 0; t < topicCount; t++) {
   const count = Math.min(PER_TOPIC, clusterPartitions - t * PER_TOPIC);
-  sim.model.createTopic({ name: `s${t}`, assignments: Array.from({ length: count }, (_, p) => ({ partition: p, brokerIds: replicasOf(t, p) })) });
+  sim.model.createTopic({
+    name: `s${t}`,
+    assignments: Array.from({ length: count }, (_, p) => ({ partition: p, brokerIds: replicasOf(t, p) })),
+  });
 }
 const gw = await startGateway(sim);
 try {
@@ -61,7 +66,10 @@ try {
   const vd = await post(`${gw.url}/reassignments?detail=true`, { ...file, validateOnly: true });
   print('validateOnly ?detail=true', vd.status, vd.text);
   const s = await post(`${gw.url}/reassignments?detail=true`, file);
-  const masked = s.text.replace(/"r-[0-9a-z]+-[0-9a-f]{8}"/g, '"r-ID"').replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"').replace(/"owner":"[^"]*"/g, '"owner":"OWNER"');
+  const masked = s.text
+    .replace(/"r-[0-9a-z]+-[0-9a-f]{8}"/g, '"r-ID"')
+    .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"TIME"')
+    .replace(/"owner":"[^"]*"/g, '"owner":"OWNER"');
   print('POST ?detail=true (masked)', s.status, masked);
 } finally {
   gw.proc.kill('SIGTERM');

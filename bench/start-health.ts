@@ -24,7 +24,10 @@ const clusterPartitions = Math.max(N * 2, 20_000);
 const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000 });
 const replicasOf = (t: number, p: number) => [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS];
 for (let t = 0; t < Math.ceil(clusterPartitions / PER_TOPIC); t++) {
-  sim.model.createTopic({ name: `s${t}`, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: replicasOf(t, p) })) });
+  sim.model.createTopic({
+    name: `s${t}`,
+    assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: replicasOf(t, p) })),
+  });
 }
 const gw = await startGateway(sim);
 try {
@@ -34,20 +37,33 @@ try {
     const [, b, c] = replicasOf(t, p);
     return { topic: `s${t}`, partition: p, replicas: [(t + p + 3) % BROKERS, b, c] };
   });
-  const body = (safety: unknown) => JSON.stringify({ partitions, concurrency: { perBroker: 2 }, throttle: 1_000_000, validateOnly: true, ...(safety !== undefined && { safety }) });
+  const body = (safety: unknown) =>
+    JSON.stringify({
+      partitions,
+      concurrency: { perBroker: 2 },
+      throttle: 1_000_000,
+      validateOnly: true,
+      ...(safety !== undefined && { safety }),
+    });
   const bodies = { off: body('off'), checked: body(undefined) };
   const times: Record<keyof typeof bodies, number[]> = { off: [], checked: [] };
   for (let i = 0; i < REPS + 1; i++) {
     for (const k of ['off', 'checked'] as const) {
       const t0 = performance.now();
-      const res = await fetch(`${gw.url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[k] });
+      const res = await fetch(`${gw.url}/reassignments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bodies[k],
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${k}: ${res.status} ${text.slice(0, 300)}`);
       if (k === 'checked' && text.includes('healthWarning')) throw new Error('the cluster is not healthy: ' + text.slice(0, 300));
       if (i > 0) times[k].push(performance.now() - t0); // the first of each: warm-up
     }
   }
-  console.log(`${N} partitions (cluster ${clusterPartitions}), paced validateOnly: safety off ${stats(times.off)}; default policy (health read) ${stats(times.checked)}`);
+  console.log(
+    `${N} partitions (cluster ${clusterPartitions}), paced validateOnly: safety off ${stats(times.off)}; default policy (health read) ${stats(times.checked)}`,
+  );
 } finally {
   gw.proc.kill('SIGTERM');
   await new Promise((r) => gw.proc.once('exit', r));

@@ -32,20 +32,34 @@ const demands = Array.from({ length: 10 }, (_, r) => {
   const proposed = [];
   for (let t = r * (topics / 10); t < (r + 1) * (topics / 10); t++) {
     for (let p = 0; p < PER_TOPIC; p++) {
-      proposed.push({ topic: `t${t}`, partition: p, currentReplicas: [p % BROKERS, (p + 1) % BROKERS, (p + 2) % BROKERS], targetReplicas: [(p + 3) % BROKERS, (p + 4) % BROKERS, (p + 5) % BROKERS] });
+      proposed.push({
+        topic: `t${t}`,
+        partition: p,
+        currentReplicas: [p % BROKERS, (p + 1) % BROKERS, (p + 2) % BROKERS],
+        targetReplicas: [(p + 3) % BROKERS, (p + 4) % BROKERS, (p + 5) % BROKERS],
+      });
     }
   }
   return throttleDemandFor(computeReassignmentThrottles([], proposed), 10_000_000);
 });
 
 // Converged: apply one plan from nothing, take its configs and "after" ledger.
-const empty: ThrottleConfigValues = { topics: Object.fromEntries(Array.from({ length: topics }, (_, t) => [`t${t}`, { leader: null, follower: null }])), brokers: Object.fromEntries(Array.from({ length: BROKERS }, (_, b) => [String(b), { leaderRate: null, followerRate: null }])) };
+const empty: ThrottleConfigValues = {
+  topics: Object.fromEntries(Array.from({ length: topics }, (_, t) => [`t${t}`, { leader: null, follower: null }])),
+  brokers: Object.fromEntries(Array.from({ length: BROKERS }, (_, b) => [String(b), { leaderRate: null, followerRate: null }])),
+};
 const first = reconcileThrottles(empty, mergeThrottleDemands(demands), { topics: {}, brokers: {} });
 const configs: ThrottleConfigValues = JSON.parse(JSON.stringify(empty));
 for (const a of first.alterations) {
   const target = (a.resourceType === 'topic' ? configs.topics : configs.brokers) as Record<string, Record<string, string | null>>;
   for (const c of a.configs) {
-    const fields: Record<string, string> = { 'leader.replication.throttled.replicas': 'leader', 'follower.replication.throttled.replicas': 'follower', 'leader.replication.throttled.rate': 'leaderRate', 'follower.replication.throttled.rate': 'followerRate', 'replica.alter.log.dirs.io.max.bytes.per.second': 'logDirRate' };
+    const fields: Record<string, string> = {
+      'leader.replication.throttled.replicas': 'leader',
+      'follower.replication.throttled.replicas': 'follower',
+      'leader.replication.throttled.rate': 'leaderRate',
+      'follower.replication.throttled.rate': 'followerRate',
+      'replica.alter.log.dirs.io.max.bytes.per.second': 'logDirRate',
+    };
     const field = fields[c.name];
     target[a.resourceName][field] = c.value;
   }

@@ -15,6 +15,8 @@ if (tsx) {
 } else if (existsSync(built)) {
   await import(built.href);
 } else {
-  process.stderr.write('kafka-admin-gateway: neither src/cli/main.ts with tsx (run npm ci) nor dist/cli/main.js (run npm run build) is there.\n');
+  process.stderr.write(
+    'kafka-admin-gateway: neither src/cli/main.ts with tsx (run npm ci) nor dist/cli/main.js (run npm run build) is there.\n',
+  );
   process.exit(2);
 }

@@ -10,4 +10,8 @@ const out = fileURLToPath(new URL('../dist/console/', import.meta.url));
 const files = await bundleConsole(src);
 mkdirSync(out, { recursive: true });
 for (const [name, body] of Object.entries(files)) writeFileSync(`${out}${name}`, body);
-process.stdout.write(`console: ${Object.entries(files).map(([n, b]) => `${n} ${(b.length / 1024).toFixed(1)} KiB`).join(', ')} -> dist/console/\n`);
+process.stdout.write(
+  `console: ${Object.entries(files)
+    .map(([n, b]) => `${n} ${(b.length / 1024).toFixed(1)} KiB`)
+    .join(', ')} -> dist/console/\n`,
+);

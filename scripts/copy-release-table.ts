@@ -5,11 +5,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = process.argv[2] ?? '../shared/kafka-protocol/versions/api-versions-by-release.json';
-const table = JSON.parse(readFileSync(path, 'utf8')) as { source: string; format: string; releases: Record<string, Record<string, [number, number, number]>> };
+const table = JSON.parse(readFileSync(path, 'utf8')) as {
+  source: string;
+  format: string;
+  releases: Record<string, Record<string, [number, number, number]>>;
+};
 
 function moduleText(who: string): string {
   const lines = Object.entries(table.releases).map(
-    ([release, apis]) => `  '${release}': { ${Object.entries(apis).map(([name, [k, min, max]]) => `${name}: [${k}, ${min}, ${max}]`).join(', ')} },`,
+    ([release, apis]) =>
+      `  '${release}': { ${Object.entries(apis)
+        .map(([name, [k, min, max]]) => `${name}: [${k}, ${min}, ${max}]`)
+        .join(', ')} },`,
   );
   return [
     `// Request version ranges the brokers of each Kafka release accept, per API, for ${who}.`,
@@ -30,4 +37,7 @@ function moduleText(who: string): string {
   ].join('\n');
 }
 
-writeFileSync('src/domain/kafka-api-versions-by-release.ts', moduleText('the gateway (release guess, negotiation) and the simulator (--kafka-version)'));
+writeFileSync(
+  'src/domain/kafka-api-versions-by-release.ts',
+  moduleText('the gateway (release guess, negotiation) and the simulator (--kafka-version)'),
+);

@@ -37,7 +37,11 @@ function inVersions(spec: string | undefined, v: number): boolean {
   return v === Number(spec);
 }
 
-const snake = (n: string) => n.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+const snake = (n: string) =>
+  n
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 
 function load(dir: string, name: string): Spec {
   const text = readFileSync(join(dir, `${name}.json`), 'utf8').replace(/^\s*\/\/.*$/gm, '');
@@ -52,7 +56,12 @@ function primitive(t: string, nullable: boolean, flexible: boolean): string {
   return base;
 }
 
-export function grammar(api: string, kind: 'Request' | 'Response', version: number, dir = process.env.KAFKA_MESSAGES_DIR ?? DEFAULT_MESSAGES_DIR): string {
+export function grammar(
+  api: string,
+  kind: 'Request' | 'Response',
+  version: number,
+  dir = process.env.KAFKA_MESSAGES_DIR ?? DEFAULT_MESSAGES_DIR,
+): string {
   const spec = load(dir, `${api}${kind}`);
   if (!inVersions(spec.validVersions, version)) throw new Error(`${api}${kind} has no version ${version}`);
   const flexible = inVersions(spec.flexibleVersions, version);

@@ -55,7 +55,8 @@ const UPDATES: Record<string, { max: number; apply?: (fields: Field[]) => void }
         taggedVersions: '18+',
         tag: 1,
         ignorable: true,
-        about: 'The high-watermark known by the replica. -1 if the high-watermark is not known and 9223372036854775807 if the feature is not supported.',
+        about:
+          'The high-watermark known by the replica. -1 if the high-watermark is not known and 9223372036854775807 if the feature is not supported.',
       });
     },
   },
@@ -69,20 +70,38 @@ const UPDATES: Record<string, { max: number; apply?: (fields: Field[]) => void }
   MetadataResponse: {
     max: 13,
     apply: (fields) => {
-      fields.push({ name: 'ErrorCode', type: 'int16', versions: '13+', ignorable: true, about: 'The top-level error code, or 0 if there was no error.' });
+      fields.push({
+        name: 'ErrorCode',
+        type: 'int16',
+        versions: '13+',
+        ignorable: true,
+        about: 'The top-level error code, or 0 if there was no error.',
+      });
     },
   },
   // DescribeCluster v2 (4.0): fenced brokers on request (KIP-1073).
   DescribeClusterRequest: {
     max: 2,
     apply: (fields) => {
-      fields.push({ name: 'IncludeFencedBrokers', type: 'bool', versions: '2+', default: 'false', about: 'Whether to include fenced brokers when listing brokers.' });
+      fields.push({
+        name: 'IncludeFencedBrokers',
+        type: 'bool',
+        versions: '2+',
+        default: 'false',
+        about: 'Whether to include fenced brokers when listing brokers.',
+      });
     },
   },
   DescribeClusterResponse: {
     max: 2,
     apply: (fields) => {
-      struct(fields, 'Brokers').push({ name: 'IsFenced', type: 'bool', versions: '2+', default: 'false', about: 'Whether the broker is fenced' });
+      struct(fields, 'Brokers').push({
+        name: 'IsFenced',
+        type: 'bool',
+        versions: '2+',
+        default: 'false',
+        about: 'Whether the broker is fenced',
+      });
     },
   },
   // AlterPartitionReassignments v1 (4.1): a reassignment may be refused when it changes the
@@ -95,7 +114,8 @@ const UPDATES: Record<string, { max: number; apply?: (fields: Field[]) => void }
         type: 'bool',
         versions: '1+',
         default: 'true',
-        about: 'The option indicating whether changing the replication factor of any given partition as part of this request is a valid move.',
+        about:
+          'The option indicating whether changing the replication factor of any given partition as part of this request is a valid move.',
       });
     },
   },

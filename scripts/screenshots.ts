@@ -15,14 +15,21 @@ const browser = await launchChromium();
 try {
   const api = createClient({ baseUrl: gw.url, token: gw.token.admin });
   await api.request('PUT', '/quotas', { body: { entity: { clientId: null }, controllerMutationRate: 2 } });
-  await api.request('PUT', '/quotas', { body: { entity: { user: 'ci-bot', clientId: null }, controllerMutationRate: 20, producerByteRate: 10485760 } });
+  await api.request('PUT', '/quotas', {
+    body: { entity: { user: 'ci-bot', clientId: null }, controllerMutationRate: 20, producerByteRate: 10485760 },
+  });
   // A slow, throttled, paced move (one move per broker at a time) to show progress in flight and a queue.
   const orders = (await api.topic('orders')).partitions;
   const moves = [5, 0, 2].map((n) => {
     const current = orders.find((p) => p.partition === n)!.replicas;
     return { topic: 'orders', partition: n, replicas: [current[0], [0, 1, 2, 3].find((b) => !current.includes(b))!] };
   });
-  const started = await api.startReassignment({ partitions: moves, throttle: 1024 * 1024, concurrency: { perBroker: 1, cluster: 1 }, order: 'as-given' });
+  const started = await api.startReassignment({
+    partitions: moves,
+    throttle: 1024 * 1024,
+    concurrency: { perBroker: 1, cluster: 1 },
+    order: 'as-given',
+  });
   if (!('id' in started)) throw new Error('the move did not start');
 
   const page = await browser.newPage({ viewport: { width: 1100, height: 640 }, deviceScaleFactor: 1 });
@@ -36,7 +43,12 @@ try {
     await page.screenshot({ path: `${OUT}${name}.png` });
     process.stdout.write(`docs/screenshots/${name}.png\n`);
   };
-  await shot('cluster', () => page.getByRole('heading', { name: 'Cluster and brokers' }).waitFor().then(() => page.getByText('(controller)').waitFor()));
+  await shot('cluster', () =>
+    page
+      .getByRole('heading', { name: 'Cluster and brokers' })
+      .waitFor()
+      .then(() => page.getByText('(controller)').waitFor()),
+  );
   await page.goto(`${gw.url}/#/topics/orders`);
   await page.getByLabel('Partition').selectOption('1');
   const p1 = (await api.topic('orders')).partitions.find((p) => p.partition === 1)!.replicas;
@@ -49,7 +61,11 @@ try {
   });
   await page.goto(`${gw.url}/#/reassignments/${encodeURIComponent(started.id)}`);
   await shot('reassignment', () =>
-    page.waitForFunction(() => Number(document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow')) > 5 && document.querySelector('[role="progressbar"][aria-label^="Progress of orders-"]') !== null),
+    page.waitForFunction(
+      () =>
+        Number(document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow')) > 5 &&
+        document.querySelector('[role="progressbar"][aria-label^="Progress of orders-"]') !== null,
+    ),
   );
   await page.goto(`${gw.url}/#/reassignments`);
   await shot('reassignments', () => page.getByRole('progressbar').first().waitFor());

@@ -8,10 +8,13 @@ import { request as httpsRequest } from 'node:https';
 const port = Number(process.env.PORT?.trim() || 8080);
 const tls = Boolean(process.env.GATEWAY_TLS_CERT_FILE?.trim());
 // Loopback to ourselves: the certificate names the public host, not 127.0.0.1.
-const req = (tls ? httpsRequest : httpRequest)({ host: '127.0.0.1', port, path: '/healthz', timeout: 2500, rejectUnauthorized: false }, (res) => {
-  res.resume();
-  process.exit(res.statusCode === 200 ? 0 : 1);
-});
+const req = (tls ? httpsRequest : httpRequest)(
+  { host: '127.0.0.1', port, path: '/healthz', timeout: 2500, rejectUnauthorized: false },
+  (res) => {
+    res.resume();
+    process.exit(res.statusCode === 200 ? 0 : 1);
+  },
+);
 req.on('timeout', () => req.destroy(new Error('timeout')));
 req.on('error', () => process.exit(1));
 req.end();

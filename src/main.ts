@@ -41,7 +41,13 @@ async function seedDemo(kafka: KafkaGateway, bootstrapServers: string[], logger:
   for (const r of results) if (!r.ok) logger.warn('demo topic not created', { topic: r.name, error: r.error.name });
 
   // Records give the topics bytes, so size/progress views have something to show.
-  const producer = new Producer({ clientId: 'gateway-demo-seeder', bootstrapBrokers: bootstrapServers, serializers: stringSerializers, idempotent: false, acks: -1 });
+  const producer = new Producer({
+    clientId: 'gateway-demo-seeder',
+    bootstrapBrokers: bootstrapServers,
+    serializers: stringSerializers,
+    idempotent: false,
+    acks: -1,
+  });
   try {
     for (const topic of ['orders', 'payments', 'audit-log']) {
       // audit-log is compacted: repeat keys so compaction has something to do.
@@ -70,7 +76,13 @@ async function main(): Promise<void> {
   for (const n of auth.notices) logger[n.level](n.msg, n.fields);
   // OIDC: fetch the IdP's keys now (not awaited), so a wrong JWKS URL shows in the log before the first caller.
   if (auth.access.mode === 'enforced' && auth.access.oidc) {
-    void auth.access.oidc.warmUp().then((r) => ('error' in r ? logger.warn('OIDC key set not fetched at startup; will retry on the first token', r) : logger.info('OIDC key set fetched', r)));
+    void auth.access.oidc
+      .warmUp()
+      .then((r) =>
+        'error' in r
+          ? logger.warn('OIDC key set not fetched at startup; will retry on the first token', r)
+          : logger.info('OIDC key set fetched', r),
+      );
   }
   const metrics = createMetrics();
 
@@ -118,14 +130,29 @@ async function main(): Promise<void> {
   // GATEWAY_WORKER_THREAD=on: the reassignment side in a worker thread (src/worker, docs/worker-thread.md).
   if (workerThreadEnabled(process.env)) {
     const bandwidthBytesPerSecond = config.kafka.mode === 'embedded' ? DEMO_REPLICATION_BYTES_PER_SECOND : null;
-    const { url } = await serveWithReassignmentWorker({ config, auth, kafka, kafkaConfig, metrics, logger, bandwidthBytesPerSecond, ...(stopSimulator && { onStopped: stopSimulator }) });
+    const { url } = await serveWithReassignmentWorker({
+      config,
+      auth,
+      kafka,
+      kafkaConfig,
+      metrics,
+      logger,
+      bandwidthBytesPerSecond,
+      ...(stopSimulator && { onStopped: stopSimulator }),
+    });
     logger.info('kafka admin gateway listening', { url, kafka: config.kafka.mode, workerThread: true });
-    process.stdout.write(`\nKafka admin gateway: ${url}\n  console: ${url}/\n  try: curl -s ${url}/topics\n  API:  ${url}/openapi.yaml\n\n`);
+    process.stdout.write(
+      `\nKafka admin gateway: ${url}\n  console: ${url}/\n  try: curl -s ${url}/topics\n  API:  ${url}/openapi.yaml\n\n`,
+    );
     return;
   }
 
   const state: LifecycleState = { draining: false };
-  const quota = { config: config.quota, baseClientId: kafkaConfig.clientId, ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }) };
+  const quota = {
+    config: config.quota,
+    baseClientId: kafkaConfig.clientId,
+    ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }),
+  };
   // Reassignments and throttles: every instance runs the reconciler (src/reconcile).
   const reassignments = createReassignmentRuntime({
     kafka,
@@ -158,7 +185,19 @@ async function main(): Promise<void> {
   else logger.warn('web console not available', { reason: consoleFiles.reason });
   // The one composition of the application services (src/services); the app receives them.
   const services = createGatewayServices({ kafka, quota, reassignments });
-  const app = createApp({ services, metrics, logger, state, auth: auth.access, changes, streams: loadStreamConfig(process.env), webhooks: webhooks.service, ...(consoleFiles.assets && { console: consoleFiles.assets }), bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const app = createApp({
+    services,
+    metrics,
+    logger,
+    state,
+    auth: auth.access,
+    changes,
+    streams: loadStreamConfig(process.env),
+    webhooks: webhooks.service,
+    ...(consoleFiles.assets && { console: consoleFiles.assets }),
+    bodyLimit: config.bodyLimit,
+    readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000,
+  });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   const warmUpStarted = performance.now();
@@ -179,7 +218,9 @@ async function main(): Promise<void> {
 
   logger.info('kafka admin gateway listening', { url: server.url, kafka: config.kafka.mode });
   // Human-facing lines on stdout, after the JSON log line, for the first-run experience.
-  process.stdout.write(`\nKafka admin gateway: ${server.url}\n  console: ${server.url}/\n  try: curl -s ${server.url}/topics\n  API:  ${server.url}/openapi.yaml\n\n`);
+  process.stdout.write(
+    `\nKafka admin gateway: ${server.url}\n  console: ${server.url}/\n  try: curl -s ${server.url}/topics\n  API:  ${server.url}/openapi.yaml\n\n`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -17,7 +17,9 @@ const CONFIG = resolve('.dependency-cruiser.cjs');
 
 async function depcruise(cwd: string, ...paths: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, '--config', CONFIG, '--output-type', 'err', ...paths], { cwd });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, '--config', CONFIG, '--output-type', 'err', ...paths], {
+      cwd,
+    });
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -104,7 +106,10 @@ test('the check fails on src/http importing src/kafka or src/state, or a value o
     write('src/http/routes/b.ts', "import { StateStore } from '../../state/store.js';\nexport const b = new StateStore();\n");
     write('src/http/routes/c.ts', "import { VALUE } from '../../domain/values.js';\nexport const c = VALUE;\n");
     // Types of src/domain (both spellings of a type-only import) and the services are fine.
-    write('src/http/routes/d.ts', "import type { Kind } from '../../domain/types.js';\nimport { type Inline } from '../../domain/inline.js';\nimport type { Service } from '../../services/s.js';\nexport type D = [Kind, Inline, Service];\n");
+    write(
+      'src/http/routes/d.ts',
+      "import type { Kind } from '../../domain/types.js';\nimport { type Inline } from '../../domain/inline.js';\nimport type { Service } from '../../services/s.js';\nexport type D = [Kind, Inline, Service];\n",
+    );
     const { code, out } = await depcruise(dir, 'src');
     assert.notEqual(code, 0, out);
     assert.match(out, /http-imports-services-only: src\/http\/routes\/a\.ts → src\/kafka\/types\.ts/);

@@ -40,10 +40,12 @@ it('lets I/O and timers run between two slices of concurrent tasks', async () =>
       await yieldTurn();
     }
   };
-  const timer = new Promise<void>((resolve) => setTimeout(() => {
-    events.push('timer');
-    resolve();
-  }, 0));
+  const timer = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      events.push('timer');
+      resolve();
+    }, 0),
+  );
   await Promise.all([busy('a'), busy('b'), timer]);
   // The timer fires after the first slices, not after every slice of both tasks.
   assert.ok(events.indexOf('timer') <= 3, events.join(' '));
@@ -80,7 +82,7 @@ it('a short task (its first SHORT_YIELDS yields) goes before long ones already w
   assert.equal(waitingTurns(), 0);
 });
 
-it('runInSlices: the steps\' own result; a turn only once a slice has run its budget; the watch sees every slice and the last', async () => {
+it("runInSlices: the steps' own result; a turn only once a slice has run its budget; the watch sees every slice and the last", async () => {
   const { drain } = await import('../src/domain/steps.js');
   const { runInSlices } = await import('../src/event-loop-turns.js');
   // 40 steps of ~1 ms each (busy: no clock but the work's own), summing their indexes.
@@ -108,7 +110,10 @@ it('runInSlices: the steps\' own result; a turn only once a slice has run its bu
   counting = false;
   assert.equal(value, 780);
   assert.equal(started, slices.length);
-  assert.deepEqual(slices.map((s) => s.done), [...Array(slices.length - 1).fill(false), true]);
+  assert.deepEqual(
+    slices.map((s) => s.done),
+    [...Array(slices.length - 1).fill(false), true],
+  );
   // Every slice but the last ran its budget (5 ms) before the turn, and no longer than needed: a
   // step takes at least 1 ms, so a slice ends after 5 steps at most, 8 slices or more for 40.
   for (const s of slices.slice(0, -1)) assert.ok(s.ms >= 5, `a slice ended early: ${s.ms} ms`);

@@ -60,7 +60,10 @@ export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allo
 
 export function intList(v: string | undefined, name: string): number[] | undefined {
   if (v === undefined) return undefined;
-  const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const xs = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (!xs.every((x) => /^\d+$/.test(x))) throw new UsageError(`--${name} takes a comma-separated list of broker ids, got "${v}"`);
   return xs.map(Number);
 }
@@ -83,7 +86,8 @@ export function readReassignmentFile(path: string): ReassignmentFile {
     throw new UsageError(`cannot read ${path} as JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   const d = doc as Partial<ReassignmentFile>;
-  if (!d || typeof d !== 'object' || !Array.isArray(d.partitions)) throw new UsageError(`${path} is not a Kafka reassignment file ({"version":1,"partitions":[...]})`);
+  if (!d || typeof d !== 'object' || !Array.isArray(d.partitions))
+    throw new UsageError(`${path} is not a Kafka reassignment file ({"version":1,"partitions":[...]})`);
   return d as ReassignmentFile;
 }
 

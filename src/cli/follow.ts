@@ -43,7 +43,17 @@ export function followReassignment(o: FollowOptions): Promise<number> {
     };
     const draw = (e: ServerSentEvent, r: Reassignment) => {
       if (o.output === 'json') {
-        o.io.out(JSON.stringify({ event: e.event, ...(e.id !== null && { eventId: e.id }), id: r.id, state: r.state, paused: r.paused, counts: r.counts, progress: r.progress }));
+        o.io.out(
+          JSON.stringify({
+            event: e.event,
+            ...(e.id !== null && { eventId: e.id }),
+            id: r.id,
+            state: r.state,
+            paused: r.paused,
+            counts: r.counts,
+            progress: r.progress,
+          }),
+        );
         return;
       }
       const lines = progressLines({ summary: r, moving: [], more: null });
@@ -80,7 +90,10 @@ export function followReassignment(o: FollowOptions): Promise<number> {
         draw(e, r);
         if (finishedState(r.state)) {
           const code = o.failedExit(r);
-          if (code !== null) o.io.err(`reassignment ${r.id} ${r.state}${r.counts.failed ? ` (${r.counts.failed} partition(s) failed)` : ''}${r.reason ? `: ${r.reason}` : ''}`);
+          if (code !== null)
+            o.io.err(
+              `reassignment ${r.id} ${r.state}${r.counts.failed ? ` (${r.counts.failed} partition(s) failed)` : ''}${r.reason ? `: ${r.reason}` : ''}`,
+            );
           finish(() => resolve(code ?? 0));
         }
       },

@@ -21,13 +21,25 @@ export interface LeaderOptions {
 export function electionBody(o: LeaderOptions): Schemas['LeaderElectionRequest'] | string {
   const type = o.type ?? 'preferred';
   if (type !== 'preferred' && type !== 'unclean') return `--type takes preferred or unclean, got "${type}"`;
-  const scopes = [o.all ? 'all' : null, o.topics !== undefined ? 'topics' : null, o.partitions !== undefined ? 'partitions' : null].filter(Boolean);
+  const scopes = [o.all ? 'all' : null, o.topics !== undefined ? 'topics' : null, o.partitions !== undefined ? 'partitions' : null].filter(
+    Boolean,
+  );
   if (scopes.length !== 1) return 'leaders elect needs exactly one of --all, --topics a,b, --partitions topic:partition,...';
   const body: Schemas['LeaderElectionRequest'] = { type, ...(o.confirm !== undefined && { confirm: o.confirm }) };
   if (o.all) return { ...body, all: true };
-  if (o.topics !== undefined) return { ...body, topics: o.topics.split(',').map((t) => t.trim()).filter(Boolean) };
+  if (o.topics !== undefined)
+    return {
+      ...body,
+      topics: o.topics
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    };
   const partitions: { topic: string; partition: number }[] = [];
-  for (const item of o.partitions!.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const item of o
+    .partitions!.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const m = /^(.+):(\d+)$/.exec(item);
     if (!m) return `--partitions takes topic:partition items, got "${item}"`;
     partitions.push({ topic: m[1], partition: Number(m[2]) });
@@ -40,7 +52,18 @@ export function electionText(a: ElectionAnswer): string {
   const s = a.summary;
   return [
     `${a.type} election (${a.scope}): ${s.partitions} partition(s); ${s.elected} elected, ${s.notNeeded} not needed, ${s.notAvailable} not available, ${s.unknown} unknown, ${s.failed} failed.`,
-    ...(a.results.length > 0 ? [table(['partition', 'result', 'kafka error'], a.results.map((r) => [`${r.topic}-${r.partition}`, r.outcome, r.kafkaError ? `${r.kafkaError.name} (${r.kafkaError.code})` : null]))] : []),
+    ...(a.results.length > 0
+      ? [
+          table(
+            ['partition', 'result', 'kafka error'],
+            a.results.map((r) => [
+              `${r.topic}-${r.partition}`,
+              r.outcome,
+              r.kafkaError ? `${r.kafkaError.name} (${r.kafkaError.code})` : null,
+            ]),
+          ),
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -73,7 +73,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promi
     io.err(`--output must be table or json, got "${output}"`);
     return 2;
   }
-  const conn: Connection = { baseUrl: v.url ?? env.KAG_URL ?? env.GATEWAY_URL ?? 'http://localhost:8080', token: v.token ?? env.KAG_TOKEN ?? env.GATEWAY_TOKEN ?? null };
+  const conn: Connection = {
+    baseUrl: v.url ?? env.KAG_URL ?? env.GATEWAY_URL ?? 'http://localhost:8080',
+    token: v.token ?? env.KAG_TOKEN ?? env.GATEWAY_TOKEN ?? null,
+  };
   const client = createClient(conn);
   const print = (json: unknown, render: () => string) => io.out(output === 'json' ? JSON.stringify(json, null, 2) : render());
 
@@ -95,7 +98,15 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promi
   }
 }
 
-async function dispatch(client: GatewayClient, pos: string[], v: Values, print: Print, io: Io, output: string, conn: Connection): Promise<number> {
+async function dispatch(
+  client: GatewayClient,
+  pos: string[],
+  v: Values,
+  print: Print,
+  io: Io,
+  output: string,
+  conn: Connection,
+): Promise<number> {
   const [cmd, sub, ...rest] = pos;
   switch (cmd) {
     case 'whoami': {
@@ -106,11 +117,21 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
     case 'topics': {
       if (sub) {
         const t = await client.topic(sub);
-        print(t, () => table(['partition', 'leader', 'replicas', 'isr'], t.partitions.map((p) => [p.partition, p.leader, p.replicas.join(','), p.isr.join(',')])));
+        print(t, () =>
+          table(
+            ['partition', 'leader', 'replicas', 'isr'],
+            t.partitions.map((p) => [p.partition, p.leader, p.replicas.join(','), p.isr.join(',')]),
+          ),
+        );
         return 0;
       }
       const list = await client.topics();
-      print(list, () => table(['topic', 'partitions', 'rf', 'internal'], list.topics.map((t) => [t.name, t.partitions, t.replicationFactor, t.internal ? 'yes' : ''])));
+      print(list, () =>
+        table(
+          ['topic', 'partitions', 'rf', 'internal'],
+          list.topics.map((t) => [t.name, t.partitions, t.replicationFactor, t.internal ? 'yes' : '']),
+        ),
+      );
       return 0;
     }
     case 'brokers':
@@ -120,17 +141,50 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
       print(t, () =>
         [
           'Rates (bytes/s):',
-          table(['broker', 'leader', 'follower', 'owner', 'autoRemove', 'expires', 'reassignments'], t.rates.map((r) => [r.broker, r.leaderRate, r.followerRate, r.owner, r.autoRemove ? 'yes' : 'no', r.expiresAt, r.reassignments.join(',')])),
+          table(
+            ['broker', 'leader', 'follower', 'owner', 'autoRemove', 'expires', 'reassignments'],
+            t.rates.map((r) => [
+              r.broker,
+              r.leaderRate,
+              r.followerRate,
+              r.owner,
+              r.autoRemove ? 'yes' : 'no',
+              r.expiresAt,
+              r.reassignments.join(','),
+            ]),
+          ),
           '',
           'Throttled replicas:',
-          table(['topic', 'leader', 'follower', 'owner', 'autoRemove', 'reassignments'], t.replicas.map((r) => [r.topic, replicaList(r.leader, r.leaderEntries), replicaList(r.follower, r.followerEntries), r.owner, r.autoRemove ? 'yes' : 'no', r.reassignments.join(',')])),
+          table(
+            ['topic', 'leader', 'follower', 'owner', 'autoRemove', 'reassignments'],
+            t.replicas.map((r) => [
+              r.topic,
+              replicaList(r.leader, r.leaderEntries),
+              replicaList(r.follower, r.followerEntries),
+              r.owner,
+              r.autoRemove ? 'yes' : 'no',
+              r.reassignments.join(','),
+            ]),
+          ),
         ].join('\n'),
       );
       return 0;
     }
     case 'quotas': {
       const q = await client.quotas();
-      print(q, () => table(['entity', 'quotas'], q.quotas.map(({ entity, ...rates }) => [Object.entries(entity).map(([k, x]) => `${k}=${x ?? '<default>'}`).join(','), Object.entries(rates).map(([k, x]) => `${k}=${String(x)}`).join(' ')])));
+      print(q, () =>
+        table(
+          ['entity', 'quotas'],
+          q.quotas.map(({ entity, ...rates }) => [
+            Object.entries(entity)
+              .map(([k, x]) => `${k}=${x ?? '<default>'}`)
+              .join(','),
+            Object.entries(rates)
+              .map(([k, x]) => `${k}=${String(x)}`)
+              .join(' '),
+          ]),
+        ),
+      );
       return 0;
     }
     case 'plan': {
@@ -156,11 +210,19 @@ async function dispatch(client: GatewayClient, pos: string[], v: Values, print: 
             ['broker', 'rack', 'replicas', 'leaders', 'bytes'],
             plan.before.map((b) => {
               const a = after.get(b.broker);
-              return [b.broker, b.rack, `${b.replicas} → ${a?.replicas ?? '–'}`, `${b.leaders} → ${a?.leaders ?? '–'}`, `${formatBytes(b.bytes)} → ${formatBytes(a?.bytes)}`];
+              return [
+                b.broker,
+                b.rack,
+                `${b.replicas} → ${a?.replicas ?? '–'}`,
+                `${b.leaders} → ${a?.leaders ?? '–'}`,
+                `${formatBytes(b.bytes)} → ${formatBytes(a?.bytes)}`,
+              ];
             }),
           ),
           ...plan.warnings.map((w) => `warning: ${w.message}`),
-          v['output-file'] ? `Reassignment file written to ${v['output-file']}: kag reassign execute --reassignment-json-file ${v['output-file']} --throttle BYTES/S` : 'Add --output-file FILE to save it as a reassignment file.',
+          v['output-file']
+            ? `Reassignment file written to ${v['output-file']}: kag reassign execute --reassignment-json-file ${v['output-file']} --throttle BYTES/S`
+            : 'Add --output-file FILE to save it as a reassignment file.',
         ].join('\n');
       });
       return 0;
@@ -186,14 +248,24 @@ async function brokers(client: GatewayClient, print: Print): Promise<number> {
     print({ brokers: fromGateway }, () =>
       table(
         ['broker', 'rack', 'live', 'replicas', 'leaders', 'bytes', 'moving in/out'],
-        fromGateway.map((b) => [b.id, b.rack, b.live === false ? 'no' : 'yes', b.replicas, b.leaders, formatBytes(b.bytes), b.reassignment ? `${b.reassignment.adding}/${b.reassignment.removing}` : '']),
+        fromGateway.map((b) => [
+          b.id,
+          b.rack,
+          b.live === false ? 'no' : 'yes',
+          b.replicas,
+          b.leaders,
+          formatBytes(b.bytes),
+          b.reassignment ? `${b.reassignment.adding}/${b.reassignment.removing}` : '',
+        ]),
       ),
     );
     return 0;
   }
   // Older gateway: count replicas and leaders from the topics (one request per topic).
   const [cluster, list] = await Promise.all([client.cluster(), client.topics()]);
-  const load = new Map(cluster.brokers.map((b) => [b.id, { id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: 0, leaders: 0 }]));
+  const load = new Map(
+    cluster.brokers.map((b) => [b.id, { id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: 0, leaders: 0 }]),
+  );
   for (const t of list.topics) {
     const detail = await client.topic(t.name);
     for (const p of detail.partitions) {
@@ -206,7 +278,12 @@ async function brokers(client: GatewayClient, print: Print): Promise<number> {
     }
   }
   const rows = [...load.values()];
-  print({ brokers: rows, controllerId: cluster.controllerId }, () => table(['broker', 'host', 'rack', 'replicas', 'leaders', 'controller'], rows.map((b) => [b.id, b.host, b.rack, b.replicas, b.leaders, b.id === cluster.controllerId ? 'yes' : ''])));
+  print({ brokers: rows, controllerId: cluster.controllerId }, () =>
+    table(
+      ['broker', 'host', 'rack', 'replicas', 'leaders', 'controller'],
+      rows.map((b) => [b.id, b.host, b.rack, b.replicas, b.leaders, b.id === cluster.controllerId ? 'yes' : '']),
+    ),
+  );
   return 0;
 }
 
@@ -214,7 +291,11 @@ async function brokers(client: GatewayClient, print: Print): Promise<number> {
 const replicaList = (value: string | null | undefined, entries: number | null): string | null =>
   value !== undefined ? value : entries === null ? '*' : `(${entries} entries)`;
 
-const io: Io = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`), isTTY: Boolean(process.stdout.isTTY) };
+const io: Io = {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+  isTTY: Boolean(process.stdout.isTTY),
+};
 run(process.argv.slice(2), process.env, io).then(
   (code) => {
     process.exitCode = code;

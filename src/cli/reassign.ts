@@ -2,16 +2,42 @@
 // (--watch polls, --follow reads the event stream), pause, resume, concurrency, throttle,
 // cancel, rollback.
 import { writeFileSync } from 'node:fs';
-import { ApiError, formatBytes, formatDuration, REASSIGNMENT_ORDERS, type GatewayClient, type Reassignment, type ReassignmentOrder, type ReassignmentStatus } from '../client/api.js';
+import {
+  ApiError,
+  formatBytes,
+  formatDuration,
+  REASSIGNMENT_ORDERS,
+  type GatewayClient,
+  type Reassignment,
+  type ReassignmentOrder,
+  type ReassignmentStatus,
+} from '../client/api.js';
 import { pacingText, progressLines, table } from './render.js';
 import { followReassignment } from './follow.js';
 import { UsageError, concurrencyOf, positiveInt, readReassignmentFile, type Connection, type Io, type Print, type Values } from './args.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function reassign(client: GatewayClient, sub: string | undefined, rest: string[], v: Values, print: Print, io: Io, output: string, conn: Connection): Promise<number> {
+export async function reassign(
+  client: GatewayClient,
+  sub: string | undefined,
+  rest: string[],
+  v: Values,
+  print: Print,
+  io: Io,
+  output: string,
+  conn: Connection,
+): Promise<number> {
   // --follow: over the event stream; polling (--watch) when the gateway has none.
-  const follow = (id: string) => followReassignment({ ...conn, id, output, io, fallback: () => watch(client, id, v, io, output), failedExit: (r) => failedExit({ summary: r, moving: [], more: null }) });
+  const follow = (id: string) =>
+    followReassignment({
+      ...conn,
+      id,
+      output,
+      io,
+      fallback: () => watch(client, id, v, io, output),
+      failedExit: (r) => failedExit({ summary: r, moving: [], more: null }),
+    });
   const needId = () => {
     const id = rest[0];
     if (!id) throw new UsageError(`reassign ${sub} needs a reassignment id`);
@@ -20,19 +46,31 @@ export async function reassign(client: GatewayClient, sub: string | undefined, r
   switch (sub) {
     case 'list': {
       const l = await client.reassignments();
-      print(l, () =>
-        table(['id', 'state', 'partitions', 'moving now', 'throttle', 'created'], l.reassignments.map((r) => [r.id, r.state, r.partitionCount, r.movingCount, r.throttle === null ? '' : `${formatBytes(r.throttle)}/s`, r.createdAt])) +
-        (l.externalCount ? `\n\n${l.externalCount} partition(s) moving under reassignments started elsewhere.` : ''),
+      print(
+        l,
+        () =>
+          table(
+            ['id', 'state', 'partitions', 'moving now', 'throttle', 'created'],
+            l.reassignments.map((r) => [
+              r.id,
+              r.state,
+              r.partitionCount,
+              r.movingCount,
+              r.throttle === null ? '' : `${formatBytes(r.throttle)}/s`,
+              r.createdAt,
+            ]),
+          ) + (l.externalCount ? `\n\n${l.externalCount} partition(s) moving under reassignments started elsewhere.` : ''),
       );
       return 0;
     }
     case 'execute': {
       const file = v['reassignment-json-file'];
-      if (!file) throw new UsageError('reassign execute needs --reassignment-json-file FILE (Kafka\'s format)');
+      if (!file) throw new UsageError("reassign execute needs --reassignment-json-file FILE (Kafka's format)");
       const doc = readReassignmentFile(file);
       const throttle = positiveInt(v.throttle, 'throttle');
       const concurrency = concurrencyOf(v);
-      if (v.order !== undefined && !REASSIGNMENT_ORDERS.includes(v.order as ReassignmentOrder)) throw new UsageError(`--order must be ${REASSIGNMENT_ORDERS.join(', ')}, got "${v.order}"`);
+      if (v.order !== undefined && !REASSIGNMENT_ORDERS.includes(v.order as ReassignmentOrder))
+        throw new UsageError(`--order must be ${REASSIGNMENT_ORDERS.join(', ')}, got "${v.order}"`);
       const body = {
         ...doc,
         ...(throttle !== undefined && { throttle }),
@@ -42,15 +80,33 @@ export async function reassign(client: GatewayClient, sub: string | undefined, r
       };
       const answer = await client.startReassignment(body, { detail: Boolean(v['validate-only']) });
       if (!('id' in answer)) {
-        const paced = answer.pacing ? ` Paced: ${answer.pacing.waveCount} wave(s), at most ${answer.pacing.peakInFlight} move(s) in flight, about ${formatDuration(answer.pacing.estimatedSeconds)} in all.` : '';
-        print(answer, () => `Valid. ${answer.totals.partitions} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.${paced}\n${table(['topic', 'partition', 'current', 'target', 'adding', 'removing'], (answer.partitions ?? []).map((p) => [p.topic, p.partition, p.currentReplicas.join(','), p.targetReplicas.join(','), p.adding.join(','), p.removing.join(',')]))}`);
+        const paced = answer.pacing
+          ? ` Paced: ${answer.pacing.waveCount} wave(s), at most ${answer.pacing.peakInFlight} move(s) in flight, about ${formatDuration(answer.pacing.estimatedSeconds)} in all.`
+          : '';
+        print(
+          answer,
+          () =>
+            `Valid. ${answer.totals.partitions} partition(s), ${formatBytes(answer.estimate.totalBytes)} to copy, about ${formatDuration(answer.estimate.estimatedSeconds)}.${paced}\n${table(
+              ['topic', 'partition', 'current', 'target', 'adding', 'removing'],
+              (answer.partitions ?? []).map((p) => [
+                p.topic,
+                p.partition,
+                p.currentReplicas.join(','),
+                p.targetReplicas.join(','),
+                p.adding.join(','),
+                p.removing.join(','),
+              ]),
+            )}`,
+        );
         return 0;
       }
       if (v['rollback-file']) writeFileSync(v['rollback-file'], `${JSON.stringify(answer.rollback, null, 2)}\n`);
       print(answer, () =>
         [
           `Started reassignment ${answer.id} (${answer.summary.counts.total} partition(s), ${formatBytes(answer.summary.progress.bytesTotal)}; ${answer.summary.counts.moving} moving, ${answer.summary.counts.queued} queued; pacing: ${pacingText(answer.summary)}).`,
-          v['rollback-file'] ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).` : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
+          v['rollback-file']
+            ? `Current assignment saved to ${v['rollback-file']} (use it as --reassignment-json-file to roll back).`
+            : `Current partition replica assignment (save it for a rollback):\n${JSON.stringify(answer.rollback)}`,
           `Follow it: kag reassign status ${answer.id} --follow`,
         ].join('\n'),
       );
@@ -70,7 +126,11 @@ export async function reassign(client: GatewayClient, sub: string | undefined, r
     case 'resume': {
       const id = needId();
       const r = sub === 'pause' ? await client.pauseReassignment(id) : await client.resumeReassignment(id);
-      print(r, () => `${r.id}: ${r.state}${r.paused ? ' (moves in flight finish, none start; resume with `kag reassign resume ' + r.id + '`)' : ''}; ${countsText(r)}`);
+      print(
+        r,
+        () =>
+          `${r.id}: ${r.state}${r.paused ? ' (moves in flight finish, none start; resume with `kag reassign resume ' + r.id + '`)' : ''}; ${countsText(r)}`,
+      );
       return 0;
     }
     case 'concurrency': {
@@ -93,15 +153,22 @@ export async function reassign(client: GatewayClient, sub: string | undefined, r
     case 'rollback': {
       const id = needId();
       const c = await client.cancelReassignment(id, { rollback: sub === 'rollback', preserveThrottles: v['preserve-throttles'] ?? false });
-      print(c, () => `${c.id}: ${c.state}; ${c.cancelled.length} partition move(s) cancelled${c.rollback ? `; rollback started as ${c.rollback.id} (kag reassign status ${c.rollback.id} --watch)` : ''}`);
+      print(
+        c,
+        () =>
+          `${c.id}: ${c.state}; ${c.cancelled.length} partition move(s) cancelled${c.rollback ? `; rollback started as ${c.rollback.id} (kag reassign status ${c.rollback.id} --watch)` : ''}`,
+      );
       return 0;
     }
     default:
-      throw new UsageError(`reassign needs one of execute, list, status, pause, resume, concurrency, throttle, cancel, rollback${sub ? ` (got "${sub}")` : ''}`);
+      throw new UsageError(
+        `reassign needs one of execute, list, status, pause, resume, concurrency, throttle, cancel, rollback${sub ? ` (got "${sub}")` : ''}`,
+      );
   }
 }
 
-const countsText = (r: Reassignment): string => `${r.counts.queued} queued, ${r.counts.moving} moving, ${r.counts.completed} completed, ${r.counts.failed} failed`;
+const countsText = (r: Reassignment): string =>
+  `${r.counts.queued} queued, ${r.counts.moving} moving, ${r.counts.completed} completed, ${r.counts.failed} failed`;
 
 /** Exit 3 when the reassignment ended failed or cancelled, or ended with failed partitions. */
 function failedExit(st: ReassignmentStatus): number | null {
@@ -130,7 +197,17 @@ async function watch(client: GatewayClient, id: string, v: Values, io: Io, outpu
       throw err;
     }
     const r = st.summary;
-    if (output === 'json') io.out(JSON.stringify({ id: r.id, state: r.state, paused: r.paused, counts: r.counts, progress: r.progress, moving: st.moving.map((p) => ({ topic: p.topic, partition: p.partition, percent: p.percent })) }));
+    if (output === 'json')
+      io.out(
+        JSON.stringify({
+          id: r.id,
+          state: r.state,
+          paused: r.paused,
+          counts: r.counts,
+          progress: r.progress,
+          moving: st.moving.map((p) => ({ topic: p.topic, partition: p.partition, percent: p.percent })),
+        }),
+      );
     else {
       const lines = progressLines(st);
       if (io.isTTY && drawn > 0) io.out(`\x1b[${drawn}A\x1b[J${lines.join('\n')}`);
@@ -139,7 +216,10 @@ async function watch(client: GatewayClient, id: string, v: Values, io: Io, outpu
     }
     if (r.state === 'completed' || r.state === 'failed' || r.state === 'cancelled') {
       const code = failedExit(st);
-      if (code !== null) io.err(`reassignment ${r.id} ${r.state}${r.counts.failed ? ` (${r.counts.failed} partition(s) failed)` : ''}${r.reason ? `: ${r.reason}` : ''}`);
+      if (code !== null)
+        io.err(
+          `reassignment ${r.id} ${r.state}${r.counts.failed ? ` (${r.counts.failed} partition(s) failed)` : ''}${r.reason ? `: ${r.reason}` : ''}`,
+        );
       return code ?? 0;
     }
     await sleep(interval * 1000);

@@ -7,7 +7,11 @@ export function table(headers: string[], rows: (string | number | null | undefin
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '–' : String(c))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
   const numeric = headers.map((_, i) => cells.length > 0 && cells.every((r) => /^-?[\d.]+$|^–$/.test(r[i] ?? '')));
-  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   if (cells.length === 0) return '(none)';
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
@@ -22,7 +26,10 @@ export function bar(percent: number, width = 24): string {
 /** "at most 2 per broker, 5 in the cluster, size-asc" or "all at once". */
 export function pacingText(r: ReassignmentStatus['summary']): string {
   const c = r.concurrency;
-  const bounds = [c?.perBroker != null ? `at most ${c.perBroker} per broker` : null, c?.cluster != null ? `at most ${c.cluster} in the cluster` : null].filter(Boolean);
+  const bounds = [
+    c?.perBroker != null ? `at most ${c.perBroker} per broker` : null,
+    c?.cluster != null ? `at most ${c.cluster} in the cluster` : null,
+  ].filter(Boolean);
   return bounds.length ? `${bounds.join(', ')}, ${r.order}` : 'all at once';
 }
 
@@ -34,14 +41,17 @@ export function tookSeconds(r: { createdAt: string; startedAt: string | null; en
   return r.endedAt ? Math.max(0, (Date.parse(r.endedAt) - Date.parse(r.startedAt ?? r.createdAt)) / 1000) : null;
 }
 
-const partitionPercent = (p: ReassignmentPartitionItem): number => (p.percent ?? (p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0));
+const partitionPercent = (p: ReassignmentPartitionItem): number =>
+  p.percent ?? (p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0);
 
 /** The progress of one reassignment: a total bar, its counts and pacing, and one bar per moving partition. */
 export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   const r = s.summary;
   const p = r.progress;
   // Finished: how long it took, never a rate or an ETA.
-  const pace = finishedState(r.state) ? `took ${formatDuration(tookSeconds(r))}` : `${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}`;
+  const pace = finishedState(r.state)
+    ? `took ${formatDuration(tookSeconds(r))}`
+    : `${p.bytesPerSecond === null ? '–' : `${formatBytes(p.bytesPerSecond)}/s`}  ETA ${formatDuration(p.etaSeconds)}`;
   const head = `${r.id}  ${r.state.padEnd(9)} ${bar(p.percent, width)} ${p.percent.toFixed(1).padStart(5)}%  ${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}  ${pace}${p.stalled ? '  STALLED' : ''}`;
   const c = r.counts;
   const lines = [
@@ -52,7 +62,9 @@ export function progressLines(s: ReassignmentStatus, width = 24): string[] {
   ];
   for (const part of s.moving) {
     const pct = partitionPercent(part);
-    lines.push(`  ${`${part.topic}-${part.partition}`.padEnd(20)} ${bar(pct, width)} ${pct.toFixed(1).padStart(5)}%  ${part.originalReplicas.join(',')} → ${part.targetReplicas.join(',')}`);
+    lines.push(
+      `  ${`${part.topic}-${part.partition}`.padEnd(20)} ${bar(pct, width)} ${pct.toFixed(1).padStart(5)}%  ${part.originalReplicas.join(',')} → ${part.targetReplicas.join(',')}`,
+    );
   }
   if (s.more !== null) lines.push(`  … ${c.moving - s.moving.length} more moving`);
   if (r.reason) lines.push(`  reason: ${r.reason}`);
@@ -71,8 +83,13 @@ export function deadlineLines(r: ReassignmentStatus['summary']): string[] {
     const early = Math.round((Date.parse(d.finishBy) - Date.parse(r.endedAt)) / 1000);
     return [`  deadline: finish by ${d.finishBy}; ended ${Math.abs(early)} s ${early >= 0 ? 'before' : 'AFTER'} it`];
   }
-  if (d.holds) return [`  deadline: finish by ${d.finishBy}; holds, expected end ${d.expectedEnd ?? '–'} at ${rate(d.throttle)} (bounds ${rate(d.throttleBounds.min)}–${rate(d.throttleBounds.max)})`];
-  return [`  deadline: finish by ${d.finishBy}; DOES NOT HOLD: at the highest allowed throttle (${rate(d.throttleBounds.max)}) it ends ${d.expectedEndAtMaxThrottle ?? '–'}`];
+  if (d.holds)
+    return [
+      `  deadline: finish by ${d.finishBy}; holds, expected end ${d.expectedEnd ?? '–'} at ${rate(d.throttle)} (bounds ${rate(d.throttleBounds.min)}–${rate(d.throttleBounds.max)})`,
+    ];
+  return [
+    `  deadline: finish by ${d.finishBy}; DOES NOT HOLD: at the highest allowed throttle (${rate(d.throttleBounds.max)}) it ends ${d.expectedEndAtMaxThrottle ?? '–'}`,
+  ];
 }
 
 /** The health interlocks' hold (issue 30): what holds it, how far it is from resuming, how to re-plan around gone brokers. */
@@ -80,8 +97,11 @@ export function holdLines(r: ReassignmentStatus['summary']): string[] {
   const h = r.hold;
   if (!h) return [];
   const kinds = h.reasons.map((x) => `${x.kind} ${x.count}`).join(', ');
-  const out = [`  HELD since ${h.since} (${kinds}): no new move starts; resumes after ${h.resumeAfterPasses} healthy pass(es) in a row (${h.healthyPasses} so far)${r.paused ? ', then stays paused' : ''}`];
-  for (const t of h.targetsGone ?? []) out.push(`  target broker ${t.broker} is gone: ${t.partitions} open move(s) go to it (${t.examples.join(', ')})`);
+  const out = [
+    `  HELD since ${h.since} (${kinds}): no new move starts; resumes after ${h.resumeAfterPasses} healthy pass(es) in a row (${h.healthyPasses} so far)${r.paused ? ', then stays paused' : ''}`,
+  ];
+  for (const t of h.targetsGone ?? [])
+    out.push(`  target broker ${t.broker} is gone: ${t.partitions} open move(s) go to it (${t.examples.join(', ')})`);
   if (h.replan) out.push(`  re-plan: ${h.replan}`);
   return out;
 }

@@ -32,7 +32,8 @@ export interface ReassignmentStatus {
   more: string | null;
 }
 /** A reassignment that is still going (pending, running, paused, or held by the health interlocks). */
-export const isLive = (state: ReassignmentState): boolean => state === 'pending' || state === 'running' || state === 'paused' || state === 'held';
+export const isLive = (state: ReassignmentState): boolean =>
+  state === 'pending' || state === 'running' || state === 'paused' || state === 'held';
 export type ReassignmentSummary = Schemas['ReassignmentSummary'];
 export type ReassignmentList = Schemas['ReassignmentList'];
 /** POST /reassignments body: fields with defaults are optional (the generated type marks them required). */
@@ -96,7 +97,15 @@ export interface PlanBrokerLoad {
 }
 export interface PlanAnswer {
   goal: string;
-  partitions: { topic: string; partition: number; currentReplicas: number[]; targetReplicas: number[]; adding: number[]; removing: number[]; bytes: number | null }[];
+  partitions: {
+    topic: string;
+    partition: number;
+    currentReplicas: number[];
+    targetReplicas: number[];
+    adding: number[];
+    removing: number[];
+    bytes: number | null;
+  }[];
   /** Kafka's reassignment file of the plan: POST it to /reassignments. */
   reassignment: ReassignmentFile;
   movedReplicas: number;
@@ -133,7 +142,11 @@ export function describeProblem(status: number, problem: Problem | null, retryAf
   if (problem?.detail) text += `: ${problem.detail}`;
   if (problem?.kafkaError) text += ` (Kafka ${problem.kafkaError.name}, code ${problem.kafkaError.code})`;
   const errors = problem?.errors ?? [];
-  if (errors.length) text += `\n${errors.slice(0, 10).map((e) => `  - ${e.path ? `${e.path}: ` : ''}${e.message}`).join('\n')}${errors.length > 10 ? `\n  … ${errors.length - 10} more` : ''}`;
+  if (errors.length)
+    text += `\n${errors
+      .slice(0, 10)
+      .map((e) => `  - ${e.path ? `${e.path}: ` : ''}${e.message}`)
+      .join('\n')}${errors.length > 10 ? `\n  … ${errors.length - 10} more` : ''}`;
   if (retryAfterSeconds !== null) text += `\nRetry after ${retryAfterSeconds} s.`;
   return text;
 }
@@ -181,7 +194,10 @@ export interface GatewayClient {
   resumeReassignment(id: string): Promise<Reassignment>;
   cancelReassignment(id: string, opts?: { rollback?: boolean; preserveThrottles?: boolean }): Promise<ReassignmentCancelled>;
   /** GET /reassignments/{id}/partitions: one page, in (topic, partition) order. */
-  reassignmentPartitions(id: string, query?: { state?: PartitionState | 'all'; limit?: number; cursor?: string }): Promise<ReassignmentPartitionPage>;
+  reassignmentPartitions(
+    id: string,
+    query?: { state?: PartitionState | 'all'; limit?: number; cursor?: string },
+  ): Promise<ReassignmentPartitionPage>;
   /** The page a previous page's `next` names (a URL, absolute or relative to the gateway). */
   nextPage(next: string): Promise<ReassignmentPartitionPage>;
   /** The summary plus the first `limit` moving partitions (two requests). */
@@ -208,7 +224,11 @@ export function createClient(opts: ClientOptions): GatewayClient {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (o.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await doFetch(`${base}${path}${queryString(o.query)}`, { method, headers, ...(o.body !== undefined && { body: JSON.stringify(o.body) }) });
+    const res = await doFetch(`${base}${path}${queryString(o.query)}`, {
+      method,
+      headers,
+      ...(o.body !== undefined && { body: JSON.stringify(o.body) }),
+    });
     const text = await res.text();
     let json: unknown = null;
     if (text) {
@@ -236,7 +256,11 @@ export function createClient(opts: ClientOptions): GatewayClient {
     topic: (name) => request('GET', `/topics/${enc(name)}`),
     // 'false' as a string: queryString leaves a false flag out.
     topicConfigs: async (name, o = {}) =>
-      (await request<Schemas['ResourceConfigs']>('GET', `/topics/${enc(name)}/configs`, { ...(o.overridesOnly && { query: { includeDefaults: 'false' } }) })).configs,
+      (
+        await request<Schemas['ResourceConfigs']>('GET', `/topics/${enc(name)}/configs`, {
+          ...(o.overridesOnly && { query: { includeDefaults: 'false' } }),
+        })
+      ).configs,
     alterTopicConfigs: (name, change, o = {}) =>
       request('PATCH', `/topics/${enc(name)}/configs`, { body: change, ...(o.validateOnly && { query: { validateOnly: true } }) }),
     brokers: async () => {
@@ -250,7 +274,8 @@ export function createClient(opts: ClientOptions): GatewayClient {
     patchReassignment: (id, patch) => request('PATCH', `/reassignments/${enc(id)}`, { body: patch }),
     pauseReassignment: (id) => request('PATCH', `/reassignments/${enc(id)}`, { body: { paused: true } }),
     resumeReassignment: (id) => request('PATCH', `/reassignments/${enc(id)}`, { body: { paused: false } }),
-    cancelReassignment: (id, o = {}) => request('DELETE', `/reassignments/${enc(id)}`, { query: { rollback: o.rollback, preserveThrottles: o.preserveThrottles } }),
+    cancelReassignment: (id, o = {}) =>
+      request('DELETE', `/reassignments/${enc(id)}`, { query: { rollback: o.rollback, preserveThrottles: o.preserveThrottles } }),
     reassignmentPartitions: (id, query) => request('GET', `/reassignments/${enc(id)}/partitions`, { ...(query && { query }) }),
     nextPage(next) {
       // `next` is a URL the gateway wrote; keep only its path and query so that it goes to this
@@ -289,4 +314,5 @@ export function formatDuration(seconds: number | null | undefined): string {
 }
 
 const ROLE_ORDER: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
-export const roleAtLeast = (have: Role | null | undefined, need: Role): boolean => have !== null && have !== undefined && ROLE_ORDER[have] >= ROLE_ORDER[need];
+export const roleAtLeast = (have: Role | null | undefined, need: Role): boolean =>
+  have !== null && have !== undefined && ROLE_ORDER[have] >= ROLE_ORDER[need];

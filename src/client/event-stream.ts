@@ -48,7 +48,8 @@ export class EventStreamParser {
   #line(line: string, out: StreamItem[]): void {
     if (line === '') {
       // Dispatch: an event with data (a block of id: alone only moves the cursor).
-      if (this.#sawData) out.push({ kind: 'event', event: { event: this.#event || 'message', id: this.#lastId, data: this.#data.join('\n') } });
+      if (this.#sawData)
+        out.push({ kind: 'event', event: { event: this.#event || 'message', id: this.#lastId, data: this.#data.join('\n') } });
       this.#event = '';
       this.#data = [];
       this.#sawData = false;
@@ -136,7 +137,13 @@ export function followEventStream(o: FollowOptions): FollowHandle {
         // not a problem document
       }
       const retryAfter = Number(res.headers.get('retry-after'));
-      throw new StreamError(`${res.status}: ${detail}`.trim(), res.status, [401, 403, 404, 405].includes(res.status), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, type);
+      throw new StreamError(
+        `${res.status}: ${detail}`.trim(),
+        res.status,
+        [401, 403, 404, 405].includes(res.status),
+        Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+        type,
+      );
     }
     o.onOpen?.();
     const parser = new EventStreamParser(lastEventId);

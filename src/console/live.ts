@@ -13,7 +13,10 @@ import type { Poll } from './ui.js';
 export type LiveMode = 'connecting' | 'live' | 'polling';
 
 /** The fields a list row needs; a stream's summary and GET /reassignments' both have them. */
-export type ReassignmentRow = Pick<Reassignment, 'id' | 'state' | 'createdAt' | 'startedAt' | 'endedAt' | 'throttle' | 'counts' | 'progress' | 'requestedBy' | 'concurrency' | 'order'> & {
+export type ReassignmentRow = Pick<
+  Reassignment,
+  'id' | 'state' | 'createdAt' | 'startedAt' | 'endedAt' | 'throttle' | 'counts' | 'progress' | 'requestedBy' | 'concurrency' | 'order'
+> & {
   reason?: string;
   rollbackOf?: string;
   origin?: Reassignment['origin'];
@@ -22,7 +25,8 @@ export type ReassignmentRow = Pick<Reassignment, 'id' | 'state' | 'createdAt' | 
 /** Failed connections in a row before a page falls back to polling (a refused or broken stream). */
 const FAILURES_BEFORE_POLLING = 2;
 
-const streamsSupported = (): boolean => typeof ReadableStream !== 'undefined' && typeof TextDecoderStream !== 'undefined' && typeof AbortController !== 'undefined';
+const streamsSupported = (): boolean =>
+  typeof ReadableStream !== 'undefined' && typeof TextDecoderStream !== 'undefined' && typeof AbortController !== 'undefined';
 
 interface StreamData {
   change: { eventId: string; type: string; state: string; previousState: string | null; at: string } | null;
@@ -34,7 +38,13 @@ interface StreamData {
  * Follows `path` (an event stream) and calls `onData` per event; after FAILURES_BEFORE_POLLING
  * failures in a row (or a final refusal), calls `onFallback` once and stops.
  */
-function follow(path: string, token: string | null, onData: (event: string, data: StreamData) => void, onMode: (m: LiveMode) => void, onFallback: (err: StreamError) => void): FollowHandle | null {
+function follow(
+  path: string,
+  token: string | null,
+  onData: (event: string, data: StreamData) => void,
+  onMode: (m: LiveMode) => void,
+  onFallback: (err: StreamError) => void,
+): FollowHandle | null {
   if (!streamsSupported()) return null;
   let failures = 0;
   const handle = followEventStream({
@@ -80,7 +90,12 @@ function pollEvery(load: () => Promise<void>, ms: number): () => void {
  * One reassignment's summary, live: the stream's snapshot, then each change and progress
  * event. `version` grows with every update (pages reload their partition rows on it).
  */
-export function useLiveReassignment(api: GatewayClient, token: string | null, id: string, pollMs = 1000): Poll<Reassignment> & { mode: LiveMode; version: number } {
+export function useLiveReassignment(
+  api: GatewayClient,
+  token: string | null,
+  id: string,
+  pollMs = 1000,
+): Poll<Reassignment> & { mode: LiveMode; version: number } {
   const [data, setData] = useState<Reassignment | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [mode, setMode] = useState<LiveMode>('connecting');
@@ -137,7 +152,11 @@ export function useLiveReassignment(api: GatewayClient, token: string | null, id
  * all-stream's snapshot and events update the rows; a change (not progress) reads the list
  * again, a second later at most, for what the stream does not carry (moves started elsewhere).
  */
-export function useLiveReassignmentList(api: GatewayClient, token: string | null, pollMs = 2000): Poll<{ rows: ReassignmentRow[]; list: ReassignmentList }> & { mode: LiveMode } {
+export function useLiveReassignmentList(
+  api: GatewayClient,
+  token: string | null,
+  pollMs = 2000,
+): Poll<{ rows: ReassignmentRow[]; list: ReassignmentList }> & { mode: LiveMode } {
   const [list, setList] = useState<ReassignmentList | null>(null);
   const [streamed, setStreamed] = useState<Map<string, Reassignment>>(new Map());
   const [error, setError] = useState<Error | null>(null);
@@ -202,7 +221,9 @@ export function mergeRows(listed: readonly ReassignmentSummary[], streamed: Read
   const byId = new Map<string, ReassignmentRow>();
   for (const r of listed) byId.set(r.id, r);
   for (const [id, r] of streamed) byId.set(id, r);
-  return [...byId.values()].sort((a, b) => Number(isLiveState(b.state)) - Number(isLiveState(a.state)) || b.createdAt.localeCompare(a.createdAt));
+  return [...byId.values()].sort(
+    (a, b) => Number(isLiveState(b.state)) - Number(isLiveState(a.state)) || b.createdAt.localeCompare(a.createdAt),
+  );
 }
 
 /** Finished: no rate and no ETA any more, only how long it took. */

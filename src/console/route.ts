@@ -2,7 +2,15 @@
 // so links are plain anchors and the back button works without a server-side route.
 import { useEffect, useState } from 'preact/hooks';
 
-export type Route = { page: 'cluster' } | { page: 'topics' } | { page: 'topic'; name: string } | { page: 'reassignments' } | { page: 'reassignment'; id: string } | { page: 'throttles' } | { page: 'quotas' } | { page: 'history' };
+export type Route =
+  | { page: 'cluster' }
+  | { page: 'topics' }
+  | { page: 'topic'; name: string }
+  | { page: 'reassignments' }
+  | { page: 'reassignment'; id: string }
+  | { page: 'throttles' }
+  | { page: 'quotas' }
+  | { page: 'history' };
 
 export function parseHash(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);

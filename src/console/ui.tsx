@@ -70,7 +70,9 @@ export function ProblemBox({ error, title }: { error: ApiError | Error | null; t
     <div class="alert" role="alert">
       {title && <strong>{title}: </strong>}
       {error.message}
-      {error instanceof ApiError && error.status === 429 && left !== null && <div>{left > 0 ? `Rate limited: you can try again in ${left} s.` : 'You can try again now.'}</div>}
+      {error instanceof ApiError && error.status === 429 && left !== null && (
+        <div>{left > 0 ? `Rate limited: you can try again in ${left} s.` : 'You can try again now.'}</div>
+      )}
       {error instanceof ApiError && error.status === 401 && <div>Enter a valid bearer token above.</div>}
     </div>
   );
@@ -78,7 +80,11 @@ export function ProblemBox({ error, title }: { error: ApiError | Error | null; t
 
 export function RoleHint({ me, need }: { me: WhoAmI | null; need: Role }) {
   if (!me || roleAtLeast(me.role, need)) return null;
-  return <p class="note">These actions need the {need} role; you are {me.role}, so the gateway will refuse them.</p>;
+  return (
+    <p class="note">
+      These actions need the {need} role; you are {me.role}, so the gateway will refuse them.
+    </p>
+  );
 }
 
 export function Loading({ poll, what }: { poll: Poll<unknown>; what: string }) {

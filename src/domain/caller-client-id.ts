@@ -30,7 +30,8 @@ export function escapePrincipal(principalId: string): string {
 export function clientIdPatternError(pattern: string): string | undefined {
   if (!pattern.includes(PRINCIPAL_PLACEHOLDER)) return `must contain ${PRINCIPAL_PLACEHOLDER}, got "${pattern}"`;
   if (/\s/.test(pattern)) return `must not contain whitespace, got "${pattern}"`;
-  if (/[{}]/.test(pattern.split(PRINCIPAL_PLACEHOLDER).join(''))) return `has a brace other than ${PRINCIPAL_PLACEHOLDER}, got "${pattern}"`;
+  if (/[{}]/.test(pattern.split(PRINCIPAL_PLACEHOLDER).join('')))
+    return `has a brace other than ${PRINCIPAL_PLACEHOLDER}, got "${pattern}"`;
   return undefined;
 }
 

@@ -67,7 +67,8 @@ export function keysSetAndDeleted(change: ConfigChange): string[] {
 export function projectChange(current: readonly DescribedConfig[], level: ConfigLevel, change: ConfigChange): DescribedConfig[] {
   const own = OWN_SOURCE[level];
   const byName = new Map(current.map((c) => [c.name, c]));
-  for (const name of Object.keys(change.set)) if (!byName.has(name)) byName.set(name, { name, value: null, source: own, isSensitive: false, isReadOnly: false, synonyms: [] });
+  for (const name of Object.keys(change.set))
+    if (!byName.has(name)) byName.set(name, { name, value: null, source: own, isSensitive: false, isReadOnly: false, synonyms: [] });
   const out: DescribedConfig[] = [];
   for (const c of byName.values()) {
     const below = c.synonyms.filter((s) => s.source !== own);

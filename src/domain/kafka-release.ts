@@ -89,7 +89,9 @@ function describeCandidates(releases: string[]): string {
 /** The release by API maxima among the table's releases of `mode` (ZooKeeper, or KRaft without features). */
 function guessByTable(answer: ApiVersionsAnswer, table: ReleaseTable, mode: KafkaMode): string {
   const prefix = mode === 'kraft' ? 'kraft-broker-' : 'zk-';
-  const keys = Object.keys(table).filter((k) => k.startsWith(prefix)).sort((a, b) => order(releaseOf(a)) - order(releaseOf(b)));
+  const keys = Object.keys(table)
+    .filter((k) => k.startsWith(prefix))
+    .sort((a, b) => order(releaseOf(a)) - order(releaseOf(b)));
   if (keys.length === 0 || answer.apis.length === 0) return 'unknown';
   const maxOf = (key: string): Map<number, number> => new Map(Object.values(table[key]).map(([k, , max]) => [k, max]));
   const exact: string[] = [];
@@ -147,13 +149,17 @@ export function degradedFeatures(answer: ApiVersionsAnswer, apis: readonly Spoke
     });
   }
   if (version('DescribeCluster') === null) {
-    out.push({ feature: 'describe-cluster', detail: 'no DescribeCluster (Kafka before 2.8): the brokers and the controller come from Metadata' });
+    out.push({
+      feature: 'describe-cluster',
+      detail: 'no DescribeCluster (Kafka before 2.8): the brokers and the controller come from Metadata',
+    });
   }
   const createTopics = answer.apis.find((a) => a.key === 19);
   if (!createTopics || createTopics.max < 6) {
     out.push({
       feature: 'controller-mutation-quotas',
-      detail: 'controller mutation quotas and THROTTLING_QUOTA_EXCEEDED (89) need Kafka 2.7+ (KIP-599, CreateTopics v6): no 429 from the broker',
+      detail:
+        'controller mutation quotas and THROTTLING_QUOTA_EXCEEDED (89) need Kafka 2.7+ (KIP-599, CreateTopics v6): no 429 from the broker',
     });
   }
   return out;

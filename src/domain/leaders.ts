@@ -13,7 +13,10 @@ export type ElectionKind = 'preferred' | 'unclean';
 /** The confirmation an unclean election needs: it may elect a replica that lacks acknowledged writes. */
 export const UNCLEAN_CONFIRMATION = 'unclean-election-may-lose-data';
 
-export type ElectionScope = { kind: 'partitions'; partitions: readonly { topic: string; partition: number }[] } | { kind: 'topics'; topics: readonly string[] } | { kind: 'all' };
+export type ElectionScope =
+  | { kind: 'partitions'; partitions: readonly { topic: string; partition: number }[] }
+  | { kind: 'topics'; topics: readonly string[] }
+  | { kind: 'all' };
 
 export interface ElectionRequest {
   type: ElectionKind;
@@ -40,23 +43,32 @@ export const MAX_LISTED_PARTITIONS = 10_000;
  * The body's checks beyond the schema: exactly one scope; an unclean election only with the
  * confirmation; no partition named twice (one answer per partition).
  */
-export function parseElectionRequest(body: ElectionRequestBody): { ok: true; request: ElectionRequest } | { ok: false; errors: FieldError[] } {
+export function parseElectionRequest(
+  body: ElectionRequestBody,
+): { ok: true; request: ElectionRequest } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const type = body.type;
   if (type !== 'preferred' && type !== 'unclean') errors.push({ path: '/body/type', message: "type must be 'preferred' or 'unclean'" });
   const scopes = (['partitions', 'topics', 'all'] as const).filter((k) => body[k] !== undefined);
   if (scopes.length !== 1) {
-    errors.push({ path: '/body', message: `name exactly one scope: partitions, topics or all (${scopes.length === 0 ? 'none was given' : `got ${scopes.join(', ')}`})` });
+    errors.push({
+      path: '/body',
+      message: `name exactly one scope: partitions, topics or all (${scopes.length === 0 ? 'none was given' : `got ${scopes.join(', ')}`})`,
+    });
   }
   if (type === 'unclean' && body.confirm !== UNCLEAN_CONFIRMATION) {
-    errors.push({ path: '/body/confirm', message: `an unclean election may elect a replica that lacks acknowledged writes (data loss): set confirm to '${UNCLEAN_CONFIRMATION}'` });
+    errors.push({
+      path: '/body/confirm',
+      message: `an unclean election may elect a replica that lacks acknowledged writes (data loss): set confirm to '${UNCLEAN_CONFIRMATION}'`,
+    });
   }
   if (body.all !== undefined && body.all !== true) errors.push({ path: '/body/all', message: 'all must be true' });
   let scope: ElectionScope | null = null;
   if (scopes.length === 1 && scopes[0] === 'partitions') {
     const list = Array.isArray(body.partitions) ? (body.partitions as { topic: string; partition: number }[]) : [];
     if (list.length === 0) errors.push({ path: '/body/partitions', message: 'partitions must name at least one partition' });
-    if (list.length > MAX_LISTED_PARTITIONS) errors.push({ path: '/body/partitions', message: `at most ${MAX_LISTED_PARTITIONS} partitions: name topics, or all` });
+    if (list.length > MAX_LISTED_PARTITIONS)
+      errors.push({ path: '/body/partitions', message: `at most ${MAX_LISTED_PARTITIONS} partitions: name topics, or all` });
     const seen = new Set<string>();
     list.forEach((p, i) => {
       const key = `${p.topic}\u0000${p.partition}`;
@@ -187,7 +199,11 @@ export const ELECTION_STATUS = { NONE: 0, LEADING: 1, FAILED: 2 } as const;
  * The next partitions to send for a preferred election, at most `limit`: completed (not
  * superseded), not answered yet (`status` NONE). Indexes into `partitions`. Pure.
  */
-export function nextElections(partitions: readonly { state: string; supersededBy?: string }[], status: Uint8Array, limit: number): number[] {
+export function nextElections(
+  partitions: readonly { state: string; supersededBy?: string }[],
+  status: Uint8Array,
+  limit: number,
+): number[] {
   const out: number[] = [];
   for (let i = 0; i < partitions.length && out.length < limit; i++) {
     const p = partitions[i];
@@ -197,7 +213,10 @@ export function nextElections(partitions: readonly { state: string; supersededBy
 }
 
 /** The tally from the statuses: completed partitions leading, failed, the rest pending. */
-export function tallyOf(partitions: readonly { state: string; supersededBy?: string }[], status: Uint8Array): { elected: number; failed: number; pending: number; completed: number } {
+export function tallyOf(
+  partitions: readonly { state: string; supersededBy?: string }[],
+  status: Uint8Array,
+): { elected: number; failed: number; pending: number; completed: number } {
   let elected = 0;
   let failed = 0;
   let completed = 0;

@@ -251,8 +251,14 @@ export function precedenceLevel(entity: QuotaEntity): QuotaLevel {
   const u = hasUser(entity) ? (entity.user === null ? 'default' : 'named') : 'none';
   const c = hasClientId(entity) ? (entity.clientId === null ? 'default' : 'named') : 'none';
   const table: Record<string, QuotaLevel> = {
-    'named/named': 1, 'named/default': 2, 'named/none': 3, 'default/named': 4,
-    'default/default': 5, 'default/none': 6, 'none/named': 7, 'none/default': 8,
+    'named/named': 1,
+    'named/default': 2,
+    'named/none': 3,
+    'default/named': 4,
+    'default/default': 5,
+    'default/none': 6,
+    'none/named': 7,
+    'none/default': 8,
   };
   const level = table[`${u}/${c}`];
   if (level === undefined) throw new RangeError('empty client quota entity');

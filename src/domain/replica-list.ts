@@ -33,7 +33,8 @@ function child(node: Node, b: number): Node {
 }
 
 /** The big-endian INT32 at `bytes[pos...]`. */
-const int32At = (bytes: Uint8Array, pos: number): number => ((bytes[pos] << 24) | (bytes[pos + 1] << 16) | (bytes[pos + 2] << 8) | bytes[pos + 3]) | 0;
+const int32At = (bytes: Uint8Array, pos: number): number =>
+  (bytes[pos] << 24) | (bytes[pos + 1] << 16) | (bytes[pos + 2] << 8) | bytes[pos + 3] | 0;
 
 /** The shared, frozen list equal to `list` (element by element, in order). */
 export function internReplicaList(list: readonly number[]): readonly number[] {

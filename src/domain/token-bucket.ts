@@ -73,11 +73,7 @@ export function createBucket(rate: number, burst: number, nowMs: number): TokenB
 }
 
 /** Convenience: a full bucket whose burst is derived from the quota window config. */
-export function createBucketForRate(
-  rate: number,
-  nowMs: number,
-  window: QuotaWindowConfig = DEFAULT_QUOTA_WINDOW,
-): TokenBucket {
+export function createBucketForRate(rate: number, nowMs: number, window: QuotaWindowConfig = DEFAULT_QUOTA_WINDOW): TokenBucket {
   return createBucket(rate, burstFor(rate, window), nowMs);
 }
 
@@ -138,12 +134,7 @@ export function recordPermissive(bucket: TokenBucket, cost: number, nowMs: numbe
 }
 
 /** Dispatch on mode; handy for callers that pick strict/permissive by request version. */
-export function recordMutation(
-  bucket: TokenBucket,
-  cost: number,
-  nowMs: number,
-  mode: QuotaMode,
-): StrictResult | PermissiveResult {
+export function recordMutation(bucket: TokenBucket, cost: number, nowMs: number, mode: QuotaMode): StrictResult | PermissiveResult {
   return mode === 'strict' ? tryRecordStrict(bucket, cost, nowMs) : recordPermissive(bucket, cost, nowMs);
 }
 
@@ -163,12 +154,7 @@ export interface ChargeInOrderResult {
  * all at the same `nowMs` as Kafka does within one request. In strict mode topics before the
  * bucket went negative succeed and the rest are rejected.
  */
-export function chargeInOrder(
-  bucket: TokenBucket,
-  costs: readonly number[],
-  nowMs: number,
-  mode: QuotaMode,
-): ChargeInOrderResult {
+export function chargeInOrder(bucket: TokenBucket, costs: readonly number[], nowMs: number, mode: QuotaMode): ChargeInOrderResult {
   let current = bucket;
   let last = 0;
   const results = costs.map((cost) => {

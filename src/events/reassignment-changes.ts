@@ -152,10 +152,22 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     // An older version applied after a newer one (a read under way applies what it fetched
     // after our own newer write was applied at its acknowledgement): not a change; the newer
     // version stays the one compared with. A finished record never runs again.
-    if (prev && (next.updatedAt < prev.updatedAt || (TERMINAL_STATES.has(prev.state as ReassignmentState) && !TERMINAL_STATES.has(next.state as ReassignmentState)))) return;
+    if (
+      prev &&
+      (next.updatedAt < prev.updatedAt ||
+        (TERMINAL_STATES.has(prev.state as ReassignmentState) && !TERMINAL_STATES.has(next.state as ReassignmentState)))
+    )
+      return;
     this.#heads.set(id, next);
     // Nothing but progress changed (most versions of a running record): nothing to derive.
-    if (prev && prev.state === next.state && prev.paused === next.paused && prev.startedAt === next.startedAt && prev.heldSince === next.heldSince) return;
+    if (
+      prev &&
+      prev.state === next.state &&
+      prev.paused === next.paused &&
+      prev.startedAt === next.startedAt &&
+      prev.heldSince === next.heldSince
+    )
+      return;
     for (const c of changesBetween(prev, next)) {
       // A version applied again (the view re-read, or an older version read after our own write): known already.
       if (this.#byId.has(c.eventId)) continue;
@@ -170,7 +182,9 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
         paused: next.paused,
         partitions: this.#partitionCount(record),
         requestedBy: record.requestedBy ?? null,
-        reason: record.reason ?? (state === 'held' && Array.isArray(hold?.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
+        reason:
+          record.reason ??
+          (state === 'held' && Array.isArray(hold?.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
         rollbackOf: record.rollbackOf ?? null,
       };
       this.#retain(change);

@@ -22,9 +22,19 @@
 import { TERMINAL_STATES, type ReassignmentRecord, type ReassignmentState } from '../state/records.js';
 
 /** The kinds of change. `held` comes with issue 30; any state this version does not know is its own type. */
-export type ReassignmentChangeType = 'created' | 'started' | 'held' | 'paused' | 'resumed' | 'completed' | 'failed' | 'cancelled' | (string & {});
+export type ReassignmentChangeType =
+  'created' | 'started' | 'held' | 'paused' | 'resumed' | 'completed' | 'failed' | 'cancelled' | (string & {});
 
-export const KNOWN_CHANGE_TYPES: readonly string[] = ['created', 'started', 'held', 'paused', 'resumed', 'completed', 'failed', 'cancelled'];
+export const KNOWN_CHANGE_TYPES: readonly string[] = [
+  'created',
+  'started',
+  'held',
+  'paused',
+  'resumed',
+  'completed',
+  'failed',
+  'cancelled',
+];
 
 /** The part of a record the derivation reads (states are strings: newer gateways may write states we do not know). */
 export type RecordHead = Pick<ReassignmentRecord, 'id' | 'createdAt' | 'updatedAt' | 'paused'> & {
@@ -77,14 +87,17 @@ export function changesBetween(prev: RecordHead | undefined, next: RecordHead): 
   const repeatable = (type: string, atMs = at): void => {
     const eventId = `${next.id}:${type}:${atMs}`;
     // A hold that ends in the version that also un-pauses: one `resumed`.
-    if (!out.some((e) => e.eventId === eventId)) out.push({ eventId, type, state: next.state, previousState: prev?.state ?? previousState, atMs });
+    if (!out.some((e) => e.eventId === eventId))
+      out.push({ eventId, type, state: next.state, previousState: prev?.state ?? previousState, atMs });
   };
   // Paused or resumed by the caller (paced execution): a flag beside the state. A record first
   // seen paused was paused at some point: `paused` (with this version's time).
   if ((prev?.paused ?? false) !== next.paused) repeatable(next.paused ? 'paused' : 'resumed');
   // A state other than pending/running (paused, held, or one a newer gateway added): entered.
-  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state) repeatable(next.state, next.state === 'held' ? (next.heldSince ?? at) : at);
+  if (next.state !== 'pending' && next.state !== 'running' && prev?.state !== next.state)
+    repeatable(next.state, next.state === 'held' ? (next.heldSince ?? at) : at);
   // Back to running from such a state (a pause or a hold ended).
-  if (prev && next.state === 'running' && prev.state !== 'pending' && prev.state !== 'running' && !isTerminal(prev.state)) repeatable('resumed');
+  if (prev && next.state === 'running' && prev.state !== 'pending' && prev.state !== 'running' && !isTerminal(prev.state))
+    repeatable('resumed');
   return out;
 }

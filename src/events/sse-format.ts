@@ -15,7 +15,8 @@ export interface SseMessage {
  * hold CR or LF (they would end the field): ids and types are checked, data is split per line.
  */
 export function sseFrame(m: SseMessage): string {
-  if (/[\r\n]/.test(m.event) || (m.id !== undefined && /[\r\n\0]/.test(m.id))) throw new Error('SSE event type and id must be one line (and an id has no NUL)');
+  if (/[\r\n]/.test(m.event) || (m.id !== undefined && /[\r\n\0]/.test(m.id)))
+    throw new Error('SSE event type and id must be one line (and an id has no NUL)');
   let out = `event: ${m.event}\n`;
   if (m.id !== undefined) out += `id: ${m.id}\n`;
   for (const line of m.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;

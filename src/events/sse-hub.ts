@@ -69,7 +69,8 @@ interface Stream {
 }
 
 const isTerminal = (r: ReassignmentRecord) => TERMINAL_STATES.has(r.state);
-const sameFinished = (a: ReassignmentRecord, b: ReassignmentRecord) => a.state === b.state && a.throttlesRemovedAt === b.throttlesRemovedAt && a.reason === b.reason;
+const sameFinished = (a: ReassignmentRecord, b: ReassignmentRecord) =>
+  a.state === b.state && a.throttlesRemovedAt === b.throttlesRemovedAt && a.reason === b.reason;
 const DEFAULT_BUFFER_MAX = 1 << 20;
 /** Longest run of summary computations between two yields to the event loop. */
 const WARM_SLICE_MS = 15;
@@ -135,7 +136,10 @@ export class ReassignmentStreamHub {
     const stream: Stream = { id, sink, afterSeq: this.#lastSeq };
     sink.write(sseRetry(this.#o.retryMs ?? 3000));
     if (lastEventId !== null && this.#o.feed) {
-      const { changes, complete } = this.#o.feed.since(lastEventId, { ...(id !== null && { reassignmentId: id }), limit: this.#o.replayMax ?? 1000 });
+      const { changes, complete } = this.#o.feed.since(lastEventId, {
+        ...(id !== null && { reassignmentId: id }),
+        limit: this.#o.replayMax ?? 1000,
+      });
       // Not complete: the id is older than what is kept; the snapshot below stands for the gap.
       if (complete) for (const c of changes) if (c.seq <= stream.afterSeq) this.#write(stream, this.#changeFrame(c, this.#o.source.view()));
     }
@@ -211,7 +215,9 @@ export class ReassignmentStreamHub {
       const record = view.reassignments.get(id);
       return this.#frame('snapshot', cursor, { change: null, reassignment: record ? this.#o.render(this.#o.source.brief(record)) : null });
     }
-    return this.#frame('snapshot', cursor, { reassignments: this.#snapshotRecords(null, view).map((r) => this.#o.render(this.#o.source.brief(r))) });
+    return this.#frame('snapshot', cursor, {
+      reassignments: this.#snapshotRecords(null, view).map((r) => this.#o.render(this.#o.source.brief(r))),
+    });
   }
 
   /** The records a snapshot shows: the one, or every live one (newest first) and the newest finished ones. */
@@ -230,7 +236,11 @@ export class ReassignmentStreamHub {
   #frame(event: string, id: string | undefined, data: unknown): string {
     // Ids come from records (pattern-checked); one that could break the framing is left off.
     const safeId = id !== undefined && !/[\r\n\0]/.test(id) ? id : undefined;
-    return sseFrame({ event: /^[\w.-]+$/.test(event) ? event : 'change', ...(safeId !== undefined && { id: safeId }), data: JSON.stringify(data) });
+    return sseFrame({
+      event: /^[\w.-]+$/.test(event) ? event : 'change',
+      ...(safeId !== undefined && { id: safeId }),
+      data: JSON.stringify(data),
+    });
   }
 
   #startTimers(): void {
@@ -286,7 +296,10 @@ export class ReassignmentStreamHub {
         let frame: string | undefined;
         for (const s of [...this.#streams]) {
           if (s.id !== null && s.id !== id) continue;
-          this.#write(s, (frame ??= this.#frame(event, undefined, { change: null, reassignment: this.#o.render(this.#o.source.brief(record)) })));
+          this.#write(
+            s,
+            (frame ??= this.#frame(event, undefined, { change: null, reassignment: this.#o.render(this.#o.source.brief(record)) })),
+          );
         }
       }
       for (const id of this.#sent.keys()) if (!view.reassignments.has(id)) this.#sent.delete(id);

@@ -33,8 +33,12 @@ export function loadWebhookConfig(env: Env = process.env): WebhookConfig {
   const leaseMs = envInt(env, 'WEBHOOK_LEASE_MS', Math.max(30_000, attemptTimeoutMs + 5000), 1000, 15 * 60_000, problems);
   const pollMs = envInt(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000, problems);
   const maxWebhooks = envInt(env, 'WEBHOOK_MAX_COUNT', 100, 1, 10_000, problems);
-  if (backoffMaxMs < backoffBaseMs) problems.push(`WEBHOOK_BACKOFF_MAX_MS (${backoffMaxMs}) must be at least WEBHOOK_BACKOFF_BASE_MS (${backoffBaseMs})`);
-  if (leaseMs < attemptTimeoutMs + 5000) problems.push(`WEBHOOK_LEASE_MS (${leaseMs}) must be at least WEBHOOK_ATTEMPT_TIMEOUT_MS (${attemptTimeoutMs}) + 5000: an attempt started inside the lease must end inside it`);
+  if (backoffMaxMs < backoffBaseMs)
+    problems.push(`WEBHOOK_BACKOFF_MAX_MS (${backoffMaxMs}) must be at least WEBHOOK_BACKOFF_BASE_MS (${backoffBaseMs})`);
+  if (leaseMs < attemptTimeoutMs + 5000)
+    problems.push(
+      `WEBHOOK_LEASE_MS (${leaseMs}) must be at least WEBHOOK_ATTEMPT_TIMEOUT_MS (${attemptTimeoutMs}) + 5000: an attempt started inside the lease must end inside it`,
+    );
   if (problems.length) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return { maxAttempts, maxAgeMs, attemptTimeoutMs, backoffBaseMs, backoffMaxMs, leaseMs, pollMs, maxWebhooks };
 }
@@ -43,7 +47,11 @@ export function loadWebhookConfig(env: Env = process.env): WebhookConfig {
  * The wait after the `attempt`-th failed attempt (1-based): exponential, capped, with jitter in
  * [half, whole] of it (spreads retries of many receivers; never zero).
  */
-export function backoffMs(config: Pick<WebhookConfig, 'backoffBaseMs' | 'backoffMaxMs'>, attempt: number, random: () => number = Math.random): number {
+export function backoffMs(
+  config: Pick<WebhookConfig, 'backoffBaseMs' | 'backoffMaxMs'>,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const full = Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
   return Math.round(full / 2 + (random() * full) / 2);
 }

@@ -33,7 +33,12 @@ import { pendingChanges } from './webhook-queue.js';
 export const DELIVERY_CLAIM = 'webhooks/delivery';
 
 /** Sends one request; resolves with the receiver's status, rejects when there is none (refused, timed out: `name` 'TimeoutError'). */
-export type WebhookSender = (req: { url: string; headers: Record<string, string>; body: string; timeoutMs: number }) => Promise<{ status: number }>;
+export type WebhookSender = (req: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}) => Promise<{ status: number }>;
 
 /** POST with fetch: redirects are not followed (a 3xx is a failure), the answer's body is not read. */
 export const fetchSender: WebhookSender = async ({ url, headers, body, timeoutMs }) => {
@@ -59,7 +64,8 @@ export interface WebhookDeliveryDeps {
   random?: () => number;
 }
 
-type Attempt = { ok: true; status: number; result: AttemptResult } | { ok: false; status: number | null; error: string; result: AttemptResult };
+type Attempt =
+  { ok: true; status: number; result: AttemptResult } | { ok: false; status: number | null; error: string; result: AttemptResult };
 
 const MAX_ERROR_CHARS = 300;
 
@@ -207,7 +213,15 @@ export class WebhookDelivery {
       const attempts = (retry?.attempts ?? 0) + 1;
       const firstAttemptAt = retry?.firstAttemptAt ?? now;
       const at = Date.parse(head.at);
-      const outcome = { eventId: head.eventId, type: head.type, reassignmentId: head.reassignmentId, at, attempts, finishedAt: end, lastStatus: attempt.status };
+      const outcome = {
+        eventId: head.eventId,
+        type: head.type,
+        reassignmentId: head.reassignmentId,
+        at,
+        attempts,
+        finishedAt: end,
+        lastStatus: attempt.status,
+      };
       let next: WebhookDeliveryRecord;
       let ended: 'delivered' | 'failed' | null = null;
       if (attempt.ok) {
@@ -216,10 +230,27 @@ export class WebhookDelivery {
       } else if (attempts >= config.maxAttempts || end - firstAttemptAt >= config.maxAgeMs) {
         next = withOutcome(rec, { ...outcome, status: 'failed', lastError: attempt.error }, end);
         ended = 'failed';
-        this.#d.logger?.warn('webhook delivery given up', { webhook: id, eventId: head.eventId, attempts, lastStatus: attempt.status, lastError: attempt.error });
+        this.#d.logger?.warn('webhook delivery given up', {
+          webhook: id,
+          eventId: head.eventId,
+          attempts,
+          lastStatus: attempt.status,
+          lastError: attempt.error,
+        });
       } else {
         const retryAt = end + backoffMs(config, attempts, this.#d.random);
-        next = { ...rec, retry: { eventId: head.eventId, attempts, firstAttemptAt, nextAttemptAt: retryAt, lastStatus: attempt.status, lastError: attempt.error }, updatedAt: end };
+        next = {
+          ...rec,
+          retry: {
+            eventId: head.eventId,
+            attempts,
+            firstAttemptAt,
+            nextAttemptAt: retryAt,
+            lastStatus: attempt.status,
+            lastError: attempt.error,
+          },
+          updatedAt: end,
+        };
       }
       // Deleted meanwhile: its progress is not written back (it would outlive it).
       if (!store.view().webhooks?.has(id)) return;
@@ -236,10 +267,14 @@ export class WebhookDelivery {
     try {
       const { headers, body } = signedRequest(change, this.#d.source, webhook.secret, this.#now());
       const { status } = await this.#send({ url: webhook.url, headers, body, timeoutMs });
-      out = status >= 200 && status < 300 ? { ok: true, status, result: 'success' } : { ok: false, status, error: `HTTP ${status}`, result: 'http-error' };
+      out =
+        status >= 200 && status < 300
+          ? { ok: true, status, result: 'success' }
+          : { ok: false, status, error: `HTTP ${status}`, result: 'http-error' };
     } catch (err) {
       const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-      if (e?.name === 'TimeoutError' || e?.name === 'AbortError') out = { ok: false, status: null, error: `no answer within ${timeoutMs} ms`, result: 'timeout' };
+      if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
+        out = { ok: false, status: null, error: `no answer within ${timeoutMs} ms`, result: 'timeout' };
       else {
         const detail = [e?.message, e?.cause?.code ?? e?.cause?.message].filter(Boolean).join(': ');
         out = { ok: false, status: null, error: (detail || String(err)).slice(0, MAX_ERROR_CHARS), result: 'network-error' };

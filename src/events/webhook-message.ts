@@ -89,7 +89,12 @@ export function signature(key: Buffer, id: string, timestampSeconds: number, bod
 }
 
 /** The request of one attempt: headers and body, signed now. */
-export function signedRequest(change: ReassignmentChange, source: string, secret: string, nowMs: number): { headers: Record<string, string>; body: string } {
+export function signedRequest(
+  change: ReassignmentChange,
+  source: string,
+  secret: string,
+  nowMs: number,
+): { headers: Record<string, string>; body: string } {
   const key = secretKey(secret);
   if (!key) throw new RangeError('not a webhook secret'); // validated when the webhook was created
   const body = JSON.stringify(cloudEventOf(change, source));
@@ -110,7 +115,13 @@ export function signedRequest(change: ReassignmentChange, source: string, secret
  * What a receiver does (tests, and the README's recipe): whether one of the signatures in the
  * header is the body's, signed with `secret`, within `toleranceSeconds` of `nowMs`.
  */
-export function verifySignature(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, nowMs: number, toleranceSeconds = 300): boolean {
+export function verifySignature(
+  secret: string,
+  headers: { id: string; timestamp: string; signature: string },
+  body: string,
+  nowMs: number,
+  toleranceSeconds = 300,
+): boolean {
   const key = secretKey(secret);
   const ts = Number(headers.timestamp);
   if (!key || !Number.isInteger(ts) || Math.abs(nowMs / 1000 - ts) > toleranceSeconds) return false;

@@ -72,7 +72,18 @@ export function deliveryViews(
   const outcomes: readonly DeliveryOutcome[] = record?.outcomes ?? [];
   for (let i = outcomes.length - 1; i >= 0 && out.length < limit; i--) {
     const o = outcomes[i];
-    out.push({ eventId: o.eventId, type: o.type, reassignmentId: o.reassignmentId, at: o.at, status: o.status, attempts: o.attempts, finishedAt: o.finishedAt, nextAttemptAt: null, lastStatus: o.lastStatus, lastError: o.lastError ?? null });
+    out.push({
+      eventId: o.eventId,
+      type: o.type,
+      reassignmentId: o.reassignmentId,
+      at: o.at,
+      status: o.status,
+      attempts: o.attempts,
+      finishedAt: o.finishedAt,
+      nextAttemptAt: null,
+      lastStatus: o.lastStatus,
+      lastError: o.lastError ?? null,
+    });
   }
   return out;
 }

@@ -3,7 +3,13 @@
 // so every instance answers alike; the secret never leaves the gateway after creation.
 import { randomBytes } from 'node:crypto';
 import type { StateStore } from '../state/store.js';
-import { WEBHOOK_RECORD_VERSION, webhookDeliveryKey, webhookKey, type WebhookDeliveryRecord, type WebhookRecord } from '../state/webhooks.js';
+import {
+  WEBHOOK_RECORD_VERSION,
+  webhookDeliveryKey,
+  webhookKey,
+  type WebhookDeliveryRecord,
+  type WebhookRecord,
+} from '../state/webhooks.js';
 import type { ReassignmentChangeFeed } from './reassignment-changes.js';
 import { KNOWN_CHANGE_TYPES } from './reassignment-milestones.js';
 import type { WebhookConfig } from './webhook-config.js';
@@ -83,8 +89,14 @@ export class WebhookService {
     const url = urlProblem(input.url);
     if (url) errors.push({ path: '/url', message: url });
     const events = input.events ? [...new Set(input.events)] : null;
-    for (const [i, e] of (input.events ?? []).entries()) if (!KNOWN_CHANGE_TYPES.includes(e)) errors.push({ path: `/events/${i}`, message: `unknown change type; one of ${KNOWN_CHANGE_TYPES.join(', ')}` });
-    if (input.secret !== undefined && !secretKey(input.secret)) errors.push({ path: '/secret', message: `must be whsec_ followed by the base64 of ${SECRET_MIN_BYTES} to ${SECRET_MAX_BYTES} bytes` });
+    for (const [i, e] of (input.events ?? []).entries())
+      if (!KNOWN_CHANGE_TYPES.includes(e))
+        errors.push({ path: `/events/${i}`, message: `unknown change type; one of ${KNOWN_CHANGE_TYPES.join(', ')}` });
+    if (input.secret !== undefined && !secretKey(input.secret))
+      errors.push({
+        path: '/secret',
+        message: `must be whsec_ followed by the base64 of ${SECRET_MIN_BYTES} to ${SECRET_MAX_BYTES} bytes`,
+      });
     if (errors.length) return { kind: 'invalid', errors };
     const view = await this.#d.store.refresh();
     const max = this.#d.config.maxWebhooks;
@@ -110,7 +122,9 @@ export class WebhookService {
 
   async list(): Promise<WebhookView[]> {
     const view = await this.#d.store.refresh();
-    return [...(view.webhooks?.values() ?? [])].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)).map((w) => this.#view(w, view.webhookDeliveries?.get(w.id)));
+    return [...(view.webhooks?.values() ?? [])]
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      .map((w) => this.#view(w, view.webhookDeliveries?.get(w.id)));
   }
 
   async get(id: string): Promise<WebhookView | undefined> {
@@ -138,9 +152,18 @@ export class WebhookService {
   #view(w: WebhookRecord, rec: WebhookDeliveryRecord | undefined): WebhookView {
     let delivered = 0;
     let failed = 0;
-    for (const o of rec?.outcomes ?? []) if (o.status === 'delivered') delivered++;
-    else failed++;
+    for (const o of rec?.outcomes ?? [])
+      if (o.status === 'delivered') delivered++;
+      else failed++;
     const pending = pendingChanges(w, rec, this.#d.changes.since().changes).length;
-    return { id: w.id, url: w.url, events: w.events, description: w.description, createdAt: w.createdAt, createdBy: w.createdBy, deliveries: { pending, delivered, failed } };
+    return {
+      id: w.id,
+      url: w.url,
+      events: w.events,
+      description: w.description,
+      createdAt: w.createdAt,
+      createdBy: w.createdBy,
+      deliveries: { pending, delivered, failed },
+    };
   }
 }

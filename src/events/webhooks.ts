@@ -39,6 +39,12 @@ export function createWebhookRuntime(opts: WebhookRuntimeOptions): WebhookRuntim
     ...(opts.send && { send: opts.send }),
     ...(opts.now && { now: opts.now }),
   });
-  const service = new WebhookService({ store: opts.store, changes: opts.changes, config: opts.config, onCreated: () => delivery.wake(), ...(opts.now && { now: opts.now }) });
+  const service = new WebhookService({
+    store: opts.store,
+    changes: opts.changes,
+    config: opts.config,
+    onCreated: () => delivery.wake(),
+    ...(opts.now && { now: opts.now }),
+  });
   return { service, delivery };
 }

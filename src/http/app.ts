@@ -126,7 +126,14 @@ export function createApp(opts: AppOptions): Express {
   // body is then parsed, and the general parser below leaves it alone.
   // Its parser (json-body.ts) answers as express.json does, in slices: no long block of the loop.
   app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
-  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', type: 'application/json', strict: true, verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH) }));
+  app.use(
+    express.json({
+      limit: opts.bodyLimit ?? '1mb',
+      type: 'application/json',
+      strict: true,
+      verify: rejectDeepJson(opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH),
+    }),
+  );
   // The 100,000 items of a large POST /reassignments are checked in slices beside it.
   // Keyed by the route table's match (src/http/validator-chain.ts): no second matcher per request.
   const validator = validationMiddleware(spec, opts.validateResponses ?? false, routeMatchOf);
@@ -150,7 +157,15 @@ export function createApp(opts: AppOptions): Express {
   const runtime = services.reassignments;
   if (runtime) {
     // Before reassignmentRoutes: /reassignments/events is not GET /reassignments/{id}.
-    app.use(reassignmentEventRoutes({ runtime, changes: opts.changes, registry: metrics.registry, config: opts.streams, draining: () => state.draining }));
+    app.use(
+      reassignmentEventRoutes({
+        runtime,
+        changes: opts.changes,
+        registry: metrics.registry,
+        config: opts.streams,
+        draining: () => state.draining,
+      }),
+    );
     app.use(reassignmentRoutes({ service: runtime.reassignments }));
   }
   if (services.throttles) app.use(throttleRoutes({ service: services.throttles }));

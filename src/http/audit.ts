@@ -21,7 +21,8 @@ import { noteResponseBody, responseBodyOf } from './response-body.js';
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Field names whose values are never logged (topic configs like ssl.key.password, sasl.jaas.config, ...). */
-const SECRET_NAME = /pass(word|wd)?|secret|token|credential|jaas|private|(^|[._-])key($|[._-])|keystore|truststore|authorization|api[._-]?key/i;
+const SECRET_NAME =
+  /pass(word|wd)?|secret|token|credential|jaas|private|(^|[._-])key($|[._-])|keystore|truststore|authorization|api[._-]?key/i;
 
 const MAX_DEPTH = 6;
 const MAX_ARRAY_ITEMS = 20;

@@ -40,7 +40,11 @@ export function failedItem(name: string, mapped: MappedProblem): ItemAnswer<Topi
  * Answering a uniform failure with its own status lets a client that sent one bad
  * batch handle it exactly like one bad topic (e.g. back off on 429).
  */
-export function aggregateItems<R extends BatchItem = TopicItemResult>(answers: ItemAnswer<R>[], successStatus: 200 | 201, instance?: string): BatchAnswer<R> {
+export function aggregateItems<R extends BatchItem = TopicItemResult>(
+  answers: ItemAnswer<R>[],
+  successStatus: 200 | 201,
+  instance?: string,
+): BatchAnswer<R> {
   const items = answers.map((a) => a.result);
   const statuses = new Set(items.map((i) => i.status));
   const allFailed = items.length > 0 && items.every((i) => i.problem !== undefined);

@@ -28,7 +28,11 @@ export interface ConsoleAssets {
 /** src/console (source) or dist/console (built), beside this module's directory. */
 export const CONSOLE_DIR = fileURLToPath(new URL('../console/', import.meta.url));
 
-const TYPES: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8', 'index.html': 'text/html; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+  'index.html': 'text/html; charset=utf-8',
+};
 
 /** Bundles src/console with esbuild (a devDependency: only a source checkout needs it). */
 export async function bundleConsole(srcDir = CONSOLE_DIR): Promise<Record<'index.html' | 'app.js' | 'app.css', Buffer>> {
@@ -48,7 +52,11 @@ export async function bundleConsole(srcDir = CONSOLE_DIR): Promise<Record<'index
   });
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
   if (!js) throw new Error('esbuild produced no JavaScript for the console');
-  return { 'index.html': readFileSync(`${srcDir}index.html`), 'app.js': Buffer.from(js.contents), 'app.css': readFileSync(`${srcDir}app.css`) };
+  return {
+    'index.html': readFileSync(`${srcDir}index.html`),
+    'app.js': Buffer.from(js.contents),
+    'app.css': readFileSync(`${srcDir}app.css`),
+  };
 }
 
 function toAssets(files: Record<string, Buffer>, origin: ConsoleAssets['origin']): ConsoleAssets {
@@ -81,7 +89,8 @@ export async function loadConsoleAssets(dir = CONSOLE_DIR): Promise<{ assets: Co
 }
 
 // The console needs nothing from elsewhere: no CDN, no inline script, same-origin API calls.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function consoleRoutes(assets: ConsoleAssets): Router {
   const router = strictRouter();

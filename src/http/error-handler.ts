@@ -19,7 +19,15 @@ export function instanceOf(originalUrl: string): string {
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
   const instance = instanceOf(req.originalUrl);
-  sendProblem(res, { problem: { type: problemType('route-not-found'), title: 'Route not found', status: 404, detail: `No route matches ${instance}.`, instance } });
+  sendProblem(res, {
+    problem: {
+      type: problemType('route-not-found'),
+      title: 'Route not found',
+      status: 404,
+      detail: `No route matches ${instance}.`,
+      instance,
+    },
+  });
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -41,7 +49,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       // over meanwhile: nothing was changed; the same request later is safe.
       const retryAfter = failure.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS;
       return sendProblem(res, {
-        problem: { type: problemType('state-busy'), title: 'Busy: held by another operation', status: 503, detail: failure.message, instance },
+        problem: {
+          type: problemType('state-busy'),
+          title: 'Busy: held by another operation',
+          status: 503,
+          detail: failure.message,
+          instance,
+        },
         headers: { 'Retry-After': String(retryAfter) },
       });
     }
@@ -60,7 +74,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // A 500 from the validator means a response did not match openapi.yaml (only with
     // validateResponses): surface the violations, they are the bug report.
     const validatorErrors = (err as { errors?: { path?: string; message?: string }[] } | null)?.errors;
-    logger.error('unhandled error', { instance, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), validatorErrors });
+    logger.error('unhandled error', {
+      instance,
+      err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err),
+      validatorErrors,
+    });
     sendProblem(res, {
       problem: {
         type: problemType('internal-error'),

@@ -87,7 +87,9 @@ export function requireJsonBodies(): RequestHandler {
         type: problemType('unsupported-media-type'),
         title: 'Unsupported media type',
         status: 415,
-        detail: type ? `Content-Type ${type.slice(0, 100)} is not accepted; send the body as application/json.` : 'Send the body as application/json (Content-Type is missing).',
+        detail: type
+          ? `Content-Type ${type.slice(0, 100)} is not accepted; send the body as application/json.`
+          : 'Send the body as application/json (Content-Type is missing).',
         instance: instanceOf(req.originalUrl),
       },
       headers: { 'Accept-Post': 'application/json' },
@@ -99,6 +101,12 @@ export function requireJsonBodies(): RequestHandler {
 export const hostileInputErrorHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (!(err instanceof JsonTooDeepError) || res.headersSent) return next(err);
   sendProblem(res, {
-    problem: { type: problemType('json-too-deep'), title: 'JSON nested too deeply', status: 400, detail: `${err.message}.`, instance: instanceOf(req.originalUrl) },
+    problem: {
+      type: problemType('json-too-deep'),
+      title: 'JSON nested too deeply',
+      status: 400,
+      detail: `${err.message}.`,
+      instance: instanceOf(req.originalUrl),
+    },
   });
 };

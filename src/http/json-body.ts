@@ -49,7 +49,11 @@ export interface JsonScan {
  */
 export function* scanJson(
   text: string,
-  { sliceChars = 65_536, cutChars = CUT_CHARS, stopDeeperThan = Infinity }: { sliceChars?: number; cutChars?: number; stopDeeperThan?: number } = {},
+  {
+    sliceChars = 65_536,
+    cutChars = CUT_CHARS,
+    stopDeeperThan = Infinity,
+  }: { sliceChars?: number; cutChars?: number; stopDeeperThan?: number } = {},
 ): Steps<JsonScan> {
   let depth = 0;
   let maxDepth = 0;
@@ -114,7 +118,8 @@ export function* scanJson(
 const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
 
 function normalizeJsonSyntaxError(error: Error, message: string, stack: string): Error {
-  for (const key of Object.getOwnPropertyNames(error)) if (key !== 'stack' && key !== 'message') delete (error as unknown as Record<string, unknown>)[key];
+  for (const key of Object.getOwnPropertyNames(error))
+    if (key !== 'stack' && key !== 'message') delete (error as unknown as Record<string, unknown>)[key];
   error.stack = stack.replace(error.message, message);
   error.message = message;
   return error;
@@ -167,14 +172,14 @@ function findMarker(root: unknown, marker: string): { holder: Record<string, unk
     if (typeof v !== 'object' || v === null) return;
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (v[i] === marker) (found = { holder: v, key: i }), count++;
+        if (v[i] === marker) ((found = { holder: v, key: i }), count++);
         else visit(v[i]);
       }
       return;
     }
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
-      if (x === marker) (found = { holder: v as Record<string, unknown>, key: k }), count++;
+      if (x === marker) ((found = { holder: v as Record<string, unknown>, key: k }), count++);
       else visit(x);
     }
   };
@@ -216,9 +221,22 @@ export function* decodeUtf8Steps(buf: Buffer, start = 0, pieceBytes = DECODE_PIE
  * JSON.parse(text) (body-parser's strict flavour), the largest array parsed in slices with the
  * event loop given back between them; the same value, or the same error, as parseJsonStrict.
  */
-export async function parseJsonInSlices(text: string, maxDepth: number, { sliceMs = 5, cutChars = CUT_CHARS, sliceChars, runner = {} }: { sliceMs?: number; cutChars?: number; sliceChars?: number; runner?: object } = {}): Promise<unknown> {
+export async function parseJsonInSlices(
+  text: string,
+  maxDepth: number,
+  {
+    sliceMs = 5,
+    cutChars = CUT_CHARS,
+    sliceChars,
+    runner = {},
+  }: { sliceMs?: number; cutChars?: number; sliceChars?: number; runner?: object } = {},
+): Promise<unknown> {
   // One runner for the decode, the scan and the parse: a body is one task for event-loop-turns.ts.
-  const scan = await runInSlices(scanJson(text, { cutChars, stopDeeperThan: maxDepth, ...(sliceChars && { sliceChars }) }), sliceMs, runner);
+  const scan = await runInSlices(
+    scanJson(text, { cutChars, stopDeeperThan: maxDepth, ...(sliceChars && { sliceChars }) }),
+    sliceMs,
+    runner,
+  );
   if (scan.maxDepth > maxDepth) throw new JsonTooDeepError(maxDepth);
   const { largest } = scan;
   if (!scan.balanced || !largest) return parseJsonStrict(text);
@@ -271,7 +289,17 @@ function charsetOf(contentType: string | undefined): string | undefined {
  * for large bodies: the same answers (413, 400 malformed-json / json-too-deep, 415), the
  * depth check and JSON.parse in slices.
  */
-export function slicedJsonBody({ limit, maxDepth, sliceMs = 5, cutChars = CUT_CHARS }: { limit: string | number; maxDepth: number; sliceMs?: number; cutChars?: number }): RequestHandler {
+export function slicedJsonBody({
+  limit,
+  maxDepth,
+  sliceMs = 5,
+  cutChars = CUT_CHARS,
+}: {
+  limit: string | number;
+  maxDepth: number;
+  sliceMs?: number;
+  cutChars?: number;
+}): RequestHandler {
   const json = express.json({ limit, type: 'application/json', strict: true, verify: rejectDeepJson(maxDepth) });
   const raw = express.raw({ limit, type: 'application/json' });
   return (req, res, next) => {

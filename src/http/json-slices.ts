@@ -197,7 +197,11 @@ export async function jsonBytesInSlices(value: unknown, opts: SliceOptions = {})
   return parts && Buffer.concat(parts);
 }
 
-async function piecesInSlices<T>(value: unknown, { sliceMs = 5, smallNodes = SMALL_NODES }: SliceOptions, convert: (s: string) => T): Promise<T[] | undefined> {
+async function piecesInSlices<T>(
+  value: unknown,
+  { sliceMs = 5, smallNodes = SMALL_NODES }: SliceOptions,
+  convert: (s: string) => T,
+): Promise<T[] | undefined> {
   const parts: T[] = [];
   let pending = '';
   let since = performance.now();
@@ -256,7 +260,12 @@ export const SLICED_FROM_SETTING = 'sliced json from nodes';
  * res.status(status).json(body), with large bodies serialized in slices. Small bodies (and
  * apps with their own json replacer/spaces/escape settings) take res.json unchanged.
  */
-export async function sendJson(res: Response, status: number, body: unknown, opts: SliceOptions & { slicedFrom?: number } = {}): Promise<void> {
+export async function sendJson(
+  res: Response,
+  status: number,
+  body: unknown,
+  opts: SliceOptions & { slicedFrom?: number } = {},
+): Promise<void> {
   res.status(status);
   const app = res.app;
   const custom = app.get('json replacer') !== undefined || app.get('json spaces') !== undefined || app.get('json escape');

@@ -57,7 +57,12 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 function withEmptied(body: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
   const [head, ...rest] = path;
   const copy = { ...body };
-  Object.defineProperty(copy, head, { value: rest.length === 0 ? [] : withEmptied(body[head] as Record<string, unknown>, rest), writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(copy, head, {
+    value: rest.length === 0 ? [] : withEmptied(body[head] as Record<string, unknown>, rest),
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
   return copy;
 }
 
@@ -113,10 +118,16 @@ async function allTargetsValid(items: unknown[], sliceMs: number): Promise<boole
  * their items checked in slices and the validator sees the rest; every other request goes
  * through the validator unchanged.
  */
-export function validateLargeArraysInSlices(validator: readonly RequestHandler[], { sliceMs = 5, minItems = SLICED_VALIDATION_ITEMS }: { sliceMs?: number; minItems?: number } = {}): RequestHandler {
+export function validateLargeArraysInSlices(
+  validator: readonly RequestHandler[],
+  { sliceMs = 5, minItems = SLICED_VALIDATION_ITEMS }: { sliceMs?: number; minItems?: number } = {},
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const body = req.body as unknown;
-    const path = req.method === 'POST' && req.path === '/reassignments' && isPlainObject(body) ? ARRAY_PATHS.find((p) => (arrayAt(body, p)?.length ?? 0) >= minItems) : undefined;
+    const path =
+      req.method === 'POST' && req.path === '/reassignments' && isPlainObject(body)
+        ? ARRAY_PATHS.find((p) => (arrayAt(body, p)?.length ?? 0) >= minItems)
+        : undefined;
     if (!path) return runChain(validator, req, res, next);
     const items = arrayAt(body, path)!;
     if (items.length > MAX_PARTITIONS) return runChain(validator, req, res, next);

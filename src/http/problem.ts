@@ -15,7 +15,12 @@ export function problemType(slug: string): string {
 
 /** TOPIC_ALREADY_EXISTS -> topic-already-exists (the problem-type slug of a Kafka error). */
 export function kafkaSlug(kafkaErrorName: string): string {
-  return kafkaErrorName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unknown-kafka-error';
+  return (
+    kafkaErrorName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'unknown-kafka-error'
+  );
 }
 
 /** TOPIC_ALREADY_EXISTS -> "Topic already exists": a stable, human title per problem type. */

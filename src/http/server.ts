@@ -52,7 +52,12 @@ function sendShuttingDown(res: ServerResponse, detail: string): void {
     detail,
     instance: (res.req?.url ?? '/').split('?')[0],
   });
-  res.writeHead(503, { 'content-type': 'application/problem+json; charset=utf-8', 'retry-after': String(DRAIN_RETRY_AFTER_SECONDS), connection: 'close', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(503, {
+    'content-type': 'application/problem+json; charset=utf-8',
+    'retry-after': String(DRAIN_RETRY_AFTER_SECONDS),
+    connection: 'close',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -68,7 +73,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     if (opts.state.draining) {
       const path = (req.url ?? '/').split('?')[0];
-      if (path !== '/readyz' && path !== '/healthz') return sendShuttingDown(res, 'The gateway is shutting down; send the request again (another instance will answer it).');
+      if (path !== '/readyz' && path !== '/healthz')
+        return sendShuttingDown(res, 'The gateway is shutting down; send the request again (another instance will answer it).');
       res.setHeader('connection', 'close');
     }
     active.add(res);
@@ -129,7 +135,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
               if (res.headersSent) return void res.destroy(); // half an answer: the client sees the connection end
               res.once('finish', () => resolve());
               res.once('close', () => resolve());
-              sendShuttingDown(res, `The gateway shut down before this request finished (SHUTDOWN_TIMEOUT_MS=${timeoutMs}); it may or may not have taken effect: check before retrying.`);
+              sendShuttingDown(
+                res,
+                `The gateway shut down before this request finished (SHUTDOWN_TIMEOUT_MS=${timeoutMs}); it may or may not have taken effect: check before retrying.`,
+              );
             }),
         );
         await Promise.all(answered);

@@ -14,33 +14,37 @@ import { problemType, type HttpProblem, type ValidationError } from './problem.j
 export function validationMiddleware(spec: LoadedSpec, validateResponses: boolean, matchOf?: MatchOf): RequestHandler[] {
   const hit = sharedValidators?.find((v) => v.spec === spec && v.validateResponses === validateResponses && v.matchOf === matchOf);
   if (hit) return hit.handlers;
-  const handlers = routeTableValidator({
-    // The validator dereferences in place; give it a copy so /openapi.yaml and the
-    // route matcher keep the document as written.
-    apiSpec: structuredClone(spec.document),
-    // Fail at startup, not at the first request, if openapi.yaml is not valid OpenAPI 3.1.
-    validateApiSpec: true,
-    validateRequests: {
-      // Report every violation, not the first: a 400 should let the caller fix the
-      // request in one go. Safe here: the schemas are ours and bodies are size-limited.
-      allErrors: true,
-      // Never strip unknown fields silently: additionalProperties:false must reject.
-      removeAdditional: false,
+  const handlers = routeTableValidator(
+    {
+      // The validator dereferences in place; give it a copy so /openapi.yaml and the
+      // route matcher keep the document as written.
+      apiSpec: structuredClone(spec.document),
+      // Fail at startup, not at the first request, if openapi.yaml is not valid OpenAPI 3.1.
+      validateApiSpec: true,
+      validateRequests: {
+        // Report every violation, not the first: a 400 should let the caller fix the
+        // request in one go. Safe here: the schemas are ours and bodies are size-limited.
+        allErrors: true,
+        // Never strip unknown fields silently: additionalProperties:false must reject.
+        removeAdditional: false,
+      },
+      validateResponses: validateResponses ? { allErrors: true } : false,
+      validateFormats: true,
+      // openapi.yaml's `security` documents the schemes; src/http/auth/access-control.ts
+      // enforces them (and x-required-role) before the body is read. The validator's
+      // own check would 401 the demo's anonymous callers.
+      validateSecurity: false,
+      ignoreUndocumented: false,
     },
-    validateResponses: validateResponses ? { allErrors: true } : false,
-    validateFormats: true,
-    // openapi.yaml's `security` documents the schemes; src/http/auth/access-control.ts
-    // enforces them (and x-required-role) before the body is read. The validator's
-    // own check would 401 the demo's anonymous callers.
-    validateSecurity: false,
-    ignoreUndocumented: false,
-  }, matchOf);
+    matchOf,
+  );
   sharedValidators?.push({ spec, validateResponses, matchOf, handlers });
   return handlers;
 }
 
 /** Validators built so far, when shared (shareValidatorsAcrossApps); undefined otherwise (every app builds its own). */
-let sharedValidators: { spec: LoadedSpec; validateResponses: boolean; matchOf: MatchOf | undefined; handlers: RequestHandler[] }[] | undefined;
+let sharedValidators:
+  { spec: LoadedSpec; validateResponses: boolean; matchOf: MatchOf | undefined; handlers: RequestHandler[] }[] | undefined;
 
 /**
  * TEST ONLY (test/chaos/shared-validator.ts): from now on, an app built with the same spec and
@@ -81,7 +85,8 @@ function asStatusError(err: unknown): StatusError | undefined {
  */
 function usefulErrors(errors: NonNullable<StatusError['errors']>): ValidationError[] {
   // A `false` subschema (dependentSchemas in NewTopic) reads "boolean schema is false" in ajv.
-  const message = (m: string | undefined): string => (m === 'boolean schema is false' ? 'must not be combined with the other fields given' : (m ?? 'invalid'));
+  const message = (m: string | undefined): string =>
+    m === 'boolean schema is false' ? 'must not be combined with the other fields given' : (m ?? 'invalid');
   const all = errors.map((e) => ({ path: e.path ?? '', message: message(e.message) }));
   const noise = (e: NonNullable<StatusError['errors']>[number]): boolean =>
     e.errorCode === 'oneOf.openapi.validation' || (e.errorCode === 'type.openapi.validation' && /^\/body\/?$/.test(e.path ?? ''));
@@ -102,13 +107,37 @@ export function requestErrorToProblem(err: unknown, instance: string): HttpProbl
 
   // body-parser errors carry a `type`; map them before the generic status switch.
   if (e.type === 'entity.too.large') {
-    return { problem: { type: problemType('payload-too-large'), title: 'Payload too large', status: 413, detail: 'The request body exceeds the size limit.', instance } };
+    return {
+      problem: {
+        type: problemType('payload-too-large'),
+        title: 'Payload too large',
+        status: 413,
+        detail: 'The request body exceeds the size limit.',
+        instance,
+      },
+    };
   }
   if (e.type === 'entity.parse.failed') {
-    return { problem: { type: problemType('malformed-json'), title: 'Malformed JSON', status: 400, detail: e.message ?? 'The body is not valid JSON.', instance } };
+    return {
+      problem: {
+        type: problemType('malformed-json'),
+        title: 'Malformed JSON',
+        status: 400,
+        detail: e.message ?? 'The body is not valid JSON.',
+        instance,
+      },
+    };
   }
   if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') {
-    return { problem: { type: problemType('unsupported-media-type'), title: 'Unsupported media type', status: 415, detail: e.message ?? 'Unsupported body encoding.', instance } };
+    return {
+      problem: {
+        type: problemType('unsupported-media-type'),
+        title: 'Unsupported media type',
+        status: 415,
+        detail: e.message ?? 'Unsupported body encoding.',
+        instance,
+      },
+    };
   }
 
   switch (status) {
@@ -124,14 +153,36 @@ export function requestErrorToProblem(err: unknown, instance: string): HttpProbl
         },
       };
     case 404:
-      return { problem: { type: problemType('route-not-found'), title: 'Route not found', status, detail: `No route matches ${instance}.`, instance } };
+      return {
+        problem: {
+          type: problemType('route-not-found'),
+          title: 'Route not found',
+          status,
+          detail: `No route matches ${instance}.`,
+          instance,
+        },
+      };
     case 405:
       return {
-        problem: { type: problemType('method-not-allowed'), title: 'Method not allowed', status, detail: e.message ?? 'Method not allowed.', instance },
+        problem: {
+          type: problemType('method-not-allowed'),
+          title: 'Method not allowed',
+          status,
+          detail: e.message ?? 'Method not allowed.',
+          instance,
+        },
         ...(e.headers?.Allow && { headers: { Allow: e.headers.Allow } }),
       };
     case 413:
-      return { problem: { type: problemType('payload-too-large'), title: 'Payload too large', status, detail: e.message ?? 'The request body is too large.', instance } };
+      return {
+        problem: {
+          type: problemType('payload-too-large'),
+          title: 'Payload too large',
+          status,
+          detail: e.message ?? 'The request body is too large.',
+          instance,
+        },
+      };
     case 415:
       return {
         problem: {
@@ -145,7 +196,9 @@ export function requestErrorToProblem(err: unknown, instance: string): HttpProbl
     default:
       // Other 4xx from the validator (e.g. 406) keep their status under a generic type.
       if (status < 500) {
-        return { problem: { type: problemType('bad-request'), title: 'Bad request', status, detail: e.message ?? 'Bad request.', instance } };
+        return {
+          problem: { type: problemType('bad-request'), title: 'Bad request', status, detail: e.message ?? 'Bad request.', instance },
+        };
       }
       return undefined;
   }

@@ -64,7 +64,15 @@ interface Context {
 }
 /** The parts of express-openapi-validator's OpenApiValidator used here (private in its typings). */
 interface ValidatorInternals {
-  options: { validateRequests: unknown; validateResponses: unknown; validateSecurity: unknown; ignorePaths?: unknown; ignoreUndocumented?: boolean; useRequestUrl?: boolean; $refParser?: unknown };
+  options: {
+    validateRequests: unknown;
+    validateResponses: unknown;
+    validateSecurity: unknown;
+    ignorePaths?: unknown;
+    ignoreUndocumented?: boolean;
+    useRequestUrl?: boolean;
+    $refParser?: unknown;
+  };
   ajvOpts: { preprocessor: unknown };
   installPathParams(app: Application, context: Context): void;
   metadataMiddleware(context: Context, responseApiDoc: ApiDoc | undefined): RequestHandler;
@@ -73,7 +81,9 @@ interface ValidatorInternals {
   multipartMiddleware(apiDoc: ApiDoc): RequestHandler;
 }
 
-const { OpenApiValidator } = require('express-openapi-validator/dist/openapi.validator.js') as { OpenApiValidator: new (options: object) => ValidatorInternals };
+const { OpenApiValidator } = require('express-openapi-validator/dist/openapi.validator.js') as {
+  OpenApiValidator: new (options: object) => ValidatorInternals;
+};
 const { OpenApiSpecLoader } = require('express-openapi-validator/dist/framework/openapi.spec.loader.js') as {
   OpenApiSpecLoader: new (opts: { apiDoc: unknown; validateApiSpec: boolean; $refParser: unknown }) => { load(): Promise<Spec> };
 };
@@ -120,10 +130,15 @@ interface Chain {
  * The route table's match of a request (route-table.ts's routeMatchOf fits). Passed in, not
  * imported: route-table.ts imports error-handler.ts, which imports validation.ts, which builds this.
  */
-export type MatchOf = (res: Response) => { readonly kind: 'operation'; readonly operation: { readonly route: string }; readonly params: Readonly<Record<string, string>> } | { readonly kind: 'method-not-allowed' | 'not-found' };
+export type MatchOf = (
+  res: Response,
+) =>
+  | { readonly kind: 'operation'; readonly operation: { readonly route: string }; readonly params: Readonly<Record<string, string>> }
+  | { readonly kind: 'method-not-allowed' | 'not-found' };
 
 /** Whether a requestBody declares content (the validator's preprocessor leaves an empty one on every operation). */
-const hasContent = (requestBody: unknown): boolean => typeof requestBody === 'object' && requestBody !== null && Object.hasOwn(requestBody, 'content');
+const hasContent = (requestBody: unknown): boolean =>
+  typeof requestBody === 'object' && requestBody !== null && Object.hasOwn(requestBody, 'content');
 
 /** Schema keys that change nothing about which strings a string schema accepts. */
 const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'deprecated']);
@@ -137,7 +152,10 @@ function resolved(doc: unknown, value: unknown): unknown {
     value = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')],
+        doc,
+      );
   }
   return undefined;
 }
@@ -151,9 +169,11 @@ function stringSchemaCheck(schema: unknown): ((value: string) => boolean) | unde
   if (typeof schema !== 'object' || schema === null) return undefined;
   const s = schema as { type?: unknown; pattern?: unknown; minLength?: unknown; maxLength?: unknown };
   if (s.type !== 'string') return undefined;
-  for (const key of Object.keys(s)) if (key !== 'type' && key !== 'pattern' && key !== 'minLength' && key !== 'maxLength' && !ANNOTATIONS.has(key)) return undefined;
+  for (const key of Object.keys(s))
+    if (key !== 'type' && key !== 'pattern' && key !== 'minLength' && key !== 'maxLength' && !ANNOTATIONS.has(key)) return undefined;
   if (s.pattern !== undefined && typeof s.pattern !== 'string') return undefined;
-  if ((s.minLength !== undefined && !Number.isInteger(s.minLength)) || (s.maxLength !== undefined && !Number.isInteger(s.maxLength))) return undefined;
+  if ((s.minLength !== undefined && !Number.isInteger(s.minLength)) || (s.maxLength !== undefined && !Number.isInteger(s.maxLength)))
+    return undefined;
   const pattern = s.pattern === undefined ? undefined : new RegExp(s.pattern, 'u');
   const min = (s.minLength as number | undefined) ?? 0;
   const max = (s.maxLength as number | undefined) ?? Infinity;
@@ -208,18 +228,29 @@ function run(mw: RequestHandler, req: Request, res: Response, next: NextFunction
  * Without `matchOf`, every request goes through the validator's own lookup, as before.
  */
 export function routeTableValidator(
-  options: { apiSpec: object; validateApiSpec: boolean; validateRequests: object; validateResponses: object | false; validateSecurity: false } & Record<string, unknown>,
+  options: {
+    apiSpec: object;
+    validateApiSpec: boolean;
+    validateRequests: object;
+    validateResponses: object | false;
+    validateSecurity: false;
+  } & Record<string, unknown>,
   matchOf: MatchOf | undefined,
 ): RequestHandler[] {
   const oav = new OpenApiValidator(options);
-  const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec, validateApiSpec: options.validateApiSpec, $refParser: oav.options.$refParser }).load();
+  const spec = new OpenApiSpecLoader({
+    apiDoc: options.apiSpec,
+    validateApiSpec: options.validateApiSpec,
+    $refParser: oav.options.$refParser,
+  }).load();
   let pathParamsInstalled = false;
   let chain: Chain | undefined;
   let failed: unknown;
   const ready = spec.then(
     (loaded) => {
       // As the validator's installMiddleware prepares its context (express-openapi-validator 5.6.2).
-      const responseApiDoc = new SchemaPreprocessor(loaded.apiDoc, oav.ajvOpts.preprocessor, oav.options.validateResponses).preProcess().apiDocRes;
+      const responseApiDoc = new SchemaPreprocessor(loaded.apiDoc, oav.ajvOpts.preprocessor, oav.options.validateResponses).preProcess()
+        .apiDocRes;
       const context = new OpenApiContext(loaded, oav.options.ignorePaths, oav.options.ignoreUndocumented, oav.options.useRequestUrl);
       const original = oav.metadataMiddleware(context, responseApiDoc);
       const fallbackMetadata: RequestHandler = (req, res, next) => {
@@ -268,13 +299,20 @@ export function routeTableValidator(
     const meta = match?.kind === 'operation' ? c.metadata.get(`${req.method} ${match.operation.route}`) : undefined;
     if (!meta || !match || match.kind !== 'operation') return runAll(c.fallback, req, res, next);
     const pathParams = { ...match.params };
-    const openapi: Record<string, unknown> = { expressRoute: meta.expressRoute, openApiRoute: meta.openApiRoute, pathParams, schema: meta.schema, serial: c.context.serial };
+    const openapi: Record<string, unknown> = {
+      expressRoute: meta.expressRoute,
+      openApiRoute: meta.openApiRoute,
+      pathParams,
+      schema: meta.schema,
+      serial: c.context.serial,
+    };
     if (c.response) openapi._responseSchema = meta.responseSchema;
     (req as Request & { openapi: unknown }).openapi = openapi;
     req.params = pathParams;
     const steps: RequestHandler[] = [];
     if (c.multipart) steps.push(c.multipart);
-    const passes = meta.validated && !req.url.includes('?') && (meta.acceptsAnyWithoutQuery || (meta.pathParamsPass?.(pathParams) ?? false));
+    const passes =
+      meta.validated && !req.url.includes('?') && (meta.acceptsAnyWithoutQuery || (meta.pathParamsPass?.(pathParams) ?? false));
     if (c.request && !passes) {
       meta.validated = true;
       steps.push(c.request);

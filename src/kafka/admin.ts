@@ -138,7 +138,13 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
    * Send one low-level request through the transport, with the same retry policy and metrics
    * as every other call (so a StateTopic can also be built over a gateway, as tests do).
    */
-  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T> {
+  async sendRequest<T>(
+    api: string,
+    target: RequestTarget,
+    call: (conn: Connection) => Promise<T>,
+    inBand?: (res: T) => string,
+    opts?: SendOptions,
+  ): Promise<T> {
     return this.#transport.sendRequest(api, target, call, inBand, opts);
   }
 
@@ -167,7 +173,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
    * (an unknown topic is UNKNOWN_TOPIC_OR_PARTITION from Metadata, whatever DescribeConfigs says).
    */
   async describeTopic(name: string): Promise<TopicDescription> {
-    const [topic, configs] = await Promise.allSettled([metadataApi.describeTopicPartitions(this.#transport, name), describeConfigsApi.describeTopicConfigs(this.#transport, name)]);
+    const [topic, configs] = await Promise.allSettled([
+      metadataApi.describeTopicPartitions(this.#transport, name),
+      describeConfigsApi.describeTopicConfigs(this.#transport, name),
+    ]);
     if (topic.status === 'rejected') throw topic.reason;
     if (configs.status === 'rejected') throw configs.reason;
     return { ...topic.value, configs: configs.value };
@@ -202,19 +211,33 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return describeReplicaHealth(this.#transport, topics);
   }
 
-  listPartitionReassignments(partitions?: listPartitionReassignmentsApi.PartitionRef[]): Promise<listPartitionReassignmentsApi.MovingPartition[]> {
+  listPartitionReassignments(
+    partitions?: listPartitionReassignmentsApi.PartitionRef[],
+  ): Promise<listPartitionReassignmentsApi.MovingPartition[]> {
     return listPartitionReassignmentsApi.listPartitionReassignments(this.#transport, partitions);
   }
 
-  alterPartitionReassignments(moves: alterPartitionReassignmentsApi.PartitionMove[]): Promise<alterPartitionReassignmentsApi.PartitionMoveResult[]> {
-    return alterPartitionReassignmentsApi.alterPartitionReassignments(this.#transport, moves).finally(() => this.#writes.wrote('reassignments'));
+  alterPartitionReassignments(
+    moves: alterPartitionReassignmentsApi.PartitionMove[],
+  ): Promise<alterPartitionReassignmentsApi.PartitionMoveResult[]> {
+    return alterPartitionReassignmentsApi
+      .alterPartitionReassignments(this.#transport, moves)
+      .finally(() => this.#writes.wrote('reassignments'));
   }
 
-  describeReplicaSizes(brokers: number[], partitions: readonly listPartitionReassignmentsApi.PartitionRef[], opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerLogDirs[]> {
+  describeReplicaSizes(
+    brokers: number[],
+    partitions: readonly listPartitionReassignmentsApi.PartitionRef[],
+    opts?: describeLogDirsApi.ReplicaSizesOptions,
+  ): Promise<describeLogDirsApi.BrokerLogDirs[]> {
     return describeLogDirsApi.describeReplicaSizes(this.#transport, brokers, partitions, opts);
   }
 
-  describeReplicaSizeColumns(brokers: number[], request: describeLogDirsApi.ReplicaSizesRequest, opts?: describeLogDirsApi.ReplicaSizesOptions): Promise<describeLogDirsApi.BrokerSizeColumns[]> {
+  describeReplicaSizeColumns(
+    brokers: number[],
+    request: describeLogDirsApi.ReplicaSizesRequest,
+    opts?: describeLogDirsApi.ReplicaSizesOptions,
+  ): Promise<describeLogDirsApi.BrokerSizeColumns[]> {
     return describeLogDirsApi.describeReplicaSizeColumns(this.#transport, brokers, request, opts);
   }
 
@@ -234,7 +257,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return describeConfigsApi.describeConfigs(this.#transport, resource);
   }
 
-  describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]> {
+  describeConfigOverrides(
+    resources: { kind: ConfigResourceKind; name: string }[],
+    keys: string[],
+  ): Promise<ConfigResult<ConfigOverrides>[]> {
     return describeConfigsApi.describeConfigOverrides(this.#transport, resources, keys);
   }
 

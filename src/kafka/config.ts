@@ -92,7 +92,10 @@ export function parseKafkaConfig(env: Env): KafkaConfig {
   if (rawServers === undefined) {
     p.add('KAFKA_BOOTSTRAP_SERVERS is required (comma-separated host:port list)');
   } else {
-    for (const entry of rawServers.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    for (const entry of rawServers
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')) {
       try {
         bootstrapServers.push(parseBrokerAddress(entry));
       } catch (e) {

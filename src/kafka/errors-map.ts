@@ -89,7 +89,7 @@ function findNode(err: unknown, pred: (e: unknown) => boolean, depth = 0): unkno
 
 /** throttle_time_ms of the response carried by a ResponseError anywhere in the tree. */
 export function throttleTimeOf(err: unknown): number | undefined {
-  const re = findNode(err, (e) => e instanceof ResponseError && typeof (e).response === 'object');
+  const re = findNode(err, (e) => e instanceof ResponseError && typeof e.response === 'object');
   const resp = (re as ResponseError | undefined)?.response as { throttleTimeMs?: unknown } | undefined;
   return typeof resp?.throttleTimeMs === 'number' ? resp.throttleTimeMs : undefined;
 }
@@ -195,7 +195,11 @@ export function toKafkaRequestError(err: unknown, opts: ConvertOptions = {}): Ka
   if (auth) {
     return new KafkaRequestError(
       'unavailable',
-      { code: ERROR_CODES.SASL_AUTHENTICATION_FAILED, name: kafkaErrorName(ERROR_CODES.SASL_AUTHENTICATION_FAILED), message: describeCause(auth) },
+      {
+        code: ERROR_CODES.SASL_AUTHENTICATION_FAILED,
+        name: kafkaErrorName(ERROR_CODES.SASL_AUTHENTICATION_FAILED),
+        message: describeCause(auth),
+      },
       { cause: err },
     );
   }
@@ -234,11 +238,7 @@ export function toKafkaRequestError(err: unknown, opts: ConvertOptions = {}): Ka
   // 5. Client lacks the API / version.
   const unsupported = leaves.find((l) => l instanceof UnsupportedApiError);
   if (unsupported) {
-    return new KafkaRequestError(
-      'kafka',
-      kafkaErrorInfo(ERROR_CODES.UNSUPPORTED_VERSION, (unsupported as Error).message),
-      { cause: err },
-    );
+    return new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.UNSUPPORTED_VERSION, (unsupported as Error).message), { cause: err });
   }
 
   // 6. Anything else (a bug, a malformed response, ...).

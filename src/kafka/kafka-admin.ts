@@ -20,8 +20,23 @@ import type { KafkaGateway } from './types.js';
 // The types of its inputs and answers, for its callers: outside src/kafka nothing imports the
 // per-API modules (./apis/), so this interface's module is where they are found. So are the
 // helpers over a replica-sizes request (DescribeLogDirs), which a caller keeps pass after pass.
-export type { ClientQuotaAlteration, ClientQuotaEntry, ClientQuotaFilter, QuotaEntity, QuotaKey, QuotaValues } from './apis/client-quotas.js';
-export type { ConfigAlteration, ConfigDetail, ConfigOp, ConfigOverrides, ConfigResourceKind, ConfigResult, ConfigSynonym } from './apis/config-resources.js';
+export type {
+  ClientQuotaAlteration,
+  ClientQuotaEntry,
+  ClientQuotaFilter,
+  QuotaEntity,
+  QuotaKey,
+  QuotaValues,
+} from './apis/client-quotas.js';
+export type {
+  ConfigAlteration,
+  ConfigDetail,
+  ConfigOp,
+  ConfigOverrides,
+  ConfigResourceKind,
+  ConfigResult,
+  ConfigSynonym,
+} from './apis/config-resources.js';
 export type { PartitionMove, PartitionMoveResult } from './apis/alter-partition-reassignments.js';
 export type { MovingPartition, PartitionRef } from './apis/list-partition-reassignments-v0.js';
 export type { TopicPartitions } from './apis/metadata.js';
@@ -72,11 +87,18 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
    * partition (`partitions` null = every partition; Kafka then leaves out those needing none).
    * Optional: fakes without it make the callers answer that elections are not available.
    */
-  electLeaders?(type: ElectionType, partitions: readonly PartitionRef[] | null, opts?: { version?: ElectLeadersVersion }): Promise<ElectLeadersAnswer>;
+  electLeaders?(
+    type: ElectionType,
+    partitions: readonly PartitionRef[] | null,
+    opts?: { version?: ElectLeadersVersion },
+  ): Promise<ElectLeadersAnswer>;
   /** Every config of one topic or broker, with synonyms; throws KafkaRequestError (3 for an unknown topic). */
   describeConfigs(resource: { kind: ConfigResourceKind; name: string }): Promise<ConfigDetail[]>;
   /** The overrides of topics and brokers, restricted to `keys`; one result per resource. */
-  describeConfigOverrides(resources: { kind: ConfigResourceKind; name: string }[], keys: string[]): Promise<ConfigResult<ConfigOverrides>[]>;
+  describeConfigOverrides(
+    resources: { kind: ConfigResourceKind; name: string }[],
+    keys: string[],
+  ): Promise<ConfigResult<ConfigOverrides>[]>;
   /** IncrementalAlterConfigs; each resource is applied atomically and answered on its own. */
   incrementalAlterConfigs(alterations: ConfigAlteration[], validateOnly?: boolean): Promise<ConfigResult<null>[]>;
   /**

@@ -21,7 +21,11 @@ export function canElectLeaders(kafka: KafkaAdmin): boolean {
  * A top-level error (v1+: 31 without ALTER on CLUSTER, 42 an unknown type) is thrown as a
  * KafkaRequestError, and so is a failure to reach the controller.
  */
-export async function electLeaders(kafka: KafkaAdmin, type: ElectionType, partitions: readonly PartitionRef[]): Promise<{ throttleTimeMs: number; partitions: PartitionElection[] }> {
+export async function electLeaders(
+  kafka: KafkaAdmin,
+  type: ElectionType,
+  partitions: readonly PartitionRef[],
+): Promise<{ throttleTimeMs: number; partitions: PartitionElection[] }> {
   if (!kafka.electLeaders) throw new KafkaRequestError('kafka', kafkaErrorInfo(35, 'This Kafka layer cannot send ElectLeaders.'));
   const answer: ElectLeadersAnswer = await kafka.electLeaders(type, partitions);
   if (answer.errorCode !== 0) {

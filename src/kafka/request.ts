@@ -28,7 +28,13 @@ export interface SendOptions {
 }
 
 export interface RequestSender {
-  sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T>;
+  sendRequest<T>(
+    api: string,
+    target: RequestTarget,
+    call: (conn: Connection) => Promise<T>,
+    inBand?: (res: T) => string,
+    opts?: SendOptions,
+  ): Promise<T>;
   /** The configured per-request timeout, for requests that carry a timeout_ms field. */
   readonly requestTimeoutMs: number;
 }
@@ -80,4 +86,3 @@ export interface Transport extends RequestSender {
     build: (answered: Map<string, Answered<Raw>>) => Out[],
   ): Promise<Out[]>;
 }
-

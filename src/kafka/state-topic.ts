@@ -210,6 +210,8 @@ export class StateTopic {
   /** Appends the records in order, acks=-1; resolves with the offset of the first. */
   async write(records: StateWrite[]): Promise<bigint> {
     if (records.length === 0) return -1n;
-    return this.#onLeader((leader, topicId) => produceRecords(this.#kafka, leader, this.name, 0, records, this.#kafka.requestTimeoutMs, topicId));
+    return this.#onLeader((leader, topicId) =>
+      produceRecords(this.#kafka, leader, this.name, 0, records, this.#kafka.requestTimeoutMs, topicId),
+    );
   }
 }

@@ -34,7 +34,16 @@ import { addressKey, BrokerContacts } from './contacts.js';
 import { KafkaRequestError } from './errors.js';
 import { ERROR_CODES, NONE, isConnectionFailure, isRetriable, kafkaErrorInfo, kafkaErrorName, toKafkaRequestError } from './errors-map.js';
 import { untilReauthenticated, watchConnection } from './sasl/reauth.js';
-import { firstErrorName, type Answered, type MetadataResponse, type OnKafkaRequest, type RawItem, type RequestTarget, type SendOptions, type Transport } from './request.js';
+import {
+  firstErrorName,
+  type Answered,
+  type MetadataResponse,
+  type OnKafkaRequest,
+  type RawItem,
+  type RequestTarget,
+  type SendOptions,
+  type Transport,
+} from './request.js';
 import type { ItemResult } from './types.js';
 
 type Target = RequestTarget;
@@ -100,7 +109,8 @@ export class KafkaTransport implements Transport {
     // We only use the Admin's connection pool anyway (see src/kafka/admin.ts).
     this.#admin = new Admin({ ...clientOptions, retries: 0 });
     // SASL re-authentication (KIP-368) is the library's; ./sasl/reauth.ts closes its gaps.
-    if (clientOptions.sasl) this.#admin.connections.on('connect', ({ connection }: { connection: Connection }) => watchConnection(connection));
+    if (clientOptions.sasl)
+      this.#admin.connections.on('connect', ({ connection }: { connection: Connection }) => watchConnection(connection));
   }
 
   /** The underlying client (for APIs the gateway does not wrap yet). */
@@ -142,7 +152,10 @@ export class KafkaTransport implements Transport {
       if (!this.#contacts.has(target.broker)) await this.metadata([]); // learns the brokers
       const broker = this.#contacts.broker(target.broker);
       if (!broker) {
-        throw new KafkaRequestError('kafka', kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`));
+        throw new KafkaRequestError(
+          'kafka',
+          kafkaErrorInfo(8 /* BROKER_NOT_AVAILABLE */, `Broker ${target.broker} is not in the cluster metadata`),
+        );
       }
       return broker;
     }
@@ -162,12 +175,7 @@ export class KafkaTransport implements Transport {
    * yields its complete `.response` instead of throwing; `errorName` picks the label.
    * A request any broker may answer moves on to another broker as the header says.
    */
-  async send<T>(
-    api: string,
-    target: Target,
-    call: (conn: Connection) => Promise<T>,
-    inBand?: (res: T) => string,
-  ): Promise<T> {
+  async send<T>(api: string, target: Target, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string): Promise<T> {
     if (this.#closed) throw this.#closedError();
     const broker = await this.#route(target);
     if (broker === null) return this.#sendToAnyBroker(api, target, call, inBand);
@@ -346,7 +354,13 @@ export class KafkaTransport implements Transport {
    * metrics as every other call. `inBand` as in send(): per-item error codes come back
    * in the response instead of being thrown.
    */
-  async sendRequest<T>(api: string, target: RequestTarget, call: (conn: Connection) => Promise<T>, inBand?: (res: T) => string, opts?: SendOptions): Promise<T> {
+  async sendRequest<T>(
+    api: string,
+    target: RequestTarget,
+    call: (conn: Connection) => Promise<T>,
+    inBand?: (res: T) => string,
+    opts?: SendOptions,
+  ): Promise<T> {
     return this.withRetry(api, () => this.send(api, target, call, inBand), opts);
   }
 

@@ -67,9 +67,7 @@ export interface CreatedTopic {
 }
 
 /** Per-item outcome of a request that holds several topics. */
-export type ItemResult<T> =
-  | { ok: true; name: string; value: T }
-  | { ok: false; name: string; error: KafkaErrorInfo };
+export type ItemResult<T> = { ok: true; name: string; value: T } | { ok: false; name: string; error: KafkaErrorInfo };
 
 export interface KafkaErrorInfo {
   code: number;

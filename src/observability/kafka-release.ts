@@ -25,7 +25,11 @@ export function clusterInfoGauge(registry: Registry): Gauge<'release' | 'mode'> 
  * Detect the release (`detect`: KafkaAdmin.kafkaRelease) and announce it. Throws
  * KafkaReleaseRefusedError below the floor; resolves with null when Kafka did not answer.
  */
-export async function announceKafkaRelease(detect: () => Promise<KafkaReleaseInfo>, logger: Logger, registry: Registry): Promise<KafkaReleaseInfo | null> {
+export async function announceKafkaRelease(
+  detect: () => Promise<KafkaReleaseInfo>,
+  logger: Logger,
+  registry: Registry,
+): Promise<KafkaReleaseInfo | null> {
   let info: KafkaReleaseInfo;
   try {
     info = await detect();

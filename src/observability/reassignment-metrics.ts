@@ -10,7 +10,9 @@ export interface ReassignmentMetrics {
   /** Partitions moving now: owner = gateway (one of its reassignments) or external. */
   setPartitionsMoving(owner: 'gateway' | 'external', n: number): void;
   /** Per running reassignment; ids not passed are dropped (finished ones must not linger). */
-  setProgress(list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean; queued?: number; moving?: number }[]): void;
+  setProgress(
+    list: { id: string; bytesRemaining: number; etaSeconds: number | null; stalled?: boolean; queued?: number; moving?: number }[],
+  ): void;
   /**
    * Throttle rates configured now, per broker and direction, on the brokers the gateway's
    * demands or ledger name (read by every throttle sync); brokers not passed are dropped.
@@ -52,7 +54,7 @@ export interface ReassignmentMetrics {
 export function createReassignmentMetrics(registry: Registry): ReassignmentMetrics {
   const moving = new Gauge({
     name: `${METRIC_PREFIX}reassignment_partitions_moving`,
-    help: 'Partitions being reassigned in the cluster, by owner (gateway = one of this gateway\'s reassignments, external = started elsewhere).',
+    help: "Partitions being reassigned in the cluster, by owner (gateway = one of this gateway's reassignments, external = started elsewhere).",
     labelNames: ['owner'] as const,
     registers: [registry],
   });
@@ -82,7 +84,7 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   });
   const delay = new Histogram({
     name: `${METRIC_PREFIX}throttle_removal_delay_seconds`,
-    help: 'Seconds between a reassignment\'s end being observed and its throttles being removed.',
+    help: "Seconds between a reassignment's end being observed and its throttles being removed.",
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
     registers: [registry],
   });
@@ -100,7 +102,7 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   stateMissing.set(0);
   const fenced = new Counter({
     name: `${METRIC_PREFIX}state_fenced_writes_total`,
-    help: 'State-topic writes refused because the claim they were made under had ended (before-write: by this instance\'s lease check; in-log: read in the state topic).',
+    help: "State-topic writes refused because the claim they were made under had ended (before-write: by this instance's lease check; in-log: read in the state topic).",
     labelNames: ['where'] as const,
     registers: [registry],
   });
@@ -136,7 +138,7 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   });
   const lastRun = new Gauge({
     name: `${METRIC_PREFIX}reconciler_last_success_timestamp_seconds`,
-    help: 'Unix time of this instance\'s last reconciliation pass in which every step succeeded.',
+    help: "Unix time of this instance's last reconciliation pass in which every step succeeded.",
     registers: [registry],
   });
   const stalled = new Gauge({
@@ -170,13 +172,13 @@ export function createReassignmentMetrics(registry: Registry): ReassignmentMetri
   });
   const holds = new Counter({
     name: `${METRIC_PREFIX}reassignment_holds_total`,
-    help: 'Holds this instance started (a reassignment\'s paced moves stopped on cluster trouble), by kind of trouble.',
+    help: "Holds this instance started (a reassignment's paced moves stopped on cluster trouble), by kind of trouble.",
     labelNames: ['reason'] as const,
     registers: [registry],
   });
   const resumes = new Counter({
     name: `${METRIC_PREFIX}reassignment_resumes_total`,
-    help: 'Holds this instance ended (the cluster healthy again for the reassignment\'s resumeAfterPasses passes).',
+    help: "Holds this instance ended (the cluster healthy again for the reassignment's resumeAfterPasses passes).",
     registers: [registry],
   });
   let heldKeys = new Set<string>();

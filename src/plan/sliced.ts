@@ -37,18 +37,23 @@ export async function runSliced<T>(steps: Steps<T>, opts: SliceOptions = {}): Pr
   let cpu: NodeJS.CpuUsage | null = null;
   let slices = 0;
   let maxSliceMs = 0;
-  return runInSlices(steps, opts.sliceMs ?? DEFAULT_SLICE_MS, {}, {
-    sliceStarted() {
-      cpu = plans.hasSubscribers ? process.cpuUsage() : null;
+  return runInSlices(
+    steps,
+    opts.sliceMs ?? DEFAULT_SLICE_MS,
+    {},
+    {
+      sliceStarted() {
+        cpu = plans.hasSubscribers ? process.cpuUsage() : null;
+      },
+      sliceEnded(ms, done, at) {
+        slices++;
+        maxSliceMs = Math.max(maxSliceMs, ms);
+        if (plans.hasSubscribers) {
+          const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
+          plans.publish({ type: 'slice', label, index: slices, ms, cpuMs: (used.user + used.system) / 1000 } satisfies PlanRunEvent);
+        }
+        if (done && plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: at - began } satisfies PlanRunEvent);
+      },
     },
-    sliceEnded(ms, done, at) {
-      slices++;
-      maxSliceMs = Math.max(maxSliceMs, ms);
-      if (plans.hasSubscribers) {
-        const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
-        plans.publish({ type: 'slice', label, index: slices, ms, cpuMs: (used.user + used.system) / 1000 } satisfies PlanRunEvent);
-      }
-      if (done && plans.hasSubscribers) plans.publish({ type: 'done', label, slices, maxSliceMs, ms: at - began } satisfies PlanRunEvent);
-    },
-  });
+  );
 }

@@ -4,7 +4,14 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envInt, type Env } from '../env.js';
 
-export const CRASH_POINTS = ['reassignment-chunks', 'ledger-write', 'throttle-write', 'reassignment-start', 'pacing-throttles', 'pacing-start'] as const;
+export const CRASH_POINTS = [
+  'reassignment-chunks',
+  'ledger-write',
+  'throttle-write',
+  'reassignment-start',
+  'pacing-throttles',
+  'pacing-start',
+] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 export interface ReassignmentConfig {
@@ -57,7 +64,8 @@ export const LEASE_MARGIN_MS = 5000;
 export function loadReassignmentConfig(env: Env = process.env): ReassignmentConfig {
   const problems: string[] = [];
   const stateTopic = env.KAFKA_GATEWAY_STATE_TOPIC?.trim() || '_kafka_admin_gateway_state';
-  if (!/^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/.test(stateTopic)) problems.push(`KAFKA_GATEWAY_STATE_TOPIC is not a legal topic name: "${stateTopic}"`);
+  if (!/^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/.test(stateTopic))
+    problems.push(`KAFKA_GATEWAY_STATE_TOPIC is not a legal topic name: "${stateTopic}"`);
   const reconcileIntervalMs = envInt(env, 'RECONCILE_INTERVAL_MS', 2000, 10, 3_600_000, problems);
   const stallAfterSeconds = envInt(env, 'STALL_AFTER_SECONDS', 120, 1, 86_400, problems);
   const startTimeoutMs = envInt(env, 'REASSIGNMENT_START_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
@@ -72,7 +80,9 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
       `PACING_LEASE_MS (${pacingLeaseMs}) must be at least KAFKA_REQUEST_TIMEOUT_MS (${kafkaRequestTimeoutMs}) + ${LEASE_MARGIN_MS} ms: a Kafka request started by the holder of a lease must end within it, or another instance could act at the same time (raise PACING_LEASE_MS to ${leaseFloor} or more, or lower KAFKA_REQUEST_TIMEOUT_MS)`,
     );
   }
-  const defaultPerBroker = env.REASSIGNMENT_DEFAULT_PER_BROKER?.trim() ? envInt(env, 'REASSIGNMENT_DEFAULT_PER_BROKER', 5, 1, 1_000_000, problems) : null;
+  const defaultPerBroker = env.REASSIGNMENT_DEFAULT_PER_BROKER?.trim()
+    ? envInt(env, 'REASSIGNMENT_DEFAULT_PER_BROKER', 5, 1, 1_000_000, problems)
+    : null;
   const instanceId = env.GATEWAY_INSTANCE_ID?.trim() || `${hostname()}-${randomBytes(3).toString('hex')}`;
   const rawCrash = env.GATEWAY_CRASH_AFTER?.trim();
   let crashAfter: CrashPoint | null = null;
@@ -81,7 +91,19 @@ export function loadReassignmentConfig(env: Env = process.env): ReassignmentConf
     else problems.push(`GATEWAY_CRASH_AFTER must be one of ${CRASH_POINTS.join(', ')}, got "${rawCrash}"`);
   }
   if (problems.length) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return { stateTopic, reconcileIntervalMs, stallAfterSeconds, startTimeoutMs, retentionSeconds, instanceId, crashAfter, pacingPollMs, pacingLeaseMs, kafkaRequestTimeoutMs, defaultConcurrency: defaultPerBroker === null ? null : { perBroker: defaultPerBroker, cluster: null } };
+  return {
+    stateTopic,
+    reconcileIntervalMs,
+    stallAfterSeconds,
+    startTimeoutMs,
+    retentionSeconds,
+    instanceId,
+    crashAfter,
+    pacingPollMs,
+    pacingLeaseMs,
+    kafkaRequestTimeoutMs,
+    defaultConcurrency: defaultPerBroker === null ? null : { perBroker: defaultPerBroker, cluster: null },
+  };
 }
 
 /** TEST HOOK (GATEWAY_CRASH_AFTER): die here, as `kill -9` would, with no cleanup of any kind. */

@@ -50,7 +50,12 @@ export function initialDeadline(
   sizeAt: (i: number) => number | undefined,
   opts: { finishBy: number; bounds: ThrottleBounds; now: number; bandwidth: number | null },
 ): { throttle: number; state: DeadlineState } {
-  const partitions = moves.map((m, i) => ({ original: m.currentReplicas, target: m.targetReplicas, state: 'queued', bytesTotal: (sizeAt(i) ?? 0) * m.adding.length }));
+  const partitions = moves.map((m, i) => ({
+    original: m.currentReplicas,
+    target: m.targetReplicas,
+    state: 'queued',
+    bytesTotal: (sizeAt(i) ?? 0) * m.adding.length,
+  }));
   const decision = paceToDeadline({
     nowMs: opts.now,
     startedAtMs: opts.now,
@@ -64,8 +69,24 @@ export function initialDeadline(
   return { throttle: decision.throttle, state: stateOf(opts.finishBy, opts.bounds, decision, 1, null, opts.now) };
 }
 
-function stateOf(finishBy: number, bounds: ThrottleBounds, d: DeadlineDecision, efficiency: number, sample: DeadlineState['sample'], now: number): DeadlineState {
-  return { finishBy, bounds, holds: d.holds, expectedEnd: Math.round(d.expectedEndMs), expectedEndAtMax: Math.round(d.expectedEndAtMaxMs), efficiency, sample, decidedAt: now };
+function stateOf(
+  finishBy: number,
+  bounds: ThrottleBounds,
+  d: DeadlineDecision,
+  efficiency: number,
+  sample: DeadlineState['sample'],
+  now: number,
+): DeadlineState {
+  return {
+    finishBy,
+    bounds,
+    holds: d.holds,
+    expectedEnd: Math.round(d.expectedEndMs),
+    expectedEndAtMax: Math.round(d.expectedEndAtMaxMs),
+    efficiency,
+    sample,
+    decidedAt: now,
+  };
 }
 
 /** The demand with `rate` on every broker rate it sets (same lists). The same object when nothing changes. */
@@ -117,7 +138,9 @@ export function deadlineStep(
   const measured = progress.asOfMs !== null;
   const split = measuredPerBroker ?? bytesLeftPerBroker(r.partitions, movingDoneShare(r, progress));
   const brokers = measured && !measuredPerBroker ? scaleToRemaining(split, Math.max(0, progress.bytesTotal - progress.bytesDone)) : split;
-  const { efficiency, sample } = measured ? advanceEfficiency(d, progress.asOfMs, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth) : d;
+  const { efficiency, sample } = measured
+    ? advanceEfficiency(d, progress.asOfMs, brokers, r.throttle, efficiencyWindowMs(startedAt, d.finishBy), bandwidth)
+    : d;
   // The bytes are as of the latest snapshot: so is the time left (counted from now, the rate
   // would also cover the bytes copied since the snapshot, and the end comes a pass early).
   const decision = paceToDeadline({
@@ -131,7 +154,17 @@ export function deadlineStep(
     bandwidth,
   });
   const throttleDemand = r.throttleDemand && decision.rewrite ? withRate(r.throttleDemand, decision.throttle) : r.throttleDemand;
-  return { next: { ...r, throttle: decision.throttle, throttleDemand, deadline: stateOf(d.finishBy, d.bounds, decision, efficiency, sample, now), updatedAt: now }, decision, brokers };
+  return {
+    next: {
+      ...r,
+      throttle: decision.throttle,
+      throttleDemand,
+      deadline: stateOf(d.finishBy, d.bounds, decision, efficiency, sample, now),
+      updatedAt: now,
+    },
+    decision,
+    brokers,
+  };
 }
 
 /** Rewrite the forecast at least this often, even when nothing else changed (the GET shows decidedAt). */
@@ -188,19 +221,36 @@ export class DeadlinePacing {
         gauges.push({ id: r.id, slackSeconds: (r.deadline.finishBy - guess.decision.expectedEndMs) / 1000, holds: guess.decision.holds });
         continue;
       }
-      const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'deadline', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
-        const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
-        if (!steered(fresh)) return { result: undefined };
-        const step = this.#step(fresh);
-        return { result: step, values: [step.next] };
-      });
+      const out = await withRecordClaim(
+        this.#d.store,
+        { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'deadline', waitMs: CLAIM_WAIT_MS },
+        r.id,
+        async () => {
+          const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
+          if (!steered(fresh)) return { result: undefined };
+          const step = this.#step(fresh);
+          return { result: step, values: [step.next] };
+        },
+      );
       if (!out.granted || !out.result) continue;
       const { decision, next } = out.result;
       if (decision.rewrite) {
         changed.push(r.id);
-        this.#d.logger?.info('deadline pacing: throttle changed', { reassignment: r.id, from: r.throttle, to: decision.throttle, wanted: decision.wanted, holds: decision.holds, efficiency: next.deadline?.efficiency });
+        this.#d.logger?.info('deadline pacing: throttle changed', {
+          reassignment: r.id,
+          from: r.throttle,
+          to: decision.throttle,
+          wanted: decision.wanted,
+          holds: decision.holds,
+          efficiency: next.deadline?.efficiency,
+        });
       }
-      if (r.deadline.holds && !decision.holds) this.#d.logger?.warn('deadline pacing: the deadline no longer holds at the highest allowed throttle', { reassignment: r.id, finishBy: new Date(r.deadline.finishBy).toISOString(), expectedEndAtMax: new Date(decision.expectedEndAtMaxMs).toISOString() });
+      if (r.deadline.holds && !decision.holds)
+        this.#d.logger?.warn('deadline pacing: the deadline no longer holds at the highest allowed throttle', {
+          reassignment: r.id,
+          finishBy: new Date(r.deadline.finishBy).toISOString(),
+          expectedEndAtMax: new Date(decision.expectedEndAtMaxMs).toISOString(),
+        });
       gauges.push({ id: r.id, slackSeconds: (r.deadline.finishBy - decision.expectedEndMs) / 1000, holds: decision.holds });
     }
     this.#d.metrics?.setDeadlines?.(gauges);

@@ -53,7 +53,8 @@ export async function endWatchSample(
     for (let i = 0; i < ps.length; i++) {
       if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
       const p = ps[i];
-      if (p.supersededBy || p.state !== 'moving' || !top.admits(p.bytesTotal ?? 0, i) || !moving.has(partitionId(p.topic, p.partition))) continue;
+      if (p.supersededBy || p.state !== 'moving' || !top.admits(p.bytesTotal ?? 0, i) || !moving.has(partitionId(p.topic, p.partition)))
+        continue;
       top.offer(p.bytesTotal ?? 0, i, { id: r.id, topic: p.topic, partition: p.partition });
     }
     out.push(...top.items());

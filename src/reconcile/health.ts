@@ -103,7 +103,11 @@ export class HealthInterlock {
    * counted as a live reassignment's (what it is to move or drain is not trouble), decided as a
    * pass decides a record not held yet. `held` or `none` (`off`: none, and nothing read).
    */
-  async decideAtStart(subject: HealthSubject, movingIds: ReadonlySet<string>, view: StateView): Promise<{ health: ClusterHealth; decision: HoldDecision }> {
+  async decideAtStart(
+    subject: HealthSubject,
+    movingIds: ReadonlySet<string>,
+    view: StateView,
+  ): Promise<{ health: ClusterHealth; decision: HoldDecision }> {
     const policy = safetyOf(subject);
     if (policy === 'off') return { health: NO_TROUBLE, decision: { kind: 'none' } };
     const health = await this.#read([subject], movingIds, view, subject);
@@ -117,7 +121,12 @@ export class HealthInterlock {
     this.#announce(id, 'held', hold);
   }
 
-  async #read(records: readonly HealthSubject[], movingIds: ReadonlySet<string>, view: StateView, starting?: HealthSubject): Promise<ClusterHealth> {
+  async #read(
+    records: readonly HealthSubject[],
+    movingIds: ReadonlySet<string>,
+    view: StateView,
+    starting?: HealthSubject,
+  ): Promise<ClusterHealth> {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
     const md = await kafka.describeReplicaHealth();
@@ -130,16 +139,19 @@ export class HealthInterlock {
     const expected: number[] = [];
     for (const r of records) if (safetyOf(r) !== 'off') expected.push(...this.#targetBrokers(r));
     // In slices: at 100,000 partitions the walk is ~5-15 ms (bench/health-read.ts).
-    return driveSteps(assessHealthSteps({
-      topics: md.topics,
-      liveBrokers: new Set(md.brokers),
-      expectedBrokers: expected,
-      minIsr,
-      moving: (topic, partition) => {
-        const id = partitionId(topic, partition);
-        return movingIds.has(id) || cleared.has(id);
-      },
-    }), makePacer(PASS_SLICE_MS));
+    return driveSteps(
+      assessHealthSteps({
+        topics: md.topics,
+        liveBrokers: new Set(md.brokers),
+        expectedBrokers: expected,
+        minIsr,
+        moving: (topic, partition) => {
+          const id = partitionId(topic, partition);
+          return movingIds.has(id) || cleared.has(id);
+        },
+      }),
+      makePacer(PASS_SLICE_MS),
+    );
   }
 
   /**
@@ -151,7 +163,12 @@ export class HealthInterlock {
    * about these partitions, and only up to MAX_RECHECK of them (more is trouble whatever a few
    * waves did meanwhile).
    */
-  async #cleared(topics: readonly HealthTopic[], movingIds: ReadonlySet<string>, view: StateView, starting?: HealthSubject): Promise<Set<string>> {
+  async #cleared(
+    topics: readonly HealthTopic[],
+    movingIds: ReadonlySet<string>,
+    view: StateView,
+    starting?: HealthSubject,
+  ): Promise<Set<string>> {
     const suspects: { topic: string; partition: number; id: string }[] = [];
     for (const t of topics) {
       for (const p of t.partitions) {
@@ -163,12 +180,14 @@ export class HealthInterlock {
     const cleared = new Set<string>();
     if (suspects.length === 0) return cleared;
     if (suspects.length <= MAX_RECHECK && this.#d.kafka.describeReplicaHealth) {
-      for (const m of await this.#d.kafka.listPartitionReassignments(suspects.map((x) => ({ topic: x.topic, partition: x.partition })))) cleared.add(partitionId(m.topic, m.partition));
+      for (const m of await this.#d.kafka.listPartitionReassignments(suspects.map((x) => ({ topic: x.topic, partition: x.partition }))))
+        cleared.add(partitionId(m.topic, m.partition));
       const left = suspects.filter((x) => !cleared.has(x.id));
       if (left.length > 0) {
         const again = await this.#d.kafka.describeReplicaHealth([...new Set(left.map((x) => x.topic))]);
         const full = new Set<string>();
-        for (const t of again.topics) for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
+        for (const t of again.topics)
+          for (const p of t.partitions) if (p.isr.length >= p.replicas.length) full.add(partitionId(t.name, p.partition));
         for (const x of left) if (full.has(x.id)) cleared.add(x.id);
       }
     }
@@ -192,7 +211,8 @@ export class HealthInterlock {
     let out = this.#targets.get(r);
     if (!out) {
       const set = new Set<number>();
-      for (const p of r.partitions) if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving')) for (const b of p.target) set.add(b);
+      for (const p of r.partitions)
+        if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving')) for (const b of p.target) set.add(b);
       this.#targets.set(r, (out = [...set]));
     }
     return out;
@@ -213,7 +233,10 @@ export class HealthInterlock {
       const v = Number(configs.find((c) => c.name === 'min.insync.replicas')?.value ?? '1');
       this.#minIsrDefault = { value: Number.isSafeInteger(v) && v > 0 ? v : 1, at: now };
     }
-    const overrides = await this.#d.kafka.describeConfigOverrides(topics.map((name) => ({ kind: 'topic' as const, name })), ['min.insync.replicas']);
+    const overrides = await this.#d.kafka.describeConfigOverrides(
+      topics.map((name) => ({ kind: 'topic' as const, name })),
+      ['min.insync.replicas'],
+    );
     for (const o of overrides) {
       const v = o.ok ? Number(o.value['min.insync.replicas']) : NaN;
       if (Number.isSafeInteger(v) && v > 0) out.set(o.name, v);
@@ -229,14 +252,19 @@ export class HealthInterlock {
     const mine = healthFor(health, this.#drainedBy(r));
     const first = decideHold(policy, mine, r.hold, now, targetsGone);
     if (first.kind === 'none' || first.kind === 'unchanged') return;
-    const out = await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'health', waitMs: CLAIM_WAIT_MS }, r.id, async () => {
-      // Decided again on the record as the state topic has it now (a PATCH, a wave, another instance's hold).
-      const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
-      if (!fresh || fresh.state !== 'running' || fresh.movesEndedAt !== undefined) return { result: undefined };
-      const d = fresh === r ? first : decideHold(safetyOf(fresh), mine, fresh.hold, now, targetsGone);
-      if (d.kind === 'none' || d.kind === 'unchanged') return { result: undefined };
-      return { result: { d, before: fresh.hold }, values: [withHold(fresh, d, now)] };
-    });
+    const out = await withRecordClaim(
+      this.#d.store,
+      { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'health', waitMs: CLAIM_WAIT_MS },
+      r.id,
+      async () => {
+        // Decided again on the record as the state topic has it now (a PATCH, a wave, another instance's hold).
+        const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
+        if (!fresh || fresh.state !== 'running' || fresh.movesEndedAt !== undefined) return { result: undefined };
+        const d = fresh === r ? first : decideHold(safetyOf(fresh), mine, fresh.hold, now, targetsGone);
+        if (d.kind === 'none' || d.kind === 'unchanged') return { result: undefined };
+        return { result: { d, before: fresh.hold }, values: [withHold(fresh, d, now)] };
+      },
+    );
     if (!out.granted || !out.result) return;
     const { d, before } = out.result;
     if (d.kind === 'held') this.#announce(r.id, 'held', d.hold);
@@ -260,7 +288,11 @@ export class HealthInterlock {
       path: `/reassignments/${id}`,
       params: { id },
       outcome: 'success',
-      result: { reasons, ...(hold.targetsGone && { targetsGone: hold.targetsGone }), ...(heldForMs !== undefined && { heldSeconds: Math.round(heldForMs / 100) / 10 }) },
+      result: {
+        reasons,
+        ...(hold.targetsGone && { targetsGone: hold.targetsGone }),
+        ...(heldForMs !== undefined && { heldSeconds: Math.round(heldForMs / 100) / 10 }),
+      },
     });
     const fields = { id, reasons: kinds, ...(heldForMs !== undefined && { heldSeconds: heldForMs / 1000 }) };
     if (event === 'held') this.#d.logger?.warn('reassignment held: the cluster is in trouble; no new move starts', fields);

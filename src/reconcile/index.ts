@@ -48,7 +48,10 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       const log = opts.logger;
       if (e.type === 'missing') {
         opts.metrics?.stateStore({ type: 'missing' });
-        log?.error('state topic missing: it was deleted outside the gateway; the gateway will not re-create it over lost state (see the README: Recovering the state topic)', { topic: e.topic });
+        log?.error(
+          'state topic missing: it was deleted outside the gateway; the gateway will not re-create it over lost state (see the README: Recovering the state topic)',
+          { topic: e.topic },
+        );
       } else if (e.type === 'unavailable') {
         opts.metrics?.stateStore({ type: 'unavailable' });
         log?.warn('state topic unreadable', { topic: opts.config.stateTopic, reason: e.reason });
@@ -61,7 +64,13 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
         log?.info('state topic readable again', { topic: opts.config.stateTopic });
       } else {
         opts.metrics?.stateStore({ type: 'reset', cause: e.cause });
-        log?.warn('state topic reset: the view was rebuilt from the log start', { topic: opts.config.stateTopic, cause: e.cause, position: String(e.position), start: String(e.start), end: String(e.end) });
+        log?.warn('state topic reset: the view was rebuilt from the log start', {
+          topic: opts.config.stateTopic,
+          cause: e.cause,
+          position: String(e.position),
+          start: String(e.start),
+          end: String(e.end),
+        });
       }
     },
   });
@@ -79,11 +88,24 @@ export function createReassignmentRuntime(opts: RuntimeOptions): ReassignmentRun
       ...(opts.syncGate && { gate: opts.syncGate }),
     },
   });
-  const progress = new ProgressTracker({ kafka: opts.kafka, store, options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 }, intervalMs: opts.config.reconcileIntervalMs, now });
+  const progress = new ProgressTracker({
+    kafka: opts.kafka,
+    store,
+    options: { stallAfterMs: opts.config.stallAfterSeconds * 1000 },
+    intervalMs: opts.config.reconcileIntervalMs,
+    now,
+  });
   const common = { kafka: opts.kafka, store, throttles: throttleSync, config: opts.config, now };
   // Kafka's moves: every pass reads them, and GET /reassignments shares the latest read.
   const moves = movesRead(opts.kafka);
-  const reconciler = new Reconciler({ ...common, progress, movesRead: moves, bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null, ...(opts.metrics && { metrics: opts.metrics }), ...(opts.logger && { logger: opts.logger }) });
+  const reconciler = new Reconciler({
+    ...common,
+    progress,
+    movesRead: moves,
+    bandwidthBytesPerSecond: opts.bandwidthBytesPerSecond ?? null,
+    ...(opts.metrics && { metrics: opts.metrics }),
+    ...(opts.logger && { logger: opts.logger }),
+  });
   return {
     config: opts.config,
     store,

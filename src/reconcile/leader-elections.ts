@@ -76,7 +76,8 @@ export class LeaderElections {
     for (const r of records) {
       const ps = r.partitions;
       let mine = this.#records.get(r.id);
-      if (!mine || mine.status.length !== ps.length) this.#records.set(r.id, (mine = { status: new Uint8Array(ps.length), attempts: new Uint8Array(ps.length) }));
+      if (!mine || mine.status.length !== ps.length)
+        this.#records.set(r.id, (mine = { status: new Uint8Array(ps.length), attempts: new Uint8Array(ps.length) }));
       const batch = budget > 0 ? nextElections(ps, mine.status, budget) : [];
       budget -= batch.length;
       if (batch.length > 0) await this.#elect(r.id, ps, batch, mine);
@@ -120,11 +121,16 @@ export class LeaderElections {
   async #write(r: ReassignmentRecord, tally: LeaderElectionTally): Promise<void> {
     const before = r.leaderElections;
     if (before && sameTally(before, tally) && before.updatedAt >= (r.endedAt ?? 0)) return;
-    await withRecordClaim(this.#d.store, { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'leader-elections', waitMs: 2000 }, r.id, async () => {
-      const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
-      if (!fresh) return { result: undefined };
-      return { result: undefined, values: [{ ...fresh, leaderElections: tally }] };
-    });
+    await withRecordClaim(
+      this.#d.store,
+      { owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs, purpose: 'leader-elections', waitMs: 2000 },
+      r.id,
+      async () => {
+        const fresh = (await this.#d.store.refresh()).reassignments.get(r.id);
+        if (!fresh) return { result: undefined };
+        return { result: undefined, values: [{ ...fresh, leaderElections: tally }] };
+      },
+    );
   }
 }
 

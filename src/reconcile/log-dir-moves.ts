@@ -58,20 +58,31 @@ export function logDirBrokers(record: ReassignmentRecord): number[] {
  * replica is not (yet) where it should be. `absentPasses` counts, per move, the passes it was
  * answered 9 after Kafka stopped listing the partition as moving (kept by the caller).
  */
-export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kafkaMoving: ReadonlySet<string>, absentPasses: Map<string, number>): Promise<LogDirObservation> {
+export async function observeLogDirMoves(
+  kafka: KafkaAdmin,
+  view: StateView,
+  kafkaMoving: ReadonlySet<string>,
+  absentPasses: Map<string, number>,
+): Promise<LogDirObservation> {
   const moves: LogDirMove[] = [];
   for (const r of view.reassignments.values()) {
     if (!isLive(r) || r.state !== 'running' || !hasLogDirMoves(r)) continue;
     for (const p of activePartitions(r)) {
       if (p.state !== 'moving' || !p.logDirs) continue;
-      p.logDirs.forEach((logDir, i) => logDir !== 'any' && moves.push({ topic: p.topic, partition: p.partition, broker: p.target[i], logDir }));
+      p.logDirs.forEach(
+        (logDir, i) => logDir !== 'any' && moves.push({ topic: p.topic, partition: p.partition, broker: p.target[i], logDir }),
+      );
     }
   }
   const pending = new Set<string>();
   const failed = new Map<string, { code: number; name: string; message: string }>();
   if (moves.length === 0) return { pending, failed };
 
-  const answers = await kafka.describeReplicaSizes(moves.map((m) => m.broker), moves, { placement: true });
+  const answers = await kafka.describeReplicaSizes(
+    moves.map((m) => m.broker),
+    moves,
+    { placement: true },
+  );
   const byBroker = new Map(answers.map((a) => [a.broker, a]));
   const resend: LogDirMove[] = [];
   for (const m of moves) {
@@ -102,7 +113,12 @@ export async function observeLogDirMoves(kafka: KafkaAdmin, view: StateView, kaf
       }
       absentPasses.delete(key);
       pending.delete(id);
-      if (!failed.has(id)) failed.set(id, { code: r.error.code, name: r.error.name, message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}` });
+      if (!failed.has(id))
+        failed.set(id, {
+          code: r.error.code,
+          name: r.error.name,
+          message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}`,
+        });
     }
   }
   return { pending, failed };

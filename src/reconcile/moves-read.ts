@@ -8,5 +8,9 @@ import { POLLED_READ_MAX_AGE_MS, RecentRead } from '../kafka/recent-read.js';
  * reads it, and the reconciler's passes, which read every move anyway, share theirs (fresh()).
  */
 export function movesRead(kafka: KafkaAdmin): RecentRead<MovingPartition[]> {
-  return new RecentRead(() => kafka.listPartitionReassignments(), POLLED_READ_MAX_AGE_MS, () => kafka.writeVersion('reassignments'));
+  return new RecentRead(
+    () => kafka.listPartitionReassignments(),
+    POLLED_READ_MAX_AGE_MS,
+    () => kafka.writeVersion('reassignments'),
+  );
 }

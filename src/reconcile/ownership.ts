@@ -191,13 +191,15 @@ function ledgerOfUncached(records: readonly LedgerRecord[]): ThrottleLedger {
  */
 export const ORPHANED_PREFIX = 'orphaned/';
 export const orphanedId = (ledgerId: string): string => (ledgerId.startsWith(ORPHANED_PREFIX) ? ledgerId : ORPHANED_PREFIX + ledgerId);
-export const ownedId = (ledgerId: string): string => (ledgerId.startsWith(ORPHANED_PREFIX) ? ledgerId.slice(ORPHANED_PREFIX.length) : ledgerId);
+export const ownedId = (ledgerId: string): string =>
+  ledgerId.startsWith(ORPHANED_PREFIX) ? ledgerId.slice(ORPHANED_PREFIX.length) : ledgerId;
 
 /** The orphaned ledger: records copied from a lost topic (see ORPHANED_PREFIX) and `lost` (this process's memory of it), by owned id. */
 export function orphanedLedger(view: StateView, lost: ReadonlyMap<string, LedgerRecord>): Map<string, LedgerRecord> {
   const out = new Map<string, LedgerRecord>();
   for (const [id, r] of lost) out.set(ownedId(id), { ...r, id: ownedId(id) });
-  for (const [id, r] of view.ledger) if (id.startsWith(ORPHANED_PREFIX) && !out.has(ownedId(id))) out.set(ownedId(id), { ...r, id: ownedId(id) });
+  for (const [id, r] of view.ledger)
+    if (id.startsWith(ORPHANED_PREFIX) && !out.has(ownedId(id))) out.set(ownedId(id), { ...r, id: ownedId(id) });
   return out;
 }
 

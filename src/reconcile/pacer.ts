@@ -68,7 +68,11 @@ export async function withRecordClaim<T>(
 ): Promise<{ granted: true; result: T } | { granted: false }> {
   const deadline = Date.now() + opts.waitMs;
   for (let attempt = 0; ; attempt++) {
-    const claimed = await store.claim([recordClaimResource(id)], { purpose: `${opts.purpose} ${id}`, owner: opts.owner, ttlMs: opts.ttlMs });
+    const claimed = await store.claim([recordClaimResource(id)], {
+      purpose: `${opts.purpose} ${id}`,
+      owner: opts.owner,
+      ttlMs: opts.ttlMs,
+    });
     if (claimed.granted) {
       let released = false;
       try {
@@ -96,9 +100,7 @@ export interface PacerDeps {
 }
 
 export type AdvanceResult =
-  | { kind: 'busy' }
-  | { kind: 'not-running' }
-  | { kind: 'advanced'; started: number; failed: number; settled: number };
+  { kind: 'busy' } | { kind: 'not-running' } | { kind: 'advanced'; started: number; failed: number; settled: number };
 
 const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
 
@@ -148,7 +150,11 @@ export class Pacer {
 
   /** Settle what ended, start the next wave of `id` if slots are free (see the top of the file). */
   async advance(id: string): Promise<AdvanceResult> {
-    const claimed = await this.#d.store.claim([pacingClaimResource(id)], { purpose: `pacing ${id}`, owner: this.#d.config.instanceId, ttlMs: this.#d.config.pacingLeaseMs });
+    const claimed = await this.#d.store.claim([pacingClaimResource(id)], {
+      purpose: `pacing ${id}`,
+      owner: this.#d.config.instanceId,
+      ttlMs: this.#d.config.pacingLeaseMs,
+    });
     if (!claimed.granted) return { kind: 'busy' };
     // Every write of the wave (the write-ahead, the throttle sync's) is fenced by the claim.
     return this.#d.store.underClaim(claimed.claim, () => this.#advance(id, claimed.claim));
@@ -163,10 +169,14 @@ export class Pacer {
       const pacing = r && pacingOf(r);
       if (!r || r.state !== 'running' || !pacing) return { kind: 'not-running' };
 
-      const [moving, placement] = await Promise.all([this.#d.kafka.listPartitionReassignments(), this.#d.kafka.describePartitions([...new Set(r.partitions.map((p) => p.topic))])]);
+      const [moving, placement] = await Promise.all([
+        this.#d.kafka.listPartitionReassignments(),
+        this.#d.kafka.describePartitions([...new Set(r.partitions.map((p) => p.topic))]),
+      ]);
       const movingIds = new Set(moving.map((m) => partitionId(m.topic, m.partition)));
       const current = new Map<string, { replicas: number[]; leader: number }>();
-      for (const t of placement) for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
+      for (const t of placement)
+        for (const p of t.partitions) current.set(partitionId(t.name, p.partition), { replicas: p.replicas, leader: p.leader });
 
       const now = this.#now();
       let settled = 0;
@@ -197,7 +207,16 @@ export class Pacer {
       partitions.forEach((p, i) => {
         if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving')) return;
         const leader = current.get(partitionId(p.topic, p.partition))?.leader;
-        paced.push({ i, topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: leader !== undefined && leader >= 0 ? leader : null, targetReplicas: p.target, sizeBytes: p.bytesTotal ?? 0, state: p.state });
+        paced.push({
+          i,
+          topic: p.topic,
+          partition: p.partition,
+          currentReplicas: p.original,
+          leader: leader !== undefined && leader >= 0 ? leader : null,
+          targetReplicas: p.target,
+          sizeBytes: p.bytesTotal ?? 0,
+          state: p.state,
+        });
       });
       const wave = r.paused || r.hold ? [] : nextToStart(paced, pacing.bounds, pacing.order);
 
@@ -209,7 +228,12 @@ export class Pacer {
       // place (a throttled replica that is in sync is not slowed down by Kafka).
       let demand = r.throttleDemand;
       if (r.throttle !== null && wave.length > 0) {
-        const asMove = (p: PacedPartition) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.currentReplicas, targetReplicas: p.targetReplicas });
+        const asMove = (p: PacedPartition) => ({
+          topic: p.topic,
+          partition: p.partition,
+          currentReplicas: p.currentReplicas,
+          targetReplicas: p.targetReplicas,
+        });
         const needed = throttleDemandFor(computeReassignmentThrottles(moving, wave.map(asMove)), r.throttle);
         if (!r.throttleDemand || !coversDemand(r.throttleDemand, needed)) {
           const inWave = new Set(wave.map((p) => p.i));
@@ -217,7 +241,11 @@ export class Pacer {
           const ahead = queueOrder(rest, pacing.order)
             .slice(0, Math.max(wave.length, paced.length - rest.length) * PREFETCH_WAVES)
             .map((k) => rest[k]);
-          demand = withLogDirThrottle(throttleDemandFor(computeReassignmentThrottles(moving, [...wave, ...ahead].map(asMove)), r.throttle), logDirBrokers(r), r.throttle);
+          demand = withLogDirThrottle(
+            throttleDemandFor(computeReassignmentThrottles(moving, [...wave, ...ahead].map(asMove)), r.throttle),
+            logDirBrokers(r),
+            r.throttle,
+          );
         }
       }
 
@@ -237,7 +265,10 @@ export class Pacer {
         const sync = await this.#d.throttles.sync();
         if (!sync.converged && sync.failures.length > 0) {
           // Do not start a wave unthrottled: the next pass tries again.
-          this.#d.logger?.warn('pacing: throttles for the next wave not in place; wave postponed', { reassignment: id, failures: sync.failures.length });
+          this.#d.logger?.warn('pacing: throttles for the next wave not in place; wave postponed', {
+            reassignment: id,
+            failures: sync.failures.length,
+          });
           // The lists as they were: the next step sees them not covering its wave and syncs again.
           released = true;
           await this.#d.store.release(claimed.claim, [{ ...next, throttleDemand: r.throttleDemand }]);
@@ -268,7 +299,12 @@ export class Pacer {
         const res = byKey.get(partitionId(p.topic, p.partition));
         if (res && !res.ok) {
           failed++;
-          return { ...p, state: 'failed' as const, endedAt: startedAt, startError: boundedError({ code: res.error.code, name: res.error.name, message: res.error.message }) };
+          return {
+            ...p,
+            state: 'failed' as const,
+            endedAt: startedAt,
+            startError: boundedError({ code: res.error.code, name: res.error.name, message: res.error.message }),
+          };
         }
         started++;
         return { ...p, state: 'moving' as const, startedAt };

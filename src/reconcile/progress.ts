@@ -23,7 +23,13 @@ import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } fr
 import { givenAt, replicaSizesRequest, type KafkaAdmin, type ReplicaSizesRequest } from '../kafka/kafka-admin.js';
 import { makePacer } from '../state/layout.js';
 import { isCold } from '../state/cold-partitions.js';
-import { PROGRESS_MAX_SNAPSHOTS, RECORD_VERSION, type ProgressRecord, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../state/records.js';
+import {
+  PROGRESS_MAX_SNAPSHOTS,
+  RECORD_VERSION,
+  type ProgressRecord,
+  type ReassignmentPartitionRecord,
+  type ReassignmentRecord,
+} from '../state/records.js';
 import type { StateStore } from '../state/store.js';
 import { PACE_EVERY } from './ownership.js';
 import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
@@ -33,7 +39,8 @@ import type { BrokerBytes } from '../domain/reassignment/index.js';
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
 const MAX_HISTORY_MS = 10 * 60_000;
 
-const counted = (p: ReassignmentPartitionRecord) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
+const counted = (p: ReassignmentPartitionRecord) =>
+  !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
 /** A partition whose adding replicas' sizes a snapshot asks for. */
 const measured = (p: ReassignmentPartitionRecord) => p.state === 'moving' && !p.supersededBy && !!p.bytesTotal;
 /** Its adding replicas (target brokers not in original, duplicates kept), counted without building the list. */
@@ -72,7 +79,10 @@ function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
   bytesTotals.set(r, out);
   return out;
 }
-const bytesTotals = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; total: number; completed: number }>();
+const bytesTotals = new WeakMap<
+  ReassignmentRecord,
+  { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; total: number; completed: number }
+>();
 
 export class ProgressTracker {
   readonly #kafka: KafkaAdmin;
@@ -199,9 +209,19 @@ export class ProgressTracker {
       // A broker that did not answer (stopped) copied nothing we can see: its bytes are not lost.
       if (unanswered && last && last.bytesTotal === total) done = Math.max(done, last.bytesDone);
       this.#likelyLast.set(r.id, lastToFinish.items());
-      const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }].filter((s) => s.t > now - MAX_HISTORY_MS).slice(-PROGRESS_MAX_SNAPSHOTS);
+      const snapshots = [...(prev?.snapshots ?? []), { t: now, bytesTotal: total, bytesDone: done }]
+        .filter((s) => s.t > now - MAX_HISTORY_MS)
+        .slice(-PROGRESS_MAX_SNAPSHOTS);
       const grew = !last || done > last.bytesDone;
-      writes.push({ kind: 'progress', v: RECORD_VERSION, id: r.id, snapshots, lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now), updatedAt: now, ...(left && { bytesLeft: left.record(now) }) });
+      writes.push({
+        kind: 'progress',
+        v: RECORD_VERSION,
+        id: r.id,
+        snapshots,
+        lastProgressAt: grew ? now : (prev?.lastProgressAt ?? now),
+        updatedAt: now,
+        ...(left && { bytesLeft: left.record(now) }),
+      });
       await pace();
     }
     await this.#store.write(writes);
@@ -232,7 +252,13 @@ export class ProgressTracker {
     if (!rec || rec.snapshots.length === 0) {
       const done = bytesOf(r).completed;
       // No snapshot yet: asOf stays null (nothing was measured).
-      return { ...progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, { ...this.#options, stallAfterMs: Number.MAX_SAFE_INTEGER }), asOfMs: null };
+      return {
+        ...progressFromSnapshots([{ t: r.startedAt ?? r.createdAt, bytesTotal: total, bytesDone: done }], null, {
+          ...this.#options,
+          stallAfterMs: Number.MAX_SAFE_INTEGER,
+        }),
+        asOfMs: null,
+      };
     }
     const p = progressFromSnapshots(rec.snapshots, rec.lastProgressAt, this.#options);
     return r.state === 'running' ? p : { ...p, stalled: false };

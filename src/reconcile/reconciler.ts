@@ -102,11 +102,45 @@ export class Reconciler {
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
-    this.#ctx = { d: deps, now: this.#now, pendingDue: (r) => this.#pendingDue(r), endSeen: this.#endSeen, lastSeenMoving: this.#lastSeenMoving };
-    this.#deadlines = new DeadlinePacing({ store: deps.store, progress: deps.progress, config: deps.config, now: this.#now, bandwidth: deps.bandwidthBytesPerSecond ?? null, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
-    this.#pacer = new Pacer({ kafka: deps.kafka, store: deps.store, throttles: deps.throttles, config: deps.config, ...(deps.logger && { logger: deps.logger }), now: this.#now });
-    this.#elections = new LeaderElections({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.logger && { logger: deps.logger }) });
-    this.#health = new HealthInterlock({ kafka: deps.kafka, store: deps.store, config: deps.config, now: this.#now, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) });
+    this.#ctx = {
+      d: deps,
+      now: this.#now,
+      pendingDue: (r) => this.#pendingDue(r),
+      endSeen: this.#endSeen,
+      lastSeenMoving: this.#lastSeenMoving,
+    };
+    this.#deadlines = new DeadlinePacing({
+      store: deps.store,
+      progress: deps.progress,
+      config: deps.config,
+      now: this.#now,
+      bandwidth: deps.bandwidthBytesPerSecond ?? null,
+      ...(deps.metrics && { metrics: deps.metrics }),
+      ...(deps.logger && { logger: deps.logger }),
+    });
+    this.#pacer = new Pacer({
+      kafka: deps.kafka,
+      store: deps.store,
+      throttles: deps.throttles,
+      config: deps.config,
+      ...(deps.logger && { logger: deps.logger }),
+      now: this.#now,
+    });
+    this.#elections = new LeaderElections({
+      kafka: deps.kafka,
+      store: deps.store,
+      config: deps.config,
+      now: this.#now,
+      ...(deps.logger && { logger: deps.logger }),
+    });
+    this.#health = new HealthInterlock({
+      kafka: deps.kafka,
+      store: deps.store,
+      config: deps.config,
+      now: this.#now,
+      ...(deps.metrics && { metrics: deps.metrics }),
+      ...(deps.logger && { logger: deps.logger }),
+    });
   }
 
   get pacer(): Pacer {
@@ -235,7 +269,10 @@ export class Reconciler {
     this.#pacing = (async () => {
       await this.#step('pacing', () => advancePaced(this.#pacer, this.#d.store.view()));
       const done = [...this.#d.store.view().reassignments.values()].some(
-        (r) => r.state === 'running' && r.concurrency !== null && !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
+        (r) =>
+          r.state === 'running' &&
+          r.concurrency !== null &&
+          !r.partitions.some((p) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving')),
       );
       if (done) {
         if (this.#running) this.#again = true;
@@ -329,7 +366,8 @@ export class Reconciler {
     let seen = this.#pendingSeen.get(r.id);
     if (seen === undefined) {
       // Forget records that are no longer pending (a map of the pending ones only).
-      for (const id of this.#pendingSeen.keys()) if (this.#d.store.view().reassignments.get(id)?.state !== 'pending') this.#pendingSeen.delete(id);
+      for (const id of this.#pendingSeen.keys())
+        if (this.#d.store.view().reassignments.get(id)?.state !== 'pending') this.#pendingSeen.delete(id);
       this.#pendingSeen.set(r.id, (seen = mono));
     }
     return mono - seen >= Math.max(0, r.startDeadline - r.createdAt);
@@ -365,7 +403,10 @@ export class Reconciler {
     const moves = observed?.moves;
     // Intra-broker moves (log_dirs): re-send what is not placed yet; done/failed per partition.
     // Before the placement read: the view may change under an await (a start writing its record).
-    const dirs = view && moves ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent)) : undefined;
+    const dirs =
+      view && moves
+        ? await this.#step('log-dirs', () => observeLogDirMoves(this.#d.kafka, view, moves.movingIds, this.#dirAbsent))
+        : undefined;
     // The end watch's sample, from the moves just read: the watch looks at them during the rest
     // of this pass (at 100k partitions, up to a second of placement and record writes while a
     // burst of moves ends), so Kafka's last end is seen within END_WATCH_MS, not after the pass.
@@ -377,7 +418,8 @@ export class Reconciler {
     let movesEnded = new Set<string>();
     if (view && moves && dirs && recordsBeforeObservation) {
       const candidates = await movesEndedRecords(view, recordsBeforeObservation, moves, dirs.pending, pace);
-      if (candidates.size > 0) movesEnded = (await this.#step('moves-ended', () => markMovesEnded(this.#ctx, view, candidates))) ?? movesEnded;
+      if (candidates.size > 0)
+        movesEnded = (await this.#step('moves-ended', () => markMovesEnded(this.#ctx, view, candidates))) ?? movesEnded;
     }
     let placement: TopicPartitions[] | undefined;
     let placementMs = 0;
@@ -385,7 +427,13 @@ export class Reconciler {
       // Placement (Metadata) only for topics with a partition whose move ended since the last
       // pass (to tell completed from cancelled): none while everything still moves. Not yet
       // for the records just marked (after the throttle sync, below).
-      const topics = await endedTopics(view, moves.movingIds, (r) => this.#pendingDue(r), pace, (r) => !movesEnded.has(r.id));
+      const topics = await endedTopics(
+        view,
+        moves.movingIds,
+        (r) => this.#pendingDue(r),
+        pace,
+        (r) => !movesEnded.has(r.id),
+      );
       const started = performance.now();
       placement = topics.size === 0 ? [] : await this.#step('placement', () => this.#d.kafka.describePartitions([...topics]));
       placementMs = performance.now() - started;
@@ -396,9 +444,11 @@ export class Reconciler {
     // record the next one writes again (at 100k, ~1 s each) before the throttles can go. Asked
     // once (the watch's sample may be spent already: it saw the first of these ends, and this
     // pass read the rest still moving).
-    if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast) await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
+    if (view && moves && placementMs > END_WATCH_MS && scheduled && !this.#cutLast)
+      await this.#step('recheck', () => this.#recheckEnds(view, moves, pace));
     if (cut()) return true;
-    if (view && moves && placement && dirs && recordsBeforeObservation) await this.#step('reassignments', () => resolveRecords(this.#ctx, view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
+    if (view && moves && placement && dirs && recordsBeforeObservation)
+      await this.#step('reassignments', () => resolveRecords(this.#ctx, view, recordsBeforeObservation, moves, placement, dirs, pace, cut));
     if (cut()) return true;
     // Health interlocks: hold (or resume) paced reassignments before the pacer looks for a wave.
     // Preferred leaders of the partitions whose moves completed (records with electLeaders).
@@ -423,7 +473,8 @@ export class Reconciler {
         this.#d.metrics?.reconcilerError('throttles');
       }
       this.#d.metrics?.setThrottleRates(sync.rates);
-      for (const f of sync.failures) this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
+      for (const f of sync.failures)
+        this.#d.logger?.warn('throttle change failed', { resource: f.resource, error: f.error.name, detail: f.error.message });
       if (sync.converged) await this.#step('throttles-removed', () => recordRemovals(this.#ctx, this.#d.store.view(), syncedAt));
     }
     if (moves) {
@@ -439,7 +490,8 @@ export class Reconciler {
     if (view) await this.#step('claims', () => this.#d.store.sweepClaims());
     // Records refused by fencing that are still the latest of their keys: written again as
     // accepted, so that compaction never leaves a refused one behind (src/state/fence.ts).
-    if (view && this.#d.store.refusedWrites().length > 0) await this.#step('fenced-repair', () => this.#d.store.repairRefused(this.#d.config.instanceId, this.#d.config.pacingLeaseMs));
+    if (view && this.#d.store.refusedWrites().length > 0)
+      await this.#step('fenced-repair', () => this.#d.store.repairRefused(this.#d.config.instanceId, this.#d.config.pacingLeaseMs));
     // Chunks of a record whose writer died before its header (see src/state/layout.ts).
     if (view) await this.#step('orphan-chunks', () => this.#d.store.sweepOrphanChunks());
     return false;
@@ -448,7 +500,12 @@ export class Reconciler {
   /** The end watch's sample, from what Kafka lists as moving now and the bytes left at the last snapshot (end-watch.ts). */
   async #pickEndSample(view: StateView, moves: AttributedMoves, pace: Pace): Promise<void> {
     const progress = this.#d.progress;
-    this.#endSample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
+    this.#endSample = await endWatchSample(
+      view.reassignments.values(),
+      moves.movingOf,
+      (id) => progress.likelyLast(id),
+      END_WATCH_MAX_PARTITIONS,
+      pace,
+    );
   }
-
 }

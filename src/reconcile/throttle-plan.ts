@@ -19,7 +19,12 @@ import { brokerLedgerId, ledgerKey, RECORD_VERSION, topicLedgerId, type LedgerRe
 import type { StateView } from '../state/store.js';
 
 /** Ledger records to write so that the stored ledger becomes `next` (changed resources only; tombstones for emptied ones). */
-export function ledgerDiff(view: StateView, next: ThrottleLedger, resources: { topics: string[]; brokers: string[] }, now: number): { values: LedgerRecord[]; deletes: string[] } {
+export function ledgerDiff(
+  view: StateView,
+  next: ThrottleLedger,
+  resources: { topics: string[]; brokers: string[] },
+  now: number,
+): { values: LedgerRecord[]; deletes: string[] } {
   const values: LedgerRecord[] = [];
   const deletes: string[] = [];
   const consider = (id: string, field: 'topic' | 'broker', want: object | undefined) => {
@@ -36,7 +41,6 @@ export function ledgerDiff(view: StateView, next: ThrottleLedger, resources: { t
   for (const b of resources.brokers) consider(brokerLedgerId(b), 'broker', next.brokers[b]);
   return { values, deletes };
 }
-
 
 /**
  * Equal as JSON would serialise them (keys with undefined values count as absent), without
@@ -62,7 +66,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return true;
 }
 
-
 /** Same config values read (same resources, same values). */
 export function sameConfigValues(a: ThrottleConfigValues, b: ThrottleConfigValues): boolean {
   const same = <T extends object>(x: Readonly<Record<string, T>>, y: Readonly<Record<string, T>>, fields: readonly (keyof T)[]) => {
@@ -79,33 +82,55 @@ export function sameConfigValues(a: ThrottleConfigValues, b: ThrottleConfigValue
   return same(a.topics, b.topics, ['leader', 'follower']) && same(a.brokers, b.brokers, ['leaderRate', 'followerRate']);
 }
 
-
 /**
  * reconcileThrottles, yielding to the event loop (`pace`) between topics: the same answer. Each
  * resource is reconciled on its own (its values, demand and ledger entry), so the whole is the
  * brokers' answer followed by each topic's in the same sorted order. At 100,000 moving
  * partitions the lists of a hundred topics hold a thousand entries each (~1 ms per list).
  */
-export async function reconcileThrottlesPaced(current: ThrottleConfigValues, demand: ThrottleDemand, ledger: ThrottleLedger, pace: () => Promise<void>): Promise<ThrottleReconciliation> {
+export async function reconcileThrottlesPaced(
+  current: ThrottleConfigValues,
+  demand: ThrottleDemand,
+  ledger: ThrottleLedger,
+  pace: () => Promise<void>,
+): Promise<ThrottleReconciliation> {
   const { topics } = throttleResourcesToRead(demand, ledger);
   if (topics.length <= 1) return reconcileThrottles(current, demand, ledger);
-  const one = <T>(from: Readonly<Record<string, T>>, key: string): Record<string, T> => (Object.hasOwn(from, key) ? { [key]: from[key] } : {});
-  const parts = [reconcileThrottles({ topics: {}, brokers: current.brokers }, { topics: {}, brokers: demand.brokers }, { topics: {}, brokers: ledger.brokers })];
+  const one = <T>(from: Readonly<Record<string, T>>, key: string): Record<string, T> =>
+    Object.hasOwn(from, key) ? { [key]: from[key] } : {};
+  const parts = [
+    reconcileThrottles(
+      { topics: {}, brokers: current.brokers },
+      { topics: {}, brokers: demand.brokers },
+      { topics: {}, brokers: ledger.brokers },
+    ),
+  ];
   for (const t of topics) {
     await pace();
-    parts.push(reconcileThrottles({ topics: one(current.topics, t), brokers: {} }, { topics: one(demand.topics, t), brokers: {} }, { topics: one(ledger.topics, t), brokers: {} }));
+    parts.push(
+      reconcileThrottles(
+        { topics: one(current.topics, t), brokers: {} },
+        { topics: one(demand.topics, t), brokers: {} },
+        { topics: one(ledger.topics, t), brokers: {} },
+      ),
+    );
   }
   const [head] = parts as [ThrottleReconciliation];
   return {
     alterations: parts.flatMap((p) => p.alterations),
-    ledgerBeforeOps: { topics: Object.assign({}, ...parts.map((p) => p.ledgerBeforeOps.topics)) as ThrottleLedger['topics'], brokers: head.ledgerBeforeOps.brokers },
-    ledgerAfterOps: { topics: Object.assign({}, ...parts.map((p) => p.ledgerAfterOps.topics)) as ThrottleLedger['topics'], brokers: head.ledgerAfterOps.brokers },
+    ledgerBeforeOps: {
+      topics: Object.assign({}, ...parts.map((p) => p.ledgerBeforeOps.topics)) as ThrottleLedger['topics'],
+      brokers: head.ledgerBeforeOps.brokers,
+    },
+    ledgerAfterOps: {
+      topics: Object.assign({}, ...parts.map((p) => p.ledgerAfterOps.topics)) as ThrottleLedger['topics'],
+      brokers: head.ledgerAfterOps.brokers,
+    },
     overridden: parts.flatMap((p) => p.overridden),
     unread: { topics: parts.flatMap((p) => p.unread.topics), brokers: head.unread.brokers },
     invalid: parts.flatMap((p) => p.invalid),
   };
 }
-
 
 /**
  * reconcileThrottles with a one-entry memo: it is pure, so the same demand and ledger objects
@@ -115,7 +140,9 @@ export async function reconcileThrottlesPaced(current: ThrottleConfigValues, dem
  * every topic's `partition:broker` lists.
  */
 export class PlanCache {
-  #last: { values: ThrottleConfigValues; demand: ThrottleDemand; ledger: ThrottleLedger; plan: ReturnType<typeof reconcileThrottles> } | undefined;
+  #last:
+    | { values: ThrottleConfigValues; demand: ThrottleDemand; ledger: ThrottleLedger; plan: ReturnType<typeof reconcileThrottles> }
+    | undefined;
   hits = 0;
   plan(values: ThrottleConfigValues, demand: ThrottleDemand, ledger: ThrottleLedger): ReturnType<typeof reconcileThrottles> {
     const last = this.#last;
@@ -129,7 +156,12 @@ export class PlanCache {
   }
 
   /** plan(), computed with reconcileThrottlesPaced (yields to the event loop between topics). */
-  async planPaced(values: ThrottleConfigValues, demand: ThrottleDemand, ledger: ThrottleLedger, pace: () => Promise<void>): Promise<ReturnType<typeof reconcileThrottles>> {
+  async planPaced(
+    values: ThrottleConfigValues,
+    demand: ThrottleDemand,
+    ledger: ThrottleLedger,
+    pace: () => Promise<void>,
+  ): Promise<ReturnType<typeof reconcileThrottles>> {
     const last = this.#last;
     if (last && last.demand === demand && last.ledger === ledger && sameConfigValues(last.values, values)) {
       this.hits++;
@@ -141,13 +173,16 @@ export class PlanCache {
   }
 }
 
-
 /**
  * The operations of `alterations` that only take away: a DELETE, a rate SET back to the
  * ledger's prior value, a list SET to a subset of the current entries (or the gateway's own
  * `*` given back). Anything that would add or raise a throttle is dropped.
  */
-export function removalsOnly(alterations: readonly ResourceAlteration[], current: ThrottleConfigValues, ledger: ThrottleLedger): ResourceAlteration[] {
+export function removalsOnly(
+  alterations: readonly ResourceAlteration[],
+  current: ThrottleConfigValues,
+  ledger: ThrottleLedger,
+): ResourceAlteration[] {
   const out: ResourceAlteration[] = [];
   for (const a of alterations) {
     const configs = a.configs.filter((c) => {

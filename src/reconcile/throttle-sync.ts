@@ -58,7 +58,15 @@ import type { DecidedClaim } from '../state/claims.js';
 import type { StateStore, StateView } from '../state/store.js';
 import { makePacer } from '../state/layout.js';
 import { activePartitions, demandsThrottles, ledgerOf, liveDemands, orphanedId, ownedId, partitionId } from './ownership.js';
-import { applyAlterations, ratesAfter, THROTTLE_KEYS, toConfigValues, UNKNOWN_TOPIC, type BrokerRates, type ThrottleFailure } from './throttle-configs.js';
+import {
+  applyAlterations,
+  ratesAfter,
+  THROTTLE_KEYS,
+  toConfigValues,
+  UNKNOWN_TOPIC,
+  type BrokerRates,
+  type ThrottleFailure,
+} from './throttle-configs.js';
 import { ledgerDiff, PlanCache, removalsOnly } from './throttle-plan.js';
 
 // Read and apply (throttle-configs.ts) and plan (throttle-plan.ts), importable from here as before.
@@ -133,7 +141,15 @@ export class ThrottleSync {
   /** How long a config change may take: asked of the lease before one is sent. */
   readonly #requestTimeoutMs: number;
 
-  constructor(deps: { kafka: KafkaAdmin; store: StateStore; now?: () => number; hooks?: ThrottleSyncHooks; owner?: string; leaseMs?: number; requestTimeoutMs?: number }) {
+  constructor(deps: {
+    kafka: KafkaAdmin;
+    store: StateStore;
+    now?: () => number;
+    hooks?: ThrottleSyncHooks;
+    owner?: string;
+    leaseMs?: number;
+    requestTimeoutMs?: number;
+  }) {
     this.#owner = deps.owner ?? 'gateway';
     this.#leaseMs = deps.leaseMs ?? CLAIM_LEASE_MS;
     this.#requestTimeoutMs = deps.requestTimeoutMs ?? 0;
@@ -206,44 +222,70 @@ export class ThrottleSync {
     return this.#mutex.run(async () => {
       const deadline = Date.now() + WAIT_BUDGET_MS;
       for (let attempt = 0; ; attempt++) {
-        const claimed = await this.#store.claim(throttleClaimResources(resources), { purpose: 'throttle-delete-all', owner: this.#owner, ttlMs: this.#leaseMs });
+        const claimed = await this.#store.claim(throttleClaimResources(resources), {
+          purpose: 'throttle-delete-all',
+          owner: this.#owner,
+          ttlMs: this.#leaseMs,
+        });
         if (claimed.granted) {
           let released = false;
           // Its ledger deletes are fenced by the claim (src/state/fence.ts).
           return this.#store.underClaim(claimed.claim, async () => {
-          try {
-            const ops = [
-              ...resources.topics.map((name) => ({ kind: 'topic' as const, name, ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })) })),
-              ...resources.brokers.map((b) => ({ kind: 'broker' as const, name: String(b), ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE].map((n) => ({ name: n, op: 'DELETE' as const })) })),
-            ];
-            const failures: ThrottleSyncResult['failures'] = [];
-            const ledgerDeletes: string[] = [];
-            if (this.#store.holds(claimed.claim, this.#requestTimeoutMs)) {
-              const view = await this.#store.refresh(); // the ledger as of the claim
-              for (const r of await this.#kafka.incrementalAlterConfigs(ops)) {
-                // A topic deleted meanwhile has no throttles left either.
-                if (r.ok || (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC)) {
-                  const id = r.kind === 'topic' ? topicLedgerId(r.name) : brokerLedgerId(r.name);
-                  if (view.ledger.has(id)) ledgerDeletes.push(ledgerKey(id));
-                } else failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+            try {
+              const ops = [
+                ...resources.topics.map((name) => ({
+                  kind: 'topic' as const,
+                  name,
+                  ops: [LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS].map((n) => ({ name: n, op: 'DELETE' as const })),
+                })),
+                ...resources.brokers.map((b) => ({
+                  kind: 'broker' as const,
+                  name: String(b),
+                  ops: [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE, LOG_DIRS_THROTTLED_RATE].map((n) => ({
+                    name: n,
+                    op: 'DELETE' as const,
+                  })),
+                })),
+              ];
+              const failures: ThrottleSyncResult['failures'] = [];
+              const ledgerDeletes: string[] = [];
+              if (this.#store.holds(claimed.claim, this.#requestTimeoutMs)) {
+                const view = await this.#store.refresh(); // the ledger as of the claim
+                for (const r of await this.#kafka.incrementalAlterConfigs(ops)) {
+                  // A topic deleted meanwhile has no throttles left either.
+                  if (r.ok || (r.kind === 'topic' && r.error.code === UNKNOWN_TOPIC)) {
+                    const id = r.kind === 'topic' ? topicLedgerId(r.name) : brokerLedgerId(r.name);
+                    if (view.ledger.has(id)) ledgerDeletes.push(ledgerKey(id));
+                  } else failures.push({ resource: `${r.kind}/${r.name}`, error: r.error });
+                }
+              } else {
+                failures.push({
+                  resource: 'claim',
+                  error: {
+                    code: 7,
+                    name: 'REQUEST_TIMED_OUT',
+                    message: 'The removal ran out of its claim lease before changing configs; try again.',
+                  },
+                });
               }
-            } else {
-              failures.push({ resource: 'claim', error: { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The removal ran out of its claim lease before changing configs; try again.' } });
+              // Nothing is left for the ledger to own: dropped in the release batch.
+              await this.#store.release(claimed.claim, [], ledgerDeletes);
+              released = true;
+              return { failures };
+            } finally {
+              if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
             }
-            // Nothing is left for the ledger to own: dropped in the release batch.
-            await this.#store.release(claimed.claim, [], ledgerDeletes);
-            released = true;
-            return { failures };
-          } finally {
-            if (!released) await this.#store.release(claimed.claim).catch(() => undefined); // or its lease ends
-          }
           });
         }
         const h = claimed.holder;
         const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
         const wait = Math.min(500, 20 * 2 ** attempt);
         if (Date.now() + wait > deadline) {
-          const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.` };
+          const error = {
+            code: 7,
+            name: 'REQUEST_TIMED_OUT',
+            message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.`,
+          };
           return { failures: [{ resource: 'claim', error }], busy };
         }
         await sleep(wait);
@@ -264,7 +306,11 @@ export class ThrottleSync {
     if (wanted.topics.length === 0 && wanted.brokers.length === 0) return { alterations: [], failures: [], converged: true, rates: [] };
     let claimed: Awaited<ReturnType<StateStore['claim']>>;
     try {
-      claimed = await this.#store.claim(throttleClaimResources(wanted), { purpose: 'throttle-sync', owner: this.#owner, ttlMs: this.#leaseMs });
+      claimed = await this.#store.claim(throttleClaimResources(wanted), {
+        purpose: 'throttle-sync',
+        owner: this.#owner,
+        ttlMs: this.#leaseMs,
+      });
     } catch (err) {
       if (removalOnlyFallback) return this.#removalOnly(err);
       throw err;
@@ -272,8 +318,15 @@ export class ThrottleSync {
     if (!claimed.granted) {
       const h = claimed.holder;
       const busy = { holder: h?.owner ?? 'unknown', purpose: h?.purpose ?? 'unknown', expiresAt: h?.expiresAt ?? 0 };
-      const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.` };
-      const failures = [...wanted.topics.map((t) => ({ resource: `topic/${t}`, error })), ...wanted.brokers.map((b) => ({ resource: `broker/${b}`, error }))];
+      const error = {
+        code: 7,
+        name: 'REQUEST_TIMED_OUT',
+        message: `Another gateway instance (${busy.holder}) is changing these throttles; try again.`,
+      };
+      const failures = [
+        ...wanted.topics.map((t) => ({ resource: `topic/${t}`, error })),
+        ...wanted.brokers.map((b) => ({ resource: `broker/${b}`, error })),
+      ];
       return { alterations: [], failures, converged: false, rates: [], busy };
     }
     let released = false;
@@ -290,12 +343,17 @@ export class ThrottleSync {
   async #removalOnly(cause: unknown): Promise<ThrottleSyncResult> {
     const stateFailure = {
       resource: 'state',
-      error: { code: -1, name: 'STATE_UNAVAILABLE', message: `state topic unreadable (${cause instanceof Error ? cause.message : String(cause)}): removal-only pass` },
+      error: {
+        code: -1,
+        name: 'STATE_UNAVAILABLE',
+        message: `state topic unreadable (${cause instanceof Error ? cause.message : String(cause)}): removal-only pass`,
+      },
     };
     const view = this.#store.view(); // the last view this instance read
     const ledger = ledgerOf(view.ledger.values());
     const owned = { topics: Object.keys(ledger.topics), brokers: Object.keys(ledger.brokers).map(Number) };
-    if (owned.topics.length === 0 && owned.brokers.length === 0) return { alterations: [], failures: [stateFailure], converged: false, rates: [], removalOnly: true };
+    if (owned.topics.length === 0 && owned.brokers.length === 0)
+      return { alterations: [], failures: [stateFailure], converged: false, rates: [], removalOnly: true };
     const now = this.#now();
     // Ends observed from Kafka itself: a reassignment (or an autoRemove request) none of whose partitions moves.
     let moving: Set<string> | null = null;
@@ -327,7 +385,12 @@ export class ThrottleSync {
     return { alterations: removals, failures, converged: false, rates: ratesAfter(read.values, removals, failed), removalOnly: true };
   }
 
-  async #claimedPass(hooks: ThrottleSyncHooks, wanted: { topics: string[]; brokers: number[] }, claim: DecidedClaim, markReleased: () => void): Promise<ThrottleSyncResult> {
+  async #claimedPass(
+    hooks: ThrottleSyncHooks,
+    wanted: { topics: string[]; brokers: number[] },
+    claim: DecidedClaim,
+    markReleased: () => void,
+  ): Promise<ThrottleSyncResult> {
     // Only what we hold is read, so only that is changed (the domain leaves unread resources alone).
     const read = toConfigValues(await this.readConfigs(wanted.topics, wanted.brokers));
     // Write-ahead ordering: the state is read AFTER the configs (see the header).
@@ -353,8 +416,17 @@ export class ThrottleSync {
       await hooks.gate?.('before-config-write');
       if (!this.#store.holds(claim, this.#requestTimeoutMs)) {
         // Too close to the end of our lease to change configs safely: the next pass redoes it.
-        const error = { code: 7, name: 'REQUEST_TIMED_OUT', message: 'The throttle sync ran out of its claim lease before changing configs; try again.' };
-        return { alterations: [], failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })), converged: false, rates: [] };
+        const error = {
+          code: 7,
+          name: 'REQUEST_TIMED_OUT',
+          message: 'The throttle sync ran out of its claim lease before changing configs; try again.',
+        };
+        return {
+          alterations: [],
+          failures: plan.alterations.map((a) => ({ resource: `${a.resourceType}/${a.resourceName}`, error })),
+          converged: false,
+          rates: [],
+        };
       }
       failures.push(...(await applyAlterations(this.#kafka, plan.alterations, failed)));
       hooks.afterConfigWrite?.();
@@ -371,6 +443,11 @@ export class ThrottleSync {
     markReleased();
 
     const unread = plan.unread.topics.length + plan.unread.brokers.length;
-    return { alterations: [...plan.alterations], failures, converged: failures.length === 0 && unread === 0, rates: ratesAfter(read.values, plan.alterations, failed) };
+    return {
+      alterations: [...plan.alterations],
+      failures,
+      converged: failures.length === 0 && unread === 0,
+      rates: ratesAfter(read.values, plan.alterations, failed),
+    };
   }
 }

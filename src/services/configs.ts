@@ -51,7 +51,8 @@ export class TopicConfigService {
    * (KafkaRequestError: 3 for an unknown topic).
    */
   async describe(resource: ConfigResource, opts: { includeDefaults?: boolean } = {}): Promise<DescribeOutcome> {
-    if (resource.kind === 'broker' && !(await this.#brokerExists(resource.name))) return { kind: 'broker-not-found', broker: resource.name };
+    if (resource.kind === 'broker' && !(await this.#brokerExists(resource.name)))
+      return { kind: 'broker-not-found', broker: resource.name };
     const configs = await this.kafka.describeConfigs(resource);
     return { kind: 'ok', configs: opts.includeDefaults === false ? configs.filter((c) => isOwnLevel(resource.kind, c)) : configs };
   }
@@ -66,7 +67,8 @@ export class TopicConfigService {
     if (owned.length > 0) return { kind: 'gateway-owned', keys: owned };
     const both = keysSetAndDeleted(change);
     if (both.length > 0) return { kind: 'set-and-deleted', keys: both };
-    if (resource.kind === 'broker' && !(await this.#brokerExists(resource.name))) return { kind: 'broker-not-found', broker: resource.name };
+    if (resource.kind === 'broker' && !(await this.#brokerExists(resource.name)))
+      return { kind: 'broker-not-found', broker: resource.name };
 
     const ops: ConfigOp[] = [
       ...Object.entries(change.set).map(([name, value]): ConfigOp => ({ name, op: 'SET', value })),
@@ -81,7 +83,8 @@ export class TopicConfigService {
       if (!result) throw new Error(`Kafka layer returned no result for ${resource.kind} '${resource.name}'`);
       if (!result.ok) return { kind: 'kafka-error', error: result.error };
     }
-    if (before) return { kind: 'ok', validateOnly, configs: validateOnly ? projectChange(before.configs, resource.kind, change) : before.configs };
+    if (before)
+      return { kind: 'ok', validateOnly, configs: validateOnly ? projectChange(before.configs, resource.kind, change) : before.configs };
     return { kind: 'ok', validateOnly, configs: await this.kafka.describeConfigs(resource) };
   }
 

@@ -37,7 +37,13 @@ export interface PartitionElectionResult {
 }
 
 export type ElectionOutcome =
-  | { kind: 'ok'; type: ElectionKind; scope: ElectionRequest['scope']['kind']; summary: ElectionSummary; results: PartitionElectionResult[] }
+  | {
+      kind: 'ok';
+      type: ElectionKind;
+      scope: ElectionRequest['scope']['kind'];
+      summary: ElectionSummary;
+      results: PartitionElectionResult[];
+    }
   /** `topics` named topics Kafka does not have; nothing was elected. */
   | { kind: 'unknown-topics'; topics: string[] }
   /** The Kafka layer cannot send ElectLeaders (a test double). */

@@ -2,7 +2,14 @@
 // (DescribeCluster for brokers and racks, Metadata for every partition, ListPartitionReassignments
 // for what moves now, DescribeLogDirs on every live broker for sizes) and hands plain data to the
 // pure planner (src/domain/plan). Changes nothing and stores nothing. Typed outcomes, no HTTP.
-import { planReassignmentSteps, type Plan, type PlanCluster, type PlanError, type PlanRequest, type PlanTopic } from '../domain/plan/index.js';
+import {
+  planReassignmentSteps,
+  type Plan,
+  type PlanCluster,
+  type PlanError,
+  type PlanRequest,
+  type PlanTopic,
+} from '../domain/plan/index.js';
 import { drain, type Steps } from '../domain/steps.js';
 import { formatReassignmentFile, type ReassignmentFile } from '../domain/reassignment/index.js';
 import { replicaKey, type BrokerLogDirs, type KafkaAdmin, type MovingPartition, type TopicPartitions } from '../kafka/kafka-admin.js';
@@ -77,7 +84,9 @@ export class PlanService {
       const malformed = result.errors.filter((e) => MALFORMED.has(e.code));
       return malformed.length > 0 ? { kind: 'malformed', errors: malformed } : { kind: 'invalid', errors: result.errors };
     }
-    const reassignment = formatReassignmentFile(result.plan.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.targetReplicas })));
+    const reassignment = formatReassignmentFile(
+      result.plan.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.targetReplicas })),
+    );
     return { kind: 'plan', plan: result.plan, reassignment, sizeErrors: sizeErrors(read.logDirs) };
   }
 
@@ -90,7 +99,18 @@ export class PlanService {
     const view = (id: number): BrokerView => {
       let v = views.get(id);
       if (!v) {
-        v = { id, host: null, port: null, rack: null, live: false, replicas: 0, leaders: 0, preferredLeaders: 0, bytes: null, reassignment: { adding: 0, removing: 0 } };
+        v = {
+          id,
+          host: null,
+          port: null,
+          rack: null,
+          live: false,
+          replicas: 0,
+          leaders: 0,
+          preferredLeaders: 0,
+          bytes: null,
+          reassignment: { adding: 0, removing: 0 },
+        };
         views.set(id, v);
       }
       return v;
@@ -105,12 +125,16 @@ export class PlanService {
         if (isr && isr.length < p.replicas.length) {
           // As Kafka's Partition.isUnderReplicated: a move's adding replicas do not count (OngoingReassignmentState.replicationFactor).
           const adding = addingOf?.get(partitionKey(t.name, p.partition));
-          if (p.leader >= 0 && isr.length < p.replicas.length - (adding?.length ?? 0)) view(p.leader).underReplicated = (view(p.leader).underReplicated ?? 0) + 1;
-          for (const b of p.replicas) if (!isr.includes(b) && !adding?.includes(b)) view(b).outOfSyncReplicas = (view(b).outOfSyncReplicas ?? 0) + 1;
+          if (p.leader >= 0 && isr.length < p.replicas.length - (adding?.length ?? 0))
+            view(p.leader).underReplicated = (view(p.leader).underReplicated ?? 0) + 1;
+          for (const b of p.replicas)
+            if (!isr.includes(b) && !adding?.includes(b)) view(b).outOfSyncReplicas = (view(b).outOfSyncReplicas ?? 0) + 1;
         }
       }
     }
-    if (withIsr) for (const v of views.values()) Object.assign(v, { underReplicated: v.underReplicated ?? 0, outOfSyncReplicas: v.outOfSyncReplicas ?? 0 });
+    if (withIsr)
+      for (const v of views.values())
+        Object.assign(v, { underReplicated: v.underReplicated ?? 0, outOfSyncReplicas: v.outOfSyncReplicas ?? 0 });
     for (const m of read.moving) {
       for (const b of m.adding) view(b).reassignment.adding++;
       for (const b of m.removing) view(b).reassignment.removing++;
@@ -133,7 +157,13 @@ export class PlanService {
       this.#kafka.listPartitionReassignments(),
     ]);
     const partitions = placement.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition })));
-    const logDirs = partitions.length === 0 ? [] : await this.#kafka.describeReplicaSizes(cluster.brokers.map((b) => b.id), partitions);
+    const logDirs =
+      partitions.length === 0
+        ? []
+        : await this.#kafka.describeReplicaSizes(
+            cluster.brokers.map((b) => b.id),
+            partitions,
+          );
     return { brokers: cluster.brokers, placement, moving, logDirs };
   }
 }

@@ -121,11 +121,17 @@ function sources(view: StateView, now: number): DemandSource[] {
   const out: DemandSource[] = [];
   for (const r of view.reassignments.values()) {
     // A record whose moves are recorded as ended demands nothing any more (its end is being written).
-    if (demandsThrottles(r) && r.throttleDemand) out.push({ demand: r.throttleDemand, autoRemove: r.autoRemoveThrottle, expiresAt: null, reassignment: r.id });
+    if (demandsThrottles(r) && r.throttleDemand)
+      out.push({ demand: r.throttleDemand, autoRemove: r.autoRemoveThrottle, expiresAt: null, reassignment: r.id });
   }
   for (const t of view.throttleRequests.values()) {
     if (t.expiresAt !== null && t.expiresAt <= now) continue;
-    out.push({ demand: t.demand, autoRemove: t.autoRemove || t.expiresAt !== null, expiresAt: t.expiresAt, reassignment: t.fromReassignment ?? null });
+    out.push({
+      demand: t.demand,
+      autoRemove: t.autoRemove || t.expiresAt !== null,
+      expiresAt: t.expiresAt,
+      reassignment: t.fromReassignment ?? null,
+    });
   }
   return out;
 }
@@ -158,7 +164,14 @@ export class ThrottleService {
   /** Every topic's and live broker's throttle configs, shared by GETs within POLLED_READ_MAX_AGE_MS (kafka/recent-read.ts). */
   readonly #configs: RecentRead<Awaited<ReturnType<ThrottleSync['readConfigs']>>>;
 
-  constructor(deps: { kafka: KafkaAdmin; store: StateStore; throttles: ThrottleSync; config: ReassignmentConfig; now?: () => number; sliceMs?: number }) {
+  constructor(deps: {
+    kafka: KafkaAdmin;
+    store: StateStore;
+    throttles: ThrottleSync;
+    config: ReassignmentConfig;
+    now?: () => number;
+    sliceMs?: number;
+  }) {
     this.#kafka = deps.kafka;
     this.#store = deps.store;
     this.#sync = deps.throttles;
@@ -206,7 +219,13 @@ export class ThrottleService {
         const owned = ledger.brokers[r.name];
         const owner = combineOwners([rateOwner(leader, owned?.leaderRate), rateOwner(follower, owned?.followerRate)]);
         const s = summarise(srcs.filter((x) => r.name in x.demand.brokers));
-        rates.push({ broker: Number(r.name), leaderRate: toRate(leader), followerRate: toRate(follower), owner, ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s) });
+        rates.push({
+          broker: Number(r.name),
+          leaderRate: toRate(leader),
+          followerRate: toRate(follower),
+          owner,
+          ...(owner === 'external' ? { autoRemove: false, expiresAt: null, reassignments: [] } : s),
+        });
       } else {
         const leader = r.value[LEADER_THROTTLED_REPLICAS] ?? null;
         const follower = r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null;
@@ -236,11 +255,16 @@ export class ThrottleService {
   async setRates(rates: RateRequest[], opts: SetOptions, requestedBy: string | null): Promise<SetResult> {
     const cluster = await this.#kafka.describeCluster();
     const known = new Set(cluster.brokers.map((b) => b.id));
-    const errors = rates.flatMap((r, i) => (known.has(r.broker) ? [] : [{ path: `/body/rates/${i}/broker`, message: `Broker ${r.broker} is not in the cluster.` }]));
+    const errors = rates.flatMap((r, i) =>
+      known.has(r.broker) ? [] : [{ path: `/body/rates/${i}/broker`, message: `Broker ${r.broker} is not in the cluster.` }],
+    );
     if (errors.length) return { kind: 'invalid', errors };
     const brokers: Record<string, BrokerThrottleDemand> = {};
     for (const r of rates) {
-      brokers[String(r.broker)] = { ...(r.leaderRate !== undefined && { leaderRate: r.leaderRate }), ...(r.followerRate !== undefined && { followerRate: r.followerRate }) };
+      brokers[String(r.broker)] = {
+        ...(r.leaderRate !== undefined && { leaderRate: r.leaderRate }),
+        ...(r.followerRate !== undefined && { followerRate: r.followerRate }),
+      };
     }
     return this.#put({ topics: {}, brokers }, opts, requestedBy);
   }
@@ -256,7 +280,10 @@ export class ThrottleService {
       const t = placement.find((x) => x.name === item.topic);
       if (!t) return void errors404.push({ path: `/body/replicas/${i}/topic`, message: `Unable to find a topic named ${item.topic}.` });
       if (item.partition !== undefined && !t.partitions.some((p) => p.partition === item.partition)) {
-        return void errors404.push({ path: `/body/replicas/${i}/partition`, message: `Unable to find partition ${item.topic}-${item.partition}.` });
+        return void errors404.push({
+          path: `/body/replicas/${i}/partition`,
+          message: `Unable to find partition ${item.topic}-${item.partition}.`,
+        });
       }
       const entry = (topics[item.topic] ??= {});
       for (const dir of ['leader', 'follower'] as const) {
@@ -267,13 +294,16 @@ export class ThrottleService {
           continue;
         }
         if (item.partition === undefined) {
-          errors422.push({ path: `/body/replicas/${i}/partition`, message: `A list of brokers throttles replicas of one partition: give "partition", or null for every replica (*).` });
+          errors422.push({
+            path: `/body/replicas/${i}/partition`,
+            message: `A list of brokers throttles replicas of one partition: give "partition", or null for every replica (*).`,
+          });
           continue;
         }
         const unknown = list.filter((b) => !brokers.has(b));
         if (unknown.length) errors422.push({ path: `/body/replicas/${i}/${dir}`, message: `Unknown broker id(s) ${unknown.join(',')}.` });
         if (entry[dir] !== ALL_REPLICAS) {
-          const set = (entry[dir]) ?? new Set<string>();
+          const set = entry[dir] ?? new Set<string>();
           for (const b of list) set.add(replicaEntry(item.partition, b));
           entry[dir] = set;
         }
@@ -334,7 +364,10 @@ export class ThrottleService {
   async cleanupOrphans(dryRun: boolean): Promise<OrphanCleanup> {
     // No state at all: only this process's memory of the lost ledger, and nothing demanded or owned now.
     const view = await this.#store.refresh().catch(() => null);
-    const orphaned = orphanedLedger(view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map(), progress: new Map() }, this.#store.lostLedger());
+    const orphaned = orphanedLedger(
+      view ?? { reassignments: new Map(), throttleRequests: new Map(), ledger: new Map(), progress: new Map() },
+      this.#store.lostLedger(),
+    );
     const lost = ledgerOf(orphaned.values());
     const resources = throttleResourcesToRead(EMPTY_THROTTLE_DEMAND, lost);
     if (resources.topics.length === 0 && resources.brokers.length === 0) return { dryRun, lostLedgerKnown: orphaned.size > 0, changes: [] };
@@ -344,7 +377,10 @@ export class ThrottleService {
       const live = throttleResourcesToRead(mergeThrottleDemands(liveDemands(view, this.#now())), ledgerOf(view.ledger.values()));
       busy = { topics: new Set(live.topics), brokers: new Set(live.brokers.map(String)) };
     }
-    const results = await this.#sync.readConfigs(resources.topics.filter((t) => !busy.topics.has(t)), resources.brokers.filter((b) => !busy.brokers.has(String(b))));
+    const results = await this.#sync.readConfigs(
+      resources.topics.filter((t) => !busy.topics.has(t)),
+      resources.brokers.filter((b) => !busy.brokers.has(String(b))),
+    );
     const topics: Record<string, { leader: string | null; follower: string | null }> = {};
     const brokers: Record<string, { leaderRate: string | null; followerRate: string | null }> = {};
     const handled: string[] = [];
@@ -354,11 +390,16 @@ export class ThrottleService {
         continue;
       }
       handled.push(`${r.kind}/${r.name}`);
-      if (r.kind === 'topic') topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
+      if (r.kind === 'topic')
+        topics[r.name] = { leader: r.value[LEADER_THROTTLED_REPLICAS] ?? null, follower: r.value[FOLLOWER_THROTTLED_REPLICAS] ?? null };
       else brokers[r.name] = { leaderRate: r.value[LEADER_THROTTLED_RATE] ?? null, followerRate: r.value[FOLLOWER_THROTTLED_RATE] ?? null };
     }
     const plan = reconcileThrottles({ topics, brokers }, EMPTY_THROTTLE_DEMAND, lost);
-    const changes = plan.alterations.map((a) => ({ resourceType: a.resourceType, resourceName: a.resourceName, configs: a.configs.map((c) => ({ name: c.name, operation: c.operation, value: c.value })) }));
+    const changes = plan.alterations.map((a) => ({
+      resourceType: a.resourceType,
+      resourceName: a.resourceName,
+      configs: a.configs.map((c) => ({ name: c.name, operation: c.operation, value: c.value })),
+    }));
     if (!dryRun) {
       if (plan.alterations.length) {
         const [failed] = await applyAlterations(this.#kafka, plan.alterations);
@@ -421,7 +462,11 @@ export interface OrphanCleanup {
   /** This instance saw the state topic reset or go missing, and kept the ledger it had read. */
   lostLedgerKnown: boolean;
   /** The changes (done, or that would be done): prior values restored, the gateway's entries removed. */
-  changes: { resourceType: 'topic' | 'broker'; resourceName: string; configs: { name: string; operation: 'SET' | 'DELETE'; value: string | null }[] }[];
+  changes: {
+    resourceType: 'topic' | 'broker';
+    resourceName: string;
+    configs: { name: string; operation: 'SET' | 'DELETE'; value: string | null }[];
+  }[];
 }
 
 /** The demand without the named brokers/topics; the same object when nothing matched. */

@@ -104,10 +104,15 @@ const sim = await startSimulator({
   ...(values['log-dirs'] !== undefined && { logDirs: values['log-dirs'].split(',').map((d) => d.trim()) }),
 });
 const control = controlPort === undefined ? null : await startControlServer(sim, { port: controlPort });
-console.log(`simulated Kafka ${release.version} (${release.mode === 'kraft' ? 'KRaft' : 'ZooKeeper'} mode) cluster ${sim.clusterId} with ${brokers} brokers:`);
+console.log(
+  `simulated Kafka ${release.version} (${release.mode === 'kraft' ? 'KRaft' : 'ZooKeeper'} mode) cluster ${sim.clusterId} with ${brokers} brokers:`,
+);
 for (const e of sim.endpoints()) console.log(`  broker ${e.id} at ${e.host}:${e.port}${e.rack ? ` (rack ${e.rack})` : ''}`);
 console.log(`bootstrap servers: ${sim.bootstrapServers.join(',')}`);
-if (control) console.log(`control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=..., POST/GET/DELETE /faults)`);
+if (control)
+  console.log(
+    `control API: ${control.url} (POST /brokers/{id}/stop, POST /brokers/{id}/start, GET /state?topic=..., POST/GET/DELETE /faults)`,
+  );
 
 const stop = async (): Promise<void> => {
   await control?.close();

@@ -118,9 +118,17 @@ export interface ControlServerOptions {
 const MAX_BODY_BYTES = 64 * 1024;
 
 function brokerId(sim: Simulator, raw: string): number {
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647) throw new ControlError(400, `broker id must be a non-negative integer, got '${raw}'`);
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647)
+    throw new ControlError(400, `broker id must be a non-negative integer, got '${raw}'`);
   const id = Number(raw);
-  if (!sim.endpoints().some((e) => e.id === id)) throw new ControlError(404, `no broker ${id} (brokers: ${sim.endpoints().map((e) => e.id).join(', ')})`);
+  if (!sim.endpoints().some((e) => e.id === id))
+    throw new ControlError(
+      404,
+      `no broker ${id} (brokers: ${sim
+        .endpoints()
+        .map((e) => e.id)
+        .join(', ')})`,
+    );
   return id;
 }
 
@@ -142,7 +150,8 @@ function faultSpecFrom(sim: Simulator, body: unknown): ReturnType<typeof parseFa
   if (typeof body === 'object' && body !== null && typeof (body as { apiKey?: unknown }).apiKey === 'string') {
     const name = (body as { apiKey: string }).apiKey;
     const handler = [...sim.handlers.values()].find((h) => h.name.toLowerCase() === name.toLowerCase());
-    if (!handler) throw new ControlError(400, `unknown API '${name}' (served: ${[...sim.handlers.values()].map((h) => h.name).join(', ')})`);
+    if (!handler)
+      throw new ControlError(400, `unknown API '${name}' (served: ${[...sim.handlers.values()].map((h) => h.name).join(', ')})`);
     raw = { ...body, apiKey: handler.apiKey };
   }
   try {
@@ -161,7 +170,8 @@ function partitionsFrom(body: unknown): number[] | null {
   if (extra.length > 0) throw new ControlError(400, `unknown field(s): ${extra.join(', ')} (only 'partitions')`);
   const ps = (body as { partitions?: unknown }).partitions;
   if (ps === undefined || ps === null) return null;
-  if (!Array.isArray(ps) || !ps.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) throw new ControlError(400, 'partitions must be an array of partition numbers');
+  if (!Array.isArray(ps) || !ps.every((n) => Number.isSafeInteger(n) && (n as number) >= 0))
+    throw new ControlError(400, 'partitions must be an array of partition numbers');
   return ps as number[];
 }
 
@@ -220,7 +230,14 @@ export function simulatorRoutes(sim: Simulator, router = new ControlRouter()): C
         return {
           name: t.name,
           topicId: t.topicId,
-          partitions: t.partitions.map((p) => ({ partition: p.partition, leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas })),
+          partitions: t.partitions.map((p) => ({
+            partition: p.partition,
+            leader: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            replicas: p.replicas,
+            isr: p.isr,
+            offlineReplicas: p.offlineReplicas,
+          })),
         };
       });
       return {
@@ -269,7 +286,11 @@ async function readBody(req: http.IncomingMessage): Promise<unknown> {
 }
 
 /** Serves `router` (by default the simulator's routes) on loopback. */
-export async function startControlServer(sim: Simulator, opts: ControlServerOptions = {}, router = simulatorRoutes(sim)): Promise<ControlServer> {
+export async function startControlServer(
+  sim: Simulator,
+  opts: ControlServerOptions = {},
+  router = simulatorRoutes(sim),
+): Promise<ControlServer> {
   const server = http.createServer((req, res) => {
     void (async () => {
       try {

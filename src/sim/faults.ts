@@ -100,14 +100,16 @@ export function parseFaultSpec(raw: unknown): FaultSpec {
   checkInt(spec, 'after', 0);
   checkInt(spec, 'times', 1);
   checkInt(spec, 'delayMs', 0, 600_000);
-  if (spec.clientId !== undefined && typeof spec.clientId !== 'string') throw new FaultSpecError(`clientId must be a string, got ${JSON.stringify(spec.clientId)}`);
+  if (spec.clientId !== undefined && typeof spec.clientId !== 'string')
+    throw new FaultSpecError(`clientId must be a string, got ${JSON.stringify(spec.clientId)}`);
   if (spec.drop !== undefined && spec.drop !== 'before' && spec.drop !== 'after') {
     throw new FaultSpecError(`drop must be 'before' or 'after', got ${JSON.stringify(spec.drop)}`);
   }
   let error: FaultError | undefined;
   if (spec.error !== undefined) {
     const e = typeof spec.error === 'number' ? { code: spec.error } : spec.error;
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new FaultSpecError('error is a code or {code, message?, throttleTimeMs?}');
+    if (typeof e !== 'object' || e === null || Array.isArray(e))
+      throw new FaultSpecError('error is a code or {code, message?, throttleTimeMs?}');
     const fields = e as Record<string, unknown>;
     const extra = Object.keys(fields).filter((k) => !['code', 'message', 'throttleTimeMs'].includes(k));
     if (extra.length > 0) throw new FaultSpecError(`unknown error field(s): ${extra.join(', ')}`);
@@ -328,9 +330,19 @@ function build(
         // An item that is a bare name or partition index (DeleteTopics v0-5 topicNames,
         // partition index lists) stands for the struct with that one field.
         const asStruct: Struct =
-          typeof item === 'string' ? { name: item, topicName: item } : typeof item === 'number' ? { partitionIndex: item } : (item as Struct);
+          typeof item === 'string'
+            ? { name: item, topicName: item }
+            : typeof item === 'number'
+              ? { partitionIndex: item }
+              : (item as Struct);
         const itemFields: readonly FieldSchema[] =
-          source.f ?? (typeof item === 'string' ? [{ n: 'name', t: 'string', v: [0, 32767] }, { n: 'topicName', t: 'string', v: [0, 32767] }] : [{ n: 'partitionIndex', t: 'int32', v: [0, 32767] }]);
+          source.f ??
+          (typeof item === 'string'
+            ? [
+                { n: 'name', t: 'string', v: [0, 32767] },
+                { n: 'topicName', t: 'string', v: [0, 32767] },
+              ]
+            : [{ n: 'partitionIndex', t: 'int32', v: [0, 32767] }]);
         return build(apiKey, version, f.f ?? [], itemFields, asStruct, err, false);
       });
     } else if (!f.t.startsWith('[]') && f.t !== 'struct') {
@@ -352,6 +364,12 @@ function build(
  * request named (by name, id, index, resource) answered with the same error where the response
  * carries per-item errors. Fields left out take their defaults when encoded.
  */
-export function errorResponse(requestSchema: MessageSchema, responseSchema: MessageSchema, version: number, request: unknown, err: FaultError): Struct {
+export function errorResponse(
+  requestSchema: MessageSchema,
+  responseSchema: MessageSchema,
+  version: number,
+  request: unknown,
+  err: FaultError,
+): Struct {
   return build(requestSchema.apiKey, version, responseSchema.fields, requestSchema.fields, (request ?? {}) as Struct, err, true);
 }

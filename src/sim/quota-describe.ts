@@ -1,7 +1,22 @@
 // DescribeClientQuotas in the simulator: the request's filter components compiled and checked as
 // Kafka checks them, and the configured quotas of the entities that match
 // (ClientQuotasImage.describe). The entities and the table are quota-entities.ts's.
-import { ENTITY_USER, ENTITY_CLIENT_ID, ENTITY_IP, ERROR_UNSUPPORTED_VERSION, hasUser, hasClientId, hasIp, entityKey, parseEntityKey, invalid, type QuotaEntity, type QuotaTable, type QuotaValues, type ApiErrorResult } from './quota-entities.js';
+import {
+  ENTITY_USER,
+  ENTITY_CLIENT_ID,
+  ENTITY_IP,
+  ERROR_UNSUPPORTED_VERSION,
+  hasUser,
+  hasClientId,
+  hasIp,
+  entityKey,
+  parseEntityKey,
+  invalid,
+  type QuotaEntity,
+  type QuotaTable,
+  type QuotaValues,
+  type ApiErrorResult,
+} from './quota-entities.js';
 
 export const MATCH_TYPE_EXACT = 0;
 export const MATCH_TYPE_DEFAULT = 1;
@@ -57,7 +72,9 @@ export function compileDescribeFilter(
   }
   const mentions = (t: string) => exact.has(t) || specified.has(t);
   if (mentions(ENTITY_IP) && (mentions(ENTITY_USER) || mentions(ENTITY_CLIENT_ID))) {
-    return invalid('Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.');
+    return invalid(
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+    );
   }
   return { ok: true, filter: { exact, specified, strict } };
 }

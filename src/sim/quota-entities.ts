@@ -219,9 +219,7 @@ export function validateQuotaOps(
 }
 
 /** First pass of ClientQuotaControlManager.alterClientQuotas: reject duplicate keys. */
-function collectOps(
-  ops: readonly QuotaOp[],
-): { readonly ok: true; readonly changes: Map<string, number | null> } | ApiErrorResult {
+function collectOps(ops: readonly QuotaOp[]): { readonly ok: true; readonly changes: Map<string, number | null> } | ApiErrorResult {
   const changes = new Map<string, number | null>();
   for (const op of ops) {
     if (changes.has(op.key)) return invalid(`Duplicate quota key ${op.key} not updating quota for this entity`);

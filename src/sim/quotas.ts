@@ -230,7 +230,8 @@ export class ControllerMutationQuotaManager {
   ) {
     const windowNum = opts.windowNum ?? KAFKA_DEFAULT_WINDOW.windowNum;
     const windowSizeSeconds = opts.windowSizeSeconds ?? KAFKA_DEFAULT_WINDOW.windowSizeSeconds;
-    if (!Number.isInteger(windowNum) || windowNum < 1) throw new RangeError(`controller.quota.window.num must be an integer >= 1, got ${windowNum}`);
+    if (!Number.isInteger(windowNum) || windowNum < 1)
+      throw new RangeError(`controller.quota.window.num must be an integer >= 1, got ${windowNum}`);
     if (!Number.isInteger(windowSizeSeconds) || windowSizeSeconds < 1) {
       throw new RangeError(`controller.quota.window.size.seconds must be an integer >= 1, got ${windowSizeSeconds}`);
     }

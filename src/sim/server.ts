@@ -69,7 +69,9 @@ export class BrokerServer {
     if (this.server) return;
     // With TLS, 'secureConnection' hands over the socket once the handshake is done; a
     // failed handshake (wrong CA, plaintext client) never reaches accept().
-    const server = this.opts.tls ? tls.createServer(this.opts.tls, (socket) => this.accept(socket)) : net.createServer((socket) => this.accept(socket));
+    const server = this.opts.tls
+      ? tls.createServer(this.opts.tls, (socket) => this.accept(socket))
+      : net.createServer((socket) => this.accept(socket));
     if (this.opts.tls) server.on('tlsClientError', () => {});
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -172,7 +174,14 @@ export class BrokerServer {
     if (!handler || !this.opts.runtime.apiRanges.has(apiKey)) {
       // A key the release does not have (DescribeTopicPartitions before 3.8, say): Kafka fails the
       // header's parse or finds the API not enabled on the listener, and closes the connection.
-      this.opts.onOutOfRange?.({ brokerId: this.opts.brokerId, apiKey, api: handler?.name ?? null, version: apiVersion, clientId: null, accepted: null });
+      this.opts.onOutOfRange?.({
+        brokerId: this.opts.brokerId,
+        apiKey,
+        api: handler?.name ?? null,
+        version: apiVersion,
+        clientId: null,
+        accepted: null,
+      });
       throw new MalformedFrameError(`API key ${apiKey} is not served by Kafka ${this.opts.runtime.release.version}`);
     }
     const flexible = isFlexibleVersion(handler.request, apiVersion);

@@ -96,7 +96,8 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       ...(oauthBearer ? ['OAUTHBEARER'] : []),
     ];
     const maxReauthMs = opts.connectionsMaxReauthMs ?? 0;
-    if (!Number.isSafeInteger(maxReauthMs) || maxReauthMs < 0) throw new RangeError(`connectionsMaxReauthMs must be a non-negative integer, got ${maxReauthMs}`);
+    if (!Number.isSafeInteger(maxReauthMs) || maxReauthMs < 0)
+      throw new RangeError(`connectionsMaxReauthMs must be a non-negative integer, got ${maxReauthMs}`);
     this.saslServer = {
       oauthBearer: opts.saslOAuthBearer ? new OAuthBearerValidator(opts.saslOAuthBearer) : null,
       connectionsMaxReauthMs: maxReauthMs,
@@ -115,7 +116,10 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
       windowSizeSeconds: opts.controllerQuotaWindowSizeSeconds,
     });
     const logDirs = opts.logDirs;
-    if (logDirs !== undefined && (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))) {
+    if (
+      logDirs !== undefined &&
+      (logDirs.length === 0 || new Set(logDirs).size !== logDirs.length || logDirs.some((d) => !d.startsWith('/') || d.includes(',')))
+    ) {
       throw new Error('logDirs must be distinct absolute paths without commas, at least one');
     }
     this.model = new ClusterModel({
@@ -132,7 +136,9 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
         ...(this.autoCreateTopicsEnable && { 'auto.create.topics.enable': 'true' }),
         ...(opts.logDirs !== undefined && { 'log.dirs': opts.logDirs.join(',') }),
         ...(opts.controllerQuotaWindowNum !== undefined && { 'controller.quota.window.num': String(opts.controllerQuotaWindowNum) }),
-        ...(opts.controllerQuotaWindowSizeSeconds !== undefined && { 'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds) }),
+        ...(opts.controllerQuotaWindowSizeSeconds !== undefined && {
+          'controller.quota.window.size.seconds': String(opts.controllerQuotaWindowSizeSeconds),
+        }),
       },
       ...(opts.placementRandom && { placementRandom: opts.placementRandom }),
       ...(this.clock === systemClock && { maxCatchUpsPerAdvance: MAX_CATCH_UPS_PER_TURN }),
@@ -155,7 +161,21 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
     }
     this.apiRanges = apiRanges;
     ids.forEach((id, i) => {
-      this.servers.set(id, new BrokerServer({ brokerId: id, host: this.host, port: opts.ports?.[i] ?? 0, runtime: this, handlers: this.handlers, faults: this.faults, turns: this.turns, cutOff: this.cutOff, onOutOfRange: (r) => void (this.outOfRange.length < MAX_OUT_OF_RANGE_KEPT && this.outOfRange.push(r)), ...(opts.tls && { tls: opts.tls }) }));
+      this.servers.set(
+        id,
+        new BrokerServer({
+          brokerId: id,
+          host: this.host,
+          port: opts.ports?.[i] ?? 0,
+          runtime: this,
+          handlers: this.handlers,
+          faults: this.faults,
+          turns: this.turns,
+          cutOff: this.cutOff,
+          onOutOfRange: (r) => void (this.outOfRange.length < MAX_OUT_OF_RANGE_KEPT && this.outOfRange.push(r)),
+          ...(opts.tls && { tls: opts.tls }),
+        }),
+      );
     });
   }
 
@@ -207,7 +227,9 @@ export class Simulator implements SimulatedCluster, SimulatorRuntime {
   }
 
   get bootstrapServers(): string[] {
-    return this.endpoints().filter((e) => e.up).map((e) => `${e.host}:${e.port}`);
+    return this.endpoints()
+      .filter((e) => e.up)
+      .map((e) => `${e.host}:${e.port}`);
   }
 
   private server(id: number): BrokerServer {

@@ -85,7 +85,8 @@ export function decodeClaim(key: string, raw: string): ClaimValue | undefined {
     return undefined;
   }
   const c = v as Partial<ClaimValue> | null;
-  if (!c || c.kind !== 'claim' || typeof c.v !== 'number' || c.v > CLAIM_VERSION || typeof c.id !== 'string' || key !== claimKey(c.id)) return undefined;
+  if (!c || c.kind !== 'claim' || typeof c.v !== 'number' || c.v > CLAIM_VERSION || typeof c.id !== 'string' || key !== claimKey(c.id))
+    return undefined;
   if (!Array.isArray(c.resources) || !c.resources.every((r) => typeof r === 'string')) return undefined;
   if (typeof c.createdAt !== 'number' || typeof c.expiresAt !== 'number') return undefined;
   if (c.takesOver !== undefined && !(Array.isArray(c.takesOver) && c.takesOver.every((r) => typeof r === 'string'))) return undefined;
@@ -140,7 +141,13 @@ export class ClaimTable {
     if (seen && seen.offset === offset) return; // re-read after a rebuild: same record
     if (seen) this.#end(id, mono); // a rewrite of one id: its newest record decides
     const blocker = this.#blocker(value);
-    const decided: DecidedClaim = { ...value, offset, seenAt: mono, granted: blocker === undefined, ...(blocker !== undefined && { blockedBy: blocker }) };
+    const decided: DecidedClaim = {
+      ...value,
+      offset,
+      seenAt: mono,
+      granted: blocker === undefined,
+      ...(blocker !== undefined && { blockedBy: blocker }),
+    };
     if (decided.granted) {
       // The holders it takes over end here: from this offset on their writes are refused.
       for (const old of value.takesOver ?? []) if (this.#claims.get(old)?.granted) this.#end(old, mono);

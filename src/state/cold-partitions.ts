@@ -46,7 +46,10 @@ const PACK_SLICE = 5000;
 const STATE_INDEX = new Map<PartitionState, number>(PARTITION_STATES.map((s, i) => [s, i]));
 
 /** Packs `ps` (yielding through `pace` every PACK_SLICE entries). Replica lists are kept as the same arrays. */
-export async function packPartitions(ps: readonly ReassignmentPartitionRecord[], pace: () => Promise<void> = async () => undefined): Promise<PackedPartitions> {
+export async function packPartitions(
+  ps: readonly ReassignmentPartitionRecord[],
+  pace: () => Promise<void> = async () => undefined,
+): Promise<PackedPartitions> {
   const n = ps.length;
   const topics: string[] = [];
   const topicIndex = new Map<string, number>();
@@ -223,7 +226,10 @@ export function isColdChunk(c: ReassignmentChunk): boolean {
  * cold record written again, e.g. throttlesRemovedAt by another instance): the record is then
  * assembled cold, without unpacking. undefined otherwise.
  */
-export function coldSourceOf(chunks: readonly { s: number; n: number; chunk: ReassignmentChunk | undefined }[], count: number): PackedPartitions | undefined {
+export function coldSourceOf(
+  chunks: readonly { s: number; n: number; chunk: ReassignmentChunk | undefined }[],
+  count: number,
+): PackedPartitions | undefined {
   let packed: PackedPartitions | undefined;
   let at = 0;
   for (const { s, n, chunk } of chunks) {

@@ -48,8 +48,17 @@ export function decodeFence(key: string, raw: string): FenceMarker | undefined {
     return undefined;
   }
   const m = v as Partial<FenceMarker> | null;
-  if (!m || m.kind !== 'fence' || typeof m.v !== 'number' || m.v > FENCE_VERSION || typeof m.claim !== 'string' || key !== fenceKey(m.claim)) return undefined;
-  if (!Number.isSafeInteger(m.count) || m.count! < 0 || !Array.isArray(m.resources) || !m.resources.every((r) => typeof r === 'string')) return undefined;
+  if (
+    !m ||
+    m.kind !== 'fence' ||
+    typeof m.v !== 'number' ||
+    m.v > FENCE_VERSION ||
+    typeof m.claim !== 'string' ||
+    key !== fenceKey(m.claim)
+  )
+    return undefined;
+  if (!Number.isSafeInteger(m.count) || m.count! < 0 || !Array.isArray(m.resources) || !m.resources.every((r) => typeof r === 'string'))
+    return undefined;
   return m as FenceMarker;
 }
 

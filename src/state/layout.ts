@@ -87,13 +87,17 @@ export function chunkOwner(key: string): string | undefined {
 
 /** Every chunk key a header names. */
 export function chunkKeysOf(h: Pick<ReassignmentHeader, 'id' | 'layout'>): string[] {
-  return [...h.layout.chunks.map((c) => chunkKey(h.id, 'p', c.i, c.g)), ...(h.layout.demand ?? []).map((d) => chunkKey(h.id, 'd', d.i, d.g))];
+  return [
+    ...h.layout.chunks.map((c) => chunkKey(h.id, 'p', c.i, c.g)),
+    ...(h.layout.demand ?? []).map((d) => chunkKey(h.id, 'd', d.i, d.g)),
+  ];
 }
 
 export function decodeHeader(key: string, parsed: unknown): ReassignmentHeader | undefined {
   const h = parsed as ReassignmentHeader;
   if (typeof h !== 'object' || h === null || h.kind !== 'reassignment' || typeof h.v !== 'number' || h.v > RECORD_VERSION) return undefined;
-  if (key !== `reassignment/${h.id}` || typeof h.layout !== 'object' || h.layout === null || !Array.isArray(h.layout.chunks)) return undefined;
+  if (key !== `reassignment/${h.id}` || typeof h.layout !== 'object' || h.layout === null || !Array.isArray(h.layout.chunks))
+    return undefined;
   return h;
 }
 
@@ -104,7 +108,8 @@ export function decodeChunk(key: string, raw: string): ReassignmentChunk | undef
   } catch {
     return undefined;
   }
-  if (typeof c !== 'object' || c === null || c.kind !== 'reassignment-chunk' || typeof c.v !== 'number' || c.v > RECORD_VERSION) return undefined;
+  if (typeof c !== 'object' || c === null || c.kind !== 'reassignment-chunk' || typeof c.v !== 'number' || c.v > RECORD_VERSION)
+    return undefined;
   if (chunkOwner(key) !== c.reassignment) return undefined;
   // Replica lists shared with every other record naming the same list (replica-list.ts).
   if (Array.isArray(c.partitions)) {
@@ -130,7 +135,11 @@ export function assemble(h: ReassignmentHeader, chunk: (key: string) => Reassign
 }
 
 /** The record a header makes with `partitions` (its chunks' entries, or a cold record's); undefined when a demand chunk is missing. */
-export function assembleWith(h: ReassignmentHeader, partitions: ReassignmentRecord['partitions'], chunk: (key: string) => ReassignmentChunk | undefined): ReassignmentRecord | undefined {
+export function assembleWith(
+  h: ReassignmentHeader,
+  partitions: ReassignmentRecord['partitions'],
+  chunk: (key: string) => ReassignmentChunk | undefined,
+): ReassignmentRecord | undefined {
   let throttleDemand: ThrottleDemand | null = null;
   if (h.throttleDemand) {
     let topics = h.throttleDemand.topics ?? {};
@@ -161,7 +170,13 @@ export function assembleWith(h: ReassignmentHeader, partitions: ReassignmentReco
 }
 
 function estimate(p: ReassignmentPartitionRecord): number {
-  return 140 + p.topic.length + 6 * (p.original.length + p.target.length) + (p.startError ? 120 + p.startError.message.length : 0) + (p.supersededBy ? 60 : 0);
+  return (
+    140 +
+    p.topic.length +
+    6 * (p.original.length + p.target.length) +
+    (p.startError ? 120 + p.startError.message.length : 0) +
+    (p.supersededBy ? 60 : 0)
+  );
 }
 
 /** Cuts partitions into chunks: at most CHUNK_MAX_PARTITIONS, cut before CHUNK_TARGET_BYTES (estimated). */
@@ -207,7 +222,10 @@ function demandFragments(topics: ThrottleDemand['topics']): [string, TopicThrott
   let cur: [string, TopicThrottleDemand][] = [];
   let bytes = 0;
   for (const f of frags) {
-    const e = f[0].length + 40 + 14 * ((f[1].leader === '*' ? 1 : (f[1].leader?.length ?? 0)) + (f[1].follower === '*' ? 1 : (f[1].follower?.length ?? 0)));
+    const e =
+      f[0].length +
+      40 +
+      14 * ((f[1].leader === '*' ? 1 : (f[1].leader?.length ?? 0)) + (f[1].follower === '*' ? 1 : (f[1].follower?.length ?? 0)));
     if (cur.length && bytes + e > CHUNK_TARGET_BYTES) {
       chunks.push(cur);
       cur = [];
@@ -244,7 +262,8 @@ export interface EncodedReassignment {
 }
 
 function checkSize(key: string, value: string): void {
-  if (Buffer.byteLength(value) > MESSAGE_MAX_BYTES) throw new RangeError(`state record ${key} would be ${Buffer.byteLength(value)} bytes, over the bound of ${MESSAGE_MAX_BYTES}`);
+  if (Buffer.byteLength(value) > MESSAGE_MAX_BYTES)
+    throw new RangeError(`state record ${key} would be ${Buffer.byteLength(value)} bytes, over the bound of ${MESSAGE_MAX_BYTES}`);
 }
 
 /**
@@ -262,7 +281,13 @@ export async function encodeReassignment(
   const chunks: EncodedReassignment['chunks'] = [];
   const refs: ChunkRef[] = [];
   const writeChunk = async (i: number, s: number, n: number) => {
-    const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, partitions: next.partitions.slice(s, s + n) };
+    const chunk: ReassignmentChunk = {
+      kind: 'reassignment-chunk',
+      v: RECORD_VERSION,
+      reassignment: next.id,
+      writtenAt: now,
+      partitions: next.partitions.slice(s, s + n),
+    };
     const key = chunkKey(next.id, 'p', i, gen);
     const raw = JSON.stringify(chunk);
     checkSize(key, raw);
@@ -270,7 +295,10 @@ export async function encodeReassignment(
     refs.push({ i, g: gen, s, n });
     await pace();
   };
-  const samePartitions = prev !== undefined && prev.header.layout.partitionCount === next.partitions.length && prev.record.partitions.length === next.partitions.length;
+  const samePartitions =
+    prev !== undefined &&
+    prev.header.layout.partitionCount === next.partitions.length &&
+    prev.record.partitions.length === next.partitions.length;
   if (samePartitions) {
     const before = prev.record.partitions;
     for (const ref of prev.header.layout.chunks) {
@@ -292,7 +320,8 @@ export async function encodeReassignment(
   let demand: DemandRef[] | null = null;
   let headerDemand: ReassignmentHeader['throttleDemand'] = null;
   if (next.throttleDemand) {
-    const reuse = prev !== undefined && prev.record.throttleDemand !== null && prev.record.throttleDemand.topics === next.throttleDemand.topics;
+    const reuse =
+      prev !== undefined && prev.record.throttleDemand !== null && prev.record.throttleDemand.topics === next.throttleDemand.topics;
     if (reuse && prev.header.layout.demand) {
       demand = prev.header.layout.demand;
       headerDemand = { brokers: next.throttleDemand.brokers };
@@ -305,7 +334,13 @@ export async function encodeReassignment(
         const frags = demandFragments(next.throttleDemand.topics);
         for (let i = 0; i < frags.length; i++) {
           const key = chunkKey(next.id, 'd', i, gen);
-          const chunk: ReassignmentChunk = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: next.id, writtenAt: now, demand: frags[i] };
+          const chunk: ReassignmentChunk = {
+            kind: 'reassignment-chunk',
+            v: RECORD_VERSION,
+            reassignment: next.id,
+            writtenAt: now,
+            demand: frags[i],
+          };
           const raw = JSON.stringify(chunk);
           checkSize(key, raw);
           chunks.push({ key, value: raw, chunk });
@@ -316,7 +351,12 @@ export async function encodeReassignment(
     }
   }
   const { partitions: _p, throttleDemand: _t, ...rest } = next;
-  const header: ReassignmentHeader = { ...rest, v: RECORD_VERSION, throttleDemand: headerDemand, layout: { partitionCount: next.partitions.length, chunks: refs, demand } };
+  const header: ReassignmentHeader = {
+    ...rest,
+    v: RECORD_VERSION,
+    throttleDemand: headerDemand,
+    layout: { partitionCount: next.partitions.length, chunks: refs, demand },
+  };
   const headerValue = JSON.stringify(header);
   checkSize(`reassignment/${next.id}`, headerValue);
   const keep = new Set(chunkKeysOf(header));

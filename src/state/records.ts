@@ -217,7 +217,14 @@ export const PROGRESS_MAX_SNAPSHOTS = 30;
 export type StateValue = ReassignmentRecord | ThrottleRequestRecord | LedgerRecord | ProgressRecord | WebhookRecord | WebhookDeliveryRecord;
 
 // Webhooks (src/state/webhooks.ts): `webhook/<id>`, `webhook-delivery/<id>`.
-const PREFIX = { reassignment: 'reassignment/', 'throttle-request': 'throttle-request/', ledger: 'ledger/', progress: 'progress/', webhook: 'webhook/', 'webhook-delivery': 'webhook-delivery/' } as const;
+const PREFIX = {
+  reassignment: 'reassignment/',
+  'throttle-request': 'throttle-request/',
+  ledger: 'ledger/',
+  progress: 'progress/',
+  webhook: 'webhook/',
+  'webhook-delivery': 'webhook-delivery/',
+} as const;
 export const reassignmentKey = (id: string): string => PREFIX.reassignment + id;
 export const progressKey = (id: string): string => PREFIX.progress + id;
 export const throttleRequestKey = (id: string): string => PREFIX['throttle-request'] + id;
@@ -309,7 +316,12 @@ export const LEDGER_PACK_MIN = 256;
 export type PackedReplicaList = Record<string, string>;
 
 type ListOwnership = { prior: string | null; added: readonly string[] };
-type PackedOwnership = { prior?: string | null; priorPacked?: PackedReplicaList; added?: readonly string[]; addedPacked?: PackedReplicaList };
+type PackedOwnership = {
+  prior?: string | null;
+  priorPacked?: PackedReplicaList;
+  added?: readonly string[];
+  addedPacked?: PackedReplicaList;
+};
 
 /**
  * The value of `s[from, to)` when it is a canonical decimal (digits only, no leading zero,
@@ -348,7 +360,7 @@ export function packReplicaList(entries: readonly string[]): PackedReplicaList |
     const ps = Uint32Array.from(list).sort();
     const deltasLength = writeDeltas(ps);
     const max = ps[ps.length - 1];
-    const bitmapChars = Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3);
+    const bitmapChars = Math.ceil((Math.ceil((max + 1) / 8) * 4) / 3);
     if (bitmapChars < deltasLength) {
       const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
       for (const p of ps) bits[p >> 3] |= 1 << (p & 7);
@@ -421,7 +433,7 @@ export function unpackReplicaList(packed: PackedReplicaList): string[] {
     } else if (code.startsWith('d')) {
       let prev = -1;
       // Walk the deltas in place (no split() array of substrings).
-      for (let at = 1; at < code.length; ) {
+      for (let at = 1; at < code.length;) {
         let end = code.indexOf('.', at);
         if (end < 0) end = code.length;
         // By hand: a slice and parseInt per entry were ~400,000 strings for a 100k ledger.
@@ -467,7 +479,7 @@ export function packLedger(r: LedgerRecord): LedgerRecord {
       changed = true;
     }
   }
-  return changed ? ({ ...r, v: LEDGER_PACKED_VERSION, topic }) : r;
+  return changed ? { ...r, v: LEDGER_PACKED_VERSION, topic } : r;
 }
 
 /** A stored ledger record back to its plain form (packed lists expanded). */

@@ -54,7 +54,13 @@ export async function predecode(records: readonly { key: string; value: string |
   const out: Decoded = new Map();
   const pace = makePacer();
   for (const r of records) {
-    if (r.value === null || r.key.startsWith(CLAIM_PREFIX) || r.key.startsWith(FENCE_PREFIX) || r.key.startsWith(CHUNK_PREFIX) || r.key.startsWith('reassignment/')) {
+    if (
+      r.value === null ||
+      r.key.startsWith(CLAIM_PREFIX) ||
+      r.key.startsWith(FENCE_PREFIX) ||
+      r.key.startsWith(CHUNK_PREFIX) ||
+      r.key.startsWith('reassignment/')
+    ) {
       out.delete(r.key);
       continue;
     }

@@ -4,11 +4,30 @@
 // finished ones packed (cold-partitions.ts). No I/O: the tail (store-tail.ts) feeds it.
 import { ClaimTable, CLAIM_PREFIX, decodeClaim } from './claims.js';
 import { decodeFence, FENCE_PREFIX, FenceCursor, type FenceMarker } from './fence.js';
-import { assemble, assembleWith, CHUNK_PREFIX, chunkKey, decodeChunk, decodeHeader, makePacer, type ReassignmentChunk, type ReassignmentHeader } from './layout.js';
+import {
+  assemble,
+  assembleWith,
+  CHUNK_PREFIX,
+  chunkKey,
+  decodeChunk,
+  decodeHeader,
+  makePacer,
+  type ReassignmentChunk,
+  type ReassignmentHeader,
+} from './layout.js';
 import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packedFrom, packPartitions } from './cold-partitions.js';
 import { ObservedMap } from './observed-map.js';
 import type { WebhookDeliveryRecord, WebhookRecord } from './webhooks.js';
-import { decodeValue, parseKey, TERMINAL_STATES, type LedgerRecord, type ProgressRecord, type ReassignmentRecord, type StateValue, type ThrottleRequestRecord } from './records.js';
+import {
+  decodeValue,
+  parseKey,
+  TERMINAL_STATES,
+  type LedgerRecord,
+  type ProgressRecord,
+  type ReassignmentRecord,
+  type StateValue,
+  type ThrottleRequestRecord,
+} from './records.js';
 import type { Decoded } from './store-batches.js';
 import { OWN_LEASE_MARGIN_MS, type RefusedWrites, type StateEvent, type StateView } from './store-types.js';
 
@@ -164,7 +183,10 @@ export class StoreIndex {
         if (!h) return;
         const chunkOf = (k: string) => this.chunks.get(k);
         // A cold record's header written again (throttlesRemovedAt): assembled cold, not unpacked.
-        const packed = coldSourceOf(h.layout.chunks.map((ref) => ({ s: ref.s, n: ref.n, chunk: chunkOf(chunkKey(h.id, 'p', ref.i, ref.g)) })), h.layout.partitionCount);
+        const packed = coldSourceOf(
+          h.layout.chunks.map((ref) => ({ s: ref.s, n: ref.n, chunk: chunkOf(chunkKey(h.id, 'p', ref.i, ref.g)) })),
+          h.layout.partitionCount,
+        );
         const warm = packed ? assembleWith(h, [], chunkOf) : undefined;
         const record = packed ? warm && coldRecord(warm, packed) : assemble(h, chunkOf);
         // A header whose chunks are missing is not a record (never happens in log order): keep what we had.
@@ -193,7 +215,13 @@ export class StoreIndex {
       if (!this.#refusalsSeen.has(seen)) {
         if (this.#refusalsSeen.size >= 10_000) this.#refusalsSeen.clear();
         this.#refusalsSeen.add(seen);
-        this.#onEvent({ type: 'fenced', claim: m.claim, where: 'in-log', own: this.ownFenced.has(offset) || this.ownClaims.has(m.claim), records: m.count });
+        this.#onEvent({
+          type: 'fenced',
+          claim: m.claim,
+          where: 'in-log',
+          own: this.ownFenced.has(offset) || this.ownClaims.has(m.claim),
+          records: m.count,
+        });
       }
     }
     return holds;

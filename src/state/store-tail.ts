@@ -32,7 +32,13 @@ export class StoreTail {
   /** Own batches applied when acknowledged, by offset, that the position has not passed yet. */
   readonly #ownBatches = new Map<bigint, readonly { key: string; value: string | null }[]>();
 
-  constructor(opts: { log: StateLog; index: StoreIndex; host: { refresh(): Promise<StateView> }; onEvent: (e: StateEvent) => void; now: () => number }) {
+  constructor(opts: {
+    log: StateLog;
+    index: StoreIndex;
+    host: { refresh(): Promise<StateView> };
+    onEvent: (e: StateEvent) => void;
+    now: () => number;
+  }) {
     this.#log = opts.log;
     this.#index = opts.index;
     this.#host = opts.host;
@@ -161,7 +167,11 @@ export class StoreTail {
    * Writes one batch; once acknowledged, `apply` puts it into the view (true: each record as
    * read; a function: the caller's own way, called at once, before anything else can run).
    */
-  async write(records: { key: string; value: string | null }[], apply: boolean | ((decoded: Decoded, offset: bigint) => void) = true, after?: Promise<unknown>): Promise<bigint> {
+  async write(
+    records: { key: string; value: string | null }[],
+    apply: boolean | ((decoded: Decoded, offset: bigint) => void) = true,
+    after?: Promise<unknown>,
+  ): Promise<bigint> {
     if (records.length === 0) return -1n;
     if (!this.#ready) await this.#host.refresh();
     const writing = this.#log.write(records);
@@ -187,7 +197,10 @@ export class StoreTail {
     // are decided only at their offsets: they are applied when the position passes them (with
     // everything before them applied, as a read would), not before.
     // A chunk's value is not needed to pass it (and ~10 MB of them would stay alive meanwhile).
-    this.#ownBatches.set(offset, records.map((r) => (r.value !== null && r.key.startsWith(CHUNK_PREFIX) ? { key: r.key, value: '' } : r)));
+    this.#ownBatches.set(
+      offset,
+      records.map((r) => (r.value !== null && r.key.startsWith(CHUNK_PREFIX) ? { key: r.key, value: '' } : r)),
+    );
     this.#passOwnBatches();
     return offset;
   }
@@ -208,7 +221,8 @@ export class StoreTail {
       const at = this.#position;
       // A fenced batch is decided here as a read would (every record before it applied): if
       // its claim had ended, what we applied when it was acknowledged goes (read it all again).
-      const marker = batch[0]?.key.startsWith(FENCE_PREFIX) && batch[0].value !== null ? decodeFence(batch[0].key, batch[0].value) : undefined;
+      const marker =
+        batch[0]?.key.startsWith(FENCE_PREFIX) && batch[0].value !== null ? decodeFence(batch[0].key, batch[0].value) : undefined;
       if (marker && !this.#index.enterFence(at, marker)) {
         this.#index.rebuild = true;
         return;

@@ -25,7 +25,11 @@ export interface StateLog {
    * that key's value (it is written once): a record of it that is not a tombstone may be left
    * out, so its value is never decoded from the fetched bytes.
    */
-  read(from: bigint, to: bigint, opts?: { skip?: (key: string) => boolean }): Promise<{ offset: bigint; key: string; value: string | null }[]>;
+  read(
+    from: bigint,
+    to: bigint,
+    opts?: { skip?: (key: string) => boolean },
+  ): Promise<{ offset: bigint; key: string; value: string | null }[]>;
   write(records: { key: string; value: string | null }[]): Promise<bigint>;
 }
 
@@ -41,12 +45,16 @@ export class StateTopicMissingError extends Error {
   }
 }
 
-export type StateHealth =
-  | { status: 'ok' }
-  | { status: 'missing' | 'unavailable'; reason: string; since: number };
+export type StateHealth = { status: 'ok' } | { status: 'missing' | 'unavailable'; reason: string; since: number };
 
 export type StateEvent =
-  | { type: 'reset'; cause: 'new-topic-id' | 'end-below-position' | 'start-beyond-position' | 'own-write-refused'; position: bigint; start: bigint; end: bigint }
+  | {
+      type: 'reset';
+      cause: 'new-topic-id' | 'end-below-position' | 'start-beyond-position' | 'own-write-refused';
+      position: bigint;
+      start: bigint;
+      end: bigint;
+    }
   /** A write under a claim refused (fence.ts): before producing (`own`, lease over) or read in the log (anyone's). */
   | { type: 'fenced'; claim: string; where: 'before-write' | 'in-log'; own: boolean; records: number }
   | { type: 'missing'; topic: string }

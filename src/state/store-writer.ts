@@ -26,7 +26,14 @@ export class StoreWriter {
   readonly #hooks: StoreHooks;
   #gen = 0;
 
-  constructor(opts: { index: StoreIndex; tail: StoreTail; host: WriterHost; onEvent: (e: StateEvent) => void; now: () => number; hooks: StoreHooks }) {
+  constructor(opts: {
+    index: StoreIndex;
+    tail: StoreTail;
+    host: WriterHost;
+    onEvent: (e: StateEvent) => void;
+    now: () => number;
+    hooks: StoreHooks;
+  }) {
     this.#index = opts.index;
     this.#tail = opts.tail;
     this.#host = opts.host;
@@ -58,10 +65,18 @@ export class StoreWriter {
     }
     const resources = fence === undefined ? [] : (this.#index.claims.get(fence)?.resources ?? []);
     /** A batch of a fenced write: its marker first, the marker's tombstone after what it covers (then `rest`). */
-    const fenced = <R extends { key: string; value: string | null }>(records: R[], rest: R[] = []): { key: string; value: string | null }[] =>
+    const fenced = <R extends { key: string; value: string | null }>(
+      records: R[],
+      rest: R[] = [],
+    ): { key: string; value: string | null }[] =>
       fence === undefined
         ? [...records, ...rest]
-        : [{ key: fenceKey(fence), value: encodeFence({ claim: fence, resources, count: records.length }) }, ...records, { key: fenceKey(fence), value: null }, ...rest];
+        : [
+            { key: fenceKey(fence), value: encodeFence({ claim: fence, resources, count: records.length }) },
+            ...records,
+            { key: fenceKey(fence), value: null },
+            ...rest,
+          ];
     /** Applies an acknowledged fenced batch unless its claim is already seen ended (then read back and refused). */
     let refused = false;
     const applyFenced =
@@ -93,7 +108,13 @@ export class StoreWriter {
       const prevRecord = opts.fresh ? undefined : this.#index.maps.reassignment.get(v.id);
       const prevHeader = opts.fresh ? undefined : this.#index.headers.get(v.id);
       const gen = `${now.toString(36)}${(this.#gen++).toString(36)}${randomBytes(2).toString('hex')}`;
-      const enc = await encodeReassignment(v, prevRecord && prevHeader ? { record: prevRecord, header: prevHeader } : undefined, gen, now, pace);
+      const enc = await encodeReassignment(
+        v,
+        prevRecord && prevHeader ? { record: prevRecord, header: prevHeader } : undefined,
+        gen,
+        now,
+        pace,
+      );
       chunks.push(...enc.chunks);
       final.push({ key: reassignmentKey(v.id), value: enc.headerValue });
       for (const k of enc.obsolete) trailing.push({ key: k, value: null });
@@ -160,7 +181,13 @@ export class StoreWriter {
         part = [];
         partBytes = 0;
         const batchOf = fenced(records);
-        await looseBatches.add((after) => this.#tail.write(batchOf, applyFenced(() => batchOf.forEach((r) => this.#index.apply(null, r.key, r.value))), after));
+        await looseBatches.add((after) =>
+          this.#tail.write(
+            batchOf,
+            applyFenced(() => batchOf.forEach((r) => this.#index.apply(null, r.key, r.value))),
+            after,
+          ),
+        );
       };
       for (const r of loose) {
         const n = size([r]);
@@ -175,18 +202,21 @@ export class StoreWriter {
     // The claim's release (`tail`) after the marker's range: claims are never fenced.
     const last = fenced(fits ? [...final, ...trailing] : final, tail);
     const own = new Map(headers.map((h) => [h.record.id, h]));
-    await this.#tail.write(last, applyFenced((decoded) => {
-      for (const r of last) {
-        const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
-        if (h) {
-          // Our own record as the caller built it (same partition objects: the next write compares them).
-          this.#index.headers.set(h.record.id, h.header);
-          this.#index.own.set(r.key, { raw: h.raw, applied: h.header });
-          this.#index.maps.reassignment.set(h.record.id, h.record);
-          this.#index.coolLater(h.record);
-        } else this.#index.apply(null, r.key, r.value, decoded);
-      }
-    }));
+    await this.#tail.write(
+      last,
+      applyFenced((decoded) => {
+        for (const r of last) {
+          const h = r.key.startsWith('reassignment/') && r.value !== null ? own.get(r.key.slice('reassignment/'.length)) : undefined;
+          if (h) {
+            // Our own record as the caller built it (same partition objects: the next write compares them).
+            this.#index.headers.set(h.record.id, h.header);
+            this.#index.own.set(r.key, { raw: h.raw, applied: h.header });
+            this.#index.maps.reassignment.set(h.record.id, h.record);
+            this.#index.coolLater(h.record);
+          } else this.#index.apply(null, r.key, r.value, decoded);
+        }
+      }),
+    );
     if (refused && fence !== undefined) throw new FencedWriteError(fence, 'in-log');
     if (!fits) {
       for (let i = 0; i < trailing.length; i += 5000) {

@@ -28,7 +28,17 @@ import { parseKey, reassignmentKey, type LedgerRecord, type ReassignmentRecord, 
 import { StoreIndex } from './store-index.js';
 import { StoreTail } from './store-tail.js';
 import { StoreWriter } from './store-writer.js';
-import { ORPHAN_CHUNK_GRACE_MS, type ClaimOptions, type ClaimResult, type RefusedWrites, type StateEvent, type StateHealth, type StateLog, type StateView, type StoreHooks } from './store-types.js';
+import {
+  ORPHAN_CHUNK_GRACE_MS,
+  type ClaimOptions,
+  type ClaimResult,
+  type RefusedWrites,
+  type StateEvent,
+  type StateHealth,
+  type StateLog,
+  type StateView,
+  type StoreHooks,
+} from './store-types.js';
 
 export {
   BATCH_MAX_BYTES,
@@ -54,7 +64,10 @@ export class StateStore {
   /** Monotonic milliseconds: leases are measured on it (claims.ts), never on the wall clock. */
   readonly #mono: () => number;
 
-  constructor(log: StateLog, opts: { onEvent?: (e: StateEvent) => void; now?: () => number; monotonic?: () => number; hooks?: StoreHooks } = {}) {
+  constructor(
+    log: StateLog,
+    opts: { onEvent?: (e: StateEvent) => void; now?: () => number; monotonic?: () => number; hooks?: StoreHooks } = {},
+  ) {
     this.#log = log;
     const onEvent = opts.onEvent ?? (() => undefined);
     this.#now = opts.now ?? Date.now;
@@ -180,7 +193,8 @@ export class StateStore {
       // Tombstoned before we read it back: another instance swept it as garbage (it lost, or
       // its lease was over by that instance's clock). Either way it does not hold.
       const ended = this.#index.claims.ended(id);
-      if (ended) return { granted: false, claimId: id, holder: ended.blockedBy !== undefined ? this.#index.claims.get(ended.blockedBy) : undefined };
+      if (ended)
+        return { granted: false, claimId: id, holder: ended.blockedBy !== undefined ? this.#index.claims.get(ended.blockedBy) : undefined };
       // Read up to the end offset after the write: ours must be there (unless the topic was reset meanwhile).
       throw new Error(`claim ${id} not found in the state topic after writing it (reset?)`);
     }
@@ -254,7 +268,11 @@ export class StateStore {
   async repairRefused(owner: string, ttlMs: number): Promise<number> {
     let repaired = 0;
     for (const entry of this.refusedWrites()) {
-      const claimed = await this.claim(entry.resources.length ? entry.resources : ['repair/state'], { purpose: 'repair refused writes', owner, ttlMs });
+      const claimed = await this.claim(entry.resources.length ? entry.resources : ['repair/state'], {
+        purpose: 'repair refused writes',
+        owner,
+        ttlMs,
+      });
       if (!claimed.granted) continue; // its holder writes the keys anyway, or the next pass repairs
       const values: StateValue[] = [];
       const deletes: string[] = [];
@@ -276,7 +294,13 @@ export class StateStore {
         else deletes.push(reassignmentKey(id));
       }
       const keys = [...entry.keys];
-      await this.underClaim(claimed.claim, () => this.#writer.writeAll(values, deletes, { tail: [{ key: claimKey(claimed.claim.id), value: null }], fence: claimed.claim.id, fresh: true }));
+      await this.underClaim(claimed.claim, () =>
+        this.#writer.writeAll(values, deletes, {
+          tail: [{ key: claimKey(claimed.claim.id), value: null }],
+          fence: claimed.claim.id,
+          fresh: true,
+        }),
+      );
       this.#index.ownClaims.delete(claimed.claim.id);
       for (const key of keys) this.#index.acceptedKey(key);
       repaired += keys.length;

@@ -36,12 +36,22 @@ function peerCertificateOf(req: Request): PeerCertificate | undefined {
   if (socket.authorized !== true || typeof socket.getPeerCertificate !== 'function') return undefined;
   const cert = socket.getPeerCertificate();
   if (!cert || Object.keys(cert).length === 0) return undefined;
-  return { subject: { ...cert.subject } as Record<string, string | string[]>, subjectaltname: cert.subjectaltname, fingerprint256: cert.fingerprint256 };
+  return {
+    subject: { ...cert.subject } as Record<string, string | string[]>,
+    subjectaltname: cert.subjectaltname,
+    fingerprint256: cert.fingerprint256,
+  };
 }
 
 function sendUnavailable(req: Request, res: Response, detail: string): void {
   sendProblem(res, {
-    problem: { type: problemType('reassignment-worker-unavailable'), title: 'Reassignment worker unavailable', status: 503, detail, instance: instance(req) },
+    problem: {
+      type: problemType('reassignment-worker-unavailable'),
+      title: 'Reassignment worker unavailable',
+      status: 503,
+      detail,
+      instance: instance(req),
+    },
     headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
   });
 }
@@ -80,9 +90,18 @@ export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger): R
     });
     upstream.on('error', (err) => {
       if (res.headersSent) return void res.destroy();
-      logger.warn('forwarded request failed: the reassignment worker thread ended before answering', { requestId: id, method: req.method, path: req.path, err: err.message });
+      logger.warn('forwarded request failed: the reassignment worker thread ended before answering', {
+        requestId: id,
+        method: req.method,
+        path: req.path,
+        err: err.message,
+      });
       // A change may have been made before the worker ended: say so, as the shutdown's 503 does.
-      sendUnavailable(req, res, `The reassignment worker thread ended before answering (${err.message}); it is being restarted. The request may or may not have taken effect: check before retrying.`);
+      sendUnavailable(
+        req,
+        res,
+        `The reassignment worker thread ended before answering (${err.message}); it is being restarted. The request may or may not have taken effect: check before retrying.`,
+      );
     });
     // The client went (an event stream closed, a request abandoned): the worker's side ends too.
     res.on('close', () => {

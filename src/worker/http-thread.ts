@@ -34,7 +34,14 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
   const worker = await startReassignmentWorker({
     env: process.env,
     // The embedded simulator's addresses (main.ts started it): the worker connects there too.
-    envOverrides: config.kafka.mode === 'embedded' ? { KAFKA_BOOTSTRAP_SERVERS: kafkaConfig.bootstrapServers.map((b) => (b.host.includes(':') ? `[${b.host}]:${b.port}` : `${b.host}:${b.port}`)).join(',') } : {},
+    envOverrides:
+      config.kafka.mode === 'embedded'
+        ? {
+            KAFKA_BOOTSTRAP_SERVERS: kafkaConfig.bootstrapServers
+              .map((b) => (b.host.includes(':') ? `[${b.host}]:${b.port}` : `${b.host}:${b.port}`))
+              .join(','),
+          }
+        : {},
     externalKafka: config.kafka.mode === 'external',
     bandwidthBytesPerSecond: ctx.bandwidthBytesPerSecond,
     metrics,
@@ -45,7 +52,11 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void worker.drain());
 
   const state: LifecycleState = { draining: false };
-  const quota = { config: config.quota, baseClientId: kafkaConfig.clientId, ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }) };
+  const quota = {
+    config: config.quota,
+    baseClientId: kafkaConfig.clientId,
+    ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }),
+  };
   const consoleFiles = await loadConsoleAssets();
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });

@@ -61,7 +61,8 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
   };
   // GATEWAY_WORKER_RESTART_MS: the first restart's delay (doubling up to 10 s; default 250 ms).
   const restartMs = Number(w.env.GATEWAY_WORKER_RESTART_MS ?? 250);
-  if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000) throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
+  if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000)
+    throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
   const supervisor = new WorkerSupervisor({
     start,
     logger: w.logger,
@@ -77,9 +78,16 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
   supervisor.start();
   const waitMs = w.firstStartWaitMs ?? 120_000;
   let timer: NodeJS.Timeout | undefined;
-  const started = await Promise.race([supervisor.whenReady().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
+  const started = await Promise.race([
+    supervisor.whenReady().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ]);
   clearTimeout(timer);
-  if (!started) w.logger.warn('reassignment worker thread not ready yet; listening anyway (/readyz answers 503 until it is)', { waitedMs: waitMs, reason: supervisor.unavailableReason() });
+  if (!started)
+    w.logger.warn('reassignment worker thread not ready yet; listening anyway (/readyz answers 503 until it is)', {
+      waitedMs: waitMs,
+      reason: supervisor.unavailableReason(),
+    });
   const stateStore = {
     topic: config.stateTopic,
     refresh: () => supervisor.refreshState(),

@@ -155,7 +155,12 @@ export class PortStreams {
     return this.#streams.size;
   }
 
-  create(id: number, send: StreamSend, errorOnRemoteDestroy: boolean, peer: Pick<PortStreamOptions, 'remoteAddress' | 'peerCertificate'> = {}): PortStream {
+  create(
+    id: number,
+    send: StreamSend,
+    errorOnRemoteDestroy: boolean,
+    peer: Pick<PortStreamOptions, 'remoteAddress' | 'peerCertificate'> = {},
+  ): PortStream {
     const stream = new PortStream(id, send, { errorOnRemoteDestroy, onGone: () => this.#streams.delete(id), ...peer });
     this.#streams.set(id, stream);
     return stream;

@@ -69,7 +69,8 @@ export interface SerializedError {
   name: string;
   message: string;
 }
-export type CallResponse = { t: 'result'; id: number; ok: true; value: unknown } | { t: 'result'; id: number; ok: false; error: SerializedError };
+export type CallResponse =
+  { t: 'result'; id: number; ok: true; value: unknown } | { t: 'result'; id: number; ok: false; error: SerializedError };
 
 /** TEST ONLY (GATEWAY_WORKER_TEST_HOOKS=1): the worker throws from its event loop, as a bug would. */
 export interface CrashRequest {

@@ -22,7 +22,15 @@ import { createWebhookRuntime } from '../events/webhooks.js';
 import { createKafkaGateway } from '../kafka/admin.js';
 import { createGatewayServices } from '../services/index.js';
 import { PortStreams } from './port-stream.js';
-import { serializeError, type CallRequest, type FromWorker, type KafkaRequestBatch, type ToWorker, type WorkerCalls, type WorkerStartData } from './protocol.js';
+import {
+  serializeError,
+  type CallRequest,
+  type FromWorker,
+  type KafkaRequestBatch,
+  type ToWorker,
+  type WorkerCalls,
+  type WorkerStartData,
+} from './protocol.js';
 
 /** How often the worker's Kafka requests go to the HTTP thread's metrics. */
 const KAFKA_REQUEST_BATCH_MS = 250;
@@ -31,7 +39,8 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   const logger = jsonLogger;
   const env = { ...process.env, ...start.env };
   const config = loadGatewayConfig(env);
-  if (config.kafka.mode !== 'external') throw new Error('the reassignment worker needs KAFKA_BOOTSTRAP_SERVERS (the HTTP thread passes the embedded simulator\'s)');
+  if (config.kafka.mode !== 'external')
+    throw new Error("the reassignment worker needs KAFKA_BOOTSTRAP_SERVERS (the HTTP thread passes the embedded simulator's)");
   const kafkaConfig = config.kafka.config;
   // The same access rules as the HTTP thread's app: forwarded requests are authenticated here.
   // (Its notices were logged by the HTTP thread already.)
@@ -48,11 +57,16 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
     kafkaRequests = [];
   }, KAFKA_REQUEST_BATCH_MS);
   flushKafkaRequests.unref();
-  const onKafkaRequest = (api: string, error: string | null | undefined, seconds: number) => void kafkaRequests.push([api, error || null, seconds]);
+  const onKafkaRequest = (api: string, error: string | null | undefined, seconds: number) =>
+    void kafkaRequests.push([api, error || null, seconds]);
   const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest, callerClients: config.quota.callerClients });
 
   const state: LifecycleState = { draining: false };
-  const quota = { config: config.quota, baseClientId: kafkaConfig.clientId, ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }) };
+  const quota = {
+    config: config.quota,
+    baseClientId: kafkaConfig.clientId,
+    ...(kafkaConfig.sasl && { kafkaUser: kafkaConfig.sasl.username }),
+  };
   const reassignments = createReassignmentRuntime({
     kafka,
     config: loadReassignmentConfig(env),
@@ -73,7 +87,18 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   webhooks.delivery.start();
   reassignments.reconciler.start();
   const services = createGatewayServices({ kafka, quota, reassignments });
-  const app = createApp({ services, metrics, logger, state, auth: auth.access, changes, streams: loadStreamConfig(env), webhooks: webhooks.service, bodyLimit: config.bodyLimit, readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000 });
+  const app = createApp({
+    services,
+    metrics,
+    logger,
+    state,
+    auth: auth.access,
+    changes,
+    streams: loadStreamConfig(env),
+    webhooks: webhooks.service,
+    bodyLimit: config.bodyLimit,
+    readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000,
+  });
   await warmUpApp(app);
   // Never listens: each forwarded exchange arrives as a 'connection' of a port stream.
   // No timeouts of its own: the HTTP thread's server keeps those with the real socket.

@@ -7,7 +7,16 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../observability/logger.js';
 import type { StateHealth } from '../state/store.js';
 import { PortStreams, type PortStream } from './port-stream.js';
-import { deserializeError, type FromWorker, type KafkaRequestBatch, type StreamOpen, type ToWorker, type WorkerCalls, type WorkerMethod, type WorkerStartData } from './protocol.js';
+import {
+  deserializeError,
+  type FromWorker,
+  type KafkaRequestBatch,
+  type StreamOpen,
+  type ToWorker,
+  type WorkerCalls,
+  type WorkerMethod,
+  type WorkerStartData,
+} from './protocol.js';
 
 /** The worker is starting or restarting: a forwarded request or a call cannot be served now. */
 export class WorkerUnavailableError extends Error {
@@ -26,7 +35,11 @@ export interface SupervisorOptions {
   entry?: URL;
 }
 
-type Status = { kind: 'starting'; since: number; after?: string } | { kind: 'ready'; since: number } | { kind: 'down'; since: number; why: string } | { kind: 'stopped'; since: number };
+type Status =
+  | { kind: 'starting'; since: number; after?: string }
+  | { kind: 'ready'; since: number }
+  | { kind: 'down'; since: number; why: string }
+  | { kind: 'stopped'; since: number };
 
 /** Calls wait at most this long (a worker busy for longer is as good as unavailable to /readyz). */
 const CALL_TIMEOUT_MS = 10_000;
@@ -66,7 +79,9 @@ export class WorkerSupervisor {
       case 'ready':
         return null;
       case 'starting':
-        return s.after === undefined ? 'the reassignment worker thread is starting' : `the reassignment worker thread is restarting (${s.after})`;
+        return s.after === undefined
+          ? 'the reassignment worker thread is starting'
+          : `the reassignment worker thread is restarting (${s.after})`;
       case 'down':
         return `the reassignment worker thread is restarting (${s.why})`;
       case 'stopped':
@@ -88,7 +103,8 @@ export class WorkerSupervisor {
     if (this.#status.kind === 'stopped') return;
     const prev = this.#status;
     // A restart keeps saying why: since the crash, and what it was.
-    this.#status = prev.kind === 'down' ? { kind: 'starting', since: prev.since, after: prev.why } : { kind: 'starting', since: Date.now() };
+    this.#status =
+      prev.kind === 'down' ? { kind: 'starting', since: prev.since, after: prev.why } : { kind: 'starting', since: Date.now() };
     const entry = this.#opts.entry ?? new URL(isTypeScript ? './reassignment-worker.ts' : './reassignment-worker.js', import.meta.url);
     // Under tsx (tests, `npm run dev`) the worker needs tsx's loader too; the compiled gateway none.
     const execArgv = entry.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
@@ -118,10 +134,15 @@ export class WorkerSupervisor {
       this.#calls.delete(id);
     }
     if (this.#status.kind === 'stopped') return;
-    if (this.#status.kind === 'ready' && Date.now() - this.#status.since > STABLE_AFTER_MS) this.#backoffMs = this.#opts.initialBackoffMs ?? 250;
+    if (this.#status.kind === 'ready' && Date.now() - this.#status.since > STABLE_AFTER_MS)
+      this.#backoffMs = this.#opts.initialBackoffMs ?? 250;
     const delay = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#opts.maxBackoffMs ?? 10_000);
-    this.#status = { kind: 'down', since: this.#status.kind === 'starting' && this.#status.after !== undefined ? this.#status.since : Date.now(), why };
+    this.#status = {
+      kind: 'down',
+      since: this.#status.kind === 'starting' && this.#status.after !== undefined ? this.#status.since : Date.now(),
+      why,
+    };
     this.#opts.logger.error('reassignment worker thread ended; restarting it', { code, why, restartInMs: delay, starts: this.starts });
     this.#restartTimer = setTimeout(() => this.start(), delay);
   }
@@ -175,7 +196,8 @@ export class WorkerSupervisor {
   }
 
   call<M extends WorkerMethod>(method: M, ...args: WorkerCalls[M]['args']): Promise<WorkerCalls[M]['result']> {
-    if (!this.ready) return Promise.reject(new WorkerUnavailableError(this.unavailableReason() ?? 'the reassignment worker thread is not ready'));
+    if (!this.ready)
+      return Promise.reject(new WorkerUnavailableError(this.unavailableReason() ?? 'the reassignment worker thread is not ready'));
     const id = this.#nextCall++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -203,7 +225,9 @@ export class WorkerSupervisor {
   /** Shutdown, part 1: no new reconcile pass, event streams end; forwarded requests still served. */
   async drain(): Promise<void> {
     if (!this.ready) return;
-    await this.call('drain').catch((err: unknown) => this.#opts.logger.warn('reassignment worker did not drain', { err: err instanceof Error ? err.message : String(err) }));
+    await this.call('drain').catch((err: unknown) =>
+      this.#opts.logger.warn('reassignment worker did not drain', { err: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   /** Shutdown, part 2: the worker ends and is not restarted. */

@@ -19,7 +19,7 @@ function spinner() {
 }
 
 describe('machine-load', () => {
-  it('counts a child\'s CPU during the window, not before it', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  it("counts a child's CPU during the window, not before it", { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
     const { proc, spin } = spinner();
     try {
       await spin(1); // started and answering
@@ -35,7 +35,10 @@ describe('machine-load', () => {
       assert.ok(w.ownCpu >= 0 && w.ownCpu < w.seconds + 0.05);
       assert.ok(w.machineBusy > 0 && w.machineBusy <= 1, `machine busy ${w.machineBusy}`);
       assert.ok(w.cpus >= 1 && w.loadavg.every((l) => l >= 0));
-      assert.match(describeLoad(w), /^load \d+\.\d→\d+\.\d, machine \d+ % of \d+ CPUs busy over \d+\.\d s; CPU s: bench \d+\.\d\d, child \d+\.\d\d, others \d+\.\d\d$/);
+      assert.match(
+        describeLoad(w),
+        /^load \d+\.\d→\d+\.\d, machine \d+ % of \d+ CPUs busy over \d+\.\d s; CPU s: bench \d+\.\d\d, child \d+\.\d\d, others \d+\.\d\d$/,
+      );
     } finally {
       proc.kill();
     }

@@ -89,8 +89,17 @@ test('started-twice / sent-twice: a second start, a resend by another instance, 
 
 test('cancel-honoured: a start after the DELETE answered cancelled, or the record not ending cancelled', () => {
   const s = schedule();
-  const del = { event: { kind: 'delete', at: 15, post: 0, via: 1 } as ChaosEvent, sentAt: 15, answeredAt: 35, body: { state: 'cancelled' } };
-  const replicas = new Map([['t0-1', [2]], ['t0-2', [2]], ['t0-3', [3]]]);
+  const del = {
+    event: { kind: 'delete', at: 15, post: 0, via: 1 } as ChaosEvent,
+    sentAt: 15,
+    answeredAt: 35,
+    body: { state: 'cancelled' },
+  };
+  const replicas = new Map([
+    ['t0-1', [2]],
+    ['t0-2', [2]],
+    ['t0-3', [3]],
+  ]);
   const cancelled = final({ records: [record('cancelled', ['completed', 'cancelled', 'cancelled'])], replicas });
   const before = [start(20, 1), done(30, 1)];
   assert.deepEqual(invariants(s, history(s, [del]), before, cancelled), []);
@@ -105,7 +114,11 @@ test('pause-honoured: a start after a pause answered, unless a resume was sent t
   const pause = { event: { kind: 'patch', at: 15, post: 0, via: 1, body: { paused: true } } as ChaosEvent, sentAt: 15, answeredAt: 35 };
   assert.deepEqual(invariants(s, history(s, [pause]), inOrder, final()), ['pause-honoured']);
   const early = [start(20, 1), done(30, 1), start(36, 2), done(40, 2), start(41, 3), done(50, 3)];
-  const resumeAfter = { event: { kind: 'patch', at: 38, post: 0, via: 0, body: { paused: false } } as ChaosEvent, sentAt: 38, answeredAt: 39 };
+  const resumeAfter = {
+    event: { kind: 'patch', at: 38, post: 0, via: 0, body: { paused: false } } as ChaosEvent,
+    sentAt: 38,
+    answeredAt: 39,
+  };
   const after = history(s, [pause, resumeAfter]);
   assert.deepEqual(invariants(s, after, early, final()), ['pause-honoured'], 'the start at 36 came before the resume was sent');
   assert.deepEqual(invariants(s, after, inOrder, final()), [], 'the start at 41 came after it');
@@ -118,7 +131,11 @@ test('durable and record-vs-cluster: a 202 without its record, a record not fini
   assert.deepEqual(invariants(s, history(s), inOrder, final({ records: [] })), ['durable']);
   const running = final({ records: [record('running', ['completed', 'completed', 'moving'])] });
   assert.deepEqual(invariants(s, history(s), inOrder, running), ['durable', 'durable']);
-  const replicas = new Map([['t0-1', [1]], ['t0-2', [3]], ['t0-3', [4]]]);
+  const replicas = new Map([
+    ['t0-1', [1]],
+    ['t0-2', [3]],
+    ['t0-3', [4]],
+  ]);
   assert.deepEqual(invariants(s, history(s), inOrder, final({ replicas })), ['record-vs-cluster']);
 });
 
@@ -145,7 +162,10 @@ test('a seed is its schedule: the same seed draws the same one, other seeds othe
       assert.ok(e.at >= 0, `seed ${seed}: ${JSON.stringify(e)}`);
       if (e.kind === 'patch' || e.kind === 'delete') assert.ok(e.at > posted.get(e.post)!, `seed ${seed}: ${e.kind} before its POST`);
     }
-    assert.ok(s.events.every((e, i) => i === 0 || s.events[i - 1].at <= e.at), `seed ${seed}: events in time order`);
+    assert.ok(
+      s.events.every((e, i) => i === 0 || s.events[i - 1].at <= e.at),
+      `seed ${seed}: events in time order`,
+    );
   }
 });
 

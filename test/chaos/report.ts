@@ -21,7 +21,10 @@ export function seedsFromEnv(env: NodeJS.ProcessEnv, fallback: readonly number[]
   const many = env.CHAOS_SEEDS?.trim();
   if (!many) return [...fallback];
   const out: number[] = [];
-  for (const part of many.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of many
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const range = /^(-?\d+)\s*-\s*(-?\d+)$/.exec(part);
     if (range) {
       const [from, to] = [Number(range[1]), Number(range[2])];
@@ -59,8 +62,7 @@ export function formatReport(results: readonly RunResult[], opts: ReportOptions)
   }
   const skewed = (r: RunResult) => r.schedule.skews.some((s) => s !== 0);
   const n = (k: string) => t[k] ?? 0;
-  const exercised =
-    `POSTs ${n('posts')}, accepted ${n('accepted')}, cancels ${n('cancelled')}, kills ${n('kills')}, moves started ${n('starts')}`;
+  const exercised = `POSTs ${n('posts')}, accepted ${n('accepted')}, cancels ${n('cancelled')}, kills ${n('kills')}, moves started ${n('starts')}`;
   const seedList = (runs: RunResult[]) => runs.map((r) => `${r.seed}${skewed(r) ? '*' : ''}`).join(', ');
   const lines = [
     `chaos: ${results.length} seeds in ${opts.seconds.toFixed(1)} s: ${failed.length} failed (${exercised})`,
@@ -73,7 +75,11 @@ export function formatReport(results: readonly RunResult[], opts: ReportOptions)
   }
   if (failed.length > shown.length) {
     lines.push('', `... and ${failed.length - shown.length} more failing seed(s):`);
-    const oneLine = (r: RunResult) => r.violations.map((v) => `[${v.invariant}] ${v.message}`).join(' | ').slice(0, 300);
+    const oneLine = (r: RunResult) =>
+      r.violations
+        .map((v) => `[${v.invariant}] ${v.message}`)
+        .join(' | ')
+        .slice(0, 300);
     for (const r of failed.slice(shown.length)) lines.push(`  seed ${r.seed}: ${oneLine(r)}`);
   }
   if (failed.length > 0) lines.push('', `failing seeds: CHAOS_SEEDS=${failed.map((r) => r.seed).join(',')}`);

@@ -149,7 +149,18 @@ function skewOf(rng: Prng, max: number): number {
 
 function drawFault(rng: Prng, t: ChaosTuning, slots: number): Extract<ChaosEvent, { kind: 'fault' }> {
   // The calls that start, stop and throttle moves most, the reads around them next.
-  const keys = [[8, '45'], [3, '46'], [3, '0'], [2, '1'], [2, '44'], [2, '32'], [2, '3'], [1, '2'], [1, '35'], [1, '60']] as const;
+  const keys = [
+    [8, '45'],
+    [3, '46'],
+    [3, '0'],
+    [2, '1'],
+    [2, '44'],
+    [2, '32'],
+    [2, '3'],
+    [1, '2'],
+    [1, '35'],
+    [1, '60'],
+  ] as const;
   const apiKey = Number(rng.weighted<string>(keys));
   const fault = rng.weighted<() => FaultKind>([
     // Delays around the lease: shorter, and longer, than a claim holds.
@@ -232,11 +243,27 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
     // A request delayed at the end of the fault's armed time is answered its delay later.
     windows.push([f.at, f.at + f.forMs + ('delayMs' in f.fault ? f.fault.delayMs : 0)]);
   }
-  for (let i = rng.weighted([[6, 0], [3, 1], [1, 2]]); i > 0; i--) {
+  for (
+    let i = rng.weighted([
+      [6, 0],
+      [3, 1],
+      [1, 2],
+    ]);
+    i > 0;
+    i--
+  ) {
     const at = rng.int(0, t.horizonMs - 1);
     events.push({ kind: 'kill', at, slot: rng.int(0, slots - 1), restartAfterMs: rng.chance(0.7) ? rng.int(20, 400) : null });
   }
-  for (let i = rng.weighted([[5, 0], [3, 1], [1, 2]]); i > 0; i--) {
+  for (
+    let i = rng.weighted([
+      [5, 0],
+      [3, 1],
+      [1, 2],
+    ]);
+    i > 0;
+    i--
+  ) {
     const p = { kind: 'pause' as const, at: rng.int(0, t.horizonMs - 1), slot: rng.int(0, slots - 1), ms: rng.int(50, t.leaseMs * 2) };
     events.push(p);
     windows.push([p.at, p.at + p.ms]);
@@ -279,7 +306,15 @@ export function drawSchedule(seed: number, tuning: ChaosTuning = DEFAULT_TUNING)
       events.push({ kind: 'patch', at: rng.int(at, at + 300), post, via: rng.int(0, slots - 1), body: { paused: false } });
     }
   }
-  for (let i = rng.weighted([[2, 0], [4, 1], [2, 2]]); i > 0; i--) {
+  for (
+    let i = rng.weighted([
+      [2, 0],
+      [4, 1],
+      [2, 2],
+    ]);
+    i > 0;
+    i--
+  ) {
     const post = rng.int(0, postCount - 1);
     events.push({ kind: 'delete', at: actionTime(rng, t, postTimes[post] + 1, windows), post, via: rng.int(0, slots - 1) });
   }

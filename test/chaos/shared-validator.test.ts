@@ -36,6 +36,8 @@ it('a second gateway app of the harness builds no validator of its own: the firs
   assert.ok(byFirst >= 1, 'the first app built its validator (or the count does not see builds)');
   const second = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
   await request(second).get('/topics').expect(200);
-  await request(second).get('/topics?name=x').expect((res) => assert.ok(res.status < 500));
+  await request(second)
+    .get('/topics?name=x')
+    .expect((res) => assert.ok(res.status < 500));
   assert.equal(built.length, byFirst, `the second app built ${built.length - byFirst} validator(s): not shared`);
 });

@@ -19,10 +19,15 @@ interface Run {
 }
 function kag(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -46,27 +51,38 @@ describe('kag (the CLI) against a gateway', () => {
     // Independent runs in parallel: each is a process start.
     const [help, none, bad] = await Promise.all([kag(['--help']), kag([]), kag(['--output', 'xml', 'topics'], env)]);
     assert.equal(help.code, 0);
-    for (const c of ['topics', 'brokers', 'plan decommission', 'reassign execute', 'reassign status', 'throttles', 'quotas']) assert.ok(help.stdout.includes(c), c);
+    for (const c of ['topics', 'brokers', 'plan decommission', 'reassign execute', 'reassign status', 'throttles', 'quotas'])
+      assert.ok(help.stdout.includes(c), c);
     assert.equal(none.code, 2);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--output must be table or json/);
   });
 
   it('whoami, topics and brokers in table and json; URL and token from flags as from the environment', async () => {
-    const [me, topics, brokersRun] = await Promise.all([kag(['--url', gw.url, '--token', gw.token.viewer, '--output', 'json', 'whoami']), kag(['topics'], env), kag(['-o', 'json', 'brokers'], env)]);
+    const [me, topics, brokersRun] = await Promise.all([
+      kag(['--url', gw.url, '--token', gw.token.viewer, '--output', 'json', 'whoami']),
+      kag(['topics'], env),
+      kag(['-o', 'json', 'brokers'], env),
+    ]);
     assert.equal(me.code, 0, me.stderr);
     assert.deepEqual(JSON.parse(me.stdout), { id: 'viewer-user', role: 'viewer', authentication: 'enforced' });
     assert.equal(topics.code, 0, topics.stderr);
     assert.match(topics.stdout, /^orders\s+6\s+2/m);
 
     const brokers = JSON.parse(brokersRun.stdout) as { brokers: { id: number; replicas: number; leaders: number }[] };
-    assert.deepEqual(brokers.brokers.map((b) => b.id), [0, 1, 2, 3]);
+    assert.deepEqual(
+      brokers.brokers.map((b) => b.id),
+      [0, 1, 2, 3],
+    );
     // Every replica of every topic is counted once on its broker.
     // Internal topics too (the gateway's state topic has replicas on the brokers as well).
     const res = await fetch(`${gw.url}/topics?internal=true`, { headers: { authorization: `Bearer ${gw.token.operator}` } });
     const list = (await res.json()) as { topics: { partitions: number; replicationFactor: number }[] };
     const replicas = list.topics.reduce((a, t) => a + t.partitions * t.replicationFactor, 0);
-    assert.equal(brokers.brokers.reduce((a, b) => a + b.replicas, 0), replicas);
+    assert.equal(
+      brokers.brokers.reduce((a, b) => a + b.replicas, 0),
+      replicas,
+    );
   });
 
   it('no token: 401 as a readable problem and exit 1', async () => {
@@ -81,25 +97,46 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(r.stderr, /401 Invalid credentials/);
   });
 
-  it('reassign execute (Kafka file format, throttled) --watch draws bars to 100 % and exits 0; the rollback file is Kafka\'s format; the throttle goes', async () => {
+  it("reassign execute (Kafka file format, throttled) --watch draws bars to 100 % and exits 0; the rollback file is Kafka's format; the throttle goes", async () => {
     const file = join(dir, 'move.json');
     const rollback = join(dir, 'rollback.json');
     const before = await api.topic('orders');
     const current = before.partitions.find((p) => p.partition === 1)!.replicas;
     const target = [0, 1, 2, 3].filter((b) => !current.includes(b)).slice(0, 2);
-    writeFileSync(file, JSON.stringify({ version: 1, partitions: [{ topic: 'orders', partition: 1, replicas: target, log_dirs: ['any', 'any'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ version: 1, partitions: [{ topic: 'orders', partition: 1, replicas: target, log_dirs: ['any', 'any'] }] }),
+    );
 
     const dry = await kag(['reassign', 'execute', '--reassignment-json-file', file, '--throttle', '8388608', '--validate-only'], env);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /Valid\. 1 partition\(s\), 48\.0 MiB to copy/);
 
-    const r = await kag(['reassign', 'execute', '--reassignment-json-file', file, '--throttle', '8388608', '--rollback-file', rollback, '--watch', '--interval', '0.3'], env);
+    const r = await kag(
+      [
+        'reassign',
+        'execute',
+        '--reassignment-json-file',
+        file,
+        '--throttle',
+        '8388608',
+        '--rollback-file',
+        rollback,
+        '--watch',
+        '--interval',
+        '0.3',
+      ],
+      env,
+    );
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /Started reassignment (r-\S+)/);
     assert.match(r.stdout, /running\s+\[█*░+\]/, 'a partial bar while running');
     assert.match(r.stdout, /completed \[█{24}\] 100\.0%/);
     assert.match(r.stdout, /orders-1\s+\[/, 'a bar per moving partition');
-    assert.deepEqual(JSON.parse(readFileSync(rollback, 'utf8')), { version: 1, partitions: [{ topic: 'orders', partition: 1, replicas: current, log_dirs: current.map(() => 'any') }] });
+    assert.deepEqual(JSON.parse(readFileSync(rollback, 'utf8')), {
+      version: 1,
+      partitions: [{ topic: 'orders', partition: 1, replicas: current, log_dirs: current.map(() => 'any') }],
+    });
 
     const id = /Started reassignment (r-\S+)/.exec(r.stdout)![1];
     const status = await api.reassignment(id);
@@ -147,7 +184,10 @@ describe('kag (the CLI) against a gateway', () => {
   });
 
   it('plan answers, and a missing reassignment is a readable 404 (exit 1)', async () => {
-    const [plan, missing] = await Promise.all([kag(['plan', 'decommission', '--brokers', '3'], env), kag(['reassign', 'status', 'r-nope'], env)]);
+    const [plan, missing] = await Promise.all([
+      kag(['plan', 'decommission', '--brokers', '3'], env),
+      kag(['reassign', 'status', 'r-nope'], env),
+    ]);
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /decommission: \d+ replica move\(s\)/);
     assert.equal(missing.code, 1);
@@ -158,7 +198,11 @@ describe('kag (the CLI) against a gateway', () => {
     // Every payments partition gets the broker it lacks in place of its last replica: three moves,
     // one at a time (--cluster 1), 8 MiB each at 2 MiB/s.
     const t = await api.topic('payments');
-    const moves = t.partitions.map((p) => ({ topic: 'payments', partition: p.partition, replicas: [...p.replicas.slice(0, -1), [0, 1, 2, 3].find((b) => !p.replicas.includes(b))!] }));
+    const moves = t.partitions.map((p) => ({
+      topic: 'payments',
+      partition: p.partition,
+      replicas: [...p.replicas.slice(0, -1), [0, 1, 2, 3].find((b) => !p.replicas.includes(b))!],
+    }));
     const file = join(dir, 'paced.json');
     writeFileSync(file, JSON.stringify({ version: 1, partitions: moves }));
 
@@ -166,9 +210,30 @@ describe('kag (the CLI) against a gateway', () => {
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--order must be size-asc, size-desc, as-given/);
 
-    const start = await kag(['-o', 'json', 'reassign', 'execute', '--reassignment-json-file', file, '--throttle', String(2 * 1024 * 1024), '--per-broker', '1', '--cluster', '1', '--order', 'as-given'], env);
+    const start = await kag(
+      [
+        '-o',
+        'json',
+        'reassign',
+        'execute',
+        '--reassignment-json-file',
+        file,
+        '--throttle',
+        String(2 * 1024 * 1024),
+        '--per-broker',
+        '1',
+        '--cluster',
+        '1',
+        '--order',
+        'as-given',
+      ],
+      env,
+    );
     assert.equal(start.code, 0, start.stderr);
-    const accepted = JSON.parse(start.stdout) as { id: string; summary: { concurrency: { perBroker: number; cluster: number }; order: string; counts: { queued: number; moving: number } } };
+    const accepted = JSON.parse(start.stdout) as {
+      id: string;
+      summary: { concurrency: { perBroker: number; cluster: number }; order: string; counts: { queued: number; moving: number } };
+    };
     const id = accepted.id;
     assert.equal(accepted.summary.concurrency.perBroker, 1);
     assert.equal(accepted.summary.concurrency.cluster, 1);
@@ -185,7 +250,10 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(status.stdout, /partitions: \d queued, \d moving, \d completed, 0 failed \(of 3\)/);
     assert.match(status.stdout, /pacing: at most 1 per broker, at most 1 in the cluster, as-given {2}PAUSED/);
 
-    const [badBound, conc] = [await kag(['reassign', 'concurrency', id, '--per-broker', '0'], env), await kag(['-o', 'json', 'reassign', 'concurrency', id, '--per-broker', '2', '--cluster', 'none'], env)];
+    const [badBound, conc] = [
+      await kag(['reassign', 'concurrency', id, '--per-broker', '0'], env),
+      await kag(['-o', 'json', 'reassign', 'concurrency', id, '--per-broker', '2', '--cluster', 'none'], env),
+    ];
     assert.equal(badBound.code, 2);
     assert.match(badBound.stderr, /--per-broker takes a positive whole number/);
     assert.equal(conc.code, 0, conc.stderr);
@@ -203,7 +271,8 @@ describe('kag (the CLI) against a gateway', () => {
     assert.match(w.stdout, /partitions: \d queued, \d moving, \d completed, 0 failed \(of 3\)/);
     assert.match(w.stdout, /completed \[█{24}\] 100\.0%/);
     assert.match(w.stdout, /partitions: 0 queued, 0 moving, 3 completed, 0 failed \(of 3\)/);
-    for (const m of moves) assert.deepEqual((await api.topic('payments')).partitions.find((p) => p.partition === m.partition)!.replicas, m.replicas);
+    for (const m of moves)
+      assert.deepEqual((await api.topic('payments')).partitions.find((p) => p.partition === m.partition)!.replicas, m.replicas);
 
     // --watch with --output json: one JSON object per poll, the last one completed.
     const j = await kag(['-o', 'json', 'reassign', 'status', id, '--watch'], env);

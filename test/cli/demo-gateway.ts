@@ -12,7 +12,9 @@ export interface DemoGateway {
 
 export async function startDemoGateway(env: Record<string, string> = {}): Promise<DemoGateway> {
   const token = { viewer: generateToken(), operator: generateToken(), admin: generateToken() };
-  const tokens = Object.entries(token).map(([role, t]) => `${role}-user:${role}:${sha256Hex(t)}`).join(',');
+  const tokens = Object.entries(token)
+    .map(([role, t]) => `${role}-user:${role}:${sha256Hex(t)}`)
+    .join(',');
   const proc = spawnGateway({ GATEWAY_TOKENS: tokens, RECONCILE_INTERVAL_MS: '250', ...env });
   const url = await proc.url;
   return {

@@ -12,7 +12,13 @@ describe('kag leaders elect: options', () => {
   it('exactly one scope; partitions as topic:partition; unclean passes the confirmation through', () => {
     assert.deepEqual(electionBody({ all: true }), { type: 'preferred', all: true });
     assert.deepEqual(electionBody({ topics: 'a, b' }), { type: 'preferred', topics: ['a', 'b'] });
-    assert.deepEqual(electionBody({ partitions: 'a:0,my.topic:12' }), { type: 'preferred', partitions: [{ topic: 'a', partition: 0 }, { topic: 'my.topic', partition: 12 }] });
+    assert.deepEqual(electionBody({ partitions: 'a:0,my.topic:12' }), {
+      type: 'preferred',
+      partitions: [
+        { topic: 'a', partition: 0 },
+        { topic: 'my.topic', partition: 12 },
+      ],
+    });
     assert.deepEqual(electionBody({ type: 'unclean', all: true, confirm: 'x' }), { type: 'unclean', all: true, confirm: 'x' });
     assert.match(electionBody({}) as string, /exactly one of/);
     assert.match(electionBody({ all: true, topics: 'a' }) as string, /exactly one of/);
@@ -27,7 +33,12 @@ describe('kag leaders elect: options', () => {
       summary: { partitions: 5, elected: 1, notNeeded: 3, notAvailable: 1, unknown: 0, failed: 0 },
       results: [
         { topic: 'a', partition: 0, outcome: 'elected' },
-        { topic: 'a', partition: 1, outcome: 'not-available', kafkaError: { name: 'PREFERRED_LEADER_NOT_AVAILABLE', code: 80, message: 'The preferred leader was not available.' } },
+        {
+          topic: 'a',
+          partition: 1,
+          outcome: 'not-available',
+          kafkaError: { name: 'PREFERRED_LEADER_NOT_AVAILABLE', code: 80, message: 'The preferred leader was not available.' },
+        },
       ],
     });
     assert.match(text, /5 partition\(s\); 1 elected, 3 not needed, 1 not available/);
@@ -56,7 +67,13 @@ describe('kag leaders elect against a gateway', () => {
     await new Promise((r) => server.once('listening', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise((r) => server.close(() => r()));
-    await createTopics(gw, { name: 'cli-el', assignments: [[0, 1], [1, 2]] });
+    await createTopics(gw, {
+      name: 'cli-el',
+      assignments: [
+        [0, 1],
+        [1, 2],
+      ],
+    });
   });
   after(async () => {
     await close?.();
@@ -71,7 +88,10 @@ describe('kag leaders elect against a gateway', () => {
     assert.equal(done.code, 0, done.stderr);
     assert.deepEqual(JSON.parse(done.stdout).results, [{ topic: 'cli-el', partition: 0, outcome: 'elected' }]);
     assert.equal(gw.sim.model.getPartition('cli-el', 0).leader, 0);
-    const [usage, refused] = await Promise.all([kag(['--url', url, 'leaders', 'elect']), kag(['--url', url, 'leaders', 'elect', '--type', 'unclean', '--all'])]);
+    const [usage, refused] = await Promise.all([
+      kag(['--url', url, 'leaders', 'elect']),
+      kag(['--url', url, 'leaders', 'elect', '--type', 'unclean', '--all']),
+    ]);
     assert.equal(usage.code, 2);
     assert.equal(refused.code, 1, 'the gateway refuses an unclean election without the confirmation');
     assert.match(refused.stderr, /unclean-election-may-lose-data/);

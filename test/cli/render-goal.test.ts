@@ -20,13 +20,28 @@ const base: ReassignmentStatus['summary'] = {
   concurrency: null,
   order: 'as-given',
   counts: { total: 1, queued: 0, moving: 1, completed: 0, failed: 0, cancelled: 0 },
-  progress: { percent: 0, bytesTotal: 100, bytesDone: 0, bytesCopied: 0, bytesRemaining: 100, bytesPerSecond: null, etaSeconds: null, stalled: false, lastProgressAt: null, asOf: null },
+  progress: {
+    percent: 0,
+    bytesTotal: 100,
+    bytesDone: 0,
+    bytesCopied: 0,
+    bytesRemaining: 100,
+    bytesPerSecond: null,
+    etaSeconds: null,
+    stalled: false,
+    lastProgressAt: null,
+    asOf: null,
+  },
 };
 
-const goalOf = (summary: ReassignmentStatus['summary']) => progressLines({ summary, moving: [], more: null }).find((l) => l.startsWith('  goal: '));
+const goalOf = (summary: ReassignmentStatus['summary']) =>
+  progressLines({ summary, moving: [], more: null }).find((l) => l.startsWith('  goal: '));
 
-test('the goal line: a plan\'s goal and description, a rollback, or manual', () => {
-  assert.equal(goalOf({ ...base, origin: { goal: 'decommission', description: 'broker 3 emptied; 4 partitions changed; 4 replicas moved' } }), '  goal: decommission (broker 3 emptied; 4 partitions changed; 4 replicas moved)  requested by ci');
+test("the goal line: a plan's goal and description, a rollback, or manual", () => {
+  assert.equal(
+    goalOf({ ...base, origin: { goal: 'decommission', description: 'broker 3 emptied; 4 partitions changed; 4 replicas moved' } }),
+    '  goal: decommission (broker 3 emptied; 4 partitions changed; 4 replicas moved)  requested by ci',
+  );
   assert.equal(goalOf({ ...base, origin: { goal: 'leaders' }, requestedBy: null }), '  goal: leaders');
   assert.equal(goalOf({ ...base, rollbackOf: 'r-0' }), '  goal: rollback of r-0  requested by ci');
   assert.equal(goalOf(base), '  goal: manual  requested by ci');

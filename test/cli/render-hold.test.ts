@@ -21,7 +21,18 @@ const base: ReassignmentStatus['summary'] = {
   concurrency: { perBroker: 1, cluster: null },
   order: 'size-asc',
   counts: { total: 4, queued: 2, moving: 0, completed: 2, failed: 0, cancelled: 0 },
-  progress: { percent: 50, bytesTotal: 100, bytesDone: 50, bytesCopied: 50, bytesRemaining: 50, bytesPerSecond: null, etaSeconds: null, stalled: false, lastProgressAt: null, asOf: null },
+  progress: {
+    percent: 50,
+    bytesTotal: 100,
+    bytesDone: 50,
+    bytesCopied: 50,
+    bytesRemaining: 50,
+    bytesPerSecond: null,
+    etaSeconds: null,
+    stalled: false,
+    lastProgressAt: null,
+    asOf: null,
+  },
   hold: {
     since: '2026-01-01T00:01:00.000Z',
     reasons: [{ kind: 'brokerGone', count: 1, examples: ['4'] }],
@@ -36,7 +47,10 @@ test('a held reassignment: state, reason, resume progress, gone targets and the 
   const text = progressLines({ summary: base, moving: [], more: null }).join('\n');
   assert.match(text, /^r-1 {2}held {5}/);
   assert.match(text, /reason: held: 1 broker\(s\) gone \(4\)/);
-  assert.match(text, /HELD since 2026-01-01T00:01:00.000Z \(brokerGone 1\): no new move starts; resumes after 3 healthy pass\(es\) in a row \(1 so far\)$/m);
+  assert.match(
+    text,
+    /HELD since 2026-01-01T00:01:00.000Z \(brokerGone 1\): no new move starts; resumes after 3 healthy pass\(es\) in a row \(1 so far\)$/m,
+  );
   assert.match(text, /target broker 4 is gone: 2 open move\(s\) go to it \(t-0, t-1\)/);
   assert.match(text, /re-plan: Cancel it/);
 });

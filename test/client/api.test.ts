@@ -3,19 +3,37 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ApiError, createClient, formatBytes, formatDuration, optional } from '../../src/client/api.js';
 
-const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => async () =>
-  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/problem+json', ...headers } });
+const answer =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  async () =>
+    new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/problem+json', ...headers },
+    });
 
 it('a 429 problem becomes an ApiError with its Retry-After and a sentence a person can read', async () => {
   const api = createClient({
     baseUrl: 'http://gw',
-    fetch: answer(429, { type: 'https://kafka-admin-gateway.dev/problems/throttling-quota-exceeded', title: 'Throttling quota exceeded', status: 429, detail: 'Kafka throttled the request.', kafkaError: { name: 'THROTTLING_QUOTA_EXCEEDED', code: 89 } }, { 'retry-after': '4' }),
+    fetch: answer(
+      429,
+      {
+        type: 'https://kafka-admin-gateway.dev/problems/throttling-quota-exceeded',
+        title: 'Throttling quota exceeded',
+        status: 429,
+        detail: 'Kafka throttled the request.',
+        kafkaError: { name: 'THROTTLING_QUOTA_EXCEEDED', code: 89 },
+      },
+      { 'retry-after': '4' },
+    ),
   });
   const err = await api.topics().catch((e: unknown) => e);
   assert.ok(err instanceof ApiError);
   assert.equal(err.status, 429);
   assert.equal(err.retryAfterSeconds, 4);
-  assert.equal(err.message, '429 Throttling quota exceeded: Kafka throttled the request. (Kafka THROTTLING_QUOTA_EXCEEDED, code 89)\nRetry after 4 s.');
+  assert.equal(
+    err.message,
+    '429 Throttling quota exceeded: Kafka throttled the request. (Kafka THROTTLING_QUOTA_EXCEEDED, code 89)\nRetry after 4 s.',
+  );
 });
 
 it('sends the bearer token and JSON body; per-field errors are listed', async () => {
@@ -25,7 +43,14 @@ it('sends the bearer token and JSON body; per-field errors are listed', async ()
     token: 'tok',
     fetch: async (url, init) => {
       seen = { url: String(url), init };
-      return new Response(JSON.stringify({ title: 'Request validation failed', status: 400, errors: [{ path: '/body/throttle', message: 'must be >= 1024' }] }), { status: 400 });
+      return new Response(
+        JSON.stringify({
+          title: 'Request validation failed',
+          status: 400,
+          errors: [{ path: '/body/throttle', message: 'must be >= 1024' }],
+        }),
+        { status: 400 },
+      );
     },
   });
   const err = await api.patchReassignment('r 1', { throttle: 1 }).catch((e: unknown) => e);
@@ -37,10 +62,20 @@ it('sends the bearer token and JSON body; per-field errors are listed', async ()
 });
 
 it('optional(): a missing route is null, any other 404 is an error', async () => {
-  const missing = createClient({ baseUrl: '', fetch: answer(404, { type: 'https://kafka-admin-gateway.dev/problems/route-not-found', title: 'Not found', status: 404 }) });
+  const missing = createClient({
+    baseUrl: '',
+    fetch: answer(404, { type: 'https://kafka-admin-gateway.dev/problems/route-not-found', title: 'Not found', status: 404 }),
+  });
   assert.equal(await missing.brokers(), null);
   assert.equal(await missing.plan({ goal: 'rebalance' }), null);
-  const notFound = createClient({ baseUrl: '', fetch: answer(404, { type: 'https://kafka-admin-gateway.dev/problems/reassignment-not-found', title: 'Reassignment not found', status: 404 }) });
+  const notFound = createClient({
+    baseUrl: '',
+    fetch: answer(404, {
+      type: 'https://kafka-admin-gateway.dev/problems/reassignment-not-found',
+      title: 'Reassignment not found',
+      status: 404,
+    }),
+  });
   await assert.rejects(optional(notFound.reassignment('x')), (e: unknown) => e instanceof ApiError && !e.routeMissing);
 });
 
@@ -53,7 +88,7 @@ it('formats bytes and durations', () => {
   assert.equal(formatDuration(7322), '2h02m');
 });
 
-it('pages of partitions: the first with its filters, the next by following `next` on the client\'s own base', async () => {
+it("pages of partitions: the first with its filters, the next by following `next` on the client's own base", async () => {
   const seen: string[] = [];
   const api = createClient({
     baseUrl: 'http://proxy/gw/',
@@ -65,12 +100,18 @@ it('pages of partitions: the first with its filters, the next by following `next
   });
   const first = await api.reassignmentPartitions('r 1', { state: 'moving', limit: 1 });
   await api.nextPage(first.next!);
-  assert.deepEqual(seen, ['http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1', 'http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1&cursor=abc']);
+  assert.deepEqual(seen, [
+    'http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1',
+    'http://proxy/gw/reassignments/r%201/partitions?state=moving&limit=1&cursor=abc',
+  ]);
 });
 
 it('pause and resume are PATCH {paused}', async () => {
   const bodies: unknown[] = [];
-  const api = createClient({ baseUrl: '', fetch: async (_url, init) => (bodies.push(JSON.parse(String(init!.body))), new Response('{}', { status: 200 })) });
+  const api = createClient({
+    baseUrl: '',
+    fetch: async (_url, init) => (bodies.push(JSON.parse(String(init!.body))), new Response('{}', { status: 200 })),
+  });
   await api.pauseReassignment('r');
   await api.resumeReassignment('r');
   assert.deepEqual(bodies, [{ paused: true }, { paused: false }]);

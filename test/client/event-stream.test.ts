@@ -25,18 +25,35 @@ function parseInPieces(text: string, cuts: number[]): StreamItem[] {
 it('every frame reads back as written (type, id, multi-line data), however the bytes are cut', () => {
   const name = fc.stringMatching(/^[a-z][a-z.-]{0,15}$/);
   const id = fc.option(fc.stringMatching(/^[\w:.-]{1,30}$/), { nil: undefined });
-  const data = fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 4 }).map((lines) => lines.join('\n'));
+  const data = fc
+    .array(
+      fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')),
+      { minLength: 1, maxLength: 4 },
+    )
+    .map((lines) => lines.join('\n'));
   fc.assert(
-    fc.property(fc.array(fc.record({ event: name, id, data }), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (msgs, cuts) => {
-      const text = sseRetry(3000) + msgs.map((m, i) => (i % 2 ? sseComment('keep-alive') : '') + sseFrame({ event: m.event, ...(m.id !== undefined && { id: m.id }), data: m.data })).join('');
-      const got = events(parseInPieces(text, cuts));
-      let lastId: string | null = null;
-      const want = msgs.map((m) => {
-        if (m.id !== undefined) lastId = m.id;
-        return { event: m.event, id: lastId, data: m.data };
-      });
-      assert.deepEqual(got, want);
-    }),
+    fc.property(
+      fc.array(fc.record({ event: name, id, data }), { minLength: 1, maxLength: 6 }),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      (msgs, cuts) => {
+        const text =
+          sseRetry(3000) +
+          msgs
+            .map(
+              (m, i) =>
+                (i % 2 ? sseComment('keep-alive') : '') +
+                sseFrame({ event: m.event, ...(m.id !== undefined && { id: m.id }), data: m.data }),
+            )
+            .join('');
+        const got = events(parseInPieces(text, cuts));
+        let lastId: string | null = null;
+        const want = msgs.map((m) => {
+          if (m.id !== undefined) lastId = m.id;
+          return { event: m.event, id: lastId, data: m.data };
+        });
+        assert.deepEqual(got, want);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -53,7 +70,9 @@ it('CRLF and CR line ends, a comment, an id-only block, a field without a colon,
   assert.equal(parser.lastEventId, '7', 'an id: line alone moves the cursor');
   // A CR at the end of a chunk may be the first half of CRLF: nothing is dispatched twice.
   const split = new EventStreamParser();
-  assert.deepEqual(events([...split.push('data: x\r'), ...split.push('\n\r'), ...split.push('\n')]), [{ event: 'message', id: null, data: 'x' }]);
+  assert.deepEqual(events([...split.push('data: x\r'), ...split.push('\n\r'), ...split.push('\n')]), [
+    { event: 'message', id: null, data: 'x' },
+  ]);
 });
 
 it('a frame refuses a type or id that would break the framing', () => {

@@ -49,7 +49,11 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Signed in as operator-user (operator)').waitFor();
     // The token lives in sessionStorage only.
-    const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: Object.keys(localStorage).length, cookie: document.cookie }));
+    const stored = await page.evaluate(() => ({
+      session: Object.values(sessionStorage),
+      local: Object.keys(localStorage).length,
+      cookie: document.cookie,
+    }));
     assert.deepEqual(stored, { session: [gw.token.operator], local: 0, cookie: '' });
 
     // Cluster: brokers with their load (GET /brokers), and a decommission plan to review.
@@ -59,7 +63,13 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Plan', exact: true }).click();
     const plan = page.getByRole('status', { name: 'Plan' });
     await plan.getByText('Per broker, before → after the plan').waitFor();
-    assert.match(await plan.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '3', exact: true }) }).innerText(), /→ 0\s/);
+    assert.match(
+      await plan
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: '3', exact: true }) })
+        .innerText(),
+      /→ 0\s/,
+    );
     await plan.getByRole('button', { name: 'Review' }).waitFor();
 
     // Topics -> orders -> move partition 3 to one other broker at 2 MiB/s (24 MiB: ~12 s).
@@ -90,12 +100,19 @@ describe('web console in Chromium', { skip }, () => {
 
     // While it runs, the Throttles page shows the gateway's throttle, linked to it.
     await page.getByRole('link', { name: 'Throttles' }).click();
-    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) }).first();
+    const row = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: id }) })
+      .first();
     await row.waitFor();
     assert.match(await row.innerText(), /gateway/);
     await row.getByRole('link', { name: id }).click();
 
-    await page.waitForFunction(() => document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow') === '100', undefined, { timeout: 90_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow') === '100',
+      undefined,
+      { timeout: 90_000 },
+    );
     assert.equal(await total.getAttribute('aria-valuenow'), '100');
     await page.locator('.badge', { hasText: 'completed' }).first().waitFor();
     await page.getByTestId('throttle-state').getByText('removed at').waitFor({ timeout: 30_000 });
@@ -127,7 +144,10 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByRole('status', { name: 'Config change' }).getByText('Set retention.ms = 3600000').waitFor();
     await row.filter({ hasText: 'override' }).waitFor();
     assert.match(await row.innerText(), /3600000\s+override\s+log\.retention\.hours = 168/);
-    assert.deepEqual((await api.topicConfigs('payments', { overridesOnly: true })).map((c) => [c.name, c.value]), [['retention.ms', '3600000']]);
+    assert.deepEqual(
+      (await api.topicConfigs('payments', { overridesOnly: true })).map((c) => [c.name, c.value]),
+      [['retention.ms', '3600000']],
+    );
 
     // Remove it: the demo is as it was.
     await row.getByRole('button', { name: 'Remove override retention.ms' }).click();
@@ -136,9 +156,12 @@ describe('web console in Chromium', { skip }, () => {
     assert.deepEqual(pageErrors, []);
   });
 
-  it('a viewer who tries to cancel sees the gateway\'s 403, and nothing is cancelled', async () => {
+  it("a viewer who tries to cancel sees the gateway's 403, and nothing is cancelled", async () => {
     const current = (await api.topic('orders')).partitions.find((p) => p.partition === 4)!.replicas;
-    const started = await api.startReassignment({ partitions: [{ topic: 'orders', partition: 4, replicas: [current[0], spareBroker(current)] }], throttle: 1024 });
+    const started = await api.startReassignment({
+      partitions: [{ topic: 'orders', partition: 4, replicas: [current[0], spareBroker(current)] }],
+      throttle: 1024,
+    });
     assert.ok('id' in started);
     try {
       const page = await browser.newPage();
@@ -152,8 +175,17 @@ describe('web console in Chromium', { skip }, () => {
         .catch(async (err: Error) => {
           // The hint shows only while the reassignment is live: say what it was when it did not.
           // And what the page showed instead (an error from its poll, or nothing loaded).
-          const shown = (await page.locator('main').innerText().catch(() => '(no main)')).replace(/\s+/g, ' ').slice(0, 1000);
-          throw new Error(`${err.message}\nreassignment as the API sees it: ${JSON.stringify(await api.reassignment(started.id))}\npage shows: ${shown}`);
+          const shown = (
+            await page
+              .locator('main')
+              .innerText()
+              .catch(() => '(no main)')
+          )
+            .replace(/\s+/g, ' ')
+            .slice(0, 1000);
+          throw new Error(
+            `${err.message}\nreassignment as the API sees it: ${JSON.stringify(await api.reassignment(started.id))}\npage shows: ${shown}`,
+          );
         });
       await page.getByRole('button', { name: 'Cancel reassignment' }).click();
       await page.getByRole('button', { name: 'Confirm cancel' }).click();
@@ -207,7 +239,9 @@ describe('web console in Chromium', { skip }, () => {
     await page.getByTestId('state').locator('.badge', { hasText: 'paused' }).waitFor();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
     // Paused: the moves in flight finish and no new one starts, so nothing is moving and the rest still waits.
-    await page.waitForFunction(() => / 0 moving,/.test(document.querySelector('[data-testid="counts"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => / 0 moving,/.test(document.querySelector('[data-testid="counts"]')?.textContent ?? ''), undefined, {
+      timeout: 60_000,
+    });
     const paused = await api.reassignment(id);
     assert.equal(paused.state, 'paused');
     assert.equal(paused.paused, true);
@@ -216,18 +250,29 @@ describe('web console in Chromium', { skip }, () => {
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByRole('button', { name: 'Pause' }).waitFor();
-    await page.waitForFunction(() => document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow') === '100', undefined, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[aria-label="Total progress"]')?.getAttribute('aria-valuenow') === '100',
+      undefined,
+      { timeout: 120_000 },
+    );
     await page.getByTestId('state').locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
     await page.getByTestId('throttle-state').getByText('removed at').waitFor({ timeout: 30_000 });
     const done = await api.reassignment(id);
-    assert.deepEqual({ ...done.counts }, { total: done.counts.total, queued: 0, moving: 0, completed: done.counts.total, failed: 0, cancelled: 0 });
+    assert.deepEqual(
+      { ...done.counts },
+      { total: done.counts.total, queued: 0, moving: 0, completed: done.counts.total, failed: 0, cancelled: 0 },
+    );
     assert.match(await counts.innerText(), new RegExp(`${done.counts.total} completed, 0 failed`));
     assert.deepEqual(await api.throttles(), { rates: [], replicas: [] });
     // The partitions list (paged endpoint) filtered to all: one full bar per partition.
     await page.getByLabel('Show').selectOption('all');
-    await page.waitForFunction((n) => document.querySelectorAll('[role="progressbar"][aria-label^="Progress of "][aria-valuenow="100"]').length === n, done.counts.total);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[role="progressbar"][aria-label^="Progress of "][aria-valuenow="100"]').length === n,
+      done.counts.total,
+    );
     // Broker 3 holds no replica of the topics it was asked to give up.
-    for (const t of ['orders', 'payments']) for (const p of (await api.topic(t)).partitions) assert.ok(!p.replicas.includes(3), `${t}-${p.partition} still on 3`);
+    for (const t of ['orders', 'payments'])
+      for (const p of (await api.topic(t)).partitions) assert.ok(!p.replicas.includes(3), `${t}-${p.partition} still on 3`);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -23,12 +23,18 @@ const r = {
 const at = (iso: string) => new Date(iso).toLocaleString();
 
 test('on track: the expected end at the throttle picked', () => {
-  assert.equal(deadlineText(r), `finish by ${at('2026-01-01T01:00:00.000Z')}: on track, expected end ${at('2026-01-01T00:57:00.000Z')} at 5.0 MiB/s (bounds 1.0 MiB/s – 64.0 MiB/s)`);
+  assert.equal(
+    deadlineText(r),
+    `finish by ${at('2026-01-01T01:00:00.000Z')}: on track, expected end ${at('2026-01-01T00:57:00.000Z')} at 5.0 MiB/s (bounds 1.0 MiB/s – 64.0 MiB/s)`,
+  );
 });
 
 test('not holding: the end at the highest allowed throttle', () => {
   const late = { ...r, deadline: { ...r.deadline!, holds: false, expectedEndAtMaxThrottle: '2026-01-01T01:30:00.000Z' } };
-  assert.equal(deadlineText(late), `finish by ${at('2026-01-01T01:00:00.000Z')}: will NOT make it; even at the highest allowed throttle (64.0 MiB/s) it ends ${at('2026-01-01T01:30:00.000Z')}`);
+  assert.equal(
+    deadlineText(late),
+    `finish by ${at('2026-01-01T01:00:00.000Z')}: will NOT make it; even at the highest allowed throttle (64.0 MiB/s) it ends ${at('2026-01-01T01:30:00.000Z')}`,
+  );
 });
 
 test('ended: before or after it; nothing without a deadline', () => {

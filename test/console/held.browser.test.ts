@@ -13,7 +13,8 @@ import { hasChromium, launchChromium } from './browser.js';
 const skip = hasChromium() ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium); CI installs it';
 /** The embedded simulator's control port for this run (SIM_CONTROL_PORT). */
 const CONTROL_PORT = 21000 + (process.pid % 5000);
-const control = (path: string) => fetch(`http://127.0.0.1:${CONTROL_PORT}${path}`, { method: 'POST' }).then((r) => assert.equal(r.status, 200));
+const control = (path: string) =>
+  fetch(`http://127.0.0.1:${CONTROL_PORT}${path}`, { method: 'POST' }).then((r) => assert.equal(r.status, 200));
 
 async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -47,8 +48,16 @@ describe('web console: a held reassignment', { skip }, () => {
     // Two orders partitions off broker 3, one move at a time at 1 MiB/s (24 MiB each): a queue to hold.
     const orders = (await api.topic('orders')).partitions.filter((p) => p.replicas.includes(3)).slice(0, 2);
     assert.equal(orders.length, 2);
-    const partitions = orders.map((p) => ({ topic: 'orders', partition: p.partition, replicas: p.replicas.map((b) => (b === 3 ? [0, 1, 2].find((x) => !p.replicas.includes(x))! : b)) }));
-    const started = (await api.startReassignment({ partitions, throttle: 1_048_576, concurrency: { perBroker: null, cluster: 1 } })) as ReassignmentAccepted;
+    const partitions = orders.map((p) => ({
+      topic: 'orders',
+      partition: p.partition,
+      replicas: p.replicas.map((b) => (b === 3 ? [0, 1, 2].find((x) => !p.replicas.includes(x))! : b)),
+    }));
+    const started = (await api.startReassignment({
+      partitions,
+      throttle: 1_048_576,
+      concurrency: { perBroker: null, cluster: 1 },
+    })) as ReassignmentAccepted;
     const id = started.id;
     const follower = orders.map((p) => p.replicas.find((b) => b !== 3 && b !== p.replicas[0])).find((b) => b !== undefined) ?? 2;
     // A broker none of the moves copies to falls behind: its replicas leave the ISRs it follows.
@@ -71,7 +80,10 @@ describe('web console: a held reassignment', { skip }, () => {
     await page.getByTestId('state').locator('.badge', { hasText: 'held' }).waitFor();
     assert.match(await page.getByTestId('state').innerText(), /held: \d+ under-replicated partition\(s\) outside any move/);
     const hold = page.getByTestId('hold');
-    assert.match(await hold.innerText(), /No new move starts since .*moves in flight finish\. It resumes by itself after 3 healthy reconcile pass\(es\) in a row/);
+    assert.match(
+      await hold.innerText(),
+      /No new move starts since .*moves in flight finish\. It resumes by itself after 3 healthy reconcile pass\(es\) in a row/,
+    );
     assert.match(await hold.innerText(), /under-replicated partitions outside any move/);
 
     await control(`/brokers/${bystander}/catch-up`);

@@ -14,7 +14,8 @@ const skip = hasChromium() ? false : process.env.CI ? false : 'no /usr/bin/chrom
 
 const spareBroker = (replicas: number[]) => [0, 1, 2, 3].find((b) => !replicas.includes(b))!;
 
-const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> => eventually(what, check, { timeoutMs, everyMs: 100 });
+const until = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> =>
+  eventually(what, check, { timeoutMs, everyMs: 100 });
 
 /** The GET requests a page sends to the JSON API under /reassignments, and its event streams. */
 function recordRequests(page: Page): { json: string[]; streams: string[] } {
@@ -61,19 +62,33 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
   it('the list follows a new reassignment live (one list read, then the stream: no polling), with rate and ETA while it runs and neither once it ends', async () => {
     // A finished one first (unthrottled: the demo copies at 50 MiB/s).
     const p0 = (await api.topic('orders')).partitions.find((p) => p.partition === 0)!.replicas;
-    done = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 0, replicas: [p0[0], spareBroker(p0)] }] })) as { id: string }).id;
+    done = (
+      (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 0, replicas: [p0[0], spareBroker(p0)] }] })) as {
+        id: string;
+      }
+    ).id;
     await until(async () => ((await api.reassignment(done)).state === 'completed' ? true : undefined), `${done} completed`);
 
     await page.getByRole('link', { name: 'Reassignments', exact: true }).click();
     const doneRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: done }) });
     await doneRow.getByText(/^took /).waitFor();
     assert.doesNotMatch(await doneRow.innerText(), /ETA|\/s ·/, 'a finished reassignment shows no rate and no ETA');
-    await until(async () => (requests.streams.includes('/reassignments/events') ? true : undefined), 'the all-reassignments stream opened', 10_000);
+    await until(
+      async () => (requests.streams.includes('/reassignments/events') ? true : undefined),
+      'the all-reassignments stream opened',
+      10_000,
+    );
 
     // Started elsewhere (the API) while the page is open: it appears through the stream.
     const jsonBefore = requests.json.length;
     const p1 = (await api.topic('orders')).partitions.find((p) => p.partition === 1)!.replicas;
-    cancelled = ((await api.startReassignment({ partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0], spareBroker(p1)] }], throttle: 1024, origin: { goal: 'decommission', description: 'broker 9 emptied' } })) as { id: string }).id;
+    cancelled = (
+      (await api.startReassignment({
+        partitions: [{ topic: 'orders', partition: 1, replicas: [p1[0], spareBroker(p1)] }],
+        throttle: 1024,
+        origin: { goal: 'decommission', description: 'broker 9 emptied' },
+      })) as { id: string }
+    ).id;
     const runningRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: cancelled }) });
     await runningRow.getByText(/ETA/).waitFor({ timeout: 15_000 });
     assert.match(await runningRow.innerText(), /running/);
@@ -92,18 +107,28 @@ describe('console: live reassignments over SSE, history, no rate or ETA once fin
     await page.waitForTimeout(5000);
     assert.ok(requests.json.length - before <= 1, `no polling while nothing changes; got ${requests.json.slice(before).join(', ')}`);
     assert.ok(requests.json.length - jsonBefore <= 4, `list reads after change events only: ${requests.json.slice(jsonBefore).join(', ')}`);
-    assert.ok(!requests.json.some((p) => /^\/reassignments\/r-[^/]+$/.test(p)), 'no summary GET per row: the list and the stream carry them');
+    assert.ok(
+      !requests.json.some((p) => /^\/reassignments\/r-[^/]+$/.test(p)),
+      'no summary GET per row: the list and the stream carry them',
+    );
   });
 
-  it('a finished reassignment\'s page shows how long it took, not a rate or an ETA, from its own stream', async () => {
+  it("a finished reassignment's page shows how long it took, not a rate or an ETA, from its own stream", async () => {
     await page.goto(`${gw.url}/#/reassignments/${encodeURIComponent(done)}`);
     await page.getByTestId('state').getByText('completed').waitFor();
     const rateEta = page.getByTestId('rate-eta');
     await rateEta.waitFor();
     assert.doesNotMatch(await rateEta.innerText(), /ETA|\/s/);
     assert.match(await rateEta.innerText(), /^\d+(m\d+)?s$|^\d+h\d+m$/);
-    await page.getByRole('term').filter({ hasText: /^Took$/ }).waitFor();
-    await until(async () => (requests.streams.includes(`/reassignments/${done}/events`) ? true : undefined), 'the reassignment stream opened', 10_000);
+    await page
+      .getByRole('term')
+      .filter({ hasText: /^Took$/ })
+      .waitFor();
+    await until(
+      async () => (requests.streams.includes(`/reassignments/${done}/events`) ? true : undefined),
+      'the reassignment stream opened',
+      10_000,
+    );
   });
 
   it('the history lists finished reassignments: when, who, plan, what moved, how long, final state; filtered by state', async () => {
@@ -162,7 +187,10 @@ describe('console: polling when the event streams cannot be had', { skip }, () =
     assert.ok(requests.streams.length >= 2, `the stream was tried: ${requests.streams.join(', ')}`);
     const api = createClient({ baseUrl: gw.url, token: gw.token.operator });
     const p2 = (await api.topic('orders')).partitions.find((p) => p.partition === 2)!.replicas;
-    const { id } = (await api.startReassignment({ partitions: [{ topic: 'orders', partition: 2, replicas: [p2[0], spareBroker(p2)] }], throttle: 1024 })) as { id: string };
+    const { id } = (await api.startReassignment({
+      partitions: [{ topic: 'orders', partition: 2, replicas: [p2[0], spareBroker(p2)] }],
+      throttle: 1024,
+    })) as { id: string };
     await page.getByRole('link', { name: id }).waitFor({ timeout: 10_000 });
     await api.cancelReassignment(id);
   });

@@ -33,7 +33,9 @@ const MODELS: Record<string, new (o: any) => { validate(): void }> = {
 
 function load(): { file: string; obj: Obj }[] {
   const out: { file: string; obj: Obj }[] = [];
-  for (const file of readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort()) {
+  for (const file of readdirSync(DIR)
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(DIR, file), 'utf8'))) {
       assert.deepEqual(doc.errors, [], `${file}: YAML errors`);
       const obj = doc.toJS() as Obj | null;
@@ -77,10 +79,13 @@ test('the schema check catches a broken manifest (it can fail)', () => {
   assert.throws(() => validate(monitor));
 });
 
-const kustomization = () => parse(readFileSync(join(DIR, 'kustomization.yaml'), 'utf8')) as { resources: string[]; secretGenerator?: unknown };
+const kustomization = () =>
+  parse(readFileSync(join(DIR, 'kustomization.yaml'), 'utf8')) as { resources: string[]; secretGenerator?: unknown };
 
 test('kustomization.yaml lists every manifest but the CRD-dependent ServiceMonitor and the Secret examples', () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && !['kustomization.yaml', 'servicemonitor.yaml', 'secret.example.yaml'].includes(f));
+  const files = readdirSync(DIR).filter(
+    (f) => f.endsWith('.yaml') && !['kustomization.yaml', 'servicemonitor.yaml', 'secret.example.yaml'].includes(f),
+  );
   assert.deepEqual([...kustomization().resources].sort(), files.sort());
 });
 
@@ -98,11 +103,21 @@ test('no Secret is rendered by the kustomization (the real ones are created with
 });
 
 const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
-test('`kubectl kustomize deploy/kubernetes` renders no Secret', { skip: KUBECTL ? false : 'no kubectl (the check above reads the same files)' }, () => {
-  const rendered = parseAllDocuments(execFileSync(KUBECTL!, ['kustomize', DIR], { encoding: 'utf8' })).map((d) => d.toJS() as Obj);
-  assert.ok(rendered.some((o) => o.kind === 'Deployment'), 'the render holds the Deployment');
-  assert.deepEqual(rendered.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), []);
-});
+test(
+  '`kubectl kustomize deploy/kubernetes` renders no Secret',
+  { skip: KUBECTL ? false : 'no kubectl (the check above reads the same files)' },
+  () => {
+    const rendered = parseAllDocuments(execFileSync(KUBECTL!, ['kustomize', DIR], { encoding: 'utf8' })).map((d) => d.toJS() as Obj);
+    assert.ok(
+      rendered.some((o) => o.kind === 'Deployment'),
+      'the render holds the Deployment',
+    );
+    assert.deepEqual(
+      rendered.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name),
+      [],
+    );
+  },
+);
 
 test('a preStop sleep covers the readiness window, and preStop + drain fit in the grace period', () => {
   const pod = one('Deployment').spec.template.spec;
@@ -114,7 +129,10 @@ test('a preStop sleep covers the readiness window, and preStop + drain fit in th
   assert.equal(sleepSeconds, readinessWindow, 'the sleep is the time a /readyz-polling balancer needs to stop routing here');
   const drainSeconds = Number(one('ConfigMap').data.SHUTDOWN_TIMEOUT_MS) / 1000;
   // The grace period counts from the start of preStop; keep room to close Kafka and exit.
-  assert.ok(sleepSeconds + drainSeconds + 5 <= pod.terminationGracePeriodSeconds, `${sleepSeconds} + ${drainSeconds} + 5 > ${pod.terminationGracePeriodSeconds}`);
+  assert.ok(
+    sleepSeconds + drainSeconds + 5 <= pod.terminationGracePeriodSeconds,
+    `${sleepSeconds} + ${drainSeconds} + 5 > ${pod.terminationGracePeriodSeconds}`,
+  );
 });
 
 test('two replicas, probes on the public /healthz and /readyz, resources, a PDB that selects them', () => {
@@ -131,7 +149,10 @@ test('two replicas, probes on the public /healthz and /readyz, resources, a PDB 
     assert.equal(spec.paths[path]?.get?.['x-required-role'], 'public', path);
   }
   for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
-    assert.ok(c.ports.some((p: { name: string }) => p.name === probe.httpGet.port), 'probe port is a named container port');
+    assert.ok(
+      c.ports.some((p: { name: string }) => p.name === probe.httpGet.port),
+      'probe port is a named container port',
+    );
   }
   assert.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory);
   const pdb = one('PodDisruptionBudget');

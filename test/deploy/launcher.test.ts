@@ -38,7 +38,11 @@ async function launch(env: Record<string, string | undefined>, args: string[] = 
     const base: Record<string, string | undefined> = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     delete base.GATEWAY_NODE_FLAGS;
     delete base.MALLOC_MMAP_THRESHOLD_;
-    const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], { cwd: tmpdir(), env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], {
+      cwd: tmpdir(),
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -52,8 +56,14 @@ async function launch(env: Record<string, string | undefined>, args: string[] = 
 }
 
 test('the launcher ships a heap growth bound and a smaller young generation', () => {
-  assert.ok(SHIPPED.some((f) => /^--heap-growing-percent=\d+$/.test(f)), SHIPPED.join(' '));
-  assert.ok(SHIPPED.some((f) => /^--max-semi-space-size=\d+$/.test(f)), SHIPPED.join(' '));
+  assert.ok(
+    SHIPPED.some((f) => /^--heap-growing-percent=\d+$/.test(f)),
+    SHIPPED.join(' '),
+  );
+  assert.ok(
+    SHIPPED.some((f) => /^--max-semi-space-size=\d+$/.test(f)),
+    SHIPPED.join(' '),
+  );
 });
 
 test('the gateway process gets the shipped flags and glibc setting; exec keeps its pid; arguments and cwd pass through', async () => {
@@ -84,7 +94,10 @@ test('this Node accepts the shipped flags and applies the young generation size'
   const defaults = run([]);
   assert.equal(defaults.status, 0, defaults.stderr);
   assert.ok(Number(shipped.stdout) <= 2 * semi * 2 ** 20, `new space ${shipped.stdout} bytes with ${SHIPPED.join(' ')}`);
-  assert.ok(Number(defaults.stdout) > Number(shipped.stdout), `Node's default new space (${defaults.stdout}) is larger than the shipped one (${shipped.stdout})`);
+  assert.ok(
+    Number(defaults.stdout) > Number(shipped.stdout),
+    `Node's default new space (${defaults.stdout}) is larger than the shipped one (${shipped.stdout})`,
+  );
   // An unknown V8 flag is refused at startup: the check above would catch a dropped one.
   assert.notEqual(run(['--no-such-v8-flag-xyz']).status, 0);
 });

@@ -44,7 +44,10 @@ interface Panel {
   panels?: Panel[];
 }
 function dashboardExprs(): { where: string; expr: string }[] {
-  const doc = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Panel[]; templating?: { list: { name: string; query?: unknown; definition?: string }[] } };
+  const doc = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+    panels: Panel[];
+    templating?: { list: { name: string; query?: unknown; definition?: string }[] };
+  };
   const out: { where: string; expr: string }[] = [];
   const walk = (ps: Panel[]) => {
     for (const p of ps) {
@@ -61,7 +64,7 @@ function ruleExprs(): { where: string; expr: string }[] {
   return doc.groups.flatMap((g) => g.rules.map((r) => ({ where: `rule ${r.alert ?? r.record}`, expr: r.expr })));
 }
 
-describe('deploy/: dashboard and alert rules against the gateway\'s real /metrics', () => {
+describe("deploy/: dashboard and alert rules against the gateway's real /metrics", () => {
   let gw: GatewayProcess;
   let exported: Set<string>;
 
@@ -78,7 +81,12 @@ describe('deploy/: dashboard and alert rules against the gateway\'s real /metric
   });
 
   it('the exposition is parsed (sanity: known families and histogram series are there)', () => {
-    for (const name of ['kafka_gateway_http_requests_total', 'kafka_gateway_http_request_duration_seconds_bucket', 'kafka_gateway_reconciler_last_success_timestamp_seconds', 'kafka_gateway_nodejs_eventloop_lag_p99_seconds']) {
+    for (const name of [
+      'kafka_gateway_http_requests_total',
+      'kafka_gateway_http_request_duration_seconds_bucket',
+      'kafka_gateway_reconciler_last_success_timestamp_seconds',
+      'kafka_gateway_nodejs_eventloop_lag_p99_seconds',
+    ]) {
       assert.ok(exported.has(name), `${name} missing from /metrics`);
     }
     assert.ok(!exported.has('kafka_gateway_no_such_metric'));
@@ -87,7 +95,11 @@ describe('deploy/: dashboard and alert rules against the gateway\'s real /metric
   it('every dashboard query uses only exported metrics, and every query uses one', () => {
     const exprs = dashboardExprs();
     assert.ok(exprs.length >= 20, `only ${exprs.length} queries found`);
-    const unknown = exprs.flatMap(({ where, expr }) => referencedMetrics(expr).filter((m) => !exported.has(m)).map((m) => `${where}: ${m}`));
+    const unknown = exprs.flatMap(({ where, expr }) =>
+      referencedMetrics(expr)
+        .filter((m) => !exported.has(m))
+        .map((m) => `${where}: ${m}`),
+    );
     assert.deepEqual(unknown, []);
     const none = exprs.filter(({ expr }) => referencedMetrics(expr).length === 0).map((e) => e.where);
     assert.deepEqual(none, []);
@@ -95,16 +107,31 @@ describe('deploy/: dashboard and alert rules against the gateway\'s real /metric
 
   it('every alert rule uses only exported metrics, and the required alerts exist', () => {
     const exprs = ruleExprs();
-    const unknown = exprs.flatMap(({ where, expr }) => referencedMetrics(expr).filter((m) => !exported.has(m)).map((m) => `${where}: ${m}`));
+    const unknown = exprs.flatMap(({ where, expr }) =>
+      referencedMetrics(expr)
+        .filter((m) => !exported.has(m))
+        .map((m) => `${where}: ${m}`),
+    );
     assert.deepEqual(unknown, []);
     const names = exprs.map((e) => e.where);
-    for (const a of ['KafkaGatewayReconcilerNotSucceeding', 'KafkaGatewayReassignmentStalled', 'KafkaGatewayThrottleOutlivedReassignment', 'KafkaGatewayHighErrorRatio', 'KafkaGatewayEventLoopLag', 'KafkaGatewayStateTopicUnavailable', 'KafkaGatewayStateWriteFenced', 'KafkaGatewayReassignmentHeld']) {
+    for (const a of [
+      'KafkaGatewayReconcilerNotSucceeding',
+      'KafkaGatewayReassignmentStalled',
+      'KafkaGatewayThrottleOutlivedReassignment',
+      'KafkaGatewayHighErrorRatio',
+      'KafkaGatewayEventLoopLag',
+      'KafkaGatewayStateTopicUnavailable',
+      'KafkaGatewayStateWriteFenced',
+      'KafkaGatewayReassignmentHeld',
+    ]) {
       assert.ok(names.includes(`rule ${a}`), `alert ${a} missing`);
     }
   });
 
   it('the checker catches a metric the gateway does not export', () => {
-    const bogus = referencedMetrics('rate(kafka_gateway_http_requests_total[5m]) / kafka_gateway_made_up_total').filter((m) => !exported.has(m));
+    const bogus = referencedMetrics('rate(kafka_gateway_http_requests_total[5m]) / kafka_gateway_made_up_total').filter(
+      (m) => !exported.has(m),
+    );
     assert.deepEqual(bogus, ['kafka_gateway_made_up_total']);
   });
 });
@@ -123,7 +150,9 @@ describe('promtool', { skip: skipPromtool }, () => {
   });
 
   it('test rules (every alert fires when it should and stays quiet when it should not)', async () => {
-    const files = readdirSync(RULE_TESTS_DIR).filter((f) => f.endsWith('.test.yml')).map((f) => `${RULE_TESTS_DIR}/${f}`);
+    const files = readdirSync(RULE_TESTS_DIR)
+      .filter((f) => f.endsWith('.test.yml'))
+      .map((f) => `${RULE_TESTS_DIR}/${f}`);
     assert.ok(files.length > 0);
     const { stdout } = await run(promtool!, ['test', 'rules', ...files]);
     assert.match(stdout, /SUCCESS/);

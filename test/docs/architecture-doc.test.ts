@@ -31,5 +31,9 @@ test('every top-level folder of src/ is on the page', () => {
 });
 
 test('the path extraction finds folders and files and ignores prose', () => {
-  assert.deepEqual(namedPaths('see src/http/ and src/kafka/apis/, src/main.ts; not srcfoo/bar or xsrc/a'), ['src/http', 'src/kafka/apis', 'src/main.ts']);
+  assert.deepEqual(namedPaths('see src/http/ and src/kafka/apis/, src/main.ts; not srcfoo/bar or xsrc/a'), [
+    'src/http',
+    'src/kafka/apis',
+    'src/main.ts',
+  ]);
 });

@@ -16,14 +16,37 @@ import { KAFKA_ERROR_STATUS } from '../../src/http/errors.js';
 import { assertShared, skipWithoutShared } from '../shared-files.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SHARED = [resolve(here, '../../../shared/kafka-protocol'), resolve(here, '../../../../shared/kafka-protocol')].find((p) => existsSync(p)) ?? resolve(here, '../../../shared/kafka-protocol');
+const SHARED =
+  [resolve(here, '../../../shared/kafka-protocol'), resolve(here, '../../../../shared/kafka-protocol')].find((p) => existsSync(p)) ??
+  resolve(here, '../../../shared/kafka-protocol');
 const MESSAGES = process.env.KAFKA_MESSAGES_DIR ?? resolve(SHARED, 'messages');
 const VECTORS = process.env.KAFKA_CONTROLLER_VECTORS ?? resolve(SHARED, 'vectors/controller-reassignments.json');
 
 /** Upper-case words of the specs' comments that are not error names. */
 const NOT_ERRORS = new Set([
-  'NOTICE', 'LICENSE', 'BASIS', 'WITHOUT', 'WARRANTIES', 'CONDITIONS', 'SCRAM', 'KAFKA', 'BOOLEAN', 'STRING', 'SHORT', 'DOUBLE', 'CLASS',
-  'PASSWORD', 'READ_UNCOMMITTED', 'READ_COMMITTED', 'COMMITTED', 'ABORTED', 'COMPACT_STRING', 'SASL_AUTHENTICATE', 'DEPRECATED', 'ABORT', 'COMMIT',
+  'NOTICE',
+  'LICENSE',
+  'BASIS',
+  'WITHOUT',
+  'WARRANTIES',
+  'CONDITIONS',
+  'SCRAM',
+  'KAFKA',
+  'BOOLEAN',
+  'STRING',
+  'SHORT',
+  'DOUBLE',
+  'CLASS',
+  'PASSWORD',
+  'READ_UNCOMMITTED',
+  'READ_COMMITTED',
+  'COMMITTED',
+  'ABORTED',
+  'COMPACT_STRING',
+  'SASL_AUTHENTICATE',
+  'DEPRECATED',
+  'ABORT',
+  'COMMIT',
 ]);
 /**
  * Named in ConsumerGroupHeartbeatResponse.json's comment (KIP-848's draft), shipped in Errors.java
@@ -43,7 +66,7 @@ test('codes and names are unique, and each row is found by its code', () => {
   assert.equal(kafkaErrorCode(12345), undefined);
 });
 
-test("the table is Errors.java as @platformatic/kafka ships it: every code, name, message and retriable flag", () => {
+test('the table is Errors.java as @platformatic/kafka ships it: every code, name, message and retriable flag', () => {
   const shipped = Object.values(protocolErrors);
   assert.equal(rows.length, shipped.length);
   for (const e of shipped) {
@@ -70,16 +93,20 @@ test("every error Kafka's message specs name is in the table", { skip: skipWitho
   assert.deepEqual(missing, []);
 });
 
-test("every (code, name) of Kafka's controller vectors is a row of the table", { skip: skipWithoutShared(VECTORS, "Kafka's controller vectors") }, () => {
-  assertShared(VECTORS, "Kafka's controller vectors");
-  const text = readFileSync(VECTORS, 'utf8');
-  const pairs = new Set([...text.matchAll(/"errorCode"\s*:\s*(-?\d+),\s*"error"\s*:\s*"([A-Z_]+)"/g)].map((m) => `${m[1]} ${m[2]}`));
-  assert.ok(pairs.size >= 4, `only ${pairs.size} (code, name) pairs read from the vectors`);
-  for (const pair of pairs) {
-    const [code, name] = pair.split(' ');
-    assert.equal(kafkaErrorCode(Number(code))?.name, name, pair);
-  }
-});
+test(
+  "every (code, name) of Kafka's controller vectors is a row of the table",
+  { skip: skipWithoutShared(VECTORS, "Kafka's controller vectors") },
+  () => {
+    assertShared(VECTORS, "Kafka's controller vectors");
+    const text = readFileSync(VECTORS, 'utf8');
+    const pairs = new Set([...text.matchAll(/"errorCode"\s*:\s*(-?\d+),\s*"error"\s*:\s*"([A-Z_]+)"/g)].map((m) => `${m[1]} ${m[2]}`));
+    assert.ok(pairs.size >= 4, `only ${pairs.size} (code, name) pairs read from the vectors`);
+    for (const pair of pairs) {
+      const [code, name] = pair.split(' ');
+      assert.equal(kafkaErrorCode(Number(code))?.name, name, pair);
+    }
+  },
+);
 
 test('the gateway, the simulator, the domain and the HTTP table agree with it', () => {
   assert.equal(GATEWAY_CODES, ERROR_CODES);
@@ -94,7 +121,8 @@ test('the gateway, the simulator, the domain and the HTTP table agree with it', 
   // The domain's own lists of the codes it answers with.
   for (const [name, code] of Object.entries(ELECTION_CODES)) assert.equal(kafkaErrorCode(code)?.name, name);
   // Each row of the HTTP status table names its code.
-  for (const [code, rule] of KAFKA_ERROR_STATUS) assert.equal(rule.why.split(/[: ]/)[0], kafkaErrorCode(code)?.name, `${code}: ${rule.why}`);
+  for (const [code, rule] of KAFKA_ERROR_STATUS)
+    assert.equal(rule.why.split(/[: ]/)[0], kafkaErrorCode(code)?.name, `${code}: ${rule.why}`);
   // What the gateway re-sends itself is retriable for Kafka too (89 is, but goes to the caller).
   for (const code of RETRIABLE_CODES) assert.equal(kafkaErrorCode(code)?.retriable, true, kafkaErrorName(code));
   assert.equal(RETRIABLE_CODES.has(ERROR_CODES.THROTTLING_QUOTA_EXCEEDED), false);

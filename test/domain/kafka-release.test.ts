@@ -5,7 +5,18 @@ import { API_VERSIONS_BY_RELEASE as TABLE } from '../../src/domain/kafka-api-ver
 import { GATEWAY_APIS } from '../../src/kafka/apis/versions.js';
 
 const APIS = Object.values(GATEWAY_APIS);
-const LEVEL: Record<string, number> = { '3.3': 7, '3.4': 8, '3.5': 11, '3.6': 14, '3.7': 19, '3.8': 20, '3.9': 21, '4.0': 25, '4.1': 27, '4.2': 29 };
+const LEVEL: Record<string, number> = {
+  '3.3': 7,
+  '3.4': 8,
+  '3.5': 11,
+  '3.6': 14,
+  '3.7': 19,
+  '3.8': 20,
+  '3.9': 21,
+  '4.0': 25,
+  '4.1': 27,
+  '4.2': 29,
+};
 
 /** What a broker of `key` answers: every API of its release; KRaft brokers with metadata.version. */
 function answerOf(key: string, only?: ReadonlySet<number>): ApiVersionsAnswer {
@@ -15,7 +26,11 @@ function answerOf(key: string, only?: ReadonlySet<number>): ApiVersionsAnswer {
   const release = key.replace(/^(zk|kraft-broker)-/, '');
   if (key.startsWith('zk-')) return { apis, supportedFeatures: [], finalizedFeatures: [] };
   const level = LEVEL[release];
-  return { apis, supportedFeatures: [{ name: 'metadata.version', minVersion: 1, maxVersion: level }], finalizedFeatures: [{ name: 'metadata.version', minVersionLevel: level, maxVersionLevel: level }] };
+  return {
+    apis,
+    supportedFeatures: [{ name: 'metadata.version', minVersion: 1, maxVersion: level }],
+    finalizedFeatures: [{ name: 'metadata.version', minVersionLevel: level, maxVersionLevel: level }],
+  };
 }
 
 test('a ZooKeeper-mode broker listing every API of its release is named exactly, from 2.4 to 3.9', () => {
@@ -33,7 +48,10 @@ test('a KRaft broker is named by the newest metadata.version it supports; beyond
     assert.equal(guessRelease(a, TABLE), key.slice('kraft-broker-'.length), key);
   }
   const future = answerOf('kraft-broker-4.2');
-  assert.equal(guessRelease({ ...future, supportedFeatures: [{ name: 'metadata.version', minVersion: 7, maxVersion: 33 }] }, TABLE), '4.2 or newer');
+  assert.equal(
+    guessRelease({ ...future, supportedFeatures: [{ name: 'metadata.version', minVersion: 7, maxVersion: 33 }] }, TABLE),
+    '4.2 or newer',
+  );
 });
 
 test('a broker listing only some APIs (the simulator) is named by those; where they cannot tell, both releases', () => {
@@ -62,9 +80,19 @@ test('degraded by name: 3.1 lacks disk headroom and log-dir errors, 3.2 disk hea
 test('below the floor (2.8): refused, naming the release detected and what it lacks; 2.8 and later are not', () => {
   const info = describeKafka(answerOf('zk-2.7'), TABLE, APIS);
   assert.equal(info.release, '2.7');
-  assert.match(info.refused!, /^Kafka 2\.7 \(ZooKeeper mode\) detected; the gateway needs Kafka 2\.8 or later and speaks .*Produce v9-v13 \(it accepts v0-v8\)/);
+  assert.match(
+    info.refused!,
+    /^Kafka 2\.7 \(ZooKeeper mode\) detected; the gateway needs Kafka 2\.8 or later and speaks .*Produce v9-v13 \(it accepts v0-v8\)/,
+  );
   assert.match(info.refused!, /DescribeCluster v0-v2 \(it has none\)/);
-  assert.deepEqual(info.degraded.map((d) => d.feature), ['disk-headroom', 'log-dirs-authorization', 'describe-cluster']);
-  assert.equal(describeKafka(answerOf('zk-2.6'), TABLE, APIS).degraded.some((d) => d.feature === 'controller-mutation-quotas'), true);
-  for (const key of Object.keys(TABLE).filter((k) => !/^zk-2\.[4-7]$/.test(k))) assert.equal(describeKafka(answerOf(key), TABLE, APIS).refused, null, key);
+  assert.deepEqual(
+    info.degraded.map((d) => d.feature),
+    ['disk-headroom', 'log-dirs-authorization', 'describe-cluster'],
+  );
+  assert.equal(
+    describeKafka(answerOf('zk-2.6'), TABLE, APIS).degraded.some((d) => d.feature === 'controller-mutation-quotas'),
+    true,
+  );
+  for (const key of Object.keys(TABLE).filter((k) => !/^zk-2\.[4-7]$/.test(k)))
+    assert.equal(describeKafka(answerOf(key), TABLE, APIS).refused, null, key);
 });

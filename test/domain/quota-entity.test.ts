@@ -58,11 +58,7 @@ describe('sanitize / canonical entity keys', () => {
   });
 
   it('parseEntityKey inverts entityKey', () => {
-    const entities: QuotaEntity[] = [
-      ...LEVELS.map(([, e]) => e),
-      { user: '<default>', clientId: 'a/b:c' },
-      { user: 'User:CN=x y' },
-    ];
+    const entities: QuotaEntity[] = [...LEVELS.map(([, e]) => e), { user: '<default>', clientId: 'a/b:c' }, { user: 'User:CN=x y' }];
     for (const e of entities) assert.deepEqual(parseEntityKey(entityKey(e)), e);
     for (const bad of ['', 'users', 'clients/a/users/b', 'users/a/clients', 'groups/x', 'users/', 'users/<x>']) {
       assert.throws(() => parseEntityKey(bad), RangeError, bad);
@@ -164,7 +160,7 @@ describe('bucket identity (metric tags)', () => {
     assert.equal(c, a);
   });
 
-  it('/users/<default>: one bucket per user, shared across that user\'s client ids', () => {
+  it("/users/<default>: one bucket per user, shared across that user's client ids", () => {
     const t = tableOf([6]);
     assert.equal(resolveQuota(t, CMR, 'alice', 'c1')?.bucketKey, 'alice:');
     assert.equal(resolveQuota(t, CMR, 'alice', 'c2')?.bucketKey, 'alice:');
@@ -174,7 +170,11 @@ describe('bucket identity (metric tags)', () => {
   it('/users/<default>/clients/<default>: one bucket per (user, client id)', () => {
     const t = tableOf([5]);
     const keys = new Set(
-      [['alice', 'c1'], ['alice', 'c2'], ['bob', 'c1']].map(([u, c]) => resolveQuota(t, CMR, u, c)?.bucketKey),
+      [
+        ['alice', 'c1'],
+        ['alice', 'c2'],
+        ['bob', 'c1'],
+      ].map(([u, c]) => resolveQuota(t, CMR, u, c)?.bucketKey),
     );
     assert.equal(keys.size, 3);
   });

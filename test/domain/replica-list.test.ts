@@ -1,18 +1,29 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_INTERNED_LISTS, internReplicaList, internReplicaListAt, internedListCount, resetInternedLists, sharedDifference } from '../../src/domain/replica-list.js';
+import {
+  MAX_INTERNED_LISTS,
+  internReplicaList,
+  internReplicaListAt,
+  internedListCount,
+  resetInternedLists,
+  sharedDifference,
+} from '../../src/domain/replica-list.js';
 
 it('gives a frozen list equal to the one asked for, shared by equal lists and not by different ones', () => {
   fc.assert(
-    fc.property(fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }), fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }), (a, b) => {
-      const ia = internReplicaList(a);
-      const ib = internReplicaList([...b]);
-      assert.deepEqual(ia, a);
-      assert.deepEqual(ib, b);
-      assert.ok(Object.isFrozen(ia));
-      assert.equal(Object.is(ia, ib), a.length === b.length && a.every((x, i) => x === b[i]));
-    }),
+    fc.property(
+      fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }),
+      fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 6 }),
+      (a, b) => {
+        const ia = internReplicaList(a);
+        const ib = internReplicaList([...b]);
+        assert.deepEqual(ia, a);
+        assert.deepEqual(ib, b);
+        assert.ok(Object.isFrozen(ia));
+        assert.equal(Object.is(ia, ib), a.length === b.length && a.every((x, i) => x === b[i]));
+      },
+    ),
   );
   resetInternedLists();
 });
@@ -56,7 +67,10 @@ it('sharedDifference is list - drop in list order, one shared list per pair', ()
       const ia = internReplicaList(a);
       const ib = internReplicaList(b);
       const d = sharedDifference(ia, ib);
-      assert.deepEqual(d, a.filter((x) => !b.includes(x)));
+      assert.deepEqual(
+        d,
+        a.filter((x) => !b.includes(x)),
+      );
       assert.ok(Object.is(d, sharedDifference(internReplicaList([...a]), internReplicaList([...b]))));
       assert.ok(Object.isFrozen(d));
     }),

@@ -9,7 +9,8 @@ import type { ReassignmentChange } from '../../src/events/reassignment-changes.j
 import { ReassignmentStreamHub, type StreamSink, type SummarySource } from '../../src/events/sse-hub.js';
 import type { ReassignmentRecord } from '../../src/state/records.js';
 
-const record = (id: string, state: string, updatedAt: number, extra: Partial<ReassignmentRecord> = {}) => ({ id, state, updatedAt, createdAt: 1, ...extra }) as unknown as ReassignmentRecord;
+const record = (id: string, state: string, updatedAt: number, extra: Partial<ReassignmentRecord> = {}) =>
+  ({ id, state, updatedAt, createdAt: 1, ...extra }) as unknown as ReassignmentRecord;
 
 function fakeWorld() {
   const reassignments = new Map<string, ReassignmentRecord>();
@@ -29,13 +30,24 @@ function fakeWorld() {
     since: (after?: string, opts: { reassignmentId?: string } = {}) => {
       const i = after === undefined ? -1 : changes.findIndex((c) => c.eventId === after);
       if (after !== undefined && i === -1) return { changes: [], complete: false };
-      return { changes: changes.slice(i + 1).filter((c) => !opts.reassignmentId || c.reassignmentId === opts.reassignmentId), complete: true };
+      return {
+        changes: changes.slice(i + 1).filter((c) => !opts.reassignmentId || c.reassignmentId === opts.reassignmentId),
+        complete: true,
+      };
     },
   };
   /** Applies a record version and emits its change, as the store and the feed do. */
   const change = (id: string, type: string, state: string, previousState: string | null) => {
     reassignments.set(id, record(id, state, changes.length + 2));
-    const c = { eventId: `${id}:${type}`, reassignmentId: id, type, state, previousState, at: '2026-01-01T00:00:00.000Z', seq: changes.length + 1 } as ReassignmentChange;
+    const c = {
+      eventId: `${id}:${type}`,
+      reassignmentId: id,
+      type,
+      state,
+      previousState,
+      at: '2026-01-01T00:00:00.000Z',
+      seq: changes.length + 1,
+    } as ReassignmentChange;
     changes.push(c);
     listener?.(c);
   };
@@ -48,7 +60,8 @@ function sink(bufferedBytes = () => 0) {
   let ended = false;
   const s: StreamSink = {
     write: (frame) => {
-      for (const i of parser.push(frame)) if (i.kind === 'event') events.push({ event: i.event.event, id: i.event.id, data: JSON.parse(i.event.data) });
+      for (const i of parser.push(frame))
+        if (i.kind === 'event') events.push({ event: i.event.event, id: i.event.id, data: JSON.parse(i.event.data) });
     },
     buffered: bufferedBytes,
     end: () => (ended = true),
@@ -57,7 +70,12 @@ function sink(bufferedBytes = () => 0) {
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
-const options = { render: (d: { record: ReassignmentRecord }) => ({ id: d.record.id, state: d.record.state }), maxStreams: 2, progressIntervalMs: 10_000, heartbeatMs: 10_000 };
+const options = {
+  render: (d: { record: ReassignmentRecord }) => ({ id: d.record.id, state: d.record.state }),
+  maxStreams: 2,
+  progressIntervalMs: 10_000,
+  heartbeatMs: 10_000,
+};
 
 it('a change heard but not yet sent when a stream opens is in its snapshot, not sent again; later ones are sent once, in order', async () => {
   const w = fakeWorld();
@@ -70,9 +88,19 @@ it('a change heard but not yet sent when a stream opens is in its snapshot, not 
   await turn();
   w.change('r1', 'started', 'running', 'pending');
   await turn();
-  assert.deepEqual(first.events.map((e) => e.event), ['snapshot', 'created', 'started']);
-  assert.deepEqual(second.events.map((e) => e.event), ['snapshot', 'started']);
-  assert.deepEqual(second.events[0].data.reassignments, [{ id: 'r1', state: 'pending' }], 'its snapshot reflects the change it was not sent');
+  assert.deepEqual(
+    first.events.map((e) => e.event),
+    ['snapshot', 'created', 'started'],
+  );
+  assert.deepEqual(
+    second.events.map((e) => e.event),
+    ['snapshot', 'started'],
+  );
+  assert.deepEqual(
+    second.events[0].data.reassignments,
+    [{ id: 'r1', state: 'pending' }],
+    'its snapshot reflects the change it was not sent',
+  );
   assert.equal(second.events[0].id, 'r1:created', 'the snapshot carries the cursor of the last change heard');
   hub.close();
 });
@@ -87,8 +115,21 @@ it('Last-Event-ID replays the retained changes after it (of this reassignment on
   const s = sink();
   const opened = await hub.open('r1', 'r1:created', s.s);
   assert.equal(opened.kind, 'opened');
-  assert.deepEqual(s.events.map((e) => [e.event, e.id]), [['started', 'r1:started'], ['completed', 'r1:completed'], ['snapshot', 'r1:completed']]);
-  assert.deepEqual(s.events[0].data.change, { eventId: 'r1:started', type: 'started', state: 'running', previousState: 'pending', at: '2026-01-01T00:00:00.000Z' });
+  assert.deepEqual(
+    s.events.map((e) => [e.event, e.id]),
+    [
+      ['started', 'r1:started'],
+      ['completed', 'r1:completed'],
+      ['snapshot', 'r1:completed'],
+    ],
+  );
+  assert.deepEqual(s.events[0].data.change, {
+    eventId: 'r1:started',
+    type: 'started',
+    state: 'running',
+    previousState: 'pending',
+    at: '2026-01-01T00:00:00.000Z',
+  });
   assert.equal((await hub.open('nope', null, sink().s)).kind, 'not-found');
   await hub.open(null, null, sink().s);
   assert.deepEqual(await hub.open(null, null, sink().s), { kind: 'limit', open: 2 });
@@ -137,7 +178,7 @@ it('the progress tick: one refresh for all streams; a live record whose version 
   await waitFor(() => b.events.some((e) => e.event === 'completed'));
   w.reassignments.set('old', record('old', 'completed', 5, { throttlesRemovedAt: 4 }));
   await waitFor(() => progressOf(a, 'old') === 1); // what a reader sees changed: its throttles went
-  assert.equal(progressOf(b, 'old'), 0, 'the other reassignment\'s stream is not sent it');
+  assert.equal(progressOf(b, 'old'), 0, "the other reassignment's stream is not sent it");
   draining = true;
   await waitFor(() => a.ended() && b.ended());
   assert.equal(hub.openCount, 0);

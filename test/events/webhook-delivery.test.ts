@@ -16,13 +16,34 @@ import { loadSpec } from '../../src/http/spec.js';
 import { MemoryLog } from '../state/memory-log.js';
 import { startReceiver } from './webhook-receiver.js';
 
-const CONFIG: WebhookConfig = { ...loadWebhookConfig({}), backoffBaseMs: 1000, backoffMaxMs: 8000, maxAttempts: 4, leaseMs: 20_000, attemptTimeoutMs: 1000 };
+const CONFIG: WebhookConfig = {
+  ...loadWebhookConfig({}),
+  backoffBaseMs: 1000,
+  backoffMaxMs: 8000,
+  maxAttempts: 4,
+  leaseMs: 20_000,
+  attemptTimeoutMs: 1000,
+};
 
 function record(id: string, over: Partial<ReassignmentRecord> = {}): ReassignmentRecord {
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id, state: 'pending', partitions: [{ topic: 't', partition: 0, original: [0], target: [1], state: 'queued' }],
-    concurrency: null, order: 'as-given', paused: false, throttle: null, autoRemoveThrottle: true, throttleDemand: null, owner: 'i', requestedBy: 'alice',
-    createdAt: 10_000, startDeadline: 50_000, updatedAt: 10_000, ...over,
+    kind: 'reassignment',
+    v: RECORD_VERSION,
+    id,
+    state: 'pending',
+    partitions: [{ topic: 't', partition: 0, original: [0], target: [1], state: 'queued' }],
+    concurrency: null,
+    order: 'as-given',
+    paused: false,
+    throttle: null,
+    autoRemoveThrottle: true,
+    throttleDemand: null,
+    owner: 'i',
+    requestedBy: 'alice',
+    createdAt: 10_000,
+    startDeadline: 50_000,
+    updatedAt: 10_000,
+    ...over,
   };
 }
 
@@ -36,7 +57,12 @@ interface Received {
 function receiver(secret: () => string, clock: () => number, answer: (n: number, id: string) => number | Promise<number> = () => 200) {
   const got: Received[] = [];
   const send: WebhookSender = async ({ headers, body }) => {
-    const signed = verifySignature(secret(), { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] }, body, clock());
+    const signed = verifySignature(
+      secret(),
+      { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] },
+      body,
+      clock(),
+    );
     got.push({ id: headers['webhook-id'], body, signed });
     return { status: await answer(got.length, headers['webhook-id']) };
   };
@@ -47,7 +73,16 @@ function receiver(secret: () => string, clock: () => number, answer: (n: number,
 function instance(log: MemoryLog, name: string, clock: { now: number; mono: number }, send: WebhookSender, config = CONFIG) {
   const store = new StateStore(log, { now: () => clock.now, monotonic: () => clock.mono });
   const changes = createReassignmentChangeFeed(store);
-  const delivery = new WebhookDelivery({ store, changes, config, owner: name, source: 'urn:test', send, now: () => clock.now, random: () => 0.5 });
+  const delivery = new WebhookDelivery({
+    store,
+    changes,
+    config,
+    owner: name,
+    source: 'urn:test',
+    send,
+    now: () => clock.now,
+    random: () => 0.5,
+  });
   const service = new WebhookService({ store, changes, config, now: () => clock.now });
   return { store, changes, delivery, service };
 }
@@ -58,15 +93,38 @@ describe('webhook message', () => {
     assert.ok(secretKey(secret));
     assert.equal(secretKey('whsec_' + Buffer.alloc(16).toString('base64')), undefined, 'too short a key');
     assert.equal(secretKey('not-a-secret'), undefined);
-    const change = { eventId: 'r:created', reassignmentId: 'r', type: 'created', state: 'pending', previousState: null, at: new Date(10_000).toISOString(), seq: 1, paused: false, partitions: 1, requestedBy: null, reason: null, rollbackOf: null };
+    const change = {
+      eventId: 'r:created',
+      reassignmentId: 'r',
+      type: 'created',
+      state: 'pending',
+      previousState: null,
+      at: new Date(10_000).toISOString(),
+      seq: 1,
+      paused: false,
+      partitions: 1,
+      requestedBy: null,
+      reason: null,
+      rollbackOf: null,
+    };
     const ev = cloudEventOf(change, 'urn:test');
-    assert.deepEqual([ev.specversion, ev.id, ev.type, ev.subject, ev.time], ['1.0', 'r:created', 'io.kafka-admin-gateway.reassignment.created', 'r', '1970-01-01T00:00:10.000Z']);
+    assert.deepEqual(
+      [ev.specversion, ev.id, ev.type, ev.subject, ev.time],
+      ['1.0', 'r:created', 'io.kafka-admin-gateway.reassignment.created', 'r', '1970-01-01T00:00:10.000Z'],
+    );
     const body = JSON.stringify(ev);
     const ts = 1_700_000_000;
     const sig = `v1,${createHmac('sha256', secretKey(secret)!).update(`r:created.${ts}.${body}`).digest('base64')}`;
     assert.equal(verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: `v1,bogus ${sig}` }, body, ts * 1000), true);
-    assert.equal(verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: sig }, body.replace('pending', 'running'), ts * 1000), false);
-    assert.equal(verifySignature(secret, { id: 'r:started', timestamp: String(ts), signature: sig }, body, ts * 1000), false, 'the id is signed');
+    assert.equal(
+      verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: sig }, body.replace('pending', 'running'), ts * 1000),
+      false,
+    );
+    assert.equal(
+      verifySignature(secret, { id: 'r:started', timestamp: String(ts), signature: sig }, body, ts * 1000),
+      false,
+      'the id is signed',
+    );
     assert.equal(verifySignature(secret, { id: 'r:created', timestamp: String(ts), signature: sig }, body, (ts + 301) * 1000), false);
   });
 
@@ -78,15 +136,34 @@ describe('webhook message', () => {
     addFormats(ajv);
     ajv.addSchema(loadSpec().document, 'openapi.json');
     const validate = ajv.getSchema('openapi.json#/components/schemas/ReassignmentChangeEvent')!;
-    const change = { eventId: 'r:held:5', reassignmentId: 'r', type: 'held', state: 'held', previousState: 'running', at: new Date(5).toISOString(), seq: 3, paused: false, partitions: null, requestedBy: 'ci', reason: 'held: offlinePartitions', rollbackOf: null };
+    const change = {
+      eventId: 'r:held:5',
+      reassignmentId: 'r',
+      type: 'held',
+      state: 'held',
+      previousState: 'running',
+      at: new Date(5).toISOString(),
+      seq: 3,
+      paused: false,
+      partitions: null,
+      requestedBy: 'ci',
+      reason: 'held: offlinePartitions',
+      rollbackOf: null,
+    };
     assert.equal(validate(cloudEventOf(change, 'urn:kafka-admin-gateway:s')), true, JSON.stringify(validate.errors));
     assert.equal(validate({ ...cloudEventOf(change, 'urn:x'), extra: 1 }), false, 'the check can fail');
   });
 
   it('backs off exponentially, capped, with jitter between half and all of it', () => {
     const c = { backoffBaseMs: 1000, backoffMaxMs: 8000 };
-    assert.deepEqual([1, 2, 3, 4, 5, 9].map((n) => backoffMs(c, n, () => 1)), [1000, 2000, 4000, 8000, 8000, 8000]);
-    assert.deepEqual([1, 2, 3].map((n) => backoffMs(c, n, () => 0)), [500, 1000, 2000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 9].map((n) => backoffMs(c, n, () => 1)),
+      [1000, 2000, 4000, 8000, 8000, 8000],
+    );
+    assert.deepEqual(
+      [1, 2, 3].map((n) => backoffMs(c, n, () => 0)),
+      [500, 1000, 2000],
+    );
   });
 });
 
@@ -95,7 +172,10 @@ describe('WebhookDelivery', () => {
     const log = new MemoryLog();
     const clock = { now: 5_000, mono: 0 };
     let secret = '';
-    const rx = receiver(() => secret, () => clock.now);
+    const rx = receiver(
+      () => secret,
+      () => clock.now,
+    );
     const a = instance(log, 'a', clock, rx.send);
     const created = await a.service.create({ url: 'http://127.0.0.1:9/hook' }, 'admin');
     assert.equal(created.kind, 'created');
@@ -109,7 +189,10 @@ describe('WebhookDelivery', () => {
     await a.store.write([{ ...r, state: 'completed', endedAt: 12_000, updatedAt: 12_000 }]);
     await a.delivery.pass();
     await a.delivery.pass();
-    assert.deepEqual(rx.got.map((g) => g.id), ['r1:created', 'r1:started', 'r1:completed']);
+    assert.deepEqual(
+      rx.got.map((g) => g.id),
+      ['r1:created', 'r1:started', 'r1:completed'],
+    );
     assert.ok(rx.got.every((g) => g.signed));
     assert.equal(JSON.parse(rx.got[2].body).data.previousState, 'running');
 
@@ -119,7 +202,14 @@ describe('WebhookDelivery', () => {
     await b.delivery.pass();
     assert.equal(rx.got.length, 3);
     const lines = await b.service.deliveries(created.webhook.id);
-    assert.deepEqual(lines?.map((l) => [l.eventId, l.status, l.attempts]), [['r1:completed', 'delivered', 1], ['r1:started', 'delivered', 1], ['r1:created', 'delivered', 1]]);
+    assert.deepEqual(
+      lines?.map((l) => [l.eventId, l.status, l.attempts]),
+      [
+        ['r1:completed', 'delivered', 1],
+        ['r1:started', 'delivered', 1],
+        ['r1:created', 'delivered', 1],
+      ],
+    );
     assert.deepEqual((await b.service.get(created.webhook.id))?.deliveries, { pending: 0, delivered: 3, failed: 0 });
     assert.equal(a.store.claims().length, 0, 'the delivery claim is released after each pass');
   });
@@ -128,14 +218,21 @@ describe('WebhookDelivery', () => {
     const log = new MemoryLog();
     const clock = { now: 5_000, mono: 0 };
     // r1:created fails twice, r2:created always.
-    const rx = receiver(() => secret, () => clock.now, (_n, id) => (id === 'r2:created' ? 500 : rx.got.filter((g) => g.id === id).length <= 2 ? 503 : 204));
+    const rx = receiver(
+      () => secret,
+      () => clock.now,
+      (_n, id) => (id === 'r2:created' ? 500 : rx.got.filter((g) => g.id === id).length <= 2 ? 503 : 204),
+    );
     const a = instance(log, 'a', clock, rx.send);
     const created = await a.service.create({ url: 'http://127.0.0.1:9/hook', events: ['created'] }, null);
     const secret = created.kind === 'created' ? created.secret! : '';
     const id = created.kind === 'created' ? created.webhook.id : '';
     await a.store.write([record('r1'), record('r2', { createdAt: 10_001, updatedAt: 10_001 })]);
     await a.delivery.pass();
-    assert.deepEqual(rx.got.map((g) => g.id), ['r1:created']);
+    assert.deepEqual(
+      rx.got.map((g) => g.id),
+      ['r1:created'],
+    );
     const retry = a.store.view().webhookDeliveries?.get(id)?.retry;
     assert.deepEqual([retry?.eventId, retry?.attempts, retry?.lastStatus, retry?.nextAttemptAt], ['r1:created', 1, 503, 5_000 + 750]);
     await a.delivery.pass();
@@ -149,14 +246,23 @@ describe('WebhookDelivery', () => {
     await b.delivery.pass();
     clock.now += 1500;
     await b.delivery.pass();
-    assert.deepEqual(rx.got.map((g) => g.id), ['r1:created', 'r1:created', 'r1:created', 'r2:created']);
+    assert.deepEqual(
+      rx.got.map((g) => g.id),
+      ['r1:created', 'r1:created', 'r1:created', 'r2:created'],
+    );
     for (let i = 0; i < 5; i++) {
       clock.now += 10_000;
       await b.delivery.pass();
     }
     assert.equal(rx.got.filter((g) => g.id === 'r2:created').length, CONFIG.maxAttempts);
     const lines = await a.service.deliveries(id);
-    assert.deepEqual(lines?.map((l) => [l.eventId, l.status, l.attempts, l.lastStatus]), [['r2:created', 'failed', 4, 500], ['r1:created', 'delivered', 3, 204]]);
+    assert.deepEqual(
+      lines?.map((l) => [l.eventId, l.status, l.attempts, l.lastStatus]),
+      [
+        ['r2:created', 'failed', 4, 500],
+        ['r1:created', 'delivered', 3, 204],
+      ],
+    );
   });
 
   it('a holder that dies mid-delivery: another instance takes over after the lease and sends what is not recorded', async () => {
@@ -168,9 +274,21 @@ describe('WebhookDelivery', () => {
     let release!: () => void;
     const hung = new Promise<number>((r) => (release = () => r(200)));
     const got: string[] = [];
-    const a = instance(log, 'a', clockA, async ({ headers }) => (got.push(headers['webhook-id']), { status: headers['webhook-id'] === 'r1:started' ? await hung : 200 }));
+    const a = instance(
+      log,
+      'a',
+      clockA,
+      async ({ headers }) => (got.push(headers['webhook-id']), { status: headers['webhook-id'] === 'r1:started' ? await hung : 200 }),
+    );
     const b = instance(log, 'b', clockB, async ({ headers, body }) => {
-      assert.ok(verifySignature(secret, { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] }, body, clockB.now));
+      assert.ok(
+        verifySignature(
+          secret,
+          { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'] },
+          body,
+          clockB.now,
+        ),
+      );
       got.push(headers['webhook-id']);
       return { status: 200 };
     });
@@ -198,13 +316,19 @@ describe('WebhookDelivery', () => {
     assert.equal(got.length, 4);
     assert.deepEqual([...new Set(got)], ['r1:created', 'r1:started', 'r1:completed'], 'after dedupe by id: each change exactly once');
     const lines = await b.service.deliveries(created.kind === 'created' ? created.webhook.id : '');
-    assert.deepEqual(lines?.map((l) => l.status), ['delivered', 'delivered', 'delivered']);
+    assert.deepEqual(
+      lines?.map((l) => l.status),
+      ['delivered', 'delivered', 'delivered'],
+    );
   });
 
   it('changes from before a webhook was created are not sent; a deleted webhook gets nothing more', async () => {
     const log = new MemoryLog();
     const clock = { now: 20_000, mono: 0 };
-    const rx = receiver(() => '', () => clock.now);
+    const rx = receiver(
+      () => '',
+      () => clock.now,
+    );
     const a = instance(log, 'a', clock, rx.send);
     await a.store.write([record('old')]); // createdAt 10,000: before the webhook
     const created = await a.service.create({ url: 'http://127.0.0.1:9/hook', secret: newSecret() }, null);
@@ -233,7 +357,10 @@ describe('WebhookDelivery', () => {
       assert.ok(Date.now() - started < 5000, 'bounded by the attempt timeout');
       assert.equal(rx.got.length, 0, 'no answer was sent');
       const retry = a.store.view().webhookDeliveries?.get(id)?.retry;
-      assert.deepEqual([retry?.eventId, retry?.attempts, retry?.lastStatus, retry?.lastError], ['r1:created', 1, null, 'no answer within 200 ms']);
+      assert.deepEqual(
+        [retry?.eventId, retry?.attempts, retry?.lastStatus, retry?.lastError],
+        ['r1:created', 1, null, 'no answer within 200 ms'],
+      );
     } finally {
       await rx.close();
     }
@@ -241,7 +368,10 @@ describe('WebhookDelivery', () => {
 
   it('refuses bad input: a non-http URL, credentials, an unknown change type, a short secret', async () => {
     const a = instance(new MemoryLog(), 'a', { now: 0, mono: 0 }, async () => ({ status: 200 }));
-    const bad = await a.service.create({ url: 'ftp://x.example/', events: ['created', 'exploded'], secret: 'whsec_' + Buffer.alloc(8).toString('base64') }, null);
+    const bad = await a.service.create(
+      { url: 'ftp://x.example/', events: ['created', 'exploded'], secret: 'whsec_' + Buffer.alloc(8).toString('base64') },
+      null,
+    );
     assert.equal(bad.kind, 'invalid');
     assert.deepEqual(bad.kind === 'invalid' && bad.errors.map((e) => e.path), ['/url', '/events/1', '/secret']);
     const creds = await a.service.create({ url: 'https://user:pw@x.example/' }, null);

@@ -11,7 +11,9 @@ export interface Delivery {
 }
 
 /** A loopback receiver: records every request; `answer(n)` is the status of the n-th (1-based). */
-export async function startReceiver(answer: (n: number, d: Omit<Delivery, 'status'>) => number | Promise<number> = () => 200): Promise<{ url: string; got: Delivery[]; close(): Promise<void> }> {
+export async function startReceiver(
+  answer: (n: number, d: Omit<Delivery, 'status'>) => number | Promise<number> = () => 200,
+): Promise<{ url: string; got: Delivery[]; close(): Promise<void> }> {
   const got: Delivery[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,5 +37,10 @@ export async function startReceiver(answer: (n: number, d: Omit<Delivery, 'statu
 /** Whether a request carries a valid signature of its body with `secret`. */
 export function signed(d: Omit<Delivery, 'status'>, secret: string): boolean {
   const h = (n: string) => String(d.headers[n] ?? '');
-  return verifySignature(secret, { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') }, d.body, Date.now());
+  return verifySignature(
+    secret,
+    { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') },
+    d.body,
+    Date.now(),
+  );
 }

@@ -89,14 +89,21 @@ describe('webhook delivery across a crash of the delivering instance', () => {
     try {
       const [a, b] = await Promise.all([startChild(sim, 'gw-a'), startChild(sim, 'gw-b')]);
       children.push(a, b);
-      const created = await request(a.url).post('/webhooks').send({ url: rx.url, events: ['created', 'started', 'completed', 'cancelled', 'failed'] });
+      const created = await request(a.url)
+        .post('/webhooks')
+        .send({ url: rx.url, events: ['created', 'started', 'completed', 'cancelled', 'failed'] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const secret = created.body.secret as string;
       const webhookId = created.body.webhook.id as string;
       // Both instances know it (the state topic).
       await eventually(async () => ((await request(b.url).get(`/webhooks/${webhookId}`)).status === 200 ? true : undefined));
 
-      const assignments = [[0, 1], [1, 2], [2, 3], [3, 0]];
+      const assignments = [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+        [3, 0],
+      ];
       const topic = await request(a.url).post('/topics').send({ name: 'crash-hooked', assignments });
       assert.equal(topic.status, 201, JSON.stringify(topic.body));
       // ~12 s to copy at the throttle: the kill lands while it runs.
@@ -108,33 +115,57 @@ describe('webhook delivery across a crash of the delivering instance', () => {
 
       // The delivery of `started` hangs at the receiver: its sender holds the claim.
       await eventually(async () => (hangs() ? true : undefined), 20_000);
-      const holders = await eventually(async () => {
-        const on = [];
-        for (const c of [a, b]) if (await delivering(c)) on.push(c);
-        return on.length > 0 ? on : undefined;
-      }, 5000, 20);
+      const holders = await eventually(
+        async () => {
+          const on = [];
+          for (const c of [a, b]) if (await delivering(c)) on.push(c);
+          return on.length > 0 ? on : undefined;
+        },
+        5000,
+        20,
+      );
       assert.equal(holders.length, 1, 'one instance delivers at a time');
       const victim = holders[0];
       const survivor = victim === a ? b : a;
       victim.proc.kill('SIGKILL');
       killed = true;
       await victim.exited;
-      assert.notEqual((await request(survivor.url).get(`/reassignments/${reassignmentId}`)).body.state, 'completed', 'killed mid-reassignment');
+      assert.notEqual(
+        (await request(survivor.url).get(`/reassignments/${reassignmentId}`)).body.state,
+        'completed',
+        'killed mid-reassignment',
+      );
 
       // The survivor: after the dead holder's lease, `started` again, then `completed`.
-      await eventually(async () => ((await request(survivor.url).get(`/reassignments/${reassignmentId}`)).body.state === 'completed' ? true : undefined), 60_000);
+      await eventually(
+        async () => ((await request(survivor.url).get(`/reassignments/${reassignmentId}`)).body.state === 'completed' ? true : undefined),
+        60_000,
+      );
       const lines = await eventually(async () => {
         const res = await request(survivor.url).get(`/webhooks/${webhookId}/deliveries`);
         const done = res.body.deliveries as { type: string; status: string }[];
         return done.length === 3 && done.every((l) => l.status === 'delivered') ? done : undefined;
       }, LEASE_MS + 30_000);
-      assert.deepEqual(lines.map((l) => l.type), ['completed', 'started', 'created']);
+      assert.deepEqual(
+        lines.map((l) => l.type),
+        ['completed', 'started', 'created'],
+      );
 
       const ids = rx.got.map((d) => String(d.headers['webhook-id']));
-      assert.deepEqual([...new Set(ids)], [`${reassignmentId}:created`, `${reassignmentId}:started`, `${reassignmentId}:completed`], `in order, after dedupe: ${ids.join(' ')}`);
+      assert.deepEqual(
+        [...new Set(ids)],
+        [`${reassignmentId}:created`, `${reassignmentId}:started`, `${reassignmentId}:completed`],
+        `in order, after dedupe: ${ids.join(' ')}`,
+      );
       assert.ok(ids.filter((i) => i.endsWith(':started')).length >= 1);
-      assert.ok(rx.got.every((d) => signed(d, secret)), 'every request signed');
-      assert.ok(rx.got.some((d) => d.headers['webhook-id'] === `${reassignmentId}:started` && d.status === 200), 'started delivered by the survivor');
+      assert.ok(
+        rx.got.every((d) => signed(d, secret)),
+        'every request signed',
+      );
+      assert.ok(
+        rx.got.some((d) => d.headers['webhook-id'] === `${reassignmentId}:started` && d.status === 200),
+        'started delivered by the survivor',
+      );
     } finally {
       for (const release of hung) release();
       await rx.close();

@@ -34,9 +34,14 @@ describe('request validation', () => {
   });
 
   it('400 for errors inside an array body, pointing at the item', async () => {
-    const res = await request(app).post('/topics').send([{ name: 'ok' }, { name: 'x', partitions: -1 }]);
+    const res = await request(app)
+      .post('/topics')
+      .send([{ name: 'ok' }, { name: 'x', partitions: -1 }]);
     expectProblem(res, 400, 'validation-failed');
-    assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['/body/1/partitions']);
+    assert.deepEqual(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['/body/1/partitions'],
+    );
   });
 
   it('400 for an empty array', async () => {
@@ -44,23 +49,38 @@ describe('request validation', () => {
   });
 
   it('400 for assignments combined with partitions or replicationFactor', async () => {
-    const res = await request(app).post('/topics').send({ name: 't', assignments: [[0]], partitions: 1, replicationFactor: 1 });
+    const res = await request(app)
+      .post('/topics')
+      .send({ name: 't', assignments: [[0]], partitions: 1, replicationFactor: 1 });
     expectProblem(res, 400, 'validation-failed');
     assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path).sort(), ['/body/partitions', '/body/replicationFactor']);
   });
 
   it('400 for a broker repeated in one replica list (create and add partitions)', async () => {
-    expectProblem(await request(app).post('/topics').send({ name: 't', assignments: [[0, 0]] }), 400, 'validation-failed');
+    expectProblem(
+      await request(app)
+        .post('/topics')
+        .send({ name: 't', assignments: [[0, 0]] }),
+      400,
+      'validation-failed',
+    );
     kafka.topics.set('t', { name: 't', topicId: null, internal: false, partitions: [], configs: [] });
-    const res = await request(app).post('/topics/t/partitions').send({ count: 2, assignments: [[1, 1]] });
+    const res = await request(app)
+      .post('/topics/t/partitions')
+      .send({ count: 2, assignments: [[1, 1]] });
     expectProblem(res, 400, 'validation-failed');
     assert.equal(res.body.errors[0].path, '/body/assignments/0');
   });
 
   it('400 for duplicate topic names in one request (Kafka would fail every copy)', async () => {
-    const res = await request(app).post('/topics').send([{ name: 'a' }, { name: 'b' }, { name: 'a' }]);
+    const res = await request(app)
+      .post('/topics')
+      .send([{ name: 'a' }, { name: 'b' }, { name: 'a' }]);
     expectProblem(res, 400, 'validation-failed');
-    assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['/body/2/name']);
+    assert.deepEqual(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['/body/2/name'],
+    );
     assert.equal(kafka.topics.size, 0);
   });
 
@@ -82,11 +102,17 @@ describe('request validation', () => {
 
   it('415 for a body that is not application/json', async () => {
     expectProblem(await request(app).post('/topics').set('Content-Type', 'text/plain').send('name=a'), 415, 'unsupported-media-type');
-    expectProblem(await request(app).post('/topics/a/partitions').set('Content-Type', 'application/x-www-form-urlencoded').send('count=2'), 415, 'unsupported-media-type');
+    expectProblem(
+      await request(app).post('/topics/a/partitions').set('Content-Type', 'application/x-www-form-urlencoded').send('count=2'),
+      415,
+      'unsupported-media-type',
+    );
   });
 
   it('413 for a body over the limit', async () => {
-    const res = await request(app).post('/topics').send({ name: 'a', configs: { 'x.y': 'z'.repeat(20_000) } });
+    const res = await request(app)
+      .post('/topics')
+      .send({ name: 'a', configs: { 'x.y': 'z'.repeat(20_000) } });
     expectProblem(res, 413, 'payload-too-large');
     assert.equal(kafka.topics.size, 0);
   });
@@ -96,7 +122,13 @@ describe('request validation', () => {
     expectProblem(await request(app).post('/topics/a/partitions/extra').send({}), 404, 'route-not-found');
     const res = await request(app).put('/topics');
     expectProblem(res, 405, 'method-not-allowed');
-    assert.deepEqual(res.headers.allow?.split(',').map((s: string) => s.trim()).sort(), ['DELETE', 'GET', 'POST']);
+    assert.deepEqual(
+      res.headers.allow
+        ?.split(',')
+        .map((s: string) => s.trim())
+        .sort(),
+      ['DELETE', 'GET', 'POST'],
+    );
     expectProblem(await request(app).patch('/topics/a'), 405, 'method-not-allowed');
   });
 });
@@ -113,9 +145,12 @@ describe('failures of our own', () => {
 
 describe('health', () => {
   it('/healthz is 200 without touching Kafka', async () => {
-    kafka.describeCluster = kafka.listTopics = kafka.ping = () => {
-      throw new Error('/healthz must not call Kafka');
-    };
+    kafka.describeCluster =
+      kafka.listTopics =
+      kafka.ping =
+        () => {
+          throw new Error('/healthz must not call Kafka');
+        };
     const res = await request(app).get('/healthz');
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { status: 'ok' });
@@ -146,14 +181,19 @@ describe('metrics', () => {
     await request(app).get('/topics/does-not-exist');
     await request(app).get('/no/such/route');
     await request(app).put('/topics');
-    await request(app).post('/topics').send({ name: 'x', configs: { a: 'b'.repeat(20_000) } });
+    await request(app)
+      .post('/topics')
+      .send({ name: 'x', configs: { a: 'b'.repeat(20_000) } });
     const text = (await request(app).get('/metrics')).text;
     assert.match(text, /kafka_gateway_http_requests_total\{method="GET",route="\/topics\/\{topic\}",status="200"\} 1/);
     assert.match(text, /kafka_gateway_http_requests_total\{method="GET",route="\/topics\/\{topic\}",status="404"\} 1/);
     assert.match(text, /kafka_gateway_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
     assert.match(text, /kafka_gateway_http_requests_total\{method="PUT",route="\/topics",status="405"\} 1/);
     assert.match(text, /kafka_gateway_http_requests_total\{method="POST",route="\/topics",status="413"\} 1/);
-    assert.match(text, /kafka_gateway_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/topics\/\{topic\}",status="200"\}/);
+    assert.match(
+      text,
+      /kafka_gateway_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/topics\/\{topic\}",status="200"\}/,
+    );
     assert.doesNotMatch(text, /orders|does-not-exist|no\/such/);
   });
 

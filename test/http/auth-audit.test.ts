@@ -53,7 +53,12 @@ after(() => gw?.close());
 
 describe('audit lines', () => {
   it('a successful change: who, what, request id, result', async () => {
-    const res = await gw.http().post('/topics').set('Authorization', auth('operator')).set('X-Request-Id', 'req-create-1').send({ name: 'audited', partitions: 2, replicationFactor: 1 });
+    const res = await gw
+      .http()
+      .post('/topics')
+      .set('Authorization', auth('operator'))
+      .set('X-Request-Id', 'req-create-1')
+      .send({ name: 'audited', partitions: 2, replicationFactor: 1 });
     assert.equal(res.status, 201);
     assert.equal(res.headers['x-request-id'], 'req-create-1');
     const [line, ...more] = audits();
@@ -61,8 +66,24 @@ describe('audit lines', () => {
     assert.equal(line.level, 'info');
     assert.equal(line.msg, 'audit');
     assert.deepEqual(
-      { principal: line.principal, operationId: line.operationId, method: line.method, route: line.route, requestId: line.requestId, outcome: line.outcome, result: line.result },
-      { principal: { id: 'operator-caller', role: 'operator' }, operationId: 'createTopics', method: 'POST', route: '/topics', requestId: 'req-create-1', outcome: 'success', result: { status: 201 } },
+      {
+        principal: line.principal,
+        operationId: line.operationId,
+        method: line.method,
+        route: line.route,
+        requestId: line.requestId,
+        outcome: line.outcome,
+        result: line.result,
+      },
+      {
+        principal: { id: 'operator-caller', role: 'operator' },
+        operationId: 'createTopics',
+        method: 'POST',
+        route: '/topics',
+        requestId: 'req-create-1',
+        outcome: 'success',
+        result: { status: 201 },
+      },
     );
     assert.deepEqual(line.body, { name: 'audited', partitions: 2, replicationFactor: 1 });
     assert.equal(typeof line.time, 'string');
@@ -83,14 +104,21 @@ describe('audit lines', () => {
     const res = await gw.http().post('/topics/audited/partitions?validateOnly=true').set('Authorization', auth()).send({ count: 3 });
     assert.equal(res.status, 200);
     const line = audits()[before];
-    assert.deepEqual({ op: line.operationId, params: line.params, status: (line.result as { status: number }).status }, { op: 'createPartitions', params: { topic: 'audited' }, status: 200 });
+    assert.deepEqual(
+      { op: line.operationId, params: line.params, status: (line.result as { status: number }).status },
+      { op: 'createPartitions', params: { topic: 'audited' }, status: 200 },
+    );
     // The validator may have coerced it to a boolean.
     assert.equal(String((line.query as { validateOnly: unknown }).validateOnly), 'true');
   });
 
   it('a batch: one line with every item result', async () => {
     const before = audits().length;
-    const res = await gw.http().post('/topics').set('Authorization', auth()).send([{ name: 'audited' }, { name: 'audited-2', partitions: 1, replicationFactor: 1 }]);
+    const res = await gw
+      .http()
+      .post('/topics')
+      .set('Authorization', auth())
+      .send([{ name: 'audited' }, { name: 'audited-2', partitions: 1, replicationFactor: 1 }]);
     assert.equal(res.status, 207);
     assert.equal(audits().length, before + 1);
     assert.deepEqual((audits()[before].result as { items: unknown }).items, [
@@ -109,7 +137,11 @@ describe('audit lines', () => {
     assert.equal((await gw.http().delete('/topics/audited-2').set('Authorization', auth('admin'))).status, 204);
     assert.equal(audits().length, before + 1);
     assert.deepEqual(
-      { op: audits()[before].operationId, who: (audits()[before].principal as { id: string }).id, status: (audits()[before].result as { status: number }).status },
+      {
+        op: audits()[before].operationId,
+        who: (audits()[before].principal as { id: string }).id,
+        status: (audits()[before].result as { status: number }).status,
+      },
       { op: 'deleteTopic', who: 'admin-caller', status: 204 },
     );
     const denied = log.lines.filter((l) => l.type === 'access-denied');
@@ -118,7 +150,11 @@ describe('audit lines', () => {
 
   it('secret-looking body fields are redacted', async () => {
     const before = audits().length;
-    await gw.http().post('/topics').set('Authorization', auth()).send({ name: 'with-secret', configs: { 'ssl.key.password': SECRET_CONFIG_VALUE, 'cleanup.policy': 'compact' } });
+    await gw
+      .http()
+      .post('/topics')
+      .set('Authorization', auth())
+      .send({ name: 'with-secret', configs: { 'ssl.key.password': SECRET_CONFIG_VALUE, 'cleanup.policy': 'compact' } });
     const line = audits()[before];
     assert.deepEqual((line.body as { configs: unknown }).configs, { 'ssl.key.password': '[REDACTED]', 'cleanup.policy': 'compact' });
   });
@@ -140,13 +176,22 @@ describe('credentials never reach the logs', () => {
   it('with wrong Kafka credentials: 503 with a clear problem, readyz 503, and no password logged', async () => {
     const wrong = await startGateway({
       simulator: { saslScramUsers: { gateway: SASL_PASSWORD } },
-      kafkaEnv: { KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512', KAFKA_SASL_USERNAME: 'gateway', KAFKA_SASL_PASSWORD: 'wrong-pass-Q93', KAFKA_RETRIES: '0' },
+      kafkaEnv: {
+        KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+        KAFKA_SASL_USERNAME: 'gateway',
+        KAFKA_SASL_PASSWORD: 'wrong-pass-Q93',
+        KAFKA_RETRIES: '0',
+      },
       app: { auth: tokens.auth, logger: log.logger },
     });
     try {
       const before = await wrong.snapshot().catch(() => undefined);
       assert.equal(before, undefined, 'snapshot needs a token and Kafka: both fail here');
-      const res = await wrong.http().post('/topics').set('Authorization', auth()).send({ name: 'never', partitions: 1, replicationFactor: 1 });
+      const res = await wrong
+        .http()
+        .post('/topics')
+        .set('Authorization', auth())
+        .send({ name: 'never', partitions: 1, replicationFactor: 1 });
       expectProblem(res, 503, 'kafka-unavailable', 58);
       assert.equal(res.body.kafkaError.name, 'SASL_AUTHENTICATION_FAILED');
       assert.ok(res.headers['retry-after']);
@@ -171,7 +216,12 @@ describe('credentials never reach the logs', () => {
 
 describe('redaction and result helpers', () => {
   it('redactBody bounds size and depth, and hides secret-looking names at any depth', () => {
-    const body = { a: { b: { c: { d: { e: { f: { g: 1 } } } } } }, list: Array.from({ length: 30 }, (_, i) => i), s: 'x'.repeat(300), nested: [{ sasl_jaas_config: 'x', apiKey: 'k', token: 't' }] };
+    const body = {
+      a: { b: { c: { d: { e: { f: { g: 1 } } } } } },
+      list: Array.from({ length: 30 }, (_, i) => i),
+      s: 'x'.repeat(300),
+      nested: [{ sasl_jaas_config: 'x', apiKey: 'k', token: 't' }],
+    };
     const r = redactBody(body) as Record<string, unknown>;
     assert.equal(JSON.stringify(r).includes('"g"'), false);
     assert.equal((r.list as unknown[]).length, 21);
@@ -182,10 +232,13 @@ describe('redaction and result helpers', () => {
   it('resultOf reads problems and batch items, and ignores anything else', () => {
     assert.deepEqual(resultOf(204, undefined), { status: 204 });
     assert.deepEqual(resultOf(200, 'text'), { status: 200 });
-    assert.deepEqual(resultOf(502, { type: 'https://x/problems/unknown-server-error', kafkaError: { name: 'UNKNOWN_SERVER_ERROR', code: -1 } }), {
-      status: 502,
-      problem: 'unknown-server-error',
-      kafkaError: { name: 'UNKNOWN_SERVER_ERROR', code: -1 },
-    });
+    assert.deepEqual(
+      resultOf(502, { type: 'https://x/problems/unknown-server-error', kafkaError: { name: 'UNKNOWN_SERVER_ERROR', code: -1 } }),
+      {
+        status: 502,
+        problem: 'unknown-server-error',
+        kafkaError: { name: 'UNKNOWN_SERVER_ERROR', code: -1 },
+      },
+    );
   });
 });

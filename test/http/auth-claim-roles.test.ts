@@ -5,7 +5,11 @@ import { claimAt, claimValues, MAX_CLAIM_VALUES, roleFromClaims, type ClaimRoleR
 
 const ORDER = ['viewer', 'operator', 'admin'] as const;
 type R = (typeof ORDER)[number];
-const rule = (claims: string[], map: Record<string, R>, defaultRole?: R): ClaimRoleRule<R> => ({ claims, map: new Map(Object.entries(map)), ...(defaultRole && { defaultRole }) });
+const rule = (claims: string[], map: Record<string, R>, defaultRole?: R): ClaimRoleRule<R> => ({
+  claims,
+  map: new Map(Object.entries(map)),
+  ...(defaultRole && { defaultRole }),
+});
 
 describe('claimAt / claimValues', () => {
   it('walks dotted paths through nested objects (Keycloak realm_access.roles, resource_access.<client>.roles)', () => {
@@ -46,7 +50,10 @@ describe('roleFromClaims', () => {
   const groups = rule(['groups'], { 'kafka-viewers': 'viewer', 'kafka-operators': 'operator', 'kafka-admins': 'admin' });
 
   it('maps a claim value to its role, and says which claim and value', () => {
-    assert.deepEqual(roleFromClaims({ groups: ['staff', 'kafka-operators'] }, groups, ORDER), { role: 'operator', source: { kind: 'claim', claim: 'groups', value: 'kafka-operators' } });
+    assert.deepEqual(roleFromClaims({ groups: ['staff', 'kafka-operators'] }, groups, ORDER), {
+      role: 'operator',
+      source: { kind: 'claim', claim: 'groups', value: 'kafka-operators' },
+    });
   });
 
   it('the highest mapped role wins, whatever the order of the values', () => {
@@ -54,14 +61,20 @@ describe('roleFromClaims', () => {
       ['kafka-viewers', 'kafka-admins', 'kafka-operators'],
       ['kafka-admins', 'kafka-viewers'],
     ]) {
-      assert.deepEqual(roleFromClaims({ groups: values }, groups, ORDER), { role: 'admin', source: { kind: 'claim', claim: 'groups', value: 'kafka-admins' } });
+      assert.deepEqual(roleFromClaims({ groups: values }, groups, ORDER), {
+        role: 'admin',
+        source: { kind: 'claim', claim: 'groups', value: 'kafka-admins' },
+      });
     }
   });
 
   it('several claims are read, the highest across them wins; ties keep the first found', () => {
     const r = rule(['roles', 'realm_access.roles'], { reader: 'viewer', 'kafka-admin': 'admin', also: 'viewer' });
     assert.deepEqual(roleFromClaims({ roles: ['reader'], realm_access: { roles: ['kafka-admin'] } }, r, ORDER).role, 'admin');
-    assert.deepEqual(roleFromClaims({ roles: ['reader', 'also'] }, r, ORDER), { role: 'viewer', source: { kind: 'claim', claim: 'roles', value: 'reader' } });
+    assert.deepEqual(roleFromClaims({ roles: ['reader', 'also'] }, r, ORDER), {
+      role: 'viewer',
+      source: { kind: 'claim', claim: 'roles', value: 'reader' },
+    });
   });
 
   it('matching is exact and case-sensitive', () => {

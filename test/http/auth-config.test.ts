@@ -22,7 +22,10 @@ describe('the refuse-to-start rule', () => {
   });
 
   it('a real cluster without credentials: refuses to start, and says how to fix it', () => {
-    assert.throws(() => loadAuthConfig({}, { externalKafka: true }), /refusing to start without authentication in front of a real cluster.*GATEWAY_TOKENS_FILE.*GATEWAY_AUTH=none/s);
+    assert.throws(
+      () => loadAuthConfig({}, { externalKafka: true }),
+      /refusing to start without authentication in front of a real cluster.*GATEWAY_TOKENS_FILE.*GATEWAY_AUTH=none/s,
+    );
   });
 
   it('a real cluster with GATEWAY_AUTH=none: starts, warning loudly', () => {
@@ -34,7 +37,10 @@ describe('the refuse-to-start rule', () => {
 
   it('GATEWAY_AUTH=required without credentials refuses even for the demo; =none with tokens is contradictory', () => {
     assert.throws(() => loadAuthConfig({ GATEWAY_AUTH: 'required' }, { externalKafka: false }), /refusing to start/);
-    assert.throws(() => loadAuthConfig({ GATEWAY_AUTH: 'none', GATEWAY_TOKENS: `a:viewer:${hash}` }, { externalKafka: true }), /contradicts/);
+    assert.throws(
+      () => loadAuthConfig({ GATEWAY_AUTH: 'none', GATEWAY_TOKENS: `a:viewer:${hash}` }, { externalKafka: true }),
+      /contradicts/,
+    );
     assert.throws(() => loadAuthConfig({ GATEWAY_AUTH: 'maybe' }, { externalKafka: false }), /GATEWAY_AUTH must be/);
   });
 
@@ -52,7 +58,10 @@ describe('token sources', () => {
     const other = generateToken();
     const c = loadAuthConfig(
       { GATEWAY_TOKENS_FILE: '/t.yaml', GATEWAY_TOKENS: `[{"name":"b","role":"admin","sha256":"${sha256Hex(other)}"}]` },
-      { externalKafka: true, readFile: files({ '/t.yaml': `# ops tokens\n- name: a\n  role: operator\n  sha256: ${hash.toUpperCase()}\n` }) },
+      {
+        externalKafka: true,
+        readFile: files({ '/t.yaml': `# ops tokens\n- name: a\n  role: operator\n  sha256: ${hash.toUpperCase()}\n` }),
+      },
     );
     assert.ok(c.access.mode === 'enforced');
     assert.deepEqual(c.access.tokens.verify(token), { id: 'a', role: 'operator' });
@@ -92,7 +101,9 @@ describe('token sources', () => {
   });
 
   it('the token CLI prints a token and the hash entry that verifies it', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/http/auth/token-cli.ts', '--name', 'ci', '--role', 'viewer'], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/http/auth/token-cli.ts', '--name', 'ci', '--role', 'viewer'], {
+      encoding: 'utf8',
+    });
     const issued = /give it to ci\):\n(\S+)\n/.exec(out)?.[1];
     assert.ok(issued, out);
     const line = /^ci:viewer:[0-9a-f]{64}$/m.exec(out)?.[0];
@@ -107,9 +118,18 @@ describe('HTTPS / mTLS settings', () => {
   it('cert and key go together; a client CA needs HTTPS and roles; roles need a client CA', () => {
     const read = files({ '/c': 'C', '/k': 'K', '/ca': 'CA' });
     const base = { GATEWAY_TOKENS: `a:viewer:${hash}` };
-    assert.throws(() => loadAuthConfig({ ...base, GATEWAY_TLS_CERT_FILE: '/c' }, { externalKafka: false, readFile: read }), /must be set together/);
-    assert.throws(() => loadAuthConfig({ ...base, GATEWAY_TLS_CLIENT_CA_FILE: '/ca' }, { externalKafka: false, readFile: read }), /needs GATEWAY_TLS_CERT_FILE/);
-    assert.throws(() => loadAuthConfig({ ...base, GATEWAY_TLS_CLIENT_ROLES: 'bot=admin' }, { externalKafka: false, readFile: read }), /needs GATEWAY_TLS_CLIENT_CA_FILE/);
+    assert.throws(
+      () => loadAuthConfig({ ...base, GATEWAY_TLS_CERT_FILE: '/c' }, { externalKafka: false, readFile: read }),
+      /must be set together/,
+    );
+    assert.throws(
+      () => loadAuthConfig({ ...base, GATEWAY_TLS_CLIENT_CA_FILE: '/ca' }, { externalKafka: false, readFile: read }),
+      /needs GATEWAY_TLS_CERT_FILE/,
+    );
+    assert.throws(
+      () => loadAuthConfig({ ...base, GATEWAY_TLS_CLIENT_ROLES: 'bot=admin' }, { externalKafka: false, readFile: read }),
+      /needs GATEWAY_TLS_CLIENT_CA_FILE/,
+    );
     const c = loadAuthConfig(
       { GATEWAY_TLS_CERT_FILE: '/c', GATEWAY_TLS_KEY_FILE: '/k', GATEWAY_TLS_CLIENT_CA_FILE: '/ca', GATEWAY_TLS_CLIENT_ROLES: 'bot=admin' },
       { externalKafka: true, readFile: read },
@@ -125,6 +145,10 @@ describe('HTTPS / mTLS settings', () => {
     ]);
     assert.throws(() => parseClientCertRoles('bot'), /not <cn-or-san>=/);
     assert.throws(() => parseClientCertRoles('bot=root'), /not <cn-or-san>=/);
-    assert.deepEqual(certificateIdentities({ subject: { CN: 'bot' }, subjectaltname: 'DNS:bot.corp, URI:spiffe://corp/ci' }), ['bot', 'bot.corp', 'spiffe://corp/ci']);
+    assert.deepEqual(certificateIdentities({ subject: { CN: 'bot' }, subjectaltname: 'DNS:bot.corp, URI:spiffe://corp/ci' }), [
+      'bot',
+      'bot.corp',
+      'spiffe://corp/ci',
+    ]);
   });
 });

@@ -28,7 +28,7 @@ function resolve(schema: unknown): Schema {
   let s = schema as Schema | undefined;
   const doc = loadSpec().document as Schema;
   for (let i = 0; i < 10 && s && typeof s.$ref === 'string'; i++) {
-    s = (s.$ref)
+    s = s.$ref
       .replace(/^#\//, '')
       .split('/')
       .reduce<unknown>((o, k) => (o as Schema)?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc) as Schema;

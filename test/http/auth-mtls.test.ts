@@ -33,7 +33,10 @@ describe('mutual TLS', { skip: opensslAvailable() ? false : 'openssl is not inst
           method,
           ca: pki.ca.cert,
           ...(opts.client && { cert: opts.client.cert, key: opts.client.key }),
-          headers: { ...(opts.token && { Authorization: `Bearer ${opts.token}` }), ...(opts.body !== undefined && { 'Content-Type': 'application/json' }) },
+          headers: {
+            ...(opts.token && { Authorization: `Bearer ${opts.token}` }),
+            ...(opts.body !== undefined && { 'Content-Type': 'application/json' }),
+          },
           agent: false,
         },
         (res) => {
@@ -61,7 +64,15 @@ describe('mutual TLS', { skip: opensslAvailable() ? false : 'openssl is not inst
       { externalKafka: true },
     );
     gw = await startGateway({ app: { auth: auth.access } });
-    server = await startServer({ app: gw.app, kafka: gw.kafka, state: { draining: false }, logger: gw.logger, port: 0, host: '127.0.0.1', https: auth.https });
+    server = await startServer({
+      app: gw.app,
+      kafka: gw.kafka,
+      state: { draining: false },
+      logger: gw.logger,
+      port: 0,
+      host: '127.0.0.1',
+      https: auth.https,
+    });
   });
   after(async () => {
     await server?.shutdown('test');
@@ -72,7 +83,10 @@ describe('mutual TLS', { skip: opensslAvailable() ? false : 'openssl is not inst
   it('serves HTTPS', () => assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/));
 
   it('a mapped client certificate (by CN) is a principal with its role', async () => {
-    const created = await call('POST', '/topics', { client: pki.clients['ops-bot'], body: { name: 'mtls-topic', partitions: 1, replicationFactor: 1 } });
+    const created = await call('POST', '/topics', {
+      client: pki.clients['ops-bot'],
+      body: { name: 'mtls-topic', partitions: 1, replicationFactor: 1 },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const del = await call('DELETE', '/topics/mtls-topic', { client: pki.clients['ops-bot'] });
     assert.equal(del.status, 403);

@@ -49,8 +49,14 @@ describe('GATEWAY_OIDC_* configuration', () => {
   });
 
   it('a partial configuration names what is missing', () => {
-    assert.match(problemsOf({ GATEWAY_OIDC_ISSUER: GOOD.GATEWAY_OIDC_ISSUER, GATEWAY_OIDC_ROLE_MAP: 'a=admin' }).join('\n'), /also need GATEWAY_OIDC_AUDIENCE, GATEWAY_OIDC_JWKS_URL/);
-    assert.throws(() => loadAuthConfig({ GATEWAY_OIDC_AUDIENCE: 'x' }, { externalKafka: false }), /Invalid authentication configuration:[\s\S]*also need GATEWAY_OIDC_ISSUER/);
+    assert.match(
+      problemsOf({ GATEWAY_OIDC_ISSUER: GOOD.GATEWAY_OIDC_ISSUER, GATEWAY_OIDC_ROLE_MAP: 'a=admin' }).join('\n'),
+      /also need GATEWAY_OIDC_AUDIENCE, GATEWAY_OIDC_JWKS_URL/,
+    );
+    assert.throws(
+      () => loadAuthConfig({ GATEWAY_OIDC_AUDIENCE: 'x' }, { externalKafka: false }),
+      /Invalid authentication configuration:[\s\S]*also need GATEWAY_OIDC_ISSUER/,
+    );
   });
 
   it('alg none and HS* are refused, with why; unknown algorithms too', () => {
@@ -62,30 +68,46 @@ describe('GATEWAY_OIDC_* configuration', () => {
   });
 
   it('the clock tolerance is bounded (0-300 s)', () => {
-    assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS: '301' }).join(), /GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS must be an integer between 0 and 300/);
+    assert.match(
+      problemsOf({ ...GOOD, GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS: '301' }).join(),
+      /GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS must be an integer between 0 and 300/,
+    );
     assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS: '-5' }).join(), /between 0 and 300/);
     assert.equal(parseOidcConfig({ ...GOOD, GATEWAY_OIDC_CLOCK_TOLERANCE_SECONDS: '120' }, [])?.clockToleranceSeconds, 120);
   });
 
   it('the key set URL must be https, except on loopback', () => {
-    assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_URL: 'http://sso.example.com/certs' }).join(), /must be https \(http is accepted only on loopback\)/);
+    assert.match(
+      problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_URL: 'http://sso.example.com/certs' }).join(),
+      /must be https \(http is accepted only on loopback\)/,
+    );
     assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_URL: 'not a url' }).join(), /is not a URL/);
-    for (const ok of ['http://127.0.0.1:8081/certs', 'http://localhost/certs', 'http://[::1]:9/certs']) assert.deepEqual(problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_URL: ok }), [], ok);
+    for (const ok of ['http://127.0.0.1:8081/certs', 'http://localhost/certs', 'http://[::1]:9/certs'])
+      assert.deepEqual(problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_URL: ok }), [], ok);
   });
 
   it('no role map and no default role: refused (every token would be)', () => {
     const { GATEWAY_OIDC_ROLE_MAP: _, ...noMap } = GOOD;
     assert.match(problemsOf(noMap).join(), /maps no claim value to a role and GATEWAY_OIDC_DEFAULT_ROLE is not set/);
     assert.deepEqual(problemsOf({ ...noMap, GATEWAY_OIDC_DEFAULT_ROLE: 'viewer' }), []);
-    assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_DEFAULT_ROLE: 'root' }).join(), /GATEWAY_OIDC_DEFAULT_ROLE must be one of viewer, operator, admin/);
+    assert.match(
+      problemsOf({ ...GOOD, GATEWAY_OIDC_DEFAULT_ROLE: 'root' }).join(),
+      /GATEWAY_OIDC_DEFAULT_ROLE must be one of viewer, operator, admin/,
+    );
   });
 
   it('the cooldown cannot be set below 1 s (an unknown kid must not mean a fetch each time)', () => {
-    assert.match(problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_COOLDOWN_MS: '0' }).join(), /GATEWAY_OIDC_JWKS_COOLDOWN_MS must be an integer between 1000/);
+    assert.match(
+      problemsOf({ ...GOOD, GATEWAY_OIDC_JWKS_COOLDOWN_MS: '0' }).join(),
+      /GATEWAY_OIDC_JWKS_COOLDOWN_MS must be an integer between 1000/,
+    );
   });
 
   it('GATEWAY_AUTH=none contradicts an OIDC issuer', () => {
-    assert.throws(() => loadAuthConfig({ ...GOOD, GATEWAY_AUTH: 'none' }, { externalKafka: false }), /contradicts the tokens \/ client certificate roles \/ OIDC issuer/);
+    assert.throws(
+      () => loadAuthConfig({ ...GOOD, GATEWAY_AUTH: 'none' }, { externalKafka: false }),
+      /contradicts the tokens \/ client certificate roles \/ OIDC issuer/,
+    );
   });
 });
 
@@ -94,7 +116,11 @@ describe('GATEWAY_OIDC_ROLE_MAP', () => {
     const problems: string[] = [];
     const m = parseRoleMap('kafka-admins=admin, repo:org/deploy:ref:refs/heads/main=operator a=b=viewer', problems);
     assert.deepEqual(problems, []);
-    assert.deepEqual(Object.fromEntries(m), { 'kafka-admins': 'admin', 'repo:org/deploy:ref:refs/heads/main': 'operator', 'a=b': 'viewer' });
+    assert.deepEqual(Object.fromEntries(m), {
+      'kafka-admins': 'admin',
+      'repo:org/deploy:ref:refs/heads/main': 'operator',
+      'a=b': 'viewer',
+    });
   });
 
   it('a JSON object, for values with spaces or commas', () => {

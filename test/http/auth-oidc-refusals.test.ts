@@ -58,7 +58,10 @@ describe('refused tokens: 401 with the reason', () => {
   });
 
   it('expired, beyond the clock tolerance (30 s); within it, accepted', async () => {
-    await expectRefused(await token({ key: k1, claims, exp: nowSeconds() - 120 }), /The token expired at \d{4}-\d\d-\d\dT[\d:.]+Z \(clock tolerance 30 s\)/);
+    await expectRefused(
+      await token({ key: k1, claims, exp: nowSeconds() - 120 }),
+      /The token expired at \d{4}-\d\d-\d\dT[\d:.]+Z \(clock tolerance 30 s\)/,
+    );
     assert.equal((await whoami(await token({ key: k1, claims, exp: nowSeconds() - 10 }))).status, 200);
   });
 
@@ -68,12 +71,18 @@ describe('refused tokens: 401 with the reason', () => {
   });
 
   it('wrong audience; any one of the configured audiences is accepted', async () => {
-    await expectRefused(await token({ key: k1, claims, audience: 'some-other-api' }), /its audience \(aud\) is not kafka-admin-gateway or other-audience/);
+    await expectRefused(
+      await token({ key: k1, claims, audience: 'some-other-api' }),
+      /its audience \(aud\) is not kafka-admin-gateway or other-audience/,
+    );
     assert.equal((await whoami(await token({ key: k1, claims, audience: ['x', 'other-audience'] }))).status, 200);
   });
 
   it('wrong issuer', async () => {
-    await expectRefused(await token({ key: k1, claims, issuer: 'https://evil.example/realms/platform' }), /was not issued by https:\/\/sso\.test\.example\/realms\/platform/);
+    await expectRefused(
+      await token({ key: k1, claims, issuer: 'https://evil.example/realms/platform' }),
+      /was not issued by https:\/\/sso\.test\.example\/realms\/platform/,
+    );
   });
 
   it('no exp: tokens that never expire are refused; no sub: refused', async () => {
@@ -97,7 +106,12 @@ describe('refused tokens: 401 with the reason', () => {
   });
 
   it('alg none (unsigned) is never accepted', async () => {
-    const unsigned = new UnsecuredJWT({ ...claims }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('admin').setExpirationTime('5m').encode();
+    const unsigned = new UnsecuredJWT({ ...claims })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('admin')
+      .setExpirationTime('5m')
+      .encode();
     assert.match(unsigned, /\.$/, 'an unsigned JWT has an empty signature');
     await expectRefused(unsigned, /Unsigned tokens \(alg 'none'\) are never accepted|Unsigned tokens \(alg "none"\)/);
   });
@@ -152,7 +166,10 @@ describe('keys: rotation, cooldown', () => {
     const elapsed = Date.now() - started;
     const fetches = idp.fetches - fetchesBefore;
     assert.ok(fetches >= 1, 'the set was fetched again');
-    assert.ok(fetches <= Math.ceil(elapsed / COOLDOWN_MS) + 1, `${fetches} fetches in ${elapsed} ms over ${attempts} attempts: the cooldown must bound them`);
+    assert.ok(
+      fetches <= Math.ceil(elapsed / COOLDOWN_MS) + 1,
+      `${fetches} fetches in ${elapsed} ms over ${attempts} attempts: the cooldown must bound them`,
+    );
     // The retired key no longer verifies anything.
     const res = await whoami(await token({ key: k1, claims }));
     expectProblem(res, 401, 'invalid-credentials');
@@ -160,7 +177,9 @@ describe('keys: rotation, cooldown', () => {
 
   it('tokens with made-up kids, one after the other, do not hammer the IdP', async () => {
     const stranger = await signingKey('x');
-    const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => token({ key: stranger, claims, header: { kid: `made-up-${i}` } })));
+    const tokens = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => token({ key: stranger, claims, header: { kid: `made-up-${i}` } })),
+    );
     const before0 = idp.fetches;
     const started = Date.now();
     // Sequential on purpose: concurrent ones would share one fetch whatever the cooldown.
@@ -178,9 +197,15 @@ describe('the key set cannot be fetched', () => {
     await dead.close(); // nothing listens there any more
     const gw2 = await startGateway({ app: { auth: authFor(url) } });
     try {
-      const res = await gw2.http().get('/whoami').set('Authorization', `Bearer ${await token({ key: k1, claims })}`);
+      const res = await gw2
+        .http()
+        .get('/whoami')
+        .set('Authorization', `Bearer ${await token({ key: k1, claims })}`);
       expectProblem(res, 503, 'identity-provider-unavailable');
-      assert.match(res.body.detail, /key set \(http:\/\/127\.0\.0\.1:\d+\/protocol\/openid-connect\/certs\) could not be fetched: .*retry later/);
+      assert.match(
+        res.body.detail,
+        /key set \(http:\/\/127\.0\.0\.1:\d+\/protocol\/openid-connect\/certs\) could not be fetched: .*retry later/,
+      );
       assert.equal(res.headers['retry-after'], '1');
     } finally {
       await gw2.close();
@@ -194,9 +219,13 @@ describe('the key set cannot be fetched', () => {
     try {
       const t = await token({ key: k1, claims });
       const started = Date.now();
-      for (let i = 0; i < 5; i++) expectProblem(await gw2.http().get('/whoami').set('Authorization', `Bearer ${t}`), 503, 'identity-provider-unavailable');
+      for (let i = 0; i < 5; i++)
+        expectProblem(await gw2.http().get('/whoami').set('Authorization', `Bearer ${t}`), 503, 'identity-provider-unavailable');
       // One fetch, and no other until the cooldown after it has passed (slow machines included).
-      assert.ok(failing.fetches >= 1 && failing.fetches <= 1 + Math.floor((Date.now() - started) / COOLDOWN_MS), `${failing.fetches} fetches`);
+      assert.ok(
+        failing.fetches >= 1 && failing.fetches <= 1 + Math.floor((Date.now() - started) / COOLDOWN_MS),
+        `${failing.fetches} fetches`,
+      );
     } finally {
       await gw2.close();
       await failing.close();
@@ -214,7 +243,14 @@ describe('the key set cannot be fetched', () => {
       const stranger = await signingKey('new-kid');
       const started = Date.now();
       while (flaky.fetches < 2 && Date.now() - started < 10_000) {
-        expectProblem(await gw2.http().get('/whoami').set('Authorization', `Bearer ${await token({ key: stranger, claims })}`), 401, 'invalid-credentials');
+        expectProblem(
+          await gw2
+            .http()
+            .get('/whoami')
+            .set('Authorization', `Bearer ${await token({ key: stranger, claims })}`),
+          401,
+          'invalid-credentials',
+        );
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.equal(flaky.fetches, 2, 'the refetch was tried and failed');

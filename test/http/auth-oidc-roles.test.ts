@@ -10,7 +10,9 @@ import { AUDIENCE, ISSUER, signingKey, startIdp, token, type TestIdp } from './a
 import { samplePath, specOperations } from './auth-helpers.js';
 import { expectProblem, startGateway, type Gateway } from './helpers.js';
 
-const ACCESS_SLUGS = new Set(['authentication-required', 'invalid-credentials', 'insufficient-role'].map((s) => `https://kafka-admin-gateway.dev/problems/${s}`));
+const ACCESS_SLUGS = new Set(
+  ['authentication-required', 'invalid-credentials', 'insufficient-role'].map((s) => `https://kafka-admin-gateway.dev/problems/${s}`),
+);
 const GROUP: Record<Role, string> = { viewer: 'kafka-viewers', operator: 'kafka-operators', admin: 'kafka-admins' };
 
 let idp: TestIdp;
@@ -27,7 +29,8 @@ async function snapshot(): Promise<unknown> {
   const list = await gw.http().get('/topics').set('Authorization', `Bearer ${jwt.admin}`);
   assert.equal(list.status, 200);
   const details: Record<string, unknown> = {};
-  for (const t of list.body.topics as { name: string }[]) details[t.name] = (await gw.http().get(`/topics/${t.name}`).set('Authorization', `Bearer ${jwt.admin}`)).body;
+  for (const t of list.body.topics as { name: string }[])
+    details[t.name] = (await gw.http().get(`/topics/${t.name}`).set('Authorization', `Bearer ${jwt.admin}`)).body;
   return { topics: list.body, details };
 }
 
@@ -40,13 +43,25 @@ before(async () => {
       GATEWAY_OIDC_AUDIENCE: AUDIENCE,
       GATEWAY_OIDC_JWKS_URL: idp.jwksUrl,
       GATEWAY_OIDC_ROLES_CLAIM: 'groups',
-      GATEWAY_OIDC_ROLE_MAP: Object.entries(GROUP).map(([role, group]) => `${group}=${role}`).join(','),
+      GATEWAY_OIDC_ROLE_MAP: Object.entries(GROUP)
+        .map(([role, group]) => `${group}=${role}`)
+        .join(','),
     },
     { externalKafka: true },
   );
-  for (const role of ROLES) jwt[role] = await token({ key, claims: { groups: ['staff', GROUP[role]] }, subject: `${role}-sub`, exp: Math.floor(Date.now() / 1000) + 3600 });
+  for (const role of ROLES)
+    jwt[role] = await token({
+      key,
+      claims: { groups: ['staff', GROUP[role]] },
+      subject: `${role}-sub`,
+      exp: Math.floor(Date.now() / 1000) + 3600,
+    });
   gw = await startGateway({ app: { auth: auth.access } });
-  const created = await gw.http().post('/topics').set('Authorization', `Bearer ${jwt.operator}`).send({ name: 'orders', partitions: 2, replicationFactor: 2 });
+  const created = await gw
+    .http()
+    .post('/topics')
+    .set('Authorization', `Bearer ${jwt.operator}`)
+    .send({ name: 'orders', partitions: 2, replicationFactor: 2 });
   assert.equal(created.status, 201);
   before0 = await snapshot();
 });

@@ -42,11 +42,18 @@ it('OIDC alone is authentication in front of a real cluster: keys fetched at sta
     const url = await gw.url;
     assert.equal((await fetch(`${url}/topics`)).status, 401);
     const t = await token({ key, claims: { realm_access: { roles: ['kafka-operator'] }, azp: 'ci' }, subject: 'svc-ci' });
-    const created = await fetch(`${url}/topics`, { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'from-oidc', partitions: 1, replicationFactor: 1 }) });
+    const created = await fetch(`${url}/topics`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'from-oidc', partitions: 1, replicationFactor: 1 }),
+    });
     assert.equal(created.status, 201, await created.text());
     gw.child.kill('SIGTERM');
     await gw.exited;
-    assert.ok(gw.logs.some((l) => l.msg === 'OIDC key set fetched' && l.keys === 1), gw.output());
+    assert.ok(
+      gw.logs.some((l) => l.msg === 'OIDC key set fetched' && l.keys === 1),
+      gw.output(),
+    );
     const audit = gw.logs.find((l) => l.type === 'audit');
     assert.deepEqual(audit?.principal, { id: 'oidc:svc-ci', role: 'operator', subject: 'svc-ci', client: 'ci', issuer: ISSUER });
     assert.ok(!gw.output().includes(t.split('.')[2]), 'the token is never logged');

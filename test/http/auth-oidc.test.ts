@@ -59,7 +59,9 @@ before(async () => {
     },
     { externalKafka: true },
   );
-  gw = await startGateway({ app: { auth: auth.access, logger: capture(), quota: { config: { clientIdPattern: 'kafka-admin-gateway/{principal}' } } } });
+  gw = await startGateway({
+    app: { auth: auth.access, logger: capture(), quota: { config: { clientIdPattern: 'kafka-admin-gateway/{principal}' } } },
+  });
 });
 after(async () => {
   await gw?.close();
@@ -71,7 +73,11 @@ describe('a JWT gets the role its claims map to, on real routes', () => {
     const t = await jwt({ groups: ['staff', 'kafka-viewers'] }, 'viewer-sub');
     const list = await gw.http().get('/topics').set('Authorization', bearer(t));
     assert.equal(list.status, 200, JSON.stringify(list.body));
-    const create = await gw.http().post('/topics').set('Authorization', bearer(t)).send({ name: 'by-viewer', partitions: 1, replicationFactor: 1 });
+    const create = await gw
+      .http()
+      .post('/topics')
+      .set('Authorization', bearer(t))
+      .send({ name: 'by-viewer', partitions: 1, replicationFactor: 1 });
     expectProblem(create, 403, 'insufficient-role');
     assert.match(create.body.detail, /requires the operator role; oidc:viewer-sub has viewer/);
     assert.equal(gw.sim.model.getTopic('by-viewer'), undefined);
@@ -79,11 +85,21 @@ describe('a JWT gets the role its claims map to, on real routes', () => {
 
   it('operator (Keycloak realm_access.roles): creates a topic; the audit line names subject, client and issuer', async () => {
     const t = await jwt({ realm_access: { roles: ['offline_access', 'kafka-operators'] }, azp: 'deploy-pipeline' }, 'svc-deploy');
-    const res = await gw.http().post('/topics').set('Authorization', bearer(t)).send({ name: 'by-oidc', partitions: 2, replicationFactor: 1 });
+    const res = await gw
+      .http()
+      .post('/topics')
+      .set('Authorization', bearer(t))
+      .send({ name: 'by-oidc', partitions: 2, replicationFactor: 1 });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const line = audits().find((l) => l.operationId === 'createTopics' && (l.result as { status: number }).status === 201);
     assert.ok(line, 'an audit line for the create');
-    assert.deepEqual(line.principal, { id: 'oidc:svc-deploy', role: 'operator', subject: 'svc-deploy', client: 'deploy-pipeline', issuer: ISSUER });
+    assert.deepEqual(line.principal, {
+      id: 'oidc:svc-deploy',
+      role: 'operator',
+      subject: 'svc-deploy',
+      client: 'deploy-pipeline',
+      issuer: ISSUER,
+    });
   });
 
   it('the highest mapped role wins: viewer and admin groups make an admin, who may delete', async () => {
@@ -104,23 +120,37 @@ describe('a JWT gets the role its claims map to, on real routes', () => {
       id: 'oidc:repo:org/deploy:ref:refs/heads/main',
       role: 'operator',
       authentication: 'enforced',
-      oidc: { issuer: ISSUER, subject: 'repo:org/deploy:ref:refs/heads/main', client: 'ci-runner', roleSource: { kind: 'claim', claim: 'groups', value: 'kafka-operators' } },
+      oidc: {
+        issuer: ISSUER,
+        subject: 'repo:org/deploy:ref:refs/heads/main',
+        client: 'ci-runner',
+        roleSource: { kind: 'claim', claim: 'groups', value: 'kafka-operators' },
+      },
     });
   });
 
   it('a valid token whose claims map to no role: 403 that says why, nothing done', async () => {
     const t = await jwt({ groups: ['staff', 'Kafka-Admins'] }, 'nobody');
-    for (const req of [gw.http().get('/whoami'), gw.http().get('/topics'), gw.http().post('/topics').send({ name: 'by-nobody', partitions: 1, replicationFactor: 1 })]) {
+    for (const req of [
+      gw.http().get('/whoami'),
+      gw.http().get('/topics'),
+      gw.http().post('/topics').send({ name: 'by-nobody', partitions: 1, replicationFactor: 1 }),
+    ]) {
       const res = await req.set('Authorization', bearer(t));
       expectProblem(res, 403, 'insufficient-role');
-      assert.match(res.body.detail, /oidc:nobody is valid, but no value of its groups, realm_access.roles claim is mapped to a role \(GATEWAY_OIDC_ROLE_MAP\)/);
+      assert.match(
+        res.body.detail,
+        /oidc:nobody is valid, but no value of its groups, realm_access.roles claim is mapped to a role \(GATEWAY_OIDC_ROLE_MAP\)/,
+      );
     }
     assert.equal(gw.sim.model.getTopic('by-nobody'), undefined);
-    const denied = lines.filter((l) => l.type === 'access-denied' && l.status === 403 && (l.principal as { id?: string } | undefined)?.id === 'oidc:nobody');
+    const denied = lines.filter(
+      (l) => l.type === 'access-denied' && l.status === 403 && (l.principal as { id?: string } | undefined)?.id === 'oidc:nobody',
+    );
     assert.equal(denied.length, 3);
   });
 
-  it('a large token (many groups, over the 1 KiB of the gateway\'s own tokens) is accepted', async () => {
+  it("a large token (many groups, over the 1 KiB of the gateway's own tokens) is accepted", async () => {
     const groups = [...Array.from({ length: 150 }, (_, i) => `/department-${i}/team`), 'kafka-viewers'];
     const t = await jwt({ groups }, 'big');
     assert.ok(t.length > 4000);
@@ -137,11 +167,22 @@ describe('beside the static tokens and the per-caller Kafka client id', () => {
   });
 
   it("an OIDC caller's mutations carry its own client id (KAFKA_CLIENT_ID_PATTERN with oidc:<sub>)", async () => {
-    const put = await gw.http().put('/quotas').set('Authorization', bearer(STATIC_ADMIN)).send({ entity: { clientId: null }, controllerMutationRate: 1000 });
+    const put = await gw
+      .http()
+      .put('/quotas')
+      .set('Authorization', bearer(STATIC_ADMIN))
+      .send({ entity: { clientId: null }, controllerMutationRate: 1000 });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     const t = await jwt({ groups: ['kafka-operators'] }, 'quota-caller');
-    assert.equal((await gw.http().post('/topics').set('Authorization', bearer(t)).send({ name: 'charged', partitions: 3, replicationFactor: 1 })).status, 201);
-    assert.ok(gw.sim.mutationQuotas.bucketKeys().includes(':kafka-admin-gateway/oidc%3Aquota-caller'), JSON.stringify(gw.sim.mutationQuotas.bucketKeys()));
+    assert.equal(
+      (await gw.http().post('/topics').set('Authorization', bearer(t)).send({ name: 'charged', partitions: 3, replicationFactor: 1 }))
+        .status,
+      201,
+    );
+    assert.ok(
+      gw.sim.mutationQuotas.bucketKeys().includes(':kafka-admin-gateway/oidc%3Aquota-caller'),
+      JSON.stringify(gw.sim.mutationQuotas.bucketKeys()),
+    );
   });
 });
 

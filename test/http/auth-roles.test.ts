@@ -30,9 +30,13 @@ describe('x-required-role on every operation', () => {
   }
 
   it('every operation has an operationId and a valid x-required-role', () => {
-    const missing = ops.filter(({ op }) => typeof op.operationId !== 'string' || ![...ROLES, PUBLIC].includes(op[REQUIRED_ROLE_EXTENSION] as never));
+    const missing = ops.filter(
+      ({ op }) => typeof op.operationId !== 'string' || ![...ROLES, PUBLIC].includes(op[REQUIRED_ROLE_EXTENSION] as never),
+    );
     assert.deepEqual(
-      missing.map((m) => `${m.where}: operationId=${String(m.op.operationId)} ${REQUIRED_ROLE_EXTENSION}=${String(m.op[REQUIRED_ROLE_EXTENSION])}`),
+      missing.map(
+        (m) => `${m.where}: operationId=${String(m.op.operationId)} ${REQUIRED_ROLE_EXTENSION}=${String(m.op[REQUIRED_ROLE_EXTENSION])}`,
+      ),
       [],
       `declare ${REQUIRED_ROLE_EXTENSION}: viewer | operator | admin on each operation`,
     );
@@ -43,7 +47,8 @@ describe('x-required-role on every operation', () => {
     const wrong: string[] = [];
     for (const { where, method, op } of ops) {
       const role = op[REQUIRED_ROLE_EXTENSION];
-      if (role === PUBLIC && !PUBLIC_OPERATIONS.has(op.operationId as string)) wrong.push(`${where}: public is reserved for ${[...PUBLIC_OPERATIONS].join(', ')}`);
+      if (role === PUBLIC && !PUBLIC_OPERATIONS.has(op.operationId as string))
+        wrong.push(`${where}: public is reserved for ${[...PUBLIC_OPERATIONS].join(', ')}`);
       if (method !== 'get' && (role === 'viewer' || role === PUBLIC)) wrong.push(`${where}: a change must need operator or admin`);
     }
     assert.deepEqual(wrong, []);
@@ -65,10 +70,12 @@ describe('request schemas are closed and bounded', () => {
     const s = resolveSchema(schema);
     if (seen.has(s)) return;
     seen.add(s);
-    for (const k of ['oneOf', 'anyOf', 'allOf'] as const) for (const [i, sub] of ((s[k] as unknown[]) ?? []).entries()) lint(sub, `${path}/${k}/${i}`, out, seen, true);
+    for (const k of ['oneOf', 'anyOf', 'allOf'] as const)
+      for (const [i, sub] of ((s[k] as unknown[]) ?? []).entries()) lint(sub, `${path}/${k}/${i}`, out, seen, true);
     const types = Array.isArray(s.type) ? s.type : [s.type];
     if (types.includes('object') || (s.properties && !(branch && s.type === undefined))) {
-      if (s.additionalProperties === undefined || s.additionalProperties === true) out.push(`${path}: objects must set additionalProperties (false, or a schema for maps)`);
+      if (s.additionalProperties === undefined || s.additionalProperties === true)
+        out.push(`${path}: objects must set additionalProperties (false, or a schema for maps)`);
       if (typeof s.additionalProperties === 'object' && s.maxProperties === undefined) out.push(`${path}: a map needs maxProperties`);
       for (const [k, sub] of Object.entries((s.properties as Record<string, unknown>) ?? {})) lint(sub, `${path}/${k}`, out, seen);
       if (typeof s.additionalProperties === 'object') lint(s.additionalProperties, `${path}/*`, out, seen);
@@ -81,7 +88,13 @@ describe('request schemas are closed and bounded', () => {
       if (typeof s.minimum !== 'number' && typeof s.exclusiveMinimum !== 'number' && !s.enum) out.push(`${path}: numbers need a minimum`);
       if (typeof s.maximum !== 'number' && typeof s.exclusiveMaximum !== 'number' && !s.enum) out.push(`${path}: numbers need a maximum`);
     }
-    if (types.includes('string') && typeof s.maxLength !== 'number' && !s.enum && s.const === undefined && !(typeof s.pattern === 'string' && /\{\d*,?\d+\}\$?'?$/.test(s.pattern))) {
+    if (
+      types.includes('string') &&
+      typeof s.maxLength !== 'number' &&
+      !s.enum &&
+      s.const === undefined &&
+      !(typeof s.pattern === 'string' && /\{\d*,?\d+\}\$?'?$/.test(s.pattern))
+    ) {
       out.push(`${path}: strings need maxLength, an enum or a length-bounded pattern`);
     }
   }

@@ -38,11 +38,18 @@ it('GATEWAY_TOKENS: tokens enforced; the token never appears in the logs', async
     const url = await gw.url;
     assert.equal((await fetch(`${url}/topics`)).status, 401);
     assert.equal((await fetch(`${url}/healthz`)).status, 200);
-    const created = await fetch(`${url}/topics`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'from-child', partitions: 1, replicationFactor: 1 }) });
+    const created = await fetch(`${url}/topics`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'from-child', partitions: 1, replicationFactor: 1 }),
+    });
     assert.equal(created.status, 201);
     gw.child.kill('SIGTERM');
     await gw.exited;
-    assert.ok(gw.logs.some((l) => l.type === 'audit' && (l.principal as { id: string } | null)?.id === 'ops'), gw.output());
+    assert.ok(
+      gw.logs.some((l) => l.type === 'audit' && (l.principal as { id: string } | null)?.id === 'ops'),
+      gw.output(),
+    );
     assert.ok(!gw.output().includes(token));
   } finally {
     if (gw.child.exitCode === null) gw.child.kill('SIGKILL');

@@ -10,7 +10,9 @@ import { PUBLIC, ROLES, roleAtLeast } from '../../src/http/auth/roles.js';
 import { roleTokens, samplePath, specOperations, type RoleTokens } from './auth-helpers.js';
 import { createTopics, expectProblem, startGateway, type Gateway } from './helpers.js';
 
-const ACCESS_SLUGS = new Set(['authentication-required', 'invalid-credentials', 'insufficient-role'].map((s) => `https://kafka-admin-gateway.dev/problems/${s}`));
+const ACCESS_SLUGS = new Set(
+  ['authentication-required', 'invalid-credentials', 'insufficient-role'].map((s) => `https://kafka-admin-gateway.dev/problems/${s}`),
+);
 
 let gw: Gateway;
 let tokens: RoleTokens;
@@ -38,13 +40,16 @@ async function asAdmin(g: Gateway): Promise<Gateway> {
 function withToken(g: Gateway, token: string) {
   const agent = g.http();
   const wrap = (m: 'get' | 'post' | 'put' | 'patch' | 'delete') => (url: string) => agent[m](url).set('Authorization', `Bearer ${token}`);
-  return { get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete') } as unknown as ReturnType<Gateway['http']>;
+  return { get: wrap('get'), post: wrap('post'), put: wrap('put'), patch: wrap('patch'), delete: wrap('delete') } as unknown as ReturnType<
+    Gateway['http']
+  >;
 }
 async function snapshotAsAdmin(): Promise<unknown> {
   const list = await withToken(gw, tokens.token.admin).get('/topics');
   assert.equal(list.status, 200);
   const details: Record<string, unknown> = {};
-  for (const t of list.body.topics as { name: string }[]) details[t.name] = (await withToken(gw, tokens.token.admin).get(`/topics/${t.name}`)).body;
+  for (const t of list.body.topics as { name: string }[])
+    details[t.name] = (await withToken(gw, tokens.token.admin).get(`/topics/${t.name}`)).body;
   return { topics: list.body, details };
 }
 

@@ -5,7 +5,9 @@ import { aggregateItems, failedItem, type ItemAnswer } from '../../src/http/batc
 import { mapKafkaError } from '../../src/http/errors.js';
 import { kafkaError } from './fake-kafka.js';
 
-const ok = (name: string, status: 200 | 201 = 201): ItemAnswer => ({ result: { name, status, topic: { name, topicId: null, partitions: 1, replicationFactor: 1 } } });
+const ok = (name: string, status: 200 | 201 = 201): ItemAnswer => ({
+  result: { name, status, topic: { name, topicId: null, partitions: 1, replicationFactor: 1 } },
+});
 const fail = (name: string, errName: string, code: number, throttle?: number): ItemAnswer =>
   failedItem(name, mapKafkaError(kafkaError(errName, code, `${name} failed`, throttle)));
 
@@ -14,7 +16,10 @@ describe('multi-status aggregation', () => {
     const a = aggregateItems([ok('a'), ok('b')], 201);
     assert.equal(a.status, 201);
     assert.equal(a.kind, 'batch');
-    assert.deepEqual(a.body.items?.map((i) => i.name), ['a', 'b']);
+    assert.deepEqual(
+      a.body.items?.map((i) => i.name),
+      ['a', 'b'],
+    );
   });
 
   it('all validated (validateOnly) -> 200', () => {
@@ -61,7 +66,11 @@ describe('multi-status aggregation', () => {
 
   it('all throttled -> 429, Retry-After and throttleTimeMs are the maximum over the items', () => {
     const a = aggregateItems(
-      [fail('a', 'THROTTLING_QUOTA_EXCEEDED', 89, 1200), fail('b', 'THROTTLING_QUOTA_EXCEEDED', 89, 7300), fail('c', 'THROTTLING_QUOTA_EXCEEDED', 89, 10)],
+      [
+        fail('a', 'THROTTLING_QUOTA_EXCEEDED', 89, 1200),
+        fail('b', 'THROTTLING_QUOTA_EXCEEDED', 89, 7300),
+        fail('c', 'THROTTLING_QUOTA_EXCEEDED', 89, 10),
+      ],
       201,
     );
     assert.equal(a.status, 429);

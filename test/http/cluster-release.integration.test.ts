@@ -22,7 +22,10 @@ for (const [version, mode, degraded] of [
       const res = await gw.http().get('/cluster').expect(200);
       assert.equal(res.body.brokers.length, 3);
       assert.deepEqual([res.body.kafka.release, res.body.kafka.mode], [version ?? '4.2', mode]);
-      assert.deepEqual(res.body.kafka.degraded.map((d: { feature: string }) => d.feature), degraded);
+      assert.deepEqual(
+        res.body.kafka.degraded.map((d: { feature: string }) => d.feature),
+        degraded,
+      );
       assert.deepEqual(gw.sim.outOfRange, []);
     } finally {
       await gw.close();
@@ -34,7 +37,11 @@ async function announceAt(version: string, mode?: 'zookeeper' | 'kraft') {
   const sim = await startSimulator({ brokers: 1, kafkaVersion: version, ...(mode && { kafkaMode: mode }) });
   const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_RETRIES: '0' }));
   const infos: { msg: string; fields?: Record<string, unknown> }[] = [];
-  const logger: Logger & { infos: typeof infos; warnings: ReturnType<typeof recordingLogger>['warnings'] } = { ...recordingLogger(), infos, info: (msg, fields) => void infos.push({ msg, ...(fields && { fields }) }) };
+  const logger: Logger & { infos: typeof infos; warnings: ReturnType<typeof recordingLogger>['warnings'] } = {
+    ...recordingLogger(),
+    infos,
+    info: (msg, fields) => void infos.push({ msg, ...(fields && { fields }) }),
+  };
   const registry = new Registry();
   try {
     const result = await announceKafkaRelease(() => kafka.kafkaRelease(), logger, registry).catch((err: unknown) => err);
@@ -49,8 +56,14 @@ test('start-up: the release in the log and kafka_gateway_cluster_info{release,mo
   const { result, logger, metrics, outOfRange } = await announceAt('3.1', 'zookeeper');
   assert.equal((result as { release: string }).release, '3.1');
   assert.match(metrics, /kafka_gateway_cluster_info\{release="3\.1",mode="zookeeper"\} 1/);
-  assert.deepEqual(logger.infos.filter((e) => e.msg === 'kafka release detected').map((e) => [e.fields?.release, e.fields?.mode]), [['3.1', 'zookeeper']]);
-  assert.deepEqual(logger.warnings.filter((e) => e.msg === 'kafka feature degraded').map((e) => e.fields?.feature), ['disk-headroom', 'log-dirs-authorization']);
+  assert.deepEqual(
+    logger.infos.filter((e) => e.msg === 'kafka release detected').map((e) => [e.fields?.release, e.fields?.mode]),
+    [['3.1', 'zookeeper']],
+  );
+  assert.deepEqual(
+    logger.warnings.filter((e) => e.msg === 'kafka feature degraded').map((e) => e.fields?.feature),
+    ['disk-headroom', 'log-dirs-authorization'],
+  );
   assert.deepEqual(outOfRange, []);
 });
 

@@ -16,7 +16,15 @@ describe('GET /cluster', () => {
     const res = await gw.http().get('/cluster');
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.clusterId, 'test-cluster-id');
-    assert.deepEqual(res.body.brokers.map((b: { id: number; rack: string | null }) => [b.id, b.rack]), [[0, 'rack-a'], [1, 'rack-a'], [2, 'rack-b'], [3, null]]);
+    assert.deepEqual(
+      res.body.brokers.map((b: { id: number; rack: string | null }) => [b.id, b.rack]),
+      [
+        [0, 'rack-a'],
+        [1, 'rack-a'],
+        [2, 'rack-b'],
+        [3, null],
+      ],
+    );
     const advertised = res.body.brokers.map((b: { host: string; port: number }) => `${b.host}:${b.port}`).sort();
     assert.deepEqual(advertised, [...gw.sim.bootstrapServers].sort());
     assert.ok([0, 1, 2, 3].includes(res.body.controllerId));
@@ -53,10 +61,14 @@ describe('cluster outage', () => {
     await gw.sim.startBroker(0);
     await gw.sim.startBroker(1);
     // The client reconnects on demand: poll readiness until it is back (or the deadline).
-    await eventually('readyz 200 after the broker is back', async () => {
-      assert.equal((await gw.http().get('/readyz')).status, 200);
-      return true;
-    }, { timeoutMs: 15_000, everyMs: 50 });
+    await eventually(
+      'readyz 200 after the broker is back',
+      async () => {
+        assert.equal((await gw.http().get('/readyz')).status, 200);
+        return true;
+      },
+      { timeoutMs: 15_000, everyMs: 50 },
+    );
     assert.equal((await gw.http().get('/cluster')).status, 200);
   });
 });

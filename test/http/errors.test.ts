@@ -38,7 +38,11 @@ describe('Kafka error -> HTTP status table', () => {
   for (const [name, code, status] of EXPECTED) {
     it(`${name} (${code}) -> ${status}`, () => {
       assert.equal(statusForKafkaCode(code), status);
-      const { problem, headers } = mapKafkaError(kafkaError(name, code, 'broker says no', code === 89 ? 2500 : undefined), 'kafka', '/topics/x');
+      const { problem, headers } = mapKafkaError(
+        kafkaError(name, code, 'broker says no', code === 89 ? 2500 : undefined),
+        'kafka',
+        '/topics/x',
+      );
       assert.equal(problem.status, status);
       assert.deepEqual(problem.kafkaError, { name, code });
       assert.equal(problem.type, `https://kafka-admin-gateway.dev/problems/${name.toLowerCase().replaceAll('_', '-')}`);
@@ -51,10 +55,18 @@ describe('Kafka error -> HTTP status table', () => {
   }
 
   it('has no row the test does not pin', () => {
-    assert.deepEqual([...KAFKA_ERROR_STATUS.keys()].sort((a, b) => a - b), EXPECTED.map(([, c]) => c).sort((a, b) => a - b));
+    assert.deepEqual(
+      [...KAFKA_ERROR_STATUS.keys()].sort((a, b) => a - b),
+      EXPECTED.map(([, c]) => c).sort((a, b) => a - b),
+    );
   });
 
-  for (const [name, code] of [['UNKNOWN_SERVER_ERROR', -1], ['BROKER_NOT_AVAILABLE', 8], ['NO_REASSIGNMENT_IN_PROGRESS', 85], ['SOMETHING_NEW', 9999]] as const) {
+  for (const [name, code] of [
+    ['UNKNOWN_SERVER_ERROR', -1],
+    ['BROKER_NOT_AVAILABLE', 8],
+    ['NO_REASSIGNMENT_IN_PROGRESS', 85],
+    ['SOMETHING_NEW', 9999],
+  ] as const) {
     it(`any other Kafka error (${name} ${code}) -> 502`, () => {
       const { problem, headers } = mapKafkaError(kafkaError(name, code));
       assert.equal(problem.status, 502);

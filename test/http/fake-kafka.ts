@@ -4,7 +4,15 @@
 // faked here: the simulator answers them over the wire (sim.faults, see
 // kafka-errors.integration.test.ts). `kafkaError` builds error infos for unit tests of the mapping.
 import { KafkaRequestError } from '../../src/kafka/errors.js';
-import type { ClusterDescription, CreatedTopic, ItemResult, KafkaErrorInfo, KafkaGateway, NewTopic, TopicDescription } from '../../src/kafka/types.js';
+import type {
+  ClusterDescription,
+  CreatedTopic,
+  ItemResult,
+  KafkaErrorInfo,
+  KafkaGateway,
+  NewTopic,
+  TopicDescription,
+} from '../../src/kafka/types.js';
 
 export const kafkaError = (name: string, code: number, message = '', throttleTimeMs?: number): KafkaErrorInfo => ({
   name,
@@ -40,12 +48,13 @@ export class FakeKafka implements KafkaGateway {
   }
   async describeTopic(name: string): Promise<TopicDescription> {
     const t = this.topics.get(name);
-    if (!t) throw new KafkaRequestError('kafka', kafkaError('UNKNOWN_TOPIC_OR_PARTITION', 3, 'This server does not host this topic-partition.'));
+    if (!t)
+      throw new KafkaRequestError('kafka', kafkaError('UNKNOWN_TOPIC_OR_PARTITION', 3, 'This server does not host this topic-partition.'));
     return t;
   }
   async createTopics(topics: NewTopic[], opts: { validateOnly?: boolean } = {}): Promise<ItemResult<CreatedTopic>[]> {
     return topics.map((t) => {
-      const failure = (this.topics.has(t.name) ? kafkaError('TOPIC_ALREADY_EXISTS', 36, `Topic '${t.name}' already exists.`) : undefined);
+      const failure = this.topics.has(t.name) ? kafkaError('TOPIC_ALREADY_EXISTS', 36, `Topic '${t.name}' already exists.`) : undefined;
       if (failure) return { ok: false as const, name: t.name, error: failure };
       const partitions = t.assignments?.length ?? t.partitions ?? 1;
       const rf = t.assignments?.[0]?.length ?? t.replicationFactor ?? 1;
@@ -54,11 +63,21 @@ export class FakeKafka implements KafkaGateway {
           name: t.name,
           topicId: `id-${t.name}`,
           internal: false,
-          partitions: Array.from({ length: partitions }, (_, p) => ({ partition: p, leader: 0, replicas: [0], isr: [0], offlineReplicas: [] })),
+          partitions: Array.from({ length: partitions }, (_, p) => ({
+            partition: p,
+            leader: 0,
+            replicas: [0],
+            isr: [0],
+            offlineReplicas: [],
+          })),
           configs: [],
         });
       }
-      return { ok: true as const, name: t.name, value: { name: t.name, topicId: opts.validateOnly ? null : `id-${t.name}`, partitions, replicationFactor: rf } };
+      return {
+        ok: true as const,
+        name: t.name,
+        value: { name: t.name, topicId: opts.validateOnly ? null : `id-${t.name}`, partitions, replicationFactor: rf },
+      };
     });
   }
   async deleteTopics(names: string[]): Promise<ItemResult<null>[]> {

@@ -81,7 +81,10 @@ it('SIGTERM during a request: /readyz 503 and new requests 503 while it drains; 
     assert.equal(res.status, 200, res.body);
     assert.ok(Array.isArray(JSON.parse(res.body).brokers));
     assert.equal(await gw.exited, 0, gw.output());
-    assert.ok(gw.logs.some((l) => l.msg === 'shutting down' && l.reason === 'SIGTERM'), gw.output());
+    assert.ok(
+      gw.logs.some((l) => l.msg === 'shutting down' && l.reason === 'SIGTERM'),
+      gw.output(),
+    );
     assert.ok(gw.logs.some((l) => l.msg === 'stopped'));
     await assert.rejects(get(`${url}/healthz`), /ECONNREFUSED|ECONNRESET/, 'gone after the drain');
   } finally {
@@ -108,7 +111,10 @@ it('a request still running when SHUTDOWN_TIMEOUT_MS ends is answered 503 shutti
     assert.equal(res.headers['retry-after'], '1');
     assert.match(JSON.parse(res.body).detail, /SHUTDOWN_TIMEOUT_MS=300/);
     assert.equal(await gw.exited, 0, gw.output());
-    assert.ok(gw.logs.some((l) => l.msg === 'shutdown timeout: answering the requests still running with 503'), gw.output());
+    assert.ok(
+      gw.logs.some((l) => l.msg === 'shutdown timeout: answering the requests still running with 503'),
+      gw.output(),
+    );
   } finally {
     gate?.release();
     gate?.restore();

@@ -19,7 +19,14 @@ import { expectProblem, FAST_KAFKA_ENV, startGateway } from './helpers.js';
 
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve) => {
+          const s = net.createServer();
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -41,13 +48,20 @@ describe('Kafka unreachable at start', () => {
       const ready = await request(app).get('/readyz');
       expectProblem(ready, 503, 'kafka-unavailable');
       assert.ok(Number(ready.headers['retry-after']) >= 1);
-      for (const res of [await request(app).get('/topics'), await request(app).get('/cluster'), await request(app).post('/topics').send({ name: 'early', partitions: 1, replicationFactor: 1 })]) {
+      for (const res of [
+        await request(app).get('/topics'),
+        await request(app).get('/cluster'),
+        await request(app).post('/topics').send({ name: 'early', partitions: 1, replicationFactor: 1 }),
+      ]) {
         expectProblem(res, 503, 'kafka-unavailable');
         assert.ok(Number(res.headers['retry-after']) >= 1, JSON.stringify(res.headers));
       }
 
       sim = await startSimulator({ brokers: 2, ports });
-      await eventually('readyz 200', async () => ((await request(app).get('/readyz')).status === 200 ? true : undefined), { timeoutMs: 15_000, everyMs: 100 });
+      await eventually('readyz 200', async () => ((await request(app).get('/readyz')).status === 200 ? true : undefined), {
+        timeoutMs: 15_000,
+        everyMs: 100,
+      });
       assert.equal((await request(app).get('/topics')).status, 200);
       assert.equal((await request(app).post('/topics').send({ name: 'late', partitions: 1, replicationFactor: 2 })).status, 201);
       // The 503 POST before the cluster existed created nothing.
@@ -97,14 +111,20 @@ describe('a broker stopped in the middle of a request', () => {
       const held = new Promise<void>((resolve) => {
         const off = gw.sim.faults.onApplied(() => (off(), resolve()));
       });
-      const inFlight = gw.http().get('/topics').then((r) => r);
+      const inFlight = gw
+        .http()
+        .get('/topics')
+        .then((r) => r);
       await held; // the request is at a broker that is about to stop
       await gw.sim.stopBroker(0);
       await gw.sim.stopBroker(1);
       const res = await inFlight;
       // The connection it was on broke; the retry found the broker still up.
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.match(await gw.metrics.registry.metrics(), /kafka_gateway_kafka_requests_total\{api="Metadata",error="NETWORK_EXCEPTION"\} [1-9]/);
+      assert.match(
+        await gw.metrics.registry.metrics(),
+        /kafka_gateway_kafka_requests_total\{api="Metadata",error="NETWORK_EXCEPTION"\} [1-9]/,
+      );
       assert.equal((await gw.http().get('/topics')).status, 200, 'served by the remaining broker');
     } finally {
       await gw.close();
@@ -117,7 +137,11 @@ describe('a broker stopped in the middle of a request', () => {
       assert.equal((await gw.http().post('/topics').send({ name: 'warmup', partitions: 1, replicationFactor: 1 })).status, 201);
       const controller = gw.sim.model.controllerId;
       const held = gw.sim.faults.add({ apiKey: 19, brokerId: controller, delayMs: 600_000 });
-      const inFlight = gw.http().post('/topics').send({ name: 'mid-flight', partitions: 2, replicationFactor: 2 }).then((r) => r);
+      const inFlight = gw
+        .http()
+        .post('/topics')
+        .send({ name: 'mid-flight', partitions: 2, replicationFactor: 2 })
+        .then((r) => r);
       await gw.sim.faults.waitApplied(held.id); // the CreateTopics is at the controller, not handled
       await gw.sim.stopBroker(controller);
       const res = await inFlight;
@@ -133,7 +157,10 @@ describe('a broker stopped in the middle of a request', () => {
 
 describe('a slow broker', () => {
   it('the request timeout is honoured: 503 kafka-timeout with Retry-After, then normal service', async () => {
-    const gw = await startGateway({ simulator: { brokers: 1 }, kafkaEnv: { KAFKA_REQUEST_TIMEOUT_MS: '300', KAFKA_PING_TIMEOUT_MS: '300', KAFKA_RETRIES: '0' } });
+    const gw = await startGateway({
+      simulator: { brokers: 1 },
+      kafkaEnv: { KAFKA_REQUEST_TIMEOUT_MS: '300', KAFKA_PING_TIMEOUT_MS: '300', KAFKA_RETRIES: '0' },
+    });
     try {
       assert.equal((await gw.http().get('/topics')).status, 200);
       gw.sim.setBrokerDelay(0, 2000);
@@ -146,7 +173,10 @@ describe('a slow broker', () => {
       assert.equal(post.status, 503, JSON.stringify(post.body));
 
       gw.sim.setBrokerDelay(0, 0);
-      await eventually('normal service', async () => ((await gw.http().get('/topics')).status === 200 ? true : undefined), { timeoutMs: 15_000, everyMs: 100 });
+      await eventually('normal service', async () => ((await gw.http().get('/topics')).status === 200 ? true : undefined), {
+        timeoutMs: 15_000,
+        everyMs: 100,
+      });
       assert.equal((await gw.http().get('/readyz')).status, 200);
     } finally {
       await gw.close();

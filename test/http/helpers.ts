@@ -43,7 +43,10 @@ export function recordingLogger(): RecordingLogger {
  */
 function problemSchema(): { members: Set<string>; validationErrorMembers: Set<string> } {
   const schemas = (loadSpec().document.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas;
-  return { members: new Set(Object.keys(schemas.Problem.properties)), validationErrorMembers: new Set(Object.keys(schemas.ValidationError.properties)) };
+  return {
+    members: new Set(Object.keys(schemas.Problem.properties)),
+    validationErrorMembers: new Set(Object.keys(schemas.ValidationError.properties)),
+  };
 }
 
 /** Asserts an RFC 9457 problem: status, media type, type slug, and (optionally) the Kafka error code. */
@@ -53,7 +56,11 @@ export function expectProblem(res: Response, status: number, slug: string, kafka
   const { members, validationErrorMembers } = problemSchema();
   for (const key of Object.keys(res.body)) assert.ok(members.has(key), `undocumented problem member '${key}' ${where}`);
   for (const e of res.body.errors ?? []) {
-    assert.deepEqual(Object.keys(e).filter((k) => !validationErrorMembers.has(k)), [], where);
+    assert.deepEqual(
+      Object.keys(e).filter((k) => !validationErrorMembers.has(k)),
+      [],
+      where,
+    );
     assert.equal(typeof e.path, 'string', where);
     assert.equal(typeof e.message, 'string', where);
   }

@@ -50,7 +50,9 @@ before(async () => {
   const clock = new ManualClock(Date.UTC(2024, 0, 1));
   sim = await startSimulator({ brokers: 3, clock });
   const metrics = createMetrics({ defaultMetrics: false });
-  kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), { onKafkaRequest: metrics.onKafkaRequest });
+  kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), {
+    onKafkaRequest: metrics.onKafkaRequest,
+  });
   const reassignments = createReassignmentRuntime({ kafka, config: loadReassignmentConfig({}), now: () => clock.now() });
   // As main.ts wires it: the change feed and webhooks too (every operation of the contract answers).
   const changes = createReassignmentChangeFeed(reassignments.store);
@@ -60,7 +62,13 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const name of ['orders', 'payments']) {
-    const res = await send({ method: 'POST', path: '/topics', body: JSON.stringify({ name, partitions: 3, replicationFactor: 2 }), contentType: 'application/json', auth: 'admin' });
+    const res = await send({
+      method: 'POST',
+      path: '/topics',
+      body: JSON.stringify({ name, partitions: 3, replicationFactor: 2 }),
+      contentType: 'application/json',
+      auth: 'admin',
+    });
     assert.equal(res.status, 201);
   }
 });
@@ -91,10 +99,16 @@ function fromSchema(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
       return fc.constant(null);
     case 'integer':
     case 'number': {
-      const min = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? Math.floor(s.exclusiveMinimum) + 1 : -1000;
-      const max = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? Math.ceil(s.exclusiveMaximum) - 1 : 1000;
+      const min =
+        typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? Math.floor(s.exclusiveMinimum) + 1 : -1000;
+      const max =
+        typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? Math.ceil(s.exclusiveMaximum) - 1 : 1000;
       // Mostly small values (cheap for the simulator), sometimes the bounds.
-      return fc.oneof({ weight: 8, arbitrary: fc.integer({ min, max: Math.min(max, min + 3) }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) }, { weight: 1, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) });
+      return fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min, max: Math.min(max, min + 3) }) },
+        { weight: 1, arbitrary: fc.constantFrom(min, max) },
+        { weight: 1, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) },
+      );
     }
     case 'string': {
       if (s.pattern === TOPIC_NAME_PATTERN) return fc.constantFrom(...TOPIC_POOL);
@@ -117,9 +131,13 @@ function fromSchema(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
     default: {
       const props = (s.properties as Record<string, unknown>) ?? {};
       // dependentSchemas { a: { properties: { b: false } } }: "a excludes b" - honoured so valid-ish stays valid.
-      const excludes = Object.entries((s.dependentSchemas as Record<string, Schema>) ?? {}).map(([k, d]) => [k, Object.keys((d.properties as Schema) ?? {}).filter((p) => (d.properties as Schema)[p] === false)] as const);
+      const excludes = Object.entries((s.dependentSchemas as Record<string, Schema>) ?? {}).map(
+        ([k, d]) => [k, Object.keys((d.properties as Schema) ?? {}).filter((p) => (d.properties as Schema)[p] === false)] as const,
+      );
       const record = fc
-        .record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fromSchema(v, depth + 1)])), { requiredKeys: ((s.required as string[]) ?? []).filter((k) => k in props) })
+        .record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fromSchema(v, depth + 1)])), {
+          requiredKeys: ((s.required as string[]) ?? []).filter((k) => k in props),
+        })
         .map((o) => {
           const out: Record<string, unknown> = { ...o };
           for (const [k, banned] of excludes) if (k in out) for (const b of banned) delete out[b];
@@ -127,8 +145,14 @@ function fromSchema(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
         });
       if (typeof s.additionalProperties === 'object') {
         // Maps (topic configs): mostly real config names and values, so some requests succeed.
-        const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('cleanup.policy', 'retention.ms', 'min.insync.replicas') }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) });
-        const value = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('compact', 'delete', '1', '60000') }, { weight: 1, arbitrary: fromSchema(s.additionalProperties, depth + 1) });
+        const key = fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('cleanup.policy', 'retention.ms', 'min.insync.replicas') },
+          { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
+        );
+        const value = fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('compact', 'delete', '1', '60000') },
+          { weight: 1, arbitrary: fromSchema(s.additionalProperties, depth + 1) },
+        );
         return fc.tuple(record, fc.dictionary(key, value, { maxKeys: 2 })).map(([r, d]) => ({ ...d, ...r }));
       }
       return record;
@@ -137,7 +161,28 @@ function fromSchema(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
 }
 
 const weird = fc.oneof(
-  fc.constantFrom(null, true, -1, 0, 1.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), 1e308, '', ' ', 'x'.repeat(5000), '\u0000', '../../etc', '💥', [], {}, [[[]]], { $ref: '#/x' }, { __proto__: { admin: true } }),
+  fc.constantFrom(
+    null,
+    true,
+    -1,
+    0,
+    1.5,
+    2 ** 31,
+    2 ** 53 + 2,
+    -(2 ** 63),
+    1e308,
+    '',
+    ' ',
+    'x'.repeat(5000),
+    '\u0000',
+    '../../etc',
+    '💥',
+    [],
+    {},
+    [[[]]],
+    { $ref: '#/x' },
+    { __proto__: { admin: true } },
+  ),
   fc.string(),
   fc.integer(),
   fc.double(),
@@ -161,7 +206,12 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<Body> {
   };
   return fc.oneof(
     { weight: 6, arbitrary: valid.map((v) => json(v, false)) },
-    { weight: 2, arbitrary: fc.tuple(valid, fc.string({ minLength: 1, maxLength: 10 }), weird).map(([v, k, w]) => json(mutateObject(v, (o) => (o[`x-${k}`] = w)))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(valid, fc.string({ minLength: 1, maxLength: 10 }), weird)
+        .map(([v, k, w]) => json(mutateObject(v, (o) => (o[`x-${k}`] = w)))),
+    },
     {
       weight: 3,
       arbitrary: fc.tuple(valid, fc.nat(), weird).map(([v, i, w]) =>
@@ -173,19 +223,64 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<Body> {
         ),
       ),
     },
-    { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([v, i]) => json(mutateObject(v, (o) => { const keys = Object.keys(o); if (keys.length) delete o[keys[i % keys.length]]; }))) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(valid, fc.nat()).map(([v, i]) =>
+        json(
+          mutateObject(v, (o) => {
+            const keys = Object.keys(o);
+            if (keys.length) delete o[keys[i % keys.length]];
+          }),
+        ),
+      ),
+    },
     { weight: 1, arbitrary: weird.map(json) },
     { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((raw) => ({ raw, contentType: 'application/json', mutated: true })) },
-    { weight: 1, arbitrary: fc.integer({ min: 33, max: 200 }).map((d) => ({ raw: deepNest(d), contentType: 'application/json', mutated: true })) },
-    { weight: 1, arbitrary: fc.tuple(valid, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1')).map(([v, contentType]) => ({ raw: JSON.stringify(v) ?? '', contentType, mutated: true })) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 33, max: 200 }).map((d) => ({ raw: deepNest(d), contentType: 'application/json', mutated: true })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.constantFrom(
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/xml',
+            'multipart/form-data; boundary=x',
+            'application/json; charset=latin1',
+          ),
+        )
+        .map(([v, contentType]) => ({ raw: JSON.stringify(v) ?? '', contentType, mutated: true })),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 }
 
 function paramValue(schema: Schema): fc.Arbitrary<string> {
   const good = fromSchema(schema).map(String);
-  const hostile = fc.constantFrom('..', '.', '%2F', 'a%00b', 'x'.repeat(300), '-1', '99999999999999999999', 'NaN', '💥', '%', '%%', 'a/b', ' ');
-  return fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: hostile }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+  const hostile = fc.constantFrom(
+    '..',
+    '.',
+    '%2F',
+    'a%00b',
+    'x'.repeat(300),
+    '-1',
+    '99999999999999999999',
+    'NaN',
+    '💥',
+    '%',
+    '%%',
+    'a/b',
+    ' ',
+  );
+  return fc.oneof(
+    { weight: 4, arbitrary: good },
+    { weight: 1, arbitrary: hostile },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
 }
 
 interface Req {
@@ -209,7 +304,14 @@ function requestFor(op: OperationAccess): fc.Arbitrary<Req> {
   const queryValue = (schema: Schema) => fromSchema(schema).map((v) => (Array.isArray(v) ? v.join(',') : String(v)));
   const build = (path: string, query: string[], body: Body, auth: Req['auth'], mutated: boolean): Req => {
     const qs = query.filter(Boolean).join('&');
-    return { method: op.method, route: op.route, mutated: mutated || (body?.mutated ?? false), path: qs ? `${path}?${qs}` : path, ...(body && { body: body.raw, contentType: body.contentType }), auth };
+    return {
+      method: op.method,
+      route: op.route,
+      mutated: mutated || (body?.mutated ?? false),
+      path: qs ? `${path}?${qs}` : path,
+      ...(body && { body: body.raw, contentType: body.contentType }),
+      auth,
+    };
   };
   const fill = (values: string[]) => {
     let i = 0;
@@ -220,7 +322,11 @@ function requestFor(op: OperationAccess): fc.Arbitrary<Req> {
   const wellFormed = fc
     .record({
       path: fc.tuple(...pathParams.map((p) => queryValue(p.schema))).map(fill),
-      query: fc.tuple(...queryParams.map((p) => fc.option(queryValue(p.schema), { nil: undefined }).map((v) => (v === undefined ? '' : `${p.name}=${encodeURIComponent(v)}`)))),
+      query: fc.tuple(
+        ...queryParams.map((p) =>
+          fc.option(queryValue(p.schema), { nil: undefined }).map((v) => (v === undefined ? '' : `${p.name}=${encodeURIComponent(v)}`)),
+        ),
+      ),
       body: hasBody ? bodyFor(requestBodySchema(op)) : fc.constant(undefined as Body),
     })
     .map(({ path, query, body }) => build(path, query, body, 'admin', false));
@@ -230,12 +336,23 @@ function requestFor(op: OperationAccess): fc.Arbitrary<Req> {
     .record({
       path: fc.tuple(...pathParams.map((p) => paramValue(p.schema))).map(fill),
       query: fc.tuple(
-        ...queryParams.map((p) => fc.option(fc.oneof(queryValue(p.schema), fc.constantFrom('', 'maybe', '1', '-1', 'x'.repeat(100))), { nil: undefined }).map((v) => (v === undefined ? '' : `${p.name}=${encodeURIComponent(v)}`))),
+        ...queryParams.map((p) =>
+          fc
+            .option(fc.oneof(queryValue(p.schema), fc.constantFrom('', 'maybe', '1', '-1', 'x'.repeat(100))), { nil: undefined })
+            .map((v) => (v === undefined ? '' : `${p.name}=${encodeURIComponent(v)}`)),
+        ),
         fc.option(fc.constantFrom('unknown=1', 'validateOnly=true&validateOnly=false', '__proto__[x]=1', 'a[b][c]=d'), { nil: '' }),
       ),
       // fetch cannot send a body with GET; a DELETE may get an unexpected one.
-      body: hasBody ? bodyFor(requestBodySchema(op)) : op.method === 'GET' ? fc.constant(undefined as Body) : fc.option(fc.constant({ raw: '{}', contentType: 'application/json', mutated: true }), { nil: undefined }),
-      auth: fc.oneof({ weight: 6, arbitrary: fc.constant('admin' as const) }, { weight: 1, arbitrary: fc.constantFrom('viewer' as const, 'none' as const, 'wrong' as const) }),
+      body: hasBody
+        ? bodyFor(requestBodySchema(op))
+        : op.method === 'GET'
+          ? fc.constant(undefined as Body)
+          : fc.option(fc.constant({ raw: '{}', contentType: 'application/json', mutated: true }), { nil: undefined }),
+      auth: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('admin' as const) },
+        { weight: 1, arbitrary: fc.constantFrom('viewer' as const, 'none' as const, 'wrong' as const) },
+      ),
     })
     .map(({ path, query, body, auth }) => build(path, query, body, auth, true));
 
@@ -249,7 +366,12 @@ async function send(r: Req): Promise<{ status: number; type: string; body: Recor
   if (r.auth === 'admin' || r.auth === 'viewer') headers.Authorization = `Bearer ${tokens.token[r.auth]}`;
   if (r.auth === 'wrong') headers.Authorization = 'Bearer not-a-valid-token';
   if (r.contentType) headers['Content-Type'] = r.contentType;
-  const res = await fetch(base + r.path, { method: r.method, headers, ...(r.body !== undefined && { body: r.body }), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(base + r.path, {
+    method: r.method,
+    headers,
+    ...(r.body !== undefined && { body: r.body }),
+    signal: AbortSignal.timeout(15_000),
+  });
   // An event stream (GET /reassignments/events, .../{id}/events) never ends: its status and type are the answer.
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     await res.body?.cancel();
@@ -266,7 +388,9 @@ async function send(r: Req): Promise<{ status: number; type: string; body: Recor
 }
 
 /** Parameterless reads of the API (new list routes included) plus the simulator's model. */
-const snapshotOps = specOperations().filter((op) => op.method === 'GET' && !op.route.includes('{') && op.requiredRole !== PUBLIC && op.operationId !== 'getMetrics');
+const snapshotOps = specOperations().filter(
+  (op) => op.method === 'GET' && !op.route.includes('{') && op.requiredRole !== PUBLIC && op.operationId !== 'getMetrics',
+);
 
 async function snapshot(): Promise<string> {
   const parts: unknown[] = [];
@@ -278,7 +402,9 @@ async function snapshot(): Promise<string> {
   parts.push(sim.model.listTopics(), sim.clientQuotas.describe([], false));
   // The reported controller id is not state: like a KRaft broker, the simulator reports a random
   // live broker on every Metadata answer.
-  return JSON.stringify(parts, (k, v) => (k === 'controllerId' ? undefined : typeof v === 'bigint' ? String(v) : v instanceof Map ? [...v] : v));
+  return JSON.stringify(parts, (k, v) =>
+    k === 'controllerId' ? undefined : typeof v === 'bigint' ? String(v) : v instanceof Map ? [...v] : v,
+  );
 }
 
 it(`${RUNS} generated and mutated requests over every operation: no crash, no unexplained 5xx, no change after a 4xx`, async () => {
@@ -310,7 +436,7 @@ it(`${RUNS} generated and mutated requests over every operation: no crash, no un
     { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31), endOnFailure: true },
   );
 
-  if (process.env.FUZZ_VERBOSE) console.log([...seen].map(([k, v]) => `${k}: ${[...v].sort().join(",")}`).join("\n"));
+  if (process.env.FUZZ_VERBOSE) console.log([...seen].map(([k, v]) => `${k}: ${[...v].sort().join(',')}`).join('\n'));
   // Still healthy, and every operation was exercised.
   assert.equal((await send({ method: 'GET', path: '/healthz', auth: 'none' })).status, 200);
   assert.equal((await send({ method: 'GET', path: '/readyz', auth: 'none' })).status, 200);

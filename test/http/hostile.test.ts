@@ -20,7 +20,9 @@ describe('refused before Kafka is asked, cluster unchanged', () => {
   const post = (path: string) => gw.http().post(path);
 
   it('413 for a body over the limit (never parsed)', async () => {
-    const res = await post('/topics').set('Content-Type', 'application/json').send(JSON.stringify({ name: 'big', configs: { 'x.y': 'a'.repeat(70_000) } }));
+    const res = await post('/topics')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ name: 'big', configs: { 'x.y': 'a'.repeat(70_000) } }));
     expectProblem(res, 413, 'payload-too-large');
     await gw.assertUnchanged(snap);
   });
@@ -29,7 +31,9 @@ describe('refused before Kafka is asked, cluster unchanged', () => {
     const deep = `{"name":"deep","configs":{"a":${'['.repeat(40)}${']'.repeat(40)}}}`;
     expectProblem(await post('/topics').set('Content-Type', 'application/json').send(deep), 400, 'json-too-deep');
     // Brackets inside strings do not count.
-    const res = await post('/topics?validateOnly=true').set('Content-Type', 'application/json').send(JSON.stringify({ name: 'strings', configs: { 'cleanup.policy': '['.repeat(100) } }));
+    const res = await post('/topics?validateOnly=true')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ name: 'strings', configs: { 'cleanup.policy': '['.repeat(100) } }));
     assert.notEqual(res.body.type, 'https://kafka-admin-gateway.dev/problems/json-too-deep');
     await gw.assertUnchanged(snap);
   });
@@ -84,9 +88,17 @@ describe('refused before Kafka is asked, cluster unchanged', () => {
   });
 
   it('400 for arrays over their bounds', async () => {
-    expectProblem(await post('/topics').send({ name: 't', assignments: [Array.from({ length: 129 }, (_, i) => i)] }), 400, 'validation-failed');
+    expectProblem(
+      await post('/topics').send({ name: 't', assignments: [Array.from({ length: 129 }, (_, i) => i)] }),
+      400,
+      'validation-failed',
+    );
     expectProblem(await post('/topics').send(Array.from({ length: 1001 }, (_, i) => ({ name: `t${i}` }))), 400, 'validation-failed');
-    expectProblem(await post('/topics').send({ name: 't', configs: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v'])) }), 400, 'validation-failed');
+    expectProblem(
+      await post('/topics').send({ name: 't', configs: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v'])) }),
+      400,
+      'validation-failed',
+    );
     await gw.assertUnchanged(snap);
   });
 

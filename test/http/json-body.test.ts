@@ -35,19 +35,40 @@ function referenceDepth(buf: Uint8Array): number {
 // JSON-ish text that stresses the scanner: brackets inside strings, escaped quotes, escaped
 // backslashes, a backslash at every possible slice boundary, non-ASCII, stray closers.
 const jsonish = fc
-  .array(fc.oneof(fc.constantFrom('{', '}', '[', ']', '"', '\\', '\\"', '\\\\', ',', ':', '1', 'a', ' ', 'é', '😀', '"[{"', '"\\\\"', '"\\""'), fc.string({ maxLength: 3 })), { maxLength: 80 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('{', '}', '[', ']', '"', '\\', '\\"', '\\\\', ',', ':', '1', 'a', ' ', 'é', '😀', '"[{"', '"\\\\"', '"\\""'),
+      fc.string({ maxLength: 3 }),
+    ),
+    { maxLength: 80 },
+  )
   .map((xs) => xs.join(''));
-const nested = fc.letrec((tie) => ({ v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 3 }), tie('v'), { maxKeys: 3 })) })).v;
+const nested = fc.letrec((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 1 }),
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 3 }), tie('v'), { maxKeys: 3 }),
+  ),
+})).v;
 
 describe('scanJson', () => {
   it('finds the depth the old byte scan finds (as does jsonNestingDepth), whatever the slice size', () => {
     fc.assert(
-      fc.property(fc.oneof(jsonish, nested.map((v) => JSON.stringify(v)), fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1'))), fc.integer({ min: 1, max: 9 }), (text, sliceChars) => {
-        const expected = referenceDepth(Buffer.from(text));
-        assert.equal(jsonNestingDepth(Buffer.from(text)), expected);
-        assert.equal(drain(scanJson(text, { sliceChars, cutChars: 3 })).maxDepth, expected);
-        assert.equal(drain(scanJson(text)).maxDepth, expected);
-      }),
+      fc.property(
+        fc.oneof(
+          jsonish,
+          nested.map((v) => JSON.stringify(v)),
+          fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        fc.integer({ min: 1, max: 9 }),
+        (text, sliceChars) => {
+          const expected = referenceDepth(Buffer.from(text));
+          assert.equal(jsonNestingDepth(Buffer.from(text)), expected);
+          assert.equal(drain(scanJson(text, { sliceChars, cutChars: 3 })).maxDepth, expected);
+          assert.equal(drain(scanJson(text)).maxDepth, expected);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -117,19 +138,25 @@ describe('decodeUtf8Steps', () => {
 });
 
 describe('parseJsonInSlices', () => {
-  it('gives JSON.parse\'s value for valid JSON, its big arrays cut anywhere', async () => {
+  it("gives JSON.parse's value for valid JSON, its big arrays cut anywhere", async () => {
     await fc.assert(
-      fc.asyncProperty(nested, fc.array(nested, { minLength: 2, maxLength: 40 }), fc.constantFrom(' ', '', '\n'), fc.integer({ min: 1, max: 40 }), async (env, rows, ws, cutChars) => {
-        const text = `${ws}${JSON.stringify({ env, rows }, null, ws === ' ' ? 1 : ws)}${ws}`;
-        assert.deepEqual(await parseJsonInSlices(text, 64, { cutChars, sliceMs: 0 }), JSON.parse(text));
-        const top = JSON.stringify(rows);
-        assert.deepEqual(await parseJsonInSlices(top, 64, { cutChars, sliceMs: 0 }), JSON.parse(top));
-      }),
+      fc.asyncProperty(
+        nested,
+        fc.array(nested, { minLength: 2, maxLength: 40 }),
+        fc.constantFrom(' ', '', '\n'),
+        fc.integer({ min: 1, max: 40 }),
+        async (env, rows, ws, cutChars) => {
+          const text = `${ws}${JSON.stringify({ env, rows }, null, ws === ' ' ? 1 : ws)}${ws}`;
+          assert.deepEqual(await parseJsonInSlices(text, 64, { cutChars, sliceMs: 0 }), JSON.parse(text));
+          const top = JSON.stringify(rows);
+          assert.deepEqual(await parseJsonInSlices(top, 64, { cutChars, sliceMs: 0 }), JSON.parse(top));
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
-  it('gives body-parser\'s error (or value) for anything else', async () => {
+  it("gives body-parser's error (or value) for anything else", async () => {
     const broken = fc.oneof(
       jsonish,
       fc.tuple(nested, fc.array(nested, { minLength: 2, maxLength: 10 }), jsonish, fc.nat()).map(([env, rows, junk, at]) => {
@@ -140,14 +167,17 @@ describe('parseJsonInSlices', () => {
     );
     await fc.assert(
       fc.asyncProperty(broken, fc.integer({ min: 1, max: 20 }), async (text, cutChars) => {
-        const expected = jsonNestingDepth(Buffer.from(text)) > 64 ? { error: 'Error: JSON nesting deeper than 64 levels' } : outcome(() => parseJsonStrict(text));
+        const expected =
+          jsonNestingDepth(Buffer.from(text)) > 64
+            ? { error: 'Error: JSON nesting deeper than 64 levels' }
+            : outcome(() => parseJsonStrict(text));
         assert.deepEqual(await outcomeAsync(() => parseJsonInSlices(text, 64, { cutChars, sliceMs: 0 })), expected, text);
       }),
       { numRuns: 3000 },
     );
   });
 
-  it('keeps JSON.parse\'s answer where a sliced array is not what it seems', async () => {
+  it("keeps JSON.parse's answer where a sliced array is not what it seems", async () => {
     const rows = Array.from({ length: 50 }, (_, i) => ({ i }));
     for (const text of [
       `{"a":${JSON.stringify(rows)},"a":1}`, // a repeated key: the last one wins
@@ -164,17 +194,24 @@ describe('parseJsonInSlices', () => {
       `"${'['.repeat(40)}"`,
     ]) {
       const got = await outcomeAsync(() => parseJsonInSlices(text, 64, { cutChars: 5, sliceMs: 0 }));
-      assert.deepEqual(got, outcome(() => parseJsonStrict(text)), text);
-      if ('value' in got && got.value && typeof got.value === 'object') assert.equal(Object.getPrototypeOf(got.value), Object.getPrototypeOf(JSON.parse(text)));
+      assert.deepEqual(
+        got,
+        outcome(() => parseJsonStrict(text)),
+        text,
+      );
+      if ('value' in got && got.value && typeof got.value === 'object')
+        assert.equal(Object.getPrototypeOf(got.value), Object.getPrototypeOf(JSON.parse(text)));
     }
   });
 
-  it('parseJsonStrict is body-parser\'s strict parse', async () => {
+  it("parseJsonStrict is body-parser's strict parse", async () => {
     // Through express.json itself: its error messages are the reference.
     const app = express();
     app.use(express.json());
     app.post('/', (req, res) => void res.json({ body: req.body as unknown }));
-    app.use(((err, _req, res, _next) => void res.status(err.status ?? 500).json({ message: err.message, type: err.type })) as ErrorRequestHandler);
+    app.use(
+      ((err, _req, res, _next) => void res.status(err.status ?? 500).json({ message: err.message, type: err.type })) as ErrorRequestHandler,
+    );
     for (const text of ['', ' ', 'true', ' "x"', '{"a":1', '[1,]', '{"a":1}', ' [1] ', 'nul', '\u00a0{}']) {
       const res = await request(app).post('/').set('content-type', 'application/json').send(text);
       const mine = outcome(() => parseJsonStrict(text));
@@ -186,11 +223,17 @@ describe('parseJsonInSlices', () => {
 
 describe('slicedJsonBody', () => {
   const errors: ErrorRequestHandler = (err, _req, res, _next) => {
-    res.status(err.status ?? err.statusCode ?? 500).json({ status: err.status, type: err.type, message: err.message, deep: err instanceof JsonTooDeepError });
+    res
+      .status(err.status ?? err.statusCode ?? 500)
+      .json({ status: err.status, type: err.type, message: err.message, deep: err instanceof JsonTooDeepError });
   };
   const echo = (req: express.Request, res: express.Response) => void res.json({ body: req.body === undefined ? '<undefined>' : req.body });
-  const reference = express().post('/', express.json({ limit: '2kb', type: 'application/json', strict: true, verify: rejectDeepJson(8) }), echo).use(errors);
-  const sliced = express().post('/', slicedJsonBody({ limit: '2kb', maxDepth: 8, sliceMs: 0, cutChars: 16 }), echo).use(errors);
+  const reference = express()
+    .post('/', express.json({ limit: '2kb', type: 'application/json', strict: true, verify: rejectDeepJson(8) }), echo)
+    .use(errors);
+  const sliced = express()
+    .post('/', slicedJsonBody({ limit: '2kb', maxDepth: 8, sliceMs: 0, cutChars: 16 }), echo)
+    .use(errors);
 
   // fetch sends the bytes as they are (supertest would serialize a Buffer as JSON).
   const servers: Server[] = [];
@@ -208,12 +251,23 @@ describe('slicedJsonBody', () => {
 
   it('answers every request as express.json with the depth check does', async () => {
     const [referenceUrl, slicedUrl] = [await urlOf(reference), await urlOf(sliced)];
-    const rows = fc.array(fc.record({ topic: fc.string({ maxLength: 6 }), partition: fc.nat(), replicas: fc.array(fc.nat(9), { maxLength: 3 }) }), { maxLength: 40 });
+    const rows = fc.array(
+      fc.record({ topic: fc.string({ maxLength: 6 }), partition: fc.nat(), replicas: fc.array(fc.nat(9), { maxLength: 3 }) }),
+      { maxLength: 40 },
+    );
     const bodies = fc.oneof(
       rows.map((r) => Buffer.from(JSON.stringify({ version: 1, partitions: r }))),
       jsonish.map((t) => Buffer.from(t)),
       fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b)),
-      fc.constantFrom(Buffer.from('\ufeff{"a":[1,2]}'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.alloc(0), Buffer.from('{"a":"\xff"}', 'latin1'), Buffer.from('[' + '1,'.repeat(1500) + '1]'), Buffer.from('['.repeat(9) + ']'.repeat(9)), Buffer.from('{"a":' + '['.repeat(7) + ']'.repeat(7) + '}')),
+      fc.constantFrom(
+        Buffer.from('\ufeff{"a":[1,2]}'),
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.alloc(0),
+        Buffer.from('{"a":"\xff"}', 'latin1'),
+        Buffer.from('[' + '1,'.repeat(1500) + '1]'),
+        Buffer.from('['.repeat(9) + ']'.repeat(9)),
+        Buffer.from('{"a":' + '['.repeat(7) + ']'.repeat(7) + '}'),
+      ),
     );
     const headers = fc.constantFrom<Record<string, string>>(
       { 'content-type': 'application/json' },

@@ -31,9 +31,25 @@ const values = fc.anything({
   maxDepth: 5,
 });
 // Values JSON leaves out or rewrites, inside containers.
-const odd = fc.constantFrom<unknown>(undefined, () => 1, Symbol('s'), NaN, -0, Infinity, { toJSON: (k: string) => `key:${k}` }, { toJSON: () => undefined }, new Date(0));
+const odd = fc.constantFrom<unknown>(
+  undefined,
+  () => 1,
+  Symbol('s'),
+  NaN,
+  -0,
+  Infinity,
+  { toJSON: (k: string) => `key:${k}` },
+  { toJSON: () => undefined },
+  new Date(0),
+);
 const mixed = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, values, odd, fc.array(tie('value'), { maxLength: 6 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('value'), { maxKeys: 6 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    values,
+    odd,
+    fc.array(tie('value'), { maxLength: 6 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), tie('value'), { maxKeys: 6 }),
+  ),
 })).value;
 
 describe('jsonPieces', () => {
@@ -48,14 +64,21 @@ describe('jsonPieces', () => {
   });
 
   it('joins to JSON.stringify for JSON data (what the routes send)', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => assert.equal(joined(v, 1), JSON.stringify(v))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => assert.equal(joined(v, 1), JSON.stringify(v))),
+      { numRuns: 1000 },
+    );
   });
 
   it('serializes a LazyJsonArray like the array it stands for, wherever it is', () => {
     const rows = Array.from({ length: 600 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, replicas: [i % 3, (i + 1) % 3] }));
     const lazy = LazyJsonArray.map(rows, (r) => ({ ...r, log_dirs: r.replicas.map(() => 'any') }));
     const eager = rows.map((r) => ({ ...r, log_dirs: r.replicas.map(() => 'any') }));
-    for (const small of [1, 256, 100_000]) assert.equal(joined({ version: 1, partitions: lazy, n: [lazy] }, small), JSON.stringify({ version: 1, partitions: eager, n: [eager] }));
+    for (const small of [1, 256, 100_000])
+      assert.equal(
+        joined({ version: 1, partitions: lazy, n: [lazy] }, small),
+        JSON.stringify({ version: 1, partitions: eager, n: [eager] }),
+      );
     assert.equal(JSON.stringify({ a: lazy }), JSON.stringify({ a: eager }));
   });
 
@@ -64,14 +87,19 @@ describe('jsonPieces', () => {
     const plain = { keep: [1, { a: 2 }] };
     const m = materialize({ plain, list: [lazy, 'x'], lazy }) as any;
     assert.equal(m.plain, plain, 'untouched subtrees are not copied');
-    assert.deepEqual(m.lazy, [{ i: 0, more: [] }, { i: 1, more: [0] }, { i: 2, more: [0, 1] }]);
+    assert.deepEqual(m.lazy, [
+      { i: 0, more: [] },
+      { i: 1, more: [0] },
+      { i: 2, more: [0, 1] },
+    ]);
     assert.ok(Array.isArray(m.list[0]) && Array.isArray(m.lazy[2].more));
   });
 
   it('passes toJSON its index in the whole array, past the first batch of elements too', () => {
     const keyed = { toJSON: (k: string) => `key:${k}` };
     const long = Array.from({ length: 700 }, (_, i) => (i % 97 === 0 ? keyed : { i }));
-    for (const small of [1, 256]) assert.equal(joined({ long, lazy: new LazyJsonArray(700, (i) => long[i]) }, small), JSON.stringify({ long, lazy: long }));
+    for (const small of [1, 256])
+      assert.equal(joined({ long, lazy: new LazyJsonArray(700, (i) => long[i]) }, small), JSON.stringify({ long, lazy: long }));
   });
 
   it('throws on a cycle, as JSON.stringify does', () => {
@@ -82,7 +110,15 @@ describe('jsonPieces', () => {
   });
 
   it('stringifyInSlices gives the same text, yielding to the event loop on the way', async () => {
-    const big = { version: 1, partitions: Array.from({ length: 50_000 }, (_, i) => ({ topic: `s${i >> 10}`, partition: i, replicas: [1, 2, 3], log_dirs: ['any', 'any', 'any'] })) };
+    const big = {
+      version: 1,
+      partitions: Array.from({ length: 50_000 }, (_, i) => ({
+        topic: `s${i >> 10}`,
+        partition: i,
+        replicas: [1, 2, 3],
+        log_dirs: ['any', 'any', 'any'],
+      })),
+    };
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
     const text = await stringifyInSlices(big, { sliceMs: 0 });
@@ -96,7 +132,12 @@ describe('sendJson', () => {
   const app = express();
   const logged: Record<string, unknown>[] = [];
   app.use(auditMiddleware({ info: (_m: string, f?: Record<string, unknown>) => void logged.push(f ?? {}), warn() {}, error() {} }));
-  const body = { id: 'r-1', type: 'x', items: [{ name: 'a', status: 200 }], rollback: { version: 1, partitions: Array.from({ length: 3000 }, (_, i) => ({ topic: 'é', partition: i, replicas: [1, 2] })) } };
+  const body = {
+    id: 'r-1',
+    type: 'x',
+    items: [{ name: 'a', status: 200 }],
+    rollback: { version: 1, partitions: Array.from({ length: 3000 }, (_, i) => ({ topic: 'é', partition: i, replicas: [1, 2] })) },
+  };
   app.post('/json', (_req, res) => void res.status(202).json(body));
   app.post('/sliced', async (_req, res) => sendJson(res, 202, body, { slicedFrom: 10 }));
   app.post('/small', async (_req, res) => sendJson(res, 202, body));
@@ -135,7 +176,11 @@ describe('sendJson', () => {
       for (const h of ['content-type', 'content-length', 'etag']) assert.equal(y.headers[h], x.headers[h], h);
       assert.equal(logged.length, 2);
       assert.deepEqual(logged[1].result, logged[0].result);
-      assert.deepEqual(logged[1].result, { status: x.status, items: [{ name: 'a', status: 200 }], ...(x.status >= 400 && { problem: 'x' }) });
+      assert.deepEqual(logged[1].result, {
+        status: x.status,
+        items: [{ name: 'a', status: 200 }],
+        ...(x.status >= 400 && { problem: 'x' }),
+      });
     }
   });
 });

@@ -41,40 +41,284 @@ interface Case {
 
 // At least one row per mapped code, on the route where Kafka answers it; 29 on every route.
 const CASES: Case[] = [
-  { code: 3, name: 'UNKNOWN_TOPIC_OR_PARTITION', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 404, slug: 'unknown-topic-or-partition' },
+  {
+    code: 3,
+    name: 'UNKNOWN_TOPIC_OR_PARTITION',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 404,
+    slug: 'unknown-topic-or-partition',
+  },
   // Per topic, 7 is final (the controller may still create it: a re-send would answer 36).
-  { code: 7, name: 'REQUEST_TIMED_OUT', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 503, slug: 'request-timed-out' },
+  {
+    code: 7,
+    name: 'REQUEST_TIMED_OUT',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 503,
+    slug: 'request-timed-out',
+  },
   // As a whole-request error it is re-sent until the retry budget (KAFKA_RETRIES=2) is spent.
-  { code: 7, name: 'REQUEST_TIMED_OUT', route: 'GET /cluster', call: getCluster, apiKey: DESCRIBE_CLUSTER, status: 503, slug: 'kafka-unavailable', attempts: 3 },
-  { code: 17, name: 'INVALID_TOPIC_EXCEPTION', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 422, slug: 'invalid-topic-exception' },
-  { code: 29, name: 'TOPIC_AUTHORIZATION_FAILED', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 403, slug: 'topic-authorization-failed' },
-  { code: 29, name: 'TOPIC_AUTHORIZATION_FAILED', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 403, slug: 'topic-authorization-failed' },
-  { code: 29, name: 'TOPIC_AUTHORIZATION_FAILED', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 403, slug: 'topic-authorization-failed' },
-  { code: 29, name: 'TOPIC_AUTHORIZATION_FAILED', route: 'GET /topics/{t} (Metadata)', call: getTopic, apiKey: METADATA, status: 403, slug: 'topic-authorization-failed' },
-  { code: 29, name: 'TOPIC_AUTHORIZATION_FAILED', route: 'GET /topics/{t} (DescribeConfigs)', call: getTopic, apiKey: DESCRIBE_CONFIGS, status: 403, slug: 'topic-authorization-failed' },
-  { code: 31, name: 'CLUSTER_AUTHORIZATION_FAILED', route: 'GET /cluster', call: getCluster, apiKey: DESCRIBE_CLUSTER, status: 403, slug: 'cluster-authorization-failed' },
-  { code: 31, name: 'CLUSTER_AUTHORIZATION_FAILED', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 403, slug: 'cluster-authorization-failed' },
-  { code: 36, name: 'TOPIC_ALREADY_EXISTS', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 409, slug: 'topic-already-exists' },
-  { code: 37, name: 'INVALID_PARTITIONS', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 422, slug: 'invalid-partitions' },
-  { code: 38, name: 'INVALID_REPLICATION_FACTOR', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 422, slug: 'invalid-replication-factor' },
-  { code: 39, name: 'INVALID_REPLICA_ASSIGNMENT', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 422, slug: 'invalid-replica-assignment' },
-  { code: 40, name: 'INVALID_CONFIG', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 422, slug: 'invalid-config' },
+  {
+    code: 7,
+    name: 'REQUEST_TIMED_OUT',
+    route: 'GET /cluster',
+    call: getCluster,
+    apiKey: DESCRIBE_CLUSTER,
+    status: 503,
+    slug: 'kafka-unavailable',
+    attempts: 3,
+  },
+  {
+    code: 17,
+    name: 'INVALID_TOPIC_EXCEPTION',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 422,
+    slug: 'invalid-topic-exception',
+  },
+  {
+    code: 29,
+    name: 'TOPIC_AUTHORIZATION_FAILED',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 403,
+    slug: 'topic-authorization-failed',
+  },
+  {
+    code: 29,
+    name: 'TOPIC_AUTHORIZATION_FAILED',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 403,
+    slug: 'topic-authorization-failed',
+  },
+  {
+    code: 29,
+    name: 'TOPIC_AUTHORIZATION_FAILED',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 403,
+    slug: 'topic-authorization-failed',
+  },
+  {
+    code: 29,
+    name: 'TOPIC_AUTHORIZATION_FAILED',
+    route: 'GET /topics/{t} (Metadata)',
+    call: getTopic,
+    apiKey: METADATA,
+    status: 403,
+    slug: 'topic-authorization-failed',
+  },
+  {
+    code: 29,
+    name: 'TOPIC_AUTHORIZATION_FAILED',
+    route: 'GET /topics/{t} (DescribeConfigs)',
+    call: getTopic,
+    apiKey: DESCRIBE_CONFIGS,
+    status: 403,
+    slug: 'topic-authorization-failed',
+  },
+  {
+    code: 31,
+    name: 'CLUSTER_AUTHORIZATION_FAILED',
+    route: 'GET /cluster',
+    call: getCluster,
+    apiKey: DESCRIBE_CLUSTER,
+    status: 403,
+    slug: 'cluster-authorization-failed',
+  },
+  {
+    code: 31,
+    name: 'CLUSTER_AUTHORIZATION_FAILED',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 403,
+    slug: 'cluster-authorization-failed',
+  },
+  {
+    code: 36,
+    name: 'TOPIC_ALREADY_EXISTS',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 409,
+    slug: 'topic-already-exists',
+  },
+  {
+    code: 37,
+    name: 'INVALID_PARTITIONS',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 422,
+    slug: 'invalid-partitions',
+  },
+  {
+    code: 38,
+    name: 'INVALID_REPLICATION_FACTOR',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 422,
+    slug: 'invalid-replication-factor',
+  },
+  {
+    code: 39,
+    name: 'INVALID_REPLICA_ASSIGNMENT',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 422,
+    slug: 'invalid-replica-assignment',
+  },
+  {
+    code: 40,
+    name: 'INVALID_CONFIG',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 422,
+    slug: 'invalid-config',
+  },
   // Re-sent to the re-discovered controller until the budget is spent; then Kafka is unavailable.
-  { code: 41, name: 'NOT_CONTROLLER', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 503, slug: 'kafka-unavailable', attempts: 3 },
-  { code: 41, name: 'NOT_CONTROLLER', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 503, slug: 'kafka-unavailable', attempts: 3 },
-  { code: 42, name: 'INVALID_REQUEST', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 422, slug: 'invalid-request' },
-  { code: 44, name: 'POLICY_VIOLATION', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 422, slug: 'policy-violation' },
-  { code: 56, name: 'KAFKA_STORAGE_ERROR', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 503, slug: 'kafka-storage-error' },
-  { code: 60, name: 'REASSIGNMENT_IN_PROGRESS', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 409, slug: 'reassignment-in-progress' },
-  { code: 60, name: 'REASSIGNMENT_IN_PROGRESS', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 409, slug: 'reassignment-in-progress' },
-  { code: 73, name: 'TOPIC_DELETION_DISABLED', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 403, slug: 'topic-deletion-disabled', message: 'Topic deletion is disabled.' },
-  { code: 89, name: 'THROTTLING_QUOTA_EXCEEDED', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 429, slug: 'throttling-quota-exceeded' },
-  { code: 89, name: 'THROTTLING_QUOTA_EXCEEDED', route: 'DELETE /topics/{t}', call: deleteTopic, apiKey: DELETE_TOPICS, status: 429, slug: 'throttling-quota-exceeded' },
-  { code: 89, name: 'THROTTLING_QUOTA_EXCEEDED', route: 'POST /topics/{t}/partitions', call: addPartitions, apiKey: CREATE_PARTITIONS, status: 429, slug: 'throttling-quota-exceeded' },
+  {
+    code: 41,
+    name: 'NOT_CONTROLLER',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 503,
+    slug: 'kafka-unavailable',
+    attempts: 3,
+  },
+  {
+    code: 41,
+    name: 'NOT_CONTROLLER',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 503,
+    slug: 'kafka-unavailable',
+    attempts: 3,
+  },
+  {
+    code: 42,
+    name: 'INVALID_REQUEST',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 422,
+    slug: 'invalid-request',
+  },
+  {
+    code: 44,
+    name: 'POLICY_VIOLATION',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 422,
+    slug: 'policy-violation',
+  },
+  {
+    code: 56,
+    name: 'KAFKA_STORAGE_ERROR',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 503,
+    slug: 'kafka-storage-error',
+  },
+  {
+    code: 60,
+    name: 'REASSIGNMENT_IN_PROGRESS',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 409,
+    slug: 'reassignment-in-progress',
+  },
+  {
+    code: 60,
+    name: 'REASSIGNMENT_IN_PROGRESS',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 409,
+    slug: 'reassignment-in-progress',
+  },
+  {
+    code: 73,
+    name: 'TOPIC_DELETION_DISABLED',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 403,
+    slug: 'topic-deletion-disabled',
+    message: 'Topic deletion is disabled.',
+  },
+  {
+    code: 89,
+    name: 'THROTTLING_QUOTA_EXCEEDED',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 429,
+    slug: 'throttling-quota-exceeded',
+  },
+  {
+    code: 89,
+    name: 'THROTTLING_QUOTA_EXCEEDED',
+    route: 'DELETE /topics/{t}',
+    call: deleteTopic,
+    apiKey: DELETE_TOPICS,
+    status: 429,
+    slug: 'throttling-quota-exceeded',
+  },
+  {
+    code: 89,
+    name: 'THROTTLING_QUOTA_EXCEEDED',
+    route: 'POST /topics/{t}/partitions',
+    call: addPartitions,
+    apiKey: CREATE_PARTITIONS,
+    status: 429,
+    slug: 'throttling-quota-exceeded',
+  },
   // Not in the table: 502.
-  { code: -1, name: 'UNKNOWN_SERVER_ERROR', route: 'GET /cluster', call: getCluster, apiKey: DESCRIBE_CLUSTER, status: 502, slug: 'unknown-server-error' },
-  { code: -1, name: 'UNKNOWN_SERVER_ERROR', route: 'GET /topics/{t}', call: getTopic, apiKey: METADATA, status: 502, slug: 'unknown-server-error' },
-  { code: 8, name: 'BROKER_NOT_AVAILABLE', route: 'POST /topics', call: createTopic, apiKey: CREATE_TOPICS, status: 502, slug: 'broker-not-available' },
+  {
+    code: -1,
+    name: 'UNKNOWN_SERVER_ERROR',
+    route: 'GET /cluster',
+    call: getCluster,
+    apiKey: DESCRIBE_CLUSTER,
+    status: 502,
+    slug: 'unknown-server-error',
+  },
+  {
+    code: -1,
+    name: 'UNKNOWN_SERVER_ERROR',
+    route: 'GET /topics/{t}',
+    call: getTopic,
+    apiKey: METADATA,
+    status: 502,
+    slug: 'unknown-server-error',
+  },
+  {
+    code: 8,
+    name: 'BROKER_NOT_AVAILABLE',
+    route: 'POST /topics',
+    call: createTopic,
+    apiKey: CREATE_TOPICS,
+    status: 502,
+    slug: 'broker-not-available',
+  },
 ];
 
 describe('every mapped Kafka error, answered over the wire', () => {
@@ -88,7 +332,10 @@ describe('every mapped Kafka error, answered over the wire', () => {
 
   it('covers every code the table maps', () => {
     const covered = new Set(CASES.map((c) => c.code));
-    assert.deepEqual([...KAFKA_ERROR_STATUS.keys()].filter((code) => !covered.has(code)), []);
+    assert.deepEqual(
+      [...KAFKA_ERROR_STATUS.keys()].filter((code) => !covered.has(code)),
+      [],
+    );
   });
 
   for (const c of CASES) {
@@ -96,7 +343,10 @@ describe('every mapped Kafka error, answered over the wire', () => {
       const before = await gw.snapshot();
       const throttleTimeMs = c.code === 89 ? 2500 : undefined;
       const message = c.message ?? `simulated ${c.name}`;
-      const spec: FaultSpec = { apiKey: c.apiKey, error: { code: c.code, message, ...(throttleTimeMs !== undefined && { throttleTimeMs }) } };
+      const spec: FaultSpec = {
+        apiKey: c.apiKey,
+        error: { code: c.code, message, ...(throttleTimeMs !== undefined && { throttleTimeMs }) },
+      };
       const fault = gw.sim.faults.add(spec);
       const res = await c.call(gw);
       expectProblem(res, c.status, c.slug, c.code);
@@ -158,10 +408,19 @@ describe('a batch answered with one error', () => {
     const gw = await startGateway({ simulator: { brokers: 1 } });
     try {
       gw.sim.faults.add({ apiKey: CREATE_TOPICS, error: { code: 89, throttleTimeMs: 4100 } });
-      const res = await gw.http().post('/topics').send([{ name: 'a' }, { name: 'b' }]);
+      const res = await gw
+        .http()
+        .post('/topics')
+        .send([{ name: 'a' }, { name: 'b' }]);
       expectProblem(res, 429, 'throttling-quota-exceeded', 89);
       assert.equal(res.headers['retry-after'], '5');
-      assert.deepEqual(res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]), [['a', 429], ['b', 429]]);
+      assert.deepEqual(
+        res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]),
+        [
+          ['a', 429],
+          ['b', 429],
+        ],
+      );
       assert.equal(gw.sim.model.getTopic('a'), undefined);
     } finally {
       await gw.close();
@@ -174,7 +433,14 @@ const KAFKA_ROUTES: [string, Call][] = [
   ['GET /cluster', getCluster],
   ['GET /topics', (gw) => gw.http().get('/topics')],
   ['POST /topics', createTopic],
-  ['POST /topics (batch)', (gw) => gw.http().post('/topics').send([{ name: 'a' }, { name: 'b' }])],
+  [
+    'POST /topics (batch)',
+    (gw) =>
+      gw
+        .http()
+        .post('/topics')
+        .send([{ name: 'a' }, { name: 'b' }]),
+  ],
   ['GET /topics/{t}', getTopic],
   ['DELETE /topics/{t}', deleteTopic],
   ['POST /topics/{t}/partitions', addPartitions],
@@ -222,7 +488,11 @@ describe('Kafka outages', () => {
   });
 
   it('/readyz: 503 kafka-timeout without a Kafka error when the probe outlives the readiness timeout', async () => {
-    const gw = await startGateway({ simulator: { brokers: 1 }, kafkaEnv: { KAFKA_PING_TIMEOUT_MS: '30000' }, app: { readyTimeoutMs: 200 } });
+    const gw = await startGateway({
+      simulator: { brokers: 1 },
+      kafkaEnv: { KAFKA_PING_TIMEOUT_MS: '30000' },
+      app: { readyTimeoutMs: 200 },
+    });
     try {
       const hang = gw.sim.faults.add({ apiKey: METADATA, delayMs: 600_000 });
       const res = await gw.http().get('/readyz');

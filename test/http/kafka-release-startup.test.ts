@@ -23,8 +23,14 @@ it('Kafka 3.2 (ZooKeeper): starts; the release in the log, a warning per degrade
   const gw = spawnGateway({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none' });
   try {
     const url = await gw.url;
-    assert.ok(gw.logs.some((l) => l.msg === 'kafka release detected' && l.release === '3.2' && l.mode === 'zookeeper'), gw.output());
-    assert.ok(gw.logs.some((l) => l.level === 'warn' && l.msg === 'kafka feature degraded' && l.feature === 'disk-headroom'), gw.output());
+    assert.ok(
+      gw.logs.some((l) => l.msg === 'kafka release detected' && l.release === '3.2' && l.mode === 'zookeeper'),
+      gw.output(),
+    );
+    assert.ok(
+      gw.logs.some((l) => l.level === 'warn' && l.msg === 'kafka feature degraded' && l.feature === 'disk-headroom'),
+      gw.output(),
+    );
     assert.match(await (await fetch(`${url}/metrics`)).text(), /kafka_gateway_cluster_info\{release="3\.2",mode="zookeeper"\} 1/);
   } finally {
     gw.child.kill('SIGTERM');

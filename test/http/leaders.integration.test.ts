@@ -10,8 +10,22 @@ before(async () => {
   gw = await startReassignGateway({ reconcile: false });
   await createTopics(
     gw,
-    { name: 'el-a', assignments: [[0, 1], [1, 2], [2, 3], [3, 0]] },
-    { name: 'el-b', assignments: [[0, 2], [2, 0]] },
+    {
+      name: 'el-a',
+      assignments: [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+        [3, 0],
+      ],
+    },
+    {
+      name: 'el-b',
+      assignments: [
+        [0, 2],
+        [2, 0],
+      ],
+    },
   );
 });
 after(() => gw?.close());
@@ -29,7 +43,17 @@ describe('POST /leaders/elections', () => {
   it('partitions: each named partition answered as Kafka answered it; the preferred replica leads again', async () => {
     await bounce(0);
     assert.equal(leader('el-a', 0), 1);
-    const res = await gw.http().post('/leaders/elections').send({ type: 'preferred', partitions: [{ topic: 'el-a', partition: 0 }, { topic: 'el-a', partition: 1 }, { topic: 'el-a', partition: 9 }] });
+    const res = await gw
+      .http()
+      .post('/leaders/elections')
+      .send({
+        type: 'preferred',
+        partitions: [
+          { topic: 'el-a', partition: 0 },
+          { topic: 'el-a', partition: 1 },
+          { topic: 'el-a', partition: 9 },
+        ],
+      });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.scope, 'partitions');
     assert.deepEqual(
@@ -47,10 +71,18 @@ describe('POST /leaders/elections', () => {
   it('partitions: a preferred replica that is down answers not-available (PREFERRED_LEADER_NOT_AVAILABLE)', async () => {
     await gw.sim.stopBroker(3);
     try {
-      const res = await gw.http().post('/leaders/elections').send({ type: 'preferred', partitions: [{ topic: 'el-a', partition: 3 }] });
+      const res = await gw
+        .http()
+        .post('/leaders/elections')
+        .send({ type: 'preferred', partitions: [{ topic: 'el-a', partition: 3 }] });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body.results, [
-        { topic: 'el-a', partition: 3, outcome: 'not-available', kafkaError: { name: 'PREFERRED_LEADER_NOT_AVAILABLE', code: 80, message: 'The preferred leader was not available.' } },
+        {
+          topic: 'el-a',
+          partition: 3,
+          outcome: 'not-available',
+          kafkaError: { name: 'PREFERRED_LEADER_NOT_AVAILABLE', code: 80, message: 'The preferred leader was not available.' },
+        },
       ]);
     } finally {
       await gw.sim.startBroker(3);
@@ -60,7 +92,10 @@ describe('POST /leaders/elections', () => {
   it('topics: only the partitions whose leader is not the preferred one are elected; the rest are counted', async () => {
     await bounce(2); // el-a-2 and el-b-1 move away from 2
     assert.notEqual(leader('el-b', 1), 2);
-    const res = await gw.http().post('/leaders/elections').send({ type: 'preferred', topics: ['el-b'] });
+    const res = await gw
+      .http()
+      .post('/leaders/elections')
+      .send({ type: 'preferred', topics: ['el-b'] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.results, [{ topic: 'el-b', partition: 1, outcome: 'elected' }]);
     assert.deepEqual(res.body.summary, { partitions: 2, elected: 1, notNeeded: 1, notAvailable: 0, unknown: 0, failed: 0 });
@@ -85,7 +120,10 @@ describe('POST /leaders/elections', () => {
 
   it('unclean: refused without the confirmation; with it, a leaderless partition gets a leader from outside the ISR', async () => {
     await createTopics(gw, { name: 'el-u', assignments: [[1, 2]] });
-    const refused = await gw.http().post('/leaders/elections').send({ type: 'unclean', partitions: [{ topic: 'el-u', partition: 0 }] });
+    const refused = await gw
+      .http()
+      .post('/leaders/elections')
+      .send({ type: 'unclean', partitions: [{ topic: 'el-u', partition: 0 }] });
     assert.equal(refused.status, 400);
     assert.ok(refused.body.errors.some((e: any) => e.path === '/body/confirm'));
     await gw.sim.stopBroker(2);
@@ -93,7 +131,10 @@ describe('POST /leaders/elections', () => {
     try {
       await gw.sim.startBroker(2);
       assert.equal(leader('el-u', 0), -1);
-      const res = await gw.http().post('/leaders/elections').send({ type: 'unclean', topics: ['el-u'], confirm: 'unclean-election-may-lose-data' });
+      const res = await gw
+        .http()
+        .post('/leaders/elections')
+        .send({ type: 'unclean', topics: ['el-u'], confirm: 'unclean-election-may-lose-data' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body.results, [{ topic: 'el-u', partition: 0, outcome: 'elected' }]);
       assert.equal(leader('el-u', 0), 2);
@@ -107,7 +148,13 @@ describe('POST /leaders/elections', () => {
     for (const body of [
       { type: 'preferred' },
       { type: 'preferred', all: true, topics: ['el-a'] },
-      { type: 'preferred', partitions: [{ topic: 'el-a', partition: 0 }, { topic: 'el-a', partition: 0 }] },
+      {
+        type: 'preferred',
+        partitions: [
+          { topic: 'el-a', partition: 0 },
+          { topic: 'el-a', partition: 0 },
+        ],
+      },
       { type: 'sideways', all: true },
     ]) {
       const res = await gw.http().post('/leaders/elections').send(body);
@@ -116,15 +163,33 @@ describe('POST /leaders/elections', () => {
     }
     await bounce(3);
     const displaced = leader('el-a', 3);
-    const res = await gw.http().post('/leaders/elections').send({ type: 'preferred', topics: ['el-a', 'no-such-topic'] });
+    const res = await gw
+      .http()
+      .post('/leaders/elections')
+      .send({ type: 'preferred', topics: ['el-a', 'no-such-topic'] });
     assert.equal(res.status, 404, JSON.stringify(res.body));
     assert.equal(res.body.kafkaError.code, 3);
     assert.equal(leader('el-a', 3), displaced, 'nothing was elected');
   });
 
   it('POST /plans goal leaders: re-orders only (zero bytes), preferred leaders even across the brokers', async () => {
-    await createTopics(gw, { name: 'skew', assignments: [[0, 1], [0, 2], [0, 3], [0, 1], [0, 2], [0, 3], [0, 1], [0, 2]] });
-    const res = await gw.http().post('/plans').send({ goal: 'leaders', topics: ['skew'] });
+    await createTopics(gw, {
+      name: 'skew',
+      assignments: [
+        [0, 1],
+        [0, 2],
+        [0, 3],
+        [0, 1],
+        [0, 2],
+        [0, 3],
+        [0, 1],
+        [0, 2],
+      ],
+    });
+    const res = await gw
+      .http()
+      .post('/plans')
+      .send({ goal: 'leaders', topics: ['skew'] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.goal, 'leaders');
     assert.equal(res.body.movedBytes, 0);
@@ -140,4 +205,3 @@ describe('POST /leaders/elections', () => {
     assert.deepEqual([...counts.values()].sort(), [2, 2, 2, 2]);
   });
 });
-

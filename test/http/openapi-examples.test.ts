@@ -57,7 +57,13 @@ function operations(): { id: string; pointer: string; op: Json; pathParams: Json
   const out = [];
   for (const [path, item] of Object.entries<Json>(spec.paths)) {
     for (const m of METHODS) {
-      if (item[m]) out.push({ id: item[m].operationId as string, pointer: `/paths/${escape(path)}/${m}`, op: item[m], pathParams: item.parameters ?? [] });
+      if (item[m])
+        out.push({
+          id: item[m].operationId as string,
+          pointer: `/paths/${escape(path)}/${m}`,
+          op: item[m],
+          pathParams: item.parameters ?? [],
+        });
     }
   }
   return out;
@@ -66,7 +72,10 @@ function operations(): { id: string; pointer: string; op: Json; pathParams: Json
 function allExamples(): Example[] {
   const out: Example[] = [];
   for (const { pointer, op, pathParams } of operations()) {
-    const params = [...pathParams.map((p, i) => [p, `/paths/${pointer.split('/')[2]}/parameters/${i}`] as const), ...(op.parameters ?? []).map((p: Json, i: number) => [p, `${pointer}/parameters/${i}`] as const)];
+    const params = [
+      ...pathParams.map((p, i) => [p, `/paths/${pointer.split('/')[2]}/parameters/${i}`] as const),
+      ...(op.parameters ?? []).map((p: Json, i: number) => [p, `${pointer}/parameters/${i}`] as const),
+    ];
     for (const [p, at] of params) {
       const where = home(at, p);
       const param = resolve(p);
@@ -74,11 +83,13 @@ function allExamples(): Example[] {
     }
     if (op.requestBody) {
       const at = home(`${pointer}/requestBody`, op.requestBody);
-      for (const [type, media] of Object.entries<Json>(resolve(op.requestBody).content)) out.push(...mediaExamples(`${at}/content/${escape(type)}`, media));
+      for (const [type, media] of Object.entries<Json>(resolve(op.requestBody).content))
+        out.push(...mediaExamples(`${at}/content/${escape(type)}`, media));
     }
     for (const [status, r] of Object.entries<Json>(op.responses)) {
       const at = home(`${pointer}/responses/${status}`, r);
-      for (const [type, media] of Object.entries<Json>(resolve(r).content ?? {})) out.push(...mediaExamples(`${at}/content/${escape(type)}`, media));
+      for (const [type, media] of Object.entries<Json>(resolve(r).content ?? {}))
+        out.push(...mediaExamples(`${at}/content/${escape(type)}`, media));
     }
   }
   // Each shared example once.
@@ -86,7 +97,9 @@ function allExamples(): Example[] {
 }
 
 test('every operation has a description', () => {
-  const missing = operations().filter(({ op }) => !(typeof op.description === 'string' && op.description.trim())).map((o) => o.id);
+  const missing = operations()
+    .filter(({ op }) => !(typeof op.description === 'string' && op.description.trim()))
+    .map((o) => o.id);
   assert.deepEqual(missing, []);
 });
 

@@ -52,7 +52,11 @@ test('Redocly (recommended): no errors, no warnings', async () => {
 
 test('Spectral (spectral:oas): no errors, no warnings', async () => {
   const r = await spectral(process.cwd());
-  assert.deepEqual(r.problems.map((p) => `${p.code} at ${p.path.join('.')}`), [], r.out);
+  assert.deepEqual(
+    r.problems.map((p) => `${p.code} at ${p.path.join('.')}`),
+    [],
+    r.out,
+  );
 });
 
 test('both linters report a warning-level problem (an operation without a description)', async () => {
@@ -60,8 +64,14 @@ test('both linters report a warning-level problem (an operation without a descri
   try {
     assert.doesNotMatch(readFileSync(join(dir, 'openapi.yaml'), 'utf8'), /Liveness probe\./, 'the edit applied');
     const s = await spectral(dir);
-    assert.ok(s.problems.some((p) => p.code === 'operation-description'), s.out);
-    const spec = readFileSync(join(dir, 'openapi.yaml'), 'utf8').replace(/\n\s+'400': \{ \$ref: '#\/components\/responses\/BadRequest' \}\n(?= {2}\/readyz:)/, '\n');
+    assert.ok(
+      s.problems.some((p) => p.code === 'operation-description'),
+      s.out,
+    );
+    const spec = readFileSync(join(dir, 'openapi.yaml'), 'utf8').replace(
+      /\n\s+'400': \{ \$ref: '#\/components\/responses\/BadRequest' \}\n(?= {2}\/readyz:)/,
+      '\n',
+    );
     writeFileSync(join(dir, 'openapi.yaml'), spec);
     const r = await redocly(dir);
     assert.ok(r.warnings > 0, r.out);

@@ -18,9 +18,18 @@ after(async () => {
 });
 
 it("a page GET is not queued behind a slow request on the gateway's shared connection to a broker", async () => {
-  await createTopics(gw, { name: 'own', assignments: [[0, 1], [0, 1]] });
+  await createTopics(gw, {
+    name: 'own',
+    assignments: [
+      [0, 1],
+      [0, 1],
+    ],
+  });
   for (let p = 0; p < 2; p++) gw.sim.seedBytes('own', p, 100_000_000);
-  const start = await gw.http().post('/reassignments').send({ partitions: [0, 1].map((p) => ({ topic: 'own', partition: p, replicas: [2, 1] })), throttle: 1024 });
+  const start = await gw
+    .http()
+    .post('/reassignments')
+    .send({ partitions: [0, 1].map((p) => ({ topic: 'own', partition: p, replicas: [2, 1] })), throttle: 1024 });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   const id: string = start.body.id;
 
@@ -32,7 +41,10 @@ it("a page GET is not queued behind a slow request on the gateway's shared conne
   const page = await gw.http().get(`/reassignments/${id}/partitions?state=moving`);
   assert.equal(page.status, 200, JSON.stringify(page.body));
   assert.equal(page.body.items.length, 2);
-  assert.ok(page.body.items.every((row: { addingReplicas: number[] }) => row.addingReplicas.includes(2)), 'live moves read from Kafka');
+  assert.ok(
+    page.body.items.every((row: { addingReplicas: number[] }) => row.addingReplicas.includes(2)),
+    'live moves read from Kafka',
+  );
   assert.equal(slowDone, false, 'the page was answered while the slow request on the shared connection was still out');
   await slow;
 });

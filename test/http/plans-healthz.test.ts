@@ -34,7 +34,10 @@ before(async () => {
   for (let t = 0; t < TOPICS; t++) {
     gw.sim.model.createTopic({
       name: `big-${String(t).padStart(2, '0')}`,
-      assignments: Array.from({ length: PARTITIONS }, (_, p) => ({ partition: p, brokerIds: [(p + t) % 9, (p + t + 1) % 9, (p + t + 3) % 9] })),
+      assignments: Array.from({ length: PARTITIONS }, (_, p) => ({
+        partition: p,
+        brokerIds: [(p + t) % 9, (p + t + 1) % 9, (p + t + 3) % 9],
+      })),
     });
   }
   server = gw.app.listen(0);
@@ -50,11 +53,20 @@ after(async () => {
 function call(method: string, path: string, body?: object): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = body ? JSON.stringify(body) : undefined;
-    const req = http.request({ port, path, method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = http.request(
+      {
+        port,
+        path,
+        method,
+        agent,
+        headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

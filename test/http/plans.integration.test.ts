@@ -15,11 +15,30 @@ let gw: ReassignGateway;
 
 before(async () => {
   clock = new ManualClock();
-  gw = await startReassignGateway({ clock, simulator: { brokers: 4, racks: ['rack-a', 'rack-a', 'rack-b', 'rack-b'], replicationBytesPerSecond: BANDWIDTH } });
+  gw = await startReassignGateway({
+    clock,
+    simulator: { brokers: 4, racks: ['rack-a', 'rack-a', 'rack-b', 'rack-b'], replicationBytesPerSecond: BANDWIDTH },
+  });
   // Broker 3 holds orders-1 and orders-3 (and leads one); broker 0 is the busiest.
   await createTopicsOnce(
-    { name: 'orders', assignments: [[0, 2], [3, 0], [0, 2], [1, 3], [0, 2], [1, 2]] },
-    { name: 'payments', assignments: [[0, 1, 2], [2, 0, 1]] },
+    {
+      name: 'orders',
+      assignments: [
+        [0, 2],
+        [3, 0],
+        [0, 2],
+        [1, 3],
+        [0, 2],
+        [1, 2],
+      ],
+    },
+    {
+      name: 'payments',
+      assignments: [
+        [0, 1, 2],
+        [2, 0, 1],
+      ],
+    },
   );
   for (let p = 0; p < 6; p++) gw.sim.seedBytes('orders', p, 10_000 * (p + 1));
   gw.sim.seedBytes('payments', 0, 5_000);
@@ -38,12 +57,19 @@ async function createTopicsOnce(...topics: { name: string; assignments: number[]
     if (res.status === 201) continue;
     assert.equal(res.status, 409, JSON.stringify(res.body));
     const existing = await gw.http().get(`/topics/${t.name}`);
-    assert.deepEqual(existing.body.partitions.map((p: { replicas: number[] }) => p.replicas), t.assignments);
+    assert.deepEqual(
+      existing.body.partitions.map((p: { replicas: number[] }) => p.replicas),
+      t.assignments,
+    );
   }
 }
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments() };
+  return {
+    topics: await snapshotCluster(gw.app),
+    throttles: await throttleConfigs(gw.kafka),
+    moving: await gw.kafka.listPartitionReassignments(),
+  };
 }
 
 /** POST /plans, and the cluster is exactly as before (planning changes nothing). */
@@ -84,13 +110,19 @@ describe('POST /plans', () => {
     assert.equal(body.movedBytes, 60_000);
     assert.equal(body.after.find((l: any) => l.broker === 3).replicas - body.before.find((l: any) => l.broker === 3).replicas, -2);
     const moved = body.partitions.filter((p: any) => p.adding.length > 0);
-    assert.deepEqual(moved.map((p: any) => `${p.topic}-${p.partition}`), ['orders-1', 'orders-3']);
+    assert.deepEqual(
+      moved.map((p: any) => `${p.topic}-${p.partition}`),
+      ['orders-1', 'orders-3'],
+    );
     for (const p of moved) {
       assert.deepEqual(p.removing, [3]);
       // Broker 3 was the only rack-b replica: its replacement is broker 2 (rack-b), not rack-a.
       assert.deepEqual(p.adding, [2]);
     }
-    assert.deepEqual(body.reassignment.partitions.map((p: any) => [p.topic, p.partition, p.replicas]), body.partitions.map((p: any) => [p.topic, p.partition, p.targetReplicas]));
+    assert.deepEqual(
+      body.reassignment.partitions.map((p: any) => [p.topic, p.partition, p.replicas]),
+      body.partitions.map((p: any) => [p.topic, p.partition, p.targetReplicas]),
+    );
     assert.equal(body.options.rackAware, true);
   });
 
@@ -126,10 +158,13 @@ describe('POST /plans', () => {
     );
   });
 
-  it('422 when removing brokers would leave fewer than a topic\'s replication factor', async () => {
+  it("422 when removing brokers would leave fewer than a topic's replication factor", async () => {
     const res = await plan({ goal: 'decommission', brokers: [1, 3], topics: ['payments'] });
     expectProblem(res, 422, 'invalid-plan-request', 38);
-    assert.deepEqual(res.body.errors.map((e: any) => [e.code, e.path]), [['NOT_ENOUGH_BROKERS', '/body/brokers']]);
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.code, e.path]),
+      [['NOT_ENOUGH_BROKERS', '/body/brokers']],
+    );
     assert.match(res.body.errors[0].message, /payments/);
   });
 
@@ -150,13 +185,19 @@ describe('POST /plans', () => {
 
     const rf = await plan({ goal: 'replication-factor', topics: ['orders'], replicationFactor: 5 });
     expectProblem(rf, 422, 'invalid-plan-request', 38);
-    assert.deepEqual(rf.body.errors.map((e: any) => [e.path, e.code]), [['/body/replicationFactor', 'REPLICATION_FACTOR_TOO_LARGE']]);
+    assert.deepEqual(
+      rf.body.errors.map((e: any) => [e.path, e.code]),
+      [['/body/replicationFactor', 'REPLICATION_FACTOR_TOO_LARGE']],
+    );
     assert.match(rf.body.errors[0].message, /Replication factor 5 for topic orders is larger than the 4 broker/);
 
     // Decommission: a broker that is neither alive nor holding replicas, next to one that is fine.
     const gone = await plan({ goal: 'decommission', brokers: [3, 11], topics: ['orders'] });
     expectProblem(gone, 422, 'invalid-plan-request', 39);
-    assert.deepEqual(gone.body.errors.map((e: any) => [e.path, e.code]), [['/body/brokers/1', 'UNKNOWN_BROKER']]);
+    assert.deepEqual(
+      gone.body.errors.map((e: any) => [e.path, e.code]),
+      [['/body/brokers/1', 'UNKNOWN_BROKER']],
+    );
   });
 
   it('400 for a goal without what it needs, and for a bad pattern', async () => {
@@ -182,12 +223,16 @@ describe('executing a plan', () => {
     const b3 = during.body.brokers.find((b: any) => b.id === 3);
     assert.equal(b3.reassignment.removing, planned.body.movedReplicas);
 
-    await eventually(async () => {
-      const r = await gw.http().get(`/reassignments/${id}`);
-      if (r.body.state === 'completed') return true;
-      clock.advance(1000);
-      return undefined;
-    }, 60_000, 50); // generous: under CI's load each poll (and so each simulated second) can take long
+    await eventually(
+      async () => {
+        const r = await gw.http().get(`/reassignments/${id}`);
+        if (r.body.state === 'completed') return true;
+        clock.advance(1000);
+        return undefined;
+      },
+      60_000,
+      50,
+    ); // generous: under CI's load each poll (and so each simulated second) can take long
     const end = await gw.http().get('/brokers');
     const empty = end.body.brokers.find((b: any) => b.id === 3);
     assert.equal(empty.replicas, 0);
@@ -197,13 +242,16 @@ describe('executing a plan', () => {
     await eventually(async () => (Object.keys(await throttleConfigs(gw.kafka)).length === 0 ? true : undefined));
   });
 
-  it('POST /reassignments also takes the plan\'s reassignment directly, and refuses plan and partitions together', async () => {
+  it("POST /reassignments also takes the plan's reassignment directly, and refuses plan and partitions together", async () => {
     const planned = await plan({ goal: 'rebalance', topics: ['payments'], balanceLeaders: false });
     assert.equal(planned.status, 200);
     const both = await gw.http().post('/reassignments').send({ plan: planned.body, partitions: [] });
     expectProblem(both, 400, 'validation-failed');
     if (planned.body.partitions.length > 0) {
-      const dry = await gw.http().post('/reassignments').send({ ...planned.body.reassignment, validateOnly: true });
+      const dry = await gw
+        .http()
+        .post('/reassignments')
+        .send({ ...planned.body.reassignment, validateOnly: true });
       assert.equal(dry.status, 200, JSON.stringify(dry.body));
       assert.equal(dry.body.totals.partitions, planned.body.partitions.length);
     }

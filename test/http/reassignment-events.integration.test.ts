@@ -35,11 +35,24 @@ before(async () => {
   gw = await startReassignGateway({ clock, simulator: { brokers: 4, replicationBytesPerSecond: 100_000 } });
   feed = createReassignmentChangeFeed(gw.runtime.store);
   metrics = createMetrics({ defaultMetrics: false });
-  app = appOverKafka({ kafka: gw.kafka, metrics, validateResponses: true, reassignments: gw.runtime, changes: feed, streams: { maxStreams: MAX_STREAMS, heartbeatMs: HEARTBEAT_MS, progressIntervalMs: PROGRESS_MS } });
+  app = appOverKafka({
+    kafka: gw.kafka,
+    metrics,
+    validateResponses: true,
+    reassignments: gw.runtime,
+    changes: feed,
+    streams: { maxStreams: MAX_STREAMS, heartbeatMs: HEARTBEAT_MS, progressIntervalMs: PROGRESS_MS },
+  });
   server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await createTopics(gw, { name: 'sse', assignments: [[0, 1], [0, 1]] });
+  await createTopics(gw, {
+    name: 'sse',
+    assignments: [
+      [0, 1],
+      [0, 1],
+    ],
+  });
   gw.sim.seedBytes('sse', 0, 100_000);
   gw.sim.seedBytes('sse', 1, 100_000);
 });
@@ -82,13 +95,17 @@ async function open(path: string, headers: Record<string, string> = {}): Promise
       }
     })();
   } else await res.text();
-  const events = () => items.flatMap((i) => (i.kind === 'event' ? [{ event: i.event.event, id: i.event.id, data: JSON.parse(i.event.data) }] : []));
+  const events = () =>
+    items.flatMap((i) => (i.kind === 'event' ? [{ event: i.event.event, id: i.event.id, data: JSON.parse(i.event.data) }] : []));
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
     items,
     events,
-    until: (pick, what, timeoutMs = 15_000) => eventually(async () => pick() ?? undefined, timeoutMs, 20).catch(() => assert.fail(`${what}: not seen in time; got ${JSON.stringify(items)}`)),
+    until: (pick, what, timeoutMs = 15_000) =>
+      eventually(async () => pick() ?? undefined, timeoutMs, 20).catch(() =>
+        assert.fail(`${what}: not seen in time; got ${JSON.stringify(items)}`),
+      ),
     close: () => abort.abort(),
     ended,
   };
@@ -98,12 +115,16 @@ const openStreams = async () => Number(/kafka_gateway_event_streams_open (\d+)/.
 
 /** Advances the simulated clock until the reassignment is `state` (the reconciler sees its moves end). */
 async function advanceUntil(id: string, state: string): Promise<void> {
-  await eventually(async () => {
-    const r = await request(app).get(`/reassignments/${id}`);
-    if (r.body.state === state) return true;
-    clock.advance(1000);
-    return undefined;
-  }, 30_000, 50);
+  await eventually(
+    async () => {
+      const r = await request(app).get(`/reassignments/${id}`);
+      if (r.body.state === state) return true;
+      clock.advance(1000);
+      return undefined;
+    },
+    30_000,
+    50,
+  );
 }
 
 describe('reassignment event streams (SSE)', () => {
@@ -118,15 +139,28 @@ describe('reassignment event streams (SSE)', () => {
       const snapshot = await all.until(() => all.events().find((e) => e.event === 'snapshot'), 'snapshot');
       assert.ok(Array.isArray(snapshot.data.reassignments));
 
-      const post = await request(app).post('/reassignments').send({ partitions: [{ topic: 'sse', partition: 0, replicas: [2, 1] }], throttle: 10_000 });
+      const post = await request(app)
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'sse', partition: 0, replicas: [2, 1] }], throttle: 10_000 });
       assert.equal(post.status, 202, JSON.stringify(post.body));
       id = post.body.id;
       // Running: each advance copies bytes; a progress event follows the reconciler's snapshot.
       await all.until(() => all.events().find((e) => e.event === 'started' && e.data.reassignment?.id === id), 'started');
       clock.advance(2000);
-      const progress = await all.until(() => all.events().find((e) => e.event === 'progress' && e.data.reassignment?.id === id && e.data.reassignment.progress.bytesDone > 0), 'a progress event with bytes done');
+      const progress = await all.until(
+        () =>
+          all.events().find((e) => e.event === 'progress' && e.data.reassignment?.id === id && e.data.reassignment.progress.bytesDone > 0),
+        'a progress event with bytes done',
+      );
       assert.equal(progress.data.change, null);
-      assert.equal(progress.id, all.events().filter((e) => e.event !== 'progress' && e.event !== 'snapshot').at(-1)?.id ?? null, 'a progress event moves no cursor');
+      assert.equal(
+        progress.id,
+        all
+          .events()
+          .filter((e) => e.event !== 'progress' && e.event !== 'snapshot')
+          .at(-1)?.id ?? null,
+        'a progress event moves no cursor',
+      );
       await advanceUntil(id, 'completed');
       await all.until(() => all.events().find((e) => e.event === 'completed' && e.data.reassignment?.id === id), 'completed');
 
@@ -143,7 +177,10 @@ describe('reassignment event streams (SSE)', () => {
         assert.equal(e.data.reassignment.rollback, undefined, 'the summary only');
         assert.equal(e.data.reassignment.partitions, undefined, 'no partition rows');
       }
-      assert.deepEqual(changes.map((e) => e.data.change.previousState), [null, 'pending', 'running']);
+      assert.deepEqual(
+        changes.map((e) => e.data.change.previousState),
+        [null, 'pending', 'running'],
+      );
       assert.equal(changes.at(-1)!.data.reassignment.state, 'completed');
       assert.equal(new Set(changes.map((e) => e.id)).size, 3, 'ids are distinct');
       firstEventId = changes[0].id!;
@@ -158,8 +195,14 @@ describe('reassignment event streams (SSE)', () => {
       assert.equal(s.status, 200);
       await s.until(() => s.events().find((e) => e.event === 'snapshot'), 'snapshot');
       const events = s.events();
-      assert.deepEqual(events.map((e) => e.event), ['started', 'completed', 'snapshot']);
-      assert.deepEqual(events.slice(0, 2).map((e) => e.data.change.previousState), ['pending', 'running']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['started', 'completed', 'snapshot'],
+      );
+      assert.deepEqual(
+        events.slice(0, 2).map((e) => e.data.change.previousState),
+        ['pending', 'running'],
+      );
       assert.equal(events[2].data.reassignment.state, 'completed');
       assert.equal(events[2].id, events[1].id, 'the snapshot keeps the cursor of the last change');
     } finally {
@@ -168,7 +211,10 @@ describe('reassignment event streams (SSE)', () => {
     const unknown = await open(`/reassignments/${id}/events`, { 'last-event-id': 'no-such-event' });
     try {
       await unknown.until(() => unknown.events().find((e) => e.event === 'snapshot'), 'snapshot');
-      assert.deepEqual(unknown.events().map((e) => e.event), ['snapshot']);
+      assert.deepEqual(
+        unknown.events().map((e) => e.event),
+        ['snapshot'],
+      );
     } finally {
       unknown.close();
     }
@@ -178,7 +224,10 @@ describe('reassignment event streams (SSE)', () => {
     const s = await open(`/reassignments/${id}/events`);
     try {
       await s.until(() => s.items.find((i) => i.kind === 'comment' && i.text === 'keep-alive'), 'keep-alive comment', 5000);
-      assert.ok(s.items.some((i) => i.kind === 'retry'), 'a reconnection delay is suggested');
+      assert.ok(
+        s.items.some((i) => i.kind === 'retry'),
+        'a reconnection delay is suggested',
+      );
     } finally {
       s.close();
     }
@@ -195,7 +244,10 @@ describe('reassignment event streams (SSE)', () => {
     const streams = [];
     try {
       for (let i = 0; i < MAX_STREAMS; i++) streams.push(await open(i % 2 ? '/reassignments/events' : `/reassignments/${id}/events`));
-      assert.deepEqual(streams.map((s) => s.status), Array(MAX_STREAMS).fill(200));
+      assert.deepEqual(
+        streams.map((s) => s.status),
+        Array(MAX_STREAMS).fill(200),
+      );
       assert.equal(await openStreams(), MAX_STREAMS);
       const refused = await request(app).get('/reassignments/events');
       assert.equal(refused.status, 503);
@@ -216,9 +268,24 @@ describe('reassignment event streams (SSE)', () => {
 
   it('a draining server ends its streams (within a progress interval), so SIGTERM does not wait for them', async () => {
     const state = { draining: false };
-    const drainingApp = appOverKafka({ kafka: gw.kafka, metrics: createMetrics({ defaultMetrics: false }), reassignments: gw.runtime, changes: feed, state, streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS } });
+    const drainingApp = appOverKafka({
+      kafka: gw.kafka,
+      metrics: createMetrics({ defaultMetrics: false }),
+      reassignments: gw.runtime,
+      changes: feed,
+      state,
+      streams: { maxStreams: MAX_STREAMS, heartbeatMs: 60_000, progressIntervalMs: PROGRESS_MS },
+    });
     // The Kafka layer is the suite's: the server's shutdown must not close it.
-    const running = await startServer({ app: drainingApp, kafka: { close: async () => undefined }, state, logger: silentLogger, port: 0, host: '127.0.0.1', shutdownTimeoutMs: 20_000 });
+    const running = await startServer({
+      app: drainingApp,
+      kafka: { close: async () => undefined },
+      state,
+      logger: silentLogger,
+      port: 0,
+      host: '127.0.0.1',
+      shutdownTimeoutMs: 20_000,
+    });
     const abort = new AbortController();
     const res = await fetch(`${running.url}/reassignments/events`, { signal: abort.signal });
     assert.equal(res.status, 200);

@@ -47,7 +47,9 @@ export interface ReassignGatewayOptions {
 export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
   const sim = opts.sim ?? (await startSimulator({ brokers: 4, ...(opts.clock && { clock: opts.clock }), ...opts.simulator }));
   const metrics = createMetrics({ defaultMetrics: false });
-  const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), { onKafkaRequest: metrics.onKafkaRequest });
+  const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), {
+    onKafkaRequest: metrics.onKafkaRequest,
+  });
   // The Kafka request timeout the leases must outlast is the client's (src/reconcile/config.ts).
   const config = loadReassignmentConfig({
     RECONCILE_INTERVAL_MS: '100',
@@ -59,7 +61,15 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
   const logger = recordingLogger();
   const offset = opts.wallClockOffsetMs;
   const clock = opts.clock ?? (offset ? { now: () => Date.now() + offset } : undefined);
-  const runtime = createReassignmentRuntime({ kafka, config, metrics: createReassignmentMetrics(metrics.registry), logger, ...(clock && { now: () => clock.now() }), ...(opts.syncGate && { syncGate: opts.syncGate }), ...(opts.monotonic && { monotonic: opts.monotonic }) });
+  const runtime = createReassignmentRuntime({
+    kafka,
+    config,
+    metrics: createReassignmentMetrics(metrics.registry),
+    logger,
+    ...(clock && { now: () => clock.now() }),
+    ...(opts.syncGate && { syncGate: opts.syncGate }),
+    ...(opts.monotonic && { monotonic: opts.monotonic }),
+  });
   const app = appOverKafka({ kafka, metrics, logger, validateResponses: true, reassignments: runtime });
   if (opts.reconcile !== false) runtime.reconciler.start();
   let closed = false;
@@ -86,7 +96,10 @@ export async function startReassignGateway(opts: ReassignGatewayOptions = {}): P
 export async function throttleConfigs(kafka: PlatformaticKafkaGateway): Promise<Record<string, Record<string, string>>> {
   const topics = (await kafka.listTopics()).map((t) => t.name);
   const brokers = (await kafka.describeCluster()).brokers.map((b) => String(b.id));
-  const results = await kafka.describeConfigOverrides([...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((name) => ({ kind: 'broker' as const, name }))], THROTTLE_KEYS);
+  const results = await kafka.describeConfigOverrides(
+    [...topics.map((name) => ({ kind: 'topic' as const, name })), ...brokers.map((name) => ({ kind: 'broker' as const, name }))],
+    THROTTLE_KEYS,
+  );
   const out: Record<string, Record<string, string>> = {};
   for (const r of results) {
     assert.ok(r.ok, JSON.stringify(r));
@@ -96,7 +109,10 @@ export async function throttleConfigs(kafka: PlatformaticKafkaGateway): Promise<
 }
 
 /** Creates topics through the API (helpers.ts's createTopics, for a ReassignGateway). */
-export async function createTopics(gw: Pick<ReassignGateway, 'http'>, ...topics: { name: string; assignments: number[][] }[]): Promise<void> {
+export async function createTopics(
+  gw: Pick<ReassignGateway, 'http'>,
+  ...topics: { name: string; assignments: number[][] }[]
+): Promise<void> {
   for (const t of topics) {
     const res = await gw.http().post('/topics').send(t);
     assert.equal(res.status, 201, JSON.stringify(res.body));

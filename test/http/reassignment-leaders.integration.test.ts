@@ -23,25 +23,47 @@ const placement = (topic: string, partition: number) => {
 };
 
 async function advanceUntil(id: string, state: string): Promise<Record<string, any>> {
-  return eventually(async () => {
-    const res = await gw.http().get(`/reassignments/${id}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (res.body.state === state) return res.body;
-    clock.advance(1000);
-    return undefined;
-  }, 20_000, 60);
+  return eventually(
+    async () => {
+      const res = await gw.http().get(`/reassignments/${id}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      if (res.body.state === state) return res.body;
+      clock.advance(1000);
+      return undefined;
+    },
+    20_000,
+    60,
+  );
 }
 
 describe('electLeaders on POST /reassignments', () => {
   before(async () => {
-    await createTopics(gw, { name: 'el', assignments: [[0, 1], [1, 2], [2, 3]] }, { name: 'no-el', assignments: [[0, 1]] });
+    await createTopics(
+      gw,
+      {
+        name: 'el',
+        assignments: [
+          [0, 1],
+          [1, 2],
+          [2, 3],
+        ],
+      },
+      { name: 'no-el', assignments: [[0, 1]] },
+    );
     for (const p of [0, 1, 2]) gw.sim.seedBytes('el', p, 20_000);
     gw.sim.seedBytes('no-el', 0, 20_000);
   });
 
   it('every completed partition ends led by its first replica; the record counts the elections', async () => {
-    const targets = [[2, 0], [3, 1], [2, 0]];
-    const res = await gw.http().post('/reassignments').send({ partitions: targets.map((replicas, partition) => ({ topic: 'el', partition, replicas })), electLeaders: true });
+    const targets = [
+      [2, 0],
+      [3, 1],
+      [2, 0],
+    ];
+    const res = await gw
+      .http()
+      .post('/reassignments')
+      .send({ partitions: targets.map((replicas, partition) => ({ topic: 'el', partition, replicas })), electLeaders: true });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     await advanceUntil(res.body.id, 'completed');
     const detail = await eventually(async () => {
@@ -49,7 +71,10 @@ describe('electLeaders on POST /reassignments', () => {
       return g.body.leaderElections?.pending === 0 && g.body.leaderElections.elected === 3 ? g.body : undefined;
     });
     assert.equal(detail.electLeaders, true);
-    assert.deepEqual({ ...detail.leaderElections, updatedAt: undefined }, { elected: 3, pending: 0, failed: 0, completed: 3, updatedAt: undefined });
+    assert.deepEqual(
+      { ...detail.leaderElections, updatedAt: undefined },
+      { elected: 3, pending: 0, failed: 0, completed: 3, updatedAt: undefined },
+    );
     targets.forEach((t, partition) => {
       const now = placement('el', partition);
       assert.deepEqual(now.replicas, t);
@@ -59,7 +84,10 @@ describe('electLeaders on POST /reassignments', () => {
   });
 
   it('without electLeaders the leader stays where the move left it (the check above can fail)', async () => {
-    const res = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'no-el', partition: 0, replicas: [2, 0] }] });
+    const res = await gw
+      .http()
+      .post('/reassignments')
+      .send({ partitions: [{ topic: 'no-el', partition: 0, replicas: [2, 0] }] });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const done = await advanceUntil(res.body.id, 'completed');
     assert.equal(done.leaderElections, undefined);
@@ -69,21 +97,30 @@ describe('electLeaders on POST /reassignments', () => {
 
 describe('rollback of a running move', () => {
   before(async () => {
-    await createTopics(gw, { name: 'rb', assignments: [[0, 2], [1, 2]] });
+    await createTopics(gw, {
+      name: 'rb',
+      assignments: [
+        [0, 2],
+        [1, 2],
+      ],
+    });
     gw.sim.seedBytes('rb', 0, 500_000); // copies at the throttle: still moving when cancelled
   });
 
   it('restores the original replica order and the original leaders', async () => {
     // rb-0 [0,2] -> [2,1] copies to 1 (slowly); rb-1 [1,2] -> [2,1] is a pure reorder that
     // completes at once and, with electLeaders, makes 2 its leader.
-    const res = await gw.http().post('/reassignments').send({
-      partitions: [
-        { topic: 'rb', partition: 0, replicas: [2, 1] },
-        { topic: 'rb', partition: 1, replicas: [2, 1] },
-      ],
-      throttle: 1024,
-      electLeaders: true,
-    });
+    const res = await gw
+      .http()
+      .post('/reassignments')
+      .send({
+        partitions: [
+          { topic: 'rb', partition: 0, replicas: [2, 1] },
+          { topic: 'rb', partition: 1, replicas: [2, 1] },
+        ],
+        throttle: 1024,
+        electLeaders: true,
+      });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     await eventually(async () => (placement('rb', 1).leader === 2 ? true : undefined));
     assert.deepEqual(placement('rb', 0).replicas, [2, 1, 0], 'rb-0 still moving: target ++ removing');

@@ -16,7 +16,15 @@ before(async () => {
   gw = await startReassignGateway({ clock: new ManualClock(), simulator: { brokers: 4 } });
   await createTopics(
     gw,
-    { name: 'orders', assignments: [[0, 3], [3, 1], [1, 2], [2, 3]] },
+    {
+      name: 'orders',
+      assignments: [
+        [0, 3],
+        [3, 1],
+        [1, 2],
+        [2, 3],
+      ],
+    },
     { name: 'plain', assignments: [[0, 1]] },
     { name: 'labelled', assignments: [[1, 2]] },
   );
@@ -33,7 +41,10 @@ async function listed(id: string): Promise<Record<string, unknown>> {
 
 describe('reassignment origin', () => {
   it('POST /plans decommission, then its answer as {plan}: the goal and what it empties are kept and read back', async () => {
-    const planned = await gw.http().post('/plans').send({ goal: 'decommission', brokers: [3], topics: ['orders'] });
+    const planned = await gw
+      .http()
+      .post('/plans')
+      .send({ goal: 'decommission', brokers: [3], topics: ['orders'] });
     assert.equal(planned.status, 200, JSON.stringify(planned.body));
     assert.equal(planned.body.movedReplicas, 3, 'orders-0, -1 and -3 each have a replica on broker 3');
 
@@ -55,13 +66,19 @@ describe('reassignment origin', () => {
   });
 
   it('a hand-written body has no origin (the console says "manual"); a body may give its own', async () => {
-    const plain = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'plain', partition: 0, replicas: [1, 0] }] });
+    const plain = await gw
+      .http()
+      .post('/reassignments')
+      .send({ partitions: [{ topic: 'plain', partition: 0, replicas: [1, 0] }] });
     assert.equal(plain.status, 202, JSON.stringify(plain.body));
     assert.equal('origin' in (await gw.http().get(`/reassignments/${plain.body.id}`)).body, false);
     assert.equal('origin' in (await listed(plain.body.id)), false);
 
     const origin = { goal: 'nightly-balance', description: 'CI pipeline run 4711' };
-    const labelled = await gw.http().post('/reassignments').send({ version: 1, partitions: [{ topic: 'labelled', partition: 0, replicas: [2, 1], log_dirs: ['any', 'any'] }], origin });
+    const labelled = await gw
+      .http()
+      .post('/reassignments')
+      .send({ version: 1, partitions: [{ topic: 'labelled', partition: 0, replicas: [2, 1], log_dirs: ['any', 'any'] }], origin });
     assert.equal(labelled.status, 202, JSON.stringify(labelled.body));
     assert.deepEqual((await gw.http().get(`/reassignments/${labelled.body.id}`)).body.origin, origin);
     assert.deepEqual((await listed(labelled.body.id)).origin, origin);
@@ -70,10 +87,22 @@ describe('reassignment origin', () => {
   it('a bad origin is a 400 that names it, and nothing starts', async () => {
     const count = async () => (await gw.http().get('/reassignments')).body.reassignments.length;
     const before = await count();
-    for (const origin of [{ goal: 'two words' }, { goal: 'x'.repeat(65) }, { goal: 'ok', description: 'd'.repeat(201) }, { goal: 'ok', plan: 'extra' }, 'decommission']) {
-      const res = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'plain', partition: 0, replicas: [0, 1] }], origin });
+    for (const origin of [
+      { goal: 'two words' },
+      { goal: 'x'.repeat(65) },
+      { goal: 'ok', description: 'd'.repeat(201) },
+      { goal: 'ok', plan: 'extra' },
+      'decommission',
+    ]) {
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'plain', partition: 0, replicas: [0, 1] }], origin });
       expectProblem(res, 400, 'validation-failed');
-      assert.ok(res.body.errors.some((e: { path: string }) => e.path.startsWith('/body/origin')), JSON.stringify(res.body));
+      assert.ok(
+        res.body.errors.some((e: { path: string }) => e.path.startsWith('/body/origin')),
+        JSON.stringify(res.body),
+      );
     }
     assert.equal(await count(), before);
   });

@@ -42,7 +42,11 @@ export async function rejected(send: () => Promise<Response>, status: number, sl
 }
 
 /** POST with `?detail=true`: the answer carries the plan's per-partition rows. */
-export const post = (body: unknown) => gw.http().post('/reassignments?detail=true').send(body as object);
+export const post = (body: unknown) =>
+  gw
+    .http()
+    .post('/reassignments?detail=true')
+    .send(body as object);
 
 /** GET /reassignments/{id} once a progress snapshot as of the clock's time exists (the reconciler takes one per interval). */
 export async function current(id: string): Promise<Record<string, any>> {
@@ -63,13 +67,17 @@ export async function page(id: string, query = ''): Promise<any[]> {
 
 /** Advance the shared clock in steps until the reassignment is in `state` (the reconciler notices). */
 export async function advanceUntil(id: string, state: string, stepMs = 1000): Promise<Record<string, any>> {
-  return eventually(async () => {
-    const res = await gw.http().get(`/reassignments/${id}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (res.body.state === state) return res.body;
-    clock.advance(stepMs);
-    return undefined;
-  }, 20_000, 60);
+  return eventually(
+    async () => {
+      const res = await gw.http().get(`/reassignments/${id}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      if (res.body.state === state) return res.body;
+      clock.advance(stepMs);
+      return undefined;
+    },
+    20_000,
+    60,
+  );
 }
 
 export async function noThrottlesLeft(): Promise<void> {

@@ -9,13 +9,30 @@ import { before, describe, it } from 'node:test';
 import { isCold } from '../../src/state/cold-partitions.js';
 import { createTopics, reconcilePasses, throttleConfigs } from './reassignment-helpers.js';
 import { eventually } from '../eventually.js';
-import { BANDWIDTH, advanceUntil, clock, current, gw, noThrottlesLeft, page, post, rejected, useReassignmentsCluster } from './reassignments-cluster.js';
+import {
+  BANDWIDTH,
+  advanceUntil,
+  clock,
+  current,
+  gw,
+  noThrottlesLeft,
+  page,
+  post,
+  rejected,
+  useReassignmentsCluster,
+} from './reassignments-cluster.js';
 
 useReassignmentsCluster();
 
 describe('progress, completion and auto-removal', () => {
   before(async () => {
-    await createTopics(gw, { name: 'prog', assignments: [[0, 1], [0, 1]] });
+    await createTopics(gw, {
+      name: 'prog',
+      assignments: [
+        [0, 1],
+        [0, 1],
+      ],
+    });
     gw.sim.seedBytes('prog', 0, 100_000);
     gw.sim.seedBytes('prog', 1, 100_000);
   });
@@ -97,7 +114,14 @@ describe('progress, completion and auto-removal', () => {
 
 describe('PATCH, cancel, rollback', () => {
   before(async () => {
-    await createTopics(gw, { name: 'steer', assignments: [[0, 1], [0, 1], [0, 1]] });
+    await createTopics(gw, {
+      name: 'steer',
+      assignments: [
+        [0, 1],
+        [0, 1],
+        [0, 1],
+      ],
+    });
     for (const p of [0, 1, 2]) gw.sim.seedBytes('steer', p, 100_000);
   });
 
@@ -148,8 +172,19 @@ describe('PATCH, cancel, rollback', () => {
     const del = await gw.http().delete(`/reassignments/${res.body.id}?preserveThrottles=true`);
     assert.equal(del.status, 200);
     const kept = await gw.http().get('/throttles');
-    assert.deepEqual(kept.body.rates.map((r: any) => [r.broker, r.owner, r.autoRemove]), [[0, 'gateway', false], [1, 'gateway', false], [2, 'gateway', false], [3, 'gateway', false]]);
-    assert.deepEqual(kept.body.replicas.map((r: any) => [r.topic, r.leader, r.follower, r.owner]), [['steer', '1:0,1:1', '1:2,1:3', 'gateway']]);
+    assert.deepEqual(
+      kept.body.rates.map((r: any) => [r.broker, r.owner, r.autoRemove]),
+      [
+        [0, 'gateway', false],
+        [1, 'gateway', false],
+        [2, 'gateway', false],
+        [3, 'gateway', false],
+      ],
+    );
+    assert.deepEqual(
+      kept.body.replicas.map((r: any) => [r.topic, r.leader, r.follower, r.owner]),
+      [['steer', '1:0,1:1', '1:2,1:3', 'gateway']],
+    );
     clock.advance(5000);
     await reconcilePasses(gw); // several reconcile passes: they must not remove it
     assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 5);
@@ -171,7 +206,15 @@ describe('PATCH, cancel, rollback', () => {
     const rollbackId = del.body.rollback.id;
     assert.equal(del.headers.location, `/reassignments/${rollbackId}`);
     assert.equal(del.body.rollback.summary.counts.total, 1);
-    assert.deepEqual((await page(rollbackId)).map((p: any) => [p.originalReplicas, p.targetReplicas]), [[[2, 3], [0, 1]]]);
+    assert.deepEqual(
+      (await page(rollbackId)).map((p: any) => [p.originalReplicas, p.targetReplicas]),
+      [
+        [
+          [2, 3],
+          [0, 1],
+        ],
+      ],
+    );
     const back = await advanceUntil(rollbackId, 'completed');
     assert.equal(back.rollbackOf, res.body.id);
     assert.deepEqual((await gw.http().get('/topics/steer')).body.partitions[2].replicas, [0, 1]);
@@ -179,7 +222,7 @@ describe('PATCH, cancel, rollback', () => {
   });
 });
 
-describe('other people\'s throttles, stopped brokers', () => {
+describe("other people's throttles, stopped brokers", () => {
   before(async () => {
     await createTopics(gw, { name: 'shared', assignments: [[0, 1]] }, { name: 'stop', assignments: [[0, 1]] });
     gw.sim.seedBytes('shared', 0, 60_000);
@@ -195,7 +238,13 @@ describe('other people\'s throttles, stopped brokers', () => {
     assert.ok(foreign.every((r) => r.ok));
     const before = await throttleConfigs(gw.kafka);
     const external = await gw.http().get('/throttles');
-    assert.deepEqual(external.body.rates.map((r: any) => [r.broker, r.owner]), [[0, 'external'], [3, 'external']]);
+    assert.deepEqual(
+      external.body.rates.map((r: any) => [r.broker, r.owner]),
+      [
+        [0, 'external'],
+        [3, 'external'],
+      ],
+    );
 
     const res = await post({ partitions: [{ topic: 'shared', partition: 0, replicas: [2, 1] }], throttle: 20_000 });
     assert.equal(res.status, 202, JSON.stringify(res.body));

@@ -15,31 +15,57 @@ let gw: ReassignGateway;
 
 before(async () => {
   clock = new ManualClock();
-  gw = await startReassignGateway({ clock, simulator: { brokers: 3, logDirs: DIRS, seedBytes: 10_000, replicationBytesPerSecond: 100_000 } });
+  gw = await startReassignGateway({
+    clock,
+    simulator: { brokers: 3, logDirs: DIRS, seedBytes: 10_000, replicationBytesPerSecond: 100_000 },
+  });
 });
 after(() => gw?.close());
 
-const post = (body: unknown) => gw.http().post('/reassignments?detail=true').send(body as object);
+const post = (body: unknown) =>
+  gw
+    .http()
+    .post('/reassignments?detail=true')
+    .send(body as object);
 const otherDir = (dir: string) => DIRS.find((d) => d !== dir)!;
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments() };
+  return {
+    topics: await snapshotCluster(gw.app),
+    throttles: await throttleConfigs(gw.kafka),
+    moving: await gw.kafka.listPartitionReassignments(),
+  };
 }
 
 /** Advance the shared clock in steps until the reassignment is in `state` (the reconciler notices). */
 async function advanceUntil(id: string, state: string, stepMs = 1000): Promise<Record<string, any>> {
-  return eventually(async () => {
-    const res = await gw.http().get(`/reassignments/${id}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (res.body.state === state) return res.body;
-    clock.advance(stepMs);
-    return undefined;
-  }, 30_000, 60);
+  return eventually(
+    async () => {
+      const res = await gw.http().get(`/reassignments/${id}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      if (res.body.state === state) return res.body;
+      clock.advance(stepMs);
+      return undefined;
+    },
+    30_000,
+    60,
+  );
 }
 
 describe('POST /reassignments with log_dirs', () => {
   before(async () => {
-    await createTopics(gw, { name: 'ld', assignments: [[0, 1]] }, { name: 'ld2', assignments: [[0, 1], [0, 1]] }, { name: 'ldbad', assignments: [[0, 1]] });
+    await createTopics(
+      gw,
+      { name: 'ld', assignments: [[0, 1]] },
+      {
+        name: 'ld2',
+        assignments: [
+          [0, 1],
+          [0, 1],
+        ],
+      },
+      { name: 'ldbad', assignments: [[0, 1]] },
+    );
   });
 
   it('an intra-broker move with a throttle: the dir rate is set on that broker, the move completes in the dir, the throttle goes', async () => {
@@ -49,7 +75,9 @@ describe('POST /reassignments with log_dirs', () => {
     const plan = await post({ ...body, validateOnly: true });
     assert.equal(plan.status, 200, JSON.stringify(plan.body));
     assert.deepEqual(plan.body.logDirMoves, [{ topic: 'ld', partition: 0, broker: 1, logDir: target, currentLogDir: otherDir(target) }]);
-    assert.deepEqual(plan.body.throttleConfigs, [{ resourceType: 'broker', resourceName: '1', configs: [{ name: LOG_DIR_RATE, value: '2048' }] }]);
+    assert.deepEqual(plan.body.throttleConfigs, [
+      { resourceType: 'broker', resourceName: '1', configs: [{ name: LOG_DIR_RATE, value: '2048' }] },
+    ]);
 
     const res = await post(body);
     assert.equal(res.status, 202, JSON.stringify(res.body));
@@ -86,16 +114,26 @@ describe('POST /reassignments with log_dirs', () => {
 
   it('a dir the broker does not have, or an offline one: 422 per partition, nothing changed', async () => {
     const before = await clusterState();
-    const res = await post({ version: 1, partitions: [{ topic: 'ldbad', partition: 0, replicas: [0, 2], log_dirs: ['/nope', 'any'] }], throttle: 4096 });
+    const res = await post({
+      version: 1,
+      partitions: [{ topic: 'ldbad', partition: 0, replicas: [0, 2], log_dirs: ['/nope', 'any'] }],
+      throttle: 4096,
+    });
     expectProblem(res, 422, 'invalid-reassignment');
-    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.code]), [['/body/partitions/0', 'LOG_DIR_NOT_FOUND', 57]]);
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.code]),
+      [['/body/partitions/0', 'LOG_DIR_NOT_FOUND', 57]],
+    );
     assert.match(res.body.errors[0].message, /\/nope is not one of broker 0's log.dirs/);
 
     gw.sim.logDirs.setOffline(2, DIRS[1], true);
     try {
       const off = await post({ version: 1, partitions: [{ topic: 'ldbad', partition: 0, replicas: [0, 2], log_dirs: ['any', DIRS[1]] }] });
       expectProblem(off, 422, 'invalid-reassignment');
-      assert.deepEqual(off.body.errors.map((e: any) => [e.code, e.kafkaError?.code]), [['LOG_DIR_OFFLINE', 56]]);
+      assert.deepEqual(
+        off.body.errors.map((e: any) => [e.code, e.kafkaError?.code]),
+        [['LOG_DIR_OFFLINE', 56]],
+      );
     } finally {
       gw.sim.logDirs.setOffline(2, DIRS[1], false);
     }

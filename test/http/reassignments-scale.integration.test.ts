@@ -33,11 +33,19 @@ async function requestCounts(g: ReassignGateway): Promise<Record<string, number>
   return out;
 }
 const diff = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+  Object.fromEntries(
+    Object.entries(b)
+      .map(([k, v]) => [k, v - (a[k] ?? 0)])
+      .filter(([, v]) => (v as number) > 0),
+  );
 
 describe('large reassignments', () => {
   before(async () => {
-    await createTopics(gw, { name: 'pg', assignments: Array.from({ length: 12 }, () => [0, 1]) }, { name: 'ph', assignments: Array.from({ length: 3 }, () => [0, 1]) });
+    await createTopics(
+      gw,
+      { name: 'pg', assignments: Array.from({ length: 12 }, () => [0, 1]) },
+      { name: 'ph', assignments: Array.from({ length: 3 }, () => [0, 1]) },
+    );
     for (let p = 0; p < 12; p++) gw.sim.seedBytes('pg', p, p < 6 ? 1_000 : 400_000);
     for (let p = 0; p < 3; p++) gw.sim.seedBytes('ph', p, 1_000);
   });
@@ -74,7 +82,10 @@ describe('large reassignments', () => {
     assert.deepEqual(seen, expected, 'every partition once, in order, although states changed between pages');
 
     const completed = await gw.http().get(`/reassignments/${id}/partitions?state=completed&limit=100`);
-    assert.deepEqual(completed.body.items.map((i: any) => `${i.topic}:${i.partition}`), [...Array.from({ length: 6 }, (_, p) => `pg:${p}`), 'ph:0', 'ph:1', 'ph:2']);
+    assert.deepEqual(
+      completed.body.items.map((i: any) => `${i.topic}:${i.partition}`),
+      [...Array.from({ length: 6 }, (_, p) => `pg:${p}`), 'ph:0', 'ph:1', 'ph:2'],
+    );
     assert.equal(completed.body.next, null);
     assert.ok(completed.body.items.every((i: any) => i.state === 'completed' && i.percent === 100 && i.replicas.join() === '2,3'));
     const moving = await gw.http().get(`/reassignments/${id}/partitions?state=moving&limit=2`);
@@ -123,15 +134,27 @@ describe('large reassignments', () => {
       rows.push(...page.body.items);
       next = page.body.next;
     }
-    assert.deepEqual(rows.map((r) => `${r.topic}:${r.partition}`), Array.from({ length: 12 }, (_, p) => `pg:${p}`));
-    assert.ok(rows.every((r) => (r.state === 'cancelled' || r.state === 'completed') && r.targetReplicas.join() === '3,2'), JSON.stringify(rows));
+    assert.deepEqual(
+      rows.map((r) => `${r.topic}:${r.partition}`),
+      Array.from({ length: 12 }, (_, p) => `pg:${p}`),
+    );
+    assert.ok(
+      rows.every((r) => (r.state === 'cancelled' || r.state === 'completed') && r.targetReplicas.join() === '3,2'),
+      JSON.stringify(rows),
+    );
     assert.equal(rows.filter((r) => r.state === 'cancelled').length, summary.counts.cancelled);
   });
 
   it('POST /reassignments takes bodies up to 32 MB; other routes keep the 1 MB default', async () => {
     // A 1.5 MB body (long log dir strings are refused per entry, so pad with a plan's ignored members).
     const pad = 'x'.repeat(1_500_000);
-    const big = await gw.http().post('/reassignments').send({ plan: { reassignment: { version: 1, partitions: [{ topic: 'ph', partition: 0, replicas: [0, 1] }] }, note: pad }, validateOnly: true });
+    const big = await gw
+      .http()
+      .post('/reassignments')
+      .send({
+        plan: { reassignment: { version: 1, partitions: [{ topic: 'ph', partition: 0, replicas: [0, 1] }] }, note: pad },
+        validateOnly: true,
+      });
     assert.notEqual(big.status, 413, JSON.stringify(big.body).slice(0, 300));
     assert.equal(big.status, 200, JSON.stringify(big.body).slice(0, 300));
     assert.equal(big.body.totals.partitions, 1);
@@ -144,9 +167,20 @@ describe('large reassignments', () => {
     await createTopics(gw, { name: 'ext', assignments: Array.from({ length: N }, () => [0, 1]) });
     for (let p = 0; p < N; p++) gw.sim.seedBytes('ext', p, 1_000);
     // Started outside the gateway (as Kafka's tool would); the frozen clock keeps them moving.
-    const started = await gw.kafka.alterPartitionReassignments(Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: [0, 2] })));
+    const started = await gw.kafka.alterPartitionReassignments(
+      Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: [0, 2] })),
+    );
     assert.ok(started.every((r) => r.ok));
-    const ours = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'pg', partition: 11, replicas: [2, 3] }, { topic: 'pg', partition: 10, replicas: [2, 3] }], throttle: 1024 });
+    const ours = await gw
+      .http()
+      .post('/reassignments')
+      .send({
+        partitions: [
+          { topic: 'pg', partition: 11, replicas: [2, 3] },
+          { topic: 'pg', partition: 10, replicas: [2, 3] },
+        ],
+        throttle: 1024,
+      });
     assert.equal(ours.status, 202, JSON.stringify(ours.body));
     try {
       const lean = await gw.http().get('/reassignments');
@@ -159,7 +193,10 @@ describe('large reassignments', () => {
 
       const full = await gw.http().get('/reassignments?detail=true');
       assert.equal(full.body.externalCount, N);
-      assert.deepEqual(full.body.external.map((m: any) => m.partition).sort((a: number, b: number) => a - b), Array.from({ length: N }, (_, p) => p));
+      assert.deepEqual(
+        full.body.external.map((m: any) => m.partition).sort((a: number, b: number) => a - b),
+        Array.from({ length: N }, (_, p) => p),
+      );
       assert.ok(full.body.external.every((m: any) => m.topic === 'ext' && m.adding.join() === '2' && m.removing.join() === '1'));
       // The lean answer's external moves are the first of the full list, in Kafka's order.
       assert.deepEqual(lean.body.external, full.body.external.slice(0, 1000));
@@ -168,7 +205,9 @@ describe('large reassignments', () => {
       assert.equal(detailed.movingCount, 2);
     } finally {
       assert.equal((await gw.http().delete(`/reassignments/${ours.body.id}`)).status, 200);
-      const cancelled = await gw.kafka.alterPartitionReassignments(Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: null })));
+      const cancelled = await gw.kafka.alterPartitionReassignments(
+        Array.from({ length: N }, (_, p) => ({ topic: 'ext', partition: p, replicas: null })),
+      );
       assert.ok(cancelled.every((r) => r.ok));
     }
   });
@@ -186,7 +225,16 @@ describe('large reassignments', () => {
       assert.deepEqual(idle, { Metadata: 2, ListOffsets: 4, ListPartitionReassignments: 1 }, JSON.stringify(idle));
 
       // Moving: DescribeLogDirs only to the brokers hosting adding replicas (2 and 3), no Metadata while nothing ended.
-      const res = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'pg', partition: 11, replicas: [2, 3] }, { topic: 'pg', partition: 10, replicas: [2, 3] }], throttle: 1024 });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [
+            { topic: 'pg', partition: 11, replicas: [2, 3] },
+            { topic: 'pg', partition: 10, replicas: [2, 3] },
+          ],
+          throttle: 1024,
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       clock.advance(1000);
       // Every state-topic refresh costs one Metadata (and two ListOffsets): count them apart.

@@ -12,7 +12,12 @@ before(async () => {
 });
 after(async () => gw?.close());
 
-const partitions = Array.from({ length: 40 }, (_, p) => ({ topic: 'sl', partition: 39 - p, replicas: [(p + 2) % 4, (p + 3) % 4], log_dirs: ['any', 'any'] }));
+const partitions = Array.from({ length: 40 }, (_, p) => ({
+  topic: 'sl',
+  partition: 39 - p,
+  replicas: [(p + 2) % 4, (p + 3) % 4],
+  log_dirs: ['any', 'any'],
+}));
 
 describe('sliced answers of /reassignments', () => {
   it('validateOnly with detail answers the same bytes and headers sliced as with res.json', async () => {

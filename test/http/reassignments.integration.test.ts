@@ -13,7 +13,14 @@ useReassignmentsCluster();
 
 describe('POST /reassignments: validation (nothing changes, errors per partition)', () => {
   before(async () => {
-    await createTopics(gw, { name: 'val', assignments: [[0, 1], [1, 2], [2, 3]] });
+    await createTopics(gw, {
+      name: 'val',
+      assignments: [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ],
+    });
   });
 
   it('400 for an empty partition list', async () => {
@@ -22,29 +29,66 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
   });
 
   it('400 for a partition named twice', async () => {
-    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }, { topic: 'val', partition: 0, replicas: [3, 2] }] }), 400, 'validation-failed');
-    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code]), [['/body/partitions/0', 'DUPLICATE_PARTITION']]);
+    const res = await rejected(
+      () =>
+        post({
+          partitions: [
+            { topic: 'val', partition: 0, replicas: [2, 3] },
+            { topic: 'val', partition: 0, replicas: [3, 2] },
+          ],
+        }),
+      400,
+      'validation-failed',
+    );
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code]),
+      [['/body/partitions/0', 'DUPLICATE_PARTITION']],
+    );
   });
 
   it('400 for a throttle below 1024 bytes/s, and for a log dir neither "any" nor absolute', async () => {
-    await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }], throttle: 1000 }), 400, 'validation-failed');
-    const res = await rejected(() => post({ version: 1, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3], log_dirs: ['data/a', 'any'] }] }), 400, 'validation-failed');
-    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code]), [['/body/partitions/0/log_dirs/0', 'LOG_DIR_NOT_ABSOLUTE']]);
-    const v2 = await rejected(() => post({ version: 2, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }] }), 400, 'validation-failed');
+    await rejected(
+      () => post({ partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }], throttle: 1000 }),
+      400,
+      'validation-failed',
+    );
+    const res = await rejected(
+      () => post({ version: 1, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3], log_dirs: ['data/a', 'any'] }] }),
+      400,
+      'validation-failed',
+    );
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code]),
+      [['/body/partitions/0/log_dirs/0', 'LOG_DIR_NOT_ABSOLUTE']],
+    );
+    const v2 = await rejected(
+      () => post({ version: 2, partitions: [{ topic: 'val', partition: 0, replicas: [2, 3] }] }),
+      400,
+      'validation-failed',
+    );
     assert.equal(v2.body.errors[0].code, 'UNSUPPORTED_VERSION');
   });
 
   it('404 for an unknown topic or partition, with Kafka error 3', async () => {
     const res = await rejected(
-      () => post({ partitions: [{ topic: 'nope', partition: 0, replicas: [1] }, { topic: 'val', partition: 9, replicas: [1] }] }),
+      () =>
+        post({
+          partitions: [
+            { topic: 'nope', partition: 0, replicas: [1] },
+            { topic: 'val', partition: 9, replicas: [1] },
+          ],
+        }),
       404,
       'unknown-topic-or-partition',
     );
     assert.equal(res.body.kafkaError.code, 3);
-    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError.code]), [
-      ['/body/partitions/0', 'UNKNOWN_TOPIC', 3],
-      ['/body/partitions/1', 'UNKNOWN_PARTITION', 3],
-    ]);
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError.code]),
+      [
+        ['/body/partitions/0', 'UNKNOWN_TOPIC', 3],
+        ['/body/partitions/1', 'UNKNOWN_PARTITION', 3],
+      ],
+    );
   });
 
   it('422 for an empty replica list, an unknown broker, a repeated broker (39), every one listed', async () => {
@@ -60,15 +104,22 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
       422,
       'invalid-reassignment',
     );
-    assert.deepEqual(res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.code]), [
-      ['/body/partitions/0', 'EMPTY_REPLICA_LIST', 39],
-      ['/body/partitions/1', 'UNKNOWN_BROKER', 39],
-      ['/body/partitions/2', 'DUPLICATE_BROKER', 39],
-    ]);
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.path, e.code, e.kafkaError?.code]),
+      [
+        ['/body/partitions/0', 'EMPTY_REPLICA_LIST', 39],
+        ['/body/partitions/1', 'UNKNOWN_BROKER', 39],
+        ['/body/partitions/2', 'DUPLICATE_BROKER', 39],
+      ],
+    );
   });
 
   it('422 for a replication-factor change that leaves partitions of the topic behind', async () => {
-    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 0, replicas: [0, 1, 2] }] }), 422, 'invalid-reassignment');
+    const res = await rejected(
+      () => post({ partitions: [{ topic: 'val', partition: 0, replicas: [0, 1, 2] }] }),
+      422,
+      'invalid-reassignment',
+    );
     assert.equal(res.body.errors[0].code, 'INCOMPLETE_REPLICATION_FACTOR_CHANGE');
   });
 
@@ -77,8 +128,15 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
     gw.sim.seedBytes('val', 2, 50_000);
     const [started] = await gw.kafka.alterPartitionReassignments([{ topic: 'val', partition: 2, replicas: [0, 3] }]);
     assert.ok(started?.ok);
-    const res = await rejected(() => post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }] }), 409, 'reassignment-in-progress');
-    assert.deepEqual(res.body.errors.map((e: any) => [e.code, e.kafkaError.code]), [['REASSIGNMENT_CONFLICT', 60]]);
+    const res = await rejected(
+      () => post({ partitions: [{ topic: 'val', partition: 2, replicas: [1, 3] }] }),
+      409,
+      'reassignment-in-progress',
+    );
+    assert.deepEqual(
+      res.body.errors.map((e: any) => [e.code, e.kafkaError.code]),
+      [['REASSIGNMENT_CONFLICT', 60]],
+    );
 
     const list = await gw.http().get('/reassignments');
     assert.deepEqual(list.body.external, [{ topic: 'val', partition: 2, replicas: [0, 3, 2], adding: [0], removing: [2] }]);
@@ -103,7 +161,11 @@ describe('POST /reassignments: validation (nothing changes, errors per partition
 
 describe('throttles exactly as kafka-reassign-partitions.sh computes them', () => {
   before(async () => {
-    await createTopics(gw, { name: 'big', assignments: Array.from({ length: 12 }, () => [0, 1]) }, { name: 'other', assignments: [[0, 1]] });
+    await createTopics(
+      gw,
+      { name: 'big', assignments: Array.from({ length: 12 }, () => [0, 1]) },
+      { name: 'other', assignments: [[0, 1]] },
+    );
     for (const p of [2, 5, 10, 11]) gw.sim.seedBytes('big', p, 40_000);
     gw.sim.seedBytes('other', 0, 40_000);
   });
@@ -156,12 +218,15 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
       { broker: 3, bytesIn: 80_000, bytesOut: 0 },
     ]);
     assert.equal(plan.body.estimate.estimatedSeconds, 200_000 / 4096);
-    assert.deepEqual(plan.body.rollback.partitions.map((p: any) => [p.topic, p.partition, p.replicas, p.log_dirs]), [
-      ['big', 2, [0, 1], ['any', 'any']],
-      ['big', 10, [0, 1], ['any', 'any']],
-      ['big', 11, [0, 1], ['any', 'any']],
-      ['other', 0, [0, 1], ['any', 'any']],
-    ]);
+    assert.deepEqual(
+      plan.body.rollback.partitions.map((p: any) => [p.topic, p.partition, p.replicas, p.log_dirs]),
+      [
+        ['big', 2, [0, 1], ['any', 'any']],
+        ['big', 10, [0, 1], ['any', 'any']],
+        ['big', 11, [0, 1], ['any', 'any']],
+        ['other', 0, [0, 1], ['any', 'any']],
+      ],
+    );
   });
 
   it('sets exactly those values, and a move added while it runs merges the running moves in (as the tool does)', async () => {
@@ -172,7 +237,8 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     assert.equal(t['topic:big']['leader.replication.throttled.replicas'], '10:0,10:1,11:0,11:1,2:0,2:1');
     assert.equal(t['topic:big']['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3');
     assert.equal(t['topic:other']['follower.replication.throttled.replicas'], '0:2');
-    for (const b of [0, 1, 2, 3]) assert.deepEqual(t[`broker:${b}`], { 'follower.replication.throttled.rate': '4096', 'leader.replication.throttled.rate': '4096' });
+    for (const b of [0, 1, 2, 3])
+      assert.deepEqual(t[`broker:${b}`], { 'follower.replication.throttled.rate': '4096', 'leader.replication.throttled.rate': '4096' });
 
     const addition = { partitions: [{ topic: 'big', partition: 5, replicas: [3, 2] }], throttle: 4096 };
     const plan = await post({ ...addition, validateOnly: true });
@@ -201,7 +267,11 @@ describe('throttles exactly as kafka-reassign-partitions.sh computes them', () =
     // Cancelling the first removes only what is no longer demanded by the second.
     assert.equal((await gw.http().delete(`/reassignments/${a.body.id}`)).status, 200);
     const t3 = await throttleConfigs(gw.kafka);
-    assert.equal(t3['topic:big']['follower.replication.throttled.replicas'], '10:2,11:3,2:2,2:3,5:2,5:3', 'the second demands the merged lists (the tool merged them)');
+    assert.equal(
+      t3['topic:big']['follower.replication.throttled.replicas'],
+      '10:2,11:3,2:2,2:3,5:2,5:3',
+      'the second demands the merged lists (the tool merged them)',
+    );
     assert.equal(t3['topic:other']['follower.replication.throttled.replicas'], '0:2', 'so do the lists of other topics moving then');
     assert.equal((await gw.http().delete(`/reassignments/${b.body.id}`)).status, 200);
     await noThrottlesLeft();

@@ -45,7 +45,15 @@ for (const [version, mode] of RELEASES) {
 
     it('topics: create, list, describe, increase partitions, delete', async () => {
       for (const t of [
-        { name: 'orders', assignments: [[0, 1], [1, 2], [2, 3], [3, 0]] },
+        {
+          name: 'orders',
+          assignments: [
+            [0, 1],
+            [1, 2],
+            [2, 3],
+            [3, 0],
+          ],
+        },
         { name: 'clicks', partitions: 2, replicationFactor: 2 },
       ]) {
         const res = await gw.http().post('/topics').send(t);
@@ -62,42 +70,69 @@ for (const [version, mode] of RELEASES) {
     });
 
     it('a throttled reassignment: its throttles go once it completes; the state topic keeps it', async () => {
-      const res = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'orders', partition: 0, replicas: [1, 2] }], throttle: 4_194_304 });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'orders', partition: 0, replicas: [1, 2] }], throttle: 4_194_304 });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const final = await done(res.body.id);
       assert.equal(final.state, 'completed');
       assert.deepEqual((await gw.http().get('/throttles').expect(200)).body, { rates: [], replicas: [] });
       const listed = await gw.http().get('/reassignments').expect(200);
-      assert.ok(listed.body.reassignments.some((r: { id: string }) => r.id === res.body.id), 'read back from the state topic');
+      assert.ok(
+        listed.body.reassignments.some((r: { id: string }) => r.id === res.body.id),
+        'read back from the state topic',
+      );
     });
 
     it('a paced reassignment (one move per broker at a time) and a plan', async () => {
-      const res = await gw.http().post('/reassignments').send({
-        partitions: [
-          { topic: 'orders', partition: 1, replicas: [2, 3] },
-          { topic: 'orders', partition: 2, replicas: [3, 0] },
-        ],
-        throttle: 4_194_304,
-        concurrency: { perBroker: 1 },
-      });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [
+            { topic: 'orders', partition: 1, replicas: [2, 3] },
+            { topic: 'orders', partition: 2, replicas: [3, 0] },
+          ],
+          throttle: 4_194_304,
+          concurrency: { perBroker: 1 },
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       assert.equal((await done(res.body.id)).state, 'completed');
-      const plan = await gw.http().post('/plans').send({ goal: 'decommission', brokers: [3] });
+      const plan = await gw
+        .http()
+        .post('/plans')
+        .send({ goal: 'decommission', brokers: [3] });
       assert.equal(plan.status, 200, JSON.stringify(plan.body));
-      const dry = await gw.http().post('/reassignments').send({ plan: plan.body, throttle: 4_194_304, concurrency: { perBroker: 1 }, validateOnly: true });
+      const dry = await gw
+        .http()
+        .post('/reassignments')
+        .send({ plan: plan.body, throttle: 4_194_304, concurrency: { perBroker: 1 }, validateOnly: true });
       assert.equal(dry.status, 200, JSON.stringify(dry.body));
     });
 
     it('quotas and 429; throttles as resources', async () => {
-      await gw.http().put('/quotas').send({ entity: { clientId: null }, controllerMutationRate: 2 }).expect(200);
+      await gw
+        .http()
+        .put('/quotas')
+        .send({ entity: { clientId: null }, controllerMutationRate: 2 })
+        .expect(200);
       assert.equal((await gw.http().post('/topics').send({ name: 'burst-1', partitions: 30, replicationFactor: 1 })).status, 201);
       const throttled = await gw.http().post('/topics').send({ name: 'burst-2', partitions: 1, replicationFactor: 1 });
       assert.equal(throttled.status, 429, JSON.stringify(throttled.body));
       assert.ok(Number(throttled.headers['retry-after']) >= 1);
       assert.equal((await gw.http().delete('/quotas?defaultClientId=true')).status, 204);
 
-      await gw.http().put('/throttles/rates').send({ rates: [{ broker: 1, leaderRate: 1_048_576, followerRate: 1_048_576 }], ttlSeconds: 3600 }).expect(200);
-      await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'orders', partition: 0, leader: [1], follower: [3] }] }).expect(200);
+      await gw
+        .http()
+        .put('/throttles/rates')
+        .send({ rates: [{ broker: 1, leaderRate: 1_048_576, followerRate: 1_048_576 }], ttlSeconds: 3600 })
+        .expect(200);
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'orders', partition: 0, leader: [1], follower: [3] }] })
+        .expect(200);
       const t = await gw.http().get('/throttles').expect(200);
       assert.equal(t.body.rates.length, 1);
       assert.equal(t.body.replicas.length, 1);

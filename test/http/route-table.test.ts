@@ -10,7 +10,12 @@ import { compileRouteTable, routeLabel, routeTableFor, UNMATCHED_ROUTE, type Rou
 import { loadSpec } from '../../src/http/spec.js';
 import { samplePath } from './auth-helpers.js';
 
-const op = (method: string, route: string): OperationAccess => ({ method, route, operationId: `${method}:${route}`, requiredRole: 'admin' });
+const op = (method: string, route: string): OperationAccess => ({
+  method,
+  route,
+  operationId: `${method}:${route}`,
+  requiredRole: 'admin',
+});
 const kindOf = (m: RouteMatch): string => (m.kind === 'operation' ? `${m.operation.method} ${m.operation.route}` : m.kind);
 
 describe('the route table of openapi.yaml', () => {
@@ -58,7 +63,7 @@ describe('the route table of openapi.yaml', () => {
     }
   });
 
-  it('405 with the contract\'s methods in Allow; no OPTIONS, TRACE or lower-case method', () => {
+  it("405 with the contract's methods in Allow; no OPTIONS, TRACE or lower-case method", () => {
     const m = table.match('PUT', '/topics');
     assert.deepEqual(m, { kind: 'method-not-allowed', route: '/topics', allow: ['GET', 'POST', 'DELETE'] });
     assert.equal(routeLabel(m), '/topics');

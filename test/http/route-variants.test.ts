@@ -162,7 +162,11 @@ const EFFECTIVE: Record<string, () => { query?: string; body?: unknown }> = {
 };
 
 /** Path parameters by name: the victim topic, the running reassignment. */
-const PARAMS: Record<string, () => string> = { topic: () => 'victim', id: () => fixture.reassignmentId, webhookId: () => fixture.webhookId };
+const PARAMS: Record<string, () => string> = {
+  topic: () => 'victim',
+  id: () => fixture.reassignmentId,
+  webhookId: () => fixture.webhookId,
+};
 
 interface Planned {
   op: OperationAccess;
@@ -184,7 +188,10 @@ function plan(op: OperationAccess): Planned {
     path: samplePath(op, (name, schema) => PARAMS[name]?.() ?? sampleParam(schema)),
     query: query ? `?${query}` : '',
     body: special && 'body' in special ? special.body : exampleBody(op),
-    literals: op.route.slice(1).split('/').flatMap((seg, i) => (seg.startsWith('{') ? [] : [i])),
+    literals: op.route
+      .slice(1)
+      .split('/')
+      .flatMap((seg, i) => (seg.startsWith('{') ? [] : [i])),
   };
 }
 
@@ -223,7 +230,10 @@ async function kafkaState(): Promise<string> {
   const topics = (await observer.listTopics()).map((t) => t.name).sort();
   const described = await Promise.all(topics.map((t) => observer.describeTopic(t)));
   const brokers = (await observer.describeCluster()).brokers.map((b) => String(b.id)).sort();
-  const brokerThrottles = await observer.describeConfigOverrides(brokers.map((name) => ({ kind: 'broker' as const, name })), THROTTLE_KEYS);
+  const brokerThrottles = await observer.describeConfigOverrides(
+    brokers.map((name) => ({ kind: 'broker' as const, name })),
+    THROTTLE_KEYS,
+  );
   const quotas = await observer.describeClientQuotas({});
   const moving = await observer.listPartitionReassignments();
   return JSON.stringify({ described, brokerThrottles, quotas, moving }, bigints);
@@ -259,10 +269,26 @@ before(async () => {
   // The console's public files are served before access control: they must keep working, in their spelling only.
   const page = { body: Buffer.from('<!doctype html>'), type: 'text/html; charset=utf-8', etag: '"p"' };
   const script = { ...page, type: 'text/javascript; charset=utf-8' };
-  const consoleAssets = { files: new Map([['/', page], ['/console/app.js', script]]), origin: 'prebuilt' as const };
+  const consoleAssets = {
+    files: new Map([
+      ['/', page],
+      ['/console/app.js', script],
+    ]),
+    origin: 'prebuilt' as const,
+  };
   const changes = createReassignmentChangeFeed(reassignments.store);
   const webhooks = new WebhookService({ store: reassignments.store, changes, config: loadWebhookConfig({}) });
-  app = appOverKafka({ kafka, metrics, validateResponses: true, auth: tokens.auth, reassignments, auditLogger, console: consoleAssets, changes, webhooks });
+  app = appOverKafka({
+    kafka,
+    metrics,
+    validateResponses: true,
+    auth: tokens.auth,
+    reassignments,
+    auditLogger,
+    console: consoleAssets,
+    changes,
+    webhooks,
+  });
   server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
@@ -305,7 +331,11 @@ describe('every operation of openapi.yaml, by every caller, in every spelling', 
   it('covers the contract', () => {
     assert.ok(operations.length >= 25, `${operations.length} operations`);
     const ids = new Set(operations.map((o) => o.operationId));
-    assert.deepEqual(Object.keys(EFFECTIVE).filter((id) => !ids.has(id)), [], 'EFFECTIVE names operations that no longer exist');
+    assert.deepEqual(
+      Object.keys(EFFECTIVE).filter((id) => !ids.has(id)),
+      [],
+      'EFFECTIVE names operations that no longer exist',
+    );
   });
 
   it('express agrees: the app and every router in it match case-sensitively and strictly', () => {
@@ -324,7 +354,7 @@ describe('every operation of openapi.yaml, by every caller, in every spelling', 
     assert.deepEqual(routers.filter((r) => r.caseSensitive !== true || r.strict !== true).length, 0);
   });
 
-  it('the console\'s files stay public in their own spelling, and only in it', async () => {
+  it("the console's files stay public in their own spelling, and only in it", async () => {
     assert.equal((await send('GET', '/', 'none')).status, 200);
     assert.equal((await send('GET', '/console/app.js', 'none')).status, 200);
     for (const path of ['/Console/app.js', '/console/app.js/', '//console/app.js', '/console/%61pp.js', '/./']) {
@@ -383,7 +413,7 @@ describe('every operation of openapi.yaml, by every caller, in every spelling', 
     assert.deepEqual(audits.slice(auditsBefore), []);
   });
 
-  it('method-override headers and _method are not honoured: the request line\'s method is answered', async () => {
+  it("method-override headers and _method are not honoured: the request line's method is answered", async () => {
     const auditsBefore = audits.length;
     const tasks: (() => Promise<string | undefined>)[] = [];
     // The carrier requests are harmless on their own (a read, a POST whose `{}` body is
@@ -457,7 +487,11 @@ describe('every operation of openapi.yaml, by every caller, in every spelling', 
     }
     assert.deepEqual(wrong, []);
     const noEffect = operations.filter((o) => MUTATIONS.includes(o.method) && !tookEffect.has(`${o.method} ${o.route}`));
-    assert.deepEqual(noEffect.map((o) => o.operationId), [], 'give these an effective request in EFFECTIVE');
+    assert.deepEqual(
+      noEffect.map((o) => o.operationId),
+      [],
+      'give these an effective request in EFFECTIVE',
+    );
     const audited = new Set(audits.filter((a) => a.outcome === 'success' || a.outcome === 'partial').map((a) => a.operationId));
     assert.ok(audited.has('deleteTopic') && audited.has('cancelReassignment'), [...audited].join(', '));
   });

@@ -60,7 +60,9 @@ it('drains in-flight requests, answers new ones 503 shutting-down, then closes K
 it('answers requests still running after the shutdown timeout with 503 shutting-down, and still closes Kafka', async () => {
   // Over the wire: the simulator holds the gateway's DescribeCluster (a Kafka that never answers).
   const sim = await startSimulator({ brokers: 1 });
-  const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_REQUEST_TIMEOUT_MS: '600000', KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }));
+  const kafka = createKafkaGateway(
+    parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_REQUEST_TIMEOUT_MS: '600000', KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }),
+  );
   try {
     const hang = sim.faults.add({ apiKey: 60, delayMs: 600_000 });
     const state = { draining: false };
@@ -86,6 +88,9 @@ it('rejects when the port is taken', async () => {
   const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }) });
   const a = await startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port: 0, host: '127.0.0.1' });
   const port = Number(new URL(a.url).port);
-  await assert.rejects(startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port, host: '127.0.0.1' }), /EADDRINUSE/);
+  await assert.rejects(
+    startServer({ app, kafka, state: { draining: false }, logger: recordingLogger(), port, host: '127.0.0.1' }),
+    /EADDRINUSE/,
+  );
   await a.shutdown();
 });

@@ -19,17 +19,31 @@ before(async () => {
     jsonCalls++;
     return json.call(this, body);
   };
-  const put = await gw.http().put('/throttles/replicas').send({
-    replicas: Array.from({ length: 30 }, (_, p) => ({ topic: 'ts', partition: p, leader: [p % 3, (p + 1) % 3], follower: [(p + 2) % 3] })),
-  });
+  const put = await gw
+    .http()
+    .put('/throttles/replicas')
+    .send({
+      replicas: Array.from({ length: 30 }, (_, p) => ({
+        topic: 'ts',
+        partition: p,
+        leader: [p % 3, (p + 1) % 3],
+        follower: [(p + 2) % 3],
+      })),
+    });
   assert.equal(put.status, 200, put.text);
-  const rates = await gw.http().put('/throttles/rates').send({ rates: [0, 1, 2].map((broker) => ({ broker, leaderRate: 4096, followerRate: 4096 })) });
+  const rates = await gw
+    .http()
+    .put('/throttles/rates')
+    .send({ rates: [0, 1, 2].map((broker) => ({ broker, leaderRate: 4096, followerRate: 4096 })) });
   assert.equal(rates.status, 200, rates.text);
 });
 after(async () => gw?.close());
 
 /** The same request answered through res.json and in slices: status, text and headers; res.json not called when sliced. */
-async function wholeAndSliced(ask: () => Promise<{ status: number; text: string; headers: Record<string, string> }>, normalize = (s: string) => s) {
+async function wholeAndSliced(
+  ask: () => Promise<{ status: number; text: string; headers: Record<string, string> }>,
+  normalize = (s: string) => s,
+) {
   gw.app.set(SLICED_FROM_SETTING, undefined);
   const before = jsonCalls;
   const whole = await ask();
@@ -47,7 +61,8 @@ async function wholeAndSliced(ask: () => Promise<{ status: number; text: string;
   assert.equal(sliced.status, 200);
   assert.equal(normalize(sliced.text), normalize(whole.text));
   assert.match(sliced.headers['content-type'] ?? '', /^application\/json; charset=utf-8$/);
-  for (const h of ['content-type', 'content-length', ...(normalize(whole.text) === whole.text ? ['etag'] : [])]) assert.equal(sliced.headers[h], whole.headers[h], h);
+  for (const h of ['content-type', 'content-length', ...(normalize(whole.text) === whole.text ? ['etag'] : [])])
+    assert.equal(sliced.headers[h], whole.headers[h], h);
   return JSON.parse(sliced.text);
 }
 
@@ -62,9 +77,23 @@ describe('sliced answers of /throttles', () => {
 
   it('PUT /throttles/replicas and /throttles/rates: the same answer (but the new id)', async () => {
     const id = (s: string) => s.replace(/"id":"t-[^"]+"/, '"id":"t-?"');
-    const replicas = await wholeAndSliced(() => gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'ts', partition: 0, leader: [0] }] }), id);
+    const replicas = await wholeAndSliced(
+      () =>
+        gw
+          .http()
+          .put('/throttles/replicas')
+          .send({ replicas: [{ topic: 'ts', partition: 0, leader: [0] }] }),
+      id,
+    );
     assert.equal(replicas.throttles.replicas.length, 1);
-    const rates = await wholeAndSliced(() => gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 4096 }] }), id);
+    const rates = await wholeAndSliced(
+      () =>
+        gw
+          .http()
+          .put('/throttles/rates')
+          .send({ rates: [{ broker: 0, leaderRate: 4096 }] }),
+      id,
+    );
     assert.equal(rates.throttles.rates.length, 3);
   });
 

@@ -13,7 +13,14 @@ let gw: ReassignGateway;
 before(async () => {
   clock = new ManualClock();
   gw = await startReassignGateway({ clock, simulator: { brokers: 3, replicationBytesPerSecond: 100_000 } });
-  await createTopics(gw, { name: 'th', assignments: [[0, 1], [1, 2], [2, 0]] });
+  await createTopics(gw, {
+    name: 'th',
+    assignments: [
+      [0, 1],
+      [1, 2],
+      [2, 0],
+    ],
+  });
 });
 after(() => gw?.close());
 
@@ -25,26 +32,62 @@ const gone = () =>
 
 describe('PUT /throttles/rates and /throttles/replicas', () => {
   it('sets gateway-owned rates and lists; GET shows them; DELETE restores what was there', async () => {
-    await gw.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] }]);
-    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 2048, followerRate: 4096 }, { broker: 2, leaderRate: 3072 }] });
+    await gw.kafka.incrementalAlterConfigs([
+      { kind: 'broker', name: '2', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '5555' }] },
+    ]);
+    const put = await gw
+      .http()
+      .put('/throttles/rates')
+      .send({
+        rates: [
+          { broker: 0, leaderRate: 2048, followerRate: 4096 },
+          { broker: 2, leaderRate: 3072 },
+        ],
+      });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     assert.match(put.body.id, /^t-/);
     assert.deepEqual(put.body.throttles.rates, [
       { broker: 0, leaderRate: 2048, followerRate: 4096, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [] },
       { broker: 2, leaderRate: 3072, followerRate: null, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [] },
     ]);
-    const rep = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', partition: 1, leader: [1], follower: [2, 0] }, { topic: 'th', partition: 0, leader: [0] }] });
+    const rep = await gw
+      .http()
+      .put('/throttles/replicas')
+      .send({
+        replicas: [
+          { topic: 'th', partition: 1, leader: [1], follower: [2, 0] },
+          { topic: 'th', partition: 0, leader: [0] },
+        ],
+      });
     assert.equal(rep.status, 200, JSON.stringify(rep.body));
     assert.deepEqual(rep.body.throttles.replicas, [
-      { topic: 'th', leader: '0:0,1:1', follower: '1:0,1:2', leaderEntries: 2, followerEntries: 2, owner: 'gateway', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: ['0:0', '1:1'], follower: ['1:0', '1:2'] } },
+      {
+        topic: 'th',
+        leader: '0:0,1:1',
+        follower: '1:0,1:2',
+        leaderEntries: 2,
+        followerEntries: 2,
+        owner: 'gateway',
+        autoRemove: false,
+        expiresAt: null,
+        reassignments: [],
+        gatewayEntries: { leader: ['0:0', '1:1'], follower: ['1:0', '1:2'] },
+      },
     ]);
-    const star = await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', follower: null }] });
+    const star = await gw
+      .http()
+      .put('/throttles/replicas')
+      .send({ replicas: [{ topic: 'th', follower: null }] });
     assert.equal(star.body.throttles.replicas[0].follower, '*');
     assert.equal(star.body.throttles.replicas[0].followerEntries, null, '`*` is every replica, not a count');
 
     const delRates = await gw.http().delete('/throttles/rates?brokers=0,2');
     assert.equal(delRates.status, 200, JSON.stringify(delRates.body));
-    assert.deepEqual(delRates.body.rates, [{ broker: 2, leaderRate: 5555, followerRate: null, owner: 'external', autoRemove: false, expiresAt: null, reassignments: [] }], 'the prior value is back, external again');
+    assert.deepEqual(
+      delRates.body.rates,
+      [{ broker: 2, leaderRate: 5555, followerRate: null, owner: 'external', autoRemove: false, expiresAt: null, reassignments: [] }],
+      'the prior value is back, external again',
+    );
     const delReplicas = await gw.http().delete('/throttles/replicas');
     assert.deepEqual(delReplicas.body.replicas, []);
     // includeExternal: the operator asks for everything to go.
@@ -56,9 +99,15 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
   it('GET is lean: a topic whose lists hold over 1,000 entries is counted, its lists only with ?detail=true', async () => {
     // 501 partitions x (1 leader + 1 follower entry) = 1,002 entries; `th` stays small.
     await createTopics(gw, { name: 'wide', assignments: Array.from({ length: 501 }, () => [0, 1]) });
-    const put = await gw.http().put('/throttles/replicas').send({
-      replicas: [...Array.from({ length: 501 }, (_, p) => ({ topic: 'wide', partition: p, leader: [0], follower: [1] })), { topic: 'th', partition: 0, leader: [0] }],
-    });
+    const put = await gw
+      .http()
+      .put('/throttles/replicas')
+      .send({
+        replicas: [
+          ...Array.from({ length: 501 }, (_, p) => ({ topic: 'wide', partition: p, leader: [0], follower: [1] })),
+          { topic: 'th', partition: 0, leader: [0] },
+        ],
+      });
     assert.equal(put.status, 200, JSON.stringify(put.body).slice(0, 500));
     try {
       const lean = await gw.http().get('/throttles');
@@ -76,7 +125,10 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
       assert.equal(wideFull.leader, configs['topic:wide']['leader.replication.throttled.replicas']);
       assert.equal(wideFull.follower, configs['topic:wide']['follower.replication.throttled.replicas']);
       assert.equal(wideFull.gatewayEntries.leader.length, 501);
-      assert.deepEqual({ ...wideFull, leader: undefined, follower: undefined, gatewayEntries: undefined }, { ...wide, leader: undefined, follower: undefined, gatewayEntries: undefined });
+      assert.deepEqual(
+        { ...wideFull, leader: undefined, follower: undefined, gatewayEntries: undefined },
+        { ...wide, leader: undefined, follower: undefined, gatewayEntries: undefined },
+      );
     } finally {
       assert.equal((await gw.http().delete('/throttles/replicas')).status, 200);
       await gone();
@@ -84,7 +136,10 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
   });
 
   it('ttlSeconds: removed at the deadline by the reconciler', async () => {
-    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 1, leaderRate: 10_000 }], ttlSeconds: 5 });
+    const put = await gw
+      .http()
+      .put('/throttles/rates')
+      .send({ rates: [{ broker: 1, leaderRate: 10_000 }], ttlSeconds: 5 });
     assert.equal(put.status, 200);
     assert.equal(put.body.throttles.rates[0].autoRemove, true);
     assert.equal(Date.parse(put.body.throttles.rates[0].expiresAt), clock.now() + 5000);
@@ -98,14 +153,31 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
   it('autoRemove with nothing moving: 409 nothing-moving pointing at ttlSeconds; nothing written, nothing changed', async () => {
     const before = await throttleConfigs(gw.kafka);
     const requests = (await gw.runtime.store.refresh()).throttleRequests.size;
-    const rates = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 1, leaderRate: 4096 }], autoRemove: true });
+    const rates = await gw
+      .http()
+      .put('/throttles/rates')
+      .send({ rates: [{ broker: 1, leaderRate: 4096 }], autoRemove: true });
     expectProblem(rates, 409, 'nothing-moving');
     assert.match(rates.body.detail, /ttlSeconds/);
     assert.deepEqual(rates.body.errors, [{ path: '/body/autoRemove', message: 'No reassignment is in progress: use ttlSeconds instead.' }]);
     // With a ttl too: autoRemove still has nothing to wait for, the caller is told so.
-    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', follower: null }], autoRemove: true, ttlSeconds: 60 }), 409, 'nothing-moving');
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'th', follower: null }], autoRemove: true, ttlSeconds: 60 }),
+      409,
+      'nothing-moving',
+    );
     // Validation comes first: an unknown topic is still 404.
-    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'nope', leader: null }], autoRemove: true }), 404, 'unknown-topic-or-partition');
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'nope', leader: null }], autoRemove: true }),
+      404,
+      'unknown-topic-or-partition',
+    );
     assert.deepEqual(await throttleConfigs(gw.kafka), before);
     assert.equal((await gw.runtime.store.refresh()).throttleRequests.size, requests, 'no throttle request recorded');
   });
@@ -114,7 +186,10 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
     gw.sim.seedBytes('th', 2, 50_000);
     const [moved] = await gw.kafka.alterPartitionReassignments([{ topic: 'th', partition: 2, replicas: [1, 0] }]);
     assert.ok(moved?.ok);
-    const put = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 2, leaderRate: 20_000, followerRate: 20_000 }], autoRemove: true });
+    const put = await gw
+      .http()
+      .put('/throttles/rates')
+      .send({ rates: [{ broker: 2, leaderRate: 20_000, followerRate: 20_000 }], autoRemove: true });
     assert.equal(put.body.throttles.rates[0].autoRemove, true);
     await reconcilePasses(gw);
     assert.equal(Object.keys(await throttleConfigs(gw.kafka)).length, 1, 'kept while the move runs');
@@ -124,14 +199,52 @@ describe('PUT /throttles/rates and /throttles/replicas', () => {
 
   it('4xx: unknown broker 422, unknown topic/partition 404, malformed 400; nothing changes', async () => {
     const before = await throttleConfigs(gw.kafka);
-    const r1 = await gw.http().put('/throttles/rates').send({ rates: [{ broker: 9, leaderRate: 2048 }] });
+    const r1 = await gw
+      .http()
+      .put('/throttles/rates')
+      .send({ rates: [{ broker: 9, leaderRate: 2048 }] });
     expectProblem(r1, 422, 'invalid-throttle');
     assert.equal(r1.body.errors[0].path, '/body/rates/0/broker');
-    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'nope', leader: null }] }), 404, 'unknown-topic-or-partition');
-    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', partition: 7, leader: [0] }] }), 404, 'unknown-topic-or-partition');
-    expectProblem(await gw.http().put('/throttles/replicas').send({ replicas: [{ topic: 'th', leader: [0] }] }), 422, 'invalid-throttle');
-    expectProblem(await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0, leaderRate: 10 }] }), 400, 'validation-failed');
-    expectProblem(await gw.http().put('/throttles/rates').send({ rates: [{ broker: 0 }] }), 400, 'validation-failed');
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'nope', leader: null }] }),
+      404,
+      'unknown-topic-or-partition',
+    );
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'th', partition: 7, leader: [0] }] }),
+      404,
+      'unknown-topic-or-partition',
+    );
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: 'th', leader: [0] }] }),
+      422,
+      'invalid-throttle',
+    );
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/rates')
+        .send({ rates: [{ broker: 0, leaderRate: 10 }] }),
+      400,
+      'validation-failed',
+    );
+    expectProblem(
+      await gw
+        .http()
+        .put('/throttles/rates')
+        .send({ rates: [{ broker: 0 }] }),
+      400,
+      'validation-failed',
+    );
     expectProblem(await gw.http().delete('/throttles/rates?brokers=a'), 400, 'validation-failed');
     assert.deepEqual(await throttleConfigs(gw.kafka), before);
   });

@@ -22,7 +22,11 @@ async function rejected(send: () => Promise<import('supertest').Response>, statu
 
 describe('GET /topics', () => {
   it('lists topics sorted by name with partition count and replication factor', async () => {
-    await createTopics(gw, { name: 'list-b', partitions: 2, replicationFactor: 2 }, { name: 'list-a', partitions: 1, replicationFactor: 3 });
+    await createTopics(
+      gw,
+      { name: 'list-b', partitions: 2, replicationFactor: 2 },
+      { name: 'list-a', partitions: 1, replicationFactor: 3 },
+    );
     const res = await gw.http().get('/topics');
     assert.equal(res.status, 200);
     const names: string[] = res.body.topics.map((t: { name: string }) => t.name);
@@ -37,15 +41,24 @@ describe('GET /topics', () => {
 
 describe('POST /topics (one topic)', () => {
   it('201 with Location and the created topic; GET shows partitions and configs', async () => {
-    const res = await gw.http().post('/topics').send({ name: 'create-one', partitions: 3, replicationFactor: 2, configs: { 'cleanup.policy': 'compact' } });
+    const res = await gw
+      .http()
+      .post('/topics')
+      .send({ name: 'create-one', partitions: 3, replicationFactor: 2, configs: { 'cleanup.policy': 'compact' } });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.headers.location, '/topics/create-one');
-    assert.deepEqual({ ...res.body, topicId: typeof res.body.topicId }, { name: 'create-one', topicId: 'string', partitions: 3, replicationFactor: 2 });
+    assert.deepEqual(
+      { ...res.body, topicId: typeof res.body.topicId },
+      { name: 'create-one', topicId: 'string', partitions: 3, replicationFactor: 2 },
+    );
 
     const desc = await gw.http().get(res.headers.location);
     assert.equal(desc.status, 200);
     assert.equal(desc.body.topicId, res.body.topicId);
-    assert.deepEqual(desc.body.partitions.map((p: { partition: number }) => p.partition), [0, 1, 2]);
+    assert.deepEqual(
+      desc.body.partitions.map((p: { partition: number }) => p.partition),
+      [0, 1, 2],
+    );
     for (const p of desc.body.partitions) {
       assert.equal(p.replicas.length, 2);
       assert.ok(p.replicas.includes(p.leader), 'leader is a replica');
@@ -56,11 +69,26 @@ describe('POST /topics (one topic)', () => {
   });
 
   it('201 with explicit assignments: replicas exactly as given, first = leader', async () => {
-    const res = await gw.http().post('/topics').send({ name: 'create-assigned', assignments: [[2, 0], [0, 1]] });
+    const res = await gw
+      .http()
+      .post('/topics')
+      .send({
+        name: 'create-assigned',
+        assignments: [
+          [2, 0],
+          [0, 1],
+        ],
+      });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual([res.body.partitions, res.body.replicationFactor], [2, 2]);
     const desc = await gw.http().get('/topics/create-assigned');
-    assert.deepEqual(desc.body.partitions.map((p: { replicas: number[]; leader: number }) => [p.replicas, p.leader]), [[[2, 0], 2], [[0, 1], 0]]);
+    assert.deepEqual(
+      desc.body.partitions.map((p: { replicas: number[]; leader: number }) => [p.replicas, p.leader]),
+      [
+        [[2, 0], 2],
+        [[0, 1], 0],
+      ],
+    );
   });
 
   it('201 with broker defaults when partitions/replicationFactor are omitted', async () => {
@@ -82,22 +110,59 @@ describe('POST /topics (one topic)', () => {
 
   it('409 TOPIC_ALREADY_EXISTS', async () => {
     await createTopics(gw, { name: 'create-dup', partitions: 1, replicationFactor: 1 });
-    const res = await rejected(() => gw.http().post('/topics').send({ name: 'create-dup', partitions: 5 }), 409, 'topic-already-exists', 36);
+    const res = await rejected(
+      () => gw.http().post('/topics').send({ name: 'create-dup', partitions: 5 }),
+      409,
+      'topic-already-exists',
+      36,
+    );
     assert.equal(res.body.kafkaError.name, 'TOPIC_ALREADY_EXISTS');
     assert.equal(res.body.instance, '/topics');
   });
 
   it('422 INVALID_REPLICATION_FACTOR when RF exceeds the brokers', async () => {
-    await rejected(() => gw.http().post('/topics').send({ name: 'create-rf', partitions: 1, replicationFactor: 4 }), 422, 'invalid-replication-factor', 38);
+    await rejected(
+      () => gw.http().post('/topics').send({ name: 'create-rf', partitions: 1, replicationFactor: 4 }),
+      422,
+      'invalid-replication-factor',
+      38,
+    );
   });
 
   it('422 INVALID_REPLICA_ASSIGNMENT for an unknown broker or uneven replica lists', async () => {
-    await rejected(() => gw.http().post('/topics').send({ name: 'create-ra', assignments: [[0, 7]] }), 422, 'invalid-replica-assignment', 39);
-    await rejected(() => gw.http().post('/topics').send({ name: 'create-ra', assignments: [[0, 1], [2]] }), 422, 'invalid-replica-assignment', 39);
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send({ name: 'create-ra', assignments: [[0, 7]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send({ name: 'create-ra', assignments: [[0, 1], [2]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
   });
 
   it('422 INVALID_CONFIG for an unknown topic config', async () => {
-    await rejected(() => gw.http().post('/topics').send({ name: 'create-cfg', configs: { 'no.such.config': '1' } }), 422, 'invalid-config', 40);
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send({ name: 'create-cfg', configs: { 'no.such.config': '1' } }),
+      422,
+      'invalid-config',
+      40,
+    );
   });
 
   it('422 INVALID_TOPIC_EXCEPTION for a name colliding via "." and "_"', async () => {
@@ -108,30 +173,68 @@ describe('POST /topics (one topic)', () => {
   it('400 (schema), 415 and 413 never reach Kafka', async () => {
     await rejected(() => gw.http().post('/topics').send({ name: 'bad/name', partitions: 0 }), 400, 'validation-failed');
     await rejected(() => gw.http().post('/topics').send({ name: 'ok-name', unknownField: 1 }), 400, 'validation-failed');
-    await rejected(() => gw.http().post('/topics').send({ name: 'ok-name', assignments: [[1, 1]] }), 400, 'validation-failed');
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send({ name: 'ok-name', assignments: [[1, 1]] }),
+      400,
+      'validation-failed',
+    );
     await rejected(() => gw.http().post('/topics').set('Content-Type', 'text/plain').send('ok-name'), 415, 'unsupported-media-type');
-    await rejected(() => gw.http().post('/topics').send({ name: 'ok-name', configs: { 'x.y': 'z'.repeat(1_100_000) } }), 413, 'payload-too-large');
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send({ name: 'ok-name', configs: { 'x.y': 'z'.repeat(1_100_000) } }),
+      413,
+      'payload-too-large',
+    );
     assert.equal((await gw.http().get('/topics/ok-name')).status, 404);
   });
 });
 
 describe('POST /topics (several topics)', () => {
   it('201 when every topic is created; items in request order', async () => {
-    const res = await gw.http().post('/topics').send([{ name: 'batch-a', partitions: 1, replicationFactor: 1 }, { name: 'batch-b', partitions: 2, replicationFactor: 1 }]);
+    const res = await gw
+      .http()
+      .post('/topics')
+      .send([
+        { name: 'batch-a', partitions: 1, replicationFactor: 1 },
+        { name: 'batch-b', partitions: 2, replicationFactor: 1 },
+      ]);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.headers.location, undefined);
-    assert.deepEqual(res.body.items.map((i: { name: string; status: number; topic: { partitions: number } }) => [i.name, i.status, i.topic.partitions]), [['batch-a', 201, 1], ['batch-b', 201, 2]]);
+    assert.deepEqual(
+      res.body.items.map((i: { name: string; status: number; topic: { partitions: number } }) => [i.name, i.status, i.topic.partitions]),
+      [
+        ['batch-a', 201, 1],
+        ['batch-b', 201, 2],
+      ],
+    );
   });
 
   it('207 when results differ: the good topic is created, the bad ones are not', async () => {
     await createTopics(gw, { name: 'mixed-exists', partitions: 1, replicationFactor: 1 });
-    const res = await gw.http().post('/topics').send([
-      { name: 'mixed-new', partitions: 1, replicationFactor: 1 },
-      { name: 'mixed-exists', partitions: 1, replicationFactor: 1 },
-      { name: 'mixed-rf', partitions: 1, replicationFactor: 9 },
-    ]);
+    const res = await gw
+      .http()
+      .post('/topics')
+      .send([
+        { name: 'mixed-new', partitions: 1, replicationFactor: 1 },
+        { name: 'mixed-exists', partitions: 1, replicationFactor: 1 },
+        { name: 'mixed-rf', partitions: 1, replicationFactor: 9 },
+      ]);
     assert.equal(res.status, 207, JSON.stringify(res.body));
-    assert.deepEqual(res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]), [['mixed-new', 201], ['mixed-exists', 409], ['mixed-rf', 422]]);
+    assert.deepEqual(
+      res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]),
+      [
+        ['mixed-new', 201],
+        ['mixed-exists', 409],
+        ['mixed-rf', 422],
+      ],
+    );
     assert.deepEqual(res.body.items[1].problem.kafkaError, { name: 'TOPIC_ALREADY_EXISTS', code: 36 });
     assert.deepEqual(res.body.items[2].problem.kafkaError, { name: 'INVALID_REPLICATION_FACTOR', code: 38 });
     assert.equal((await gw.http().get('/topics/mixed-new')).status, 200);
@@ -139,31 +242,79 @@ describe('POST /topics (several topics)', () => {
   });
 
   it('409 when every topic fails with 409; the problem carries the items', async () => {
-    await createTopics(gw, { name: 'all-dup-1', partitions: 1, replicationFactor: 1 }, { name: 'all-dup-2', partitions: 1, replicationFactor: 1 });
-    const res = await rejected(() => gw.http().post('/topics').send([{ name: 'all-dup-1' }, { name: 'all-dup-2' }]), 409, 'topic-already-exists', 36);
-    assert.deepEqual(res.body.items.map((i: { status: number }) => i.status), [409, 409]);
+    await createTopics(
+      gw,
+      { name: 'all-dup-1', partitions: 1, replicationFactor: 1 },
+      { name: 'all-dup-2', partitions: 1, replicationFactor: 1 },
+    );
+    const res = await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send([{ name: 'all-dup-1' }, { name: 'all-dup-2' }]),
+      409,
+      'topic-already-exists',
+      36,
+    );
+    assert.deepEqual(
+      res.body.items.map((i: { status: number }) => i.status),
+      [409, 409],
+    );
   });
 
   it('422 batch-failed when every topic fails with 422 for different reasons', async () => {
     const res = await rejected(
-      () => gw.http().post('/topics').send([{ name: 'all-422-rf', replicationFactor: 9 }, { name: 'all-422-cfg', configs: { 'no.such': 'x' } }]),
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send([
+            { name: 'all-422-rf', replicationFactor: 9 },
+            { name: 'all-422-cfg', configs: { 'no.such': 'x' } },
+          ]),
       422,
       'batch-failed',
     );
-    assert.deepEqual(res.body.items.map((i: { problem: { kafkaError: { code: number } } }) => i.problem.kafkaError.code), [38, 40]);
+    assert.deepEqual(
+      res.body.items.map((i: { problem: { kafkaError: { code: number } } }) => i.problem.kafkaError.code),
+      [38, 40],
+    );
   });
 
   it('200 with validateOnly when every topic validates; nothing is created', async () => {
     const snapshot = await gw.snapshot();
-    const res = await gw.http().post('/topics?validateOnly=true').send([{ name: 'dry-a', partitions: 2, replicationFactor: 1 }, { name: 'dry-b' }]);
+    const res = await gw
+      .http()
+      .post('/topics?validateOnly=true')
+      .send([{ name: 'dry-a', partitions: 2, replicationFactor: 1 }, { name: 'dry-b' }]);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.items.map((i: { status: number }) => i.status), [200, 200]);
+    assert.deepEqual(
+      res.body.items.map((i: { status: number }) => i.status),
+      [200, 200],
+    );
     await gw.assertUnchanged(snapshot);
   });
 
   it('400 for duplicate names and for an invalid item; nothing is created', async () => {
-    await rejected(() => gw.http().post('/topics').send([{ name: 'dupname' }, { name: 'dupname' }]), 400, 'validation-failed');
-    await rejected(() => gw.http().post('/topics').send([{ name: 'fine' }, { name: 'fine2', partitions: 'many' }]), 400, 'validation-failed');
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send([{ name: 'dupname' }, { name: 'dupname' }]),
+      400,
+      'validation-failed',
+    );
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics')
+          .send([{ name: 'fine' }, { name: 'fine2', partitions: 'many' }]),
+      400,
+      'validation-failed',
+    );
   });
 });
 
@@ -213,7 +364,11 @@ describe('DELETE /topics/{topic}', () => {
 
 describe('POST /topics/{topic}/partitions', () => {
   before(async () => {
-    await createTopics(gw, { name: 'grow', partitions: 2, replicationFactor: 2 }, { name: 'grow-assigned', partitions: 1, replicationFactor: 2 });
+    await createTopics(
+      gw,
+      { name: 'grow', partitions: 2, replicationFactor: 2 },
+      { name: 'grow-assigned', partitions: 1, replicationFactor: 2 },
+    );
   });
 
   it('200 and the topic has the new count', async () => {
@@ -226,10 +381,25 @@ describe('POST /topics/{topic}/partitions', () => {
   });
 
   it('200 with assignments: new partitions placed exactly as given', async () => {
-    const res = await gw.http().post('/topics/grow-assigned/partitions').send({ count: 3, assignments: [[2, 1], [1, 0]] });
+    const res = await gw
+      .http()
+      .post('/topics/grow-assigned/partitions')
+      .send({
+        count: 3,
+        assignments: [
+          [2, 1],
+          [1, 0],
+        ],
+      });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const desc = await gw.http().get('/topics/grow-assigned');
-    assert.deepEqual(desc.body.partitions.slice(1).map((p: { replicas: number[] }) => p.replicas), [[2, 1], [1, 0]]);
+    assert.deepEqual(
+      desc.body.partitions.slice(1).map((p: { replicas: number[] }) => p.replicas),
+      [
+        [2, 1],
+        [1, 0],
+      ],
+    );
   });
 
   it('200 with validateOnly: nothing changes', async () => {
@@ -258,32 +428,84 @@ describe('POST /topics/{topic}/partitions', () => {
   });
 
   it('422 INVALID_REPLICA_ASSIGNMENT when the number of lists is not count - current', async () => {
-    const res = await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 6, assignments: [[0, 1]] }), 422, 'invalid-replica-assignment', 39);
+    const res = await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics/grow/partitions')
+          .send({ count: 6, assignments: [[0, 1]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
     assert.ok(res.body.detail, 'the broker message comes through');
   });
 
   it('422 INVALID_REPLICA_ASSIGNMENT when a list is not as long as the replication factor', async () => {
-    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, assignments: [[0, 1, 2]] }), 422, 'invalid-replica-assignment', 39);
-    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, assignments: [[0]] }), 422, 'invalid-replica-assignment', 39);
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics/grow/partitions')
+          .send({ count: 5, assignments: [[0, 1, 2]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics/grow/partitions')
+          .send({ count: 5, assignments: [[0]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
   });
 
   it('422 INVALID_REPLICA_ASSIGNMENT for an unknown broker', async () => {
-    await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, assignments: [[0, 42]] }), 422, 'invalid-replica-assignment', 39);
+    await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics/grow/partitions')
+          .send({ count: 5, assignments: [[0, 42]] }),
+      422,
+      'invalid-replica-assignment',
+      39,
+    );
   });
 
   it('400 for a broker repeated in one list (schema), and for malformed bodies', async () => {
-    const res = await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, assignments: [[1, 1]] }), 400, 'validation-failed');
+    const res = await rejected(
+      () =>
+        gw
+          .http()
+          .post('/topics/grow/partitions')
+          .send({ count: 5, assignments: [[1, 1]] }),
+      400,
+      'validation-failed',
+    );
     assert.equal(res.body.errors[0].path, '/body/assignments/0');
     await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 0 }), 400, 'validation-failed');
     // validateOnly in the query and in the body, with different values: one would be ignored.
-    const both = await rejected(() => gw.http().post('/topics/grow/partitions?validateOnly=false').send({ count: 5, validateOnly: true }), 400, 'validation-failed');
+    const both = await rejected(
+      () => gw.http().post('/topics/grow/partitions?validateOnly=false').send({ count: 5, validateOnly: true }),
+      400,
+      'validation-failed',
+    );
     assert.equal(both.body.errors[0].path, '/query/validateOnly');
     await rejected(() => gw.http().post('/topics/grow/partitions').send({ count: 5, validateOnly: 'yes' }), 400, 'validation-failed');
     await rejected(() => gw.http().post('/topics/grow/partitions').send({}), 400, 'validation-failed');
   });
 
   it('415 for a non-JSON body', async () => {
-    await rejected(() => gw.http().post('/topics/grow/partitions').set('Content-Type', 'text/plain').send('5'), 415, 'unsupported-media-type');
+    await rejected(
+      () => gw.http().post('/topics/grow/partitions').set('Content-Type', 'text/plain').send('5'),
+      415,
+      'unsupported-media-type',
+    );
   });
 
   it('404 for an unknown topic', async () => {

@@ -11,7 +11,13 @@ import { createTopics, startReassignGateway, type ReassignGateway } from './reas
 let gw: ReassignGateway;
 before(async () => {
   gw = await startReassignGateway({ reconcile: false });
-  await createTopics(gw, { name: 'vo', assignments: [[0, 1], [1, 2]] });
+  await createTopics(gw, {
+    name: 'vo',
+    assignments: [
+      [0, 1],
+      [1, 2],
+    ],
+  });
 });
 after(() => gw?.close());
 
@@ -32,11 +38,20 @@ describe('validateOnly: one convention', () => {
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const grown = await gw.http().post('/topics/vo/partitions?validateOnly=true').send({ count: 4 });
     assert.deepEqual([grown.status, grown.body], [200, { topic: 'vo', partitions: 4, validateOnly: true }]);
-    const batch = await gw.http().post('/partitions?validateOnly=true').send([{ topic: 'vo', count: 3 }]);
+    const batch = await gw
+      .http()
+      .post('/partitions?validateOnly=true')
+      .send([{ topic: 'vo', count: 3 }]);
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
-    const quota = await gw.http().put('/quotas?validateOnly=true').send({ entity: { clientId: 'vo-client' }, controllerMutationRate: 5 });
+    const quota = await gw
+      .http()
+      .put('/quotas?validateOnly=true')
+      .send({ entity: { clientId: 'vo-client' }, controllerMutationRate: 5 });
     assert.equal(quota.status, 200, JSON.stringify(quota.body));
-    const move = await gw.http().post('/reassignments?validateOnly=true').send({ partitions: [{ topic: 'vo', partition: 0, replicas: [2, 0] }], throttle: 1048576 });
+    const move = await gw
+      .http()
+      .post('/reassignments?validateOnly=true')
+      .send({ partitions: [{ topic: 'vo', partition: 0, replicas: [2, 0] }], throttle: 1048576 });
     assert.equal(move.status, 200, JSON.stringify(move.body));
     assert.equal(move.body.totals?.partitions, 1, 'the plan (totals; per-partition rows only with ?detail=true)');
     assert.deepEqual(await state(), before);
@@ -46,9 +61,15 @@ describe('validateOnly: one convention', () => {
     const before = await state();
     const grown = await gw.http().post('/topics/vo/partitions').send({ count: 5, validateOnly: true });
     assert.deepEqual([grown.status, grown.body], [200, { topic: 'vo', partitions: 5, validateOnly: true }]);
-    const move = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: true });
+    const move = await gw
+      .http()
+      .post('/reassignments')
+      .send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: true });
     assert.equal(move.status, 200, JSON.stringify(move.body));
-    const agreeing = await gw.http().post('/reassignments?validateOnly=true').send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: true });
+    const agreeing = await gw
+      .http()
+      .post('/reassignments?validateOnly=true')
+      .send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: true });
     assert.equal(agreeing.status, 200, JSON.stringify(agreeing.body));
     assert.deepEqual(await state(), before);
   });
@@ -58,7 +79,10 @@ describe('validateOnly: one convention', () => {
     const grow = await gw.http().post('/topics/vo/partitions?validateOnly=false').send({ count: 5, validateOnly: true });
     expectProblem(grow, 400, 'validation-failed');
     assert.equal(grow.body.errors[0].path, '/query/validateOnly');
-    const move = await gw.http().post('/reassignments?validateOnly=true').send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: false });
+    const move = await gw
+      .http()
+      .post('/reassignments?validateOnly=true')
+      .send({ partitions: [{ topic: 'vo', partition: 1, replicas: [0, 2] }], validateOnly: false });
     expectProblem(move, 400, 'validation-failed');
     assert.deepEqual(await state(), before);
   });

@@ -35,7 +35,8 @@ describe('request validators compiled at startup (warmUpApp)', () => {
     const spec = loadSpec();
     const requests = warmUpRequests(spec);
     let operations = 0;
-    for (const item of Object.values(spec.document.paths)) operations += Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).length;
+    for (const item of Object.values(spec.document.paths))
+      operations += Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).length;
     assert.equal(requests.filter((r) => r.contentType === undefined).length, operations);
     assert.ok(requests.some((r) => r.method === 'POST' && r.path === '/reassignments' && r.contentType === 'application/json'));
     assert.ok(requests.some((r) => r.method === 'GET' && r.path === '/reassignments/warm-up/partitions' && r.contentType === undefined));

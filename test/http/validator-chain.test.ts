@@ -115,10 +115,14 @@ async function answer(app: Express, p: Probe): Promise<{ status: number; body: u
 describe('validator-chain', () => {
   it('is written against the express-openapi-validator version installed (its internals are used)', () => {
     const pkg = require('express-openapi-validator/package.json') as { version: string };
-    assert.equal(pkg.version, ADAPTED_VALIDATOR_VERSION, 'validator-chain.ts uses the validator\'s internals: re-read them against the new version, then update ADAPTED_VALIDATOR_VERSION');
+    assert.equal(
+      pkg.version,
+      ADAPTED_VALIDATOR_VERSION,
+      "validator-chain.ts uses the validator's internals: re-read them against the new version, then update ADAPTED_VALIDATOR_VERSION",
+    );
   });
 
-  it('answers every operation, valid and mutated, as the validator\'s own middleware does', async () => {
+  it("answers every operation, valid and mutated, as the validator's own middleware does", async () => {
     const options = {
       validateApiSpec: true,
       validateRequests: { allErrors: true, removeAdditional: false },
@@ -141,13 +145,22 @@ describe('validator-chain', () => {
     for (const s of [200, 400, 405]) assert.ok(statuses.has(s), `some probe answered ${s}: ${[...statuses].join(', ')}`);
   });
 
-  it('matches no route with path-to-regexp or the validator\'s lookup per request, once warmed up', async () => {
+  it("matches no route with path-to-regexp or the validator's lookup per request, once warmed up", async () => {
     const kafka = new FakeKafka();
     await kafka.createTopics([{ name: 'orders', partitions: 2, replicationFactor: 1 }]);
     const app = appOverKafka({ kafka, metrics: createMetrics({ defaultMetrics: false }), validateResponses: true });
     await warmUpApp(app);
     const [regexps, lookups] = [pathToRegexpCalls, validatorLookups.count];
-    const gets = ['/healthz', '/topics', '/topics?limit=1', '/topics/orders', '/topics/orders?unknown=1', '/topics/%2E%2E', '/cluster', '/metrics'];
+    const gets = [
+      '/healthz',
+      '/topics',
+      '/topics?limit=1',
+      '/topics/orders',
+      '/topics/orders?unknown=1',
+      '/topics/%2E%2E',
+      '/cluster',
+      '/metrics',
+    ];
     for (const path of gets) {
       const res = await request(app).get(path);
       assert.ok(res.status < 500, `${path}: ${res.status} ${res.text.slice(0, 300)}`);

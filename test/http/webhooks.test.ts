@@ -25,7 +25,11 @@ function setup(env: Record<string, string> = {}) {
   const app = appOverKafka({ kafka: new FakeKafka(), validateResponses: true, auth: roles.auth, auditLogger: audit, webhooks: service });
   const as = (role: 'viewer' | 'operator' | 'admin') => ({
     get: (path: string) => request(app).get(path).set('authorization', `Bearer ${roles.token[role]}`),
-    post: (path: string, body: unknown) => request(app).post(path).set('authorization', `Bearer ${roles.token[role]}`).send(body as object),
+    post: (path: string, body: unknown) =>
+      request(app)
+        .post(path)
+        .set('authorization', `Bearer ${roles.token[role]}`)
+        .send(body as object),
     delete: (path: string) => request(app).delete(path).set('authorization', `Bearer ${roles.token[role]}`),
   });
   return { store, app, audits, as };
@@ -35,7 +39,11 @@ describe('/webhooks', () => {
   it('creates (secret answered once, when generated), lists and gets without the secret, deletes', async () => {
     const { as, store, audits } = setup();
     const admin = as('admin');
-    const created = await admin.post('/webhooks', { url: 'https://ci.example.com/hooks/kafka', events: ['completed', 'failed'], description: 'CI' });
+    const created = await admin.post('/webhooks', {
+      url: 'https://ci.example.com/hooks/kafka',
+      events: ['completed', 'failed'],
+      description: 'CI',
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.webhook.id as string;
     assert.match(id, /^wh_[0-9a-f]{16}$/);
@@ -50,11 +58,17 @@ describe('/webhooks', () => {
 
     const list = await admin.get('/webhooks');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.webhooks.map((w: { id: string }) => w.id), [id, given.body.webhook.id]);
+    assert.deepEqual(
+      list.body.webhooks.map((w: { id: string }) => w.id),
+      [id, given.body.webhook.id],
+    );
     assert.ok(!JSON.stringify(list.body).includes('whsec_'), 'no secret in the list');
     const one = await admin.get(`/webhooks/${id}`);
     assert.equal(one.status, 200);
-    assert.deepEqual([one.body.url, one.body.events, one.body.createdBy], ['https://ci.example.com/hooks/kafka', ['completed', 'failed'], 'admin-caller']);
+    assert.deepEqual(
+      [one.body.url, one.body.events, one.body.createdBy],
+      ['https://ci.example.com/hooks/kafka', ['completed', 'failed'], 'admin-caller'],
+    );
     assert.ok(!('secret' in one.body));
     const deliveries = await admin.get(`/webhooks/${id}/deliveries?limit=5`);
     assert.deepEqual([deliveries.status, deliveries.body], [200, { webhookId: id, deliveries: [] }]);
@@ -66,12 +80,15 @@ describe('/webhooks', () => {
 
     // One audit line per create and delete (GETs are not audited); the secret redacted.
     const lines = audits.filter((l) => String(l.route).startsWith('/webhooks'));
-    assert.deepEqual(lines.map((l) => [l.operationId, l.outcome]), [
-      ['createWebhook', 'success'],
-      ['createWebhook', 'success'],
-      ['deleteWebhook', 'success'],
-      ['deleteWebhook', 'failure'],
-    ]);
+    assert.deepEqual(
+      lines.map((l) => [l.operationId, l.outcome]),
+      [
+        ['createWebhook', 'success'],
+        ['createWebhook', 'success'],
+        ['deleteWebhook', 'success'],
+        ['deleteWebhook', 'failure'],
+      ],
+    );
     assert.ok(!JSON.stringify(audits).includes('whsec_'), 'the secret is redacted in the audit trail');
   });
 

@@ -103,7 +103,13 @@ describe('PlatformaticKafkaGateway against the simulator', () => {
         { name: 'bad-assignment', assignments: [[0, 0]] },
         { name: 'bad-config', partitions: 1, replicationFactor: 1, configs: { 'cleanup.policy': 'nonsense' } },
         { name: 'defaults' },
-        { name: 'assigned', assignments: [[0, 1], [1, 2]] },
+        {
+          name: 'assigned',
+          assignments: [
+            [0, 1],
+            [1, 2],
+          ],
+        },
       ]);
     } finally {
       watch.stop();
@@ -111,7 +117,10 @@ describe('PlatformaticKafkaGateway against the simulator', () => {
     const r = byName(res);
     const ok = r['ok-topic'];
     assert.ok(ok.ok);
-    assert.deepEqual({ ...(ok.value as object), topicId: undefined }, { name: 'ok-topic', topicId: undefined, partitions: 3, replicationFactor: 2 });
+    assert.deepEqual(
+      { ...(ok.value as object), topicId: undefined },
+      { name: 'ok-topic', topicId: undefined, partitions: 3, replicationFactor: 2 },
+    );
     // Kafka's own printed form (base64url), the same id the cluster holds.
     assert.equal((ok.value as { topicId: string }).topicId, sim.model.getTopic('ok-topic')!.topicId);
     assert.equal(errName(r['exists-already']), 'TOPIC_ALREADY_EXISTS');
@@ -132,7 +141,10 @@ describe('PlatformaticKafkaGateway against the simulator', () => {
     );
     const ct = watch.seen.filter((s) => s.apiKey === 19);
     assert.ok(ct.length >= 2);
-    assert.ok(ct.every((s) => s.apiVersion === 7), JSON.stringify(ct));
+    assert.ok(
+      ct.every((s) => s.apiVersion === 7),
+      JSON.stringify(ct),
+    );
 
     const d = await gw.describeTopic('assigned');
     assert.deepEqual(
@@ -232,7 +244,10 @@ describe('PlatformaticKafkaGateway against the simulator', () => {
     assert.deepEqual(d.partitions[2].replicas, [2]);
 
     // concurrent calls are serialised, none is lost
-    const [x, y] = await Promise.all([gw.createPartitions([{ topic: 'cp-a', count: 4 }]), gw.createPartitions([{ topic: 'cp-b', count: 4 }])]);
+    const [x, y] = await Promise.all([
+      gw.createPartitions([{ topic: 'cp-a', count: 4 }]),
+      gw.createPartitions([{ topic: 'cp-b', count: 4 }]),
+    ]);
     assert.ok(x[0].ok && y[0].ok);
     assert.equal((await gw.describeTopic('cp-a')).partitions.length, 4);
     assert.equal((await gw.describeTopic('cp-b')).partitions.length, 4);
@@ -330,7 +345,10 @@ describe('failure handling', () => {
       assert.ok(!q3.ok);
       assert.equal(q3.error.code, 89);
       assert.equal(q3.error.name, 'THROTTLING_QUOTA_EXCEEDED');
-      assert.ok(q3.error.throttleTimeMs !== undefined && q3.error.throttleTimeMs > 3000 && q3.error.throttleTimeMs <= 4000, JSON.stringify(q3));
+      assert.ok(
+        q3.error.throttleTimeMs !== undefined && q3.error.throttleTimeMs > 3000 && q3.error.throttleTimeMs <= 4000,
+        JSON.stringify(q3),
+      );
       // exactly one CreateTopics request: 89 is not retried, by us or by the client
       assert.equal(watch.seen.filter((x) => x.apiKey === 19).length, 1);
       assert.equal(calls.filter((c) => c.api === 'CreateTopics').length, 1);
@@ -450,7 +468,10 @@ describe('failure handling', () => {
       assert.ok(moved[0].ok, JSON.stringify(moved));
       await gw.listPartitionReassignments();
       assert.ok((await gw.deleteTopics(['kraft-any']))[0].ok);
-      assert.deepEqual(calls.filter((c) => c.errorName !== 'NONE'), []);
+      assert.deepEqual(
+        calls.filter((c) => c.errorName !== 'NONE'),
+        [],
+      );
     } finally {
       sim.setBrokerDelay(2, 0);
       await gw.close();
@@ -469,7 +490,10 @@ describe('failure handling', () => {
       (gw as unknown as { _setControllerForTest(id: number): void })._setControllerForTest(other);
       const r = await gw.createTopics([{ name: 'nc-stale', partitions: 1, replicationFactor: 1 }]);
       assert.ok(r[0].ok, JSON.stringify(r));
-      assert.ok(calls.some((x) => x.api === 'CreateTopics' && x.errorName === 'NOT_CONTROLLER'), JSON.stringify(calls));
+      assert.ok(
+        calls.some((x) => x.api === 'CreateTopics' && x.errorName === 'NOT_CONTROLLER'),
+        JSON.stringify(calls),
+      );
       assert.ok(calls.some((x) => x.api === 'CreateTopics' && x.errorName === 'NONE'));
     } finally {
       await gw.close();

@@ -15,11 +15,24 @@ let gw: PlatformaticKafkaGateway;
 before(async () => {
   sim = await startSimulator({ brokers: 3, logDirs: DIRS, seedBytes: 5000 });
   sim.model.createTopic(
-    { name: 'disks', numPartitions: -1, replicationFactor: -1, assignments: [{ partition: 0, brokerIds: [0, 1] }, { partition: 1, brokerIds: [1, 2] }], configs: [] },
+    {
+      name: 'disks',
+      numPartitions: -1,
+      replicationFactor: -1,
+      assignments: [
+        { partition: 0, brokerIds: [0, 1] },
+        { partition: 1, brokerIds: [1, 2] },
+      ],
+      configs: [],
+    },
     { validateOnly: false },
   );
   gw = createKafkaGateway(
-    parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_REQUEST_TIMEOUT_MS: '5000', KAFKA_CONNECT_TIMEOUT_MS: '1000' }),
+    parseKafkaConfig({
+      KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+      KAFKA_REQUEST_TIMEOUT_MS: '5000',
+      KAFKA_CONNECT_TIMEOUT_MS: '1000',
+    }),
   );
 });
 after(async () => {
@@ -27,7 +40,7 @@ after(async () => {
   await sim?.close();
 });
 
-test('moves go to each replica\'s broker; results per move, in order, with Kafka\'s errors', async () => {
+test("moves go to each replica's broker; results per move, in order, with Kafka's errors", async () => {
   const other = (broker: number, partition: number): string => DIRS.find((d) => d !== sim.logDirs.dirOf(broker, 'disks', partition))!;
   const moves = [
     { broker: 1, topic: 'disks', partition: 0, logDir: other(1, 0) },
@@ -50,11 +63,23 @@ test('moves go to each replica\'s broker; results per move, in order, with Kafka
   // Unthrottled, the copies are done at once: the replicas are in their new dirs.
   assert.equal(sim.logDirs.dirOf(1, 'disks', 0), moves[0].logDir);
   assert.equal(sim.logDirs.dirOf(2, 'disks', 1), moves[1].logDir);
-  const sizes = await gw.describeReplicaSizes([1, 2], [{ topic: 'disks', partition: 0 }, { topic: 'disks', partition: 1 }]);
+  const sizes = await gw.describeReplicaSizes(
+    [1, 2],
+    [
+      { topic: 'disks', partition: 0 },
+      { topic: 'disks', partition: 1 },
+    ],
+  );
   assert.deepEqual(
     sizes.map((s) => (s.ok ? [s.broker, [...s.sizes].sort()] : [s.broker, s.error.name])),
     [
-      [1, [['disks:0', 5000], ['disks:1', 5000]]],
+      [
+        1,
+        [
+          ['disks:0', 5000],
+          ['disks:1', 5000],
+        ],
+      ],
       [2, [['disks:1', 5000]]],
     ],
   );

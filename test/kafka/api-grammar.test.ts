@@ -24,7 +24,13 @@ const modules = readdirSync(APIS)
       file,
       version: Number(m[2]),
       api: words.map((w) => w[0].toUpperCase() + w.slice(1)).join(''),
-      module: words[0] + words.slice(1).map((w) => w[0].toUpperCase() + w.slice(1)).join('') + `V${m[2]}`,
+      module:
+        words[0] +
+        words
+          .slice(1)
+          .map((w) => w[0].toUpperCase() + w.slice(1))
+          .join('') +
+        `V${m[2]}`,
       text: readFileSync(join(APIS, file), 'utf8'),
     };
   });
@@ -32,7 +38,9 @@ const modules = readdirSync(APIS)
 test('every per-API module sends the version its name says', () => {
   assert.ok(modules.length >= 9, `expected the gateway's API modules, found ${modules.map((m) => m.file).join(', ')}`);
   for (const m of modules) {
-    const imports = [...m.text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)].flatMap((x) => x[1].split(',').map((s) => s.trim()));
+    const imports = [...m.text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)].flatMap((x) =>
+      x[1].split(',').map((s) => s.trim()),
+    );
     assert.ok(imports.includes(m.module), `${m.file} does not import ${m.module}`);
     const others = imports.filter((n) => /^[a-z][A-Za-z]*V\d+$/.test(n) && n !== m.module);
     assert.deepEqual(others, [], `${m.file} sends other APIs too`);
@@ -51,15 +59,19 @@ test('every per-API module opens with the grammar of its version', { skip: exist
 const kebab = (api: string): string => api.replace(/[A-Z]/g, (c, i: number) => (i === 0 ? '' : '-') + c.toLowerCase());
 const multiVersion = Object.values(GATEWAY_APIS).filter((a) => a.max > a.min);
 
-test('every module that speaks several versions opens with the grammar of the newest it speaks', { skip: existsSync(dir) ? false : `no specs at ${dir}` }, () => {
-  assert.ok(multiVersion.length >= 6);
-  for (const a of multiVersion) {
-    const file = `${kebab(a.name)}.ts`;
-    const text = readFileSync(join(APIS, file), 'utf8');
-    const expected = grammarComment(a.name, a.max, dir);
-    const at = text.indexOf(expected);
-    assert.ok(at >= 0, `${file} does not carry this grammar (npx tsx scripts/kafka-grammar.ts ${a.name} ${a.max}):\n${expected}`);
-    assert.ok(at < text.indexOf('\nimport '), `${file}: the grammar must come before the code`);
-    assert.match(text, new RegExp(`v${a.min}-v${a.max}`), `${file} names the versions it speaks`);
-  }
-});
+test(
+  'every module that speaks several versions opens with the grammar of the newest it speaks',
+  { skip: existsSync(dir) ? false : `no specs at ${dir}` },
+  () => {
+    assert.ok(multiVersion.length >= 6);
+    for (const a of multiVersion) {
+      const file = `${kebab(a.name)}.ts`;
+      const text = readFileSync(join(APIS, file), 'utf8');
+      const expected = grammarComment(a.name, a.max, dir);
+      const at = text.indexOf(expected);
+      assert.ok(at >= 0, `${file} does not carry this grammar (npx tsx scripts/kafka-grammar.ts ${a.name} ${a.max}):\n${expected}`);
+      assert.ok(at < text.indexOf('\nimport '), `${file}: the grammar must come before the code`);
+      assert.match(text, new RegExp(`v${a.min}-v${a.max}`), `${file} names the versions it speaks`);
+    }
+  },
+);

@@ -36,7 +36,13 @@ export function placementFromClientAnswer(res: ClientMetadata) {
     .map((t) => ({
       name: t.name as string,
       partitions: t.partitions
-        .map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, replicas: [...p.replicaNodes], isr: [...p.isrNodes], offlineReplicas: [...p.offlineReplicas] }))
+        .map((p) => ({
+          partition: p.partitionIndex,
+          leader: p.leaderId,
+          replicas: [...p.replicaNodes],
+          isr: [...p.isrNodes],
+          offlineReplicas: [...p.offlineReplicas],
+        }))
         .sort((a, b) => a.partition - b.partition),
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -41,27 +41,45 @@ test('explicit values and IPv6 brokers', () => {
 
 test('backoff is exponential with a cap', () => {
   const c = { retryBackoffMs: 100, retryBackoffMaxMs: 1000 };
-  assert.deepEqual([1, 2, 3, 4, 5, 6].map((r) => backoffMs(c, r)), [100, 200, 400, 800, 1000, 1000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6].map((r) => backoffMs(c, r)),
+    [100, 200, 400, 800, 1000, 1000],
+  );
 });
 
 test('each wait is the backoff with equal jitter: uniform in [ceiling/2, ceiling]', () => {
   const c = { retryBackoffMs: 100, retryBackoffMaxMs: 1000 };
   const retries = [1, 2, 3, 4, 5, 6];
   // The random source's extremes give the bounds; its middle, three quarters of the ceiling.
-  assert.deepEqual(retries.map((r) => retryDelayMs(c, r, () => 0)), [50, 100, 200, 400, 500, 500]);
-  assert.deepEqual(retries.map((r) => retryDelayMs(c, r, () => 1)), [100, 200, 400, 800, 1000, 1000]);
-  assert.deepEqual(retries.map((r) => retryDelayMs(c, r, () => 0.5)), [75, 150, 300, 600, 750, 750]);
+  assert.deepEqual(
+    retries.map((r) => retryDelayMs(c, r, () => 0)),
+    [50, 100, 200, 400, 500, 500],
+  );
+  assert.deepEqual(
+    retries.map((r) => retryDelayMs(c, r, () => 1)),
+    [100, 200, 400, 800, 1000, 1000],
+  );
+  assert.deepEqual(
+    retries.map((r) => retryDelayMs(c, r, () => 0.5)),
+    [75, 150, 300, 600, 750, 750],
+  );
   // A deterministic sweep of the source stays inside the bounds and covers them.
   for (const r of retries) {
     const ceiling = backoffMs(c, r);
     const waits = Array.from({ length: 101 }, (_, i) => retryDelayMs(c, r, () => i / 101));
-    assert.ok(waits.every((w) => w >= ceiling / 2 && w < ceiling), `retry ${r}: ${Math.min(...waits)}..${Math.max(...waits)} not in [${ceiling / 2}, ${ceiling})`);
+    assert.ok(
+      waits.every((w) => w >= ceiling / 2 && w < ceiling),
+      `retry ${r}: ${Math.min(...waits)}..${Math.max(...waits)} not in [${ceiling / 2}, ${ceiling})`,
+    );
     assert.ok(Math.max(...waits) - Math.min(...waits) > ceiling * 0.49, `retry ${r}: the jitter spreads over half the ceiling`);
   }
   // Math.random by default; a zero backoff stays zero.
   const w = retryDelayMs(c, 3);
   assert.ok(w >= 200 && w <= 400, String(w));
-  assert.equal(equalJitter(0, () => 0.7), 0);
+  assert.equal(
+    equalJitter(0, () => 0.7),
+    0,
+  );
 });
 
 test('invalid values give one clear error listing every problem', () => {
@@ -74,7 +92,10 @@ test('invalid values give one clear error listing every problem', () => {
     (e: Error) =>
       /KAFKA_REQUEST_TIMEOUT_MS/.test(e.message) && /KAFKA_RETRIES/.test(e.message) && /KAFKA_TLS must be true or false/.test(e.message),
   );
-  assert.throws(() => parseKafkaConfig({ ...base, KAFKA_REQUEST_TIMEOUT_MS: '0' }), /KAFKA_REQUEST_TIMEOUT_MS must be an integer between 1 and/);
+  assert.throws(
+    () => parseKafkaConfig({ ...base, KAFKA_REQUEST_TIMEOUT_MS: '0' }),
+    /KAFKA_REQUEST_TIMEOUT_MS must be an integer between 1 and/,
+  );
   assert.throws(
     () => parseKafkaConfig({ ...base, KAFKA_RETRY_BACKOFF_MS: '500', KAFKA_RETRY_BACKOFF_MAX_MS: '100' }),
     /KAFKA_RETRY_BACKOFF_MAX_MS \(100\) must be >= KAFKA_RETRY_BACKOFF_MS \(500\)/,

@@ -8,7 +8,12 @@ import { decodeElectLeadersResponse, encodeElectLeadersRequest, groupPartitions 
 import { WireReader } from '../../src/kafka/wire/reader.js';
 import { Reader } from '../../src/sim/protocol/buffers.js';
 import { decode, encode } from '../../src/sim/protocol/codec.js';
-import { ElectLeadersRequestSchema, ElectLeadersResponseSchema, type ElectLeadersRequest, type ElectLeadersResponse } from '../../src/sim/protocol/messages.generated.js';
+import {
+  ElectLeadersRequestSchema,
+  ElectLeadersResponseSchema,
+  type ElectLeadersRequest,
+  type ElectLeadersResponse,
+} from '../../src/sim/protocol/messages.generated.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
 
 describe('ElectLeaders encoding, v0-v2', () => {
@@ -31,7 +36,11 @@ describe('ElectLeaders encoding, v0-v2', () => {
       ]);
       assert.equal(read.timeoutMs, 12345);
       if (version >= 1) assert.equal(read.electionType, 0);
-      const all = decode<ElectLeadersRequest>(ElectLeadersRequestSchema, version, new Reader(encodeElectLeadersRequest(version, 'preferred', null, 1)));
+      const all = decode<ElectLeadersRequest>(
+        ElectLeadersRequestSchema,
+        version,
+        new Reader(encodeElectLeadersRequest(version, 'preferred', null, 1)),
+      );
       assert.equal(all.topicPartitions, null, 'null = every partition');
     });
 
@@ -40,7 +49,13 @@ describe('ElectLeaders encoding, v0-v2', () => {
         throttleTimeMs: 7,
         ...(version >= 1 && { errorCode: 0 }),
         replicaElectionResults: [
-          { topic: 'orders', partitionResult: [{ partitionId: 0, errorCode: 0, errorMessage: null }, { partitionId: 1, errorCode: 84, errorMessage: 'Leader election not needed for topic partition.' }] },
+          {
+            topic: 'orders',
+            partitionResult: [
+              { partitionId: 0, errorCode: 0, errorMessage: null },
+              { partitionId: 1, errorCode: 84, errorMessage: 'Leader election not needed for topic partition.' },
+            ],
+          },
           { topic: 'empty', partitionResult: [] },
           { topic: 'x', partitionResult: [{ partitionId: 9, errorCode: 3, errorMessage: 'No such partition as x-9' }] },
         ],
@@ -59,9 +74,13 @@ describe('ElectLeaders encoding, v0-v2', () => {
     });
   }
 
-  it('v1+ carry the election type; v0 cannot send an unclean election (as Kafka\'s Builder refuses)', () => {
+  it("v1+ carry the election type; v0 cannot send an unclean election (as Kafka's Builder refuses)", () => {
     for (const version of [1, 2]) {
-      const read = decode<ElectLeadersRequest>(ElectLeadersRequestSchema, version, new Reader(encodeElectLeadersRequest(version, 'unclean', [['t', [0]]], 1)));
+      const read = decode<ElectLeadersRequest>(
+        ElectLeadersRequestSchema,
+        version,
+        new Reader(encodeElectLeadersRequest(version, 'unclean', [['t', [0]]], 1)),
+      );
       assert.equal(read.electionType, 1);
     }
     assert.throws(() => encodeElectLeadersRequest(0, 'unclean', null, 1), /only supports preferred/);
@@ -69,7 +88,11 @@ describe('ElectLeaders encoding, v0-v2', () => {
   });
 
   it('a truncated answer is refused, not misread', () => {
-    const buf = encode(ElectLeadersResponseSchema, 2, { throttleTimeMs: 0, errorCode: 0, replicaElectionResults: [{ topic: 'orders', partitionResult: [{ partitionId: 0, errorCode: 0, errorMessage: null }] }] }).toBuffer();
+    const buf = encode(ElectLeadersResponseSchema, 2, {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      replicaElectionResults: [{ topic: 'orders', partitionResult: [{ partitionId: 0, errorCode: 0, errorMessage: null }] }],
+    }).toBuffer();
     assert.throws(() => decodeElectLeadersResponse(new WireReader(buf.subarray(0, buf.length - 4)), 2));
   });
 });
@@ -78,7 +101,14 @@ describe('ElectLeaders over TCP, every version', () => {
   let gw: ReassignGateway;
   before(async () => {
     gw = await startReassignGateway({ reconcile: false, simulator: { brokers: 3 } });
-    await createTopics(gw, { name: 'ver', assignments: [[0, 1], [0, 2], [0, 1]] });
+    await createTopics(gw, {
+      name: 'ver',
+      assignments: [
+        [0, 1],
+        [0, 2],
+        [0, 1],
+      ],
+    });
   });
   after(() => gw?.close());
 
@@ -88,7 +118,14 @@ describe('ElectLeaders over TCP, every version', () => {
       await gw.sim.startBroker(0);
       const partition = version;
       assert.notEqual(gw.sim.model.getPartition('ver', partition).leader, 0);
-      const a = await gw.kafka.electLeaders('preferred', [{ topic: 'ver', partition }, { topic: 'nope', partition: 0 }], { version });
+      const a = await gw.kafka.electLeaders(
+        'preferred',
+        [
+          { topic: 'ver', partition },
+          { topic: 'nope', partition: 0 },
+        ],
+        { version },
+      );
       assert.equal(a.errorCode, 0);
       assert.deepEqual(
         a.partitions.map((p) => [p.topic, p.partition, p.errorCode]),

@@ -28,7 +28,12 @@ test('kafkaErrorInfo: name by code, broker message wins, standard description ot
 });
 
 test('ProtocolError inside ResponseError inside MultipleErrors → kind kafka with server message', () => {
-  const resp = new ResponseError(19, 7, { '/topics/0': [40, 'Invalid value x for configuration cleanup.policy'] }, { throttleTimeMs: 0, topics: [] });
+  const resp = new ResponseError(
+    19,
+    7,
+    { '/topics/0': [40, 'Invalid value x for configuration cleanup.policy'] },
+    { throttleTimeMs: 0, topics: [] },
+  );
   const wrapped = new MultipleErrors('createTopics failed 2 times.', [resp]);
   for (const err of [resp, wrapped]) {
     const e = toKafkaRequestError(err);
@@ -67,7 +72,9 @@ test('retriable classification', () => {
   // all leaves must be retriable
   assert.equal(isRetriable(new MultipleErrors('m', [new ProtocolError(41), new ProtocolError(36)])), false);
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-  const cannot = new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to 127.0.0.1:1 failed.', { cause: refused })]);
+  const cannot = new MultipleErrors('Cannot connect to any broker.', [
+    new NetworkError('Connection to 127.0.0.1:1 failed.', { cause: refused }),
+  ]);
   assert.equal(isRetriable(cannot), true);
   assert.equal(isRetriable(new NetworkError('Connection closed')), true);
   assert.equal(isRetriable(new TimeoutError('Request timed out')), false);
@@ -80,7 +87,9 @@ test('retriable classification', () => {
 
 test('connection refused / lost → unavailable; exhausted retriable broker error → unavailable', () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-  const cannot = new MultipleErrors('Cannot connect to any broker.', [new NetworkError('Connection to 127.0.0.1:1 failed.', { cause: refused })]);
+  const cannot = new MultipleErrors('Cannot connect to any broker.', [
+    new NetworkError('Connection to 127.0.0.1:1 failed.', { cause: refused }),
+  ]);
   const e = toKafkaRequestError(cannot);
   assert.equal(e.kind, 'unavailable');
   assert.equal(e.kafka.name, 'NETWORK_EXCEPTION');
@@ -108,11 +117,20 @@ test('request timeout → timeout; SASL failure → unavailable 58; anything els
   assert.equal(t.kafka.code, 7);
   assert.match(t.kafka.message, /CreateTopics/);
 
-  const a = toKafkaRequestError(new NetworkError('Connection to h:1 failed.', { cause: new AuthenticationError('SASL authentication failed.') }));
+  const a = toKafkaRequestError(
+    new NetworkError('Connection to h:1 failed.', { cause: new AuthenticationError('SASL authentication failed.') }),
+  );
   // how Connection reports a SASL failure: NetworkError whose cause is the AuthenticationError
   assert.equal(a.kind, 'unavailable');
   assert.equal(a.kafka.name, 'SASL_AUTHENTICATION_FAILED');
-  assert.equal(isRetriable(new MultipleErrors('Cannot connect to any broker.', [new NetworkError('x', { cause: new AuthenticationError('SASL authentication failed.') })])), false);
+  assert.equal(
+    isRetriable(
+      new MultipleErrors('Cannot connect to any broker.', [
+        new NetworkError('x', { cause: new AuthenticationError('SASL authentication failed.') }),
+      ]),
+    ),
+    false,
+  );
 
   const a2 = toKafkaRequestError(new AuthenticationError('SASL authentication failed.'));
   assert.equal(a2.kind, 'unavailable');

@@ -14,10 +14,17 @@ import { startSimulator } from '../../src/sim/index.js';
 
 function brokerOf(release: string): BrokerApiVersions {
   const table = API_VERSIONS_BY_RELEASE[release];
-  return { ranges: new Map(Object.values(table).map(([k, min, max]) => [k, [min, max] as const])), supportedFeatures: [], finalizedFeatures: [] };
+  return {
+    ranges: new Map(Object.values(table).map(([k, min, max]) => [k, [min, max] as const])),
+    supportedFeatures: [],
+    finalizedFeatures: [],
+  };
 }
 const minor = (release: string): number => {
-  const [ma, mi] = release.replace(/^(zk|kraft-broker)-/, '').split('.').map(Number);
+  const [ma, mi] = release
+    .replace(/^(zk|kraft-broker)-/, '')
+    .split('.')
+    .map(Number);
   return ma * 100 + mi;
 };
 
@@ -31,7 +38,8 @@ describe('against Kafka release table', () => {
       for (const api of Object.values(GATEWAY_APIS)) {
         const v = negotiate(api, brokerOf(r));
         assert.notEqual(v, null, `${r} ${api.name}`);
-        const [, min, max] = API_VERSIONS_BY_RELEASE[r][api.name === 'AlterPartitionReassignments' ? 'AlterPartitionAssignments' : api.name];
+        const [, min, max] =
+          API_VERSIONS_BY_RELEASE[r][api.name === 'AlterPartitionReassignments' ? 'AlterPartitionAssignments' : api.name];
         assert.ok(v! >= min && v! <= max, `${r} ${api.name} v${v} inside v${min}-v${max}`);
         assert.equal(v, Math.min(api.max, max), `${r} ${api.name}: the highest both speak`);
       }
@@ -83,10 +91,19 @@ describe('against Kafka release table', () => {
   });
 });
 
-for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', 'kraft'], ['4.0', 'kraft'], ['4.1', 'kraft'], ['4.2', 'kraft']] as const) {
+for (const [version, mode] of [
+  ['2.8', 'zookeeper'],
+  ['3.3', 'kraft'],
+  ['3.7', 'kraft'],
+  ['4.0', 'kraft'],
+  ['4.1', 'kraft'],
+  ['4.2', 'kraft'],
+] as const) {
   test(`over the wire, Kafka ${version} (${mode}): cluster, topics, log dirs and the state topic, no request outside the range`, async () => {
     const sim = await startSimulator({ brokers: 3, kafkaVersion: version, kafkaMode: mode });
-    const gw = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_RETRIES: '2', KAFKA_RETRY_BACKOFF_MS: '20' }));
+    const gw = createKafkaGateway(
+      parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_RETRIES: '2', KAFKA_RETRY_BACKOFF_MS: '20' }),
+    );
     try {
       const cluster = await gw.describeCluster();
       assert.equal(cluster.brokers.length, 3);
@@ -94,12 +111,18 @@ for (const [version, mode] of [['2.8', 'zookeeper'], ['3.3', 'kraft'], ['3.7', '
       assert.equal(created.ok, true, JSON.stringify(created));
       assert.equal((await gw.describeTopic('neg')).partitions.length, 2);
       const sizes = await gw.describeReplicaSizes([0, 1, 2], [{ topic: 'neg', partition: 0 }]);
-      assert.ok(sizes.every((s) => s.ok), JSON.stringify(sizes));
+      assert.ok(
+        sizes.every((s) => s.ok),
+        JSON.stringify(sizes),
+      );
       const st = new StateTopic(gw, { name: '_neg_state' });
       await st.ensure();
       await st.write([{ key: 'a', value: '1' }]);
       const { start, end } = await st.offsets();
-      assert.deepEqual((await st.read(start, end)).map((r) => [r.key, r.value]), [['a', '1']]);
+      assert.deepEqual(
+        (await st.read(start, end)).map((r) => [r.key, r.value]),
+        [['a', '1']],
+      );
       assert.deepEqual(sim.outOfRange, [], 'no request outside the release range');
     } finally {
       await gw.close();
@@ -117,23 +140,38 @@ test('a broker that refuses ApiVersions v3: a KafkaRequestError, not taken for t
       cb(new ResponseError(18, 3, { '/': [35, null] }, { errorCode: 35, apiKeys: [], throttleTimeMs: 0 }));
     },
   } as never;
-  await assert.rejects(versionFor(conn, GATEWAY_APIS.Metadata), (err: unknown) => err instanceof KafkaRequestError && err.kafka.code === 35 && /refused ApiVersions v3/.test(err.message));
+  await assert.rejects(
+    versionFor(conn, GATEWAY_APIS.Metadata),
+    (err: unknown) => err instanceof KafkaRequestError && err.kafka.code === 35 && /refused ApiVersions v3/.test(err.message),
+  );
 });
 
 // What test/kafka/pinned-versions.test.ts checked before negotiation: a client module named
 // <api>V<N> must send that API's key at version N (the binding moved once: in 1.x
 // describeClientQuotasV0 sent v1). Every such module src/ imports is checked.
-test("every client module src/ imports sends the API key and version its name says", async () => {
+test('every client module src/ imports sends the API key and version its name says', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const kafka = (await import('@platformatic/kafka')) as unknown as Record<string, { api?: { key?: number; version?: number } } | undefined>;
-  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-  const keys = new Map<string, number>([...Object.values(GATEWAY_APIS).map((a) => [a.name[0].toLowerCase() + a.name.slice(1), a.key] as const), ['apiVersions', 18]]);
+  const kafka = (await import('@platformatic/kafka')) as unknown as Record<
+    string,
+    { api?: { key?: number; version?: number } } | undefined
+  >;
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    );
+  const keys = new Map<string, number>([
+    ...Object.values(GATEWAY_APIS).map((a) => [a.name[0].toLowerCase() + a.name.slice(1), a.key] as const),
+    ['apiVersions', 18],
+  ]);
   const imported = new Set<string>();
   for (const file of files('src')) {
     for (const m of readFileSync(file, 'utf8').matchAll(/import\s*\{([^}]*)\}\s*from\s*'@platformatic\/kafka'/g)) {
       for (const raw of m[1].split(',')) {
-        const name = raw.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0].trim();
+        const name = raw
+          .replace(/^\s*type\s+/, '')
+          .split(/\s+as\s+/)[0]
+          .trim();
         if (/^[a-z][A-Za-z]*V\d+$/.test(name)) imported.add(name);
       }
     }

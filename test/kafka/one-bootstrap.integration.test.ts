@@ -80,11 +80,25 @@ describe('one bootstrap broker, stopped after warm-up', () => {
   test('every path answers, and the stopped broker is tried at most once', async () => {
     // Warm-up, with broker 0 everywhere it can be: leader of the state topic and of 'warm'.
     await gw.ping();
-    ok(await gw.createTopics([{ name: 'warm', assignments: [[0, 1, 2], [1, 2, 3]] }, { name: '_state', assignments: [[0, 1, 2]] }]));
+    ok(
+      await gw.createTopics([
+        {
+          name: 'warm',
+          assignments: [
+            [0, 1, 2],
+            [1, 2, 3],
+          ],
+        },
+        { name: '_state', assignments: [[0, 1, 2]] },
+      ]),
+    );
     const state = gw.stateTopic({ name: '_state' });
     await state.ensure({ create: false });
     await state.write([{ key: 'before', value: '1' }]);
-    assert.deepEqual((await gw.describeCluster()).brokers.map((b) => b.id), [0, 1, 2, 3]);
+    assert.deepEqual(
+      (await gw.describeCluster()).brokers.map((b) => b.id),
+      [0, 1, 2, 3],
+    );
 
     await sim.stopBroker(0);
     const stopped = address(sim, 0);
@@ -93,41 +107,78 @@ describe('one bootstrap broker, stopped after warm-up', () => {
     try {
       failed = await runSteps([
         ['ping (the /readyz probe)', () => gw.ping()],
-        ['describeCluster', async () => assert.deepEqual((await gw.describeCluster()).brokers.map((b) => b.id), [1, 2, 3])],
+        [
+          'describeCluster',
+          async () =>
+            assert.deepEqual(
+              (await gw.describeCluster()).brokers.map((b) => b.id),
+              [1, 2, 3],
+            ),
+        ],
         ['listTopics', async () => assert.ok((await gw.listTopics()).some((t) => t.name === 'warm'))],
         ['describeTopic', async () => assert.notEqual((await gw.describeTopic('warm')).partitions[0].leader, 0)],
         ['describePartitions', () => gw.describePartitions(['warm'])],
         ['createTopics', async () => ok(await gw.createTopics([{ name: 'after-stop', partitions: 2, replicationFactor: 3 }]))],
         ['createPartitions', async () => ok(await gw.createPartitions([{ topic: 'after-stop', count: 3 }]))],
-        ['describeConfigOverrides (topic, broker)', async () =>
-          ok(await gw.describeConfigOverrides([{ kind: 'topic', name: 'warm' }, { kind: 'broker', name: '1' }], ['retention.ms']))],
-        ['incrementalAlterConfigs', async () => {
-          const ops = [{ name: 'retention.ms', op: 'SET' as const, value: '60000' }];
-          ok(await gw.incrementalAlterConfigs([{ kind: 'topic', name: 'after-stop', ops }]));
-        }],
+        [
+          'describeConfigOverrides (topic, broker)',
+          async () =>
+            ok(
+              await gw.describeConfigOverrides(
+                [
+                  { kind: 'topic', name: 'warm' },
+                  { kind: 'broker', name: '1' },
+                ],
+                ['retention.ms'],
+              ),
+            ),
+        ],
+        [
+          'incrementalAlterConfigs',
+          async () => {
+            const ops = [{ name: 'retention.ms', op: 'SET' as const, value: '60000' }];
+            ok(await gw.incrementalAlterConfigs([{ kind: 'topic', name: 'after-stop', ops }]));
+          },
+        ],
         ['alterClientQuota', () => gw.alterClientQuota({ entity: { clientId: 'n1' }, set: { controller_mutation_rate: 10 }, remove: [] })],
         ['describeClientQuotas', async () => assert.equal((await gw.describeClientQuotas({ clientId: 'n1' })).length, 1)],
-        ['alterPartitionReassignments', async () =>
-          ok(await gw.alterPartitionReassignments([{ topic: 'after-stop', partition: 0, replicas: [3, 2, 1] }]))],
+        [
+          'alterPartitionReassignments',
+          async () => ok(await gw.alterPartitionReassignments([{ topic: 'after-stop', partition: 0, replicas: [3, 2, 1] }])),
+        ],
         ['listPartitionReassignments', () => gw.listPartitionReassignments()],
-        ['describeReplicaSizes (live brokers)', async () =>
-          ok(await gw.describeReplicaSizes([1, 2, 3], [{ topic: 'warm', partition: 1 }]))],
+        [
+          'describeReplicaSizes (live brokers)',
+          async () => ok(await gw.describeReplicaSizes([1, 2, 3], [{ topic: 'warm', partition: 1 }])),
+        ],
         ['state topic write', () => state.write([{ key: 'after', value: '2' }])],
-        ['state topic read', async () => {
-          const { start, end } = await state.offsets();
-          assert.deepEqual((await state.read(start, end)).map((r) => r.key), ['before', 'after']);
-        }],
-        ['per-caller client made after the stop', async () => {
-          const caller = gw.forCaller('caller-after-stop');
-          assert.ok((await caller.listTopics()).length > 0);
-          ok(await caller.createTopics([{ name: 'by-caller', partitions: 1, replicationFactor: 2 }]));
-          ok(await caller.deleteTopics(['by-caller']));
-        }],
-        ['page reads (own connections) made after the stop', async () => {
-          const page = gw.interactive();
-          assert.equal((await page.describePartitions(['warm']))[0].partitions.length, 2);
-          await page.listPartitionReassignments();
-        }],
+        [
+          'state topic read',
+          async () => {
+            const { start, end } = await state.offsets();
+            assert.deepEqual(
+              (await state.read(start, end)).map((r) => r.key),
+              ['before', 'after'],
+            );
+          },
+        ],
+        [
+          'per-caller client made after the stop',
+          async () => {
+            const caller = gw.forCaller('caller-after-stop');
+            assert.ok((await caller.listTopics()).length > 0);
+            ok(await caller.createTopics([{ name: 'by-caller', partitions: 1, replicationFactor: 2 }]));
+            ok(await caller.deleteTopics(['by-caller']));
+          },
+        ],
+        [
+          'page reads (own connections) made after the stop',
+          async () => {
+            const page = gw.interactive();
+            assert.equal((await page.describePartitions(['warm']))[0].partitions.length, 2);
+            await page.listPartitionReassignments();
+          },
+        ],
         ['deleteTopics', async () => ok(await gw.deleteTopics(['after-stop']))],
       ]);
     } finally {
@@ -171,7 +222,10 @@ describe('a bootstrap broker down at start', () => {
     const gw = createKafkaGateway(configFor([dead, address(sim, 1)], { KAFKA_RETRIES: '0' }));
     try {
       await gw.ping();
-      assert.deepEqual((await gw.describeCluster()).brokers.map((b) => b.id), [1, 2]);
+      assert.deepEqual(
+        (await gw.describeCluster()).brokers.map((b) => b.id),
+        [1, 2],
+      );
       ok(await gw.createTopics([{ name: 'second-entry', partitions: 1, replicationFactor: 2 }]));
       await gw.listTopics();
       ok(await gw.deleteTopics(['second-entry']));

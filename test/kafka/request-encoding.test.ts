@@ -3,7 +3,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { alterPartitionReassignmentsV0, crc32c as clientCrc32c, describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, produceV11 } from '@platformatic/kafka';
+import {
+  alterPartitionReassignmentsV0,
+  crc32c as clientCrc32c,
+  describeLogDirsV4,
+  listPartitionReassignmentsV0,
+  metadataV12,
+  produceV11,
+} from '@platformatic/kafka';
 import { encodeDescribeLogDirsRequest } from '../../src/kafka/apis/describe-log-dirs.js';
 import { encodeListPartitionReassignmentsRequest } from '../../src/kafka/apis/list-partition-reassignments-v0.js';
 import { encodeMetadataRequest } from '../../src/kafka/apis/metadata.js';
@@ -13,7 +20,9 @@ import { crc32c } from '../../src/kafka/wire/crc32c.js';
 import { partitionIndex, topicName } from './response-decoders-fixtures.js';
 
 describe('request encoding', () => {
-  const requestTopics = fc.array(fc.record({ name: topicName, partitions: fc.array(partitionIndex, { maxLength: 200 }) }), { maxLength: 6 });
+  const requestTopics = fc.array(fc.record({ name: topicName, partitions: fc.array(partitionIndex, { maxLength: 200 }) }), {
+    maxLength: 6,
+  });
 
   it('DescribeLogDirs: the bytes of the client encoder, one Buffer', () => {
     fc.assert(
@@ -36,11 +45,23 @@ describe('request encoding', () => {
 
   it('AlterPartitionReassignments: the bytes of the client encoder, cancels (null replicas) included', () => {
     const replicas = fc.option(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 5 }), { nil: null });
-    const topics = fc.array(fc.tuple(topicName, fc.array(fc.record({ partition: partitionIndex, replicas }), { maxLength: 50 })), { maxLength: 6 });
+    const topics = fc.array(fc.tuple(topicName, fc.array(fc.record({ partition: partitionIndex, replicas }), { maxLength: 50 })), {
+      maxLength: 6,
+    });
     fc.assert(
       fc.property(fc.nat(), topics, (timeoutMs, ts) => {
-        const ours = encodeAlterPartitionReassignmentsRequest(timeoutMs, ts.map(([name, ps]) => [name, ps.map((p) => ({ topic: name, ...p }))] as const));
-        const client = alterPartitionReassignmentsV0.createRequest(timeoutMs, false, ts.map(([name, ps]) => ({ name, partitions: ps.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas as number[] })) }))).buffer;
+        const ours = encodeAlterPartitionReassignmentsRequest(
+          timeoutMs,
+          ts.map(([name, ps]) => [name, ps.map((p) => ({ topic: name, ...p }))] as const),
+        );
+        const client = alterPartitionReassignmentsV0.createRequest(
+          timeoutMs,
+          false,
+          ts.map(([name, ps]) => ({
+            name,
+            partitions: ps.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas as number[] })),
+          })),
+        ).buffer;
         assert.deepEqual(ours, client);
       }),
       { numRuns: 300 },
@@ -48,14 +69,32 @@ describe('request encoding', () => {
   });
 
   it('Produce: the bytes of the client encoder (one batch, every record at one timestamp), tombstones, empty, long and non-ASCII text', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constantFrom('', 'x'.repeat(70_000)));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.constantFrom('', 'x'.repeat(70_000)),
+    );
     const records = fc.array(fc.record({ key: text, value: fc.option(text, { nil: null }) }), { minLength: 1, maxLength: 30 });
     fc.assert(
-      fc.property(fc.constantFrom(-1, 1), fc.nat(), topicName, partitionIndex, records, fc.bigInt({ min: 0n, max: 2n ** 62n }), (acks, timeoutMs, topic, partition, rs, ts) => {
-        const ours = encodeProduceRequest(acks, timeoutMs, topic, partition, rs, ts);
-        const messages = rs.map((r) => ({ topic, partition, key: Buffer.from(r.key), value: (r.value === null ? null : Buffer.from(r.value)) as Buffer, timestamp: ts }));
-        assert.deepEqual(ours, produceV11.createRequest(acks, timeoutMs, messages).buffer);
-      }),
+      fc.property(
+        fc.constantFrom(-1, 1),
+        fc.nat(),
+        topicName,
+        partitionIndex,
+        records,
+        fc.bigInt({ min: 0n, max: 2n ** 62n }),
+        (acks, timeoutMs, topic, partition, rs, ts) => {
+          const ours = encodeProduceRequest(acks, timeoutMs, topic, partition, rs, ts);
+          const messages = rs.map((r) => ({
+            topic,
+            partition,
+            key: Buffer.from(r.key),
+            value: (r.value === null ? null : Buffer.from(r.value)) as Buffer,
+            timestamp: ts,
+          }));
+          assert.deepEqual(ours, produceV11.createRequest(acks, timeoutMs, messages).buffer);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -76,7 +115,10 @@ describe('request encoding', () => {
     fc.assert(
       fc.property(fc.nat(), fc.option(requestTopics, { nil: null }), (timeoutMs, topics) => {
         const named = topics?.map((t) => ({ name: t.name, partitionIndexes: t.partitions })) ?? null;
-        assert.deepEqual(encodeListPartitionReassignmentsRequest(timeoutMs, named), listPartitionReassignmentsV0.createRequest(timeoutMs, named).buffer);
+        assert.deepEqual(
+          encodeListPartitionReassignmentsRequest(timeoutMs, named),
+          listPartitionReassignmentsV0.createRequest(timeoutMs, named).buffer,
+        );
       }),
       { numRuns: 300 },
     );

@@ -5,7 +5,15 @@
 // over the whole range, non-ASCII strings, errors), and a stub connection that hands the parser a
 // chunked buffer.
 import fc from 'fast-check';
-import { describeLogDirsV4, listPartitionReassignmentsV0, metadataV12, Reader, ResponseError, Writer, type Connection } from '@platformatic/kafka';
+import {
+  describeLogDirsV4,
+  listPartitionReassignmentsV0,
+  metadataV12,
+  Reader,
+  ResponseError,
+  Writer,
+  type Connection,
+} from '@platformatic/kafka';
 import { encode } from '../../src/sim/protocol/codec.js';
 import type { FieldSchema, MessageSchema } from '../../src/sim/protocol/schema.js';
 import {
@@ -95,7 +103,11 @@ export function clientLogDirs(bytes: Buffer) {
       usableBytes: Number(d.usableBytes),
       topics: d.topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, partitionSize: Number(p.partitionSize), isFutureKey: p.isFutureKey })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          partitionSize: Number(p.partitionSize),
+          isFutureKey: p.isFutureKey,
+        })),
       })),
     })),
   };
@@ -109,7 +121,13 @@ export function clientListed(bytes: Buffer) {
     errorCode: r.errorCode,
     errorMessage: r.errorMessage,
     moving: r.topics.flatMap((t) =>
-      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, replicas: [...p.replicas], adding: [...p.addingReplicas], removing: [...p.removingReplicas] })),
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        replicas: [...p.replicas],
+        adding: [...p.addingReplicas],
+        removing: [...p.removingReplicas],
+      })),
     ),
   };
 }
@@ -132,7 +150,13 @@ export function clientMetadata(bytes: Buffer) {
       name: t.name,
       topicId: t.topicId,
       isInternal: t.isInternal,
-      partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, leader: p.leaderId, replicas: [...p.replicaNodes], isr: [...p.isrNodes], offlineReplicas: [...p.offlineReplicas] })),
+      partitions: t.partitions.map((p) => ({
+        partition: p.partitionIndex,
+        leader: p.leaderId,
+        replicas: [...p.replicaNodes],
+        isr: [...p.isrNodes],
+        offlineReplicas: [...p.offlineReplicas],
+      })),
       partitionErrorCodes: t.partitions.some((p) => p.errorCode !== 0) ? t.partitions.map((p) => p.errorCode) : null,
     })),
   };
@@ -145,11 +169,27 @@ export function referenceSizes(bytes: Buffer) {
 
 // ---------------------------------------------------------------- random answers
 
-const tags = fc.record({ xTag: fc.option(fc.string({ unit: 'grapheme', maxLength: 8 }), { nil: undefined }), yTag: fc.option(fc.uint8Array({ maxLength: 140 }).map((b) => Buffer.from(b)), { nil: undefined }) }, { requiredKeys: [] });
-const int64 = fc.oneof(fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n), fc.bigInt(-1n, 2n ** 53n), fc.constantFrom(-1n, 0n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n));
+const tags = fc.record(
+  {
+    xTag: fc.option(fc.string({ unit: 'grapheme', maxLength: 8 }), { nil: undefined }),
+    yTag: fc.option(
+      fc.uint8Array({ maxLength: 140 }).map((b) => Buffer.from(b)),
+      { nil: undefined },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const int64 = fc.oneof(
+  fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n),
+  fc.bigInt(-1n, 2n ** 53n),
+  fc.constantFrom(-1n, 0n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n),
+);
 // Codes the client knows (-1..127): on any other its parser throws a TypeError building its ResponseError.
 const errorCode = fc.oneof(fc.constant(0), fc.constant(0), fc.constantFrom(56, 57, 31, 41), fc.integer({ min: -1, max: 127 }));
-export const topicName = fc.oneof(fc.constantFrom('a', 'b', 'orders', 'x.y_z-1'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }));
+export const topicName = fc.oneof(
+  fc.constantFrom('a', 'b', 'orders', 'x.y_z-1'),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+);
 export const partitionIndex = fc.oneof(fc.nat(40), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
 export const withTags = <T extends object>(arb: fc.Arbitrary<T>) => fc.tuple(arb, tags).map(([v, t]) => ({ ...v, ...t }));
 
@@ -166,7 +206,10 @@ export const logDirsAnswer: fc.Arbitrary<DescribeLogDirsResponse> = withTags(
             withTags(
               fc.record({
                 name: topicName,
-                partitions: fc.array(withTags(fc.record({ partitionIndex, partitionSize: int64, offsetLag: int64, isFutureKey: fc.boolean() })), { maxLength: 6 }),
+                partitions: fc.array(
+                  withTags(fc.record({ partitionIndex, partitionSize: int64, offsetLag: int64, isFutureKey: fc.boolean() })),
+                  { maxLength: 6 },
+                ),
               }),
             ),
             { maxLength: 4 },
@@ -190,7 +233,10 @@ export const listedAnswer: fc.Arbitrary<ListPartitionReassignmentsResponse> = wi
       withTags(
         fc.record({
           name: topicName,
-          partitions: fc.array(withTags(fc.record({ partitionIndex, replicas: int32s, addingReplicas: int32s, removingReplicas: int32s })), { maxLength: 6 }),
+          partitions: fc.array(
+            withTags(fc.record({ partitionIndex, replicas: int32s, addingReplicas: int32s, removingReplicas: int32s })),
+            { maxLength: 6 },
+          ),
         }),
       ),
       { maxLength: 5 },
@@ -200,11 +246,26 @@ export const listedAnswer: fc.Arbitrary<ListPartitionReassignmentsResponse> = wi
 
 const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
 // Kafka's form of a topic id (the codec's); all zeros too (no id).
-const topicId = fc.oneof(fc.constant(Buffer.alloc(16)), fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b))).map((b) => b.toString('base64url'));
+const topicId = fc
+  .oneof(
+    fc.constant(Buffer.alloc(16)),
+    fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b)),
+  )
+  .map((b) => b.toString('base64url'));
 export const metadataAnswer: fc.Arbitrary<MetadataResponse> = withTags(
   fc.record({
     throttleTimeMs: int32,
-    brokers: fc.array(withTags(fc.record({ nodeId: int32, host: fc.string({ unit: 'grapheme', maxLength: 12 }), port: int32, rack: fc.option(fc.string({ unit: 'grapheme', maxLength: 6 }), { nil: null }) })), { maxLength: 4 }),
+    brokers: fc.array(
+      withTags(
+        fc.record({
+          nodeId: int32,
+          host: fc.string({ unit: 'grapheme', maxLength: 12 }),
+          port: int32,
+          rack: fc.option(fc.string({ unit: 'grapheme', maxLength: 6 }), { nil: null }),
+        }),
+      ),
+      { maxLength: 4 },
+    ),
     clusterId: fc.option(fc.string({ unit: 'grapheme', maxLength: 22 }), { nil: null }),
     controllerId: int32,
     topics: fc.array(
@@ -250,9 +311,21 @@ export const metadataAnswer: fc.Arbitrary<MetadataResponse> = withTags(
  * v0) are the ones the answers here are written in.
  */
 export function stubConnection(answer: Buffer, sent: Buffer[], release = 'kraft-broker-3.9'): Connection {
-  const apiKeys = Object.values(API_VERSIONS_BY_RELEASE[release]).map(([apiKey, minVersion, maxVersion]) => ({ apiKey, minVersion, maxVersion }));
+  const apiKeys = Object.values(API_VERSIONS_BY_RELEASE[release]).map(([apiKey, minVersion, maxVersion]) => ({
+    apiKey,
+    minVersion,
+    maxVersion,
+  }));
   return {
-    send(_key: number, _version: number, createPayload: () => Writer, parser: (c: number, k: number, v: number, r: Reader) => unknown, _a: boolean, _b: boolean, cb: (err: Error | null, res?: unknown) => void) {
+    send(
+      _key: number,
+      _version: number,
+      createPayload: () => Writer,
+      parser: (c: number, k: number, v: number, r: Reader) => unknown,
+      _a: boolean,
+      _b: boolean,
+      cb: (err: Error | null, res?: unknown) => void,
+    ) {
       if (_key === 18) return cb(null, { errorCode: 0, throttleTimeMs: 0, apiKeys });
       sent.push(createPayload().buffer); // the request body: the connection adds the header
       const w = Writer.create();

@@ -12,13 +12,27 @@ import { metadataV12 } from '@platformatic/kafka';
 import { decode } from '../../src/sim/protocol/codec.js';
 import { Reader as SimReader } from '../../src/sim/protocol/buffers.js';
 import { MetadataRequestSchema, type MetadataRequest, type MetadataResponse } from '../../src/sim/protocol/messages.generated.js';
-import { decodeMetadata, decodeTopicSummariesSteps, describePartitions, partitionLeader, placementOf } from '../../src/kafka/apis/metadata.js';
+import {
+  decodeMetadata,
+  decodeTopicSummariesSteps,
+  describePartitions,
+  partitionLeader,
+  placementOf,
+} from '../../src/kafka/apis/metadata.js';
 import { MalformedResponseError, WireReader } from '../../src/kafka/wire/reader.js';
 import { drain } from '../../src/domain/steps.js';
 import { KafkaRequestError } from '../../src/kafka/errors.js';
 import { kafkaErrorInfo } from '../../src/kafka/errors-map.js';
 import { placementFromClientAnswer } from './client-reference.js';
-import { clientMetadata, clientParse, encodeMetadata, metadataAnswer, ourMetadata, stubConnection, stubSender } from './response-decoders-fixtures.js';
+import {
+  clientMetadata,
+  clientParse,
+  encodeMetadata,
+  metadataAnswer,
+  ourMetadata,
+  stubConnection,
+  stubSender,
+} from './response-decoders-fixtures.js';
 
 describe('Metadata v12 decoding', () => {
   it('reads every field the gateway uses as the client parser does, on random answers', () => {
@@ -39,7 +53,10 @@ describe('Metadata v12 decoding', () => {
         const bytes = encodeMetadata(res);
         const r = new WireReader(bytes);
         const full = decodeMetadata(new WireReader(bytes));
-        const withoutLists = { ...full, topics: full.topics.map((t) => ({ ...t, partitions: t.partitions.map(({ isr: _i, offlineReplicas: _o, ...p }) => p) })) };
+        const withoutLists = {
+          ...full,
+          topics: full.topics.map((t) => ({ ...t, partitions: t.partitions.map(({ isr: _i, offlineReplicas: _o, ...p }) => p) })),
+        };
         assert.deepEqual(decodeMetadata(r, 'replicas'), withoutLists);
         assert.equal(r.pos, bytes.length, 'the whole answer is read');
       }),
@@ -88,7 +105,18 @@ describe('Metadata v12 decoding', () => {
       brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: 'r' }],
       clusterId: 'c',
       controllerId: 1,
-      topics: [{ errorCode: 0, name: 't', topicId: Buffer.alloc(16, 7).toString('base64url'), isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1, 2], isrNodes: [1], offlineReplicas: [2] }], topicAuthorizedOperations: 0 }],
+      topics: [
+        {
+          errorCode: 0,
+          name: 't',
+          topicId: Buffer.alloc(16, 7).toString('base64url'),
+          isInternal: false,
+          partitions: [
+            { errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1, 2], isrNodes: [1], offlineReplicas: [2] },
+          ],
+          topicAuthorizedOperations: 0,
+        },
+      ],
     });
     for (let cut = 0; cut < bytes.length; cut++) {
       assert.throws(() => decodeMetadata(new WireReader(bytes.subarray(0, cut))), RangeError, `cut at ${cut}`);
@@ -97,7 +125,22 @@ describe('Metadata v12 decoding', () => {
   });
 
   it('a partition count the answer cannot hold is refused before anything is sized by it', () => {
-    const bytes = encodeMetadata({ throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: 1, topics: [{ errorCode: 0, name: 't', topicId: Buffer.alloc(16).toString('base64url'), isInternal: false, partitions: [], topicAuthorizedOperations: 0 }] });
+    const bytes = encodeMetadata({
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: 1,
+      topics: [
+        {
+          errorCode: 0,
+          name: 't',
+          topicId: Buffer.alloc(16).toString('base64url'),
+          isInternal: false,
+          partitions: [],
+          topicAuthorizedOperations: 0,
+        },
+      ],
+    });
     // The partitions' count is the byte before topic_authorized_operations and two TAG_BUFFERs: 1 (empty) becomes 2^28 + 1.
     const at = bytes.length - 1 - 1 - 4 - 1;
     assert.equal(bytes[at], 1);
@@ -108,7 +151,12 @@ describe('Metadata v12 decoding', () => {
 
 describe('describePartitions and partitionLeader over a connection', () => {
   const id = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
-  const partition = (partitionIndex: number, leaderId: number, replicaNodes: number[], more: Partial<MetadataResponse['topics'][number]['partitions'][number]> = {}) => ({
+  const partition = (
+    partitionIndex: number,
+    leaderId: number,
+    replicaNodes: number[],
+    more: Partial<MetadataResponse['topics'][number]['partitions'][number]> = {},
+  ) => ({
     errorCode: 0,
     partitionIndex,
     leaderId,
@@ -124,10 +172,38 @@ describe('describePartitions and partitionLeader over a connection', () => {
     clusterId: 'c',
     controllerId: 1,
     topics: [
-      { errorCode: 0, name: 'z', topicId: id.toString('base64url'), isInternal: false, partitions: [partition(1, 2, [2, 1]), partition(0, -1, [1, 2], { errorCode: 5, isrNodes: [], offlineReplicas: [1, 2] })], topicAuthorizedOperations: 0 },
-      { errorCode: 3, name: 'gone', topicId: Buffer.alloc(16).toString('base64url'), isInternal: false, partitions: [], topicAuthorizedOperations: 0 },
-      { errorCode: 29, name: 'denied', topicId: Buffer.alloc(16).toString('base64url'), isInternal: false, partitions: [], topicAuthorizedOperations: 0 },
-      { errorCode: 0, name: 'a', topicId: id.toString('base64url'), isInternal: true, partitions: [partition(0, 1, [1])], topicAuthorizedOperations: 0 },
+      {
+        errorCode: 0,
+        name: 'z',
+        topicId: id.toString('base64url'),
+        isInternal: false,
+        partitions: [partition(1, 2, [2, 1]), partition(0, -1, [1, 2], { errorCode: 5, isrNodes: [], offlineReplicas: [1, 2] })],
+        topicAuthorizedOperations: 0,
+      },
+      {
+        errorCode: 3,
+        name: 'gone',
+        topicId: Buffer.alloc(16).toString('base64url'),
+        isInternal: false,
+        partitions: [],
+        topicAuthorizedOperations: 0,
+      },
+      {
+        errorCode: 29,
+        name: 'denied',
+        topicId: Buffer.alloc(16).toString('base64url'),
+        isInternal: false,
+        partitions: [],
+        topicAuthorizedOperations: 0,
+      },
+      {
+        errorCode: 0,
+        name: 'a',
+        topicId: id.toString('base64url'),
+        isInternal: true,
+        partitions: [partition(0, 1, [1])],
+        topicAuthorizedOperations: 0,
+      },
     ],
   };
 
@@ -144,13 +220,20 @@ describe('describePartitions and partitionLeader over a connection', () => {
         ],
       },
     ]);
-    const { topics, allowAutoTopicCreation, includeTopicAuthorizedOperations } = decode<MetadataRequest>(MetadataRequestSchema, 12, new SimReader(sent[0]));
+    const { topics, allowAutoTopicCreation, includeTopicAuthorizedOperations } = decode<MetadataRequest>(
+      MetadataRequestSchema,
+      12,
+      new SimReader(sent[0]),
+    );
     const zero = Buffer.alloc(16).toString('base64url');
-    assert.deepEqual({ topics, allowAutoTopicCreation, includeTopicAuthorizedOperations }, {
-      topics: ['z', 'a', 'gone', 'denied'].map((name) => ({ topicId: zero, name })),
-      allowAutoTopicCreation: false,
-      includeTopicAuthorizedOperations: false,
-    });
+    assert.deepEqual(
+      { topics, allowAutoTopicCreation, includeTopicAuthorizedOperations },
+      {
+        topics: ['z', 'a', 'gone', 'denied'].map((name) => ({ topicId: zero, name })),
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      },
+    );
     assert.deepEqual(await describePartitions(kafka, []), []);
     assert.equal(sent.length, 1, 'no request for no topics');
     await describePartitions(kafka, null);
@@ -175,7 +258,11 @@ describe('describePartitions and partitionLeader over a connection', () => {
     const odd: MetadataResponse = { ...answer, topics: answer.topics.map((t) => (t.name === 'denied' ? { ...t, errorCode: 200 } : t)) };
     const kafka = stubSender(stubConnection(encodeMetadata(odd), []));
     await assert.rejects(partitionLeader(kafka, 'denied', 0), (err: unknown) => err instanceof KafkaRequestError && err.kafka.code === 200);
-    assert.deepEqual((await describePartitions(kafka, ['denied', 'a'])).map((t) => t.name), ['a', 'z'], 'left out, as topics with a known error');
+    assert.deepEqual(
+      (await describePartitions(kafka, ['denied', 'a'])).map((t) => t.name),
+      ['a', 'z'],
+      'left out, as topics with a known error',
+    );
   });
 
   it('an answer that ends early fails the call', async () => {

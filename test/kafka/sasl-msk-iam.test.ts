@@ -23,8 +23,11 @@ const sign = (creds: { accessKeyId: string; secretAccessKey: string; sessionToke
 describe('verifyMskIamToken against the AWS signer', () => {
   const accepted: MskIamOptions = { region: REGION, credentials: { [KEY]: SECRET } };
 
-  it('accepts the signer\'s token, with or without a session token; expiry is the signing time + X-Amz-Expires', async () => {
-    for (const creds of [{ accessKeyId: KEY, secretAccessKey: SECRET }, { accessKeyId: KEY, secretAccessKey: SECRET, sessionToken: 'FwoGZXIvYXdzEXAMPLE//+token=' }]) {
+  it("accepts the signer's token, with or without a session token; expiry is the signing time + X-Amz-Expires", async () => {
+    for (const creds of [
+      { accessKeyId: KEY, secretAccessKey: SECRET },
+      { accessKeyId: KEY, secretAccessKey: SECRET, sessionToken: 'FwoGZXIvYXdzEXAMPLE//+token=' },
+    ]) {
       const { token, expiryTime } = await sign(creds);
       const r = verifyMskIamToken(token, accepted, Date.now());
       assert.deepEqual(r, { ok: true, principal: KEY, expiresAtMs: expiryTime });
@@ -66,7 +69,11 @@ describe('gateway Kafka layer <-> simulator with AWS_MSK_IAM', () => {
     delete process.env.AWS_PROFILE;
     process.env.AWS_ACCESS_KEY_ID = KEY;
     process.env.AWS_SECRET_ACCESS_KEY = SECRET;
-    sim = await startSimulator({ brokers: 2, saslOAuthBearer: { awsMskIam: { region: REGION, credentials: { [KEY]: SECRET } } }, onSaslAuthenticated: (e) => events.push(e) });
+    sim = await startSimulator({
+      brokers: 2,
+      saslOAuthBearer: { awsMskIam: { region: REGION, credentials: { [KEY]: SECRET } } },
+      onSaslAuthenticated: (e) => events.push(e),
+    });
   });
   after(async () => {
     await sim.close();
@@ -114,7 +121,10 @@ describe('gateway Kafka layer <-> simulator with AWS_MSK_IAM', () => {
       );
       assert.ok(err instanceof KafkaRequestError, String(err));
       assert.equal(err.kafka.name, 'SASL_AUTHENTICATION_FAILED');
-      assert.match(err.kafka.message, /Kafka refused the OAUTHBEARER token from the AWS MSK IAM signer \(region us-east-1\).*invalid_token/);
+      assert.match(
+        err.kafka.message,
+        /Kafka refused the OAUTHBEARER token from the AWS MSK IAM signer \(region us-east-1\).*invalid_token/,
+      );
       assert.match(sim.saslServer.oauthBearer!.lastRefusal ?? '', /not a presigned URL for kafka\.eu-west-1/);
     } finally {
       await kafka.close();

@@ -58,7 +58,14 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
 
   it('authenticates and runs admin calls; scope and extensions reach the IdP and the broker', async () => {
     events.length = 0;
-    const kafka = createKafkaGateway(parseKafkaConfig(env({ KAFKA_SASL_OAUTHBEARER_SCOPE: 'kafka.admin', KAFKA_SASL_OAUTHBEARER_EXTENSIONS: 'logicalCluster=lkc-1,identityPoolId=pool-2' })));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig(
+        env({
+          KAFKA_SASL_OAUTHBEARER_SCOPE: 'kafka.admin',
+          KAFKA_SASL_OAUTHBEARER_EXTENSIONS: 'logicalCluster=lkc-1,identityPoolId=pool-2',
+        }),
+      ),
+    );
     try {
       const [created] = await kafka.createTopics([{ name: 'oauth-topic', partitions: 2, replicationFactor: 1 }]);
       assert.equal(created?.ok, true);
@@ -80,7 +87,9 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     events.length = 0;
     idp.lifetimeSeconds = 4;
     const issuedBefore = idp.issued.length;
-    const kafka = createKafkaGateway(parseKafkaConfig(env({ KAFKA_SASL_LOGIN_REFRESH_MIN_PERIOD_SECONDS: '0', KAFKA_SASL_LOGIN_REFRESH_BUFFER_SECONDS: '0' })));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig(env({ KAFKA_SASL_LOGIN_REFRESH_MIN_PERIOD_SECONDS: '0', KAFKA_SASL_LOGIN_REFRESH_BUFFER_SECONDS: '0' })),
+    );
     let calls = 0;
     try {
       // Requests all along, four at a time so some are due while a re-authentication is under way
@@ -105,7 +114,10 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     const reauths = events.filter((e) => e.reauthentication);
     assert.equal(first.length, 1, 'one connection, never re-opened');
     assert.ok(reauths.length >= 2);
-    assert.ok(reauths.every((e) => e.connection === first[0].connection), 'the re-authentications are on the first connection');
+    assert.ok(
+      reauths.every((e) => e.connection === first[0].connection),
+      'the re-authentications are on the first connection',
+    );
     // Each authentication carried a token of its own, fetched from the IdP before the last expired.
     const tokens = events.map((e) => e.tokenId);
     assert.equal(new Set(tokens).size, tokens.length, `tokens reused: ${tokens.join(',')}`);
@@ -132,11 +144,18 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const kafka = createKafkaGateway(parseKafkaConfig(env({ KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: `http://127.0.0.1:${port}/token`, KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS: '1' })));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig(
+        env({ KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL: `http://127.0.0.1:${port}/token`, KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS: '1' }),
+      ),
+    );
     try {
       const err = await refusal(kafka.ping());
       assert.equal(err.kafka.name, 'SASL_AUTHENTICATION_FAILED');
-      assert.match(err.kafka.message, new RegExp(`No OAUTHBEARER token: token endpoint http://127\\.0\\.0\\.1:${port}/token did not answer \\(ECONNREFUSED\\)`));
+      assert.match(
+        err.kafka.message,
+        new RegExp(`No OAUTHBEARER token: token endpoint http://127\\.0\\.0\\.1:${port}/token did not answer \\(ECONNREFUSED\\)`),
+      );
     } finally {
       await kafka.close();
     }
@@ -180,7 +199,7 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     }
   });
 
-  it('token file mode: re-read at each refresh; a re-authentication carries the file\'s new token', async () => {
+  it("token file mode: re-read at each refresh; a re-authentication carries the file's new token", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauth-file-'));
     const file = join(dir, 'token');
     const now = Math.floor(Date.now() / 1000);
@@ -214,19 +233,29 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     }
   });
 
-  it('a token valid for 60 days: no re-authentication storm (the library\'s timer would overflow)', async () => {
+  it("a token valid for 60 days: no re-authentication storm (the library's timer would overflow)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oauth-file-'));
     const file = join(dir, 'token');
     const now = Math.floor(Date.now() / 1000);
     writeFileSync(file, await idp.sign({ sub: 'file-user', iat: now, exp: now + 60 * 86400, jti: 'long' }));
     events.length = 0;
-    const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_SASL_MECHANISM: 'OAUTHBEARER', KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: file, KAFKA_RETRIES: '0' }));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig({
+        KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+        KAFKA_SASL_MECHANISM: 'OAUTHBEARER',
+        KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: file,
+        KAFKA_RETRIES: '0',
+      }),
+    );
     try {
       for (let i = 0; i < 20; i++) {
         await kafka.describeCluster();
         await new Promise((r) => setTimeout(r, 25)); // pacing, not synchronisation
       }
-      assert.deepEqual(events.map((e) => e.reauthentication), [false]);
+      assert.deepEqual(
+        events.map((e) => e.reauthentication),
+        [false],
+      );
       assert.ok(events[0].sessionLifetimeMs > 59 * 86400_000);
     } finally {
       await kafka.close();
@@ -239,7 +268,14 @@ describe('OAUTHBEARER from an OIDC token endpoint', () => {
     const file = join(dir, 'token');
     const now = Math.floor(Date.now() / 1000);
     writeFileSync(file, await idp.sign({ sub: 'file-user', iat: now - 600, exp: now - 300 }));
-    const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_SASL_MECHANISM: 'OAUTHBEARER', KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: file, KAFKA_RETRIES: '0' }));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig({
+        KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+        KAFKA_SASL_MECHANISM: 'OAUTHBEARER',
+        KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: file,
+        KAFKA_RETRIES: '0',
+      }),
+    );
     try {
       const err = await refusal(kafka.ping());
       assert.match(err.kafka.message, new RegExp(`token file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the token has expired`));

@@ -10,9 +10,20 @@ import type { SaslAuthenticatedEvent } from '../../src/sim/sasl/session.js';
 
 it('SCRAM-SHA-512 sessions of 1.5 s: re-authenticated in time, requests all answered', async () => {
   const events: SaslAuthenticatedEvent[] = [];
-  const sim = await startSimulator({ brokers: 1, saslScramUsers: { alice: 'pw' }, connectionsMaxReauthMs: 1500, onSaslAuthenticated: (e) => events.push(e) });
+  const sim = await startSimulator({
+    brokers: 1,
+    saslScramUsers: { alice: 'pw' },
+    connectionsMaxReauthMs: 1500,
+    onSaslAuthenticated: (e) => events.push(e),
+  });
   const kafka = createKafkaGateway(
-    parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512', KAFKA_SASL_USERNAME: 'alice', KAFKA_SASL_PASSWORD: 'pw', KAFKA_RETRIES: '0' }),
+    parseKafkaConfig({
+      KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'alice',
+      KAFKA_SASL_PASSWORD: 'pw',
+      KAFKA_RETRIES: '0',
+    }),
   );
   let calls = 0;
   try {

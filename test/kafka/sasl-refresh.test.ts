@@ -9,35 +9,64 @@ import { RefreshingToken, TransientTokenError, type FetchedToken } from '../../s
 import type { TokenRefreshConfig } from '../../src/kafka/sasl/config.js';
 import { eventually } from '../eventually.js';
 
-const KAFKA_DEFAULTS: TokenRefreshConfig = { windowFactor: 0.8, windowJitter: 0.05, minPeriodSeconds: 60, bufferSeconds: 300, retryBackoffMs: 100, retryBackoffMaxMs: 10000, timeoutMs: 10000 };
+const KAFKA_DEFAULTS: TokenRefreshConfig = {
+  windowFactor: 0.8,
+  windowJitter: 0.05,
+  minPeriodSeconds: 60,
+  bufferSeconds: 300,
+  retryBackoffMs: 100,
+  retryBackoffMaxMs: 10000,
+  timeoutMs: 10000,
+};
 const HOUR = 3600_000;
 
 describe('refreshAtMs', () => {
   it('an hour-long token: between 0.75 and 0.8 of its life, before the broker re-authenticates at 0.8', () => {
     const t = { issuedAtMs: 0, expiresAtMs: HOUR };
-    assert.equal(refreshAtMs(t, 0, KAFKA_DEFAULTS, () => 0), 0.8 * HOUR);
-    assert.equal(refreshAtMs(t, 0, KAFKA_DEFAULTS, () => 1), 0.75 * HOUR);
+    assert.equal(
+      refreshAtMs(t, 0, KAFKA_DEFAULTS, () => 0),
+      0.8 * HOUR,
+    );
+    assert.equal(
+      refreshAtMs(t, 0, KAFKA_DEFAULTS, () => 1),
+      0.75 * HOUR,
+    );
   });
 
   it('keeps the buffer before expiry and the minimum period after now, as Kafka does', () => {
     // 10-minute token: 0.8 would be 8 min, later than exp - 300 s = 5 min.
-    assert.equal(refreshAtMs({ issuedAtMs: 0, expiresAtMs: 600_000 }, 0, KAFKA_DEFAULTS, () => 0), 300_000);
+    assert.equal(
+      refreshAtMs({ issuedAtMs: 0, expiresAtMs: 600_000 }, 0, KAFKA_DEFAULTS, () => 0),
+      300_000,
+    );
     // Fetched late in its life (issued long ago): not sooner than min period after now.
-    assert.equal(refreshAtMs({ issuedAtMs: 0, expiresAtMs: HOUR }, 0.79 * HOUR, KAFKA_DEFAULTS, () => 0), 0.79 * HOUR + 60_000);
+    assert.equal(
+      refreshAtMs({ issuedAtMs: 0, expiresAtMs: HOUR }, 0.79 * HOUR, KAFKA_DEFAULTS, () => 0),
+      0.79 * HOUR + 60_000,
+    );
   });
 
   it('a token shorter than both buffers: the buffers are ignored', () => {
-    assert.equal(refreshAtMs({ issuedAtMs: 0, expiresAtMs: 4000 }, 0, KAFKA_DEFAULTS, () => 0), 3200);
+    assert.equal(
+      refreshAtMs({ issuedAtMs: 0, expiresAtMs: 4000 }, 0, KAFKA_DEFAULTS, () => 0),
+      3200,
+    );
   });
 
   it('property: always after now and before expiry (never in the past, never too late)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 * HOUR }), fc.integer({ min: 1, max: 10 * HOUR }), fc.integer({ min: 0, max: 10 * HOUR }), fc.double({ min: 0, max: 1, noNaN: true }), (issued, life, elapsed, r) => {
-        const t = { issuedAtMs: issued, expiresAtMs: issued + life };
-        const now = issued + Math.min(elapsed, life - 1);
-        const at = refreshAtMs(t, now, KAFKA_DEFAULTS, () => r);
-        return at >= now && at < t.expiresAtMs;
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 10 * HOUR }),
+        fc.integer({ min: 1, max: 10 * HOUR }),
+        fc.integer({ min: 0, max: 10 * HOUR }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (issued, life, elapsed, r) => {
+          const t = { issuedAtMs: issued, expiresAtMs: issued + life };
+          const now = issued + Math.min(elapsed, life - 1);
+          const at = refreshAtMs(t, now, KAFKA_DEFAULTS, () => r);
+          return at >= now && at < t.expiresAtMs;
+        },
+      ),
     );
   });
 });
@@ -51,9 +80,18 @@ it('isDue: past the window factor of the lifetime, less a small margin', () => {
 });
 
 it('retryWaitMs: doubling, capped, with equal jitter', () => {
-  assert.equal(retryWaitMs(KAFKA_DEFAULTS, 1, () => 0), 50);
-  assert.equal(retryWaitMs(KAFKA_DEFAULTS, 3, () => 1), 400);
-  assert.equal(retryWaitMs(KAFKA_DEFAULTS, 20, () => 0), 5000);
+  assert.equal(
+    retryWaitMs(KAFKA_DEFAULTS, 1, () => 0),
+    50,
+  );
+  assert.equal(
+    retryWaitMs(KAFKA_DEFAULTS, 3, () => 1),
+    400,
+  );
+  assert.equal(
+    retryWaitMs(KAFKA_DEFAULTS, 20, () => 0),
+    5000,
+  );
 });
 
 describe('RefreshingToken', () => {
@@ -73,7 +111,8 @@ describe('RefreshingToken', () => {
   }
 
   /** Waits until the IdP was asked `n` times. */
-  const fetches = (state: { n: number }, n: number) => eventually(`${n} token fetches`, () => (state.n >= n ? true : undefined), { timeoutMs: 5000, everyMs: 5 });
+  const fetches = (state: { n: number }, n: number) =>
+    eventually(`${n} token fetches`, () => (state.n >= n ? true : undefined), { timeoutMs: 5000, everyMs: 5 });
 
   it('fetches once, then serves the cached token until it is due', async () => {
     const { state, fetch } = idp(HOUR);
@@ -126,9 +165,22 @@ describe('RefreshingToken', () => {
     assert.equal(await src.token(), 't1');
     assert.equal(state.calls, 3);
 
-    const bad = new RefreshingToken('test IdP', async () => { throw new Error('HTTP 401 (invalid_client)'); }, SHORT);
+    const bad = new RefreshingToken(
+      'test IdP',
+      async () => {
+        throw new Error('HTTP 401 (invalid_client)');
+      },
+      SHORT,
+    );
     await assert.rejects(bad.token(), /HTTP 401/);
-    const expired = new RefreshingToken('token file /x', async () => ({ value: 'secret-token-value', issuedAtMs: 0, expiresAtMs: 1000 }), SHORT);
-    await assert.rejects(expired.token(), (e: Error) => /token file \/x: the token has expired/.test(e.message) && !e.message.includes('secret-token-value'));
+    const expired = new RefreshingToken(
+      'token file /x',
+      async () => ({ value: 'secret-token-value', issuedAtMs: 0, expiresAtMs: 1000 }),
+      SHORT,
+    );
+    await assert.rejects(
+      expired.token(),
+      (e: Error) => /token file \/x: the token has expired/.test(e.message) && !e.message.includes('secret-token-value'),
+    );
   });
 });

@@ -107,7 +107,8 @@ export class TestIdp {
       return json(503, { error: 'temporarily_unavailable' });
     }
     const expected = `Basic ${Buffer.from(`${encodeURIComponent(this.opts.clientId)}:${encodeURIComponent(this.opts.clientSecret)}`).toString('base64')}`;
-    if (req.headers.authorization !== expected) return json(401, { error: 'invalid_client', error_description: 'client authentication failed' });
+    if (req.headers.authorization !== expected)
+      return json(401, { error: 'invalid_client', error_description: 'client authentication failed' });
     const form = new URLSearchParams(body);
     if (form.get('grant_type') !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
     const now = Math.floor(Date.now() / 1000);

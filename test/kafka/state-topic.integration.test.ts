@@ -23,8 +23,14 @@ describe('StateTopic.read', () => {
   it('leaves out the records whose key `skip` accepts, except tombstones; the rest in offset order', async () => {
     const st = new StateTopic(kafka, { name: '_state_skip' });
     await st.ensure();
-    await st.write([{ key: 'held', value: 'x'.repeat(1000) }, { key: 'new', value: '1' }]);
-    await st.write([{ key: 'held', value: null }, { key: 'other', value: '2' }]);
+    await st.write([
+      { key: 'held', value: 'x'.repeat(1000) },
+      { key: 'new', value: '1' },
+    ]);
+    await st.write([
+      { key: 'held', value: null },
+      { key: 'other', value: '2' },
+    ]);
     const { start, end } = await st.offsets();
     const asked: string[] = [];
     const records = await st.read(start, end, { skip: (key) => (asked.push(key), key === 'held') });
@@ -57,6 +63,9 @@ describe('StateTopic.offsets', () => {
     assert.deepEqual([again.start, again.end], [0n, 0n]);
     // Deleted for good: reported as missing, not answered with stale offsets.
     sim.model.deleteTopic('_state_offsets');
-    await assert.rejects(st.offsets(), (err: Error) => err.name === 'StateTopicMissingError' || /missing|does not exist/i.test(err.message));
+    await assert.rejects(
+      st.offsets(),
+      (err: Error) => err.name === 'StateTopicMissingError' || /missing|does not exist/i.test(err.message),
+    );
   });
 });

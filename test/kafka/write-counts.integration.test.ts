@@ -56,7 +56,10 @@ describe('a write sent straight through the KafkaAdmin', () => {
 
   it('counts what the gateways made from it send (interactive()); a validateOnly write changes nothing', async () => {
     const configs = kafka.writeVersion('configs');
-    const [checked] = await kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: RATE, op: 'SET', value: '1' }] }], true);
+    const [checked] = await kafka.incrementalAlterConfigs(
+      [{ kind: 'broker', name: '2', ops: [{ name: RATE, op: 'SET', value: '1' }] }],
+      true,
+    );
     assert.ok(checked?.ok);
     assert.equal(kafka.writeVersion('configs'), configs, 'validateOnly: nothing written');
     const moves = kafka.writeVersion('reassignments');

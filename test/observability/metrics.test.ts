@@ -5,7 +5,9 @@ import { createMetrics, KAFKA_NO_ERROR } from '../../src/observability/metrics.j
 const valueOf = async (m: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>): Promise<number | undefined> => {
   const metric = (await m.registry.getMetricsAsJSON()).find((x) => x.name === name);
   const v = (metric?.values as { labels: Record<string, string | number>; value: number; metricName?: string }[] | undefined)?.find(
-    (x) => (x.metricName === undefined || x.metricName === name || x.metricName.endsWith('_count')) && Object.entries(labels).every(([k, l]) => x.labels[k] === l),
+    (x) =>
+      (x.metricName === undefined || x.metricName === name || x.metricName.endsWith('_count')) &&
+      Object.entries(labels).every(([k, l]) => x.labels[k] === l),
   );
   return v?.value;
 };

@@ -15,7 +15,7 @@ it('the last-success timestamp moves only on passes in which every step succeede
   const first = await value(r, 'kafka_gateway_reconciler_last_success_timestamp_seconds');
   assert.ok(first !== undefined && first > 0);
   // Until the clock has moved, so a timestamp set now would differ from the first.
-  for (const t0 = Date.now(); Date.now() === t0; ) await new Promise((res) => setImmediate(res));
+  for (const t0 = Date.now(); Date.now() === t0;) await new Promise((res) => setImmediate(res));
   m.reconciled(false);
   assert.equal(await value(r, 'kafka_gateway_reconciler_last_success_timestamp_seconds'), first);
   assert.equal(await value(r, 'kafka_gateway_reconciler_runs_total'), 2);
@@ -25,7 +25,8 @@ it('the last-success timestamp moves only on passes in which every step succeede
   m.reconciled(true, 0.3);
   m.reconciled(true, 4);
   const pass = (await r.getMetricsAsJSON()).find((x) => x.name === 'kafka_gateway_reconciler_pass_duration_seconds')!.values;
-  const at = (metricName: string, le?: number) => pass.find((v) => (v as { metricName?: string }).metricName === metricName && (le === undefined || v.labels.le === le))?.value;
+  const at = (metricName: string, le?: number) =>
+    pass.find((v) => (v as { metricName?: string }).metricName === metricName && (le === undefined || v.labels.le === le))?.value;
   assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_count'), 2);
   assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_sum'), 4.3);
   assert.equal(at('kafka_gateway_reconciler_pass_duration_seconds_bucket', 5), 2);
@@ -35,7 +36,10 @@ it('the last-success timestamp moves only on passes in which every step succeede
 it('stalled is per running reassignment and dropped with it; removal pending is never negative', async () => {
   const r = new Registry();
   const m = createReassignmentMetrics(r);
-  m.setProgress([{ id: 'a', bytesRemaining: 10, etaSeconds: null, stalled: true }, { id: 'b', bytesRemaining: 5, etaSeconds: 1, stalled: false }]);
+  m.setProgress([
+    { id: 'a', bytesRemaining: 10, etaSeconds: null, stalled: true },
+    { id: 'b', bytesRemaining: 5, etaSeconds: 1, stalled: false },
+  ]);
   assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'a' }), 1);
   assert.equal(await value(r, 'kafka_gateway_reassignment_stalled', { reassignment: 'b' }), 0);
   m.setProgress([{ id: 'b', bytesRemaining: 0, etaSeconds: 0 }]);

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import { assignReplicasToBrokers, planReassignment, planReassignmentSteps, seededRandom, type PlanCluster } from '../../src/domain/plan/index.js';
+import {
+  assignReplicasToBrokers,
+  planReassignment,
+  planReassignmentSteps,
+  seededRandom,
+  type PlanCluster,
+} from '../../src/domain/plan/index.js';
 import type { Steps } from '../../src/domain/steps.js';
 import { PLAN_CHANNEL, runSliced, type PlanRunEvent } from '../../src/plan/sliced.js';
 
@@ -15,7 +21,11 @@ function cluster(): PlanCluster {
     brokers,
     topics: Array.from({ length: 40 }, (_, t) => ({
       name: `t${t}`,
-      partitions: assignReplicasToBrokers(old, 50, 3, random).map((replicas, partition) => ({ partition, replicas, bytes: 1 + random(1000) })),
+      partitions: assignReplicasToBrokers(old, 50, 3, random).map((replicas, partition) => ({
+        partition,
+        replicas,
+        bytes: 1 + random(1000),
+      })),
     })),
   };
 }
@@ -58,7 +68,11 @@ describe('runSliced', () => {
 
   it('the planner in slices gives the same plan as in one go', async () => {
     const c = cluster();
-    for (const request of [{ goal: 'rebalance' as const }, { goal: 'decommission' as const, brokers: [4] }, { goal: 'rebalance' as const, weight: 'bytes' as const }]) {
+    for (const request of [
+      { goal: 'rebalance' as const },
+      { goal: 'decommission' as const, brokers: [4] },
+      { goal: 'rebalance' as const, weight: 'bytes' as const },
+    ]) {
       assert.deepEqual(await runSliced(planReassignmentSteps(c, request), { sliceMs: 0 }), planReassignment(c, request));
     }
   });

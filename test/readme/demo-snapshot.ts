@@ -32,11 +32,15 @@ function overrides(body: Configs): Record<string, string | null> {
 async function logDirs(bootstrapServers: string[], topics: DemoSnapshot['topics']): Promise<DemoSnapshot['logDirs']> {
   const admin = new Admin({ clientId: 'readme-check', bootstrapBrokers: bootstrapServers, retries: 0 });
   try {
-    const answers = await admin.describeLogDirs({ topics: Object.entries(topics).map(([name, parts]) => ({ name, partitions: parts.map((_, i) => i) })) });
+    const answers = await admin.describeLogDirs({
+      topics: Object.entries(topics).map(([name, parts]) => ({ name, partitions: parts.map((_, i) => i) })),
+    });
     const out: [string, string][] = [];
     for (const a of answers)
       for (const dir of a.results)
-        for (const t of dir.topics) for (const p of t.partitions) out.push([`${t.name}-${p.partitionIndex}@${a.broker}${p.isFutureKey ? ' (future)' : ''}`, dir.logDir]);
+        for (const t of dir.topics)
+          for (const p of t.partitions)
+            out.push([`${t.name}-${p.partitionIndex}@${a.broker}${p.isFutureKey ? ' (future)' : ''}`, dir.logDir]);
     return Object.fromEntries(out.sort(([a], [b]) => a.localeCompare(b)));
   } finally {
     await admin.close();

@@ -87,7 +87,16 @@ test('commands: continuations joined, what runs, the status each must answer, th
 });
 
 test('a status in a comment above counts only as "(NNN": prose numbers do not', () => {
-  const md = ['## Using it', `${fence}sh`, '# Burst 220 partitions, 2/s', 'curl -s localhost:8080/x', '# Validate (200, nothing changes)', 'curl -s localhost:8080/y', 'curl -s localhost:8080/z', fence].join('\n');
+  const md = [
+    '## Using it',
+    `${fence}sh`,
+    '# Burst 220 partitions, 2/s',
+    'curl -s localhost:8080/x',
+    '# Validate (200, nothing changes)',
+    'curl -s localhost:8080/y',
+    'curl -s localhost:8080/z',
+    fence,
+  ].join('\n');
   assert.deepEqual(
     readmeCommands(md).run.map((c) => c.expectedStatus),
     [null, 200, null],
@@ -126,7 +135,11 @@ test('problemOf: the named status on the last answer, 2xx elsewhere, exit code, 
   assert.match(problemOf(result(null, []))!, /no HTTP answer/);
   assert.match(problemOf(result(null, [200], 7))!, /exited 7/);
   assert.match(problemOf(result(null, [], null))!, /did not finish/);
-  const printing = (stdout: string): CommandResult => ({ ...result(null, [200]), command: { line: 1, text: 'curl -s localhost:8080/x', expectedStatus: null, expectedJson: { rates: [] } }, stdout });
+  const printing = (stdout: string): CommandResult => ({
+    ...result(null, [200]),
+    command: { line: 1, text: 'curl -s localhost:8080/x', expectedStatus: null, expectedJson: { rates: [] } },
+    stdout,
+  });
   assert.equal(problemOf(printing('{"rates":[],"replicas":[]}')), null);
   assert.match(problemOf(printing('{"rates":[{"broker":1}]}'))!, /README shows/);
   assert.match(problemOf(printing('not json'))!, /printed no JSON/);

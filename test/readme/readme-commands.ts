@@ -113,7 +113,10 @@ export function usingItBlocks(readme: string): { line: number; lines: string[] }
 }
 
 /** The commands of one block, with the comment lines right above each. */
-function blockCommands(block: { line: number; lines: string[] }): { command: ReadmeCommand; above: string[]; trailing: string | null; code: string }[] {
+function blockCommands(block: {
+  line: number;
+  lines: string[];
+}): { command: ReadmeCommand; above: string[]; trailing: string | null; code: string }[] {
   const out: { command: ReadmeCommand; above: string[]; trailing: string | null; code: string }[] = [];
   let above: string[] = [];
   for (let i = 0; i < block.lines.length; i++) {
@@ -143,7 +146,12 @@ function blockCommands(block: { line: number; lines: string[] }): { command: Rea
     // Else a comment line right below it that is JSON on its own.
     const below = block.lines[i + 1]?.trim();
     const expectedJson = jsonFromTrailing(comment) ?? (below?.startsWith('#') ? jsonFromTrailing(below) : undefined);
-    const command: ReadmeCommand = { line: startLine, text: texts.join('\n'), expectedStatus, ...(expectedJson !== undefined && { expectedJson }) };
+    const command: ReadmeCommand = {
+      line: startLine,
+      text: texts.join('\n'),
+      expectedStatus,
+      ...(expectedJson !== undefined && { expectedJson }),
+    };
     out.push({ command, above, trailing: comment, code: allCode });
     above = [];
   }

@@ -63,10 +63,16 @@ test('every command runs and answers the status its comment names', () => {
     .join('\n');
   const first = failures[0] && describe(failures[0].r, failures[0].p);
   const shell = outcome.shellErrors.trim() ? `bash: ${outcome.shellErrors.trim().slice(0, 1000)}\n` : '';
-  assert.equal(failures.length, 0, `${outcome.timedOut ? `timed out after ${RUN_TIMEOUT_MS} ms\n` : ''}${shell}${failures.length} command(s) failed:\n${list}\nthe first:\n${first}`);
+  assert.equal(
+    failures.length,
+    0,
+    `${outcome.timedOut ? `timed out after ${RUN_TIMEOUT_MS} ms\n` : ''}${shell}${failures.length} command(s) failed:\n${list}\nthe first:\n${first}`,
+  );
   assert.ok(outcome.results.length > 50, `only ${outcome.results.length} commands found in the README`);
   const slowest = [...outcome.results].sort((a, b) => (b.durationMs ?? 0) - (a.durationMs ?? 0)).slice(0, 5);
-  console.log(`readme commands: ${outcome.results.length}; slowest: ${slowest.map((r) => `line ${r.command.line} ${r.durationMs} ms`).join(', ')}`);
+  console.log(
+    `readme commands: ${outcome.results.length}; slowest: ${slowest.map((r) => `line ${r.command.line} ${r.durationMs} ms`).join(', ')}`,
+  );
 });
 
 test('topics, placement (replicas and log dirs), throttles, configs and quotas are as they were', async () => {

@@ -69,13 +69,22 @@ function read(path: string): string {
   }
 }
 
-export async function runCommands(commands: ReadmeCommand[], dir: string, addresses: Record<string, string>, timeoutMs: number): Promise<RunOutcome> {
+export async function runCommands(
+  commands: ReadmeCommand[],
+  dir: string,
+  addresses: Record<string, string>,
+  timeoutMs: number,
+): Promise<RunOutcome> {
   mkdirSync(dir, { recursive: true });
   const scriptPath = join(dir, 'readme.sh');
   writeFileSync(scriptPath, buildScript(commands, dir, addresses));
   // Own process group: background helpers a README block starts (`... &`) end with the run.
   const shellErrors = openSync(join(dir, 'bash.err'), 'w');
-  const child = spawn('bash', [scriptPath], { stdio: ['ignore', 'ignore', shellErrors], detached: true, env: { PATH: process.env.PATH ?? '', HOME: dir, LC_ALL: 'C.UTF-8' } });
+  const child = spawn('bash', [scriptPath], {
+    stdio: ['ignore', 'ignore', shellErrors],
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, LC_ALL: 'C.UTF-8' },
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -114,7 +123,14 @@ export async function runCommands(commands: ReadmeCommand[], dir: string, addres
     } catch {
       /* never started */
     }
-    return { command, exitCode: ended.get(i)?.rc ?? null, durationMs: ended.get(i)?.ms ?? null, statuses, stdout: read(join(dir, `c${i}.out`)), stderr: read(join(dir, `c${i}.err`)) };
+    return {
+      command,
+      exitCode: ended.get(i)?.rc ?? null,
+      durationMs: ended.get(i)?.ms ?? null,
+      statuses,
+      stdout: read(join(dir, `c${i}.out`)),
+      stderr: read(join(dir, `c${i}.err`)),
+    };
   });
   return { results, timedOut, shellErrors: read(join(dir, 'bash.err')) };
 }
@@ -139,14 +155,16 @@ export function problemOf(r: CommandResult): string | null {
     } catch {
       return `printed no JSON; the README shows ${JSON.stringify(r.command.expectedJson)}`;
     }
-    if (!holds(printed, r.command.expectedJson)) return `printed ${r.stdout.trim().slice(0, 300)}; the README shows ${JSON.stringify(r.command.expectedJson)}`;
+    if (!holds(printed, r.command.expectedJson))
+      return `printed ${r.stdout.trim().slice(0, 300)}; the README shows ${JSON.stringify(r.command.expectedJson)}`;
   }
   return null;
 }
 
 /** `actual` has every key of `expected` with that value; arrays and scalars are compared whole. */
 export function holds(actual: unknown, expected: unknown): boolean {
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => holds(actual[i], e));
+  if (Array.isArray(expected))
+    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => holds(actual[i], e));
   if (expected !== null && typeof expected === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
     return Object.entries(expected).every(([k, v]) => holds((actual as Record<string, unknown>)[k], v));

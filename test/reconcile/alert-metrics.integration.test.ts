@@ -21,7 +21,10 @@ const metrics = async () => (await gw.http().get('/metrics')).text;
 
 it('a throttle that outlives its reassignment shows as pending removal, and a failing pass does not count as a success', async () => {
   await createTopics(gw, { name: 'am', assignments: [[0, 1]] });
-  const started = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'am', partition: 0, replicas: [0, 2] }], throttle: 1048576 });
+  const started = await gw
+    .http()
+    .post('/reassignments')
+    .send({ partitions: [{ topic: 'am', partition: 0, replicas: [0, 2] }], throttle: 1048576 });
   assert.equal(started.status, 202, JSON.stringify(started.body));
   // Broker 2 now answers slower than the Kafka request timeout (3 s in tests): its throttle cannot be removed.
   gw.sim.setBrokerDelay(2, 3500);
@@ -47,12 +50,17 @@ it('a throttle that outlives its reassignment shows as pending removal, and a fa
     return gauge(text, 'kafka_gateway_reconciler_runs_total')! >= runs + 1 ? text : undefined;
   }, 60_000);
   assert.equal(gauge(later, 'kafka_gateway_reconciler_last_success_timestamp_seconds'), lastSuccess);
-  assert.ok(gauge(later, 'kafka_gateway_throttle_removal_pending_seconds')! > gauge(stuck, 'kafka_gateway_throttle_removal_pending_seconds')!);
+  assert.ok(
+    gauge(later, 'kafka_gateway_throttle_removal_pending_seconds')! > gauge(stuck, 'kafka_gateway_throttle_removal_pending_seconds')!,
+  );
 
   gw.sim.setBrokerDelay(2, 0);
   await eventually(async () => {
     const text = await metrics();
-    return gauge(text, 'kafka_gateway_throttle_removal_pending_seconds') === 0 && gauge(text, 'kafka_gateway_reconciler_last_success_timestamp_seconds')! > (lastSuccess ?? 0) ? true : undefined;
+    return gauge(text, 'kafka_gateway_throttle_removal_pending_seconds') === 0 &&
+      gauge(text, 'kafka_gateway_reconciler_last_success_timestamp_seconds')! > (lastSuccess ?? 0)
+      ? true
+      : undefined;
   }, 30_000);
   assert.deepEqual(await throttleConfigs(gw.kafka), {});
   const done = await gw.http().get(`/reassignments/${id}`);

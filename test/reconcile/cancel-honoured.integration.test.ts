@@ -29,7 +29,8 @@ const RUNS = Math.max(1, Number(process.env.CANCEL_RUNS ?? 1));
 
 /** kafka_gateway_state_fenced_writes_total of an instance, all `where`s. */
 function fencedWrites(gw: { metrics: { registry: { getSingleMetric(name: string): unknown } } }): number {
-  const m = gw.metrics.registry.getSingleMetric('kafka_gateway_state_fenced_writes_total') as { hashMap?: Record<string, { value: number }> } | undefined;
+  const m = gw.metrics.registry.getSingleMetric('kafka_gateway_state_fenced_writes_total') as
+    { hashMap?: Record<string, { value: number }> } | undefined;
   return Object.values(m?.hashMap ?? {}).reduce((n, v) => n + v.value, 0);
 }
 
@@ -49,13 +50,23 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
         const topic = `honoured-${n++}`;
         const a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: `a${n}` } });
         let ahead = 0;
-        const b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: `b${n}` }, monotonic: () => performance.now() + ahead });
+        const b = await startReassignGateway({
+          sim,
+          reconcile: false,
+          env: { GATEWAY_INSTANCE_ID: `b${n}` },
+          monotonic: () => performance.now() + ahead,
+        });
         try {
           await createTopics(a, { name: topic, assignments: Array.from({ length: PARTITIONS }, () => [0]) });
           for (let p = 0; p < PARTITIONS; p++) sim.seedBytes(topic, p, 60_000);
-          const res = await a.http()
+          const res = await a
+            .http()
             .post('/reassignments')
-            .send({ partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, replicas: [1] })), throttle: 100_000, concurrency: { cluster: 2 } });
+            .send({
+              partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, replicas: [1] })),
+              throttle: 100_000,
+              concurrency: { cluster: 2 },
+            });
           assert.equal(res.status, 202, JSON.stringify(res.body));
           const id = res.body.id as string;
 
@@ -85,17 +96,25 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
 
           // Nothing of it moves in Kafka once the held request is through (and any late start cancelled).
           await heldThrough;
-          await eventually(async () => ((await a.kafka.listPartitionReassignments()).some((m) => m.topic === topic) ? undefined : true), 20_000);
+          await eventually(
+            async () => ((await a.kafka.listPartitionReassignments()).some((m) => m.topic === topic) ? undefined : true),
+            20_000,
+          );
           await a.runtime.reconciler.reconcileOnce();
           offLate();
-          assert.deepEqual((await a.kafka.listPartitionReassignments()).filter((m) => m.topic === topic), [], 'no move after the cancel');
+          assert.deepEqual(
+            (await a.kafka.listPartitionReassignments()).filter((m) => m.topic === topic),
+            [],
+            'no move after the cancel',
+          );
           // The DELETE waited for the wave and cancelled it: nothing starts after its answer. Only
           // a pacer that outlived its lease can have its wave land later (the clock jump here).
           if (!jump) assert.deepEqual([...lateStarts], [], 'no move started after the cancel was answered');
 
           // The record says cancelled everywhere, and the cluster is where it says.
           const fresh = new StateStore(a.kafka.stateTopic({ name: a.runtime.config.stateTopic }));
-          for (const view of [await a.runtime.store.refresh(), await b.runtime.store.refresh(), await fresh.refresh()]) assert.equal(view.reassignments.get(id)?.state, 'cancelled');
+          for (const view of [await a.runtime.store.refresh(), await b.runtime.store.refresh(), await fresh.refresh()])
+            assert.equal(view.reassignments.get(id)?.state, 'cancelled');
           const record = (await fresh.refresh()).reassignments.get(id)!;
           const placement = new Map((await a.kafka.describePartitions([topic]))[0].partitions.map((p) => [p.partition, p.replicas]));
           for (const p of record.partitions) {
@@ -103,13 +122,20 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
             const expected = p.state === 'completed' ? p.target : p.original;
             // A late start is cancelled by the next pass, unless it completed first (unthrottled
             // once the cancel removed the throttles): then it is at its target (docs/reliability.md).
-            if (lateStarts.has(p.partition) && p.state === 'cancelled') assert.ok([p.original, p.target].some((r) => r.join() === placement.get(p.partition)?.join()), `late ${p.partition}`);
+            if (lateStarts.has(p.partition) && p.state === 'cancelled')
+              assert.ok(
+                [p.original, p.target].some((r) => r.join() === placement.get(p.partition)?.join()),
+                `late ${p.partition}`,
+              );
             else assert.deepEqual(placement.get(p.partition), expected, `partition ${p.partition} (${p.state})`);
           }
           assert.ok(record.partitions.filter((p) => p.state === 'cancelled').length >= PARTITIONS - 4, 'the queue was cancelled');
           if (jump) {
             await eventually(async () => (fencedWrites(a) > fencedBefore ? true : undefined));
-            assert.ok(a.logger.warnings.some((l) => l.msg === 'state write refused: its claim had ended (fencing)'), 'logged');
+            assert.ok(
+              a.logger.warnings.some((l) => l.msg === 'state write refused: its claim had ended (fencing)'),
+              'logged',
+            );
           }
         } finally {
           await b.close();

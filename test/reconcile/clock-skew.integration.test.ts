@@ -50,13 +50,21 @@ describe('one instance 20 s ahead (K1)', () => {
         await createTopics(a, { name: topic, assignments: Array.from({ length: PARTITIONS }, () => [0]) });
         for (let p = 0; p < PARTITIONS; p++) sim.seedBytes(topic, p, 20_000 + p * 2_000);
         // Posted to the skewed instance: its records and claims carry its clock.
-        const res = await b.http()
+        const res = await b
+          .http()
           .post('/reassignments')
-          .send({ partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, replicas: [1] })), throttle: 200_000, concurrency: { cluster: BOUND } });
+          .send({
+            partitions: Array.from({ length: PARTITIONS }, (_, p) => ({ topic, partition: p, replicas: [1] })),
+            throttle: 200_000,
+            concurrency: { cluster: BOUND },
+          });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         const id = res.body.id as string;
         await eventually(async () => ((await a.http().get(`/reassignments/${id}`)).body.state === 'completed' ? true : undefined), 60_000);
-        await eventually(async () => (Object.keys(await throttleConfigs(a.kafka)).some((k) => k.includes(topic)) ? undefined : true), 20_000);
+        await eventually(
+          async () => (Object.keys(await throttleConfigs(a.kafka)).some((k) => k.includes(topic)) ? undefined : true),
+          20_000,
+        );
         assert.deepEqual(
           [...starts].filter(([, n]) => n > 1),
           [],

@@ -9,9 +9,13 @@ describe('PACING_LEASE_MS against KAFKA_REQUEST_TIMEOUT_MS', () => {
     assert.throws(
       () => loadReassignmentConfig({ PACING_LEASE_MS: '5000', KAFKA_REQUEST_TIMEOUT_MS: '15000' }),
       (err: Error) =>
-        /PACING_LEASE_MS \(5000\) must be at least KAFKA_REQUEST_TIMEOUT_MS \(15000\) \+ 5000 ms/.test(err.message) && /raise PACING_LEASE_MS to 20000 or more/.test(err.message),
+        /PACING_LEASE_MS \(5000\) must be at least KAFKA_REQUEST_TIMEOUT_MS \(15000\) \+ 5000 ms/.test(err.message) &&
+        /raise PACING_LEASE_MS to 20000 or more/.test(err.message),
     );
-    assert.throws(() => loadReassignmentConfig({ PACING_LEASE_MS: String(15_000 + LEASE_MARGIN_MS - 1), KAFKA_REQUEST_TIMEOUT_MS: '15000' }), /PACING_LEASE_MS/);
+    assert.throws(
+      () => loadReassignmentConfig({ PACING_LEASE_MS: String(15_000 + LEASE_MARGIN_MS - 1), KAFKA_REQUEST_TIMEOUT_MS: '15000' }),
+      /PACING_LEASE_MS/,
+    );
     const ok = loadReassignmentConfig({ PACING_LEASE_MS: String(15_000 + LEASE_MARGIN_MS), KAFKA_REQUEST_TIMEOUT_MS: '15000' });
     assert.equal(ok.pacingLeaseMs, 20_000);
     assert.equal(ok.kafkaRequestTimeoutMs, 15_000);

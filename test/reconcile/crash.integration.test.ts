@@ -94,12 +94,19 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
       await store.refresh();
       const orphans = store.chunkKeys();
       assert.ok(orphans.length > 0, 'the dead gateway wrote its chunk');
-      assert.deepEqual([...store.view().reassignments.values()].filter((r) => r.partitions.some((p) => p.topic === 'crash-chunks')), [], 'no half-written reassignment is visible');
+      assert.deepEqual(
+        [...store.view().reassignments.values()].filter((r) => r.partitions.some((p) => p.topic === 'crash-chunks')),
+        [],
+        'no half-written reassignment is visible',
+      );
       const left = await gw.http().get('/reassignments');
       assert.equal(left.status, 200);
       assert.deepEqual(left.body.reassignments, []);
       assert.deepEqual(await gw.kafka.listPartitionReassignments(), []);
-      assert.deepEqual(Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes('crash-chunks')), []);
+      assert.deepEqual(
+        Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes('crash-chunks')),
+        [],
+      );
       assert.deepEqual((await gw.http().get('/topics/crash-chunks')).body.partitions[0].replicas, [0, 1]);
       // Past the grace period, any instance tombstones chunks that no header names.
       assert.equal(await store.sweepOrphanChunks(Date.now() + 10 * 60_000), orphans.length);
@@ -149,7 +156,11 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
       assert.ok(rec, 'the record was written before anything changed');
       if (c.point !== 'ledger-write') {
         const t = await throttleConfigs(gw.kafka);
-        assert.equal(t[`topic:${c.topic}`]?.['follower.replication.throttled.replicas'], '0:2,0:3', 'the throttle was set before the crash');
+        assert.equal(
+          t[`topic:${c.topic}`]?.['follower.replication.throttled.replicas'],
+          '0:2,0:3',
+          'the throttle was set before the crash',
+        );
       }
 
       const id: string = rec.id;
@@ -160,7 +171,10 @@ describe('SIGKILL at every step of POST /reassignments, then a restart', () => {
       assert.ok(end.reason || c.expect === 'completed', JSON.stringify(end));
       await eventually(async () => {
         const t = await throttleConfigs(gw.kafka);
-        assert.deepEqual(Object.keys(t).filter((k) => k !== 'topic:_kafka_admin_gateway_state'), []);
+        assert.deepEqual(
+          Object.keys(t).filter((k) => k !== 'topic:_kafka_admin_gateway_state'),
+          [],
+        );
         return true;
       }, 10_000);
       assert.deepEqual(await gw.kafka.listPartitionReassignments(), []);
@@ -178,12 +192,30 @@ describe('two gateway instances at once', () => {
     const a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'a' } });
     const b = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'b' } });
     try {
-      const created = await a.http().post('/topics').send({ name: 'two', assignments: [[0, 1], [1, 0]] });
+      const created = await a
+        .http()
+        .post('/topics')
+        .send({
+          name: 'two',
+          assignments: [
+            [0, 1],
+            [1, 0],
+          ],
+        });
       assert.equal(created.status, 201);
       // Long enough (~6 s at 100 kB/s) that the PATCH below always finds it running, even on a loaded machine.
       sim.seedBytes('two', 0, 600_000);
       sim.seedBytes('two', 1, 600_000);
-      const res = await a.http().post('/reassignments').send({ partitions: [{ topic: 'two', partition: 0, replicas: [2, 1] }, { topic: 'two', partition: 1, replicas: [3, 0] }], throttle: 100_000 });
+      const res = await a
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [
+            { topic: 'two', partition: 0, replicas: [2, 1] },
+            { topic: 'two', partition: 1, replicas: [3, 0] },
+          ],
+          throttle: 100_000,
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const viaB = await b.http().get(`/reassignments/${res.body.id}`);
       assert.equal(viaB.status, 200);
@@ -192,10 +224,16 @@ describe('two gateway instances at once', () => {
       const patched = await b.http().patch(`/reassignments/${res.body.id}`).send({ throttle: 200_000 });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       for (const gw of [a, b]) {
-        await eventually(async () => ((await gw.http().get(`/reassignments/${res.body.id}`)).body.state === 'completed' ? true : undefined), 30_000);
+        await eventually(
+          async () => ((await gw.http().get(`/reassignments/${res.body.id}`)).body.state === 'completed' ? true : undefined),
+          30_000,
+        );
       }
       await eventually(async () => {
-        assert.deepEqual(Object.keys(await throttleConfigs(a.kafka)).filter((k) => !k.includes('_kafka_admin_gateway_state')), []);
+        assert.deepEqual(
+          Object.keys(await throttleConfigs(a.kafka)).filter((k) => !k.includes('_kafka_admin_gateway_state')),
+          [],
+        );
         return true;
       });
       for (const gw of [a, b]) {

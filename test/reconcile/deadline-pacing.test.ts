@@ -20,7 +20,12 @@ const state: DeadlineState = {
 
 describe('worthWriting', () => {
   it('only for a new rate, a flip, a closed window, a moved forecast or an old one', () => {
-    const next = { ...state, sample: { ...state.sample!, allowedBytes: 300, markAt: T0 + 14_000 }, expectedEnd: T0 + 955_000, decidedAt: T0 + 14_000 };
+    const next = {
+      ...state,
+      sample: { ...state.sample!, allowedBytes: 300, markAt: T0 + 14_000 },
+      expectedEnd: T0 + 955_000,
+      decidedAt: T0 + 14_000,
+    };
     assert.equal(worthWriting(state, next, false, T0), false);
     assert.equal(worthWriting(state, next, true, T0), true);
     assert.equal(worthWriting(state, { ...next, holds: false }, false, T0), true);
@@ -34,7 +39,10 @@ describe('worthWriting', () => {
 describe('withRate', () => {
   it('every rate the demand sets becomes the new one; the lists are the same object; unchanged -> same demand', () => {
     const topics = { t: { leader: ['0:1'], follower: ['0:2'] } };
-    const demand = { topics, brokers: { '1': { leaderRate: 10, followerRate: 10 }, '2': { leaderRate: 10, followerRate: 10, logDirRate: 10 } } };
+    const demand = {
+      topics,
+      brokers: { '1': { leaderRate: 10, followerRate: 10 }, '2': { leaderRate: 10, followerRate: 10, logDirRate: 10 } },
+    };
     const out = withRate(demand, 20);
     assert.equal(out.topics, topics);
     assert.deepEqual(out.brokers, { '1': { leaderRate: 20, followerRate: 20 }, '2': { leaderRate: 20, followerRate: 20, logDirRate: 20 } });

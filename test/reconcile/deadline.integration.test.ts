@@ -35,7 +35,12 @@ async function runToEnd(id: string, maxPasses = 400): Promise<string> {
 }
 
 async function clusterState() {
-  return { topics: await snapshotCluster(gw.app), throttles: await throttleConfigs(gw.kafka), moving: await gw.kafka.listPartitionReassignments(), records: gw.runtime.store.view().reassignments.size };
+  return {
+    topics: await snapshotCluster(gw.app),
+    throttles: await throttleConfigs(gw.kafka),
+    moving: await gw.kafka.listPartitionReassignments(),
+    records: gw.runtime.store.view().reassignments.size,
+  };
 }
 
 describe('finishBy', () => {
@@ -49,11 +54,14 @@ describe('finishBy', () => {
       const t0 = clock.now();
       const duration = 400_000;
       const finishBy = t0 + duration;
-      const res = await gw.http().post('/reassignments').send({
-        partitions: [0, 1, 2, 3].map((p) => ({ topic: 'dl', partition: p, replicas: [p % 2 === 0 ? 1 : 2] })),
-        finishBy: iso(finishBy),
-        throttleBounds: { min: 64 * 1024, max: 40 * MiB },
-      });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [0, 1, 2, 3].map((p) => ({ topic: 'dl', partition: p, replicas: [p % 2 === 0 ? 1 : 2] })),
+          finishBy: iso(finishBy),
+          throttleBounds: { min: 64 * 1024, max: 40 * MiB },
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;
       const first = (await gw.http().get(`/reassignments/${id}`)).body;
@@ -88,7 +96,9 @@ describe('finishBy', () => {
       assert.equal(await runToEnd(id), 'completed');
       assert.equal(completions.length, 4);
       const end = Math.max(...completions);
-      console.log(`# ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; throttle ${first.throttle} -> ${gw.runtime.store.view().reassignments.get(id)!.throttle}`);
+      console.log(
+        `# ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; throttle ${first.throttle} -> ${gw.runtime.store.view().reassignments.get(id)!.throttle}`,
+      );
       assert.ok(end <= finishBy, `ended ${(end - finishBy) / 1000} s after the deadline`);
       assert.ok(end >= finishBy - 0.1 * duration, `ended ${(finishBy - end) / 1000} s before the deadline (more than 10 %)`);
       // The throttles went with the end (the removal is the existing, crash-safe path).
@@ -113,12 +123,15 @@ describe('finishBy', () => {
       const t0 = clock.now();
       const duration = 600_000;
       const finishBy = t0 + duration;
-      const res = await gw.http().post('/reassignments').send({
-        partitions: [0, 1, 2, 3, 4, 5].map((p) => ({ topic: 'dl-paced', partition: p, replicas: [p % 2 === 0 ? 0 : 3] })),
-        finishBy: iso(finishBy),
-        throttleBounds: { min: 64 * 1024 },
-        concurrency: { perBroker: 1 },
-      });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [0, 1, 2, 3, 4, 5].map((p) => ({ topic: 'dl-paced', partition: p, replicas: [p % 2 === 0 ? 0 : 3] })),
+          finishBy: iso(finishBy),
+          throttleBounds: { min: 64 * 1024 },
+          concurrency: { perBroker: 1 },
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;
       const rates = new Set<number>();
@@ -128,13 +141,16 @@ describe('finishBy', () => {
         const r = gw.runtime.store.view().reassignments.get(id)!;
         if (r.throttle !== null) rates.add(r.throttle);
         // Every broker rate the record demands is the one it picked (the waves take it too).
-        for (const b of Object.values(r.throttleDemand?.brokers ?? {})) assert.ok(b.leaderRate === undefined || b.leaderRate === r.throttle, JSON.stringify(r.throttleDemand?.brokers));
+        for (const b of Object.values(r.throttleDemand?.brokers ?? {}))
+          assert.ok(b.leaderRate === undefined || b.leaderRate === r.throttle, JSON.stringify(r.throttleDemand?.brokers));
         if (r.state !== 'running') break;
       }
       assert.equal(gw.runtime.store.view().reassignments.get(id)!.state, 'completed');
       assert.equal(completions.length, 6);
       const end = Math.max(...completions);
-      console.log(`# paced: ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; rates ${[...rates].join(', ')}`);
+      console.log(
+        `# paced: ended ${((finishBy - end) / 1000).toFixed(1)} s before the deadline of ${duration / 1000} s; rates ${[...rates].join(', ')}`,
+      );
       assert.ok(end <= finishBy, `ended ${(end - finishBy) / 1000} s after the deadline`);
       assert.ok(end >= finishBy - 0.1 * duration, `ended ${(finishBy - end) / 1000} s before the deadline (more than 10 %)`);
       for (let i = 0; i < 3 && Object.keys(await throttleConfigs(gw.kafka)).length > 0; i++) await gw.runtime.reconciler.reconcileOnce();
@@ -149,11 +165,14 @@ describe('finishBy', () => {
     gw.sim.seedBytes('dl-big', 0, 600 * MiB);
     gw.sim.seedBytes('dl-big', 1, 600 * MiB);
     const t0 = clock.now();
-    const res = await gw.http().post('/reassignments').send({
-      partitions: [0, 1].map((p) => ({ topic: 'dl-big', partition: p, replicas: [3] })),
-      finishBy: iso(t0 + 60_000),
-      throttleBounds: { max: 10 * MiB },
-    });
+    const res = await gw
+      .http()
+      .post('/reassignments')
+      .send({
+        partitions: [0, 1].map((p) => ({ topic: 'dl-big', partition: p, replicas: [3] })),
+        finishBy: iso(t0 + 60_000),
+        throttleBounds: { max: 10 * MiB },
+      });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.id as string;
     clock.advance(STEP_MS);
@@ -199,7 +218,10 @@ describe('finishBy', () => {
       assert.deepEqual(await clusterState(), before, 'a rejected request must leave the cluster unchanged');
     }
     // The reason is spelled out.
-    const past = await gw.http().post('/reassignments').send({ partitions, finishBy: iso(clock.now() - 1_000) });
+    const past = await gw
+      .http()
+      .post('/reassignments')
+      .send({ partitions, finishBy: iso(clock.now() - 1_000) });
     assert.match(past.body.errors[0].message, /in the past/);
   });
 });

@@ -15,15 +15,23 @@ const PER_TOPIC = 700;
 let sim: Simulator;
 before(async () => {
   sim = await startSimulator({ brokers: 3, seedBytes: 100_000 });
-  for (let t = 0; t < TOPICS; t++) sim.model.createTopic({ name: `w${t}`, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [0] })) });
+  for (let t = 0; t < TOPICS; t++)
+    sim.model.createTopic({ name: `w${t}`, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [0] })) });
 });
 after(() => sim?.close());
 
 /** A metric's value (a histogram's: its `suffix` series, e.g. `_count`). */
-async function metricValue(gw: Awaited<ReturnType<typeof startReassignGateway>>, name: string, labels: Record<string, string> = {}, suffix = ''): Promise<number | undefined> {
+async function metricValue(
+  gw: Awaited<ReturnType<typeof startReassignGateway>>,
+  name: string,
+  labels: Record<string, string> = {},
+  suffix = '',
+): Promise<number | undefined> {
   const m = (await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name);
   const v = m?.values.find(
-    (x) => Object.entries(labels).every(([k, want]) => (x.labels as Record<string, unknown>)[k] === want) && (x as { metricName?: string }).metricName === (suffix ? name + suffix : (x as { metricName?: string }).metricName),
+    (x) =>
+      Object.entries(labels).every(([k, want]) => (x.labels as Record<string, unknown>)[k] === want) &&
+      (x as { metricName?: string }).metricName === (suffix ? name + suffix : (x as { metricName?: string }).metricName),
   );
   return v?.value;
 }

@@ -13,8 +13,12 @@ import type { StateView } from '../../src/state/store.js';
 type P = { topic: string; partition: number; state: string; bytesTotal?: number; startError?: string; supersededBy?: string };
 const rec = (id: string, createdAt: number, partitions: P[], state = 'running', extra: Record<string, unknown> = {}): ReassignmentRecord =>
   ({ id, createdAt, state, partitions, ...extra }) as unknown as ReassignmentRecord;
-const viewOf = (records: ReassignmentRecord[]): StateView =>
-  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() });
+const viewOf = (records: ReassignmentRecord[]): StateView => ({
+  reassignments: new Map(records.map((r) => [r.id, r])),
+  throttleRequests: new Map(),
+  ledger: new Map(),
+  progress: new Map(),
+});
 /** A pace that yields every time (the most interleaving the loops can see). */
 const yieldEveryTime = () => new Promise<void>((r) => setImmediate(r));
 
@@ -52,7 +56,11 @@ it('partitionOwnersPaced and attributeMovesPaced answer what partitionOwners and
       assert.equal(shared.gateway, attributed.filter((a) => a.reassignmentId !== null).length);
       assert.equal(shared.external, attributed.filter((a) => a.reassignmentId === null).length);
       const byOwner = new Map<string, Set<string>>();
-      for (const a of attributed) if (a.reassignmentId) (byOwner.get(a.reassignmentId) ?? byOwner.set(a.reassignmentId, new Set()).get(a.reassignmentId)!).add(partitionId(a.topic, a.partition));
+      for (const a of attributed)
+        if (a.reassignmentId)
+          (byOwner.get(a.reassignmentId) ?? byOwner.set(a.reassignmentId, new Set()).get(a.reassignmentId)!).add(
+            partitionId(a.topic, a.partition),
+          );
       assert.deepEqual(shared.movingOf, byOwner);
     }),
     { numRuns: 60 },
@@ -60,18 +68,42 @@ it('partitionOwnersPaced and attributeMovesPaced answer what partitionOwners and
 });
 
 it('attributeMovesPaced: every move owned by one reassignment, a mix, or none', async () => {
-  const one = rec('r1', 1, [0, 1, 2].map((partition) => ({ topic: 'a', partition, state: 'moving' })));
+  const one = rec(
+    'r1',
+    1,
+    [0, 1, 2].map((partition) => ({ topic: 'a', partition, state: 'moving' })),
+  );
   const two = rec('r2', 2, [{ topic: 'b', partition: 0, state: 'moving' }]);
   const view = viewOf([one, two]);
   const all = await attributeMovesPaced([0, 1, 2].map((partition) => ({ topic: 'a', partition })) as never, view, yieldEveryTime);
   assert.deepEqual(all.movingOf, new Map([['r1', new Set(['a:0', 'a:1', 'a:2'])]]));
   assert.deepEqual([all.gateway, all.external], [3, 0]);
-  const withExternal = await attributeMovesPaced([{ topic: 'a', partition: 1 }, { topic: 'x', partition: 0 }] as never, view, yieldEveryTime);
+  const withExternal = await attributeMovesPaced(
+    [
+      { topic: 'a', partition: 1 },
+      { topic: 'x', partition: 0 },
+    ] as never,
+    view,
+    yieldEveryTime,
+  );
   assert.deepEqual(withExternal.movingOf, new Map([['r1', new Set(['a:1'])]]));
   assert.deepEqual(withExternal.movingIds, new Set(['a:1', 'x:0']));
   assert.deepEqual([withExternal.gateway, withExternal.external], [1, 1]);
-  const both = await attributeMovesPaced([{ topic: 'a', partition: 2 }, { topic: 'b', partition: 0 }] as never, view, yieldEveryTime);
-  assert.deepEqual(both.movingOf, new Map([['r1', new Set(['a:2'])], ['r2', new Set(['b:0'])]]));
+  const both = await attributeMovesPaced(
+    [
+      { topic: 'a', partition: 2 },
+      { topic: 'b', partition: 0 },
+    ] as never,
+    view,
+    yieldEveryTime,
+  );
+  assert.deepEqual(
+    both.movingOf,
+    new Map([
+      ['r1', new Set(['a:2'])],
+      ['r2', new Set(['b:0'])],
+    ]),
+  );
   const none = await attributeMovesPaced([], view, yieldEveryTime);
   assert.deepEqual([none.movingOf.size, none.movingIds.size, none.gateway, none.external], [0, 0, 0, 0]);
 });
@@ -83,7 +115,8 @@ it('endedTopics: topics of moving (running) or open (pending past its deadline) 
       const expected = new Set<string>();
       for (const r of records) {
         const open = r.state === 'running' ? ['moving'] : r.state === 'pending' ? ['queued', 'moving'] : [];
-        for (const p of r.partitions) if (!p.supersededBy && open.includes(p.state) && !ids.has(partitionId(p.topic, p.partition))) expected.add(p.topic);
+        for (const p of r.partitions)
+          if (!p.supersededBy && open.includes(p.state) && !ids.has(partitionId(p.topic, p.partition))) expected.add(p.topic);
       }
       assert.deepEqual(await endedTopics(viewOf(records), ids, () => true, yieldEveryTime), expected);
     }),
@@ -154,7 +187,8 @@ it('endWatchSample with a snapshot: the partitions it found with the most bytes 
 
 it('endWatchSample at 100,000 moving partitions: the 2000 with the most bytes left', async () => {
   const partitions: P[] = [];
-  for (let i = 0; i < 100_000; i++) partitions.push({ topic: `t${Math.floor(i / 1000)}`, partition: i % 1000, state: 'moving', bytesTotal: (i * 7919) % 100_003 });
+  for (let i = 0; i < 100_000; i++)
+    partitions.push({ topic: `t${Math.floor(i / 1000)}`, partition: i % 1000, state: 'moving', bytesTotal: (i * 7919) % 100_003 });
   const r = rec('big', 1, partitions);
   const movingOf = new Map([['big', new Set(partitions.map((p) => partitionId(p.topic, p.partition)))]]);
   const sample = await endWatchSample([r], movingOf, () => undefined, 2000);

@@ -9,26 +9,49 @@
 // answers, Kafka's lists and the reconciler's pass counter, with deadlines: no sleeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import {
+  createTopics,
+  reconcilePasses,
+  startReassignGateway,
+  throttleConfigs,
+  type ReassignGateway,
+} from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
 
 /** n partitions on brokers 0-3 (RF 2), each moving its second replica to another broker of 0-3. */
 function layout(name: string, n: number): { assignments: number[][]; targets: { topic: string; partition: number; replicas: number[] }[] } {
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
-  const targets = assignments.map(([a, b], partition) => ({ topic: name, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b)!] }));
+  const targets = assignments.map(([a, b], partition) => ({
+    topic: name,
+    partition,
+    replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b)!],
+  }));
   return { assignments, targets };
 }
 
 /** The moving topic (with data) and a bystander topic with replicas on broker 4. */
 async function topics(gw: ReassignGateway, name: string, n: number): Promise<{ topic: string; partition: number; replicas: number[] }[]> {
   const { assignments, targets } = layout(name, n);
-  await createTopics(gw, { name, assignments }, { name: `${name}-bystander`, assignments: [[4, 0], [0, 4]] });
+  await createTopics(
+    gw,
+    { name, assignments },
+    {
+      name: `${name}-bystander`,
+      assignments: [
+        [4, 0],
+        [0, 4],
+      ],
+    },
+  );
   for (let p = 0; p < n; p++) gw.sim.seedBytes(name, p, 60_000 + p * 5_000);
   return targets;
 }
 
 async function metric(gw: ReassignGateway, name: string): Promise<{ labels: Record<string, string | number>; value: number }[]> {
-  return ((await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name)?.values ?? []) as { labels: Record<string, string | number>; value: number }[];
+  return ((await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name)?.values ?? []) as {
+    labels: Record<string, string | number>;
+    value: number;
+  }[];
 }
 
 async function state(gw: ReassignGateway, id: string): Promise<any> {
@@ -46,7 +69,9 @@ async function atTarget(gw: ReassignGateway, targets: { topic: string; partition
   const health = await gw.kafka.describeReplicaHealth();
   const byPartition = new Map<string, number[]>();
   for (const t of health.topics) for (const p of t.partitions) byPartition.set(`${t.name}:${p.partition}`, p.replicas);
-  return targets.filter((t) => JSON.stringify(byPartition.get(`${t.topic}:${t.partition}`)) === JSON.stringify(t.replicas)).map((t) => t.partition);
+  return targets
+    .filter((t) => JSON.stringify(byPartition.get(`${t.topic}:${t.partition}`)) === JSON.stringify(t.replicas))
+    .map((t) => t.partition);
 }
 
 /** Waits until Metadata no longer lists broker `id` (the stop is seen by the gateway's reads). */
@@ -66,7 +91,10 @@ describe('health interlocks at the start', () => {
       await gw.sim.stopBroker(4);
       await brokerGone(gw, 4);
 
-      const res = await gw.http().post('/reassignments').send({ partitions: targets, throttle: 100_000, concurrency: { perBroker: 1 } });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: targets, throttle: 100_000, concurrency: { perBroker: 1 } });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;
       assert.equal(res.body.state, 'held');
@@ -80,7 +108,10 @@ describe('health interlocks at the start', () => {
       const samples: number[][] = [await movingOf(gw, 'heldstart')];
       const passesDone = reconcilePasses(gw, 4).then(() => true);
       let passed = false;
-      passesDone.then(() => (passed = true), () => (passed = true));
+      passesDone.then(
+        () => (passed = true),
+        () => (passed = true),
+      );
       while (!passed) {
         await new Promise((r) => setTimeout(r, 200)); // the sampling period, not a synchronisation
         samples.push(await movingOf(gw, 'heldstart'));
@@ -97,7 +128,12 @@ describe('health interlocks at the start', () => {
       const holdLine = audit.find((l) => l.operationId === 'holdReassignment' && (l.params as { id: string }).id === id);
       assert.ok(holdLine, 'the hold at the start is in the audit trail');
       assert.ok((await metric(gw, 'kafka_gateway_reassignment_holds_total')).some((v) => v.labels.reason === 'brokerGone' && v.value >= 1));
-      assert.deepEqual((await metric(gw, 'kafka_gateway_reassignment_held')).filter((v) => v.labels.reassignment === id && v.labels.reason === 'brokerGone').map((v) => v.value), [1]);
+      assert.deepEqual(
+        (await metric(gw, 'kafka_gateway_reassignment_held'))
+          .filter((v) => v.labels.reassignment === id && v.labels.reason === 'brokerGone')
+          .map((v) => v.value),
+        [1],
+      );
 
       await gw.sim.startBroker(4);
       const done = await eventually(async () => {
@@ -106,9 +142,15 @@ describe('health interlocks at the start', () => {
       }, 60_000);
       assert.deepEqual(done.counts, { total: 8, queued: 0, moving: 0, completed: 8, failed: 0, cancelled: 0 });
       const placed = await gw.http().get('/topics/heldstart');
-      assert.deepEqual(placed.body.partitions.map((p: { replicas: number[] }) => p.replicas), targets.map((t) => t.replicas));
+      assert.deepEqual(
+        placed.body.partitions.map((p: { replicas: number[] }) => p.replicas),
+        targets.map((t) => t.replicas),
+      );
       await eventually(async () => (Object.keys(await throttleConfigs(gw.kafka)).length === 0 ? true : undefined), 20_000);
-      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment' && (l.params as { id: string }).id === id), 'the resume is in the audit trail');
+      assert.ok(
+        audit.some((l) => l.operationId === 'resumeReassignment' && (l.params as { id: string }).id === id),
+        'the resume is in the audit trail',
+      );
     } finally {
       await gw.close();
     }
@@ -120,7 +162,10 @@ describe('health interlocks at the start', () => {
       const targets = await topics(gw, 'offstart', 8);
       await gw.sim.stopBroker(4);
       await brokerGone(gw, 4);
-      const res = await gw.http().post('/reassignments').send({ partitions: targets, throttle: 100_000, concurrency: { perBroker: 1 }, safety: 'off' });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: targets, throttle: 100_000, concurrency: { perBroker: 1 }, safety: 'off' });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       assert.equal(res.body.state, 'running');
       assert.equal(res.body.summary.hold, undefined);
@@ -146,10 +191,18 @@ describe('health interlocks at the start', () => {
       const targets = await topics(gw, 'dryrun', 4);
       await gw.sim.stopBroker(4);
       await brokerGone(gw, 4);
-      const dry = await gw.http().post('/reassignments').send({ partitions: targets, concurrency: { perBroker: 1 }, validateOnly: true });
+      const dry = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: targets, concurrency: { perBroker: 1 }, validateOnly: true });
       assert.equal(dry.status, 200, JSON.stringify(dry.body));
       assert.equal(dry.body.healthWarning.wouldHold, true);
-      assert.ok(dry.body.healthWarning.reasons.some((r: { kind: string; examples: string[] }) => r.kind === 'brokerGone' && r.examples.includes('4')), JSON.stringify(dry.body.healthWarning));
+      assert.ok(
+        dry.body.healthWarning.reasons.some(
+          (r: { kind: string; examples: string[] }) => r.kind === 'brokerGone' && r.examples.includes('4'),
+        ),
+        JSON.stringify(dry.body.healthWarning),
+      );
       assert.match(dry.body.healthWarning.message, /starts held/);
       assert.ok(dry.body.pacing.waveCount > 0, 'the plan still shows its waves');
       assert.deepEqual(await movingOf(gw, 'dryrun'), [], 'a dry run moves nothing');

@@ -10,15 +10,29 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { troubleOf } from '../../src/sim/cluster/trouble.js';
 import { HealthInterlock } from '../../src/reconcile/health.js';
-import { createTopics, reconcilePasses, startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import {
+  createTopics,
+  reconcilePasses,
+  startReassignGateway,
+  throttleConfigs,
+  type ReassignGateway,
+} from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
 
 /** n partitions on brokers 0-3 (RF 2), each moving its second replica to a broker of 0-3 it does not have. */
-function layout(n: number): { assignments: number[][]; targets: (topic: string) => { topic: string; partition: number; replicas: number[] }[] } {
+function layout(n: number): {
+  assignments: number[][];
+  targets: (topic: string) => { topic: string; partition: number; replicas: number[] }[];
+} {
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
   return {
     assignments,
-    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4] })),
+    targets: (topic) =>
+      assignments.map(([a, b], partition) => ({
+        topic,
+        partition,
+        replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4],
+      })),
   };
 }
 
@@ -28,7 +42,10 @@ async function runs(gw: ReassignGateway): Promise<number> {
 }
 
 async function metric(gw: ReassignGateway, name: string): Promise<{ labels: Record<string, string | number>; value: number }[]> {
-  return ((await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name)?.values ?? []) as { labels: Record<string, string | number>; value: number }[];
+  return ((await gw.metrics.registry.getMetricsAsJSON()).find((x) => x.name === name)?.values ?? []) as {
+    labels: Record<string, string | number>;
+    value: number;
+  }[];
 }
 
 /** The audit lines (type 'audit') the gateway logs with info, captured. */
@@ -47,11 +64,29 @@ async function state(gw: ReassignGateway, id: string): Promise<any> {
 }
 
 /** A paced move of `n` partitions of topic `name` (with data: it takes a while at the throttle) plus a bystander topic on broker 4. */
-async function setup(gw: ReassignGateway, name: string, n: number, body: Record<string, unknown> = {}): Promise<{ id: string; targets: { topic: string; partition: number; replicas: number[] }[] }> {
+async function setup(
+  gw: ReassignGateway,
+  name: string,
+  n: number,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; targets: { topic: string; partition: number; replicas: number[] }[] }> {
   const { assignments, targets } = layout(n);
-  await createTopics(gw, { name, assignments }, { name: `${name}-bystander`, assignments: [[4, 0], [0, 4]] });
+  await createTopics(
+    gw,
+    { name, assignments },
+    {
+      name: `${name}-bystander`,
+      assignments: [
+        [4, 0],
+        [0, 4],
+      ],
+    },
+  );
   for (let p = 0; p < n; p++) gw.sim.seedBytes(name, p, 60_000 + p * 5_000);
-  const res = await gw.http().post('/reassignments').send({ partitions: targets(name), throttle: 100_000, concurrency: { perBroker: 1 }, ...body });
+  const res = await gw
+    .http()
+    .post('/reassignments')
+    .send({ partitions: targets(name), throttle: 100_000, concurrency: { perBroker: 1 }, ...body });
   assert.equal(res.status, 202, JSON.stringify(res.body));
   return { id: res.body.id as string, targets: targets(name) };
 }
@@ -89,10 +124,14 @@ describe('health interlocks', () => {
 
       const before = await runs(gw);
       await gw.sim.stopBroker(4);
-      const held = await eventually(async () => {
-        const s = await state(gw, id);
-        return s.state === 'held' ? s : undefined;
-      }, 20_000, 20);
+      const held = await eventually(
+        async () => {
+          const s = await state(gw, id);
+          return s.state === 'held' ? s : undefined;
+        },
+        20_000,
+        20,
+      );
       const passes = (await runs(gw)) - before;
       // The pass in flight when the broker stopped may have read Metadata before it: it and two more.
       assert.ok(passes <= 3, `held after ${passes} passes`);
@@ -110,7 +149,13 @@ describe('health interlocks', () => {
       const sampler = sampleMoves(gw, 'hold');
       try {
         // The moves in flight finish while held.
-        await eventually(async () => (sampler.samples.some((s) => s.at > Date.now() - 1000 && s.moving.size === 0) && (await state(gw, id)).counts.moving === 0 ? true : undefined), 30_000);
+        await eventually(
+          async () =>
+            sampler.samples.some((s) => s.at > Date.now() - 1000 && s.moving.size === 0) && (await state(gw, id)).counts.moving === 0
+              ? true
+              : undefined,
+          30_000,
+        );
         await reconcilePasses(gw, 3);
         const still = await state(gw, id);
         assert.equal(still.state, 'held');
@@ -124,12 +169,16 @@ describe('health interlocks', () => {
         assert.equal(quiet.state, 'held');
         assert.equal(quiet.progress.stalled, false);
         await reconcilePasses(gw, 1);
-        assert.deepEqual((await metric(gw, 'kafka_gateway_reassignment_stalled')).filter((v) => v.labels.reassignment === id).map((v) => v.value), [0]);
+        assert.deepEqual(
+          (await metric(gw, 'kafka_gateway_reassignment_stalled')).filter((v) => v.labels.reassignment === id).map((v) => v.value),
+          [0],
+        );
       } finally {
         await sampler.stop();
       }
       assert.ok(sampler.samples.length >= 3, `${sampler.samples.length} samples`);
-      for (const s of sampler.samples) for (const p of s.moving) assert.ok(allowed.has(p), `partition ${p} started while held (allowed ${[...allowed]})`);
+      for (const s of sampler.samples)
+        for (const p of s.moving) assert.ok(allowed.has(p), `partition ${p} started while held (allowed ${[...allowed]})`);
 
       // The cluster page's counts: broker 0 leads both bystander partitions, now without broker 4 in their ISR.
       const brokers = await gw.http().get('/brokers');
@@ -141,7 +190,10 @@ describe('health interlocks', () => {
       assert.equal(brokers.body.brokers.find((b: { id: number }) => b.id === 2).outOfSyncReplicas, 0);
 
       const gauge = await metric(gw, 'kafka_gateway_reassignment_held');
-      assert.deepEqual(gauge.filter((v) => v.labels.reassignment === id && v.labels.reason === 'brokerGone').map((v) => v.value), [1]);
+      assert.deepEqual(
+        gauge.filter((v) => v.labels.reassignment === id && v.labels.reason === 'brokerGone').map((v) => v.value),
+        [1],
+      );
       assert.ok((await metric(gw, 'kafka_gateway_reassignment_holds_total')).some((v) => v.labels.reason === 'brokerGone' && v.value >= 1));
       const holdLine = audit.find((l) => l.operationId === 'holdReassignment');
       assert.ok(holdLine, 'the hold is in the audit trail');
@@ -157,11 +209,20 @@ describe('health interlocks', () => {
       assert.deepEqual(done.counts, { total: 8, queued: 0, moving: 0, completed: 8, failed: 0, cancelled: 0 });
       assert.equal(done.hold, undefined);
       const placed = await gw.http().get('/topics/hold');
-      assert.deepEqual(placed.body.partitions.map((p: { replicas: number[] }) => p.replicas), targets.map((t) => t.replicas));
+      assert.deepEqual(
+        placed.body.partitions.map((p: { replicas: number[] }) => p.replicas),
+        targets.map((t) => t.replicas),
+      );
       await eventually(async () => (Object.keys(await throttleConfigs(gw.kafka)).length === 0 ? true : undefined), 20_000);
-      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment' && (l.params as { id: string }).id === id), 'the resume is in the audit trail');
+      assert.ok(
+        audit.some((l) => l.operationId === 'resumeReassignment' && (l.params as { id: string }).id === id),
+        'the resume is in the audit trail',
+      );
       assert.ok((await metric(gw, 'kafka_gateway_reassignment_resumes_total')).some((v) => v.value >= 1));
-      assert.deepEqual((await metric(gw, 'kafka_gateway_reassignment_held')).filter((v) => v.labels.reassignment === id), []);
+      assert.deepEqual(
+        (await metric(gw, 'kafka_gateway_reassignment_held')).filter((v) => v.labels.reassignment === id),
+        [],
+      );
     } finally {
       await gw.close();
     }
@@ -177,15 +238,22 @@ describe('health interlocks', () => {
       await reconcilePasses(gw, 3);
       assert.notEqual((await state(gw, id)).state, 'held');
       troubleOf(gw.sim.model).catchUp(4);
-      const set = await gw.http().patch('/topics/minisr-bystander/configs').send({ set: { 'min.insync.replicas': '2' } });
+      const set = await gw
+        .http()
+        .patch('/topics/minisr-bystander/configs')
+        .send({ set: { 'min.insync.replicas': '2' } });
       assert.ok(set.status < 300, JSON.stringify(set.body));
 
       const out = troubleOf(gw.sim.model).underMinIsr('minisr-bystander', [0]);
       assert.deepEqual(out.partitions, [{ partition: 0, isr: [4] }]);
-      const held = await eventually(async () => {
-        const s = await state(gw, id);
-        return s.state === 'held' ? s : s.state === 'completed' ? assert.fail('completed before it was held') : undefined;
-      }, 20_000, 20);
+      const held = await eventually(
+        async () => {
+          const s = await state(gw, id);
+          return s.state === 'held' ? s : s.state === 'completed' ? assert.fail('completed before it was held') : undefined;
+        },
+        20_000,
+        20,
+      );
       assert.deepEqual(held.hold.reasons, [{ kind: 'underMinIsr', count: 1, examples: ['minisr-bystander-0'] }]);
       assert.equal(held.hold.resumeAfterPasses, 2);
 
@@ -207,11 +275,15 @@ describe('health interlocks', () => {
       assert.equal((await state(gw, id)).safety, 'off');
       await gw.sim.stopBroker(4);
       const seen = new Set<string>();
-      const done = await eventually(async () => {
-        const s = await state(gw, id);
-        seen.add(s.state);
-        return s.state === 'completed' ? s : undefined;
-      }, 60_000, 20);
+      const done = await eventually(
+        async () => {
+          const s = await state(gw, id);
+          seen.add(s.state);
+          return s.state === 'completed' ? s : undefined;
+        },
+        60_000,
+        20,
+      );
       assert.equal(done.counts.completed, 6);
       assert.ok(!seen.has('held'), [...seen].join(','));
       await gw.sim.startBroker(4);
@@ -232,25 +304,40 @@ describe('health interlocks', () => {
       assert.ok(paused.body.hold, 'the hold is still shown');
 
       troubleOf(gw.sim.model).catchUp(4);
-      const cleared = await eventually(async () => {
-        const s = await state(gw, id);
-        return s.hold === undefined ? s : undefined;
-      }, 20_000, 20);
-      assert.equal(cleared.state, 'paused', 'the caller\'s pause outlives the hold');
-      await eventually(async () => ((await gw.kafka.listPartitionReassignments()).some((m) => m.topic === 'pause') ? undefined : true), 30_000);
+      const cleared = await eventually(
+        async () => {
+          const s = await state(gw, id);
+          return s.hold === undefined ? s : undefined;
+        },
+        20_000,
+        20,
+      );
+      assert.equal(cleared.state, 'paused', "the caller's pause outlives the hold");
+      await eventually(
+        async () => ((await gw.kafka.listPartitionReassignments()).some((m) => m.topic === 'pause') ? undefined : true),
+        30_000,
+      );
       await reconcilePasses(gw, 2);
       const quiet = await state(gw, id);
       assert.equal(quiet.state, 'paused');
-      assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'pause'), [], 'nothing starts while paused');
+      assert.deepEqual(
+        (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'pause'),
+        [],
+        'nothing starts while paused',
+      );
 
       // A broker the queued moves go to disappears: held, with the broker and a re-plan hint.
       const queuedRows = await gw.http().get(`/reassignments/${id}/partitions?state=queued&limit=1000`);
       const target = queuedRows.body.items[0].targetReplicas.at(-1) as number;
       await gw.sim.stopBroker(target);
-      const gone = await eventually(async () => {
-        const s = await state(gw, id);
-        return s.hold?.targetsGone ? s : undefined;
-      }, 20_000, 20);
+      const gone = await eventually(
+        async () => {
+          const s = await state(gw, id);
+          return s.hold?.targetsGone ? s : undefined;
+        },
+        20_000,
+        20,
+      );
       assert.equal(gone.state, 'paused');
       assert.equal(gone.hold.targetsGone[0].broker, target);
       assert.ok(gone.hold.targetsGone[0].partitions >= 1);
@@ -276,7 +363,10 @@ describe('health interlocks', () => {
       const { id } = await setup(gw, 'override', 6);
       troubleOf(gw.sim.model).fallBehind(4);
       await eventually(async () => ((await state(gw, id)).state === 'held' ? true : undefined), 20_000, 20);
-      const bad = await gw.http().patch(`/reassignments/${id}`).send({ safety: { holdOn: ['bogus'] } });
+      const bad = await gw
+        .http()
+        .patch(`/reassignments/${id}`)
+        .send({ safety: { holdOn: ['bogus'] } });
       assert.equal(bad.status, 400, JSON.stringify(bad.body));
       const off = await gw.http().patch(`/reassignments/${id}`).send({ safety: 'off' });
       assert.equal(off.status, 200, JSON.stringify(off.body));
@@ -286,7 +376,10 @@ describe('health interlocks', () => {
         return s.state === 'completed' ? s : undefined;
       }, 60_000);
       assert.equal(done.counts.completed, 6);
-      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment'), 'the hold ended in the audit trail');
+      assert.ok(
+        audit.some((l) => l.operationId === 'resumeReassignment'),
+        'the hold ended in the audit trail',
+      );
       // Finished: no policy change any more (409).
       assert.equal((await gw.http().patch(`/reassignments/${id}`).send({ safety: null })).status, 409);
       troubleOf(gw.sim.model).catchUp(4);
@@ -306,7 +399,10 @@ describe('health interlocks', () => {
       second = await startReassignGateway({ sim: first.sim });
       const seen = await state(second, id);
       assert.equal(seen.state, 'held', 'the other instance reads the hold from the state topic');
-      assert.deepEqual(seen.hold.reasons.map((r: { kind: string }) => r.kind), ['underReplicated']);
+      assert.deepEqual(
+        seen.hold.reasons.map((r: { kind: string }) => r.kind),
+        ['underReplicated'],
+      );
       const audit = captureAudit(second);
       troubleOf(first.sim.model).catchUp(4);
       const done = await eventually(async () => {
@@ -314,7 +410,10 @@ describe('health interlocks', () => {
         return s.state === 'completed' ? s : undefined;
       }, 60_000);
       assert.equal(done.counts.completed, 6);
-      assert.ok(audit.some((l) => l.operationId === 'resumeReassignment'), 'the surviving instance resumed it');
+      assert.ok(
+        audit.some((l) => l.operationId === 'resumeReassignment'),
+        'the surviving instance resumed it',
+      );
     } finally {
       await second?.close();
       await first.close();
@@ -324,21 +423,41 @@ describe('health interlocks', () => {
   it('moving the replicas off a dead broker is not held by that broker or by the partitions it moves', async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 } });
     try {
-      await createTopics(gw, { name: 'evac', assignments: [[4, 0], [0, 4], [1, 4], [4, 2]] });
+      await createTopics(gw, {
+        name: 'evac',
+        assignments: [
+          [4, 0],
+          [0, 4],
+          [1, 4],
+          [4, 2],
+        ],
+      });
       // Unthrottled (a throttle rate cannot be set on a dead broker): 20 MB at the simulator's 50 MiB/s, ~0.4 s a move.
       for (let p = 0; p < 4; p++) gw.sim.seedBytes('evac', p, 20_000_000);
-      const targets = [[1, 0], [0, 2], [1, 3], [3, 2]].map((replicas, partition) => ({ topic: 'evac', partition, replicas }));
+      const targets = [
+        [1, 0],
+        [0, 2],
+        [1, 3],
+        [3, 2],
+      ].map((replicas, partition) => ({ topic: 'evac', partition, replicas }));
       // Started while broker 4 is up (a start reads the sizes from the replicas' brokers), then it dies.
-      const res = await gw.http().post('/reassignments').send({ partitions: targets, concurrency: { perBroker: 1 } });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: targets, concurrency: { perBroker: 1 } });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       await gw.sim.stopBroker(4);
       assert.ok((await state(gw, res.body.id)).counts.queued > 0, 'moves left to start after it died');
       const seen = new Set<string>();
-      const done = await eventually(async () => {
-        const s = await state(gw, res.body.id);
-        seen.add(s.state);
-        return s.state === 'completed' ? s : undefined;
-      }, 60_000, 20);
+      const done = await eventually(
+        async () => {
+          const s = await state(gw, res.body.id);
+          seen.add(s.state);
+          return s.state === 'completed' ? s : undefined;
+        },
+        60_000,
+        20,
+      );
       assert.equal(done.counts.completed, 4);
       assert.ok(!seen.has('held'), [...seen].join(','));
       await gw.sim.startBroker(4);
@@ -347,7 +466,7 @@ describe('health interlocks', () => {
     }
   });
 
-  it('a wave started after the pass read Kafka\'s moves is not taken for trouble (its new replicas are out of the ISR)', async () => {
+  it("a wave started after the pass read Kafka's moves is not taken for trouble (its new replicas are out of the ISR)", async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 }, reconcile: false });
     try {
       // Throttled to 10 kB/s: the first wave copies for 6 s or more, so it still moves when the
@@ -374,11 +493,21 @@ describe('health interlocks', () => {
     const gw = await startReassignGateway({ simulator: { brokers: 5 }, reconcile: false });
     try {
       await createTopics(gw, { name: 'bad', assignments: [[0, 1]] });
-      const res = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'bad', partition: 0, replicas: [1, 2] }], safety: { holdOn: ['nope'] } });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'bad', partition: 0, replicas: [1, 2] }], safety: { holdOn: ['nope'] } });
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      const res2 = await gw.http().post('/reassignments').send({ partitions: [{ topic: 'bad', partition: 0, replicas: [1, 2] }], safety: { resumeAfterPasses: 0 } });
+      const res2 = await gw
+        .http()
+        .post('/reassignments')
+        .send({ partitions: [{ topic: 'bad', partition: 0, replicas: [1, 2] }], safety: { resumeAfterPasses: 0 } });
       assert.equal(res2.status, 400, JSON.stringify(res2.body));
-      assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'bad'), [], 'nothing moved');
+      assert.deepEqual(
+        (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'bad'),
+        [],
+        'nothing moved',
+      );
     } finally {
       await gw.close();
     }

@@ -23,14 +23,32 @@ it('a topic-wide throttle is owned by a packed ledger record that a second insta
     const assignments = Array.from({ length: partitions }, (_, p) => [p % 3]);
     assert.equal((await a.http().post('/topics').send({ name: 'wide', assignments })).status, 201);
     // Someone else's follower throttle: every partition on broker 1 (kept when the gateway's go).
-    const external = Array.from({ length: partitions }, (_, p) => `${p}:1`).sort().join(',');
-    const set = await a.kafka.incrementalAlterConfigs([{ kind: 'topic', name: 'wide', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: external }] }]);
+    const external = Array.from({ length: partitions }, (_, p) => `${p}:1`)
+      .sort()
+      .join(',');
+    const set = await a.kafka.incrementalAlterConfigs([
+      { kind: 'topic', name: 'wide', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: external }] },
+    ]);
     assert.ok(set.every((r) => r.ok));
 
-    const follower = Array.from({ length: partitions }, (_, p) => [`${p}:1`, `${p}:2`]).flat().sort();
+    const follower = Array.from({ length: partitions }, (_, p) => [`${p}:1`, `${p}:2`])
+      .flat()
+      .sort();
     const leader = Array.from({ length: partitions }, (_, p) => `${p}:${p % 3}`).sort();
     const now = Date.now();
-    const req: ThrottleRequestRecord = { kind: 'throttle-request', v: RECORD_VERSION, id: 'wide', demand: { topics: { wide: { leader, follower } }, brokers: {} }, autoRemove: false, waitFor: null, expiresAt: null, owner: 'a', requestedBy: null, createdAt: now, updatedAt: now };
+    const req: ThrottleRequestRecord = {
+      kind: 'throttle-request',
+      v: RECORD_VERSION,
+      id: 'wide',
+      demand: { topics: { wide: { leader, follower } }, brokers: {} },
+      autoRemove: false,
+      waitFor: null,
+      expiresAt: null,
+      owner: 'a',
+      requestedBy: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await a.runtime.store.write([req]);
     const r = await a.runtime.throttleSync.sync();
     assert.ok(r.converged, JSON.stringify(r.failures));

@@ -24,7 +24,19 @@ before(async () => {
 after(() => sim?.close());
 
 function request(id: string, demand: ThrottleDemand): ThrottleRequestRecord {
-  return { kind: 'throttle-request', v: RECORD_VERSION, id, demand, autoRemove: false, waitFor: null, expiresAt: null, owner: id, requestedBy: null, createdAt: Date.now(), updatedAt: Date.now() };
+  return {
+    kind: 'throttle-request',
+    v: RECORD_VERSION,
+    id,
+    demand,
+    autoRemove: false,
+    waitFor: null,
+    expiresAt: null,
+    owner: id,
+    requestedBy: null,
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+  };
 }
 
 it('A plans from {A}, B from {A, B}, A writes its configs last: nothing stays once both demands are gone', async () => {
@@ -46,7 +58,15 @@ it('A plans from {A}, B from {A, B}, A writes its configs last: nothing stays on
   });
   const b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b' } });
   try {
-    assert.equal((await a.http().post('/topics').send({ name: 'race', assignments: [[0, 1]] })).status, 201);
+    assert.equal(
+      (
+        await a
+          .http()
+          .post('/topics')
+          .send({ name: 'race', assignments: [[0, 1]] })
+      ).status,
+      201,
+    );
     await a.runtime.store.write([request('dem-a', { topics: { race: { follower: ['0:1'] } }, brokers: { '1': { leaderRate: 1000 } } })]);
     holdA = true;
     const pA = a.runtime.throttleSync.sync();
@@ -99,7 +119,9 @@ it('DELETE /throttles/*?includeExternal=true claims like every other throttle ch
   const b = await startReassignGateway({ sim, reconcile: false, env: { GATEWAY_INSTANCE_ID: 'b' } });
   try {
     // Someone else's rate on broker 2, and B in the middle of a change of broker 2 (holding its claim).
-    const set = await a.kafka.incrementalAlterConfigs([{ kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '6666' }] }]);
+    const set = await a.kafka.incrementalAlterConfigs([
+      { kind: 'broker', name: '2', ops: [{ name: 'follower.replication.throttled.rate', op: 'SET', value: '6666' }] },
+    ]);
     assert.ok(set.every((r) => r.ok));
     const held = await b.runtime.store.claim(['throttle/broker/2'], { purpose: 'throttle-sync', owner: 'b', ttlMs: 60_000 });
     assert.ok(held.granted);
@@ -114,11 +136,18 @@ it('DELETE /throttles/*?includeExternal=true claims like every other throttle ch
       return r;
     };
     let answered = false;
-    const del = a.http().delete('/throttles/rates?brokers=2&includeExternal=true').then((r) => ((answered = true), r));
+    const del = a
+      .http()
+      .delete('/throttles/rates?brokers=2&includeExternal=true')
+      .then((r) => ((answered = true), r));
     // Before the fix the delete went straight to Kafka: answered, and the rate gone, while B held the claim.
     await Promise.race([aBlocked, del]);
     assert.equal(answered, false, 'no answer while another instance holds broker 2');
-    assert.equal((await throttleConfigs(a.kafka))['broker:2']?.['follower.replication.throttled.rate'], '6666', 'untouched while B holds the claim');
+    assert.equal(
+      (await throttleConfigs(a.kafka))['broker:2']?.['follower.replication.throttled.rate'],
+      '6666',
+      'untouched while B holds the claim',
+    );
 
     await b.runtime.store.release(held.claim);
     const res = await del;

@@ -4,7 +4,11 @@ import { hasLogDirMoves, logDirBrokers } from '../../src/reconcile/log-dir-moves
 import type { ReassignmentPartitionRecord, ReassignmentRecord } from '../../src/state/records.js';
 
 const record = (partitions: ReassignmentPartitionRecord[]) => ({ id: 'r', partitions }) as unknown as ReassignmentRecord;
-const part = (partition: number, logDirs?: string[], state: ReassignmentPartitionRecord['state'] = 'moving'): ReassignmentPartitionRecord => ({
+const part = (
+  partition: number,
+  logDirs?: string[],
+  state: ReassignmentPartitionRecord['state'] = 'moving',
+): ReassignmentPartitionRecord => ({
   topic: 't',
   partition,
   original: [1, 2],

@@ -32,7 +32,12 @@ it('the throttles of a reassignment whose moves ended are removed before its end
       if (point !== 'before-config-write' || !id || !reader) return;
       const view = await reader.runtime.store.refresh();
       const r = view.reassignments.get(id);
-      if (r) seen.push({ state: r.state, movesEndedAt: r.movesEndedAt, demanded: liveDemands(view, Date.now()).some((d) => d === r.throttleDemand) });
+      if (r)
+        seen.push({
+          state: r.state,
+          movesEndedAt: r.movesEndedAt,
+          demanded: liveDemands(view, Date.now()).some((d) => d === r.throttleDemand),
+        });
     },
   });
   try {

@@ -12,11 +12,25 @@ import type { StateView } from '../../src/state/store.js';
 const demand = { topics: { t: { leader: ['0:1'], follower: ['0:2'] } }, brokers: {} };
 const rec = (id: string, partitions: object[], extra: Record<string, unknown> = {}): ReassignmentRecord =>
   ({ id, state: 'running', partitions, throttleDemand: demand, autoRemoveThrottle: true, ...extra }) as unknown as ReassignmentRecord;
-const viewOf = (records: ReassignmentRecord[]): StateView =>
-  ({ reassignments: new Map(records.map((r) => [r.id, r])), throttleRequests: new Map(), ledger: new Map(), progress: new Map() });
-const movesOf = (movingOf: Record<string, string[]>): AttributedMoves =>
-  ({ movingIds: new Set(Object.values(movingOf).flat()), movingOf: new Map(Object.entries(movingOf).map(([k, v]) => [k, new Set(v)])), gateway: 0, external: 0 });
-const p = (partition: number, state: string, extra: Record<string, unknown> = {}) => ({ topic: 't', partition, state, target: [1], ...extra });
+const viewOf = (records: ReassignmentRecord[]): StateView => ({
+  reassignments: new Map(records.map((r) => [r.id, r])),
+  throttleRequests: new Map(),
+  ledger: new Map(),
+  progress: new Map(),
+});
+const movesOf = (movingOf: Record<string, string[]>): AttributedMoves => ({
+  movingIds: new Set(Object.values(movingOf).flat()),
+  movingOf: new Map(Object.entries(movingOf).map(([k, v]) => [k, new Set(v)])),
+  gateway: 0,
+  external: 0,
+});
+const p = (partition: number, state: string, extra: Record<string, unknown> = {}) => ({
+  topic: 't',
+  partition,
+  state,
+  target: [1],
+  ...extra,
+});
 
 it('movesEndedRecords: running records with throttles to remove, none of whose partitions moves, waits for a wave or for its intra-broker copy', async () => {
   const many = Array.from({ length: 1000 }, (_, i) => p(i, i % 3 === 0 ? 'completed' : 'moving'));
@@ -36,7 +50,13 @@ it('movesEndedRecords: running records with throttles to remove, none of whose p
   ];
   const view = viewOf(records);
   const before = new Map(records.map((r) => [r.id, r.id === 'changed' ? { ...r } : r]));
-  const got = await movesEndedRecords(view, before, movesOf({ 'still-moving': ['t:4'] }), new Set(['t:9']), () => new Promise<void>((r) => setImmediate(r)));
+  const got = await movesEndedRecords(
+    view,
+    before,
+    movesOf({ 'still-moving': ['t:4'] }),
+    new Set(['t:9']),
+    () => new Promise<void>((r) => setImmediate(r)),
+  );
   assert.deepEqual([...got].sort(), ['copied', 'ended', 'ended-large', 'queued-superseded']);
 });
 

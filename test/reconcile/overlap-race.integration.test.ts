@@ -26,15 +26,39 @@ after(async () => {
 it('two instances, overlapping reassignments at once, 8 rounds: one 202 and one 409 each time; the loser changes nothing', async () => {
   for (let round = 0; round < 8; round++) {
     const topic = `overlap-${round}`;
-    assert.equal((await a.http().post('/topics').send({ name: topic, assignments: [[0, 1], [0, 1]] })).status, 201);
+    assert.equal(
+      (
+        await a
+          .http()
+          .post('/topics')
+          .send({
+            name: topic,
+            assignments: [
+              [0, 1],
+              [0, 1],
+            ],
+          })
+      ).status,
+      201,
+    );
     sim.seedBytes(topic, 0, 10_000_000);
     sim.seedBytes(topic, 1, 10_000_000);
     // Overlap on partition 0 only; different targets, so a silent re-target would show.
     const bodyA = { partitions: [{ topic, partition: 0, replicas: [2, 3] }], throttle: 100_000 };
-    const bodyB = { partitions: [{ topic, partition: 0, replicas: [3, 2] }, { topic, partition: 1, replicas: [2, 3] }], throttle: 100_000 };
+    const bodyB = {
+      partitions: [
+        { topic, partition: 0, replicas: [3, 2] },
+        { topic, partition: 1, replicas: [2, 3] },
+      ],
+      throttle: 100_000,
+    };
     const [ra, rb] = await Promise.all([a.http().post('/reassignments').send(bodyA), b.http().post('/reassignments').send(bodyB)]);
     const statuses = [ra.status, rb.status].sort();
-    assert.deepEqual(statuses, [202, 409], `round ${round}: ${ra.status} ${JSON.stringify(ra.body)} / ${rb.status} ${JSON.stringify(rb.body)}`);
+    assert.deepEqual(
+      statuses,
+      [202, 409],
+      `round ${round}: ${ra.status} ${JSON.stringify(ra.body)} / ${rb.status} ${JSON.stringify(rb.body)}`,
+    );
     const [winner, loser, winnerBody] = ra.status === 202 ? [ra, rb, bodyA] : [rb, ra, bodyB];
     assert.equal(loser.body.type, 'https://kafka-admin-gateway.dev/problems/reassignment-in-progress', JSON.stringify(loser.body));
     // Kafka moves exactly the winner's partitions to the winner's targets.
@@ -45,7 +69,9 @@ it('two instances, overlapping reassignments at once, 8 rounds: one 202 and one 
       `round ${round}`,
     );
     // The loser left no record; the winner's is the only live one for this topic.
-    const list = (await a.http().get('/reassignments')).body.reassignments.filter((r: { state: string }) => r.state === 'running' || r.state === 'pending');
+    const list = (await a.http().get('/reassignments')).body.reassignments.filter(
+      (r: { state: string }) => r.state === 'running' || r.state === 'pending',
+    );
     assert.ok(list.some((r: { id: string }) => r.id === winner.body.id));
     for (const r of list) {
       const page = (await a.http().get(`/reassignments/${r.id}/partitions`)).body;

@@ -4,11 +4,16 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { coversDemand } from '../../src/reconcile/pacer.js';
 
-const have = { topics: { a: { leader: ['0:1', '1:2'], follower: ['0:3'] }, b: { leader: '*' as const, follower: ['2:4'] } }, brokers: { '1': { leaderRate: 10, followerRate: 10 }, '3': { leaderRate: 10, followerRate: 10 } } };
+const have = {
+  topics: { a: { leader: ['0:1', '1:2'], follower: ['0:3'] }, b: { leader: '*' as const, follower: ['2:4'] } },
+  brokers: { '1': { leaderRate: 10, followerRate: 10 }, '3': { leaderRate: 10, followerRate: 10 } },
+};
 
 it('covers: subsets of the lists, `*`, same rates on the same brokers', () => {
   assert.ok(coversDemand(have, { topics: {}, brokers: {} }));
-  assert.ok(coversDemand(have, { topics: { a: { leader: ['1:2'], follower: [] } }, brokers: { '3': { leaderRate: 10, followerRate: 10 } } }));
+  assert.ok(
+    coversDemand(have, { topics: { a: { leader: ['1:2'], follower: [] } }, brokers: { '3': { leaderRate: 10, followerRate: 10 } } }),
+  );
   assert.ok(coversDemand(have, { topics: { b: { leader: ['7:1'], follower: ['2:4'] } }, brokers: {} }));
 });
 

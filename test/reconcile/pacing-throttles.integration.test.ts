@@ -21,14 +21,17 @@ it("a wave's throttle lists include other moves running in the cluster (Kafka's 
     sim.seedBytes('pc', 1, 2_000);
     sim.seedBytes('ext', 0, 5_000_000_000); // minutes at the simulator's bandwidth
     // perBroker 1: pc:0 first (smallest), pc:1 in the next wave (both use brokers 0 and 1).
-    const res = await gw.http().post('/reassignments').send({
-      partitions: [
-        { topic: 'pc', partition: 0, replicas: [1] },
-        { topic: 'pc', partition: 1, replicas: [1] },
-      ],
-      throttle: 1_000_000,
-      concurrency: { perBroker: 1 },
-    });
+    const res = await gw
+      .http()
+      .post('/reassignments')
+      .send({
+        partitions: [
+          { topic: 'pc', partition: 0, replicas: [1] },
+          { topic: 'pc', partition: 1, replicas: [1] },
+        ],
+        throttle: 1_000_000,
+        concurrency: { perBroker: 1 },
+      });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.id as string;
     await eventually(async () => ((await gw.kafka.listPartitionReassignments()).some((m) => m.topic === 'pc') ? undefined : true));

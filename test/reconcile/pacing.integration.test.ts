@@ -62,11 +62,19 @@ function observe(kafka: PlatformaticKafkaGateway, leaders: Map<string, number>) 
 }
 
 /** n partitions on brokers 0-3 (RF 2), each moving its second replica to a broker it does not have. */
-function layout(n: number): { assignments: number[][]; targets: (topic: string) => { topic: string; partition: number; replicas: number[] }[] } {
+function layout(n: number): {
+  assignments: number[][];
+  targets: (topic: string) => { topic: string; partition: number; replicas: number[] }[];
+} {
   const assignments = Array.from({ length: n }, (_, p) => [p % 4, (p + 1) % 4]);
   return {
     assignments,
-    targets: (topic) => assignments.map(([a, b], partition) => ({ topic, partition, replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4] })),
+    targets: (topic) =>
+      assignments.map(([a, b], partition) => ({
+        topic,
+        partition,
+        replicas: [a, [0, 1, 2, 3].find((x) => x !== a && x !== b && x !== (b + 1) % 4) ?? (b + 2) % 4],
+      })),
   };
 }
 
@@ -85,13 +93,19 @@ describe('paced execution', () => {
       for (let p = 0; p < assignments.length; p++) gw.sim.seedBytes('paced', p, 40_000 + p * 5_000);
       const obs = observe(gw.kafka, await leadersOf(gw.kafka, 'paced'));
       try {
-        const dry = await gw.http().post('/reassignments').send({ partitions: targets('paced'), throttle: 100_000, concurrency: { perBroker: 1 }, validateOnly: true });
+        const dry = await gw
+          .http()
+          .post('/reassignments')
+          .send({ partitions: targets('paced'), throttle: 100_000, concurrency: { perBroker: 1 }, validateOnly: true });
         assert.equal(dry.status, 200, JSON.stringify(dry.body));
         assert.ok(dry.body.pacing.waveCount > 1, 'several waves');
         assert.equal(dry.body.pacing.waves.flatMap((w: { partitions: unknown[] }) => w.partitions).length, 8);
         assert.ok(dry.body.pacing.estimatedSeconds > 0);
 
-        const res = await gw.http().post('/reassignments').send({ partitions: targets('paced'), throttle: 100_000, concurrency: { perBroker: 1 } });
+        const res = await gw
+          .http()
+          .post('/reassignments')
+          .send({ partitions: targets('paced'), throttle: 100_000, concurrency: { perBroker: 1 } });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         const id = res.body.id as string;
         const first = await gw.http().get(`/reassignments/${id}`);
@@ -113,7 +127,11 @@ describe('paced execution', () => {
         assert.ok(quiet.queued > 0, 'something left in the queue');
         await gw.runtime.reconciler.reconcileOnce();
         await gw.runtime.reconciler.reconcileOnce();
-        assert.deepEqual((await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced'), [], 'nothing starts while paused');
+        assert.deepEqual(
+          (await gw.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced'),
+          [],
+          'nothing starts while paused',
+        );
         assert.equal((await gw.http().get(`/reassignments/${id}`)).body.counts.queued, quiet.queued);
 
         // Resume with a higher throttle.
@@ -143,29 +161,46 @@ describe('paced execution', () => {
     }
   });
 
-  it('a move Kafka refuses is recorded failed with Kafka\'s error and the queue goes on; the final state counts it', async () => {
+  it("a move Kafka refuses is recorded failed with Kafka's error and the queue goes on; the final state counts it", async () => {
     const gw = await startReassignGateway({ simulator: { brokers: 4 } });
     try {
-      await createTopics(gw, { name: 'ref-a', assignments: [[0, 1], [1, 2], [2, 3]] }, { name: 'ref-b', assignments: [[0, 1]] });
+      await createTopics(
+        gw,
+        {
+          name: 'ref-a',
+          assignments: [
+            [0, 1],
+            [1, 2],
+            [2, 3],
+          ],
+        },
+        { name: 'ref-b', assignments: [[0, 1]] },
+      );
       for (let p = 0; p < 3; p++) gw.sim.seedBytes('ref-a', p, 20_000);
       gw.sim.seedBytes('ref-b', 0, 200_000); // largest: last in size-asc order
-      const res = await gw.http().post('/reassignments').send({
-        partitions: [
-          { topic: 'ref-b', partition: 0, replicas: [0, 2] },
-          { topic: 'ref-a', partition: 0, replicas: [0, 2] },
-          { topic: 'ref-a', partition: 1, replicas: [1, 3] },
-          { topic: 'ref-a', partition: 2, replicas: [2, 0] },
-        ],
-        throttle: 100_000,
-        concurrency: { cluster: 1 },
-      });
+      const res = await gw
+        .http()
+        .post('/reassignments')
+        .send({
+          partitions: [
+            { topic: 'ref-b', partition: 0, replicas: [0, 2] },
+            { topic: 'ref-a', partition: 0, replicas: [0, 2] },
+            { topic: 'ref-a', partition: 1, replicas: [1, 3] },
+            { topic: 'ref-a', partition: 2, replicas: [2, 0] },
+          ],
+          throttle: 100_000,
+          concurrency: { cluster: 1 },
+        });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;
       const paused = await gw.http().patch(`/reassignments/${id}`).send({ paused: true });
       assert.equal(paused.status, 200);
       const queuedRows = await gw.http().get(`/reassignments/${id}/partitions?state=queued`);
       assert.equal(queuedRows.status, 200, JSON.stringify(queuedRows.body));
-      assert.ok(queuedRows.body.items.some((p: { topic: string }) => p.topic === 'ref-b'), 'ref-b still queued');
+      assert.ok(
+        queuedRows.body.items.some((p: { topic: string }) => p.topic === 'ref-b'),
+        'ref-b still queued',
+      );
       // The queued partition's topic disappears: Kafka will refuse its move.
       const deleted = await gw.kafka.deleteTopics(['ref-b']);
       assert.ok(deleted[0].ok, JSON.stringify(deleted));
@@ -194,7 +229,10 @@ describe('paced execution', () => {
       const { assignments, targets } = layout(8);
       await createTopics(a, { name: 'paced-del', assignments });
       for (let p = 0; p < assignments.length; p++) a.sim.seedBytes('paced-del', p, 500_000);
-      const res = await a.http().post('/reassignments').send({ partitions: targets('paced-del'), throttle: 50_000, concurrency: { perBroker: 1 } });
+      const res = await a
+        .http()
+        .post('/reassignments')
+        .send({ partitions: targets('paced-del'), throttle: 50_000, concurrency: { perBroker: 1 } });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       const id = res.body.id as string;
       // Instance b cancels while a (and b) reconcile.
@@ -207,7 +245,11 @@ describe('paced execution', () => {
       assert.ok(g.body.counts.cancelled >= 6, JSON.stringify(g.body.counts));
       await a.runtime.reconciler.reconcileOnce();
       await b.runtime.reconciler.reconcileOnce();
-      assert.deepEqual((await a.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced-del'), [], 'no wave after the cancel');
+      assert.deepEqual(
+        (await a.kafka.listPartitionReassignments()).filter((m) => m.topic === 'paced-del'),
+        [],
+        'no wave after the cancel',
+      );
       await eventually(async () => (Object.keys(await throttleConfigs(a.kafka)).length === 0 ? true : undefined), 20_000);
     } finally {
       await b.close();
@@ -225,7 +267,10 @@ describe('paced execution', () => {
       const obs = observe(a.kafka, await leadersOf(a.kafka, 'paced2'));
       let id: string;
       try {
-        const res = await a.http().post('/reassignments').send({ partitions: targets('paced2'), throttle: 150_000, concurrency: { perBroker: 1, cluster: 2 } });
+        const res = await a
+          .http()
+          .post('/reassignments')
+          .send({ partitions: targets('paced2'), throttle: 150_000, concurrency: { perBroker: 1, cluster: 2 } });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         id = res.body.id;
         await eventually(async () => ((await b.http().get(`/reassignments/${id}`)).body.state === 'completed' ? true : undefined), 90_000);
@@ -248,10 +293,23 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
   let sim: Simulator;
   after(() => sim?.close());
 
-  async function startChild(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
+  async function startChild(
+    env: Record<string, string>,
+  ): Promise<{ proc: ChildProcess; url: string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
     const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', PORT: '0', HOST: '127.0.0.1', RECONCILE_INTERVAL_MS: '100', KAFKA_REQUEST_TIMEOUT_MS: '2000', PACING_LEASE_MS: '7000', ...env },
+      env: {
+        ...process.env,
+        ...FAST_KAFKA_ENV,
+        KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+        GATEWAY_AUTH: 'none',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        RECONCILE_INTERVAL_MS: '100',
+        KAFKA_REQUEST_TIMEOUT_MS: '2000',
+        PACING_LEASE_MS: '7000',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = once(proc, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
@@ -282,7 +340,9 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
         assert.equal(created.status, 201, JSON.stringify(created.body));
         for (let p = 0; p < assignments.length; p++) sim.seedBytes(topic, p, 20_000 + p * 2_000);
         obs = observe(observer, await leadersOf(observer, topic));
-        const res = await request(child.url).post('/reassignments').send({ partitions: targets(topic), throttle: 200_000, concurrency: { perBroker: 1 } });
+        const res = await request(child.url)
+          .post('/reassignments')
+          .send({ partitions: targets(topic), throttle: 200_000, concurrency: { perBroker: 1 } });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         id = res.body.id;
         // Its reconciler starts the second wave and dies there.
@@ -293,7 +353,13 @@ describe('paced execution: an instance SIGKILLed in the middle of a wave', () =>
       const gw = await startReassignGateway({ sim });
       try {
         await eventually(async () => ((await gw.http().get(`/reassignments/${id}`)).body.state === 'completed' ? true : undefined), 90_000);
-        await eventually(async () => (Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes(topic) || k.startsWith('broker')).length === 0 ? true : undefined), 20_000);
+        await eventually(
+          async () =>
+            Object.keys(await throttleConfigs(gw.kafka)).filter((k) => k.includes(topic) || k.startsWith('broker')).length === 0
+              ? true
+              : undefined,
+          20_000,
+        );
         const topicNow = await gw.http().get(`/topics/${topic}`);
         assert.deepEqual(
           topicNow.body.partitions.map((p: { replicas: number[] }) => p.replicas),

@@ -24,7 +24,14 @@ const arbPartition = fc.record({
   // Duplicates kept: the adding replicas are counted as the filter counted them.
   target: fc.array(fc.constantFrom(...BROKERS), { minLength: 1, maxLength: 4 }),
   state: fc.constantFrom('queued', 'moving', 'moving', 'moving', 'completed', 'failed'),
-  bytesTotal: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant(0), fc.integer({ min: 1, max: 5000 }), fc.constant(-3), fc.double({ min: 0.5, max: 7000, noNaN: true })),
+  bytesTotal: fc.oneof(
+    fc.constant(undefined),
+    fc.constant(null),
+    fc.constant(0),
+    fc.integer({ min: 1, max: 5000 }),
+    fc.constant(-3),
+    fc.double({ min: 0.5, max: 7000, noNaN: true }),
+  ),
   supersededBy: fc.option(fc.constant('z'), { nil: undefined, freq: 8 }),
 });
 const arbRecords = fc.array(fc.array(arbPartition, { maxLength: 300 }), { minLength: 1, maxLength: 3 });
@@ -36,11 +43,13 @@ const arbCluster = fc.record({
 /** Passes: a new set of records, or the previous one again (the request kept is sent again). */
 const arbPasses = fc.array(fc.tuple(fc.boolean(), arbRecords, arbCluster), { minLength: 1, maxLength: 4 });
 
-const record = (id: string, partitions: ReassignmentPartitionRecord[]): ReassignmentRecord => ({ id, state: 'running', partitions }) as unknown as ReassignmentRecord;
+const record = (id: string, partitions: ReassignmentPartitionRecord[]): ReassignmentRecord =>
+  ({ id, state: 'running', partitions }) as unknown as ReassignmentRecord;
 
 /** The former snapshot's numbers for one record (the code before the columns), given sizes per broker keyed by replicaKey. */
 function formerSnapshot(r: ReassignmentRecord, sizes: Map<number, Map<string, number>>) {
-  const counted = (p: ReassignmentPartitionRecord) => !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
+  const counted = (p: ReassignmentPartitionRecord) =>
+    !p.supersededBy && (p.state === 'queued' || p.state === 'moving' || p.state === 'completed');
   const adding = (p: ReassignmentPartitionRecord) => p.target.filter((b) => !p.original.includes(b));
   let total = 0;
   let done = 0;
@@ -71,7 +80,10 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
     fc.asyncProperty(arbPasses, async (passes) => {
       let now = 10_000;
       const progress = new Map<string, ProgressRecord>();
-      const store = { view: () => ({ progress }), write: async (ws: ProgressRecord[]) => ws.forEach((w) => progress.set(w.id, w)) } as unknown as StateStore;
+      const store = {
+        view: () => ({ progress }),
+        write: async (ws: ProgressRecord[]) => ws.forEach((w) => progress.set(w.id, w)),
+      } as unknown as StateStore;
       let cluster = passes[0][2];
       const sent: ReplicaSizesRequest[] = [];
       const kafka = {
@@ -79,7 +91,12 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
           sent.push(request);
           const { keys } = request;
           return [...new Set(brokers)].map((broker): BrokerSizeColumns => {
-            if (cluster.down.includes(broker)) return { broker, ok: false, error: { code: 15, name: 'COORDINATOR_NOT_AVAILABLE', message: 'down', retriable: true } } as BrokerSizeColumns;
+            if (cluster.down.includes(broker))
+              return {
+                broker,
+                ok: false,
+                error: { code: 15, name: 'COORDINATOR_NOT_AVAILABLE', message: 'down', retriable: true },
+              } as BrokerSizeColumns;
             const sizes = new Float64Array(keys.count).fill(NaN);
             for (const [b, topic, partition, size] of cluster.sizes) {
               const slot = slotOf(keys, topic, partition);
@@ -96,16 +113,20 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
         cluster = c;
         if (!again || records.length === 0) records = parts.map((ps, i) => record(`r${i}`, ps as ReassignmentPartitionRecord[]));
         const former = new Map<number, Map<string, number>>();
-        for (const [b, topic, partition, size] of cluster.sizes) if (!cluster.down.includes(b)) {
-          let m = former.get(b);
-          if (!m) former.set(b, (m = new Map()));
-          m.set(replicaKey(topic, partition), size);
-        }
+        for (const [b, topic, partition, size] of cluster.sizes)
+          if (!cluster.down.includes(b)) {
+            let m = former.get(b);
+            if (!m) former.set(b, (m = new Map()));
+            m.set(replicaKey(topic, partition), size);
+          }
         const moving = records.flatMap((r) => r.partitions.filter((p) => p.state === 'moving' && !p.supersededBy && !!p.bytesTotal));
         const before = new Map([...progress].map(([id, pr]) => [id, pr.snapshots.at(-1)]));
         const sentBefore = sent.length;
         const ids = await tracker.snapshot(records, async () => {});
-        assert.deepEqual(ids, records.map((r) => r.id));
+        assert.deepEqual(
+          ids,
+          records.map((r) => r.id),
+        );
         // The request: none without moving partitions, else one naming exactly them, in order.
         if (moving.length === 0) assert.equal(sent.length, sentBefore);
         else {
@@ -118,11 +139,15 @@ it('snapshot: the former totals, done bytes and likely-last partitions, with the
             assert.equal(keys.topicNames[keys.slotTopic[s]], p.topic);
             assert.equal(keys.slotPartition[s], p.partition);
           });
-          const sameList = previousMoving !== null && previousMoving.length === moving.length && previousMoving.every((p, i) => p.topic === moving[i].topic && p.partition === moving[i].partition);
+          const sameList =
+            previousMoving !== null &&
+            previousMoving.length === moving.length &&
+            previousMoving.every((p, i) => p.topic === moving[i].topic && p.partition === moving[i].partition);
           if (sameList) assert.equal(request, sent.at(-2), 'the same list: the request kept is sent again');
         }
         previousMoving = moving.length > 0 ? moving : null; // no moving partition: nothing is kept
-        const unanswered = moving.length > 0 && moving.some((p) => p.target.some((b) => !p.original.includes(b) && cluster.down.includes(b)));
+        const unanswered =
+          moving.length > 0 && moving.some((p) => p.target.some((b) => !p.original.includes(b) && cluster.down.includes(b)));
         for (const r of records) {
           const f = formerSnapshot(r, former);
           const last = progress.get(r.id)!.snapshots.at(-1)!;

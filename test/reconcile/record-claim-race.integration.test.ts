@@ -32,13 +32,16 @@ it('a PATCH on B between a reconcile pass’s read and its write on A is not los
   try {
     await createTopics(a, { name: 'rc', assignments: [[0], [0]] });
     sim.seedBytes('rc', 1, 50_000_000); // partition 1 moves for minutes at the throttle; partition 0 is empty
-    const res = await a.http().post('/reassignments').send({
-      partitions: [
-        { topic: 'rc', partition: 0, replicas: [1] },
-        { topic: 'rc', partition: 1, replicas: [1] },
-      ],
-      throttle: 10_000,
-    });
+    const res = await a
+      .http()
+      .post('/reassignments')
+      .send({
+        partitions: [
+          { topic: 'rc', partition: 0, replicas: [1] },
+          { topic: 'rc', partition: 1, replicas: [1] },
+        ],
+        throttle: 10_000,
+      });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.id as string;
     // Partition 0 ended in Kafka, partition 1 still moves; the record still says both move.
@@ -78,7 +81,10 @@ it('a PATCH on B between a reconcile pass’s read and its write on A is not los
     for (const gw of [a, b]) {
       const r = (await gw.runtime.store.refresh()).reassignments.get(id)!;
       assert.equal(r.throttle, 20_000, `B's throttle kept (seen from ${gw === a ? 'A' : 'B'})`);
-      assert.ok(Object.values(r.throttleDemand!.brokers).every((x) => x.leaderRate === 20_000 && x.followerRate === 20_000), JSON.stringify(r.throttleDemand));
+      assert.ok(
+        Object.values(r.throttleDemand!.brokers).every((x) => x.leaderRate === 20_000 && x.followerRate === 20_000),
+        JSON.stringify(r.throttleDemand),
+      );
       assert.equal(r.partitions.find((p) => p.partition === 0)!.state, 'completed', "A's decision applied");
       assert.equal(r.partitions.find((p) => p.partition === 1)!.state, 'moving');
       assert.equal(r.state, 'running');

@@ -12,7 +12,10 @@ const ledger: ThrottleLedger = {
 };
 
 it('keeps the removals of ended demands: list shrinks, prior rate restored, DELETEs', () => {
-  const current = { topics: { t: { leader: null, follower: '0:1,0:3' }, s: { leader: '*', follower: null } }, brokers: { '1': { leaderRate: '1000', followerRate: '1000' } } };
+  const current = {
+    topics: { t: { leader: null, follower: '0:1,0:3' }, s: { leader: '*', follower: null } },
+    brokers: { '1': { leaderRate: '1000', followerRate: '1000' } },
+  };
   const plan = reconcileThrottles(current, { topics: {}, brokers: {} }, ledger);
   const kept = removalsOnly(plan.alterations, current, ledger);
   assert.deepEqual(kept, plan.alterations, 'nothing demanded: every operation is a removal');
@@ -20,8 +23,14 @@ it('keeps the removals of ended demands: list shrinks, prior rate restored, DELE
 });
 
 it('drops what would add or raise: a new entry, a new rate, a `*`', () => {
-  const current = { topics: { t: { leader: null, follower: '0:3' }, s: { leader: null, follower: null } }, brokers: { '1': { leaderRate: null, followerRate: null } } };
-  const demand = { topics: { t: { follower: ['0:1'] }, s: { leader: '*' as const } }, brokers: { '1': { leaderRate: 1000, followerRate: 1000 } } };
+  const current = {
+    topics: { t: { leader: null, follower: '0:3' }, s: { leader: null, follower: null } },
+    brokers: { '1': { leaderRate: null, followerRate: null } },
+  };
+  const demand = {
+    topics: { t: { follower: ['0:1'] }, s: { leader: '*' as const } },
+    brokers: { '1': { leaderRate: 1000, followerRate: 1000 } },
+  };
   const plan = reconcileThrottles(current, demand, { topics: {}, brokers: {} });
   assert.ok(plan.alterations.length > 0);
   assert.deepEqual(removalsOnly(plan.alterations, current, { topics: {}, brokers: {} }), []);

@@ -18,14 +18,21 @@ const INCREMENTAL_ALTER_CONFIGS = 44;
 let gw: ReassignGateway;
 before(async () => {
   // No reconciler: what the state topic holds is the start's own writing.
-  gw = await startReassignGateway({ simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 7000 }, reconcile: false, env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' } });
+  gw = await startReassignGateway({
+    simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 7000 },
+    reconcile: false,
+    env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' },
+  });
 });
 after(async () => {
   await gw?.close();
 });
 
 function createTopic(name: string, partitions: number): void {
-  gw.sim.model.createTopic({ name, assignments: Array.from({ length: partitions }, (_, p) => ({ partition: p, brokerIds: [p % BROKERS, (p + 1) % BROKERS] })) });
+  gw.sim.model.createTopic({
+    name,
+    assignments: Array.from({ length: partitions }, (_, p) => ({ partition: p, brokerIds: [p % BROKERS, (p + 1) % BROKERS] })),
+  });
 }
 
 /** Every partition of `topic` moves its first replica two brokers on. */
@@ -56,7 +63,10 @@ describe('a start writes its partitions once', () => {
     if (started.kind !== 'started') return;
     const record = await recordOf(started.record.id);
     assert.equal(record.state, 'running');
-    assert.ok(record.partitions.every((p) => p.state === 'moving' && p.startedAt !== undefined && p.startedAt <= record.startedAt!), 'every partition moving since the write-ahead');
+    assert.ok(
+      record.partitions.every((p) => p.state === 'moving' && p.startedAt !== undefined && p.startedAt <= record.startedAt!),
+      'every partition moving since the write-ahead',
+    );
     const chunks = await chunkMessages(record.id);
     // Three chunks written ahead, none written again (nor tombstoned as replaced).
     assert.equal(chunks.length, Math.ceil(n / CHUNK_MAX_PARTITIONS), chunks.map((c) => c.key).join(' '));
@@ -74,7 +84,10 @@ describe('a start writes its partitions once', () => {
     const n = 5_003;
     let started;
     try {
-      started = await startBody(gw.runtime.reassignments, { ...moveAll('wa-accepted', 5_000), partitions: [...moveAll('wa-accepted', 5_000).partitions, ...moveAll('wa-refused', 3).partitions] });
+      started = await startBody(gw.runtime.reassignments, {
+        ...moveAll('wa-accepted', 5_000),
+        partitions: [...moveAll('wa-accepted', 5_000).partitions, ...moveAll('wa-refused', 3).partitions],
+      });
     } finally {
       off();
       gw.sim.faults.remove(held.id);
@@ -118,7 +131,13 @@ describe('a start writes its partitions once', () => {
     assert.match(record.reason ?? '', /could not set throttles/);
     assert.deepEqual([...new Set(record.partitions.map((p) => p.state))], ['cancelled']);
     assert.ok(record.partitions.every((p) => p.startedAt === undefined && p.endedAt === record.endedAt));
-    assert.deepEqual(gw.sim.model.listPartitionReassignments([{ name: 'wa-throttle', partitionIndexes: Array.from({ length: 20 }, (_, p) => p) }]).flatMap((t) => t.partitions), [], 'nothing sent to Kafka');
+    assert.deepEqual(
+      gw.sim.model
+        .listPartitionReassignments([{ name: 'wa-throttle', partitionIndexes: Array.from({ length: 20 }, (_, p) => p) }])
+        .flatMap((t) => t.partitions),
+      [],
+      'nothing sent to Kafka',
+    );
     assert.deepEqual([...gw.sim.model.getPartition('wa-throttle', 0).replicas], [0, 1]);
   });
 
@@ -131,7 +150,10 @@ describe('a start writes its partitions once', () => {
     const pending = [...gw.runtime.store.view().reassignments.values()].find((r) => r.partitions[0]?.topic === 'wa-cancel');
     assert.ok(pending);
     assert.equal(pending.state, 'pending');
-    assert.ok(pending.partitions.every((p) => p.state === 'moving'), 'written ahead as started');
+    assert.ok(
+      pending.partitions.every((p) => p.state === 'moving'),
+      'written ahead as started',
+    );
     const cancelled = await gw.runtime.reassignments.cancel(pending.id, { preserveThrottles: false, rollback: false }, null);
     assert.equal(cancelled.kind, 'done');
     const result = await starting;

@@ -13,7 +13,15 @@ it('ledgerOf: the same record objects give the same ledger object; a new record 
   const a = rec('topic/t', { topic: { leader: { prior: null, added: ['0:1'] } } });
   const b = rec('broker/1', { broker: { leaderRate: { prior: null, values: ['10'] } } });
   const l1 = ledgerOf([a, b]);
-  assert.equal(ledgerOf(new Map([['x', a], ['y', b]]).values()), l1);
+  assert.equal(
+    ledgerOf(
+      new Map([
+        ['x', a],
+        ['y', b],
+      ]).values(),
+    ),
+    l1,
+  );
   const a2 = rec('topic/t', { topic: { leader: { prior: null, added: ['0:1', '1:1'] } } });
   const l2 = ledgerOf([a2, b]);
   assert.notEqual(l2, l1);
@@ -23,9 +31,15 @@ it('ledgerOf: the same record objects give the same ledger object; a new record 
 
 it('PlanCache: reused only for the same demand and ledger objects and equal config values', () => {
   const cache = new PlanCache();
-  const demand: ThrottleDemand = { topics: { t: { leader: ['0:1'], follower: ['0:2'] } }, brokers: { '1': { leaderRate: 10, followerRate: 10 } } };
+  const demand: ThrottleDemand = {
+    topics: { t: { leader: ['0:1'], follower: ['0:2'] } },
+    brokers: { '1': { leaderRate: 10, followerRate: 10 } },
+  };
   const ledger = ledgerOf([]);
-  const values = (leader: string | null): ThrottleConfigValues => ({ topics: { t: { leader, follower: null } }, brokers: { '1': { leaderRate: null, followerRate: null } } });
+  const values = (leader: string | null): ThrottleConfigValues => ({
+    topics: { t: { leader, follower: null } },
+    brokers: { '1': { leaderRate: null, followerRate: null } },
+  });
   const p1 = cache.plan(values(null), demand, ledger);
   assert.deepEqual(p1, reconcileThrottles(values(null), demand, ledger));
   assert.equal(cache.plan(values(null), demand, ledger), p1); // fresh but equal read
@@ -66,18 +80,40 @@ it('reconcileThrottlesPaced: the same plan as reconcileThrottles, topic by topic
   const topicNames = ['a', 'b', 'c', 'd'];
   const entries = fc.uniqueArray(fc.constantFrom('0:1', '0:2', '1:1', '1:3', '2:2'), { maxLength: 4 }).map((xs) => [...xs].sort());
   const list = fc.oneof(entries, fc.constant('*' as const));
-  const value = fc.option(fc.oneof(entries.map((xs) => xs.join(',')), fc.constant('*'), fc.constant('bad value')), { nil: null });
+  const value = fc.option(
+    fc.oneof(
+      entries.map((xs) => xs.join(',')),
+      fc.constant('*'),
+      fc.constant('bad value'),
+    ),
+    { nil: null },
+  );
   const rate = fc.option(fc.constantFrom('100', '200', '300'), { nil: null });
   const topicDemand = fc.record({ leader: list, follower: list }, { requiredKeys: [] });
-  const owned = fc.record({ prior: value, added: fc.oneof(entries, entries.map((xs) => [...xs, '*'].sort())) });
+  const owned = fc.record({
+    prior: value,
+    added: fc.oneof(
+      entries,
+      entries.map((xs) => [...xs, '*'].sort()),
+    ),
+  });
   const arb = fc.record({
     demand: fc.record({
       topics: fc.dictionary(fc.constantFrom(...topicNames), topicDemand),
-      brokers: fc.dictionary(fc.constantFrom('1', '2'), fc.record({ leaderRate: fc.constantFrom(100, 200), followerRate: fc.constantFrom(100, 200) }, { requiredKeys: [] })),
+      brokers: fc.dictionary(
+        fc.constantFrom('1', '2'),
+        fc.record({ leaderRate: fc.constantFrom(100, 200), followerRate: fc.constantFrom(100, 200) }, { requiredKeys: [] }),
+      ),
     }),
     ledger: fc.record({
       topics: fc.dictionary(fc.constantFrom(...topicNames), fc.record({ leader: owned, follower: owned }, { requiredKeys: [] })),
-      brokers: fc.dictionary(fc.constantFrom('1', '2', '3'), fc.record({ leaderRate: fc.record({ prior: rate, values: fc.array(fc.constantFrom('100', '200'), { maxLength: 2 }) }) }, { requiredKeys: [] })),
+      brokers: fc.dictionary(
+        fc.constantFrom('1', '2', '3'),
+        fc.record(
+          { leaderRate: fc.record({ prior: rate, values: fc.array(fc.constantFrom('100', '200'), { maxLength: 2 }) }) },
+          { requiredKeys: [] },
+        ),
+      ),
     }),
     current: fc.record({
       topics: fc.dictionary(fc.constantFrom(...topicNames), fc.record({ leader: value, follower: value })),

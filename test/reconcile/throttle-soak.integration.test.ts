@@ -26,7 +26,23 @@ before(async () => {
   sim = await startSimulator({ brokers: 4 });
   a = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'a', RECONCILE_INTERVAL_MS: '50' } });
   b = await startReassignGateway({ sim, env: { GATEWAY_INSTANCE_ID: 'b', RECONCILE_INTERVAL_MS: '50' } });
-  for (const t of TOPICS) assert.equal((await a.http().post('/topics').send({ name: t, assignments: [[0, 1], [1, 2], [2, 3]] })).status, 201);
+  for (const t of TOPICS)
+    assert.equal(
+      (
+        await a
+          .http()
+          .post('/topics')
+          .send({
+            name: t,
+            assignments: [
+              [0, 1],
+              [1, 2],
+              [2, 3],
+            ],
+          })
+      ).status,
+      201,
+    );
   const set = await a.kafka.incrementalAlterConfigs([
     { kind: 'broker', name: '3', ops: [{ name: 'leader.replication.throttled.rate', op: 'SET', value: '7777' }] },
     { kind: 'topic', name: 'soak-a', ops: [{ name: 'follower.replication.throttled.replicas', op: 'SET', value: '0:3' }] },
@@ -46,10 +62,16 @@ const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)];
 function randomOp(gw: ReassignGateway) {
   switch (rnd(4)) {
     case 0:
-      return gw.http().put('/throttles/rates').send({ rates: [{ broker: rnd(4), leaderRate: 1024 * (1 + rnd(50)), followerRate: 1024 * (1 + rnd(50)) }] });
+      return gw
+        .http()
+        .put('/throttles/rates')
+        .send({ rates: [{ broker: rnd(4), leaderRate: 1024 * (1 + rnd(50)), followerRate: 1024 * (1 + rnd(50)) }] });
     case 1: {
       const partition = rnd(3);
-      return gw.http().put('/throttles/replicas').send({ replicas: [{ topic: pick(TOPICS), partition, follower: [rnd(4)], leader: [rnd(4)] }] });
+      return gw
+        .http()
+        .put('/throttles/replicas')
+        .send({ replicas: [{ topic: pick(TOPICS), partition, follower: [rnd(4)], leader: [rnd(4)] }] });
     }
     case 2:
       return gw.http().delete(`/throttles/rates?brokers=${rnd(4)}`);
@@ -69,7 +91,10 @@ async function expected(gw: ReassignGateway): Promise<Record<string, Record<stri
     if (r.followerRate !== undefined) e['follower.replication.throttled.rate'] = String(r.followerRate);
   }
   for (const [topic, t] of Object.entries(d.topics)) {
-    for (const [dir, name] of [['leader', 'leader.replication.throttled.replicas'], ['follower', 'follower.replication.throttled.replicas']] as const) {
+    for (const [dir, name] of [
+      ['leader', 'leader.replication.throttled.replicas'],
+      ['follower', 'follower.replication.throttled.replicas'],
+    ] as const) {
       const want = t[dir];
       if (want === undefined || want === '*') continue;
       const e = (out[`topic:${topic}`] ??= {});
@@ -102,7 +127,12 @@ it(`${ROUNDS} rounds of concurrent random throttle changes on two instances: eve
     const batch = Array.from({ length: 6 }, (_, i) => randomOp(i % 2 ? a : b));
     const answers = await Promise.all(batch);
     ops += answers.length;
-    for (const r of answers) assert.equal(r.status, 200, `round ${round}: ${r.status} ${JSON.stringify(r.body)} ${JSON.stringify([...a.logger.errors, ...b.logger.errors]).slice(0, 3000)}`);
+    for (const r of answers)
+      assert.equal(
+        r.status,
+        200,
+        `round ${round}: ${r.status} ${JSON.stringify(r.body)} ${JSON.stringify([...a.logger.errors, ...b.logger.errors]).slice(0, 3000)}`,
+      );
     await settled();
     assert.deepEqual(await actual(a), await expected(a), `round ${round}`);
   }

@@ -24,11 +24,20 @@ describe('parseElectionRequest', () => {
     assert.deepEqual(paths({ type: 'unclean', all: true }), ['/body/confirm']);
     assert.deepEqual(paths({ type: 'unclean', all: true, confirm: 'yes' }), ['/body/confirm']);
     assert.deepEqual(paths({ type: 'preferred', topics: ['a', 'a'] }), ['/body/topics/1']);
-    assert.deepEqual(paths({ type: 'preferred', partitions: [{ topic: 'a', partition: 0 }, { topic: 'a', partition: 0 }] }), ['/body/partitions/1']);
+    assert.deepEqual(
+      paths({
+        type: 'preferred',
+        partitions: [
+          { topic: 'a', partition: 0 },
+          { topic: 'a', partition: 0 },
+        ],
+      }),
+      ['/body/partitions/1'],
+    );
   });
 });
 
-describe('nextElections and tallyOf (a reassignment\'s elections)', () => {
+describe("nextElections and tallyOf (a reassignment's elections)", () => {
   it('completed partitions not answered yet, up to the limit; the tally counts leading, failed, pending', () => {
     const ps = [
       { state: 'completed' },
@@ -51,7 +60,11 @@ describe('nextElections and tallyOf (a reassignment\'s elections)', () => {
 describe('LeaderElectionService, all at 100,000 partitions', () => {
   it('sends only the partitions that need it, in batches of at most 5,000; counts every partition', async () => {
     const N = 100_000;
-    const partitions = Array.from({ length: N }, (_, i) => ({ partition: i, replicas: [i % 10, (i + 1) % 10], leader: i % 3 === 0 ? (i + 1) % 10 : i % 10 }));
+    const partitions = Array.from({ length: N }, (_, i) => ({
+      partition: i,
+      replicas: [i % 10, (i + 1) % 10],
+      leader: i % 3 === 0 ? (i + 1) % 10 : i % 10,
+    }));
     const batches: number[] = [];
     const kafka = {
       describePartitions: async (topics: string[] | null) => {
@@ -63,18 +76,39 @@ describe('LeaderElectionService, all at 100,000 partitions', () => {
         assert.ok(ps !== null, 'never null: KRaft bounds one request to 10,000 records');
         batches.push(ps.length);
         // Every 1000th is refused: its preferred replica is down.
-        return { throttleTimeMs: 0, errorCode: 0, partitions: ps.map((p) => ({ ...p, errorCode: p.partition % 1000 === 0 ? 80 : 0, errorMessage: p.partition % 1000 === 0 ? 'The preferred leader was not available.' : null })) };
+        return {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          partitions: ps.map((p) => ({
+            ...p,
+            errorCode: p.partition % 1000 === 0 ? 80 : 0,
+            errorMessage: p.partition % 1000 === 0 ? 'The preferred leader was not available.' : null,
+          })),
+        };
       },
     } as unknown as KafkaAdmin;
     const out = await new LeaderElectionService(kafka).elect({ type: 'preferred', scope: { kind: 'all' } });
     assert.equal(out.kind, 'ok');
     if (out.kind !== 'ok') return;
     const needing = partitions.filter((p) => p.leader !== p.replicas[0]).length;
-    assert.equal(batches.reduce((a, b) => a + b, 0), needing);
-    assert.ok(batches.every((b) => b <= ELECTION_BATCH), String(batches));
+    assert.equal(
+      batches.reduce((a, b) => a + b, 0),
+      needing,
+    );
+    assert.ok(
+      batches.every((b) => b <= ELECTION_BATCH),
+      String(batches),
+    );
     assert.equal(batches.length, Math.ceil(needing / ELECTION_BATCH));
     const refused = partitions.filter((p) => p.leader !== p.replicas[0] && p.partition % 1000 === 0).length;
-    assert.deepEqual(out.summary, { partitions: N, elected: needing - refused, notNeeded: N - needing, notAvailable: refused, unknown: 0, failed: 0 });
+    assert.deepEqual(out.summary, {
+      partitions: N,
+      elected: needing - refused,
+      notNeeded: N - needing,
+      notAvailable: refused,
+      unknown: 0,
+      failed: 0,
+    });
     assert.equal(out.results.length, needing, 'only the partitions tried are listed');
     assert.equal(out.results.find((r) => r.outcome === 'not-available')?.kafkaError?.name, 'PREFERRED_LEADER_NOT_AVAILABLE');
   });

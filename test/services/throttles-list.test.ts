@@ -32,13 +32,19 @@ function fixture() {
   const expected: ThrottlesView = { rates: [], replicas: [] };
   const reassignments = ['r-1'];
   const demandTopics: Record<string, { leader: string[] }> = {};
-  const led = (id: string, body: Pick<LedgerRecord, 'topic' | 'broker'>) => ledger.set(id, { kind: 'ledger', v: 1, id, ...body, updatedAt: 0 });
+  const led = (id: string, body: Pick<LedgerRecord, 'topic' | 'broker'>) =>
+    ledger.set(id, { kind: 'ledger', v: 1, id, ...body, updatedAt: 0 });
   const topic = (name: string, leader: string[], follower: string[], opts: { external?: string[]; leaderValue?: string } = {}) => {
     const external = opts.external ?? [];
     const leaderValue = opts.leaderValue ?? formatThrottledReplicas([...leader, ...external]);
     const followerValue = formatThrottledReplicas(follower);
     configs.push({ kind: 'topic', name, ok: true, value: { [LEADER]: leaderValue, [FOLLOWER]: followerValue } });
-    led(`topic/${name}`, { topic: { leader: { prior: external.length ? formatThrottledReplicas(external) : null, added: sorted(leader) }, follower: { prior: null, added: sorted(follower) } } });
+    led(`topic/${name}`, {
+      topic: {
+        leader: { prior: external.length ? formatThrottledReplicas(external) : null, added: sorted(leader) },
+        follower: { prior: null, added: sorted(follower) },
+      },
+    });
     demandTopics[name] = { leader };
     expected.replicas.push({
       topic: name,
@@ -61,7 +67,8 @@ function fixture() {
       follower.push(`${p}:${(t + p + 3) % BROKERS}`);
     }
     if (t === 1) topic(`s${t}`, leader, follower, { external: ['5000:1', '7:11'] });
-    else if (t === 2) topic(`s${t}`, leader, follower, { leaderValue: [...leader].reverse().join(',') }); // written unsorted by someone
+    else if (t === 2)
+      topic(`s${t}`, leader, follower, { leaderValue: [...leader].reverse().join(',') }); // written unsorted by someone
     else topic(`s${t}`, leader, follower);
   }
   // One list longer than several steps.
@@ -69,11 +76,35 @@ function fixture() {
   topic('t-big', big, []);
   // Someone else's `*`, not in the ledger: external, no reasons.
   configs.push({ kind: 'topic', name: 'u-star', ok: true, value: { [FOLLOWER]: '*' } });
-  expected.replicas.push({ topic: 'u-star', leader: null, follower: '*', owner: 'external', autoRemove: false, expiresAt: null, reassignments: [], gatewayEntries: { leader: [], follower: [] }, leaderEntries: 0, followerEntries: null });
+  expected.replicas.push({
+    topic: 'u-star',
+    leader: null,
+    follower: '*',
+    owner: 'external',
+    autoRemove: false,
+    expiresAt: null,
+    reassignments: [],
+    gatewayEntries: { leader: [], follower: [] },
+    leaderEntries: 0,
+    followerEntries: null,
+  });
   for (let b = 0; b < BROKERS; b++) {
-    configs.push({ kind: 'broker', name: String(b), ok: true, value: { 'leader.replication.throttled.rate': '1024', 'follower.replication.throttled.rate': '1024' } });
+    configs.push({
+      kind: 'broker',
+      name: String(b),
+      ok: true,
+      value: { 'leader.replication.throttled.rate': '1024', 'follower.replication.throttled.rate': '1024' },
+    });
     led(`broker/${b}`, { broker: { leaderRate: { prior: null, values: ['1024'] }, followerRate: { prior: null, values: ['1024'] } } });
-    expected.rates.push({ broker: b, leaderRate: 1024, followerRate: 1024, owner: 'gateway', autoRemove: true, expiresAt: null, reassignments });
+    expected.rates.push({
+      broker: b,
+      leaderRate: 1024,
+      followerRate: 1024,
+      owner: 'gateway',
+      autoRemove: true,
+      expiresAt: null,
+      reassignments,
+    });
   }
   // GET's order: topics by name (as strings: s0, s1, s10, ...), brokers by id.
   expected.replicas.sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : 0));
@@ -81,7 +112,10 @@ function fixture() {
     kind: 'throttle-request',
     v: 1,
     id: 't-1',
-    demand: { topics: demandTopics, brokers: Object.fromEntries(Array.from({ length: BROKERS }, (_, b) => [String(b), { leaderRate: 1024, followerRate: 1024 }])) },
+    demand: {
+      topics: demandTopics,
+      brokers: Object.fromEntries(Array.from({ length: BROKERS }, (_, b) => [String(b), { leaderRate: 1024, followerRate: 1024 }])),
+    },
     autoRemove: true,
     waitFor: null,
     expiresAt: null,
@@ -93,11 +127,26 @@ function fixture() {
   };
   const view: StateView = { reassignments: new Map(), throttleRequests: new Map([[request.id, request]]), ledger, progress: new Map() };
   const names = configs.filter((c) => c.kind === 'topic').map((c) => c.name);
-  const kafka = { writeVersion: () => 0, listTopics: async () => names.map((name) => ({ name, topicId: null, partitions: PER_TOPIC, replicationFactor: 3, internal: false })), describeCluster: async () => ({ clusterId: null, controllerId: 0, brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, host: 'h', port: 1, rack: null })) }) };
+  const kafka = {
+    writeVersion: () => 0,
+    listTopics: async () => names.map((name) => ({ name, topicId: null, partitions: PER_TOPIC, replicationFactor: 3, internal: false })),
+    describeCluster: async () => ({
+      clusterId: null,
+      controllerId: 0,
+      brokers: Array.from({ length: BROKERS }, (_, id) => ({ id, host: 'h', port: 1, rack: null })),
+    }),
+  };
   const sync = { readConfigs: async () => configs };
   const store = { refresh: async () => view };
   const service = (sliceMs: number) =>
-    new ThrottleService({ kafka: kafka as unknown as KafkaAdmin, store: store as unknown as StateStore, throttles: sync as unknown as ThrottleSync, config: {} as ReassignmentConfig, now: () => NOW, sliceMs });
+    new ThrottleService({
+      kafka: kafka as unknown as KafkaAdmin,
+      store: store as unknown as StateStore,
+      throttles: sync as unknown as ThrottleSync,
+      config: {} as ReassignmentConfig,
+      now: () => NOW,
+      sliceMs,
+    });
   return { service, expected };
 }
 

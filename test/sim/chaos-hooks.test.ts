@@ -69,22 +69,37 @@ test('cutOffClient closes that client’s connections unanswered (a held request
 test('onReassignmentAltered: every applied entry, before and after, with the sender; refused entries are not reported', async () => {
   const sim = await startSimulator({ brokers: 3, seedBytes: 10_000_000, replicationBytesPerSecond: 1_000_000 });
   try {
-    sim.model.createTopic({ name: 'j', assignments: [{ partition: 0, brokerIds: [0] }, { partition: 1, brokerIds: [1] }] });
+    sim.model.createTopic({
+      name: 'j',
+      assignments: [
+        { partition: 0, brokerIds: [0] },
+        { partition: 1, brokerIds: [1] },
+      ],
+    });
     const events: AlteredReassignment[] = [];
     const off = sim.onReassignmentAltered((e) => events.push(e));
     const alter = (partitions: { partitionIndex: number; replicas: number[] | null }[], clientId: string) =>
       exchange(port(sim), frame(45, 0, { timeoutMs: 1000, topics: [{ name: 'j', partitions }] }, 1, clientId));
-    await alter([{ partitionIndex: 0, replicas: [2] }, { partitionIndex: 1, replicas: [9] }], 'gw-a'); // 1: unknown broker, refused
+    await alter(
+      [
+        { partitionIndex: 0, replicas: [2] },
+        { partitionIndex: 1, replicas: [9] },
+      ],
+      'gw-a',
+    ); // 1: unknown broker, refused
     await alter([{ partitionIndex: 0, replicas: [2] }], 'gw-b'); // the same target again: still moving
     await alter([{ partitionIndex: 0, replicas: null }], 'gw-c'); // cancelled
     off();
     await alter([{ partitionIndex: 1, replicas: [2] }], 'gw-d'); // not heard any more
     assert.equal(events.length, 3, JSON.stringify(events));
     const [start, again, cancel] = events as [AlteredReassignment, AlteredReassignment, AlteredReassignment];
-    assert.deepEqual({ ...start, at: 0 }, {
-      ...{ topic: 'j', partition: 0, target: [2], wasMoving: false, moving: true },
-      ...{ replicasBefore: [0], replicas: [2, 0], leaderBefore: 0, leader: 0, at: 0, source: { clientId: 'gw-a', brokerId: 0 } },
-    });
+    assert.deepEqual(
+      { ...start, at: 0 },
+      {
+        ...{ topic: 'j', partition: 0, target: [2], wasMoving: false, moving: true },
+        ...{ replicasBefore: [0], replicas: [2, 0], leaderBefore: 0, leader: 0, at: 0, source: { clientId: 'gw-a', brokerId: 0 } },
+      },
+    );
     assert.deepEqual([again.wasMoving, again.moving, again.source?.clientId], [true, true, 'gw-b']);
     const cancelled = [cancel.target, cancel.wasMoving, cancel.moving, cancel.replicas, cancel.source?.clientId];
     assert.deepEqual(cancelled, [null, true, false, [0], 'gw-c']);

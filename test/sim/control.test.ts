@@ -30,15 +30,28 @@ test('POST /brokers/{id}/stop and /start, GET /state with a topic’s leaders, o
   const sim = await startSimulator({ brokers: 3, racks: ['a', 'a', 'b'] });
   const control = await startControlServer(sim);
   try {
-    sim.model.createTopic({ name: 'c', assignments: [{ partition: 0, brokerIds: [0, 1] }, { partition: 1, brokerIds: [1, 2] }] });
+    sim.model.createTopic({
+      name: 'c',
+      assignments: [
+        { partition: 0, brokerIds: [0, 1] },
+        { partition: 1, brokerIds: [1, 2] },
+      ],
+    });
     const port0 = sim.endpoints().find((e) => e.id === 0)!.port;
     const state = await call(`${control.url}/state`);
     assert.equal(state.status, 200);
     assert.deepEqual(
       state.body.brokers.map((b: any) => [b.id, b.up, b.rack]),
-      [[0, true, 'a'], [1, true, 'a'], [2, true, 'b']],
+      [
+        [0, true, 'a'],
+        [1, true, 'a'],
+        [2, true, 'b'],
+      ],
     );
-    assert.deepEqual([state.body.clusterId, state.body.controllerId, state.body.movingPartitions, state.body.topics], [sim.clusterId, 0, 0, undefined]);
+    assert.deepEqual(
+      [state.body.clusterId, state.body.controllerId, state.body.movingPartitions, state.body.topics],
+      [sim.clusterId, 0, 0, undefined],
+    );
 
     const stopped = await call(`${control.url}/brokers/0/stop`, 'POST');
     assert.deepEqual([stopped.status, stopped.body.id, stopped.body.up, stopped.body.port], [200, 0, false, port0]);
@@ -53,8 +66,15 @@ test('POST /brokers/{id}/stop and /start, GET /state with a topic’s leaders, o
       ],
     );
     // Kafka clients see the same: Metadata from a live broker leaves broker 0 out.
-    const md = await request(sim.endpoints().find((e) => e.id === 1)!.port, 3, 12, { topics: [{ name: 'c', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
-    assert.deepEqual(md.brokers.map((b: any) => b.nodeId), [1, 2]);
+    const md = await request(sim.endpoints().find((e) => e.id === 1)!.port, 3, 12, {
+      topics: [{ name: 'c', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      md.brokers.map((b: any) => b.nodeId),
+      [1, 2],
+    );
     assert.equal(md.topics[0].partitions[0].leaderId, 1);
 
     assert.equal((await call(`${control.url}/brokers/0/stop`, 'POST')).status, 200, 'stopping a stopped broker is idempotent');
@@ -90,7 +110,11 @@ test('refusals: unknown broker 404, bad id 400, wrong method 405, unknown route 
       assert.equal(res.status, status, `${method} ${path}`);
       assert.match(res.body.error, message);
     }
-    assert.deepEqual(sim.endpoints().map((e) => e.up), [true, true], 'no refusal changed anything');
+    assert.deepEqual(
+      sim.endpoints().map((e) => e.up),
+      [true, true],
+      'no refusal changed anything',
+    );
   } finally {
     await control.close();
     await sim.close();
@@ -126,7 +150,9 @@ test('SIM_CONTROL_PORT / --control-port values', () => {
 
 test('npm run sim -- --control-port: the CLI serves the control API; a stopped broker leaves the cluster', async () => {
   const cli = fileURLToPath(new URL('../../src/sim/cli.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, '--brokers', '2', '--control-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, '--brokers', '2', '--control-port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     let out = '';
@@ -141,9 +167,22 @@ test('npm run sim -- --control-port: the CLI serves the control API; a stopped b
     const stopped = await call(`${url}/brokers/1/stop`, 'POST');
     assert.deepEqual([stopped.status, stopped.body.up], [200, false]);
     const state = await call(`${url}/state`);
-    assert.deepEqual(state.body.brokers.map((b: any) => [b.id, b.up]), [[0, true], [1, false]]);
-    const md = await request(state.body.brokers[0].port, 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
-    assert.deepEqual(md.brokers.map((b: any) => b.nodeId), [0]);
+    assert.deepEqual(
+      state.body.brokers.map((b: any) => [b.id, b.up]),
+      [
+        [0, true],
+        [1, false],
+      ],
+    );
+    const md = await request(state.body.brokers[0].port, 3, 12, {
+      topics: null,
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      md.brokers.map((b: any) => b.nodeId),
+      [0],
+    );
   } finally {
     child.kill('SIGTERM');
     await exited;

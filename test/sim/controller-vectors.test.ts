@@ -108,7 +108,9 @@ class Harness {
 
   async setup(): Promise<void> {
     const res = await this.send(44, 1, {
-      resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'follower.replication.throttled.rate', configOperation: 0, value: '0' }] }],
+      resources: [
+        { resourceType: 4, resourceName: '', configs: [{ name: 'follower.replication.throttled.rate', configOperation: 0, value: '0' }] },
+      ],
       validateOnly: false,
     });
     assert.equal(res.responses[0].errorCode, 0, res.responses[0].errorMessage);
@@ -116,13 +118,15 @@ class Harness {
 
   async createTopic(name: string, replicas: number[][]): Promise<void> {
     const res = await this.send(19, 7, {
-      topics: [{
-        name,
-        numPartitions: -1,
-        replicationFactor: -1,
-        assignments: replicas.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
-        configs: [{ name: 'follower.replication.throttled.replicas', value: this.throttledList() }],
-      }],
+      topics: [
+        {
+          name,
+          numPartitions: -1,
+          replicationFactor: -1,
+          assignments: replicas.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+          configs: [{ name: 'follower.replication.throttled.replicas', value: this.throttledList() }],
+        },
+      ],
       timeoutMs: 5000,
       validateOnly: false,
     });
@@ -133,7 +137,13 @@ class Harness {
     for (const b of brokers) this.held.delete(b);
     for (const topic of topics) {
       const res = await this.send(44, 1, {
-        resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: this.throttledList() }] }],
+        resources: [
+          {
+            resourceType: 2,
+            resourceName: topic,
+            configs: [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: this.throttledList() }],
+          },
+        ],
         validateOnly: false,
       });
       assert.equal(res.responses[0].errorCode, 0, res.responses[0].errorMessage);
@@ -148,7 +158,12 @@ class Harness {
     const listed: ListedV[] = [];
     for (const t of lpr.topics) {
       for (const p of t.partitions) {
-        listed.push({ partition: `${t.name}-${p.partitionIndex}`, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas });
+        listed.push({
+          partition: `${t.name}-${p.partitionIndex}`,
+          replicas: p.replicas,
+          addingReplicas: p.addingReplicas,
+          removingReplicas: p.removingReplicas,
+        });
       }
     }
     const byKey = new Map(listed.map((l) => [l.partition, l]));
@@ -180,26 +195,38 @@ class Harness {
 function normalize(state: StepV['state']): StepV['state'] {
   const partitions: StepV['state']['partitions'] = {};
   for (const [k, v] of Object.entries(state.partitions)) {
-    partitions[k] = v === 'absent' ? 'absent' : {
-      replicas: v.replicas,
-      isr: v.isr,
-      leader: v.leader,
-      leaderEpoch: v.leaderEpoch,
-      addingReplicas: v.addingReplicas,
-      removingReplicas: v.removingReplicas,
-    };
+    partitions[k] =
+      v === 'absent'
+        ? 'absent'
+        : {
+            replicas: v.replicas,
+            isr: v.isr,
+            leader: v.leader,
+            leaderEpoch: v.leaderEpoch,
+            addingReplicas: v.addingReplicas,
+            removingReplicas: v.removingReplicas,
+          };
   }
   return {
     partitions,
-    listPartitionReassignments: state.listPartitionReassignments.map((l) => ({ partition: l.partition, replicas: l.replicas, addingReplicas: l.addingReplicas, removingReplicas: l.removingReplicas })),
+    listPartitionReassignments: state.listPartitionReassignments.map((l) => ({
+      partition: l.partition,
+      replicas: l.replicas,
+      addingReplicas: l.addingReplicas,
+      removingReplicas: l.removingReplicas,
+    })),
   };
 }
 
 async function waitForState(h: Harness, want: StepV['state'], label: string): Promise<void> {
-  await eventually(`${label}: state`, async () => {
-    assert.deepEqual(await h.observe(want), want, `${label}: state`);
-    return true;
-  }, { timeoutMs: 20_000, everyMs: 5 });
+  await eventually(
+    `${label}: state`,
+    async () => {
+      assert.deepEqual(await h.observe(want), want, `${label}: state`);
+      return true;
+    },
+    { timeoutMs: 20_000, everyMs: 5 },
+  );
 }
 
 async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<void> {
@@ -212,7 +239,10 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
     if (s.step === 1 || recreate) {
       const topic = recreate?.[1] ?? 't';
       const parts = Object.entries(s.state.partitions).filter(([k]) => splitKey(k).topic === topic) as [string, PartitionStateV][];
-      await h.createTopic(topic, parts.sort(([a], [b]) => splitKey(a).partition - splitKey(b).partition).map(([, v]) => v.replicas));
+      await h.createTopic(
+        topic,
+        parts.sort(([a], [b]) => splitKey(a).partition - splitKey(b).partition).map(([, v]) => v.replicas),
+      );
     } else if (fence) {
       h.fenced.add(Number(fence[1]));
       await h.sim.stopBroker(Number(fence[1]));
@@ -239,7 +269,13 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
       const res = await h.send(45, 0, { timeoutMs: 5000, topics });
       assert.equal(res.errorCode, 0);
       assert.equal(res.errorMessage, null);
-      const got = res.responses.flatMap((t: any) => t.partitions.map((p: any) => ({ partition: `${t.name}-${p.partitionIndex}`, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      const got = res.responses.flatMap((t: any) =>
+        t.partitions.map((p: any) => ({
+          partition: `${t.name}-${p.partitionIndex}`,
+          errorCode: p.errorCode,
+          errorMessage: p.errorMessage,
+        })),
+      );
       const expected = s.response.map((x: any) => ({ partition: x.partition, errorCode: x.errorCode, errorMessage: x.errorMessage }));
       assert.deepEqual(got, expected, `${label}: response`);
       assert.deepEqual(await h.observe(want), want, `${label}: state`);
@@ -247,12 +283,22 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
     }
     case 'createPartitions': {
       const res = await h.send(37, 3, {
-        topics: [{ name: r.topic, count: r.count, assignments: r.assignments === null ? null : r.assignments.map((brokerIds: number[]) => ({ brokerIds })) }],
+        topics: [
+          {
+            name: r.topic,
+            count: r.count,
+            assignments: r.assignments === null ? null : r.assignments.map((brokerIds: number[]) => ({ brokerIds })),
+          },
+        ],
         timeoutMs: 5000,
         validateOnly: false,
       });
       const got = res.results.map((x: any) => ({ topic: x.name, errorCode: x.errorCode, errorMessage: x.errorMessage }));
-      assert.deepEqual(got, s.response.map((x: any) => ({ topic: x.topic, errorCode: x.errorCode, errorMessage: x.errorMessage })), `${label}: response`);
+      assert.deepEqual(
+        got,
+        s.response.map((x: any) => ({ topic: x.topic, errorCode: x.errorCode, errorMessage: x.errorMessage })),
+        `${label}: response`,
+      );
       assert.deepEqual(await h.observe(want), want, `${label}: state`);
       return;
     }
@@ -260,7 +306,11 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
       const res = await h.send(20, 6, { topics: [{ name: r.topic, topicId: ZERO_ID }], timeoutMs: 5000 });
       const x = res.responses[0];
       assert.equal(s.response.error, 'NONE', `${label}: only successful deletes are in the vectors`);
-      assert.deepEqual({ errorCode: x.errorCode, errorMessage: x.errorMessage }, { errorCode: 0, errorMessage: s.response.errorMessage }, `${label}: response`);
+      assert.deepEqual(
+        { errorCode: x.errorCode, errorMessage: x.errorMessage },
+        { errorCode: 0, errorMessage: s.response.errorMessage },
+        `${label}: response`,
+      );
       assert.deepEqual(await h.observe(want), want, `${label}: state`);
       return;
     }
@@ -286,29 +336,33 @@ async function runStep(h: Harness, s: StepV, prev: StepV | undefined): Promise<v
 const available = existsSync(VECTORS);
 const scenarios = available ? loadScenarios() : new Map<string, StepV[]>();
 
-test('Kafka controller vectors: 31 scenarios', { skip: skipWithoutShared(VECTORS, "Kafka's controller vectors (or set KAFKA_CONTROLLER_VECTORS)") }, async (t) => {
-  assertShared(VECTORS, "Kafka's controller vectors");
-  assert.equal(scenarios.size, 31);
-  for (const [name, steps] of scenarios) {
-    await t.test(name, async () => {
-      const sim = await startSimulator({
-        brokers: 4,
-        seedBytes: 64 * 1024,
-        placer: 'striped',
-        // StripedReplicaPlacer's random start: the vectors' controller drew broker 2 of 4.
-        placementRandom: { nextInt: (bound: number) => (bound === 4 ? 2 : 0) },
-      });
-      try {
-        const h = new Harness(sim);
-        await h.setup();
-        let prev: StepV | undefined;
-        for (const s of steps) {
-          await runStep(h, s, prev);
-          prev = s;
+test(
+  'Kafka controller vectors: 31 scenarios',
+  { skip: skipWithoutShared(VECTORS, "Kafka's controller vectors (or set KAFKA_CONTROLLER_VECTORS)") },
+  async (t) => {
+    assertShared(VECTORS, "Kafka's controller vectors");
+    assert.equal(scenarios.size, 31);
+    for (const [name, steps] of scenarios) {
+      await t.test(name, async () => {
+        const sim = await startSimulator({
+          brokers: 4,
+          seedBytes: 64 * 1024,
+          placer: 'striped',
+          // StripedReplicaPlacer's random start: the vectors' controller drew broker 2 of 4.
+          placementRandom: { nextInt: (bound: number) => (bound === 4 ? 2 : 0) },
+        });
+        try {
+          const h = new Harness(sim);
+          await h.setup();
+          let prev: StepV | undefined;
+          for (const s of steps) {
+            await runStep(h, s, prev);
+            prev = s;
+          }
+        } finally {
+          await sim.close();
         }
-      } finally {
-        await sim.close();
-      }
-    });
-  }
-});
+      });
+    }
+  },
+);

@@ -14,7 +14,10 @@ test('a DescribeLogDirs of thousands of partitions, answered in slices, is the a
   const sim = await startSimulator({ brokers: 2, clock: new ManualClock(1_000_000) });
   try {
     for (const name of ['c', 'a', 'b']) {
-      sim.model.createTopic({ name, assignments: Array.from({ length: 1500 }, (_, p) => ({ partition: p, brokerIds: [p % 2, (p + 1) % 2] })) });
+      sim.model.createTopic({
+        name,
+        assignments: Array.from({ length: 1500 }, (_, p) => ({ partition: p, brokerIds: [p % 2, (p + 1) % 2] })),
+      });
       for (let p = 0; p < 1500; p += 3) sim.model.seedBytes(name, p, 1000 + p * 7 + name.charCodeAt(0));
     }
     const evens = Array.from({ length: 750 }, (_, i) => 2 * i);
@@ -28,11 +31,19 @@ test('a DescribeLogDirs of thousands of partitions, answered in slices, is the a
     assert.ok(filter.reduce((n, f) => n + f.partitions.length, 0) > HEAVY_ITEMS);
     const port = sim.endpoints().find((e) => e.id === 1)!.port;
     const res = await request(port, 35, 4, { topics: filter });
-    const expected = sim.model.logDirSizes(1, filter).map((t) => ({ name: t.topic, partitions: t.partitions.map((p) => [p.partition, BigInt(p.sizeBytes)]) }));
-    assert.deepEqual(expected.map((t) => t.name), ['a', 'b', 'c']);
+    const expected = sim.model
+      .logDirSizes(1, filter)
+      .map((t) => ({ name: t.topic, partitions: t.partitions.map((p) => [p.partition, BigInt(p.sizeBytes)]) }));
+    assert.deepEqual(
+      expected.map((t) => t.name),
+      ['a', 'b', 'c'],
+    );
     assert.equal(expected[1].partitions.length, 1500, 'b: the partitions of both entries, once each');
     assert.deepEqual(
-      res.results[0].topics.map((t: any) => ({ name: t.name, partitions: t.partitions.map((p: any) => [p.partitionIndex, p.partitionSize]) })),
+      res.results[0].topics.map((t: any) => ({
+        name: t.name,
+        partitions: t.partitions.map((p: any) => [p.partitionIndex, p.partitionSize]),
+      })),
       expected,
     );
     const one = await request(port, 35, 4, { topics: [{ topic: 'a', partitions: [0] }] });

@@ -24,7 +24,12 @@ function createTopic(name: string, replicas: number[][]): void {
   sim.model.createTopic({ name, assignments: replicas.map((brokerIds, partition) => ({ partition, brokerIds })) });
 }
 
-function elect(version: number, topicPartitions: { topic: string; partitions: number[] }[] | null, electionType = 0, at = anyPort()): Promise<any> {
+function elect(
+  version: number,
+  topicPartitions: { topic: string; partitions: number[] }[] | null,
+  electionType = 0,
+  at = anyPort(),
+): Promise<any> {
   return request(at, 43, version, { electionType, topicPartitions, timeoutMs: 1000 });
 }
 
@@ -43,13 +48,19 @@ async function displaceLeader(topic: string, partition: number): Promise<void> {
 
 test('ApiVersions advertises ElectLeaders v0-v2', async () => {
   const res = await request(anyPort(), 18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
-  assert.deepEqual(res.apiKeys.filter((k: any) => k.apiKey === 43).map((k: any) => [k.minVersion, k.maxVersion]), [[0, 2]]);
+  assert.deepEqual(
+    res.apiKeys.filter((k: any) => k.apiKey === 43).map((k: any) => [k.minVersion, k.maxVersion]),
+    [[0, 2]],
+  );
 });
 
 for (const version of [0, 1, 2]) {
   test(`v${version}: a preferred election moves leadership back to the first replica and bumps the leader epoch`, async () => {
     const topic = `pref-v${version}`;
-    createTopic(topic, [[0, 1, 2], [1, 2, 0]]);
+    createTopic(topic, [
+      [0, 1, 2],
+      [1, 2, 0],
+    ]);
     await displaceLeader(topic, 0);
     const before = sim.model.getPartition(topic, 0);
     const res = await elect(version, [{ topic, partitions: [0, 1] }]);
@@ -63,7 +74,9 @@ for (const version of [0, 1, 2]) {
     assert.equal(after.leaderEpoch, before.leaderEpoch + 1);
     assert.deepEqual(after.replicas, [0, 1, 2], 'an election changes no replica list');
     // A second time: nothing to do.
-    assert.deepEqual(rows(await elect(version, [{ topic, partitions: [0] }])), [[topic, 0, 84, 'Leader election not needed for topic partition.']]);
+    assert.deepEqual(rows(await elect(version, [{ topic, partitions: [0] }])), [
+      [topic, 0, 84, 'Leader election not needed for topic partition.'],
+    ]);
   });
 
   test(`v${version}: unknown topics and partitions answer UNKNOWN_TOPIC_OR_PARTITION with KRaft's messages`, async () => {
@@ -109,8 +122,13 @@ test('preferred election with the first replica down: PREFERRED_LEADER_NOT_AVAIL
 });
 
 test('unclean election: not needed while there is a leader; elects an out-of-ISR replica when none is left; 83 when no replica is up', async () => {
-  createTopic('unclean', [[0, 1], [0, 1]]);
-  assert.deepEqual(rows(await elect(1, [{ topic: 'unclean', partitions: [0] }], 1)), [['unclean', 0, 84, 'Leader election not needed for topic partition.']]);
+  createTopic('unclean', [
+    [0, 1],
+    [0, 1],
+  ]);
+  assert.deepEqual(rows(await elect(1, [{ topic: 'unclean', partitions: [0] }], 1)), [
+    ['unclean', 0, 84, 'Leader election not needed for topic partition.'],
+  ]);
   // 1 leaves the ISR, then 0 (the last ISR member) stops: no leader. 1 comes back outside the ISR.
   await sim.stopBroker(1);
   await sim.stopBroker(0);
@@ -119,11 +137,15 @@ test('unclean election: not needed while there is a leader; elects an out-of-ISR
     assert.equal(offline.leader, -1);
     assert.deepEqual(offline.isr, [0]);
     // No replica up at all: nothing can be elected, even uncleanly.
-    assert.deepEqual(rows(await elect(2, [{ topic: 'unclean', partitions: [0] }], 1)), [['unclean', 0, 83, 'Eligible topic partition leaders are not available.']]);
+    assert.deepEqual(rows(await elect(2, [{ topic: 'unclean', partitions: [0] }], 1)), [
+      ['unclean', 0, 83, 'Eligible topic partition leaders are not available.'],
+    ]);
     await sim.startBroker(1);
     assert.equal(sim.model.getPartition('unclean', 0).leader, -1, 'unclean.leader.election.enable is false: no automatic unclean election');
     // A preferred election cannot help: the preferred replica is down and no ISR member is up.
-    assert.deepEqual(rows(await elect(2, [{ topic: 'unclean', partitions: [0] }], 0)), [['unclean', 0, 80, 'The preferred leader was not available.']]);
+    assert.deepEqual(rows(await elect(2, [{ topic: 'unclean', partitions: [0] }], 0)), [
+      ['unclean', 0, 80, 'The preferred leader was not available.'],
+    ]);
     const res = await elect(2, [{ topic: 'unclean', partitions: [0, 1] }], 1);
     assert.equal(res.errorCode, 0);
     assert.deepEqual(rows(res), [
@@ -153,14 +175,21 @@ test('an unknown election type: INVALID_REQUEST at the top level and for every p
 });
 
 test('null topic_partitions elects every partition that needs it and leaves out the others (every topic is listed)', async () => {
-  createTopic('all-a', [[0, 1], [1, 0], [2, 0]]);
+  createTopic('all-a', [
+    [0, 1],
+    [1, 0],
+    [2, 0],
+  ]);
   createTopic('all-b', [[1, 2]]);
   await displaceLeader('all-a', 0); // stops broker 0: all-a-0 moves to 1
   // Every other partition of the cluster is led by its preferred replica now? Elect once to settle.
   const settle = await elect(2, null);
   const settled = rows(settle).filter((r: any) => r[0] === 'all-a' || r[0] === 'all-b');
   assert.deepEqual(settled, [['all-a', 0, 0, null]]);
-  assert.ok(settle.replicaElectionResults.some((t: any) => t.topic === 'all-b' && t.partitionResult.length === 0), 'KRaft lists a topic with nothing elected');
+  assert.ok(
+    settle.replicaElectionResults.some((t: any) => t.topic === 'all-b' && t.partitionResult.length === 0),
+    'KRaft lists a topic with nothing elected',
+  );
   assert.equal(sim.model.getPartition('all-a', 0).leader, 0);
   for (const version of [0, 1, 2]) {
     const again = await elect(version, null);
@@ -177,10 +206,18 @@ test('ZooKeeper mode: a broker that is not the controller answers NOT_CONTROLLER
     await zk.startBroker(1);
     const controller = zk.model.controllerId;
     const other = controller === 0 ? 1 : 0;
-    const refused = await request(zkPort(other), 43, 2, { electionType: 0, topicPartitions: [{ topic: 'z', partitions: [0] }], timeoutMs: 1000 });
+    const refused = await request(zkPort(other), 43, 2, {
+      electionType: 0,
+      topicPartitions: [{ topic: 'z', partitions: [0] }],
+      timeoutMs: 1000,
+    });
     assert.equal(refused.errorCode, 0);
     assert.deepEqual(rows(refused), [['z', 0, 41, null]]);
-    const unknown = await request(zkPort(controller), 43, 2, { electionType: 0, topicPartitions: [{ topic: 'nope', partitions: [0] }], timeoutMs: 1000 });
+    const unknown = await request(zkPort(controller), 43, 2, {
+      electionType: 0,
+      topicPartitions: [{ topic: 'nope', partitions: [0] }],
+      timeoutMs: 1000,
+    });
     assert.deepEqual(rows(unknown), [['nope', 0, 3, 'The partition does not exist.']]);
     const done = await request(zkPort(controller), 43, 2, { electionType: 0, topicPartitions: null, timeoutMs: 1000 });
     assert.deepEqual(rows(done), [['z', 0, 0, null]]);

@@ -28,52 +28,161 @@ const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 
 // [API, key, version, request body, what the error answer must name]
 const SHAPES: [string, number, number, unknown, (res: any) => void][] = [
-  ['Produce', 0, 9, { acks: -1, timeoutMs: 1000, topicData: [{ name: 'p', partitionData: [{ index: 2, records: null }] }] }, (r) => {
-    assert.equal(r.responses[0].name, 'p');
-    assert.equal(r.responses[0].partitionResponses[0].index, 2);
-  }],
-  ['Fetch', 1, 12, { maxWaitMs: 0, minBytes: 0, maxBytes: 1000, topics: [{ topic: 'f', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 100 }] }] }, (r) => {
-    assert.equal(r.responses[0].topic, 'f');
-    assert.equal(r.responses[0].partitions[0].partitionIndex, 1);
-  }],
-  ['ListOffsets', 2, 7, { replicaId: -1, topics: [{ name: 'l', partitions: [{ partitionIndex: 3, timestamp: -1n }] }] }, (r) => {
-    assert.equal(r.topics[0].name, 'l');
-    assert.equal(r.topics[0].partitions[0].partitionIndex, 3);
-  }],
-  ['Metadata', 3, 12, { topics: [{ name: 'm', topicId: TOPIC_ID }], allowAutoTopicCreation: false }, (r) => {
-    assert.deepEqual([r.topics[0].name, r.topics[0].topicId], ['m', TOPIC_ID]);
-  }],
-  ['CreateTopics', 19, 7, { topics: [{ name: 'a', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }, { name: 'b', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 }, (r) => {
-    assert.deepEqual(r.topics.map((t: any) => t.name), ['a', 'b']);
-  }],
-  ['DeleteTopics v5', 20, 5, { topicNames: ['x', 'y'], timeoutMs: 1000 }, (r) => {
-    assert.deepEqual(r.responses.map((t: any) => t.name), ['x', 'y']);
-  }],
-  ['DeleteTopics v6', 20, 6, { topics: [{ name: 'x', topicId: TOPIC_ID }], timeoutMs: 1000 }, (r) => {
-    assert.deepEqual([r.responses[0].name, r.responses[0].topicId], ['x', TOPIC_ID]);
-  }],
-  ['DescribeConfigs', 32, 4, { resources: [{ resourceType: 2, resourceName: 'c', configurationKeys: null }] }, (r) => {
-    assert.deepEqual([r.results[0].resourceType, r.results[0].resourceName, r.results[0].configs], [2, 'c', []]);
-  }],
-  ['AlterConfigs', 33, 2, { resources: [{ resourceType: 2, resourceName: 'c', configs: [] }], validateOnly: false }, (r) => {
-    assert.deepEqual([r.responses[0].resourceType, r.responses[0].resourceName], [2, 'c']);
-  }],
+  [
+    'Produce',
+    0,
+    9,
+    { acks: -1, timeoutMs: 1000, topicData: [{ name: 'p', partitionData: [{ index: 2, records: null }] }] },
+    (r) => {
+      assert.equal(r.responses[0].name, 'p');
+      assert.equal(r.responses[0].partitionResponses[0].index, 2);
+    },
+  ],
+  [
+    'Fetch',
+    1,
+    12,
+    {
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxBytes: 1000,
+      topics: [{ topic: 'f', partitions: [{ partition: 1, fetchOffset: 0n, partitionMaxBytes: 100 }] }],
+    },
+    (r) => {
+      assert.equal(r.responses[0].topic, 'f');
+      assert.equal(r.responses[0].partitions[0].partitionIndex, 1);
+    },
+  ],
+  [
+    'ListOffsets',
+    2,
+    7,
+    { replicaId: -1, topics: [{ name: 'l', partitions: [{ partitionIndex: 3, timestamp: -1n }] }] },
+    (r) => {
+      assert.equal(r.topics[0].name, 'l');
+      assert.equal(r.topics[0].partitions[0].partitionIndex, 3);
+    },
+  ],
+  [
+    'Metadata',
+    3,
+    12,
+    { topics: [{ name: 'm', topicId: TOPIC_ID }], allowAutoTopicCreation: false },
+    (r) => {
+      assert.deepEqual([r.topics[0].name, r.topics[0].topicId], ['m', TOPIC_ID]);
+    },
+  ],
+  [
+    'CreateTopics',
+    19,
+    7,
+    {
+      topics: [
+        { name: 'a', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
+        { name: 'b', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
+      ],
+      timeoutMs: 1000,
+    },
+    (r) => {
+      assert.deepEqual(
+        r.topics.map((t: any) => t.name),
+        ['a', 'b'],
+      );
+    },
+  ],
+  [
+    'DeleteTopics v5',
+    20,
+    5,
+    { topicNames: ['x', 'y'], timeoutMs: 1000 },
+    (r) => {
+      assert.deepEqual(
+        r.responses.map((t: any) => t.name),
+        ['x', 'y'],
+      );
+    },
+  ],
+  [
+    'DeleteTopics v6',
+    20,
+    6,
+    { topics: [{ name: 'x', topicId: TOPIC_ID }], timeoutMs: 1000 },
+    (r) => {
+      assert.deepEqual([r.responses[0].name, r.responses[0].topicId], ['x', TOPIC_ID]);
+    },
+  ],
+  [
+    'DescribeConfigs',
+    32,
+    4,
+    { resources: [{ resourceType: 2, resourceName: 'c', configurationKeys: null }] },
+    (r) => {
+      assert.deepEqual([r.results[0].resourceType, r.results[0].resourceName, r.results[0].configs], [2, 'c', []]);
+    },
+  ],
+  [
+    'AlterConfigs',
+    33,
+    2,
+    { resources: [{ resourceType: 2, resourceName: 'c', configs: [] }], validateOnly: false },
+    (r) => {
+      assert.deepEqual([r.responses[0].resourceType, r.responses[0].resourceName], [2, 'c']);
+    },
+  ],
   ['DescribeLogDirs', 35, 4, { topics: null }, (r) => assert.deepEqual(r.results, [])],
-  ['CreatePartitions', 37, 3, { topics: [{ name: 'cp', count: 4, assignments: null }], timeoutMs: 1000, validateOnly: false }, (r) => {
-    assert.equal(r.results[0].name, 'cp');
-  }],
-  ['IncrementalAlterConfigs', 44, 1, { resources: [{ resourceType: 4, resourceName: '0', configs: [] }], validateOnly: false }, (r) => {
-    assert.deepEqual([r.responses[0].resourceType, r.responses[0].resourceName], [4, '0']);
-  }],
-  ['AlterPartitionReassignments', 45, 0, { timeoutMs: 1000, topics: [{ name: 'r', partitions: [{ partitionIndex: 0, replicas: [1, 2] }, { partitionIndex: 5, replicas: null }] }] }, (r) => {
-    assert.equal(r.responses[0].name, 'r');
-    assert.deepEqual(r.responses[0].partitions.map((p: any) => p.partitionIndex), [0, 5]);
-  }],
+  [
+    'CreatePartitions',
+    37,
+    3,
+    { topics: [{ name: 'cp', count: 4, assignments: null }], timeoutMs: 1000, validateOnly: false },
+    (r) => {
+      assert.equal(r.results[0].name, 'cp');
+    },
+  ],
+  [
+    'IncrementalAlterConfigs',
+    44,
+    1,
+    { resources: [{ resourceType: 4, resourceName: '0', configs: [] }], validateOnly: false },
+    (r) => {
+      assert.deepEqual([r.responses[0].resourceType, r.responses[0].resourceName], [4, '0']);
+    },
+  ],
+  [
+    'AlterPartitionReassignments',
+    45,
+    0,
+    {
+      timeoutMs: 1000,
+      topics: [
+        {
+          name: 'r',
+          partitions: [
+            { partitionIndex: 0, replicas: [1, 2] },
+            { partitionIndex: 5, replicas: null },
+          ],
+        },
+      ],
+    },
+    (r) => {
+      assert.equal(r.responses[0].name, 'r');
+      assert.deepEqual(
+        r.responses[0].partitions.map((p: any) => p.partitionIndex),
+        [0, 5],
+      );
+    },
+  ],
   ['ListPartitionReassignments', 46, 0, { timeoutMs: 1000, topics: null }, (r) => assert.deepEqual(r.topics, [])],
   ['DescribeClientQuotas', 48, 1, { components: [], strict: false }, (r) => assert.equal(r.entries, null)],
-  ['AlterClientQuotas', 49, 1, { entries: [{ entity: [{ entityType: 'user', entityName: 'u' }], ops: [] }], validateOnly: false }, (r) => {
-    assert.deepEqual(r.entries[0].entity, [{ entityType: 'user', entityName: 'u' }]);
-  }],
+  [
+    'AlterClientQuotas',
+    49,
+    1,
+    { entries: [{ entity: [{ entityType: 'user', entityName: 'u' }], ops: [] }], validateOnly: false },
+    (r) => {
+      assert.deepEqual(r.entries[0].entity, [{ entityType: 'user', entityName: 'u' }]);
+    },
+  ],
   ['DescribeCluster', 60, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 }, (r) => assert.deepEqual(r.brokers, [])],
   ['ApiVersions', 18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' }, (r) => assert.deepEqual(r.apiKeys, [])],
 ];
@@ -88,7 +197,10 @@ test('an error answer in every API’s shape: top-level and per-item error field
       // Metadata v12 has no top-level error_code (v13's, KIP-1102): the codec gives the absent field its default.
       const codes = errorCodes(apiKey === 3 && version < 13 ? { ...res, errorCode: undefined } : res);
       assert.ok(codes.length > 0, `${name}: some error field`);
-      assert.ok(codes.every((c) => c === 29), `${name}: every error field is 29, got ${codes}`);
+      assert.ok(
+        codes.every((c) => c === 29),
+        `${name}: every error field is 29, got ${codes}`,
+      );
       if ('throttleTimeMs' in res) assert.equal(res.throttleTimeMs, 1234, name);
       names(res);
       assert.equal(sim.faults.get(fault.id)?.applied, 1, name);
@@ -105,7 +217,10 @@ test('an error answer changes nothing and carries the message where the response
   const sim = await startSimulator({ brokers: 1 });
   try {
     sim.faults.add({ apiKey: 19, error: { code: 29, message: 'Authorization failed.' } });
-    const res = await request(port(sim), 19, 7, { topics: [{ name: 'denied', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 });
+    const res = await request(port(sim), 19, 7, {
+      topics: [{ name: 'denied', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+    });
     assert.deepEqual([res.topics[0].errorCode, res.topics[0].errorMessage], [29, 'Authorization failed.']);
     assert.equal(sim.model.getTopic('denied'), undefined, 'the request was never handled');
 
@@ -156,7 +271,9 @@ test('delay holds exactly the matching requests; drop closes the connection befo
     let answered = false;
     socket.on('data', () => (answered = true));
     socket.on('error', () => {});
-    socket.write(frame(19, 7, { topics: [{ name: 'slow', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 }));
+    socket.write(
+      frame(19, 7, { topics: [{ name: 'slow', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 }),
+    );
     await sim.faults.waitApplied(slow.id);
     const md = await request(port(sim), 3, 12, { topics: null, allowAutoTopicCreation: false });
     assert.equal(md.brokers.length, 1, 'other APIs are not delayed');
@@ -165,7 +282,8 @@ test('delay holds exactly the matching requests; drop closes the connection befo
     socket.destroy();
     sim.faults.clear();
 
-    const createBody = (name: string) => frame(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 });
+    const createBody = (name: string) =>
+      frame(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 });
     sim.faults.add({ apiKey: 19, times: 1, drop: 'before' });
     assert.equal(await exchange(port(sim), createBody('dropped-before')), 'closed');
     assert.equal(sim.model.getTopic('dropped-before'), undefined, 'dropped before: never applied');
@@ -174,7 +292,10 @@ test('delay holds exactly the matching requests; drop closes the connection befo
     assert.ok(sim.model.getTopic('dropped-after'), 'dropped after: applied, answer lost');
     // Delay then error.
     sim.faults.add({ apiKey: 19, times: 1, delayMs: 10, error: { code: 41 } });
-    const res = await request(port(sim), 19, 7, { topics: [{ name: 'late', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 });
+    const res = await request(port(sim), 19, 7, {
+      topics: [{ name: 'late', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+    });
     assert.equal(res.topics[0].errorCode, 41);
   } finally {
     await sim.close();
@@ -194,7 +315,12 @@ test('fault specs are validated', () => {
     [{ apiKey: 19, times: 0, error: 29 }, /times must be an integer from 1/],
     [{ apiKey: 19, error: 29, topic: 'a' }, /unknown field\(s\): topic/],
   ];
-  for (const [spec, message] of bad) assert.throws(() => parseFaultSpec(spec), (e: unknown) => e instanceof FaultSpecError && message.test(e.message), JSON.stringify(spec));
+  for (const [spec, message] of bad)
+    assert.throws(
+      () => parseFaultSpec(spec),
+      (e: unknown) => e instanceof FaultSpecError && message.test(e.message),
+      JSON.stringify(spec),
+    );
   assert.deepEqual(parseFaultSpec({ apiKey: 19, error: 29 }), { apiKey: 19, error: { code: 29 } });
 });
 
@@ -203,18 +329,32 @@ test('the control port: POST /faults (API by name or key), GET, DELETE one and a
   const control = await startControlServer(sim);
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${control.url}${path}`, { method, ...(body !== undefined && { body: JSON.stringify(body) }) });
-    return { status: res.status, body: (await res.json()) };
+    return { status: res.status, body: await res.json() };
   };
   try {
     const added = await call('POST', '/faults', { apiKey: 'createtopics', times: 1, error: { code: 73, message: 'no' } });
     assert.equal(added.status, 201);
-    assert.deepEqual(added.body, { apiKey: 19, times: 1, error: { code: 73, message: 'no' }, id: added.body.id, matched: 0, applied: 0, remaining: 1 });
-    const res = await request(port(sim), 19, 7, { topics: [{ name: 'a', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000 });
+    assert.deepEqual(added.body, {
+      apiKey: 19,
+      times: 1,
+      error: { code: 73, message: 'no' },
+      id: added.body.id,
+      matched: 0,
+      applied: 0,
+      remaining: 1,
+    });
+    const res = await request(port(sim), 19, 7, {
+      topics: [{ name: 'a', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+    });
     assert.equal(res.topics[0].errorCode, 73);
     assert.equal((await call('GET', `/faults/${added.body.id}`)).body.applied, 1);
 
     const second = await call('POST', '/faults', { apiKey: 3, delayMs: 5 });
-    assert.deepEqual((await call('GET', '/faults')).body.faults.map((f: any) => f.id), [added.body.id, second.body.id]);
+    assert.deepEqual(
+      (await call('GET', '/faults')).body.faults.map((f: any) => f.id),
+      [added.body.id, second.body.id],
+    );
     assert.deepEqual((await call('DELETE', `/faults/${second.body.id}`)).body.id, second.body.id);
     assert.equal((await call('DELETE', `/faults/${second.body.id}`)).status, 404);
     assert.deepEqual((await call('DELETE', '/faults')).body, { removed: 1 });

@@ -34,7 +34,13 @@ const any = (entityType: string) => ({ entityType, matchType: 2, match: null });
 /** Entries as sorted strings, e.g. "client-id=<default>|controller_mutation_rate=2". */
 const flat = (res: any): string[] =>
   res.entries
-    .map((e: any) => `${e.entity.map((c: any) => `${c.entityType}=${c.entityName ?? '<default>'}`).join(',')}|${e.values.map((v: any) => `${v.key}=${v.value}`).sort().join(',')}`)
+    .map(
+      (e: any) =>
+        `${e.entity.map((c: any) => `${c.entityType}=${c.entityName ?? '<default>'}`).join(',')}|${e.values
+          .map((v: any) => `${v.key}=${v.value}`)
+          .sort()
+          .join(',')}`,
+    )
     .sort();
 
 async function clearAll(): Promise<void> {
@@ -60,7 +66,10 @@ test('set, describe with every match type and strict, then remove key by key', a
     { entity: [user(null)], ops: [set('controller_mutation_rate', 5.5)] },
   ]);
   assert.equal(res.throttleTimeMs, 0);
-  assert.deepEqual(res.entries.map((e: any) => e.errorCode), [0, 0, 0, 0]);
+  assert.deepEqual(
+    res.entries.map((e: any) => e.errorCode),
+    [0, 0, 0, 0],
+  );
   assert.deepEqual(res.entries[2].entity, [client('etl'), user('alice')], 'Kafka lists client-id before user');
 
   const all = await describe([]);
@@ -87,7 +96,9 @@ test('set, describe with every match type and strict, then remove key by key', a
     'user=<default>|controller_mutation_rate=5.5',
     'user=alice|consumer_byte_rate=2048,producer_byte_rate=1024',
   ]);
-  assert.deepEqual(flat(await describe([exact('user', 'alice'), any('client-id')], true)), ['client-id=etl,user=alice|request_percentage=50']);
+  assert.deepEqual(flat(await describe([exact('user', 'alice'), any('client-id')], true)), [
+    'client-id=etl,user=alice|request_percentage=50',
+  ]);
   assert.deepEqual(flat(await describe([exact('user', 'bob')])), []);
   assert.deepEqual(flat(await describe([any('ip')])), [], 'no ip quotas configured');
 
@@ -95,7 +106,11 @@ test('set, describe with every match type and strict, then remove key by key', a
     { entity: [user('alice')], ops: [remove('producer_byte_rate'), remove('request_percentage')] },
     { entity: [client(null)], ops: [remove('controller_mutation_rate')] },
   ]);
-  assert.deepEqual(removed.entries.map((e: any) => e.errorCode), [0, 0], 'removing an unset key is fine');
+  assert.deepEqual(
+    removed.entries.map((e: any) => e.errorCode),
+    [0, 0],
+    'removing an unset key is fine',
+  );
   assert.deepEqual(flat(await describe([])), [
     'client-id=etl,user=alice|request_percentage=50',
     'user=<default>|controller_mutation_rate=5.5',
@@ -118,7 +133,7 @@ test('validateOnly validates and changes nothing', async () => {
   assert.deepEqual((await describe([])).entries, []);
 });
 
-test('AlterClientQuotas errors: INVALID_REQUEST (42) with Kafka\'s messages, per entity', async () => {
+test("AlterClientQuotas errors: INVALID_REQUEST (42) with Kafka's messages, per entity", async () => {
   const res = await alter([
     { entity: [{ entityType: 'group', entityName: 'g' }], ops: [set('controller_mutation_rate', 1)] },
     { entity: [], ops: [set('controller_mutation_rate', 1)] },
@@ -147,7 +162,11 @@ test('AlterClientQuotas errors: INVALID_REQUEST (42) with Kafka\'s messages, per
     ],
   );
   assert.deepEqual(res.entries[7].entity, [client('d'), user('u')]);
-  assert.deepEqual(flat(await describe([])), ['client-id=good|request_percentage=10'], 'only the valid entity applied; a bad op voids its whole entity');
+  assert.deepEqual(
+    flat(await describe([])),
+    ['client-id=good|request_percentage=10'],
+    'only the valid entity applied; a bad op voids its whole entity',
+  );
 });
 
 const ip = (name: string | null) => ({ entityType: 'ip', entityName: name });
@@ -199,7 +218,9 @@ test('the same entity twice: one result "Ignoring duplicate entity", the first c
     { entity: [client('twice')], ops: [set('request_percentage', 1)] },
     { entity: [client('twice')], ops: [set('request_percentage', 2)] },
   ]);
-  assert.deepEqual(res.entries, [{ errorCode: 42, errorMessage: 'Ignoring duplicate entity ClientQuotaEntity(entries={client-id=twice})', entity: [client('twice')] }]);
+  assert.deepEqual(res.entries, [
+    { errorCode: 42, errorMessage: 'Ignoring duplicate entity ClientQuotaEntity(entries={client-id=twice})', entity: [client('twice')] },
+  ]);
   assert.deepEqual(flat(await describe([])), ['client-id=twice|request_percentage=1']);
 });
 
@@ -212,7 +233,11 @@ test('DescribeClientQuotas errors fail the request with entries null', async () 
     [[{ entityType: 'user', matchType: 1, match: 'x' }], 42, 'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.'],
     [[{ entityType: 'user', matchType: 2, match: 'x' }], 42, 'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.'],
     [[{ entityType: 'user', matchType: 7, match: null }], 42, 'Unknown match type 7'],
-    [[any('ip'), any('user')], 42, 'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.'],
+    [
+      [any('ip'), any('user')],
+      42,
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+    ],
   ];
   for (const [components, code, message] of cases) {
     const res = await describe(components);
@@ -229,19 +254,38 @@ test('@platformatic/kafka Admin: alterClientQuotas / describeClientQuotas round 
         { entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] },
       ],
     });
-    assert.deepEqual(altered.map((e) => e.errorCode), [0, 0]);
-    const defaults = await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.DEFAULT }], strict: true });
-    assert.deepEqual(defaults, [{ entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: 'controller_mutation_rate', value: 2 }] }]);
-    const alice = await admin.describeClientQuotas({ components: [{ entityType: 'user', matchType: ClientQuotaMatchTypes.EXACT, match: 'alice' }] });
-    assert.deepEqual(alice, [{ entity: [{ entityType: 'user', entityName: 'alice' }], values: [{ key: 'producer_byte_rate', value: 1048576 }] }]);
+    assert.deepEqual(
+      altered.map((e) => e.errorCode),
+      [0, 0],
+    );
+    const defaults = await admin.describeClientQuotas({
+      components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.DEFAULT }],
+      strict: true,
+    });
+    assert.deepEqual(defaults, [
+      { entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: 'controller_mutation_rate', value: 2 }] },
+    ]);
+    const alice = await admin.describeClientQuotas({
+      components: [{ entityType: 'user', matchType: ClientQuotaMatchTypes.EXACT, match: 'alice' }],
+    });
+    assert.deepEqual(alice, [
+      { entity: [{ entityType: 'user', entityName: 'alice' }], values: [{ key: 'producer_byte_rate', value: 1048576 }] },
+    ]);
 
     await admin.alterClientQuotas({
       entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', remove: true }] }],
     });
-    assert.deepEqual(await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.ANY }] }), []);
+    assert.deepEqual(
+      await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.ANY }] }),
+      [],
+    );
 
     await assert.rejects(
-      admin.alterClientQuotas({ entries: [{ entities: [{ entityType: 'client-id', entityName: 'x' }], ops: [{ key: 'controller_mutation_rate', value: 0, remove: false }] }] }),
+      admin.alterClientQuotas({
+        entries: [
+          { entities: [{ entityType: 'client-id', entityName: 'x' }], ops: [{ key: 'controller_mutation_rate', value: 0, remove: false }] },
+        ],
+      }),
       (e: any) => e.findBy?.('apiCode', 42)?.serverErrorMessage === 'Quota controller_mutation_rate must be greater than 0',
     );
   } finally {

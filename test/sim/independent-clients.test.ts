@@ -47,13 +47,17 @@ test('kcat produces and consumes through Produce, ListOffsets and Fetch', { skip
   const bootstrap = sim.bootstrapServers.join(',');
   const producer = execFile(KCAT, ['-b', bootstrap, '-P', '-t', 'kc', '-p', '0', '-K', ':'], { timeout: 20_000 });
   producer.stdin!.end('a:one\nb:two\nc:three\n');
-  await new Promise<void>((resolve, reject) => producer.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -P exited ${code}`)))));
+  await new Promise<void>((resolve, reject) =>
+    producer.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -P exited ${code}`)))),
+  );
   assert.equal(sim.model.listOffset('kc', 0, -1).offset, 3);
-  const { stdout } = await run(KCAT, ['-b', bootstrap, '-C', '-t', 'kc', '-p', '0', '-o', 'beginning', '-e', '-f', '%k=%s@%o\n'], { timeout: 20_000 });
+  const { stdout } = await run(KCAT, ['-b', bootstrap, '-C', '-t', 'kc', '-p', '0', '-o', 'beginning', '-e', '-f', '%k=%s@%o\n'], {
+    timeout: 20_000,
+  });
   assert.deepEqual(stdout.trim().split('\n'), ['a=one@0', 'b=two@1', 'c=three@2']);
 });
 
-test('kafka-python\'s admin client creates, describes and deletes topics', { skip: pySkip }, async () => {
+test("kafka-python's admin client creates, describes and deletes topics", { skip: pySkip }, async () => {
   const script = `
 import json, sys
 from kafka.admin import KafkaAdminClient, NewTopic, NewPartitions, ConfigResource, ConfigResourceType

@@ -19,7 +19,9 @@ let sim: Simulator;
 before(async () => {
   sim = await startSimulator({ brokers: 3 });
   const res = await request(port(), 19, 7, {
-    topics: [{ name: 'known', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [0] }], configs: [] }],
+    topics: [
+      { name: 'known', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [0] }], configs: [] },
+    ],
     timeoutMs: 5000,
     validateOnly: false,
   });
@@ -32,21 +34,62 @@ after(async () => {
 const port = (id = 0): number => sim.endpoints().find((e) => e.id === id)!.port;
 
 test('Metadata v8-v10 answers the authorized operations asked for: 3576 per topic (known or not), 8096 for the cluster', async () => {
-  const topics = [{ name: 'known', topicId: ZERO_ID }, { name: 'missing', topicId: ZERO_ID }];
+  const topics = [
+    { name: 'known', topicId: ZERO_ID },
+    { name: 'missing', topicId: ZERO_ID },
+  ];
   for (const version of [8, 10]) {
-    const asked = await request(port(), 3, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: true, includeTopicAuthorizedOperations: true });
-    assert.deepEqual(asked.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]), [['known', 0, TOPIC_OPS], ['missing', 3, TOPIC_OPS]], `v${version}`);
+    const asked = await request(port(), 3, version, {
+      topics,
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: true,
+      includeTopicAuthorizedOperations: true,
+    });
+    assert.deepEqual(
+      asked.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]),
+      [
+        ['known', 0, TOPIC_OPS],
+        ['missing', 3, TOPIC_OPS],
+      ],
+      `v${version}`,
+    );
     assert.equal(asked.clusterAuthorizedOperations, CLUSTER_OPS, `v${version}`);
-    const not = await request(port(), 3, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-    assert.deepEqual(not.topics.map((t: any) => t.topicAuthorizedOperations), [OMITTED, OMITTED], `v${version}: not asked`);
+    const not = await request(port(), 3, version, {
+      topics,
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      not.topics.map((t: any) => t.topicAuthorizedOperations),
+      [OMITTED, OMITTED],
+      `v${version}: not asked`,
+    );
     assert.equal(not.clusterAuthorizedOperations, OMITTED);
   }
   // v11+ has no cluster field (KIP-700); topics still answer, by name and by id.
   const md = await request(port(), 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
   const id = md.topics.find((t: any) => t.name === 'known').topicId;
-  assert.deepEqual(md.topics.map((t: any) => t.topicAuthorizedOperations), [TOPIC_OPS]);
-  const byId = await request(port(), 3, 12, { topics: [{ name: null, topicId: id }, { name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: true });
-  assert.deepEqual(byId.topics.map((t: any) => [t.errorCode, t.topicAuthorizedOperations]), [[0, TOPIC_OPS], [100, OMITTED]], 'an unknown id keeps the default');
+  assert.deepEqual(
+    md.topics.map((t: any) => t.topicAuthorizedOperations),
+    [TOPIC_OPS],
+  );
+  const byId = await request(port(), 3, 12, {
+    topics: [
+      { name: null, topicId: id },
+      { name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' },
+    ],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: true,
+  });
+  assert.deepEqual(
+    byId.topics.map((t: any) => [t.errorCode, t.topicAuthorizedOperations]),
+    [
+      [0, TOPIC_OPS],
+      [100, OMITTED],
+    ],
+    'an unknown id keeps the default',
+  );
 });
 
 test('DescribeCluster answers 8096 when include_cluster_authorized_operations asks; DescribeTopicPartitions always 3576', async () => {
@@ -57,10 +100,16 @@ test('DescribeCluster answers 8096 when include_cluster_authorized_operations as
     assert.equal(not.clusterAuthorizedOperations, OMITTED, `v${version}: not asked`);
   }
   const dtp = await request(port(), 75, 0, { topics: [{ name: 'known' }, { name: 'missing' }], responsePartitionLimit: 100, cursor: null });
-  assert.deepEqual(dtp.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]), [['known', 0, TOPIC_OPS], ['missing', 3, TOPIC_OPS]]);
+  assert.deepEqual(
+    dtp.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]),
+    [
+      ['known', 0, TOPIC_OPS],
+      ['missing', 3, TOPIC_OPS],
+    ],
+  );
 });
 
-test('SaslHandshake on a listener without SASL → ILLEGAL_SASL_STATE (34), no mechanisms; SaslAuthenticate → 34 with Kafka\'s message', async () => {
+test("SaslHandshake on a listener without SASL → ILLEGAL_SASL_STATE (34), no mechanisms; SaslAuthenticate → 34 with Kafka's message", async () => {
   for (const mechanism of ['PLAIN', 'SCRAM-SHA-256', 'GSSAPI']) {
     const res = await request(port(), 17, 1, { mechanism });
     assert.deepEqual([res.errorCode, res.mechanisms], [34, []], mechanism);
@@ -71,20 +120,42 @@ test('SaslHandshake on a listener without SASL → ILLEGAL_SASL_STATE (34), no m
 
 test('IncrementalAlterConfigs / AlterConfigs: a resource named twice → INVALID_REQUEST for each occurrence, none applied', async () => {
   const retention = async () => {
-    const res = await request(port(), 32, 4, { resources: [{ resourceType: 2, resourceName: 'known', configurationKeys: ['retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
+    const res = await request(port(), 32, 4, {
+      resources: [{ resourceType: 2, resourceName: 'known', configurationKeys: ['retention.ms'] }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
     return res.results[0].configs[0].value;
   };
-  const set = (value: string) => ({ resourceType: 2, resourceName: 'known', configs: [{ name: 'retention.ms', configOperation: 0, value }] });
-  const other = { resourceType: 4, resourceName: '0', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1000' }] };
+  const set = (value: string) => ({
+    resourceType: 2,
+    resourceName: 'known',
+    configs: [{ name: 'retention.ms', configOperation: 0, value }],
+  });
+  const other = {
+    resourceType: 4,
+    resourceName: '0',
+    configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1000' }],
+  };
   const res = await request(port(), 44, 1, { resources: [set('1000'), other, set('2000')], validateOnly: false });
   assert.deepEqual(
     res.responses.map((r: any) => [r.resourceType, r.resourceName, r.errorCode, r.errorMessage]),
-    [[2, 'known', 42, 'Each resource must appear at most once.'], [4, '0', 0, null], [2, 'known', 42, 'Each resource must appear at most once.']],
+    [
+      [2, 'known', 42, 'Each resource must appear at most once.'],
+      [4, '0', 0, null],
+      [2, 'known', 42, 'Each resource must appear at most once.'],
+    ],
   );
   assert.equal(await retention(), '604800000');
   const legacy = { resourceType: 2, resourceName: 'known', configs: [{ name: 'retention.ms', value: '3000' }] };
   const old = await request(port(), 33, 2, { resources: [legacy, legacy], validateOnly: false });
-  assert.deepEqual(old.responses.map((r: any) => [r.errorCode, r.errorMessage]), [[42, 'Each resource must appear at most once.'], [42, 'Each resource must appear at most once.']]);
+  assert.deepEqual(
+    old.responses.map((r: any) => [r.errorCode, r.errorMessage]),
+    [
+      [42, 'Each resource must appear at most once.'],
+      [42, 'Each resource must appear at most once.'],
+    ],
+  );
   assert.equal(await retention(), '604800000');
 });
 
@@ -111,9 +182,27 @@ function answeredBeforeClose(frames: Buffer[]): Promise<number[]> {
 
 test('Produce with acks=0: a failure closes the connection (no response is possible); a success keeps it open', async () => {
   const produce = (topic: string, id: number) =>
-    frame(0, 9, { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch(['v']) }] }] }, id);
+    frame(
+      0,
+      9,
+      {
+        transactionalId: null,
+        acks: 0,
+        timeoutMs: 1000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch(['v']) }] }],
+      },
+      id,
+    );
   const apiVersions = (id: number) => frame(18, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' }, id);
-  assert.deepEqual(await answeredBeforeClose([produce('known', 1), apiVersions(2)]), [2], 'no answer to acks=0; the next request is answered');
+  assert.deepEqual(
+    await answeredBeforeClose([produce('known', 1), apiVersions(2)]),
+    [2],
+    'no answer to acks=0; the next request is answered',
+  );
   assert.equal(sim.model.logOffsets('known', 0).logEndOffset, 1);
-  assert.deepEqual(await answeredBeforeClose([produce('missing', 1), apiVersions(2)]), [], 'UNKNOWN_TOPIC_OR_PARTITION: closed, nothing after it answered');
+  assert.deepEqual(
+    await answeredBeforeClose([produce('missing', 1), apiVersions(2)]),
+    [],
+    'UNKNOWN_TOPIC_OR_PARTITION: closed, nothing after it answered',
+  );
 });

@@ -17,10 +17,18 @@ after(async () => {
 });
 
 const port = (id = 0): number => sim.endpoints().find((e) => e.id === id)!.port;
-const newTopic = (name: string, numPartitions = 1, replicationFactor = 1) => ({ name, numPartitions, replicationFactor, assignments: [], configs: [] });
+const newTopic = (name: string, numPartitions = 1, replicationFactor = 1) => ({
+  name,
+  numPartitions,
+  replicationFactor,
+  assignments: [],
+  configs: [],
+});
 const createV7 = (topics: unknown[], validateOnly = false) => request(port(), 19, 7, { topics, timeoutMs: 5000, validateOnly });
 const topicNames = async (): Promise<string[]> =>
-  (await request(port(), 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).topics.map((t: any) => t.name).sort();
+  (await request(port(), 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).topics
+    .map((t: any) => t.name)
+    .sort();
 
 test('CreateTopics validateOnly answers a random topic id and the full resolved config list, and creates nothing', async () => {
   const a = await createV7([{ ...newTopic('dry', 2), configs: [{ name: 'retention.ms', value: '1000' }] }], true);
@@ -36,7 +44,10 @@ test('CreateTopics validateOnly answers a random topic id and the full resolved 
     'the same config names as a real creation',
   );
   assert.ok(ta.configs.length > 20);
-  assert.deepEqual(ta.configs.find((c: any) => c.name === 'retention.ms'), { name: 'retention.ms', value: '1000', readOnly: false, configSource: 1, isSensitive: false });
+  assert.deepEqual(
+    ta.configs.find((c: any) => c.name === 'retention.ms'),
+    { name: 'retention.ms', value: '1000', readOnly: false, configSource: 1, isSensitive: false },
+  );
   assert.deepEqual(await topicNames(), ['wet']);
 });
 
@@ -93,19 +104,32 @@ test('CreatePartitions: a topic named twice is answered once, first, with INVALI
     timeoutMs: 5000,
     validateOnly: false,
   });
-  assert.deepEqual(res.results.map((r: any) => [r.name, r.errorCode, r.errorMessage]), [
-    ['grow-x', 42, 'Duplicate topic name.'],
-    ['grow-y', 0, null],
-  ]);
+  assert.deepEqual(
+    res.results.map((r: any) => [r.name, r.errorCode, r.errorMessage]),
+    [
+      ['grow-x', 42, 'Duplicate topic name.'],
+      ['grow-y', 0, null],
+    ],
+  );
   const md = await request(port(), 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   const count = (name: string) => md.topics.find((t: any) => t.name === name).partitions.length;
   assert.deepEqual([count('grow-x'), count('grow-y')], [1, 2]);
 });
 
-const incremental = (broker: number, resourceType: number, resourceName: string, configs: { name: string; configOperation: number; value: string | null }[]) =>
-  request(port(broker), 44, 1, { resources: [{ resourceType, resourceName, configs }], validateOnly: false });
+const incremental = (
+  broker: number,
+  resourceType: number,
+  resourceName: string,
+  configs: { name: string; configOperation: number; value: string | null }[],
+) => request(port(broker), 44, 1, { resources: [{ resourceType, resourceName, configs }], validateOnly: false });
 const describeBroker = async (broker: number, keys: string[] | null = null) =>
-  (await request(port(broker), 32, 4, { resources: [{ resourceType: 4, resourceName: String(broker), configurationKeys: keys }], includeSynonyms: false, includeDocumentation: false })).results[0];
+  (
+    await request(port(broker), 32, 4, {
+      resources: [{ resourceType: 4, resourceName: String(broker), configurationKeys: keys }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    })
+  ).results[0];
 
 test('IncrementalAlterConfigs: a BROKER resource sent to another broker → INVALID_REQUEST; APPEND/SUBTRACT on a non-list → 40; `*` mixed with entries is refused', async () => {
   const rate = [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1000' }];
@@ -117,7 +141,10 @@ test('IncrementalAlterConfigs: a BROKER resource sent to another broker → INVA
   await incremental(2, 4, '', unset);
   await incremental(1, 4, '1', unset);
 
-  for (const [op, verb] of [[2, 'APPEND'], [3, 'SUBTRACT']] as const) {
+  for (const [op, verb] of [
+    [2, 'APPEND'],
+    [3, 'SUBTRACT'],
+  ] as const) {
     const b = (await incremental(0, 4, '0', [{ name: 'log.cleaner.threads', configOperation: op, value: '2' }])).responses[0];
     assert.deepEqual([b.errorCode, b.errorMessage], [40, `Can't ${verb} to key log.cleaner.threads because its type is not LIST.`]);
   }
@@ -125,13 +152,19 @@ test('IncrementalAlterConfigs: a BROKER resource sent to another broker → INVA
   const t = (await incremental(0, 2, 'throttled', [{ name: 'retention.ms', configOperation: 2, value: '5' }])).responses[0];
   assert.deepEqual([t.errorCode, t.errorMessage], [40, "Can't APPEND to key retention.ms because its type is not LIST."]);
 
-  const mixed = (await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: '*,0:1' }])).responses[0];
-  assert.deepEqual([mixed.errorCode, mixed.errorMessage], [
-    40,
-    "Invalid value [*, 0:1] for configuration follower.replication.throttled.replicas: follower.replication.throttled.replicas must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
-  ]);
+  const mixed = (
+    await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: '*,0:1' }])
+  ).responses[0];
+  assert.deepEqual(
+    [mixed.errorCode, mixed.errorMessage],
+    [
+      40,
+      "Invalid value [*, 0:1] for configuration follower.replication.throttled.replicas: follower.replication.throttled.replicas must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
+    ],
+  );
   for (const ok of ['*', ' * ', '0:1,1:2', '']) {
-    const r = (await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: ok }])).responses[0];
+    const r = (await incremental(0, 2, 'throttled', [{ name: 'follower.replication.throttled.replicas', configOperation: 0, value: ok }]))
+      .responses[0];
     assert.equal(r.errorCode, 0, `${JSON.stringify(ok)}: ${r.errorMessage}`);
   }
 });
@@ -140,7 +173,11 @@ test('broker DescribeConfigs: throttle rates absent until set; the configs opera
   const names = (r: any): string[] => r.configs.map((c: any) => c.name);
   const before = await describeBroker(2);
   assert.equal(before.errorCode, 0);
-  for (const n of ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second']) {
+  for (const n of [
+    'leader.replication.throttled.rate',
+    'follower.replication.throttled.rate',
+    'replica.alter.log.dirs.io.max.bytes.per.second',
+  ]) {
     assert.ok(!names(before).includes(n), `${n} must be absent until set`);
   }
   const value = (r: any, n: string) => r.configs.find((c: any) => c.name === n)?.value;
@@ -150,23 +187,40 @@ test('broker DescribeConfigs: throttle rates absent until set; the configs opera
   assert.equal(value(before, 'min.insync.replicas'), '1');
   assert.equal(value(before, 'auto.create.topics.enable'), 'false', 'auto-creation is off by default, and the brokers say so');
   for (const n of ['quota.window.num', 'controller.quota.window.num', 'replication.quota.window.num']) assert.equal(value(before, n), '11');
-  for (const n of ['quota.window.size.seconds', 'controller.quota.window.size.seconds', 'replication.quota.window.size.seconds']) assert.equal(value(before, n), '1');
+  for (const n of ['quota.window.size.seconds', 'controller.quota.window.size.seconds', 'replication.quota.window.size.seconds'])
+    assert.equal(value(before, n), '1');
 
-  assert.equal((await incremental(2, 4, '2', [{ name: 'follower.replication.throttled.rate', configOperation: 0, value: '4096' }])).responses[0].errorCode, 0);
+  assert.equal(
+    (await incremental(2, 4, '2', [{ name: 'follower.replication.throttled.rate', configOperation: 0, value: '4096' }])).responses[0]
+      .errorCode,
+    0,
+  );
   const after = await describeBroker(2, ['follower.replication.throttled.rate', 'leader.replication.throttled.rate']);
-  assert.deepEqual(after.configs.map((c: any) => [c.name, c.value, c.configSource]), [['follower.replication.throttled.rate', '4096', 2]]);
+  assert.deepEqual(
+    after.configs.map((c: any) => [c.name, c.value, c.configSource]),
+    [['follower.replication.throttled.rate', '4096', 2]],
+  );
   await incremental(2, 4, '2', [{ name: 'follower.replication.throttled.rate', configOperation: 1, value: null }]);
   assert.deepEqual((await describeBroker(2, ['follower.replication.throttled.rate'])).configs, []);
 });
 
 test('Metadata never auto-creates a topic by default (auto.create.topics.enable=false), whatever the client asks', async () => {
-  const md = await request(port(), 3, 12, { topics: [{ name: 'auto-please', topicId: ZERO_ID }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+  const md = await request(port(), 3, 12, {
+    topics: [{ name: 'auto-please', topicId: ZERO_ID }],
+    allowAutoTopicCreation: true,
+    includeTopicAuthorizedOperations: false,
+  });
   assert.equal(md.topics[0].errorCode, 3);
   assert.ok(!(await topicNames()).includes('auto-please'));
 });
 
 test('ApiVersions v3+: an empty or malformed client software name or version → INVALID_REQUEST; features reported at v3+', async () => {
-  for (const [name, version] of [['', '1.0'], ['kag', ''], ['@platformatic/kafka', '1.0'], ['kag', '1.0-']]) {
+  for (const [name, version] of [
+    ['', '1.0'],
+    ['kag', ''],
+    ['@platformatic/kafka', '1.0'],
+    ['kag', '1.0-'],
+  ]) {
     const res = await request(port(), 18, 3, { clientSoftwareName: name, clientSoftwareVersion: version });
     assert.deepEqual([res.errorCode, res.apiKeys], [42, []], `${JSON.stringify(name)} ${JSON.stringify(version)}`);
   }
@@ -183,14 +237,34 @@ test('ApiVersions v3+: an empty or malformed client software name or version →
 test('Produce with acks other than -1, 0 and 1 → INVALID_REQUIRED_ACKS for every partition, nothing appended', async () => {
   await createV7([newTopic('acks', 2)]);
   const leader = async (p: number) =>
-    (await request(port(), 3, 12, { topics: [{ name: 'acks', topicId: ZERO_ID }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).topics[0].partitions[p].leaderId;
+    (
+      await request(port(), 3, 12, {
+        topics: [{ name: 'acks', topicId: ZERO_ID }],
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      })
+    ).topics[0].partitions[p].leaderId;
   const res = await request(port(await leader(0)), 0, 9, {
     transactionalId: null,
     acks: 2,
     timeoutMs: 1000,
-    topicData: [{ name: 'acks', partitionData: [{ index: 0, records: null }, { index: 1, records: null }] }],
+    topicData: [
+      {
+        name: 'acks',
+        partitionData: [
+          { index: 0, records: null },
+          { index: 1, records: null },
+        ],
+      },
+    ],
   });
-  assert.deepEqual(res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode]), [[0, 21], [1, 21]]);
+  assert.deepEqual(
+    res.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode]),
+    [
+      [0, 21],
+      [1, 21],
+    ],
+  );
   assert.equal(sim.model.logOffsets('acks', 0).logEndOffset, 0);
 });
 
@@ -198,7 +272,10 @@ test('DescribeCluster v1: endpoint type 2 → MISMATCHED_ENDPOINT_TYPE (114); an
   const ask = (version: number, endpointType?: number) =>
     request(port(), 60, version, { includeClusterAuthorizedOperations: false, ...(endpointType !== undefined && { endpointType }) });
   const ctl = await ask(1, 2);
-  assert.deepEqual([ctl.errorCode, ctl.errorMessage, ctl.brokers], [114, 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER', []]);
+  assert.deepEqual(
+    [ctl.errorCode, ctl.errorMessage, ctl.brokers],
+    [114, 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER', []],
+  );
   const odd = await ask(1, 7);
   assert.deepEqual([odd.errorCode, odd.errorMessage], [115, 'Unsupported endpoint type 7']);
   const ok = await ask(1, 1);
@@ -234,7 +311,11 @@ test('DescribeTopicPartitions (75): topics by name, unknown ones with 3, paged b
   });
   // Sorted by name, each topic once; an unknown one answers 3.
   assert.deepEqual(brief(await ask(['dtp-b', 'nope', 'dtp-a', 'dtp-b'], 100)), {
-    topics: [['dtp-a', 0, [0, 1]], ['dtp-b', 0, [0, 1, 2]], ['nope', 3, []]],
+    topics: [
+      ['dtp-a', 0, [0, 1]],
+      ['dtp-b', 0, [0, 1, 2]],
+      ['nope', 3, []],
+    ],
     next: null,
   });
   // Pages of 2 partitions, following the cursor.
@@ -245,13 +326,23 @@ test('DescribeTopicPartitions (75): topics by name, unknown ones with 3, paged b
   const p3 = await ask(['dtp-a', 'dtp-b'], 2, p2.nextCursor);
   assert.deepEqual(brief(p3), { topics: [['dtp-b', 0, [2]]], next: null });
   // The partition fields match Metadata's.
-  const md = await request(port(), 3, 12, { topics: [{ name: 'dtp-b', topicId: ZERO_ID }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const md = await request(port(), 3, 12, {
+    topics: [{ name: 'dtp-b', topicId: ZERO_ID }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   const all = (await ask(['dtp-b'], 0)).topics[0]; // a limit below 1 counts as 1
   assert.equal(all.partitions.length, 1);
   assert.equal(all.topicId, md.topics[0].topicId);
   const mp = md.topics[0].partitions[0];
   assert.deepEqual(
-    [all.partitions[0].leaderId, all.partitions[0].leaderEpoch, all.partitions[0].replicaNodes, all.partitions[0].isrNodes, all.partitions[0].eligibleLeaderReplicas],
+    [
+      all.partitions[0].leaderId,
+      all.partitions[0].leaderEpoch,
+      all.partitions[0].replicaNodes,
+      all.partitions[0].isrNodes,
+      all.partitions[0].eligibleLeaderReplicas,
+    ],
     [mp.leaderId, mp.leaderEpoch, mp.replicaNodes, mp.isrNodes, []],
   );
   // topics [] = every topic.

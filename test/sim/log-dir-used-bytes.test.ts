@@ -44,15 +44,37 @@ const target = fc.oneof(
 const throttleList = fc.oneof(
   fc.constant(null),
   fc.constant('*'),
-  fc.uniqueArray(fc.tuple(fc.nat(5), fc.nat(BROKERS - 1)).map(([p, b]) => `${p}:${b}`), { minLength: 1, maxLength: 6 }).map((l) => l.join(',')),
+  fc
+    .uniqueArray(
+      fc.tuple(fc.nat(5), fc.nat(BROKERS - 1)).map(([p, b]) => `${p}:${b}`),
+      { minLength: 1, maxLength: 6 },
+    )
+    .map((l) => l.join(',')),
 );
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('create' as const), topic: fc.nat(TOPICS.length - 1), partitions: fc.integer({ min: 1, max: 6 }), rf: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('grow' as const), topic: fc.nat(TOPICS.length - 1), more: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      topic: fc.nat(TOPICS.length - 1),
+      partitions: fc.integer({ min: 1, max: 6 }),
+      rf: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('grow' as const), topic: fc.nat(TOPICS.length - 1), more: fc.integer({ min: 1, max: 3 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), topic: fc.nat(TOPICS.length - 1) }) },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('produce' as const), topic: fc.nat(TOPICS.length - 1), partition: fc.nat(8), records: fc.integer({ min: 1, max: 4 }), size: fc.integer({ min: 0, max: 300 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('produce' as const),
+      topic: fc.nat(TOPICS.length - 1),
+      partition: fc.nat(8),
+      records: fc.integer({ min: 1, max: 4 }),
+      size: fc.integer({ min: 0, max: 300 }),
+    }),
   },
   {
     weight: 2,
@@ -70,10 +92,22 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       entries: fc.array(fc.record({ topic: fc.nat(TOPICS.length - 1), partition: fc.nat(8), target }), { minLength: 1, maxLength: 8 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('moveAll' as const), topic: fc.nat(TOPICS.length - 1), shift: fc.integer({ min: 1, max: BROKERS - 1 }) }) },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('topicThrottle' as const), topic: fc.nat(TOPICS.length - 1), side: fc.constantFrom('leader' as const, 'follower' as const), value: throttleList }),
+    arbitrary: fc.record({
+      kind: fc.constant('moveAll' as const),
+      topic: fc.nat(TOPICS.length - 1),
+      shift: fc.integer({ min: 1, max: BROKERS - 1 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('topicThrottle' as const),
+      topic: fc.nat(TOPICS.length - 1),
+      side: fc.constantFrom('leader' as const, 'follower' as const),
+      value: throttleList,
+    }),
   },
   {
     weight: 2,
@@ -82,7 +116,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       broker: fc.nat(BROKERS - 1),
       side: fc.constantFrom('leader' as const, 'follower' as const),
       // Whole-MiB rates (whole bytes per ms: every accumulator an integer) and odd ones.
-      rate: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 8 }).map((n) => n * MiB), fc.integer({ min: 1, max: 50 * MiB }), fc.constant(1_000_000)),
+      rate: fc.oneof(
+        fc.constant(null),
+        fc.integer({ min: 1, max: 8 }).map((n) => n * MiB),
+        fc.integer({ min: 1, max: 50 * MiB }),
+        fc.constant(1_000_000),
+      ),
     }),
   },
   {
@@ -121,25 +160,43 @@ function step(m: ClusterModel, clock: ManualClock, op: Op): void {
         m.deleteTopic(name(op.topic));
         break;
       case 'produce':
-        m.append(name(op.topic), partitionOf(op.topic, op.partition), buildBatch(Array.from({ length: op.records }, (_, i) => 'x'.repeat(op.size + i))), { acks: 1 });
+        m.append(
+          name(op.topic),
+          partitionOf(op.topic, op.partition),
+          buildBatch(Array.from({ length: op.records }, (_, i) => 'x'.repeat(op.size + i))),
+          { acks: 1 },
+        );
         break;
       case 'seed':
         m.seedBytes(name(op.topic), partitionOf(op.topic, op.partition), op.bytes);
         break;
       case 'alter':
-        m.alterPartitionReassignments(op.entries.map((e) => ({ topic: name(e.topic), partition: partitionOf(e.topic, e.partition), replicas: e.target })));
+        m.alterPartitionReassignments(
+          op.entries.map((e) => ({ topic: name(e.topic), partition: partitionOf(e.topic, e.partition), replicas: e.target })),
+        );
         break;
       case 'moveAll': {
         // Every partition of the topic to the next brokers: many copies share each rate class.
         const view = m.topicView({ name: name(op.topic) });
-        if (view) m.alterPartitionReassignments(view.partitions.map((p) => ({ topic: name(op.topic), partition: p.partition, replicas: p.replicas.map((r) => (r + op.shift) % BROKERS) })));
+        if (view)
+          m.alterPartitionReassignments(
+            view.partitions.map((p) => ({
+              topic: name(op.topic),
+              partition: p.partition,
+              replicas: p.replicas.map((r) => (r + op.shift) % BROKERS),
+            })),
+          );
         break;
       }
       case 'topicThrottle':
-        m.incrementalAlterConfigs({ type: 2, name: name(op.topic) }, [{ name: `${op.side}.replication.throttled.replicas`, op: op.value === null ? 1 : 0, value: op.value }]);
+        m.incrementalAlterConfigs({ type: 2, name: name(op.topic) }, [
+          { name: `${op.side}.replication.throttled.replicas`, op: op.value === null ? 1 : 0, value: op.value },
+        ]);
         break;
       case 'brokerRate':
-        m.incrementalAlterConfigs({ type: 4, name: String(op.broker) }, [{ name: `${op.side}.replication.throttled.rate`, op: op.rate === null ? 1 : 0, value: op.rate === null ? null : String(op.rate) }]);
+        m.incrementalAlterConfigs({ type: 4, name: String(op.broker) }, [
+          { name: `${op.side}.replication.throttled.rate`, op: op.rate === null ? 1 : 0, value: op.rate === null ? null : String(op.rate) },
+        ]);
         break;
       case 'advance':
         clock.advance(op.ms);
@@ -173,15 +230,27 @@ test('the kept used-bytes sums equal the walk of every replica, to the byte, thr
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 3 }),
-      fc.oneof(fc.integer({ min: 1, max: 64 }).map((n) => n * MiB), fc.integer({ min: 1000, max: 100 * MiB })),
+      fc.oneof(
+        fc.integer({ min: 1, max: 64 }).map((n) => n * MiB),
+        fc.integer({ min: 1000, max: 100 * MiB }),
+      ),
       fc.integer({ min: 0, max: 20 }),
       fc.constantFrom(1, 1024, MiB, 1024 * MiB),
-      fc.array(fc.record({ partitions: fc.integer({ min: 1, max: 24 }), rf: fc.integer({ min: 1, max: 3 }) }), { minLength: TOPICS.length, maxLength: TOPICS.length }),
+      fc.array(fc.record({ partitions: fc.integer({ min: 1, max: 24 }), rf: fc.integer({ min: 1, max: 3 }) }), {
+        minLength: TOPICS.length,
+        maxLength: TOPICS.length,
+      }),
       fc.array(opArb, { minLength: 1, maxLength: 70 }),
       (dirCount, bandwidth, roundTripMs, seedScale, topics, ops) => {
         const clock = new ManualClock(1_700_000_000_000);
         const seedBytes = (t: string, p: number): number => ((t.charCodeAt(0) * 7919 + p * 104729) % 997) * seedScale;
-        const m = makeModel(BROKERS, { clock, logDirCount: dirCount, replicationBytesPerSecond: bandwidth, isrJoinRoundTripMs: roundTripMs, seedBytes });
+        const m = makeModel(BROKERS, {
+          clock,
+          logDirCount: dirCount,
+          replicationBytesPerSecond: bandwidth,
+          isrJoinRoundTripMs: roundTripMs,
+          seedBytes,
+        });
         topics.forEach(({ partitions, rf }, i) => step(m, clock, { kind: 'create', topic: i, partitions, rf }));
         for (const op of ops) {
           step(m, clock, op);
@@ -207,9 +276,22 @@ test('DescribeLogDirs usable_bytes: a request naming some partitions answers wha
           { weight: 6, arbitrary: opArb },
           {
             weight: 2,
-            arbitrary: fc.record({ kind: fc.constant('logDir' as const), broker: fc.nat(BROKERS - 1), topic: fc.nat(TOPICS.length - 1), partition: fc.nat(8), dir: fc.nat(DIRS.length - 1) }),
+            arbitrary: fc.record({
+              kind: fc.constant('logDir' as const),
+              broker: fc.nat(BROKERS - 1),
+              topic: fc.nat(TOPICS.length - 1),
+              partition: fc.nat(8),
+              dir: fc.nat(DIRS.length - 1),
+            }),
           },
-          { weight: 1, arbitrary: fc.record({ kind: fc.constant('logDirRate' as const), broker: fc.nat(BROKERS - 1), rate: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 10 * MiB })) }) },
+          {
+            weight: 1,
+            arbitrary: fc.record({
+              kind: fc.constant('logDirRate' as const),
+              broker: fc.nat(BROKERS - 1),
+              rate: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 10 * MiB })),
+            }),
+          },
         ),
         { minLength: 1, maxLength: 40 },
       ),
@@ -223,14 +305,21 @@ test('DescribeLogDirs usable_bytes: a request naming some partitions answers wha
             const view = sim.model.topicView({ name });
             if (view) sim.logDirs.alter(op.broker, name, op.partition % view.partitions.length, DIRS[op.dir], true);
           } else if (op.kind === 'logDirRate') {
-            sim.model.incrementalAlterConfigs({ type: 4, name: String(op.broker) }, [{ name: LOG_DIR_THROTTLE, op: op.rate === null ? 1 : 0, value: op.rate === null ? null : String(op.rate) }]);
+            sim.model.incrementalAlterConfigs({ type: 4, name: String(op.broker) }, [
+              { name: LOG_DIR_THROTTLE, op: op.rate === null ? 1 : 0, value: op.rate === null ? null : String(op.rate) },
+            ]);
           } else {
             step(sim.model, clock, op);
           }
-          const some = sim.model.topicViews().map((t) => ({ topic: t.name, partitions: t.partitions.filter((p) => p.partition % 2 === 0).map((p) => p.partition) }));
+          const some = sim.model
+            .topicViews()
+            .map((t) => ({ topic: t.name, partitions: t.partitions.filter((p) => p.partition % 2 === 0).map((p) => p.partition) }));
           for (let b = 0; b < BROKERS; b++) {
             if (!sim.model.isBrokerUp(b)) continue;
-            const usable = (topics: typeof some | null) => (describeLogDirsHandler.handle(ctx(b), { topics }) as DescribeLogDirsResponse).results.map((r) => `${r.logDir} ${r.usableBytes}`);
+            const usable = (topics: typeof some | null) =>
+              (describeLogDirsHandler.handle(ctx(b), { topics }) as DescribeLogDirsResponse).results.map(
+                (r) => `${r.logDir} ${r.usableBytes}`,
+              );
             assert.deepEqual(usable(some), usable(null), `broker ${b} after ${JSON.stringify(op)}`);
           }
         }

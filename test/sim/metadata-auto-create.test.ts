@@ -32,14 +32,21 @@ const topicNames = async (): Promise<string[]> => (await metadata(null, true)).t
 
 test('the brokers report auto.create.topics.enable=true, num.partitions and default.replication.factor', async () => {
   const res = await request(port(), 32, 4, {
-    resources: [{ resourceType: 4, resourceName: '0', configurationKeys: ['auto.create.topics.enable', 'num.partitions', 'default.replication.factor'] }],
+    resources: [
+      {
+        resourceType: 4,
+        resourceName: '0',
+        configurationKeys: ['auto.create.topics.enable', 'num.partitions', 'default.replication.factor'],
+      },
+    ],
     includeSynonyms: false,
     includeDocumentation: false,
   });
-  assert.deepEqual(
-    res.results[0].configs.map((c: any) => [c.name, c.value]).sort(),
-    [['auto.create.topics.enable', 'true'], ['default.replication.factor', '2'], ['num.partitions', '3']],
-  );
+  assert.deepEqual(res.results[0].configs.map((c: any) => [c.name, c.value]).sort(), [
+    ['auto.create.topics.enable', 'true'],
+    ['default.replication.factor', '2'],
+    ['num.partitions', '3'],
+  ]);
 });
 
 test('v12 with allow_auto_topic_creation: LEADER_NOT_AVAILABLE, no partitions; then the topic is there with the defaults', async () => {
@@ -63,7 +70,11 @@ test('v12 with allow_auto_topic_creation: LEADER_NOT_AVAILABLE, no partitions; t
 test('allow_auto_topic_creation=false, a request for every topic, or by id: nothing is created', async () => {
   assert.equal((await metadata(['auto-no'], false)).topics[0].errorCode, 3);
   assert.ok(!(await topicNames()).includes('auto-no'));
-  const byId = await request(port(), 3, 12, { topics: [{ name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+  const byId = await request(port(), 3, 12, {
+    topics: [{ name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }],
+    allowAutoTopicCreation: true,
+    includeTopicAuthorizedOperations: false,
+  });
   assert.equal(byId.topics[0].errorCode, 100);
 });
 
@@ -75,17 +86,27 @@ test('v1-v3 have no allow_auto_topic_creation field and always allow it', async 
 
 test('invalid names answer INVALID_TOPIC_EXCEPTION; internal topics are not auto-created', async () => {
   const md = await metadata(['bad name!', '__consumer_offsets'], true);
-  assert.deepEqual(md.topics.map((t: any) => t.errorCode), [17, 3]);
+  assert.deepEqual(
+    md.topics.map((t: any) => t.errorCode),
+    [17, 3],
+  );
   const names = await topicNames();
   assert.ok(!names.includes('__consumer_offsets'));
 });
 
 test('a creation Kafka refuses: KRaft answers 5 and creates nothing; ZooKeeper mode answers the error', async () => {
-  for (const [notControllerErrors, code] of [[false, 5], [true, 38]] as const) {
+  for (const [notControllerErrors, code] of [
+    [false, 5],
+    [true, 38],
+  ] as const) {
     const small = await startSimulator({ brokers: 1, autoCreateTopicsEnable: true, defaultReplicationFactor: 2, notControllerErrors });
     try {
       const p = small.endpoints()[0].port;
-      const md = await request(p, 3, 12, { topics: [{ name: 'too-wide', topicId: ZERO_ID }], allowAutoTopicCreation: true, includeTopicAuthorizedOperations: false });
+      const md = await request(p, 3, 12, {
+        topics: [{ name: 'too-wide', topicId: ZERO_ID }],
+        allowAutoTopicCreation: true,
+        includeTopicAuthorizedOperations: false,
+      });
       assert.equal(md.topics[0].errorCode, code, `notControllerErrors=${notControllerErrors}`);
       assert.equal(small.model.topicView({ name: 'too-wide' }), undefined);
     } finally {
@@ -97,7 +118,9 @@ test('a creation Kafka refuses: KRaft answers 5 and creates nothing; ZooKeeper m
 test('kcat (librdkafka producer) writes to a topic that does not exist yet: it is auto-created', { skip: kcatSkip }, async () => {
   const producer = execFile(KCAT, ['-b', sim.bootstrapServers.join(','), '-P', '-t', 'auto-kcat', '-p', '0'], { timeout: 20_000 });
   producer.stdin!.end('one\ntwo\n');
-  await new Promise<void>((resolve, reject) => producer.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -P exited ${code}`)))));
+  await new Promise<void>((resolve, reject) =>
+    producer.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -P exited ${code}`)))),
+  );
   assert.equal(sim.model.topicView({ name: 'auto-kcat' })?.partitions.length, 3);
   assert.equal(sim.model.listOffset('auto-kcat', 0, -1).offset, 2);
 });

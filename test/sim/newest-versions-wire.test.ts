@@ -26,7 +26,10 @@ let sim: Simulator;
 
 before(async () => {
   sim = await startSimulator({ brokers: 4, clock: new ManualClock() });
-  sim.model.createTopic({ name: 'rf', assignments: [0, 1, 2, 3].map((partition) => ({ partition, brokerIds: [partition % 4, (partition + 1) % 4] })) });
+  sim.model.createTopic({
+    name: 'rf',
+    assignments: [0, 1, 2, 3].map((partition) => ({ partition, brokerIds: [partition % 4, (partition + 1) % 4] })),
+  });
 });
 after(async () => {
   await sim.close();
@@ -47,21 +50,35 @@ test('Produce v13 names the topic by id: appended to that topic, answered by the
   const before = sim.model.logOffsets('rf', 0).logEndOffset;
   const ok = await request<ProduceResponse>(port(leader), 0, 13, produceBody(13, 'rf', hexId('rf')));
   assert.equal(ok.responses[0].topicId, sim.model.getTopic('rf')!.topicId);
-  assert.deepEqual(ok.responses[0].partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]), [[0, 0, BigInt(before)]]);
+  assert.deepEqual(
+    ok.responses[0].partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]),
+    [[0, 0, BigInt(before)]],
+  );
   assert.equal(sim.model.logOffsets('rf', 0).logEndOffset, before + 1);
 
   const unknown = await request<ProduceResponse>(port(leader), 0, 13, produceBody(13, 'rf', 'ab'.repeat(16)));
-  assert.deepEqual(unknown.responses[0].partitionResponses.map((p) => [p.index, p.errorCode]), [[0, 100]]);
+  assert.deepEqual(
+    unknown.responses[0].partitionResponses.map((p) => [p.index, p.errorCode]),
+    [[0, 100]],
+  );
   assert.equal(sim.model.logOffsets('rf', 0).logEndOffset, before + 1, 'nothing appended');
 
   // v12 is v11: by name.
   const v12 = await request<ProduceResponse>(port(leader), 0, 12, produceBody(12, 'rf', null));
-  assert.deepEqual(v12.responses.map((t) => [t.name, t.partitionResponses[0].errorCode]), [['rf', 0]]);
+  assert.deepEqual(
+    v12.responses.map((t) => [t.name, t.partitionResponses[0].errorCode]),
+    [['rf', 0]],
+  );
 });
 
 const alter = (version: number, allow: boolean | undefined, partitions: { partitionIndex: number; replicas: number[] | null }[]) =>
-  request<AlterPartitionReassignmentsResponse>(port(sim.model.controllerId), 45, version, { timeoutMs: 1000, ...(allow !== undefined && { allowReplicationFactorChange: allow }), topics: [{ name: 'rf', partitions }] });
-const rows = (res: AlterPartitionReassignmentsResponse) => res.responses.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.errorMessage]));
+  request<AlterPartitionReassignmentsResponse>(port(sim.model.controllerId), 45, version, {
+    timeoutMs: 1000,
+    ...(allow !== undefined && { allowReplicationFactorChange: allow }),
+    topics: [{ name: 'rf', partitions }],
+  });
+const rows = (res: AlterPartitionReassignmentsResponse) =>
+  res.responses.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.errorMessage]));
 
 test('AlterPartitionReassignments v1 with allow_replication_factor_change false refuses a target of another length (38), keeps a same-length move, and echoes the flag', async () => {
   const res = await alter(1, false, [
@@ -86,7 +103,10 @@ test('AlterPartitionReassignments v1 with allow_replication_factor_change false 
 
 test('AlterPartitionReassignments v1: a moving partition is compared with where it is headed, a cancel is never refused, true allows the change, v0 always does', async () => {
   // Partition 2 moves to [0, 1] (previous test): its replicas are [0, 1, 2, 3], headed for 2.
-  const headed = await alter(1, false, [{ partitionIndex: 2, replicas: [1, 0] }, { partitionIndex: 2, replicas: [0, 1, 2] }]);
+  const headed = await alter(1, false, [
+    { partitionIndex: 2, replicas: [1, 0] },
+    { partitionIndex: 2, replicas: [0, 1, 2] },
+  ]);
   assert.deepEqual(rows(headed), [
     [2, 0, null],
     [2, 38, 'The replication factor is changed from 2 to 3'],
@@ -107,12 +127,32 @@ test('DescribeCluster v2: fenced (stopped) brokers only when asked, each with is
   await sim.stopBroker(3);
   try {
     const ids = (res: DescribeClusterResponse) => res.brokers.map((b) => [b.brokerId, b.isFenced]);
-    const withFenced = await request<DescribeClusterResponse>(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: true });
-    assert.deepEqual(ids(withFenced), [[0, false], [1, false], [2, false], [3, true]]);
-    const without = await request<DescribeClusterResponse>(anyPort(), 60, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false });
-    assert.deepEqual(ids(without), [[0, false], [1, false], [2, false]]);
+    const withFenced = await request<DescribeClusterResponse>(anyPort(), 60, 2, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+      includeFencedBrokers: true,
+    });
+    assert.deepEqual(ids(withFenced), [
+      [0, false],
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    const without = await request<DescribeClusterResponse>(anyPort(), 60, 2, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+      includeFencedBrokers: false,
+    });
+    assert.deepEqual(ids(without), [
+      [0, false],
+      [1, false],
+      [2, false],
+    ]);
     const v1 = await request<DescribeClusterResponse>(anyPort(), 60, 1, { includeClusterAuthorizedOperations: false, endpointType: 1 });
-    assert.deepEqual(v1.brokers.map((b) => b.brokerId), [0, 1, 2]);
+    assert.deepEqual(
+      v1.brokers.map((b) => b.brokerId),
+      [0, 1, 2],
+    );
   } finally {
     await sim.startBroker(3);
   }
@@ -121,17 +161,35 @@ test('DescribeCluster v2: fenced (stopped) brokers only when asked, each with is
 test('ListOffsets v11: EARLIEST_PENDING_UPLOAD (-6) on a topic without tiered storage is offset -1; v10 carries timeout_ms', async () => {
   const leader = sim.model.getPartition('rf', 0).leader;
   const ask = (version: number, timestamp: bigint) =>
-    request<ListOffsetsResponse>(port(leader), 2, version, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'rf', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }], timeoutMs: 500 });
+    request<ListOffsetsResponse>(port(leader), 2, version, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'rf', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }],
+      timeoutMs: 500,
+    });
   const pending = await ask(11, -6n);
-  assert.deepEqual(pending.topics[0].partitions.map((p) => [p.errorCode, p.offset, p.timestamp]), [[0, -1n, -1n]]);
+  assert.deepEqual(
+    pending.topics[0].partitions.map((p) => [p.errorCode, p.offset, p.timestamp]),
+    [[0, -1n, -1n]],
+  );
   const latest = await ask(10, -1n);
-  assert.deepEqual(latest.topics[0].partitions.map((p) => [p.errorCode, p.offset]), [[0, BigInt(sim.model.logOffsets('rf', 0).highWatermark)]]);
+  assert.deepEqual(
+    latest.topics[0].partitions.map((p) => [p.errorCode, p.offset]),
+    [[0, BigInt(sim.model.logOffsets('rf', 0).highWatermark)]],
+  );
 });
 
 test('Metadata v13: the top-level error code is 0', async () => {
-  const res = await request<MetadataResponse>(anyPort(), 3, 13, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'rf' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const res = await request<MetadataResponse>(anyPort(), 3, 13, {
+    topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'rf' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   assert.equal(res.errorCode, 0);
-  assert.deepEqual(res.topics.map((t) => [t.name, t.errorCode, t.partitions.length]), [['rf', 0, 4]]);
+  assert.deepEqual(
+    res.topics.map((t) => [t.name, t.errorCode, t.partitions.length]),
+    [['rf', 0, 4]],
+  );
 });
 
 test('each new version is advertised only by the releases whose table has it', async () => {

@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import type { Simulator } from '../../src/sim/index.js';
 
 export function assertNoRequestOutsideRelease(sim: Simulator): void {
-  const seen = sim.outOfRange.map((r) => `${r.api ?? `key ${r.apiKey}`} v${r.version} to broker ${r.brokerId} (accepted: ${r.accepted ? `v${r.accepted[0]}-v${r.accepted[1]}` : 'none'})`);
+  const seen = sim.outOfRange.map(
+    (r) =>
+      `${r.api ?? `key ${r.apiKey}`} v${r.version} to broker ${r.brokerId} (accepted: ${r.accepted ? `v${r.accepted[0]}-v${r.accepted[1]}` : 'none'})`,
+  );
   assert.deepEqual(seen, [], `requests outside Kafka ${sim.release.version} (${sim.release.mode})'s ranges`);
 }

@@ -67,11 +67,35 @@ describe('entity components (AlterClientQuotas entity validation)', () => {
   it('rejects empty, duplicate, unknown types and empty names with INVALID_REQUEST', () => {
     const cases: Array<[Parameters<typeof entityFromComponents>[0], RegExp]> = [
       [[], /empty client quota entity/],
-      [[{ entityType: 'user', entityName: 'a' }, { entityType: 'user', entityName: 'b' }], /duplicate entity entry user/],
-      [[{ entityType: 'user', entityName: null }, { entityType: 'user', entityName: null }], /duplicate/],
+      [
+        [
+          { entityType: 'user', entityName: 'a' },
+          { entityType: 'user', entityName: 'b' },
+        ],
+        /duplicate entity entry user/,
+      ],
+      [
+        [
+          { entityType: 'user', entityName: null },
+          { entityType: 'user', entityName: null },
+        ],
+        /duplicate/,
+      ],
       [[{ entityType: 'group', entityName: 'g' }], /Unhandled client quota entity type: group/],
-      [[{ entityType: 'ip', entityName: '1.2.3.4' }, { entityType: 'user', entityName: 'u' }], /IP entity shouldnot be combined with User or ClientId/],
-      [[{ entityType: 'ip', entityName: null }, { entityType: 'client-id', entityName: null }], /IP entity shouldnot be combined/],
+      [
+        [
+          { entityType: 'ip', entityName: '1.2.3.4' },
+          { entityType: 'user', entityName: 'u' },
+        ],
+        /IP entity shouldnot be combined with User or ClientId/,
+      ],
+      [
+        [
+          { entityType: 'ip', entityName: null },
+          { entityType: 'client-id', entityName: null },
+        ],
+        /IP entity shouldnot be combined/,
+      ],
       [[{ entityType: 'ip', entityName: 'no.such.host.invalid' }], /^no\.such\.host\.invalid is not a valid IP or resolvable host\.$/],
       [[{ entityType: 'ip', entityName: '' }], /Empty ip not supported/],
       [[{ entityType: 'user', entityName: '' }], /Empty user not supported/],
@@ -109,12 +133,15 @@ describe('quota ops validation', () => {
     ]);
     assert.equal(r.ok, true);
     if (r.ok) {
-      assert.deepEqual([...r.changes], [
-        [CMR, 2.5],
-        ['producer_byte_rate', 1048576],
-        ['request_percentage', 12.5],
-        ['consumer_byte_rate', null],
-      ]);
+      assert.deepEqual(
+        [...r.changes],
+        [
+          [CMR, 2.5],
+          ['producer_byte_rate', 1048576],
+          ['request_percentage', 12.5],
+          ['consumer_byte_rate', null],
+        ],
+      );
     }
   });
 
@@ -127,7 +154,13 @@ describe('quota ops validation', () => {
     const bad: Array<[Parameters<typeof validateQuotaOps>[0], RegExp]> = [
       [[{ key: 'connection_creation_rate', value: 5 }], /Invalid configuration key connection_creation_rate/],
       [[{ key: 'foo', value: 1 }], /Invalid configuration key foo/],
-      [[{ key: CMR, value: 1 }, { key: CMR, remove: true }], /Duplicate quota key controller_mutation_rate/],
+      [
+        [
+          { key: CMR, value: 1 },
+          { key: CMR, remove: true },
+        ],
+        /Duplicate quota key controller_mutation_rate/,
+      ],
       [[{ key: 'producer_byte_rate', value: 10.5 }], /must be a Long value/],
       [[{ key: CMR, value: 0 }], /must be greater than 0/],
       [[{ key: CMR, value: -1 }], /must be greater than 0/],
@@ -144,7 +177,7 @@ describe('quota ops validation', () => {
     }
   });
 
-  it('LONG check uses Kafka\'s 1e-6 epsilon', () => {
+  it("LONG check uses Kafka's 1e-6 epsilon", () => {
     assert.equal(validateQuotaValue('producer_byte_rate', 1024.0000001), undefined);
     assert.equal(validateQuotaValue('producer_byte_rate', 1023.9999999), undefined);
     assert.match(validateQuotaValue('producer_byte_rate', 1024.001) ?? '', /Long/);
@@ -158,12 +191,18 @@ describe('applyQuotaAlteration', () => {
 
   it('sets, updates and removes keys; drops the entity when empty', () => {
     let t: QuotaTable = new Map();
-    let r = applyQuotaAlteration(t, alice, [{ key: CMR, value: 2 }, { key: 'producer_byte_rate', value: 100 }]);
+    let r = applyQuotaAlteration(t, alice, [
+      { key: CMR, value: 2 },
+      { key: 'producer_byte_rate', value: 100 },
+    ]);
     assert.ok(r.ok);
     t = r.table;
     assert.deepEqual(t.get('users/alice'), { [CMR]: 2, producer_byte_rate: 100 });
 
-    r = applyQuotaAlteration(t, alice, [{ key: CMR, value: 5 }, { key: 'producer_byte_rate', remove: true }]);
+    r = applyQuotaAlteration(t, alice, [
+      { key: CMR, value: 5 },
+      { key: 'producer_byte_rate', remove: true },
+    ]);
     assert.ok(r.ok);
     assert.deepEqual(r.table.get('users/alice'), { [CMR]: 5 });
     assert.deepEqual(t.get('users/alice'), { [CMR]: 2, producer_byte_rate: 100 }, 'input table untouched');
@@ -176,7 +215,14 @@ describe('applyQuotaAlteration', () => {
   });
 
   it('checks duplicates before the entity, and the entity before values (Kafka order)', () => {
-    const dup = applyQuotaAlteration(new Map(), [], [{ key: 'x', value: 1 }, { key: 'x', value: 2 }]);
+    const dup = applyQuotaAlteration(
+      new Map(),
+      [],
+      [
+        { key: 'x', value: 1 },
+        { key: 'x', value: 2 },
+      ],
+    );
     assert.ok(!dup.ok && /Duplicate/.test(dup.message));
     const ent = applyQuotaAlteration(new Map(), [], [{ key: 'x', value: 1 }]);
     assert.ok(!ent.ok && /empty client quota entity/.test(ent.message));
@@ -186,7 +232,10 @@ describe('applyQuotaAlteration', () => {
 
   it('a failed alteration leaves nothing applied', () => {
     const t = quotaTable([[{ user: 'alice' }, { [CMR]: 2 }]]);
-    const r = applyQuotaAlteration(t, alice, [{ key: CMR, value: 9 }, { key: 'producer_byte_rate', value: 0.5 }]);
+    const r = applyQuotaAlteration(t, alice, [
+      { key: CMR, value: 9 },
+      { key: 'producer_byte_rate', value: 0.5 },
+    ]);
     assert.equal(r.ok, false);
     assert.deepEqual(t.get('users/alice'), { [CMR]: 2 });
   });

@@ -40,7 +40,10 @@ test('strict: a new bucket starts full (11 x 1 s x rate), goes negative once, th
   assert.equal(q1.throttleTimeMs(), 0, 'an accepted charge is no violation');
   const key = quotas.resolve(null, 'c')!.bucketKey;
   assert.equal(key, ':c', 'a /clients/<default> quota is bucketed per client id');
-  assert.deepEqual({ ...quotas.inspect(key)!, nowMs: 0 }, { rate: 2, burst: 22, tokens: -8, windowSeconds: 11, nowMs: 0, throttleTimeMs: 4000, msUntilFull: 15000 });
+  assert.deepEqual(
+    { ...quotas.inspect(key)!, nowMs: 0 },
+    { rate: 2, burst: 22, tokens: -8, windowSeconds: 11, nowMs: 0, throttleTimeMs: 4000, msUntilFull: 15000 },
+  );
   const q2 = quotas.forRequest(null, 'c', true);
   assert.equal(q2.tryCharge(1), false);
   assert.equal(q2.throttleTimeMs(), 4000);
@@ -145,7 +148,13 @@ test('one request, two topics: A passes and takes the bucket negative, B gets 89
   withSim({}, async (sim, port) => {
     await alterWire(port, [setRate(clientDefault, 2)]);
     const res = await request(port, 19, 7, createV7([topic('a', 30), topic('b', 30)]));
-    assert.deepEqual(res.topics.map((t: any) => [t.name, t.errorCode]), [['a', 0], ['b', 89]]);
+    assert.deepEqual(
+      res.topics.map((t: any) => [t.name, t.errorCode]),
+      [
+        ['a', 0],
+        ['b', 89],
+      ],
+    );
     assert.equal(res.throttleTimeMs, 4000);
     assert.ok(sim.model.getTopic('a'));
     assert.equal(sim.model.getTopic('b'), undefined);
@@ -173,13 +182,19 @@ test('validateOnly CreateTopics is charged (KRaft) and creates nothing', () =>
     assert.equal((await request(port, 19, 7, createV7([topic('v', 1)]))).topics[0].errorCode, 89);
   }));
 
-test('DeleteTopics v6 costs the topic\'s partition count', () =>
+test("DeleteTopics v6 costs the topic's partition count", () =>
   withSim({}, async (sim, port) => {
     sim.model.createTopic(topic('big', 20), { validateOnly: false });
     sim.model.createTopic(topic('small', 1), { validateOnly: false });
     await alterWire(port, [setRate(clientDefault, 1)]);
     const res = await request(port, 20, 6, { topics: [{ name: 'big' }, { name: 'small' }], timeoutMs: 1000 });
-    assert.deepEqual(res.responses.map((r: any) => [r.name, r.errorCode]), [['big', 0], ['small', 89]]);
+    assert.deepEqual(
+      res.responses.map((r: any) => [r.name, r.errorCode]),
+      [
+        ['big', 0],
+        ['small', 89],
+      ],
+    );
     assert.equal(res.throttleTimeMs, 9000, '11 - 20 = -9 tokens at 1/s');
     assert.equal(sim.model.getTopic('big'), undefined);
     assert.ok(sim.model.getTopic('small'));
@@ -221,7 +236,13 @@ test('SASL users: user+client-id beats the client-id default; other users and cl
     sim.clientQuotas.alter(
       [
         setRate(clientDefault, 100),
-        setRate([{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'tool' }], 1),
+        setRate(
+          [
+            { entityType: 'user', entityName: 'alice' },
+            { entityType: 'client-id', entityName: 'tool' },
+          ],
+          1,
+        ),
       ],
       false,
     );
@@ -251,7 +272,11 @@ test('a default-user quota holds every SASL user, each in its own bucket', () =>
     const bob = await Session.open(port, 'x', { user: 'bob', password: 'pw' });
     try {
       assert.equal((await alice.send(19, 7, createV7([topic('u1', 12)]))).topics[0].errorCode, 0);
-      assert.equal((await alice2.send(19, 7, createV7([topic('u2', 1)]))).topics[0].errorCode, 89, 'same user, other client id: same bucket');
+      assert.equal(
+        (await alice2.send(19, 7, createV7([topic('u2', 1)]))).topics[0].errorCode,
+        89,
+        'same user, other client id: same bucket',
+      );
       assert.equal((await bob.send(19, 7, createV7([topic('u3', 11)]))).topics[0].errorCode, 0);
     } finally {
       alice.close();
@@ -267,7 +292,9 @@ test('@platformatic/kafka Admin: set the quota, get 89 with throttle 4000, succe
       await admin.alterClientQuotas({
         entries: [{ entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR, value: 2, remove: false }] }],
       });
-      const described = await admin.describeClientQuotas({ components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.DEFAULT }] });
+      const described = await admin.describeClientQuotas({
+        components: [{ entityType: 'client-id', matchType: ClientQuotaMatchTypes.DEFAULT }],
+      });
       assert.deepEqual(described, [{ entity: [{ entityType: 'client-id', entityName: null }], values: [{ key: CMR, value: 2 }] }]);
 
       await admin.createTopics({ topics: ['plt1'], partitions: 30, replicas: 1 });
@@ -301,7 +328,13 @@ test('@platformatic/kafka Admin over SASL PLAIN is held by its user+client-id qu
       await admin.alterClientQuotas({
         entries: [
           { entities: [{ entityType: 'client-id', entityName: null }], ops: [{ key: CMR, value: 100, remove: false }] },
-          { entities: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'ops' }], ops: [{ key: CMR, value: 1, remove: false }] },
+          {
+            entities: [
+              { entityType: 'user', entityName: 'alice' },
+              { entityType: 'client-id', entityName: 'ops' },
+            ],
+            ops: [{ key: CMR, value: 1, remove: false }],
+          },
         ],
       });
       await admin.createTopics({ topics: ['s1'], partitions: 11, replicas: 1 });

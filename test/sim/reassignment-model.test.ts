@@ -23,16 +23,25 @@ function topic(m: ClusterModel, name: string, replicas: number[][], bytesEach = 
 }
 
 function setTopicConfig(m: ClusterModel, name: string, configs: Record<string, string>): void {
-  m.incrementalAlterConfigs({ type: TOPIC, name }, Object.entries(configs).map(([n, value]) => ({ name: n, op: SET, value })));
+  m.incrementalAlterConfigs(
+    { type: TOPIC, name },
+    Object.entries(configs).map(([n, value]) => ({ name: n, op: SET, value })),
+  );
 }
 
 function setBrokerConfig(m: ClusterModel, broker: string, configs: Record<string, string>): void {
-  m.incrementalAlterConfigs({ type: BROKER, name: broker }, Object.entries(configs).map(([n, value]) => ({ name: n, op: SET, value })));
+  m.incrementalAlterConfigs(
+    { type: BROKER, name: broker },
+    Object.entries(configs).map(([n, value]) => ({ name: n, op: SET, value })),
+  );
 }
 
 /** Bytes broker `b` holds of topic/partition per DescribeLogDirs (undefined = not hosted). */
 function sizeOn(m: ClusterModel, b: number, name: string, partition = 0): number | undefined {
-  return m.logDirSizes(b, null).find((t) => t.topic === name)?.partitions.find((p) => p.partition === partition)?.sizeBytes;
+  return m
+    .logDirSizes(b, null)
+    .find((t) => t.topic === name)
+    ?.partitions.find((p) => p.partition === partition)?.sizeBytes;
 }
 
 function moving(m: ClusterModel): string[] {
@@ -60,7 +69,15 @@ test('while moving, replicas = target ++ sorted(current - target), adding and re
 
 test('a pure reorder completes at once and keeps the leader; a removal with the rest in sync completes at once', () => {
   const { m } = cluster(3);
-  topic(m, 't', [[0, 1, 2], [0, 1, 2]], MiB);
+  topic(
+    m,
+    't',
+    [
+      [0, 1, 2],
+      [0, 1, 2],
+    ],
+    MiB,
+  );
   const before = m.getPartition('t', 0);
   m.alterPartitionReassignment('t', 0, [2, 1, 0]);
   const reordered = m.getPartition('t', 0);

@@ -13,7 +13,13 @@ const MiB = 1024 * 1024;
 test('completedAt is the moment the last new replica caught up, however late the simulator is asked', () => {
   const clock = new ManualClock();
   const m = makeModel(3, { clock });
-  m.createTopic({ name: 't', assignments: [{ partition: 0, brokerIds: [0] }, { partition: 1, brokerIds: [0] }] });
+  m.createTopic({
+    name: 't',
+    assignments: [
+      { partition: 0, brokerIds: [0] },
+      { partition: 1, brokerIds: [0] },
+    ],
+  });
   m.seedBytes('t', 0, 100 * MiB);
   m.seedBytes('t', 1, 50 * MiB);
   const heard: CompletedReassignment[] = [];
@@ -61,7 +67,10 @@ test('with the system clock the simulator settles copies on its own: the complet
     sim.model.alterPartitionReassignment('quick', 0, [1]);
     const done = await heard;
     assert.deepEqual([done.topic, done.partition, done.replicas], ['quick', 0, [1]]);
-    assert.ok(done.completedAt >= started + 99 && done.completedAt <= Date.now(), `completedAt ${done.completedAt - started} ms after the start`);
+    assert.ok(
+      done.completedAt >= started + 99 && done.completedAt <= Date.now(),
+      `completedAt ${done.completedAt - started} ms after the start`,
+    );
     assert.equal(sim.reassignmentCompletedAt('quick', 0), done.completedAt);
   } finally {
     await sim.close();
@@ -74,7 +83,10 @@ test('Metadata answers from cached topic views that follow every change: moves, 
   const port = sim.endpoints()[0].port;
   const metadata = async () => {
     const res = await request(port, 3, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
-    return res.topics.map((t: any) => [t.name, t.partitions.map((p: any) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes, p.offlineReplicas])]);
+    return res.topics.map((t: any) => [
+      t.name,
+      t.partitions.map((p: any) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes, p.offlineReplicas]),
+    ]);
   };
   try {
     sim.model.createTopic({ name: 'a', assignments: [{ partition: 0, brokerIds: [0, 1] }] });
@@ -90,15 +102,30 @@ test('Metadata answers from cached topic views that follow every change: moves, 
     // ISR [0, 1] + 2 (appended as it caught up), less the removed 0: [1, 2].
     assert.deepEqual((await metadata())[0], ['a', [[0, 2, [2, 1], [1, 2], []]]], 'the move completed: the first new replica in sync leads');
     sim.model.createPartitions('b', 2, [[0]]);
-    assert.deepEqual((await metadata())[1], ['b', [[0, 1, [1], [1], []], [1, 0, [0], [0], []]]]);
+    assert.deepEqual((await metadata())[1], [
+      'b',
+      [
+        [0, 1, [1], [1], []],
+        [1, 0, [0], [0], []],
+      ],
+    ]);
     await sim.stopBroker(1);
     assert.deepEqual(await metadata(), [
       ['a', [[0, 2, [2, 1], [2], [1]]]],
-      ['b', [[0, -1, [1], [1], [1]], [1, 0, [0], [0], []]]], // KRaft keeps the last ISR member, leaderless
+      [
+        'b',
+        [
+          [0, -1, [1], [1], [1]],
+          [1, 0, [0], [0], []],
+        ],
+      ], // KRaft keeps the last ISR member, leaderless
     ]);
     sim.model.createTopic({ name: 'c', assignments: [{ partition: 0, brokerIds: [2] }] });
     sim.model.deleteTopic('b');
-    assert.deepEqual((await metadata()).map((t: any) => t[0]), ['a', 'c']);
+    assert.deepEqual(
+      (await metadata()).map((t: any) => t[0]),
+      ['a', 'c'],
+    );
   } finally {
     await sim.close();
   }
@@ -110,7 +137,10 @@ test('20,000 partitions move at once: listed, sized per broker, and all complete
   const m = makeModel(brokers, { clock, seedBytes: (_t, p) => (1 + (p % 7)) * MiB });
   const replicas = (i: number) => [i % brokers, (i + 1) % brokers, (i + 2) % brokers];
   for (let t = 0; t < 20; t++) {
-    m.createTopic({ name: `big-${t}`, assignments: Array.from({ length: 1000 }, (_, p) => ({ partition: p, brokerIds: replicas(t * 1000 + p) })) });
+    m.createTopic({
+      name: `big-${t}`,
+      assignments: Array.from({ length: 1000 }, (_, p) => ({ partition: p, brokerIds: replicas(t * 1000 + p) })),
+    });
   }
   const heard: CompletedReassignment[] = [];
   m.onReassignmentCompleted((c) => heard.push(c));
@@ -123,19 +153,32 @@ test('20,000 partitions move at once: listed, sized per broker, and all complete
   assert.equal(m.movingPartitionCount(), 20_000);
   const listed = m.listPartitionReassignments(null);
   assert.equal(listed.length, 20);
-  assert.deepEqual(listed.map((t) => t.name), [...listed.map((t) => t.name)].sort());
-  assert.ok(listed.every((t) => t.partitions.length === 1000 && t.partitions.every((p, i) => p.partitionIndex === i && p.addingReplicas.length === 1)));
+  assert.deepEqual(
+    listed.map((t) => t.name),
+    [...listed.map((t) => t.name)].sort(),
+  );
+  assert.ok(
+    listed.every(
+      (t) => t.partitions.length === 1000 && t.partitions.every((p, i) => p.partitionIndex === i && p.addingReplicas.length === 1),
+    ),
+  );
   // Broker 3 gains partitions i with (i + 3) % 12 === 3, i.e. i % 12 === 0: 1,667 of them, empty so far.
   const onThree = m.logDirSizes(3, null).flatMap((t) => t.partitions.map((p) => [t.topic, p.partition, p.sizeBytes] as const));
   const adding = onThree.filter(([t, p]) => (Number(t.slice(4)) * 1000 + p) % brokers === 0);
   assert.equal(adding.length, 1667);
   assert.ok(adding.every(([, , size]) => size === 0));
-  assert.equal(m.logDirUsedBytes(3), onThree.reduce((s, [, , size]) => s + size, 0));
+  assert.equal(
+    m.logDirUsedBytes(3),
+    onThree.reduce((s, [, , size]) => s + size, 0),
+  );
 
   clock.t += 3600_000;
   assert.equal(m.movingPartitionCount(), 0);
   assert.equal(heard.length, 20_000);
-  assert.ok(heard.every((c, i) => i === 0 || c.completedAt >= heard[i - 1].completedAt), 'completions in time order');
+  assert.ok(
+    heard.every((c, i) => i === 0 || c.completedAt >= heard[i - 1].completedAt),
+    'completions in time order',
+  );
   assert.ok(heard[heard.length - 1].completedAt < clock.t, 'each at the time it finished, not when it was noticed');
   assert.deepEqual(m.getPartition('big-0', 0).replicas, [0, 1, 3]);
 });

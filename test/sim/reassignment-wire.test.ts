@@ -48,7 +48,14 @@ async function metadata(): Promise<unknown> {
 }
 
 test('every validation error carries Kafka’s code and message, in Kafka’s order, and changes nothing', async () => {
-  createTopic('v', [[0, 1], [1, 2]], MiB);
+  createTopic(
+    'v',
+    [
+      [0, 1],
+      [1, 2],
+    ],
+    MiB,
+  );
   const before = await metadata();
   const res = await alter([
     { topic: 'nope', partition: 0, replicas: [] },
@@ -62,7 +69,9 @@ test('every validation error carries Kafka’s code and message, in Kafka’s or
   ]);
   assert.equal(res.errorCode, 0);
   assert.equal(res.errorMessage, null);
-  const byTopic = Object.fromEntries(res.responses.map((r: any) => [r.name, r.partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.errorMessage])]));
+  const byTopic = Object.fromEntries(
+    res.responses.map((r: any) => [r.name, r.partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.errorMessage])]),
+  );
   assert.deepEqual(byTopic.nope, [[0, 3, 'Unable to find a topic named nope.']]);
   assert.deepEqual(byTopic.v, [
     [7, 3, 'Unable to find partition v:7.'],
@@ -79,13 +88,24 @@ test('every validation error carries Kafka’s code and message, in Kafka’s or
 });
 
 test('a good partition succeeds next to bad ones; List shows replicas, adding and removing', async () => {
-  createTopic('mix', [[0, 1], [0, 1], [2, 3]], 100 * MiB);
+  createTopic(
+    'mix',
+    [
+      [0, 1],
+      [0, 1],
+      [2, 3],
+    ],
+    100 * MiB,
+  );
   const res = await alter([
     { topic: 'mix', partition: 0, replicas: [3, 1] },
     { topic: 'mix', partition: 1, replicas: [0, 9] },
     { topic: 'mix', partition: 2, replicas: [3, 0] },
   ]);
-  assert.deepEqual(res.responses[0].partitions.map((p: any) => p.errorCode), [0, 39, 0]);
+  assert.deepEqual(
+    res.responses[0].partitions.map((p: any) => p.errorCode),
+    [0, 39, 0],
+  );
   const all = await list(null, 2);
   assert.equal(all.errorCode, 0);
   assert.deepEqual(all.topics, [
@@ -103,7 +123,10 @@ test('a good partition succeeds next to bad ones; List shows replicas, adding an
     { name: 'mix', partitionIndexes: [2, 1, 0, 42] },
     { name: 'v', partitionIndexes: [0, 1] },
   ]);
-  assert.deepEqual(some.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]), [['mix', [2, 0]]]);
+  assert.deepEqual(
+    some.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+    [['mix', [2, 0]]],
+  );
   // Cancel both. Every entry is checked against the state before the request (as Kafka's
   // controller does), so the same cancel listed twice succeeds twice.
   const cancelled = await alter([
@@ -111,7 +134,10 @@ test('a good partition succeeds next to bad ones; List shows replicas, adding an
     { topic: 'mix', partition: 2, replicas: null },
     { topic: 'mix', partition: 2, replicas: null },
   ]);
-  assert.deepEqual(cancelled.responses[0].partitions.map((p: any) => p.errorCode), [0, 0, 0]);
+  assert.deepEqual(
+    cancelled.responses[0].partitions.map((p: any) => p.errorCode),
+    [0, 0, 0],
+  );
   assert.deepEqual((await list(null)).topics, []);
 });
 
@@ -126,7 +152,9 @@ test('DescribeLogDirs: each broker reports its own replicas; a new replica repor
     assert.equal(res.results.length, 1);
     assert.equal(res.results[0].errorCode, 0);
     assert.equal(res.results[0].logDir, `/var/lib/kafka/data-${broker}`);
-    return res.results[0].topics.flatMap((t: any) => t.partitions.map((p: any) => [t.name, p.partitionIndex, Number(p.partitionSize), Number(p.offsetLag), p.isFutureKey]));
+    return res.results[0].topics.flatMap((t: any) =>
+      t.partitions.map((p: any) => [t.name, p.partitionIndex, Number(p.partitionSize), Number(p.offsetLag), p.isFutureKey]),
+    );
   };
   assert.deepEqual(await sizesOf(0), [['sizes', 0, 20 * MiB, 0, false]]);
   assert.deepEqual(await sizesOf(1, 0), [['sizes', 1, 20 * MiB, 0, false]]);
@@ -136,7 +164,10 @@ test('DescribeLogDirs: each broker reports its own replicas; a new replica repor
   const v4 = await request(port(2), 35, 4, { topics: null });
   assert.equal(v4.errorCode, 0);
   const dir = v4.results[0];
-  assert.ok(dir.topics.some((t: any) => t.name === 'sizes'), 'topics null lists every replica');
+  assert.ok(
+    dir.topics.some((t: any) => t.name === 'sizes'),
+    'topics null lists every replica',
+  );
   const used = dir.topics.flatMap((t: any) => t.partitions).reduce((s: bigint, p: any) => s + p.partitionSize, 0n);
   assert.equal(dir.totalBytes - dir.usableBytes, used);
 
@@ -159,7 +190,11 @@ test('a broker stopped mid-move stalls the copy; it completes after the broker r
   assert.equal(Number(resumed.results[0].topics[0].partitions[0].partitionSize), 5 * MiB);
   clock.advance(1500);
   assert.deepEqual((await list(null)).topics, []);
-  const md = await request(port(0), 3, 12, { topics: [{ name: 'stall', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const md = await request(port(0), 3, 12, {
+    topics: [{ name: 'stall', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   const p = md.topics[0].partitions[0];
   assert.deepEqual([p.replicaNodes, p.isrNodes, p.leaderId], [[3], [3], 3]);
 });
@@ -171,7 +206,10 @@ test('ZooKeeper mode: a broker that is not the controller answers NOT_CONTROLLER
     const other = zk.endpoints().find((e) => e.id !== zk.model.controllerId)!;
     const body = { timeoutMs: 1000, topics: [{ name: 'z', partitions: [{ partitionIndex: 0, replicas: [1] }] }] };
     const refused = await request(other.port, 45, 0, body);
-    assert.deepEqual([refused.errorCode, refused.errorMessage, refused.responses], [41, 'This is not the correct controller for this cluster.', []]);
+    assert.deepEqual(
+      [refused.errorCode, refused.errorMessage, refused.responses],
+      [41, 'This is not the correct controller for this cluster.', []],
+    );
     const listed = await request(other.port, 46, 0, { timeoutMs: 1000, topics: null });
     assert.deepEqual([listed.errorCode, listed.topics], [41, []]);
     assert.deepEqual(zk.model.getPartition('z', 0).replicas, [0], 'nothing changed');
@@ -190,20 +228,34 @@ test('@platformatic/kafka: alter and list reassignments (v0), describeLogDirs on
     const conns = await admin.connectToBrokers([0]);
     const conn = conns.get(0)!;
     const altered = await alterPartitionReassignmentsV0.api.async(conn, 30_000, false, [
-      { name: 'plt', partitions: [{ partitionIndex: 0, replicas: [2] }, { partitionIndex: 1, replicas: [3] }] },
+      {
+        name: 'plt',
+        partitions: [
+          { partitionIndex: 0, replicas: [2] },
+          { partitionIndex: 1, replicas: [3] },
+        ],
+      },
     ]);
-    assert.deepEqual(altered.responses[0].partitions.map((p) => p.errorCode), [0, 0]);
+    assert.deepEqual(
+      altered.responses[0].partitions.map((p) => p.errorCode),
+      [0, 0],
+    );
 
     const listed = await listPartitionReassignmentsV0.api.async(conn, 30_000, [{ name: 'plt', partitionIndexes: [0, 1] }]);
-    assert.deepEqual(listed.topics[0].partitions.map((p) => [p.partitionIndex, p.replicas, p.addingReplicas, p.removingReplicas]), [
-      [0, [2, 0], [2], [0]],
-      [1, [3, 1], [3], [1]],
-    ]);
+    assert.deepEqual(
+      listed.topics[0].partitions.map((p) => [p.partitionIndex, p.replicas, p.addingReplicas, p.removingReplicas]),
+      [
+        [0, [2, 0], [2], [0]],
+        [1, [3, 1], [3], [1]],
+      ],
+    );
 
     clock.advance(1500);
     const dirs = await admin.describeLogDirs({ topics: [{ name: 'plt', partitions: [0, 1] }] });
     const sizes = dirs
-      .flatMap((b) => b.results.flatMap((r) => r.topics.flatMap((t) => t.partitions.map((p) => [b.broker, p.partitionIndex, p.partitionSize]))))
+      .flatMap((b) =>
+        b.results.flatMap((r) => r.topics.flatMap((t) => t.partitions.map((p) => [b.broker, p.partitionIndex, p.partitionSize]))),
+      )
       .sort((a, b) => Number(a[0]) - Number(b[0]));
     assert.deepEqual(sizes, [
       [0, 0, BigInt(30 * MiB)],

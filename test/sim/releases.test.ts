@@ -10,7 +10,12 @@ import { exchange, frame, request } from './wire.js';
 
 const apiVersions = (port: number) => request(port, 18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
 
-for (const [version, mode] of [['2.8', 'zookeeper'], ['3.7', 'zookeeper'], ['3.7', 'kraft'], ['4.2', 'kraft']] as const) {
+for (const [version, mode] of [
+  ['2.8', 'zookeeper'],
+  ['3.7', 'zookeeper'],
+  ['3.7', 'kraft'],
+  ['4.2', 'kraft'],
+] as const) {
   test(`Kafka ${version} (${mode}): ApiVersions lists exactly the release's ranges of the implemented APIs`, async () => {
     const sim = await startSimulator({ brokers: 1, kafkaVersion: version, kafkaMode: mode });
     try {
@@ -40,7 +45,25 @@ test('a request outside the release range closes the connection and is recorded'
   try {
     const port = sim.endpoints()[0].port;
     // Fetch v17 exists from 3.9; a 3.7 broker accepts up to v16.
-    assert.equal(await exchange(port, frame(1, 17, { clusterId: null, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' })), 'closed');
+    assert.equal(
+      await exchange(
+        port,
+        frame(1, 17, {
+          clusterId: null,
+          replicaState: { replicaId: -1, replicaEpoch: -1 },
+          maxWaitMs: 0,
+          minBytes: 0,
+          maxBytes: 1,
+          isolationLevel: 0,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [],
+          forgottenTopicsData: [],
+          rackId: '',
+        }),
+      ),
+      'closed',
+    );
     // DescribeTopicPartitions (75) exists from 3.8.
     assert.equal(await exchange(port, frame(75, 0, { topics: [], responsePartitionLimit: 10, cursor: null })), 'closed');
     assert.deepEqual(
@@ -71,7 +94,10 @@ test('releases: KRaft where the table has it; an unknown release is refused nami
   assert.equal(kafkaRelease('2.8').mode, 'zookeeper');
   assert.equal(kafkaRelease('3.5').mode, 'kraft');
   assert.ok(knownReleases('zookeeper').includes('3.9'));
-  assert.throws(() => kafkaRelease('4.2', 'zookeeper'), /no Kafka 4.2 in ZooKeeper mode: known are ZooKeeper 2.4, .*3.9 and KRaft 3.3, .*4.2/);
+  assert.throws(
+    () => kafkaRelease('4.2', 'zookeeper'),
+    /no Kafka 4.2 in ZooKeeper mode: known are ZooKeeper 2.4, .*3.9 and KRaft 3.3, .*4.2/,
+  );
   assert.throws(() => kafkaRelease('9.9'), RangeError);
 });
 
@@ -79,10 +105,17 @@ test('ZooKeeper mode neither checks nor charges a validateOnly CreateTopics agai
   for (const mode of ['zookeeper', 'kraft'] as const) {
     const sim = await startSimulator({ brokers: 1, kafkaVersion: '3.7', kafkaMode: mode, notControllerErrors: false });
     try {
-      sim.clientQuotas.alter([{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', value: 1, remove: false }] }], false);
+      sim.clientQuotas.alter(
+        [{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'controller_mutation_rate', value: 1, remove: false }] }],
+        false,
+      );
       const port = sim.endpoints()[0].port;
       const create = (name: string, validateOnly: boolean) =>
-        request(port, 19, 7, { topics: [{ name, numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly });
+        request(port, 19, 7, {
+          topics: [{ name, numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] }],
+          timeoutMs: 1000,
+          validateOnly,
+        });
       const dry = await create('dry', true);
       const real = await create('real', false);
       // Burst 11 (1/s x 11 windows): in KRaft the dry run's 20 already drove the bucket negative.
@@ -95,17 +128,30 @@ test('ZooKeeper mode neither checks nor charges a validateOnly CreateTopics agai
 
 test("a topic's configs are its release's: 3.9's 36; from 4.0 on 33, and message.timestamp.after.max.ms one hour (KIP-1030)", async () => {
   const removed = ['message.downconversion.enable', 'message.format.version', 'message.timestamp.difference.max.ms'];
-  for (const [version, count, after] of [['3.9', 36, '9223372036854775807'], ['4.0', 33, '3600000'], ['4.2', 33, '3600000']] as const) {
+  for (const [version, count, after] of [
+    ['3.9', 36, '9223372036854775807'],
+    ['4.0', 33, '3600000'],
+    ['4.2', 33, '3600000'],
+  ] as const) {
     const sim = await startSimulator({ brokers: 1, kafkaVersion: version });
     try {
       sim.model.createTopic({ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, { validateOnly: false });
-      const res = await request(sim.endpoints()[0].port, 32, 4, { resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
+      const res = await request(sim.endpoints()[0].port, 32, 4, {
+        resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }],
+        includeSynonyms: false,
+        includeDocumentation: false,
+      });
       const configs = new Map<string, string>(res.results[0].configs.map((c: { name: string; value: string }) => [c.name, c.value]));
       assert.equal(configs.size, count, version);
       assert.equal(configs.get('message.timestamp.after.max.ms'), after, version);
       for (const name of removed) assert.equal(configs.has(name), count === 36, `${version} ${name}`);
       // Setting a removed one on 4.x: Kafka's "Unknown topic config name".
-      const set = await request(sim.endpoints()[0].port, 44, 1, { resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'message.format.version', configOperation: 0, value: '3.0' }] }], validateOnly: true });
+      const set = await request(sim.endpoints()[0].port, 44, 1, {
+        resources: [
+          { resourceType: 2, resourceName: 't', configs: [{ name: 'message.format.version', configOperation: 0, value: '3.0' }] },
+        ],
+        validateOnly: true,
+      });
       assert.equal(set.responses[0].errorCode, count === 36 ? 0 : 40, version);
     } finally {
       await sim.close();

@@ -93,7 +93,14 @@ async function handledOrder(turns: RequestTurns | undefined): Promise<string[]> 
       return metadataHandler.handle(ctx, req);
     },
   };
-  const server = new BrokerServer({ brokerId: 0, host: '127.0.0.1', port: 0, runtime: sim, handlers: new Map([[3, spinning]]), ...(turns && { turns }) });
+  const server = new BrokerServer({
+    brokerId: 0,
+    host: '127.0.0.1',
+    port: 0,
+    runtime: sim,
+    handlers: new Map([[3, spinning]]),
+    ...(turns && { turns }),
+  });
   await server.start();
   const conns = await Promise.all(Array.from({ length: 7 }, () => connection(server.port)));
   try {
@@ -117,5 +124,8 @@ test('a light request is answered while heavy ones wait for their turn; without 
   // Written right after them: answered before any, or after the one heavy request under way.
   assert.ok(taking.indexOf('light') <= 1, `with turns, the light request was handled first or second (order: ${taking.join(', ')})`);
   const blocking = await handledOrder(undefined);
-  assert.ok(blocking.indexOf('light') >= 5, `without turns, the heavy requests read together were all handled first (order: ${blocking.join(', ')})`);
+  assert.ok(
+    blocking.indexOf('light') >= 5,
+    `without turns, the heavy requests read together were all handled first (order: ${blocking.join(', ')})`,
+  );
 });

@@ -13,7 +13,8 @@ import type { SaslAuthenticatedEvent } from '../../src/sim/sasl/session.js';
 import { TestIdp } from '../kafka/sasl-test-idp.js';
 import { Session } from './session.js';
 
-const bearer = (token: string, ext = '', authzid = '') => Buffer.from(`n,${authzid ? `a=${authzid}` : ''},\x01auth=Bearer ${token}\x01${ext}\x01`);
+const bearer = (token: string, ext = '', authzid = '') =>
+  Buffer.from(`n,${authzid ? `a=${authzid}` : ''},\x01auth=Bearer ${token}\x01${ext}\x01`);
 
 /** Resolves true once the session's socket is closed (by the broker), false if still open after `ms`. */
 function closedWithin(s: Session, ms = 2000): Promise<boolean> {
@@ -27,11 +28,23 @@ function closedWithin(s: Session, ms = 2000): Promise<boolean> {
 
 describe('parseClientFirst (OAuthBearerClientInitialResponse grammar)', () => {
   it('reads the token, authzid and extensions', () => {
-    assert.deepEqual(parseClientFirst(bearer('a.b.c', 'logicalCluster=lkc-1\x01')), { authzid: '', token: 'a.b.c', extensions: { logicalCluster: 'lkc-1' } });
+    assert.deepEqual(parseClientFirst(bearer('a.b.c', 'logicalCluster=lkc-1\x01')), {
+      authzid: '',
+      token: 'a.b.c',
+      extensions: { logicalCluster: 'lkc-1' },
+    });
     assert.deepEqual(parseClientFirst(bearer('tok', '', 'alice')), { authzid: 'alice', token: 'tok', extensions: {} });
   });
   it('refuses what Kafka refuses', () => {
-    for (const bad of ['', 'n,,\x01\x01', 'n,,\x01auth=Basic abc\x01\x01', 'y,,\x01auth=Bearer t\x01\x01', 'n,,\x01auth=Bearer t\x01', 'n,,\x01auth=Bearer t!\x01\x01', 'n,,\x01auth=Bearer t\x01k1=v\x01\x01']) {
+    for (const bad of [
+      '',
+      'n,,\x01\x01',
+      'n,,\x01auth=Basic abc\x01\x01',
+      'y,,\x01auth=Bearer t\x01\x01',
+      'n,,\x01auth=Bearer t\x01',
+      'n,,\x01auth=Bearer t!\x01\x01',
+      'n,,\x01auth=Bearer t\x01k1=v\x01\x01',
+    ]) {
       assert.equal(parseClientFirst(Buffer.from(bad)), undefined, JSON.stringify(bad));
     }
   });
@@ -72,7 +85,16 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     assert.equal(first.errorCode, 0);
     assert.equal(first.authBytes.length, 0);
     assert.equal(first.sessionLifetimeMs, 600_000n);
-    assert.deepEqual(events.at(-1), { brokerId: 0, connection: events.at(-1)!.connection, mechanism: 'OAUTHBEARER', principal: 'alice', reauthentication: false, sessionLifetimeMs: 600_000, extensions: { traceId: 'abc' }, tokenId: events.at(-1)!.tokenId });
+    assert.deepEqual(events.at(-1), {
+      brokerId: 0,
+      connection: events.at(-1)!.connection,
+      mechanism: 'OAUTHBEARER',
+      principal: 'alice',
+      reauthentication: false,
+      sessionLifetimeMs: 600_000,
+      extensions: { traceId: 'abc' },
+      tokenId: events.at(-1)!.tokenId,
+    });
     const md = await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
     assert.equal(md.brokers.length, 1);
     s.close();
@@ -81,8 +103,16 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
   // What the broker would log (the client only ever sees invalid_token): the reason checked too.
   const refusals: [string, () => Promise<string>, RegExp][] = [
     ['an expired token', () => idp.sign({ sub: 'alice', iat: nowS() - 600, exp: nowS() - 60 }), /"exp" claim timestamp check failed/],
-    ['a token for another audience', () => idp.sign({ sub: 'alice', aud: 'other', iat: nowS(), exp: nowS() + 600 }), /unexpected "aud" claim value/],
-    ['a token from another issuer', () => idp.sign({ sub: 'alice', iss: 'https://evil.test', iat: nowS(), exp: nowS() + 600 }), /unexpected "iss" claim value/],
+    [
+      'a token for another audience',
+      () => idp.sign({ sub: 'alice', aud: 'other', iat: nowS(), exp: nowS() + 600 }),
+      /unexpected "aud" claim value/,
+    ],
+    [
+      'a token from another issuer',
+      () => idp.sign({ sub: 'alice', iss: 'https://evil.test', iat: nowS(), exp: nowS() + 600 }),
+      /unexpected "iss" claim value/,
+    ],
     [
       'a token signed by another key under the same kid',
       async () => idp.sign({ sub: 'alice', iat: nowS(), exp: nowS() + 600 }, (await generateKeyPair('RS256')).privateKey),
@@ -90,7 +120,8 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     ],
     [
       'an unsigned token (alg none)',
-      async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'alice', aud: 'kafka', iss: 'https://idp.test', iat: nowS(), exp: nowS() + 600 })).toString('base64url')}.`,
+      async () =>
+        `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'alice', aud: 'kafka', iss: 'https://idp.test', iat: nowS(), exp: nowS() + 600 })).toString('base64url')}.`,
       /./,
     ],
     ['a token without iat', () => idp.sign({ sub: 'alice', iat: null, exp: nowS() + 600 }), /missing required "iat" claim/],
@@ -98,9 +129,15 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
   for (const [what, token, reason] of refusals) {
     it(`${what}: the invalid_token challenge, then 58 with it, and the connection closes`, async () => {
       const { s, first } = await authenticate(await token());
-      assert.deepEqual({ errorCode: first.errorCode, authBytes: first.authBytes.toString() }, { errorCode: 0, authBytes: '{"status":"invalid_token"}' });
+      assert.deepEqual(
+        { errorCode: first.errorCode, authBytes: first.authBytes.toString() },
+        { errorCode: 0, authBytes: '{"status":"invalid_token"}' },
+      );
       const final = await s.send(36, 2, { authBytes: Buffer.from([1]) });
-      assert.deepEqual({ errorCode: final.errorCode, errorMessage: final.errorMessage }, { errorCode: 58, errorMessage: '{"status":"invalid_token"}' });
+      assert.deepEqual(
+        { errorCode: final.errorCode, errorMessage: final.errorMessage },
+        { errorCode: 58, errorMessage: '{"status":"invalid_token"}' },
+      );
       assert.equal(await closedWithin(s), true);
       assert.match(sim.saslServer.oauthBearer!.lastRefusal ?? '', reason);
     });
@@ -110,7 +147,13 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     const s = await Session.open(port, 'oauth-wire');
     await s.send(17, 1, { mechanism: 'OAUTHBEARER' });
     const r = await s.send(36, 2, { authBytes: Buffer.from('n,,\x01auth=Basic dXNlcjpwYXNz\x01\x01') });
-    assert.deepEqual({ errorCode: r.errorCode, errorMessage: r.errorMessage }, { errorCode: 58, errorMessage: 'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER' });
+    assert.deepEqual(
+      { errorCode: r.errorCode, errorMessage: r.errorMessage },
+      {
+        errorCode: 58,
+        errorMessage: 'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER',
+      },
+    );
   });
 
   it('an authorization id other than the principal: 58', async () => {
@@ -118,7 +161,10 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     await s.send(17, 1, { mechanism: 'OAUTHBEARER' });
     const r = await s.send(36, 2, { authBytes: bearer(await idp.sign({ sub: 'alice', iat: nowS(), exp: nowS() + 600 }), '', 'admin') });
     assert.equal(r.errorCode, 58);
-    assert.equal(r.errorMessage, "Authentication failed: Client requested an authorization id (admin) that is different from the token's principal name (alice)");
+    assert.equal(
+      r.errorMessage,
+      "Authentication failed: Client requested an authorization id (admin) that is different from the token's principal name (alice)",
+    );
   });
 
   it('re-authentication: a new token extends the session; a request mid-exchange or after expiry closes the connection', async () => {
@@ -131,7 +177,10 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     assert.deepEqual({ errorCode: r.errorCode, lifetime: r.sessionLifetimeMs }, { errorCode: 0, lifetime: 30_000n });
     assert.equal(events.at(-1)?.reauthentication, true);
     clock.advance(5000); // past the first token's exp, within the new session
-    assert.equal((await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length, 1);
+    assert.equal(
+      (await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length,
+      1,
+    );
 
     // A Metadata request between the handshake and SaslAuthenticate: Kafka ends the connection.
     clock.advance(2000);
@@ -151,7 +200,10 @@ describe('OAUTHBEARER on the wire (JWKS validator)', () => {
     clock.advance(2000);
     await s.send(17, 1, { mechanism: 'OAUTHBEARER' });
     const r = await s.send(36, 2, { authBytes: bearer(await idp.sign({ sub: 'mallory', iat: nowS(), exp: nowS() + 60 })) });
-    assert.deepEqual({ errorCode: r.errorCode, errorMessage: r.errorMessage }, { errorCode: 58, errorMessage: 'Cannot change principals during re-authentication from User.alice: User.mallory' });
+    assert.deepEqual(
+      { errorCode: r.errorCode, errorMessage: r.errorMessage },
+      { errorCode: 58, errorMessage: 'Cannot change principals during re-authentication from User.alice: User.mallory' },
+    );
   });
 });
 
@@ -188,7 +240,10 @@ describe('connections.max.reauth.ms with PLAIN', () => {
       const s = await Session.open(Number(other.bootstrapServers[0].split(':')[1]), 'plain', { user: 'bob', password: 'pw' });
       clock.advance(10 * 3600_000);
       assert.equal((await s.send(17, 1, { mechanism: 'PLAIN' })).errorCode, 34);
-      assert.equal((await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length, 1);
+      assert.equal(
+        (await s.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })).brokers.length,
+        1,
+      );
       s.close();
     } finally {
       await other.close();

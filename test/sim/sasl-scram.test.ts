@@ -14,21 +14,36 @@ import { request } from './wire.js';
 describe('ScramServerSession (RFC 7677 section 3 test vector)', () => {
   const salt = Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64');
   const credential = scramCredential('SCRAM-SHA-256', 'pencil', 4096, salt);
-  const newSession = () => new ScramServerSession('SCRAM-SHA-256', (u) => (u === 'user' ? credential : undefined), () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0');
+  const newSession = () =>
+    new ScramServerSession(
+      'SCRAM-SHA-256',
+      (u) => (u === 'user' ? credential : undefined),
+      () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0',
+    );
 
   it('answers server-first and, for the right proof, the RFC server signature', () => {
     const s = newSession();
     const first = s.step(Buffer.from('n,,n=user,r=rOprNGfwEbeRWgbNEkqO'));
     assert.equal(first.kind, 'continue');
-    assert.equal(first.kind === 'continue' && first.response.toString(), 'r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096');
-    const final = s.step(Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='));
-    assert.deepEqual(final.kind === 'done' && { user: final.user, v: final.response.toString() }, { user: 'user', v: 'v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=' });
+    assert.equal(
+      first.kind === 'continue' && first.response.toString(),
+      'r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096',
+    );
+    const final = s.step(
+      Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ='),
+    );
+    assert.deepEqual(final.kind === 'done' && { user: final.user, v: final.response.toString() }, {
+      user: 'user',
+      v: 'v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=',
+    });
   });
 
   it('refuses a wrong proof, an unknown user, a wrong nonce and malformed messages', () => {
     const wrongProof = newSession();
     wrongProof.step(Buffer.from('n,,n=user,r=rOprNGfwEbeRWgbNEkqO'));
-    const r = wrongProof.step(Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='));
+    const r = wrongProof.step(
+      Buffer.from('c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='),
+    );
     assert.equal(r.kind, 'failed');
 
     assert.equal(newSession().step(Buffer.from('n,,n=mallory,r=abc')).kind, 'failed');
@@ -110,7 +125,10 @@ describe('gateway Kafka layer <-> simulator over SASL', () => {
   it('SaslHandshake advertises the enabled mechanisms and refuses others', async () => {
     const port = Number(sim.bootstrapServers[0].split(':')[1]);
     const ok = await request(port, 17, 1, { mechanism: 'SCRAM-SHA-512' });
-    assert.deepEqual({ errorCode: ok.errorCode, mechanisms: ok.mechanisms }, { errorCode: 0, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] });
+    assert.deepEqual(
+      { errorCode: ok.errorCode, mechanisms: ok.mechanisms },
+      { errorCode: 0, mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] },
+    );
     const refused = await request(port, 17, 1, { mechanism: 'GSSAPI' });
     assert.equal(refused.errorCode, 33);
   });
@@ -121,7 +139,10 @@ it('a SCRAM-only cluster does not offer PLAIN', async () => {
   try {
     const port = Number(sim.bootstrapServers[0].split(':')[1]);
     const res = await request(port, 17, 1, { mechanism: 'PLAIN' });
-    assert.deepEqual({ errorCode: res.errorCode, mechanisms: res.mechanisms }, { errorCode: 33, mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512'] });
+    assert.deepEqual(
+      { errorCode: res.errorCode, mechanisms: res.mechanisms },
+      { errorCode: 33, mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512'] },
+    );
   } finally {
     await sim.close();
   }

@@ -12,7 +12,10 @@ export class Session {
   private waiting: ((b: Buffer) => void) | null = null;
   private correlationId = 0;
 
-  private constructor(private readonly socket: net.Socket, readonly clientId: string | null) {
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly clientId: string | null,
+  ) {
     socket.on('data', (d) => {
       this.acc = Buffer.concat([this.acc, d]);
       this.deliver();

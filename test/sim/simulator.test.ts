@@ -84,7 +84,10 @@ test('requests split across TCP segments and pipelined on one connection are ans
         seen.push(acc.readInt32BE(4));
         acc = acc.subarray(4 + acc.readInt32BE(0));
       }
-      if (seen.length === 2) { s.destroy(); resolve(seen); }
+      if (seen.length === 2) {
+        s.destroy();
+        resolve(seen);
+      }
     });
     s.on('error', reject);
   });
@@ -112,13 +115,16 @@ test('the real client creates, describes, grows and deletes topics', async () =>
   assert.deepEqual(await admin.listTopics(), []);
 });
 
-test('the real client sees Kafka\'s validation errors', async () => {
+test("the real client sees Kafka's validation errors", async () => {
   await admin.createTopics({ topics: ['dup'], partitions: 1, replicas: 1 });
   await assert.rejects(admin.createTopics({ topics: ['dup'], partitions: 1, replicas: 1 }), (e: any) => !!e.findBy?.('apiCode', 36));
   await assert.rejects(admin.createTopics({ topics: ['bad name!'], partitions: 1, replicas: 1 }), (e: any) => !!e.findBy?.('apiCode', 17));
   await assert.rejects(admin.createTopics({ topics: ['rf'], partitions: 1, replicas: 4 }), (e: any) => !!e.findBy?.('apiCode', 38));
   await assert.rejects(admin.createPartitions({ topics: [{ name: 'dup', count: 1 }] }), (e: any) => !!e.findBy?.('apiCode', 37));
-  await assert.rejects(admin.createTopics({ topics: ['cfg'], partitions: 1, replicas: 1, configs: [{ name: 'no.such.config', value: '1' }] }), (e: any) => !!e.findBy?.('apiCode', 40));
+  await assert.rejects(
+    admin.createTopics({ topics: ['cfg'], partitions: 1, replicas: 1, configs: [{ name: 'no.such.config', value: '1' }] }),
+    (e: any) => !!e.findBy?.('apiCode', 40),
+  );
   assert.deepEqual(await admin.listTopics(), ['dup']);
   await admin.deleteTopics({ topics: ['dup'] });
 });
@@ -132,19 +138,41 @@ test('configs: describe sources, incremental alter of topic and broker configs',
   const cleanup = desc.configs.find((c: any) => c.name === 'cleanup.policy')!;
   assert.equal(cleanup.configSource, 5); // DEFAULT_CONFIG
   await admin.incrementalAlterConfigs({
-    resources: [{ resourceType: 2, resourceName: 'cfgs', configs: [{ name: 'leader.replication.throttled.replicas', configOperation: 0, value: '0:1' }] }],
+    resources: [
+      {
+        resourceType: 2,
+        resourceName: 'cfgs',
+        configs: [{ name: 'leader.replication.throttled.replicas', configOperation: 0, value: '0:1' }],
+      },
+    ],
   });
   await admin.incrementalAlterConfigs({
-    resources: [{ resourceType: 4, resourceName: '1', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1048576' }] }],
+    resources: [
+      {
+        resourceType: 4,
+        resourceName: '1',
+        configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: '1048576' }],
+      },
+    ],
   });
-  const [broker] = await admin.describeConfigs({ resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['leader.replication.throttled.rate'] }] });
+  const [broker] = await admin.describeConfigs({
+    resources: [{ resourceType: 4, resourceName: '1', configurationKeys: ['leader.replication.throttled.rate'] }],
+  });
   assert.equal(broker.configs[0].value, '1048576');
-  await assert.rejects(admin.incrementalAlterConfigs({
-    resources: [{ resourceType: 4, resourceName: '1', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: 'fast' }] }],
-  }), (e: any) => !!e.findBy?.('apiCode', 42)); // broker configs: INVALID_REQUEST (KAFKA-13609)
-  await assert.rejects(admin.incrementalAlterConfigs({
-    resources: [{ resourceType: 2, resourceName: 'cfgs', configs: [{ name: 'retention.ms', configOperation: 0, value: 'soon' }] }],
-  }), (e: any) => !!e.findBy?.('apiCode', 40));
+  await assert.rejects(
+    admin.incrementalAlterConfigs({
+      resources: [
+        { resourceType: 4, resourceName: '1', configs: [{ name: 'leader.replication.throttled.rate', configOperation: 0, value: 'fast' }] },
+      ],
+    }),
+    (e: any) => !!e.findBy?.('apiCode', 42),
+  ); // broker configs: INVALID_REQUEST (KAFKA-13609)
+  await assert.rejects(
+    admin.incrementalAlterConfigs({
+      resources: [{ resourceType: 2, resourceName: 'cfgs', configs: [{ name: 'retention.ms', configOperation: 0, value: 'soon' }] }],
+    }),
+    (e: any) => !!e.findBy?.('apiCode', 40),
+  );
   await admin.deleteTopics({ topics: ['cfgs'] });
 });
 
@@ -152,7 +180,12 @@ test('produce with the real producer lands in the partition log', async () => {
   await admin.createTopics({ topics: ['events'], partitions: 1, replicas: 3 });
   const producer = new Producer({ clientId: 'p', bootstrapBrokers: sim.bootstrapServers, serializers: stringSerializers });
   try {
-    await producer.send({ messages: [{ topic: 'events', key: 'k', value: 'v1', partition: 0 }, { topic: 'events', key: 'k', value: 'v2', partition: 0 }] });
+    await producer.send({
+      messages: [
+        { topic: 'events', key: 'k', value: 'v1', partition: 0 },
+        { topic: 'events', key: 'k', value: 'v2', partition: 0 },
+      ],
+    });
     await producer.send({ messages: [{ topic: 'events', key: 'k', value: 'v3', partition: 0 }] });
   } finally {
     await producer.close();
@@ -167,12 +200,22 @@ test('a stopped broker refuses connections, leaves the ISR, and comes back', asy
   await admin.createTopics({ topics: ['ha'], partitions: 3, replicas: 3 });
   const stoppedPort = port(2);
   await sim.stopBroker(2);
-  await assert.rejects(new Promise((resolve, reject) => {
-    const s = net.connect(stoppedPort, '127.0.0.1');
-    s.on('connect', () => { s.destroy(); resolve(null); });
-    s.on('error', reject);
-  }), /ECONNREFUSED/);
-  const md = await request(port(0), 3, 12, { topics: [{ name: 'ha', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  await assert.rejects(
+    new Promise((resolve, reject) => {
+      const s = net.connect(stoppedPort, '127.0.0.1');
+      s.on('connect', () => {
+        s.destroy();
+        resolve(null);
+      });
+      s.on('error', reject);
+    }),
+    /ECONNREFUSED/,
+  );
+  const md = await request(port(0), 3, 12, {
+    topics: [{ name: 'ha', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   assert.deepEqual(md.brokers.map((b: any) => b.nodeId).sort(), [0, 1]);
   for (const p of md.topics[0].partitions) {
     assert.ok(!p.isrNodes.includes(2));
@@ -180,7 +223,11 @@ test('a stopped broker refuses connections, leaves the ISR, and comes back', asy
     assert.notEqual(p.leaderId, 2);
   }
   await sim.startBroker(2);
-  const md2 = await request(port(2), 3, 12, { topics: [{ name: 'ha', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const md2 = await request(port(2), 3, 12, {
+    topics: [{ name: 'ha', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   for (const p of md2.topics[0].partitions) assert.equal(p.isrNodes.length, 3);
   await admin.deleteTopics({ topics: ['ha'] });
 });
@@ -190,7 +237,11 @@ test('ZooKeeper-mode brokers answer NOT_CONTROLLER to controller requests', asyn
   try {
     const controller = zk.model.controllerId;
     const other = zk.endpoints().find((e) => e.id !== controller)!;
-    const body = { topics: [{ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false };
+    const body = {
+      topics: [{ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    };
     const refused = await request(other.port, 19, 7, body);
     assert.equal(refused.topics[0].errorCode, 41);
     const ok = await request(zk.endpoints().find((e) => e.id === controller)!.port, 19, 7, body);
@@ -203,10 +254,20 @@ test('ZooKeeper-mode brokers answer NOT_CONTROLLER to controller requests', asyn
 test('SASL PLAIN: the right password authenticates, a wrong one is refused', async () => {
   const secure = await startSimulator({ brokers: 1, saslPlainUsers: { alice: 'secret' } });
   try {
-    const good = new Admin({ clientId: 'a', bootstrapBrokers: secure.bootstrapServers, retries: 0, sasl: { mechanism: 'PLAIN', username: 'alice', password: 'secret' } });
+    const good = new Admin({
+      clientId: 'a',
+      bootstrapBrokers: secure.bootstrapServers,
+      retries: 0,
+      sasl: { mechanism: 'PLAIN', username: 'alice', password: 'secret' },
+    });
     assert.deepEqual(await good.listTopics(), []);
     await good.close();
-    const bad = new Admin({ clientId: 'b', bootstrapBrokers: secure.bootstrapServers, retries: 0, sasl: { mechanism: 'PLAIN', username: 'alice', password: 'nope' } });
+    const bad = new Admin({
+      clientId: 'b',
+      bootstrapBrokers: secure.bootstrapServers,
+      retries: 0,
+      sasl: { mechanism: 'PLAIN', username: 'alice', password: 'nope' },
+    });
     await assert.rejects(bad.listTopics());
     await bad.close();
     // Without SASL, any request but ApiVersions/SASL closes the connection.

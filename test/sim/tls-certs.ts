@@ -40,7 +40,24 @@ function signed(dir: string, name: string, cn: string, ca: string, san?: string)
   openssl(dir, ['req', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, san ? `subjectAltName=${san}\n` : 'basicConstraints=CA:FALSE\n');
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-set_serial', String(Date.now()), '-out', `${name}.crt`, '-days', '2', '-extfile', ext]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-set_serial',
+    String(Date.now()),
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    ext,
+  ]);
   return load(dir, name);
 }
 

@@ -84,15 +84,31 @@ describe('TLS listener', { skip }, () => {
   });
 
   it('refuses a broker certificate the configured CA did not sign (no CA file = system roots)', async () => {
-    const err = await expectUnavailable({ KAFKA_BOOTSTRAP_SERVERS: bootstrap, KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'SCRAM-SHA-256', KAFKA_SASL_USERNAME: 'gw', KAFKA_SASL_PASSWORD: 'gw-secret' });
+    const err = await expectUnavailable({
+      KAFKA_BOOTSTRAP_SERVERS: bootstrap,
+      KAFKA_TLS: 'true',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-256',
+      KAFKA_SASL_USERNAME: 'gw',
+      KAFKA_SASL_PASSWORD: 'gw-secret',
+    });
     assert.equal(err.kafka.name, 'NETWORK_EXCEPTION');
   });
 
   it('a plaintext client cannot talk to a TLS listener', async () => {
-    const kafka = createKafkaGateway(parseKafkaConfig({ KAFKA_BOOTSTRAP_SERVERS: bootstrap, KAFKA_CONNECT_TIMEOUT_MS: '500', KAFKA_REQUEST_TIMEOUT_MS: '500', KAFKA_RETRIES: '0' }));
+    const kafka = createKafkaGateway(
+      parseKafkaConfig({
+        KAFKA_BOOTSTRAP_SERVERS: bootstrap,
+        KAFKA_CONNECT_TIMEOUT_MS: '500',
+        KAFKA_REQUEST_TIMEOUT_MS: '500',
+        KAFKA_RETRIES: '0',
+      }),
+    );
     try {
       // The TLS server drops the plaintext bytes: the connection fails or the request times out.
-      await assert.rejects(kafka.listTopics(), (e: unknown) => e instanceof KafkaRequestError && (e.kind === 'unavailable' || e.kind === 'timeout'));
+      await assert.rejects(
+        kafka.listTopics(),
+        (e: unknown) => e instanceof KafkaRequestError && (e.kind === 'unavailable' || e.kind === 'timeout'),
+      );
     } finally {
       await kafka.close();
     }

@@ -16,14 +16,42 @@ const LONG_MAX = '9223372036854775807';
 
 /** Kafka 3.9's LogConfig.configNames (storage LogConfig.CONFIG), sorted. */
 const KAFKA_3_9_TOPIC_CONFIGS = [
-  'cleanup.policy', 'compression.gzip.level', 'compression.lz4.level', 'compression.type', 'compression.zstd.level',
-  'delete.retention.ms', 'file.delete.delay.ms', 'flush.messages', 'flush.ms', 'follower.replication.throttled.replicas',
-  'index.interval.bytes', 'leader.replication.throttled.replicas', 'local.retention.bytes', 'local.retention.ms',
-  'max.compaction.lag.ms', 'max.message.bytes', 'message.downconversion.enable', 'message.format.version',
-  'message.timestamp.after.max.ms', 'message.timestamp.before.max.ms', 'message.timestamp.difference.max.ms',
-  'message.timestamp.type', 'min.cleanable.dirty.ratio', 'min.compaction.lag.ms', 'min.insync.replicas', 'preallocate',
-  'remote.log.copy.disable', 'remote.log.delete.on.disable', 'remote.storage.enable', 'retention.bytes', 'retention.ms',
-  'segment.bytes', 'segment.index.bytes', 'segment.jitter.ms', 'segment.ms', 'unclean.leader.election.enable',
+  'cleanup.policy',
+  'compression.gzip.level',
+  'compression.lz4.level',
+  'compression.type',
+  'compression.zstd.level',
+  'delete.retention.ms',
+  'file.delete.delay.ms',
+  'flush.messages',
+  'flush.ms',
+  'follower.replication.throttled.replicas',
+  'index.interval.bytes',
+  'leader.replication.throttled.replicas',
+  'local.retention.bytes',
+  'local.retention.ms',
+  'max.compaction.lag.ms',
+  'max.message.bytes',
+  'message.downconversion.enable',
+  'message.format.version',
+  'message.timestamp.after.max.ms',
+  'message.timestamp.before.max.ms',
+  'message.timestamp.difference.max.ms',
+  'message.timestamp.type',
+  'min.cleanable.dirty.ratio',
+  'min.compaction.lag.ms',
+  'min.insync.replicas',
+  'preallocate',
+  'remote.log.copy.disable',
+  'remote.log.delete.on.disable',
+  'remote.storage.enable',
+  'retention.bytes',
+  'retention.ms',
+  'segment.bytes',
+  'segment.index.bytes',
+  'segment.jitter.ms',
+  'segment.ms',
+  'unclean.leader.election.enable',
 ];
 
 async function hasKafkaPython(): Promise<boolean> {
@@ -34,18 +62,22 @@ async function hasKafkaPython(): Promise<boolean> {
     return false;
   }
 }
-const pySkip = (await hasKafkaPython()) || process.env.CI === 'true' ? false : 'kafka-python is not installed (apt-get install python3-kafka)';
+const pySkip =
+  (await hasKafkaPython()) || process.env.CI === 'true' ? false : 'kafka-python is not installed (apt-get install python3-kafka)';
 
 let sim: Simulator;
 before(async () => {
   sim = await startSimulator({ brokers: 1, kafkaVersion: '3.9' }); // 3.9's configs (4.0 removed three: test/sim/releases.test.ts)
-  sim.model.createTopic({ name: 'described', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, { validateOnly: false });
+  sim.model.createTopic(
+    { name: 'described', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
+    { validateOnly: false },
+  );
 });
 after(async () => {
   await sim.close();
 });
 
-test('kafka-python describes a topic with Kafka 3.9\'s 36 configs, names and default values', { skip: pySkip }, async () => {
+test("kafka-python describes a topic with Kafka 3.9's 36 configs, names and default values", { skip: pySkip }, async () => {
   const script = `
 import json, sys
 from kafka.admin import KafkaAdminClient, ConfigResource, ConfigResourceType
@@ -73,16 +105,32 @@ test('DescribeConfigs v4: the two configs 4.0 removed, with their types, DEFAULT
   assert.deepEqual(configs.map((c: any) => c.name).sort(), KAFKA_3_9_TOPIC_CONFIGS);
   const pick = (name: string) => {
     const c = configs.find((x: any) => x.name === name);
-    return { value: c.value, type: c.configType, source: c.configSource, readOnly: c.readOnly, synonyms: c.synonyms.map((s: any) => [s.name, s.value, s.source]) };
+    return {
+      value: c.value,
+      type: c.configType,
+      source: c.configSource,
+      readOnly: c.readOnly,
+      synonyms: c.synonyms.map((s: any) => [s.name, s.value, s.source]),
+    };
   };
   assert.deepEqual(pick('message.format.version'), {
-    value: '3.0-IV1', type: 2, source: 5, readOnly: false, synonyms: [['log.message.format.version', '3.0-IV1', 5]],
+    value: '3.0-IV1',
+    type: 2,
+    source: 5,
+    readOnly: false,
+    synonyms: [['log.message.format.version', '3.0-IV1', 5]],
   });
   assert.deepEqual(pick('message.timestamp.difference.max.ms'), {
-    value: LONG_MAX, type: 5, source: 5, readOnly: false, synonyms: [['log.message.timestamp.difference.max.ms', LONG_MAX, 5]],
+    value: LONG_MAX,
+    type: 5,
+    source: 5,
+    readOnly: false,
+    synonyms: [['log.message.timestamp.difference.max.ms', LONG_MAX, 5]],
   });
   const set = await request(sim.endpoints()[0].port, 44, 1, {
-    resources: [{ resourceType: 2, resourceName: 'described', configs: [{ name: 'message.format.version', configOperation: 0, value: 'nonsense' }] }],
+    resources: [
+      { resourceType: 2, resourceName: 'described', configs: [{ name: 'message.format.version', configOperation: 0, value: 'nonsense' }] },
+    ],
     validateOnly: true,
   });
   assert.equal(set.responses[0].errorCode, 40, 'MetadataVersionValidator refuses a value that is not a release');

@@ -10,14 +10,21 @@ import { request } from './wire.js';
 import { buildBatch } from './cluster/helpers.js';
 
 async function call(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method, ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  const res = await fetch(url, {
+    method,
+    ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
   return { status: res.status, body: await res.json() };
 }
 
 /** Leader and ISR of every partition of `topic`, from a Metadata v12 request on the wire. */
 async function isrOnWire(sim: Simulator, topic: string): Promise<[number, number, number[]][]> {
   const port = sim.endpoints().find((e) => e.up)!.port;
-  const md = await request(port, 3, 12, { topics: [{ name: topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const md = await request(port, 3, 12, {
+    topics: [{ name: topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   return md.topics[0].partitions.map((p: any) => [p.partitionIndex, p.leaderId, p.isrNodes]);
 }
 
@@ -25,7 +32,13 @@ test('a broker falls behind and catches up; a restart keeps it out; GET /trouble
   const sim = await startSimulator({ brokers: 3 });
   const control = await startControlServer(sim);
   try {
-    sim.model.createTopic({ name: 'f', assignments: [{ partition: 0, brokerIds: [0, 1, 2] }, { partition: 1, brokerIds: [2, 0, 1] }] });
+    sim.model.createTopic({
+      name: 'f',
+      assignments: [
+        { partition: 0, brokerIds: [0, 1, 2] },
+        { partition: 1, brokerIds: [2, 0, 1] },
+      ],
+    });
     sim.model.createTopic({ name: 'g', assignments: [{ partition: 0, brokerIds: [1, 0] }] });
     const behind = await call(`${control.url}/brokers/2/fall-behind`, 'POST');
     assert.deepEqual(behind, { status: 200, body: { id: 2, behind: true, isrChanged: 1 } });
@@ -59,7 +72,14 @@ test('partitions under min ISR: acks=all refused with NOT_ENOUGH_REPLICAS until 
   const sim = await startSimulator({ brokers: 3 });
   const control = await startControlServer(sim);
   try {
-    sim.model.createTopic({ name: 'm', assignments: [{ partition: 0, brokerIds: [0, 1, 2] }, { partition: 1, brokerIds: [1, 2, 0] }], configs: [{ name: 'min.insync.replicas', value: '2' }] });
+    sim.model.createTopic({
+      name: 'm',
+      assignments: [
+        { partition: 0, brokerIds: [0, 1, 2] },
+        { partition: 1, brokerIds: [1, 2, 0] },
+      ],
+      configs: [{ name: 'min.insync.replicas', value: '2' }],
+    });
     const out = await call(`${control.url}/topics/m/under-min-isr`, 'POST', { partitions: [0] });
     assert.equal(out.status, 200, JSON.stringify(out.body));
     assert.deepEqual(out.body, { topic: 'm', minIsr: 2, partitions: [{ partition: 0, isr: [0] }] });
@@ -68,11 +88,17 @@ test('partitions under min ISR: acks=all refused with NOT_ENOUGH_REPLICAS until 
       [1, 1, [1, 2, 0]],
     ]);
     // Kafka's check (Partition.appendRecordsToLeader): ISR below min.insync.replicas with acks=all.
-    assert.throws(() => sim.model.append('m', 0, buildBatch(['v']), { acks: -1 }), (err: any) => err.code === 19);
-    assert.deepEqual((await call(`${control.url}/trouble`)).body.heldOut.map((h: any) => [h.partition, h.broker]), [
-      [0, 1],
-      [0, 2],
-    ]);
+    assert.throws(
+      () => sim.model.append('m', 0, buildBatch(['v']), { acks: -1 }),
+      (err: any) => err.code === 19,
+    );
+    assert.deepEqual(
+      (await call(`${control.url}/trouble`)).body.heldOut.map((h: any) => [h.partition, h.broker]),
+      [
+        [0, 1],
+        [0, 2],
+      ],
+    );
 
     // A broker restart does not bring the held-out replicas back.
     await call(`${control.url}/brokers/2/stop`, 'POST');

@@ -17,7 +17,12 @@ function schemaFor(apiKey: number, kind: 'Request' | 'Response'): MessageSchema 
 export function frame(apiKey: number, version: number, body: unknown, correlationId = 1, clientId: string | null = 'wire-test'): Buffer {
   const req = schemaFor(apiKey, 'Request');
   const w = new Writer().int32(0);
-  encode(RequestHeaderSchema, isFlexibleVersion(req, version) ? 2 : 1, { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId }, w);
+  encode(
+    RequestHeaderSchema,
+    isFlexibleVersion(req, version) ? 2 : 1,
+    { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId },
+    w,
+  );
   encode(req, version, body, w);
   const out = w.toBuffer();
   out.writeInt32BE(out.length - 4, 0);
@@ -29,7 +34,10 @@ export function exchange(port: number, bytes: Buffer, timeoutMs = 3000): Promise
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let acc = Buffer.alloc(0);
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error('no answer')); }, timeoutMs);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no answer'));
+    }, timeoutMs);
     socket.on('connect', () => socket.write(bytes));
     socket.on('data', (d) => {
       acc = Buffer.concat([acc, d]);
@@ -39,12 +47,24 @@ export function exchange(port: number, bytes: Buffer, timeoutMs = 3000): Promise
         resolve(acc.subarray(4, 4 + acc.readInt32BE(0)));
       }
     });
-    socket.on('close', () => { clearTimeout(timer); resolve('closed'); });
-    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve('closed');
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
   });
 }
 
-export async function request<T = any>(port: number, apiKey: number, version: number, body: unknown, responseVersion = version): Promise<T> {
+export async function request<T = any>(
+  port: number,
+  apiKey: number,
+  version: number,
+  body: unknown,
+  responseVersion = version,
+): Promise<T> {
   const answer = await exchange(port, frame(apiKey, version, body));
   if (answer === 'closed') throw new Error('connection closed');
   const res = schemaFor(apiKey, 'Response');

@@ -6,7 +6,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { coldChunk, coldRecord, coldSourceOf, isCold, isColdChunk, packable, packPartitions, partitionCount, unpackPartitions } from '../../src/state/cold-partitions.js';
+import {
+  coldChunk,
+  coldRecord,
+  coldSourceOf,
+  isCold,
+  isColdChunk,
+  packable,
+  packPartitions,
+  partitionCount,
+  unpackPartitions,
+} from '../../src/state/cold-partitions.js';
 import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
 import { MemoryLog } from './memory-log.js';
@@ -35,8 +45,24 @@ const entry: fc.Arbitrary<ReassignmentPartitionRecord> = fc
 
 function record(partitions: ReassignmentPartitionRecord[], state: ReassignmentRecord['state'] = 'completed'): ReassignmentRecord {
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id: 'r1', state, partitions, concurrency: null, order: 'as-given', paused: false, throttle: 1000, autoRemoveThrottle: true,
-    throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, startedAt: 3, endedAt: 4, updatedAt: 4,
+    kind: 'reassignment',
+    v: RECORD_VERSION,
+    id: 'r1',
+    state,
+    partitions,
+    concurrency: null,
+    order: 'as-given',
+    paused: false,
+    throttle: 1000,
+    autoRemoveThrottle: true,
+    throttleDemand: null,
+    owner: 'i',
+    requestedBy: null,
+    createdAt: 1,
+    startDeadline: 2,
+    startedAt: 3,
+    endedAt: 4,
+    updatedAt: 4,
   };
 }
 
@@ -74,7 +100,13 @@ describe('packed partitions', () => {
   });
 
   it('a header whose chunks all come from one packed record, in order and entire, is assembled from it', async () => {
-    const ps = Array.from({ length: 10 }, (_, i): ReassignmentPartitionRecord => ({ topic: 't', partition: i, original: LISTS[0], target: LISTS[1], state: 'completed' }));
+    const ps = Array.from({ length: 10 }, (_, i): ReassignmentPartitionRecord => ({
+      topic: 't',
+      partition: i,
+      original: LISTS[0],
+      target: LISTS[1],
+      state: 'completed',
+    }));
     const cold = coldRecord(record(ps), await packPartitions(ps));
     const other = coldRecord(record(ps), await packPartitions(ps));
     const raw = { kind: 'reassignment-chunk', v: RECORD_VERSION, reassignment: 'r1', writtenAt: 1 } as const;
@@ -82,14 +114,60 @@ describe('packed partitions', () => {
     const c2 = coldChunk({ ...raw, partitions: ps.slice(6) }, cold, 6, 4);
     assert.ok(isColdChunk(c1) && !isColdChunk({ ...raw, partitions: ps }));
     assert.deepStrictEqual(c2.partitions, ps.slice(6));
-    const packed = coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: c2 }], 10);
+    const packed = coldSourceOf(
+      [
+        { s: 0, n: 6, chunk: c1 },
+        { s: 6, n: 4, chunk: c2 },
+      ],
+      10,
+    );
     assert.ok(packed);
     assert.deepStrictEqual(unpackPartitions(packed), ps);
     assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }], 10), undefined, 'not entire');
-    assert.equal(coldSourceOf([{ s: 6, n: 4, chunk: c2 }, { s: 0, n: 6, chunk: c1 }], 10), undefined, 'out of order');
-    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: coldChunk({ ...raw, partitions: ps.slice(6) }, other, 6, 4) }], 10), undefined, 'two packed records');
-    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: { ...raw, partitions: ps.slice(6) } }], 10), undefined, 'a chunk not packed');
-    assert.equal(coldSourceOf([{ s: 0, n: 6, chunk: c1 }, { s: 6, n: 4, chunk: undefined }], 10), undefined, 'a chunk missing');
+    assert.equal(
+      coldSourceOf(
+        [
+          { s: 6, n: 4, chunk: c2 },
+          { s: 0, n: 6, chunk: c1 },
+        ],
+        10,
+      ),
+      undefined,
+      'out of order',
+    );
+    assert.equal(
+      coldSourceOf(
+        [
+          { s: 0, n: 6, chunk: c1 },
+          { s: 6, n: 4, chunk: coldChunk({ ...raw, partitions: ps.slice(6) }, other, 6, 4) },
+        ],
+        10,
+      ),
+      undefined,
+      'two packed records',
+    );
+    assert.equal(
+      coldSourceOf(
+        [
+          { s: 0, n: 6, chunk: c1 },
+          { s: 6, n: 4, chunk: { ...raw, partitions: ps.slice(6) } },
+        ],
+        10,
+      ),
+      undefined,
+      'a chunk not packed',
+    );
+    assert.equal(
+      coldSourceOf(
+        [
+          { s: 0, n: 6, chunk: c1 },
+          { s: 6, n: 4, chunk: undefined },
+        ],
+        10,
+      ),
+      undefined,
+      'a chunk missing',
+    );
   });
 
   it('what the columns cannot hold is not packed', () => {
@@ -103,7 +181,16 @@ describe('packed partitions', () => {
 
 /** 3,000 partitions: several chunks. */
 function many(state: ReassignmentPartitionRecord['state']): ReassignmentPartitionRecord[] {
-  return Array.from({ length: 3000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, original: LISTS[i % 3], target: LISTS[(i + 1) % 3], state, bytesTotal: i * 10, startedAt: 1000 + i, ...(state !== 'moving' && { endedAt: 5000 + i }) }));
+  return Array.from({ length: 3000 }, (_, i) => ({
+    topic: `t${i % 7}`,
+    partition: i,
+    original: LISTS[i % 3],
+    target: LISTS[(i + 1) % 3],
+    state,
+    bytesTotal: i * 10,
+    startedAt: 1000 + i,
+    ...(state !== 'moving' && { endedAt: 5000 + i }),
+  }));
 }
 
 describe('StateStore: finished reassignments packed', () => {
@@ -126,7 +213,11 @@ describe('StateStore: finished reassignments packed', () => {
     const before = log.records.length;
     await a.write([{ ...cold, throttlesRemovedAt: 9, updatedAt: 9 }]);
     const written = log.records.slice(before);
-    assert.deepStrictEqual(written.map((r) => r.key), ['reassignment/r1'], 'the header alone');
+    assert.deepStrictEqual(
+      written.map((r) => r.key),
+      ['reassignment/r1'],
+      'the header alone',
+    );
     await a.cooled();
     const again = a.view().reassignments.get('r1')!;
     assert.ok(isCold(again));

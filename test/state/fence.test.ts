@@ -64,20 +64,36 @@ describe('fencing: a holder that outlived its lease changes nothing (L1)', () =>
     assert.equal((await b.refresh()).reassignments.get('r')?.state, 'cancelled');
     const fresh = new StateStore(log);
     assert.equal((await fresh.refresh()).reassignments.get('r')?.state, 'cancelled', 'a reader from scratch refuses it too');
-    assert.ok(events.b.some((e) => e.type === 'fenced' && e.where === 'in-log' && !e.own), 'b reports the refused write');
-    assert.ok(events.a.some((e) => e.type === 'fenced' && e.where === 'in-log' && e.own), 'a reports its own write refused');
+    assert.ok(
+      events.b.some((e) => e.type === 'fenced' && e.where === 'in-log' && !e.own),
+      'b reports the refused write',
+    );
+    assert.ok(
+      events.a.some((e) => e.type === 'fenced' && e.where === 'in-log' && e.own),
+      'a reports its own write refused',
+    );
     assert.ok(events.a.some((e) => e.type === 'reset' && e.cause === 'own-write-refused'));
 
     // The refused record is the last of its key: compaction alone would resurrect it.
     assert.equal((await new StateStore(log.compacted()).refresh()).reassignments.get('r')?.state, 'running', 'without the repair');
     // The header, and the tombstone of the chunk that its (refused) new version replaced.
     const refused = b.refusedWrites();
-    assert.deepEqual(refused.map((w) => w.resources), [['pacing/r']]);
+    assert.deepEqual(
+      refused.map((w) => w.resources),
+      [['pacing/r']],
+    );
     const keys = [...refused[0].keys];
-    assert.ok(keys.includes('reassignment/r') && keys.every((k) => k === 'reassignment/r' || k.startsWith('reassignment-chunk/r/')), keys.join());
+    assert.ok(
+      keys.includes('reassignment/r') && keys.every((k) => k === 'reassignment/r' || k.startsWith('reassignment-chunk/r/')),
+      keys.join(),
+    );
     assert.equal(await b.repairRefused('b', LEASE), keys.length);
     assert.deepEqual(b.refusedWrites(), []);
-    assert.equal((await new StateStore(log.compacted()).refresh()).reassignments.get('r')?.state, 'cancelled', 'after the repair, compaction keeps `cancelled`');
+    assert.equal(
+      (await new StateStore(log.compacted()).refresh()).reassignments.get('r')?.state,
+      'cancelled',
+      'after the repair, compaction keeps `cancelled`',
+    );
     assert.equal((await a.refresh()).reassignments.get('r')?.state, 'cancelled');
   });
 
@@ -108,7 +124,11 @@ describe('fencing: a holder that outlived its lease changes nothing (L1)', () =>
       a.release(c.claim, [record('r', 'running')]),
       (err: unknown) => err instanceof FencedWriteError && err.where === 'before-write',
     );
-    assert.deepEqual(log.records.slice(before).map((r) => [r.key, r.value]), [[`claim/${c.claim.id}`, null]], 'only the claim tombstone');
+    assert.deepEqual(
+      log.records.slice(before).map((r) => [r.key, r.value]),
+      [[`claim/${c.claim.id}`, null]],
+      'only the claim tombstone',
+    );
     assert.ok(events.a.some((e) => e.type === 'fenced' && e.where === 'before-write'));
     // Work done under the claim (a service's write) is refused the same way.
     const d = await a.claim(['pacing/s'], claimOpts('a'));
@@ -133,7 +153,8 @@ describe('fencing: a holder that outlived its lease changes nothing (L1)', () =>
     await a.release(c.claim, [record('r', 'running')]);
     await a.refresh();
     assert.equal(reads, 0, 'own fenced batches passed, not fetched back');
-    for (const s of [a, b, new StateStore(log), new StateStore(log.compacted())]) assert.equal((await s.refresh()).reassignments.get('r')?.state, 'running');
+    for (const s of [a, b, new StateStore(log), new StateStore(log.compacted())])
+      assert.equal((await s.refresh()).reassignments.get('r')?.state, 'running');
     assert.deepEqual(a.refusedWrites(), []);
     assert.ok(!log.compacted().records.some((r) => r.key.startsWith('fence/')), 'markers are tombstoned in their own batch');
   });
@@ -167,7 +188,16 @@ describe('leases on monotonic clocks, decided in log order (K1)', () => {
     const { log, b } = twoInstances();
     const held = await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 1000 });
     assert.ok(held.granted);
-    const old = { kind: 'claim', v: 1, id: 'old-1', resources: ['x'], purpose: 'p', owner: 'old', createdAt: 1_700_000_000_000 + 1000, expiresAt: 1_700_000_000_000 + 2000 };
+    const old = {
+      kind: 'claim',
+      v: 1,
+      id: 'old-1',
+      resources: ['x'],
+      purpose: 'p',
+      owner: 'old',
+      createdAt: 1_700_000_000_000 + 1000,
+      expiresAt: 1_700_000_000_000 + 2000,
+    };
     await log.write([{ key: 'claim/old-1', value: JSON.stringify(old) }]);
     await b.refresh();
     assert.equal(b.claims().find((c) => c.id === 'old-1')?.granted, true, 'its createdAt is at the end of the holder lease');

@@ -11,10 +11,32 @@ import { MemoryLog } from './memory-log.js';
 function record(id: string, n: number, topicLen = 8): ReassignmentRecord {
   const topic = 't'.repeat(topicLen);
   const partitions: ReassignmentPartitionRecord[] = [];
-  for (let i = 0; i < n; i++) partitions.push({ topic: `${topic}${i % 7}`, partition: i, original: [0, 1, 2], target: [1, 2, 3], state: 'moving', bytesTotal: 1000 + i });
+  for (let i = 0; i < n; i++)
+    partitions.push({
+      topic: `${topic}${i % 7}`,
+      partition: i,
+      original: [0, 1, 2],
+      target: [1, 2, 3],
+      state: 'moving',
+      bytesTotal: 1000 + i,
+    });
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id, state: 'running', partitions, concurrency: { perBroker: 2, cluster: null }, order: 'size-asc', paused: false,
-    throttle: 1000, autoRemoveThrottle: true, throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, updatedAt: 1,
+    kind: 'reassignment',
+    v: RECORD_VERSION,
+    id,
+    state: 'running',
+    partitions,
+    concurrency: { perBroker: 2, cluster: null },
+    order: 'size-asc',
+    paused: false,
+    throttle: 1000,
+    autoRemoveThrottle: true,
+    throttleDemand: null,
+    owner: 'i',
+    requestedBy: null,
+    createdAt: 1,
+    startDeadline: 2,
+    updatedAt: 1,
   };
 }
 
@@ -53,10 +75,19 @@ describe('reassignment layout in the state topic', () => {
     parts[1234] = { ...parts[1234], state: 'completed', endedAt: 5 };
     await a.write([{ ...a.view().reassignments.get('r')!, partitions: parts, updatedAt: 5 }]);
     const written = log.records.slice(before);
-    assert.deepEqual(written.map((w) => (w.key.startsWith(CHUNK_PREFIX) ? (w.value === null ? 'tombstone' : 'chunk') : w.key)), ['chunk', 'reassignment/r', 'tombstone']);
+    assert.deepEqual(
+      written.map((w) => (w.key.startsWith(CHUNK_PREFIX) ? (w.value === null ? 'tombstone' : 'chunk') : w.key)),
+      ['chunk', 'reassignment/r', 'tombstone'],
+    );
     const b = new StateStore(log);
     assert.equal((await b.refresh()).reassignments.get('r')!.partitions[1234].state, 'completed');
-    assert.equal(b.view().reassignments.get('r')!.partitions.filter((p) => p.state === 'completed').length, 1);
+    assert.equal(
+      b
+        .view()
+        .reassignments.get('r')!
+        .partitions.filter((p) => p.state === 'completed').length,
+      1,
+    );
   });
 
   it('a crash between chunks: readers never see the record; the orphan chunks are swept; compaction leaves only live state', async () => {
@@ -67,7 +98,10 @@ describe('reassignment layout in the state topic', () => {
     log.failAfter = 1; // one chunk batch gets through, then the writer dies
     await assert.rejects(a.write([record('new', 12_345, 120)]), /crashed/);
     log.failAfter = Infinity;
-    assert.ok(chunkKeys(log).some((c) => c.key.includes('/new/')), 'some of its chunks were written');
+    assert.ok(
+      chunkKeys(log).some((c) => c.key.includes('/new/')),
+      'some of its chunks were written',
+    );
     const b = new StateStore(log);
     const view = await b.refresh();
     assert.deepEqual([...view.reassignments.keys()], ['old'], 'no half-written record');
@@ -77,7 +111,11 @@ describe('reassignment layout in the state topic', () => {
     await fresh.refresh();
     assert.deepEqual([...fresh.view().reassignments.keys()], ['old']);
     const keys = fresh.chunkKeys();
-    assert.deepEqual(keys.sort(), [...fresh.header('old')!.layout.chunks.map((c) => `${CHUNK_PREFIX}old/p${c.i}.${c.g}`)].sort(), 'exactly the chunks the header names');
+    assert.deepEqual(
+      keys.sort(),
+      [...fresh.header('old')!.layout.chunks.map((c) => `${CHUNK_PREFIX}old/p${c.i}.${c.g}`)].sort(),
+      'exactly the chunks the header names',
+    );
   });
 
   it('chunk batches go out while earlier ones await their acknowledgement; the view follows the log order, the header waits for all', async () => {
@@ -114,7 +152,10 @@ describe('reassignment layout in the state topic', () => {
     assert.equal(log.outAtOnce, 3, 'three batches out at once');
     const chunks = chunkKeys(log).filter((c) => c.key.includes('/big/'));
     const header = log.records.findIndex((m) => m.key === 'reassignment/big');
-    assert.ok(chunks.every((c) => c.offset < BigInt(header)), 'the header after every chunk');
+    assert.ok(
+      chunks.every((c) => c.offset < BigInt(header)),
+      'the header after every chunk',
+    );
     assert.deepEqual(a.view().reassignments.get('big'), r);
     const b = new StateStore(log);
     assert.deepEqual((await b.refresh()).reassignments.get('big'), r);
@@ -160,7 +201,13 @@ describe('reassignment layout in the state topic', () => {
     assert.deepEqual([...view.reassignments.keys()], ['x']);
     assert.deepEqual(view.reassignments.get('x'), a.view().reassignments.get('x'));
     const named = new Set(fresh.header('x')!.layout.chunks.map((ch) => `${CHUNK_PREFIX}x/p${ch.i}.${ch.g}`));
-    assert.deepEqual(c.records.filter((r) => r.key.startsWith(CHUNK_PREFIX)).map((r) => r.key).sort(), [...named].sort());
+    assert.deepEqual(
+      c.records
+        .filter((r) => r.key.startsWith(CHUNK_PREFIX))
+        .map((r) => r.key)
+        .sort(),
+      [...named].sort(),
+    );
     assert.equal(c.records.length, named.size + 1);
   });
 
@@ -169,8 +216,14 @@ describe('reassignment layout in the state topic', () => {
     const a = new StateStore(log);
     const leader: string[] = [];
     const follower: string[] = [];
-    for (let p = 0; p < 60_000; p++) leader.push(`${p}:0`, `${p}:1`), follower.push(`${p}:3`);
-    const r = { ...record('d', 10), throttleDemand: { topics: { big: { leader, follower }, small: { leader: '*' as const } }, brokers: { '0': { leaderRate: 5, followerRate: 5 } } } };
+    for (let p = 0; p < 60_000; p++) (leader.push(`${p}:0`, `${p}:1`), follower.push(`${p}:3`));
+    const r = {
+      ...record('d', 10),
+      throttleDemand: {
+        topics: { big: { leader, follower }, small: { leader: '*' as const } },
+        brokers: { '0': { leaderRate: 5, followerRate: 5 } },
+      },
+    };
     await a.write([r]);
     for (const m of log.records) assert.ok((m.value?.length ?? 0) < MESSAGE_MAX_BYTES);
     assert.ok(a.header('d')!.layout.demand!.length > 1);
@@ -178,16 +231,29 @@ describe('reassignment layout in the state topic', () => {
     assert.deepEqual((await b.refresh()).reassignments.get('d')!.throttleDemand, r.throttleDemand);
     // A change of rate only: the demand's chunks are named again, not rewritten.
     const before = log.records.length;
-    await a.write([{ ...a.view().reassignments.get('d')!, throttleDemand: { ...a.view().reassignments.get('d')!.throttleDemand!, brokers: { '0': { leaderRate: 9, followerRate: 9 } } } }]);
-    assert.deepEqual(log.records.slice(before).map((x) => x.key), ['reassignment/d']);
+    await a.write([
+      {
+        ...a.view().reassignments.get('d')!,
+        throttleDemand: { ...a.view().reassignments.get('d')!.throttleDemand!, brokers: { '0': { leaderRate: 9, followerRate: 9 } } },
+      },
+    ]);
+    assert.deepEqual(
+      log.records.slice(before).map((x) => x.key),
+      ['reassignment/d'],
+    );
   });
 
   it('reads a v1 record (partitions inline) and fills in partition states', async () => {
     const log = new MemoryLog();
     const { concurrency: _c, order: _o, paused: _p, ...rest } = record('v1', 2);
-    await log.write([{ key: 'reassignment/v1', value: JSON.stringify({ ...rest, v: 1, partitions: rest.partitions.map(({ state: _s, ...p }) => p) }) }]);
+    await log.write([
+      { key: 'reassignment/v1', value: JSON.stringify({ ...rest, v: 1, partitions: rest.partitions.map(({ state: _s, ...p }) => p) }) },
+    ]);
     const r = (await new StateStore(log).refresh()).reassignments.get('v1')!;
-    assert.deepEqual(r.partitions.map((p) => p.state), ['moving', 'moving']);
+    assert.deepEqual(
+      r.partitions.map((p) => p.state),
+      ['moving', 'moving'],
+    );
     assert.equal(r.paused, false);
     assert.equal(r.concurrency, null);
   });
@@ -198,7 +264,10 @@ describe('batches of many small records', () => {
     const log = new MemoryLog();
     const a = new StateStore(log);
     const ledger = Array.from({ length: 100 }, (_, t) => ({
-      kind: 'ledger' as const, v: RECORD_VERSION, id: `topic/t${t}`, updatedAt: 1,
+      kind: 'ledger' as const,
+      v: RECORD_VERSION,
+      id: `topic/t${t}`,
+      updatedAt: 1,
       topic: { leader: { added: Array.from({ length: 2000 }, (_, p) => `${p}:${t % 12}`), prior: null }, follower: null } as never,
     }));
     const claim = await a.claim(['r'], { purpose: 'p', owner: 'o', ttlMs: 60_000 });
@@ -229,7 +298,10 @@ describe('batches of many small records', () => {
     try {
       const a = new StateStore(log);
       const value = (t: number, n: number, updatedAt: number) => ({
-        kind: 'ledger' as const, v: RECORD_VERSION, id: `topic/t${t}`, updatedAt,
+        kind: 'ledger' as const,
+        v: RECORD_VERSION,
+        id: `topic/t${t}`,
+        updatedAt,
         topic: { leader: { added: Array.from({ length: n }, (_, p) => `${p}:${t % 12}`), prior: null }, follower: null } as never,
       });
       // t0 first with 2,000 entries, last again with 3: in different batches.

@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { computeReassignmentThrottles, reconcileThrottles, throttleDemandFor, type ThrottleLedger } from '../../src/domain/reassignment/index.js';
+import {
+  computeReassignmentThrottles,
+  reconcileThrottles,
+  throttleDemandFor,
+  type ThrottleLedger,
+} from '../../src/domain/reassignment/index.js';
 import { MESSAGE_MAX_BYTES } from '../../src/state/layout.js';
 import {
   LEDGER_PACKED_VERSION,
@@ -18,7 +23,13 @@ import {
 } from '../../src/state/records.js';
 
 const BROKERS = 12;
-const record = (topic: string, t: ThrottleLedger['topics'][string]): LedgerRecord => ({ kind: 'ledger', v: RECORD_VERSION, id: `topic/${topic}`, topic: t, updatedAt: 1 });
+const record = (topic: string, t: ThrottleLedger['topics'][string]): LedgerRecord => ({
+  kind: 'ledger',
+  v: RECORD_VERSION,
+  id: `topic/${topic}`,
+  topic: t,
+  updatedAt: 1,
+});
 const roundTrip = (r: LedgerRecord) => decodeValue(keyOf(r), encodeValue(r));
 
 describe('ledger record of a 50,000-partition topic', () => {
@@ -74,7 +85,13 @@ describe('compatibility', () => {
   it('small lists, rates and non-canonical lists stay plain v2 records', () => {
     const small = record('t', { leader: { prior: null, added: ['0:1', '1:2'] } });
     assert.equal(encodeValue(small), JSON.stringify(small));
-    const broker: LedgerRecord = { kind: 'ledger', v: RECORD_VERSION, id: 'broker/1', broker: { leaderRate: { prior: null, values: ['10'] } }, updatedAt: 1 };
+    const broker: LedgerRecord = {
+      kind: 'ledger',
+      v: RECORD_VERSION,
+      id: 'broker/1',
+      broker: { leaderRate: { prior: null, values: ['10'] } },
+      updatedAt: 1,
+    };
     assert.equal(encodeValue(broker), JSON.stringify(broker));
     const many = Array.from({ length: LEDGER_PACK_MIN * 2 }, (_, p) => `${p}:1`);
     const unsorted = record('t', { leader: { prior: null, added: many } }); // numeric order, not string order
@@ -90,7 +107,13 @@ describe('compatibility', () => {
   });
 
   it('a packed record this version cannot decode is left alone (undefined), not misread', () => {
-    const bad = { kind: 'ledger', v: LEDGER_PACKED_VERSION, id: 'topic/t', topic: { leader: { prior: null, addedPacked: { '1': 'z??' } } }, updatedAt: 1 };
+    const bad = {
+      kind: 'ledger',
+      v: LEDGER_PACKED_VERSION,
+      id: 'topic/t',
+      topic: { leader: { prior: null, addedPacked: { '1': 'z??' } } },
+      updatedAt: 1,
+    };
     assert.equal(decodeValue('ledger/topic/t', JSON.stringify(bad)), undefined);
     assert.equal(decodeValue('ledger/topic/t', JSON.stringify({ ...bad, v: LEDGER_PACKED_VERSION + 1 })), undefined);
   });
@@ -106,7 +129,9 @@ it('packReplicaList/unpackReplicaList round-trip any canonical list (bitmap or d
     }),
   );
   // Dense brokers choose the bitmap, sparse ones the deltas.
-  const dense = Array.from({ length: 3000 }, (_, p) => `${p}:1`).concat(['4000000:2', '9:2']).sort();
+  const dense = Array.from({ length: 3000 }, (_, p) => `${p}:1`)
+    .concat(['4000000:2', '9:2'])
+    .sort();
   const packed = packReplicaList(dense)!;
   assert.ok(packed['1'].startsWith('b') && packed['2'].startsWith('d'));
   assert.deepEqual(unpackReplicaList(packed), dense);
@@ -118,11 +143,31 @@ it('packReplicaList accepts exactly the canonical lists (`p:b` decimals without 
   // The grammar packing relies on, as a regex: the packer parses by hand and must agree with it.
   const canonical = /^(0|[1-9]\d*):(0|[1-9]\d*)$/;
   const isCanonicalList = (list: string[]) =>
-    list.every((e, i) => (i === 0 || list[i - 1] < e) && canonical.test(e) && Number(e.split(':')[0]) <= 0x7fffffff && Number.isSafeInteger(Number(e.split(':')[1])));
+    list.every(
+      (e, i) =>
+        (i === 0 || list[i - 1] < e) &&
+        canonical.test(e) &&
+        Number(e.split(':')[0]) <= 0x7fffffff &&
+        Number.isSafeInteger(Number(e.split(':')[1])),
+    );
   const entry = fc.oneof(
     fc.tuple(fc.nat(3000), fc.nat(20)).map(([p, b]) => `${p}:${b}`),
     fc.stringMatching(/^[0-9:]{0,6}$/),
-    fc.constantFrom('01:1', '1:01', ':1', '1:', '1:2:3', 'a:1', '1:b', ' 1:1', '2147483647:1', '2147483648:1', '1:9007199254740991', '1:9007199254740992', '1:99999999999999999'),
+    fc.constantFrom(
+      '01:1',
+      '1:01',
+      ':1',
+      '1:',
+      '1:2:3',
+      'a:1',
+      '1:b',
+      ' 1:1',
+      '2147483647:1',
+      '2147483648:1',
+      '1:9007199254740991',
+      '1:9007199254740992',
+      '1:99999999999999999',
+    ),
   );
   fc.assert(
     fc.property(fc.array(entry, { maxLength: 8 }), fc.boolean(), (raw, sort) => {
@@ -152,13 +197,15 @@ function referencePack(entries: readonly string[]): Record<string, string> | und
   for (const [broker, list] of [...byBroker].sort((a, b) => a[0] - b[0])) {
     const ps = Uint32Array.from(list).sort();
     let prev = -1;
-    const deltas = [...ps].map((p) => {
-      const d = (p - prev - 1).toString(36);
-      prev = p;
-      return d;
-    }).join('.');
+    const deltas = [...ps]
+      .map((p) => {
+        const d = (p - prev - 1).toString(36);
+        prev = p;
+        return d;
+      })
+      .join('.');
     const max = ps[ps.length - 1];
-    if (Math.ceil(Math.ceil((max + 1) / 8) * 4 / 3) < deltas.length) {
+    if (Math.ceil((Math.ceil((max + 1) / 8) * 4) / 3) < deltas.length) {
       const bits = Buffer.alloc(Math.ceil((max + 1) / 8));
       for (const p of ps) bits[p >> 3] |= 1 << (p & 7);
       out[String(broker)] = `b${bits.toString('base64')}`;
@@ -170,10 +217,16 @@ function referencePack(entries: readonly string[]): Record<string, string> | und
 it('packs byte for byte as before (older gateways read these records), gaps of every base-36 length included', () => {
   const partition = fc.oneof(fc.nat(5000), fc.integer({ min: 0, max: 0x7fffffff }));
   fc.assert(
-    fc.property(fc.uniqueArray(fc.tuple(partition, fc.oneof(fc.nat(20), fc.constant(2 ** 40))).map(([p, b]) => `${p}:${b}`), { maxLength: 300 }), (list) => {
-      const sorted = [...list].sort();
-      assert.deepEqual(packReplicaList(sorted), referencePack(sorted));
-    }),
+    fc.property(
+      fc.uniqueArray(
+        fc.tuple(partition, fc.oneof(fc.nat(20), fc.constant(2 ** 40))).map(([p, b]) => `${p}:${b}`),
+        { maxLength: 300 },
+      ),
+      (list) => {
+        const sorted = [...list].sort();
+        assert.deepEqual(packReplicaList(sorted), referencePack(sorted));
+      },
+    ),
     { numRuns: 500 },
   );
   const wide = ['0:1', '35:1', '72:1', '1368:1', '48024:1', '1727640:1', '62193816:1', '2147483647:1'].sort();

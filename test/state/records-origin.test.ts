@@ -9,10 +9,29 @@ import { MemoryLog } from './memory-log.js';
 
 function record(id: string, extra: Partial<ReassignmentRecord> = {}, partitions = 3): ReassignmentRecord {
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id, state: 'running',
-    partitions: Array.from({ length: partitions }, (_, i) => ({ topic: 't', partition: i, original: [0, 1], target: [1, 2], state: 'moving' as const })),
-    concurrency: null, order: 'as-given', paused: false, throttle: null, autoRemoveThrottle: true, throttleDemand: null,
-    owner: 'i', requestedBy: 'ci', createdAt: 1, startDeadline: 2, updatedAt: 1, ...extra,
+    kind: 'reassignment',
+    v: RECORD_VERSION,
+    id,
+    state: 'running',
+    partitions: Array.from({ length: partitions }, (_, i) => ({
+      topic: 't',
+      partition: i,
+      original: [0, 1],
+      target: [1, 2],
+      state: 'moving' as const,
+    })),
+    concurrency: null,
+    order: 'as-given',
+    paused: false,
+    throttle: null,
+    autoRemoveThrottle: true,
+    throttleDemand: null,
+    owner: 'i',
+    requestedBy: 'ci',
+    createdAt: 1,
+    startDeadline: 2,
+    updatedAt: 1,
+    ...extra,
   };
 }
 
@@ -70,6 +89,9 @@ describe('reassignment origin in the state record', () => {
       assert.equal(r.partitions.length, 3, id);
     }
     assert.equal(decodeValue(reassignmentKey('old-v1'), JSON.stringify(v1))?.kind, 'reassignment');
-    assert.deepEqual((decodeValue(reassignmentKey('x'), encodeValue(record('x', { origin: ORIGIN }))) as ReassignmentRecord).origin, ORIGIN);
+    assert.deepEqual(
+      (decodeValue(reassignmentKey('x'), encodeValue(record('x', { origin: ORIGIN }))) as ReassignmentRecord).origin,
+      ORIGIN,
+    );
   });
 });

@@ -27,7 +27,21 @@ export class MemoryLog implements StateLog {
 
 export function reassignment(id: string, state: ReassignmentRecord['state'] = 'running'): ReassignmentRecord {
   return {
-    kind: 'reassignment', v: RECORD_VERSION, id, state, partitions: [{ topic: 't', partition: 0, original: [0], target: [1], state: 'moving' }],
-    concurrency: null, order: 'as-given', paused: false, throttle: null, autoRemoveThrottle: true, throttleDemand: null, owner: 'i', requestedBy: null, createdAt: 1, startDeadline: 2, updatedAt: 1,
+    kind: 'reassignment',
+    v: RECORD_VERSION,
+    id,
+    state,
+    partitions: [{ topic: 't', partition: 0, original: [0], target: [1], state: 'moving' }],
+    concurrency: null,
+    order: 'as-given',
+    paused: false,
+    throttle: null,
+    autoRemoveThrottle: true,
+    throttleDemand: null,
+    owner: 'i',
+    requestedBy: null,
+    createdAt: 1,
+    startDeadline: 2,
+    updatedAt: 1,
   };
 }

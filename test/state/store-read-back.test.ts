@@ -8,11 +8,17 @@ import { StateStore } from '../../src/state/store.js';
 import { MemoryLog, reassignment } from './store-memory-log.js';
 
 describe('StateStore: its own writes read back', () => {
-  const ledger = (id: string, added: string[], updatedAt: number): LedgerRecord => ({ kind: 'ledger', v: RECORD_VERSION, id: `topic/${id}`, topic: { leader: { prior: null, added } }, updatedAt });
+  const ledger = (id: string, added: string[], updatedAt: number): LedgerRecord => ({
+    kind: 'ledger',
+    v: RECORD_VERSION,
+    id: `topic/${id}`,
+    topic: { leader: { prior: null, added } },
+    updatedAt,
+  });
   // Big enough to be packed in the log (LEDGER_PACK_MIN entries).
   const entries = (n: number, b: number) => Array.from({ length: n }, (_, p) => `${p}:${b}`).sort();
 
-  it('are not decoded again: the view keeps the objects applied at write time, and equals a fresh reader\'s', async () => {
+  it("are not decoded again: the view keeps the objects applied at write time, and equals a fresh reader's", async () => {
     const log = new MemoryLog();
     const s = new StateStore(log);
     await s.write([ledger('t', entries(400, 1), 1), reassignment('r1')]);
@@ -27,7 +33,7 @@ describe('StateStore: its own writes read back', () => {
     assert.deepEqual(view.reassignments, fresh.reassignments);
   });
 
-  it('a batch of many ledger records (decoded while Kafka acknowledges): the view has each, the last of a repeated key, and equals a fresh reader\'s', async () => {
+  it("a batch of many ledger records (decoded while Kafka acknowledges): the view has each, the last of a repeated key, and equals a fresh reader's", async () => {
     const log = new MemoryLog();
     const s = new StateStore(log);
     const many = Array.from({ length: 120 }, (_, i) => ledger(`t${i}`, entries(300, 1 + (i % 5)), i));
@@ -68,13 +74,23 @@ describe('StateStore: its own writes read back', () => {
     const log = new MemoryLog();
     const skipped: string[] = [];
     const read = log.read.bind(log);
-    log.read = async (f, t, opts?: { skip?: (key: string) => boolean }) => (await read(f, t)).filter((r) => !(r.value !== null && opts?.skip?.(r.key) && skipped.push(r.key)));
+    log.read = async (f, t, opts?: { skip?: (key: string) => boolean }) =>
+      (await read(f, t)).filter((r) => !(r.value !== null && opts?.skip?.(r.key) && skipped.push(r.key)));
     const s = new StateStore(log);
     const other = new StateStore(log);
     await s.refresh();
     // Another instance appends first: our batches are not right after what we read, so they are read back.
     await other.write([reassignment('theirs')]);
-    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    const big = {
+      ...reassignment('big'),
+      partitions: Array.from({ length: 1200 }, (_, p) => ({
+        topic: 't',
+        partition: p,
+        original: [0],
+        target: [1],
+        state: 'moving' as const,
+      })),
+    };
     await s.write([big]);
     const chunks = s.chunkKeys();
     assert.equal(chunks.length, 3);
@@ -100,7 +116,16 @@ describe('StateStore: batches right after what it had read', () => {
     log.read = async (f, t) => (ranges.push([f, t]), read(f, t));
     const s = new StateStore(log);
     await s.refresh();
-    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    const big = {
+      ...reassignment('big'),
+      partitions: Array.from({ length: 1200 }, (_, p) => ({
+        topic: 't',
+        partition: p,
+        original: [0],
+        target: [1],
+        state: 'moving' as const,
+      })),
+    };
     await s.write([big]);
     await s.write([reassignment('small')], ['reassignment/big']);
     await s.refresh();
@@ -148,7 +173,16 @@ describe('StateStore: batches right after what it had read', () => {
     const s = new StateStore(log);
     const other = new StateStore(log);
     await s.refresh();
-    const big = { ...reassignment('big'), partitions: Array.from({ length: 1200 }, (_, p) => ({ topic: 't', partition: p, original: [0], target: [1], state: 'moving' as const })) };
+    const big = {
+      ...reassignment('big'),
+      partitions: Array.from({ length: 1200 }, (_, p) => ({
+        topic: 't',
+        partition: p,
+        original: [0],
+        target: [1],
+        state: 'moving' as const,
+      })),
+    };
     // 1. The read under way covers another key only: our batches are passed once it is through.
     await other.write([reassignment('theirs')]);
     await heldRead(s, () => s.write([big]));

@@ -40,7 +40,8 @@ describe('StateStore: refreshes called while one runs', () => {
     const first = await running;
     assert.equal(first.reassignments.has('first'), true);
     const views = await Promise.all(waiting);
-    for (const v of views) assert.equal(v.reassignments.has('second'), true, 'each waiting caller sees the write acknowledged before it called');
+    for (const v of views)
+      assert.equal(v.reassignments.has('second'), true, 'each waiting caller sees the write acknowledged before it called');
     assert.equal(offsetsCalls - callsBefore, 1, 'the three waiting callers shared one read');
     // A caller arriving once that shared read has started gets a read of its own.
     await other.write([reassignment('third')]);
@@ -73,7 +74,10 @@ describe('StateStore resets and a missing topic', () => {
     await s.refresh();
     id = 'id-2';
     log.records = [];
-    await log.write([{ key: 'reassignment/n1', value: encodeValue(reassignment('n1')) }, { key: 'reassignment/n2', value: encodeValue(reassignment('n2')) }]);
+    await log.write([
+      { key: 'reassignment/n1', value: encodeValue(reassignment('n1')) },
+      { key: 'reassignment/n2', value: encodeValue(reassignment('n2')) },
+    ]);
     assert.deepEqual([...(await s.refresh()).reassignments.keys()], ['n1', 'n2']);
   });
 

@@ -27,7 +27,10 @@ describe('StateStore', () => {
     let reads = 0;
     const read = log.read.bind(log);
     log.read = async (f, t) => (reads++, read(f, t));
-    await log.write([{ key: 'reassignment/x', value: encodeValue(reassignment('x', 'pending')) }, { key: 'reassignment/x', value: encodeValue(reassignment('x', 'failed')) }]);
+    await log.write([
+      { key: 'reassignment/x', value: encodeValue(reassignment('x', 'pending')) },
+      { key: 'reassignment/x', value: encodeValue(reassignment('x', 'failed')) },
+    ]);
     assert.equal((await s.refresh()).reassignments.get('x')?.state, 'failed');
     await s.refresh();
     assert.equal(reads, 1, 'nothing new, nothing read');
@@ -45,7 +48,19 @@ describe('StateStore', () => {
   });
 
   it('ignores records it does not understand: other keys, bad JSON, newer versions, mismatched ids', () => {
-    const t: ThrottleRequestRecord = { kind: 'throttle-request', v: 1, id: 'q', demand: { topics: {}, brokers: {} }, autoRemove: false, waitFor: null, expiresAt: null, owner: 'i', requestedBy: null, createdAt: 0, updatedAt: 0 };
+    const t: ThrottleRequestRecord = {
+      kind: 'throttle-request',
+      v: 1,
+      id: 'q',
+      demand: { topics: {}, brokers: {} },
+      autoRemove: false,
+      waitFor: null,
+      expiresAt: null,
+      owner: 'i',
+      requestedBy: null,
+      createdAt: 0,
+      updatedAt: 0,
+    };
     assert.deepEqual(decodeValue('throttle-request/q', encodeValue(t)), t);
     assert.equal(decodeValue('throttle-request/other', encodeValue(t)), undefined);
     assert.equal(decodeValue('reassignment/x', '{not json'), undefined);
@@ -81,7 +96,10 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.ok(!rb.granted && rb.holder?.owner === 'a');
     // The loser's claim is gone from the log's live records; the winner's holds.
     await b.refresh();
-    assert.deepEqual(b.claims().map((c) => c.owner), ['a']);
+    assert.deepEqual(
+      b.claims().map((c) => c.owner),
+      ['a'],
+    );
     assert.equal(b.holder('partition/t:1', 1000)?.owner, 'a');
     assert.equal(b.holder('partition/t:2', 1000), undefined);
     assert.equal(b.holder('partition/t:1', 61_000), undefined, 'the lease is over');
@@ -100,7 +118,11 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     const batch = log.records.slice(-4);
     // The result fenced by the claim (its marker, the record, the marker's tombstone), then the release.
     const fence = `fence/${c1.claim.id}`;
-    assert.deepEqual(batch.map((r) => r.key), [fence, 'reassignment/made-while-holding', fence, `claim/${c1.claim.id}`], 'result and release in one batch');
+    assert.deepEqual(
+      batch.map((r) => r.key),
+      [fence, 'reassignment/made-while-holding', fence, `claim/${c1.claim.id}`],
+      'result and release in one batch',
+    );
     assert.equal(batch[2].value, null);
     const again = await b.claim(['x'], opts('b'));
     assert.equal(again.granted, true);
@@ -127,7 +149,10 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     const lost = await b.claim(['x'], opts('b'));
     assert.equal(lost.granted, false);
     assert.ok(!lost.granted && lost.holder?.owner === 'a', 'names the holder');
-    assert.deepEqual(b.claims().map((c) => c.owner), ['a']);
+    assert.deepEqual(
+      b.claims().map((c) => c.owner),
+      ['a'],
+    );
   });
 
   it('a lease that ended holds and blocks nothing; sweepClaims tombstones dead and lost claims', async () => {
@@ -142,7 +167,11 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     assert.ok(dead.granted);
     await b.refresh(); // b first sees it at mb = 0
     mb = 400;
-    assert.equal((await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 })).granted, false, 'a wall clock far ahead takes nothing over');
+    assert.equal(
+      (await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 })).granted,
+      false,
+      'a wall clock far ahead takes nothing over',
+    );
     mb = 500;
     const after = await b.claim(['x'], { purpose: 'p', owner: 'b', ttlMs: 500 });
     assert.ok(after.granted, 'granted once b has seen the dead holder for a whole lease');
@@ -191,7 +220,10 @@ describe('StateStore claims (compare-and-set on the log)', () => {
     compacted.read = async (f, to) => compacted.records.filter((r) => r.offset >= f && r.offset < to);
     const fresh = new StateStore(compacted, { now });
     await fresh.refresh();
-    assert.deepEqual(fresh.claims().map((c) => [c.id, c.granted]), watched);
+    assert.deepEqual(
+      fresh.claims().map((c) => [c.id, c.granted]),
+      watched,
+    );
     assert.equal(watched.length, held.length, 'exactly the held claims are live');
     assert.ok(watched.every(([, g]) => g === true));
     for (const r of ['r0', 'r1', 'r2']) assert.equal(fresh.holder(r, t)?.id, stores[0].holder(r, t)?.id);

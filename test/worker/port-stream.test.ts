@@ -60,7 +60,15 @@ test('a request and a large body cross both ways, byte for byte, with status and
     const sent = Buffer.alloc(3 * WINDOW_BYTES + 12345);
     for (let i = 0; i < sent.length; i++) sent[i] = (i * 31 + 7) & 0xff;
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request({ method: 'POST', path: '/x?y=1', headers: { 'content-length': String(sent.length), connection: 'close' }, createConnection: () => b.open() }, resolve);
+      const req = request(
+        {
+          method: 'POST',
+          path: '/x?y=1',
+          headers: { 'content-length': String(sent.length), connection: 'close' },
+          createConnection: () => b.open(),
+        },
+        resolve,
+      );
       req.on('error', reject);
       req.end(sent);
     });

@@ -9,7 +9,8 @@ import { eventually } from '../eventually.js';
 
 function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
-  const log = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, ...(fields && { fields }) });
+  const log = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, ...(fields && { fields }) });
   return { lines, info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -36,7 +37,11 @@ test('the supervisor restarts a crashed worker, failing what was pending and say
     assert.match(supervisor.unavailableReason() ?? '', /^the reassignment worker thread is restarting \(it failed: stub worker crashed\)$/);
     assert.throws(() => supervisor.openStream(), WorkerUnavailableError);
     await assert.rejects(supervisor.call('stateRefresh'), WorkerUnavailableError);
-    assert.ok(logger.lines.some((l) => l.level === 'error' && l.msg === 'reassignment worker thread ended; restarting it' && l.fields?.restartInMs === 300));
+    assert.ok(
+      logger.lines.some(
+        (l) => l.level === 'error' && l.msg === 'reassignment worker thread ended; restarting it' && l.fields?.restartInMs === 300,
+      ),
+    );
 
     await supervisor.whenReady();
     assert.equal(supervisor.starts, 2);

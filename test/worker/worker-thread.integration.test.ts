@@ -51,7 +51,10 @@ interface Answer {
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; type: string; body: Answer; text: string }> {
-  const res = await fetch(url + path, { method, ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  const res = await fetch(url + path, {
+    method,
+    ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   return { status: res.status, type, body: type.includes('json') ? (JSON.parse(text) as Answer) : {}, text };
@@ -69,13 +72,20 @@ test('a reassignment end to end through the worker thread: POST, page, summary, 
   const bad = await call('POST', '/reassignments', { partitions: [{ topic: 'wt', partition: 0, replicas: 'two' }] });
   assert.equal(bad.status, 400);
   assert.match(bad.type, /application\/problem\+json/);
-  assert.ok(bad.body.errors?.some((e) => e.path.startsWith('/body/partitions/0')), JSON.stringify(bad.body));
+  assert.ok(
+    bad.body.errors?.some((e) => e.path.startsWith('/body/partitions/0')),
+    JSON.stringify(bad.body),
+  );
 
   // Each partition to the two brokers it is not on (4 brokers, 2 replicas): every one moves.
   const before = await call('GET', '/topics/wt');
   const target = new Map((before.body.partitions ?? []).map((p) => [p.partition, BROKERS.filter((b) => !p.replicas.includes(b))]));
   const partitions = [0, 1, 2].map((p) => ({ topic: 'wt', partition: p, replicas: target.get(p) }));
-  const post = await fetch(`${url}/reassignments`, { method: 'POST', body: JSON.stringify({ partitions, throttle: 50_000_000 }), headers: { 'content-type': 'application/json' } });
+  const post = await fetch(`${url}/reassignments`, {
+    method: 'POST',
+    body: JSON.stringify({ partitions, throttle: 50_000_000 }),
+    headers: { 'content-type': 'application/json' },
+  });
   const accepted = (await post.json()) as { id: string; summary: { counts: { total: number } } };
   assert.equal(post.status, 202, JSON.stringify(accepted));
   reassignmentId = accepted.id;
@@ -105,7 +115,7 @@ test('a reassignment end to end through the worker thread: POST, page, summary, 
   for (const p of topic.body.partitions ?? []) assert.deepEqual(p.replicas, target.get(p.partition));
 });
 
-test('/metrics has the worker thread\'s metrics and the HTTP thread\'s, each name once', async () => {
+test("/metrics has the worker thread's metrics and the HTTP thread's, each name once", async () => {
   const { text } = await call('GET', '/metrics');
   const names = [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
   assert.equal(new Set(names).size, names.length, 'a metric name twice');
@@ -123,7 +133,12 @@ test('/metrics has the worker thread\'s metrics and the HTTP thread\'s, each nam
   assert.match(text, /kafka_gateway_reassignment_worker_up 1/);
 
   // Every name the in-process gateway has (a second instance on the same cluster, switch off).
-  const inProcess = spawnGateway({ GATEWAY_WORKER_THREAD: 'off', KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','), GATEWAY_AUTH: 'none', RECONCILE_INTERVAL_MS: '250' });
+  const inProcess = spawnGateway({
+    GATEWAY_WORKER_THREAD: 'off',
+    KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+    GATEWAY_AUTH: 'none',
+    RECONCILE_INTERVAL_MS: '250',
+  });
   try {
     const offText = await (await fetch(`${await inProcess.url}/metrics`)).text();
     const offNames = [...offText.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
@@ -164,11 +179,15 @@ function heldRequest(): { continued: Promise<void>; answer: Promise<{ status: nu
   let continued!: () => void;
   const c = new Promise<void>((resolve) => (continued = resolve));
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${url}/reassignments`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', expect: '100-continue' } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      `${url}/reassignments`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', expect: '100-continue' } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('continue', () => continued());
     req.on('error', reject);
     req.flushHeaders();
@@ -187,7 +206,9 @@ test('a crash of the worker: seen, /readyz 503 naming it, in-flight and new call
   assert.equal(inFlight.status, 503);
   assert.match((JSON.parse(inFlight.body) as Answer).type ?? '', /reassignment-worker-unavailable$/);
 
-  await eventually('the crash logged', () => (gw.logs.filter((l) => l.msg === 'reassignment worker thread ended; restarting it').length > exitsBefore ? true : undefined));
+  await eventually('the crash logged', () =>
+    gw.logs.filter((l) => l.msg === 'reassignment worker thread ended; restarting it').length > exitsBefore ? true : undefined,
+  );
   assert.ok(gw.logs.some((l) => l.msg === 'reassignment worker thread failed' && String(l.err).includes('crash requested by a test')));
   // Until the restart: not ready, with the reason; the worker's routes 503; the HTTP thread's answer.
   const ready = await call('GET', '/readyz');
@@ -200,7 +221,10 @@ test('a crash of the worker: seen, /readyz 503 naming it, in-flight and new call
   assert.equal((await call('GET', '/topics/wt')).status, 200);
 
   // Restarted: ready again, and the reassignment is still there (the state is in Kafka).
-  await eventually('ready again', async () => ((await call('GET', '/readyz')).status === 200 ? true : undefined), { timeoutMs: 60_000, everyMs: 100 });
+  await eventually('ready again', async () => ((await call('GET', '/readyz')).status === 200 ? true : undefined), {
+    timeoutMs: 60_000,
+    everyMs: 100,
+  });
   const again = await call('GET', `/reassignments/${reassignmentId}`);
   assert.equal(again.status, 200);
   assert.equal(again.body.state, 'completed');

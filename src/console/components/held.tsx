@@ -18,14 +18,21 @@ export function HeldRows({ r }: { r: Reassignment }) {
       <dt>Held</dt>
       <dd data-testid="hold">
         <span role="status">
-          No new move starts since {new Date(h.since).toLocaleTimeString()}; moves in flight finish. It resumes by itself after {h.resumeAfterPasses} healthy reconcile pass(es) in a row ({h.healthyPasses} so far)
+          No new move starts since {new Date(h.since).toLocaleTimeString()}; moves in flight finish. It resumes by itself after{' '}
+          {h.resumeAfterPasses} healthy reconcile pass(es) in a row ({h.healthyPasses} so far)
           {r.paused ? ', and then stays paused until you resume it' : ''}.
         </span>
         <ul>
           {h.reasons.map((x) => (
             <li key={x.kind}>
               {x.count} {KIND_TEXT[x.kind] ?? x.kind}
-              {x.examples.length > 0 && <span class="note"> ({x.examples.join(', ')}{x.count > x.examples.length ? ', …' : ''})</span>}
+              {x.examples.length > 0 && (
+                <span class="note">
+                  {' '}
+                  ({x.examples.join(', ')}
+                  {x.count > x.examples.length ? ', …' : ''})
+                </span>
+              )}
             </li>
           ))}
           {(h.targetsGone ?? []).map((t) => (
@@ -34,7 +41,11 @@ export function HeldRows({ r }: { r: Reassignment }) {
             </li>
           ))}
         </ul>
-        {h.replan && <p class="note" data-testid="replan">{h.replan}</p>}
+        {h.replan && (
+          <p class="note" data-testid="replan">
+            {h.replan}
+          </p>
+        )}
       </dd>
     </>
   );
@@ -47,7 +58,9 @@ export interface BrokerHealth {
 }
 
 export function brokerHealth(b: { underReplicated?: number; outOfSyncReplicas?: number }): BrokerHealth | null {
-  return b.underReplicated === undefined && b.outOfSyncReplicas === undefined ? null : { underReplicated: b.underReplicated ?? 0, outOfSyncReplicas: b.outOfSyncReplicas ?? 0 };
+  return b.underReplicated === undefined && b.outOfSyncReplicas === undefined
+    ? null
+    : { underReplicated: b.underReplicated ?? 0, outOfSyncReplicas: b.outOfSyncReplicas ?? 0 };
 }
 
 export function BrokerHealthCell({ health }: { health: BrokerHealth | null }) {

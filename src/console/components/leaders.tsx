@@ -22,7 +22,9 @@ const OUTCOME_TEXT: Record<Schemas['LeaderElectionResult']['outcome'], string> =
 
 /** POST /leaders/elections, preferred, for every partition or the given topics. */
 export function electPreferredLeaders(api: GatewayClient, topics: string[]): Promise<ElectionAnswer> {
-  return api.request<ElectionAnswer>('POST', '/leaders/elections', { body: topics.length > 0 ? { type: 'preferred', topics } : { type: 'preferred', all: true } });
+  return api.request<ElectionAnswer>('POST', '/leaders/elections', {
+    body: topics.length > 0 ? { type: 'preferred', topics } : { type: 'preferred', all: true },
+  });
 }
 
 export function LeaderElectionPanel({ api, me }: { api: GatewayClient; me: WhoAmI | null }) {
@@ -36,7 +38,10 @@ export function LeaderElectionPanel({ api, me }: { api: GatewayClient; me: WhoAm
     setAnswer(null);
     setBusy(true);
     try {
-      const topics = topicList.split(',').map((t) => t.trim()).filter(Boolean);
+      const topics = topicList
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       setAnswer(await electPreferredLeaders(api, topics));
     } catch (err) {
       setError(err instanceof Error ? err : new Error(String(err)));
@@ -48,7 +53,10 @@ export function LeaderElectionPanel({ api, me }: { api: GatewayClient; me: WhoAm
   return (
     <div class="panel">
       <h3 id="h-leaders">Preferred leaders</h3>
-      <p class="note">Moves leadership back to each partition's first replica where it is alive and in the ISR (kafka-leader-election.sh --election-type preferred).</p>
+      <p class="note">
+        Moves leadership back to each partition's first replica where it is alive and in the ISR (kafka-leader-election.sh --election-type
+        preferred).
+      </p>
       <form class="row" onSubmit={(e) => void submit(e)}>
         <label class="field">
           Topics (comma-separated; empty = every partition)
@@ -63,12 +71,14 @@ export function LeaderElectionPanel({ api, me }: { api: GatewayClient; me: WhoAm
       {answer && s && (
         <div role="status" aria-label="Election results">
           <p data-testid="election-summary">
-            {s.partitions} partition(s) in scope: <strong>{s.elected}</strong> elected, {s.notNeeded} already led by their preferred replica, {s.notAvailable} not available, {s.unknown} unknown, {s.failed}{' '}
-            failed.
+            {s.partitions} partition(s) in scope: <strong>{s.elected}</strong> elected, {s.notNeeded} already led by their preferred
+            replica, {s.notAvailable} not available, {s.unknown} unknown, {s.failed} failed.
           </p>
           {answer.results.length > 0 && (
             <table>
-              <caption class="note">Partitions an election was tried for{answer.results.length > SHOWN ? ` (first ${SHOWN} of ${answer.results.length})` : ''}</caption>
+              <caption class="note">
+                Partitions an election was tried for{answer.results.length > SHOWN ? ` (first ${SHOWN} of ${answer.results.length})` : ''}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">Partition</th>

@@ -3,7 +3,17 @@ import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { WhoAmI } from '../../client/api.js';
 
-export function Login({ token, setToken, me, meError }: { token: string | null; setToken: (t: string | null) => void; me: WhoAmI | null; meError: Error | null }) {
+export function Login({
+  token,
+  setToken,
+  me,
+  meError,
+}: {
+  token: string | null;
+  setToken: (t: string | null) => void;
+  me: WhoAmI | null;
+  meError: Error | null;
+}) {
   const [draft, setDraft] = useState('');
   const submit = (e: JSX.TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -13,7 +23,13 @@ export function Login({ token, setToken, me, meError }: { token: string | null; 
   return (
     <form class="login" onSubmit={submit}>
       <span class="who" role="status" aria-live="polite">
-        {me ? (me.authentication === 'none' ? 'Authentication is off: you act as admin.' : `Signed in as ${me.id} (${me.role})`) : meError ? 'Not signed in' : ''}
+        {me
+          ? me.authentication === 'none'
+            ? 'Authentication is off: you act as admin.'
+            : `Signed in as ${me.id} (${me.role})`
+          : meError
+            ? 'Not signed in'
+            : ''}
       </span>
       {token ? (
         <button type="button" class="secondary" onClick={() => setToken(null)}>
@@ -22,7 +38,13 @@ export function Login({ token, setToken, me, meError }: { token: string | null; 
       ) : (
         <>
           <label for="token">Bearer token</label>
-          <input id="token" type="password" autocomplete="off" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+          <input
+            id="token"
+            type="password"
+            autocomplete="off"
+            value={draft}
+            onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+          />
           <button type="submit" class="secondary">
             Sign in
           </button>

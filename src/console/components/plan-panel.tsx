@@ -20,7 +20,11 @@ export function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] 
     setPlan(null);
     setBusy(true);
     try {
-      const ids = brokerList.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+      const ids = brokerList
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map(Number);
       const answer = await api.plan({ goal, ...(ids.length && { brokers: ids }) });
       if (answer === null) setMissing(true);
       else setPlan(answer);
@@ -35,7 +39,10 @@ export function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] 
     <div class="panel">
       <h3>Plan a decommission or rebalance</h3>
       {missing ? (
-        <p class="note" role="status">Planning is not available on this gateway (it has no POST /plans). Move partitions from a topic's page, or with <code>kag reassign execute</code>.</p>
+        <p class="note" role="status">
+          Planning is not available on this gateway (it has no POST /plans). Move partitions from a topic's page, or with{' '}
+          <code>kag reassign execute</code>.
+        </p>
       ) : (
         <form class="row" onSubmit={(e) => void submit(e)}>
           <label class="field">
@@ -61,7 +68,8 @@ export function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] 
       {plan && (
         <div role="status" aria-label="Plan">
           <p>
-            <strong>{plan.movedReplicas}</strong> replica move(s), <strong>{formatBytes(plan.movedBytes)}</strong> to copy, {plan.partitions.length} partition(s) change
+            <strong>{plan.movedReplicas}</strong> replica move(s), <strong>{formatBytes(plan.movedBytes)}</strong> to copy,{' '}
+            {plan.partitions.length} partition(s) change
             {plan.lowerBound && <> (any plan must move at least {plan.lowerBound.movedReplicas})</>}.
           </p>
           <table>
@@ -96,7 +104,12 @@ export function PlanPanel({ api, me, brokers }: PageProps & { brokers: number[] 
               ⚠ {w.message}
             </p>
           ))}
-          {plan.reassignment.partitions.length > 0 && <StartForm api={api} partitions={plan.reassignment.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas }))} />}
+          {plan.reassignment.partitions.length > 0 && (
+            <StartForm
+              api={api}
+              partitions={plan.reassignment.partitions.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas }))}
+            />
+          )}
         </div>
       )}
     </div>

@@ -8,10 +8,14 @@ export function rowPercent(p: ReassignmentPartitionItem): number {
   return p.bytesTotal ? ((p.bytesDone ?? 0) / p.bytesTotal) * 100 : 0;
 }
 
-export const countsText = (c: PartitionCounts) => `${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${c.cancelled ? `, ${c.cancelled} cancelled` : ''}`;
+export const countsText = (c: PartitionCounts) =>
+  `${c.queued} queued, ${c.moving} moving, ${c.completed} completed, ${c.failed} failed${c.cancelled ? `, ${c.cancelled} cancelled` : ''}`;
 
 export function pacingText(r: Reassignment): string {
   const c = r.concurrency;
-  const bounds = [c?.perBroker != null && `at most ${c.perBroker} move(s) per broker`, c?.cluster != null && `at most ${c.cluster} in the cluster`].filter(Boolean);
+  const bounds = [
+    c?.perBroker != null && `at most ${c.perBroker} move(s) per broker`,
+    c?.cluster != null && `at most ${c.cluster} in the cluster`,
+  ].filter(Boolean);
   return bounds.length ? `${bounds.join(', ')}; order ${r.order}` : 'all at once';
 }

@@ -1,13 +1,26 @@
 // Start a reassignment (from a topic's page or a plan): throttle, pacing and order; a review
 // first (validateOnly), then the start, which opens the new reassignment's page.
 import { useEffect, useState } from 'preact/hooks';
-import { formatBytes, formatDuration, type GatewayClient, type ReassignmentOrder, type ReassignmentPlan, type ReassignmentRequest } from '../../client/api.js';
+import {
+  formatBytes,
+  formatDuration,
+  type GatewayClient,
+  type ReassignmentOrder,
+  type ReassignmentPlan,
+  type ReassignmentRequest,
+} from '../../client/api.js';
 import { ProblemBox } from '../ui.js';
 import { href } from '../route.js';
 import { mib } from './widgets.js';
 
 /** Review (validateOnly) then start a reassignment with a throttle and pacing. */
-export function StartForm({ api, partitions }: { api: GatewayClient; partitions: { topic: string; partition: number; replicas: number[] }[] }) {
+export function StartForm({
+  api,
+  partitions,
+}: {
+  api: GatewayClient;
+  partitions: { topic: string; partition: number; replicas: number[] }[];
+}) {
   const [throttleMiB, setThrottleMiB] = useState('1');
   const [perBroker, setPerBroker] = useState('');
   const [clusterMoves, setClusterMoves] = useState('');
@@ -24,7 +37,12 @@ export function StartForm({ api, partitions }: { api: GatewayClient; partitions:
       partitions,
       ...(throttleMiB.trim() !== '' && Number.isFinite(mibs) && { throttle: Math.round(mibs * 1024 * 1024) }),
       // Empty fields leave concurrency to the gateway's default (REASSIGNMENT_DEFAULT_PER_BROKER).
-      ...(paced && { concurrency: { perBroker: perBroker.trim() === '' ? null : Number(perBroker), cluster: clusterMoves.trim() === '' ? null : Number(clusterMoves) } }),
+      ...(paced && {
+        concurrency: {
+          perBroker: perBroker.trim() === '' ? null : Number(perBroker),
+          cluster: clusterMoves.trim() === '' ? null : Number(clusterMoves),
+        },
+      }),
       ...((paced || order !== 'size-asc') && { order }),
       ...(validateOnly && { validateOnly: true }),
     };
@@ -49,7 +67,13 @@ export function StartForm({ api, partitions }: { api: GatewayClient; partitions:
       <div class="row">
         <label class="field">
           Throttle (MiB/s)
-          <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
+          <input
+            type="number"
+            min="0.001"
+            step="any"
+            value={throttleMiB}
+            onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label class="field">
           Moves per broker (empty = gateway default)
@@ -57,7 +81,13 @@ export function StartForm({ api, partitions }: { api: GatewayClient; partitions:
         </label>
         <label class="field">
           Moves in the cluster (empty = no bound)
-          <input type="number" min="1" step="1" value={clusterMoves} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
+          <input
+            type="number"
+            min="1"
+            step="1"
+            value={clusterMoves}
+            onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)}
+          />
         </label>
         <label class="field">
           Order
@@ -107,7 +137,10 @@ export function StartForm({ api, partitions }: { api: GatewayClient; partitions:
                       {p.topic}-{p.partition}
                     </th>
                     <td>{p.currentReplicas.join(', ')}</td>
-                    <td>{p.targetReplicas.join(', ')}{p.noOp && ' (no change)'}</td>
+                    <td>
+                      {p.targetReplicas.join(', ')}
+                      {p.noOp && ' (no change)'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -117,8 +150,12 @@ export function StartForm({ api, partitions }: { api: GatewayClient; partitions:
             <thead>
               <tr>
                 <th scope="col">Broker</th>
-                <th scope="col" class="num">Receives</th>
-                <th scope="col" class="num">Sends</th>
+                <th scope="col" class="num">
+                  Receives
+                </th>
+                <th scope="col" class="num">
+                  Sends
+                </th>
               </tr>
             </thead>
             <tbody>

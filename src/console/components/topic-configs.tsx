@@ -12,7 +12,8 @@ const OVERRIDE = 'DYNAMIC_TOPIC_CONFIG';
 /** Configs change rarely and only through someone's action: a slow poll is enough. */
 const POLL_MS = 10_000;
 
-const sourceText = (c: ResourceConfig) => (c.source === OVERRIDE ? 'override' : c.source === 'DEFAULT_CONFIG' ? 'default' : c.source.toLowerCase().replace(/_/g, ' '));
+const sourceText = (c: ResourceConfig) =>
+  c.source === OVERRIDE ? 'override' : c.source === 'DEFAULT_CONFIG' ? 'default' : c.source.toLowerCase().replace(/_/g, ' ');
 
 /** What an override hides: the next level's value, as Kafka lists it (its synonyms). */
 function hidden(c: ResourceConfig): string {
@@ -58,10 +59,19 @@ export function TopicConfigs({ api, me, name }: { api: GatewayClient; me: WhoAmI
       >
         <label class="field">
           Config name
-          <input value={key} list="config-names" onInput={(e) => setKey((e.target as HTMLInputElement).value)} placeholder="e.g. retention.ms" />
+          <input
+            value={key}
+            list="config-names"
+            onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+            placeholder="e.g. retention.ms"
+          />
         </label>
         <datalist id="config-names">
-          {(poll.data ?? []).filter((c) => !c.isReadOnly).map((c) => <option key={c.name} value={c.name} />)}
+          {(poll.data ?? [])
+            .filter((c) => !c.isReadOnly)
+            .map((c) => (
+              <option key={c.name} value={c.name} />
+            ))}
         </datalist>
         <label class="field">
           Value
@@ -78,7 +88,8 @@ export function TopicConfigs({ api, me, name }: { api: GatewayClient; me: WhoAmI
         </p>
       )}
       <label>
-        <input type="checkbox" checked={overridesOnly} onChange={(e) => setOverridesOnly((e.target as HTMLInputElement).checked)} /> Overrides only
+        <input type="checkbox" checked={overridesOnly} onChange={(e) => setOverridesOnly((e.target as HTMLInputElement).checked)} />{' '}
+        Overrides only
       </label>
       <Loading poll={poll} what={`configs of ${name}`} />
       {poll.data && (
@@ -101,7 +112,12 @@ export function TopicConfigs({ api, me, name }: { api: GatewayClient; me: WhoAmI
                 <td>{c.source === OVERRIDE ? hidden(c) : ''}</td>
                 <td>
                   {c.source === OVERRIDE && (
-                    <button type="button" disabled={busy} aria-label={`Remove override ${c.name}`} onClick={() => void change({ delete: [c.name] }, `Removed override ${c.name}`)}>
+                    <button
+                      type="button"
+                      disabled={busy}
+                      aria-label={`Remove override ${c.name}`}
+                      onClick={() => void change({ delete: [c.name] }, `Removed override ${c.name}`)}
+                    >
                       Remove
                     </button>
                   )}

@@ -54,7 +54,18 @@ export function ClusterPage({ api, me }: PageProps) {
             if (load.has(p.leader)) load.get(p.leader)!.leaders++;
           }
         computed = `Replica and leader counts computed in the browser from ${topics.length} topic(s): this gateway has no GET /brokers, so bytes per broker are not shown.`;
-        rows = cluster.brokers.map((b) => ({ id: b.id, rack: b.rack, host: `${b.host}:${b.port}`, replicas: load.get(b.id)!.replicas, leaders: load.get(b.id)!.leaders, bytes: null, leaderRate: rates.get(b.id)?.leaderRate ?? null, followerRate: rates.get(b.id)?.followerRate ?? null, moving: null, health: null }));
+        rows = cluster.brokers.map((b) => ({
+          id: b.id,
+          rack: b.rack,
+          host: `${b.host}:${b.port}`,
+          replicas: load.get(b.id)!.replicas,
+          leaders: load.get(b.id)!.leaders,
+          bytes: null,
+          leaderRate: rates.get(b.id)?.leaderRate ?? null,
+          followerRate: rates.get(b.id)?.followerRate ?? null,
+          moving: null,
+          health: null,
+        }));
       }
       return { cluster, rows, computed };
     },
@@ -66,7 +77,8 @@ export function ClusterPage({ api, me }: PageProps) {
   const hasMoving = (d?.rows ?? []).some((r) => r.moving !== null);
   const hasHealth = (d?.rows ?? []).some((r) => r.health !== null);
   const max = (k: 'replicas' | 'leaders' | 'bytes') => Math.max(1, ...(d?.rows ?? []).map((r) => r[k] ?? 0));
-  const mean = (k: 'replicas' | 'leaders' | 'bytes') => (d && d.rows.length ? d.rows.reduce((a, r) => a + (r[k] ?? 0), 0) / d.rows.length : 0);
+  const mean = (k: 'replicas' | 'leaders' | 'bytes') =>
+    d && d.rows.length ? d.rows.reduce((a, r) => a + (r[k] ?? 0), 0) / d.rows.length : 0;
   const Skew = ({ row, k, fmt }: { row: BrokerRow; k: 'replicas' | 'leaders' | 'bytes'; fmt?: (n: number) => string }) => {
     const v = row[k];
     if (v === null) return <span>–</span>;
@@ -78,7 +90,11 @@ export function ClusterPage({ api, me }: PageProps) {
           <div class={`fill${dev > 20 ? ' hot' : ''}`} style={{ width: `${(v / max(k)) * 100}%` }} />
         </div>
         <span>
-          {fmt ? fmt(v) : v} <span class="note">({dev >= 0 ? '+' : ''}{dev.toFixed(0)} % vs mean)</span>
+          {fmt ? fmt(v) : v}{' '}
+          <span class="note">
+            ({dev >= 0 ? '+' : ''}
+            {dev.toFixed(0)} % vs mean)
+          </span>
         </span>
       </div>
     );
@@ -134,12 +150,20 @@ export function ClusterPage({ api, me }: PageProps) {
                   </th>
                   <td>{r.rack ?? '–'}</td>
                   <td>{r.host}</td>
-                  <td><Skew row={r} k="replicas" /></td>
-                  <td><Skew row={r} k="leaders" /></td>
+                  <td>
+                    <Skew row={r} k="replicas" />
+                  </td>
+                  <td>
+                    <Skew row={r} k="leaders" />
+                  </td>
                   {hasBytes && <td>{r.bytes === null ? '–' : <Skew row={r} k="bytes" fmt={formatBytes} />}</td>}
                   <td>{r.leaderRate === null && r.followerRate === null ? 'none' : `${mib(r.leaderRate)} / ${mib(r.followerRate)}`}</td>
                   {hasMoving && <td>{r.moving ? `${r.moving.adding} / ${r.moving.removing}` : '–'}</td>}
-                  {hasHealth && <td><BrokerHealthCell health={r.health} /></td>}
+                  {hasHealth && (
+                    <td>
+                      <BrokerHealthCell health={r.health} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

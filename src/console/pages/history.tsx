@@ -38,14 +38,19 @@ export function HistoryPage({ api, token, href }: { api: GatewayClient; token: s
   const live = useLiveReassignmentList(api, token);
   const [filter, setFilter] = useState<StateFilter>('all');
   const [page, setPage] = useState(0);
-  const finished = (live.data?.rows ?? []).filter((r) => isFinished(r.state) && (filter === 'all' || r.state === filter)).sort((a, b) => endedAt(b).localeCompare(endedAt(a)));
+  const finished = (live.data?.rows ?? [])
+    .filter((r) => isFinished(r.state) && (filter === 'all' || r.state === filter))
+    .sort((a, b) => endedAt(b).localeCompare(endedAt(a)));
   const pages = Math.max(1, Math.ceil(finished.length / HISTORY_PAGE));
   const at = Math.min(page, pages - 1);
   const shown = finished.slice(at * HISTORY_PAGE, (at + 1) * HISTORY_PAGE);
   return (
     <section aria-labelledby="h-history">
       <h2 id="h-history">Reassignment history</h2>
-      <p class="note">Finished reassignments stay readable for REASSIGNMENT_RETENTION_SECONDS (a day unless configured); the audit trail keeps who did what for longer.</p>
+      <p class="note">
+        Finished reassignments stay readable for REASSIGNMENT_RETENTION_SECONDS (a day unless configured); the audit trail keeps who did
+        what for longer.
+      </p>
       <Loading poll={live} what="the reassignment history" />
       {live.data && (
         <>

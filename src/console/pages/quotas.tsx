@@ -16,16 +16,28 @@ export function QuotasPage({ api }: PageProps) {
           <thead>
             <tr>
               <th scope="col">Entity</th>
-              <th scope="col" class="num">Controller mutations/s</th>
-              <th scope="col" class="num">Produce</th>
-              <th scope="col" class="num">Consume</th>
-              <th scope="col" class="num">Request %</th>
+              <th scope="col" class="num">
+                Controller mutations/s
+              </th>
+              <th scope="col" class="num">
+                Produce
+              </th>
+              <th scope="col" class="num">
+                Consume
+              </th>
+              <th scope="col" class="num">
+                Request %
+              </th>
             </tr>
           </thead>
           <tbody>
             {q.quotas.map((e) => (
               <tr key={JSON.stringify(e.entity)}>
-                <th scope="row">{Object.entries(e.entity).map(([k, v]) => `${k}=${v ?? '<default>'}`).join(', ')}</th>
+                <th scope="row">
+                  {Object.entries(e.entity)
+                    .map(([k, v]) => `${k}=${v ?? '<default>'}`)
+                    .join(', ')}
+                </th>
                 <td class="num">{e.controllerMutationRate ?? '–'}</td>
                 <td class="num">{e.producerByteRate ? mib(e.producerByteRate) : '–'}</td>
                 <td class="num">{e.consumerByteRate ? mib(e.consumerByteRate) : '–'}</td>

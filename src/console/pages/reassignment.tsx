@@ -92,14 +92,23 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
             <LeaderElectionRows r={r} />
             <dt>Progress</dt>
             <dd>
-              <ProgressBar percent={r.progress.percent} label="Total progress" detail={`${formatBytes(r.progress.bytesDone)} of ${formatBytes(r.progress.bytesTotal)}`} />
+              <ProgressBar
+                percent={r.progress.percent}
+                label="Total progress"
+                detail={`${formatBytes(r.progress.bytesDone)} of ${formatBytes(r.progress.bytesTotal)}`}
+              />
             </dd>
             <dt>Bytes</dt>
             <dd>
-              {formatBytes(r.progress.bytesDone)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)} remaining)
+              {formatBytes(r.progress.bytesDone)} of {formatBytes(r.progress.bytesTotal)} ({formatBytes(r.progress.bytesRemaining)}{' '}
+              remaining)
             </dd>
             <dt>{isFinished(r.state) ? 'Took' : 'Rate / ETA'}</dt>
-            <dd data-testid="rate-eta">{isFinished(r.state) ? formatDuration(tookSeconds(r)) : `${mib(r.progress.bytesPerSecond)} · ETA ${formatDuration(r.progress.etaSeconds)}`}</dd>
+            <dd data-testid="rate-eta">
+              {isFinished(r.state)
+                ? formatDuration(tookSeconds(r))
+                : `${mib(r.progress.bytesPerSecond)} · ETA ${formatDuration(r.progress.etaSeconds)}`}
+            </dd>
             <dt>Partitions</dt>
             <dd data-testid="counts">
               {r.counts.total}: {countsText(r.counts)}
@@ -109,13 +118,22 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
             <dt>Throttle</dt>
             <dd data-testid="throttle-state">
               {r.throttle === null ? 'none' : mib(r.throttle)}
-              {r.throttle !== null && (r.throttlesRemovedAt ? ` · removed at ${new Date(r.throttlesRemovedAt).toLocaleTimeString()}` : live ? ' · set while it runs' : r.autoRemoveThrottle ? ' · being removed…' : ' · kept (autoRemoveThrottle false)')}
+              {r.throttle !== null &&
+                (r.throttlesRemovedAt
+                  ? ` · removed at ${new Date(r.throttlesRemovedAt).toLocaleTimeString()}`
+                  : live
+                    ? ' · set while it runs'
+                    : r.autoRemoveThrottle
+                      ? ' · being removed…'
+                      : ' · kept (autoRemoveThrottle false)')}
             </dd>
             <DeadlineRows r={r} />
             <dt>Goal</dt>
             <dd data-testid="goal">{goalLine(r)}</dd>
             <dt>Requested by</dt>
-            <dd>{r.requestedBy ?? 'anonymous'} · created {new Date(r.createdAt).toLocaleString()}</dd>
+            <dd>
+              {r.requestedBy ?? 'anonymous'} · created {new Date(r.createdAt).toLocaleString()}
+            </dd>
           </dl>
 
           {live && (
@@ -123,30 +141,77 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
               <h3>Actions</h3>
               <RoleHint me={me} need="operator" />
               <div class="row">
-                <button type="button" class="secondary" onClick={() => void act(r.paused ? 'Resumed' : 'Paused', () => (r.paused ? api.resumeReassignment(id) : api.pauseReassignment(id)))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    void act(r.paused ? 'Resumed' : 'Paused', () => (r.paused ? api.resumeReassignment(id) : api.pauseReassignment(id)))
+                  }
+                >
                   {r.paused ? 'Resume' : 'Pause'}
                 </button>
                 <label class="field">
                   New throttle (MiB/s)
-                  <input type="number" min="0.001" step="any" value={throttleMiB} onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)} />
+                  <input
+                    type="number"
+                    min="0.001"
+                    step="any"
+                    value={throttleMiB}
+                    onInput={(e) => setThrottleMiB((e.target as HTMLInputElement).value)}
+                  />
                 </label>
-                <button type="button" class="secondary" disabled={!throttleMiB} onClick={() => void act('Throttle changed', () => api.patchReassignment(id, { throttle: Math.round(Number(throttleMiB) * 1024 * 1024) }))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={!throttleMiB}
+                  onClick={() =>
+                    void act('Throttle changed', () =>
+                      api.patchReassignment(id, { throttle: Math.round(Number(throttleMiB) * 1024 * 1024) }),
+                    )
+                  }
+                >
                   Change throttle
                 </button>
-                <button type="button" class="secondary" onClick={() => void act('Throttle removed', () => api.patchReassignment(id, { throttle: null }))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => void act('Throttle removed', () => api.patchReassignment(id, { throttle: null }))}
+                >
                   Remove throttle
                 </button>
               </div>
               <div class="row">
                 <label class="field">
                   Moves per broker (empty = no bound)
-                  <input type="number" min="1" step="1" value={perBroker} placeholder={r.concurrency?.perBroker != null ? String(r.concurrency.perBroker) : ''} onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)} />
+                  <input
+                    type="number"
+                    min="1"
+                    step="1"
+                    value={perBroker}
+                    placeholder={r.concurrency?.perBroker != null ? String(r.concurrency.perBroker) : ''}
+                    onInput={(e) => setPerBroker((e.target as HTMLInputElement).value)}
+                  />
                 </label>
                 <label class="field">
                   Moves in the cluster (empty = no bound)
-                  <input type="number" min="1" step="1" value={clusterMoves} placeholder={r.concurrency?.cluster != null ? String(r.concurrency.cluster) : ''} onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)} />
+                  <input
+                    type="number"
+                    min="1"
+                    step="1"
+                    value={clusterMoves}
+                    placeholder={r.concurrency?.cluster != null ? String(r.concurrency.cluster) : ''}
+                    onInput={(e) => setClusterMoves((e.target as HTMLInputElement).value)}
+                  />
                 </label>
-                <button type="button" class="secondary" onClick={() => void act('Concurrency changed', () => api.patchReassignment(id, { concurrency: { perBroker: bound(perBroker), cluster: bound(clusterMoves) } }))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    void act('Concurrency changed', () =>
+                      api.patchReassignment(id, { concurrency: { perBroker: bound(perBroker), cluster: bound(clusterMoves) } }),
+                    )
+                  }
+                >
                   Change concurrency
                 </button>
               </div>
@@ -162,7 +227,15 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
                   </>
                 ) : (
                   <>
-                    <button type="button" class="danger" onClick={() => void act(confirm === 'cancel' ? 'Cancelled' : 'Rolled back', () => api.cancelReassignment(id, { rollback: confirm === 'rollback' }))}>
+                    <button
+                      type="button"
+                      class="danger"
+                      onClick={() =>
+                        void act(confirm === 'cancel' ? 'Cancelled' : 'Rolled back', () =>
+                          api.cancelReassignment(id, { rollback: confirm === 'rollback' }),
+                        )
+                      }
+                    >
                       Confirm {confirm === 'cancel' ? 'cancel' : 'roll back'}
                     </button>
                     <button type="button" class="secondary" onClick={() => setConfirm(null)}>
@@ -175,7 +248,11 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
           )}
           {!live && (r.state === 'completed' || r.state === 'cancelled') && !r.rollbackOf && (
             <p>
-              <button type="button" class="secondary" onClick={() => void act('Rollback started', () => api.cancelReassignment(id, { rollback: true }))}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => void act('Rollback started', () => api.cancelReassignment(id, { rollback: true }))}
+              >
                 Move back to the original replicas
               </button>
             </p>
@@ -223,7 +300,13 @@ export function ReassignmentPage({ api, me, token, id }: PageProps & { id: strin
                       <Badge kind={p.state}>{p.state}</Badge>
                       {p.error && <span class="note"> {p.error.name}</span>}
                     </td>
-                    <td>{p.state === 'moving' || p.state === 'completed' ? <ProgressBar percent={rowPercent(p)} label={`Progress of ${p.topic}-${p.partition}`} /> : '–'}</td>
+                    <td>
+                      {p.state === 'moving' || p.state === 'completed' ? (
+                        <ProgressBar percent={rowPercent(p)} label={`Progress of ${p.topic}-${p.partition}`} />
+                      ) : (
+                        '–'
+                      )}
+                    </td>
                     <td>
                       {p.originalReplicas.join(', ')} → {p.targetReplicas.join(', ')}
                     </td>

@@ -17,7 +17,8 @@ export function ReassignmentsPage({ api, token }: PageProps) {
     <section aria-labelledby="h-reassignments">
       <h2 id="h-reassignments">Reassignments</h2>
       <p class="note">
-        Finished ones with who asked and what moved: <a href="#/history">history</a>.{poll.mode === 'polling' && ' (Polling: the event stream is not available.)'}
+        Finished ones with who asked and what moved: <a href="#/history">history</a>.
+        {poll.mode === 'polling' && ' (Polling: the event stream is not available.)'}
       </p>
       <Loading poll={poll} what="reassignments" />
       {d && d.rows.length === 0 && <p>No reassignments. Start one from a topic's page.</p>}
@@ -43,12 +44,17 @@ export function ReassignmentsPage({ api, token }: PageProps) {
                     <a href={href('reassignments', r.id)}>{r.id}</a>
                   </th>
                   <td>
-                    <Badge kind={x?.state ?? r.state}>{x?.state ?? r.state}</Badge> {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
+                    <Badge kind={x?.state ?? r.state}>{x?.state ?? r.state}</Badge>{' '}
+                    {x?.progress.stalled && <Badge kind="failed">stalled</Badge>}
                   </td>
                   <td>{goalText(r)}</td>
                   <td>{x ? <ProgressBar percent={x.progress.percent} label={`Progress of ${r.id}`} /> : '–'}</td>
                   <td>{`${x.counts.total}: ${countsText(x.counts)}`}</td>
-                  <td>{isFinished(x.state) ? `took ${formatDuration(tookSeconds(x))}` : `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}`}</td>
+                  <td>
+                    {isFinished(x.state)
+                      ? `took ${formatDuration(tookSeconds(x))}`
+                      : `${mib(x.progress.bytesPerSecond)} · ETA ${formatDuration(x.progress.etaSeconds)}`}
+                  </td>
                   <td>{r.throttle === null ? 'none' : mib(r.throttle)}</td>
                 </tr>
               );

@@ -24,8 +24,12 @@ export function ThrottlesPage({ api }: PageProps) {
           <thead>
             <tr>
               <th scope="col">Broker</th>
-              <th scope="col" class="num">Leader rate</th>
-              <th scope="col" class="num">Follower rate</th>
+              <th scope="col" class="num">
+                Leader rate
+              </th>
+              <th scope="col" class="num">
+                Follower rate
+              </th>
               <th scope="col">Owner</th>
               <th scope="col">Removed</th>
               <th scope="col">For</th>

@@ -22,8 +22,12 @@ export function TopicPage({ api, me, name }: PageProps & { name: string }) {
           <table>
             <thead>
               <tr>
-                <th scope="col" class="num">Partition</th>
-                <th scope="col" class="num">Leader</th>
+                <th scope="col" class="num">
+                  Partition
+                </th>
+                <th scope="col" class="num">
+                  Leader
+                </th>
                 <th scope="col">Replicas</th>
                 <th scope="col">In sync</th>
               </tr>
@@ -31,7 +35,9 @@ export function TopicPage({ api, me, name }: PageProps & { name: string }) {
             <tbody>
               {t.partitions.map((p) => (
                 <tr key={p.partition}>
-                  <th scope="row" class="num">{p.partition}</th>
+                  <th scope="row" class="num">
+                    {p.partition}
+                  </th>
                   <td class="num">{p.leader}</td>
                   <td>{p.replicas.join(', ')}</td>
                   <td>{p.isr.join(', ')}</td>
@@ -58,7 +64,14 @@ export function TopicPage({ api, me, name }: PageProps & { name: string }) {
               </label>
             </div>
             <RoleHint me={me} need="operator" />
-            <StartForm api={api} partitions={target.trim() ? [{ topic: name, partition: Number(partition), replicas: target.split(',').map((s) => Number(s.trim())) }] : []} />
+            <StartForm
+              api={api}
+              partitions={
+                target.trim()
+                  ? [{ topic: name, partition: Number(partition), replicas: target.split(',').map((s) => Number(s.trim())) }]
+                  : []
+              }
+            />
           </div>
           <TopicConfigs api={api} me={me} name={name} />
         </>

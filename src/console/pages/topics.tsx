@@ -14,8 +14,12 @@ export function TopicsPage({ api }: PageProps) {
           <thead>
             <tr>
               <th scope="col">Topic</th>
-              <th scope="col" class="num">Partitions</th>
-              <th scope="col" class="num">Replication factor</th>
+              <th scope="col" class="num">
+                Partitions
+              </th>
+              <th scope="col" class="num">
+                Replication factor
+              </th>
               <th scope="col">Internal</th>
             </tr>
           </thead>

@@ -28,11 +28,24 @@ function replicaIndex(firstReplicaIndex: number, secondReplicaShift: number, rep
 }
 
 /** Replica lists for partitions 0..nPartitions-1 of one topic. */
-export function assignReplicasToBrokers(brokers: readonly GenerateBroker[], nPartitions: number, replicationFactor: number, random: (bound: number) => number): number[][] {
+export function assignReplicasToBrokers(
+  brokers: readonly GenerateBroker[],
+  nPartitions: number,
+  replicationFactor: number,
+  random: (bound: number) => number,
+): number[][] {
   const sorted = [...brokers].sort((a, b) => a.id - b.id);
-  if (replicationFactor > sorted.length) throw new Error(`replication factor ${replicationFactor} larger than available brokers ${sorted.length}`);
+  if (replicationFactor > sorted.length)
+    throw new Error(`replication factor ${replicationFactor} larger than available brokers ${sorted.length}`);
   const rackAware = sorted.length > 0 && sorted.every((b) => b.rack !== null);
-  return rackAware ? rackAwareAssignment(sorted, nPartitions, replicationFactor, random) : rackUnawareAssignment(sorted.map((b) => b.id), nPartitions, replicationFactor, random);
+  return rackAware
+    ? rackAwareAssignment(sorted, nPartitions, replicationFactor, random)
+    : rackUnawareAssignment(
+        sorted.map((b) => b.id),
+        nPartitions,
+        replicationFactor,
+        random,
+      );
 }
 
 function rackUnawareAssignment(ids: number[], nPartitions: number, rf: number, random: (bound: number) => number): number[][] {
@@ -65,7 +78,12 @@ export function rackAlternatedBrokerList(brokers: readonly GenerateBroker[]): nu
   return out;
 }
 
-function rackAwareAssignment(brokers: readonly GenerateBroker[], nPartitions: number, rf: number, random: (bound: number) => number): number[][] {
+function rackAwareAssignment(
+  brokers: readonly GenerateBroker[],
+  nPartitions: number,
+  rf: number,
+  random: (bound: number) => number,
+): number[][] {
   const rackOf = new Map(brokers.map((b) => [b.id, b.rack!]));
   const numRacks = new Set(rackOf.values()).size;
   const arranged = rackAlternatedBrokerList(brokers);

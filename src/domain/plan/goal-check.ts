@@ -5,12 +5,24 @@ import { counter, type Steps } from '../steps.js';
 import type { BrokerLoad, PlanRequest, PlanWarning } from './types.js';
 
 /** Says, as warnings, where the plan falls short of the goal (checked on the result, not on how it was made). */
-export function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<number>, destinations: readonly number[], evenTotals: boolean, after: BrokerLoad[], warnings: PlanWarning[]): Steps<void> {
+export function* checkGoal(
+  m: Model,
+  request: PlanRequest,
+  removed: ReadonlySet<number>,
+  destinations: readonly number[],
+  evenTotals: boolean,
+  after: BrokerLoad[],
+  warnings: PlanWarning[],
+): Steps<void> {
   const ids = m.ids;
   if (request.goal === 'decommission') {
     for (const l of after) {
       if (removed.has(l.broker) && l.replicas > 0) {
-        warnings.push({ code: 'GOAL_NOT_REACHED', broker: l.broker, message: `Broker ${l.broker} still holds ${l.replicas} replica(s) after the plan (topics out of scope, or partitions being moved now).` });
+        warnings.push({
+          code: 'GOAL_NOT_REACHED',
+          broker: l.broker,
+          message: `Broker ${l.broker} still holds ${l.replicas} replica(s) after the plan (topics out of scope, or partitions being moved now).`,
+        });
       }
     }
   }
@@ -21,7 +33,10 @@ export function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<
       const max = Math.max(...inSet.map((l) => l.replicas));
       const min = Math.min(...inSet.map((l) => l.replicas));
       if (max - min > 1) {
-        warnings.push({ code: 'GOAL_NOT_REACHED', message: `Replica counts per broker still differ by ${max - min} (max ${max}, min ${min}): constraints (racks, one replica per broker, partitions being moved) do not allow closer.` });
+        warnings.push({
+          code: 'GOAL_NOT_REACHED',
+          message: `Replica counts per broker still differ by ${max - min} (max ${max}, min ${min}): constraints (racks, one replica per broker, partitions being moved) do not allow closer.`,
+        });
       }
     }
   }
@@ -34,13 +49,20 @@ export function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<
       const max = Math.max(...inSet.map((l) => l.bytes));
       const min = Math.min(...inSet.map((l) => l.bytes));
       if (max - min > largest && !warnings.some((w) => w.code === 'GOAL_NOT_REACHED')) {
-        warnings.push({ code: 'GOAL_NOT_REACHED', message: `Bytes per broker still differ by ${max - min}, more than the largest partition (${largest}).` });
+        warnings.push({
+          code: 'GOAL_NOT_REACHED',
+          message: `Bytes per broker still differ by ${max - min}, more than the largest partition (${largest}).`,
+        });
       }
     }
   }
   if (request.goal === 'replication-factor') {
     const short = m.parts.filter((p) => m.inScope[p.topic] && p.free && p.target.length !== request.replicationFactor);
-    if (short.length > 0) warnings.push({ code: 'GOAL_NOT_REACHED', message: `${short.length} partition(s) could not reach replication factor ${request.replicationFactor}.` });
+    if (short.length > 0)
+      warnings.push({
+        code: 'GOAL_NOT_REACHED',
+        message: `${short.length} partition(s) could not reach replication factor ${request.replicationFactor}.`,
+      });
   }
   if (m.rackAware) {
     // Changed partitions that share a rack although the destinations have a rack to spare.
@@ -62,7 +84,11 @@ export function* checkGoal(m: Model, request: PlanRequest, removed: ReadonlySet<
   }
   const deadHolders = after.filter((l) => !l.live && l.replicas > 0 && !removed.has(l.broker));
   for (const l of deadHolders) {
-    warnings.push({ code: 'BROKER_NOT_LIVE', broker: l.broker, message: `Broker ${l.broker} is not alive and holds ${l.replicas} replica(s); plan its decommission to move them.` });
+    warnings.push({
+      code: 'BROKER_NOT_LIVE',
+      broker: l.broker,
+      message: `Broker ${l.broker} is not alive and holds ${l.replicas} replica(s); plan its decommission to move them.`,
+    });
   }
   void ids;
 }
@@ -73,6 +99,9 @@ export function checkLeaders(m: Model, after: BrokerLoad[], warnings: PlanWarnin
   const max = Math.max(...inSet.map((l) => l.leaders));
   const min = Math.min(...inSet.map((l) => l.leaders));
   if (max - min > 1) {
-    warnings.push({ code: 'LEADERS_NOT_BALANCED', message: `Preferred leaders per broker still differ by ${max - min} (max ${max}, min ${min}): partitions out of scope or whose replicas are all on busy leaders keep theirs.` });
+    warnings.push({
+      code: 'LEADERS_NOT_BALANCED',
+      message: `Preferred leaders per broker still differ by ${max - min} (max ${max}, min ${min}): partitions out of scope or whose replicas are all on busy leaders keep theirs.`,
+    });
   }
 }

@@ -216,7 +216,9 @@ function* evenBrokerTotals(m: Model, perTopic: Map<number, { tc: Int32Array; flo
       if (t.tc[s] !== t.ceil) continue;
       for (const d of m.eligibleList) {
         if (m.count[d] >= goal[d] || t.tc[d] !== t.floor) continue;
-        const p = m.byTopic[ti].find((x) => x.free && x.target.includes(s) && !x.target.includes(d) && rackAllows(m, x, x.target.indexOf(s), d));
+        const p = m.byTopic[ti].find(
+          (x) => x.free && x.target.includes(s) && !x.target.includes(d) && rackAllows(m, x, x.target.indexOf(s), d),
+        );
         if (!p) continue;
         replace(m, p, p.target.indexOf(s), d, t.tc);
         break;
@@ -256,12 +258,23 @@ export function* rebalanceBytes(m: Model): Steps<void> {
     // Largest replica not above gap/2 whose partition can take l.
     let chosen = -1;
     let hi = upperIndex(list, gap / 2);
-    for (let i = hi; i >= 0; i--) if (movable(m, list[i], h, l)) { chosen = i; break; }
+    for (let i = hi; i >= 0; i--)
+      if (movable(m, list[i], h, l)) {
+        chosen = i;
+        break;
+      }
     if (chosen < 0) {
-      for (let i = hi + 1; i < list.length && list[i].bytes < gap; i++) if (movable(m, list[i], h, l)) { chosen = i; break; }
+      for (let i = hi + 1; i < list.length && list[i].bytes < gap; i++)
+        if (movable(m, list[i], h, l)) {
+          chosen = i;
+          break;
+        }
     }
     if (chosen < 0) {
-      m.warnings.push({ code: 'GOAL_NOT_REACHED', message: `Broker ${m.ids[h]} cannot hand a replica to broker ${m.ids[l]} without breaking a replica or rack constraint.` });
+      m.warnings.push({
+        code: 'GOAL_NOT_REACHED',
+        message: `Broker ${m.ids[h]} cannot hand a replica to broker ${m.ids[l]} without breaking a replica or rack constraint.`,
+      });
       return;
     }
     const p = list[chosen];

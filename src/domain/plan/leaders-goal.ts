@@ -48,12 +48,22 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
   const liveIds = new Set(cluster.brokers.map((b) => b.id));
   const rackById = new Map(cluster.brokers.map((b) => [b.id, b.rack]));
 
-  const scope = resolveTopicScope(cluster.topics.map((t) => t.name), request.topics, request.excludeTopics);
+  const scope = resolveTopicScope(
+    cluster.topics.map((t) => t.name),
+    request.topics,
+    request.excludeTopics,
+  );
   errors.push(...scope.errors);
   warnings.push(...scope.warnings);
   (request.brokers ?? []).forEach((b, i) => {
     if (!liveIds.has(b)) {
-      errors.push({ path: `/brokers/${i}`, code: 'UNKNOWN_BROKER', message: `Broker ${b} is not a live broker of the cluster.`, broker: b, kafkaError: KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT });
+      errors.push({
+        path: `/brokers/${i}`,
+        code: 'UNKNOWN_BROKER',
+        message: `Broker ${b} is not a live broker of the cluster.`,
+        broker: b,
+        kafkaError: KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT,
+      });
     }
   });
   if (errors.length > 0) return { ok: false, errors };
@@ -77,13 +87,35 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
       const candidates = mayChange ? p.replicas.map((b) => index.get(b)).filter((b): b is number => b !== undefined) : [];
       if (candidates.length === 0) {
         if (leader >= 0) fixedLoad[leader]++;
-        parts.push({ topic: t.name, partition: p.partition, replicas: p.replicas, bytes: p.bytes ?? 0, sized: p.bytes !== null, candidates, leader, chosen: -1 });
+        parts.push({
+          topic: t.name,
+          partition: p.partition,
+          replicas: p.replicas,
+          bytes: p.bytes ?? 0,
+          sized: p.bytes !== null,
+          candidates,
+          leader,
+          chosen: -1,
+        });
         continue;
       }
-      parts.push({ topic: t.name, partition: p.partition, replicas: p.replicas, bytes: p.bytes ?? 0, sized: p.bytes !== null, candidates, leader, chosen: leader });
+      parts.push({
+        topic: t.name,
+        partition: p.partition,
+        replicas: p.replicas,
+        bytes: p.bytes ?? 0,
+        sized: p.bytes !== null,
+        candidates,
+        leader,
+        chosen: leader,
+      });
     }
   }
-  if (moving > 0) warnings.push({ code: 'PARTITIONS_MOVING', message: `${moving} partition(s) in scope are being reassigned now and were left as they are.` });
+  if (moving > 0)
+    warnings.push({
+      code: 'PARTITIONS_MOVING',
+      message: `${moving} partition(s) in scope are being reassigned now and were left as they are.`,
+    });
 
   // ---- leadership
   const load = Int32Array.from(fixedLoad);
@@ -177,18 +209,36 @@ export function* planLeadersSteps(cluster: PlanCluster, request: PlanRequest): S
       bytesOf.set(b, (bytesOf.get(b) ?? 0) + p.bytes);
     }
     if (target !== p.replicas) {
-      changed.push({ topic: p.topic, partition: p.partition, currentReplicas: p.replicas, targetReplicas: target, adding: [], removing: [], bytes: p.sized ? p.bytes : null });
+      changed.push({
+        topic: p.topic,
+        partition: p.partition,
+        currentReplicas: p.replicas,
+        targetReplicas: target,
+        adding: [],
+        removing: [],
+        bytes: p.sized ? p.bytes : null,
+      });
     }
   }
   const loads = (leaders: Map<number, number>): BrokerLoad[] =>
-    ids.map((id) => ({ broker: id, rack: rackById.get(id) ?? null, live: liveIds.has(id), replicas: replicasOf.get(id) ?? 0, leaders: leaders.get(id) ?? 0, bytes: bytesOf.get(id) ?? 0 }));
+    ids.map((id) => ({
+      broker: id,
+      rack: rackById.get(id) ?? null,
+      live: liveIds.has(id),
+      replicas: replicasOf.get(id) ?? 0,
+      leaders: leaders.get(id) ?? 0,
+      bytes: bytesOf.get(id) ?? 0,
+    }));
   const after = loads(afterLeaders);
   if (k > 0) {
     const counts = balanced.map((id) => afterLeaders.get(id) ?? 0);
     const max = Math.max(...counts);
     const min = Math.min(...counts);
     if (max - min > 1) {
-      warnings.push({ code: 'LEADERS_NOT_BALANCED', message: `Preferred leaders per broker still differ by ${max - min} (max ${max}, min ${min}): the replica sets allow no better without moving data (goal rebalance moves replicas).` });
+      warnings.push({
+        code: 'LEADERS_NOT_BALANCED',
+        message: `Preferred leaders per broker still differ by ${max - min} (max ${max}, min ${min}): the replica sets allow no better without moving data (goal rebalance moves replicas).`,
+      });
     }
   }
   const plan: Plan = {
@@ -222,7 +272,14 @@ function leastLed(candidates: readonly number[], load: Int32Array): number {
  * from a broker `wanted` accepts. Breadth-first over brokers (the shortest chain); the brokers in
  * between each give one and take one. Edge a -> b: a leads a partition b also holds.
  */
-function findChain(start: number, wanted: (b: number) => boolean, parts: readonly Part[], led: readonly number[][], k: number, reverse: boolean): [number, number][] | null {
+function findChain(
+  start: number,
+  wanted: (b: number) => boolean,
+  parts: readonly Part[],
+  led: readonly number[][],
+  k: number,
+  reverse: boolean,
+): [number, number][] | null {
   const parent = new Int32Array(k).fill(-1);
   const via = new Int32Array(k).fill(-1);
   const seen = new Uint8Array(k);

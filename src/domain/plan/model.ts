@@ -62,7 +62,14 @@ export function* loads(m: Model, replicas: (p: Part) => readonly number[]): Step
     for (const b of r) (count[b]++, (bytes[b] += p.bytes));
     if (tick()) yield;
   }
-  return m.ids.map((id, b) => ({ broker: id, rack: m.racks[b]!, live: m.live[b], replicas: count[b], leaders: leaders[b], bytes: bytes[b] }));
+  return m.ids.map((id, b) => ({
+    broker: id,
+    rack: m.racks[b]!,
+    live: m.live[b],
+    replicas: count[b],
+    leaders: leaders[b],
+    bytes: bytes[b],
+  }));
 }
 
 export function isSortedByPartition(list: readonly { partition: number }[]): boolean {

@@ -33,7 +33,14 @@ export function rackAllows(m: Model, p: Part, i: number, to: number): boolean {
  * new rack first (rackAware; `requireNewRack` makes it mandatory), then fewest replicas of the
  * topic, then least load, then lowest id.
  */
-export function pickDestination(m: Model, p: Part, i: number, tc: Int32Array, removed: ReadonlySet<number> | null, requireNewRack = false): number {
+export function pickDestination(
+  m: Model,
+  p: Part,
+  i: number,
+  tc: Int32Array,
+  removed: ReadonlySet<number> | null,
+  requireNewRack = false,
+): number {
   let usedRacks: Set<string> | null = null;
   if (m.rackAware) {
     usedRacks = new Set();
@@ -77,7 +84,9 @@ export function better(m: Model, a: number, b: number, tc: Int32Array): boolean 
 
 /** Higher = better to drop: dead broker, not eligible, shares a rack, most replicas of the topic, most load. */
 export function removalScore(m: Model, b: number, tc: Int32Array): number {
-  return (m.live[b] ? 0 : 4e12) + (m.eligible[b] ? 0 : 2e12) + tc[b] * 1e6 + (m.weight === 'bytes' ? m.bytes[b] / 1e9 : m.count[b]) + b / 1e9;
+  return (
+    (m.live[b] ? 0 : 4e12) + (m.eligible[b] ? 0 : 2e12) + tc[b] * 1e6 + (m.weight === 'bytes' ? m.bytes[b] / 1e9 : m.count[b]) + b / 1e9
+  );
 }
 
 /** Replica to drop when lowering the factor: never the preferred leader while another can go. */
@@ -89,7 +98,7 @@ export function pickRemoval(m: Model, p: Part, tc: Int32Array): number {
   for (let i = 1; i < p.target.length; i++) {
     const b = p.target[i];
     const score = removalScore(m, b, tc) + (m.rackAware && racks.get(m.rackKey[b])! > 1 ? 1e12 : 0);
-    if (score > pickScore) (pick = i), (pickScore = score);
+    if (score > pickScore) ((pick = i), (pickScore = score));
   }
   return pick < 0 ? p.target.length - 1 : pick;
 }

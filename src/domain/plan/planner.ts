@@ -86,19 +86,39 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
 
   const rf = request.replicationFactor;
   if (request.goal === 'replication-factor') {
-    if (rf === undefined) errors.push({ path: '/replicationFactor', code: 'MISSING_FIELD', message: 'replicationFactor is required for goal replication-factor.', kafkaError: null });
+    if (rf === undefined)
+      errors.push({
+        path: '/replicationFactor',
+        code: 'MISSING_FIELD',
+        message: 'replicationFactor is required for goal replication-factor.',
+        kafkaError: null,
+      });
     if (!request.topics || request.topics.length === 0) {
-      errors.push({ path: '/topics', code: 'MISSING_FIELD', message: 'topics is required for goal replication-factor: name the topics (or /patterns/) whose factor changes.', kafkaError: null });
+      errors.push({
+        path: '/topics',
+        code: 'MISSING_FIELD',
+        message: 'topics is required for goal replication-factor: name the topics (or /patterns/) whose factor changes.',
+        kafkaError: null,
+      });
     }
   }
   if (request.goal === 'decommission' && requested.length === 0) {
-    errors.push({ path: '/brokers', code: 'MISSING_FIELD', message: 'brokers is required for goal decommission: the brokers to empty.', kafkaError: null });
+    errors.push({
+      path: '/brokers',
+      code: 'MISSING_FIELD',
+      message: 'brokers is required for goal decommission: the brokers to empty.',
+      kafkaError: null,
+    });
   }
 
   // Destinations: decommission = live brokers not removed; otherwise the requested set or every live broker.
   const removed = new Set(request.goal === 'decommission' ? requested.filter((b) => known.has(b)) : []);
   const destinationIds =
-    request.goal === 'decommission' ? [...liveIds].filter((b) => !removed.has(b)) : requested.length > 0 ? [...seen].filter((b) => liveIds.has(b)) : [...liveIds];
+    request.goal === 'decommission'
+      ? [...liveIds].filter((b) => !removed.has(b))
+      : requested.length > 0
+        ? [...seen].filter((b) => liveIds.has(b))
+        : [...liveIds];
   destinationIds.sort((a, b) => a - b);
 
   // Replication factors that cannot fit the destinations.
@@ -136,9 +156,15 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
   const hasRacks = destinationIds.some((b) => rackById.get(b) != null);
   const rackAware = request.rackAware ?? hasRacks;
   if (rackAware && !hasRacks) {
-    warnings.push({ code: 'NO_RACKS', message: 'rackAware was requested but no destination broker has a rack (broker.rack): replicas are placed without rack constraints.' });
+    warnings.push({
+      code: 'NO_RACKS',
+      message: 'rackAware was requested but no destination broker has a rack (broker.rack): replicas are placed without rack constraints.',
+    });
   } else if (rackAware && destinationIds.some((b) => rackById.get(b) == null)) {
-    warnings.push({ code: 'MISSING_RACKS', message: `Broker(s) ${destinationIds.filter((b) => rackById.get(b) == null).join(', ')} have no rack: each counts as a rack of its own.` });
+    warnings.push({
+      code: 'MISSING_RACKS',
+      message: `Broker(s) ${destinationIds.filter((b) => rackById.get(b) == null).join(', ')} have no rack: each counts as a rack of its own.`,
+    });
   }
   const weight = request.weight ?? 'replicas';
   const eligible = ids.map((id) => destinationIds.includes(id));
@@ -157,15 +183,30 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
       const free = inScope[ti] && !p.moving;
       if (inScope[ti] && p.moving) moving++;
       if (free && p.bytes === null) unsized++;
-      const part: Part = { topic: ti, partition: p.partition, original: replicas, target: [...replicas], bytes: p.bytes ?? 0, sized: p.bytes !== null, free };
+      const part: Part = {
+        topic: ti,
+        partition: p.partition,
+        original: replicas,
+        target: [...replicas],
+        bytes: p.bytes ?? 0,
+        sized: p.bytes !== null,
+        free,
+      };
       byTopic[ti].push(part);
       parts.push(part);
       if (tick()) yield;
     }
   }
-  if (moving > 0) warnings.push({ code: 'PARTITIONS_MOVING', message: `${moving} partition(s) in scope are being reassigned now and were left as they are.` });
+  if (moving > 0)
+    warnings.push({
+      code: 'PARTITIONS_MOVING',
+      message: `${moving} partition(s) in scope are being reassigned now and were left as they are.`,
+    });
   if (unsized > 0 && (weight === 'bytes' || request.goal !== 'rebalance')) {
-    warnings.push({ code: 'SIZES_UNKNOWN', message: `The size of ${unsized} partition(s) is unknown (no log dir answered): they count as 0 bytes.` });
+    warnings.push({
+      code: 'SIZES_UNKNOWN',
+      message: `The size of ${unsized} partition(s) is unknown (no log dir answered): they count as 0 bytes.`,
+    });
   }
 
   const count = new Int32Array(ids.length);

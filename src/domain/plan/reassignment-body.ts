@@ -9,6 +9,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function unwrapPlanBody(body: unknown): unknown {
   if (!isObject(body) || !isObject(body.plan)) return body;
   const { plan, ...options } = body;
-  const reassignment = (plan).reassignment;
+  const reassignment = plan.reassignment;
   return { ...options, partitions: isObject(reassignment) ? reassignment.partitions : undefined };
 }

@@ -27,13 +27,23 @@ function parse(list: readonly string[] | undefined, field: string, errors: PlanE
     if (!isPattern(s)) return void out.push({ kind: 'name', name: s });
     const source = s.slice(1, -1);
     if (source.length > MAX_PATTERN_LENGTH) {
-      errors.push({ path: `/${field}/${i}`, code: 'INVALID_TOPIC_PATTERN', message: `Pattern ${s} is longer than ${MAX_PATTERN_LENGTH} characters.`, kafkaError: null });
+      errors.push({
+        path: `/${field}/${i}`,
+        code: 'INVALID_TOPIC_PATTERN',
+        message: `Pattern ${s} is longer than ${MAX_PATTERN_LENGTH} characters.`,
+        kafkaError: null,
+      });
       return;
     }
     try {
       out.push({ kind: 'regex', source: s, re: new RegExp(source, 'u') });
     } catch (err) {
-      errors.push({ path: `/${field}/${i}`, code: 'INVALID_TOPIC_PATTERN', message: `${s} is not a valid regular expression: ${(err as Error).message}`, kafkaError: null });
+      errors.push({
+        path: `/${field}/${i}`,
+        code: 'INVALID_TOPIC_PATTERN',
+        message: `${s} is not a valid regular expression: ${(err as Error).message}`,
+        kafkaError: null,
+      });
     }
   });
   return out;
@@ -42,7 +52,11 @@ function parse(list: readonly string[] | undefined, field: string, errors: PlanE
 const sortNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Resolves the scope against the topics that exist. Linear in topics × patterns. */
-export function resolveTopicScope(all: readonly string[], include: readonly string[] | undefined, exclude: readonly string[] | undefined): TopicScope {
+export function resolveTopicScope(
+  all: readonly string[],
+  include: readonly string[] | undefined,
+  exclude: readonly string[] | undefined,
+): TopicScope {
   const errors: PlanError[] = [];
   const warnings: PlanWarning[] = [];
   const existing = new Set(all);
@@ -53,7 +67,13 @@ export function resolveTopicScope(all: readonly string[], include: readonly stri
     (list ?? []).forEach((s, i) => {
       if (isPattern(s)) return;
       if (!existing.has(s)) {
-        errors.push({ path: `/${field}/${i}`, code: 'UNKNOWN_TOPIC', message: `Unable to find a topic named ${s}.`, topic: s, kafkaError: KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION });
+        errors.push({
+          path: `/${field}/${i}`,
+          code: 'UNKNOWN_TOPIC',
+          message: `Unable to find a topic named ${s}.`,
+          topic: s,
+          kafkaError: KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION,
+        });
       }
     });
     for (const m of matchers) {

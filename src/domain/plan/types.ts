@@ -114,7 +114,13 @@ export interface Plan {
   readonly after: readonly BrokerLoad[];
   readonly warnings: readonly PlanWarning[];
   /** The options as applied (defaults resolved). */
-  readonly options: { readonly rackAware: boolean; readonly balanceLeaders: boolean; readonly weight: PlanWeight; readonly brokers: readonly number[]; readonly topics: number };
+  readonly options: {
+    readonly rackAware: boolean;
+    readonly balanceLeaders: boolean;
+    readonly weight: PlanWeight;
+    readonly brokers: readonly number[];
+    readonly topics: number;
+  };
 }
 
 export type PlanErrorCode =

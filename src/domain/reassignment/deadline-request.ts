@@ -37,13 +37,21 @@ export function parseThrottleBounds(value: unknown, path: string, errors: Deadli
     const n = v[key];
     if (n === undefined || n === null) continue;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < MIN_BOUND_BYTES_PER_SECOND) {
-      errors.push({ path: `${path}/${key}`, code: 'OUT_OF_RANGE', message: `throttleBounds.${key} is in bytes per second: an integer ≥ ${MIN_BOUND_BYTES_PER_SECOND}.` });
+      errors.push({
+        path: `${path}/${key}`,
+        code: 'OUT_OF_RANGE',
+        message: `throttleBounds.${key} is in bytes per second: an integer ≥ ${MIN_BOUND_BYTES_PER_SECOND}.`,
+      });
       continue;
     }
     out[key] = n;
   }
   if (errors.length === before && out.min > out.max) {
-    errors.push({ path, code: 'OUT_OF_RANGE', message: `throttleBounds.min (${out.min}) is above throttleBounds.max (${out.max}) (absent ones default to ${DEFAULT_THROTTLE_BOUNDS.min} and ${DEFAULT_THROTTLE_BOUNDS.max}).` });
+    errors.push({
+      path,
+      code: 'OUT_OF_RANGE',
+      message: `throttleBounds.min (${out.min}) is above throttleBounds.max (${out.max}) (absent ones default to ${DEFAULT_THROTTLE_BOUNDS.min} and ${DEFAULT_THROTTLE_BOUNDS.max}).`,
+    });
   }
   return errors.length === before ? out : null;
 }
@@ -54,7 +62,11 @@ export function parseFinishBy(value: unknown, errors: DeadlineErrorSink): number
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
   const ms = typeof value === 'string' && ISO.test(value) ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms)) {
-    errors.push({ path: '/finishBy', code: 'INVALID_TYPE', message: 'finishBy must be a date-time with its zone, e.g. 2030-01-31T18:00:00Z.' });
+    errors.push({
+      path: '/finishBy',
+      code: 'INVALID_TYPE',
+      message: 'finishBy must be a date-time with its zone, e.g. 2030-01-31T18:00:00Z.',
+    });
     return null;
   }
   return ms;

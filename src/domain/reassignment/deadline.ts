@@ -106,7 +106,8 @@ export function busiestBroker(brokers: readonly BrokerBytes[]): { broker: number
   for (const b of brokers) {
     const left = Math.max(b.bytesIn, b.bytesOut);
     if (!(left > 0)) continue;
-    if (best === null || left > best.bytesLeft || (left === best.bytesLeft && b.broker < best.broker)) best = { broker: b.broker, bytesLeft: left };
+    if (best === null || left > best.bytesLeft || (left === best.bytesLeft && b.broker < best.broker))
+      best = { broker: b.broker, bytesLeft: left };
   }
   return best;
 }
@@ -144,7 +145,15 @@ export function paceToDeadline(input: DeadlineInput): DeadlineDecision {
   if (busiest === null) {
     // Nothing left: keep what is in place (the end removes it), or the floor.
     const throttle = current !== null && current >= bounds.min && current <= bounds.max ? current : bounds.min;
-    return { throttle, wanted: throttle, rewrite: throttle !== current, holds: nowMs <= input.finishByMs, expectedEndMs: nowMs, expectedEndAtMaxMs: nowMs, busiest: null };
+    return {
+      throttle,
+      wanted: throttle,
+      rewrite: throttle !== current,
+      holds: nowMs <= input.finishByMs,
+      expectedEndMs: nowMs,
+      expectedEndAtMaxMs: nowMs,
+      busiest: null,
+    };
   }
   const left = busiest.bytesLeft;
   const atMaxMs = nowMs + (left / achieved(bounds.max)) * 1000;
@@ -160,7 +169,15 @@ export function paceToDeadline(input: DeadlineInput): DeadlineDecision {
   const lower = inBounds && wanted < current * (1 - LOWER_STEP) && !inTail(nowMs, input.startedAtMs, input.finishByMs);
   const rewrite = !inBounds || wanted > current * (1 + RAISE_STEP) || lower || (!holds && current !== bounds.max);
   const throttle = rewrite ? wanted : current;
-  return { throttle, wanted, rewrite: throttle !== current, holds, expectedEndMs: nowMs + (left / achieved(throttle)) * 1000, expectedEndAtMaxMs: atMaxMs, busiest };
+  return {
+    throttle,
+    wanted,
+    rewrite: throttle !== current,
+    holds,
+    expectedEndMs: nowMs + (left / achieved(throttle)) * 1000,
+    expectedEndAtMaxMs: atMaxMs,
+    busiest,
+  };
 }
 
 function clampEfficiency(e: number): number {

@@ -61,12 +61,20 @@ export interface MoveEstimate {
 }
 
 /** Bytes to move per broker and the estimated duration. Linear in the moves. */
-export function estimateMove(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes | PartitionSizeOf, options: EstimateOptions): MoveEstimate {
+export function estimateMove(
+  moves: Iterable<MoveToEstimate>,
+  sizes: PartitionSizes | PartitionSizeOf,
+  options: EstimateOptions,
+): MoveEstimate {
   return drain(estimateMoveSteps(moves, sizes, options));
 }
 
 /** estimateMove in steps (plan.ts Steps): the same result, yielding every STEP_ITEMS moves. */
-export function* estimateMoveSteps(moves: Iterable<MoveToEstimate>, sizes: PartitionSizes | PartitionSizeOf, options: EstimateOptions): Steps<MoveEstimate> {
+export function* estimateMoveSteps(
+  moves: Iterable<MoveToEstimate>,
+  sizes: PartitionSizes | PartitionSizeOf,
+  options: EstimateOptions,
+): Steps<MoveEstimate> {
   // Indexed loops (a generator allocates an iterator result per for-of step); bytes per broker
   // summed in plain arrays of doubles (a Map of sums boxes a new number at every addition).
   const list: readonly MoveToEstimate[] = Array.isArray(moves) ? moves : Array.from(moves);

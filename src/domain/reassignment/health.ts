@@ -156,7 +156,12 @@ export function healthFor(health: ClusterHealth, drained: ReadonlySet<number>): 
 
 /** Brokers the open (queued or moving) moves of a reassignment take replicas away from and give none to. O(partitions). */
 export function drainedBrokers(
-  partitions: readonly { readonly original: readonly number[]; readonly target: readonly number[]; readonly state: string; readonly supersededBy?: string }[],
+  partitions: readonly {
+    readonly original: readonly number[];
+    readonly target: readonly number[];
+    readonly state: string;
+    readonly supersededBy?: string;
+  }[],
 ): Set<number> {
   const from = new Set<number>();
   const to = new Set<number>();
@@ -216,7 +221,11 @@ export type HoldDecision =
 
 /** What identifies a hold's trouble for writing: the kinds and the gone brokers (counts change every pass; not worth a write). */
 function signature(reasons: readonly TroubleReason[], targets: readonly GoneTarget[] | undefined): string {
-  return reasons.map((r) => (r.kind === 'brokerGone' ? `${r.kind}:${r.examples.join(',')}` : r.kind)).join('|') + '/' + (targets ?? []).map((t) => t.broker).join(',');
+  return (
+    reasons.map((r) => (r.kind === 'brokerGone' ? `${r.kind}:${r.examples.join(',')}` : r.kind)).join('|') +
+    '/' +
+    (targets ?? []).map((t) => t.broker).join(',')
+  );
 }
 
 /**
@@ -225,7 +234,13 @@ function signature(reasons: readonly TroubleReason[], targets: readonly GoneTarg
  * `updated` when the record must be rewritten (the kinds of trouble changed, the healthy count
  * moved), `unchanged` when the record already says it.
  */
-export function decideHold(policy: Safety, health: ClusterHealth, prev: HoldState | undefined, now: number, targetsGone?: readonly GoneTarget[]): HoldDecision {
+export function decideHold(
+  policy: Safety,
+  health: ClusterHealth,
+  prev: HoldState | undefined,
+  now: number,
+  targetsGone?: readonly GoneTarget[],
+): HoldDecision {
   if (policy === 'off') return prev ? { kind: 'resumed', heldForMs: Math.max(0, now - prev.since) } : { kind: 'none' };
   const holdOn = new Set(policy.holdOn);
   const reasons = health.troubles.filter((t) => holdOn.has(t.kind));
@@ -233,7 +248,8 @@ export function decideHold(policy: Safety, health: ClusterHealth, prev: HoldStat
   if (reasons.length > 0) {
     const hold: HoldState = { since: prev?.since ?? now, reasons, healthyPasses: 0, ...(targets && { targetsGone: targets }) };
     if (!prev) return { kind: 'held', hold };
-    if (prev.healthyPasses !== 0 || signature(prev.reasons, prev.targetsGone) !== signature(reasons, targets)) return { kind: 'updated', hold };
+    if (prev.healthyPasses !== 0 || signature(prev.reasons, prev.targetsGone) !== signature(reasons, targets))
+      return { kind: 'updated', hold };
     return { kind: 'unchanged' };
   }
   if (!prev) return { kind: 'none' };
@@ -247,7 +263,13 @@ export function decideHold(policy: Safety, health: ClusterHealth, prev: HoldStat
  * (ascending), counted with a few examples. O(partitions); nothing when no broker is gone.
  */
 export function targetsOnGoneBrokers(
-  partitions: readonly { readonly topic: string; readonly partition: number; readonly target: readonly number[]; readonly state: string; readonly supersededBy?: string }[],
+  partitions: readonly {
+    readonly topic: string;
+    readonly partition: number;
+    readonly target: readonly number[];
+    readonly state: string;
+    readonly supersededBy?: string;
+  }[],
   gone: readonly number[],
 ): GoneTarget[] {
   if (gone.length === 0) return [];
@@ -297,14 +319,25 @@ export function parseSafety(value: unknown, path: string, errors: SafetyErrorSin
   let resumeAfterPasses = DEFAULT_SAFETY.resumeAfterPasses;
   const before = errors.length;
   for (const key of Object.keys(v)) {
-    if (key !== 'holdOn' && key !== 'resumeAfterPasses') errors.push({ path: `${path}/${key}`, code: 'INVALID_TYPE', message: `safety has only holdOn and resumeAfterPasses, not ${key}.` });
+    if (key !== 'holdOn' && key !== 'resumeAfterPasses')
+      errors.push({ path: `${path}/${key}`, code: 'INVALID_TYPE', message: `safety has only holdOn and resumeAfterPasses, not ${key}.` });
   }
   if (v.holdOn !== undefined) {
-    if (!Array.isArray(v.holdOn)) errors.push({ path: `${path}/holdOn`, code: 'INVALID_TYPE', message: `safety.holdOn must be an array of ${TROUBLE_KINDS.join(', ')}.` });
+    if (!Array.isArray(v.holdOn))
+      errors.push({
+        path: `${path}/holdOn`,
+        code: 'INVALID_TYPE',
+        message: `safety.holdOn must be an array of ${TROUBLE_KINDS.join(', ')}.`,
+      });
     else {
       const kinds: TroubleKind[] = [];
       v.holdOn.forEach((k, i) => {
-        if (typeof k !== 'string' || !(TROUBLE_KINDS as readonly string[]).includes(k)) errors.push({ path: `${path}/holdOn/${i}`, code: 'INVALID_TYPE', message: `safety.holdOn entries are ${TROUBLE_KINDS.join(', ')}.` });
+        if (typeof k !== 'string' || !(TROUBLE_KINDS as readonly string[]).includes(k))
+          errors.push({
+            path: `${path}/holdOn/${i}`,
+            code: 'INVALID_TYPE',
+            message: `safety.holdOn entries are ${TROUBLE_KINDS.join(', ')}.`,
+          });
         else if (!kinds.includes(k as TroubleKind)) kinds.push(k as TroubleKind);
       });
       // In TROUBLE_KINDS order: the same policy always reads the same.
@@ -314,7 +347,11 @@ export function parseSafety(value: unknown, path: string, errors: SafetyErrorSin
   if (v.resumeAfterPasses !== undefined) {
     const n = v.resumeAfterPasses;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > MAX_RESUME_AFTER_PASSES)
-      errors.push({ path: `${path}/resumeAfterPasses`, code: 'OUT_OF_RANGE', message: `safety.resumeAfterPasses must be an integer from 1 to ${MAX_RESUME_AFTER_PASSES} (healthy reconcile passes in a row).` });
+      errors.push({
+        path: `${path}/resumeAfterPasses`,
+        code: 'OUT_OF_RANGE',
+        message: `safety.resumeAfterPasses must be an integer from 1 to ${MAX_RESUME_AFTER_PASSES} (healthy reconcile passes in a row).`,
+      });
     else resumeAfterPasses = n;
   }
   if (errors.length > before) return null;

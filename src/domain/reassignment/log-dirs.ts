@@ -41,7 +41,11 @@ export interface BrokerLogDirList {
  * a dir that is not one of the broker's log.dirs (57 LOG_DIR_NOT_FOUND) or is offline
  * (56 KAFKA_STORAGE_ERROR). `indexOf` gives the request position of a partition.
  */
-export function checkLogDirMoves(moves: readonly LogDirMove[], brokers: readonly BrokerLogDirList[], indexOf: (tp: TopicPartition) => number | null): PartitionError[] {
+export function checkLogDirMoves(
+  moves: readonly LogDirMove[],
+  brokers: readonly BrokerLogDirList[],
+  indexOf: (tp: TopicPartition) => number | null,
+): PartitionError[] {
   const byBroker = new Map(brokers.map((b) => [b.broker, new Map(b.dirs.map((d) => [d.dir, d.errorCode]))]));
   const errors: PartitionError[] = [];
   for (const m of moves) {
@@ -57,7 +61,12 @@ export function checkLogDirMoves(moves: readonly LogDirMove[], brokers: readonly
         kafkaError: KAFKA_ERRORS.LOG_DIR_NOT_FOUND,
       });
     } else if (code === KAFKA_ERRORS.KAFKA_STORAGE_ERROR.code) {
-      errors.push({ ...where, code: 'LOG_DIR_OFFLINE', message: `Log dir ${m.logDir} of broker ${m.broker} is offline for ${m.topic}-${m.partition}.`, kafkaError: KAFKA_ERRORS.KAFKA_STORAGE_ERROR });
+      errors.push({
+        ...where,
+        code: 'LOG_DIR_OFFLINE',
+        message: `Log dir ${m.logDir} of broker ${m.broker} is offline for ${m.topic}-${m.partition}.`,
+        kafkaError: KAFKA_ERRORS.KAFKA_STORAGE_ERROR,
+      });
     }
   }
   return errors;
@@ -85,7 +94,11 @@ export function logDirMoveStatus(move: LogDirMove, placement: ReplicaPlacement |
  * each broker with a dir move, as --replica-alter-log-dirs-throttle does: brokers first
  * (ascending), then topics.
  */
-export function withLogDirThrottleConfigs(sets: readonly ThrottleConfigSet[], brokers: Iterable<number>, rate: number): ThrottleConfigSet[] {
+export function withLogDirThrottleConfigs(
+  sets: readonly ThrottleConfigSet[],
+  brokers: Iterable<number>,
+  rate: number,
+): ThrottleConfigSet[] {
   const out = [...sets];
   for (const b of new Set(brokers)) {
     const config = { name: LOG_DIRS_THROTTLED_RATE, value: String(rate) };

@@ -41,15 +41,29 @@ export function parseOrigin(value: unknown, path: string, errors: OriginFieldErr
   }
   const before = errors.length;
   for (const key of Object.keys(value)) {
-    if (key !== 'goal' && key !== 'description') errors.push({ path: `${path}/${key}`, code: 'INVALID_TYPE', message: `origin has only goal and description, not ${key}.` });
+    if (key !== 'goal' && key !== 'description')
+      errors.push({ path: `${path}/${key}`, code: 'INVALID_TYPE', message: `origin has only goal and description, not ${key}.` });
   }
   const { goal, description } = value;
-  if (goal === undefined) errors.push({ path: `${path}/goal`, code: 'REQUIRED', message: 'origin.goal is required (e.g. "decommission", or your own label).' });
+  if (goal === undefined)
+    errors.push({ path: `${path}/goal`, code: 'REQUIRED', message: 'origin.goal is required (e.g. "decommission", or your own label).' });
   else if (!validGoal(goal)) {
-    errors.push({ path: `${path}/goal`, code: 'INVALID_TYPE', message: `origin.goal must be 1 to ${ORIGIN_GOAL_MAX} letters, digits, '.', '_' or '-', starting with a letter or digit.` });
+    errors.push({
+      path: `${path}/goal`,
+      code: 'INVALID_TYPE',
+      message: `origin.goal must be 1 to ${ORIGIN_GOAL_MAX} letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+    });
   }
-  if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > ORIGIN_DESCRIPTION_MAX || CONTROL.test(description))) {
-    errors.push({ path: `${path}/description`, code: 'INVALID_TYPE', message: `origin.description must be a string of at most ${ORIGIN_DESCRIPTION_MAX} characters without control characters.` });
+  if (
+    description !== undefined &&
+    description !== null &&
+    (typeof description !== 'string' || description.length > ORIGIN_DESCRIPTION_MAX || CONTROL.test(description))
+  ) {
+    errors.push({
+      path: `${path}/description`,
+      code: 'INVALID_TYPE',
+      message: `origin.description must be a string of at most ${ORIGIN_DESCRIPTION_MAX} characters without control characters.`,
+    });
   }
   if (errors.length > before) return null;
   return typeof description === 'string' && description !== '' ? { goal: goal as string, description } : { goal: goal as string };
@@ -90,10 +104,12 @@ function decommissioned(answer: Record<string, unknown>): number[] {
   const options = isObject(answer.options) ? answer.options : {};
   const destinations = new Set(Array.isArray(options.brokers) ? options.brokers : []);
   const before = new Map<number, Record<string, unknown>>();
-  for (const b of Array.isArray(answer.before) ? answer.before : []) if (isObject(b) && typeof b.broker === 'number') before.set(b.broker, b);
+  for (const b of Array.isArray(answer.before) ? answer.before : [])
+    if (isObject(b) && typeof b.broker === 'number') before.set(b.broker, b);
   const out: number[] = [];
   for (const a of Array.isArray(answer.after) ? answer.after : []) {
-    if (!isObject(a) || typeof a.broker !== 'number' || !Number.isSafeInteger(a.broker) || destinations.has(a.broker) || a.replicas !== 0) continue;
+    if (!isObject(a) || typeof a.broker !== 'number' || !Number.isSafeInteger(a.broker) || destinations.has(a.broker) || a.replicas !== 0)
+      continue;
     const b = before.get(a.broker);
     if (b && (b.live === true || (typeof b.replicas === 'number' && b.replicas > 0))) out.push(a.broker);
   }

@@ -75,7 +75,10 @@ function moveSource(p: Pick<PacedPartition, 'currentReplicas' | 'leader'>): numb
 
 /** Validate bounds (integers ≥ 1 or null); returns an error message or null. */
 export function checkBounds(bounds: ConcurrencyBounds): string | null {
-  for (const [name, v] of [['perBroker', bounds.perBroker], ['cluster', bounds.cluster]] as const) {
+  for (const [name, v] of [
+    ['perBroker', bounds.perBroker],
+    ['cluster', bounds.cluster],
+  ] as const) {
     if (v === null) continue;
     if (!Number.isSafeInteger(v) || v < 1) return `concurrency.${name} must be an integer ≥ 1`;
   }
@@ -242,7 +245,11 @@ export function nextToStart<P extends PacedPartition>(partitions: readonly P[], 
 }
 
 /** nextToStart in steps (plan.ts Steps): the same answer, yielding every STEP_ITEMS partitions (the sort is one step). */
-export function* nextToStartSteps<P extends PacedPartition>(partitions: readonly P[], bounds: ConcurrencyBounds, order: PacingOrder): Steps<P[]> {
+export function* nextToStartSteps<P extends PacedPartition>(
+  partitions: readonly P[],
+  bounds: ConcurrencyBounds,
+  order: PacingOrder,
+): Steps<P[]> {
   const queued: P[] = [];
   const picker0: (readonly number[])[] = [];
   for (const p of partitions) if (p.state === 'queued') queued.push(p);
@@ -306,7 +313,12 @@ interface Copy {
  * free up; the others are ignored. Without a rate, the waves are computed with bytes as time
  * (their order and grouping are still the real ones) and the seconds are null.
  */
-export function planWaves(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions): WaveSchedule {
+export function planWaves(
+  partitions: readonly PacedPartition[],
+  bounds: ConcurrencyBounds,
+  order: PacingOrder,
+  options: ScheduleOptions,
+): WaveSchedule {
   return drain(planWavesSteps(partitions, bounds, order, options));
 }
 
@@ -314,7 +326,12 @@ export function planWaves(partitions: readonly PacedPartition[], bounds: Concurr
 const WAVE_STEP_EVENTS = 64;
 
 /** planWaves in steps (plan.ts Steps): the same schedule, yielding every WAVE_STEP_EVENTS completions. */
-export function* planWavesSteps(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions): Steps<WaveSchedule> {
+export function* planWavesSteps(
+  partitions: readonly PacedPartition[],
+  bounds: ConcurrencyBounds,
+  order: PacingOrder,
+  options: ScheduleOptions,
+): Steps<WaveSchedule> {
   let events = 0;
   const rates = [options.throttle, options.bandwidth].filter((r): r is number => typeof r === 'number' && r > 0);
   const rate = rates.length > 0 ? Math.min(...rates) : null;
@@ -373,7 +390,11 @@ export function* planWavesSteps(partitions: readonly PacedPartition[], bounds: C
     for (const m of started) begin(m);
     peak = Math.max(peak, inFlight);
     if (waves.length < maxWaves) {
-      waves.push({ index: waveCount, startSeconds: rate === null ? null : now, partitions: started.map((m) => ({ topic: all[m].topic, partition: all[m].partition })) });
+      waves.push({
+        index: waveCount,
+        startSeconds: rate === null ? null : now,
+        partitions: started.map((m) => ({ topic: all[m].topic, partition: all[m].partition })),
+      });
     }
     waveCount++;
   };
@@ -438,7 +459,12 @@ export function countStates(partitions: Iterable<{ readonly state: MoveState }>)
  * aggregate rate scaled to that broker is unknowable, so it falls back to remaining bytes ÷
  * `observedBytesPerSecond` (null when that is unknown or 0).
  */
-export function pacedEtaSeconds(partitions: readonly PacedPartition[], bounds: ConcurrencyBounds, order: PacingOrder, options: ScheduleOptions & { observedBytesPerSecond?: number | null }): number | null {
+export function pacedEtaSeconds(
+  partitions: readonly PacedPartition[],
+  bounds: ConcurrencyBounds,
+  order: PacingOrder,
+  options: ScheduleOptions & { observedBytesPerSecond?: number | null },
+): number | null {
   // Without a rate the schedule has no duration (null, or 0 with nothing left): not worth running it.
   if ([options.throttle, options.bandwidth].some((r) => typeof r === 'number' && r > 0)) {
     const schedule = planWaves(partitions, bounds, order, { ...options, maxWaves: 0 });

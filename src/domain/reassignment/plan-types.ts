@@ -128,5 +128,4 @@ export interface ReassignmentPlan {
 }
 
 export type ValidationResult =
-  | { readonly ok: true; readonly plan: ReassignmentPlan }
-  | { readonly ok: false; readonly errors: readonly PartitionError[] };
+  { readonly ok: true; readonly plan: ReassignmentPlan } | { readonly ok: false; readonly errors: readonly PartitionError[] };

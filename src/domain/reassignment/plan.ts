@@ -125,14 +125,22 @@ export function* validateReassignmentSteps(
 
     if (count > 1) {
       errors.push(
-        partitionError(target, index, 'DUPLICATE_PARTITION', `Partition reassignment contains duplicate topic partitions: ${partitionLabel(target)} appears ${count} times.`, null),
+        partitionError(
+          target,
+          index,
+          'DUPLICATE_PARTITION',
+          `Partition reassignment contains duplicate topic partitions: ${partitionLabel(target)} appears ${count} times.`,
+          null,
+        ),
       );
     }
 
     const topicPartitions = topics.get(topic);
     const current = topicPartitions?.get(partition);
     if (!topicPartitions) {
-      errors.push(partitionError(target, index, 'UNKNOWN_TOPIC', `Unable to find a topic named ${topic}.`, KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION));
+      errors.push(
+        partitionError(target, index, 'UNKNOWN_TOPIC', `Unable to find a topic named ${topic}.`, KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION),
+      );
     } else if (!current) {
       errors.push(
         partitionError(
@@ -241,7 +249,13 @@ function replicaListErrors(target: PartitionAssignment, index: number, registere
   const errors: PartitionError[] = [];
   if (target.replicas.length === 0) {
     errors.push(
-      partitionError(target, index, 'EMPTY_REPLICA_LIST', `Partition replica list cannot be empty (${partitionLabel(target)}).`, KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT),
+      partitionError(
+        target,
+        index,
+        'EMPTY_REPLICA_LIST',
+        `Partition replica list cannot be empty (${partitionLabel(target)}).`,
+        KAFKA_ERRORS.INVALID_REPLICA_ASSIGNMENT,
+      ),
     );
   }
   const unknown = target.replicas.filter((b) => !registered.has(b));
@@ -334,7 +348,8 @@ function replicationFactorErrors(
   requested: readonly PartitionAssignment[],
 ): PartitionError[] {
   const changing = new Set<string>();
-  for (let i = 0; i < planned.length; i++) if (planned[i].targetReplicas.length !== planned[i].currentReplicas.length) changing.add(planned[i].topic);
+  for (let i = 0; i < planned.length; i++)
+    if (planned[i].targetReplicas.length !== planned[i].currentReplicas.length) changing.add(planned[i].topic);
   if (changing.size === 0) return [];
 
   const errors: PartitionError[] = [];
@@ -399,7 +414,7 @@ function replicationFactorChanges(planned: readonly PartitionMovePlan[]): Replic
 export function formatPartitionList(sorted: readonly number[]): string {
   const ranges: string[] = [];
   let shown = 0;
-  for (let i = 0; i < sorted.length && shown < MAX_LISTED; ) {
+  for (let i = 0; i < sorted.length && shown < MAX_LISTED;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
     ranges.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);

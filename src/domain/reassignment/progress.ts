@@ -252,7 +252,17 @@ export function progressFromSnapshots(
   const windowMs = options.windowMs ?? DEFAULT_PROGRESS_WINDOW_MS;
   const stallAfterMs = options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS;
   const last = snapshots.at(-1);
-  if (!last) return { bytesTotal: 0, bytesDone: 0, percent: 0, bytesPerSecond: null, etaSeconds: null, stalled: false, lastProgressAtMs, asOfMs: null };
+  if (!last)
+    return {
+      bytesTotal: 0,
+      bytesDone: 0,
+      percent: 0,
+      bytesPerSecond: null,
+      etaSeconds: null,
+      stalled: false,
+      lastProgressAtMs,
+      asOfMs: null,
+    };
   let first = last;
   for (let i = snapshots.length - 2; i >= 0; i--) {
     first = snapshots[i]!;
@@ -262,7 +272,21 @@ export function progressFromSnapshots(
   const bytesPerSecond = dt > 0 ? Math.max(0, last.bytesDone - first.bytesDone) / dt : null;
   const remaining = Math.max(0, last.bytesTotal - last.bytesDone);
   const etaSeconds = remaining === 0 ? 0 : bytesPerSecond !== null && bytesPerSecond > 0 ? Math.ceil(remaining / bytesPerSecond) : null;
-  const percent = last.bytesTotal > 0 ? Math.floor((Math.min(last.bytesDone, last.bytesTotal) / last.bytesTotal) * 10_000) / 100 : remaining === 0 ? 100 : 0;
+  const percent =
+    last.bytesTotal > 0
+      ? Math.floor((Math.min(last.bytesDone, last.bytesTotal) / last.bytesTotal) * 10_000) / 100
+      : remaining === 0
+        ? 100
+        : 0;
   const since = lastProgressAtMs ?? snapshots[0].t;
-  return { bytesTotal: last.bytesTotal, bytesDone: last.bytesDone, percent, bytesPerSecond, etaSeconds, stalled: remaining > 0 && last.t - since >= stallAfterMs, lastProgressAtMs, asOfMs: last.t };
+  return {
+    bytesTotal: last.bytesTotal,
+    bytesDone: last.bytesDone,
+    percent,
+    bytesPerSecond,
+    etaSeconds,
+    stalled: remaining > 0 && last.t - since >= stallAfterMs,
+    lastProgressAtMs,
+    asOfMs: last.t,
+  };
 }

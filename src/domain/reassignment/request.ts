@@ -78,8 +78,7 @@ export type FieldErrorCode =
   | 'DEADLINE_TOO_CLOSE';
 
 export type ParseReassignmentResult =
-  | { readonly ok: true; readonly request: ReassignmentRequest }
-  | { readonly ok: false; readonly errors: readonly FieldError[] };
+  { readonly ok: true; readonly request: ReassignmentRequest } | { readonly ok: false; readonly errors: readonly FieldError[] };
 
 /** One entry of kafka-reassign-partitions.sh's file (keys and their order as Kafka writes them). */
 export interface ReassignmentFileEntry {
@@ -163,17 +162,42 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
   const finishBy = parseFinishBy(body.finishBy, errors);
   const throttleBounds = parseThrottleBounds(body.throttleBounds, '/throttleBounds', errors);
   if (body.finishBy !== undefined && body.finishBy !== null && body.throttle !== undefined && body.throttle !== null) {
-    errors.push({ path: '/throttle', code: 'MUTUALLY_EXCLUSIVE', message: 'throttle and finishBy are mutually exclusive: with finishBy the gateway picks the throttle (bound it with throttleBounds).' });
+    errors.push({
+      path: '/throttle',
+      code: 'MUTUALLY_EXCLUSIVE',
+      message: 'throttle and finishBy are mutually exclusive: with finishBy the gateway picks the throttle (bound it with throttleBounds).',
+    });
   }
   if (body.throttleBounds !== undefined && body.throttleBounds !== null && (body.finishBy === undefined || body.finishBy === null)) {
-    errors.push({ path: '/throttleBounds', code: 'MUTUALLY_EXCLUSIVE', message: 'throttleBounds bounds the throttle a finishBy deadline picks: give finishBy too, or a fixed throttle instead.' });
+    errors.push({
+      path: '/throttleBounds',
+      code: 'MUTUALLY_EXCLUSIVE',
+      message: 'throttleBounds bounds the throttle a finishBy deadline picks: give finishBy too, or a fixed throttle instead.',
+    });
   }
 
   const safety = parseSafety(body.safety, '/safety', errors);
   const origin = parseOrigin(body.origin, '/origin', errors);
 
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, request: { partitions, throttle, autoRemoveThrottle, ...(electLeaders && { electLeaders }), validateOnly, addToExisting, concurrency, order, finishBy, throttleBounds, safety, ...(origin && { origin }), format } };
+  return {
+    ok: true,
+    request: {
+      partitions,
+      throttle,
+      autoRemoveThrottle,
+      ...(electLeaders && { electLeaders }),
+      validateOnly,
+      addToExisting,
+      concurrency,
+      order,
+      finishBy,
+      throttleBounds,
+      safety,
+      ...(origin && { origin }),
+      format,
+    },
+  };
 }
 
 /**
@@ -211,7 +235,8 @@ export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssi
   for (let t = 0; t < topics.length; t++) {
     const list = byTopic.get(topics[t])!;
     let numeric = list.length < 1_048_576;
-    for (let i = 0; i < list.length && numeric; i++) numeric = Number.isInteger(list[i].partition) && list[i].partition >= 0 && list[i].partition < 2 ** 32;
+    for (let i = 0; i < list.length && numeric; i++)
+      numeric = Number.isInteger(list[i].partition) && list[i].partition >= 0 && list[i].partition < 2 ** 32;
     if (numeric) {
       const keys = new Float64Array(list.length);
       for (let i = 0; i < list.length; i++) keys[i] = list[i].partition * 1_048_576 + i;
@@ -266,7 +291,11 @@ function parseEntry(entry: unknown, path: string, errors: FieldError[]): Partiti
   else checkInt32(partition, `${path}/partition`, 'partition', errors);
 
   if (replicas === undefined) {
-    errors.push({ path: `${path}/replicas`, code: 'REQUIRED', message: 'replicas is required: the target broker ids, preferred leader first.' });
+    errors.push({
+      path: `${path}/replicas`,
+      code: 'REQUIRED',
+      message: 'replicas is required: the target broker ids, preferred leader first.',
+    });
   } else if (!Array.isArray(replicas)) {
     errors.push({ path: `${path}/replicas`, code: 'INVALID_TYPE', message: 'replicas must be an array of broker ids.' });
   } else {
@@ -306,19 +335,14 @@ function plainEntry(entry: unknown): PartitionAssignment | null {
     }
   }
   // The replicas as a shared frozen list (src/domain/replica-list.ts), not a copy per partition.
-  return moves ? { topic, partition, replicas: internReplicaList(replicas as number[]), logDirs: [...(logDirs as string[])] } : { topic, partition, replicas: internReplicaList(replicas as number[]) };
+  return moves
+    ? { topic, partition, replicas: internReplicaList(replicas as number[]), logDirs: [...(logDirs as string[])] }
+    : { topic, partition, replicas: internReplicaList(replicas as number[]) };
 }
 
 const isInt32 = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_INT32;
 
-function checkLogDirs(
-  logDirs: unknown,
-  replicas: unknown[],
-  path: string,
-  topic: unknown,
-  partition: unknown,
-  errors: FieldError[],
-): void {
+function checkLogDirs(logDirs: unknown, replicas: unknown[], path: string, topic: unknown, partition: unknown, errors: FieldError[]): void {
   if (logDirs === undefined) return;
   if (!Array.isArray(logDirs) || logDirs.some((d) => typeof d !== 'string')) {
     errors.push({ path: `${path}/log_dirs`, code: 'INVALID_TYPE', message: 'log_dirs must be an array of strings.' });
@@ -402,7 +426,11 @@ export function parseConcurrency(value: unknown, path: string, errors: FieldErro
     const v = value[key];
     if (v === null || v === undefined) continue;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
-      errors.push({ path: `${path}/${key}`, code: 'OUT_OF_RANGE', message: `concurrency.${key} must be an integer ≥ 1 (moves in flight).` });
+      errors.push({
+        path: `${path}/${key}`,
+        code: 'OUT_OF_RANGE',
+        message: `concurrency.${key} must be an integer ≥ 1 (moves in flight).`,
+      });
       continue;
     }
     out[key] = v;

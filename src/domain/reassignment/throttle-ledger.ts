@@ -79,7 +79,9 @@ export interface ThrottleDemand {
  */
 export interface ThrottleConfigValues {
   readonly topics: Readonly<Record<string, { readonly leader?: string | null; readonly follower?: string | null }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null; readonly logDirRate?: string | null }>>;
+  readonly brokers: Readonly<
+    Record<string, { readonly leaderRate?: string | null; readonly followerRate?: string | null; readonly logDirRate?: string | null }>
+  >;
 }
 
 /** The gateway's additions to one list config. */
@@ -100,7 +102,9 @@ export interface RateOwnership {
 
 export interface ThrottleLedger {
   readonly topics: Readonly<Record<string, { readonly leader?: ReplicaListOwnership; readonly follower?: ReplicaListOwnership }>>;
-  readonly brokers: Readonly<Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership; readonly logDirRate?: RateOwnership }>>;
+  readonly brokers: Readonly<
+    Record<string, { readonly leaderRate?: RateOwnership; readonly followerRate?: RateOwnership; readonly logDirRate?: RateOwnership }>
+  >;
 }
 
 export const EMPTY_THROTTLE_DEMAND: ThrottleDemand = Object.freeze({ topics: Object.freeze({}), brokers: Object.freeze({}) });
@@ -275,8 +279,14 @@ export function reconcileThrottles(current: ThrottleConfigValues, demand: Thrott
   const overridden: OverriddenThrottle[] = [];
   const invalid: OverriddenThrottle[] = [];
   const unread = { topics: [] as string[], brokers: [] as number[] };
-  const before = { topics: {} as Record<string, Record<string, ReplicaListOwnership>>, brokers: {} as Record<string, Record<string, RateOwnership>> };
-  const after = { topics: {} as Record<string, Record<string, ReplicaListOwnership>>, brokers: {} as Record<string, Record<string, RateOwnership>> };
+  const before = {
+    topics: {} as Record<string, Record<string, ReplicaListOwnership>>,
+    brokers: {} as Record<string, Record<string, RateOwnership>>,
+  };
+  const after = {
+    topics: {} as Record<string, Record<string, ReplicaListOwnership>>,
+    brokers: {} as Record<string, Record<string, RateOwnership>>,
+  };
   const { topics, brokers } = throttleResourcesToRead(demand, ledger);
 
   for (const broker of brokers) {
@@ -341,7 +351,11 @@ interface SlotResult<O> {
 }
 
 /** One rate config (see the rules at the top). */
-export function reconcileRate(current: string | null, demanded: number | undefined, owned: RateOwnership | undefined): SlotResult<RateOwnership> {
+export function reconcileRate(
+  current: string | null,
+  demanded: number | undefined,
+  owned: RateOwnership | undefined,
+): SlotResult<RateOwnership> {
   if (demanded === undefined) {
     if (!owned) return {};
     const ours = current !== null && owned.values.includes(current);
@@ -383,7 +397,8 @@ export function reconcileReplicaList(
   demanded: ReplicaDemand | undefined,
   owned: ReplicaListOwnership | undefined,
 ): SlotResult<ReplicaListOwnership> {
-  if (demanded === undefined || demanded === ALL_REPLICAS || !Object.isFrozen(demanded)) return reconcileReplicaListUncached(current, demanded, owned);
+  if (demanded === undefined || demanded === ALL_REPLICAS || !Object.isFrozen(demanded))
+    return reconcileReplicaListUncached(current, demanded, owned);
   // Keyed by list AND ledger entry: topics with equal lists may share one list object.
   let byOwned = slotMemo.get(demanded);
   if (!byOwned) slotMemo.set(demanded, (byOwned = new WeakMap()));

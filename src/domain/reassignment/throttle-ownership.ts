@@ -40,7 +40,10 @@ export function replicaListOwnership(current: string | null, owned: ReplicaListO
  * Memoised per parsed value (parseThrottledReplicas keeps long ones) and ledger entry object:
  * the next GET over unchanged lists answers at once. Answers are frozen (shared).
  */
-export function* replicaListOwnershipSteps(current: string | null, owned: ReplicaListOwnership | undefined): Steps<ReplicaListOwnershipView> {
+export function* replicaListOwnershipSteps(
+  current: string | null,
+  owned: ReplicaListOwnership | undefined,
+): Steps<ReplicaListOwnershipView> {
   const parsed = parseThrottledReplicas(current);
   if (!parsed) return { all: null, gateway: [], external: [], owner: 'external' };
   if (parsed.all) {
@@ -82,7 +85,12 @@ export function* replicaListOwnershipSteps(current: string | null, owned: Replic
     }
   }
   const owner = gateway.length === 0 ? (external.length === 0 ? null : 'external') : external.length === 0 ? 'gateway' : 'mixed';
-  const view: ReplicaListOwnershipView = Object.freeze({ all: null, gateway: Object.freeze(gateway), external: Object.freeze(external), owner });
+  const view: ReplicaListOwnershipView = Object.freeze({
+    all: null,
+    gateway: Object.freeze(gateway),
+    external: Object.freeze(external),
+    owner,
+  });
   // Only parsed values that cannot change are keys (parseThrottledReplicas freezes them).
   if (Object.isFrozen(parsed)) {
     if (byOwned) byOwned.set(owned ?? NOT_OWNED, view);

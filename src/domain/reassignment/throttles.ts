@@ -164,7 +164,10 @@ interface TopicMoves {
  * string per entry. Any id Kafka would not have (negative, fractional) takes the reference
  * path (computeReassignmentThrottlesSlowly) for it all.
  */
-export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): Steps<ReassignmentThrottles> {
+export function* computeReassignmentThrottlesSteps(
+  ongoing: Iterable<RunningMove>,
+  proposed: Iterable<ProposedMove>,
+): Steps<ReassignmentThrottles> {
   // Indexed loops (generators allocate an iterator result per for-of step); the reference path may need them again.
   const running: readonly RunningMove[] = Array.isArray(ongoing) ? ongoing : Array.from(ongoing);
   const asked: readonly ProposedMove[] = Array.isArray(proposed) ? proposed : Array.from(proposed);
@@ -193,7 +196,8 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
   // calculateProposedMoveMap: sources = the running move's, else the current replicas.
   for (let i = 0; i < asked.length; i++) {
     const p = asked[i];
-    const sources = (runningSources.size > 0 ? runningSources.get(p.topic, p.partition) : undefined) ?? distinctWithout(p.currentReplicas, NONE);
+    const sources =
+      (runningSources.size > 0 ? runningSources.get(p.topic, p.partition) : undefined) ?? distinctWithout(p.currentReplicas, NONE);
     if (sources.length === 0) throw new RangeError(`Trying to reassign a topic partition ${p.topic}-${p.partition} with 0 replicas`);
     if (!isPlainId(p.partition)) return slowly();
     const g = group(p.topic);
@@ -216,7 +220,7 @@ export function* computeReassignmentThrottlesSteps(ongoing: Iterable<RunningMove
     const order: number[] = new Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     order.sort((x, y) => keys[x] - keys[y]); // stable: one partition's entries keep their order
-    for (let k = 0; k < n; ) {
+    for (let k = 0; k < n;) {
       k = out.write(g, keys, order, k, Math.min(n, k + STEP_ITEMS));
       if (k < 0) return slowly();
       yield;
@@ -308,7 +312,10 @@ class ListWriter {
 }
 
 /** The calculate* functions put together, as Kafka's tool does (the reference for the steps above). */
-export function* computeReassignmentThrottlesSlowly(ongoing: Iterable<RunningMove>, proposed: Iterable<ProposedMove>): Steps<ReassignmentThrottles> {
+export function* computeReassignmentThrottlesSlowly(
+  ongoing: Iterable<RunningMove>,
+  proposed: Iterable<ProposedMove>,
+): Steps<ReassignmentThrottles> {
   const moves = calculateProposedMoveMap(ongoing, proposed);
   const leader = calculateLeaderThrottles(moves);
   const follower = calculateFollowerThrottles(moves);

@@ -30,8 +30,7 @@ export const AUTH_REALM = 'kafka-admin-gateway';
 
 export type AccessControlOptions =
   /** Everyone is ANONYMOUS_ADMIN. Only the embedded demo, or GATEWAY_AUTH=none. */
-  | { mode: 'none' }
-  | { mode: 'enforced'; tokens: TokenStore; clientCertRoles?: readonly ClientCertRule[]; oidc?: OidcVerifier };
+  { mode: 'none' } | { mode: 'enforced'; tokens: TokenStore; clientCertRoles?: readonly ClientCertRule[]; oidc?: OidcVerifier };
 
 /** res.locals.principal, typed. Undefined on public routes. */
 export function principalOf(res: Response): Principal | undefined {
@@ -59,7 +58,13 @@ function headerSafe(text: string): string {
   return text.replace(/[^\x20-\x7e]|["\\]/g, "'").slice(0, 300);
 }
 
-function unauthorized(req: Request, res: Response, error: 'invalid_request' | 'invalid_token' | undefined, detail: string, description?: string): void {
+function unauthorized(
+  req: Request,
+  res: Response,
+  error: 'invalid_request' | 'invalid_token' | undefined,
+  detail: string,
+  description?: string,
+): void {
   // RFC 6750 section 3: no error code when no credentials were sent at all.
   const challenge = `Bearer realm="${AUTH_REALM}"${error ? `, error="${error}"` : ''}${description ? `, error_description="${headerSafe(description)}"` : ''}`;
   sendProblem(res, {
@@ -124,7 +129,11 @@ export function accessControl(opts: AccessControlOptions, logger: Logger): Reque
   }
 
   /** 1. Who: a mapped client certificate wins; otherwise a bearer token. Answers 401 itself when nobody. */
-  function authenticate(req: Request, res: Response, enforced: Extract<AccessControlOptions, { mode: 'enforced' }>): Principal | undefined | Promise<Principal | undefined> {
+  function authenticate(
+    req: Request,
+    res: Response,
+    enforced: Extract<AccessControlOptions, { mode: 'enforced' }>,
+  ): Principal | undefined | Promise<Principal | undefined> {
     const fromCert = principalFromClientCert(req.socket, enforced.clientCertRoles ?? []);
     if (fromCert) return fromCert;
     const creds = credentialsOf(req, enforced.oidc !== undefined);
@@ -138,7 +147,8 @@ export function accessControl(opts: AccessControlOptions, logger: Logger): Reque
     }
     const principal = enforced.tokens.verify(creds.token);
     if (principal) return principal;
-    if (enforced.oidc && looksLikeJwt(creds.token)) return enforced.oidc.verify(creds.token).then((outcome) => answerOidc(req, res, outcome));
+    if (enforced.oidc && looksLikeJwt(creds.token))
+      return enforced.oidc.verify(creds.token).then((outcome) => answerOidc(req, res, outcome));
     denied(req, res, 401, 'unknown token');
     return void unauthorized(req, res, 'invalid_token', 'The bearer token is not valid.');
   }
@@ -155,12 +165,24 @@ export function accessControl(opts: AccessControlOptions, logger: Logger): Reque
       case 'no-role':
         denied(req, res, 403, 'OIDC token maps to no role', { id: outcome.id, ...outcome.identity });
         return void sendProblem(res, {
-          problem: { type: problemType('insufficient-role'), title: 'Insufficient role', status: 403, detail: outcome.description, instance: instanceOf(req.originalUrl) },
+          problem: {
+            type: problemType('insufficient-role'),
+            title: 'Insufficient role',
+            status: 403,
+            detail: outcome.description,
+            instance: instanceOf(req.originalUrl),
+          },
         });
       case 'unavailable':
         denied(req, res, 503, 'OIDC key set unavailable');
         return void sendProblem(res, {
-          problem: { type: problemType('identity-provider-unavailable'), title: 'Identity provider unavailable', status: 503, detail: outcome.description, instance: instanceOf(req.originalUrl) },
+          problem: {
+            type: problemType('identity-provider-unavailable'),
+            title: 'Identity provider unavailable',
+            status: 503,
+            detail: outcome.description,
+            instance: instanceOf(req.originalUrl),
+          },
           headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
         });
     }

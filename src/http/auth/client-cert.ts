@@ -36,7 +36,7 @@ export function certificateIdentities(cert: Pick<PeerCertificate, 'subject' | 's
   const ids: string[] = [];
   const cn = cert.subject?.CN;
   if (typeof cn === 'string' && cn) ids.push(cn);
-  else if (Array.isArray(cn)) ids.push(...(cn));
+  else if (Array.isArray(cn)) ids.push(...cn);
   for (const part of (cert.subjectaltname ?? '').split(/,\s*/)) {
     const colon = part.indexOf(':');
     if (colon > 0) ids.push(part.slice(colon + 1));

@@ -97,10 +97,13 @@ export function loadAuthConfig(env: Env, ctx: AuthConfigContext): AuthConfig {
     problems.push((e as Error).message);
   }
   let https: HttpsConfig | null = null;
-  if ((certFile === undefined) !== (keyFile === undefined)) problems.push('GATEWAY_TLS_CERT_FILE and GATEWAY_TLS_KEY_FILE must be set together');
-  if (clientCaFile && !certFile) problems.push('GATEWAY_TLS_CLIENT_CA_FILE needs GATEWAY_TLS_CERT_FILE and GATEWAY_TLS_KEY_FILE (mTLS runs on HTTPS)');
+  if ((certFile === undefined) !== (keyFile === undefined))
+    problems.push('GATEWAY_TLS_CERT_FILE and GATEWAY_TLS_KEY_FILE must be set together');
+  if (clientCaFile && !certFile)
+    problems.push('GATEWAY_TLS_CLIENT_CA_FILE needs GATEWAY_TLS_CERT_FILE and GATEWAY_TLS_KEY_FILE (mTLS runs on HTTPS)');
   if (clientCertRoles.length > 0 && !clientCaFile) problems.push('GATEWAY_TLS_CLIENT_ROLES needs GATEWAY_TLS_CLIENT_CA_FILE');
-  if (clientCaFile && clientCertRoles.length === 0) problems.push('GATEWAY_TLS_CLIENT_CA_FILE is set but GATEWAY_TLS_CLIENT_ROLES maps no certificate to a role');
+  if (clientCaFile && clientCertRoles.length === 0)
+    problems.push('GATEWAY_TLS_CLIENT_CA_FILE is set but GATEWAY_TLS_CLIENT_ROLES maps no certificate to a role');
   if (certFile && keyFile) {
     const cert = read('GATEWAY_TLS_CERT_FILE', certFile);
     const key = read('GATEWAY_TLS_KEY_FILE', keyFile);
@@ -116,7 +119,10 @@ export function loadAuthConfig(env: Env, ctx: AuthConfigContext): AuthConfig {
   const notices: AuthConfig['notices'] = [];
   let access: AccessControlOptions = { mode: 'none' };
   if (rawMode === 'none') {
-    if (hasCredentials) problems.push('GATEWAY_AUTH=none contradicts the tokens / client certificate roles / OIDC issuer configured; remove one or the other');
+    if (hasCredentials)
+      problems.push(
+        'GATEWAY_AUTH=none contradicts the tokens / client certificate roles / OIDC issuer configured; remove one or the other',
+      );
     notices.push({
       level: 'warn',
       msg: 'AUTHENTICATION DISABLED (GATEWAY_AUTH=none): every caller is admin and can delete topics and move partitions. Use only behind another authenticating proxy.',

@@ -21,7 +21,19 @@ import { envInt, envString, type Env } from '../../env.js';
 import { isRole, ROLES, type Role } from './roles.js';
 
 /** Algorithms with a public verification key: whoever can verify cannot sign. */
-export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
 
 export const OIDC_CLOCK_TOLERANCE_MAX_SECONDS = 300;
 
@@ -67,8 +79,11 @@ function parseAlgorithms(raw: string | undefined, problems: string[]): string[] 
   for (const alg of algs) {
     if (alg.toLowerCase() === 'none') problems.push('GATEWAY_OIDC_ALGORITHMS: "none" (unsigned tokens) is never accepted');
     else if (/^HS\d+$/i.test(alg)) {
-      problems.push(`GATEWAY_OIDC_ALGORITHMS: ${alg} is refused: symmetric (shared-secret) algorithms would let anyone holding the key, or a public key mistaken for one, sign tokens`);
-    } else if (!accepted.includes(alg)) problems.push(`GATEWAY_OIDC_ALGORITHMS: unknown algorithm "${alg}"; accepted: ${accepted.join(', ')}`);
+      problems.push(
+        `GATEWAY_OIDC_ALGORITHMS: ${alg} is refused: symmetric (shared-secret) algorithms would let anyone holding the key, or a public key mistaken for one, sign tokens`,
+      );
+    } else if (!accepted.includes(alg))
+      problems.push(`GATEWAY_OIDC_ALGORITHMS: unknown algorithm "${alg}"; accepted: ${accepted.join(', ')}`);
   }
   if (algs.length === 0) problems.push('GATEWAY_OIDC_ALGORITHMS lists no algorithm');
   return algs.filter((a) => accepted.includes(a));
@@ -92,7 +107,8 @@ export function parseRoleMap(raw: string | undefined, problems: string[], source
       problems.push(`${source}: not a JSON object (${(e as Error).message})`);
       return map;
     }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) problems.push(`${source}: expected a JSON object of claim value -> role`);
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+      problems.push(`${source}: expected a JSON object of claim value -> role`);
     else for (const [value, role] of Object.entries(doc)) add(value, role, JSON.stringify({ [value]: role }));
     return map;
   }
@@ -111,7 +127,11 @@ export function parseOidcConfig(env: Env, problems: string[]): OidcConfig | null
   const issuer = envString(env, 'GATEWAY_OIDC_ISSUER');
   const audiences = list(env.GATEWAY_OIDC_AUDIENCE);
   const rawJwks = envString(env, 'GATEWAY_OIDC_JWKS_URL');
-  const missing = [!issuer && 'GATEWAY_OIDC_ISSUER', audiences.length === 0 && 'GATEWAY_OIDC_AUDIENCE', !rawJwks && 'GATEWAY_OIDC_JWKS_URL'].filter(Boolean);
+  const missing = [
+    !issuer && 'GATEWAY_OIDC_ISSUER',
+    audiences.length === 0 && 'GATEWAY_OIDC_AUDIENCE',
+    !rawJwks && 'GATEWAY_OIDC_JWKS_URL',
+  ].filter(Boolean);
   if (missing.length) problems.push(`OIDC callers (${set.join(', ')} set) also need ${missing.join(', ')}`);
   if (issuer && /\s/.test(issuer)) problems.push(`GATEWAY_OIDC_ISSUER must not contain whitespace, got "${issuer}"`);
   const jwksUrl = rawJwks ? parseJwksUrl(rawJwks, problems) : undefined;
@@ -121,13 +141,27 @@ export function parseOidcConfig(env: Env, problems: string[]): OidcConfig | null
   for (const c of roleClaims) if (!CLAIM_PATH.test(c)) problems.push(`GATEWAY_OIDC_ROLES_CLAIM: "${c.slice(0, 40)}" is not a claim path`);
   const roleMap = parseRoleMap(env.GATEWAY_OIDC_ROLE_MAP, problems);
   const rawDefault = envString(env, 'GATEWAY_OIDC_DEFAULT_ROLE');
-  if (rawDefault !== undefined && !isRole(rawDefault)) problems.push(`GATEWAY_OIDC_DEFAULT_ROLE must be one of ${ROLES.join(', ')}, got "${rawDefault}"`);
+  if (rawDefault !== undefined && !isRole(rawDefault))
+    problems.push(`GATEWAY_OIDC_DEFAULT_ROLE must be one of ${ROLES.join(', ')}, got "${rawDefault}"`);
   const defaultRole = isRole(rawDefault) ? rawDefault : undefined;
   if (roleMap.size === 0 && defaultRole === undefined) {
-    problems.push('GATEWAY_OIDC_ROLE_MAP maps no claim value to a role and GATEWAY_OIDC_DEFAULT_ROLE is not set: every token would be refused');
+    problems.push(
+      'GATEWAY_OIDC_ROLE_MAP maps no claim value to a role and GATEWAY_OIDC_DEFAULT_ROLE is not set: every token would be refused',
+    );
   }
   const jwksCooldownMs = envInt(env, 'GATEWAY_OIDC_JWKS_COOLDOWN_MS', 30_000, 1000, 3_600_000, problems);
   const jwksTimeoutMs = envInt(env, 'GATEWAY_OIDC_JWKS_TIMEOUT_MS', 5000, 100, 60_000, problems);
   if (problems.length > before || !issuer || !jwksUrl) return null;
-  return { issuer, audiences, jwksUrl, algorithms, clockToleranceSeconds, roleClaims, roleMap, ...(defaultRole && { defaultRole }), jwksCooldownMs, jwksTimeoutMs };
+  return {
+    issuer,
+    audiences,
+    jwksUrl,
+    algorithms,
+    clockToleranceSeconds,
+    roleClaims,
+    roleMap,
+    ...(defaultRole && { defaultRole }),
+    jwksCooldownMs,
+    jwksTimeoutMs,
+  };
 }

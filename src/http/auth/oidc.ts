@@ -70,7 +70,8 @@ function fetchFailureText(e: unknown): string {
   return `${(e as Error).message ?? String(e)}${code}`.slice(0, 200);
 }
 
-const iso = (epochSeconds: unknown): string => (typeof epochSeconds === 'number' && Number.isFinite(epochSeconds) ? new Date(epochSeconds * 1000).toISOString() : 'an invalid time');
+const iso = (epochSeconds: unknown): string =>
+  typeof epochSeconds === 'number' && Number.isFinite(epochSeconds) ? new Date(epochSeconds * 1000).toISOString() : 'an invalid time';
 
 export class OidcVerifier {
   readonly #config: OidcConfig;
@@ -149,10 +150,15 @@ export class OidcVerifier {
     }
     const alg = header.alg;
     if (typeof alg !== 'string' || alg === '') return { kind: 'invalid', reason: 'malformed', description: 'The token header has no alg.' };
-    if (alg.toLowerCase() === 'none') return { kind: 'invalid', reason: 'alg-none', description: 'Unsigned tokens (alg "none") are never accepted.' };
+    if (alg.toLowerCase() === 'none')
+      return { kind: 'invalid', reason: 'alg-none', description: 'Unsigned tokens (alg "none") are never accepted.' };
     if (!c.algorithms.includes(alg)) {
       const shown = /^[A-Za-z0-9]{1,16}$/.test(alg) ? alg : 'an unknown algorithm';
-      return { kind: 'invalid', reason: 'alg-not-allowed', description: `The token is signed with ${shown}, which is not accepted (accepted: ${c.algorithms.join(', ')}).` };
+      return {
+        kind: 'invalid',
+        reason: 'alg-not-allowed',
+        description: `The token is signed with ${shown}, which is not accepted (accepted: ${c.algorithms.join(', ')}).`,
+      };
     }
     let payload: JWTPayload;
     try {
@@ -165,7 +171,13 @@ export class OidcVerifier {
 
   async #verifyWithKeys(token: string): Promise<JWTPayload> {
     const c = this.#config;
-    const options = { issuer: c.issuer, audience: c.audiences, algorithms: c.algorithms, clockTolerance: c.clockToleranceSeconds, requiredClaims: ['exp', 'sub'] };
+    const options = {
+      issuer: c.issuer,
+      audience: c.audiences,
+      algorithms: c.algorithms,
+      clockTolerance: c.clockToleranceSeconds,
+      requiredClaims: ['exp', 'sub'],
+    };
     try {
       return (await jwtVerify(token, this.#keyFor, options)).payload;
     } catch (e) {
@@ -225,7 +237,10 @@ export class OidcVerifier {
         case 'iss':
           return invalid('wrong-issuer', `The token was not issued by ${c.issuer} (iss).`);
         case 'aud':
-          return invalid('wrong-audience', `The token is not meant for this gateway: its audience (aud) is not ${c.audiences.join(' or ')}.`);
+          return invalid(
+            'wrong-audience',
+            `The token is not meant for this gateway: its audience (aud) is not ${c.audiences.join(' or ')}.`,
+          );
         case 'nbf':
           return invalid('not-yet-valid', `The token is not valid before ${iso(e.payload.nbf)} (nbf, ${tolerance}).`);
         case 'exp':
@@ -233,16 +248,26 @@ export class OidcVerifier {
         case 'sub':
           return invalid('bad-subject', 'The token has no sub (subject) claim.');
         default:
-          return invalid('bad-claim', `The token's ${/^[a-z_]{1,20}$/i.test(e.claim) ? e.claim : 'a'} claim is ${e.reason === 'missing' ? 'missing' : 'not valid'}.`);
+          return invalid(
+            'bad-claim',
+            `The token's ${/^[a-z_]{1,20}$/i.test(e.claim) ? e.claim : 'a'} claim is ${e.reason === 'missing' ? 'missing' : 'not valid'}.`,
+          );
       }
     }
     if (e instanceof errors.JWKSNoMatchingKey) {
-      return invalid('unknown-key', `No key of the identity provider's key set matches the token (kid); the set is re-fetched for an unknown kid at most every ${Math.round(c.jwksCooldownMs / 1000)} s.`);
+      return invalid(
+        'unknown-key',
+        `No key of the identity provider's key set matches the token (kid); the set is re-fetched for an unknown kid at most every ${Math.round(c.jwksCooldownMs / 1000)} s.`,
+      );
     }
-    if (e instanceof errors.JWSSignatureVerificationFailed) return invalid('bad-signature', "The token's signature does not verify with the identity provider's key.");
-    if (e instanceof errors.JOSEAlgNotAllowed) return invalid('alg-not-allowed', `The token's algorithm is not accepted (accepted: ${c.algorithms.join(', ')}).`);
-    if (e instanceof errors.JOSENotSupported) return invalid('unsupported', 'The token uses a header parameter, algorithm or key type the gateway does not support.');
-    if (e instanceof errors.JWTInvalid || e instanceof errors.JWSInvalid) return invalid('malformed', 'The token is not a well-formed signed JWT.');
+    if (e instanceof errors.JWSSignatureVerificationFailed)
+      return invalid('bad-signature', "The token's signature does not verify with the identity provider's key.");
+    if (e instanceof errors.JOSEAlgNotAllowed)
+      return invalid('alg-not-allowed', `The token's algorithm is not accepted (accepted: ${c.algorithms.join(', ')}).`);
+    if (e instanceof errors.JOSENotSupported)
+      return invalid('unsupported', 'The token uses a header parameter, algorithm or key type the gateway does not support.');
+    if (e instanceof errors.JWTInvalid || e instanceof errors.JWSInvalid)
+      return invalid('malformed', 'The token is not a well-formed signed JWT.');
     // A key of the set that cannot be imported, or any other jose refusal: still the token's problem.
     return invalid('invalid', 'The token could not be verified.');
   }

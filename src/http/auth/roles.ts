@@ -81,7 +81,9 @@ export function accessTableFromSpec(document: { paths?: Record<string, Record<st
       } else if (isRole(declared)) {
         requiredRole = declared;
       } else {
-        problems.push(`${where}: ${REQUIRED_ROLE_EXTENSION} must be one of ${[...ROLES, PUBLIC].join(', ')}, got ${JSON.stringify(declared)}; treated as admin-only`);
+        problems.push(
+          `${where}: ${REQUIRED_ROLE_EXTENSION} must be one of ${[...ROLES, PUBLIC].join(', ')}, got ${JSON.stringify(declared)}; treated as admin-only`,
+        );
       }
       operations.push({ method: method.toUpperCase(), route, operationId, requiredRole });
     }

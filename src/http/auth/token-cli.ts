@@ -35,7 +35,9 @@ function main(): number {
   }
   const entry = [{ name: values.name, role: values.role, sha256: sha256Hex(token) }];
   if (!values.stdin) process.stdout.write(`token (shown once; give it to ${values.name}):\n${token}\n\n`);
-  process.stdout.write(`add to GATEWAY_TOKENS_FILE:\n${stringify(entry)}\nor to GATEWAY_TOKENS:\n${values.name}:${values.role}:${entry[0].sha256}\n`);
+  process.stdout.write(
+    `add to GATEWAY_TOKENS_FILE:\n${stringify(entry)}\nor to GATEWAY_TOKENS:\n${values.name}:${values.role}:${entry[0].sha256}\n`,
+  );
   return 0;
 }
 

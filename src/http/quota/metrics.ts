@@ -23,14 +23,24 @@ export function createQuotaMetrics(registry: Registry): QuotaMetrics {
     (registry.getSingleMetric(throttleName) as Histogram<string> | undefined) ??
     new Histogram({
       name: throttleName,
-      help: 'Throttle time of quota-refused attempts (the longest of the attempt\'s topics), by Kafka API and source.',
+      help: "Throttle time of quota-refused attempts (the longest of the attempt's topics), by Kafka API and source.",
       labelNames: ['api', 'source'],
       // Kafka's throttles run from milliseconds to the window (11 s by default) and beyond.
       buckets: [0.01, 0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120],
       registers: [registry],
     });
-  const resent = counter(registry, `${METRIC_PREFIX}quota_items_resent_total`, 'Throttled topics re-sent by retryOnQuotaViolation, by Kafka API.', ['api']);
-  const answered = counter(registry, `${METRIC_PREFIX}quota_http_429_total`, 'Responses answered 429 Too Many Requests because of a mutation quota, by Kafka API.', ['api']);
+  const resent = counter(
+    registry,
+    `${METRIC_PREFIX}quota_items_resent_total`,
+    'Throttled topics re-sent by retryOnQuotaViolation, by Kafka API.',
+    ['api'],
+  );
+  const answered = counter(
+    registry,
+    `${METRIC_PREFIX}quota_http_429_total`,
+    'Responses answered 429 Too Many Requests because of a mutation quota, by Kafka API.',
+    ['api'],
+  );
 
   return {
     rejected(api, source, items, throttleMs) {

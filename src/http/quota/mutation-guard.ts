@@ -17,7 +17,12 @@ export class MutationGuard {
    * Runs `mutate` (a service call through the admission) for this request's caller, sets the
    * RateLimit fields on `res`, and returns one result per item in request order.
    */
-  async run<T>(req: Request, res: Response, api: MutationApi, mutate: (call: MutationCall) => Promise<MutationOutcome<T>>): Promise<ItemResult<T>[]> {
+  async run<T>(
+    req: Request,
+    res: Response,
+    api: MutationApi,
+    mutate: (call: MutationCall) => Promise<MutationOutcome<T>>,
+  ): Promise<ItemResult<T>[]> {
     const principal = (res.locals.principal as { id?: unknown } | undefined)?.id;
     const q = req.query as Record<string, unknown>;
     res.once('finish', () => {

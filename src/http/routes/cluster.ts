@@ -14,7 +14,13 @@ export function toCluster(c: ClusterDescription, release?: KafkaReleaseInfo): Cl
     clusterId: c.clusterId,
     controllerId: c.controllerId,
     brokers: [...c.brokers].sort((a, b) => a.id - b.id).map((b) => ({ id: b.id, host: b.host, port: b.port, rack: b.rack })),
-    ...(release && { kafka: { release: release.release, mode: release.mode, degraded: release.degraded.map((d) => ({ feature: d.feature, detail: d.detail })) } }),
+    ...(release && {
+      kafka: {
+        release: release.release,
+        mode: release.mode,
+        degraded: release.degraded.map((d) => ({ feature: d.feature, detail: d.detail })),
+      },
+    }),
   };
 }
 

@@ -33,7 +33,13 @@ function includeDefaults(req: Request): boolean {
 
 function brokerNotFound(res: Response, req: Request, broker: string) {
   return sendProblem(res, {
-    problem: { type: problemType('broker-not-found'), title: 'Broker not found', status: 404, detail: `The cluster has no broker ${broker}.`, instance: instance(req) },
+    problem: {
+      type: problemType('broker-not-found'),
+      title: 'Broker not found',
+      status: 404,
+      detail: `The cluster has no broker ${broker}.`,
+      instance: instance(req),
+    },
   });
 }
 
@@ -72,7 +78,13 @@ function answerAlter(req: Request, res: Response, kind: ConfigLevel, outcome: Al
   }
 }
 
-export function configRoutes({ service, protectedTopics = noProtectedTopics }: { service: TopicConfigService; protectedTopics?: ProtectedTopics }): Router {
+export function configRoutes({
+  service,
+  protectedTopics = noProtectedTopics,
+}: {
+  service: TopicConfigService;
+  protectedTopics?: ProtectedTopics;
+}): Router {
   const router = strictRouter();
 
   const describe = async (req: Request, res: Response, resource: ConfigResource) => {

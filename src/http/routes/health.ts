@@ -39,7 +39,13 @@ export function healthRoutes({ readiness, state, readyTimeoutMs }: HealthRouteOp
     const retryAfter = { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
     if (state.draining) {
       return sendProblem(res, {
-        problem: { type: problemType('shutting-down'), title: 'Shutting down', status: 503, detail: 'The gateway is draining connections.', instance: instance(req) },
+        problem: {
+          type: problemType('shutting-down'),
+          title: 'Shutting down',
+          status: 503,
+          detail: 'The gateway is draining connections.',
+          instance: instance(req),
+        },
         headers: retryAfter,
       });
     }
@@ -66,7 +72,10 @@ export function healthRoutes({ readiness, state, readyTimeoutMs }: HealthRouteOp
       // Readiness is binary: whatever the failure, the answer is 503 with the reason.
       // Only a Kafka request failure names a Kafka error; our own backstop timeout does not.
       case 'kafka-failed':
-        return sendProblem(res, { problem: { ...mapKafkaRequestError(outcome.failure, instance(req)).problem, status: 503 }, headers: retryAfter });
+        return sendProblem(res, {
+          problem: { ...mapKafkaRequestError(outcome.failure, instance(req)).problem, status: 503 },
+          headers: retryAfter,
+        });
       case 'kafka-timeout':
       case 'kafka-unavailable': {
         const timedOut = outcome.kind === 'kafka-timeout';

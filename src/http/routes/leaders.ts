@@ -41,7 +41,13 @@ function answer(req: Request, res: Response, outcome: ElectionOutcome): void {
       });
     case 'not-supported':
       return sendProblem(res, {
-        problem: { type: problemType('not-supported'), title: 'Elections not available', status: 503, detail: 'This gateway cannot send ElectLeaders to its Kafka.', instance: instance(req) },
+        problem: {
+          type: problemType('not-supported'),
+          title: 'Elections not available',
+          status: 503,
+          detail: 'This gateway cannot send ElectLeaders to its Kafka.',
+          instance: instance(req),
+        },
       });
     case 'kafka-error': {
       const mapped = mapKafkaError(outcome.error, outcome.failure, instance(req));

@@ -23,7 +23,12 @@ function sendPlanErrors(req: Request, res: Response, status: 400 | 422, errors: 
       detail: `${errors.length} problem(s) with the plan request; nothing was planned. See errors.`,
       instance: instance(req),
       ...(status === 422 && kafka && { kafkaError: { name: kafka.name, code: kafka.code } }),
-      errors: errors.map((e) => ({ path: `/body${e.path}`, message: e.message, code: e.code, ...(e.kafkaError && { kafkaError: { name: e.kafkaError.name, code: e.kafkaError.code } }) })),
+      errors: errors.map((e) => ({
+        path: `/body${e.path}`,
+        message: e.message,
+        code: e.code,
+        ...(e.kafkaError && { kafkaError: { name: e.kafkaError.name, code: e.kafkaError.code } }),
+      })),
     },
   });
 }
@@ -34,13 +39,21 @@ const CHUNK = 256;
 const SLICE_MS = 10;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const hasLargeArray = (v: Record<string, unknown>): boolean => Object.values(v).some((x) => (Array.isArray(x) && x.length > CHUNK) || (isObject(x) && hasLargeArray(x)));
+const hasLargeArray = (v: Record<string, unknown>): boolean =>
+  Object.values(v).some((x) => (Array.isArray(x) && x.length > CHUNK) || (isObject(x) && hasLargeArray(x)));
 
 /** The JSON text of `value` in pieces: large arrays CHUNK items at a time, the rest whole. Same text as JSON.stringify. */
 function* jsonPieces(value: unknown): Generator<string> {
   if (Array.isArray(value) && value.length > CHUNK) {
     yield '[';
-    for (let i = 0; i < value.length; i += CHUNK) yield (i > 0 ? ',' : '') + value.slice(i, i + CHUNK).map((v) => JSON.stringify(v) ?? 'null').join(',');
+    for (let i = 0; i < value.length; i += CHUNK)
+      yield (
+        (i > 0 ? ',' : '') +
+        value
+          .slice(i, i + CHUNK)
+          .map((v) => JSON.stringify(v) ?? 'null')
+          .join(',')
+      );
     yield ']';
   } else if (isObject(value) && hasLargeArray(value)) {
     yield '{';
@@ -65,7 +78,10 @@ async function sendJsonInSlices(res: Response, body: object): Promise<void> {
   for (const piece of jsonPieces(body)) {
     if (!res.write(piece)) {
       const ac = new AbortController();
-      const drained = await Promise.race([once(res, 'drain', { signal: ac.signal }).then(() => true), once(res, 'close', { signal: ac.signal }).then(() => false)]).catch(() => false);
+      const drained = await Promise.race([
+        once(res, 'drain', { signal: ac.signal }).then(() => true),
+        once(res, 'close', { signal: ac.signal }).then(() => false),
+      ]).catch(() => false);
       ac.abort();
       if (!drained) return;
     }
@@ -97,15 +113,32 @@ export function planRoutes({ plans }: { plans: PlanService }): Router {
         removing: [...x.removing],
         bytes: x.bytes,
       })),
-      reassignment: { version: 1, partitions: outcome.reassignment.partitions.map((x) => ({ topic: x.topic, partition: x.partition, replicas: [...x.replicas], log_dirs: [...x.log_dirs] })) },
+      reassignment: {
+        version: 1,
+        partitions: outcome.reassignment.partitions.map((x) => ({
+          topic: x.topic,
+          partition: x.partition,
+          replicas: [...x.replicas],
+          log_dirs: [...x.log_dirs],
+        })),
+      },
       movedReplicas: p.movedReplicas,
       movedBytes: p.movedBytes,
       lowerBound: { movedReplicas: p.lowerBound.movedReplicas, movedBytes: p.lowerBound.movedBytes },
       before: p.before.map((l) => ({ ...l })),
       after: p.after.map((l) => ({ ...l })),
       warnings: [
-        ...p.warnings.map((w) => ({ code: w.code, message: w.message, ...(w.topic !== undefined && { topic: w.topic }), ...(w.broker !== undefined && { broker: w.broker }) })),
-        ...outcome.sizeErrors.map((e) => ({ code: 'SIZES_UNKNOWN' as const, broker: e.broker, message: `Broker ${e.broker} did not describe its log dirs (${e.error.name}): sizes of its replicas are missing.` })),
+        ...p.warnings.map((w) => ({
+          code: w.code,
+          message: w.message,
+          ...(w.topic !== undefined && { topic: w.topic }),
+          ...(w.broker !== undefined && { broker: w.broker }),
+        })),
+        ...outcome.sizeErrors.map((e) => ({
+          code: 'SIZES_UNKNOWN' as const,
+          broker: e.broker,
+          message: `Broker ${e.broker} did not describe its log dirs (${e.error.name}): sizes of its replicas are missing.`,
+        })),
       ],
       options: { ...p.options, brokers: [...p.options.brokers] },
     };

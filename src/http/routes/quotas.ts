@@ -11,7 +11,15 @@
 import { isIP } from 'node:net';
 import type { Request, Response, Router } from 'express';
 import { strictRouter } from '../router.js';
-import { IP_QUOTA_KEY, type ClientQuotaEntry, type ClientQuotaFilter, type ClientQuotaService, type IpQuotaKey, type QuotaEntity, type QuotaKey } from '../../services/quotas/client-quotas.js';
+import {
+  IP_QUOTA_KEY,
+  type ClientQuotaEntry,
+  type ClientQuotaFilter,
+  type ClientQuotaService,
+  type IpQuotaKey,
+  type QuotaEntity,
+  type QuotaKey,
+} from '../../services/quotas/client-quotas.js';
 import type { components } from '../openapi-types.js';
 import { problemType, sendProblem, type ValidationError } from '../problem.js';
 import { instance, queryFlag } from './shared.js';
@@ -67,21 +75,38 @@ function ipMixErrors(entity: QuotaEntity, path: string): ValidationError[] {
 }
 
 function badRequest(req: Request, res: Response, detail: string, errors: ValidationError[]): void {
-  sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail, instance: instance(req), errors } });
+  sendProblem(res, {
+    problem: {
+      type: problemType('validation-failed'),
+      title: 'Request validation failed',
+      status: 400,
+      detail,
+      instance: instance(req),
+      errors,
+    },
+  });
 }
 
 /**
  * The entity named by ?user / ?defaultUser / ?clientId / ?defaultClientId. A name and the
  * default flag of the same type exclude each other (400). Undefined fields = not named.
  */
-function entityFromQuery(req: Request): { entity: { user?: string | null; clientId?: string | null; ip?: string | null }; errors: ValidationError[] } {
+function entityFromQuery(req: Request): {
+  entity: { user?: string | null; clientId?: string | null; ip?: string | null };
+  errors: ValidationError[];
+} {
   const q = req.query as Record<string, unknown>;
   const errors: ValidationError[] = [];
   const entity: { user?: string | null; clientId?: string | null; ip?: string | null } = {};
-  for (const [field, flag] of [['user', 'defaultUser'], ['clientId', 'defaultClientId'], ['ip', 'defaultIp']] as const) {
-    const name = typeof q[field] === 'string' ? (q[field]) : undefined;
+  for (const [field, flag] of [
+    ['user', 'defaultUser'],
+    ['clientId', 'defaultClientId'],
+    ['ip', 'defaultIp'],
+  ] as const) {
+    const name = typeof q[field] === 'string' ? q[field] : undefined;
     const isDefault = queryFlag(req, flag);
-    if (name !== undefined && isDefault) errors.push({ path: `/query/${flag}`, message: `must not be combined with ${field}: name one ${field} entity or the default one` });
+    if (name !== undefined && isDefault)
+      errors.push({ path: `/query/${flag}`, message: `must not be combined with ${field}: name one ${field} entity or the default one` });
     else if (name !== undefined) entity[field] = name;
     else if (isDefault) entity[field] = null;
   }
@@ -114,7 +139,8 @@ export function quotaRoutes({ quotas }: { quotas: ClientQuotaService }): Router 
       if (body[field] !== undefined && !allowed.has(field)) {
         errors.push({
           path: `/body/${field}`,
-          message: entity.ip !== undefined ? 'an ip entity takes only connectionCreationRate' : 'connectionCreationRate is for ip entities only',
+          message:
+            entity.ip !== undefined ? 'an ip entity takes only connectionCreationRate' : 'connectionCreationRate is for ip entities only',
         });
       }
     }
@@ -139,7 +165,10 @@ export function quotaRoutes({ quotas }: { quotas: ClientQuotaService }): Router 
         { path: '/query', message: 'one of user, defaultUser, clientId, defaultClientId, ip, defaultIp is required' },
       ]);
     }
-    await quotas.remove(entity, fieldsFor(entity).map(([, key]) => key));
+    await quotas.remove(
+      entity,
+      fieldsFor(entity).map(([, key]) => key),
+    );
     res.status(204).end();
   });
 

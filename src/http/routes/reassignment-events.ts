@@ -40,7 +40,13 @@ function streamSummary(...args: Parameters<typeof toReassignment>): unknown {
 
 export function createStreamHub(opts: Omit<EventRoutesOptions, 'registry'>): ReassignmentStreamHub {
   const config = opts.config ?? DEFAULT_STREAM_CONFIG;
-  return new ReassignmentStreamHub({ source: summarySourceOf(opts.runtime), feed: opts.changes, render: (d) => streamSummary(d, false), ...config, closing: opts.draining });
+  return new ReassignmentStreamHub({
+    source: summarySourceOf(opts.runtime),
+    feed: opts.changes,
+    render: (d) => streamSummary(d, false),
+    ...config,
+    closing: opts.draining,
+  });
 }
 
 export function reassignmentEventRoutes(opts: EventRoutesOptions & { hub?: ReassignmentStreamHub }): Router {
@@ -99,13 +105,25 @@ export function reassignmentEventRoutes(opts: EventRoutesOptions & { hub?: Reass
     const opened = await hub.open(id, lastEventId, sink);
     if (opened.kind === 'not-found') {
       return sendProblem(res, {
-        problem: { type: problemType('reassignment-not-found'), title: 'Reassignment not found', status: 404, detail: `No reassignment with id ${id} (finished ones are kept for REASSIGNMENT_RETENTION_SECONDS).`, instance: instance(req) },
+        problem: {
+          type: problemType('reassignment-not-found'),
+          title: 'Reassignment not found',
+          status: 404,
+          detail: `No reassignment with id ${id} (finished ones are kept for REASSIGNMENT_RETENTION_SECONDS).`,
+          instance: instance(req),
+        },
       });
     }
     if (opened.kind === 'limit') {
       refused.inc();
       return sendProblem(res, {
-        problem: { type: problemType('too-many-streams'), title: 'Too many event streams', status: 503, detail: `This instance has ${opened.open} event streams open, its limit (SSE_MAX_STREAMS); try again later, or poll GET /reassignments/{id}.`, instance: instance(req) },
+        problem: {
+          type: problemType('too-many-streams'),
+          title: 'Too many event streams',
+          status: 503,
+          detail: `This instance has ${opened.open} event streams open, its limit (SSE_MAX_STREAMS); try again later, or poll GET /reassignments/{id}.`,
+          instance: instance(req),
+        },
         headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       });
     }
@@ -114,7 +132,13 @@ export function reassignmentEventRoutes(opts: EventRoutesOptions & { hub?: Reass
     res.once('close', opened.close);
   };
 
-  router.get('/reassignments/events', follow(() => null));
-  router.get('/reassignments/:id/events', follow((req) => param(req, 'id')));
+  router.get(
+    '/reassignments/events',
+    follow(() => null),
+  );
+  router.get(
+    '/reassignments/:id/events',
+    follow((req) => param(req, 'id')),
+  );
   return router;
 }

@@ -42,7 +42,9 @@ export function toHold(r: ReassignmentRecord): Schemas['ReassignmentHold'] | und
     reasons: h.reasons.map((x) => ({ kind: x.kind, count: x.count, examples: [...x.examples] })),
     healthyPasses: h.healthyPasses,
     resumeAfterPasses: policy === 'off' ? 0 : policy.resumeAfterPasses,
-    ...(h.targetsGone && { targetsGone: h.targetsGone.map((t) => ({ broker: t.broker, partitions: t.partitions, examples: [...t.examples] })) }),
+    ...(h.targetsGone && {
+      targetsGone: h.targetsGone.map((t) => ({ broker: t.broker, partitions: t.partitions, examples: [...t.examples] })),
+    }),
     ...(gone.length > 0 && { replan: replanHint(r.id, gone) }),
   };
 }

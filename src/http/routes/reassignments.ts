@@ -31,7 +31,6 @@ type Schemas = components['schemas'];
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-
 /** The authenticated caller's id (set by the auth middleware; absent when auth is off). */
 export function callerOf(res: Response): string | null {
   const p = (res.locals as { principal?: { id?: unknown } }).principal;
@@ -91,9 +90,18 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
         noOp: x.noOp,
       })),
     }),
-    warnings: (detail ? p.warnings : p.warnings.slice(0, WARNINGS_SHOWN)).map((w) => ({ topic: w.topic, partition: w.partition, code: w.code, message: w.message })),
+    warnings: (detail ? p.warnings : p.warnings.slice(0, WARNINGS_SHOWN)).map((w) => ({
+      topic: w.topic,
+      partition: w.partition,
+      code: w.code,
+      message: w.message,
+    })),
     throttle: p.throttle,
-    throttleConfigs: p.throttleConfigs.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, configs: c.configs.map((x) => ({ name: x.name, value: x.value })) })),
+    throttleConfigs: p.throttleConfigs.map((c) => ({
+      resourceType: c.resourceType,
+      resourceName: c.resourceName,
+      configs: c.configs.map((x) => ({ name: x.name, value: x.value })),
+    })),
     estimate: {
       totalBytes: p.estimate.totalBytes,
       brokers: p.estimate.brokers.map((b) => ({ ...b })),
@@ -103,7 +111,15 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
     },
     ...(detail && { rollback: toFile(p.rollback) }),
     ...(p.healthWarning && { healthWarning: toHealthWarning(p.healthWarning) }),
-    ...(p.logDirMoves && { logDirMoves: p.logDirMoves.map((m) => ({ topic: m.topic, partition: m.partition, broker: m.broker, logDir: m.logDir, currentLogDir: m.currentLogDir })) }),
+    ...(p.logDirMoves && {
+      logDirMoves: p.logDirMoves.map((m) => ({
+        topic: m.topic,
+        partition: m.partition,
+        broker: m.broker,
+        logDir: m.logDir,
+        currentLogDir: m.currentLogDir,
+      })),
+    }),
     ...(p.pacing && {
       pacing: {
         concurrency: { perBroker: p.pacing.concurrency.perBroker, cluster: p.pacing.concurrency.cluster },
@@ -111,30 +127,58 @@ export function toPlan(p: PlanView, detail: boolean): Schemas['ReassignmentPlan'
         waveCount: p.pacing.schedule.waveCount,
         estimatedSeconds: p.pacing.schedule.estimatedSeconds,
         peakInFlight: p.pacing.schedule.peakInFlight,
-        waves: p.pacing.schedule.waves.map((w) => ({ index: w.index, startSeconds: w.startSeconds, partitions: w.partitions.map((x) => ({ topic: x.topic, partition: x.partition })) })),
+        waves: p.pacing.schedule.waves.map((w) => ({
+          index: w.index,
+          startSeconds: w.startSeconds,
+          partitions: w.partitions.map((x) => ({ topic: x.topic, partition: x.partition })),
+        })),
       },
     }),
   };
 }
 
 function toFile(f: PlanView['rollback']): Schemas['ReassignmentFile'] {
-  return { version: 1, partitions: lazyRows(f.partitions, (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.replicas], log_dirs: [...p.log_dirs] })) };
+  return {
+    version: 1,
+    partitions: lazyRows(f.partitions, (p) => ({
+      topic: p.topic,
+      partition: p.partition,
+      replicas: [...p.replicas],
+      log_dirs: [...p.log_dirs],
+    })),
+  };
 }
 
 /** formatReassignmentFile of the original replicas, its rows made as they are written. */
 function rollbackFileOf(r: ReassignmentRecord): Schemas['ReassignmentFile'] {
   return {
     version: REASSIGNMENT_FILE_VERSION,
-    partitions: lazyRows(inFileOrder(r), (p) => ({ topic: p.topic, partition: p.partition, replicas: [...p.original], log_dirs: p.original.map(() => ANY_LOG_DIR) })),
+    partitions: lazyRows(inFileOrder(r), (p) => ({
+      topic: p.topic,
+      partition: p.partition,
+      replicas: [...p.original],
+      log_dirs: p.original.map(() => ANY_LOG_DIR),
+    })),
   };
 }
 
 export function toAccepted(d: ReassignmentDetail, plan: PlanView, detail: boolean): Schemas['ReassignmentAccepted'] {
-  return { id: d.record.id, state: apiState(d.record), summary: toReassignment(d, false), rollback: toFile(plan.rollback), ...(detail && { plan: toPlan(plan, true) }), ...(plan.healthWarning && { healthWarning: toHealthWarning(plan.healthWarning) }) };
+  return {
+    id: d.record.id,
+    state: apiState(d.record),
+    summary: toReassignment(d, false),
+    rollback: toFile(plan.rollback),
+    ...(detail && { plan: toPlan(plan, true) }),
+    ...(plan.healthWarning && { healthWarning: toHealthWarning(plan.healthWarning) }),
+  };
 }
 
 function toHealthWarning(w: NonNullable<PlanView['healthWarning']>): Schemas['StartHealthWarning'] {
-  return { wouldHold: w.wouldHold, reasons: w.reasons.map((r) => ({ kind: r.kind, count: r.count, examples: [...r.examples] })), message: w.message };
+  return {
+    wouldHold: w.wouldHold,
+    reasons: w.reasons.map((r) => ({ kind: r.kind, count: r.count, examples: [...r.examples] })),
+    message: w.message,
+  };
 }
 
 /** The API's state: `paused` is a running record whose paced execution is paused. */
@@ -145,7 +189,11 @@ function apiState(r: ReassignmentRecord): Schemas['ReassignmentState'] {
 /** A move Kafka lists, as the service hands it over (its lists are shared, frozen). */
 type ListedMove = { topic: string; partition: number; replicas: readonly number[]; adding: readonly number[]; removing: readonly number[] };
 
-function toSummary(brief: ReassignmentDetail, movingCount: number, moving: readonly ListedMove[] | undefined): Schemas['ReassignmentSummary'] {
+function toSummary(
+  brief: ReassignmentDetail,
+  movingCount: number,
+  moving: readonly ListedMove[] | undefined,
+): Schemas['ReassignmentSummary'] {
   const record = brief.record;
   return {
     id: record.id,
@@ -231,7 +279,13 @@ export function toReassignment(d: ReassignmentDetail, detail: boolean): Schemas[
 
 function notFound(req: Request, res: Response, id: string): void {
   sendProblem(res, {
-    problem: { type: problemType('reassignment-not-found'), title: 'Reassignment not found', status: 404, detail: `No reassignment with id ${id} (finished ones are kept for REASSIGNMENT_RETENTION_SECONDS).`, instance: instance(req) },
+    problem: {
+      type: problemType('reassignment-not-found'),
+      title: 'Reassignment not found',
+      status: 404,
+      detail: `No reassignment with id ${id} (finished ones are kept for REASSIGNMENT_RETENTION_SECONDS).`,
+      instance: instance(req),
+    },
   });
 }
 
@@ -242,7 +296,14 @@ async function sendStart(req: Request, res: Response, result: StartResult, servi
   switch (result.kind) {
     case 'bad-request':
       return sendProblem(res, {
-        problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'The reassignment request is malformed; see errors.', instance: inst, errors: fieldErrors(result.errors) },
+        problem: {
+          type: problemType('validation-failed'),
+          title: 'Request validation failed',
+          status: 400,
+          detail: 'The reassignment request is malformed; see errors.',
+          instance: inst,
+          errors: fieldErrors(result.errors),
+        },
       });
     case 'invalid': {
       const { status, slug, title } = INVALID[result.problem];
@@ -269,7 +330,13 @@ async function sendStart(req: Request, res: Response, result: StartResult, servi
       const first = failed[0]?.startError;
       if (!first) {
         return sendProblem(res, {
-          problem: { type: problemType('kafka-unavailable'), title: 'Kafka unavailable', status: 503, detail: result.record.reason ?? 'The reassignment could not be started.', instance: inst },
+          problem: {
+            type: problemType('kafka-unavailable'),
+            title: 'Kafka unavailable',
+            status: 503,
+            detail: result.record.reason ?? 'The reassignment could not be started.',
+            instance: inst,
+          },
           headers: { 'Retry-After': '5' },
         });
       }
@@ -278,7 +345,11 @@ async function sendStart(req: Request, res: Response, result: StartResult, servi
         problem: {
           ...mapped.problem,
           detail: `Kafka refused every partition; reassignment ${result.record.id} is failed. ${first.message}`,
-          errors: failed.map((p) => ({ path: `/body/partitions/${result.record.partitions.indexOf(p)}`, message: p.startError!.message, kafkaError: { name: p.startError!.name, code: p.startError!.code } })),
+          errors: failed.map((p) => ({
+            path: `/body/partitions/${result.record.partitions.indexOf(p)}`,
+            message: p.startError!.message,
+            kafkaError: { name: p.startError!.name, code: p.startError!.code },
+          })),
         },
         ...(mapped.headers && { headers: mapped.headers }),
       });
@@ -308,7 +379,9 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     if ('problem' in vo) return sendProblem(res, vo.problem);
     // The body (a plan answer, the gateway's shape or Kafka's file) made into the service's typed request.
     const parsed = await parseStartRequest(req.body, { validateOnly: vo.validateOnly });
-    const result: StartResult = parsed.ok ? await service.start(parsed.request, callerOf(res)) : { kind: 'bad-request', errors: parsed.errors };
+    const result: StartResult = parsed.ok
+      ? await service.start(parsed.request, callerOf(res))
+      : { kind: 'bad-request', errors: parsed.errors };
     await sendStart(req, res, result, service);
   });
 
@@ -329,10 +402,20 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     if (page.kind === 'not-found') return notFound(req, res, id);
     if (page.kind === 'invalid-cursor') {
       return sendProblem(res, {
-        problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'The cursor is not one this gateway handed out; follow the `next` link of a previous page.', instance: instance(req), errors: [{ path: '/query/cursor', message: 'unknown cursor' }] },
+        problem: {
+          type: problemType('validation-failed'),
+          title: 'Request validation failed',
+          status: 400,
+          detail: 'The cursor is not one this gateway handed out; follow the `next` link of a previous page.',
+          instance: instance(req),
+          errors: [{ path: '/query/cursor', message: 'unknown cursor' }],
+        },
       });
     }
-    const next = page.next === null ? null : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
+    const next =
+      page.next === null
+        ? null
+        : `/reassignments/${encodeURIComponent(id)}/partitions?${new URLSearchParams({ ...(state !== 'all' && { state }), limit: String(limit), cursor: page.next }).toString()}`;
     // The rows share the records' frozen replica lists (readonly); the generated schema types are mutable.
     const body: Schemas['ReassignmentPartitionPage'] = { items: page.items as Schemas['ReassignmentPartitionPage']['items'], next };
     await sendJson(res, 200, body);
@@ -344,14 +427,33 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
     const { patch, errors } = parseSteerFields(body);
     const { concurrency, safety } = patch;
     if (errors.length > 0) {
-      return sendProblem(res, { problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: errors.map((e) => e.message).join(' '), instance: instance(req), errors: fieldErrors(errors) } });
+      return sendProblem(res, {
+        problem: {
+          type: problemType('validation-failed'),
+          title: 'Request validation failed',
+          status: 400,
+          detail: errors.map((e) => e.message).join(' '),
+          instance: instance(req),
+          errors: fieldErrors(errors),
+        },
+      });
     }
     const notRunning = (record: ReassignmentRecord) =>
       sendProblem(res, {
-        problem: { type: problemType('reassignment-not-running'), title: 'Reassignment not running', status: 409, detail: `Reassignment ${id} is ${record.state}: it can no longer change.`, instance: instance(req) },
+        problem: {
+          type: problemType('reassignment-not-running'),
+          title: 'Reassignment not running',
+          status: 409,
+          detail: `Reassignment ${id} is ${record.state}: it can no longer change.`,
+          instance: instance(req),
+        },
       });
     if (concurrency !== undefined || body.paused !== undefined || safety !== undefined) {
-      const steered = await service.steer(id, { ...(concurrency !== undefined && { concurrency }), ...(body.paused !== undefined && { paused: body.paused }), ...(safety !== undefined && { safety }) });
+      const steered = await service.steer(id, {
+        ...(concurrency !== undefined && { concurrency }),
+        ...(body.paused !== undefined && { paused: body.paused }),
+        ...(safety !== undefined && { safety }),
+      });
       if (steered.kind === 'not-found') return notFound(req, res, id);
       if (steered.kind === 'not-running') return notRunning(steered.record);
     }
@@ -371,7 +473,11 @@ export function reassignmentRoutes({ service }: { service: ReassignmentService }
 
   router.delete('/reassignments/:id', async (req, res) => {
     const id = param(req, 'id');
-    const result = await service.cancel(id, { preserveThrottles: queryFlag(req, 'preserveThrottles'), rollback: queryFlag(req, 'rollback') }, callerOf(res));
+    const result = await service.cancel(
+      id,
+      { preserveThrottles: queryFlag(req, 'preserveThrottles'), rollback: queryFlag(req, 'rollback') },
+      callerOf(res),
+    );
     if (result.kind === 'not-found') return notFound(req, res, id);
     const rb = result.rollback;
     if (rb && rb.kind !== 'started') {

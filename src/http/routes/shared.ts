@@ -34,7 +34,8 @@ export function validateOnlyOf(req: Request, body?: unknown): { validateOnly: bo
   // From the URL itself: the validator fills in the parameter's default (false) when absent.
   const raw = new URL(req.originalUrl, 'http://gateway').searchParams.get('validateOnly');
   const query = raw === null ? undefined : raw === 'true';
-  const field: unknown = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).validateOnly : undefined;
+  const field: unknown =
+    body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).validateOnly : undefined;
   const inBody = typeof field === 'boolean' ? field : undefined;
   if (query !== undefined && inBody !== undefined && query !== inBody) {
     return {

@@ -28,7 +28,11 @@ export function toThrottles(v: ThrottlesView, detail = false): Schemas['Throttle
       ...r,
       expiresAt: iso(r.expiresAt),
       // gatewayEntries' lists are the ownership memo's frozen arrays (read-only); the generated schema types are mutable.
-      ...((detail || (r.leaderEntries ?? 0) + (r.followerEntries ?? 0) <= LISTS_SHOWN_MAX_ENTRIES) && { leader, follower, gatewayEntries: gatewayEntries as { leader: string[]; follower: string[] } }),
+      ...((detail || (r.leaderEntries ?? 0) + (r.followerEntries ?? 0) <= LISTS_SHOWN_MAX_ENTRIES) && {
+        leader,
+        follower,
+        gatewayEntries: gatewayEntries as { leader: string[]; follower: string[] },
+      }),
     })),
   };
 }
@@ -48,10 +52,26 @@ export function throttleRoutes({ service }: { service: ThrottleService }): Route
     switch (result.kind) {
       case 'unknown-resource':
         return sendProblem(res, {
-          problem: { type: problemType('unknown-topic-or-partition'), title: 'Unknown topic or partition', status: 404, detail, instance: instance(req), errors: result.errors },
+          problem: {
+            type: problemType('unknown-topic-or-partition'),
+            title: 'Unknown topic or partition',
+            status: 404,
+            detail,
+            instance: instance(req),
+            errors: result.errors,
+          },
         });
       case 'invalid':
-        return sendProblem(res, { problem: { type: problemType('invalid-throttle'), title: 'Invalid throttle', status: 422, detail, instance: instance(req), errors: result.errors } });
+        return sendProblem(res, {
+          problem: {
+            type: problemType('invalid-throttle'),
+            title: 'Invalid throttle',
+            status: 422,
+            detail,
+            instance: instance(req),
+            errors: result.errors,
+          },
+        });
       case 'nothing-moving':
         return sendProblem(res, {
           problem: {

@@ -46,9 +46,8 @@ export function topicBatchRoutes({
     const names = all.filter((n) => !protectedTopics.has(n));
     const results = names.length ? await mutations.run(req, res, 'DeleteTopics', (call) => topics.delete(call, names)) : [];
     if (res.headersSent) return;
-    const answers = results.map(
-      (r): ItemAnswer<Schemas['TopicItemDeleted'] | Schemas['TopicItemFailed']> =>
-        r.ok ? { result: { name: r.name, status: 200 } } : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
+    const answers = results.map((r): ItemAnswer<Schemas['TopicItemDeleted'] | Schemas['TopicItemFailed']> =>
+      r.ok ? { result: { name: r.name, status: 200 } } : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
     const byName = new Map(answers.map((a, i) => [names[i], a]));
     const ordered = all.map((n) => (protectedTopics.has(n) ? failedItem(n, protectedTopicProblem(n, 'delete')) : byName.get(n)!));
@@ -58,18 +57,23 @@ export function topicBatchRoutes({
   router.post('/partitions', async (req, res) => {
     const body = req.body as Schemas['PartitionIncreaseBatchRequest'];
     const validateOnly = queryFlag(req, 'validateOnly');
-    const increases = body.filter((i) => !protectedTopics.has(i.topic)).map((i) => ({ topic: i.topic, count: i.count, ...(i.assignments !== undefined && { assignments: i.assignments }) }));
-    const results = increases.length ? await mutations.run(req, res, 'CreatePartitions', (call) => partitions.increase(call, increases, validateOnly)) : [];
+    const increases = body
+      .filter((i) => !protectedTopics.has(i.topic))
+      .map((i) => ({ topic: i.topic, count: i.count, ...(i.assignments !== undefined && { assignments: i.assignments }) }));
+    const results = increases.length
+      ? await mutations.run(req, res, 'CreatePartitions', (call) => partitions.increase(call, increases, validateOnly))
+      : [];
     if (res.headersSent) return;
     const countOf = new Map(increases.map((i) => [i.topic, i.count]));
-    const answers = results.map(
-      (r): ItemAnswer<Schemas['PartitionIncreaseItemSucceeded'] | Schemas['TopicItemFailed']> =>
-        r.ok
-          ? { result: { name: r.name, status: 200, partitions: countOf.get(r.name)!, validateOnly } }
-          : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
+    const answers = results.map((r): ItemAnswer<Schemas['PartitionIncreaseItemSucceeded'] | Schemas['TopicItemFailed']> =>
+      r.ok
+        ? { result: { name: r.name, status: 200, partitions: countOf.get(r.name)!, validateOnly } }
+        : failedItem(r.name, mapKafkaError(r.error, 'kafka')),
     );
     const byTopic = new Map(answers.map((a, i) => [increases[i].topic, a]));
-    const ordered = body.map((i) => (protectedTopics.has(i.topic) ? failedItem(i.topic, protectedTopicProblem(i.topic, 'alter')) : byTopic.get(i.topic)!));
+    const ordered = body.map((i) =>
+      protectedTopics.has(i.topic) ? failedItem(i.topic, protectedTopicProblem(i.topic, 'alter')) : byTopic.get(i.topic)!,
+    );
     send(res, aggregateItems(ordered, 200, instance(req)));
   });
 

@@ -1,7 +1,13 @@
 // /topics: list, create (one or many), describe, delete, add partitions.
 import type { Router } from 'express';
 import { strictRouter } from '../router.js';
-import type { CreatedTopic as KafkaCreatedTopic, NewTopic, TopicDescription, TopicService, TopicSummary as KafkaTopicSummary } from '../../services/topics.js';
+import type {
+  CreatedTopic as KafkaCreatedTopic,
+  NewTopic,
+  TopicDescription,
+  TopicService,
+  TopicSummary as KafkaTopicSummary,
+} from '../../services/topics.js';
 import type { PartitionService } from '../../services/partitions.js';
 import { aggregateItems, failedItem, type ItemAnswer } from '../batch.js';
 import { mapKafkaError } from '../errors.js';
@@ -32,7 +38,14 @@ function toTopic(t: TopicDescription): Schemas['Topic'] {
       .map((p) => ({ partition: p.partition, leader: p.leader, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas })),
     configs: [...t.configs]
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((c) => ({ name: c.name, value: c.value, source: c.source, isDefault: c.isDefault, readOnly: c.readOnly, sensitive: c.sensitive })),
+      .map((c) => ({
+        name: c.name,
+        value: c.value,
+        source: c.source,
+        isDefault: c.isDefault,
+        readOnly: c.readOnly,
+        sensitive: c.sensitive,
+      })),
   };
 }
 
@@ -57,7 +70,11 @@ function duplicateNameErrors(topics: NewTopicBody[], arrayBody: boolean): Valida
   topics.forEach((t, i) => {
     const first = firstIndex.get(t.name);
     if (first === undefined) firstIndex.set(t.name, i);
-    else errors.push({ path: arrayBody ? `/body/${i}/name` : '/body/name', message: `duplicate topic name '${t.name}' (first at /body/${first}/name)` });
+    else
+      errors.push({
+        path: arrayBody ? `/body/${i}/name` : '/body/name',
+        message: `duplicate topic name '${t.name}' (first at /body/${first}/name)`,
+      });
   });
   return errors;
 }
@@ -97,7 +114,14 @@ export function topicRoutes({ topics: service, partitions, mutations, protectedT
     const dupes = duplicateNameErrors(topics, arrayBody);
     if (dupes.length > 0) {
       return sendProblem(res, {
-        problem: { type: problemType('validation-failed'), title: 'Request validation failed', status: 400, detail: 'Topic names must be unique within a request.', instance: inst, errors: dupes },
+        problem: {
+          type: problemType('validation-failed'),
+          title: 'Request validation failed',
+          status: 400,
+          detail: 'Topic names must be unique within a request.',
+          instance: inst,
+          errors: dupes,
+        },
       });
     }
 
@@ -118,7 +142,10 @@ export function topicRoutes({ topics: service, partitions, mutations, protectedT
       // One topic: a plain REST answer, no batch envelope.
       const only = answers[0].result;
       if ('problem' in only) {
-        return sendProblem(res, { problem: { ...only.problem, instance: inst }, ...(answers[0].retryAfter !== undefined && { headers: { 'Retry-After': String(answers[0].retryAfter) } }) });
+        return sendProblem(res, {
+          problem: { ...only.problem, instance: inst },
+          ...(answers[0].retryAfter !== undefined && { headers: { 'Retry-After': String(answers[0].retryAfter) } }),
+        });
       }
       if (!validateOnly) res.location(`/topics/${encodeURIComponent(only.name)}`);
       return res.status(successStatus).json(only.topic);
@@ -152,7 +179,11 @@ export function topicRoutes({ topics: service, partitions, mutations, protectedT
     if ('problem' in vo) return sendProblem(res, vo.problem);
     const { validateOnly } = vo;
     const [result] = await mutations.run(req, res, 'CreatePartitions', (call) =>
-      partitions.increase(call, [{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }], validateOnly),
+      partitions.increase(
+        call,
+        [{ topic, count: body.count, ...(body.assignments !== undefined && { assignments: body.assignments }) }],
+        validateOnly,
+      ),
     );
     if (!result) throw new Error(`Kafka layer returned no result for topic '${topic}'`);
     if (!result.ok) return sendProblem(res, mapKafkaError(result.error, 'kafka', instance(req)));

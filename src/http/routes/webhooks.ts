@@ -42,7 +42,15 @@ function toDelivery(d: DeliveryView): Schemas['WebhookDelivery'] {
 }
 
 function notFound(req: Request, res: Response, id: string): void {
-  sendProblem(res, { problem: { type: problemType('webhook-not-found'), title: 'Webhook not found', status: 404, detail: `No webhook with id ${id}.`, instance: instance(req) } });
+  sendProblem(res, {
+    problem: {
+      type: problemType('webhook-not-found'),
+      title: 'Webhook not found',
+      status: 404,
+      detail: `No webhook with id ${id}.`,
+      instance: instance(req),
+    },
+  });
 }
 
 export function webhookRoutes({ service }: { service: WebhookService }): Router {
@@ -55,7 +63,15 @@ export function webhookRoutes({ service }: { service: WebhookService }): Router 
 
   router.post('/webhooks', async (req, res) => {
     const input = req.body as Schemas['WebhookRequest'];
-    const result = await service.create({ url: input.url, events: input.events ?? null, ...(input.secret !== undefined && { secret: input.secret }), description: input.description ?? null }, callerOf(res));
+    const result = await service.create(
+      {
+        url: input.url,
+        events: input.events ?? null,
+        ...(input.secret !== undefined && { secret: input.secret }),
+        description: input.description ?? null,
+      },
+      callerOf(res),
+    );
     switch (result.kind) {
       case 'invalid':
         return sendProblem(res, {
@@ -70,7 +86,13 @@ export function webhookRoutes({ service }: { service: WebhookService }): Router 
         });
       case 'limit':
         return sendProblem(res, {
-          problem: { type: problemType('webhook-limit'), title: 'Too many webhooks', status: 409, detail: `${result.max} webhooks exist (WEBHOOK_MAX_COUNT); delete one first.`, instance: instance(req) },
+          problem: {
+            type: problemType('webhook-limit'),
+            title: 'Too many webhooks',
+            status: 409,
+            detail: `${result.max} webhooks exist (WEBHOOK_MAX_COUNT); delete one first.`,
+            instance: instance(req),
+          },
         });
       case 'created': {
         const body: Schemas['WebhookCreated'] = { webhook: toWebhook(result.webhook), secret: result.secret };

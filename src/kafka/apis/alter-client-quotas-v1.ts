@@ -42,7 +42,11 @@ function entityComponents(entity: QuotaEntity): AlterEntry['entities'] {
 }
 
 /** Throws KafkaRequestError with the broker's per-entity error. */
-export async function alterClientQuota(kafka: RequestSender, alteration: ClientQuotaAlteration, opts: { validateOnly?: boolean } = {}): Promise<void> {
+export async function alterClientQuota(
+  kafka: RequestSender,
+  alteration: ClientQuotaAlteration,
+  opts: { validateOnly?: boolean } = {},
+): Promise<void> {
   const ops: AlterOp[] = [
     ...Object.entries(alteration.set).map(([key, value]): AlterOp => ({ key: key as AlterOp['key'], value: value, remove: false })),
     ...alteration.remove.map((key): AlterOp => ({ key: key, remove: true })),
@@ -50,10 +54,20 @@ export async function alterClientQuota(kafka: RequestSender, alteration: ClientQ
   const res = await kafka.sendRequest(
     'AlterClientQuotas',
     'any',
-    async (conn) => (await at(conn, GATEWAY_APIS.AlterClientQuotas, alterClientQuotasV1.api)).async(conn, [{ entities: entityComponents(alteration.entity), ops }], opts.validateOnly ?? false),
-    (r) => r.entries.map((e) => e.errorCode).filter((c) => c !== 0).map(kafkaErrorName)[0] ?? NONE,
+    async (conn) =>
+      (await at(conn, GATEWAY_APIS.AlterClientQuotas, alterClientQuotasV1.api)).async(
+        conn,
+        [{ entities: entityComponents(alteration.entity), ops }],
+        opts.validateOnly ?? false,
+      ),
+    (r) =>
+      r.entries
+        .map((e) => e.errorCode)
+        .filter((c) => c !== 0)
+        .map(kafkaErrorName)[0] ?? NONE,
   );
   const failed = res.entries.find((e) => e.errorCode !== 0);
   if (failed) throw new KafkaRequestError('kafka', kafkaErrorInfo(failed.errorCode, failed.errorMessage));
-  if (res.entries.length === 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'AlterClientQuotas answered without a result for the entity'));
+  if (res.entries.length === 0)
+    throw new KafkaRequestError('kafka', kafkaErrorInfo(-1, 'AlterClientQuotas answered without a result for the entity'));
 }

@@ -155,10 +155,15 @@ export function decodeAlterPartitionReassignmentsAnswer(
 
 /** The answer's bytes, with its top-level error code read for the transport's metrics label (after throttle_time_ms, and v1's boolean). */
 const alterAt = (version: 0 | 1) =>
-  createAPI<[body: Buffer], UndecodedAnswer>(GATEWAY_APIS.AlterPartitionReassignments.key, version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => {
-    const answer = WireReader.fromClientReader(reader);
-    return { errorCode: answer.buf.readInt16BE(answer.pos + 4 + version), answer };
-  });
+  createAPI<[body: Buffer], UndecodedAnswer>(
+    GATEWAY_APIS.AlterPartitionReassignments.key,
+    version,
+    payloadOf,
+    (_correlationId, _apiKey, _apiVersion, reader) => {
+      const answer = WireReader.fromClientReader(reader);
+      return { errorCode: answer.buf.readInt16BE(answer.pos + 4 + version), answer };
+    },
+  );
 const ALTER_BY_VERSION = { 0: alterAt(0), 1: alterAt(1) };
 
 /**
@@ -167,7 +172,11 @@ const ALTER_BY_VERSION = { 0: alterAt(0), 1: alterAt(1) };
  * changes its partition's replication factor (38); a broker that only speaks v0 cannot be asked
  * that: UNSUPPORTED_VERSION, nothing sent.
  */
-export async function alterPartitionReassignments(kafka: RequestSender, moves: PartitionMove[], opts: { allowReplicationFactorChange?: boolean } = {}): Promise<PartitionMoveResult[]> {
+export async function alterPartitionReassignments(
+  kafka: RequestSender,
+  moves: PartitionMove[],
+  opts: { allowReplicationFactorChange?: boolean } = {},
+): Promise<PartitionMoveResult[]> {
   if (moves.length === 0) return [];
   const allowReplicationFactorChange = opts.allowReplicationFactorChange ?? true;
   const topics = groupByTopic(moves);
@@ -180,7 +189,12 @@ export async function alterPartitionReassignments(kafka: RequestSender, moves: P
   const grouped = [...topics];
   // One body per version, made once (a retried request re-sends the same bytes).
   const bodies: (Buffer | undefined)[] = [];
-  const bodyAt = (version: 0 | 1): Buffer => (bodies[version] ??= encodeAlterPartitionReassignmentsRequest(kafka.requestTimeoutMs, grouped, version === 0 ? null : allowReplicationFactorChange));
+  const bodyAt = (version: 0 | 1): Buffer =>
+    (bodies[version] ??= encodeAlterPartitionReassignmentsRequest(
+      kafka.requestTimeoutMs,
+      grouped,
+      version === 0 ? null : allowReplicationFactorChange,
+    ));
   // Decoded once per answer (the metrics label reads it first); a retried request is another answer.
   const decoded = new WeakMap<WireReader, AlterAnswer>();
   const versions = new WeakMap<WireReader, number>();

@@ -59,7 +59,10 @@ export async function alterReplicaLogDirs(kafka: RequestSender, moves: ReplicaLo
         if (!ps.includes(m.partition)) ps.push(m.partition);
         topics.set(m.topic, ps);
       }
-      const request = [...dirs].map(([path, topics]) => ({ path, topics: [...topics].map(([name, partitions]) => ({ name, partitions })) }));
+      const request = [...dirs].map(([path, topics]) => ({
+        path,
+        topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+      }));
       try {
         const res = await kafka.sendRequest(
           'AlterReplicaLogDirs',

@@ -4,7 +4,15 @@
 // Quota keys are Kafka's own (producer_byte_rate, consumer_byte_rate, request_percentage,
 // controller_mutation_rate; connection_creation_rate for ip entities), passed as plain strings (the client library's ClientQuotaKeys
 // enum only gained controller_mutation_rate in 2.x). A null entity name is the default entity.
-import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type IpQuotaKey, type QuotaEntity, type QuotaKey, type QuotaValues } from '../../domain/quota-entity.js';
+import {
+  ENTITY_CLIENT_ID,
+  ENTITY_IP,
+  ENTITY_USER,
+  type IpQuotaKey,
+  type QuotaEntity,
+  type QuotaKey,
+  type QuotaValues,
+} from '../../domain/quota-entity.js';
 
 export type { IpQuotaKey, QuotaEntity, QuotaKey, QuotaValues };
 export { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER };
@@ -34,4 +42,3 @@ export interface ClientQuotaAlteration {
   set: Partial<Record<QuotaKey | IpQuotaKey, number>>;
   remove: Array<QuotaKey | IpQuotaKey>;
 }
-

@@ -23,7 +23,9 @@ export interface ConfigAlteration {
   ops: ConfigOp[];
 }
 
-export type ConfigResult<T> = { kind: ConfigResourceKind; name: string; ok: true; value: T } | { kind: ConfigResourceKind; name: string; ok: false; error: KafkaErrorInfo };
+export type ConfigResult<T> =
+  | { kind: ConfigResourceKind; name: string; ok: true; value: T }
+  | { kind: ConfigResourceKind; name: string; ok: false; error: KafkaErrorInfo };
 
 /** One value a config takes at one level (DescribeConfigs' include_synonyms), highest precedence first. */
 export interface ConfigSynonym {
@@ -63,7 +65,9 @@ export function failAll<T>(kind: ConfigResourceKind, names: string[], err: unkno
 }
 
 /** Groups resources by where they must be sent: topics together, each broker on its own. */
-export function byDestination<T extends { kind: ConfigResourceKind; name: string }>(items: T[]): { target: 'any' | { broker: number }; items: T[] }[] {
+export function byDestination<T extends { kind: ConfigResourceKind; name: string }>(
+  items: T[],
+): { target: 'any' | { broker: number }; items: T[] }[] {
   const topics = items.filter((i) => i.kind === 'topic');
   const out: { target: 'any' | { broker: number }; items: T[] }[] = topics.length ? [{ target: 'any', items: topics }] : [];
   const brokers = new Map<string, T[]>();

@@ -46,7 +46,14 @@ export async function createPartitions(
     count: i.count,
     assignments: i.assignments ? i.assignments.map((brokerIds) => ({ brokerIds })) : null,
   }));
-  const build = (answered: Map<string, Answered<RawItem>>) => buildItems(increases, (i) => i.topic, duplicates, answered, () => null);
+  const build = (answered: Map<string, Answered<RawItem>>) =>
+    buildItems(
+      increases,
+      (i) => i.topic,
+      duplicates,
+      answered,
+      () => null,
+    );
   if (requests.length === 0) return build(new Map());
   // Serialised: one CreatePartitions in flight at a time. The client's own
   // createPartitions merges concurrent calls and silently loses one; we do not use it,

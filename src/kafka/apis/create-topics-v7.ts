@@ -55,12 +55,18 @@ export async function createTopics(kafka: Transport, topics: NewTopic[], opts: R
     configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
   }));
   const build = (answered: Map<string, Answered<CreateTopicsResponse['topics'][number]>>) =>
-    buildItems(topics, (t) => t.name, duplicates, answered, (raw) => ({
-      name: raw.name,
-      topicId: topicIdOrNull(raw.topicId),
-      partitions: raw.numPartitions,
-      replicationFactor: raw.replicationFactor,
-    }));
+    buildItems(
+      topics,
+      (t) => t.name,
+      duplicates,
+      answered,
+      (raw) => ({
+        name: raw.name,
+        topicId: topicIdOrNull(raw.topicId),
+        partitions: raw.numPartitions,
+        replicationFactor: raw.replicationFactor,
+      }),
+    );
   if (requests.length === 0) return build(new Map());
   return kafka.mutateOnController(
     'CreateTopics',

@@ -26,14 +26,25 @@ type DeleteTopicsResponse = Awaited<ReturnType<typeof deleteTopicsV6.api.async>>
 export async function deleteTopics(kafka: Transport, names: string[]): Promise<ItemResult<null>[]> {
   if (names.length === 0) return [];
   const { unique, duplicates } = splitDuplicates(names, (n) => n);
-  const build = (answered: Map<string, Answered<RawItem>>) => buildItems(names, (n) => n, duplicates, answered, () => null);
+  const build = (answered: Map<string, Answered<RawItem>>) =>
+    buildItems(
+      names,
+      (n) => n,
+      duplicates,
+      answered,
+      () => null,
+    );
   if (unique.length === 0) return build(new Map());
   return kafka.mutateOnController(
     'DeleteTopics',
     unique.map((name) => ({ name })),
     async (conn, batch) => {
       const res = await catchInBand<DeleteTopicsResponse>(
-        (await at(conn, GATEWAY_APIS.DeleteTopics, deleteTopicsV6.api)).async(conn, batch.map((b) => ({ name: b.name, topicId: null })), kafka.requestTimeoutMs),
+        (await at(conn, GATEWAY_APIS.DeleteTopics, deleteTopicsV6.api)).async(
+          conn,
+          batch.map((b) => ({ name: b.name, topicId: null })),
+          kafka.requestTimeoutMs,
+        ),
       );
       const items = res.responses.map((r) => ({ name: r.name ?? '', errorCode: r.errorCode, errorMessage: r.errorMessage }));
       return { throttleTimeMs: res.throttleTimeMs, items };

@@ -26,7 +26,16 @@ import { IP_QUOTA_KEY, isQuotaKey } from '../../domain/quota-entity.js';
 import { KafkaRequestError } from '../errors.js';
 import { kafkaErrorInfo, kafkaErrorName, NONE } from '../errors-map.js';
 import type { RequestSender } from '../request.js';
-import { ENTITY_CLIENT_ID, ENTITY_IP, ENTITY_USER, type ClientQuotaEntry, type ClientQuotaFilter, type IpQuotaKey, type QuotaEntity, type QuotaKey } from './client-quotas.js';
+import {
+  ENTITY_CLIENT_ID,
+  ENTITY_IP,
+  ENTITY_USER,
+  type ClientQuotaEntry,
+  type ClientQuotaFilter,
+  type IpQuotaKey,
+  type QuotaEntity,
+  type QuotaKey,
+} from './client-quotas.js';
 import { at, GATEWAY_APIS } from './versions.js';
 
 type DescribeComponent = Parameters<typeof describeClientQuotasV1.createRequest>[0][number];
@@ -36,7 +45,11 @@ function filterComponents(filter: ClientQuotaFilter): DescribeComponent[] {
   const out: DescribeComponent[] = [];
   const add = (entityType: EntityType, name: string | null | undefined): void => {
     if (name === undefined) return;
-    out.push(name === null ? { entityType, matchType: ClientQuotaMatchTypes.DEFAULT } : { entityType, matchType: ClientQuotaMatchTypes.EXACT, match: name });
+    out.push(
+      name === null
+        ? { entityType, matchType: ClientQuotaMatchTypes.DEFAULT }
+        : { entityType, matchType: ClientQuotaMatchTypes.EXACT, match: name },
+    );
   };
   add(ENTITY_USER, filter.user);
   add(ENTITY_CLIENT_ID, filter.clientId);
@@ -71,7 +84,12 @@ export async function describeClientQuotas(kafka: RequestSender, filter: ClientQ
   const res = await kafka.sendRequest(
     'DescribeClientQuotas',
     'any',
-    async (conn) => (await at(conn, GATEWAY_APIS.DescribeClientQuotas, describeClientQuotasV1.api)).async(conn, filterComponents(filter), filter.strict ?? false),
+    async (conn) =>
+      (await at(conn, GATEWAY_APIS.DescribeClientQuotas, describeClientQuotasV1.api)).async(
+        conn,
+        filterComponents(filter),
+        filter.strict ?? false,
+      ),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode, res.errorMessage));

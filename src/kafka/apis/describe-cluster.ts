@@ -73,11 +73,23 @@ export function decodeDescribeClusterV2Answer(r: WireReader): DescribeClusterRes
   const clusterAuthorizedOperations = r.int32();
   r.skipTaggedFields();
   if (errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(errorCode, errorMessage));
-  return { throttleTimeMs, errorCode, errorMessage, endpointType: endpointType as DescribeClusterResponse['endpointType'], clusterId, controllerId, brokers, clusterAuthorizedOperations };
+  return {
+    throttleTimeMs,
+    errorCode,
+    errorMessage,
+    endpointType: endpointType as DescribeClusterResponse['endpointType'],
+    clusterId,
+    controllerId,
+    brokers,
+    clusterAuthorizedOperations,
+  };
 }
 
-const describeClusterV2 = createAPI<[body: Buffer], DescribeClusterResponse>(GATEWAY_APIS.DescribeCluster.key, 2, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) =>
-  decodeDescribeClusterV2Answer(WireReader.fromClientReader(reader)),
+const describeClusterV2 = createAPI<[body: Buffer], DescribeClusterResponse>(
+  GATEWAY_APIS.DescribeCluster.key,
+  2,
+  payloadOf,
+  (_correlationId, _apiKey, _apiVersion, reader) => decodeDescribeClusterV2Answer(WireReader.fromClientReader(reader)),
 );
 const DESCRIBE_CLUSTER_V2_BODY = encodeDescribeClusterV2Request(false, false);
 
@@ -101,9 +113,7 @@ export async function describeCluster(kafka: Transport): Promise<ClusterDescript
       return {
         clusterId: md.clusterId ?? null,
         controllerId: md.controllerId,
-        brokers: md.brokers
-          .map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null }))
-          .sort((a, b) => a.id - b.id),
+        brokers: md.brokers.map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null })).sort((a, b) => a.id - b.id),
       };
     }
     kafka.learnBrokers(
@@ -113,9 +123,7 @@ export async function describeCluster(kafka: Transport): Promise<ClusterDescript
     return {
       clusterId: res.clusterId || null,
       controllerId: res.controllerId,
-      brokers: res.brokers
-        .map((b) => ({ id: b.brokerId, host: b.host, port: b.port, rack: b.rack ?? null }))
-        .sort((a, b) => a.id - b.id),
+      brokers: res.brokers.map((b) => ({ id: b.brokerId, host: b.host, port: b.port, rack: b.rack ?? null })).sort((a, b) => a.id - b.id),
     };
   });
 }

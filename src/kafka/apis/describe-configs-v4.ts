@@ -69,23 +69,27 @@ export async function describeTopicConfigs(kafka: Transport, name: string): Prom
     const res: DescribeConfigsResponse = await kafka.send(
       'DescribeConfigs',
       'any',
-      async (conn) => (await at(conn, GATEWAY_APIS.DescribeConfigs, describeConfigsV4.api)).async(conn, [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: null }], false, false),
+      async (conn) =>
+        (await at(conn, GATEWAY_APIS.DescribeConfigs, describeConfigsV4.api)).async(
+          conn,
+          [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: null }],
+          false,
+          false,
+        ),
       (r) => firstErrorName(r.results.map((x) => x.errorCode)),
     );
     const result = res.results[0];
     if (!result) throw new KafkaRequestError('kafka', kafkaErrorInfo(ERROR_CODES.UNKNOWN_SERVER_ERROR, 'Empty DescribeConfigs response'));
     if (result.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(result.errorCode, result.errorMessage));
     return result.configs
-      .map(
-        (c): ConfigEntry => ({
-          name: c.name,
-          value: c.isSensitive ? null : (c.value ?? null),
-          source: CONFIG_SOURCE_NAMES[c.configSource] ?? 'UNKNOWN',
-          isDefault: c.configSource === ConfigSources.DEFAULT_CONFIG,
-          readOnly: c.readOnly,
-          sensitive: c.isSensitive,
-        }),
-      )
+      .map((c): ConfigEntry => ({
+        name: c.name,
+        value: c.isSensitive ? null : (c.value ?? null),
+        source: CONFIG_SOURCE_NAMES[c.configSource] ?? 'UNKNOWN',
+        isDefault: c.configSource === ConfigSources.DEFAULT_CONFIG,
+        readOnly: c.readOnly,
+        sensitive: c.isSensitive,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   });
 }
@@ -110,16 +114,18 @@ export async function describeConfigs(kafka: Transport, resource: { kind: Config
     if (result.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(result.errorCode, result.errorMessage));
     const sourceName = (n: number) => KAFKA_SOURCE_NAMES[n] ?? 'UNKNOWN';
     return result.configs
-      .map(
-        (c): ConfigDetail => ({
-          name: c.name,
-          value: c.isSensitive ? null : (c.value ?? null),
-          source: sourceName(c.configSource),
-          isSensitive: c.isSensitive,
-          isReadOnly: c.readOnly,
-          synonyms: (c.synonyms ?? []).map((s) => ({ name: s.name, value: c.isSensitive ? null : (s.value ?? null), source: sourceName(s.source) })),
-        }),
-      )
+      .map((c): ConfigDetail => ({
+        name: c.name,
+        value: c.isSensitive ? null : (c.value ?? null),
+        source: sourceName(c.configSource),
+        isSensitive: c.isSensitive,
+        isReadOnly: c.readOnly,
+        synonyms: (c.synonyms ?? []).map((s) => ({
+          name: s.name,
+          value: c.isSensitive ? null : (s.value ?? null),
+          source: sourceName(s.source),
+        })),
+      }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   });
 }
@@ -152,14 +158,25 @@ export async function describeConfigOverrides(
         );
         return items.map((i) => {
           const r = res.results.find((x) => x.resourceName === i.name && x.resourceType === RESOURCE_TYPE[i.kind]);
-          if (!r) return { kind: i.kind, name: i.name, ok: false as const, error: kafkaErrorInfo(-1, 'No result for this resource in the DescribeConfigs response') };
-          if (r.errorCode !== 0) return { kind: i.kind, name: i.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage) };
+          if (!r)
+            return {
+              kind: i.kind,
+              name: i.name,
+              ok: false as const,
+              error: kafkaErrorInfo(-1, 'No result for this resource in the DescribeConfigs response'),
+            };
+          if (r.errorCode !== 0)
+            return { kind: i.kind, name: i.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage) };
           const value: ConfigOverrides = {};
           for (const c of r.configs) if (c.configSource === OVERRIDE_SOURCE[i.kind] && c.value != null) value[c.name] = c.value;
           return { kind: i.kind, name: i.name, ok: true as const, value };
         });
       } catch (err) {
-        return failAll(kind, items.map((i) => i.name), err);
+        return failAll(
+          kind,
+          items.map((i) => i.name),
+          err,
+        );
       }
     }),
   );

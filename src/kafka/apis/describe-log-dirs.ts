@@ -173,10 +173,15 @@ export function encodeDescribeLogDirsRequest(topics: { name: string; partitions:
  * its top-level error code (v3+; none before) for the transport's metrics label.
  */
 const describeAt = (version: number) =>
-  createAPI<[body: Buffer], UndecodedAnswer & { version: number }>(GATEWAY_APIS.DescribeLogDirs.key, version, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => {
-    const answer = WireReader.fromClientReader(reader);
-    return { version, errorCode: version >= 3 ? answer.buf.readInt16BE(answer.pos + 4) : 0, answer }; // after throttle_time_ms
-  });
+  createAPI<[body: Buffer], UndecodedAnswer & { version: number }>(
+    GATEWAY_APIS.DescribeLogDirs.key,
+    version,
+    payloadOf,
+    (_correlationId, _apiKey, _apiVersion, reader) => {
+      const answer = WireReader.fromClientReader(reader);
+      return { version, errorCode: version >= 3 ? answer.buf.readInt16BE(answer.pos + 4) : 0, answer }; // after throttle_time_ms
+    },
+  );
 const DESCRIBE_LOG_DIRS_BY_VERSION = { 2: describeAt(2), 3: describeAt(3), 4: describeAt(4) };
 
 /**
@@ -207,7 +212,8 @@ export interface KeyTable {
   keys?: string[];
 }
 
-const slotIn = (at: TopicSlots, partition: number): number => (at instanceof Int32Array ? (at[partition] ?? -1) : (at.get(partition) ?? -1));
+const slotIn = (at: TopicSlots, partition: number): number =>
+  at instanceof Int32Array ? (at[partition] ?? -1) : (at.get(partition) ?? -1);
 
 /** The slot of a partition in `table`, -1 if it was not asked about. */
 export function slotOf(table: KeyTable, topic: string, partition: number): number {
@@ -228,7 +234,9 @@ function keysOf(table: KeyTable): string[] {
  * and the key table of the partitions asked about. Two walks: the first counts each topic's
  * partitions and their range, so that every array is allocated once at its size.
  */
-export function* topicsOfSteps(partitions: readonly PartitionRef[]): Steps<{ topics: { name: string; partitions: number[] }[]; keys: KeyTable }> {
+export function* topicsOfSteps(
+  partitions: readonly PartitionRef[],
+): Steps<{ topics: { name: string; partitions: number[] }[]; keys: KeyTable }> {
   const byName = new Map<string, number>();
   const topicNames: string[] = [];
   const given: number[] = [];
@@ -329,7 +337,8 @@ export function* replicaSizesRequestSteps(partitions: readonly PartitionRef[]): 
 }
 
 /** The request for `partitions`, built in slices (see inSlices). */
-export const replicaSizesRequest = (partitions: readonly PartitionRef[]): Promise<ReplicaSizesRequest> => inSlices(replicaSizesRequestSteps(partitions));
+export const replicaSizesRequest = (partitions: readonly PartitionRef[]): Promise<ReplicaSizesRequest> =>
+  inSlices(replicaSizesRequestSteps(partitions));
 
 /**
  * Whether the i-th partition given to `request` was `topic`/`partition`: a caller walking its
@@ -436,14 +445,21 @@ export function* sizesMapSteps(columns: ReplicaSizeColumns, table: KeyTable): St
 }
 
 /** Sizes (and placement, if asked) of one broker's answer in the Map form (ReplicaSizes). */
-export function* replicaSizesSteps(answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Steps<Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'>> {
+export function* replicaSizesSteps(
+  answer: LogDirsAnswer,
+  table: KeyTable,
+  withPlacement: boolean,
+): Steps<Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'>> {
   const columns = yield* replicaSizeColumnsSteps(answer, table, withPlacement);
   const sizes = yield* sizesMapSteps(columns, table);
   return columns.placement ? { sizes, dirs: columns.dirs, placement: columns.placement } : { sizes, dirs: columns.dirs };
 }
 
-export const replicaSizesOf = (answer: LogDirsAnswer, table: KeyTable, withPlacement: boolean): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> =>
-  drain(replicaSizesSteps(answer, table, withPlacement));
+export const replicaSizesOf = (
+  answer: LogDirsAnswer,
+  table: KeyTable,
+  withPlacement: boolean,
+): Pick<ReplicaSizes, 'sizes' | 'dirs' | 'placement'> => drain(replicaSizesSteps(answer, table, withPlacement));
 
 export type BrokerSizeColumns = ({ broker: number; ok: true } & ReplicaSizeColumns) | { broker: number; ok: false; error: KafkaErrorInfo };
 
@@ -451,7 +467,12 @@ export type BrokerSizeColumns = ({ broker: number; ok: true } & ReplicaSizeColum
  * Sizes of the partitions of `request` on each of `brokers`, in columns indexed by the slots of
  * request.keys; a broker that does not answer fails alone.
  */
-export async function describeReplicaSizeColumns(kafka: RequestSender, brokers: number[], request: ReplicaSizesRequest, opts: ReplicaSizesOptions = {}): Promise<BrokerSizeColumns[]> {
+export async function describeReplicaSizeColumns(
+  kafka: RequestSender,
+  brokers: number[],
+  request: ReplicaSizesRequest,
+  opts: ReplicaSizesOptions = {},
+): Promise<BrokerSizeColumns[]> {
   return Promise.all(
     [...new Set(brokers)].map(async (broker): Promise<BrokerSizeColumns> => {
       try {

@@ -105,13 +105,20 @@ const arrayLengthSize = (n: number, flexible: boolean): number => (flexible ? uv
  * v0 carries no election type: only 'preferred' can be sent in it (as Kafka's
  * ElectLeadersRequest.Builder refuses otherwise).
  */
-export function encodeElectLeadersRequest(version: number, type: ElectionType, topics: readonly (readonly [string, readonly number[]])[] | null, timeoutMs: number): Buffer {
-  if (!ELECT_LEADERS_VERSIONS.includes(version as ElectLeadersVersion)) throw new RangeError(`ElectLeaders v${version} is not supported (v0-v2)`);
+export function encodeElectLeadersRequest(
+  version: number,
+  type: ElectionType,
+  topics: readonly (readonly [string, readonly number[]])[] | null,
+  timeoutMs: number,
+): Buffer {
+  if (!ELECT_LEADERS_VERSIONS.includes(version as ElectLeadersVersion))
+    throw new RangeError(`ElectLeaders v${version} is not supported (v0-v2)`);
   if (version === 0 && type !== 'preferred') throw new RangeError('ElectLeaders v0 only supports preferred elections');
   const flexible = isFlexible(version);
   let size = (version >= 1 ? 1 : 0) + 4 + (flexible ? 1 : 0);
   size += topics === null ? arrayLengthSize(-1, flexible) : arrayLengthSize(topics.length, flexible);
-  for (const [name, ps] of topics ?? []) size += strSize(name, flexible) + arrayLengthSize(ps.length, flexible) + 4 * ps.length + (flexible ? 1 : 0);
+  for (const [name, ps] of topics ?? [])
+    size += strSize(name, flexible) + arrayLengthSize(ps.length, flexible) + 4 * ps.length + (flexible ? 1 : 0);
   const w = new WireWriter(size);
   if (version >= 1) w.int8(TYPE_CODES[type]);
   const length = (n: number) => (flexible ? w.compactLength(n) : w.int32(n));
@@ -188,10 +195,20 @@ export function groupPartitions(partitions: readonly PartitionRef[]): [string, n
 // and so has the response header.
 // The answer's bytes are handed back as they are (a WireReader) and decoded here.
 const apis = new Map(
-  ELECT_LEADERS_VERSIONS.map((v) => [
-    v,
-    createAPI<[body: Buffer], WireReader>(ELECT_LEADERS_KEY, v, payloadOf, (_c, _k, _v, reader) => WireReader.fromClientReader(reader), isFlexible(v), isFlexible(v)),
-  ] as const),
+  ELECT_LEADERS_VERSIONS.map(
+    (v) =>
+      [
+        v,
+        createAPI<[body: Buffer], WireReader>(
+          ELECT_LEADERS_KEY,
+          v,
+          payloadOf,
+          (_c, _k, _v, reader) => WireReader.fromClientReader(reader),
+          isFlexible(v),
+          isFlexible(v),
+        ),
+      ] as const,
+  ),
 );
 
 /**
@@ -206,7 +223,12 @@ export async function electLeaders(
   opts: { version?: ElectLeadersVersion; timeoutMs?: number } = {},
 ): Promise<ElectLeadersAnswer> {
   const version = opts.version ?? DEFAULT_ELECT_LEADERS_VERSION;
-  const body = encodeElectLeadersRequest(version, type, partitions === null ? null : groupPartitions(partitions), opts.timeoutMs ?? kafka.requestTimeoutMs);
+  const body = encodeElectLeadersRequest(
+    version,
+    type,
+    partitions === null ? null : groupPartitions(partitions),
+    opts.timeoutMs ?? kafka.requestTimeoutMs,
+  );
   const api = apis.get(version)!;
   const decoded = new WeakMap<WireReader, ElectLeadersAnswer>();
   const decode = (r: WireReader): ElectLeadersAnswer => {

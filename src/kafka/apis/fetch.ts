@@ -67,7 +67,12 @@ type FetchResponse = Awaited<ReturnType<typeof fetchV17.api.async>>;
 
 /** v18: v17's grammar (the tagged high_watermark is a follower's), at version 18. */
 export const fetchV18 = {
-  api: createAPI<Parameters<typeof fetchV17.createRequest>, FetchResponse>(GATEWAY_APIS.Fetch.key, 18, fetchV17.createRequest, fetchV17.parseResponse),
+  api: createAPI<Parameters<typeof fetchV17.createRequest>, FetchResponse>(
+    GATEWAY_APIS.Fetch.key,
+    18,
+    fetchV17.createRequest,
+    fetchV17.parseResponse,
+  ),
 };
 
 const FETCH_BY_VERSION = { 12: fetchV12, 13: fetchV13, 14: fetchV14, 15: fetchV15, 16: fetchV16, 17: fetchV17, 18: fetchV18 };
@@ -104,12 +109,18 @@ export async function fetchRecords(
         0, // READ_UNCOMMITTED
         0,
         0, // session epoch 0 with session id 0: a full fetch, no session kept
-        [{ topicId: topicRef, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: maxBytes }] }],
+        [
+          {
+            topicId: topicRef,
+            partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: maxBytes }],
+          },
+        ],
         [],
         '',
       );
     },
-    (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstErrorName(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode)))),
+    (r) =>
+      r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : firstErrorName(r.responses.flatMap((t) => t.partitions.map((p) => p.errorCode))),
   );
   if (res.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(res.errorCode));
   const p = res.responses[0]?.partitions[0];

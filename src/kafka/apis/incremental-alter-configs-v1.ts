@@ -33,7 +33,11 @@ const OP_CODES = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
  * IncrementalAlterConfigs; each resource is applied atomically by Kafka and answered on
  * its own (one failing resource does not undo another).
  */
-export async function incrementalAlterConfigs(kafka: RequestSender, alterations: ConfigAlteration[], validateOnly = false): Promise<ConfigResult<null>[]> {
+export async function incrementalAlterConfigs(
+  kafka: RequestSender,
+  alterations: ConfigAlteration[],
+  validateOnly = false,
+): Promise<ConfigResult<null>[]> {
   const nonEmpty = alterations.filter((a) => a.ops.length > 0);
   const groups = byDestination(nonEmpty);
   const results = await Promise.all(
@@ -49,7 +53,11 @@ export async function incrementalAlterConfigs(kafka: RequestSender, alterations:
               items.map((a) => ({
                 resourceType: RESOURCE_TYPE[a.kind],
                 resourceName: a.name,
-                configs: a.ops.map((o) => (o.op === 'DELETE' ? { name: o.name, configOperation: OP_CODES.DELETE } : { name: o.name, configOperation: OP_CODES[o.op], value: o.value })),
+                configs: a.ops.map((o) =>
+                  o.op === 'DELETE'
+                    ? { name: o.name, configOperation: OP_CODES.DELETE }
+                    : { name: o.name, configOperation: OP_CODES[o.op], value: o.value },
+                ),
               })),
               validateOnly,
             ),
@@ -57,14 +65,25 @@ export async function incrementalAlterConfigs(kafka: RequestSender, alterations:
         );
         return items.map((a) => {
           const r = res.responses.find((x) => x.resourceName === a.name && x.resourceType === RESOURCE_TYPE[a.kind]);
-          if (!r) return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(-1, 'No result for this resource in the IncrementalAlterConfigs response') };
+          if (!r)
+            return {
+              kind: a.kind,
+              name: a.name,
+              ok: false as const,
+              error: kafkaErrorInfo(-1, 'No result for this resource in the IncrementalAlterConfigs response'),
+            };
           // The response's throttle time goes with a 89, for the 429's Retry-After.
           const throttle = r.errorCode === ERROR_CODES.THROTTLING_QUOTA_EXCEEDED ? res.throttleTimeMs : undefined;
-          if (r.errorCode !== 0) return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage, throttle) };
+          if (r.errorCode !== 0)
+            return { kind: a.kind, name: a.name, ok: false as const, error: kafkaErrorInfo(r.errorCode, r.errorMessage, throttle) };
           return { kind: a.kind, name: a.name, ok: true as const, value: null };
         });
       } catch (err) {
-        return failAll(kind, items.map((i) => i.name), err);
+        return failAll(
+          kind,
+          items.map((i) => i.name),
+          err,
+        );
       }
     }),
   );

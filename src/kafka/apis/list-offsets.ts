@@ -47,7 +47,8 @@ type ListOffsetsResponse = ReturnType<typeof listOffsetsV9.parseResponse>;
 /** The v10/v11 request body: v9's fields, then timeout_ms. */
 export function encodeListOffsetsRequest(replicaId: number, isolationLevel: number, topics: ListOffsetsTopics, timeoutMs: number): Buffer {
   let size = 4 + 1 + uvarintSize(topics.length + 1) + 4 + 1;
-  for (const t of topics) size += compactStringSize(t.name) + uvarintSize(t.partitions.length + 1) + t.partitions.length * (4 + 4 + 8 + 1) + 1;
+  for (const t of topics)
+    size += compactStringSize(t.name) + uvarintSize(t.partitions.length + 1) + t.partitions.length * (4 + 4 + 8 + 1) + 1;
   const w = new WireWriter(size).int32(replicaId).int8(isolationLevel).compactLength(topics.length);
   for (const t of topics) {
     w.compactString(t.name).compactLength(t.partitions.length);
@@ -57,7 +58,8 @@ export function encodeListOffsetsRequest(replicaId: number, isolationLevel: numb
   return w.int32(timeoutMs).noTaggedFields().done();
 }
 
-const listOffsetsWithTimeout = (version: 10 | 11) => createAPI<[body: Buffer], ListOffsetsResponse>(GATEWAY_APIS.ListOffsets.key, version, payloadOf, listOffsetsV9.parseResponse);
+const listOffsetsWithTimeout = (version: 10 | 11) =>
+  createAPI<[body: Buffer], ListOffsetsResponse>(GATEWAY_APIS.ListOffsets.key, version, payloadOf, listOffsetsV9.parseResponse);
 const LIST_OFFSETS_BY_VERSION = { 6: listOffsetsV6, 7: listOffsetsV7, 8: listOffsetsV8, 9: listOffsetsV9 };
 const LIST_OFFSETS_WITH_TIMEOUT = { 10: listOffsetsWithTimeout(10), 11: listOffsetsWithTimeout(11) };
 
@@ -70,14 +72,21 @@ export const LATEST = -1n;
  * asked of broker `leader` as a consumer (replica id -1, READ_UNCOMMITTED). An error code in
  * the answer is thrown as a KafkaRequestError (kind 'kafka').
  */
-export async function listOffset(kafka: RequestSender, leader: number, topic: string, partition: number, timestamp: bigint): Promise<bigint> {
+export async function listOffset(
+  kafka: RequestSender,
+  leader: number,
+  topic: string,
+  partition: number,
+  timestamp: bigint,
+): Promise<bigint> {
   const res = await kafka.sendRequest(
     'ListOffsets',
     { broker: leader },
     async (conn) => {
       const version = await versionFor(conn, GATEWAY_APIS.ListOffsets);
       const topics: ListOffsetsTopics = [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp }] }];
-      if (version >= 10) return LIST_OFFSETS_WITH_TIMEOUT[version as 10 | 11].async(conn, encodeListOffsetsRequest(-1, 0, topics, kafka.requestTimeoutMs));
+      if (version >= 10)
+        return LIST_OFFSETS_WITH_TIMEOUT[version as 10 | 11].async(conn, encodeListOffsetsRequest(-1, 0, topics, kafka.requestTimeoutMs));
       return LIST_OFFSETS_BY_VERSION[version as 6 | 7 | 8 | 9].api.async(conn, -1, 0, topics);
     },
     (r) => firstErrorName(r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode))),

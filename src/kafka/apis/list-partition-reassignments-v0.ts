@@ -87,7 +87,10 @@ export function* decodeListPartitionReassignmentsSteps(r: WireReader): Steps<Lis
 export const decodeListPartitionReassignments = (r: WireReader): ListedReassignments => drain(decodeListPartitionReassignmentsSteps(r));
 
 /** The request body; topics null = every moving partition (a null array). */
-export function encodeListPartitionReassignmentsRequest(timeoutMs: number, topics: { name: string; partitionIndexes: number[] }[] | null): Buffer {
+export function encodeListPartitionReassignmentsRequest(
+  timeoutMs: number,
+  topics: { name: string; partitionIndexes: number[] }[] | null,
+): Buffer {
   let size = 4 + 1 + (topics ? uvarintSize(topics.length + 1) : 1);
   for (const t of topics ?? []) size += compactStringSize(t.name) + int32ArraySize(t.partitionIndexes.length) + 1;
   const w = new WireWriter(size).int32(timeoutMs).compactLength(topics ? topics.length : -1);
@@ -107,7 +110,8 @@ export function groupByTopic<T extends PartitionRef>(items: T[]): Map<string, T[
   return m;
 }
 
-const byTopicPartition = (a: PartitionRef, b: PartitionRef): number => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
+const byTopicPartition = (a: PartitionRef, b: PartitionRef): number =>
+  a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
 
 /**
  * `moving` ordered by topic, then partition (stable, as one sort with byTopicPartition would
@@ -130,12 +134,18 @@ export function sortByTopicPartition(moving: MovingPartition[]): MovingPartition
 
 /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
 export async function listPartitionReassignments(kafka: RequestSender, partitions?: PartitionRef[]): Promise<MovingPartition[]> {
-  const topics = partitions ? [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) })) : null;
+  const topics = partitions
+    ? [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) }))
+    : null;
   if (topics && topics.length === 0) return [];
   const res = await kafka.sendRequest(
     'ListPartitionReassignments',
     'controller',
-    async (conn) => (await at(conn, GATEWAY_APIS.ListPartitionReassignments, listApi)).async(conn, encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics)),
+    async (conn) =>
+      (await at(conn, GATEWAY_APIS.ListPartitionReassignments, listApi)).async(
+        conn,
+        encodeListPartitionReassignmentsRequest(kafka.requestTimeoutMs, topics),
+      ),
     (r) => (r.errorCode === 0 ? NONE : kafkaErrorName(r.errorCode)),
   );
   let listed: ListedReassignments;

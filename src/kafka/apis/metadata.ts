@@ -283,7 +283,8 @@ export function metadataErrorName(res: MetadataAnswer<Placement>): string {
 
 /** `partitions` by partition id, in place; an answer already in order (Kafka lists them so) is not sorted. */
 function byPartition<T extends { partition: number }>(partitions: T[]): T[] {
-  for (let i = 1; i < partitions.length; i++) if (partitions[i - 1].partition > partitions[i].partition) return partitions.sort((a, b) => a.partition - b.partition);
+  for (let i = 1; i < partitions.length; i++)
+    if (partitions[i - 1].partition > partitions[i].partition) return partitions.sort((a, b) => a.partition - b.partition);
   return partitions;
 }
 
@@ -366,7 +367,11 @@ export async function describePartitions(kafka: RequestSender, topics: string[] 
  * partition), for the state topic (src/kafka/state-topic.ts); null when the topic does not
  * exist (UNKNOWN_TOPIC_OR_PARTITION). Any other topic error is thrown as a KafkaRequestError.
  */
-export async function partitionLeader(kafka: RequestSender, topic: string, partition: number): Promise<{ topicId: string; leader: number } | null> {
+export async function partitionLeader(
+  kafka: RequestSender,
+  topic: string,
+  partition: number,
+): Promise<{ topicId: string; leader: number } | null> {
   const res = await kafka.sendRequest('Metadata', 'any', metadataRequest([topic]), metadataErrorName);
   const t = res.topics.find((x) => x.name === topic);
   if (!t || t.errorCode === ERROR_CODES.UNKNOWN_TOPIC_OR_PARTITION) return null;

@@ -145,7 +145,11 @@ export function encodeProduceRequest(
 /** What the gateway reads of a Produce answer. */
 export interface ProduceAnswer {
   /** name: '' in v13, which names the topic by topicId (32 hex digits; '' below v13). */
-  responses: { name: string; topicId: string; partitionResponses: { index: number; errorCode: number; baseOffset: bigint; errorMessage: string | null }[] }[];
+  responses: {
+    name: string;
+    topicId: string;
+    partitionResponses: { index: number; errorCode: number; baseOffset: bigint; errorMessage: string | null }[];
+  }[];
   throttleTimeMs: number;
 }
 
@@ -223,7 +227,11 @@ export async function produceRecords(
       { broker: leader },
       async (conn) => {
         const version = await versionFor(conn, GATEWAY_APIS.Produce);
-        if (version >= 13 && id !== null) return PRODUCE_BY_VERSION[13].async(conn, (byId ??= encodeProduceRequest(-1, timeoutMs, topic, partition, records, timestamp, id)));
+        if (version >= 13 && id !== null)
+          return PRODUCE_BY_VERSION[13].async(
+            conn,
+            (byId ??= encodeProduceRequest(-1, timeoutMs, topic, partition, records, timestamp, id)),
+          );
         const body = (byName ??= encodeProduceRequest(-1, timeoutMs, topic, partition, records, timestamp));
         return PRODUCE_BY_VERSION[Math.min(version, 12) as 9 | 10 | 11 | 12].async(conn, body);
       },

@@ -63,7 +63,10 @@ export function unsupportedApiError(api: GatewayApi, broker: BrokerApiVersions):
   const has = r ? `accepts ${api.name} v${r[0]}-v${r[1]}` : `does not offer ${api.name}`;
   return new KafkaRequestError(
     'kafka',
-    kafkaErrorInfo(ERROR_CODES.UNSUPPORTED_VERSION, `The broker ${has}; the gateway speaks v${api.min}-v${api.max} (Kafka 2.8 or later): nothing was sent`),
+    kafkaErrorInfo(
+      ERROR_CODES.UNSUPPORTED_VERSION,
+      `The broker ${has}; the gateway speaks v${api.min}-v${api.max} (Kafka 2.8 or later): nothing was sent`,
+    ),
   );
 }
 
@@ -90,7 +93,10 @@ export function brokerApiVersions(conn: Connection): Promise<BrokerApiVersions> 
         // negotiation was for (in-band item errors).
         if (err instanceof ResponseError) {
           const code = (err.response as { errorCode?: number } | undefined)?.errorCode ?? ERROR_CODES.UNSUPPORTED_VERSION;
-          throw new KafkaRequestError('kafka', kafkaErrorInfo(code, 'The broker refused ApiVersions v3 (Kafka older than 2.4?): nothing else was sent'));
+          throw new KafkaRequestError(
+            'kafka',
+            kafkaErrorInfo(code, 'The broker refused ApiVersions v3 (Kafka older than 2.4?): nothing else was sent'),
+          );
         }
         throw err;
       },
@@ -112,7 +118,11 @@ export async function versionFor(conn: Connection, api: GatewayApi): Promise<num
  * `api`'s per-version request modules (or anything per version), picked by the negotiated
  * version: `byVersion[v]` for v from api.min to api.max.
  */
-export async function pick<T>(conn: Connection, api: GatewayApi, byVersion: Readonly<Record<number, T>>): Promise<{ version: number; module: T }> {
+export async function pick<T>(
+  conn: Connection,
+  api: GatewayApi,
+  byVersion: Readonly<Record<number, T>>,
+): Promise<{ version: number; module: T }> {
   const version = await versionFor(conn, api);
   return { version, module: byVersion[version] };
 }

@@ -82,7 +82,8 @@ function envFloat(env: Env, key: string, def: number, min: number, max: number, 
 export function parseTokenRefreshConfig(env: Env, problems: string[]): TokenRefreshConfig {
   const retryBackoffMs = envInt(env, 'KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS', 100, 1, 600000, problems);
   const retryBackoffMaxMs = envInt(env, 'KAFKA_SASL_LOGIN_RETRY_BACKOFF_MAX_MS', Math.max(10000, retryBackoffMs), 1, 600000, problems);
-  if (retryBackoffMaxMs < retryBackoffMs) problems.push('KAFKA_SASL_LOGIN_RETRY_BACKOFF_MAX_MS must be >= KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS');
+  if (retryBackoffMaxMs < retryBackoffMs)
+    problems.push('KAFKA_SASL_LOGIN_RETRY_BACKOFF_MAX_MS must be >= KAFKA_SASL_LOGIN_RETRY_BACKOFF_MS');
   return {
     // Kafka's ranges (SaslConfigs): factor 0.5-1.0, jitter 0-0.25, min period 0-900 s, buffer 0-3600 s.
     windowFactor: envFloat(env, 'KAFKA_SASL_LOGIN_REFRESH_WINDOW_FACTOR', 0.8, 0.5, 1, problems),
@@ -102,7 +103,10 @@ export function parseTokenRefreshConfig(env: Env, problems: string[]): TokenRefr
 export function parseExtensions(raw: string | undefined, problems: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   if (raw === undefined) return out;
-  for (const pair of raw.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const pair of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const eq = pair.indexOf('=');
     const name = eq < 0 ? pair : pair.slice(0, eq).trim();
     const value = eq < 0 ? '' : pair.slice(eq + 1).trim();
@@ -138,7 +142,8 @@ function parseOAuthBearer(env: Env, refresh: TokenRefreshConfig, problems: strin
     }
   }
   if (url?.protocol === 'file:') {
-    if (tokenFile !== undefined) problems.push('set KAFKA_SASL_OAUTHBEARER_TOKEN_FILE or a file:// KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL, not both');
+    if (tokenFile !== undefined)
+      problems.push('set KAFKA_SASL_OAUTHBEARER_TOKEN_FILE or a file:// KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL, not both');
     tokenFile = decodeURIComponent(url.pathname);
     url = undefined;
   } else if (url !== undefined && url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -147,16 +152,22 @@ function parseOAuthBearer(env: Env, refresh: TokenRefreshConfig, problems: strin
 
   if (tokenFile !== undefined) {
     if (url !== undefined) problems.push('set KAFKA_SASL_OAUTHBEARER_TOKEN_FILE or KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL, not both');
-    const stray = ['KAFKA_SASL_OAUTHBEARER_CLIENT_ID', 'KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET', 'KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE', 'KAFKA_SASL_OAUTHBEARER_SCOPE'].filter(
-      (k) => envString(env, k) !== undefined,
-    );
+    const stray = [
+      'KAFKA_SASL_OAUTHBEARER_CLIENT_ID',
+      'KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET',
+      'KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE',
+      'KAFKA_SASL_OAUTHBEARER_SCOPE',
+    ].filter((k) => envString(env, k) !== undefined);
     if (stray.length) problems.push(`${stray.join(', ')} set but the token comes from a file (KAFKA_SASL_OAUTHBEARER_TOKEN_FILE)`);
     source = { kind: 'file', tokenFile };
   } else if (url !== undefined) {
-    if (clientId === undefined) problems.push('KAFKA_SASL_OAUTHBEARER_CLIENT_ID is required with KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL');
+    if (clientId === undefined)
+      problems.push('KAFKA_SASL_OAUTHBEARER_CLIENT_ID is required with KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL');
     const hasSecret = clientSecret !== undefined && clientSecret !== '';
     if (hasSecret === (clientSecretFile !== undefined)) {
-      problems.push('exactly one of KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET and KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE is required with KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL');
+      problems.push(
+        'exactly one of KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET and KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE is required with KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL',
+      );
     }
     source = {
       kind: 'oidc',
@@ -167,18 +178,22 @@ function parseOAuthBearer(env: Env, refresh: TokenRefreshConfig, problems: strin
       ...(scope !== undefined && { scope }),
     };
   } else if (endpoint === undefined) {
-    problems.push('KAFKA_SASL_MECHANISM=OAUTHBEARER needs KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL (with client id and secret) or KAFKA_SASL_OAUTHBEARER_TOKEN_FILE');
+    problems.push(
+      'KAFKA_SASL_MECHANISM=OAUTHBEARER needs KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL (with client id and secret) or KAFKA_SASL_OAUTHBEARER_TOKEN_FILE',
+    );
   }
   return { mechanism: 'OAUTHBEARER', username, source, extensions, refresh };
 }
 
 function parseAwsMskIam(env: Env, refresh: TokenRefreshConfig, problems: string[]): AwsMskIamSaslConfig {
   const region = envString(env, 'KAFKA_SASL_AWS_REGION') ?? envString(env, 'AWS_REGION') ?? envString(env, 'AWS_DEFAULT_REGION');
-  if (region === undefined) problems.push('KAFKA_SASL_MECHANISM=AWS_MSK_IAM needs KAFKA_SASL_AWS_REGION (or AWS_REGION): the cluster\'s region');
+  if (region === undefined)
+    problems.push("KAFKA_SASL_MECHANISM=AWS_MSK_IAM needs KAFKA_SASL_AWS_REGION (or AWS_REGION): the cluster's region");
   else if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) problems.push(`KAFKA_SASL_AWS_REGION is not an AWS region: "${region}"`);
   const roleArn = envString(env, 'KAFKA_SASL_AWS_ROLE_ARN');
   const roleSessionName = envString(env, 'KAFKA_SASL_AWS_ROLE_SESSION_NAME');
-  if (roleSessionName !== undefined && roleArn === undefined) problems.push('KAFKA_SASL_AWS_ROLE_SESSION_NAME set but KAFKA_SASL_AWS_ROLE_ARN is not');
+  if (roleSessionName !== undefined && roleArn === undefined)
+    problems.push('KAFKA_SASL_AWS_ROLE_SESSION_NAME set but KAFKA_SASL_AWS_ROLE_ARN is not');
   const stray = TOKEN_ENV_KEYS.filter((k) => k.startsWith('KAFKA_SASL_OAUTHBEARER_') && envString(env, k) !== undefined);
   if (stray.length) problems.push(`${stray.join(', ')} set but KAFKA_SASL_MECHANISM is AWS_MSK_IAM (the token comes from AWS's signer)`);
   return {
@@ -193,7 +208,8 @@ function parseAwsMskIam(env: Env, refresh: TokenRefreshConfig, problems: string[
 
 /** The settings of a token mechanism; problems are appended to `problems`. */
 export function parseTokenSaslConfig(env: Env, mechanism: (typeof TOKEN_MECHANISMS)[number], problems: string[]): TokenSaslConfig {
-  if (envString(env, 'KAFKA_SASL_PASSWORD') !== undefined) problems.push(`KAFKA_SASL_PASSWORD set but KAFKA_SASL_MECHANISM is ${mechanism} (no password is sent)`);
+  if (envString(env, 'KAFKA_SASL_PASSWORD') !== undefined)
+    problems.push(`KAFKA_SASL_PASSWORD set but KAFKA_SASL_MECHANISM is ${mechanism} (no password is sent)`);
   const refresh = parseTokenRefreshConfig(env, problems);
   return mechanism === 'OAUTHBEARER' ? parseOAuthBearer(env, refresh, problems) : parseAwsMskIam(env, refresh, problems);
 }

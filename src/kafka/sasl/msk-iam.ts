@@ -25,7 +25,11 @@ export async function fetchMskIamToken(cfg: Pick<AwsMskIamSaslConfig, 'region' |
   try {
     answer =
       cfg.roleArn !== undefined
-        ? await signer.generateAuthTokenFromRole({ region: cfg.region, awsRoleArn: cfg.roleArn, ...(cfg.roleSessionName !== undefined && { awsRoleSessionName: cfg.roleSessionName }) })
+        ? await signer.generateAuthTokenFromRole({
+            region: cfg.region,
+            awsRoleArn: cfg.roleArn,
+            ...(cfg.roleSessionName !== undefined && { awsRoleSessionName: cfg.roleSessionName }),
+          })
         : await signer.generateAuthToken({ region: cfg.region });
   } catch (e) {
     // The SDK's messages name the missing or refused credentials, never a secret.

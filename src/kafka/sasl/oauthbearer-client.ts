@@ -104,7 +104,12 @@ export function createTokenSasl(cfg: TokenSaslConfig, opts: TokenSourceOptions =
     source = new RefreshingToken(`the AWS MSK IAM signer (region ${cfg.region})`, () => fetchMskIamToken(cfg), cfg.refresh, opts);
   } else if (cfg.source.kind === 'oidc') {
     const oidc = cfg.source;
-    source = new RefreshingToken(`token endpoint ${oidc.tokenEndpointUrl}`, () => fetchClientCredentialsToken(oidc, cfg.refresh.timeoutMs), cfg.refresh, opts);
+    source = new RefreshingToken(
+      `token endpoint ${oidc.tokenEndpointUrl}`,
+      () => fetchClientCredentialsToken(oidc, cfg.refresh.timeoutMs),
+      cfg.refresh,
+      opts,
+    );
   } else {
     const file = cfg.source.tokenFile;
     source = new RefreshingToken(`token file ${file}`, () => readTokenFile(file), cfg.refresh, opts);

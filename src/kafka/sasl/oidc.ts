@@ -48,7 +48,9 @@ export async function fetchClientCredentialsToken(
     try {
       secret = (await read(source.clientSecretFile!)).trim();
     } catch (e) {
-      throw new Error(`KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE: cannot read ${source.clientSecretFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET_FILE: cannot read ${source.clientSecretFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   }
   const basic = Buffer.from(`${encodeURIComponent(source.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
@@ -99,7 +101,9 @@ export async function readTokenFile(path: string, read: ReadText = readText): Pr
     value = (await read(path)).trim();
   } catch (e) {
     // A file being replaced may be missing for a moment: try again shortly.
-    throw new TransientTokenError(`KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new TransientTokenError(
+      `KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   const jwt = jwtLifetime(value);
   if (!jwt) throw new Error(`KAFKA_SASL_OAUTHBEARER_TOKEN_FILE: ${path} does not hold a JWT with an exp claim`);

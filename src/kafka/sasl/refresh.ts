@@ -52,7 +52,11 @@ export function isDue(token: TokenLifetime, nowMs: number, cfg: Pick<TokenRefres
 }
 
 /** Wait before retry `n` (1-based) after a failed fetch: doubling from base, capped, equal jitter. */
-export function retryWaitMs(cfg: Pick<TokenRefreshConfig, 'retryBackoffMs' | 'retryBackoffMaxMs'>, n: number, random: () => number = Math.random): number {
+export function retryWaitMs(
+  cfg: Pick<TokenRefreshConfig, 'retryBackoffMs' | 'retryBackoffMaxMs'>,
+  n: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(cfg.retryBackoffMaxMs, cfg.retryBackoffMs * 2 ** Math.max(0, n - 1));
   return ceiling / 2 + (ceiling / 2) * Math.min(Math.max(random(), 0), 1);
 }

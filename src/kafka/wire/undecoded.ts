@@ -27,5 +27,7 @@ export function undecodedApi(apiKey: number, apiVersion: number) {
  * are: for an answer with no top-level error code (Metadata v12), whose label needs it decoded.
  */
 export function rawAnswerApi(apiKey: number, apiVersion: number) {
-  return createAPI<[body: Buffer], WireReader>(apiKey, apiVersion, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) => WireReader.fromClientReader(reader));
+  return createAPI<[body: Buffer], WireReader>(apiKey, apiVersion, payloadOf, (_correlationId, _apiKey, _apiVersion, reader) =>
+    WireReader.fromClientReader(reader),
+  );
 }

@@ -98,11 +98,34 @@ export async function decide(
   let next: ReassignmentRecord | undefined;
   if (r.state === 'pending') {
     if (!pendingDue(r)) return undefined; // its writer may still be starting it
-    if (stillMoving) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'running', startedAt: now, reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it' };
-    else if (await atTarget(r)) next = { ...r, partitions: await settle(QUEUED_OR_MOVING), state: 'completed', startedAt: now, endedAt: now, reason: 'its start was interrupted; the partitions are at their target' };
+    if (stillMoving)
+      next = {
+        ...r,
+        partitions: await settle(QUEUED_OR_MOVING),
+        state: 'running',
+        startedAt: now,
+        reason: 'adopted by the reconciler: its start was interrupted after Kafka accepted it',
+      };
+    else if (await atTarget(r))
+      next = {
+        ...r,
+        partitions: await settle(QUEUED_OR_MOVING),
+        state: 'completed',
+        startedAt: now,
+        endedAt: now,
+        reason: 'its start was interrupted; the partitions are at their target',
+      };
     else {
-      const partitions = r.partitions.map((p) => (p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p));
-      next = { ...r, partitions, state: 'failed', endedAt: now, reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved' };
+      const partitions = r.partitions.map((p) =>
+        p.state === 'queued' || p.state === 'moving' ? { ...p, state: 'cancelled' as const, endedAt: now } : p,
+      );
+      next = {
+        ...r,
+        partitions,
+        state: 'failed',
+        endedAt: now,
+        reason: 'its start was interrupted before Kafka accepted it (the gateway stopped); nothing was moved',
+      };
     }
   } else if (r.state === 'running') {
     const partitions = await settle(MOVING);
@@ -112,7 +135,13 @@ export async function decide(
       // Every partition it is responsible for completed (this pass or earlier ones).
       next = partitions.every((p) => p.supersededBy || p.state === 'completed' || p.state === 'failed')
         ? { ...r, partitions, state: 'completed', endedAt }
-        : { ...r, partitions, state: 'cancelled', endedAt, reason: 'its moves ended without reaching the target: cancelled outside the gateway' };
+        : {
+            ...r,
+            partitions,
+            state: 'cancelled',
+            endedAt,
+            reason: 'its moves ended without reaching the target: cancelled outside the gateway',
+          };
     } else if (r.movesEndedAt !== undefined) {
       // Recorded as ended, yet moving again (re-sent outside the gateway): its demand is live again.
       const { movesEndedAt: _ended, ...rest } = r;
@@ -126,6 +155,7 @@ export async function decide(
   next = { ...next, updatedAt: now };
   // Throttles kept on purpose outlive the reassignment as a standing request.
   const extra: StateValue[] = [];
-  if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !obs.throttleRequests.has(`kept-${r.id}`)) extra.push(keptThrottles(next, now, r.requestedBy));
+  if (!isLive(next) && next.throttleDemand && !next.autoRemoveThrottle && !obs.throttleRequests.has(`kept-${r.id}`))
+    extra.push(keptThrottles(next, now, r.requestedBy));
   return { next, extra };
 }

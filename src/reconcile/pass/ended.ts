@@ -47,7 +47,8 @@ export async function endedTopics(
     for (let i = 0; i < ps.length; i++) {
       if (i % PACE_EVERY === PACE_EVERY - 1) await pace();
       const p = ps[i];
-      if (!p.supersededBy && open.has(p.state) && !topics.has(p.topic) && !movingIds.has(partitionId(p.topic, p.partition))) topics.add(p.topic);
+      if (!p.supersededBy && open.has(p.state) && !topics.has(p.topic) && !movingIds.has(partitionId(p.topic, p.partition)))
+        topics.add(p.topic);
     }
   }
   return topics;
@@ -60,7 +61,13 @@ export async function endedTopics(
  * cancelled): so their demand can be recorded as ended (`movesEndedAt`) before that placement
  * is read. Only records as they were when Kafka's moves were read (`before`).
  */
-export async function movesEndedRecords(view: StateView, before: ReadonlyMap<string, ReassignmentRecord>, moves: AttributedMoves, pending: ReadonlySet<string>, pace: Pace): Promise<Set<string>> {
+export async function movesEndedRecords(
+  view: StateView,
+  before: ReadonlyMap<string, ReassignmentRecord>,
+  moves: AttributedMoves,
+  pending: ReadonlySet<string>,
+  pace: Pace,
+): Promise<Set<string>> {
   const out = new Set<string>();
   for (const r of view.reassignments.values()) {
     if (r.state !== 'running' || r.movesEndedAt !== undefined || !r.throttleDemand || !r.autoRemoveThrottle) continue;

@@ -16,7 +16,13 @@ import type { PassContext, ReconcilerDeps } from './context.js';
 export async function sampleEndedSince(ctx: PassContext, view: StateView, moves: AttributedMoves, pace: Pace): Promise<boolean> {
   if (moves.movingOf.size === 0) return false;
   const progress = ctx.d.progress;
-  const sample = await endWatchSample(view.reassignments.values(), moves.movingOf, (id) => progress.likelyLast(id), END_WATCH_MAX_PARTITIONS, pace);
+  const sample = await endWatchSample(
+    view.reassignments.values(),
+    moves.movingOf,
+    (id) => progress.likelyLast(id),
+    END_WATCH_MAX_PARTITIONS,
+    pace,
+  );
   if (sample.length === 0) return false;
   const { sampled, seen } = await sampleListed(ctx.d.kafka, sample);
   return [...sampled].some((id) => !seen.has(id));
@@ -26,7 +32,10 @@ export async function sampleEndedSince(ctx: PassContext, view: StateView, moves:
  * One ListPartitionReassignments of an end-watch sample: the reassignments sampled, and those
  * of them with a sampled move Kafka still lists (the end watch and the recheck above).
  */
-export async function sampleListed(kafka: KafkaAdmin, sample: readonly EndWatchPartition[]): Promise<{ sampled: Set<string>; seen: Set<string> }> {
+export async function sampleListed(
+  kafka: KafkaAdmin,
+  sample: readonly EndWatchPartition[],
+): Promise<{ sampled: Set<string>; seen: Set<string> }> {
   const listed = await kafka.listPartitionReassignments(sample.map((s) => ({ topic: s.topic, partition: s.partition })));
   const still = new Set(listed.map((m) => partitionId(m.topic, m.partition)));
   const sampled = new Set<string>();
@@ -62,13 +71,17 @@ export async function pacedMoveEnded(d: Pick<ReconcilerDeps, 'kafka' | 'store'>,
 export async function cancelLateStarts(ctx: PassContext, moving: readonly MovingPartition[]): Promise<void> {
   const late = lateStartsOfCancelled(moving, ctx.d.store.view(), ctx.now());
   if (late.length === 0) return;
-  ctx.d.logger?.warn('cancelling moves that started after their reassignment was cancelled', { partitions: late.slice(0, 20).map((m) => partitionId(m.topic, m.partition)), count: late.length });
-  const results = await ctx.d.kafka.alterPartitionReassignments(late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
+  ctx.d.logger?.warn('cancelling moves that started after their reassignment was cancelled', {
+    partitions: late.slice(0, 20).map((m) => partitionId(m.topic, m.partition)),
+    count: late.length,
+  });
+  const results = await ctx.d.kafka.alterPartitionReassignments(
+    late.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })),
+  );
   // 85 NO_REASSIGNMENT_IN_PROGRESS: it ended meanwhile (the next pass sees where it is).
   const failed = results.filter((r) => !r.ok && r.error.code !== 85);
   if (failed.length > 0) throw new Error(`cancelling late starts: ${failed.length} refused by Kafka`);
 }
-
 
 /** Paced reassignments: settle what ended, start the next waves (pacer.ts). */
 export async function advancePaced(pacer: Pacer, view: StateView): Promise<void> {

@@ -39,27 +39,39 @@ export async function resolveRecords(
     // -> Kafka is read again for it and the decision re-made on the fresh record, so the
     // other write is never overwritten. Another holder for too long: next pass.
     await ctx.d.hooks?.gate?.('before-record-write', r.id);
-    await withRecordClaim(ctx.d.store, { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, r.id, async () => {
-      const freshView = await ctx.d.store.refresh();
-      const fresh = freshView.reassignments.get(r.id);
-      if (!fresh || !isLive(fresh)) return { result: undefined };
-      if (fresh === r && first.extra.length === 0) {
-        // Unchanged since it was decided: the same decision (#decide is pure in r and obs; a
-        // kept-throttles request, `extra`, is checked against the fresh view below).
-        if (first.next.state !== r.state) ctx.d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: first.next.state, reason: first.next.reason });
-        return { result: undefined, values: [first.next] };
-      }
-      let obs = observed;
-      if (fresh !== r) {
-        const nowMoving = await ctx.d.kafka.listPartitionReassignments();
-        const nowPlacement = await ctx.d.kafka.describePartitions([...new Set(fresh.partitions.map((p) => p.topic))]);
-        obs = await observation(freshView, await attributeMovesPaced(nowMoving, freshView, pace), nowPlacement, pace);
-      }
-      const decided = await decide(fresh, obs, ctx.now(), dirs, pace, ctx.pendingDue);
-      if (!decided) return { result: undefined };
-      if (decided.next.state !== fresh.state) ctx.d.logger?.info('reassignment state changed', { id: r.id, from: fresh.state, to: decided.next.state, reason: decided.next.reason });
-      return { result: undefined, values: [decided.next, ...decided.extra] };
-    });
+    await withRecordClaim(
+      ctx.d.store,
+      { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS },
+      r.id,
+      async () => {
+        const freshView = await ctx.d.store.refresh();
+        const fresh = freshView.reassignments.get(r.id);
+        if (!fresh || !isLive(fresh)) return { result: undefined };
+        if (fresh === r && first.extra.length === 0) {
+          // Unchanged since it was decided: the same decision (#decide is pure in r and obs; a
+          // kept-throttles request, `extra`, is checked against the fresh view below).
+          if (first.next.state !== r.state)
+            ctx.d.logger?.info('reassignment state changed', { id: r.id, from: r.state, to: first.next.state, reason: first.next.reason });
+          return { result: undefined, values: [first.next] };
+        }
+        let obs = observed;
+        if (fresh !== r) {
+          const nowMoving = await ctx.d.kafka.listPartitionReassignments();
+          const nowPlacement = await ctx.d.kafka.describePartitions([...new Set(fresh.partitions.map((p) => p.topic))]);
+          obs = await observation(freshView, await attributeMovesPaced(nowMoving, freshView, pace), nowPlacement, pace);
+        }
+        const decided = await decide(fresh, obs, ctx.now(), dirs, pace, ctx.pendingDue);
+        if (!decided) return { result: undefined };
+        if (decided.next.state !== fresh.state)
+          ctx.d.logger?.info('reassignment state changed', {
+            id: r.id,
+            from: fresh.state,
+            to: decided.next.state,
+            reason: decided.next.reason,
+          });
+        return { result: undefined, values: [decided.next, ...decided.extra] };
+      },
+    );
   }
 }
 
@@ -75,12 +87,17 @@ export async function markMovesEnded(ctx: PassContext, view: StateView, ids: Rea
     const r = view.reassignments.get(id);
     if (!r) continue;
     const now = ctx.now();
-    const out = await withRecordClaim(ctx.d.store, { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS }, id, async () => {
-      const fresh = (await ctx.d.store.refresh()).reassignments.get(id);
-      // Written meanwhile (a PATCH, a cancel, on any instance): the regular path judges it.
-      if (fresh !== r) return { result: false };
-      return { result: true, values: [{ ...r, movesEndedAt: now, updatedAt: now }] };
-    });
+    const out = await withRecordClaim(
+      ctx.d.store,
+      { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'reconcile', waitMs: RECORD_CLAIM_WAIT_MS },
+      id,
+      async () => {
+        const fresh = (await ctx.d.store.refresh()).reassignments.get(id);
+        // Written meanwhile (a PATCH, a cancel, on any instance): the regular path judges it.
+        if (fresh !== r) return { result: false };
+        return { result: true, values: [{ ...r, movesEndedAt: now, updatedAt: now }] };
+      },
+    );
     if (out.granted && out.result) marked.add(id);
   }
   return marked;
@@ -91,7 +108,13 @@ export async function markMovesEnded(ctx: PassContext, view: StateView, ids: Rea
  * completed or cancelled from their partitions' placement (Metadata of their topics), judged
  * like any record from Kafka's moves as this pass read them (they had none).
  */
-export async function recordEnds(ctx: PassContext, ids: ReadonlySet<string>, moves: AttributedMoves, dirs: LogDirObservation, pace: Pace): Promise<void> {
+export async function recordEnds(
+  ctx: PassContext,
+  ids: ReadonlySet<string>,
+  moves: AttributedMoves,
+  dirs: LogDirObservation,
+  pace: Pace,
+): Promise<void> {
   const view = ctx.d.store.view();
   const marked = new Map<string, ReassignmentRecord>();
   for (const id of ids) {
@@ -99,7 +122,13 @@ export async function recordEnds(ctx: PassContext, ids: ReadonlySet<string>, mov
     if (r && r.state === 'running' && r.movesEndedAt !== undefined) marked.set(id, r);
   }
   if (marked.size === 0) return;
-  const topics = await endedTopics(view, moves.movingIds, (r) => ctx.pendingDue(r), pace, (r) => marked.get(r.id) === r);
+  const topics = await endedTopics(
+    view,
+    moves.movingIds,
+    (r) => ctx.pendingDue(r),
+    pace,
+    (r) => marked.get(r.id) === r,
+  );
   const placement = topics.size === 0 ? [] : await ctx.d.kafka.describePartitions([...topics]);
   await resolveRecords(ctx, view, marked, moves, placement, dirs, pace);
 }
@@ -108,7 +137,14 @@ export async function recordEnds(ctx: PassContext, ids: ReadonlySet<string>, mov
 export async function retire(ctx: PassContext, view: StateView): Promise<void> {
   const cutoff = ctx.now() - ctx.d.config.retentionSeconds * 1000;
   const old = [...view.reassignments.values()].filter(
-    (r) => !isLive(r) && (r.endedAt ?? r.updatedAt) < cutoff && (!r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined),
+    (r) =>
+      !isLive(r) &&
+      (r.endedAt ?? r.updatedAt) < cutoff &&
+      (!r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined),
   );
-  if (old.length) await ctx.d.store.write([], old.map((r) => reassignmentKey(r.id)));
+  if (old.length)
+    await ctx.d.store.write(
+      [],
+      old.map((r) => reassignmentKey(r.id)),
+    );
 }

@@ -43,7 +43,11 @@ export async function recordRemovals(ctx: PassContext, view: StateView, now: num
     const from = ctx.lastSeenMoving.get(r.id) ?? r.endedAt;
     ctx.lastSeenMoving.delete(r.id);
     ctx.d.metrics?.throttleRemoved(r.state, from !== undefined ? (now - from) / 1000 : null);
-    ctx.d.logger?.info('throttles removed', { reassignment: r.id, state: r.state, delaySeconds: from !== undefined ? (now - from) / 1000 : null });
+    ctx.d.logger?.info('throttles removed', {
+      reassignment: r.id,
+      state: r.state,
+      delaySeconds: from !== undefined ? (now - from) / 1000 : null,
+    });
   }
   for (const t of view.throttleRequests.values()) {
     if (t.expiresAt === null || t.expiresAt > now) continue;
@@ -61,7 +65,8 @@ export function removalPendingSeconds(ctx: PassContext, view: StateView): number
   let oldest = now;
   for (const r of view.reassignments.values()) {
     // A running record whose moves are recorded as ended waits for its throttles to go too.
-    if ((isLive(r) && r.movesEndedAt === undefined) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined) continue;
+    if ((isLive(r) && r.movesEndedAt === undefined) || !r.throttleDemand || !r.autoRemoveThrottle || r.throttlesRemovedAt !== undefined)
+      continue;
     oldest = Math.min(oldest, r.endedAt ?? r.movesEndedAt ?? r.updatedAt);
   }
   for (const t of view.throttleRequests.values()) {
@@ -91,7 +96,14 @@ export async function observeProgress(ctx: PassContext, view: StateView, moves: 
       else if (x.state === 'moving') inFlight++;
     }
     // Held by the health interlocks: not moving on purpose, not stalled (its own alert says so).
-    gauges.push({ id: r.id, bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone), etaSeconds: p.etaSeconds, stalled: p.stalled && !r.hold, queued, moving: inFlight });
+    gauges.push({
+      id: r.id,
+      bytesRemaining: Math.max(0, p.bytesTotal - p.bytesDone),
+      etaSeconds: p.etaSeconds,
+      stalled: p.stalled && !r.hold,
+      queued,
+      moving: inFlight,
+    });
     await pace();
   }
   ctx.d.metrics?.setProgress(gauges);

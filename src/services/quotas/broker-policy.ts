@@ -45,7 +45,11 @@ export class BrokerQuotaPolicy {
     if (!table) return undefined;
     const resolved = resolveQuota(table, 'controller_mutation_rate', this.#opts.kafkaUser, clientId);
     if (!resolved) return undefined;
-    return formatRateLimitPolicy({ name: BROKER_POLICY_NAME, quota: resolved.value * this.#opts.windowSeconds, windowSeconds: this.#opts.windowSeconds });
+    return formatRateLimitPolicy({
+      name: BROKER_POLICY_NAME,
+      quota: resolved.value * this.#opts.windowSeconds,
+      windowSeconds: this.#opts.windowSeconds,
+    });
   }
 
   /** The RateLimit member after a broker 429: nothing left until Retry-After. */

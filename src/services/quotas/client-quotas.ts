@@ -24,7 +24,12 @@ export class ClientQuotaService {
   }
 
   /** Sets `set` and removes `remove` for `entity` (one AlterClientQuotas). */
-  async alter(entity: QuotaEntity, set: Partial<Record<QuotaKey | IpQuotaKey, number>>, remove: Array<QuotaKey | IpQuotaKey>, validateOnly: boolean): Promise<void> {
+  async alter(
+    entity: QuotaEntity,
+    set: Partial<Record<QuotaKey | IpQuotaKey, number>>,
+    remove: Array<QuotaKey | IpQuotaKey>,
+    validateOnly: boolean,
+  ): Promise<void> {
     await this.#quotas.alterClientQuota({ entity, set, remove }, { validateOnly });
     if (!validateOnly) this.#admission.quotasChanged();
   }

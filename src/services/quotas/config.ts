@@ -54,7 +54,8 @@ export function parseQuotaConfig(env: Env, problems: string[]): QuotaConfig {
   const windowSizeSeconds = envInt(env, 'GATEWAY_MUTATION_WINDOW_SIZE_SECONDS', DEFAULT_QUOTA_WINDOW.windowSizeSeconds, 1, 3600, problems);
   if (rateRaw !== undefined) {
     const rate = Number(rateRaw);
-    if (!/^\d+(\.\d+)?$/.test(rateRaw) || !(rate > 0) || rate > 1e9) problems.push(`GATEWAY_MUTATION_RATE must be a number > 0 (partition mutations per second), got "${rateRaw}"`);
+    if (!/^\d+(\.\d+)?$/.test(rateRaw) || !(rate > 0) || rate > 1e9)
+      problems.push(`GATEWAY_MUTATION_RATE must be a number > 0 (partition mutations per second), got "${rateRaw}"`);
     else admission = { rate, window: { windowNum, windowSizeSeconds } };
   }
 
@@ -62,7 +63,14 @@ export function parseQuotaConfig(env: Env, problems: string[]): QuotaConfig {
     clientIdPattern: pattern,
     callerClients,
     admission,
-    brokerWindowSeconds: envInt(env, 'KAFKA_CONTROLLER_QUOTA_WINDOW_SECONDS', DEFAULT_QUOTA_CONFIG.brokerWindowSeconds, 1, 86_400, problems),
+    brokerWindowSeconds: envInt(
+      env,
+      'KAFKA_CONTROLLER_QUOTA_WINDOW_SECONDS',
+      DEFAULT_QUOTA_CONFIG.brokerWindowSeconds,
+      1,
+      86_400,
+      problems,
+    ),
     brokerQuotaCacheMs: envInt(env, 'KAFKA_QUOTA_CACHE_MS', DEFAULT_QUOTA_CONFIG.brokerQuotaCacheMs, 0, 3_600_000, problems),
   };
 }

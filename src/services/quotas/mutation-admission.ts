@@ -229,7 +229,14 @@ export class MutationAdmission {
   }
 
   /** One round: gateway admission, then Kafka for the admitted items; answers updated in place. */
-  async #attempt<In, T>(caller: Caller, spec: MutationSpec<In, T>, items: In[], answers: Map<string, Answer<T>>, round: number, metrics: QuotaMetrics): Promise<void> {
+  async #attempt<In, T>(
+    caller: Caller,
+    spec: MutationSpec<In, T>,
+    items: In[],
+    answers: Map<string, Answer<T>>,
+    round: number,
+    metrics: QuotaMetrics,
+  ): Promise<void> {
     let toSend = items;
     const charged = new Map<string, number>();
     const admission = this.#admission;
@@ -287,7 +294,12 @@ export class MutationAdmission {
     metrics.rejected(spec.api, 'broker', refused, longest);
   }
 
-  #rateLimitFields<T>(caller: Caller, answers: Map<string, Answer<T>>, results: ItemResult<T>[], brokerPolicy: string | undefined): RateLimitFields {
+  #rateLimitFields<T>(
+    caller: Caller,
+    answers: Map<string, Answer<T>>,
+    results: ItemResult<T>[],
+    brokerPolicy: string | undefined,
+  ): RateLimitFields {
     const policies: string[] = [];
     const limits: string[] = [];
     if (this.#admission) {
@@ -311,7 +323,11 @@ export interface RetryOptions {
 export function retryOptions(retryOnQuotaViolation: unknown, timeoutMs: unknown): RetryOptions {
   const enabled = retryOnQuotaViolation === 'true' || retryOnQuotaViolation === true;
   const raw = Number(timeoutMs);
-  return { enabled, timeoutMs: timeoutMs === undefined || !Number.isFinite(raw) ? DEFAULT_QUOTA_TIMEOUT_MS : Math.min(MAX_QUOTA_TIMEOUT_MS, Math.max(0, raw)) };
+  return {
+    enabled,
+    timeoutMs:
+      timeoutMs === undefined || !Number.isFinite(raw) ? DEFAULT_QUOTA_TIMEOUT_MS : Math.min(MAX_QUOTA_TIMEOUT_MS, Math.max(0, raw)),
+  };
 }
 
 /** Partition counts of existing topics by name (one Metadata request), for admission costs. */

@@ -53,7 +53,10 @@ function bucketOf(topicHashed: number, partition: number): number {
 }
 
 /** The bucket resources of `partitions`, each once, in order of first appearance. */
-export async function bucketResources(partitions: readonly { topic: string; partition: number }[], pace: () => Promise<void>): Promise<string[]> {
+export async function bucketResources(
+  partitions: readonly { topic: string; partition: number }[],
+  pace: () => Promise<void>,
+): Promise<string[]> {
   const seen = new Uint8Array(PARTITION_BUCKETS);
   const out: string[] = [];
   let topic: string | null = null;
@@ -120,12 +123,21 @@ export async function admitReassignment(
       ok: false,
       errors: req.partitions
         .filter((p) => held.has(partitionResource(p.topic, p.partition)))
-        .map((p) => conflict(p.topic, p.partition, who, `${p.topic}-${p.partition} may be claimed by another reassignment${who ? ` (${who})` : ''} being accepted at the same moment by gateway instance ${holder?.owner ?? 'unknown'}. Retry in a moment; if it is moving then, set addToExisting to true to replace its move.`)),
+        .map((p) =>
+          conflict(
+            p.topic,
+            p.partition,
+            who,
+            `${p.topic}-${p.partition} may be claimed by another reassignment${who ? ` (${who})` : ''} being accepted at the same moment by gateway instance ${holder?.owner ?? 'unknown'}. Retry in a moment; if it is moving then, set addToExisting to true to replace its move.`,
+          ),
+        ),
     };
   }
   const view = store.view();
   // Running when validation looked (and its partition not moving then): its move is over.
-  const others = req.addToExisting ? [] : [...view.reassignments.values()].filter((r) => isLive(r) && r.id !== req.id && req.validated.get(r.id) !== 'running');
+  const others = req.addToExisting
+    ? []
+    : [...view.reassignments.values()].filter((r) => isLive(r) && r.id !== req.id && req.validated.get(r.id) !== 'running');
   if (others.length > 0) {
     const wanted = new PartitionMap<true>();
     for (let i = 0; i < req.partitions.length; i++) {
@@ -136,7 +148,14 @@ export async function admitReassignment(
     for (const r of others) {
       for (const p of activePartitions(r)) {
         if (wanted.has(p.topic, p.partition)) {
-          errors.push(conflict(p.topic, p.partition, r.id, `${p.topic}-${p.partition} was just taken by reassignment ${r.id} (${r.state}). Set addToExisting to true to replace its move.`));
+          errors.push(
+            conflict(
+              p.topic,
+              p.partition,
+              r.id,
+              `${p.topic}-${p.partition} was just taken by reassignment ${r.id} (${r.state}). Set addToExisting to true to replace its move.`,
+            ),
+          );
         }
       }
     }

@@ -10,7 +10,14 @@ import { makePacer } from '../../state/layout.js';
 import type { ReassignmentRecord, ThrottleRequestRecord } from '../../state/records.js';
 import { startReassignment } from './start.js';
 import { withPacingClaim } from './pacing-claim.js';
-import { PACE_BUDGET_MS, type CancelOptions, type CancelResult, type PartitionStatus, type ServiceContext, type StartResult } from './types.js';
+import {
+  PACE_BUDGET_MS,
+  type CancelOptions,
+  type CancelResult,
+  type PartitionStatus,
+  type ServiceContext,
+  type StartResult,
+} from './types.js';
 
 export async function cancel(ctx: ServiceContext, id: string, opts: CancelOptions, requestedBy: string | null): Promise<CancelResult> {
   // Paced: no instance starts a wave between our reading Kafka's moves and recording the cancel.
@@ -38,7 +45,8 @@ async function cancelClaimed(ctx: ServiceContext, id: string, opts: CancelOption
       // A pending record's moving partitions are being sent (written ahead as started): its
       // start sees the cancel and sends nothing, so those not moving in Kafka never moved.
       partitions: record.partitions.map((p) => {
-        if (p.state === 'queued' || (p.state === 'moving' && (pending || cancelling.has(partitionId(p.topic, p.partition))))) return { ...p, state: 'cancelled' as const, endedAt: now };
+        if (p.state === 'queued' || (p.state === 'moving' && (pending || cancelling.has(partitionId(p.topic, p.partition)))))
+          return { ...p, state: 'cancelled' as const, endedAt: now };
         return p.state === 'moving' ? { ...p, state: 'completed' as const, endedAt: now } : p;
       }),
       state: 'cancelled',
@@ -63,22 +71,42 @@ async function cancelClaimed(ctx: ServiceContext, id: string, opts: CancelOption
   if (opts.rollback) {
     // Partitions that reached their target go back; cancelled ones were reverted by Kafka.
     const placement = await ctx.d.kafka.describePartitions([...new Set(record.partitions.map((p) => p.topic))]);
-    const statuses = partitionStatuses(record, moving.filter((m) => !cancelling.has(partitionId(m.topic, m.partition))), [], placement);
+    const statuses = partitionStatuses(
+      record,
+      moving.filter((m) => !cancelling.has(partitionId(m.topic, m.partition))),
+      [],
+      placement,
+    );
     // Also those Kafka's cancel reverted to the original replicas in another order: a revert
     // keeps target ++ removing minus adding ([2,1,0] -> [2,0] for [0,2] -> [2,1]), which changed
     // the preferred leader; a pure reorder (no bytes) puts the original order back.
-    const back = statuses.filter((s) => (s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join()) || (s.status === 'reverted' && reorderedOnly(s.replicas, s.originalReplicas)));
+    const back = statuses.filter(
+      (s) =>
+        (s.status === 'done' && s.originalReplicas.join() !== s.targetReplicas.join()) ||
+        (s.status === 'reverted' && reorderedOnly(s.replicas, s.originalReplicas)),
+    );
     if (back.length > 0) {
       // The domain's parser makes the request (its defaults, its shared replica lists).
-      const body = { partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })), throttle: record.throttle, autoRemoveThrottle: record.autoRemoveThrottle };
+      const body = {
+        partitions: back.map((s) => ({ topic: s.topic, partition: s.partition, replicas: s.originalReplicas })),
+        throttle: record.throttle,
+        autoRemoveThrottle: record.autoRemoveThrottle,
+      };
       const parsed = await driveSteps(parseReassignmentRequestSteps(body), makePacer(PACE_BUDGET_MS));
-      rollback = parsed.ok ? await startReassignment(ctx, parsed.request, requestedBy, { rollbackOf: record.id }) : { kind: 'bad-request', errors: parsed.errors };
+      rollback = parsed.ok
+        ? await startReassignment(ctx, parsed.request, requestedBy, { rollbackOf: record.id })
+        : { kind: 'bad-request', errors: parsed.errors };
     }
   }
   return { kind: 'done', record, cancelled: mine, rollback };
 }
 
-export function partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {
+export function partitionStatuses(
+  record: ReassignmentRecord,
+  moving: MovingPartition[],
+  attributed: OngoingPartitionReassignment[],
+  placement: TopicPartitions[],
+): PartitionStatus[] {
   const movingHere = new Map<string, MovingPartition>();
   attributed.forEach((a, i) => {
     if (a.reassignmentId === record.id) movingHere.set(partitionId(a.topic, a.partition), moving[i]);

@@ -20,4 +20,7 @@ export function countPartitions(r: ReassignmentRecord): PartitionCounts {
   countsOf.set(r, { partitions: cold ? null : ps, updatedAt: r.updatedAt, counts: c });
   return { ...c };
 }
-const countsOf = new WeakMap<ReassignmentRecord, { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; counts: PartitionCounts }>();
+const countsOf = new WeakMap<
+  ReassignmentRecord,
+  { partitions: ReassignmentRecord['partitions'] | null; updatedAt: number; counts: PartitionCounts }
+>();

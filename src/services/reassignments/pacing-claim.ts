@@ -16,7 +16,11 @@ export async function withPacingClaim<T>(ctx: ServiceContext, id: string, purpos
   // A holder that died is taken over once we have seen its claim for a whole lease (claims.ts).
   const deadline = Date.now() + ctx.d.config.pacingLeaseMs + 2000;
   for (;;) {
-    const claimed = await ctx.d.store.claim([pacingClaimResource(id)], { purpose: `${purpose} ${id}`, owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs });
+    const claimed = await ctx.d.store.claim([pacingClaimResource(id)], {
+      purpose: `${purpose} ${id}`,
+      owner: ctx.d.config.instanceId,
+      ttlMs: ctx.d.config.pacingLeaseMs,
+    });
     if (claimed.granted) {
       try {
         // Every write fn makes is fenced by the claim: refused if it ends first (src/state/fence.ts).

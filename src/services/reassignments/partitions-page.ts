@@ -48,7 +48,11 @@ export class PartitionOrders {
  * adding/removing, bytes copied) only for the page's moving partitions: one
  * ListPartitionReassignments and one DescribeLogDirs per broker hosting their adding replicas.
  */
-export async function partitionsPage(ctx: ServiceContext, id: string, q: { state: PartitionState | 'all'; limit: number; cursor: string | null }): Promise<PartitionPage> {
+export async function partitionsPage(
+  ctx: ServiceContext,
+  id: string,
+  q: { state: PartitionState | 'all'; limit: number; cursor: string | null },
+): Promise<PartitionPage> {
   const view = await ctx.d.store.refresh();
   const record = view.reassignments.get(id);
   if (!record) return { kind: 'not-found' };
@@ -135,7 +139,16 @@ export async function partitionsPage(ctx: ServiceContext, id: string, q: { state
       replicas = p.state === 'completed' ? p.target : p.original;
       done = p.state === 'completed' ? total : p.state === 'queued' ? 0 : null;
     }
-    const percent = p.state === 'completed' ? 100 : total === null || done === null ? null : total === 0 ? (p.state === 'moving' ? 0 : 100) : Math.floor((Math.min(done, total) / total) * 10_000) / 100;
+    const percent =
+      p.state === 'completed'
+        ? 100
+        : total === null || done === null
+          ? null
+          : total === 0
+            ? p.state === 'moving'
+              ? 0
+              : 100
+            : Math.floor((Math.min(done, total) / total) * 10_000) / 100;
     return {
       topic: p.topic,
       partition: p.partition,

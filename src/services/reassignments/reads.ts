@@ -28,7 +28,12 @@ interface ListAttribution {
 const leanAttributions = new WeakMap<readonly MovingPartition[], WeakMap<ReadonlyMap<string, string>, ListAttribution>>();
 
 /** Kafka's moves grouped by owner for GET /reassignments, yielding to the event loop (`pace`) on the way. O(moves). */
-async function attributeForList(moving: readonly MovingPartition[], owners: ReadonlyMap<string, string>, detail: boolean, pace: () => Promise<void>): Promise<ListAttribution> {
+async function attributeForList(
+  moving: readonly MovingPartition[],
+  owners: ReadonlyMap<string, string>,
+  detail: boolean,
+  pace: () => Promise<void>,
+): Promise<ListAttribution> {
   const known = detail ? undefined : leanAttributions.get(moving)?.get(owners);
   if (known) return known;
   const counts = new Map<string, number>();
@@ -79,7 +84,11 @@ export async function listReassignments(ctx: ServiceContext, opts: { detail?: bo
   for (const record of records) {
     // Counts and bytes (brief: cached per record; a finished one unpacks its packed partitions
     // once, 10-20 ms at 100,000), yielding between records.
-    reassignments.push({ ...brief(ctx, record), movingCount: counts.get(record.id) ?? 0, ...(detail && { moving: byId.get(record.id) ?? [] }) });
+    reassignments.push({
+      ...brief(ctx, record),
+      movingCount: counts.get(record.id) ?? 0,
+      ...(detail && { moving: byId.get(record.id) ?? [] }),
+    });
     await pace();
   }
   return {
@@ -92,7 +101,14 @@ export async function listReassignments(ctx: ServiceContext, opts: { detail?: bo
 /** The summary of a record in hand (counts, progress from the shared snapshots). */
 export function summarize(ctx: ServiceContext, record: ReassignmentRecord): ReassignmentDetail {
   const progress = ctx.d.progress.progress(record);
-  return { record, counts: countPartitions(record), progress: record.concurrency && record.state === 'running' && progress.etaSeconds !== 0 ? { ...progress, etaSeconds: pacedEta(ctx, record, progress) } : progress };
+  return {
+    record,
+    counts: countPartitions(record),
+    progress:
+      record.concurrency && record.state === 'running' && progress.etaSeconds !== 0
+        ? { ...progress, etaSeconds: pacedEta(ctx, record, progress) }
+        : progress,
+  };
 }
 
 /**
@@ -124,7 +140,16 @@ function pacedEta(ctx: ServiceContext, record: ReassignmentRecord, progress: Sna
     .map((p) => {
       const adding = p.target.filter((b) => !p.original.includes(b)).length;
       const size = adding > 0 ? (p.bytesTotal ?? 0) / adding : 0;
-      return { topic: p.topic, partition: p.partition, currentReplicas: p.original, leader: null, targetReplicas: p.target, sizeBytes: size, state: p.state, bytesDone: p.state === 'moving' ? size * share : 0 };
+      return {
+        topic: p.topic,
+        partition: p.partition,
+        currentReplicas: p.original,
+        leader: null,
+        targetReplicas: p.target,
+        sizeBytes: size,
+        state: p.state,
+        bytesDone: p.state === 'moving' ? size * share : 0,
+      };
     });
   const model = parts.length <= PACED_ETA_MODEL_MAX;
   const eta = pacedEtaSeconds(parts, record.concurrency!, record.order, {

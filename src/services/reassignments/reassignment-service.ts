@@ -60,7 +60,14 @@ export class ReassignmentService {
       now,
       moves,
       health: () =>
-        (this.#healthInterlock ??= new HealthInterlock({ kafka: deps.kafka, store: deps.store, config: deps.config, now, ...(deps.metrics && { metrics: deps.metrics }), ...(deps.logger && { logger: deps.logger }) })),
+        (this.#healthInterlock ??= new HealthInterlock({
+          kafka: deps.kafka,
+          store: deps.store,
+          config: deps.config,
+          now,
+          ...(deps.metrics && { metrics: deps.metrics }),
+          ...(deps.logger && { logger: deps.logger }),
+        })),
       order: (r, pace) => this.#orders.get(r, pace),
       ongoing: (view) => this.ongoing(view),
     };
@@ -111,7 +118,12 @@ export class ReassignmentService {
     return partitionsPage(this.#ctx, id, q);
   }
 
-  partitionStatuses(record: ReassignmentRecord, moving: MovingPartition[], attributed: OngoingPartitionReassignment[], placement: TopicPartitions[]): PartitionStatus[] {
+  partitionStatuses(
+    record: ReassignmentRecord,
+    moving: MovingPartition[],
+    attributed: OngoingPartitionReassignment[],
+    placement: TopicPartitions[],
+  ): PartitionStatus[] {
     return partitionStatuses(record, moving, attributed, placement);
   }
 

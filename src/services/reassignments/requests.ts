@@ -3,7 +3,12 @@
 // kept as the origin), the gateway's shape or kafka-reassign-partitions.sh's file (the domain's
 // parser normalises both). PATCH /reassignments/{id}: the paced execution's fields.
 import { unwrapPlanBody } from '../../domain/plan/reassignment-body.js';
-import { parseReassignmentRequestSteps, parseConcurrency, type FieldError, type ParseReassignmentResult } from '../../domain/reassignment/index.js';
+import {
+  parseReassignmentRequestSteps,
+  parseConcurrency,
+  type FieldError,
+  type ParseReassignmentResult,
+} from '../../domain/reassignment/index.js';
 import { parseSafety } from '../../domain/reassignment/health.js';
 import { withPlanOrigin } from '../../domain/reassignment/origin.js';
 import { driveSteps } from '../../event-loop-turns.js';
@@ -18,7 +23,10 @@ import { PACE_BUDGET_MS, type SteerPatch } from './types.js';
 export async function parseStartRequest(body: unknown, opts: { validateOnly: boolean }): Promise<ParseReassignmentResult> {
   // A plan answer's goal is kept as the reassignment's origin (unless the body names one) before the plan is unwrapped.
   const unwrapped = unwrapPlanBody(withPlanOrigin(body));
-  const withFlag = opts.validateOnly && unwrapped !== null && typeof unwrapped === 'object' && !Array.isArray(unwrapped) ? { ...unwrapped, validateOnly: true } : unwrapped;
+  const withFlag =
+    opts.validateOnly && unwrapped !== null && typeof unwrapped === 'object' && !Array.isArray(unwrapped)
+      ? { ...unwrapped, validateOnly: true }
+      : unwrapped;
   return driveSteps(parseReassignmentRequestSteps(withFlag), makePacer(PACE_BUDGET_MS));
 }
 
@@ -26,7 +34,10 @@ export async function parseStartRequest(body: unknown, opts: { validateOnly: boo
  * The `concurrency` and `safety` of a PATCH body (absent: not in the patch), and every problem
  * with them. `paused` and `throttle` are typed by the request validation already.
  */
-export function parseSteerFields(body: { concurrency?: unknown; safety?: unknown }): { patch: Pick<SteerPatch, 'concurrency' | 'safety'>; errors: FieldError[] } {
+export function parseSteerFields(body: { concurrency?: unknown; safety?: unknown }): {
+  patch: Pick<SteerPatch, 'concurrency' | 'safety'>;
+  errors: FieldError[];
+} {
   const errors: FieldError[] = [];
   const concurrency = 'concurrency' in body ? parseConcurrency(body.concurrency, '/concurrency', errors) : undefined;
   const safety = 'safety' in body ? parseSafety(body.safety, '/safety', errors) : undefined;

@@ -50,7 +50,9 @@ export async function healthAtStart(interlock: HealthInterlock, input: StartHeal
   // Its moves as its record will list them (all queued: nothing is sent yet), so that what it
   // is to move or drain counts as a live reassignment's, not as trouble.
   const partitions: ReassignmentPartitionRecord[] = [];
-  for (const p of input.partitions) if (!p.noOp) partitions.push({ topic: p.topic, partition: p.partition, original: p.currentReplicas, target: p.targetReplicas, state: 'queued' });
+  for (const p of input.partitions)
+    if (!p.noOp)
+      partitions.push({ topic: p.topic, partition: p.partition, original: p.currentReplicas, target: p.targetReplicas, state: 'queued' });
   const movingIds = new Set<string>();
   for (const m of input.moving) movingIds.add(partitionId(m.topic, m.partition));
   const { decision } = await interlock.decideAtStart({ partitions, ...(input.safety && { safety: input.safety }) }, movingIds, input.view);
@@ -61,7 +63,12 @@ export async function healthAtStart(interlock: HealthInterlock, input: StartHeal
 }
 
 export function warningMessage(reasons: readonly TroubleReason[], paced: boolean): string {
-  const what = reasons.map((r) => `${r.count} ${LABEL[r.kind]}${r.examples.length > 0 ? ` (${r.examples.join(', ')}${r.count > r.examples.length ? ', ...' : ''})` : ''}`).join('; ');
+  const what = reasons
+    .map(
+      (r) =>
+        `${r.count} ${LABEL[r.kind]}${r.examples.length > 0 ? ` (${r.examples.join(', ')}${r.count > r.examples.length ? ', ...' : ''})` : ''}`,
+    )
+    .join('; ');
   return paced
     ? `The cluster is in trouble: ${what}. The reassignment starts held: no move is sent until the cluster is healthy again; it then resumes by itself.`
     : `The cluster is in trouble: ${what}. Without concurrency every move is sent at once and nothing can be held; give concurrency to start held, or retry once the cluster is healthy.`;

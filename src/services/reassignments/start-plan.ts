@@ -50,7 +50,15 @@ export async function planStart(ctx: ServiceContext, v: ValidatedStart, pace: ()
   const { view, ongoing, plan, sizeAt, dirMoves, dirBrokers, currentDirs } = v;
   let req = v.req;
   // finishBy: the first throttle from the plan's bytes per broker (the reconciler re-decides it every pass).
-  const deadline: { throttle: number; state: DeadlineState } | null = req.finishBy === null ? null : initialDeadline(plan.partitions, sizeAt, { finishBy: req.finishBy, bounds: req.throttleBounds ?? DEFAULT_THROTTLE_BOUNDS, now: ctx.now(), bandwidth: ctx.d.bandwidthBytesPerSecond ?? null });
+  const deadline: { throttle: number; state: DeadlineState } | null =
+    req.finishBy === null
+      ? null
+      : initialDeadline(plan.partitions, sizeAt, {
+          finishBy: req.finishBy,
+          bounds: req.throttleBounds ?? DEFAULT_THROTTLE_BOUNDS,
+          now: ctx.now(),
+          bandwidth: ctx.d.bandwidthBytesPerSecond ?? null,
+        });
   if (deadline) req = { ...req, throttle: deadline.throttle };
   // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
   const concurrency = req.concurrency ?? ctx.d.config.defaultConcurrency ?? null;
@@ -69,9 +77,26 @@ export async function planStart(ctx: ServiceContext, v: ValidatedStart, pace: ()
           noOp: p.noOp,
         }));
   // Health interlocks (issue 30): trouble the policy holds on -> created held, no first wave (start-health.ts).
-  const atStart = await healthAtStart(ctx.health(), { safety: req.safety, paced: paced !== null, partitions: plan.partitions, moving: ongoing.moving, view });
+  const atStart = await healthAtStart(ctx.health(), {
+    safety: req.safety,
+    paced: paced !== null,
+    partitions: plan.partitions,
+    moving: ongoing.moving,
+    view,
+  });
   const heldAtStart = req.validateOnly ? undefined : atStart.hold;
-  const firstWave = heldAtStart ? [] : paced && concurrency ? await driveSteps(nextToStartSteps(paced.filter((p) => !p.noOp), concurrency, order), pace) : null;
+  const firstWave = heldAtStart
+    ? []
+    : paced && concurrency
+      ? await driveSteps(
+          nextToStartSteps(
+            paced.filter((p) => !p.noOp),
+            concurrency,
+            order,
+          ),
+          pace,
+        )
+      : null;
   const inFirstWave = new PartitionMap<true>();
   for (const p of firstWave ?? []) inFirstWave.set(p.topic, p.partition, true);
   const moves = plan.partitions.filter((p) => !p.noOp);
@@ -81,21 +106,40 @@ export async function planStart(ctx: ServiceContext, v: ValidatedStart, pace: ()
   // validateOnly computes it now; a POST while Kafka handles the moves, when the gateway is
   // mostly waiting (the write-ahead steps and the moves do not depend on it).
   const planViewNow = async (): Promise<PlanView> => {
-    const estimate = await driveSteps(estimateMoveSteps(plan.partitions, (_, i) => sizeAt(i), { throttle: req.throttle, bandwidth: ctx.d.bandwidthBytesPerSecond ?? null }), pace);
+    const estimate = await driveSteps(
+      estimateMoveSteps(plan.partitions, (_, i) => sizeAt(i), { throttle: req.throttle, bandwidth: ctx.d.bandwidthBytesPerSecond ?? null }),
+      pace,
+    );
     const rollback = await driveSteps(formatReassignmentFileSteps(plan.rollback), pace);
     const schedule =
       paced && concurrency
-        ? await driveSteps(planWavesSteps(paced.filter((p) => !p.noOp), concurrency, order, { throttle: req.throttle, bandwidth: ctx.d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN }), pace)
+        ? await driveSteps(
+            planWavesSteps(
+              paced.filter((p) => !p.noOp),
+              concurrency,
+              order,
+              { throttle: req.throttle, bandwidth: ctx.d.bandwidthBytesPerSecond ?? null, maxWaves: MAX_WAVES_SHOWN },
+            ),
+            pace,
+          )
         : null;
     return {
       partitions: plan.partitions,
       warnings: plan.warnings,
       throttle: req.throttle,
-      throttleConfigs: throttles && req.throttle !== null ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle) : [],
+      throttleConfigs:
+        throttles && req.throttle !== null
+          ? withLogDirThrottleConfigs(reassignmentThrottleConfigs(throttles, req.throttle), dirBrokers, req.throttle)
+          : [],
       estimate,
       rollback,
       pacing: concurrency && schedule ? { concurrency, order, schedule } : null,
-      ...(dirMoves.length > 0 && { logDirMoves: dirMoves.map((m) => ({ ...m, currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null })) }),
+      ...(dirMoves.length > 0 && {
+        logDirMoves: dirMoves.map((m) => ({
+          ...m,
+          currentLogDir: currentDirs.get(`${m.broker}:${replicaKey(m.topic, m.partition)}`) ?? null,
+        })),
+      }),
       ...(atStart.warning && { healthWarning: atStart.warning }),
     };
   };

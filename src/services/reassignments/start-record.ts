@@ -71,7 +71,10 @@ export async function writeStartRecord(
     // Preferred leader elections as partitions complete (leader-elections.ts); every rollback elects.
     ...((req.electLeaders || opts.rollbackOf) && { electLeaders: true }),
     ...(deadline && { deadline: deadline.state }),
-    throttleDemand: throttles && req.throttle !== null ? withLogDirThrottle(await driveSteps(throttleDemandForSteps(throttles, req.throttle), pace), dirBrokers, req.throttle) : null,
+    throttleDemand:
+      throttles && req.throttle !== null
+        ? withLogDirThrottle(await driveSteps(throttleDemandForSteps(throttles, req.throttle), pace), dirBrokers, req.throttle)
+        : null,
     owner: ctx.d.config.instanceId,
     requestedBy,
     ...(opts.rollbackOf && { rollbackOf: opts.rollbackOf }),
@@ -86,7 +89,11 @@ export async function writeStartRecord(
   };
   // Two instances may admit overlapping requests at once: the state topic decides (admission.ts).
   const validated = new Map([...view.reassignments.values()].filter(isLive).map((r) => [r.id, r.state]));
-  const admitted = await admitReassignment(ctx.d.store, { id, owner: ctx.d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated }, pace);
+  const admitted = await admitReassignment(
+    ctx.d.store,
+    { id, owner: ctx.d.config.instanceId, partitions: record.partitions, addToExisting: req.addToExisting, validated },
+    pace,
+  );
   if (!admitted.ok) return { refused: { kind: 'invalid', problem: 'conflict', errors: admitted.errors } };
   // The order pages are served in, computed here in the start's slices rather than by the
   // first page GET, which tends to come right after the start, while the first pass over the
@@ -113,7 +120,9 @@ async function supersede(view: StateView, next: ReassignmentRecord, pace: () => 
     out.push({
       ...r,
       partitions: r.partitions.map((p) =>
-        !p.supersededBy && p.state !== 'failed' && taken.has(p.topic, p.partition) ? { ...p, supersededBy: next.id, ...(p.state !== 'completed' && { state: 'cancelled' as const, endedAt: next.createdAt }) } : p,
+        !p.supersededBy && p.state !== 'failed' && taken.has(p.topic, p.partition)
+          ? { ...p, supersededBy: next.id, ...(p.state !== 'completed' && { state: 'cancelled' as const, endedAt: next.createdAt }) }
+          : p,
       ),
       updatedAt: next.createdAt,
     });

@@ -22,12 +22,18 @@ const ALTER_BATCH = 5000;
 const ALTER_IN_FLIGHT = 4;
 
 /** Kafka's refusal of one partition of a start, if it refused it. */
-function failureOf(result: { ok: true } | { ok: false; error: { code: number; name: string; message: string } } | undefined): { code: number; name: string; message: string } | undefined {
+function failureOf(
+  result: { ok: true } | { ok: false; error: { code: number; name: string; message: string } } | undefined,
+): { code: number; name: string; message: string } | undefined {
   return result && !result.ok ? result.error : undefined;
 }
 
 /** A partition written ahead as started that was refused: failed, never started. */
-function refusedAtStart(p: ReassignmentPartitionRecord, at: number, error: { code: number; name: string; message: string }): ReassignmentPartitionRecord {
+function refusedAtStart(
+  p: ReassignmentPartitionRecord,
+  at: number,
+  error: { code: number; name: string; message: string },
+): ReassignmentPartitionRecord {
   const { startedAt: _started, endedAt: _ended, ...rest } = p;
   return { ...rest, state: 'failed', endedAt: at, startError: boundedError(error) };
 }
@@ -45,7 +51,13 @@ function notStarted(partitions: readonly ReassignmentPartitionRecord[], at: numb
  * Sets the throttles of a written record, then (unless it was cancelled meanwhile or is past its
  * start deadline) sends its moves and writes what Kafka answered.
  */
-export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s: PlannedStart, pending: ReassignmentRecord, pace: () => Promise<void>): Promise<StartResult> {
+export async function throttleAndSend(
+  ctx: ServiceContext,
+  v: ValidatedStart,
+  s: PlannedStart,
+  pending: ReassignmentRecord,
+  pace: () => Promise<void>,
+): Promise<StartResult> {
   const { dirMoves } = v;
   const { heldAtStart, firstWave, inFirstWave, planView } = s;
   let record = pending;
@@ -56,7 +68,11 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
     const ours = sync.failures.filter((f) => demandNames(record.throttleDemand!, f.resource));
     if (ours.length > 0) {
       // Do not move unthrottled what the caller wanted throttled: give up, undo the throttles.
-      record = await failBeforeSending(ctx, record, `could not set throttles: ${ours.map((f) => `${f.resource}: ${f.error.name}`).join('; ')}`);
+      record = await failBeforeSending(
+        ctx,
+        record,
+        `could not set throttles: ${ours.map((f) => `${f.resource}: ${f.error.name}`).join('; ')}`,
+      );
       await ctx.d.throttles.sync().catch(() => undefined);
       const first = ours[0].error;
       throw new KafkaRequestError(first.code === 13 || first.code === 7 ? 'unavailable' : 'kafka', first);
@@ -79,14 +95,20 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
   if (dirMoves.length > 0) {
     for (const r of await ctx.d.kafka.alterReplicaLogDirs(dirMoves)) {
       if (r.ok || r.error.code === REPLICA_NOT_AVAILABLE) continue;
-      if (!dirFailed.has(r.topic, r.partition)) dirFailed.set(r.topic, r.partition, { code: r.error.code, name: r.error.name, message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}` });
+      if (!dirFailed.has(r.topic, r.partition))
+        dirFailed.set(r.topic, r.partition, {
+          code: r.error.code,
+          name: r.error.name,
+          message: `AlterReplicaLogDirs ${r.logDir} on broker ${r.broker}: ${r.error.message}`,
+        });
     }
   }
   // Paced: the first wave only (a paced no-op is at its target already: completed, not sent).
   const send: ReassignmentPartitionRecord[] = [];
   for (let i = 0; i < record.partitions.length; i++) {
     const p = record.partitions[i];
-    if ((!firstWave || inFirstWave.has(p.topic, p.partition)) && (dirFailed.size === 0 || !dirFailed.has(p.topic, p.partition))) send.push(p);
+    if ((!firstWave || inFirstWave.has(p.topic, p.partition)) && (dirFailed.size === 0 || !dirFailed.has(p.topic, p.partition)))
+      send.push(p);
     if (i % STEP_ITEMS === 0) await pace();
   }
   // In requests of at most ALTER_BATCH partitions: each is encoded and decoded in one go, so
@@ -98,7 +120,8 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
   // Held at the start: nothing is sent (not even an empty request).
   for (let from = 0; from < send.length || (from === 0 && !heldAtStart); from += ALTER_BATCH) {
     const batch: { topic: string; partition: number; replicas: readonly number[] }[] = [];
-    for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++) batch.push({ topic: send[i].topic, partition: send[i].partition, replicas: send[i].target });
+    for (let i = from; i < Math.min(send.length, from + ALTER_BATCH); i++)
+      batch.push({ topic: send[i].topic, partition: send[i].partition, replicas: send[i].target });
     batches.push(batch);
     await pace();
   }
@@ -137,7 +160,9 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
     const changed = new Array<ReassignmentPartitionRecord>(record.partitions.length);
     for (let i = 0; i < record.partitions.length; i++) {
       const p = record.partitions[i];
-      const refused = (dirFailed.size > 0 ? dirFailed.get(p.topic, p.partition) : undefined) ?? (byKey.size > 0 ? failureOf(byKey.get(p.topic, p.partition)) : undefined);
+      const refused =
+        (dirFailed.size > 0 ? dirFailed.get(p.topic, p.partition) : undefined) ??
+        (byKey.size > 0 ? failureOf(byKey.get(p.topic, p.partition)) : undefined);
       changed[i] = refused ? refusedAtStart(p, refusedAt, refused) : p;
       if (i % STEP_ITEMS === 0) await pace();
     }
@@ -145,15 +170,26 @@ export async function throttleAndSend(ctx: ServiceContext, v: ValidatedStart, s:
   }
   // Paced: still running while anything is queued (the reconciler starts it) even if this wave was refused.
   const started = partitions.some((p) => !p.startError && (p.state === 'moving' || p.state === 'queued' || p.state === 'completed'));
-  const outcome = { partitions, state: started ? ('running' as const) : ('failed' as const), startedAt: ctx.now(), updatedAt: ctx.now(), ...(!started && { reason: 'Kafka refused every partition', endedAt: ctx.now() }) };
+  const outcome = {
+    partitions,
+    state: started ? ('running' as const) : ('failed' as const),
+    startedAt: ctx.now(),
+    updatedAt: ctx.now(),
+    ...(!started && { reason: 'Kafka refused every partition', endedAt: ctx.now() }),
+  };
   // Under the record's claim, over the record as it is now: a PATCH made while it was pending
   // (throttle, paused, concurrency) is kept; a cancel or an adoption meanwhile is not overwritten.
-  const written = await withRecordClaim(ctx.d.store, { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'start', waitMs: ctx.d.config.pacingLeaseMs + 1000 }, record.id, async () => {
-    const fresh = (await ctx.d.store.refresh()).reassignments.get(record.id) ?? record;
-    if (fresh.state !== 'pending') return { result: fresh };
-    const next: ReassignmentRecord = { ...fresh, ...outcome };
-    return { result: next, values: [next] };
-  });
+  const written = await withRecordClaim(
+    ctx.d.store,
+    { owner: ctx.d.config.instanceId, ttlMs: ctx.d.config.pacingLeaseMs, purpose: 'start', waitMs: ctx.d.config.pacingLeaseMs + 1000 },
+    record.id,
+    async () => {
+      const fresh = (await ctx.d.store.refresh()).reassignments.get(record.id) ?? record;
+      if (fresh.state !== 'pending') return { result: fresh };
+      const next: ReassignmentRecord = { ...fresh, ...outcome };
+      return { result: next, values: [next] };
+    },
+  );
   if (!written.granted) {
     // Not written without the claim: the reconciler resolves the pending record from what
     // Kafka shows (REASSIGNMENT_START_TIMEOUT_MS), as after a crash of this instance here.
@@ -175,7 +211,14 @@ function demandNames(demand: ThrottleDemand, resource: string): boolean {
 /** Ends a start that failed before anything was sent to Kafka. */
 async function failBeforeSending(ctx: ServiceContext, record: ReassignmentRecord, reason: string): Promise<ReassignmentRecord> {
   const now = ctx.now();
-  const next: ReassignmentRecord = { ...record, partitions: notStarted(record.partitions, now), state: 'failed', endedAt: now, updatedAt: now, reason };
+  const next: ReassignmentRecord = {
+    ...record,
+    partitions: notStarted(record.partitions, now),
+    state: 'failed',
+    endedAt: now,
+    updatedAt: now,
+    reason,
+  };
   await ctx.d.store.write([next]);
   return next;
 }

@@ -48,7 +48,11 @@ function validationKind(errors: readonly PartitionError[]): InvalidKind {
   return 'invalid';
 }
 
-export async function validateStart(ctx: ServiceContext, req: StartRequest, pace: () => Promise<void>): Promise<{ refused: StartResult } | { validated: ValidatedStart }> {
+export async function validateStart(
+  ctx: ServiceContext,
+  req: StartRequest,
+  pace: () => Promise<void>,
+): Promise<{ refused: StartResult } | { validated: ValidatedStart }> {
   // Deadline pacing (issue 30): a finishBy in the past or too close is refused before anything is read.
   const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, ctx.now());
   if (tooClose) return { refused: { kind: 'bad-request', errors: [tooClose] } };
@@ -56,14 +60,22 @@ export async function validateStart(ctx: ServiceContext, req: StartRequest, pace
   const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
-  const [placement, cluster, ongoing] = await Promise.all([placementOf(ctx, [...topicSet]), ctx.d.kafka.describeCluster(), ctx.ongoing(view)]);
+  const [placement, cluster, ongoing] = await Promise.all([
+    placementOf(ctx, [...topicSet]),
+    ctx.d.kafka.describeCluster(),
+    ctx.ongoing(view),
+  ]);
   // Leader sizes (estimate, bytesTotal) are asked for now and arrive while the request is
   // validated; a validation failure discards them (nothing waits on a rejected promise).
   const sizesAsked = leaderSizes(ctx, placement, req.partitions, ongoing.moving, pace);
   sizesAsked.catch(() => undefined);
   const validation = await driveSteps(
     validateReassignmentSteps(
-      { liveBrokers: cluster.brokers.map((b) => b.id), topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })), ongoing: ongoing.attributed },
+      {
+        liveBrokers: cluster.brokers.map((b) => b.id),
+        topics: placement.map((t) => ({ name: t.name, partitions: t.partitions })),
+        ongoing: ongoing.attributed,
+      },
       { partitions: req.partitions, addToExisting: req.addToExisting },
     ),
     pace,
@@ -71,7 +83,8 @@ export async function validateStart(ctx: ServiceContext, req: StartRequest, pace
   if (!validation.ok) return { refused: { kind: 'invalid', problem: validationKind(validation.errors), errors: validation.errors } };
   const plan = validation.plan;
   // A valid plan has one partition per requested one, in request order: sizes go by position.
-  if (plan.partitions.length !== req.partitions.length) throw new Error(`plan of ${plan.partitions.length} partitions for ${req.partitions.length} requested`);
+  if (plan.partitions.length !== req.partitions.length)
+    throw new Error(`plan of ${plan.partitions.length} partitions for ${req.partitions.length} requested`);
 
   // Intra-broker moves: the dirs must exist on their broker and be online (57/56 before anything changes).
   const dirMoves = logDirMoves(req.partitions);
@@ -80,7 +93,9 @@ export async function validateStart(ctx: ServiceContext, req: StartRequest, pace
   if (dirMoves.length > 0) {
     const answers = await ctx.d.kafka.describeReplicaSizes(dirBrokers, dirMoves, { placement: true });
     const firstIndex = new Map<string, number>();
-    req.partitions.forEach((p, i) => firstIndex.has(partitionId(p.topic, p.partition)) || firstIndex.set(partitionId(p.topic, p.partition), i));
+    req.partitions.forEach(
+      (p, i) => firstIndex.has(partitionId(p.topic, p.partition)) || firstIndex.set(partitionId(p.topic, p.partition), i),
+    );
     const errors = checkLogDirMoves(
       dirMoves,
       answers.flatMap((a) => (a.ok && a.dirs ? [{ broker: a.broker, dirs: a.dirs }] : [])),
@@ -89,7 +104,12 @@ export async function validateStart(ctx: ServiceContext, req: StartRequest, pace
     if (errors.length > 0) return { refused: { kind: 'invalid', problem: 'invalid', errors } };
     for (const a of answers) {
       if (!a.ok) continue;
-      for (const m of dirMoves) if (m.broker === a.broker) currentDirs.set(`${m.broker}:${replicaKey(m.topic, m.partition)}`, a.placement?.get(replicaKey(m.topic, m.partition))?.dir ?? null);
+      for (const m of dirMoves)
+        if (m.broker === a.broker)
+          currentDirs.set(
+            `${m.broker}:${replicaKey(m.topic, m.partition)}`,
+            a.placement?.get(replicaKey(m.topic, m.partition))?.dir ?? null,
+          );
     }
   }
   const dirsOf = new PartitionMap<string[]>();

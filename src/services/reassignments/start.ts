@@ -15,7 +15,12 @@ import { throttleAndSend } from './start-send.js';
 import { validateStart } from './start-validate.js';
 import { PACE_BUDGET_MS, type ServiceContext, type StartOptions, type StartRequest, type StartResult } from './types.js';
 
-export async function startReassignment(ctx: ServiceContext, req: StartRequest, requestedBy: string | null, opts: StartOptions = {}): Promise<StartResult> {
+export async function startReassignment(
+  ctx: ServiceContext,
+  req: StartRequest,
+  requestedBy: string | null,
+  opts: StartOptions = {},
+): Promise<StartResult> {
   // At 100,000 partitions every pass below is tens of ms: each runs in slices (Steps driven
   // by `pace`), so other requests and the reconciler are served meanwhile.
   const pace = makePacer(PACE_BUDGET_MS);

@@ -1,6 +1,11 @@
 // PATCH /reassignments/{id}: a new throttle for a live reassignment, or new bounds, a pause or
 // resume, a new health policy for a paced one, each written under the record's claim.
-import { computeReassignmentThrottles, throttleDemandFor, withLogDirThrottle, type ThrottleDemand } from '../../domain/reassignment/index.js';
+import {
+  computeReassignmentThrottles,
+  throttleDemandFor,
+  withLogDirThrottle,
+  type ThrottleDemand,
+} from '../../domain/reassignment/index.js';
 import { logDirBrokers } from '../../reconcile/log-dir-moves.js';
 import { activePartitions, isLive, partitionId } from '../../reconcile/ownership.js';
 import type { ReassignmentRecord } from '../../state/records.js';
@@ -22,13 +27,16 @@ async function setThrottleClaimed(ctx: ServiceContext, id: string, throttle: num
     if (record.throttleDemand) {
       // Same lists; the new rate on the same brokers.
       const brokers: Record<string, { leaderRate: number; followerRate: number }> = {};
-      for (const [b, d] of Object.entries(record.throttleDemand.brokers)) if (d.leaderRate !== undefined || d.followerRate !== undefined) brokers[b] = { leaderRate: throttle, followerRate: throttle };
+      for (const [b, d] of Object.entries(record.throttleDemand.brokers))
+        if (d.leaderRate !== undefined || d.followerRate !== undefined) brokers[b] = { leaderRate: throttle, followerRate: throttle };
       demand = { topics: record.throttleDemand.topics, brokers };
     } else {
       // First throttle of an unthrottled reassignment: lists as Kafka's tool would compute them now.
       const { moving } = await ctx.ongoing(view);
       // Paced: only the moves in flight are throttled (the pacer adds each wave's).
-      const mine = activePartitions(record).filter((p) => record.concurrency === null || p.state === 'moving').map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
+      const mine = activePartitions(record)
+        .filter((p) => record.concurrency === null || p.state === 'moving')
+        .map((p) => ({ topic: p.topic, partition: p.partition, currentReplicas: p.original, targetReplicas: p.target }));
       const mineIds = new Set(mine.map((p) => partitionId(p.topic, p.partition)));
       const others = moving.filter((m) => !mineIds.has(partitionId(m.topic, m.partition)));
       demand = throttleDemandFor(computeReassignmentThrottles(others, mine), throttle);
@@ -52,7 +60,14 @@ async function setThrottleClaimed(ctx: ServiceContext, id: string, throttle: num
 export async function steer(ctx: ServiceContext, id: string, patch: SteerPatch): Promise<SteerResult> {
   const result = await withPacingClaim(ctx, id, 'steer', () => steerClaimed(ctx, id, patch));
   // A resume or a raised bound starts moves at once (under the pacer's own claim).
-  if (result.kind === 'ok' && ctx.d.pacer && result.record.state === 'running' && result.record.concurrency !== null && !result.record.paused) await ctx.d.pacer.advance(id).catch(() => undefined);
+  if (
+    result.kind === 'ok' &&
+    ctx.d.pacer &&
+    result.record.state === 'running' &&
+    result.record.concurrency !== null &&
+    !result.record.paused
+  )
+    await ctx.d.pacer.advance(id).catch(() => undefined);
   return result.kind === 'ok' ? { kind: 'ok', record: (await ctx.d.store.refresh()).reassignments.get(id) ?? result.record } : result;
 }
 
@@ -63,7 +78,9 @@ async function steerClaimed(ctx: ServiceContext, id: string, patch: SteerPatch):
   if (!isLive(record)) return { kind: 'not-running', record };
   let next: ReassignmentRecord = {
     ...record,
-    ...(patch.concurrency !== undefined && { concurrency: patch.concurrency && { perBroker: patch.concurrency.perBroker, cluster: patch.concurrency.cluster } }),
+    ...(patch.concurrency !== undefined && {
+      concurrency: patch.concurrency && { perBroker: patch.concurrency.perBroker, cluster: patch.concurrency.cluster },
+    }),
     ...(patch.paused !== undefined && { paused: patch.paused }),
     // Health interlocks: a new policy (null = the default); a hold it no longer warrants ends at the next pass.
     ...(patch.safety && { safety: patch.safety }),

@@ -47,7 +47,6 @@ export interface ReassignmentDeps {
   movesRead?: RecentRead<MovingPartition[]>;
 }
 
-
 /** What validateOnly answers and a started reassignment reports. */
 export interface PlanView {
   partitions: ReassignmentPlan['partitions'];
@@ -127,7 +126,13 @@ export type PartitionPage = { kind: 'not-found' } | { kind: 'invalid-cursor' } |
 
 export interface ReassignmentListing {
   /** Per record: how many of its partitions Kafka lists as moving, and (detail) which. */
-  reassignments: { record: ReassignmentRecord; counts: PartitionCounts; progress: SnapshotProgress; movingCount: number; moving?: MovingPartition[] }[];
+  reassignments: {
+    record: ReassignmentRecord;
+    counts: PartitionCounts;
+    progress: SnapshotProgress;
+    movingCount: number;
+    moving?: MovingPartition[];
+  }[];
   /** Moves of reassignments started elsewhere: the first EXTERNAL_SHOWN (every one with detail). */
   external: MovingPartition[];
   externalCount: number;
@@ -152,7 +157,10 @@ export interface StartOptions {
   rollbackOf?: string;
 }
 
-export type SetThrottleResult = { kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult };
+export type SetThrottleResult =
+  | { kind: 'not-found' }
+  | { kind: 'not-running'; record: ReassignmentRecord }
+  | { kind: 'ok'; record: ReassignmentRecord; sync: ThrottleSyncResult };
 
 /** PATCH of a paced execution (see ReassignmentService.steer). */
 export interface SteerPatch {
@@ -161,7 +169,8 @@ export interface SteerPatch {
   safety?: Safety | null;
 }
 
-export type SteerResult = { kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord };
+export type SteerResult =
+  { kind: 'not-found' } | { kind: 'not-running'; record: ReassignmentRecord } | { kind: 'ok'; record: ReassignmentRecord };
 
 export interface CancelOptions {
   preserveThrottles: boolean;

@@ -61,10 +61,16 @@ export class ClusterState {
     this.numPartitionsDefault = opts.numPartitionsDefault ?? 1;
     this.defaultReplicationFactor = opts.defaultReplicationFactor ?? 1;
     if (!Number.isInteger(this.numPartitionsDefault) || this.numPartitionsDefault < 1) {
-      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.numPartitionsDefault} for configuration num.partitions: Value must be at least 1`);
+      throw new KafkaError(
+        ErrorCode.INVALID_CONFIG,
+        `Invalid value ${this.numPartitionsDefault} for configuration num.partitions: Value must be at least 1`,
+      );
     }
     if (!Number.isInteger(this.defaultReplicationFactor) || this.defaultReplicationFactor < 1) {
-      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${this.defaultReplicationFactor} for configuration default.replication.factor`);
+      throw new KafkaError(
+        ErrorCode.INVALID_CONFIG,
+        `Invalid value ${this.defaultReplicationFactor} for configuration default.replication.factor`,
+      );
     }
     this.random = opts.placementRandom ?? ZERO_RANDOM;
     this.placer = opts.placer ?? 'classic';
@@ -80,7 +86,8 @@ export class ClusterState {
     this.extraStaticBrokerConfigs = { ...opts.staticBrokerConfigs };
     this.maxCatchUpsPerAdvance = opts.maxCatchUpsPerAdvance ?? Infinity;
     this.logDirCount = opts.logDirCount ?? 1;
-    if (!Number.isInteger(this.logDirCount) || this.logDirCount < 1) throw new RangeError(`logDirCount must be a positive integer, got ${this.logDirCount}`);
+    if (!Number.isInteger(this.logDirCount) || this.logDirCount < 1)
+      throw new RangeError(`logDirCount must be a positive integer, got ${this.logDirCount}`);
     const dirIndex = (t: TopicState, partition: number): number => this.defaultDirIndex(t, partition);
     this.replicaIndex = new ReplicaIndex({
       dirCount: this.logDirCount,

@@ -194,7 +194,8 @@ export class ConfigRegistry {
         .map(([n, v]) => {
           const def = brokerConfigDef(n);
           const syn: ConfigSynonym[] = [{ name: n, value: v, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG }];
-          if (def?.defaultValue != null && !def.onlyWhenSet) syn.push({ name: n, value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
+          if (def?.defaultValue != null && !def.onlyWhenSet)
+            syn.push({ name: n, value: def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
           return entry(def, n, v, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, syn, def ? !def.dynamic : false);
         });
     }
@@ -242,9 +243,7 @@ export class ConfigRegistry {
         }
         const id = Number(resource.name);
         if (opts.nodeId !== undefined && id !== opts.nodeId) {
-          throw invalidRequest(
-            `Unexpected broker id, expected ${opts.nodeId} or empty string, but received ${resource.name}`,
-          );
+          throw invalidRequest(`Unexpected broker id, expected ${opts.nodeId} or empty string, but received ${resource.name}`);
         }
         if (!this.host.isRegisteredBroker(id)) {
           throw new KafkaError(ErrorCode.BROKER_ID_NOT_REGISTERED, `No node with id ${id} found.`);

@@ -96,10 +96,7 @@ function between(min: number, max: number): Validator {
 }
 
 function validString(...allowed: string[]): Validator {
-  return (v) =>
-    allowed.includes(v as string)
-      ? null
-      : { value: v as string, message: `String must be one of: ${allowed.join(', ')}` };
+  return (v) => (allowed.includes(v as string) ? null : { value: v as string, message: `String must be one of: ${allowed.join(', ')}` });
 }
 
 function validList(...allowed: string[]): Validator {
@@ -116,22 +113,22 @@ function validList(...allowed: string[]): Validator {
  * joined make exactly `*`, so a list mixing `*` with entries is refused. Its message starts
  * with the config name.
  */
-const throttledReplicaList = (name: string): Validator => (v) => {
-  const parts = (v as string[]).map((p) => p.trim());
-  const ok = parts.every((p) => /^([0-9]+:[0-9]+)?$/.test(p)) || parts.join('') === '*';
-  return ok
-    ? null
-    : {
-        value: `[${(v as string[]).join(', ')}]`,
-        message: `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`,
-      };
-};
+const throttledReplicaList =
+  (name: string): Validator =>
+  (v) => {
+    const parts = (v as string[]).map((p) => p.trim());
+    const ok = parts.every((p) => /^([0-9]+:[0-9]+)?$/.test(p)) || parts.join('') === '*';
+    return ok
+      ? null
+      : {
+          value: `[${(v as string[]).join(', ')}]`,
+          message: `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`,
+        };
+  };
 
 const gzipLevel: Validator = (v) => {
   const n = v as bigint;
-  return n === -1n || (n >= 1n && n <= 9n)
-    ? null
-    : { value: n.toString(), message: 'Value must be between 1 and 9 or equal to -1' };
+  return n === -1n || (n >= 1n && n <= 9n) ? null : { value: n.toString(), message: 'Value must be between 1 and 9 or equal to -1' };
 };
 
 // ---- parsing (ConfigDef.parseType) ----
@@ -209,11 +206,7 @@ function topic(
   validator?: Validator,
 ): ConfigDef {
   const syn =
-    brokerSynonym === null
-      ? undefined
-      : typeof brokerSynonym === 'string'
-        ? { name: brokerSynonym, value: defaultValue }
-        : brokerSynonym;
+    brokerSynonym === null ? undefined : typeof brokerSynonym === 'string' ? { name: brokerSynonym, value: defaultValue } : brokerSynonym;
   return { name, type, defaultValue, documentation, brokerSynonym: syn, validator };
 }
 
@@ -222,7 +215,9 @@ function topic(
  * accepts "3.0", "3.0-IV1", "2.8", "0.10.2", ...; any value is ignored since 3.0, KIP-724).
  */
 const metadataVersion: Validator = (v) =>
-  /^(0\.(8|9|10|11)(\.\d+)?|[1-3]\.\d+)(-IV\d+)?$/.test(v as string) ? null : { value: v as string, message: `Version ${v as string} is not a valid version` };
+  /^(0\.(8|9|10|11)(\.\d+)?|[1-3]\.\d+)(-IV\d+)?$/.test(v as string)
+    ? null
+    : { value: v as string, message: `Version ${v as string} is not a valid version` };
 
 /**
  * Kafka 3.9's topic configs, the 36 of LogConfig.configNames (storage LogConfig.CONFIG) with
@@ -232,6 +227,8 @@ const metadataVersion: Validator = (v) =>
  * KIP-896) and moved message.timestamp.after.max.ms's default from Long.MAX_VALUE to one hour
  * (KIP-1030; ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT).
  */
+// A table: one config a line, as Kafka's documentation lists them.
+// prettier-ignore
 export const TOPIC_CONFIG_DEFS: readonly ConfigDef[] = [
   topic('cleanup.policy', 'LIST', 'delete', 'The retention policy to use on log segments: delete, compact, or both.', 'log.cleanup.policy', validList('compact', 'delete')),
   topic('compression.gzip.level', 'INT', '-1', 'The compression level to use if compression.type is set to gzip.', 'compression.gzip.level', gzipLevel),
@@ -271,11 +268,20 @@ export const TOPIC_CONFIG_DEFS: readonly ConfigDef[] = [
   topic('unclean.leader.election.enable', 'BOOLEAN', 'false', 'Whether replicas not in the ISR may be elected as leader as a last resort.', 'unclean.leader.election.enable'),
 ];
 
-function broker(name: string, type: ConfigTypeName, defaultValue: string | null, dynamic: boolean, documentation: string, validator?: Validator): ConfigDef {
+function broker(
+  name: string,
+  type: ConfigTypeName,
+  defaultValue: string | null,
+  dynamic: boolean,
+  documentation: string,
+  validator?: Validator,
+): ConfigDef {
   return { name, type, defaultValue, dynamic, documentation, validator };
 }
 
 /** Broker configs the model knows. Non-dynamic ones are read-only (altering them is refused). */
+// A table: one config a line, as Kafka's documentation lists them.
+// prettier-ignore
 export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   // Dynamic-only configs (DynamicConfig.Broker): listed only once set; unlimited until then.
   { ...broker('leader.replication.throttled.rate', 'LONG', LONG_MAX, true, 'Bytes/s limit for leader replication of throttled replicas.', atLeast(0)), onlyWhenSet: true },
@@ -327,7 +333,11 @@ for (const [topicName, brokerName] of [
  * message.timestamp.difference.max.ms; KIP-896 / KIP-724: message.downconversion.enable), and
  * message.timestamp.after.max.ms's 4.0 default, one hour (KIP-1030).
  */
-const REMOVED_IN_4_0: ReadonlySet<string> = new Set(['message.downconversion.enable', 'message.format.version', 'message.timestamp.difference.max.ms']);
+const REMOVED_IN_4_0: ReadonlySet<string> = new Set([
+  'message.downconversion.enable',
+  'message.format.version',
+  'message.timestamp.difference.max.ms',
+]);
 const TIMESTAMP_AFTER_MAX_MS_4_0 = '3600000';
 
 /** The topic configs of a broker of Kafka `major`.x: 3.9's 36 before 4, 33 from 4.0 on. */
@@ -335,7 +345,11 @@ export function topicConfigDefsFor(major: number): readonly ConfigDef[] {
   if (major < 4) return TOPIC_CONFIG_DEFS;
   return TOPIC_CONFIG_DEFS.filter((d) => !REMOVED_IN_4_0.has(d.name)).map((d) =>
     d.name === 'message.timestamp.after.max.ms'
-      ? { ...d, defaultValue: TIMESTAMP_AFTER_MAX_MS_4_0, ...(d.brokerSynonym && { brokerSynonym: { ...d.brokerSynonym, value: TIMESTAMP_AFTER_MAX_MS_4_0 } }) }
+      ? {
+          ...d,
+          defaultValue: TIMESTAMP_AFTER_MAX_MS_4_0,
+          ...(d.brokerSynonym && { brokerSynonym: { ...d.brokerSynonym, value: TIMESTAMP_AFTER_MAX_MS_4_0 } }),
+        }
       : d,
   );
 }

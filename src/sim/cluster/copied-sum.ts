@@ -91,7 +91,8 @@ export class CopiedSum {
       const whole = Math.floor(q);
       const frac = q - whole; // exact
       const bucket = Math.floor(frac * PHASE_BUCKETS);
-      const integral = Number.isInteger(c.copied) && Number.isInteger(c.mark) && Math.abs(c.copied) < EXACT_WHOLES && Math.abs(c.mark) < EXACT_WHOLES;
+      const integral =
+        Number.isInteger(c.copied) && Number.isInteger(c.mark) && Math.abs(c.copied) < EXACT_WHOLES && Math.abs(c.mark) < EXACT_WHOLES;
       const lists = integral ? this.integralBuckets : this.buckets;
       let list = lists[bucket];
       if (list === undefined) lists[bucket] = list = [];

@@ -68,16 +68,35 @@ const OK: ElectionResult = { errorCode: 0, errorMessage: null };
  * Decides one partition's election; pushes the change, if any, to `changes`. `electionType` is
  * PREFERRED or UNCLEAN (the caller refuses other values with INVALID_REQUEST first).
  */
-export function decideElection(host: ElectionHost, topicName: string, partition: number, electionType: number, changes: LeaderChange[], zk = false): ElectionResult {
+export function decideElection(
+  host: ElectionHost,
+  topicName: string,
+  partition: number,
+  electionType: number,
+  changes: LeaderChange[],
+  zk = false,
+): ElectionResult {
   const topic = host.topic(topicName);
-  if (!topic) return { errorCode: UNKNOWN_TOPIC_OR_PARTITION, errorMessage: zk ? 'The partition does not exist.' : `No such topic as ${topicName}` };
+  if (!topic)
+    return { errorCode: UNKNOWN_TOPIC_OR_PARTITION, errorMessage: zk ? 'The partition does not exist.' : `No such topic as ${topicName}` };
   const p = Number.isInteger(partition) ? topic.partitions[partition] : undefined;
-  if (!p) return { errorCode: UNKNOWN_TOPIC_OR_PARTITION, errorMessage: zk ? 'The partition does not exist.' : `No such partition as ${topicName}-${partition}` };
+  if (!p)
+    return {
+      errorCode: UNKNOWN_TOPIC_OR_PARTITION,
+      errorMessage: zk ? 'The partition does not exist.' : `No such partition as ${topicName}-${partition}`,
+    };
   return decidePartition(host, topic, p, electionType, changes, zk);
 }
 
 /** The same for a partition known to exist (the walk over every partition). */
-export function decidePartition(host: ElectionHost, topic: TopicState, p: PartitionState, electionType: number, changes: LeaderChange[], zk = false): ElectionResult {
+export function decidePartition(
+  host: ElectionHost,
+  topic: TopicState,
+  p: PartitionState,
+  electionType: number,
+  changes: LeaderChange[],
+  zk = false,
+): ElectionResult {
   const preferred = electionType === PREFERRED;
   if (preferred ? p.leader === p.replicas[0] : p.leader !== NO_LEADER) return notNeeded();
   const valid = (r: number): boolean => r !== NO_LEADER && p.isr.includes(r) && host.isUp(r);
@@ -101,7 +120,10 @@ export function decidePartition(host: ElectionHost, topic: TopicState, p: Partit
     // PartitionChangeBuilder.build() made no record: the election could not be held.
     const code = preferred ? PREFERRED_LEADER_NOT_AVAILABLE : ELIGIBLE_LEADERS_NOT_AVAILABLE;
     const strategy = preferred ? 'PreferredReplicaPartitionLeaderElectionStrategy' : 'OfflinePartitionLeaderElectionStrategy(true)';
-    return { errorCode: code, errorMessage: zk ? `Failed to elect leader for partition ${topic.name}-${p.partition} under strategy ${strategy}` : MESSAGES[code] };
+    return {
+      errorCode: code,
+      errorMessage: zk ? `Failed to elect leader for partition ${topic.name}-${p.partition} under strategy ${strategy}` : MESSAGES[code],
+    };
   }
   changes.push({ topic, p, leader, isr });
   return OK;
@@ -141,7 +163,10 @@ export function decideElections(
     }
   } else {
     for (const t of partitions) {
-      results.push({ topic: t.topic, partitionResult: t.partitions.map((n) => ({ partitionId: n, ...decideElection(host, t.topic, n, electionType, changes, zk) })) });
+      results.push({
+        topic: t.topic,
+        partitionResult: t.partitions.map((n) => ({ partitionId: n, ...decideElection(host, t.topic, n, electionType, changes, zk) })),
+      });
     }
   }
   return { results, changes };

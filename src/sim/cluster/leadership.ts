@@ -70,9 +70,18 @@ export function startBroker(s: ClusterState, id: number): void {
  * ElectLeaders (API 43), as KRaft's controller runs it (./elections.ts): every decision against
  * the state before the request, the leader changes applied after it. `partitions` null = all.
  */
-export function electLeaders(s: ClusterState, partitions: readonly { topic: string; partitions: readonly number[] }[] | null, electionType: number, zk = false): ElectionTopicResult[] {
+export function electLeaders(
+  s: ClusterState,
+  partitions: readonly { topic: string; partitions: readonly number[] }[] | null,
+  electionType: number,
+  zk = false,
+): ElectionTopicResult[] {
   s.sync();
-  const host = { topic: (name: string) => s.topics.get(name), isUp: (id: number) => s.brokers.isUp(id), sortedTopics: () => s.topicsByName() };
+  const host = {
+    topic: (name: string) => s.topics.get(name),
+    isUp: (id: number) => s.brokers.isUp(id),
+    sortedTopics: () => s.topicsByName(),
+  };
   const { results, changes } = decideElections(host, partitions, electionType, zk);
   for (const c of changes) changePartition(s, c.topic, c.p, c.leader, c.isr);
   if (changes.length > 0) s.moves.brokersChanged(); // a moving partition copies from its new leader

@@ -97,7 +97,11 @@ export class ClusterModel {
   }
 
   /** ElectLeaders (API 43), as KRaft's controller runs it (./leadership.ts). `partitions` null = all. */
-  electLeaders(partitions: readonly { topic: string; partitions: readonly number[] }[] | null, electionType: number, zk = false): ElectionTopicResult[] {
+  electLeaders(
+    partitions: readonly { topic: string; partitions: readonly number[] }[] | null,
+    electionType: number,
+    zk = false,
+  ): ElectionTopicResult[] {
     return leadership.electLeaders(this.s, partitions, electionType, zk);
   }
 
@@ -149,7 +153,12 @@ export class ClusterModel {
   }
 
   /** CreatePartitions for one topic (ReplicationControlManager.createPartitions). */
-  createPartitions(name: string, count: number, assignments: number[][] | null = null, opts: ValidateOnlyOption = {}): CreatePartitionsResult {
+  createPartitions(
+    name: string,
+    count: number,
+    assignments: number[][] | null = null,
+    opts: ValidateOnlyOption = {},
+  ): CreatePartitionsResult {
     return topicWrites.createPartitions(this.s, name, count, assignments, opts);
   }
 
@@ -264,7 +273,10 @@ export class ClusterModel {
    * then the good ones are applied in order (as KRaft's controller generates records first and
    * replays them after). Returns, per entry, null or the KafkaError it failed with.
    */
-  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source'] = null): (KafkaError | null)[] {
+  alterPartitionReassignments(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    source: AlteredReassignment['source'] = null,
+  ): (KafkaError | null)[] {
     return this.reassignments.alterPartitionReassignments(entries, source);
   }
 

@@ -51,7 +51,12 @@ export interface MovePlanState {
  * partition listed twice ends as its last entry says, and a cancel listed after a move of a
  * partition that was not moving answers 85.
  */
-export function planReassignmentRecord(state: MovePlanState, topicName: string, partition: number, target: readonly number[] | null): ReassignmentRecord {
+export function planReassignmentRecord(
+  state: MovePlanState,
+  topicName: string,
+  partition: number,
+  target: readonly number[] | null,
+): ReassignmentRecord {
   const t = state.topic(topicName);
   if (!t) throw unknownTopic(topicName);
   const p = Number.isInteger(partition) ? t.partitions[partition] : undefined;
@@ -106,4 +111,3 @@ export function planReassignmentRecord(state: MovePlanState, topicName: string, 
     bumpLeaderEpoch: leader !== p.leader || someNotIn(p.replicas, replicas),
   };
 }
-

@@ -42,7 +42,10 @@ export interface MoveReadSource {
 }
 
 /** ListPartitionReassignments: null = every moving partition; unknown or idle ones are omitted. */
-export function listReassignments(src: MoveReadSource, topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): TopicReassignments[] {
+export function listReassignments(
+  src: MoveReadSource,
+  topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+): TopicReassignments[] {
   // The lists are shared, not copied: the model replaces them on every change, never modifies
   // them in place (100k moving partitions would otherwise cost 300k array copies per listing).
   const describe = (r: MovePartition): OngoingReassignment => ({
@@ -83,7 +86,11 @@ function replicaBytes(src: MoveReadSource, p: PartitionState, brokerId: number, 
  * partitions by index. `filter` null = every replica; otherwise only the listed partitions
  * (unknown ones omitted).
  */
-export function logSizes(src: MoveReadSource, brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[] | null): TopicLogSizes[] {
+export function logSizes(
+  src: MoveReadSource,
+  brokerId: number,
+  filter: readonly { topic: string; partitions: readonly number[] }[] | null,
+): TopicLogSizes[] {
   if (filter !== null) return logSizesOf(src, brokerId, filter);
   const selected = src.host.hosted(brokerId);
   const out: TopicLogSizes[] = [];
@@ -104,7 +111,11 @@ export function logSizes(src: MoveReadSource, brokerId: number, filter: readonly
  * (~25,000 per broker at 100,000 moving, 12 brokers at once each pass): no Set or Map per
  * partition, a per-topic mark array for repeats, and no sort when the list is in order (it is).
  */
-function logSizesOf(src: MoveReadSource, brokerId: number, filter: readonly { topic: string; partitions: readonly number[] }[]): TopicLogSizes[] {
+function logSizesOf(
+  src: MoveReadSource,
+  brokerId: number,
+  filter: readonly { topic: string; partitions: readonly number[] }[],
+): TopicLogSizes[] {
   const byTopic = new Map<TopicState, number[]>();
   for (const f of filter) {
     const t = src.host.topic(f.topic);
@@ -140,7 +151,12 @@ function logSizesOf(src: MoveReadSource, brokerId: number, filter: readonly { to
  * which of `dirCount` dirs holds each: O(replicas on the broker), the reference the kept sums
  * are tested against (and what DescribeLogDirs falls back on for dirs the model does not know).
  */
-export function usedBytesByDirWalk(src: MoveReadSource, brokerId: number, dirIndex: (topic: string) => (partition: number) => number, dirCount: number): number[] {
+export function usedBytesByDirWalk(
+  src: MoveReadSource,
+  brokerId: number,
+  dirIndex: (topic: string) => (partition: number) => number,
+  dirCount: number,
+): number[] {
   const used = new Array<number>(dirCount).fill(0);
   for (const [t, parts] of src.host.hosted(brokerId)) {
     const logs = src.host.logs(t);

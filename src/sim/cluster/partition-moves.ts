@@ -33,7 +33,14 @@ import { completedReassignment, leaderAfterChange, type ReplicaSet } from './rea
 import { MinHeap } from './heap.js';
 import { MoveConfigReads } from './move-configs.js';
 import { planReassignmentRecord, type MovePlanState, type ReassignmentRecord } from './move-plan.js';
-import { listReassignments, logSizes, usedBytesByDirWalk, type MoveReadSource, type TopicLogSizes, type TopicReassignments } from './move-reads.js';
+import {
+  listReassignments,
+  logSizes,
+  usedBytesByDirWalk,
+  type MoveReadSource,
+  type TopicLogSizes,
+  type TopicReassignments,
+} from './move-reads.js';
 import { movesOf, NONE, recordOf, sameList, someNotIn, type MovePartition, type PendingJoin } from './moving-partition.js';
 import { ReplicationTracker } from './replication.js';
 import type { PartitionState, TopicState } from './topics.js';
@@ -102,12 +109,8 @@ export interface AlteredReassignment {
   source: { clientId: string | null; brokerId: number } | null;
 }
 
-
 /** Default least time (ms) from a new replica's first fetch to its ISR join. */
 export const DEFAULT_ISR_ROUND_TRIP_MS = 10;
-
-
-
 
 export class PartitionMoves {
   /** The moving partitions, in the order their moves started (a list through MovePartition). */
@@ -133,9 +136,18 @@ export class PartitionMoves {
    *   the leader sees it caught up and asks the controller to grow the ISR (AlterPartition). So
    *   even a move of an empty partition completes after the request, never inside it.
    */
-  constructor(private readonly host: MovesHost, bandwidthBytesPerSecond?: number, private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS) {
+  constructor(
+    private readonly host: MovesHost,
+    bandwidthBytesPerSecond?: number,
+    private readonly roundTripMs = DEFAULT_ISR_ROUND_TRIP_MS,
+  ) {
     this.configs = new MoveConfigReads(host);
-    this.planState = { topic: (name) => this.host.topic(name), uncleanAllowed: (t) => this.configs.uncleanAllowed(t), isUp: this.isUp, isRegistered: this.isRegistered };
+    this.planState = {
+      topic: (name) => this.host.topic(name),
+      uncleanAllowed: (t) => this.configs.uncleanAllowed(t),
+      isUp: this.isUp,
+      isRegistered: this.isRegistered,
+    };
     this.reads = { host, movingByTopic: this.movingByTopic, copiedBytes: (r, id) => this.tracker.copiedBytes(r, id) };
     this.tracker = new ReplicationTracker<MovePartition>(
       {

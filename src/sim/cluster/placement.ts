@@ -109,9 +109,7 @@ function checkZeroUnfenced(n: number): void {
 }
 function checkTooFew(rf: number, total: number): void {
   if (rf > total) {
-    throw invalidRf(
-      `The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered.`,
-    );
+    throw invalidRf(`The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered.`);
   }
 }
 
@@ -266,7 +264,10 @@ export function placeReplicasClassic(
   const live = brokers.filter((b) => !b.fenced);
   checkZeroUnfenced(live.length);
   checkTooFew(replicationFactor, brokers.length);
-  const fenced = brokers.filter((b) => b.fenced).map((b) => b.id).sort((a, b) => a - b);
+  const fenced = brokers
+    .filter((b) => b.fenced)
+    .map((b) => b.id)
+    .sort((a, b) => a - b);
   const rackOf = new Map(live.map((b) => [b.id, b.rack ?? '']));
   const arranged = rackAlternatedBrokerList(live.map((b) => ({ id: b.id, rack: b.rack ?? '' })));
   const n = arranged.length;

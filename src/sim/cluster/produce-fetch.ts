@@ -32,7 +32,13 @@ export function append(s: ClusterState, topic: string, partition: number, batche
 }
 
 /** append(), also returning logAppendTime and logStartOffset for the Produce response. */
-export function appendWithResult(s: ClusterState, topic: string, partition: number, batches: Buffer, opts: ProduceOptions = {}): AppendResult {
+export function appendWithResult(
+  s: ClusterState,
+  topic: string,
+  partition: number,
+  batches: Buffer,
+  opts: ProduceOptions = {},
+): AppendResult {
   const { p, t, log } = partitionLog(s, topic, partition);
   checkLeader(p, opts.brokerId);
   const split = PartitionLog.prepare(batches, s.verifyCrc);
@@ -61,20 +67,37 @@ export function appendWithResult(s: ClusterState, topic: string, partition: numb
 }
 
 /** Fetch: the batches holding offsets >= fetchOffset (at least one whole batch). */
-export function read(s: ClusterState, topic: string, partition: number, fetchOffset: number, maxBytes: number, opts: FetchOptions = {}): ReadResult {
+export function read(
+  s: ClusterState,
+  topic: string,
+  partition: number,
+  fetchOffset: number,
+  maxBytes: number,
+  opts: FetchOptions = {},
+): ReadResult {
   const { p, log } = partitionLog(s, topic, partition);
   checkLeader(p, opts.brokerId);
   return log.read(fetchOffset, maxBytes);
 }
 
 /** ListOffsets: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, or a timestamp. */
-export function listOffset(s: ClusterState, topic: string, partition: number, timestamp: number, opts: FetchOptions = {}): OffsetAndTimestamp {
+export function listOffset(
+  s: ClusterState,
+  topic: string,
+  partition: number,
+  timestamp: number,
+  opts: FetchOptions = {},
+): OffsetAndTimestamp {
   const { p, log } = partitionLog(s, topic, partition);
   checkLeader(p, opts.brokerId);
   return log.listOffset(timestamp);
 }
 
-export function logOffsets(s: ClusterState, topic: string, partition: number): { logStartOffset: number; logEndOffset: number; highWatermark: number } {
+export function logOffsets(
+  s: ClusterState,
+  topic: string,
+  partition: number,
+): { logStartOffset: number; logEndOffset: number; highWatermark: number } {
   const { log } = partitionLog(s, topic, partition);
   return { logStartOffset: log.logStartOffset, logEndOffset: log.logEndOffset, highWatermark: log.highWatermark };
 }

@@ -35,7 +35,10 @@ export class ReassignmentRequests {
    * then the good ones are applied in order (as KRaft's controller generates records first and
    * replays them after). Returns, per entry, null or the KafkaError it failed with.
    */
-  alterPartitionReassignments(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source'] = null): (KafkaError | null)[] {
+  alterPartitionReassignments(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    source: AlteredReassignment['source'] = null,
+  ): (KafkaError | null)[] {
     return this.s.atOneInstant(() => {
       this.s.sync();
       this.s.moves.beginBatch();
@@ -47,7 +50,10 @@ export class ReassignmentRequests {
     });
   }
 
-  private alterInOneBlock(entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[], source: AlteredReassignment['source']): (KafkaError | null)[] {
+  private alterInOneBlock(
+    entries: readonly { topic: string; partition: number; replicas: readonly number[] | null }[],
+    source: AlteredReassignment['source'],
+  ): (KafkaError | null)[] {
     {
       const planned = entries.map((e) => {
         try {
@@ -86,7 +92,8 @@ export class ReassignmentRequests {
   ): Promise<(KafkaError | null)[]> {
     const source = opts.source ?? null;
     // A small request with none queued before it runs at once, in one block, as it always did.
-    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER) return Promise.resolve(this.alterPartitionReassignments(entries, source));
+    if (this.slicedInFlight === 0 && entries.length <= SMALL_ALTER)
+      return Promise.resolve(this.alterPartitionReassignments(entries, source));
     this.slicedInFlight++;
     const result = this.controllerQueue
       .then(() => this.alterSliced(entries, opts.sliceMs ?? 10, opts.pause ?? yieldToEventLoop, source))

@@ -92,7 +92,11 @@ export function completedReassignment(moving: ReassignmentReplicas, isr: readonl
  * removing. When every ISR member was an adding replica, the ISR restarts from the first kept
  * replica, which is an unclean election.
  */
-export function revertedReassignment(replicas: readonly number[], isr: readonly number[], adding: readonly number[]): ReplicaSet & { unclean: boolean } {
+export function revertedReassignment(
+  replicas: readonly number[],
+  isr: readonly number[],
+  adding: readonly number[],
+): ReplicaSet & { unclean: boolean } {
   const keptReplicas = notIn(replicas, adding);
   const keptIsr = notIn(isr, adding);
   if (keptIsr.length === 0) return { replicas: keptReplicas, isr: keptReplicas.slice(0, 1), unclean: true };

@@ -357,9 +357,11 @@ export class ReplicationTracker<P extends TrackedPartition<P>> {
       this.dirtyAll = false;
       for (const p of this.dirtyPartitions) p.trackerDirty = false;
       this.dirtyPartitions = [];
-      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext) for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.unplace(c);
+      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext)
+        for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.unplace(c);
       this.schedule.clear();
-      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext) for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.place(c);
+      for (let p = this.firstWithCopies; p !== null; p = p.trackerNext)
+        for (let c = p.trackerFirstCopy; c !== null; c = c.next) this.place(c);
       this.ratesAll = true;
     }
     if (this.dirtyPartitions.length > 0) {

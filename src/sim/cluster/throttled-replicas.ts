@@ -16,7 +16,7 @@ export function parseThrottledReplicas(value: string | null): ThrottledReplicas 
   // most of what the simulator spent on a 100,000-partition AlterPartitionReassignments.
   const keys = new Set<number>();
   let others: Set<string> | null = null;
-  for (let from = 0; from <= v.length; ) {
+  for (let from = 0; from <= v.length;) {
     let to = v.indexOf(',', from);
     if (to < 0) to = v.length;
     const pair = pairKey(v, from, to);
@@ -31,7 +31,12 @@ export function parseThrottledReplicas(value: string | null): ThrottledReplicas 
   }
   return {
     lists: (partition, brokerId) =>
-      partition >= 0 && partition < PARTITION_LIMIT && brokerId >= 0 && brokerId < BROKER_LIMIT && Number.isInteger(partition) && Number.isInteger(brokerId)
+      partition >= 0 &&
+      partition < PARTITION_LIMIT &&
+      brokerId >= 0 &&
+      brokerId < BROKER_LIMIT &&
+      Number.isInteger(partition) &&
+      Number.isInteger(brokerId)
         ? keys.has(partition * BROKER_LIMIT + brokerId)
         : (others?.has(`${partition}:${brokerId}`) ?? false),
   };

@@ -38,7 +38,10 @@ export function topicViews(s: ClusterState): TopicView[] {
 /** One topic's Metadata view (shared, see topicViews), by name or by id. */
 export function topicView(s: ClusterState, ref: { name: string } | { id: string | Uint8Array }): TopicView | undefined {
   s.sync();
-  const t = 'name' in ref ? s.topics.get(ref.name) : s.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
+  const t =
+    'name' in ref
+      ? s.topics.get(ref.name)
+      : s.topicsById.get(typeof ref.id === 'string' ? ref.id : ref.id.length === 16 ? uuidFromBytes(ref.id) : '');
   return t && view(s, t);
 }
 

@@ -7,7 +7,14 @@ import { PartitionLog } from './log.js';
 import type { CreatePartitionsResult, CreateTopicRequest, CreateTopicResult, DeletedTopic, ValidateOnlyOption } from './model-types.js';
 import { placeReplicas, placeReplicasClassic } from './placement.js';
 import { copyPartition } from './topic-views.js';
-import { hasCollisionChars, unifyCollisionChars, validateManualAssignment, validateTopicName, type PartitionState, type TopicState } from './topics.js';
+import {
+  hasCollisionChars,
+  unifyCollisionChars,
+  validateManualAssignment,
+  validateTopicName,
+  type PartitionState,
+  type TopicState,
+} from './topics.js';
 import { ZERO_UUID, randomUuid, uuidFromBytes } from './uuid.js';
 
 /** QuorumController.MAX_RECORDS_PER_USER_OP */
@@ -54,7 +61,10 @@ export function createTopic(s: ClusterState, req: CreateTopicRequest, opts: Vali
 
   if (assignments.length > 0) {
     if (rfReq !== -1) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
+      throw new KafkaError(
+        ErrorCode.INVALID_REQUEST,
+        'A manual partition assignment was specified, but replication factor was not set to -1.',
+      );
     }
     if (numPartitionsReq !== -1) {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
@@ -63,7 +73,10 @@ export function createTopic(s: ClusterState, req: CreateTopicRequest, opts: Vali
     let rf: number | null = null;
     for (const a of assignments) {
       if (byIndex.has(a.partition)) {
-        throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partition}`);
+        throw new KafkaError(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `Found multiple manual partition assignments for partition ${a.partition}`,
+        );
       }
       validateManualAssignment(a.brokerIds, (id) => s.brokers.isRegistered(id), rf);
       rf = a.brokerIds.length;
@@ -89,7 +102,10 @@ export function createTopic(s: ClusterState, req: CreateTopicRequest, opts: Vali
     const numPartitions = numPartitionsReq === -1 ? s.numPartitionsDefault : numPartitionsReq;
     const rf = rfReq === -1 ? s.defaultReplicationFactor : rfReq;
     if (numPartitions + 1 + configMap.size > MAX_RECORDS_PER_USER_OP) {
-      throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to create topic ${name}: too many partitions (at most ${MAX_RECORDS_PER_USER_OP} records per operation).`);
+      throw new KafkaError(
+        ErrorCode.POLICY_VIOLATION,
+        `Unable to create topic ${name}: too many partitions (at most ${MAX_RECORDS_PER_USER_OP} records per operation).`,
+      );
     }
     try {
       replicaLists = place(s, numPartitions, rf);
@@ -115,7 +131,10 @@ export function createTopic(s: ClusterState, req: CreateTopicRequest, opts: Vali
     s.topicsById.set(topicId, topic);
     s.collisionForms.set(unifyCollisionChars(name), name);
     s.sortedTopics = null;
-    s.logs.set(topicId, partitions.map((p) => newLog(s, name, p.partition)));
+    s.logs.set(
+      topicId,
+      partitions.map((p) => newLog(s, name, p.partition)),
+    );
     for (const p of partitions) s.replicaIndex.add(topic, p);
   }
   return {
@@ -156,7 +175,10 @@ export function createPartitions(
     );
   }
   if (additional > MAX_RECORDS_PER_USER_OP) {
-    throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to add ${additional} partitions to ${name}: at most ${MAX_RECORDS_PER_USER_OP} records per operation.`);
+    throw new KafkaError(
+      ErrorCode.POLICY_VIOLATION,
+      `Unable to add ${additional} partitions to ${name}: at most ${MAX_RECORDS_PER_USER_OP} records per operation.`,
+    );
   }
   const rf = topic.partitions[0].replicas.length;
   const up = (r: number) => s.brokers.isUp(r);
@@ -234,4 +256,3 @@ export function deleteTopicById(s: ClusterState, id: string | Uint8Array): Delet
   if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_ID);
   return removeTopic(s, t);
 }
-

@@ -103,9 +103,7 @@ export function validateManualAssignment(
   let prev: number | null = null;
   for (const id of sorted) {
     if (!isRegistered(id)) {
-      throw invalidAssignment(
-        `The manual partition assignment includes broker ${id}, but no such broker is registered.`,
-      );
+      throw invalidAssignment(`The manual partition assignment includes broker ${id}, but no such broker is registered.`);
     }
     if (id === prev) {
       throw invalidAssignment(`The manual partition assignment includes the broker ${prev} more than once.`);
@@ -135,7 +133,5 @@ export function bestLeader(
     if (bestUnclean === NO_LEADER) bestUnclean = r;
     if (isr.includes(r)) return { leader: r, unclean: false };
   }
-  return uncleanOk && bestUnclean !== NO_LEADER
-    ? { leader: bestUnclean, unclean: true }
-    : { leader: NO_LEADER, unclean: false };
+  return uncleanOk && bestUnclean !== NO_LEADER ? { leader: bestUnclean, unclean: true } : { leader: NO_LEADER, unclean: false };
 }

@@ -79,7 +79,10 @@ export class ClusterTrouble {
    * first) until their ISR is min.insync.replicas - 1, at least the leader. Returns each
    * partition's ISR afterwards and the min ISR. Throws the model's KafkaError for an unknown topic.
    */
-  underMinIsr(topic: string, partitions: readonly number[] | null): { minIsr: number; partitions: { partition: number; isr: readonly number[] }[] } {
+  underMinIsr(
+    topic: string,
+    partitions: readonly number[] | null,
+  ): { minIsr: number; partitions: { partition: number; isr: readonly number[] }[] } {
     const minIsr = Number(this.#model.effectiveTopicConfig(topic, 'min.insync.replicas') ?? '1');
     const view = this.#model.topicView({ name: topic })!;
     const chosen = partitions === null ? view.partitions : partitions.map((n) => this.#partitionOf(topic, n));

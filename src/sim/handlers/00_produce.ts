@@ -47,7 +47,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
             return { ...base, errorCode: 6, currentLeader: { leaderId: partition.leader, leaderEpoch: partition.leaderEpoch } };
           }
           const records = p.records ?? Buffer.alloc(0);
-          if (records.length > MAGIC_OFFSET && records[MAGIC_OFFSET] !== 2) return { ...base, errorCode: 2, errorMessage: 'Only record batch format v2 is supported.' };
+          if (records.length > MAGIC_OFFSET && records[MAGIC_OFFSET] !== 2)
+            return { ...base, errorCode: 2, errorMessage: 'Only record batch format v2 is supported.' };
           try {
             const baseOffset = model.append(name, p.index, records, { acks: req.acks });
             return { ...base, errorCode: 0, baseOffset: BigInt(baseOffset), logStartOffset: 0n };

@@ -24,7 +24,15 @@ function readAll(ctx: RequestContext, req: FetchRequest): { responses: FetchResp
   const responses = req.topics.map((t) => {
     const topic = ctx.version >= 13 ? model.getTopicById(t.topicId ?? '') : model.getTopic(t.topic ?? '');
     const partitions = t.partitions.map((p): PartitionOut => {
-      const base = { partitionIndex: p.partition, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: null, preferredReadReplica: -1, records: null };
+      const base = {
+        partitionIndex: p.partition,
+        highWatermark: -1n,
+        lastStableOffset: -1n,
+        logStartOffset: -1n,
+        abortedTransactions: null,
+        preferredReadReplica: -1,
+        records: null,
+      };
       if (!topic) return { ...base, errorCode: ctx.version >= 13 ? 100 : 3 };
       const partition = topic.partitions[p.partition];
       if (!partition) return { ...base, errorCode: 3 };
@@ -36,7 +44,14 @@ function readAll(ctx: RequestContext, req: FetchRequest): { responses: FetchResp
         budget = Math.max(0, budget - out.records.length);
         bytes += out.records.length;
         const hw = BigInt(out.highWatermark);
-        return { ...base, errorCode: 0, highWatermark: hw, lastStableOffset: hw, logStartOffset: BigInt(out.logStartOffset), records: out.records };
+        return {
+          ...base,
+          errorCode: 0,
+          highWatermark: hw,
+          lastStableOffset: hw,
+          logStartOffset: BigInt(out.logStartOffset),
+          records: out.records,
+        };
       } catch (err) {
         if (!(err instanceof KafkaError)) throw err;
         return { ...base, errorCode: err.code };

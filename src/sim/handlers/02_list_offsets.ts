@@ -8,7 +8,12 @@
 // so every answer is immediate. v11 (4.2) allows EARLIEST_PENDING_UPLOAD (-6, KIP-1023): the
 // first offset not yet uploaded to remote storage; with no tiered storage here it is answered
 // as LATEST_TIERED (-5) is, offset -1 and timestamp -1.
-import { ListOffsetsRequestSchema, ListOffsetsResponseSchema, type ListOffsetsRequest, type ListOffsetsResponse } from '../protocol/messages.generated.js';
+import {
+  ListOffsetsRequestSchema,
+  ListOffsetsResponseSchema,
+  type ListOffsetsRequest,
+  type ListOffsetsResponse,
+} from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { defineHandler } from './types.js';
 
@@ -29,10 +34,17 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
         const partition = model.getTopic(t.name)?.partitions[p.partitionIndex];
         if (!partition) return { ...base, errorCode: 3 };
         if (partition.leader !== ctx.brokerId) return { ...base, errorCode: 6 };
-        if (p.timestamp === EARLIEST_PENDING_UPLOAD && ctx.version >= 11) return { ...base, errorCode: 0, leaderEpoch: partition.leaderEpoch };
+        if (p.timestamp === EARLIEST_PENDING_UPLOAD && ctx.version >= 11)
+          return { ...base, errorCode: 0, leaderEpoch: partition.leaderEpoch };
         try {
           const found = model.listOffset(t.name, p.partitionIndex, Number(p.timestamp));
-          return { ...base, errorCode: 0, offset: BigInt(found.offset), timestamp: BigInt(found.timestamp), leaderEpoch: partition.leaderEpoch };
+          return {
+            ...base,
+            errorCode: 0,
+            offset: BigInt(found.offset),
+            timestamp: BigInt(found.timestamp),
+            leaderEpoch: partition.leaderEpoch,
+          };
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;
           return { ...base, errorCode: err.code };

@@ -31,7 +31,12 @@
 // - v13 (Kafka 4.0) adds a top-level error_code (KIP-1102): a broker sets it only to ask the
 //   client to re-bootstrap (REBOOTSTRAP_REQUIRED, 129), which this simulator never does: 0.
 import { KafkaError } from '../cluster/errors.js';
-import { MetadataRequestSchema, MetadataResponseSchema, type MetadataRequest, type MetadataResponse } from '../protocol/messages.generated.js';
+import {
+  MetadataRequestSchema,
+  MetadataResponseSchema,
+  type MetadataRequest,
+  type MetadataResponse,
+} from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS } from './results.js';
 import { defineHandler } from './types.js';
 import { HEAVY_TOPICS } from '../request-turns.js';
@@ -94,9 +99,16 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     const autoCreate = ctx.runtime.autoCreateTopicsEnable && (ctx.version < 4 || req.allowAutoTopicCreation !== false);
     const ops = ctx.version >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
     const clusterOps =
-      ctx.version >= 8 && ctx.version <= 10 && req.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+      ctx.version >= 8 && ctx.version <= 10 && req.includeClusterAuthorizedOperations
+        ? CLUSTER_AUTHORIZED_OPERATIONS
+        : AUTHORIZED_OPERATIONS_OMITTED;
     const created = (name: string, errorCode: number): TopicOut => ({
-      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: ops,
+      errorCode,
+      name,
+      topicId: ZERO_UUID,
+      isInternal: false,
+      partitions: [],
+      topicAuthorizedOperations: ops,
     });
     const autoCreateTopic = (name: string): TopicOut => {
       try {
@@ -119,13 +131,24 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           return autoCreate && autoCreatable(wanted.name) ? autoCreateTopic(wanted.name) : unknown(wanted.name, ops);
         }
         const byId = wanted.topicId ? model.topicView({ id: wanted.topicId }) : undefined;
-        if (!byId) return { errorCode: 100, name: null, topicId: wanted.topicId ?? ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+        if (!byId)
+          return {
+            errorCode: 100,
+            name: null,
+            topicId: wanted.topicId ?? ZERO_UUID,
+            isInternal: false,
+            partitions: [],
+            topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+          };
         return describe(byId, ops);
       });
     }
     return {
       throttleTimeMs: 0,
-      brokers: ctx.runtime.endpoints().filter((e) => e.up).map((e) => ({ nodeId: e.id, host: e.host, port: e.port, rack: e.rack })),
+      brokers: ctx.runtime
+        .endpoints()
+        .filter((e) => e.up)
+        .map((e) => ({ nodeId: e.id, host: e.host, port: e.port, rack: e.rack })),
       clusterId: model.clusterId,
       controllerId: ctx.runtime.reportedControllerId(),
       topics,

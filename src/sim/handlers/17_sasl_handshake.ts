@@ -17,7 +17,12 @@
 //   re-authentication instead (KafkaChannel.maybeBeginServerReauthentication; ../sasl/session.ts),
 //   at most once a second; then the exchange runs again as for a new connection.
 import { beginReauthentication, canBeginReauthentication } from '../sasl/session.js';
-import { SaslHandshakeRequestSchema, SaslHandshakeResponseSchema, type SaslHandshakeRequest, type SaslHandshakeResponse } from '../protocol/messages.generated.js';
+import {
+  SaslHandshakeRequestSchema,
+  SaslHandshakeResponseSchema,
+  type SaslHandshakeRequest,
+  type SaslHandshakeResponse,
+} from '../protocol/messages.generated.js';
 import { defineHandler } from './types.js';
 
 export const saslHandshakeHandler = defineHandler<SaslHandshakeRequest, SaslHandshakeResponse>({

@@ -14,7 +14,12 @@
 //   kraft.version from 3.9, group.version and transaction.version from 4.0); in ZooKeeper mode
 //   none, finalized epoch -1 (../releases/release.ts).
 // - ApiVersions is allowed before SASL authentication.
-import { ApiVersionsRequestSchema, ApiVersionsResponseSchema, type ApiVersionsRequest, type ApiVersionsResponse } from '../protocol/messages.generated.js';
+import {
+  ApiVersionsRequestSchema,
+  ApiVersionsResponseSchema,
+  type ApiVersionsRequest,
+  type ApiVersionsResponse,
+} from '../protocol/messages.generated.js';
 import { defineHandler, type ApiHandler, type SimulatorRuntime } from './types.js';
 
 const UNSUPPORTED_VERSION = 35;
@@ -24,7 +29,9 @@ const SOFTWARE_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 const validSoftware = (s: string | undefined | null): boolean => typeof s === 'string' && SOFTWARE_PATTERN.test(s);
 export function apiVersionsHandler(): ApiHandler<ApiVersionsRequest, ApiVersionsResponse> {
   const list = (runtime: SimulatorRuntime): ApiVersionsResponse['apiKeys'] =>
-    [...runtime.apiRanges].map(([apiKey, [minVersion, maxVersion]]) => ({ apiKey, minVersion, maxVersion })).sort((a, b) => a.apiKey - b.apiKey);
+    [...runtime.apiRanges]
+      .map(([apiKey, [minVersion, maxVersion]]) => ({ apiKey, minVersion, maxVersion }))
+      .sort((a, b) => a.apiKey - b.apiKey);
   return defineHandler({
     apiKey: 18,
     name: 'ApiVersions',

@@ -19,7 +19,12 @@
 // returns num_partitions, replication_factor and the topic's configs; v7 returns the
 // topic id. ZooKeeper mode only (notControllerErrors): a non-controller broker
 // answers NOT_CONTROLLER (41) for every topic.
-import { CreateTopicsRequestSchema, CreateTopicsResponseSchema, type CreateTopicsRequest, type CreateTopicsResponse } from '../protocol/messages.generated.js';
+import {
+  CreateTopicsRequestSchema,
+  CreateTopicsResponseSchema,
+  type CreateTopicsRequest,
+  type CreateTopicsResponse,
+} from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { itemError, notController, NOT_CONTROLLER } from './results.js';
 import { defineHandler } from './types.js';
@@ -44,41 +49,59 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       seen.add(t.name);
     }
     const failed = (name: string, e: { errorCode: number; errorMessage: string | null }): Result => ({
-      name, errorCode: e.errorCode, errorMessage: e.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null,
+      name,
+      errorCode: e.errorCode,
+      errorMessage: e.errorMessage,
+      numPartitions: -1,
+      replicationFactor: -1,
+      configs: null,
     });
 
-    const topics = req.topics.filter((t) => !duplicates.has(t.name) && t.name !== CLUSTER_METADATA_TOPIC).map((t): Result => {
-      if (notController(ctx)) return failed(t.name, NOT_CONTROLLER);
-      const spec = {
-        name: t.name,
-        numPartitions: t.numPartitions,
-        replicationFactor: t.replicationFactor,
-        assignments: t.assignments.map((a) => ({ partition: a.partitionIndex, brokerIds: a.brokerIds })),
-        configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
-      };
-      try {
-        const planned = model.createTopic(spec, { validateOnly: true });
-        const charged = !(req.validateOnly && ctx.runtime.release.mode === 'zookeeper');
-        if (charged && !quota.tryCharge(planned.partitions.length)) return failed(t.name, THROTTLED);
-        const topic = req.validateOnly ? planned : model.createTopic(spec, { validateOnly: false });
-        const configs = req.validateOnly ? planned.configs : model.describeConfigs({ type: 2, name: topic.name }, null);
-        return {
-          name: topic.name,
-          topicId: topic.topicId,
-          errorCode: 0,
-          errorMessage: null,
-          numPartitions: topic.partitions.length,
-          replicationFactor: topic.partitions[0]?.replicas.length ?? -1,
-          configs: configs.map((c) => ({ name: c.name, value: c.value, readOnly: c.readOnly, configSource: c.source, isSensitive: c.isSensitive })),
+    const topics = req.topics
+      .filter((t) => !duplicates.has(t.name) && t.name !== CLUSTER_METADATA_TOPIC)
+      .map((t): Result => {
+        if (notController(ctx)) return failed(t.name, NOT_CONTROLLER);
+        const spec = {
+          name: t.name,
+          numPartitions: t.numPartitions,
+          replicationFactor: t.replicationFactor,
+          assignments: t.assignments.map((a) => ({ partition: a.partitionIndex, brokerIds: a.brokerIds })),
+          configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
         };
-      } catch (err) {
-        if (!(err instanceof KafkaError)) throw err;
-        return failed(t.name, itemError(err));
-      }
-    });
+        try {
+          const planned = model.createTopic(spec, { validateOnly: true });
+          const charged = !(req.validateOnly && ctx.runtime.release.mode === 'zookeeper');
+          if (charged && !quota.tryCharge(planned.partitions.length)) return failed(t.name, THROTTLED);
+          const topic = req.validateOnly ? planned : model.createTopic(spec, { validateOnly: false });
+          const configs = req.validateOnly ? planned.configs : model.describeConfigs({ type: 2, name: topic.name }, null);
+          return {
+            name: topic.name,
+            topicId: topic.topicId,
+            errorCode: 0,
+            errorMessage: null,
+            numPartitions: topic.partitions.length,
+            replicationFactor: topic.partitions[0]?.replicas.length ?? -1,
+            configs: configs.map((c) => ({
+              name: c.name,
+              value: c.value,
+              readOnly: c.readOnly,
+              configSource: c.source,
+              isSensitive: c.isSensitive,
+            })),
+          };
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          return failed(t.name, itemError(err));
+        }
+      });
     for (const name of duplicates) topics.push(failed(name, { errorCode: 42, errorMessage: 'Duplicate topic name.' }));
     if (seen.has(CLUSTER_METADATA_TOPIC)) {
-      topics.push(failed(CLUSTER_METADATA_TOPIC, { errorCode: 42, errorMessage: `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.` }));
+      topics.push(
+        failed(CLUSTER_METADATA_TOPIC, {
+          errorCode: 42,
+          errorMessage: `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`,
+        }),
+      );
     }
     return { throttleTimeMs: quota.throttleTimeMs(), topics };
   },

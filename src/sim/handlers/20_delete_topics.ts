@@ -8,7 +8,12 @@
 // name → UNKNOWN_TOPIC_OR_PARTITION (3); unknown id → UNKNOWN_TOPIC_ID (100).
 // Quota (KIP-599): a deletion costs the topic's partition count; v5+ strict (89 when
 // the bucket is negative, nothing deleted), v0-v4 permissive.
-import { DeleteTopicsRequestSchema, DeleteTopicsResponseSchema, type DeleteTopicsRequest, type DeleteTopicsResponse } from '../protocol/messages.generated.js';
+import {
+  DeleteTopicsRequestSchema,
+  DeleteTopicsResponseSchema,
+  type DeleteTopicsRequest,
+  type DeleteTopicsResponse,
+} from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { itemError, notController, NOT_CONTROLLER } from './results.js';
 import { defineHandler } from './types.js';
@@ -33,7 +38,8 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
           ? { ...base, errorCode: 3, errorMessage: 'This server does not host this topic-partition.' }
           : { ...base, errorCode: 100, errorMessage: 'This server does not host this topic ID.' };
       }
-      if (!quota.tryCharge(topic.partitions.length)) return { ...base, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
+      if (!quota.tryCharge(topic.partitions.length))
+        return { ...base, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
       try {
         model.deleteTopic(topic.name);
         return { name: topic.name, topicId: topic.topicId, errorCode: 0, errorMessage: null };
@@ -59,11 +65,11 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
       }
     };
     const wanted: { name: string | null; topicId: string }[] = [];
-    for (const name of ctx.version >= 6 ? [] : req.topicNames ?? []) {
+    for (const name of ctx.version >= 6 ? [] : (req.topicNames ?? [])) {
       addName(name);
       wanted.push({ name, topicId: ZERO_UUID });
     }
-    for (const t of ctx.version >= 6 ? req.topics ?? [] : []) {
+    for (const t of ctx.version >= 6 ? (req.topics ?? []) : []) {
       const name = t.name ?? null;
       const topicId = t.topicId ?? ZERO_UUID;
       if (name === null && topicId === ZERO_UUID) {

@@ -8,7 +8,12 @@
 // Unknown topic → UNKNOWN_TOPIC_OR_PARTITION (3). configuration_keys null = all.
 // Per-version notes: v1 adds include_synonyms and config_source; v3 adds
 // include_documentation and config_type; v4 is flexible.
-import { DescribeConfigsRequestSchema, DescribeConfigsResponseSchema, type DescribeConfigsRequest, type DescribeConfigsResponse } from '../protocol/messages.generated.js';
+import {
+  DescribeConfigsRequestSchema,
+  DescribeConfigsResponseSchema,
+  type DescribeConfigsRequest,
+  type DescribeConfigsResponse,
+} from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { itemError } from './results.js';
 import { defineHandler } from './types.js';

@@ -6,7 +6,12 @@
 // v2 is flexible. The same resource twice in one request → INVALID_REQUEST (42) "Each resource
 // must appear at most once." for every occurrence, none applied (ConfigAdminManager.preprocess
 // for AlterConfigsRequestData, as for IncrementalAlterConfigs).
-import { AlterConfigsRequestSchema, AlterConfigsResponseSchema, type AlterConfigsRequest, type AlterConfigsResponse } from '../protocol/messages.generated.js';
+import {
+  AlterConfigsRequestSchema,
+  AlterConfigsResponseSchema,
+  type AlterConfigsRequest,
+  type AlterConfigsResponse,
+} from '../protocol/messages.generated.js';
 import { attempt, DUPLICATE_RESOURCE, duplicateResources } from './results.js';
 import { defineHandler } from './types.js';
 
@@ -19,7 +24,13 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
     const { model } = ctx.runtime;
     const duplicates = duplicateResources(req.resources);
     const alter = (r: AlterConfigsRequest['resources'][number]) =>
-      attempt(() => model.alterConfigs({ type: r.resourceType, name: r.resourceName }, r.configs.map((c) => ({ name: c.name, value: c.value })), req.validateOnly));
+      attempt(() =>
+        model.alterConfigs(
+          { type: r.resourceType, name: r.resourceName },
+          r.configs.map((c) => ({ name: c.name, value: c.value })),
+          req.validateOnly,
+        ),
+      );
     const responses = req.resources.map((r, i) => ({
       resourceType: r.resourceType,
       resourceName: r.resourceName,

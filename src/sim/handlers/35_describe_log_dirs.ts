@@ -78,7 +78,13 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
       };
       const list = (topics: NonNullable<typeof filter>): void => {
         for (const t of model.logDirSizes(broker, topics)) {
-          for (const p of t.partitions) add(dirs[dirIndex(t.topic, p.partition)], t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
+          for (const p of t.partitions)
+            add(
+              dirs[dirIndex(t.topic, p.partition)],
+              t.topic,
+              { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false },
+              false,
+            );
         }
       };
       const finish = (): DescribeLogDirsResponse => {
@@ -86,7 +92,10 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
           const h = LogDirs.topicHash(topic);
           return (partition: number) => LogDirs.defaultDirIndex(h, partition, dirs.length);
         };
-        const sums = dirs.length === model.logDirCount ? model.logDirUsedBytesByDir(broker) : model.logDirUsedBytesByDirWalk(broker, dirsOfTopic, dirs.length);
+        const sums =
+          dirs.length === model.logDirCount
+            ? model.logDirUsedBytesByDir(broker)
+            : model.logDirUsedBytesByDirWalk(broker, dirsOfTopic, dirs.length);
         sums.forEach((n, i) => used.set(dirs[i], n));
         return answer();
       };
@@ -118,11 +127,12 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
     }
     // The walk: what was asked for, as sets (built only here, not for the common case above).
     const wanted = filter === null ? null : new Map<string, Set<number>>();
-    if (filter !== null) for (const f of filter) {
-      let set = wanted!.get(f.topic);
-      if (!set) wanted!.set(f.topic, (set = new Set()));
-      for (const p of f.partitions) set.add(p);
-    }
+    if (filter !== null)
+      for (const f of filter) {
+        let set = wanted!.get(f.topic);
+        if (!set) wanted!.set(f.topic, (set = new Set()));
+        for (const p of f.partitions) set.add(p);
+      }
     const usedByIndex = new Array<number>(dirs.length).fill(0);
     for (const t of model.logDirSizes(broker, null)) {
       const want = wanted === null ? undefined : wanted.get(t.topic);
@@ -132,18 +142,31 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
         if (!placements) {
           const dir = dirs[LogDirs.defaultDirIndex(h, p.partition, dirs.length)];
           usedByIndex[LogDirs.defaultDirIndex(h, p.partition, dirs.length)] += p.sizeBytes;
-          if (show) add(dir, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
+          if (show)
+            add(
+              dir,
+              t.topic,
+              { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false },
+              false,
+            );
           continue;
         }
         const dir = logDirs.dirOf(broker, t.topic, p.partition);
         used.set(dir, (used.get(dir) ?? 0) + p.sizeBytes);
-        if (show) add(dir, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
+        if (show)
+          add(dir, t.topic, { partitionIndex: p.partition, partitionSize: BigInt(p.sizeBytes), offsetLag: 0n, isFutureKey: false }, false);
         const future = logDirs.future(broker, t.topic, p.partition);
         if (future) {
           const leo = model.listOffset(t.topic, p.partition, -1).offset;
           const left = future.totalBytes === 0 ? 0 : (future.totalBytes - future.copiedBytes) / future.totalBytes;
           const partitionSize = BigInt(future.copiedBytes);
-          if (show) add(future.dir, t.topic, { partitionIndex: p.partition, partitionSize, offsetLag: BigInt(Math.ceil(Number(leo) * left)), isFutureKey: true }, true);
+          if (show)
+            add(
+              future.dir,
+              t.topic,
+              { partitionIndex: p.partition, partitionSize, offsetLag: BigInt(Math.ceil(Number(leo) * left)), isFutureKey: true },
+              true,
+            );
           else used.set(future.dir, (used.get(future.dir) ?? 0) + future.copiedBytes);
         }
       }

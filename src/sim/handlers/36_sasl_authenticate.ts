@@ -17,7 +17,12 @@
 // connections.max.reauth.ms, 0 when neither; a re-authentication (SaslHandshake on an
 // authenticated connection) runs the same exchange; see ../sasl/session.ts.
 import { timingSafeEqual } from 'node:crypto';
-import { SaslAuthenticateRequestSchema, SaslAuthenticateResponseSchema, type SaslAuthenticateRequest, type SaslAuthenticateResponse } from '../protocol/messages.generated.js';
+import {
+  SaslAuthenticateRequestSchema,
+  SaslAuthenticateResponseSchema,
+  type SaslAuthenticateRequest,
+  type SaslAuthenticateResponse,
+} from '../protocol/messages.generated.js';
 import { OAuthBearerServerSession } from '../sasl/oauthbearer.js';
 import { isScramMechanism, ScramServerSession } from '../sasl/scram.js';
 import { completeAuthentication, reauthMechanismMismatch } from '../sasl/session.js';
@@ -60,7 +65,10 @@ async function oauthBearer(ctx: RequestContext, req: SaslAuthenticateRequest): P
   const step = await session.step(req.authBytes, ctx.runtime.clock.now());
   if (step.kind === 'failed') return failed(ctx, step.message);
   if (step.kind === 'challenge') return { errorCode: 0, errorMessage: null, authBytes: step.response, sessionLifetimeMs: 0n };
-  return authenticated(ctx, step.token.principal, EMPTY, step.token.expiresAtMs, { extensions: step.extensions, tokenId: step.token.tokenId });
+  return authenticated(ctx, step.token.principal, EMPTY, step.token.expiresAtMs, {
+    extensions: step.extensions,
+    tokenId: step.token.tokenId,
+  });
 }
 
 function plain(ctx: RequestContext, req: SaslAuthenticateRequest): SaslAuthenticateResponse {

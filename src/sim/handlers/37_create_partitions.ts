@@ -6,7 +6,12 @@
 // with INVALID_REQUEST (42) "Duplicate topic name.", and nothing changes for it.
 // Quota (KIP-599): costs new_count - current_count; v3 strict (89), v0-v2 permissive.
 // v1 is v0 with the quota-throttle behaviour; v2 is flexible.
-import { CreatePartitionsRequestSchema, CreatePartitionsResponseSchema, type CreatePartitionsRequest, type CreatePartitionsResponse } from '../protocol/messages.generated.js';
+import {
+  CreatePartitionsRequestSchema,
+  CreatePartitionsResponseSchema,
+  type CreatePartitionsRequest,
+  type CreatePartitionsResponse,
+} from '../protocol/messages.generated.js';
 import { KafkaError } from '../cluster/errors.js';
 import { itemError, notController, NOT_CONTROLLER, OK } from './results.js';
 import { defineHandler } from './types.js';
@@ -33,7 +38,8 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
         model.createPartitions(t.name, t.count, assignments, { validateOnly: true });
         // ZooKeeper mode: a validateOnly request is neither checked nor charged (ZkAdminManager.createPartitions).
         const charged = !(req.validateOnly && ctx.runtime.release.mode === 'zookeeper');
-        if (charged && !quota.tryCharge(t.count - current)) return { name: t.name, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
+        if (charged && !quota.tryCharge(t.count - current))
+          return { name: t.name, errorCode: 89, errorMessage: 'The throttling quota has been exceeded.' };
         if (!req.validateOnly) model.createPartitions(t.name, t.count, assignments, { validateOnly: false });
         return { name: t.name, ...OK };
       } catch (err) {

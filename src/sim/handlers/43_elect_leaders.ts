@@ -62,12 +62,24 @@ export const electLeadersHandler = defineHandler<ElectLeadersRequest, ElectLeade
       replicaElectionResults: results,
     });
     const everyPartition = (errorCode: number, errorMessage: string | null): ElectionTopicResult[] =>
-      (req.topicPartitions ?? []).map((t) => ({ topic: t.topic, partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode, errorMessage })) }));
+      (req.topicPartitions ?? []).map((t) => ({
+        topic: t.topic,
+        partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode, errorMessage })),
+      }));
 
     if (ctx.runtime.notControllerErrors) {
       if (notController(ctx)) {
-        const all = req.topicPartitions ?? model.topicViews().map((t) => ({ topic: t.name, partitions: t.partitions.map((p) => p.partition) }));
-        return answer(0, all.filter((t) => t.partitions.length > 0).map((t) => ({ topic: t.topic, partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode: NOT_CONTROLLER, errorMessage: null })) })));
+        const all =
+          req.topicPartitions ?? model.topicViews().map((t) => ({ topic: t.name, partitions: t.partitions.map((p) => p.partition) }));
+        return answer(
+          0,
+          all
+            .filter((t) => t.partitions.length > 0)
+            .map((t) => ({
+              topic: t.topic,
+              partitionResult: t.partitions.map((partitionId) => ({ partitionId, errorCode: NOT_CONTROLLER, errorMessage: null })),
+            })),
+        );
       }
     }
     if (electionType !== PREFERRED && electionType !== UNCLEAN) {

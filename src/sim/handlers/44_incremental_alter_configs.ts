@@ -13,7 +13,12 @@
 // The same resource (type and name) twice in one request → every occurrence INVALID_REQUEST
 // (42) "Each resource must appear at most once." and none applied (ConfigAdminManager
 // .preprocess, then reassembleIncrementalResponse answers in request order).
-import { IncrementalAlterConfigsRequestSchema, IncrementalAlterConfigsResponseSchema, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from '../protocol/messages.generated.js';
+import {
+  IncrementalAlterConfigsRequestSchema,
+  IncrementalAlterConfigsResponseSchema,
+  type IncrementalAlterConfigsRequest,
+  type IncrementalAlterConfigsResponse,
+} from '../protocol/messages.generated.js';
 import { attempt, DUPLICATE_RESOURCE, duplicateResources } from './results.js';
 import { defineHandler } from './types.js';
 
@@ -28,12 +33,16 @@ export const incrementalAlterConfigsHandler = defineHandler<IncrementalAlterConf
     const responses = req.resources.map((r, i) => ({
       resourceType: r.resourceType,
       resourceName: r.resourceName,
-      ...(duplicates.has(i) ? DUPLICATE_RESOURCE : attempt(() => model.incrementalAlterConfigs(
-        { type: r.resourceType, name: r.resourceName },
-        r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value })),
-        req.validateOnly,
-        { nodeId: ctx.brokerId },
-      ))),
+      ...(duplicates.has(i)
+        ? DUPLICATE_RESOURCE
+        : attempt(() =>
+            model.incrementalAlterConfigs(
+              { type: r.resourceType, name: r.resourceName },
+              r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value })),
+              req.validateOnly,
+              { nodeId: ctx.brokerId },
+            ),
+          )),
     }));
     return { throttleTimeMs: 0, responses };
   },

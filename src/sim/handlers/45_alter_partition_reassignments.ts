@@ -49,11 +49,14 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
     // slices that yield to the event loop, so 100,000 partitions do not stop other connections
     // (ClusterModel.alterPartitionReassignmentsSliced); the answer comes when all are done.
     const entries: { topic: string; partition: number; replicas: number[] | null }[] = [];
-    for (const t of req.topics) for (const p of t.partitions) entries.push({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas });
+    for (const t of req.topics)
+      for (const p of t.partitions) entries.push({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas });
     // Refused for their replication factor: left out of the request to the model, answered 38.
     const refused = allowReplicationFactorChange ? null : replicationFactorChanges(model, entries);
     const applied = refused ? entries.filter((_, k) => !refused.has(k)) : entries;
-    const appliedErrors = await model.alterPartitionReassignmentsSliced(applied, { source: { clientId: ctx.clientId, brokerId: ctx.brokerId } });
+    const appliedErrors = await model.alterPartitionReassignmentsSliced(applied, {
+      source: { clientId: ctx.clientId, brokerId: ctx.brokerId },
+    });
     let next = 0;
     const errors = refused ? entries.map((_, k) => refused.get(k) ?? appliedErrors[next++]!) : appliedErrors;
     let i = 0;
@@ -73,7 +76,10 @@ export const alterPartitionReassignmentsHandler = defineHandler<AlterPartitionRe
  * its error; entries the model refuses anyway (unknown topic or partition, a bad target) and
  * cancels are not among them. Checked against the state before the request, as the model plans.
  */
-function replicationFactorChanges(model: ClusterModel, entries: readonly { topic: string; partition: number; replicas: number[] | null }[]): Map<number, KafkaError> {
+function replicationFactorChanges(
+  model: ClusterModel,
+  entries: readonly { topic: string; partition: number; replicas: number[] | null }[],
+): Map<number, KafkaError> {
   const refused = new Map<number, KafkaError>();
   const registered = new Set(model.listBrokers().map((b) => b.id));
   // Where moving partitions are headed: replicas + adding - removing (the merged list minus the removing).
@@ -93,7 +99,8 @@ function replicationFactorChanges(model: ClusterModel, entries: readonly { topic
       throw err;
     }
     const rf = headedFor.get(`${e.topic}\0${e.partition}`) ?? current.replicas.length;
-    if (rf !== e.replicas.length) refused.set(k, new KafkaError(38, `The replication factor is changed from ${rf} to ${e.replicas.length}`));
+    if (rf !== e.replicas.length)
+      refused.set(k, new KafkaError(38, `The replication factor is changed from ${rf} to ${e.replicas.length}`));
   }
   return refused;
 }

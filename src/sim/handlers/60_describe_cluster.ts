@@ -15,7 +15,12 @@
 // asked). A KRaft controller fences a broker that stops heartbeating but keeps it registered: here
 // a stopped broker is such a one. Without the flag (and in v0-v1) only unfenced brokers are listed.
 
-import { DescribeClusterRequestSchema, DescribeClusterResponseSchema, type DescribeClusterRequest, type DescribeClusterResponse } from '../protocol/messages.generated.js';
+import {
+  DescribeClusterRequestSchema,
+  DescribeClusterResponseSchema,
+  type DescribeClusterRequest,
+  type DescribeClusterResponse,
+} from '../protocol/messages.generated.js';
 import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS } from './results.js';
 import { defineHandler } from './types.js';
 
@@ -26,13 +31,20 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
   response: DescribeClusterResponseSchema,
   handle(ctx, req) {
     const { model } = ctx.runtime;
-    const base = { throttleTimeMs: 0, endpointType: 1, clusterId: model.clusterId, clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+    const base = {
+      throttleTimeMs: 0,
+      endpointType: 1,
+      clusterId: model.clusterId,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    };
     const type = req.endpointType ?? 1;
     const withFenced = ctx.version >= 2 && req.includeFencedBrokers === true;
     if (type !== 1) {
       const known = type === 2;
       const errorCode = ctx.version === 0 ? 42 : known ? 114 : 115;
-      const errorMessage = known ? 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER' : `Unsupported endpoint type ${type}`;
+      const errorMessage = known
+        ? 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER'
+        : `Unsupported endpoint type ${type}`;
       return { ...base, clusterId: '', errorCode, errorMessage, controllerId: -1, brokers: [] };
     }
     return {

@@ -38,7 +38,12 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
     const fetchAll = req.topics.length === 0;
     const names = fetchAll ? model.topicViews().map((v) => v.name) : [...new Set(req.topics.map((t) => t.name))].sort();
     const failed = (name: string, errorCode: number): TopicResult => ({
-      errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+      errorCode,
+      name,
+      topicId: ZERO_UUID,
+      isInternal: false,
+      partitions: [],
+      topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
     });
     const cursor = req.cursor;
     if (cursor !== null && !fetchAll && !names.includes(cursor.topicName)) {
@@ -79,7 +84,14 @@ export const describeTopicPartitionsHandler = defineHandler<DescribeTopicPartiti
           offlineReplicas: [...p.offlineReplicas],
         });
       }
-      topics.push({ errorCode: 0, name, topicId: view.topicId, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+      topics.push({
+        errorCode: 0,
+        name,
+        topicId: view.topicId,
+        isInternal: false,
+        partitions,
+        topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+      });
       if (i < view.partitions.length) {
         nextCursor = { topicName: name, partitionIndex: i };
         break;

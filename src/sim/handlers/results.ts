@@ -29,7 +29,10 @@ export function attempt(fn: () => void): ItemError {
  * True when this broker must refuse a controller request: only in ZooKeeper mode
  * (runtime.notControllerErrors); KRaft brokers forward to the controller.
  */
-export function notController(ctx: { brokerId: number; runtime: { notControllerErrors: boolean; model: { controllerId: number } } }): boolean {
+export function notController(ctx: {
+  brokerId: number;
+  runtime: { notControllerErrors: boolean; model: { controllerId: number } };
+}): boolean {
   return ctx.runtime.notControllerErrors && ctx.brokerId !== ctx.runtime.model.controllerId;
 }
 

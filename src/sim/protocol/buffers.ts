@@ -24,27 +24,66 @@ export class Reader {
       throw new MalformedFrameError(`need ${n} bytes at ${this.offset}, frame has ${this.buf.length}`);
     }
   }
-  remaining(): number { return this.buf.length - this.offset; }
-  int8(): number { this.need(1); const v = this.buf.readInt8(this.offset); this.offset += 1; return v; }
-  bool(): boolean { return this.int8() !== 0; }
-  int16(): number { this.need(2); const v = this.buf.readInt16BE(this.offset); this.offset += 2; return v; }
-  uint16(): number { this.need(2); const v = this.buf.readUInt16BE(this.offset); this.offset += 2; return v; }
-  int32(): number { this.need(4); const v = this.buf.readInt32BE(this.offset); this.offset += 4; return v; }
-  uint32(): number { this.need(4); const v = this.buf.readUInt32BE(this.offset); this.offset += 4; return v; }
+  remaining(): number {
+    return this.buf.length - this.offset;
+  }
+  int8(): number {
+    this.need(1);
+    const v = this.buf.readInt8(this.offset);
+    this.offset += 1;
+    return v;
+  }
+  bool(): boolean {
+    return this.int8() !== 0;
+  }
+  int16(): number {
+    this.need(2);
+    const v = this.buf.readInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+  uint16(): number {
+    this.need(2);
+    const v = this.buf.readUInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+  int32(): number {
+    this.need(4);
+    const v = this.buf.readInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
+  uint32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
   int64(): bigint {
     this.need(8);
-    const b = this.buf, o = this.offset;
+    const b = this.buf,
+      o = this.offset;
     this.offset = o + 8;
     // Within ±2^53 (sizes, offsets, times) one BigInt from a number, not three BigInt steps.
     const hi = (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3];
-    if (hi >= -0x200000 && hi < 0x200000) return BigInt(hi * 4294967296 + ((b[o + 4] << 24) >>> 0) + ((b[o + 5] << 16) | (b[o + 6] << 8) | b[o + 7]));
+    if (hi >= -0x200000 && hi < 0x200000)
+      return BigInt(hi * 4294967296 + ((b[o + 4] << 24) >>> 0) + ((b[o + 5] << 16) | (b[o + 6] << 8) | b[o + 7]));
     return b.readBigInt64BE(o);
   }
-  float64(): number { this.need(8); const v = this.buf.readDoubleBE(this.offset); this.offset += 8; return v; }
+  float64(): number {
+    this.need(8);
+    const v = this.buf.readDoubleBE(this.offset);
+    this.offset += 8;
+    return v;
+  }
   uvarint(): number {
     // One byte is by far the most common (lengths + 1, tag counts): no loop for it.
     const b0 = this.buf[this.offset];
-    if (b0 !== undefined && b0 < 0x80) { this.offset++; return b0; }
+    if (b0 !== undefined && b0 < 0x80) {
+      this.offset++;
+      return b0;
+    }
     let value = 0;
     for (let shift = 0; shift <= 28; shift += 7) {
       this.need(1);
@@ -54,8 +93,16 @@ export class Reader {
     }
     throw new MalformedFrameError('unsigned varint longer than 5 bytes');
   }
-  varint(): number { const u = this.uvarint(); return (u % 2 === 0) ? u / 2 : -(u + 1) / 2; }
-  raw(n: number): Buffer { this.need(n); const v = this.buf.subarray(this.offset, this.offset + n); this.offset += n; return v; }
+  varint(): number {
+    const u = this.uvarint();
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+  raw(n: number): Buffer {
+    this.need(n);
+    const v = this.buf.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return v;
+  }
   /** Kafka prints a Uuid as URL-safe base64 without padding (Uuid.toString()). */
   uuid(): string {
     this.need(16);
@@ -104,7 +151,9 @@ export class Writer {
   private cur = Buffer.allocUnsafe(256);
   private pos = 0;
 
-  get length(): number { return this.flushed + this.pos; }
+  get length(): number {
+    return this.flushed + this.pos;
+  }
 
   private ensure(n: number): void {
     if (this.pos + n > this.cur.length) this.grow(n);
@@ -121,7 +170,8 @@ export class Writer {
   int8(v: number): this {
     if (typeof v !== 'number' || !(v >= -0x80 && v <= 0x7f)) return this.slow(v, 1, Buffer.prototype.writeInt8);
     this.ensure(1);
-    const b = this.cur, p = this.pos;
+    const b = this.cur,
+      p = this.pos;
     b[p] = v;
     this.pos = p + 1;
     return this;
@@ -133,40 +183,59 @@ export class Writer {
     this.pos += n;
     return this;
   }
-  bool(v: boolean): this { return this.int8(v ? 1 : 0); }
+  bool(v: boolean): this {
+    return this.int8(v ? 1 : 0);
+  }
   int16(v: number): this {
     if (typeof v !== 'number' || !(v >= -0x8000 && v <= 0x7fff)) return this.slow(v, 2, Buffer.prototype.writeInt16BE);
     this.ensure(2);
-    const b = this.cur, p = this.pos;
-    b[p] = v >>> 8; b[p + 1] = v;
+    const b = this.cur,
+      p = this.pos;
+    b[p] = v >>> 8;
+    b[p + 1] = v;
     this.pos = p + 2;
     return this;
   }
   uint16(v: number): this {
     if (typeof v !== 'number' || !(v >= 0 && v <= 0xffff)) return this.slow(v, 2, Buffer.prototype.writeUInt16BE);
     this.ensure(2);
-    const b = this.cur, p = this.pos;
-    b[p] = v >>> 8; b[p + 1] = v;
+    const b = this.cur,
+      p = this.pos;
+    b[p] = v >>> 8;
+    b[p + 1] = v;
     this.pos = p + 2;
     return this;
   }
   int32(v: number): this {
     if (typeof v !== 'number' || !(v >= -0x80000000 && v <= 0x7fffffff)) return this.slow(v, 4, Buffer.prototype.writeInt32BE);
     this.ensure(4);
-    const b = this.cur, p = this.pos;
-    b[p] = v >>> 24; b[p + 1] = v >>> 16; b[p + 2] = v >>> 8; b[p + 3] = v;
+    const b = this.cur,
+      p = this.pos;
+    b[p] = v >>> 24;
+    b[p + 1] = v >>> 16;
+    b[p + 2] = v >>> 8;
+    b[p + 3] = v;
     this.pos = p + 4;
     return this;
   }
   uint32(v: number): this {
     if (typeof v !== 'number' || !(v >= 0 && v <= 0xffffffff)) return this.slow(v, 4, Buffer.prototype.writeUInt32BE);
     this.ensure(4);
-    const b = this.cur, p = this.pos;
-    b[p] = v >>> 24; b[p + 1] = v >>> 16; b[p + 2] = v >>> 8; b[p + 3] = v;
+    const b = this.cur,
+      p = this.pos;
+    b[p] = v >>> 24;
+    b[p + 1] = v >>> 16;
+    b[p + 2] = v >>> 8;
+    b[p + 3] = v;
     this.pos = p + 4;
     return this;
   }
-  int64(v: bigint): this { this.ensure(8); this.cur.writeBigInt64BE(BigInt.asIntN(64, v), this.pos); this.pos += 8; return this; }
+  int64(v: bigint): this {
+    this.ensure(8);
+    this.cur.writeBigInt64BE(BigInt.asIntN(64, v), this.pos);
+    this.pos += 8;
+    return this;
+  }
   /**
    * INT64 from a number or a bigint. A safe integer is written as two 32-bit halves (no BigInt
    * made or taken apart per value); anything else goes the way int64(BigInt(v)) always went, so
@@ -181,7 +250,12 @@ export class Writer {
     }
     return this.int64(typeof v === 'bigint' ? v : BigInt(v));
   }
-  float64(v: number): this { this.ensure(8); this.cur.writeDoubleBE(v, this.pos); this.pos += 8; return this; }
+  float64(v: number): this {
+    this.ensure(8);
+    this.cur.writeDoubleBE(v, this.pos);
+    this.pos += 8;
+    return this;
+  }
   uvarint(v: number): this {
     let value = v;
     while (value >= 0x80) {
@@ -190,9 +264,20 @@ export class Writer {
     }
     return this.int8Unsigned(value);
   }
-  varint(v: number): this { return this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1); }
-  private int8Unsigned(v: number): this { this.ensure(1); this.cur[this.pos++] = v; return this; }
-  raw(b: Buffer): this { this.ensure(b.length); b.copy(this.cur, this.pos); this.pos += b.length; return this; }
+  varint(v: number): this {
+    return this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1);
+  }
+  private int8Unsigned(v: number): this {
+    this.ensure(1);
+    this.cur[this.pos++] = v;
+    return this;
+  }
+  raw(b: Buffer): this {
+    this.ensure(b.length);
+    b.copy(this.cur, this.pos);
+    this.pos += b.length;
+    return this;
+  }
   uuid(v: string): this {
     const b = Buffer.from(v, 'base64url');
     if (b.length !== 16) throw new Error(`not a Kafka Uuid: ${v}`);
@@ -202,7 +287,8 @@ export class Writer {
     if (v === null) return compact ? this.uvarint(0) : this.int16(-1);
     if (typeof v === 'string' && v.length <= ASCII_FAST_MAX && this.ascii(v, compact)) return this;
     const b = Buffer.from(v, 'utf8');
-    if (compact) this.uvarint(b.length + 1); else this.int16(b.length);
+    if (compact) this.uvarint(b.length + 1);
+    else this.int16(b.length);
     return this.raw(b);
   }
   /**
@@ -221,13 +307,15 @@ export class Writer {
       if (c >= 0x80) return false;
       buf[start + i] = c;
     }
-    if (compact) this.uvarint(n + 1); else this.int16(n);
+    if (compact) this.uvarint(n + 1);
+    else this.int16(n);
     this.pos += n;
     return true;
   }
   bytes(v: Buffer | null, compact: boolean): this {
     if (v === null) return compact ? this.uvarint(0) : this.int32(-1);
-    if (compact) this.uvarint(v.length + 1); else this.int32(v.length);
+    if (compact) this.uvarint(v.length + 1);
+    else this.int32(v.length);
     return this.raw(v);
   }
   arrayLength(n: number, compact: boolean): this {

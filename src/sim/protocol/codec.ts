@@ -17,7 +17,9 @@ import { inRange, type FieldSchema, type MessageSchema, type VersionRange } from
 type Value = unknown;
 type Struct = Record<string, Value>;
 
-function isArray(t: string): boolean { return t.startsWith('[]'); }
+function isArray(t: string): boolean {
+  return t.startsWith('[]');
+}
 
 /** The default a field takes when it is absent from a version or left out by the caller. */
 export function defaultValue(field: FieldSchema, version: number): Value {
@@ -25,16 +27,29 @@ export function defaultValue(field: FieldSchema, version: number): Value {
   if (d === 'null' || (d === undefined && field.nv && inRange(field.nv, version) && field.t === 'struct')) return null;
   if (isArray(field.t)) return [];
   switch (field.t) {
-    case 'bool': return d === 'true';
-    case 'int64': return d !== undefined ? BigInt(d) : 0n;
-    case 'int8': case 'int16': case 'uint16': case 'int32': case 'uint32': case 'float64':
+    case 'bool':
+      return d === 'true';
+    case 'int64':
+      return d !== undefined ? BigInt(d) : 0n;
+    case 'int8':
+    case 'int16':
+    case 'uint16':
+    case 'int32':
+    case 'uint32':
+    case 'float64':
       return d !== undefined ? Number(d) : 0;
-    case 'string': return d ?? '';
-    case 'uuid': return 'AAAAAAAAAAAAAAAAAAAAAA'; // Uuid.ZERO_UUID
-    case 'bytes': return Buffer.alloc(0);
-    case 'records': return null;
-    case 'struct': return defaultStruct(field.f ?? [], version);
-    default: throw new Error(`no default for ${field.t}`);
+    case 'string':
+      return d ?? '';
+    case 'uuid':
+      return 'AAAAAAAAAAAAAAAAAAAAAA'; // Uuid.ZERO_UUID
+    case 'bytes':
+      return Buffer.alloc(0);
+    case 'records':
+      return null;
+    case 'struct':
+      return defaultStruct(field.f ?? [], version);
+    default:
+      throw new Error(`no default for ${field.t}`);
   }
 }
 
@@ -116,13 +131,23 @@ function notNullable(field: FieldSchema, ctx: Ctx): Error {
  * always accept it), else written as its type's null. Rare, so a plain closure.
  */
 function nullWriter(field: FieldSchema, t: string, ctx: Ctx, compact: boolean, nullable: boolean): (w: Writer) => void {
-  if (!nullable && t !== 'records') return () => { throw notNullable(field, ctx); };
+  if (!nullable && t !== 'records')
+    return () => {
+      throw notNullable(field, ctx);
+    };
   if (isArray(t)) return (w) => void w.arrayLength(-1, compact);
   switch (t) {
-    case 'string': return (w) => void w.string(null, compact);
-    case 'bytes': case 'records': return (w) => void w.bytes(null, compact);
-    case 'struct': return (w) => void w.int8(-1);
-    default: return () => { throw new Error(`${field.n}: null ${t}`); };
+    case 'string':
+      return (w) => void w.string(null, compact);
+    case 'bytes':
+    case 'records':
+      return (w) => void w.bytes(null, compact);
+    case 'struct':
+      return (w) => void w.int8(-1);
+    default:
+      return () => {
+        throw new Error(`${field.n}: null ${t}`);
+      };
   }
 }
 
@@ -134,10 +159,13 @@ function encodeStatements(src: Source, field: FieldSchema, t: string, v: string,
   const onNull = `if (${v} === null) ${src.ref(nullWriter(field, t, ctx, compact, nullable))}(w); else `;
   if (isArray(t)) {
     const element = t.slice(2);
-    const n = src.local('n'), i = src.local('i'), x = src.local('x');
+    const n = src.local('n'),
+      i = src.local('i'),
+      x = src.local('x');
     // Not an array (a typed array will do): a TypeError, as it was when the codec iterated it.
     const notArray = src.ref(() => new TypeError(`${field.n} is not an array`));
-    const head = `{ if (!Array.isArray(${v}) && !ArrayBuffer.isView(${v})) throw ${notArray}(); ` +
+    const head =
+      `{ if (!Array.isArray(${v}) && !ArrayBuffer.isView(${v})) throw ${notArray}(); ` +
       `const ${n} = ${v}.length; w.arrayLength(${n}, ${compact}); for (let ${i} = 0; ${i} < ${n}; ${i}++) `;
     // An int32 element is written as it comes (null or undefined write 0, as they always did).
     if (element === 'int32') return `${onNull}${head}w.int32(${v}[${i}]); }`;
@@ -147,17 +175,29 @@ function encodeStatements(src: Source, field: FieldSchema, t: string, v: string,
     return `${onNull}${head}{ let ${x} = ${v}[${i}]; if (${x} === undefined) ${x} = ${fieldDefault}; ${encodeStatements(src, field, element, x, ctx, compact, nullable)} } }`;
   }
   switch (t) {
-    case 'bool': case 'int8': case 'int16': case 'uint16': case 'int32': case 'uint32': case 'float64': case 'uuid':
+    case 'bool':
+    case 'int8':
+    case 'int16':
+    case 'uint16':
+    case 'int32':
+    case 'uint32':
+    case 'float64':
+    case 'uuid':
       return `${onNull}w.${t}(${v});`;
-    case 'int64': return `${onNull}w.int64Of(${v});`;
-    case 'string': return `${onNull}w.string(${v}, ${compact});`;
-    case 'bytes': case 'records': return `${onNull}w.bytes(${v}, ${compact});`;
+    case 'int64':
+      return `${onNull}w.int64Of(${v});`;
+    case 'string':
+      return `${onNull}w.string(${v}, ${compact});`;
+    case 'bytes':
+    case 'records':
+      return `${onNull}w.bytes(${v}, ${compact});`;
     case 'struct': {
       const sub = src.ref(compileStruct(field.f ?? [], ctx).encode);
       // A nullable struct (not an array's element) is prefixed by INT8: -1 null, 1 present.
       return `${onNull}{ ${nullable && !isArray(field.t) ? 'w.int8(1); ' : ''}${sub}(w, ${v}); }`;
     }
-    default: throw new Error(`unknown type ${t}`);
+    default:
+      throw new Error(`unknown type ${t}`);
   }
 }
 
@@ -165,16 +205,28 @@ function encodeStatements(src: Source, field: FieldSchema, t: string, v: string,
 function decodeExpression(src: Source, field: FieldSchema, t: string, ctx: Ctx, compact: boolean, nullable: boolean): string {
   if (isArray(t)) return `${src.ref(arrayDecoder(field, t.slice(2), ctx, compact, nullable))}(r)`;
   switch (t) {
-    case 'bool': case 'int8': case 'int16': case 'uint16': case 'int32': case 'uint32': case 'int64': case 'float64': case 'uuid':
+    case 'bool':
+    case 'int8':
+    case 'int16':
+    case 'uint16':
+    case 'int32':
+    case 'uint32':
+    case 'int64':
+    case 'float64':
+    case 'uuid':
       return `r.${t}()`;
-    case 'string': return `r.string(${compact}, ${nullable})`;
-    case 'bytes': return `r.bytes(${compact}, ${nullable})`;
-    case 'records': return `r.bytes(${compact}, true)`;
+    case 'string':
+      return `r.string(${compact}, ${nullable})`;
+    case 'bytes':
+      return `r.bytes(${compact}, ${nullable})`;
+    case 'records':
+      return `r.bytes(${compact}, true)`;
     case 'struct': {
       const sub = src.ref(compileStruct(field.f ?? [], ctx).decode);
       return nullable && !isArray(field.t) ? `(r.int8() < 0 ? null : ${sub}(r))` : `${sub}(r)`;
     }
-    default: throw new Error(`unknown type ${t}`);
+    default:
+      throw new Error(`unknown type ${t}`);
   }
 }
 
@@ -230,7 +282,9 @@ function isDefaultTest(field: FieldSchema, version: number): (v: Value) => boole
 function taggedField(field: FieldSchema, ctx: Ctx, compact: boolean, nullable: boolean): TaggedField {
   const enc = new Source();
   const dec = new Source();
-  const encode = enc.build<(w: Writer, v: Value) => void>(`return function (w, v) { ${encodeStatements(enc, field, field.t, 'v', ctx, compact, nullable)} };`);
+  const encode = enc.build<(w: Writer, v: Value) => void>(
+    `return function (w, v) { ${encodeStatements(enc, field, field.t, 'v', ctx, compact, nullable)} };`,
+  );
   const tag = field.tag!;
   return {
     name: field.n,
@@ -246,7 +300,10 @@ function taggedField(field: FieldSchema, ctx: Ctx, compact: boolean, nullable: b
 
 /** The tagged-field section: only the fields that differ from their default, in tag order. */
 function writeTagged(w: Writer, sent: TaggedEntry[] | null): void {
-  if (sent === null) { w.uvarint(0); return; }
+  if (sent === null) {
+    w.uvarint(0);
+    return;
+  }
   sent.sort((a, b) => a.tag - b.tag);
   w.uvarint(sent.length);
   for (const t of sent) w.uvarint(t.tag).uvarint(t.data.length).raw(t.data);

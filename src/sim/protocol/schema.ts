@@ -3,8 +3,7 @@
 export type VersionRange = readonly [number, number];
 
 export type PrimitiveType =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'bytes' | 'records' | 'uuid';
+  'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'bytes' | 'records' | 'uuid';
 
 export interface FieldSchema {
   /** camelCase field name (Kafka's spec name with a lower-case first letter). */

@@ -70,7 +70,12 @@ function featuresOf(version: string, mode: KafkaMode): ApiVersionsFeatures {
     // 4.0 raised the oldest metadata.version it supports to 3.3-IV3 (KIP-1012 / KIP-896).
     { name: 'metadata.version', minVersion: atLeast(4, 0) ? 7 : 1, maxVersion: level },
     ...(atLeast(3, 9) ? [{ name: 'kraft.version', minVersion: 0, maxVersion: 1 }] : []),
-    ...(atLeast(4, 0) ? [{ name: 'group.version', minVersion: 0, maxVersion: 1 }, { name: 'transaction.version', minVersion: 0, maxVersion: 2 }] : []),
+    ...(atLeast(4, 0)
+      ? [
+          { name: 'group.version', minVersion: 0, maxVersion: 1 },
+          { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
+        ]
+      : []),
   ].sort((a, b) => (a.name < b.name ? -1 : 1));
   return {
     supportedFeatures: supported,

@@ -56,7 +56,8 @@ export function verifyMskIamToken(token: string, opts: MskIamOptions, nowMs: num
     return { ok: false, reason: 'not a base64url-encoded URL' };
   }
   const host = `kafka.${opts.region}.amazonaws.com`;
-  if (url.protocol !== 'https:' || url.host !== host || url.pathname !== '/') return { ok: false, reason: `not a presigned URL for ${host}` };
+  if (url.protocol !== 'https:' || url.host !== host || url.pathname !== '/')
+    return { ok: false, reason: `not a presigned URL for ${host}` };
   const q = url.searchParams;
   const one = (k: string): string | undefined => (q.getAll(k).length === 1 ? q.get(k)! : undefined);
   if (one('Action') !== 'kafka-cluster:Connect') return { ok: false, reason: 'Action is not kafka-cluster:Connect' };
@@ -69,7 +70,8 @@ export function verifyMskIamToken(token: string, opts: MskIamOptions, nowMs: num
   }
   const amzDate = one('X-Amz-Date') ?? '';
   const signedAt = parseAmzDate(amzDate);
-  if (signedAt === undefined || amzDate.slice(0, 8) !== date) return { ok: false, reason: 'X-Amz-Date is malformed or not the credential date' };
+  if (signedAt === undefined || amzDate.slice(0, 8) !== date)
+    return { ok: false, reason: 'X-Amz-Date is malformed or not the credential date' };
   const expires = Number(one('X-Amz-Expires'));
   if (!Number.isInteger(expires) || expires < 1 || expires > 900) return { ok: false, reason: 'X-Amz-Expires is not 1-900 seconds' };
   const skewMs = (opts.clockSkewSeconds ?? 300) * 1000;

@@ -55,7 +55,8 @@ export type OAuthBearerStep =
   | { kind: 'done'; token: ValidToken; extensions: Record<string, string> }
   | { kind: 'failed'; message: string };
 
-export const OAUTHBEARER_GENERIC_FAILURE = 'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER';
+export const OAUTHBEARER_GENERIC_FAILURE =
+  'Authentication failed during authentication due to invalid credentials with SASL mechanism OAUTHBEARER';
 const INVALID_TOKEN = '{"status":"invalid_token"}';
 
 /** The token checks of one simulated cluster (the JWKS is fetched once and cached by jose). */
@@ -87,7 +88,12 @@ export class OAuthBearerValidator {
       });
       const principal = payload[sub];
       if (typeof principal !== 'string' || principal.trim() === '') return this.#refuse(`the ${sub} claim is not a non-empty string`);
-      return { principal, expiresAtMs: payload.exp! * 1000, kind: 'jwt', tokenId: typeof payload.jti === 'string' ? payload.jti : String(payload.iat) };
+      return {
+        principal,
+        expiresAtMs: payload.exp! * 1000,
+        kind: 'jwt',
+        tokenId: typeof payload.jti === 'string' ? payload.jti : String(payload.iat),
+      };
     } catch (e) {
       return this.#refuse((e as Error).message);
     }

@@ -37,7 +37,12 @@ export interface ScramCredential {
 const hmac = (m: ScramMechanism, key: Buffer, data: string | Buffer): Buffer => createHmac(HASH[m].algorithm, key).update(data).digest();
 const h = (m: ScramMechanism, data: Buffer): Buffer => createHash(HASH[m].algorithm).update(data).digest();
 
-export function scramCredential(mechanism: ScramMechanism, password: string, iterations = SCRAM_MIN_ITERATIONS, salt: Buffer = randomBytes(16)): ScramCredential {
+export function scramCredential(
+  mechanism: ScramMechanism,
+  password: string,
+  iterations = SCRAM_MIN_ITERATIONS,
+  salt: Buffer = randomBytes(16),
+): ScramCredential {
   const { algorithm, keyLength } = HASH[mechanism];
   // Normalize(password) is SASLprep; Kafka's ScramFormatter uses the UTF-8 bytes as is.
   const salted = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, keyLength, algorithm);
@@ -62,9 +67,7 @@ function attributes(s: string): Map<string, string> | undefined {
 }
 
 export type ScramStep =
-  | { kind: 'continue'; response: Buffer }
-  | { kind: 'done'; response: Buffer; user: string }
-  | { kind: 'failed'; message: string };
+  { kind: 'continue'; response: Buffer } | { kind: 'done'; response: Buffer; user: string } | { kind: 'failed'; message: string };
 
 /** Kafka's answer to any credential mismatch (SaslServerAuthenticator): says nothing about which part was wrong. */
 export function scramFailureMessage(mechanism: ScramMechanism): string {
@@ -111,7 +114,8 @@ export class ScramServerSession {
     const authzid = m[2] ? decodeSaslName(m[2].slice(2)) : '';
     const credential = this.lookup(user);
     if (!credential) return this.#fail(scramFailureMessage(this.mechanism));
-    if (authzid && authzid !== user) return this.#fail('Authentication failed: Client requested an authorization id that is different from username');
+    if (authzid && authzid !== user)
+      return this.#fail('Authentication failed: Client requested an authorization id that is different from username');
     this.#user = user;
     this.#credential = credential;
     this.#clientFirstBare = bare;
@@ -130,7 +134,8 @@ export class ScramServerSession {
     const attrs = attributes(withoutProof);
     const proof = Buffer.from(text.slice(proofAt + 3), 'base64');
     // c= must carry the gs2 header of the first message (no channel binding here).
-    if (!attrs || attrs.get('r') !== this.#nonce || attrs.get('c') !== Buffer.from(this.#gs2Header).toString('base64')) return this.#fail('Invalid SCRAM client final message');
+    if (!attrs || attrs.get('r') !== this.#nonce || attrs.get('c') !== Buffer.from(this.#gs2Header).toString('base64'))
+      return this.#fail('Invalid SCRAM client final message');
     const authMessage = `${this.#clientFirstBare},${this.#serverFirst},${withoutProof}`;
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);
     if (proof.length !== clientSignature.length) return this.#fail(scramFailureMessage(this.mechanism));
@@ -149,7 +154,10 @@ export class ScramUserStore {
 
   constructor(users: Readonly<Record<string, string>> = {}, iterations = SCRAM_MIN_ITERATIONS) {
     for (const mechanism of SCRAM_MECHANISMS) {
-      this.#byMechanism.set(mechanism, new Map(Object.entries(users).map(([user, password]) => [user, scramCredential(mechanism, password, iterations)])));
+      this.#byMechanism.set(
+        mechanism,
+        new Map(Object.entries(users).map(([user, password]) => [user, scramCredential(mechanism, password, iterations)])),
+      );
     }
   }
 

@@ -36,7 +36,8 @@ const sessions = new WeakMap<ConnectionState, SessionState>();
 
 function sessionOf(conn: ConnectionState): SessionState {
   let s = sessions.get(conn);
-  if (!s) sessions.set(conn, (s = { expiresAtMs: null, reauthenticating: false, lastReauthStartMs: null, principal: null, mechanism: null }));
+  if (!s)
+    sessions.set(conn, (s = { expiresAtMs: null, reauthenticating: false, lastReauthStartMs: null, principal: null, mechanism: null }));
   return s;
 }
 

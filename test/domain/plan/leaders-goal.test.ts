@@ -9,7 +9,12 @@ import { planReassignment, type PlanCluster, type Plan } from '../../../src/doma
 
 const cluster = (brokers: number, partitions: number[][], moving: boolean[] = []): PlanCluster => ({
   brokers: Array.from({ length: brokers }, (_, id) => ({ id, rack: null })),
-  topics: [{ name: 't', partitions: partitions.map((replicas, partition) => ({ partition, replicas, bytes: 1000, moving: moving[partition] ?? false })) }],
+  topics: [
+    {
+      name: 't',
+      partitions: partitions.map((replicas, partition) => ({ partition, replicas, bytes: 1000, moving: moving[partition] ?? false })),
+    },
+  ],
 });
 
 function plan(c: PlanCluster, brokers?: number[]): Plan {
@@ -42,8 +47,11 @@ function balanceAchievable(partitions: number[][], k: number): boolean {
 }
 
 /** A replica list: distinct broker ids in [0, k), in a random order. */
-const replicaList = (k: number, maxRf: number) => fc.uniqueArray(fc.integer({ min: 0, max: k - 1 }), { minLength: 1, maxLength: Math.min(k, maxRf) });
-const smallCluster = fc.integer({ min: 1, max: 4 }).chain((k) => fc.tuple(fc.constant(k), fc.array(replicaList(k, 3), { minLength: 1, maxLength: 7 })));
+const replicaList = (k: number, maxRf: number) =>
+  fc.uniqueArray(fc.integer({ min: 0, max: k - 1 }), { minLength: 1, maxLength: Math.min(k, maxRf) });
+const smallCluster = fc
+  .integer({ min: 1, max: 4 })
+  .chain((k) => fc.tuple(fc.constant(k), fc.array(replicaList(k, 3), { minLength: 1, maxLength: 7 })));
 
 describe('plan goal leaders', () => {
   it('only re-orders: same replica sets, zero bytes, the other replicas keep their order', () => {
@@ -59,10 +67,16 @@ describe('plan goal leaders', () => {
           assert.deepEqual(x.adding, []);
           assert.deepEqual(x.removing, []);
           assert.notEqual(x.targetReplicas[0], x.currentReplicas[0], 'a listed partition changes its preferred leader');
-          assert.deepEqual(x.targetReplicas.slice(1), x.currentReplicas.filter((b) => b !== x.targetReplicas[0]));
+          assert.deepEqual(
+            x.targetReplicas.slice(1),
+            x.currentReplicas.filter((b) => b !== x.targetReplicas[0]),
+          );
         }
         // Replica counts and bytes per broker are those of before.
-        assert.deepEqual(p.after.map((l) => [l.broker, l.replicas, l.bytes]), p.before.map((l) => [l.broker, l.replicas, l.bytes]));
+        assert.deepEqual(
+          p.after.map((l) => [l.broker, l.replicas, l.bytes]),
+          p.before.map((l) => [l.broker, l.replicas, l.bytes]),
+        );
       }),
       { numRuns: 300 },
     );
@@ -78,7 +92,10 @@ describe('plan goal leaders', () => {
           assert.ok(spread <= 1, `counts ${counts} for ${JSON.stringify(partitions)}`);
           assert.ok(!p.warnings.some((w) => w.code === 'LEADERS_NOT_BALANCED'));
         } else {
-          assert.ok(p.warnings.some((w) => w.code === 'LEADERS_NOT_BALANCED'), 'says so when it cannot');
+          assert.ok(
+            p.warnings.some((w) => w.code === 'LEADERS_NOT_BALANCED'),
+            'says so when it cannot',
+          );
         }
       }),
       { numRuns: 500 },
@@ -114,16 +131,30 @@ describe('plan goal leaders', () => {
 
   it('chains: a shift through a third broker when no direct one helps', () => {
     // Broker 0 leads 3, broker 2 none; 0's partitions are only shared with 1, and 1's with 2.
-    const partitions = [[0, 1], [0, 1], [0, 1], [1, 2]];
+    const partitions = [
+      [0, 1],
+      [0, 1],
+      [0, 1],
+      [1, 2],
+    ];
     const p = plan(cluster(3, partitions));
     const counts = leadersAfter(cluster(3, partitions), p, 3);
     assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, String(counts));
   });
 
   it('a preferred leader on a dead broker goes to a live replica; brokers may be restricted; unknown ones refused', () => {
-    const c: PlanCluster = { brokers: [{ id: 0, rack: null }, { id: 1, rack: null }], topics: [{ name: 't', partitions: [{ partition: 0, replicas: [5, 1], bytes: 10 }] }] };
+    const c: PlanCluster = {
+      brokers: [
+        { id: 0, rack: null },
+        { id: 1, rack: null },
+      ],
+      topics: [{ name: 't', partitions: [{ partition: 0, replicas: [5, 1], bytes: 10 }] }],
+    };
     const p = plan(c);
-    assert.deepEqual(p.partitions.map((x) => x.targetReplicas), [[1, 5]]);
+    assert.deepEqual(
+      p.partitions.map((x) => x.targetReplicas),
+      [[1, 5]],
+    );
     const r = planReassignment(cluster(2, [[0, 1]]), { goal: 'leaders', brokers: [7] });
     assert.ok(!r.ok);
     assert.equal(r.errors[0].code, 'UNKNOWN_BROKER');
@@ -132,7 +163,8 @@ describe('plan goal leaders', () => {
   it('100,000 partitions on 100 brokers, all preferred on 10 of them: even, in linear-ish time', () => {
     const k = 100;
     const parts: number[][] = [];
-    for (let i = 0; i < 100_000; i++) parts.push([i % 10, 10 + (i % 90), (i * 7) % k === i % 10 ? (i + 1) % k : (i * 7) % k].filter((b, j, a) => a.indexOf(b) === j));
+    for (let i = 0; i < 100_000; i++)
+      parts.push([i % 10, 10 + (i % 90), (i * 7) % k === i % 10 ? (i + 1) % k : (i * 7) % k].filter((b, j, a) => a.indexOf(b) === j));
     const started = performance.now();
     const p = plan(cluster(k, parts));
     const ms = performance.now() - started;

@@ -18,7 +18,10 @@ const clusterArb: fc.Arbitrary<Generated> = fc
     brokers: fc.integer({ min: 2, max: 10 }),
     racks: fc.integer({ min: 0, max: 4 }),
     skew: fc.integer({ min: 0, max: 3 }),
-    topics: fc.array(fc.record({ partitions: fc.integer({ min: 1, max: 16 }), rf: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }),
+    topics: fc.array(fc.record({ partitions: fc.integer({ min: 1, max: 16 }), rf: fc.integer({ min: 1, max: 3 }) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     seed: fc.integer(),
   })
   .map(({ brokers, racks, skew, topics, seed }) => {
@@ -68,7 +71,11 @@ function assertCommon(cluster: PlanCluster, request: PlanRequest, p: Plan): void
   for (const t of cluster.topics) for (const x of t.partitions) current.set(`${t.name}-${x.partition}`, x.replicas);
   let moved = 0;
   for (const x of p.partitions) {
-    assert.equal(new Set(x.targetReplicas).size, x.targetReplicas.length, `replicas distinct: ${x.topic}-${x.partition} ${x.targetReplicas}`);
+    assert.equal(
+      new Set(x.targetReplicas).size,
+      x.targetReplicas.length,
+      `replicas distinct: ${x.topic}-${x.partition} ${x.targetReplicas}`,
+    );
     assert.deepEqual(x.currentReplicas, current.get(`${x.topic}-${x.partition}`));
     assert.notDeepEqual(x.targetReplicas, x.currentReplicas, 'only changed partitions are listed');
     moved += x.targetReplicas.filter((b) => !x.currentReplicas.includes(b)).length;
@@ -76,7 +83,11 @@ function assertCommon(cluster: PlanCluster, request: PlanRequest, p: Plan): void
   assert.equal(p.movedReplicas, moved);
   // The bound is for plans that reach the goal; a plan that cannot says so (GOAL_NOT_REACHED).
   const reached = !p.warnings.some((w) => w.code === 'GOAL_NOT_REACHED');
-  if (reached) assert.ok(p.movedReplicas >= p.lowerBound.movedReplicas, `moved ${p.movedReplicas} below the lower bound ${p.lowerBound.movedReplicas}`);
+  if (reached)
+    assert.ok(
+      p.movedReplicas >= p.lowerBound.movedReplicas,
+      `moved ${p.movedReplicas} below the lower bound ${p.lowerBound.movedReplicas}`,
+    );
   // Deterministic: the same input gives the same plan.
   assert.deepEqual(plan(cluster, request), p);
 }
@@ -137,7 +148,14 @@ function fewestRebalanceMoves(cluster: PlanCluster, topicNames?: readonly string
     memo.set(key, out);
     return out;
   };
-  return base - best(0, topics.map((t) => t.r), 0);
+  return (
+    base -
+    best(
+      0,
+      topics.map((t) => t.r),
+      0,
+    )
+  );
 }
 
 /** Rebalance without rack constraints: every topic even, totals even, exactly the fewest moves. */
@@ -152,7 +170,11 @@ function checkRebalance(cluster: PlanCluster, request: PlanRequest): Plan {
     const counts = ids.map((b) => topic.partitions.filter((x) => t.get(`${topic.name}-${x.partition}`)!.includes(b)).length);
     if (!names || names.includes(topic.name)) assert.ok(spread(counts) <= 1, `topic ${topic.name} spread ${counts}`);
   }
-  if (names) assert.ok(p.partitions.every((x) => names.includes(x.topic)), 'only the topics named move');
+  if (names)
+    assert.ok(
+      p.partitions.every((x) => names.includes(x.topic)),
+      'only the topics named move',
+    );
   else assert.ok(spread(p.after.map((l) => l.replicas)) <= 1, `totals ${p.after.map((l) => l.replicas)}`);
   const fewest = fewestRebalanceMoves(cluster, names);
   assert.equal(p.lowerBound.movedReplicas, fewest, 'the lower bound is the exact minimum');
@@ -184,12 +206,53 @@ describe('multi-topic rebalance regressions (counterexamples found before the ex
   // random clusters moved more than it); the old planner's greedy choice of the "one more"
   // replicas moved more than the minimum on about 4%.
   const cases: [string, PlanCluster, number][] = [
-    ['old bound 1 below the minimum (3 brokers)', small(3, [[[2]], [[0], [0], [1]], [[2], [2], [0], [2], [2], [1], [2], [0], [1], [2]]]), 4],
-    ['old planner moved 8 of 7 (8 brokers)', small(8, [[[5], [6], [6]], [[0], [5], [3], [1], [3], [3], [4], [0], [3], [5], [3], [5], [0], [5]]]), 7],
-    ['old planner moved 7 of 6 (5 brokers, RF 2)', small(5, [[[0, 1], [2, 1], [2, 3], [2, 1], [2, 1], [2, 1], [3, 0], [0, 3], [0, 1], [0, 3], [1, 2], [2, 0], [2, 1]], [[1, 0]]]), 6],
+    [
+      'old bound 1 below the minimum (3 brokers)',
+      small(3, [[[2]], [[0], [0], [1]], [[2], [2], [0], [2], [2], [1], [2], [0], [1], [2]]]),
+      4,
+    ],
+    [
+      'old planner moved 8 of 7 (8 brokers)',
+      small(8, [
+        [[5], [6], [6]],
+        [[0], [5], [3], [1], [3], [3], [4], [0], [3], [5], [3], [5], [0], [5]],
+      ]),
+      7,
+    ],
+    [
+      'old planner moved 7 of 6 (5 brokers, RF 2)',
+      small(5, [
+        [
+          [0, 1],
+          [2, 1],
+          [2, 3],
+          [2, 1],
+          [2, 1],
+          [2, 1],
+          [3, 0],
+          [0, 3],
+          [0, 1],
+          [0, 3],
+          [1, 2],
+          [2, 0],
+          [2, 1],
+        ],
+        [[1, 0]],
+      ]),
+      6,
+    ],
     // Counting only the kept slots (a flow over brokers already above floor) says 8 here: a topic
     // needing 5 of 6 brokers forces a slot that keeps nothing.
-    ['kept slots alone are not enough (6 brokers)', small(6, [fromCounts([1, 0, 1, 4, 4, 1]), fromCounts([3, 6, 3, 4, 1, 5]), fromCounts([0, 1, 0, 1, 0, 0]), fromCounts([0, 1, 0, 0, 0, 1])]), 9],
+    [
+      'kept slots alone are not enough (6 brokers)',
+      small(6, [
+        fromCounts([1, 0, 1, 4, 4, 1]),
+        fromCounts([3, 6, 3, 4, 1, 5]),
+        fromCounts([0, 1, 0, 1, 0, 0]),
+        fromCounts([0, 1, 0, 0, 0, 1]),
+      ]),
+      9,
+    ],
   ];
   for (const [name, cluster, fewest] of cases) {
     it(name, () => {
@@ -214,7 +277,10 @@ describe('planner properties (fast-check)', () => {
         const maxRf = Math.max(...cluster.topics.flatMap((t) => t.partitions.map((x) => x.replicas.length)));
         const removable = cluster.brokers.length - maxRf;
         fc.pre(removable >= 1);
-        const removed = cluster.brokers.map((b) => b.id).filter((id) => (pick >> id) % 3 === 0).slice(0, removable);
+        const removed = cluster.brokers
+          .map((b) => b.id)
+          .filter((id) => (pick >> id) % 3 === 0)
+          .slice(0, removable);
         fc.pre(removed.length >= 1);
         const request: PlanRequest = { goal: 'decommission', brokers: removed, balanceLeaders };
         const p = plan(cluster, request);
@@ -254,7 +320,7 @@ describe('planner properties (fast-check)', () => {
     );
   });
 
-  it('rebalance with racks never lowers a partition\'s rack count', () => {
+  it("rebalance with racks never lowers a partition's rack count", () => {
     fc.assert(
       fc.property(clusterArb, ({ cluster, racks }) => {
         fc.pre(racks >= 2);
@@ -262,7 +328,8 @@ describe('planner properties (fast-check)', () => {
         const p = plan(cluster, request);
         assertCommon(cluster, request, p);
         const rackOf = new Map(cluster.brokers.map((b) => [b.id, b.rack]));
-        for (const x of p.partitions) assert.ok(new Set(x.targetReplicas.map((b) => rackOf.get(b))).size >= new Set(x.currentReplicas.map((b) => rackOf.get(b))).size);
+        for (const x of p.partitions)
+          assert.ok(new Set(x.targetReplicas.map((b) => rackOf.get(b))).size >= new Set(x.currentReplicas.map((b) => rackOf.get(b))).size);
       }),
       { numRuns: 200 },
     );

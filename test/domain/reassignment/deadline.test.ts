@@ -113,10 +113,16 @@ describe('paceToDeadline', () => {
 });
 
 const arbBrokers: fc.Arbitrary<BrokerBytes[]> = fc.array(
-  fc.record({ broker: fc.integer({ min: 0, max: 99 }), bytesIn: fc.integer({ min: 0, max: 2 ** 40 }), bytesOut: fc.integer({ min: 0, max: 2 ** 40 }) }),
+  fc.record({
+    broker: fc.integer({ min: 0, max: 99 }),
+    bytesIn: fc.integer({ min: 0, max: 2 ** 40 }),
+    bytesOut: fc.integer({ min: 0, max: 2 ** 40 }),
+  }),
   { minLength: 1, maxLength: 8 },
 );
-const arbBounds = fc.tuple(fc.integer({ min: 1024, max: 2 ** 30 }), fc.integer({ min: 1024, max: 2 ** 30 })).map(([a, b]) => ({ min: Math.min(a, b), max: Math.max(a, b) }));
+const arbBounds = fc
+  .tuple(fc.integer({ min: 1024, max: 2 ** 30 }), fc.integer({ min: 1024, max: 2 ** 30 }))
+  .map(([a, b]) => ({ min: Math.min(a, b), max: Math.max(a, b) }));
 const arbInput = fc.record({
   elapsed: fc.integer({ min: 0, max: 10_000_000 }),
   left: fc.integer({ min: 1, max: 100_000_000 }),
@@ -125,8 +131,23 @@ const arbInput = fc.record({
   efficiency: fc.double({ min: 0.2, max: 1, noNaN: true }),
   bandwidth: fc.option(fc.integer({ min: 1024, max: 2 ** 31 }), { nil: null }),
 });
-const build = (x: { elapsed: number; left: number; brokers: BrokerBytes[]; bounds: { min: number; max: number }; efficiency: number; bandwidth: number | null }): DeadlineInput =>
-  ({ nowMs: T0 + x.elapsed, startedAtMs: T0, finishByMs: T0 + x.elapsed + x.left, brokers: x.brokers, bounds: x.bounds, currentThrottle: null, efficiency: x.efficiency, bandwidth: x.bandwidth });
+const build = (x: {
+  elapsed: number;
+  left: number;
+  brokers: BrokerBytes[];
+  bounds: { min: number; max: number };
+  efficiency: number;
+  bandwidth: number | null;
+}): DeadlineInput => ({
+  nowMs: T0 + x.elapsed,
+  startedAtMs: T0,
+  finishByMs: T0 + x.elapsed + x.left,
+  brokers: x.brokers,
+  bounds: x.bounds,
+  currentThrottle: null,
+  efficiency: x.efficiency,
+  bandwidth: x.bandwidth,
+});
 
 describe('paceToDeadline (properties)', () => {
   it('more time never asks for a higher throttle', () => {
@@ -188,7 +209,10 @@ describe('bytesLeftPerBroker', () => {
 });
 
 describe('advanceEfficiency', () => {
-  const brokers = (left: number) => [{ broker: 1, bytesIn: left, bytesOut: 0 }, { broker: 2, bytesIn: left / 2, bytesOut: 0 }];
+  const brokers = (left: number) => [
+    { broker: 1, bytesIn: left, bytesOut: 0 },
+    { broker: 2, bytesIn: left / 2, bytesOut: 0 },
+  ];
   const open = { at: T0, broker: 1, bytesLeft: 100 * MiB, allowedBytes: 0, markAt: T0 };
   it('integrates the allowance until the window is full, then weighs in what the busiest broker drained', () => {
     // 4 s at 10 MiB/s: the window (10 s) is not full yet.
@@ -203,27 +227,48 @@ describe('advanceEfficiency', () => {
   it('the bandwidth caps the allowance; old or no measurement changes nothing; a drained broker keeps it', () => {
     const capped = advanceEfficiency({ efficiency: 1, sample: open }, T0 + 10_000, brokers(40 * MiB), 10 * MiB, 10_000, 6 * MiB);
     assert.equal(capped.efficiency, 1);
-    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: open }, T0, brokers(40 * MiB), 10 * MiB, 1), { efficiency: 0.7, sample: open });
+    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: open }, T0, brokers(40 * MiB), 10 * MiB, 1), {
+      efficiency: 0.7,
+      sample: open,
+    });
     assert.equal(advanceEfficiency({ efficiency: 0.7, sample: open }, T0 + 20_000, brokers(0), 10 * MiB, 1).efficiency, 0.7);
-    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: null }, T0 + 20_000, brokers(10), 10 * MiB, 1), { efficiency: 0.7, sample: { at: T0 + 20_000, broker: 1, bytesLeft: 10, allowedBytes: 0, markAt: T0 + 20_000 } });
+    assert.deepEqual(advanceEfficiency({ efficiency: 0.7, sample: null }, T0 + 20_000, brokers(10), 10 * MiB, 1), {
+      efficiency: 0.7,
+      sample: { at: T0 + 20_000, broker: 1, bytesLeft: 10, allowedBytes: 0, markAt: T0 + 20_000 },
+    });
   });
   it('never leaves [MIN_EFFICIENCY, 1]', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 2, noNaN: true }), fc.integer({ min: 0, max: 200 * MiB }), fc.integer({ min: 1024, max: 100 * MiB }), (e, left, rate) => {
-        const out = advanceEfficiency({ efficiency: e, sample: open }, T0 + 10_000, brokers(left), rate, 5_000);
-        assert.ok(out.efficiency >= 0.2 && out.efficiency <= 1, String(out.efficiency));
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        fc.integer({ min: 0, max: 200 * MiB }),
+        fc.integer({ min: 1024, max: 100 * MiB }),
+        (e, left, rate) => {
+          const out = advanceEfficiency({ efficiency: e, sample: open }, T0 + 10_000, brokers(left), rate, 5_000);
+          assert.ok(out.efficiency >= 0.2 && out.efficiency <= 1, String(out.efficiency));
+        },
+      ),
     );
   });
 });
 
 describe('scaleToRemaining', () => {
   it('scales bytes in to the measured remainder, bytes out alike', () => {
-    assert.deepEqual(scaleToRemaining([{ broker: 0, bytesIn: 0, bytesOut: 300 }, { broker: 1, bytesIn: 100, bytesOut: 0 }, { broker: 2, bytesIn: 200, bytesOut: 0 }], 150), [
-      { broker: 0, bytesIn: 0, bytesOut: 150 },
-      { broker: 1, bytesIn: 50, bytesOut: 0 },
-      { broker: 2, bytesIn: 100, bytesOut: 0 },
-    ]);
+    assert.deepEqual(
+      scaleToRemaining(
+        [
+          { broker: 0, bytesIn: 0, bytesOut: 300 },
+          { broker: 1, bytesIn: 100, bytesOut: 0 },
+          { broker: 2, bytesIn: 200, bytesOut: 0 },
+        ],
+        150,
+      ),
+      [
+        { broker: 0, bytesIn: 0, bytesOut: 150 },
+        { broker: 1, bytesIn: 50, bytesOut: 0 },
+        { broker: 2, bytesIn: 100, bytesOut: 0 },
+      ],
+    );
     assert.deepEqual(scaleToRemaining([{ broker: 0, bytesIn: 0, bytesOut: 0 }], 150), [{ broker: 0, bytesIn: 0, bytesOut: 0 }]);
   });
 });
@@ -246,7 +291,9 @@ describe('finishBy and throttleBounds in a POST body', () => {
     assert.deepEqual(codes({ throttleBounds: { max: 5 * MiB } }), ['/throttleBounds MUTUALLY_EXCLUSIVE']);
     assert.deepEqual(codes({ finishBy: 'tomorrow' }), ['/finishBy INVALID_TYPE']);
     assert.deepEqual(codes({ finishBy: '2030-01-31T18:00:00' }), ['/finishBy INVALID_TYPE']); // no zone
-    assert.deepEqual(codes({ finishBy: '2030-01-31T18:00:00Z', throttleBounds: { min: 10 * MiB, max: 5 * MiB } }), ['/throttleBounds OUT_OF_RANGE']);
+    assert.deepEqual(codes({ finishBy: '2030-01-31T18:00:00Z', throttleBounds: { min: 10 * MiB, max: 5 * MiB } }), [
+      '/throttleBounds OUT_OF_RANGE',
+    ]);
     assert.deepEqual(codes({ finishBy: '2030-01-31T18:00:00Z', throttleBounds: { min: 10 } }), ['/throttleBounds/min OUT_OF_RANGE']);
   });
   it('a deadline in the past or too close', () => {

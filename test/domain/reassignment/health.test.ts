@@ -34,8 +34,18 @@ describe('assessHealth', () => {
   });
 
   it('counts each kind, with bounded examples', () => {
-    const partitions = Array.from({ length: 20 }, (_, p) => ({ partition: p, leader: p < 8 ? -1 : 0, replicas: [0, 1, 2], isr: p < 8 ? [] : p < 14 ? [0] : [0, 1, 2] }));
-    const h = assessHealth({ topics: [{ name: 'a', partitions }], liveBrokers: live(0, 1), minIsr: new Map([['a', 2]]), moving: NOT_MOVING });
+    const partitions = Array.from({ length: 20 }, (_, p) => ({
+      partition: p,
+      leader: p < 8 ? -1 : 0,
+      replicas: [0, 1, 2],
+      isr: p < 8 ? [] : p < 14 ? [0] : [0, 1, 2],
+    }));
+    const h = assessHealth({
+      topics: [{ name: 'a', partitions }],
+      liveBrokers: live(0, 1),
+      minIsr: new Map([['a', 2]]),
+      moving: NOT_MOVING,
+    });
     const by = new Map(h.troubles.map((t) => [t.kind, t]));
     assert.equal(by.get('offline')!.count, 8);
     assert.equal(by.get('offline')!.examples.length, MAX_EXAMPLES);
@@ -45,11 +55,23 @@ describe('assessHealth', () => {
     assert.equal(by.get('underMinIsr')!.count, 6);
     assert.deepEqual(by.get('brokerGone'), { kind: 'brokerGone', count: 1, examples: ['2'] });
     assert.deepEqual(h.goneBrokers, [2]);
-    assert.deepEqual(h.troubles.map((t) => t.kind), [...TROUBLE_KINDS], 'in TROUBLE_KINDS order');
+    assert.deepEqual(
+      h.troubles.map((t) => t.kind),
+      [...TROUBLE_KINDS],
+      'in TROUBLE_KINDS order',
+    );
   });
 
   it('an under-replicated partition a move touches is the move, not trouble; under min ISR counts anyway', () => {
-    const topics: HealthTopic[] = [{ name: 'm', partitions: [{ partition: 0, leader: 0, replicas: [0, 1, 2], isr: [0] }, { partition: 1, leader: 1, replicas: [1, 2], isr: [1] }] }];
+    const topics: HealthTopic[] = [
+      {
+        name: 'm',
+        partitions: [
+          { partition: 0, leader: 0, replicas: [0, 1, 2], isr: [0] },
+          { partition: 1, leader: 1, replicas: [1, 2], isr: [1] },
+        ],
+      },
+    ];
     const h = assessHealth({ topics, liveBrokers: live(0, 1, 2), minIsr: new Map([['m', 2]]), moving: (t, p) => t === 'm' && p === 0 });
     assert.deepEqual(
       h.troubles.map((t) => [t.kind, t.count, t.examples]),
@@ -75,33 +97,50 @@ describe('assessHealth', () => {
       moving: fc.boolean(),
     });
     fc.assert(
-      fc.property(fc.array(fc.array(arbPartition, { maxLength: 12 }), { maxLength: 5 }), fc.subarray([0, 1, 2, 3, 4]), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 5, maxLength: 5 }), (raw, liveIds, minIsrs) => {
-        const topics: HealthTopic[] = raw.map((ps, t) => ({
-          name: `t${t}`,
-          partitions: ps.map((p, i) => ({ partition: i, leader: p.offline ? -1 : p.replicas[0], replicas: p.replicas, isr: p.offline ? [] : p.replicas.slice(0, Math.max(1, p.replicas.length - p.isrCut)) })),
-        }));
-        const movingSet = new Set(raw.flatMap((ps, t) => ps.flatMap((p, i) => (p.moving ? [`t${t}-${i}`] : []))));
-        const minIsr = new Map(topics.map((t, i) => [t.name, minIsrs[i]]));
-        const h = assessHealth({ topics, liveBrokers: new Set(liveIds), minIsr, moving: (t, p) => movingSet.has(`${t}-${p}`) });
-        const all = topics.flatMap((t) => t.partitions.map((p) => ({ t: t.name, p })));
-        const expect = {
-          offline: all.filter((x) => x.p.leader < 0).length,
-          underReplicated: all.filter((x) => x.p.leader >= 0 && x.p.isr.length < x.p.replicas.length && !movingSet.has(`${x.t}-${x.p.partition}`)).length,
-          underMinIsr: all.filter((x) => x.p.leader >= 0 && x.p.isr.length < minIsr.get(x.t)!).length,
-          brokerGone: new Set(all.flatMap((x) => x.p.replicas.filter((r) => !liveIds.includes(r)))).size,
-        };
-        for (const kind of TROUBLE_KINDS) {
-          const got = h.troubles.find((t) => t.kind === kind);
-          assert.equal(got?.count ?? 0, expect[kind], kind);
-          if (got) assert.ok(got.examples.length === Math.min(MAX_EXAMPLES, got.count));
-        }
-        assert.equal(h.partitions, all.length);
-      }),
+      fc.property(
+        fc.array(fc.array(arbPartition, { maxLength: 12 }), { maxLength: 5 }),
+        fc.subarray([0, 1, 2, 3, 4]),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 5, maxLength: 5 }),
+        (raw, liveIds, minIsrs) => {
+          const topics: HealthTopic[] = raw.map((ps, t) => ({
+            name: `t${t}`,
+            partitions: ps.map((p, i) => ({
+              partition: i,
+              leader: p.offline ? -1 : p.replicas[0],
+              replicas: p.replicas,
+              isr: p.offline ? [] : p.replicas.slice(0, Math.max(1, p.replicas.length - p.isrCut)),
+            })),
+          }));
+          const movingSet = new Set(raw.flatMap((ps, t) => ps.flatMap((p, i) => (p.moving ? [`t${t}-${i}`] : []))));
+          const minIsr = new Map(topics.map((t, i) => [t.name, minIsrs[i]]));
+          const h = assessHealth({ topics, liveBrokers: new Set(liveIds), minIsr, moving: (t, p) => movingSet.has(`${t}-${p}`) });
+          const all = topics.flatMap((t) => t.partitions.map((p) => ({ t: t.name, p })));
+          const expect = {
+            offline: all.filter((x) => x.p.leader < 0).length,
+            underReplicated: all.filter(
+              (x) => x.p.leader >= 0 && x.p.isr.length < x.p.replicas.length && !movingSet.has(`${x.t}-${x.p.partition}`),
+            ).length,
+            underMinIsr: all.filter((x) => x.p.leader >= 0 && x.p.isr.length < minIsr.get(x.t)!).length,
+            brokerGone: new Set(all.flatMap((x) => x.p.replicas.filter((r) => !liveIds.includes(r)))).size,
+          };
+          for (const kind of TROUBLE_KINDS) {
+            const got = h.troubles.find((t) => t.kind === kind);
+            assert.equal(got?.count ?? 0, expect[kind], kind);
+            if (got) assert.ok(got.examples.length === Math.min(MAX_EXAMPLES, got.count));
+          }
+          assert.equal(h.partitions, all.length);
+        },
+      ),
     );
   });
 
   it('walks 100,000 partitions quickly', () => {
-    const partitions = Array.from({ length: 1000 }, (_, p) => ({ partition: p, leader: p % 50, replicas: [p % 50, (p + 1) % 50, (p + 2) % 50], isr: [p % 50, (p + 1) % 50, (p + 2) % 50] }));
+    const partitions = Array.from({ length: 1000 }, (_, p) => ({
+      partition: p,
+      leader: p % 50,
+      replicas: [p % 50, (p + 1) % 50, (p + 2) % 50],
+      isr: [p % 50, (p + 1) % 50, (p + 2) % 50],
+    }));
     const topics: HealthTopic[] = Array.from({ length: 100 }, (_, t) => ({ name: `topic-${t}`, partitions }));
     const brokers = new Set(Array.from({ length: 50 }, (_, i) => i));
     const started = performance.now();
@@ -117,7 +156,13 @@ describe('minIsrCandidates', () => {
   it('only topics with a shrunk ISR on a led partition', () => {
     const topics: HealthTopic[] = [
       { name: 'ok', partitions: [{ partition: 0, leader: 0, replicas: [0, 1], isr: [0, 1] }] },
-      { name: 'shrunk', partitions: [{ partition: 0, leader: 0, replicas: [0, 1], isr: [0, 1] }, { partition: 1, leader: 0, replicas: [0, 1], isr: [0] }] },
+      {
+        name: 'shrunk',
+        partitions: [
+          { partition: 0, leader: 0, replicas: [0, 1], isr: [0, 1] },
+          { partition: 1, leader: 0, replicas: [0, 1], isr: [0] },
+        ],
+      },
       { name: 'offline', partitions: [{ partition: 0, leader: -1, replicas: [0, 1], isr: [] }] },
     ];
     assert.deepEqual(minIsrCandidates(topics), ['shrunk']);
@@ -137,7 +182,10 @@ describe('decideHold', () => {
     assert.equal(d.kind, 'held');
     if (d.kind !== 'held') return;
     assert.equal(d.hold.since, 1000);
-    assert.deepEqual(d.hold.reasons.map((r) => r.kind), ['underReplicated', 'brokerGone']);
+    assert.deepEqual(
+      d.hold.reasons.map((r) => r.kind),
+      ['underReplicated', 'brokerGone'],
+    );
   });
 
   it('ignores kinds the policy leaves out; off never holds', () => {
@@ -215,15 +263,36 @@ describe('parseSafety', () => {
     assert.deepEqual(parse(null), { value: null, errors: [] });
     assert.deepEqual(parse('off'), { value: 'off', errors: [] });
     assert.deepEqual(parse({}), { value: { holdOn: [...TROUBLE_KINDS], resumeAfterPasses: 3 }, errors: [] });
-    assert.deepEqual(parse({ holdOn: ['brokerGone', 'offline', 'offline'], resumeAfterPasses: 5 }), { value: { holdOn: ['offline', 'brokerGone'], resumeAfterPasses: 5 }, errors: [] });
+    assert.deepEqual(parse({ holdOn: ['brokerGone', 'offline', 'offline'], resumeAfterPasses: 5 }), {
+      value: { holdOn: ['offline', 'brokerGone'], resumeAfterPasses: 5 },
+      errors: [],
+    });
   });
   it('refuses anything else with a path', () => {
-    assert.deepEqual(parse('on').errors.map((e) => e.path), ['/safety']);
-    assert.deepEqual(parse({ holdOn: ['nope'] }).errors.map((e) => e.path), ['/safety/holdOn/0']);
-    assert.deepEqual(parse({ holdOn: 'offline' }).errors.map((e) => e.path), ['/safety/holdOn']);
-    assert.deepEqual(parse({ resumeAfterPasses: 0 }).errors.map((e) => e.code), ['OUT_OF_RANGE']);
-    assert.deepEqual(parse({ resumeAfterPasses: 1.5 }).errors.map((e) => e.code), ['OUT_OF_RANGE']);
-    assert.deepEqual(parse({ wait: 1 }).errors.map((e) => e.path), ['/safety/wait']);
+    assert.deepEqual(
+      parse('on').errors.map((e) => e.path),
+      ['/safety'],
+    );
+    assert.deepEqual(
+      parse({ holdOn: ['nope'] }).errors.map((e) => e.path),
+      ['/safety/holdOn/0'],
+    );
+    assert.deepEqual(
+      parse({ holdOn: 'offline' }).errors.map((e) => e.path),
+      ['/safety/holdOn'],
+    );
+    assert.deepEqual(
+      parse({ resumeAfterPasses: 0 }).errors.map((e) => e.code),
+      ['OUT_OF_RANGE'],
+    );
+    assert.deepEqual(
+      parse({ resumeAfterPasses: 1.5 }).errors.map((e) => e.code),
+      ['OUT_OF_RANGE'],
+    );
+    assert.deepEqual(
+      parse({ wait: 1 }).errors.map((e) => e.path),
+      ['/safety/wait'],
+    );
     assert.equal(parse({ wait: 1 }).value, null);
   });
 });

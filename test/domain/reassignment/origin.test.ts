@@ -9,7 +9,10 @@ const broker = (id: number, replicas: number, live = true) => ({ broker: id, rac
 describe('parseOrigin', () => {
   it('keeps goal and description as given; absent or null = none', () => {
     const errors: FieldError[] = [];
-    assert.deepEqual(parseOrigin({ goal: 'nightly-balance', description: 'from CI run 42' }, '/origin', errors), { goal: 'nightly-balance', description: 'from CI run 42' });
+    assert.deepEqual(parseOrigin({ goal: 'nightly-balance', description: 'from CI run 42' }, '/origin', errors), {
+      goal: 'nightly-balance',
+      description: 'from CI run 42',
+    });
     assert.deepEqual(parseOrigin({ goal: 'leaders' }, '/origin', errors), { goal: 'leaders' });
     assert.equal(parseOrigin(undefined, '/origin', errors), null);
     assert.equal(parseOrigin(null, '/origin', errors), null);
@@ -30,7 +33,11 @@ describe('parseOrigin', () => {
     for (const [value, path] of cases) {
       const errors: FieldError[] = [];
       assert.equal(parseOrigin(value, '/origin', errors), null, JSON.stringify(value));
-      assert.deepEqual(errors.map((e) => e.path), [path], JSON.stringify(value));
+      assert.deepEqual(
+        errors.map((e) => e.path),
+        [path],
+        JSON.stringify(value),
+      );
     }
   });
 
@@ -57,11 +64,17 @@ describe('originOfPlanAnswer', () => {
       after: [broker(0, 4), broker(1, 4), broker(3, 0), broker(4, 0), broker(5, 0, false)],
       options: { brokers: [0, 1] },
     };
-    assert.deepEqual(originOfPlanAnswer(answer), { goal: 'decommission', description: 'brokers 3, 4 emptied; 3 partitions changed; 4 replicas moved' });
+    assert.deepEqual(originOfPlanAnswer(answer), {
+      goal: 'decommission',
+      description: 'brokers 3, 4 emptied; 3 partitions changed; 4 replicas moved',
+    });
   });
 
   it('other goals: what changes; a goal that is not a label or no answer at all: none', () => {
-    assert.deepEqual(originOfPlanAnswer({ goal: 'leaders', partitions: [{}], movedReplicas: 0 }), { goal: 'leaders', description: '1 partition changed; 0 replicas moved' });
+    assert.deepEqual(originOfPlanAnswer({ goal: 'leaders', partitions: [{}], movedReplicas: 0 }), {
+      goal: 'leaders',
+      description: '1 partition changed; 0 replicas moved',
+    });
     assert.deepEqual(originOfPlanAnswer({ goal: 'rebalance' }), { goal: 'rebalance' });
     assert.equal(originOfPlanAnswer({ goal: 'x'.repeat(65), partitions: [] }), null);
     assert.equal(originOfPlanAnswer({ reassignment: { version: 1, partitions: [] } }), null);
@@ -70,7 +83,14 @@ describe('originOfPlanAnswer', () => {
 
   it('the description stays bounded however many brokers are emptied', () => {
     const ids = Array.from({ length: 100 }, (_, i) => i + 10);
-    const answer = { goal: 'decommission', partitions: [], movedReplicas: 0, before: ids.map((b) => broker(b, 5)), after: ids.map((b) => broker(b, 0)), options: { brokers: [0] } };
+    const answer = {
+      goal: 'decommission',
+      partitions: [],
+      movedReplicas: 0,
+      before: ids.map((b) => broker(b, 5)),
+      after: ids.map((b) => broker(b, 0)),
+      options: { brokers: [0] },
+    };
     const origin = originOfPlanAnswer(answer)!;
     assert.ok(origin.description!.length <= ORIGIN_DESCRIPTION_MAX);
     assert.match(origin.description!, /^brokers 10, 11, 12, 13, 14, 15, 16, 17 … \(100\) emptied/);
@@ -78,7 +98,7 @@ describe('originOfPlanAnswer', () => {
 });
 
 describe('withPlanOrigin', () => {
-  it('adds the plan answer\'s origin unless the body names one; other bodies unchanged', () => {
+  it("adds the plan answer's origin unless the body names one; other bodies unchanged", () => {
     const plan = { goal: 'rebalance', reassignment: { version: 1, partitions: [] } };
     assert.deepEqual((withPlanOrigin({ plan, throttle: 2048 }) as { origin: unknown }).origin, { goal: 'rebalance' });
     assert.deepEqual((withPlanOrigin({ plan, origin: { goal: 'mine' } }) as { origin: unknown }).origin, { goal: 'mine' });

@@ -45,7 +45,13 @@ const arbBounds: fc.Arbitrary<ConcurrencyBounds> = fc.record({
 const arbOrder: fc.Arbitrary<PacingOrder> = fc.constantFrom('size-asc', 'size-desc', 'as-given');
 
 /** The reference: scan the whole queue in order and start every move that fits. */
-function naiveStart(queue: readonly (readonly number[])[], started: Uint8Array, load: number[], inFlight: { n: number }, bounds: ConcurrencyBounds): number[] {
+function naiveStart(
+  queue: readonly (readonly number[])[],
+  started: Uint8Array,
+  load: number[],
+  inFlight: { n: number },
+  bounds: ConcurrencyBounds,
+): number[] {
   const out: number[] = [];
   for (let i = 0; i < queue.length; i++) {
     if (started[i]) continue;
@@ -92,7 +98,8 @@ describe('pacing: the picker', () => {
           if (bounds.cluster !== null) assert.ok(inFlight.length <= bounds.cluster);
           if (bounds.perBroker !== null) for (const l of load) assert.ok(l <= bounds.perBroker);
           // Maximal: nothing queued still fits.
-          for (let i = 0; i < queue.length; i++) if (!startedOnce.has(i)) assert.ok(!fits(queue[i], load, inFlight.length, bounds), `position ${i} fits but was not started`);
+          for (let i = 0; i < queue.length; i++)
+            if (!startedOnce.has(i)) assert.ok(!fits(queue[i], load, inFlight.length, bounds), `position ${i} fits but was not started`);
           if (inFlight.length === 0) break;
           // One move in flight completes (chosen by the random choices).
           const k = (choices[step++ % Math.max(1, choices.length)] ?? 0) % inFlight.length;
@@ -112,7 +119,15 @@ describe('pacing: the picker', () => {
 
   it('a later move overtakes an earlier one only when the earlier one does not fit', () => {
     // 0 -> 1 (small) and 0 -> 2 (large) share broker 0; 3 -> 4 is independent.
-    const p = (partition: number, current: number[], target: number[], size: number): PacedPartition => ({ topic: 't', partition, currentReplicas: current, leader: current[0], targetReplicas: target, sizeBytes: size, state: 'queued' });
+    const p = (partition: number, current: number[], target: number[], size: number): PacedPartition => ({
+      topic: 't',
+      partition,
+      currentReplicas: current,
+      leader: current[0],
+      targetReplicas: target,
+      sizeBytes: size,
+      state: 'queued',
+    });
     const partitions = [p(0, [0], [2], 300), p(1, [0], [1], 100), p(2, [3], [4], 200)];
     const b = { perBroker: 1, cluster: null };
     assert.deepEqual(
@@ -135,9 +150,25 @@ describe('pacing: the picker', () => {
   });
 
   it('counts moves already moving against the bounds; a broker takes part as destination or as leader', () => {
-    const moving: PacedPartition = { topic: 't', partition: 9, currentReplicas: [0, 1], leader: 1, targetReplicas: [0, 2], sizeBytes: 5, state: 'moving' };
+    const moving: PacedPartition = {
+      topic: 't',
+      partition: 9,
+      currentReplicas: [0, 1],
+      leader: 1,
+      targetReplicas: [0, 2],
+      sizeBytes: 5,
+      state: 'moving',
+    };
     assert.deepEqual(moveBrokers(moving), [1, 2]); // leader 1 sends, 2 receives; 0 only stays
-    const queued = (partition: number, current: number[], leader: number, target: number[]): PacedPartition => ({ topic: 't', partition, currentReplicas: current, leader, targetReplicas: target, sizeBytes: 1, state: 'queued' });
+    const queued = (partition: number, current: number[], leader: number, target: number[]): PacedPartition => ({
+      topic: 't',
+      partition,
+      currentReplicas: current,
+      leader,
+      targetReplicas: target,
+      sizeBytes: 1,
+      state: 'queued',
+    });
     const partitions = [moving, queued(0, [0, 3], 0, [0, 4]), queued(1, [3, 1], 3, [3, 5]), queued(2, [4, 5], 4, [4, 2])];
     // perBroker 1: 1 and 2 are busy; p0 uses 0,4 -> starts; p1 uses 3,5 -> starts; p2 uses 4(now busy),2(busy).
     assert.deepEqual(
@@ -195,9 +226,24 @@ describe('pacing: schedule, duration, ETA', () => {
   });
 
   it('one move: size ÷ rate; two moves into one broker share its rate; the bandwidth caps the throttle', () => {
-    const p = (partition: number, from: number, to: number, size: number): PacedPartition => ({ topic: 't', partition, currentReplicas: [from], leader: from, targetReplicas: [to], sizeBytes: size, state: 'queued' });
-    assert.equal(planWaves([p(0, 0, 1, 100 * MiB)], { perBroker: null, cluster: null }, 'size-asc', { throttle: 10 * MiB }).estimatedSeconds, 10);
-    assert.equal(planWaves([p(0, 0, 1, 100 * MiB)], { perBroker: null, cluster: null }, 'size-asc', { throttle: 100 * MiB, bandwidth: 50 * MiB }).estimatedSeconds, 2);
+    const p = (partition: number, from: number, to: number, size: number): PacedPartition => ({
+      topic: 't',
+      partition,
+      currentReplicas: [from],
+      leader: from,
+      targetReplicas: [to],
+      sizeBytes: size,
+      state: 'queued',
+    });
+    assert.equal(
+      planWaves([p(0, 0, 1, 100 * MiB)], { perBroker: null, cluster: null }, 'size-asc', { throttle: 10 * MiB }).estimatedSeconds,
+      10,
+    );
+    assert.equal(
+      planWaves([p(0, 0, 1, 100 * MiB)], { perBroker: null, cluster: null }, 'size-asc', { throttle: 100 * MiB, bandwidth: 50 * MiB })
+        .estimatedSeconds,
+      2,
+    );
     // Two 100 MiB copies into broker 2 from 0 and 1: 20 s either way (shared, or one after the other).
     const two = [p(0, 0, 2, 100 * MiB), p(1, 1, 2, 100 * MiB)];
     assert.equal(planWaves(two, { perBroker: null, cluster: null }, 'size-asc', { throttle: 10 * MiB }).estimatedSeconds, 20);
@@ -218,7 +264,16 @@ describe('pacing: schedule, duration, ETA', () => {
   });
 
   it('ETA counts the queue and the bytes done of what moves', () => {
-    const p = (partition: number, state: 'queued' | 'moving' | 'completed', done = 0): PacedPartition => ({ topic: 't', partition, currentReplicas: [0], leader: 0, targetReplicas: [1], sizeBytes: 100 * MiB, state, bytesDone: done });
+    const p = (partition: number, state: 'queued' | 'moving' | 'completed', done = 0): PacedPartition => ({
+      topic: 't',
+      partition,
+      currentReplicas: [0],
+      leader: 0,
+      targetReplicas: [1],
+      sizeBytes: 100 * MiB,
+      state,
+      bytesDone: done,
+    });
     const b = { perBroker: 1, cluster: null };
     const parts = [p(0, 'completed'), p(1, 'moving', 60 * MiB), p(2, 'queued'), p(3, 'queued')];
     assert.equal(pacedEtaSeconds(parts, b, 'size-asc', { throttle: 10 * MiB }), 4 + 10 + 10);
@@ -228,7 +283,7 @@ describe('pacing: schedule, duration, ETA', () => {
     assert.deepEqual(countStates(parts), { total: 4, queued: 2, moving: 1, completed: 1, failed: 0, cancelled: 0 });
   });
 
-  it('a scale-out onto a new broker with perBroker 2 runs at the new broker\'s rate (model ratio ≈ 1)', () => {
+  it("a scale-out onto a new broker with perBroker 2 runs at the new broker's rate (model ratio ≈ 1)", () => {
     // 300 partitions on 0..4 each move one replica to broker 5: broker 5 receives everything.
     const parts: PacedPartition[] = [];
     let total = 0;
@@ -236,7 +291,15 @@ describe('pacing: schedule, duration, ETA', () => {
       const current = [i % 5, (i + 1) % 5];
       const size = ((i * 7919) % 97) * MiB + MiB;
       total += size;
-      parts.push({ topic: 't', partition: i, currentReplicas: current, leader: current[0], targetReplicas: [current[0], 5], sizeBytes: size, state: 'queued' });
+      parts.push({
+        topic: 't',
+        partition: i,
+        currentReplicas: current,
+        leader: current[0],
+        targetReplicas: [current[0], 5],
+        sizeBytes: size,
+        state: 'queued',
+      });
     }
     const s = planWaves(parts, { perBroker: 2, cluster: null }, 'size-asc', { throttle: 10 * MiB });
     const limit = total / (10 * MiB);
@@ -248,7 +311,15 @@ describe('pacing: schedule, duration, ETA', () => {
     const parts: PacedPartition[] = [];
     for (let i = 0; i < 20_000; i++) {
       const a = i % 12;
-      parts.push({ topic: `t${i % 10}`, partition: i, currentReplicas: [a, (a + 1) % 12], leader: a, targetReplicas: [a, (a + 2) % 12], sizeBytes: (i * 31) % 1000, state: 'queued' });
+      parts.push({
+        topic: `t${i % 10}`,
+        partition: i,
+        currentReplicas: [a, (a + 1) % 12],
+        leader: a,
+        targetReplicas: [a, (a + 2) % 12],
+        sizeBytes: (i * 31) % 1000,
+        state: 'queued',
+      });
     }
     const s = planWaves(parts, { perBroker: 5, cluster: null }, 'size-asc', { throttle: 1000, maxWaves: 10 });
     assert.equal(s.waves.length, 10);

@@ -30,7 +30,10 @@ const cluster: ClusterSnapshot = {
         { partition: 1, replicas: [2, 3, 1], leader: 1 },
       ],
     },
-    { name: 'wide', partitions: Array.from({ length: 12 }, (_, partition) => ({ partition, replicas: [partition % 5, (partition + 1) % 5] })) },
+    {
+      name: 'wide',
+      partitions: Array.from({ length: 12 }, (_, partition) => ({ partition, replicas: [partition % 5, (partition + 1) % 5] })),
+    },
   ],
   ongoing: [
     { topic: 'orders', partition: 2, replicas: [3, 4, 0, 2], adding: [0], removing: [2], reassignmentId: 'r-1' },
@@ -75,7 +78,10 @@ describe('validateReassignment: plans', () => {
 
   it('keeps request order and reports unknown leaders (-1) as null', () => {
     const result = plan([p('audit', 0, [1, 2]), p('orders', 1, [3, 2, 1])]);
-    assert.deepEqual(result.partitions.map((x) => `${x.topic}-${x.partition}`), ['audit-0', 'orders-1']);
+    assert.deepEqual(
+      result.partitions.map((x) => `${x.topic}-${x.partition}`),
+      ['audit-0', 'orders-1'],
+    );
     assert.equal(result.partitions[0].leader, null);
     assert.deepEqual(result.partitions[1].adding, [], 'a reorder adds nothing');
     assert.deepEqual(result.partitions[1].removing, []);
@@ -85,14 +91,20 @@ describe('validateReassignment: plans', () => {
   it('a no-op is allowed but flagged', () => {
     const result = plan([p('orders', 0, [0, 1, 2])]);
     assert.equal(result.partitions[0].noOp, true);
-    assert.deepEqual(result.warnings.map((w) => w.code), ['NO_OP']);
+    assert.deepEqual(
+      result.warnings.map((w) => w.code),
+      ['NO_OP'],
+    );
     assert.match(result.warnings[0].message, /orders-0 already has replicas 0,1,2/);
   });
 
   it('a target on a registered broker that is down is allowed with a warning', () => {
     const snapshot = { ...cluster, liveBrokers: [0, 1, 2, 3], registeredBrokers: [0, 1, 2, 3, 4, 9] };
     const result = plan([p('orders', 0, [9, 4, 0])], false, snapshot);
-    assert.deepEqual(result.warnings.map((w) => [w.code, w.message]), [['BROKER_NOT_LIVE', 'Brokers 9,4 (target of orders-0) are not alive: the copy waits until it returns.']]);
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.message]),
+      [['BROKER_NOT_LIVE', 'Brokers 9,4 (target of orders-0) are not alive: the copy waits until it returns.']],
+    );
   });
 
   it('without registeredBrokers, brokers named in replica lists count as registered', () => {
@@ -105,18 +117,28 @@ describe('validateReassignment: plans', () => {
 describe('validateReassignment: each error', () => {
   it('empty partition list', () => {
     assert.deepEqual(errors([]), [
-      { topic: null, partition: null, index: null, code: 'EMPTY_PARTITION_LIST', message: 'Partition reassignment list cannot be empty.', kafkaError: null },
+      {
+        topic: null,
+        partition: null,
+        index: null,
+        code: 'EMPTY_PARTITION_LIST',
+        message: 'Partition reassignment list cannot be empty.',
+        kafkaError: null,
+      },
     ]);
   });
 
   it('duplicate partitions: reported once, at the first occurrence, with the count', () => {
     const errs = errors([p('orders', 0, [1, 2, 3]), p('audit', 0, [1, 2]), p('orders', 0, [2, 3, 4]), p('orders', 0, [0, 1, 2])]);
-    assert.deepEqual(errs.map((e) => [e.code, e.topic, e.partition, e.index]), [['DUPLICATE_PARTITION', 'orders', 0, 0]]);
+    assert.deepEqual(
+      errs.map((e) => [e.code, e.topic, e.partition, e.index]),
+      [['DUPLICATE_PARTITION', 'orders', 0, 0]],
+    );
     assert.match(errs[0].message, /orders-0 appears 3 times/);
     assert.equal(errs[0].kafkaError, null);
   });
 
-  it('unknown topic -> UNKNOWN_TOPIC_OR_PARTITION with Kafka\'s message', () => {
+  it("unknown topic -> UNKNOWN_TOPIC_OR_PARTITION with Kafka's message", () => {
     const [e] = errors([p('nope', 0, [1])]);
     assert.deepEqual(e, {
       topic: 'nope',
@@ -148,7 +170,7 @@ describe('validateReassignment: each error', () => {
     assert.equal(e.kafkaError?.code, 39);
   });
 
-  it('duplicate broker -> INVALID_REPLICA_ASSIGNMENT with Kafka\'s wording', () => {
+  it("duplicate broker -> INVALID_REPLICA_ASSIGNMENT with Kafka's wording", () => {
     const [e] = errors([p('orders', 0, [1, 2, 1])]);
     assert.equal(e.code, 'DUPLICATE_BROKER');
     assert.equal(e.message, 'Partition replica lists may not contain duplicate entries: orders-0 contains multiple entries for 1.');
@@ -179,7 +201,10 @@ describe('validateReassignment: replication-factor changes', () => {
   it('refused when partitions of the topic are missing: the message names them', () => {
     const errs = errors([p('wide', 0, [0, 1, 2]), p('wide', 5, [0, 1, 2]), p('wide', 8, [0, 1, 2])]);
     assert.equal(errs.length, 1);
-    assert.deepEqual([errs[0].code, errs[0].topic, errs[0].partition, errs[0].kafkaError?.code], ['INCOMPLETE_REPLICATION_FACTOR_CHANGE', 'wide', null, 38]);
+    assert.deepEqual(
+      [errs[0].code, errs[0].topic, errs[0].partition, errs[0].kafkaError?.code],
+      ['INCOMPLETE_REPLICATION_FACTOR_CHANGE', 'wide', null, 38],
+    );
     assert.match(errs[0].message, /all|every one of its 12 partitions/);
     assert.match(errs[0].message, /missing: 1-4, 6-7, 9-11\.$/);
   });
@@ -187,13 +212,19 @@ describe('validateReassignment: replication-factor changes', () => {
   it('refused when the new lengths differ: the message says which partitions get which length', () => {
     const partitions = Array.from({ length: 12 }, (_, i) => p('wide', i, i === 3 ? [0, 1, 2, 3] : [0, 1, 2]));
     const errs = errors(partitions);
-    assert.deepEqual(errs.map((e) => e.code), ['INCONSISTENT_REPLICATION_FACTOR']);
+    assert.deepEqual(
+      errs.map((e) => e.code),
+      ['INCONSISTENT_REPLICATION_FACTOR'],
+    );
     assert.match(errs[0].message, /3 replicas for 0-2, 4-11; 4 replicas for 3\.$/);
   });
 
   it('both problems together', () => {
     const errs = errors([p('orders', 0, [0, 1]), p('orders', 1, [0, 1, 2, 3])]);
-    assert.deepEqual(errs.map((e) => e.code), ['INCOMPLETE_REPLICATION_FACTOR_CHANGE', 'INCONSISTENT_REPLICATION_FACTOR']);
+    assert.deepEqual(
+      errs.map((e) => e.code),
+      ['INCOMPLETE_REPLICATION_FACTOR_CHANGE', 'INCONSISTENT_REPLICATION_FACTOR'],
+    );
     assert.match(errs[0].message, /missing: 2\.$/);
   });
 
@@ -215,7 +246,10 @@ describe('validateReassignment: partitions already moving', () => {
     assert.equal(e.code, 'REASSIGNMENT_CONFLICT');
     assert.deepEqual(e.kafkaError, { code: 60, name: 'REASSIGNMENT_IN_PROGRESS' });
     assert.equal(e.conflictingReassignmentId, 'r-1');
-    assert.match(e.message, /orders-2 is already moving under reassignment r-1 \(replicas 3,4,0,2, adding 0, removing 2\)\. Set addToExisting/);
+    assert.match(
+      e.message,
+      /orders-2 is already moving under reassignment r-1 \(replicas 3,4,0,2, adding 0, removing 2\)\. Set addToExisting/,
+    );
   });
 
   it('started outside the gateway -> conflict too', () => {

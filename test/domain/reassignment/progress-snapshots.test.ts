@@ -25,7 +25,13 @@ describe('progressFromSnapshots', () => {
       { t: 1, bytesTotal: 3, bytesDone: 1 },
       { t: 1001, bytesTotal: 3, bytesDone: 2 },
     ];
-    assert.deepEqual(progressFromSnapshots(s, 1001), progressFromSnapshots(s.map((x) => ({ ...x })), 1001));
+    assert.deepEqual(
+      progressFromSnapshots(s, 1001),
+      progressFromSnapshots(
+        s.map((x) => ({ ...x })),
+        1001,
+      ),
+    );
     assert.equal(progressFromSnapshots(s, 1001).percent, 66.66);
   });
 
@@ -38,7 +44,14 @@ describe('progressFromSnapshots', () => {
     assert.equal(progressFromSnapshots(s, 0, { stallAfterMs: 5001 }).stalled, false);
     assert.equal(progressFromSnapshots(s, 0, { stallAfterMs: 5000 }).etaSeconds, null, 'no rate, no ETA');
     const done = [{ t: 0, bytesTotal: 100, bytesDone: 100 }];
-    assert.deepEqual([progressFromSnapshots(done, null, { stallAfterMs: 0 }).stalled, progressFromSnapshots(done, null).etaSeconds, progressFromSnapshots(done, null).percent], [false, 0, 100]);
+    assert.deepEqual(
+      [
+        progressFromSnapshots(done, null, { stallAfterMs: 0 }).stalled,
+        progressFromSnapshots(done, null).etaSeconds,
+        progressFromSnapshots(done, null).percent,
+      ],
+      [false, 0, 100],
+    );
   });
 
   it('no snapshot: zeros and nulls', () => {

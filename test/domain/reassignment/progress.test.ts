@@ -31,10 +31,13 @@ describe('computeProgress: bytes and percent', () => {
   it('empty partitions and no samples are 100% with nothing remaining', () => {
     assert.equal(computeProgress([sample(0, r(0, 3, 0, 0))]).percent, 100);
     const none = computeProgress([]);
-    assert.deepEqual([none.percent, none.bytesRemaining, none.etaSeconds, none.stalled, none.lastProgressAtMs], [100, 0, null, false, null]);
+    assert.deepEqual(
+      [none.percent, none.bytesRemaining, none.etaSeconds, none.stalled, none.lastProgressAtMs],
+      [100, 0, null, false, null],
+    );
   });
 
-  it("a replica whose leader size is unknown is left out of the totals and counted", () => {
+  it('a replica whose leader size is unknown is left out of the totals and counted', () => {
     const p = computeProgress([sample(0, r(0, 3, 10, null), r(1, 3, 5, 10))]);
     assert.deepEqual(p.replicas[0].percent, null);
     assert.deepEqual([p.bytesTotal, p.bytesCopied, p.unknownReplicas], [10, 5, 1]);
@@ -82,10 +85,9 @@ describe('computeProgress: rate and ETA', () => {
   });
 
   it('a replica that finished and left the samples, or one that joined, is not a jump in the rate', () => {
-    const p = computeProgress(
-      [sample(0, r(0, 3, 100, 1000), r(1, 3, 900, 1000)), sample(1_000, r(0, 3, 300, 1000), r(2, 4, 0, 50_000))],
-      { windowMs: 5_000 },
-    );
+    const p = computeProgress([sample(0, r(0, 3, 100, 1000), r(1, 3, 900, 1000)), sample(1_000, r(0, 3, 300, 1000), r(2, 4, 0, 50_000))], {
+      windowMs: 5_000,
+    });
     assert.equal(p.bytesPerSecond, 200);
   });
 });
@@ -136,7 +138,10 @@ describe('retainSamples', () => {
   it('keeps the horizon plus the last sample before it', () => {
     const samples = [0, 10_000, 20_000, 30_000, 40_000].map((t) => sample(t, r(0, 3, t, 1e9)));
     const kept = retainSamples(samples, 40_000, { windowMs: 5_000, stallAfterMs: 15_000 });
-    assert.deepEqual(kept.map((s) => s.timeMs), [20_000, 30_000, 40_000]);
+    assert.deepEqual(
+      kept.map((s) => s.timeMs),
+      [20_000, 30_000, 40_000],
+    );
     assert.deepEqual(retainSamples([], 0), []);
   });
 });

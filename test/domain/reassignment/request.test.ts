@@ -46,9 +46,19 @@ describe('parseReassignmentRequest: the gateway body', () => {
   });
 
   it('concurrency: integers ≥ 1 or null per level; order: one of three', () => {
-    const bad = parseReassignmentRequest({ partitions: [{ topic: 't', partition: 0, replicas: [1] }], concurrency: { perBroker: 0, cluster: 2.5, other: 1 }, order: 'random' });
+    const bad = parseReassignmentRequest({
+      partitions: [{ topic: 't', partition: 0, replicas: [1] }],
+      concurrency: { perBroker: 0, cluster: 2.5, other: 1 },
+      order: 'random',
+    });
     assert.equal(bad.ok, false);
-    if (!bad.ok) assert.deepEqual(bad.errors.map((e) => e.path).sort(), ['/concurrency/cluster', '/concurrency/other', '/concurrency/perBroker', '/order']);
+    if (!bad.ok)
+      assert.deepEqual(bad.errors.map((e) => e.path).sort(), [
+        '/concurrency/cluster',
+        '/concurrency/other',
+        '/concurrency/perBroker',
+        '/order',
+      ]);
     const none = parseReassignmentRequest({ partitions: [{ topic: 't', partition: 0, replicas: [1] }] });
     assert.ok(none.ok && none.request.concurrency === null && none.request.order === null);
   });
@@ -101,8 +111,14 @@ describe('parseReassignmentRequest: the gateway body', () => {
 
   it('the body must be an object with partitions', () => {
     for (const body of [null, [], 'x', 3]) assert.equal(fail(body)[0].code, 'INVALID_BODY');
-    assert.deepEqual(fail({}).map((e) => [e.path, e.code]), [['/partitions', 'REQUIRED']]);
-    assert.deepEqual(fail({ partitions: {} }).map((e) => [e.path, e.code]), [['/partitions', 'INVALID_TYPE']]);
+    assert.deepEqual(
+      fail({}).map((e) => [e.path, e.code]),
+      [['/partitions', 'REQUIRED']],
+    );
+    assert.deepEqual(
+      fail({ partitions: {} }).map((e) => [e.path, e.code]),
+      [['/partitions', 'INVALID_TYPE']],
+    );
   });
 });
 
@@ -130,7 +146,13 @@ describe('parseReassignmentRequest: the kafka-reassign-partitions.sh file', () =
   });
 
   it('an absolute log dir is kept, paired with the replicas (an intra-broker move); all "any" leaves none', () => {
-    const r = ok({ version: 1, partitions: [{ topic: 'foo', partition: 0, replicas: [1, 2], log_dirs: ['any', '/data/b'] }, { topic: 'foo', partition: 1, replicas: [1, 2], log_dirs: ['any', 'any'] }] });
+    const r = ok({
+      version: 1,
+      partitions: [
+        { topic: 'foo', partition: 0, replicas: [1, 2], log_dirs: ['any', '/data/b'] },
+        { topic: 'foo', partition: 1, replicas: [1, 2], log_dirs: ['any', 'any'] },
+      ],
+    });
     assert.deepEqual(r.partitions, [
       { topic: 'foo', partition: 0, replicas: [1, 2], logDirs: ['any', '/data/b'] },
       { topic: 'foo', partition: 1, replicas: [1, 2] },

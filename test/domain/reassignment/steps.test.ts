@@ -74,16 +74,24 @@ describe('computeReassignmentThrottles (steps, string order from numeric keys)',
   });
 
   it('leader lists in Java String order: 10 before 2, "1:10" after "1:1"', () => {
-    const t = computeReassignmentThrottles([], [
-      { topic: 't', partition: 2, currentReplicas: [10, 1], targetReplicas: [3] },
-      { topic: 't', partition: 10, currentReplicas: [1], targetReplicas: [2] },
-    ]);
+    const t = computeReassignmentThrottles(
+      [],
+      [
+        { topic: 't', partition: 2, currentReplicas: [10, 1], targetReplicas: [3] },
+        { topic: 't', partition: 10, currentReplicas: [1], targetReplicas: [2] },
+      ],
+    );
     assert.equal(t.topics[0].leader, '10:1,2:1,2:10');
     assert.equal(t.topics[0].follower, '10:2,2:3');
   });
 
   it('yields on large inputs and answers the same', () => {
-    const proposed = Array.from({ length: 5000 }, (_, i) => ({ topic: `t${i % 7}`, partition: i, currentReplicas: [i % 5, (i + 1) % 5], targetReplicas: [(i + 2) % 5, (i + 1) % 5] }));
+    const proposed = Array.from({ length: 5000 }, (_, i) => ({
+      topic: `t${i % 7}`,
+      partition: i,
+      currentReplicas: [i % 5, (i + 1) % 5],
+      targetReplicas: [(i + 2) % 5, (i + 1) % 5],
+    }));
     const { value, yields } = runCountingYields(computeReassignmentThrottlesSteps([], proposed));
     assert.ok(yields > 2);
     assert.deepEqual(value, drain(computeReassignmentThrottlesSlowly([], proposed)));
@@ -95,7 +103,9 @@ describe('formatReassignmentFile (per-topic numeric sort)', () => {
     const arbAssignment = fc.record({ topic: arbTopic, partition: fc.oneof(arbId, fc.constant(-1)), replicas: arbIds });
     fc.assert(
       fc.property(fc.array(arbAssignment, { maxLength: 60 }), (assignments) => {
-        const expected = [...assignments].sort(compareTopicPartitions).map((a) => ({ topic: a.topic, partition: a.partition, replicas: [...a.replicas], log_dirs: a.replicas.map(() => ANY_LOG_DIR) }));
+        const expected = [...assignments]
+          .sort(compareTopicPartitions)
+          .map((a) => ({ topic: a.topic, partition: a.partition, replicas: [...a.replicas], log_dirs: a.replicas.map(() => ANY_LOG_DIR) }));
         const file = formatReassignmentFile(assignments);
         assert.deepEqual(file, { version: 1, partitions: expected });
         // Same replica arrays in the same order: identity of duplicates' order.
@@ -125,10 +135,15 @@ describe('parseReassignmentRequest (fast path for plain entries)', () => {
         const one = entries.map((e) => parseReassignmentRequest({ partitions: [e] }));
         if (one.every((r) => r.ok)) {
           assert.ok(whole.ok);
-          assert.deepEqual(whole.request.partitions, one.flatMap((r) => (r.ok ? r.request.partitions : [])));
+          assert.deepEqual(
+            whole.request.partitions,
+            one.flatMap((r) => (r.ok ? r.request.partitions : [])),
+          );
         } else {
           assert.ok(!whole.ok);
-          const expected = one.flatMap((r, i) => (r.ok ? [] : r.errors.map((e) => ({ ...e, path: e.path.replace(/^\/partitions\/0/, `/partitions/${i}`) }))));
+          const expected = one.flatMap((r, i) =>
+            r.ok ? [] : r.errors.map((e) => ({ ...e, path: e.path.replace(/^\/partitions\/0/, `/partitions/${i}`) })),
+          );
           assert.deepEqual(whole.errors, expected);
         }
       }),
@@ -138,7 +153,12 @@ describe('parseReassignmentRequest (fast path for plain entries)', () => {
 
   it('logDirs only when a dir is not "any", replicas copied', () => {
     const replicas = [1, 2];
-    const r = parseReassignmentRequest({ partitions: [{ topic: 't', partition: 0, replicas, log_dirs: ['any', 'any'] }, { topic: 't', partition: 1, replicas: [1, 2], log_dirs: ['/d', 'any'] }] });
+    const r = parseReassignmentRequest({
+      partitions: [
+        { topic: 't', partition: 0, replicas, log_dirs: ['any', 'any'] },
+        { topic: 't', partition: 1, replicas: [1, 2], log_dirs: ['/d', 'any'] },
+      ],
+    });
     assert.ok(r.ok);
     assert.deepEqual(r.request.partitions, [
       { topic: 't', partition: 0, replicas: [1, 2] },
@@ -151,10 +171,23 @@ describe('parseReassignmentRequest (fast path for plain entries)', () => {
 describe('steps forms', () => {
   const cluster: ClusterSnapshot = {
     liveBrokers: [0, 1, 2, 3],
-    topics: [{ name: 't', partitions: Array.from({ length: 6000 }, (_, partition) => ({ partition, replicas: [partition % 4, (partition + 1) % 4], leader: partition % 4 })) }],
+    topics: [
+      {
+        name: 't',
+        partitions: Array.from({ length: 6000 }, (_, partition) => ({
+          partition,
+          replicas: [partition % 4, (partition + 1) % 4],
+          leader: partition % 4,
+        })),
+      },
+    ],
     ongoing: [],
   };
-  const targets: PartitionAssignment[] = Array.from({ length: 6000 }, (_, partition) => ({ topic: 't', partition, replicas: [(partition + 2) % 4, (partition + 1) % 4] }));
+  const targets: PartitionAssignment[] = Array.from({ length: 6000 }, (_, partition) => ({
+    topic: 't',
+    partition,
+    replicas: [(partition + 2) % 4, (partition + 1) % 4],
+  }));
 
   it('validate, parse, estimate: yield on large inputs, same result as the one-go call', () => {
     const v = runCountingYields(validateReassignmentSteps(cluster, { partitions: targets }));
@@ -176,7 +209,10 @@ describe('steps forms', () => {
     const long = Array.from({ length: 20 }, (_, i) => i % 4);
     const r = validateReassignment(cluster, { partitions: [{ topic: 't', partition: 0, replicas: [...long, 9] }] });
     assert.ok(!r.ok);
-    assert.deepEqual(r.errors.map((e) => e.code), ['UNKNOWN_BROKER', 'DUPLICATE_BROKER']);
+    assert.deepEqual(
+      r.errors.map((e) => e.code),
+      ['UNKNOWN_BROKER', 'DUPLICATE_BROKER'],
+    );
   });
 });
 
@@ -207,7 +243,10 @@ describe('pacedEtaSeconds without a rate (no schedule run)', () => {
     });
     fc.assert(
       fc.property(fc.array(arbPart, { maxLength: 12 }), fc.option(fc.nat(100)), (parts, observed) => {
-        assert.equal(pacedEtaSeconds(parts, { perBroker: 2, cluster: null }, 'size-asc', { throttle: null, observedBytesPerSecond: observed }), reference(parts, observed));
+        assert.equal(
+          pacedEtaSeconds(parts, { perBroker: 2, cluster: null }, 'size-asc', { throttle: null, observedBytesPerSecond: observed }),
+          reference(parts, observed),
+        );
       }),
       { numRuns: 300 },
     );
@@ -239,7 +278,10 @@ describe('pacing in steps', () => {
 
 describe('topicPartitionOrderSteps (the order pages of partitions are served in)', () => {
   // Topics whose code-unit order differs from locale order, partitions whose decimal order differs from numeric.
-  const arbPartition = fc.record({ topic: fc.constantFrom('a', 'b', 'B', 'a-1', 'ä', 'orders'), partition: fc.constantFrom(0, 1, 2, 9, 10, 11, 100, 999) });
+  const arbPartition = fc.record({
+    topic: fc.constantFrom('a', 'b', 'B', 'a-1', 'ä', 'orders'),
+    partition: fc.constantFrom(0, 1, 2, 9, 10, 11, 100, 999),
+  });
 
   it('orders indexes as a stable sort by compareTopicPartitions would', () => {
     fc.assert(

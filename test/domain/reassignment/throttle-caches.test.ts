@@ -84,7 +84,10 @@ describe('sortedUnion', () => {
 });
 
 describe('mergeThrottleDemands memo', () => {
-  const d1: ThrottleDemand = { topics: { t: { leader: ['1:1', '0:2'], follower: ['0:3'] } }, brokers: { '1': { leaderRate: 10, followerRate: 10 } } };
+  const d1: ThrottleDemand = {
+    topics: { t: { leader: ['1:1', '0:2'], follower: ['0:3'] } },
+    brokers: { '1': { leaderRate: 10, followerRate: 10 } },
+  };
   const d2: ThrottleDemand = { topics: { t: { leader: ['0:2', '5:5'] }, u: { leader: '*' } }, brokers: { '1': { leaderRate: 5 } } };
 
   it('the same demand objects give the same result object; a changed demand a new, correct one', () => {
@@ -113,7 +116,10 @@ describe('mergeThrottleDemands memo', () => {
   });
 
   it('equals the plain union of every demand (property)', () => {
-    const demand = fc.record({ leader: fc.option(fc.oneof(fc.constant('*' as const), fc.array(entry)), { nil: undefined }), follower: fc.option(fc.array(entry), { nil: undefined }) });
+    const demand = fc.record({
+      leader: fc.option(fc.oneof(fc.constant('*' as const), fc.array(entry)), { nil: undefined }),
+      follower: fc.option(fc.array(entry), { nil: undefined }),
+    });
     fc.assert(
       fc.property(fc.array(fc.dictionary(fc.constantFrom('a', 'b', 'c'), demand), { maxLength: 4 }), (topicsList) => {
         const demands: ThrottleDemand[] = topicsList.map((topics) => ({ topics, brokers: {} }));
@@ -132,7 +138,10 @@ describe('mergeThrottleDemands memo', () => {
 });
 
 describe('identity kept across re-reads, and the per-list memo', () => {
-  const demandOf = (n: number): ThrottleDemand => ({ topics: { t: { leader: Array.from({ length: n }, (_, p) => `${p}:1`).sort() } }, brokers: {} });
+  const demandOf = (n: number): ThrottleDemand => ({
+    topics: { t: { leader: Array.from({ length: n }, (_, p) => `${p}:1`).sort() } },
+    brokers: {},
+  });
 
   it('a demand re-read with the same content (new objects) merges to the very same lists', () => {
     const a = mergeThrottleDemands([demandOf(500)]);

@@ -59,7 +59,9 @@ const owned = fc.oneof(
   fc.constant(undefined),
   fc.array(entry, { maxLength: 40 }).map((es): ReplicaListOwnership => ({ prior: null, added: [...new Set(es)].sort() })),
   fc.array(entry, { maxLength: 40 }).map((es): ReplicaListOwnership => ({ prior: '1:1', added: es })),
-  fc.array(entry, { maxLength: 10 }).map((es): ReplicaListOwnership => ({ prior: null, added: [ALL_REPLICAS, ...[...new Set(es)].sort()] })),
+  fc
+    .array(entry, { maxLength: 10 })
+    .map((es): ReplicaListOwnership => ({ prior: null, added: [ALL_REPLICAS, ...[...new Set(es)].sort()] })),
 );
 
 describe('replicaListOwnership', () => {

@@ -20,7 +20,10 @@ import {
   type ThrottleLedger,
 } from '../../../src/domain/reassignment/index.js';
 
-type Mutable = { topics: Record<string, { leader?: string | null; follower?: string | null }>; brokers: Record<string, { leaderRate?: string | null; followerRate?: string | null }> };
+type Mutable = {
+  topics: Record<string, { leader?: string | null; follower?: string | null }>;
+  brokers: Record<string, { leaderRate?: string | null; followerRate?: string | null }>;
+};
 
 const FIELD: Record<string, string> = {
   'leader.replication.throttled.replicas': 'leader',
@@ -88,8 +91,14 @@ describe('reconcileThrottles: a reassignment on a cluster without throttles', ()
         ],
       },
     ]);
-    assert.deepEqual(r.ledgerBeforeOps.topics.t, { leader: { prior: null, added: ['0:0', '0:1'] }, follower: { prior: null, added: ['0:2'] } });
-    assert.deepEqual(r.ledgerBeforeOps.brokers['1'], { leaderRate: { prior: null, values: ['1048576'] }, followerRate: { prior: null, values: ['1048576'] } });
+    assert.deepEqual(r.ledgerBeforeOps.topics.t, {
+      leader: { prior: null, added: ['0:0', '0:1'] },
+      follower: { prior: null, added: ['0:2'] },
+    });
+    assert.deepEqual(r.ledgerBeforeOps.brokers['1'], {
+      leaderRate: { prior: null, values: ['1048576'] },
+      followerRate: { prior: null, values: ['1048576'] },
+    });
     assert.deepEqual(r.ledgerAfterOps, r.ledgerBeforeOps);
     assert.deepEqual(r.overridden, []);
   });
@@ -135,7 +144,11 @@ describe('reconcileThrottles: never touching what others set', () => {
   it('entries someone else adds after the gateway stay; only the gateway entries go', () => {
     const s1 = step({}, demandA, EMPTY_THROTTLE_LEDGER);
     const meddled = apply(s1.current, [
-      { resourceType: 'topic', resourceName: 't', configs: [{ name: 'leader.replication.throttled.replicas', operation: 'SET', value: '0:0,0:1,3:3' }] },
+      {
+        resourceType: 'topic',
+        resourceName: 't',
+        configs: [{ name: 'leader.replication.throttled.replicas', operation: 'SET', value: '0:0,0:1,3:3' }],
+      },
     ]);
     const s2 = step(meddled, EMPTY_THROTTLE_DEMAND, s1.ledger);
     assert.equal(s2.current.topics.t.leader, '3:3');
@@ -155,11 +168,17 @@ describe('reconcileThrottles: never touching what others set', () => {
     assert.equal(s1.current.brokers['0'].leaderRate, '1048576');
     assert.deepEqual(s1.ledger.brokers['0'].leaderRate, { prior: '5000', values: ['1048576'] });
     const meddled = apply(s1.current, [
-      { resourceType: 'broker', resourceName: '1', configs: [{ name: 'leader.replication.throttled.rate', operation: 'SET', value: '7777' }] },
+      {
+        resourceType: 'broker',
+        resourceName: '1',
+        configs: [{ name: 'leader.replication.throttled.rate', operation: 'SET', value: '7777' }],
+      },
     ]);
     const mid = step(meddled, demandA, s1.ledger);
     assert.deepEqual(mid.alterations, [], 'the override is respected while the reassignment runs');
-    assert.deepEqual(mid.overridden, [{ resourceType: 'broker', resourceName: '1', name: 'leader.replication.throttled.rate', value: '7777' }]);
+    assert.deepEqual(mid.overridden, [
+      { resourceType: 'broker', resourceName: '1', name: 'leader.replication.throttled.rate', value: '7777' },
+    ]);
     const s2 = step(mid.current, EMPTY_THROTTLE_DEMAND, mid.ledger);
     assert.equal(s2.current.brokers['0'].leaderRate, '5000');
     assert.equal(s2.current.brokers['1'].leaderRate, '7777');
@@ -170,7 +189,11 @@ describe('reconcileThrottles: never touching what others set', () => {
   it('a rate that someone else deleted after the gateway set it stays deleted', () => {
     const s1 = step({ brokers: { 0: { leaderRate: '5000' } } }, demandA, EMPTY_THROTTLE_LEDGER);
     const meddled = apply(s1.current, [
-      { resourceType: 'broker', resourceName: '0', configs: [{ name: 'leader.replication.throttled.rate', operation: 'DELETE', value: null }] },
+      {
+        resourceType: 'broker',
+        resourceName: '0',
+        configs: [{ name: 'leader.replication.throttled.rate', operation: 'DELETE', value: null }],
+      },
     ]);
     assert.equal(step(meddled, demandA, s1.ledger).alterations.length, 0);
     const s2 = step(meddled, EMPTY_THROTTLE_DEMAND, s1.ledger);
@@ -185,8 +208,14 @@ describe('reconcileThrottles: never touching what others set', () => {
   });
 
   it('invalid list values are reported and left alone', () => {
-    const r = reconcileThrottles(read({ topics: { t: { leader: 'garbage' } } }, demandA, EMPTY_THROTTLE_LEDGER), demandA, EMPTY_THROTTLE_LEDGER);
-    assert.deepEqual(r.invalid, [{ resourceType: 'topic', resourceName: 't', name: 'leader.replication.throttled.replicas', value: 'garbage' }]);
+    const r = reconcileThrottles(
+      read({ topics: { t: { leader: 'garbage' } } }, demandA, EMPTY_THROTTLE_LEDGER),
+      demandA,
+      EMPTY_THROTTLE_LEDGER,
+    );
+    assert.deepEqual(r.invalid, [
+      { resourceType: 'topic', resourceName: 't', name: 'leader.replication.throttled.replicas', value: 'garbage' },
+    ]);
     assert.ok(!r.alterations.some((a) => a.resourceType === 'topic' && a.configs.some((c) => c.name.startsWith('leader'))));
   });
 
@@ -303,7 +332,12 @@ describe('ownership views (GET /throttles)', () => {
     assert.deepEqual(replicaListOwnership('0:0', owned).owner, 'gateway');
     assert.deepEqual(replicaListOwnership('0:9', owned).owner, 'external');
     assert.deepEqual(replicaListOwnership(null, owned).owner, null);
-    assert.deepEqual(replicaListOwnership('*', { prior: null, added: ['*'] }), { all: 'gateway', gateway: [], external: [], owner: 'gateway' });
+    assert.deepEqual(replicaListOwnership('*', { prior: null, added: ['*'] }), {
+      all: 'gateway',
+      gateway: [],
+      external: [],
+      owner: 'gateway',
+    });
     assert.deepEqual(replicaListOwnership('*', undefined).all, 'external');
   });
 });
@@ -323,7 +357,10 @@ describe('reconcileThrottles properties', () => {
   it('after any sequence of demands, demanding nothing restores the prior values plus foreign additions, and is a fixed point', () => {
     fc.assert(
       fc.property(
-        fc.option(fc.uniqueArray(entry([7, 8, 9]), { maxLength: 4 }).map((e) => e.join(',')), { nil: null }),
+        fc.option(
+          fc.uniqueArray(entry([7, 8, 9]), { maxLength: 4 }).map((e) => e.join(',')),
+          { nil: null },
+        ),
         fc.option(fc.constantFrom('500', '600'), { nil: null }),
         fc.array(ownDemand, { minLength: 1, maxLength: 5 }),
         fc.option(entry([7, 8, 9]), { nil: null }),
@@ -347,7 +384,11 @@ describe('reconcileThrottles properties', () => {
             if (i === 0 && foreignAddition && !leader.entries.includes(foreignAddition)) {
               const value = [...leader.entries, foreignAddition].join(',');
               current = apply(current, [
-                { resourceType: 'topic', resourceName: 't', configs: [{ name: 'leader.replication.throttled.replicas', operation: 'SET', value }] },
+                {
+                  resourceType: 'topic',
+                  resourceName: 't',
+                  configs: [{ name: 'leader.replication.throttled.replicas', operation: 'SET', value }],
+                },
               ]);
             }
           }
@@ -371,7 +412,12 @@ describe('reconcileThrottles properties', () => {
 
 describe('throttleDemandForSteps (a start computes its demand in slices)', () => {
   it('yields once per topic and ends with what throttleDemandFor answers', () => {
-    const moves = Array.from({ length: 40 }, (_, i) => ({ topic: `t${i % 4}`, partition: i, currentReplicas: [0, 1], targetReplicas: [1, 2] }));
+    const moves = Array.from({ length: 40 }, (_, i) => ({
+      topic: `t${i % 4}`,
+      partition: i,
+      currentReplicas: [0, 1],
+      targetReplicas: [1, 2],
+    }));
     const throttles = computeReassignmentThrottles([], moves);
     assert.equal(throttles.topics.length, 4);
     const steps = throttleDemandForSteps(throttles, 1000);

@@ -65,25 +65,37 @@ describe("Kafka's move map (ReassignPartitionsUnitTest.testMoveMap)", () => {
   it('sources and destinations per partition, running moves merged with proposed ones', () => {
     assert.deepEqual(sets(moves, 'foo'), {
       0: [[1, 2, 3], [5]],
-      1: [[4, 5, 6], [7, 8]],
-      2: [[1, 2], [3, 4]],
-      3: [[1, 2], [5, 6]],
+      1: [
+        [4, 5, 6],
+        [7, 8],
+      ],
+      2: [
+        [1, 2],
+        [3, 4],
+      ],
+      3: [
+        [1, 2],
+        [5, 6],
+      ],
       4: [[1, 2], [3]],
-      5: [[1, 2], [3, 4, 5, 6]],
+      5: [
+        [1, 2],
+        [3, 4, 5, 6],
+      ],
     });
     assert.deepEqual(sets(moves, 'bar'), { 0: [[2, 3, 4], [1]] });
     assert.equal(moves.topic('baz'), undefined, 'a topic neither moving nor proposed gets nothing');
   });
 
   it('leader and follower throttles are the exact strings Kafka expects', () => {
-    assert.deepEqual(
-      Object.fromEntries(calculateLeaderThrottles(moves)),
-      { foo: '0:1,0:2,0:3,1:4,1:5,1:6,2:1,2:2,3:1,3:2,4:1,4:2,5:1,5:2', bar: '0:2,0:3,0:4' },
-    );
-    assert.deepEqual(
-      Object.fromEntries(calculateFollowerThrottles(moves)),
-      { foo: '0:5,1:7,1:8,2:3,2:4,3:5,3:6,4:3,5:3,5:4,5:5,5:6', bar: '0:1' },
-    );
+    assert.deepEqual(Object.fromEntries(calculateLeaderThrottles(moves)), {
+      foo: '0:1,0:2,0:3,1:4,1:5,1:6,2:1,2:2,3:1,3:2,4:1,4:2,5:1,5:2',
+      bar: '0:2,0:3,0:4',
+    });
+    assert.deepEqual(Object.fromEntries(calculateFollowerThrottles(moves)), {
+      foo: '0:5,1:7,1:8,2:3,2:4,3:5,3:6,4:3,5:3,5:4,5:5,5:6',
+      bar: '0:1',
+    });
     assert.deepEqual(calculateReassigningBrokers(moves), [1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });
@@ -146,7 +158,10 @@ describe('computeReassignmentThrottles', () => {
   });
 
   it('refuses a partition with no replicas at all (Kafka throws too)', () => {
-    assert.throws(() => computeReassignmentThrottles([], [{ topic: 't', partition: 0, currentReplicas: [], targetReplicas: [1] }]), /0 replicas/);
+    assert.throws(
+      () => computeReassignmentThrottles([], [{ topic: 't', partition: 0, currentReplicas: [], targetReplicas: [1] }]),
+      /0 replicas/,
+    );
   });
 
   it('reassignmentThrottleConfigs: both rates on every broker, both lists on every topic', () => {

@@ -66,7 +66,10 @@ describe('per-caller Kafka client ids (KAFKA_CLIENT_ID_PATTERN)', () => {
 
     // A quota for alice's own client id overrides the default (Kafka precedence): 100/s.
     // Kafka keeps the bucket's tokens (-8) and refills them at the new rate: 80 ms.
-    assert.equal((await root.put('/quotas', { entity: { clientId: 'kafka-admin-gateway/alice' }, controllerMutationRate: 100 })).status, 200);
+    assert.equal(
+      (await root.put('/quotas', { entity: { clientId: 'kafka-admin-gateway/alice' }, controllerMutationRate: 100 })).status,
+      200,
+    );
     const faster = await alice.create('alice-3', 1);
     expectProblem(faster, 429, 'throttling-quota-exceeded', 89);
     assert.equal(faster.body.throttleTimeMs, 80);

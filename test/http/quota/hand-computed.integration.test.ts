@@ -34,12 +34,16 @@ afterEach(async () => {
 
 async function gateway(quota: Record<string, unknown> = {}): Promise<{ gw: Gateway; clock: ManualClock }> {
   const clock = new ManualClock();
-  const gw = await startGateway({ simulator: { brokers: 3, clock }, app: { quota: { ...quota, now: () => clock.now(), sleep: async (ms: number) => clock.advance(ms) } } });
+  const gw = await startGateway({
+    simulator: { brokers: 3, clock },
+    app: { quota: { ...quota, now: () => clock.now(), sleep: async (ms: number) => clock.advance(ms) } },
+  });
   open.push(gw);
   return { gw, clock };
 }
 
-const create = (gw: Gateway, name: string, partitions: number, query = '') => gw.http().post(`/topics${query}`).send({ name, partitions, replicationFactor: 1 });
+const create = (gw: Gateway, name: string, partitions: number, query = '') =>
+  gw.http().post(`/topics${query}`).send({ name, partitions, replicationFactor: 1 });
 
 function throttled(res: Response, retryAfter: number, throttleTimeMs: number): void {
   expectProblem(res, 429, 'throttling-quota-exceeded', 89);
@@ -54,7 +58,13 @@ function ok(res: Response, status: number): void {
 describe('broker-side quota ("kafka" policy): rate 3/s, so B = 11 x 1 x 3 = 33', () => {
   it('creations, a partition increase, a deletion and a validateOnly creation, each number from the formulas', async () => {
     const { gw, clock } = await gateway();
-    ok(await gw.http().put('/quotas').send({ entity: { clientId: null }, controllerMutationRate: 3 }), 200);
+    ok(
+      await gw
+        .http()
+        .put('/quotas')
+        .send({ entity: { clientId: null }, controllerMutationRate: 3 }),
+      200,
+    );
 
     // Full bucket 33 >= 0: recorded, 33 - 20 = 13.
     const h1 = await create(gw, 'h1', 20);

@@ -47,7 +47,10 @@ async function setup(): Promise<Setup> {
 
 /** PUT /quotas: the default client-id entity gets `rate` partition mutations/s (burst 11 x rate). */
 async function defaultClientQuota(gw: Gateway, rate: number): Promise<void> {
-  const res = await gw.http().put('/quotas').send({ entity: { clientId: null }, controllerMutationRate: rate });
+  const res = await gw
+    .http()
+    .put('/quotas')
+    .send({ entity: { clientId: null }, controllerMutationRate: rate });
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
@@ -110,7 +113,11 @@ describe('429 for THROTTLING_QUOTA_EXCEEDED (default client-id quota 2/s, burst 
     assert.equal(res.status, 207, JSON.stringify(res.body));
     assert.deepEqual(
       res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]),
-      [['batch-a', 201], ['batch-b', 429], ['batch-c', 429]],
+      [
+        ['batch-a', 201],
+        ['batch-b', 429],
+        ['batch-c', 429],
+      ],
     );
     for (const item of res.body.items.slice(1)) {
       assert.equal(item.problem.kafkaError.code, 89);
@@ -122,7 +129,13 @@ describe('429 for THROTTLING_QUOTA_EXCEEDED (default client-id quota 2/s, burst 
 
     // Every topic throttled: the batch is a 429 problem with the items and the longest wait.
     const before = await gw.snapshot();
-    const all = await gw.http().post('/topics').send([{ name: 'batch-b', partitions: 2 }, { name: 'batch-c', partitions: 3 }]);
+    const all = await gw
+      .http()
+      .post('/topics')
+      .send([
+        { name: 'batch-b', partitions: 2 },
+        { name: 'batch-c', partitions: 3 },
+      ]);
     expectThrottled(all, 4, 4000);
     assert.equal(all.body.items.length, 2);
     await gw.assertUnchanged(before);
@@ -146,7 +159,10 @@ describe('retryOnQuotaViolation', () => {
     // Round 1: both refused (4000 ms). Round 2 after 4 s: x admitted at 0 tokens (-> -1), y
     // refused (500 ms). Round 3 after 0.5 s: y admitted.
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    assert.deepEqual(res.body.items.map((i: { status: number }) => i.status), [201, 201]);
+    assert.deepEqual(
+      res.body.items.map((i: { status: number }) => i.status),
+      [201, 201],
+    );
     assert.equal(slept(), 4500);
     assert.equal(clock.now() - start, 4500);
     assert.equal(await metric(gw, 'kafka_gateway_quota_items_resent_total', { api: 'CreateTopics' }), 3);
@@ -210,7 +226,12 @@ describe('deletions and partition increases are charged by partition', () => {
 
   it('DELETE /topics?name=..&name=..: per-topic answers, 207 when they differ', async () => {
     const { gw } = await setup();
-    for (const [name, n] of [['md-a', 30], ['md-b', 1], ['md-c', 2]] as const) assert.equal((await create(gw, name, n)).status, 201);
+    for (const [name, n] of [
+      ['md-a', 30],
+      ['md-b', 1],
+      ['md-c', 2],
+    ] as const)
+      assert.equal((await create(gw, name, n)).status, 201);
     await defaultClientQuota(gw, 2);
 
     const res = await gw.http().delete('/topics?name=md-a&name=md-b&name=md-nope');
@@ -218,11 +239,18 @@ describe('deletions and partition increases are charged by partition', () => {
     assert.deepEqual(
       res.body.items.map((i: { name: string; status: number }) => [i.name, i.status]),
       // An unknown topic is answered 404 and charged nothing, as Kafka does.
-      [['md-a', 200], ['md-b', 429], ['md-nope', 404]],
+      [
+        ['md-a', 200],
+        ['md-b', 429],
+        ['md-nope', 404],
+      ],
     );
     assert.equal(res.body.items[1].problem.throttleTimeMs, 4000);
     const names = (await gw.http().get('/topics')).body.topics.map((t: { name: string }) => t.name);
-    assert.deepEqual(names.filter((n: string) => n.startsWith('md-')), ['md-b', 'md-c']);
+    assert.deepEqual(
+      names.filter((n: string) => n.startsWith('md-')),
+      ['md-b', 'md-c'],
+    );
   });
 
   it('POST /topics/{topic}/partitions and POST /partitions charge the partitions added', async () => {
@@ -237,13 +265,25 @@ describe('deletions and partition increases are charged by partition', () => {
     const before = await gw.snapshot();
     const single = await gw.http().post('/topics/grow-b/partitions').send({ count: 2 });
     expectThrottled(single, 4, 4000);
-    const batch = await gw.http().post('/partitions').send([{ topic: 'grow-b', count: 2 }, { topic: 'grow-a', count: 32 }]);
+    const batch = await gw
+      .http()
+      .post('/partitions')
+      .send([
+        { topic: 'grow-b', count: 2 },
+        { topic: 'grow-a', count: 32 },
+      ]);
     expectThrottled(batch, 4, 4000);
-    assert.deepEqual(batch.body.items.map((i: { status: number }) => i.status), [429, 429]);
+    assert.deepEqual(
+      batch.body.items.map((i: { status: number }) => i.status),
+      [429, 429],
+    );
     await gw.assertUnchanged(before);
 
     clock.advance(4000);
-    const ok = await gw.http().post('/partitions').send([{ topic: 'grow-b', count: 3 }]);
+    const ok = await gw
+      .http()
+      .post('/partitions')
+      .send([{ topic: 'grow-b', count: 3 }]);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.deepEqual(ok.body, { items: [{ name: 'grow-b', status: 200, partitions: 3, validateOnly: false }] });
     assert.equal((await gw.http().get('/topics/grow-b')).body.partitions.length, 3);

@@ -19,7 +19,10 @@ const quotas = async (query = ''): Promise<unknown[]> => {
 };
 
 async function put(body: unknown, query = ''): Promise<Response> {
-  return gw.http().put(`/quotas${query}`).send(body as object);
+  return gw
+    .http()
+    .put(`/quotas${query}`)
+    .send(body as object);
 }
 
 /** Sends, expects the problem, checks quotas and topics are unchanged. */
@@ -34,7 +37,13 @@ async function rejected(send: () => Promise<Response>, status: number, slug: str
 
 describe('quota CRUD', () => {
   it('PUT sets every client quota key of an entity, GET filters, PUT replaces, DELETE removes', async () => {
-    const alice = { entity: { user: 'alice' }, controllerMutationRate: 2, producerByteRate: 1048576, consumerByteRate: 2097152, requestPercentage: 12.5 };
+    const alice = {
+      entity: { user: 'alice' },
+      controllerMutationRate: 2,
+      producerByteRate: 1048576,
+      consumerByteRate: 2097152,
+      requestPercentage: 12.5,
+    };
     const set = await put(alice);
     assert.equal(set.status, 200, JSON.stringify(set.body));
     assert.deepEqual(set.body, alice);
@@ -168,6 +177,10 @@ describe('bad quota input: 400, nothing changes', () => {
   });
 
   it('timeoutMs out of bounds', async () => {
-    await rejected(() => gw.http().post('/topics?retryOnQuotaViolation=true&timeoutMs=300001').send({ name: 'never' }), 400, 'validation-failed');
+    await rejected(
+      () => gw.http().post('/topics?retryOnQuotaViolation=true&timeoutMs=300001').send({ name: 'never' }),
+      400,
+      'validation-failed',
+    );
   });
 });

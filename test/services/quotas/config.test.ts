@@ -33,7 +33,10 @@ describe('parseQuotaConfig', () => {
 
   it('lists every problem', () => {
     const problems: string[] = [];
-    parseQuotaConfig({ KAFKA_CLIENT_ID_PATTERN: 'fixed', GATEWAY_MUTATION_RATE: '0', KAFKA_CALLER_CLIENTS_MAX: '0', GATEWAY_MUTATION_WINDOW_NUM: 'x' }, problems);
+    parseQuotaConfig(
+      { KAFKA_CLIENT_ID_PATTERN: 'fixed', GATEWAY_MUTATION_RATE: '0', KAFKA_CALLER_CLIENTS_MAX: '0', GATEWAY_MUTATION_WINDOW_NUM: 'x' },
+      problems,
+    );
     assert.equal(problems.length, 4, problems.join('\n'));
     assert.ok(problems.some((p) => p.startsWith('KAFKA_CLIENT_ID_PATTERN')));
     assert.ok(problems.some((p) => p.startsWith('GATEWAY_MUTATION_RATE')));

@@ -32,10 +32,19 @@ function setup() {
     now += ms;
     return Promise.resolve();
   };
-  const quota = createQuotaServices(kafka, { config: { admission: { rate: 1, window: { windowNum: 1, windowSizeSeconds: 1 } } }, now: () => now, sleep });
+  const quota = createQuotaServices(kafka, {
+    config: { admission: { rate: 1, window: { windowNum: 1, windowSizeSeconds: 1 } } },
+    now: () => now,
+    sleep,
+  });
   const topics = new TopicService(kafka, quota.mutations);
   const { metrics, rejected, resent } = recordingMetrics();
-  const call = (retry: RetryOptions, principal = 'alice', signal = new AbortController().signal): MutationCall => ({ principal, retry, signal, metrics });
+  const call = (retry: RetryOptions, principal = 'alice', signal = new AbortController().signal): MutationCall => ({
+    principal,
+    retry,
+    signal,
+    metrics,
+  });
   return { kafka, topics, call, rejected, resent, slept };
 }
 
@@ -97,7 +106,11 @@ describe('MutationAdmission (gateway-side, strict)', () => {
     const gone = setup();
     const aborted = new AbortController();
     aborted.abort();
-    const a = await gone.topics.create(gone.call({ enabled: true, timeoutMs: 30_000 }, 'alice', aborted.signal), newTopics('a', 'b', 'c'), false);
+    const a = await gone.topics.create(
+      gone.call({ enabled: true, timeoutMs: 30_000 }, 'alice', aborted.signal),
+      newTopics('a', 'b', 'c'),
+      false,
+    );
     assert.equal(a.results[2].ok, false);
     assert.deepEqual(gone.slept, []);
 

@@ -14,9 +14,16 @@ const PER_TOPIC = 40;
 let gw: ReassignGateway;
 before(async () => {
   // Slow copies: the moves are still running when a test reads the answer.
-  gw = await startReassignGateway({ simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 7000 }, reconcile: false, env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' } });
+  gw = await startReassignGateway({
+    simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 7000 },
+    reconcile: false,
+    env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' },
+  });
   for (const name of ['a', 'b', 'c', 'd']) {
-    gw.sim.model.createTopic({ name, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [p % BROKERS, (p + 1) % BROKERS] })) });
+    gw.sim.model.createTopic({
+      name,
+      assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [p % BROKERS, (p + 1) % BROKERS] })),
+    });
   }
 });
 after(async () => {
@@ -25,7 +32,11 @@ after(async () => {
 
 /** Every partition of `topic` moves its first replica two brokers on (the last few stay: no-ops). */
 const body = (topic: string) => ({
-  partitions: Array.from({ length: PER_TOPIC }, (_, p) => ({ topic, partition: p, replicas: p >= PER_TOPIC - 3 ? [p % BROKERS, (p + 1) % BROKERS] : [(p + 2) % BROKERS, (p + 1) % BROKERS] })),
+  partitions: Array.from({ length: PER_TOPIC }, (_, p) => ({
+    topic,
+    partition: p,
+    replicas: p >= PER_TOPIC - 3 ? [p % BROKERS, (p + 1) % BROKERS] : [(p + 2) % BROKERS, (p + 1) % BROKERS],
+  })),
   throttle: 1_000_000,
 });
 
@@ -66,19 +77,22 @@ describe('leader sizes', () => {
     const kafka = gw.kafka as unknown as { describePartitions: (topics: string[] | null) => Promise<TopicPartitions[]> };
     const real = kafka.describePartitions;
     // Reversed: index k holds partition PER_TOPIC-1-k (an index hit would be the wrong partition).
-    kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions].reverse() }));
+    kafka.describePartitions = async (topics) =>
+      (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions].reverse() }));
     try {
       const reversed = await startBody(svc, { ...body('c'), validateOnly: true });
       assert.equal(reversed.kind, 'plan');
       if (reversed.kind !== 'plan') return;
       assert.deepEqual(reversed.plan.estimate, inOrder.plan.estimate);
       // Rotated by one: no partition at its own index.
-      kafka.describePartitions = async (topics) => (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions.slice(1), t.partitions[0]] }));
+      kafka.describePartitions = async (topics) =>
+        (await real.call(gw.kafka, topics)).map((t) => ({ ...t, partitions: [...t.partitions.slice(1), t.partitions[0]] }));
       const started = await startBody(svc, body('c'));
       assert.equal(started.kind, 'started', JSON.stringify(started).slice(0, 300));
       if (started.kind !== 'started') return;
       assert.deepEqual(started.plan.estimate, inOrder.plan.estimate);
-      for (const p of started.record.partitions) assert.equal(p.bytesTotal, p.partition >= PER_TOPIC - 3 ? null : 7000, `${p.topic}-${p.partition}`);
+      for (const p of started.record.partitions)
+        assert.equal(p.bytesTotal, p.partition >= PER_TOPIC - 3 ? null : 7000, `${p.topic}-${p.partition}`);
     } finally {
       kafka.describePartitions = real;
     }

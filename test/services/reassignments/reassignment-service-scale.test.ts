@@ -18,9 +18,16 @@ const PER_TOPIC = 1000;
 let gw: ReassignGateway;
 before(async () => {
   // Slow copies: every move is still running when the assertions read Kafka.
-  gw = await startReassignGateway({ simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 5000 }, reconcile: false, env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' } });
+  gw = await startReassignGateway({
+    simulator: { brokers: BROKERS, replicationBytesPerSecond: 1000, seedBytes: 5000 },
+    reconcile: false,
+    env: { REASSIGNMENT_START_TIMEOUT_MS: '60000' },
+  });
   for (let t = 0; t < TOPICS; t++) {
-    gw.sim.model.createTopic({ name: `big${t}`, assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS] })) });
+    gw.sim.model.createTopic({
+      name: `big${t}`,
+      assignments: Array.from({ length: PER_TOPIC }, (_, p) => ({ partition: p, brokerIds: [(t + p) % BROKERS, (t + p + 1) % BROKERS] })),
+    });
   }
 });
 after(async () => {
@@ -55,7 +62,9 @@ describe('start() at 12,000 partitions', () => {
     assert.deepEqual(res.plan.estimate.unknownSizes, []);
     // The rollback file in Kafka's order: topics by name (big10 before big2), partitions ascending.
     const names = res.plan.rollback.partitions.map((p) => `${p.topic}/${p.partition}`);
-    const sorted = [...res.plan.rollback.partitions].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)).map((p) => `${p.topic}/${p.partition}`);
+    const sorted = [...res.plan.rollback.partitions]
+      .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition))
+      .map((p) => `${p.topic}/${p.partition}`);
     assert.deepEqual(names, sorted);
   });
 
@@ -89,7 +98,10 @@ describe('start() at 12,000 partitions', () => {
     // Counts are kept per record object; a caller changing its copy changes nothing.
     counts.moving = -1;
     assert.equal(countPartitions(stored).moving, partitions.length);
-    const changed: ReassignmentRecord = { ...stored, partitions: stored.partitions.map((p, i) => (i === 0 ? { ...p, state: 'completed' as const } : p)) };
+    const changed: ReassignmentRecord = {
+      ...stored,
+      partitions: stored.partitions.map((p, i) => (i === 0 ? { ...p, state: 'completed' as const } : p)),
+    };
     assert.equal(countPartitions(changed).completed, 1);
   });
 });
@@ -106,10 +118,15 @@ describe('admission buckets', () => {
       return `partition-bucket/${h % PARTITION_BUCKETS}`;
     };
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ topic: fc.string({ minLength: 1, maxLength: 6 }), partition: fc.nat() }), { maxLength: 50 }), async (parts) => {
-        for (const p of parts) assert.equal(partitionResource(p.topic, p.partition), reference(p.topic, p.partition));
-        assert.deepEqual(await bucketResources(parts, async () => undefined), [...new Set(parts.map((p) => reference(p.topic, p.partition)))]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ topic: fc.string({ minLength: 1, maxLength: 6 }), partition: fc.nat() }), { maxLength: 50 }),
+        async (parts) => {
+          for (const p of parts) assert.equal(partitionResource(p.topic, p.partition), reference(p.topic, p.partition));
+          assert.deepEqual(await bucketResources(parts, async () => undefined), [
+            ...new Set(parts.map((p) => reference(p.topic, p.partition))),
+          ]);
+        },
+      ),
       { numRuns: 200 },
     );
   });

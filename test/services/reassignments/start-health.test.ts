@@ -11,9 +11,22 @@ import { partitionId } from '../../../src/reconcile/ownership.js';
 import type { StateView } from '../../../src/state/store.js';
 
 const plan = (topic: string, partition: number, current: number[], target: number[]): PartitionMovePlan =>
-  ({ topic, partition, currentReplicas: current, targetReplicas: target, adding: target.filter((b) => !current.includes(b)), removing: current.filter((b) => !target.includes(b)), leader: current[0] ?? null, noOp: current.join() === target.join(), alreadyMoving: false }) as unknown as PartitionMovePlan;
+  ({
+    topic,
+    partition,
+    currentReplicas: current,
+    targetReplicas: target,
+    adding: target.filter((b) => !current.includes(b)),
+    removing: current.filter((b) => !target.includes(b)),
+    leader: current[0] ?? null,
+    noOp: current.join() === target.join(),
+    alreadyMoving: false,
+  }) as unknown as PartitionMovePlan;
 
-const reasons = [{ kind: 'brokerGone' as const, count: 1, examples: ['4'] }, { kind: 'underReplicated' as const, count: 7, examples: ['a-0', 'a-1', 'a-2', 'a-3', 'a-4'] }];
+const reasons = [
+  { kind: 'brokerGone' as const, count: 1, examples: ['4'] },
+  { kind: 'underReplicated' as const, count: 7, examples: ['a-0', 'a-1', 'a-2', 'a-3', 'a-4'] },
+];
 
 function stub(decision: HoldDecision) {
   const calls: { subject: HealthSubject; moving: ReadonlySet<string> }[] = [];
@@ -31,14 +44,17 @@ const partitions = [plan('t', 0, [0, 1], [0, 2]), plan('t', 1, [1, 2], [1, 2])];
 const held: HoldDecision = { kind: 'held', hold: { since: 1000, reasons, healthyPasses: 0 } };
 
 describe('healthAtStart', () => {
-  it('paced, trouble: the hold and a warning that says it is held; its moves (not its no-ops) and Kafka\'s are passed on', async () => {
+  it("paced, trouble: the hold and a warning that says it is held; its moves (not its no-ops) and Kafka's are passed on", async () => {
     const { interlock, calls } = stub(held);
     const out = await healthAtStart(interlock, { safety: null, paced: true, partitions, moving: [{ topic: 'u', partition: 3 }], view });
     assert.deepEqual(out.hold, { since: 1000, reasons, healthyPasses: 0 });
     assert.equal(out.warning?.wouldHold, true);
     assert.deepEqual(out.warning?.reasons, reasons);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0].subject.partitions.map((p) => [p.topic, p.partition, p.state, [...p.original], [...p.target]]), [['t', 0, 'queued', [0, 1], [0, 2]]]);
+    assert.deepEqual(
+      calls[0].subject.partitions.map((p) => [p.topic, p.partition, p.state, [...p.original], [...p.target]]),
+      [['t', 0, 'queued', [0, 1], [0, 2]]],
+    );
     assert.equal(calls[0].subject.safety, undefined, 'absent: the default policy');
     assert.deepEqual([...calls[0].moving], [partitionId('u', 3)]);
   });
@@ -53,7 +69,16 @@ describe('healthAtStart', () => {
 
   it('healthy: nothing; "off": the interlock is not asked', async () => {
     const healthy = stub({ kind: 'none' });
-    assert.deepEqual(await healthAtStart(healthy.interlock, { safety: { holdOn: ['offline'], resumeAfterPasses: 2 }, paced: true, partitions, moving: [], view }), {});
+    assert.deepEqual(
+      await healthAtStart(healthy.interlock, {
+        safety: { holdOn: ['offline'], resumeAfterPasses: 2 },
+        paced: true,
+        partitions,
+        moving: [],
+        view,
+      }),
+      {},
+    );
     assert.deepEqual(healthy.calls[0].subject.safety, { holdOn: ['offline'], resumeAfterPasses: 2 });
     const off = stub(held);
     assert.deepEqual(await healthAtStart(off.interlock, { safety: 'off', paced: true, partitions, moving: [], view }), {});

@@ -15,7 +15,15 @@ test('brokers: ids, racks, up state; controller is the lowest id', () => {
   ]);
   assert.equal(m.controllerId, 2);
   assert.equal(m.clusterId, 'test-cluster');
-  throwsKafka(() => makeModel([{ id: 1, rack: null }, { id: 1, rack: null }]), 42, 'Duplicate broker id 1.');
+  throwsKafka(
+    () =>
+      makeModel([
+        { id: 1, rack: null },
+        { id: 1, rack: null },
+      ]),
+    42,
+    'Duplicate broker id 1.',
+  );
   throwsKafka(() => makeModel([{ id: -1, rack: null }]), 42);
   throwsKafka(() => m.stopBroker(77), 102);
 });
@@ -34,12 +42,21 @@ test('controller moves to the lowest live broker, and back when all were down', 
   assert.equal(m.controllerId, -1);
   m.startBroker(1);
   assert.equal(m.controllerId, 1);
-  assert.deepEqual(m.listBrokers().map((b) => b.up), [false, true, false]);
+  assert.deepEqual(
+    m.listBrokers().map((b) => b.up),
+    [false, true, false],
+  );
 });
 
 test('stopBroker: leaves ISRs, led partitions elect the next ISR replica, epochs bump', () => {
   const m = makeModel(3);
-  m.createTopic({ name: 't', assignments: [{ partition: 0, brokerIds: [0, 1, 2] }, { partition: 1, brokerIds: [1, 0, 2] }] });
+  m.createTopic({
+    name: 't',
+    assignments: [
+      { partition: 0, brokerIds: [0, 1, 2] },
+      { partition: 1, brokerIds: [1, 0, 2] },
+    ],
+  });
   m.stopBroker(0);
   let [p0, p1] = m.getTopic('t')!.partitions;
   assert.equal(p0.leader, 1);

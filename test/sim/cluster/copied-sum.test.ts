@@ -14,7 +14,19 @@ const MiB = 1024 * 1024;
 
 /** A member as the tracker would have it: only the fields CopiedSum reads and writes. */
 function member(copied: number, mark: number): Copy<never> {
-  return { partition: undefined as never, brokerId: 0, copied, cls: null, mark, target: 0, heapIndex: -1, group: 0, phase: null, next: null, startedAt: 0 };
+  return {
+    partition: undefined as never,
+    brokerId: 0,
+    copied,
+    cls: null,
+    mark,
+    target: 0,
+    heapIndex: -1,
+    group: 0,
+    phase: null,
+    next: null,
+    startedAt: 0,
+  };
 }
 
 /** What copiedBytes reports for a member when the class accumulator is at x. */
@@ -31,8 +43,20 @@ function agreesWithCopiedBytes(maxExponent: number, count: number): void {
   const magnitude = fc.oneof(fractional, fractional.map(Math.floor));
   fc.assert(
     fc.property(
-      fc.array(fc.record({ mark: magnitude, copied: fc.oneof(fc.constant(0), magnitude), twins: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: count }),
-      fc.array(fc.record({ of: fc.nat(), steps: fc.integer({ min: 0, max: 5000 }), ulps: fc.integer({ min: -8, max: 8 }), whole: fc.boolean(), drop: fc.nat() }), { minLength: 1, maxLength: 30 }),
+      fc.array(fc.record({ mark: magnitude, copied: fc.oneof(fc.constant(0), magnitude), twins: fc.integer({ min: 1, max: 3 }) }), {
+        minLength: 1,
+        maxLength: count,
+      }),
+      fc.array(
+        fc.record({
+          of: fc.nat(),
+          steps: fc.integer({ min: 0, max: 5000 }),
+          ulps: fc.integer({ min: -8, max: 8 }),
+          whole: fc.boolean(),
+          drop: fc.nat(),
+        }),
+        { minLength: 1, maxLength: 30 },
+      ),
       (specs, reads) => {
         const sum = new CopiedSum();
         const members: Copy<never>[] = [];
@@ -86,8 +110,16 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
       fc.oneof(fc.constant(1000 * 1000), fc.constant(8 * MiB), fc.integer({ min: 1000, max: 200 * MiB })),
       fc.array(
         fc.oneof(
-          fc.record({ kind: fc.constant('start' as const), count: fc.integer({ min: 1, max: 60 }), size: fc.oneof(fc.integer({ min: 0, max: 4 * MiB }), fc.integer({ min: 0, max: 2 ** 42 })) }),
-          fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 100_000 })), frac: fc.boolean() }),
+          fc.record({
+            kind: fc.constant('start' as const),
+            count: fc.integer({ min: 1, max: 60 }),
+            size: fc.oneof(fc.integer({ min: 0, max: 4 * MiB }), fc.integer({ min: 0, max: 2 ** 42 })),
+          }),
+          fc.record({
+            kind: fc.constant('advance' as const),
+            ms: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 100_000 })),
+            frac: fc.boolean(),
+          }),
           fc.record({ kind: fc.constant('drop' as const), nth: fc.nat() }),
           fc.record({ kind: fc.constant('leader' as const), nth: fc.nat(), leader: fc.integer({ min: -1, max: 2 }) }),
         ),
@@ -113,7 +145,16 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
         for (const op of ops) {
           if (op.kind === 'start') {
             for (let i = 0; i < op.count; i++) {
-              const p = { id: parts.length, leader: parts.length % 3, size: op.size + i * 977, group: parts.length % 2, trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null };
+              const p = {
+                id: parts.length,
+                leader: parts.length % 3,
+                size: op.size + i * 977,
+                group: parts.length % 2,
+                trackerFirstCopy: null,
+                trackerDirty: false,
+                trackerPrev: null,
+                trackerNext: null,
+              };
               parts.push(p);
               tracker.startCopy(p, 3);
             }
@@ -135,11 +176,13 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
           assert.deepEqual(summed, walked, `after ${JSON.stringify(op)}`);
           const none: number[] = [];
           tracker.addCopiedBytes(0, none); // brokers 0-2 only lead: nothing copies into them
-          assert.ok(none.every((n) => n === 0), `nothing copies into broker 0: ${none}`);
+          assert.ok(
+            none.every((n) => n === 0),
+            `nothing copies into broker 0: ${none}`,
+          );
         }
       },
     ),
     { numRuns: 200 },
   );
 });
-

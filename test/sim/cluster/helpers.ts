@@ -47,7 +47,7 @@ export function throwsKafka(fn: () => unknown, code: number, message?: string | 
 
 function zigzagVarint(n: number | bigint): Buffer {
   let v = BigInt(n);
-  v = v >= 0n ? v << 1n : ((-v) << 1n) - 1n;
+  v = v >= 0n ? v << 1n : (-v << 1n) - 1n;
   const out: number[] = [];
   while (v >= 0x80n) {
     out.push(Number((v & 0x7fn) | 0x80n));

@@ -22,7 +22,9 @@ test('crc32c matches the standard check value', () => {
   };
   const buf = Buffer.alloc(300);
   for (let i = 0; i < buf.length; i++) buf[i] = (i * 131 + 7) & 0xff;
-  for (let start = 0; start < 9; start++) for (let end = start; end <= buf.length; end += 7) assert.equal(crc32c(buf, start, end), bytewise(buf, start, end), `[${start}, ${end})`);
+  for (let start = 0; start < 9; start++)
+    for (let end = start; end <= buf.length; end += 7)
+      assert.equal(crc32c(buf, start, end), bytewise(buf, start, end), `[${start}, ${end})`);
 });
 
 test('append rewrites baseOffset, keeps the CRC valid, advances the end offset and size', () => {
@@ -65,7 +67,11 @@ test('read: batch containing the offset, maxBytes, at least one batch, out of ra
   assert.equal(m.read('t', 0, 0, 1).records.length, b1.length, 'one whole batch even above maxBytes');
   assert.equal(m.read('t', 0, 0, b1.length + b2.length - 1).records.length, b1.length);
   assert.equal(m.read('t', 0, 5, 100).records.length, 0, 'at the end: empty');
-  throwsKafka(() => m.read('t', 0, 6, 100), 1, 'Received request for offset 6 for partition t-0, but we only have log segments in the range 0 to 5.');
+  throwsKafka(
+    () => m.read('t', 0, 6, 100),
+    1,
+    'Received request for offset 6 for partition t-0, but we only have log segments in the range 0 to 5.',
+  );
   throwsKafka(() => m.read('t', 9, 0, 100), 3);
   throwsKafka(() => m.read('nope', 0, 0, 100), 3);
 });

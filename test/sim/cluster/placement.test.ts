@@ -9,7 +9,10 @@ const nodes = (n: number, rack: (i: number) => string | null = () => null) =>
 test('JavaRandom matches java.util.Random', () => {
   // new Random(42): nextInt(10) x5 = 0, 3, 8, 4, 0 ; nextInt(16) (power of two path) = ...
   const r = new JavaRandom(42);
-  assert.deepEqual([0, 0, 0, 0, 0].map(() => r.nextInt(10)), [0, 3, 8, 4, 0]);
+  assert.deepEqual(
+    [0, 0, 0, 0, 0].map(() => r.nextInt(10)),
+    [0, 3, 8, 4, 0],
+  );
 });
 
 test('striped placement without racks: distinct brokers, leaders spread round-robin', () => {
@@ -69,7 +72,10 @@ test('classic: 6 brokers on 3 racks, RF 3 covers all racks; without racks RF 3 o
   const rackOf = (id: number) => `r${id % 3}`;
   const out = placeReplicasClassic(nodes(6, rackOf), 6, 3);
   for (const reps of out) assert.equal(new Set(reps.map(rackOf)).size, 3);
-  assert.deepEqual(out.map((r) => r[0]), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    out.map((r) => r[0]),
+    [0, 1, 2, 3, 4, 5],
+  );
   assert.deepEqual(placeReplicasClassic(nodes(3), 3, 3), [
     [0, 1, 2],
     [1, 2, 0],
@@ -84,13 +90,39 @@ test('classic: leaders only on live brokers, fenced ones fill follower slots onl
     assert.notEqual(reps[0], 0);
     assert.equal(reps[2], 0);
   }
-  throwsKafka(() => placeReplicasClassic(brokers.map((b) => ({ ...b, fenced: true })), 1, 1), 38, 'All brokers are currently fenced.');
-  throwsKafka(() => placeReplicasClassic(brokers, 1, 4), 38, 'The target replication factor of 4 cannot be reached because only 3 broker(s) are registered.');
+  throwsKafka(
+    () =>
+      placeReplicasClassic(
+        brokers.map((b) => ({ ...b, fenced: true })),
+        1,
+        1,
+      ),
+    38,
+    'All brokers are currently fenced.',
+  );
+  throwsKafka(
+    () => placeReplicasClassic(brokers, 1, 4),
+    38,
+    'The target replication factor of 4 cannot be reached because only 3 broker(s) are registered.',
+  );
 });
 
 test('placement errors', () => {
-  throwsKafka(() => placeReplicas(nodes(2), 1, 3), 38, 'The target replication factor of 3 cannot be reached because only 2 broker(s) are registered.');
-  throwsKafka(() => placeReplicas(nodes(2).map((b) => ({ ...b, fenced: true })), 1, 1), 38, 'All brokers are currently fenced.');
+  throwsKafka(
+    () => placeReplicas(nodes(2), 1, 3),
+    38,
+    'The target replication factor of 3 cannot be reached because only 2 broker(s) are registered.',
+  );
+  throwsKafka(
+    () =>
+      placeReplicas(
+        nodes(2).map((b) => ({ ...b, fenced: true })),
+        1,
+        1,
+      ),
+    38,
+    'All brokers are currently fenced.',
+  );
   throwsKafka(() => placeReplicas(nodes(2), 1, 0), 38, 'Invalid replication factor 0: the replication factor must be positive.');
 });
 

@@ -62,6 +62,8 @@ test('listsReplica agrees with the pairs as a set of (partition, broker) numbers
       text.push(`${' '.repeat(next(2))}${p}:${b}`);
     }
     const value = text.join(',');
-    for (let p = 0; p < 60; p++) for (const b of [0, 1, 5, 11, 2 ** 21, 2 ** 21 + 3]) assert.equal(listsReplica(value, p, b), pairs.has(`${p}:${b}`), `${value} ${p}:${b}`);
+    for (let p = 0; p < 60; p++)
+      for (const b of [0, 1, 5, 11, 2 ** 21, 2 ** 21 + 3])
+        assert.equal(listsReplica(value, p, b), pairs.has(`${p}:${b}`), `${value} ${p}:${b}`);
   }
 });

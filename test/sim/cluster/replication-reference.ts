@@ -141,4 +141,3 @@ export class ReferenceReplicationTracker<P extends object> {
     });
   }
 }
-

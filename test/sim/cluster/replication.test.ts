@@ -48,11 +48,23 @@ const PARTS = 5;
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), p: fc.nat(PARTS - 1), b: fc.nat(BROKERS - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), p: fc.nat(PARTS - 1), b: fc.nat(BROKERS - 1) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 })) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('grow' as const), p: fc.nat(PARTS - 1), bytes: fc.integer({ min: 1, max: 64 * MiB }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 })) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('grow' as const), p: fc.nat(PARTS - 1), bytes: fc.integer({ min: 1, max: 64 * MiB }) }),
+  },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('throttle' as const), p: fc.nat(PARTS - 1), side: fc.constantFrom('leader' as const, 'follower' as const), b: fc.nat(BROKERS - 1), on: fc.boolean() }),
+    arbitrary: fc.record({
+      kind: fc.constant('throttle' as const),
+      p: fc.nat(PARTS - 1),
+      side: fc.constantFrom('leader' as const, 'follower' as const),
+      b: fc.nat(BROKERS - 1),
+      on: fc.boolean(),
+    }),
   },
   {
     weight: 2,
@@ -60,12 +72,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('rate' as const),
       b: fc.nat(BROKERS - 1),
       side: fc.constantFrom('leader' as const, 'follower' as const),
-      rate: fc.oneof(fc.constant(null), fc.constant(0), fc.integer({ min: 1, max: 8 }).map((n) => n * MiB), fc.integer({ min: 1000, max: 100 * MiB })),
+      rate: fc.oneof(
+        fc.constant(null),
+        fc.constant(0),
+        fc.integer({ min: 1, max: 8 }).map((n) => n * MiB),
+        fc.integer({ min: 1000, max: 100 * MiB }),
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('broker' as const), b: fc.nat(BROKERS - 1), up: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('leader' as const), p: fc.nat(PARTS - 1), b: fc.integer({ min: -1, max: BROKERS - 1 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('unwanted' as const), p: fc.nat(PARTS - 1), b: fc.nat(BROKERS - 1), on: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('leader' as const), p: fc.nat(PARTS - 1), b: fc.integer({ min: -1, max: BROKERS - 1 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('unwanted' as const), p: fc.nat(PARTS - 1), b: fc.nat(BROKERS - 1), on: fc.boolean() }),
+  },
 );
 
 function environment(world: World, events: string[]): ReplicationEnvironment<Part> {
@@ -82,7 +105,18 @@ function environment(world: World, events: string[]): ReplicationEnvironment<Par
 
 function newWorld(sizes: number[], leaders: number[]): World {
   return {
-    parts: sizes.map((size, id) => ({ id, leader: leaders[id], size, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null })),
+    parts: sizes.map((size, id) => ({
+      id,
+      leader: leaders[id],
+      size,
+      leaderThrottled: new Set(),
+      followerThrottled: new Set(),
+      unwanted: new Set(),
+      trackerFirstCopy: null,
+      trackerDirty: false,
+      trackerPrev: null,
+      trackerNext: null,
+    })),
     up: new Set(Array.from({ length: BROKERS }, (_, b) => b)),
     rates: new Map(),
   };
@@ -150,14 +184,23 @@ test('the incremental tracker agrees with the reference on random histories (byt
             for (let b = 0; b < BROKERS; b++) {
               const mine = incremental.copiedBytes(worlds[0].parts[i], b);
               const theirs = reference.copiedBytes(worlds[1].parts[i], b);
-              assert.equal(mine === null, theirs === null, `copy ${i}:${b} exists in one tracker only (${mine} vs ${theirs}) after ${JSON.stringify(op)}`);
-              if (mine !== null && theirs !== null) assert.ok(Math.abs(mine - theirs) <= 1, `copy ${i}:${b}: ${mine} vs ${theirs} bytes after ${JSON.stringify(op)}`);
+              assert.equal(
+                mine === null,
+                theirs === null,
+                `copy ${i}:${b} exists in one tracker only (${mine} vs ${theirs}) after ${JSON.stringify(op)}`,
+              );
+              if (mine !== null && theirs !== null)
+                assert.ok(Math.abs(mine - theirs) <= 1, `copy ${i}:${b}: ${mine} vs ${theirs} bytes after ${JSON.stringify(op)}`);
             }
           }
           // The same catch-ups (a copy may be started again after catching up) at the same times.
           const order = (x: [string, number], y: [string, number]) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]);
           const [a, b] = [parse(events[0]).sort(order), parse(events[1]).sort(order)];
-          assert.deepEqual(a.map((e) => e[0]), b.map((e) => e[0]), 'the same copies caught up');
+          assert.deepEqual(
+            a.map((e) => e[0]),
+            b.map((e) => e[0]),
+            'the same copies caught up',
+          );
           a.forEach(([who, t], i) => assert.ok(Math.abs(t - b[i][1]) < 1e-3, `${who} caught up at ${t - T0} vs ${b[i][1] - T0} ms`));
         }
       },
@@ -199,7 +242,18 @@ test('50,000 copies through 12 brokers: an advance past every catch-up handles e
   const world = newWorld([], []);
   for (let b = 0; b < 12; b++) world.up.add(b);
   for (let i = 0; i < 50_000; i++) {
-    world.parts.push({ id: i, leader: i % 12, size: (1 + (i % 89)) * MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null });
+    world.parts.push({
+      id: i,
+      leader: i % 12,
+      size: (1 + (i % 89)) * MiB,
+      leaderThrottled: new Set(),
+      followerThrottled: new Set(),
+      unwanted: new Set(),
+      trackerFirstCopy: null,
+      trackerDirty: false,
+      trackerPrev: null,
+      trackerNext: null,
+    });
   }
   const events: string[] = [];
   const tracker = new ReplicationTracker<Part>(environment(world, events), 50 * MiB);
@@ -212,13 +266,27 @@ test('50,000 copies through 12 brokers: an advance past every catch-up handles e
   assert.equal(events.length, 50_000);
   assert.equal(tracker.copying, 0);
   const times = parse(events).map((e) => e[1]);
-  assert.ok(times.every((t, i) => i === 0 || t >= times[i - 1]), 'catch-ups are reported in time order');
+  assert.ok(
+    times.every((t, i) => i === 0 || t >= times[i - 1]),
+    'catch-ups are reported in time order',
+  );
 });
 
 test('maxCatchUps spreads a burst of catch-ups at one instant over several calls, each at its exact time', () => {
   const world = newWorld([], []);
   for (let i = 0; i < 1000; i++) {
-    world.parts.push({ id: i, leader: 0, size: MiB, leaderThrottled: new Set(), followerThrottled: new Set(), unwanted: new Set(), trackerFirstCopy: null, trackerDirty: false, trackerPrev: null, trackerNext: null });
+    world.parts.push({
+      id: i,
+      leader: 0,
+      size: MiB,
+      leaderThrottled: new Set(),
+      followerThrottled: new Set(),
+      unwanted: new Set(),
+      trackerFirstCopy: null,
+      trackerDirty: false,
+      trackerPrev: null,
+      trackerNext: null,
+    });
   }
   const events: string[] = [];
   const tracker = new ReplicationTracker<Part>(environment(world, events), 1000 * MiB);
@@ -231,6 +299,9 @@ test('maxCatchUps spreads a burst of catch-ups at one instant over several calls
   for (let done = false; !done; calls++) done = tracker.advanceTo(T0 + 5000, 300);
   assert.equal(calls, 4, '300 + 300 + 300 + 100');
   assert.equal(events.length, 1000);
-  assert.ok(parse(events).every(([, at]) => at === T0 + 1000), 'every copy caught up at 1 s');
+  assert.ok(
+    parse(events).every(([, at]) => at === T0 + 1000),
+    'every copy caught up at 1 s',
+  );
   assert.equal(tracker.now, T0 + 5000);
 });

@@ -20,7 +20,11 @@ const RUNS = Number(process.env.CODEC_IDENTITY_RUNS ?? 25);
 // ---------------------------------------------------------------- values from the schema
 
 const INT_RANGES: Record<string, [number, number]> = {
-  int8: [-0x80, 0x7f], int16: [-0x8000, 0x7fff], uint16: [0, 0xffff], int32: [-0x80000000, 0x7fffffff], uint32: [0, 0xffffffff],
+  int8: [-0x80, 0x7f],
+  int16: [-0x8000, 0x7fff],
+  uint16: [0, 0xffff],
+  int32: [-0x80000000, 0x7fffffff],
+  uint32: [0, 0xffffffff],
 };
 
 const uuid = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('base64url'));
@@ -44,13 +48,21 @@ function primitive(t: string): fc.Arbitrary<unknown> {
   const range = INT_RANGES[t];
   if (range) return fc.integer({ min: range[0], max: range[1] });
   switch (t) {
-    case 'bool': return fc.boolean();
-    case 'int64': return int64;
-    case 'float64': return fc.double();
-    case 'uuid': return uuid;
-    case 'string': return string;
-    case 'bytes': case 'records': return bytes;
-    default: throw new Error(`no arbitrary for ${t}`);
+    case 'bool':
+      return fc.boolean();
+    case 'int64':
+      return int64;
+    case 'float64':
+      return fc.double();
+    case 'uuid':
+      return uuid;
+    case 'string':
+      return string;
+    case 'bytes':
+    case 'records':
+      return bytes;
+    default:
+      throw new Error(`no arbitrary for ${t}`);
   }
 }
 
@@ -95,7 +107,8 @@ const PRIMITIVES = ['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64
 const NULLABLE_TYPES = new Set(['string', 'bytes', 'records', 'struct']);
 
 function rangeWithin(max: number): fc.Arbitrary<[number, number]> {
-  return fc.tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max }), fc.boolean())
+  return fc
+    .tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max }), fc.boolean())
     .map(([a, b, open]) => [Math.min(a, b), open ? 32767 : Math.max(a, b)]);
 }
 
@@ -105,19 +118,34 @@ function defaultFor(t: string): fc.Arbitrary<string | undefined> {
   const range = INT_RANGES[t];
   if (range) return fc.oneof(none, fc.integer({ min: range[0], max: range[1] }).map(String));
   switch (t) {
-    case 'bool': return fc.oneof(none, fc.constantFrom('true', 'false'));
-    case 'int64': return fc.oneof(none, fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
-    case 'float64': return fc.oneof(none, fc.constantFrom('0', '1.5', '-2'));
-    case 'string': return fc.oneof(none, fc.constant('null'), fc.string({ unit: 'grapheme-ascii', maxLength: 4 }));
-    case 'bytes': case 'struct': return fc.oneof(none, fc.constant('null'));
-    default: return none;
+    case 'bool':
+      return fc.oneof(none, fc.constantFrom('true', 'false'));
+    case 'int64':
+      return fc.oneof(none, fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
+    case 'float64':
+      return fc.oneof(none, fc.constantFrom('0', '1.5', '-2'));
+    case 'string':
+      return fc.oneof(none, fc.constant('null'), fc.string({ unit: 'grapheme-ascii', maxLength: 4 }));
+    case 'bytes':
+    case 'struct':
+      return fc.oneof(none, fc.constant('null'));
+    default:
+      return none;
   }
 }
 
 function fieldsOf(maxVersion: number, depth: number): fc.Arbitrary<FieldSchema[]> {
-  const type = depth > 0
-    ? fc.oneof(fc.constantFrom(...PRIMITIVES), fc.constantFrom(...PRIMITIVES).map((t) => `[]${t}`), fc.constantFrom('struct', '[]struct'))
-    : fc.oneof(fc.constantFrom(...PRIMITIVES), fc.constantFrom(...PRIMITIVES).map((t) => `[]${t}`));
+  const type =
+    depth > 0
+      ? fc.oneof(
+          fc.constantFrom(...PRIMITIVES),
+          fc.constantFrom(...PRIMITIVES).map((t) => `[]${t}`),
+          fc.constantFrom('struct', '[]struct'),
+        )
+      : fc.oneof(
+          fc.constantFrom(...PRIMITIVES),
+          fc.constantFrom(...PRIMITIVES).map((t) => `[]${t}`),
+        );
   const field = type.chain((t) =>
     fc.record({
       t: fc.constant(t),
@@ -138,7 +166,11 @@ function fieldsOf(maxVersion: number, depth: number): fc.Arbitrary<FieldSchema[]
       if (tagged) tags.add(f.tag);
       const out: FieldSchema = { n: i === 3 ? `we"ird\\name${i}` : `f${i}`, t: f.t, v: f.v };
       if (f.nv) out.nv = f.nv;
-      if (tagged) { out.tv = f.tv; out.tag = f.tag; out.v = [Math.min(f.v[0], f.tv![0]), 32767]; }
+      if (tagged) {
+        out.tv = f.tv;
+        out.tag = f.tag;
+        out.v = [Math.min(f.v[0], f.tv![0]), 32767];
+      }
       if (f.fv !== undefined) out.fv = f.fv;
       if (f.d !== undefined) out.d = f.d;
       if (f.f) out.f = f.f;
@@ -152,7 +184,10 @@ const randomSchema: fc.Arbitrary<MessageSchema> = fc.integer({ min: 0, max: 3 })
     name: fc.constant('RandomMessage'),
     apiKey: fc.constant(999),
     valid: fc.constant([0, maxVersion] as const),
-    flexible: fc.option(fc.integer({ min: 0, max: maxVersion + 1 }).map((k) => [k, 32767] as const), { nil: null }),
+    flexible: fc.option(
+      fc.integer({ min: 0, max: maxVersion + 1 }).map((k) => [k, 32767] as const),
+      { nil: null },
+    ),
     fields: fieldsOf(maxVersion, 2),
   }),
 );
@@ -163,14 +198,22 @@ function wrongFor(t: string): unknown[] {
   const range = INT_RANGES[t];
   if (range) return [range[1] + 1, range[0] - 1, 1.5, -0.5, NaN, '7', null];
   switch (t) {
-    case 'bool': return ['yes', 0, null];
-    case 'int64': return [1.5, NaN, Infinity, '12', 2 ** 64, null];
-    case 'float64': return ['2.5', null];
-    case 'uuid': return ['short', 7, null];
-    case 'string': return [7, null];
-    case 'bytes': return ['abc', null];
-    case 'records': return ['abc'];
-    case 'struct': return [null, 7];
+    case 'bool':
+      return ['yes', 0, null];
+    case 'int64':
+      return [1.5, NaN, Infinity, '12', 2 ** 64, null];
+    case 'float64':
+      return ['2.5', null];
+    case 'uuid':
+      return ['short', 7, null];
+    case 'string':
+      return [7, null];
+    case 'bytes':
+      return ['abc', null];
+    case 'records':
+      return ['abc'];
+    case 'struct':
+      return [null, 7];
     default:
       if (!t.startsWith('[]')) return [null];
       // Null, not an array, a null or undefined element, a wrong element.
@@ -182,9 +225,12 @@ function wrongFor(t: string): unknown[] {
 function misusedStructOf(fields: readonly FieldSchema[], version: number): fc.Arbitrary<Record<string, unknown>> {
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const f of fields) {
-    const good = f.t === 'struct' ? misusedStructOf(f.f ?? [], version)
-      : f.t === '[]struct' ? fc.array(misusedStructOf(f.f ?? [], version), { maxLength: 2 })
-      : valueOf(f, f.t, version);
+    const good =
+      f.t === 'struct'
+        ? misusedStructOf(f.f ?? [], version)
+        : f.t === '[]struct'
+          ? fc.array(misusedStructOf(f.f ?? [], version), { maxLength: 2 })
+          : valueOf(f, f.t, version);
     model[f.n] = fc.oneof({ arbitrary: good, weight: 8 }, { arbitrary: fc.constantFrom(...wrongFor(f.t)), weight: 1 });
   }
   return fc.record(model, { requiredKeys: [] });
@@ -205,19 +251,31 @@ function outcome(f: () => { value: unknown; offset?: number }): Outcome {
   }
 }
 
-const encodedRef = (schema: MessageSchema, version: number, value: unknown) => outcome(() => ({ value: ref.encode(schema, version, value).toBuffer() }));
-const encodedNew = (schema: MessageSchema, version: number, value: unknown) => outcome(() => ({ value: encode(schema, version, value).toBuffer() }));
+const encodedRef = (schema: MessageSchema, version: number, value: unknown) =>
+  outcome(() => ({ value: ref.encode(schema, version, value).toBuffer() }));
+const encodedNew = (schema: MessageSchema, version: number, value: unknown) =>
+  outcome(() => ({ value: encode(schema, version, value).toBuffer() }));
 
 function decodedRef(schema: MessageSchema, version: number, bytes: Buffer): Outcome {
-  return outcome(() => { const r = new ref.Reader(bytes); return { value: ref.decode(schema, version, r), offset: r.offset }; });
+  return outcome(() => {
+    const r = new ref.Reader(bytes);
+    return { value: ref.decode(schema, version, r), offset: r.offset };
+  });
 }
 function decodedNew(schema: MessageSchema, version: number, bytes: Buffer): Outcome {
-  return outcome(() => { const r = new Reader(bytes); return { value: decode(schema, version, r), offset: r.offset }; });
+  return outcome(() => {
+    const r = new Reader(bytes);
+    return { value: decode(schema, version, r), offset: r.offset };
+  });
 }
 
 /** Bytes decoded by both codecs: same value and offset, or the same error. */
 function sameDecoding(schema: MessageSchema, version: number, bytes: Buffer): void {
-  assert.deepStrictEqual(decodedNew(schema, version, bytes), decodedRef(schema, version, bytes), `${schema.name} v${version} decoding ${bytes.toString('hex')}`);
+  assert.deepStrictEqual(
+    decodedNew(schema, version, bytes),
+    decodedRef(schema, version, bytes),
+    `${schema.name} v${version} decoding ${bytes.toString('hex')}`,
+  );
 }
 
 /** The bytes damaged: cut short, one byte changed, or a byte inserted. */
@@ -231,7 +289,10 @@ function damaged(bytes: Buffer, d: { cut?: number; at?: number; insert?: number;
   if (bytes.length === 0) return Buffer.from([d.byte ?? 0xff]);
   if (d.cut !== undefined) return bytes.subarray(0, d.cut % bytes.length);
   const out = Buffer.from(bytes);
-  if (d.at !== undefined) { out[d.at % out.length] = d.byte!; return out; }
+  if (d.at !== undefined) {
+    out[d.at % out.length] = d.byte!;
+    return out;
+  }
   const i = d.insert! % (bytes.length + 1);
   return Buffer.concat([bytes.subarray(0, i), Buffer.from([d.byte!]), bytes.subarray(i)]);
 }
@@ -265,8 +326,16 @@ describe('random schemas: the compiled codec writes and reads exactly what the r
   it('every version of each', () => {
     fc.assert(
       fc.property(
-        randomSchema.chain((schema) => fc.tuple(fc.constant(schema), fc.integer({ min: schema.valid[0], max: schema.valid[1] })))
-          .chain(([schema, version]) => fc.tuple(fc.constant(schema), fc.constant(version), fc.array(structOf(schema.fields, version), { minLength: 1, maxLength: 4 }), damage)),
+        randomSchema
+          .chain((schema) => fc.tuple(fc.constant(schema), fc.integer({ min: schema.valid[0], max: schema.valid[1] })))
+          .chain(([schema, version]) =>
+            fc.tuple(
+              fc.constant(schema),
+              fc.constant(version),
+              fc.array(structOf(schema.fields, version), { minLength: 1, maxLength: 4 }),
+              damage,
+            ),
+          ),
         ([schema, version, values, d]) => {
           for (const value of values) {
             const expected = encodedRef(schema, version, value);
@@ -300,7 +369,12 @@ describe('given wrong values, the compiled codec throws what the reference throw
 describe('the reference comparison can fail', () => {
   it('a one-byte difference in the bytes written is seen', () => {
     const schema = ALL_SCHEMAS.find((s) => s.name === 'ListPartitionReassignmentsResponse')!;
-    const value = { throttleTimeMs: 0, errorCode: 0, errorMessage: null, topics: [{ name: 't', partitions: [{ partitionIndex: 1, replicas: [1], addingReplicas: [], removingReplicas: [] }] }] };
+    const value = {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 1, replicas: [1], addingReplicas: [], removingReplicas: [] }] }],
+    };
     const expected = encodedRef(schema, 0, value);
     const other = encodedRef(schema, 0, { ...value, throttleTimeMs: 1 });
     assert.throws(() => assert.deepStrictEqual(other, expected));
@@ -309,9 +383,19 @@ describe('the reference comparison can fail', () => {
 
   it('a decoded value that differs from the reference only in an int64 being a number is seen', () => {
     const schema = ALL_SCHEMAS.find((s) => s.name === 'DescribeLogDirsResponse')!;
-    const bytes = encode(schema, 4, { throttleTimeMs: 0, errorCode: 0, results: [{ errorCode: 0, logDir: '/d', topics: [{ name: 't', partitions: [{ partitionIndex: 0, partitionSize: 5, offsetLag: 0n, isFutureKey: false }] }] }] }).toBuffer();
+    const bytes = encode(schema, 4, {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      results: [
+        {
+          errorCode: 0,
+          logDir: '/d',
+          topics: [{ name: 't', partitions: [{ partitionIndex: 0, partitionSize: 5, offsetLag: 0n, isFutureKey: false }] }],
+        },
+      ],
+    }).toBuffer();
     const expected = decodedRef(schema, 4, bytes);
-    assert.equal(((expected as { value: any }).value.results[0].topics[0].partitions[0].partitionSize), 5n);
+    assert.equal((expected as { value: any }).value.results[0].topics[0].partitions[0].partitionSize, 5n);
     const asNumber = structuredClone(expected) as { value: any };
     asNumber.value.results[0].topics[0].partitions[0].partitionSize = 5;
     assert.throws(() => assert.deepStrictEqual(asNumber, expected));
@@ -321,34 +405,64 @@ describe('the reference comparison can fail', () => {
 
 describe('Writer and Reader at the edges the codec relies on', () => {
   it('int64 from a number writes the bytes of the same bigint', () => {
-    fc.assert(fc.property(fc.maxSafeInteger(), (n) => {
-      assert.deepStrictEqual(new Writer().int64Of(n).toBuffer(), new ref.Writer().int64(BigInt(n)).toBuffer());
-    }));
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (n) => {
+        assert.deepStrictEqual(new Writer().int64Of(n).toBuffer(), new ref.Writer().int64(BigInt(n)).toBuffer());
+      }),
+    );
   });
 
   it('int64 from a bigint writes what writeBigInt64BE writes, and any 8 bytes read back as readBigInt64BE reads them', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(0n, -1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n)), (big, edge) => {
-      for (const v of [big, edge, big >> 11n]) {
-        const bytes = new Writer().int64Of(v).toBuffer();
-        assert.deepStrictEqual(bytes, new ref.Writer().int64(v).toBuffer());
-        assert.equal(new Reader(bytes).int64(), bytes.readBigInt64BE(0));
-      }
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+        fc.constantFrom(
+          0n,
+          -1n,
+          2n ** 53n - 1n,
+          2n ** 53n,
+          2n ** 53n + 1n,
+          -(2n ** 53n) + 1n,
+          -(2n ** 53n),
+          -(2n ** 53n) - 1n,
+          2n ** 63n - 1n,
+          -(2n ** 63n),
+        ),
+        (big, edge) => {
+          for (const v of [big, edge, big >> 11n]) {
+            const bytes = new Writer().int64Of(v).toBuffer();
+            assert.deepStrictEqual(bytes, new ref.Writer().int64(v).toBuffer());
+            assert.equal(new Reader(bytes).int64(), bytes.readBigInt64BE(0));
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('strings write the bytes Buffer.from writes, whatever their chars and length', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme-ascii', maxLength: 5000 })), fc.boolean(), (s, compact) => {
-      assert.deepStrictEqual(new Writer().string(s, compact).toBuffer(), new ref.Writer().string(s, compact).toBuffer());
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme-ascii', maxLength: 5000 })),
+        fc.boolean(),
+        (s, compact) => {
+          assert.deepStrictEqual(new Writer().string(s, compact).toBuffer(), new ref.Writer().string(s, compact).toBuffer());
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
-describe('decoded values are the caller\'s', () => {
+describe("decoded values are the caller's", () => {
   it('a default decoded for an absent field is a fresh object in every struct', () => {
     // offlineReplicas is absent from Metadata v4 answers: each partition gets its own [].
     const schema = ALL_SCHEMAS.find((x) => x.name === 'MetadataResponse')!;
     const partition = { errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1] };
-    const bytes = encode(schema, 4, { brokers: [], topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [partition, { ...partition, partitionIndex: 1 }] }] }).toBuffer();
+    const bytes = encode(schema, 4, {
+      brokers: [],
+      topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [partition, { ...partition, partitionIndex: 1 }] }],
+    }).toBuffer();
     const a = decode<any>(schema, 4, new Reader(bytes));
     const [p0, p1] = a.topics[0].partitions;
     assert.deepStrictEqual(p0.offlineReplicas, []);

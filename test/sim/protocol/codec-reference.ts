@@ -15,15 +15,54 @@ export class Reader {
       throw new MalformedFrameError(`need ${n} bytes at ${this.offset}, frame has ${this.buf.length}`);
     }
   }
-  remaining(): number { return this.buf.length - this.offset; }
-  int8(): number { this.need(1); const v = this.buf.readInt8(this.offset); this.offset += 1; return v; }
-  bool(): boolean { return this.int8() !== 0; }
-  int16(): number { this.need(2); const v = this.buf.readInt16BE(this.offset); this.offset += 2; return v; }
-  uint16(): number { this.need(2); const v = this.buf.readUInt16BE(this.offset); this.offset += 2; return v; }
-  int32(): number { this.need(4); const v = this.buf.readInt32BE(this.offset); this.offset += 4; return v; }
-  uint32(): number { this.need(4); const v = this.buf.readUInt32BE(this.offset); this.offset += 4; return v; }
-  int64(): bigint { this.need(8); const v = this.buf.readBigInt64BE(this.offset); this.offset += 8; return v; }
-  float64(): number { this.need(8); const v = this.buf.readDoubleBE(this.offset); this.offset += 8; return v; }
+  remaining(): number {
+    return this.buf.length - this.offset;
+  }
+  int8(): number {
+    this.need(1);
+    const v = this.buf.readInt8(this.offset);
+    this.offset += 1;
+    return v;
+  }
+  bool(): boolean {
+    return this.int8() !== 0;
+  }
+  int16(): number {
+    this.need(2);
+    const v = this.buf.readInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+  uint16(): number {
+    this.need(2);
+    const v = this.buf.readUInt16BE(this.offset);
+    this.offset += 2;
+    return v;
+  }
+  int32(): number {
+    this.need(4);
+    const v = this.buf.readInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
+  uint32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32BE(this.offset);
+    this.offset += 4;
+    return v;
+  }
+  int64(): bigint {
+    this.need(8);
+    const v = this.buf.readBigInt64BE(this.offset);
+    this.offset += 8;
+    return v;
+  }
+  float64(): number {
+    this.need(8);
+    const v = this.buf.readDoubleBE(this.offset);
+    this.offset += 8;
+    return v;
+  }
   uvarint(): number {
     let value = 0;
     for (let shift = 0; shift <= 28; shift += 7) {
@@ -34,8 +73,16 @@ export class Reader {
     }
     throw new MalformedFrameError('unsigned varint longer than 5 bytes');
   }
-  varint(): number { const u = this.uvarint(); return (u % 2 === 0) ? u / 2 : -(u + 1) / 2; }
-  raw(n: number): Buffer { this.need(n); const v = this.buf.subarray(this.offset, this.offset + n); this.offset += n; return v; }
+  varint(): number {
+    const u = this.uvarint();
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+  raw(n: number): Buffer {
+    this.need(n);
+    const v = this.buf.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return v;
+  }
   /** Kafka prints a Uuid as URL-safe base64 without padding (Uuid.toString()). */
   uuid(): string {
     return this.raw(16).toString('base64url');
@@ -77,14 +124,58 @@ export class Writer {
     this.cur = Buffer.allocUnsafe(Math.max(256, n, this.cur.length * 2));
     this.pos = 0;
   }
-  int8(v: number): this { this.ensure(1); this.cur.writeInt8(v, this.pos); this.pos += 1; this.length += 1; return this; }
-  bool(v: boolean): this { return this.int8(v ? 1 : 0); }
-  int16(v: number): this { this.ensure(2); this.cur.writeInt16BE(v, this.pos); this.pos += 2; this.length += 2; return this; }
-  uint16(v: number): this { this.ensure(2); this.cur.writeUInt16BE(v, this.pos); this.pos += 2; this.length += 2; return this; }
-  int32(v: number): this { this.ensure(4); this.cur.writeInt32BE(v, this.pos); this.pos += 4; this.length += 4; return this; }
-  uint32(v: number): this { this.ensure(4); this.cur.writeUInt32BE(v, this.pos); this.pos += 4; this.length += 4; return this; }
-  int64(v: bigint): this { this.ensure(8); this.cur.writeBigInt64BE(BigInt.asIntN(64, v), this.pos); this.pos += 8; this.length += 8; return this; }
-  float64(v: number): this { this.ensure(8); this.cur.writeDoubleBE(v, this.pos); this.pos += 8; this.length += 8; return this; }
+  int8(v: number): this {
+    this.ensure(1);
+    this.cur.writeInt8(v, this.pos);
+    this.pos += 1;
+    this.length += 1;
+    return this;
+  }
+  bool(v: boolean): this {
+    return this.int8(v ? 1 : 0);
+  }
+  int16(v: number): this {
+    this.ensure(2);
+    this.cur.writeInt16BE(v, this.pos);
+    this.pos += 2;
+    this.length += 2;
+    return this;
+  }
+  uint16(v: number): this {
+    this.ensure(2);
+    this.cur.writeUInt16BE(v, this.pos);
+    this.pos += 2;
+    this.length += 2;
+    return this;
+  }
+  int32(v: number): this {
+    this.ensure(4);
+    this.cur.writeInt32BE(v, this.pos);
+    this.pos += 4;
+    this.length += 4;
+    return this;
+  }
+  uint32(v: number): this {
+    this.ensure(4);
+    this.cur.writeUInt32BE(v, this.pos);
+    this.pos += 4;
+    this.length += 4;
+    return this;
+  }
+  int64(v: bigint): this {
+    this.ensure(8);
+    this.cur.writeBigInt64BE(BigInt.asIntN(64, v), this.pos);
+    this.pos += 8;
+    this.length += 8;
+    return this;
+  }
+  float64(v: number): this {
+    this.ensure(8);
+    this.cur.writeDoubleBE(v, this.pos);
+    this.pos += 8;
+    this.length += 8;
+    return this;
+  }
   uvarint(v: number): this {
     let value = v;
     while (value >= 0x80) {
@@ -93,9 +184,22 @@ export class Writer {
     }
     return this.int8Unsigned(value);
   }
-  varint(v: number): this { return this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1); }
-  private int8Unsigned(v: number): this { this.ensure(1); this.cur[this.pos++] = v; this.length += 1; return this; }
-  raw(b: Buffer): this { this.ensure(b.length); b.copy(this.cur, this.pos); this.pos += b.length; this.length += b.length; return this; }
+  varint(v: number): this {
+    return this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1);
+  }
+  private int8Unsigned(v: number): this {
+    this.ensure(1);
+    this.cur[this.pos++] = v;
+    this.length += 1;
+    return this;
+  }
+  raw(b: Buffer): this {
+    this.ensure(b.length);
+    b.copy(this.cur, this.pos);
+    this.pos += b.length;
+    this.length += b.length;
+    return this;
+  }
   uuid(v: string): this {
     const b = Buffer.from(v, 'base64url');
     if (b.length !== 16) throw new Error(`not a Kafka Uuid: ${v}`);
@@ -104,12 +208,14 @@ export class Writer {
   string(v: string | null, compact: boolean): this {
     if (v === null) return compact ? this.uvarint(0) : this.int16(-1);
     const b = Buffer.from(v, 'utf8');
-    if (compact) this.uvarint(b.length + 1); else this.int16(b.length);
+    if (compact) this.uvarint(b.length + 1);
+    else this.int16(b.length);
     return this.raw(b);
   }
   bytes(v: Buffer | null, compact: boolean): this {
     if (v === null) return compact ? this.uvarint(0) : this.int32(-1);
-    if (compact) this.uvarint(v.length + 1); else this.int32(v.length);
+    if (compact) this.uvarint(v.length + 1);
+    else this.int32(v.length);
     return this.raw(v);
   }
   arrayLength(n: number, compact: boolean): this {
@@ -133,8 +239,12 @@ function isFlexible(field: FieldSchema, ctx: Ctx): boolean {
   return ctx.flexible;
 }
 
-function isArray(t: string): boolean { return t.startsWith('[]'); }
-function elementType(t: string): string { return isArray(t) ? t.slice(2) : t; }
+function isArray(t: string): boolean {
+  return t.startsWith('[]');
+}
+function elementType(t: string): string {
+  return isArray(t) ? t.slice(2) : t;
+}
 
 /** The default a field takes when it is absent from a version or left out by the caller. */
 export function defaultValue(field: FieldSchema, version: number): Value {
@@ -142,16 +252,29 @@ export function defaultValue(field: FieldSchema, version: number): Value {
   if (d === 'null' || (d === undefined && field.nv && inRange(field.nv, version) && field.t === 'struct')) return null;
   if (isArray(field.t)) return [];
   switch (field.t) {
-    case 'bool': return d === 'true';
-    case 'int64': return d !== undefined ? BigInt(d) : 0n;
-    case 'int8': case 'int16': case 'uint16': case 'int32': case 'uint32': case 'float64':
+    case 'bool':
+      return d === 'true';
+    case 'int64':
+      return d !== undefined ? BigInt(d) : 0n;
+    case 'int8':
+    case 'int16':
+    case 'uint16':
+    case 'int32':
+    case 'uint32':
+    case 'float64':
       return d !== undefined ? Number(d) : 0;
-    case 'string': return d ?? '';
-    case 'uuid': return 'AAAAAAAAAAAAAAAAAAAAAA'; // Uuid.ZERO_UUID
-    case 'bytes': return Buffer.alloc(0);
-    case 'records': return null;
-    case 'struct': return defaultStruct(field.f ?? [], version);
-    default: throw new Error(`no default for ${field.t}`);
+    case 'string':
+      return d ?? '';
+    case 'uuid':
+      return 'AAAAAAAAAAAAAAAAAAAAAA'; // Uuid.ZERO_UUID
+    case 'bytes':
+      return Buffer.alloc(0);
+    case 'records':
+      return null;
+    case 'struct':
+      return defaultStruct(field.f ?? [], version);
+    default:
+      throw new Error(`no default for ${field.t}`);
   }
 }
 
@@ -205,18 +328,30 @@ function decodeValue(field: FieldSchema, t: string, r: Reader, ctx: Ctx): Value 
     return out;
   }
   switch (t) {
-    case 'bool': return r.bool();
-    case 'int8': return r.int8();
-    case 'int16': return r.int16();
-    case 'uint16': return r.uint16();
-    case 'int32': return r.int32();
-    case 'uint32': return r.uint32();
-    case 'int64': return r.int64();
-    case 'float64': return r.float64();
-    case 'uuid': return r.uuid();
-    case 'string': return r.string(compact, nullable);
-    case 'bytes': return r.bytes(compact, nullable);
-    case 'records': return r.bytes(compact, true);
+    case 'bool':
+      return r.bool();
+    case 'int8':
+      return r.int8();
+    case 'int16':
+      return r.int16();
+    case 'uint16':
+      return r.uint16();
+    case 'int32':
+      return r.int32();
+    case 'uint32':
+      return r.uint32();
+    case 'int64':
+      return r.int64();
+    case 'float64':
+      return r.float64();
+    case 'uuid':
+      return r.uuid();
+    case 'string':
+      return r.string(compact, nullable);
+    case 'bytes':
+      return r.bytes(compact, nullable);
+    case 'records':
+      return r.bytes(compact, true);
     case 'struct': {
       if (nullable && !isArray(field.t)) {
         // A nullable struct is prefixed by INT8: -1 null, 1 present.
@@ -224,7 +359,8 @@ function decodeValue(field: FieldSchema, t: string, r: Reader, ctx: Ctx): Value 
       }
       return decodeStruct(field.f ?? [], r, ctx);
     }
-    default: throw new Error(`unknown type ${t}`);
+    default:
+      throw new Error(`unknown type ${t}`);
   }
 }
 
@@ -262,12 +398,23 @@ function encodeValue(field: FieldSchema, t: string, v: Value, w: Writer, ctx: Ct
   if (v === null || v === undefined) {
     if (v === undefined) return encodeValue(field, t, defaultValue(field, ctx.version), w, ctx);
     if (!nullable && t !== 'records') throw new Error(`${field.n} is not nullable in v${ctx.version}`);
-    if (isArray(t)) { w.arrayLength(-1, compact); return; }
+    if (isArray(t)) {
+      w.arrayLength(-1, compact);
+      return;
+    }
     switch (t) {
-      case 'string': w.string(null, compact); return;
-      case 'bytes': case 'records': w.bytes(null, compact); return;
-      case 'struct': w.int8(-1); return;
-      default: throw new Error(`${field.n}: null ${t}`);
+      case 'string':
+        w.string(null, compact);
+        return;
+      case 'bytes':
+      case 'records':
+        w.bytes(null, compact);
+        return;
+      case 'struct':
+        w.int8(-1);
+        return;
+      default:
+        throw new Error(`${field.n}: null ${t}`);
     }
   }
   if (isArray(t)) {
@@ -275,27 +422,52 @@ function encodeValue(field: FieldSchema, t: string, v: Value, w: Writer, ctx: Ct
     w.arrayLength(arr.length, compact);
     const element = elementType(t);
     if (element === 'int32') for (const item of arr) w.int32(item as number);
-    else if (element === 'struct' && !arr.includes(null) && !arr.includes(undefined)) for (const item of arr) encodeStruct(field.f ?? [], item as Struct, w, ctx);
+    else if (element === 'struct' && !arr.includes(null) && !arr.includes(undefined))
+      for (const item of arr) encodeStruct(field.f ?? [], item as Struct, w, ctx);
     else for (const item of arr) encodeValue(field, element, item, w, ctx);
     return;
   }
   switch (t) {
-    case 'bool': w.bool(v as boolean); return;
-    case 'int8': w.int8(v as number); return;
-    case 'int16': w.int16(v as number); return;
-    case 'uint16': w.uint16(v as number); return;
-    case 'int32': w.int32(v as number); return;
-    case 'uint32': w.uint32(v as number); return;
-    case 'int64': w.int64(typeof v === 'bigint' ? v : BigInt(v as number)); return;
-    case 'float64': w.float64(v as number); return;
-    case 'uuid': w.uuid(v as string); return;
-    case 'string': w.string(v as string, compact); return;
-    case 'bytes': case 'records': w.bytes(v as Buffer, compact); return;
+    case 'bool':
+      w.bool(v as boolean);
+      return;
+    case 'int8':
+      w.int8(v as number);
+      return;
+    case 'int16':
+      w.int16(v as number);
+      return;
+    case 'uint16':
+      w.uint16(v as number);
+      return;
+    case 'int32':
+      w.int32(v as number);
+      return;
+    case 'uint32':
+      w.uint32(v as number);
+      return;
+    case 'int64':
+      w.int64(typeof v === 'bigint' ? v : BigInt(v as number));
+      return;
+    case 'float64':
+      w.float64(v as number);
+      return;
+    case 'uuid':
+      w.uuid(v as string);
+      return;
+    case 'string':
+      w.string(v as string, compact);
+      return;
+    case 'bytes':
+    case 'records':
+      w.bytes(v as Buffer, compact);
+      return;
     case 'struct':
       if (nullable && !isArray(field.t)) w.int8(1);
       encodeStruct(field.f ?? [], v as Struct, w, ctx);
       return;
-    default: throw new Error(`unknown type ${t}`);
+    default:
+      throw new Error(`unknown type ${t}`);
   }
 }
 

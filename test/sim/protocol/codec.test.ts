@@ -18,19 +18,33 @@ function sample(f: FieldSchema, t: string, version: number): unknown {
   if (inRange(f.nv, version) && rnd(4) === 0 && (t.startsWith('[]') || ['string', 'bytes', 'records', 'struct'].includes(t))) return null;
   if (t.startsWith('[]')) return Array.from({ length: rnd(3) }, () => sample({ ...f, nv: undefined }, t.slice(2), version));
   switch (t) {
-    case 'bool': return rnd(2) === 1;
-    case 'int8': return rnd(256) - 128;
-    case 'int16': return rnd(65536) - 32768;
-    case 'uint16': return rnd(65536);
-    case 'int32': return rnd(2 ** 31) * (rnd(2) ? 1 : -1);
-    case 'uint32': return rnd(2 ** 31) * 2;
-    case 'int64': return BigInt(rnd(2 ** 31)) * BigInt(rnd(2 ** 31)) * (rnd(2) ? 1n : -1n);
-    case 'float64': return rnd(1000) / 7;
-    case 'uuid': return Buffer.from(String(rnd(1e9)).padStart(16, '0')).toString('base64url');
-    case 'string': return 'héllo-' + 'x'.repeat(rnd(200));
-    case 'bytes': case 'records': return Buffer.from('b'.repeat(rnd(300)));
-    case 'struct': return sampleStruct(f.f ?? [], version);
-    default: throw new Error(t);
+    case 'bool':
+      return rnd(2) === 1;
+    case 'int8':
+      return rnd(256) - 128;
+    case 'int16':
+      return rnd(65536) - 32768;
+    case 'uint16':
+      return rnd(65536);
+    case 'int32':
+      return rnd(2 ** 31) * (rnd(2) ? 1 : -1);
+    case 'uint32':
+      return rnd(2 ** 31) * 2;
+    case 'int64':
+      return BigInt(rnd(2 ** 31)) * BigInt(rnd(2 ** 31)) * (rnd(2) ? 1n : -1n);
+    case 'float64':
+      return rnd(1000) / 7;
+    case 'uuid':
+      return Buffer.from(String(rnd(1e9)).padStart(16, '0')).toString('base64url');
+    case 'string':
+      return 'héllo-' + 'x'.repeat(rnd(200));
+    case 'bytes':
+    case 'records':
+      return Buffer.from('b'.repeat(rnd(300)));
+    case 'struct':
+      return sampleStruct(f.f ?? [], version);
+    default:
+      throw new Error(t);
   }
 }
 
@@ -57,7 +71,12 @@ for (const schema of ALL_SCHEMAS) {
 
 test('request header v1 keeps a classic nullable client id even though v2 is flexible', () => {
   for (const version of [1, 2]) {
-    const bytes = encode(RequestHeaderSchema, version, { requestApiKey: 19, requestApiVersion: 7, correlationId: 9, clientId: 'gw' }).toBuffer();
+    const bytes = encode(RequestHeaderSchema, version, {
+      requestApiKey: 19,
+      requestApiVersion: 7,
+      correlationId: 9,
+      clientId: 'gw',
+    }).toBuffer();
     // INT16 length 2 then "gw", in both versions; v2 appends an empty tagged-field section.
     assert.deepEqual([...bytes.subarray(8, 12)], [0, 2, 0x67, 0x77]);
     assert.equal(bytes.length, version === 2 ? 13 : 12);

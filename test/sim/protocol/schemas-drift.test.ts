@@ -8,7 +8,7 @@ import { assertShared, skipWithoutShared } from '../../shared-files.js';
 
 const dir = process.env.KAFKA_MESSAGES_DIR ?? DEFAULT_MESSAGES_DIR;
 
-test('protocol schemas match Kafka\'s message specs', { skip: skipWithoutShared(dir, "Kafka's message specs") }, () => {
+test("protocol schemas match Kafka's message specs", { skip: skipWithoutShared(dir, "Kafka's message specs") }, () => {
   assertShared(dir, "Kafka's message specs");
   assert.equal(readFileSync(OUTPUT, 'utf8'), generate(dir), 'run npm run gen:protocol');
 });
