@@ -53,7 +53,8 @@ async function memory(url: string): Promise<{ rssMiB: number; heapUsedMiB: numbe
 
 function run(opts: autocannon.Options): Promise<Result> {
   return new Promise((resolve, reject) => {
-    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
+    // autocannon types its callback's error as `any`; what it passes is an Error (a bad option, a worker's failure) or null.
+    autocannon(opts, (err: Error | null, res) => (err ? reject(err) : resolve(res)));
   });
 }
 

@@ -113,7 +113,10 @@ let longestSlice = 0;
 let longestSliceCpu = 0;
 subscribe(PLAN_CHANNEL, (message) => {
   const e = message as PlanRunEvent;
-  if (e.type === 'slice') ((longestSlice = Math.max(longestSlice, e.ms)), (longestSliceCpu = Math.max(longestSliceCpu, e.cpuMs)));
+  if (e.type === 'slice') {
+    longestSlice = Math.max(longestSlice, e.ms);
+    longestSliceCpu = Math.max(longestSliceCpu, e.cpuMs);
+  }
 });
 // Only the planning path is used: the reads from Kafka are replaced by asRead().
 const service = new PlanService(null as never);

@@ -35,12 +35,15 @@
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
 //   GATEWAY_WORKER_THREAD=on npm run bench:scale   (the reassignment runtime in a worker thread)
-import { spawn } from 'node:child_process';
+//
+// The client processes (sampler, pollers, timing client) are in bench/scale-clients.ts; the
+// statistics and the printing of the figures in bench/scale-report.ts.
 import { once } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import { startSimulator } from '../src/sim/index.js';
 import { startGateway } from './gateway-process.js';
-import { describeLoad, startLoadWindow, type LoadWindow } from './machine-load.js';
+import { startLoadWindow, type LoadWindow } from './machine-load.js';
+import { answerField, requestLine, startClients, startSampler, timingClient } from './scale-clients.js';
+import { printGrowth, printSize, stat, summarizeHealth, type Phase, type SizeResult } from './scale-report.js';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,10000').split(',').map(Number);
 const REPS = Number(process.env.REPS ?? 3);
@@ -49,235 +52,6 @@ const PER_TOPIC = 1000;
 const POLLERS = Number(process.env.SCALE_POLLERS ?? 3);
 const POLL_MS = Number(process.env.SCALE_POLL_MS ?? 2000);
 const SSE_CLIENTS = (process.env.SCALE_CLIENTS ?? process.env.CLIENTS ?? 'poll') === 'sse';
-
-const PHASES = ['validateOnly', 'POST', 'moving', 'ending', 'other'] as const;
-type Phase = (typeof PHASES)[number];
-type Stat = { min: number; median: number; max: number };
-const stat = (xs: number[]): Stat => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0] ?? NaN, median: s[Math.floor((s.length - 1) / 2)] ?? NaN, max: s.at(-1) ?? NaN };
-};
-const fmt = (s: Stat, unit = 'ms', d = 1) => `${s.min.toFixed(d)} / ${s.median.toFixed(d)} / ${s.max.toFixed(d)} ${unit}`;
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? NaN;
-
-/**
- * The /healthz sampler (run with node -e): one GET every 100 ms until stdin closes, then
- * [[Date.now() at the request, latency ms, gateway VmRSS bytes, gateway main thread's ns on a CPU
- * and ns waiting for one so far, ms the sampler itself waited for a CPU during the request], ...]
- * as JSON.
- */
-const SAMPLER = `
-const url = process.argv[1];
-const pid = process.argv[2];
-const fs = require('node:fs');
-const rss = () => { try { return Number(/VmRSS:\\s+(\\d+) kB/.exec(fs.readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) * 1024; } catch { return NaN; } };
-// The gateway's main thread: ns on a CPU and ns runnable but waiting for one (schedstat).
-const sched = (p = pid) => { try { const [run, wait] = fs.readFileSync('/proc/' + p + '/task/' + p + '/schedstat', 'utf8').split(' ').map(Number); return [run, wait]; } catch { return [NaN, NaN]; } };
-const out = [];
-let on = true;
-process.stdin.on('end', () => (on = false)).resume();
-(async () => {
-  await fetch(url).then((r) => r.text()).catch(() => undefined); // warm-up: the client's own first-request setup is not the gateway's latency
-  while (on) {
-    const at = Date.now();
-    const own = sched(process.pid)[1];
-    const t = performance.now();
-    await fetch(url).then((r) => r.text()).catch(() => undefined);
-    const ms = performance.now() - t;
-    // This process's own main thread waiting for a CPU during the request (ms): not the gateway's time.
-    out.push([at, ms, rss(), ...sched(), (sched(process.pid)[1] - own) / 1e6]);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  process.stdout.write(JSON.stringify(out));
-})();
-`;
-
-/**
- * The polling clients (run with node -e): POLLERS loops, each one every POLL_MS reads what the
- * console's Reassignments and reassignment pages read (the list, each live reassignment's
- * summary and first 1,000 moving partitions) and its Throttles page, until stdin closes; then
- * {"list": [ms...], "summary": [...], "page": [...], "throttles": [...], "errors": n} as JSON.
- */
-const POLLER = `
-const [base, loops, every] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
-const out = { list: [], summary: [], page: [], throttles: [], errors: 0 };
-let on = true;
-process.stdin.on('end', () => (on = false)).resume();
-const get = async (kind, path) => {
-  const t = performance.now();
-  try {
-    const res = await fetch(base + path);
-    const text = await res.text();
-    if (!res.ok) { out.errors++; return null; }
-    out[kind].push(performance.now() - t);
-    return JSON.parse(text);
-  } catch { out.errors++; return null; }
-};
-const loop = async () => {
-  while (on) {
-    const list = await get('list', '/reassignments');
-    for (const r of list?.reassignments ?? []) {
-      if (r.state !== 'running' && r.state !== 'pending' && r.state !== 'paused') continue;
-      await get('summary', '/reassignments/' + r.id);
-      await get('page', '/reassignments/' + r.id + '/partitions?state=moving&limit=1000');
-    }
-    await get('throttles', '/throttles');
-    await new Promise((r) => setTimeout(r, every));
-  }
-};
-Promise.all(Array.from({ length: loops }, loop)).then(() => process.stdout.write(JSON.stringify(out)));
-`;
-
-/**
- * The event-stream clients (run with node -e), SCALE_CLIENTS=sse: POLLERS clients, each on the
- * all-reassignments stream and, per live reassignment, its own stream; a summary change of a
- * live reassignment (a `progress` event on its stream) reads its first 1,000 moving partitions;
- * /throttles every POLL_MS. On stdin's end: {"connect": [ms to the first event...], "page":
- * [...], "throttles": [...], "events": {type: n}, "errors": n} as JSON.
- */
-const SSE_CLIENT = `
-const [base, clients, every] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
-const out = { connect: [], page: [], throttles: [], events: {}, errors: 0 };
-let on = true;
-const aborts = new Set();
-process.stdin.on('end', () => { on = false; for (const a of aborts) a.abort(); }).resume();
-const timed = async (kind, path) => {
-  const t = performance.now();
-  try {
-    const res = await fetch(base + path);
-    await res.text();
-    if (!res.ok) { out.errors++; return; }
-    out[kind].push(performance.now() - t);
-  } catch { out.errors++; }
-};
-/** Reads one stream until stdin ends; onEvent(type, data) per event. Reconnects with Last-Event-ID. */
-const stream = async (path, onEvent) => {
-  let lastId = null;
-  while (on) {
-    const abort = new AbortController();
-    aborts.add(abort);
-    const t = performance.now();
-    let first = true;
-    try {
-      const res = await fetch(base + path, { headers: { accept: 'text/event-stream', ...(lastId && { 'last-event-id': lastId }) }, signal: abort.signal });
-      if (res.status !== 200) { out.errors++; await res.text(); await new Promise((r) => setTimeout(r, 1000)); continue; }
-      const decoder = new TextDecoder();
-      let buf = '';
-      for await (const chunk of res.body) {
-        buf += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buf.indexOf('\\n\\n')) !== -1) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          let type = 'message', data = '';
-          for (const line of block.split('\\n')) {
-            if (line.startsWith('event: ')) type = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-            else if (line.startsWith('id: ')) lastId = line.slice(4);
-          }
-          if (!data) continue;
-          if (first) { out.connect.push(performance.now() - t); first = false; }
-          out.events[type] = (out.events[type] ?? 0) + 1;
-          try { onEvent(type, JSON.parse(data)); } catch { out.errors++; }
-        }
-      }
-    } catch { if (on) out.errors++; }
-    aborts.delete(abort);
-  }
-};
-const live = (s) => s === 'running' || s === 'pending' || s === 'paused' || s === 'held';
-const client = async () => {
-  const followed = new Set();
-  const loading = new Set();
-  const followOne = (id) => {
-    if (followed.has(id)) return;
-    followed.add(id);
-    return stream('/reassignments/' + id + '/events', (type, d) => {
-      if (type === 'progress' && d.reassignment && live(d.reassignment.state) && !loading.has(id)) {
-        loading.add(id);
-        timed('page', '/reassignments/' + id + '/partitions?state=moving&limit=1000').finally(() => loading.delete(id));
-      }
-    });
-  };
-  const all = stream('/reassignments/events', (type, d) => {
-    for (const r of d.reassignments ?? (d.reassignment ? [d.reassignment] : [])) if (live(r.state)) followOne(r.id);
-  });
-  const throttles = (async () => { while (on) { await timed('throttles', '/throttles'); await new Promise((r) => setTimeout(r, every)); } })();
-  await Promise.all([all, throttles]);
-};
-Promise.all(Array.from({ length: clients }, client)).then(() => process.stdout.write(JSON.stringify(out)));
-`;
-
-/**
- * The client whose timings are reported (run with node -e): one request per stdin line
- * ({"url", "init"} as JSON), answered in order on stdout as one line of JSON
- * {"ms", "bytes", "status", "text"}. A process of its own, as the sampler: this one runs the
- * simulator, whose event loop (answering a pass's or a poller's 100k-partition request) would
- * hold the reading of an answer here for 100-200 ms and count it against the gateway.
- * An answer over 64 KiB comes back as its top-level scalar fields only (the id, the state):
- * reading the 8 MB answer of a 100k start here, as one line split in 64 KiB pipe chunks, took
- * this process (the simulator's) 130-150 ms in one task (a CPU profile of the bench).
- */
-const CLIENT = `
-const rl = require('node:readline').createInterface({ input: process.stdin });
-let chain = Promise.resolve();
-rl.on('line', (line) => {
-  const { url, init } = JSON.parse(line);
-  chain = chain.then(async () => {
-    const t = performance.now();
-    try {
-      const res = await fetch(url, init);
-      const full = await res.text();
-      const ms = performance.now() - t;
-      let text = full;
-      if (full.length > 65536) {
-        try {
-          const brief = {};
-          for (const [k, v] of Object.entries(JSON.parse(full))) if (v === null || typeof v !== 'object') brief[k] = v;
-          text = JSON.stringify(brief);
-        } catch {
-          text = full.slice(0, 2000);
-        }
-      }
-      process.stdout.write(JSON.stringify({ ms, bytes: Buffer.byteLength(full), status: res.status, text }) + '\\n');
-    } catch (err) {
-      process.stdout.write(JSON.stringify({ ms: performance.now() - t, bytes: 0, status: 0, text: String(err) }) + '\\n');
-    }
-  });
-});
-`;
-
-type RequestInit = { method: string; headers?: Record<string, string>; body?: string };
-/** One request for the CLIENT process, as the line it reads. */
-const requestLine = (url: string, init?: RequestInit): string => JSON.stringify({ url, init }) + '\n';
-
-/** Sends requests to a CLIENT process and resolves each with its answer, in order. */
-function timingClient() {
-  const proc = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting: ((line: string) => void)[] = [];
-  let buf = '';
-  proc.stdout.on('data', (c: Buffer) => {
-    const chunk = c.toString();
-    buf += chunk;
-    if (!chunk.includes('\n')) return;
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      waiting.shift()?.(line);
-    }
-  });
-  /** Sends one request line (requestLine) and resolves with its answer. */
-  const timedLine = (request: string): Promise<{ ms: number; bytes: number; status: number; body: any }> =>
-    new Promise((resolve) => {
-      waiting.push((line) => {
-        const { ms, bytes, status, text } = JSON.parse(line) as { ms: number; bytes: number; status: number; text: string };
-        resolve({ ms, bytes, status, body: text.startsWith('{') ? JSON.parse(text) : text });
-      });
-      proc.stdin.write(request);
-    });
-  const timed = (url: string, init?: RequestInit) => timedLine(requestLine(url, init));
-  return { timed, timedLine, pid: proc.pid, close: () => proc.kill() };
-}
 
 /**
  * The gateway's event-loop delay max (ms) since `loopMaxMs` was reset: prom-client resets its
@@ -289,12 +63,6 @@ async function scrape(url: string): Promise<string> {
   const m = /^kafka_gateway_nodejs_eventloop_lag_max_seconds ([0-9.e+-]+)$/m.exec(text);
   if (m) loopMaxMs = Math.max(loopMaxMs, Number(m[1]) * 1000);
   return text;
-}
-
-async function metric(url: string, name: string): Promise<number | null> {
-  const text = await scrape(url);
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
-  return m ? Number(m[1]) : null;
 }
 
 /** Sum (s) and count of reconciler_pass_duration_seconds so far. */
@@ -317,7 +85,7 @@ async function stepAverages(url: string): Promise<string> {
   return out.join(', ');
 }
 
-async function runSize(n: number) {
+async function runSize(n: number): Promise<SizeResult> {
   const clusterPartitions = Math.max(n * 2, 20_000, n);
   const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000, replicationBytesPerSecond: 1_000_000_000 });
   const topicCount = Math.ceil(clusterPartitions / PER_TOPIC);
@@ -368,9 +136,7 @@ async function runSize(n: number) {
   // /healthz is sampled from a process of its own: this one also runs the simulator, whose
   // event loop (busy answering a 100k-partition request) would otherwise delay the sampler's
   // fetches and be counted against the gateway.
-  const sampler = spawn(process.execPath, ['-e', SAMPLER, `${gw.url}/healthz`, String(gw.proc.pid)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const sampler = startSampler(`${gw.url}/healthz`, gw.proc.pid);
   // Phases of the run, [from, to, name] in Date.now() time, for /healthz and RSS per phase.
   const phases: [number, number, Phase][] = [];
   const phase = async <T>(name: Phase, fn: () => Promise<T>): Promise<T> => {
@@ -381,16 +147,7 @@ async function runSize(n: number) {
       phases.push([from, Date.now(), name]);
     }
   };
-  let samplerOut = '';
-  sampler.stdout.on('data', (c: Buffer) => (samplerOut += c.toString()));
-  const poller =
-    POLLERS > 0
-      ? spawn(process.execPath, ['-e', SSE_CLIENTS ? SSE_CLIENT : POLLER, gw.url, String(POLLERS), String(POLL_MS)], {
-          stdio: ['pipe', 'pipe', 'inherit'],
-        })
-      : null;
-  let pollerOut = '';
-  poller?.stdout!.on('data', (c: Buffer) => (pollerOut += c.toString()));
+  const poller = POLLERS > 0 ? startClients(gw.url, SSE_CLIENTS, POLLERS, POLL_MS) : null;
   // The gateway's own event-loop delay (prom-client's monitorEventLoopDelay, reset on each scrape): read now to start a window.
   await scrape(gw.url);
   loopMaxMs = 0;
@@ -421,7 +178,8 @@ async function runSize(n: number) {
       if (post.status !== 202) throw new Error(`POST ${post.status}: ${JSON.stringify(post.body).slice(0, 500)}`);
       posts.push(post.ms);
       postBytes = post.bytes;
-      const id: string = post.body.id;
+      const id = answerField(post, 'id');
+      if (id === undefined) throw new Error(`POST 202 without an id: ${JSON.stringify(post.body).slice(0, 500)}`);
       const movingFrom = Date.now();
       const pass0 = await passTotals(gw.url);
       for (let r = 0; r < 2; r++) {
@@ -472,7 +230,8 @@ async function runSize(n: number) {
       // The next round's POST names the same partitions: wait until this reassignment is over in the gateway.
       for (;;) {
         const st = await timed(`${gw.url}/reassignments/${id}`);
-        if (st.body?.state !== 'running' && st.body?.state !== 'pending') break;
+        const state = answerField(st, 'state');
+        if (state !== 'running' && state !== 'pending') break;
         await new Promise((r) => setTimeout(r, 100));
       }
     }
@@ -497,126 +256,28 @@ async function runSize(n: number) {
       steps,
       ...(await (async () => {
         await scrape(gw.url);
-        sampler.stdin.end();
-        await once(sampler, 'exit');
-        const samples = JSON.parse(samplerOut) as [number, number, number, number, number, number][];
-        const phaseOf = (at: number): Phase => phases.find(([from, to]) => at >= from && at <= to)?.[2] ?? 'other';
-        const byPhase = new Map<Phase, number[]>();
-        let rssMoving = 0;
-        let rssMax = 0;
-        for (const [at, ms, rss] of samples) {
-          const ph = phaseOf(at);
-          if (!byPhase.has(ph)) byPhase.set(ph, []);
-          byPhase.get(ph)!.push(ms);
-          if (rss === rss) rssMax = Math.max(rssMax, rss);
-          if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
-        }
-        const health = samples.map((x) => x[1]);
-        // The samples over 50 ms: how much of each the sampler itself spent waiting for a CPU.
-        const slow = samples
-          .filter((x) => x[1] > 50)
-          .map((x) => `${x[1].toFixed(0)} (${x[5].toFixed(0)})`)
-          .join(', ');
-        // Per phase: how much of the gateway's main thread's time it was runnable but had no CPU
-        // (the simulator, the pollers and the sampler share the machine's two cores with it).
-        const waitBy = new Map<Phase, { run: number; wait: number }>();
-        for (let i = 1; i < samples.length; i++) {
-          const [at, , , run, wait] = samples[i];
-          const [, , , run0, wait0] = samples[i - 1];
-          if (!(run === run && run0 === run0)) continue;
-          const ph = phaseOf(at);
-          const w = waitBy.get(ph) ?? { run: 0, wait: 0 };
-          w.run += run - run0;
-          w.wait += wait - wait0;
-          waitBy.set(ph, w);
-        }
-        const cpuWait = PHASES.filter((p) => waitBy.has(p))
-          .map((p) => {
-            const w = waitBy.get(p)!;
-            return `${p} ${((100 * w.wait) / Math.max(1, w.run + w.wait)).toFixed(0)}%`;
-          })
-          .join(', ');
-        let polls: Record<string, number[] | number | Record<string, number>> | null = null;
-        if (poller) {
-          poller.stdin.end();
-          await once(poller, 'exit');
-          polls = JSON.parse(pollerOut) as Record<string, number[] | number | Record<string, number>>;
-        }
-        const perPhase = PHASES.filter((p) => byPhase.has(p))
-          .map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`)
-          .join(', ');
-        return {
-          health: { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow },
-          rssMiB: rssMoving / 2 ** 20,
-          rssMaxMiB: rssMax / 2 ** 20,
-          polls,
-        };
+        const samples = await sampler.finish();
+        const figures = summarizeHealth(samples, phases, loopMaxMs);
+        const polls = poller ? await poller.finish() : null;
+        return { ...figures, polls };
       })()),
     };
   } finally {
     client.close();
-    if (sampler.exitCode === null) sampler.kill();
-    if (poller && poller.exitCode === null) poller.kill();
+    sampler.stop();
+    poller?.stop();
     gw.proc.kill('SIGTERM');
     await once(gw.proc, 'exit').catch(() => undefined);
     await sim.close();
   }
 }
 
-const results = [];
+const results: SizeResult[] = [];
 for (const n of SIZES) {
   // GATEWAY_WORKER_THREAD (passed on to the gateway with the rest of the environment): which variant ran (docs/worker-thread.md).
   console.log(`\n== ${n} partitions moving == (reassignment worker thread: ${process.env.GATEWAY_WORKER_THREAD?.trim() || 'off'})`);
   const r = await runSize(n);
   results.push(r);
-  console.log(`validateOnly         ${fmt(r.validate)}   ${(r.validateBytes / 1024).toFixed(1)} KiB`);
-  console.log(`POST (start)         ${fmt(r.post)}   ${(r.postBytes / 1024).toFixed(1)} KiB`);
-  console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
-  console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
-  console.log(
-    `  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`,
-  );
-  console.log(
-    `/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`,
-  );
-  console.log(`/healthz by phase    p99/max ms (samples): ${r.health.perPhase}`);
-  console.log(`/healthz over 50 ms  ${r.health.slow || 'none'} (ms; in brackets, the sampler's own wait for a CPU during it)`);
-  console.log(`CPU wait by phase    the gateway's main thread runnable without a CPU, share of its busy time: ${r.health.cpuWait}`);
-  console.log(
-    `reconcile pass       ${fmt(r.pass, 'ms', 0)} mean wall time per pass while moving (reconciler_pass_duration_seconds; 2000 ms interval)`,
-  );
-  console.log(`reconcile steps      ${r.steps} (mean ms per step while moving)`);
-  console.log(`throttle removal     ${fmt(r.removal, 'ms', 0)} after Kafka's last completion`);
-  if (r.polls && SSE_CLIENTS) {
-    const kinds = ['connect', 'page', 'throttles'].map((k) => {
-      const xs = r.polls![k] as number[];
-      return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
-    });
-    console.log(
-      `SSE clients          ${POLLERS} (streams; /throttles every ${POLL_MS} ms): ${kinds.join(', ')}; events ${JSON.stringify(r.polls.events)}; ${r.polls.errors} errors`,
-    );
-  } else if (r.polls) {
-    const kinds = ['list', 'summary', 'page', 'throttles'].map((k) => {
-      const xs = r.polls![k] as number[];
-      return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
-    });
-    console.log(`polling clients      ${POLLERS} every ${POLL_MS} ms: ${kinds.join(', ')}; ${r.polls.errors} errors`);
-  } else console.log('polling clients      none (SCALE_POLLERS=0)');
-  console.log(
-    `gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`,
-  );
-  // Every figure above was taken under this load; the bench's own processes are this one (the
-  // simulator), the timing client, the /healthz sampler and the pollers.
-  console.log(`load, whole run      ${describeLoad(r.load)}`);
-  for (const [i, w] of r.roundLoads.entries()) console.log(`  round ${i + 1}           ${describeLoad(w)}`);
+  printSize(r, { pollers: POLLERS, pollMs: POLL_MS });
 }
-if (results.length > 1) {
-  const a = results[0];
-  const b = results.at(-1)!;
-  const per = (x: number, n: number) => x / n;
-  console.log(`\n== growth ratio, per partition (median at ${b.n} / median at ${a.n}; linear = 1) ==`);
-  console.log(`validateOnly ${(per(b.validate.median, b.n) / per(a.validate.median, a.n)).toFixed(2)}`);
-  console.log(`POST         ${(per(b.post.median, b.n) / per(a.post.median, a.n)).toFixed(2)}`);
-  console.log(`summary GET (constant-size answer; ratio of totals) ${(b.summary.median / a.summary.median).toFixed(2)}`);
-  console.log(`page GET (same 1000 rows; ratio of totals)         ${(b.page.median / a.page.median).toFixed(2)}`);
-}
+printGrowth(results);

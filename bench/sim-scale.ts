@@ -65,6 +65,16 @@ function decodeResponse<T>(apiKey: number, version: number, answer: Buffer): T {
   return decode<T>(res, version, r);
 }
 
+/** The fields of AlterPartitionReassignments v0's answer (key 45) that the run checks. */
+interface AlterReassignmentsAnswer {
+  responses: { partitions: { errorCode: number }[] }[];
+}
+
+/** The fields of ListPartitionReassignments v0's answer (key 46) that the run checks. */
+interface ListReassignmentsAnswer {
+  topics: { partitions: unknown[] }[];
+}
+
 /** One kept-open connection; requests one at a time, answers as raw frames. */
 /** Longest gap between turns of the event loop since reset(): a 1 ms setInterval probe. */
 class BlockProbe {
@@ -311,8 +321,8 @@ async function measureWire(size: number): Promise<SizeResult> {
       record('AlterPartitionReassignments', altered);
       bytes.set('AlterPartitionReassignments', altered.answer.length);
       if (rep === 0) {
-        const res = decodeResponse<any>(45, 0, altered.answer);
-        const failed = res.responses.flatMap((t: any) => t.partitions).filter((p: any) => p.errorCode !== 0).length;
+        const res = decodeResponse<AlterReassignmentsAnswer>(45, 0, altered.answer);
+        const failed = res.responses.flatMap((t) => t.partitions).filter((p) => p.errorCode !== 0).length;
         if (failed > 0) throw new Error(`${failed} partitions refused`);
         if (sim.model.movingPartitionCount() !== size) throw new Error(`expected ${size} moving, got ${sim.model.movingPartitionCount()}`);
       }
@@ -327,14 +337,14 @@ async function measureWire(size: number): Promise<SizeResult> {
         record(op, r);
         bytes.set(op, r.answer.length);
         if (rep === 0 && op === 'ListPartitionReassignments') {
-          const res = decodeResponse<any>(46, 0, r.answer);
-          const listed = res.topics.reduce((n: number, t: any) => n + t.partitions.length, 0);
+          const res = decodeResponse<ListReassignmentsAnswer>(46, 0, r.answer);
+          const listed = res.topics.reduce((n, t) => n + t.partitions.length, 0);
           if (listed !== size) throw new Error(`listed ${listed} moving partitions, expected ${size}`);
         }
         await tick();
       }
       // The model alone, every partition moving: the sums DescribeLogDirs reads, and the walk.
-      const dirs = (topic: string) => (partition: number) => 0;
+      const dirs = () => () => 0; // one log dir: every replica in dir 0
       timed('used bytes, all brokers', () => {
         for (const b of sim.endpoints()) sim.model.logDirUsedBytesByDir(b.id);
       });

@@ -49,7 +49,7 @@ const empty: ThrottleConfigValues = {
   brokers: Object.fromEntries(Array.from({ length: BROKERS }, (_, b) => [String(b), { leaderRate: null, followerRate: null }])),
 };
 const first = reconcileThrottles(empty, mergeThrottleDemands(demands), { topics: {}, brokers: {} });
-const configs: ThrottleConfigValues = JSON.parse(JSON.stringify(empty));
+const configs = structuredClone(empty);
 for (const a of first.alterations) {
   const target = (a.resourceType === 'topic' ? configs.topics : configs.brokers) as Record<string, Record<string, string | null>>;
   for (const c of a.configs) {
