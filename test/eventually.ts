@@ -2,6 +2,8 @@
 // write, a reconnect): poll a condition until it holds or a deadline passes, never a fixed sleep.
 // One helper for every test; on a timeout it says what it waited for.
 
+import { inspect } from 'node:util';
+
 export interface EventuallyOptions {
   /** How long to wait in all; default 10 s. */
   readonly timeoutMs?: number;
@@ -35,15 +37,20 @@ export async function eventually<T>(first: string | Check<T>, second?: Check<T> 
       last = err;
     }
     if (Date.now() > deadline) {
-      const why = last === undefined ? '' : `; the last check threw: ${last instanceof Error ? last.message : String(last)}`;
+      const why = last === undefined ? '' : `; the last check threw: ${describeThrown(last)}`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`, { cause: last });
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
+/** What a check threw, for the timeout's message: an Error's message, a string as it is, anything else inspected. */
+function describeThrown(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : typeof thrown === 'string' ? thrown : inspect(thrown);
+}
+
 /** The check's source on one line, shortened: names an unnamed wait in the timeout's message. */
-function sourceOf(check: Function): string {
+function sourceOf(check: () => unknown): string {
   const text = check.toString().replace(/\s+/g, ' ').trim();
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }

@@ -203,8 +203,8 @@ function checkRecords(s: ChaosSchedule, h: History, final: FinalState, out: Viol
       const wrong =
         p.state === 'completed' ? !atTarget : p.state === 'failed' ? !atOriginal : p.state === 'cancelled' && !atOriginal && !atTarget;
       if (!wrong) continue;
-      const recorded = `recorded ${p.state} (original [${p.original}], target [${p.target}])`;
-      const message = `${p.topic}-${p.partition} ${recorded} is at [${at}] in Kafka`;
+      const recorded = `recorded ${p.state} (original [${p.original.join(',')}], target [${p.target.join(',')}])`;
+      const message = `${p.topic}-${p.partition} ${recorded} is at [${at.join(',')}] in Kafka`;
       out.push({ invariant: 'record-vs-cluster', post: e.post, message });
     }
   }

@@ -11,6 +11,15 @@ const answer =
       headers: { 'content-type': 'application/problem+json', ...headers },
     });
 
+/** The URL a fake fetch was called with (the client passes a string; a URL or Request is named by its href). */
+const urlOf = (input: RequestInfo | URL): string => (typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+
+/** The client sends JSON bodies as strings; anything else is a bug the test should name. */
+function bodyText(init: RequestInit | undefined): string {
+  if (typeof init?.body !== 'string') throw new Error(`expected a string body, got ${typeof init?.body}`);
+  return init.body;
+}
+
 it('a 429 problem becomes an ApiError with its Retry-After and a sentence a person can read', async () => {
   const api = createClient({
     baseUrl: 'http://gw',
@@ -42,7 +51,7 @@ it('sends the bearer token and JSON body; per-field errors are listed', async ()
     baseUrl: 'http://gw/',
     token: 'tok',
     fetch: async (url, init) => {
-      seen = { url: String(url), init };
+      seen = { url: urlOf(url), init };
       return new Response(
         JSON.stringify({
           title: 'Request validation failed',
@@ -93,7 +102,7 @@ it("pages of partitions: the first with its filters, the next by following `next
   const api = createClient({
     baseUrl: 'http://proxy/gw/',
     fetch: async (url) => {
-      seen.push(String(url));
+      seen.push(urlOf(url));
       const next = seen.length === 1 ? 'http://internal:8080/reassignments/r%201/partitions?state=moving&limit=1&cursor=abc' : null;
       return new Response(JSON.stringify({ items: [], next }), { status: 200 });
     },
@@ -110,7 +119,7 @@ it('pause and resume are PATCH {paused}', async () => {
   const bodies: unknown[] = [];
   const api = createClient({
     baseUrl: '',
-    fetch: async (_url, init) => (bodies.push(JSON.parse(String(init!.body))), new Response('{}', { status: 200 })),
+    fetch: async (_url, init) => (bodies.push(JSON.parse(bodyText(init))), new Response('{}', { status: 200 })),
   });
   await api.pauseReassignment('r');
   await api.resumeReassignment('r');

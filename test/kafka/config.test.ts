@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import { backoffMs, equalJitter, parseKafkaConfig, retryDelayMs, toClientOptions } from '../../src/kafka/config.js';
 
 const base = { KAFKA_BOOTSTRAP_SERVERS: 'k1:9092, k2:9093' };
@@ -116,9 +117,11 @@ test('TLS', () => {
   const files: Record<string, string> = { '/ca.pem': 'CA', '/c.pem': 'CERT', '/k.pem': 'KEY' };
   const o = toClientOptions(c, (p) => Buffer.from(files[p]));
   assert.equal(o.tls?.rejectUnauthorized, false);
-  assert.equal(String(o.tls?.ca), 'CA');
-  assert.equal(String(o.tls?.cert), 'CERT');
-  assert.equal(String(o.tls?.key), 'KEY');
+  // Each file is read into a Buffer: its text is what the file held.
+  const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : inspect(v));
+  assert.equal(text(o.tls?.ca), 'CA');
+  assert.equal(text(o.tls?.cert), 'CERT');
+  assert.equal(text(o.tls?.key), 'KEY');
 
   assert.deepEqual(parseKafkaConfig({ ...base, KAFKA_TLS: 'TRUE' }).tls, { rejectUnauthorized: true });
   assert.throws(() => parseKafkaConfig({ ...base, KAFKA_TLS: 'true', KAFKA_TLS_CERT_FILE: '/c.pem' }), /set together/);

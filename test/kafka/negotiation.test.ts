@@ -5,6 +5,8 @@
 // the simulator answering as 2.8 (ZooKeeper), 3.3, 3.7, 4.0, 4.1 and 4.2 records no request outside its range.
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GATEWAY_APIS, negotiate, unsupportedApiError, type BrokerApiVersions } from '../../src/kafka/apis/versions.js';
 import { API_VERSIONS_BY_RELEASE } from '../../src/domain/kafka-api-versions-by-release.js';
 import { createKafkaGateway } from '../../src/kafka/admin.js';
@@ -150,8 +152,6 @@ test('a broker that refuses ApiVersions v3: a KafkaRequestError, not taken for t
 // <api>V<N> must send that API's key at version N (the binding moved once: in 1.x
 // describeClientQuotasV0 sent v1). Every such module src/ imports is checked.
 test('every client module src/ imports sends the API key and version its name says', async () => {
-  const { readdirSync, readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
   const kafka = (await import('@platformatic/kafka')) as unknown as Record<
     string,
     { api?: { key?: number; version?: number } } | undefined

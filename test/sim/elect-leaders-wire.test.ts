@@ -17,7 +17,6 @@ after(async () => {
   await sim.close();
 });
 
-const port = (id: number): number => sim.endpoints().find((e) => e.id === id && e.up)!.port;
 const anyPort = (): number => sim.endpoints().find((e) => e.up)!.port;
 
 function createTopic(name: string, replicas: number[][]): void {

@@ -199,7 +199,7 @@ test('an error answer in every API’s shape: top-level and per-item error field
       assert.ok(codes.length > 0, `${name}: some error field`);
       assert.ok(
         codes.every((c) => c === 29),
-        `${name}: every error field is 29, got ${codes}`,
+        `${name}: every error field is 29, got ${codes.join(',')}`,
       );
       if ('throttleTimeMs' in res) assert.equal(res.throttleTimeMs, 1234, name);
       names(res);

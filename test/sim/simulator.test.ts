@@ -72,11 +72,15 @@ test('requests split across TCP segments and pipelined on one connection are ans
     const s = net.connect(port(2), '127.0.0.1');
     let acc = Buffer.alloc(0);
     const seen: number[] = [];
-    s.on('connect', async () => {
+    // Five bytes a turn: both frames arrive split across many reads.
+    const writeInPieces = async () => {
       for (let i = 0; i < all.length; i += 5) {
         s.write(all.subarray(i, i + 5));
         await new Promise((r) => setImmediate(r));
       }
+    };
+    s.on('connect', () => {
+      writeInPieces().catch(reject);
     });
     s.on('data', (d) => {
       acc = Buffer.concat([acc, d]);
@@ -105,7 +109,7 @@ test('the real client creates, describes, grows and deletes topics', async () =>
     assert.equal(new Set(p.replicas).size, 2);
     // Rack-aware: two replicas always straddle racks a and b.
     const racks = p.replicas.map((r: number) => sim.endpoints().find((e) => e.id === r)!.rack);
-    assert.equal(new Set(racks).size, 2, `partition replicas ${p.replicas} on racks ${racks}`);
+    assert.equal(new Set(racks).size, 2, `partition replicas ${p.replicas.join(',')} on racks ${racks.join(',')}`);
   }
   // No assignments: the client sends null and the controller places the new partitions.
   await admin.createPartitions({ topics: [{ name: 'orders', count: 6 }] });

@@ -216,7 +216,10 @@ describe('reassignment layout in the state topic', () => {
     const a = new StateStore(log);
     const leader: string[] = [];
     const follower: string[] = [];
-    for (let p = 0; p < 60_000; p++) (leader.push(`${p}:0`, `${p}:1`), follower.push(`${p}:3`));
+    for (let p = 0; p < 60_000; p++) {
+      leader.push(`${p}:0`, `${p}:1`);
+      follower.push(`${p}:3`);
+    }
     const r = {
       ...record('d', 10),
       throttleDemand: {

@@ -89,7 +89,7 @@ describe('plan goal leaders', () => {
         const counts = leadersAfter(cluster(k, partitions), p, k);
         const spread = Math.max(...counts) - Math.min(...counts);
         if (balanceAchievable(partitions, k)) {
-          assert.ok(spread <= 1, `counts ${counts} for ${JSON.stringify(partitions)}`);
+          assert.ok(spread <= 1, `counts ${counts.join(',')} for ${JSON.stringify(partitions)}`);
           assert.ok(!p.warnings.some((w) => w.code === 'LEADERS_NOT_BALANCED'));
         } else {
           assert.ok(

@@ -74,7 +74,7 @@ function assertCommon(cluster: PlanCluster, request: PlanRequest, p: Plan): void
     assert.equal(
       new Set(x.targetReplicas).size,
       x.targetReplicas.length,
-      `replicas distinct: ${x.topic}-${x.partition} ${x.targetReplicas}`,
+      `replicas distinct: ${x.topic}-${x.partition} ${x.targetReplicas.join(',')}`,
     );
     assert.deepEqual(x.currentReplicas, current.get(`${x.topic}-${x.partition}`));
     assert.notDeepEqual(x.targetReplicas, x.currentReplicas, 'only changed partitions are listed');
@@ -168,14 +168,14 @@ function checkRebalance(cluster: PlanCluster, request: PlanRequest): Plan {
   assert.ok(!p.warnings.some((w) => w.code === 'GOAL_NOT_REACHED'), JSON.stringify(p.warnings));
   for (const topic of cluster.topics) {
     const counts = ids.map((b) => topic.partitions.filter((x) => t.get(`${topic.name}-${x.partition}`)!.includes(b)).length);
-    if (!names || names.includes(topic.name)) assert.ok(spread(counts) <= 1, `topic ${topic.name} spread ${counts}`);
+    if (!names || names.includes(topic.name)) assert.ok(spread(counts) <= 1, `topic ${topic.name} spread ${counts.join(',')}`);
   }
   if (names)
     assert.ok(
       p.partitions.every((x) => names.includes(x.topic)),
       'only the topics named move',
     );
-  else assert.ok(spread(p.after.map((l) => l.replicas)) <= 1, `totals ${p.after.map((l) => l.replicas)}`);
+  else assert.ok(spread(p.after.map((l) => l.replicas)) <= 1, `totals ${p.after.map((l) => l.replicas).join(',')}`);
   const fewest = fewestRebalanceMoves(cluster, names);
   assert.equal(p.lowerBound.movedReplicas, fewest, 'the lower bound is the exact minimum');
   assert.equal(p.movedReplicas, fewest, `moved ${p.movedReplicas}, fewest possible ${fewest}`);

@@ -127,7 +127,7 @@ describe('mergeThrottleDemands memo', () => {
         for (const topic of ['a', 'b', 'c']) {
           for (const field of ['leader', 'follower'] as const) {
             const parts = demands.map((d) => d.topics[topic]?.[field]).filter((x) => x !== undefined);
-            const want = parts.length === 0 ? undefined : parts.includes('*') ? '*' : naiveUnion(parts.flat() as string[], []);
+            const want = parts.length === 0 ? undefined : parts.includes('*') ? '*' : naiveUnion(parts.flat(), []);
             const got = merged.topics[topic]?.[field];
             assert.deepEqual(got === undefined || got === '*' ? got : [...got], want);
           }

@@ -178,7 +178,7 @@ test('the tracker: many copies per rate class, phases spread and bunched, summed
           tracker.addCopiedBytes(0, none); // brokers 0-2 only lead: nothing copies into them
           assert.ok(
             none.every((n) => n === 0),
-            `nothing copies into broker 0: ${none}`,
+            `nothing copies into broker 0: ${none.join(',')}`,
           );
         }
       },

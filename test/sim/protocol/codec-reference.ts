@@ -4,7 +4,7 @@
 // codec with (same bytes out, same values and errors in) and bench/sim-codec.ts times it
 // against. Do not "improve" it: its worth is that it is the old behaviour.
 import { MalformedFrameError } from '../../../src/sim/protocol/buffers.js';
-import { inRange, type FieldSchema, type MessageSchema, type VersionRange } from '../../../src/sim/protocol/schema.js';
+import { inRange, type FieldSchema, type MessageSchema } from '../../../src/sim/protocol/schema.js';
 
 export class Reader {
   offset = 0;
