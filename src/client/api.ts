@@ -78,7 +78,8 @@ export interface BrokerLoad {
 
 /** POST /plans (gateways with planning). */
 export interface PlanRequest {
-  goal: 'decommission' | 'rebalance' | 'replication-factor' | 'rack-repair' | string;
+  /** 'decommission', 'rebalance', 'replication-factor', 'rack-repair', or a goal a newer gateway knows. */
+  goal: string;
   brokers?: number[];
   topics?: string[];
   excludeTopics?: string[];

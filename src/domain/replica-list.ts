@@ -78,7 +78,7 @@ let differences = new WeakMap<readonly number[], Map<readonly number[], readonly
  */
 export function sharedDifference(list: readonly number[], drop: readonly number[]): readonly number[] {
   let byDrop = differences.get(list);
-  if (byDrop === undefined) differences.set(list, (byDrop = new Map()));
+  if (byDrop === undefined) differences.set(list, (byDrop = new Map<readonly number[], readonly number[]>()));
   let out = byDrop.get(drop);
   if (out === undefined) {
     const kept: number[] = [];

@@ -134,6 +134,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
     // Held (issue 30): a running record with a hold; read structurally (a record of any version).
     const hold = (record as { hold?: { since?: unknown; reasons?: readonly { kind?: unknown }[] } }).hold;
     const held = record.state === 'running' && hold !== undefined && hold !== null;
+    const holdReasons: readonly { kind?: unknown }[] | undefined = Array.isArray(hold?.reasons) ? hold.reasons : undefined;
     // The state as the API answers it (routes/reassignments.ts): a paused running record is
     // `paused`, a held one `held` (paused wins), anything else its record state.
     const paused = record.paused ?? false;
@@ -184,7 +185,7 @@ export class ReassignmentChanges implements ReassignmentChangeFeed {
         requestedBy: record.requestedBy ?? null,
         reason:
           record.reason ??
-          (state === 'held' && Array.isArray(hold?.reasons) ? `held: ${hold.reasons.map((r) => String(r.kind)).join(', ')}` : null),
+          (state === 'held' && holdReasons !== undefined ? `held: ${holdReasons.map((r) => String(r.kind)).join(', ')}` : null),
         rollbackOf: record.rollbackOf ?? null,
       };
       this.#retain(change);

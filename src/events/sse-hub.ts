@@ -13,7 +13,7 @@
 // A stream is sent the summary only (counts, bytes, rate), never partition rows. Memory is
 // O(streams + live reassignments); a client that does not read (its socket buffer over
 // `maxBufferedBytes`) is dropped and reconnects with Last-Event-ID.
-import { TERMINAL_STATES, type ReassignmentRecord, type ReassignmentState } from '../state/records.js';
+import { TERMINAL_STATES, type ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 import type { ReassignmentDetail } from '../services/reassignments/reassignment-service.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';

@@ -51,7 +51,9 @@ export function redactBody(value: unknown, depth = 0): unknown {
     if (entries.length > MAX_KEYS) out['...'] = `${entries.length - MAX_KEYS} more keys`;
     return out;
   }
-  return String(value);
+  // Left: undefined, bigint, symbol or a function (JSON.parse makes none of them): as String() writes them.
+  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') return value.toString();
+  return 'undefined';
 }
 
 interface KafkaErrorRef {

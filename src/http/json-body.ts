@@ -115,7 +115,7 @@ export function* scanJson(
 
 // --- body-parser's json parse (strict), for the fallback: same results, same errors --------
 
-const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
+const FIRST_NON_WHITESPACE = /^[\x20\t\n\r]*([^\x20\t\n\r]|$)/;
 
 function normalizeJsonSyntaxError(error: Error, message: string, stack: string): Error {
   for (const key of Object.getOwnPropertyNames(error))
@@ -172,15 +172,19 @@ function findMarker(root: unknown, marker: string): { holder: Record<string, unk
     if (typeof v !== 'object' || v === null) return;
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (v[i] === marker) ((found = { holder: v, key: i }), count++);
-        else visit(v[i]);
+        if (v[i] === marker) {
+          found = { holder: v, key: i };
+          count++;
+        } else visit(v[i]);
       }
       return;
     }
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
-      if (x === marker) ((found = { holder: v as Record<string, unknown>, key: k }), count++);
-      else visit(x);
+      if (x === marker) {
+        found = { holder: v as Record<string, unknown>, key: k };
+        count++;
+      } else visit(x);
     }
   };
   visit(root);

@@ -116,7 +116,7 @@ export function* jsonPieces(value: unknown, smallNodes = SMALL_NODES): Generator
     seen.add(v);
     let out: string;
     if (v instanceof LazyJsonArray || Array.isArray(v)) {
-      const lazy = v instanceof LazyJsonArray ? v : undefined;
+      const lazy = v instanceof LazyJsonArray ? (v as LazyJsonArray<unknown>) : undefined;
       const arr = lazy ? undefined : (v as unknown[]);
       out = '[';
       for (let i = 0; i < v.length; i++) {
@@ -237,7 +237,7 @@ export function materialize(v: unknown): unknown {
     let out: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {
       const m = materialize(v[i]);
-      if (m !== v[i]) (out ??= [...v])[i] = m;
+      if (m !== v[i]) (out ??= [...(v as unknown[])])[i] = m;
     }
     return out ?? v;
   }
@@ -268,7 +268,7 @@ export async function sendJson(
 ): Promise<void> {
   res.status(status);
   const app = res.app;
-  const custom = app.get('json replacer') !== undefined || app.get('json spaces') !== undefined || app.get('json escape');
+  const custom = app.get('json replacer') !== undefined || app.get('json spaces') !== undefined || Boolean(app.get('json escape'));
   const from = opts.slicedFrom ?? (app.get(SLICED_FROM_SETTING) as number | undefined) ?? SLICED_ANSWER_NODES;
   if (custom || smallerThan(body, from)) {
     res.json(materialize(body));

@@ -31,6 +31,6 @@ export function loadSpec(): LoadedSpec {
   if (cached) return cached;
   const path = findSpecPath();
   const text = readFileSync(path, 'utf8');
-  cached = { text, document: parse(text), path };
+  cached = { text, document: parse(text) as LoadedSpec['document'], path };
   return cached;
 }

@@ -63,7 +63,7 @@ export class CallerClients {
       ping: () => lease((g) => g.ping()),
       forCaller: (other) => (other === clientId ? view : this.view(other)),
       // The pool owns the clients' lifecycle; closing a view closes nothing.
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
     return view;
   }

@@ -301,13 +301,13 @@ export class HealthInterlock {
 
   /** The gauge of held reassignments, from the state topic as this instance sees it (every instance reports the same). */
   #report(): void {
-    const set = this.#d.metrics?.setHeld;
-    if (!set) return;
+    const metrics = this.#d.metrics;
+    if (!metrics?.setHeld) return;
     const list: { id: string; reasons: string[] }[] = [];
     for (const r of this.#d.store.view().reassignments.values()) {
       if (r.state === 'running' && r.hold) list.push({ id: r.id, reasons: r.hold.reasons.map((x) => x.kind) });
     }
-    set.call(this.#d.metrics, list);
+    metrics.setHeld(list);
   }
 }
 

@@ -124,11 +124,11 @@ export function coversDemand(have: ThrottleDemand, need: ThrottleDemand): boolea
     const h = have.topics[topic];
     for (const side of ['leader', 'follower'] as const) {
       const n = t[side];
-      if (n === undefined || (Array.isArray(n) && n.length === 0)) continue;
+      if (n === undefined || (n !== '*' && n.length === 0)) continue;
       const hs = h?.[side];
       if (hs === '*') continue;
       if (n === '*' || hs === undefined) return false;
-      const set = new Set(hs);
+      const set = new Set<string>(hs);
       if (!n.every((e) => set.has(e))) return false;
     }
   }

@@ -119,5 +119,5 @@ const stop = async (): Promise<void> => {
   await sim.close();
   process.exit(0);
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());

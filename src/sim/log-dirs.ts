@@ -20,6 +20,9 @@
 // the copy (the move is simply dropped), and different dirs per broker.
 import type { Clock } from './clock.js';
 
+// Long.MAX_VALUE (2^63 - 1) is 2^63 as a double.
+const LONG_MAX = 2 ** 63;
+
 export const LOG_DIR_THROTTLE = 'replica.alter.log.dirs.io.max.bytes.per.second';
 
 export interface LogDirsHost {
@@ -153,7 +156,7 @@ export class LogDirs {
   rate(brokerId: number): number {
     const raw = this.host.brokerConfig(brokerId, LOG_DIR_THROTTLE);
     const n = raw === null ? NaN : Number(raw);
-    return Number.isFinite(n) && n >= 0 && n < 9223372036854775807 ? n : Infinity;
+    return Number.isFinite(n) && n >= 0 && n < LONG_MAX ? n : Infinity;
   }
 
   private settle(brokerId: number, topic: string, partition: number): void {

@@ -9,7 +9,6 @@ import {
   hasUser,
   hasClientId,
   hasIp,
-  entityKey,
   parseEntityKey,
   invalid,
   type QuotaEntity,

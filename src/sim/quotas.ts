@@ -96,7 +96,8 @@ function javaEntityString(components: readonly EntityComponent[]): string {
   return `ClientQuotaEntity(entries={${components.map((c) => `${c.entityType}=${c.entityName ?? 'null'}`).join(', ')}})`;
 }
 
-const LONG_MAX = 9223372036854775807;
+// Long.MAX_VALUE (2^63 - 1) is 2^63 as a double.
+const LONG_MAX = 2 ** 63;
 const INT_MAX = 2147483647;
 
 /**

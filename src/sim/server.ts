@@ -209,7 +209,7 @@ export class BrokerServer {
       // enabled") is an InvalidRequestException, and processChannelException closes the connection.
       if (apiKey !== API_VERSIONS_KEY) throw new MalformedFrameError(`unsupported ${handler.name} v${apiVersion}`);
       // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our ranges.
-      const body = handler.unsupportedVersionResponse!(this.opts.runtime);
+      const body: unknown = handler.unsupportedVersionResponse!(this.opts.runtime);
       return this.send(socket, handler, 0, header.correlationId, body);
     }
     // KIP-368: a session past its expiry is closed at its next request (SocketServer), unless the

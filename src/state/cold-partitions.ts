@@ -48,7 +48,7 @@ const STATE_INDEX = new Map<PartitionState, number>(PARTITION_STATES.map((s, i) 
 /** Packs `ps` (yielding through `pace` every PACK_SLICE entries). Replica lists are kept as the same arrays. */
 export async function packPartitions(
   ps: readonly ReassignmentPartitionRecord[],
-  pace: () => Promise<void> = async () => undefined,
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<PackedPartitions> {
   const n = ps.length;
   const topics: string[] = [];

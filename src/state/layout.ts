@@ -276,7 +276,7 @@ export async function encodeReassignment(
   prev: { record: ReassignmentRecord; header: ReassignmentHeader } | undefined,
   gen: string,
   now: number,
-  pace: () => Promise<void> = async () => undefined,
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<EncodedReassignment> {
   const chunks: EncodedReassignment['chunks'] = [];
   const refs: ChunkRef[] = [];

@@ -269,7 +269,8 @@ export function decodeValue(key: string, raw: string): StateValue | undefined {
  * layout.ts) is not a whole record: undefined here (the store assembles it).
  */
 export function normalizeInlineReassignment(r: ReassignmentRecord): ReassignmentRecord | undefined {
-  if (!Array.isArray(r.partitions)) return undefined;
+  const partitions: unknown = r.partitions;
+  if (!Array.isArray(partitions)) return undefined;
   const derived = (p: ReassignmentPartitionRecord): PartitionState => {
     if (p.startError) return 'failed';
     if (p.supersededBy) return 'cancelled';

@@ -73,8 +73,16 @@ export function* assignCeilSlotsSteps(k: number, topics: readonly CeilSlotTopic[
   const head = new Int32Array(V).fill(-1);
   let m = 0;
   const add = (u: number, v: number, c: number, w: number): number => {
-    ((to[m] = v), (cap[m] = c), (cost[m] = w), (next[m] = head[u]!), (head[u] = m++));
-    ((to[m] = u), (cap[m] = 0), (cost[m] = -w), (next[m] = head[v]!), (head[v] = m++));
+    to[m] = v;
+    cap[m] = c;
+    cost[m] = w;
+    next[m] = head[u];
+    head[u] = m++;
+    to[m] = u;
+    cap[m] = 0;
+    cost[m] = -w;
+    next[m] = head[v];
+    head[v] = m++;
     return m - 2;
   };
   const topicEdges = new Int32Array(T).fill(-1);

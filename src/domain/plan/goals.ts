@@ -313,7 +313,10 @@ export function* balancePreferredLeaders(m: Model): Steps<void> {
   let n = 0;
   for (const p of m.parts) {
     const b = p.target[0];
-    if (b !== undefined && m.eligible[b]) (leaders[b]++, n++);
+    if (b !== undefined && m.eligible[b]) {
+      leaders[b]++;
+      n++;
+    }
   }
   const k = m.eligibleList.length;
   if (k === 0) return;

@@ -59,7 +59,10 @@ export function* loads(m: Model, replicas: (p: Part) => readonly number[]): Step
   for (const p of m.parts) {
     const r = replicas(p);
     if (r.length > 0) leaders[r[0]]++;
-    for (const b of r) (count[b]++, (bytes[b] += p.bytes));
+    for (const b of r) {
+      count[b]++;
+      bytes[b] += p.bytes;
+    }
     if (tick()) yield;
   }
   return m.ids.map((id, b) => ({

@@ -98,7 +98,10 @@ export function pickRemoval(m: Model, p: Part, tc: Int32Array): number {
   for (let i = 1; i < p.target.length; i++) {
     const b = p.target[i];
     const score = removalScore(m, b, tc) + (m.rackAware && racks.get(m.rackKey[b])! > 1 ? 1e12 : 0);
-    if (score > pickScore) ((pick = i), (pickScore = score));
+    if (score > pickScore) {
+      pick = i;
+      pickScore = score;
+    }
   }
   return pick < 0 ? p.target.length - 1 : pick;
 }

@@ -211,7 +211,12 @@ export function* planReassignmentSteps(cluster: PlanCluster, request: PlanReques
 
   const count = new Int32Array(ids.length);
   const bytes = new Float64Array(ids.length);
-  for (const p of parts) for (const b of p.target) (count[b]++, (bytes[b] += p.bytes));
+  for (const p of parts) {
+    for (const b of p.target) {
+      count[b]++;
+      bytes[b] += p.bytes;
+    }
+  }
   const m: Model = {
     ids,
     racks,

@@ -27,6 +27,7 @@ export const ORIGIN_GOAL_MAX = 64;
 export const ORIGIN_DESCRIPTION_MAX = 200;
 /** A goal is a label: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 const GOAL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this pattern looks for (they are refused in a label)
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -184,7 +184,7 @@ export function* validateReassignmentSteps(
   if (errors.length > 0) return { ok: false, errors };
   yield;
 
-  const rollback: PartitionAssignment[] = new Array(planned.length);
+  const rollback = new Array<PartitionAssignment>(planned.length);
   for (let i = 0; i < planned.length; i++) {
     const p = planned[i];
     rollback[i] = { topic: p.topic, partition: p.partition, replicas: p.currentReplicas };

@@ -135,7 +135,7 @@ export function* parseReassignmentRequestSteps(body: unknown): Steps<ParseReassi
   } else {
     const entries: unknown[] = body.partitions;
     // Sized at once (push would copy the growing array of 100,000 a few times over).
-    partitions = new Array(entries.length);
+    partitions = new Array<PartitionAssignment>(entries.length);
     let n = 0;
     for (let i = 0; i < entries.length; i++) {
       // The common entry is checked without building a path or a copy; anything else is parseEntry's.
@@ -229,7 +229,7 @@ export function* formatReassignmentFileSteps(assignments: Iterable<PartitionAssi
     else byTopic.set(a.topic, [a]);
     if (++steps % STEP_ITEMS === 0) yield;
   }
-  const partitions: ReassignmentFileEntry[] = new Array(all.length);
+  const partitions = new Array<ReassignmentFileEntry>(all.length);
   let n = 0;
   const topics = [...byTopic.keys()].sort();
   for (let t = 0; t < topics.length; t++) {

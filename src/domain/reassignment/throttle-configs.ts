@@ -101,7 +101,7 @@ function parseUncached(value: string): ThrottledReplicas | null {
     if (!parsed) return null;
     entries.add(replicaEntry(parsed.partition, parsed.broker));
   }
-  return Object.freeze({ all: false, entries: Object.freeze([...entries]) as readonly string[] });
+  return Object.freeze({ all: false, entries: Object.freeze([...entries]) });
 }
 
 /** Kafka's format: deduplicated, sorted as strings (UTF-16 code units, like Java's String order), comma-joined. */

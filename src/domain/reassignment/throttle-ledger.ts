@@ -47,7 +47,7 @@ import {
   type ThrottleConfigName,
 } from './throttle-configs.js';
 import type { ReassignmentThrottles } from './throttles.js';
-import { drain, STEP_ITEMS, type Steps } from '../steps.js';
+import { drain, type Steps } from '../steps.js';
 import { union, sortedUnion, setOf, sameSet } from './throttle-entries.js';
 
 /** Entries demanded for one list config: `*` or `partition:broker` entries. */

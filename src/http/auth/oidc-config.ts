@@ -109,7 +109,7 @@ export function parseRoleMap(raw: string | undefined, problems: string[], source
     }
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
       problems.push(`${source}: expected a JSON object of claim value -> role`);
-    else for (const [value, role] of Object.entries(doc)) add(value, role, JSON.stringify({ [value]: role }));
+    else for (const [value, role] of Object.entries(doc as Record<string, unknown>)) add(value, role, JSON.stringify({ [value]: role }));
     return map;
   }
   for (const item of list(v)) {

@@ -17,9 +17,10 @@ type Schemas = components['schemas'];
 
 /** A validated repeated query parameter: Express gives a string for one value, an array for several. */
 function queryList(query: unknown, name: string): string[] {
-  const v = (query as Record<string, unknown>)[name];
+  // Validated against the spec before the route runs: a string or an array of strings.
+  const v = (query as Record<string, string | string[] | undefined>)[name];
   if (Array.isArray(v)) return v.map(String);
-  return v === undefined ? [] : [String(v)];
+  return v === undefined ? [] : [v];
 }
 
 function send<R extends BatchItem>(res: Response, answer: BatchAnswer<R>): void {

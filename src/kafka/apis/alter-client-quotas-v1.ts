@@ -31,7 +31,6 @@ import { at, GATEWAY_APIS } from './versions.js';
 
 type AlterEntry = Parameters<typeof alterClientQuotasV1.createRequest>[0][number];
 type AlterOp = AlterEntry['ops'][number];
-type EntityType = AlterEntry['entities'][number]['entityType'];
 
 function entityComponents(entity: QuotaEntity): AlterEntry['entities'] {
   const out: AlterEntry['entities'] = [];

@@ -244,7 +244,7 @@ export async function alterPartitionReassignments(
   );
   const a = decode(res.answer);
   if (a.errorCode !== 0) throw new KafkaRequestError('kafka', kafkaErrorInfo(a.errorCode, a.errorMessage));
-  const out: PartitionMoveResult[] = new Array(moves.length);
+  const out = new Array<PartitionMoveResult>(moves.length);
   for (let i = 0; i < moves.length; i++) {
     const m = moves[i];
     const code = a.codes[i];

@@ -76,15 +76,15 @@ export class CopiedSum {
   /** Members per bucket. */
   private readonly counts = new Int32Array(PHASE_BUCKETS);
   /** The groups of each bucket, integral ones apart (never looked into when X is whole). */
-  private readonly buckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
-  private readonly integralBuckets: (PhaseGroup[] | undefined)[] = new Array(PHASE_BUCKETS);
+  private readonly buckets = new Array<PhaseGroup[] | undefined>(PHASE_BUCKETS);
+  private readonly integralBuckets = new Array<PhaseGroup[] | undefined>(PHASE_BUCKETS);
   /** The groups by mark, then copied. */
   private readonly groups = new Map<number, Map<number, PhaseGroup>>();
 
   /** A copy joins its class (copied and mark set), `acc` the class's accumulator now. */
   add(c: SummedCopy, acc: number): void {
     let byCopied = this.groups.get(c.mark);
-    if (byCopied === undefined) this.groups.set(c.mark, (byCopied = new Map()));
+    if (byCopied === undefined) this.groups.set(c.mark, (byCopied = new Map<number, PhaseGroup>()));
     let g = byCopied.get(c.copied);
     if (g === undefined) {
       const q = c.copied - c.mark + 1e-6;

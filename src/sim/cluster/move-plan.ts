@@ -36,8 +36,8 @@ export interface ReassignmentRecord {
 export interface MovePlanState {
   topic(name: string): TopicState | undefined;
   uncleanAllowed(t: TopicState): boolean;
-  isUp(brokerId: number): boolean;
-  isRegistered(brokerId: number): boolean;
+  isUp: (brokerId: number) => boolean;
+  isRegistered: (brokerId: number) => boolean;
 }
 
 /**

@@ -146,7 +146,7 @@ export class RateClasses<P> {
   /** The class of the copies from `leader` to `follower` with these throttles; a new one begins at `time`. */
   classFor(leader: number, follower: number, lt: boolean, ft: boolean, time: number): RateClass<P> {
     let byLeader = this.byPair.get(leader);
-    if (!byLeader) this.byPair.set(leader, (byLeader = new Map()));
+    if (!byLeader) this.byPair.set(leader, (byLeader = new Map<number, (RateClass<P> | undefined)[]>()));
     let slots = byLeader.get(follower);
     if (!slots) byLeader.set(follower, (slots = [undefined, undefined, undefined, undefined]));
     const slot = (lt ? 2 : 0) + (ft ? 1 : 0);

@@ -47,7 +47,7 @@ export class ReplicaIndex {
 
   private addOne(t: TopicState, p: PartitionState, b: number): void {
     let topics = this.byBroker.get(b);
-    if (!topics) this.byBroker.set(b, (topics = new Map()));
+    if (!topics) this.byBroker.set(b, (topics = new Map<TopicState, Set<PartitionState>>()));
     let parts = topics.get(t);
     if (!parts) topics.set(t, (parts = new Set()));
     const size = parts.size;

@@ -38,7 +38,7 @@ export const alterReplicaLogDirsHandler = defineHandler<AlterReplicaLogDirsReque
     for (const d of req.dirs) {
       for (const t of d.topics) {
         let parts = wanted.get(t.name);
-        if (!parts) wanted.set(t.name, (parts = new Map()));
+        if (!parts) wanted.set(t.name, (parts = new Map<number, string>()));
         for (const p of t.partitions) parts.set(p, d.path);
       }
     }

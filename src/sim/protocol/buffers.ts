@@ -168,7 +168,7 @@ export class Writer {
   // expressions, so a fraction truncates the same way); anything else (out of range, NaN, not a
   // number) goes to Buffer's method, which coerces or throws its RangeError as it always did.
   int8(v: number): this {
-    if (typeof v !== 'number' || !(v >= -0x80 && v <= 0x7f)) return this.slow(v, 1, Buffer.prototype.writeInt8);
+    if (typeof v !== 'number' || !(v >= -0x80 && v <= 0x7f)) return this.slow(v, 1, 'writeInt8');
     this.ensure(1);
     const b = this.cur,
       p = this.pos;
@@ -177,9 +177,9 @@ export class Writer {
     return this;
   }
   /** Out of range, NaN or not a number: Buffer's own method, which coerces or throws. */
-  private slow(v: number, n: number, write: (this: Buffer, v: number, offset: number) => number): this {
+  private slow(v: number, n: number, write: 'writeInt8' | 'writeInt16BE' | 'writeUInt16BE' | 'writeInt32BE' | 'writeUInt32BE'): this {
     this.ensure(n);
-    write.call(this.cur, v, this.pos);
+    this.cur[write](v, this.pos);
     this.pos += n;
     return this;
   }
@@ -187,7 +187,7 @@ export class Writer {
     return this.int8(v ? 1 : 0);
   }
   int16(v: number): this {
-    if (typeof v !== 'number' || !(v >= -0x8000 && v <= 0x7fff)) return this.slow(v, 2, Buffer.prototype.writeInt16BE);
+    if (typeof v !== 'number' || !(v >= -0x8000 && v <= 0x7fff)) return this.slow(v, 2, 'writeInt16BE');
     this.ensure(2);
     const b = this.cur,
       p = this.pos;
@@ -197,7 +197,7 @@ export class Writer {
     return this;
   }
   uint16(v: number): this {
-    if (typeof v !== 'number' || !(v >= 0 && v <= 0xffff)) return this.slow(v, 2, Buffer.prototype.writeUInt16BE);
+    if (typeof v !== 'number' || !(v >= 0 && v <= 0xffff)) return this.slow(v, 2, 'writeUInt16BE');
     this.ensure(2);
     const b = this.cur,
       p = this.pos;
@@ -207,7 +207,7 @@ export class Writer {
     return this;
   }
   int32(v: number): this {
-    if (typeof v !== 'number' || !(v >= -0x80000000 && v <= 0x7fffffff)) return this.slow(v, 4, Buffer.prototype.writeInt32BE);
+    if (typeof v !== 'number' || !(v >= -0x80000000 && v <= 0x7fffffff)) return this.slow(v, 4, 'writeInt32BE');
     this.ensure(4);
     const b = this.cur,
       p = this.pos;
@@ -219,7 +219,7 @@ export class Writer {
     return this;
   }
   uint32(v: number): this {
-    if (typeof v !== 'number' || !(v >= 0 && v <= 0xffffffff)) return this.slow(v, 4, Buffer.prototype.writeUInt32BE);
+    if (typeof v !== 'number' || !(v >= 0 && v <= 0xffffffff)) return this.slow(v, 4, 'writeUInt32BE');
     this.ensure(4);
     const b = this.cur,
       p = this.pos;

@@ -113,6 +113,7 @@ interface ClientFirst {
 
 /** OAuthBearerClientInitialResponse's grammar; undefined when the message does not match it. */
 export function parseClientFirst(bytes: Buffer): ClientFirst | undefined {
+  // eslint-disable-next-line no-control-regex -- \x01 (kvsep) separates the message's fields in RFC 7628's grammar
   const m = /^n,(?:a=((?:[\x01-\x7F]|=2C|=3D)*?))?,\x01((?:[A-Za-z]+=[\x21-\x7E \t\r\n]+\x01)*)\x01$/.exec(bytes.toString('utf8'));
   if (!m) return undefined;
   const authzid = m[1] ?? '';
