@@ -29,7 +29,7 @@ const DESCRIBE_CLUSTER = 60;
 /** Holds the simulator's DescribeCluster answers until release(); `arrived` resolves when one is held. */
 function gateDescribeCluster(sim: Simulator): { arrived: Promise<void>; release(): void; restore(): void } {
   const handler = sim.handlers.get(DESCRIBE_CLUSTER)!;
-  const original = handler.handle;
+  const original = handler.handle.bind(handler);
   let arrive!: () => void;
   const arrived = new Promise<void>((r) => (arrive = r));
   let open!: () => void;
@@ -37,7 +37,7 @@ function gateDescribeCluster(sim: Simulator): { arrived: Promise<void>; release(
   handler.handle = async (ctx, req) => {
     arrive();
     await gate;
-    return original.call(handler, ctx, req);
+    return original(ctx, req);
   };
   return { arrived, release: () => open(), restore: () => void (handler.handle = original) };
 }

@@ -13,7 +13,6 @@ import { appOverKafka } from './app-over-kafka.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type GatewayMetrics } from '../../src/observability/metrics.js';
 import { startServer } from '../../src/http/server.js';
-import type { KafkaGateway } from '../../src/kafka/types.js';
 import { ManualClock } from '../../src/sim/index.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from './reassignment-helpers.js';
 import { eventually } from '../eventually.js';

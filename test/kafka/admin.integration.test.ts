@@ -280,7 +280,7 @@ describe('PlatformaticKafkaGateway against the simulator', () => {
   test('the metrics hook sees every call with API name and error name', () => {
     const apis = new Set(calls.map((c) => c.api));
     for (const api of ['Metadata', 'DescribeCluster', 'CreateTopics', 'DeleteTopics', 'CreatePartitions', 'DescribeConfigs']) {
-      assert.ok(apis.has(api), `${api} missing from ${[...apis]}`);
+      assert.ok(apis.has(api), `${api} missing from ${[...apis].join(',')}`);
     }
     assert.ok(calls.some((c) => c.api === 'CreateTopics' && c.errorName === 'TOPIC_ALREADY_EXISTS'));
     assert.ok(calls.every((c) => typeof c.seconds === 'number' && c.seconds >= 0 && c.seconds < 10));

@@ -77,7 +77,10 @@ describe('a DELETE during a slow wave is honoured (L1)', () => {
           // The held request's own moves: the first targets set once its delay is over.
           const heldThrough = new Promise<void>((resolve) => {
             const off = sim.onReassignmentAltered((e) => {
-              if (e.topic === topic && e.target !== null && performance.now() - heldAt >= delayMs - 20) (off(), resolve());
+              if (e.topic === topic && e.target !== null && performance.now() - heldAt >= delayMs - 20) {
+                off();
+                resolve();
+              }
             });
           });
           const fencedBefore = fencedWrites(a);

@@ -178,7 +178,7 @@ describe('health interlocks', () => {
       }
       assert.ok(sampler.samples.length >= 3, `${sampler.samples.length} samples`);
       for (const s of sampler.samples)
-        for (const p of s.moving) assert.ok(allowed.has(p), `partition ${p} started while held (allowed ${[...allowed]})`);
+        for (const p of s.moving) assert.ok(allowed.has(p), `partition ${p} started while held (allowed ${[...allowed].join(',')})`);
 
       // The cluster page's counts: broker 0 leads both bystander partitions, now without broker 4 in their ISR.
       const brokers = await gw.http().get('/brokers');

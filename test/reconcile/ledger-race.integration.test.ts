@@ -14,7 +14,7 @@ import { after, before, it } from 'node:test';
 import { RECORD_VERSION, throttleRequestKey, type ThrottleRequestRecord } from '../../src/state/records.js';
 import type { ThrottleDemand } from '../../src/domain/reassignment/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { startReassignGateway, throttleConfigs, type ReassignGateway } from '../http/reassignment-helpers.js';
+import { startReassignGateway, throttleConfigs } from '../http/reassignment-helpers.js';
 import { eventually } from '../eventually.js';
 
 let sim: Simulator;
