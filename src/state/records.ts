@@ -269,8 +269,7 @@ export function decodeValue(key: string, raw: string): StateValue | undefined {
  * layout.ts) is not a whole record: undefined here (the store assembles it).
  */
 export function normalizeInlineReassignment(r: ReassignmentRecord): ReassignmentRecord | undefined {
-  const partitions: unknown = r.partitions;
-  if (!Array.isArray(partitions)) return undefined;
+  if (!Array.isArray(r.partitions)) return undefined;
   const derived = (p: ReassignmentPartitionRecord): PartitionState => {
     if (p.startError) return 'failed';
     if (p.supersededBy) return 'cancelled';
@@ -280,7 +279,7 @@ export function normalizeInlineReassignment(r: ReassignmentRecord): Reassignment
   };
   return {
     ...r,
-    partitions: r.partitions.map((p) => (p.state ? p : { ...p, state: derived(p) })),
+    partitions: (r.partitions as readonly ReassignmentPartitionRecord[]).map((p) => (p.state ? p : { ...p, state: derived(p) })),
     concurrency: r.concurrency ?? null,
     order: r.order ?? 'as-given',
     paused: r.paused ?? false,
