@@ -18,16 +18,17 @@
 // sync computes the same operations from the same configs.
 import { performance } from 'node:perf_hooks';
 import type { TopicPartitions } from '../kafka/kafka-admin.js';
-import type { ReassignmentRecord } from '../state/records.js';
 import type { StateView } from '../state/store.js';
 import { attributeMovesPaced, type AttributedMoves, type Pace } from './ownership.js';
-import { Pacer } from './pacer.js';
+import type { Pacer } from './pacer.js';
 import { observeLogDirMoves } from './log-dir-moves.js';
 import { makePacer } from '../state/layout.js';
 import { END_WATCH_MAX_PARTITIONS, endWatchSample, type EndWatchPartition } from './end-watch.js';
-import { HealthInterlock } from './health.js';
-import { DeadlinePacing } from './deadline-pacing.js';
-import { LeaderElections } from './leader-elections.js';
+import type { HealthInterlock } from './health.js';
+import type { DeadlinePacing } from './deadline-pacing.js';
+import { reconcilerParts } from './reconciler-parts.js';
+import { PendingDeadlines } from './pending-due.js';
+import type { LeaderElections } from './leader-elections.js';
 import type { PassContext, ReconcilerDeps } from './pass/context.js';
 import { endedTopics, movesEndedRecords, passMayBeCut } from './pass/ended.js';
 import { markMovesEnded, recordEnds, resolveRecords, retire } from './pass/records.js';
@@ -47,8 +48,8 @@ export const PASS_SLICE_MS = 10;
 export class Reconciler {
   readonly #d: ReconcilerDeps;
   readonly #now: () => number;
-  /** Pending records by id -> when this instance first saw them pending (monotonic ms). */
-  readonly #pendingSeen = new Map<string, number>();
+  /** Pending records' start timeouts, on this instance's clock (pending-due.ts). */
+  readonly #pending: PendingDeadlines;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = true;
@@ -102,45 +103,19 @@ export class Reconciler {
   constructor(deps: ReconcilerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
+    this.#pending = new PendingDeadlines(() => deps.store.view());
     this.#ctx = {
       d: deps,
       now: this.#now,
-      pendingDue: (r) => this.#pendingDue(r),
+      pendingDue: (r) => this.#pending.due(r),
       endSeen: this.#endSeen,
       lastSeenMoving: this.#lastSeenMoving,
     };
-    this.#deadlines = new DeadlinePacing({
-      store: deps.store,
-      progress: deps.progress,
-      config: deps.config,
-      now: this.#now,
-      bandwidth: deps.bandwidthBytesPerSecond ?? null,
-      ...(deps.metrics && { metrics: deps.metrics }),
-      ...(deps.logger && { logger: deps.logger }),
-    });
-    this.#pacer = new Pacer({
-      kafka: deps.kafka,
-      store: deps.store,
-      throttles: deps.throttles,
-      config: deps.config,
-      ...(deps.logger && { logger: deps.logger }),
-      now: this.#now,
-    });
-    this.#elections = new LeaderElections({
-      kafka: deps.kafka,
-      store: deps.store,
-      config: deps.config,
-      now: this.#now,
-      ...(deps.logger && { logger: deps.logger }),
-    });
-    this.#health = new HealthInterlock({
-      kafka: deps.kafka,
-      store: deps.store,
-      config: deps.config,
-      now: this.#now,
-      ...(deps.metrics && { metrics: deps.metrics }),
-      ...(deps.logger && { logger: deps.logger }),
-    });
+    const parts = reconcilerParts(deps, this.#now);
+    this.#deadlines = parts.deadlines;
+    this.#pacer = parts.pacer;
+    this.#elections = parts.elections;
+    this.#health = parts.health;
   }
 
   get pacer(): Pacer {
@@ -355,25 +330,6 @@ export class Reconciler {
   }
 
   /**
-   * Whether a pending record's writer has had its start timeout: measured on this instance's
-   * monotonic clock from when it first saw the record pending, never by comparing the writer's
-   * wall-clock deadline with ours (a survivor 23 s behind left a dead writer's record pending,
-   * with its throttles, for longer than the harness waits: issue 28's harness, seed 70). The
-   * timeout is the writer's own (startDeadline - createdAt: one clock, no skew in it).
-   */
-  #pendingDue(r: ReassignmentRecord): boolean {
-    const mono = performance.now();
-    let seen = this.#pendingSeen.get(r.id);
-    if (seen === undefined) {
-      // Forget records that are no longer pending (a map of the pending ones only).
-      for (const id of this.#pendingSeen.keys())
-        if (this.#d.store.view().reassignments.get(id)?.state !== 'pending') this.#pendingSeen.delete(id);
-      this.#pendingSeen.set(r.id, (seen = mono));
-    }
-    return mono - seen >= Math.max(0, r.startDeadline - r.createdAt);
-  }
-
-  /**
    * The steps of a pass. Returns true when it was cut short: the end watch saw an end after
    * this pass had read Kafka's moves, so the rest of it would act on a stale list and the end
    * would wait for it (at 100k moving partitions, seconds). The next pass starts right after
@@ -430,7 +386,7 @@ export class Reconciler {
       const topics = await endedTopics(
         view,
         moves.movingIds,
-        (r) => this.#pendingDue(r),
+        (r) => this.#pending.due(r),
         pace,
         (r) => !movesEnded.has(r.id),
       );
