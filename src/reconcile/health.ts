@@ -12,6 +12,7 @@
 //
 // No read at all while nothing can be held (no running record with a queue, or every one `off`).
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { ReplicaHealth } from '../kafka/replica-health.js';
 import type { Logger } from '../observability/logger.js';
 import type { ReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { ReassignmentRecord } from '../state/records.js';
@@ -28,6 +29,7 @@ import {
   type HealthTopic,
   type HoldDecision,
   type HoldState,
+  type Safety,
 } from '../domain/reassignment/health.js';
 import type { ReassignmentConfig } from './config.js';
 import { driveSteps } from '../event-loop-turns.js';
@@ -107,13 +109,27 @@ export class HealthInterlock {
     subject: HealthSubject,
     movingIds: ReadonlySet<string>,
     view: StateView,
+    prefetched?: Promise<ReplicaHealth> | null,
   ): Promise<{ health: ClusterHealth; decision: HoldDecision }> {
     const policy = safetyOf(subject);
     if (policy === 'off') return { health: NO_TROUBLE, decision: { kind: 'none' } };
-    const health = await this.#read([subject], movingIds, view, subject);
+    const health = await this.#read([subject], movingIds, view, subject, prefetched ?? undefined);
     const targetsGone = targetsOnGoneBrokers(subject.partitions, health.goneBrokers);
     const mine = healthFor(health, this.#drainedBy(subject));
     return { health: mine, decision: decideHold(policy, mine, undefined, this.#d.now(), targetsGone) };
+  }
+
+  /**
+   * The Metadata read a start's decision (decideAtStart) walks, started early so that it overlaps
+   * the start's own reads and validation instead of following them (at 100,000 partitions the
+   * read is a few hundred ms of the POST). Null when nothing would be read (safety "off", or a
+   * Kafka layer without the read). A failure surfaces only when the decision awaits it.
+   */
+  prefetchAtStart(safety: Safety | null | undefined): Promise<ReplicaHealth> | null {
+    if (safety === 'off' || !this.#d.kafka.describeReplicaHealth) return null;
+    const read = this.#d.kafka.describeReplicaHealth();
+    read.catch(() => undefined);
+    return read;
   }
 
   /** A hold made outside a pass (a reassignment created held by its POST): audited, logged and counted as a pass's. */
@@ -126,10 +142,11 @@ export class HealthInterlock {
     movingIds: ReadonlySet<string>,
     view: StateView,
     starting?: HealthSubject,
+    prefetched?: Promise<ReplicaHealth>,
   ): Promise<ClusterHealth> {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
-    const md = await kafka.describeReplicaHealth();
+    const md = await (prefetched ?? kafka.describeReplicaHealth());
     // Kafka's moves were read earlier in the pass: a wave started since (the pacer's fast poll)
     // has its new replicas out of the ISR in this answer. Such partitions are looked at again
     // (#cleared), so that a move is never taken for trouble.

@@ -14,6 +14,7 @@ import type { HoldState, Safety, TroubleReason } from '../../domain/reassignment
 import type { PartitionMovePlan } from '../../domain/reassignment/index.js';
 import type { ReassignmentPartitionRecord } from '../../state/records.js';
 import type { StateView } from '../../state/store.js';
+import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import type { HealthInterlock } from '../../reconcile/health.js';
 import { partitionId } from '../../reconcile/ownership.js';
 
@@ -38,6 +39,8 @@ export interface StartHealthInput {
   /** Every move Kafka lists (read by the start before validating). */
   readonly moving: readonly { topic: string; partition: number }[];
   readonly view: StateView;
+  /** The Metadata read started with the start's other reads (HealthInterlock.prefetchAtStart). */
+  readonly prefetched?: Promise<ReplicaHealth> | null;
 }
 
 /**
@@ -55,7 +58,12 @@ export async function healthAtStart(interlock: HealthInterlock, input: StartHeal
       partitions.push({ topic: p.topic, partition: p.partition, original: p.currentReplicas, target: p.targetReplicas, state: 'queued' });
   const movingIds = new Set<string>();
   for (const m of input.moving) movingIds.add(partitionId(m.topic, m.partition));
-  const { decision } = await interlock.decideAtStart({ partitions, ...(input.safety && { safety: input.safety }) }, movingIds, input.view);
+  const { decision } = await interlock.decideAtStart(
+    { partitions, ...(input.safety && { safety: input.safety }) },
+    movingIds,
+    input.view,
+    input.prefetched,
+  );
   if (decision.kind !== 'held') return {};
   const hold = decision.hold;
   const warning: StartHealthWarning = { wouldHold: input.paced, reasons: hold.reasons, message: warningMessage(hold.reasons, input.paced) };

@@ -83,6 +83,7 @@ export async function planStart(ctx: ServiceContext, v: ValidatedStart, pace: ()
     partitions: plan.partitions,
     moving: ongoing.moving,
     view,
+    prefetched: v.healthRead,
   });
   const heldAtStart = req.validateOnly ? undefined : atStart.hold;
   const firstWave = heldAtStart

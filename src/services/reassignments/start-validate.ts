@@ -15,6 +15,7 @@ import {
 } from '../../domain/reassignment/index.js';
 import { driveSteps } from '../../event-loop-turns.js';
 import { replicaKey, type MovingPartition } from '../../kafka/kafka-admin.js';
+import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import type { StateView } from '../../state/store.js';
 import { leaderSizes, placementOf } from './start-reads.js';
@@ -37,6 +38,8 @@ export interface ValidatedStart {
   readonly currentDirs: Map<string, string | null>;
   /** The requested log_dirs per partition (only those given). */
   readonly dirsOf: PartitionMap<string[]>;
+  /** The health interlock's Metadata read, started with the other reads (null: none; start-health.ts). */
+  readonly healthRead: Promise<ReplicaHealth> | null;
 }
 
 /** Kind of a failed validation: malformed request > unknown topic/partition > invalid > conflict only. */
@@ -57,6 +60,8 @@ export async function validateStart(
   const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, ctx.now());
   if (tooClose) return { refused: { kind: 'bad-request', errors: [tooClose] } };
 
+  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
+  const healthRead = ctx.health().prefetchAtStart(req.safety);
   const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
@@ -126,5 +131,5 @@ export async function validateStart(
     const size = p.adding.length > 0 && p.leader !== null ? leaderSize[i] : NaN;
     return size === size ? size : undefined;
   };
-  return { validated: { req, view, ongoing, plan, sizeAt, dirMoves, dirBrokers, currentDirs, dirsOf } };
+  return { validated: { req, view, ongoing, plan, sizeAt, dirMoves, dirBrokers, currentDirs, dirsOf, healthRead } };
 }
