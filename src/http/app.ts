@@ -36,7 +36,7 @@ import { STRICT_ROUTING } from './router.js';
 import { loadSpec } from './spec.js';
 import { validationMiddleware } from './validation.js';
 import { validateLargeArraysInSlices } from './large-body-validation.js';
-import { warmUpValidation } from './validation-warm-up.js';
+import { warmUpValidation, type WarmUpFilter } from './validation-warm-up.js';
 
 export interface AppOptions {
   /**
@@ -77,12 +77,18 @@ export interface AppOptions {
   streams?: StreamConfig;
   /** The web console's built assets (src/http/console.ts), served at `/`; without them `/` is 404. */
   console?: ConsoleAssets;
+  /**
+   * Which request paths warmUpApp compiles the validators of (default all). With the worker
+   * thread, each side warms up only the operations it answers: the HTTP thread not those it
+   * forwards, the worker only those; any other compiles at its first request, as without warm-up.
+   */
+  warmUpPaths?: WarmUpFilter;
 }
 
 const warmUps = new WeakMap<Express, () => Promise<number>>();
 
 /**
- * Compiles every operation's request validator now (src/http/validation-warm-up.ts) instead of
+ * Compiles every operation's request validator (or those of `warmUpPaths`) now (src/http/validation-warm-up.ts) instead of
  * at its first request; the server calls it before it listens. Resolves with the number of
  * warm-up requests sent.
  */
@@ -138,7 +144,7 @@ export function createApp(opts: AppOptions): Express {
   // Keyed by the route table's match (src/http/validator-chain.ts): no second matcher per request.
   const validator = validationMiddleware(spec, opts.validateResponses ?? false, routeMatchOf);
   app.use(validateLargeArraysInSlices(validator));
-  warmUps.set(app, () => warmUpValidation(validator, spec, app));
+  warmUps.set(app, () => warmUpValidation(validator, spec, app, opts.warmUpPaths));
   // After validation: every change that reaches a handler leaves one audit line.
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 

@@ -13,12 +13,19 @@ import type { LoadedSpec } from './spec.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
-/** The requests that compile each operation's validators: one per (method, path, content type) key. */
-export function warmUpRequests(spec: LoadedSpec): { method: string; path: string; contentType?: string }[] {
+/** Which request paths to warm up (e.g. only those a worker thread answers); all when omitted. */
+export type WarmUpFilter = (path: string) => boolean;
+
+/**
+ * The requests that compile each operation's validators: one per (method, path, content type)
+ * key, for the paths `include` accepts (tested on the request path, `{param}` filled in).
+ */
+export function warmUpRequests(spec: LoadedSpec, include?: WarmUpFilter): { method: string; path: string; contentType?: string }[] {
   const out: { method: string; path: string; contentType?: string }[] = [];
   for (const [template, item] of Object.entries(spec.document.paths)) {
     // Any value matches a path parameter's route; a bad one is refused, after the compilation.
     const path = template.replace(/\{[^}]+\}/g, 'warm-up');
+    if (include && !include(path)) continue;
     for (const method of METHODS) {
       const op = item[method] as { requestBody?: { content?: Record<string, unknown> } } | undefined;
       if (!op) continue;
@@ -32,12 +39,19 @@ export function warmUpRequests(spec: LoadedSpec): { method: string; path: string
 /**
  * Sends each of warmUpRequests(spec) through `validator` (the validator's middlewares), one per
  * turn of the event loop. `app` is the app they are mounted on: the validator's first request
- * installs its path-parameter handlers there (app.param), as a real first request would. Resolves with the number sent; never rejects (a request the validator
- * could not take costs a compilation at its first real request, as without the warm-up).
+ * installs its path-parameter handlers there (app.param), as a real first request would. Only
+ * the paths `include` accepts are sent (warmUpRequests). Resolves with the number sent; never
+ * rejects (a request the validator could not take, or one left out, costs a compilation at its
+ * first real request, as without the warm-up).
  */
-export async function warmUpValidation(validator: readonly RequestHandler[], spec: LoadedSpec, app: Express): Promise<number> {
+export async function warmUpValidation(
+  validator: readonly RequestHandler[],
+  spec: LoadedSpec,
+  app: Express,
+  include?: WarmUpFilter,
+): Promise<number> {
   const runner = {};
-  const requests = warmUpRequests(spec);
+  const requests = warmUpRequests(spec, include);
   for (const r of requests) {
     const req = {
       method: r.method,

@@ -16,6 +16,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { TopicConfigService } from '../services/configs.js';
 import { createGatewayServices } from '../services/index.js';
 import { loadStreamConfig } from '../events/sse-config.js';
+import { isWorkerPath } from './forward.js';
 import { startReassignmentWorker } from './index.js';
 
 export interface HttpThreadContext {
@@ -74,6 +75,8 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
     ...(consoleFiles.assets && { console: consoleFiles.assets }),
     bodyLimit: config.bodyLimit,
     readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000,
+    // The forwarded operations are validated in the worker (which warms those up), never here.
+    warmUpPaths: (path) => !isWorkerPath(path),
   });
   const warmUpStarted = performance.now();
   const warmedUp = await warmUpApp(app);

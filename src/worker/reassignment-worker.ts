@@ -21,6 +21,7 @@ import { createWebhookMetrics } from '../events/webhook-metrics.js';
 import { createWebhookRuntime } from '../events/webhooks.js';
 import { createKafkaGateway } from '../kafka/admin.js';
 import { createGatewayServices } from '../services/index.js';
+import { isWorkerPath } from './forward.js';
 import { PortStreams } from './port-stream.js';
 import {
   serializeError,
@@ -98,8 +99,15 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
     webhooks: webhooks.service,
     bodyLimit: config.bodyLimit,
     readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000,
+    // Only the forwarded operations' validators: no other request reaches this app.
+    warmUpPaths: isWorkerPath,
   });
-  await warmUpApp(app);
+  const warmUpStarted = performance.now();
+  const warmedUp = await warmUpApp(app);
+  logger.info('reassignment worker: request validators compiled', {
+    requests: warmedUp,
+    ms: Math.round(performance.now() - warmUpStarted),
+  });
   // Never listens: each forwarded exchange arrives as a 'connection' of a port stream.
   // No timeouts of its own: the HTTP thread's server keeps those with the real socket.
   const server = createServer({ requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, app);

@@ -65,6 +65,36 @@ describe('request validators compiled at startup (warmUpApp)', () => {
     assert.deepEqual(built.slice(atStartup), [], 'validators built after the warm-up');
   });
 
+  it('with warmUpPaths, sends only the requests of the paths it accepts (a worker thread and the HTTP thread split them)', async () => {
+    const spec = loadSpec();
+    const all = warmUpRequests(spec);
+    const forwarded = (path: string) => path === '/reassignments' || path.startsWith('/reassignments/');
+    const worker = warmUpRequests(spec, forwarded);
+    const httpThread = warmUpRequests(spec, (path) => !forwarded(path));
+    assert.ok(worker.length > 0 && httpThread.length > 0);
+    assert.ok(worker.every((r) => forwarded(r.path)));
+    assert.ok(httpThread.every((r) => !forwarded(r.path)));
+    assert.equal(worker.length + httpThread.length, all.length);
+
+    const app = appOverKafka({
+      kafka: new FakeKafka(),
+      metrics: createMetrics({ defaultMetrics: false }),
+      warmUpPaths: (path) => !forwarded(path),
+    });
+    built.length = 0;
+    assert.equal(await warmUpApp(app), httpThread.length);
+    assert.ok(built.length > 0 && built.every((key) => !key.includes('reassignments')), built.join(', '));
+    const atStartup = built.length;
+    await request(app).get('/topics').expect(200);
+    assert.equal(built.length, atStartup, 'a warmed-up path builds nothing');
+    // A path left out compiles at its first request, as without the warm-up.
+    await request(app).get('/reassignments/abc/partitions?limit=10');
+    assert.ok(
+      built.slice(atStartup).some((key) => key.includes('reassignments')),
+      built.slice(atStartup).join(', '),
+    );
+  });
+
   it('an app that was not warmed up builds them at its first requests (what the warm-up saves)', async () => {
     const app = appOverKafka({ kafka: new FakeKafka(), metrics: createMetrics({ defaultMetrics: false }) });
     built.length = 0;
