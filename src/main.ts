@@ -200,9 +200,7 @@ async function main(): Promise<void> {
   });
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
-  const warmUpStarted = performance.now();
-  const warmedUp = await warmUpApp(app);
-  logger.info('request validators compiled', { requests: warmedUp, ms: Math.round(performance.now() - warmUpStarted) });
+  await warmUpApp(app, logger);
   const server = await startServer({
     app,
     kafka,

@@ -90,10 +90,13 @@ const warmUps = new WeakMap<Express, () => Promise<number>>();
 /**
  * Compiles every operation's request validator (or those of `warmUpPaths`) now (src/http/validation-warm-up.ts) instead of
  * at its first request; the server calls it before it listens. Resolves with the number of
- * warm-up requests sent.
+ * warm-up requests sent, and logs that (with the time it took) when given a logger.
  */
-export function warmUpApp(app: Express): Promise<number> {
-  return warmUps.get(app)?.() ?? Promise.resolve(0);
+export async function warmUpApp(app: Express, logger?: Logger, message = 'request validators compiled'): Promise<number> {
+  const started = performance.now();
+  const requests = await (warmUps.get(app)?.() ?? Promise.resolve(0));
+  logger?.info(message, { requests, ms: Math.round(performance.now() - started) });
+  return requests;
 }
 
 export function createApp(opts: AppOptions): Express {

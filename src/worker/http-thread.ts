@@ -78,9 +78,7 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
     // The forwarded operations are validated in the worker (which warms those up), never here.
     warmUpPaths: (path) => !isWorkerPath(path),
   });
-  const warmUpStarted = performance.now();
-  const warmedUp = await warmUpApp(app);
-  logger.info('request validators compiled', { requests: warmedUp, ms: Math.round(performance.now() - warmUpStarted) });
+  await warmUpApp(app, logger);
   const server = await startServer({
     app,
     kafka,

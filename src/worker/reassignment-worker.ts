@@ -102,12 +102,7 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
     // Only the forwarded operations' validators: no other request reaches this app.
     warmUpPaths: isWorkerPath,
   });
-  const warmUpStarted = performance.now();
-  const warmedUp = await warmUpApp(app);
-  logger.info('reassignment worker: request validators compiled', {
-    requests: warmedUp,
-    ms: Math.round(performance.now() - warmUpStarted),
-  });
+  await warmUpApp(app, logger, 'reassignment worker: request validators compiled');
   // Never listens: each forwarded exchange arrives as a 'connection' of a port stream.
   // No timeouts of its own: the HTTP thread's server keeps those with the real socket.
   const server = createServer({ requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, app);
