@@ -18,7 +18,7 @@ import { replicaKey, type MovingPartition } from '../../kafka/kafka-admin.js';
 import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import type { StateView } from '../../state/store.js';
-import { leaderSizes, placementOf } from './start-reads.js';
+import { leaderSizes, placementFromHealth, placementOf } from './start-reads.js';
 import type { InvalidKind, ServiceContext, StartRequest, StartResult } from './types.js';
 
 /** A request that passed every check, with what the checks read. */
@@ -65,8 +65,15 @@ export async function validateStart(
   const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
+  // With the health read out, the placement is taken from it (the same partitions, read once).
   const [placement, cluster, ongoing] = await Promise.all([
-    placementOf(ctx, [...topicSet]),
+    healthRead
+      ? // A failed health read fails the start where the decision awaits it (start-plan.ts), as before.
+        healthRead.then(
+          (h) => placementFromHealth(ctx, [...topicSet], h),
+          () => placementOf(ctx, [...topicSet]),
+        )
+      : placementOf(ctx, [...topicSet]),
     ctx.d.kafka.describeCluster(),
     ctx.ongoing(view),
   ]);
