@@ -3,7 +3,8 @@
 // to the first wave, without writing or moving anything), timed from a client, alternately with
 // `safety: "off"` (no health read) and with the default policy (one Metadata read of every
 // topic and the walk). Cluster of 2x START_SIZE partitions (at least 20,000), RF 3, 12 brokers,
-// healthy. Figures: min / median / max over REPS of each.
+// healthy (START_CLUSTER=<n> for another size: n = START_SIZE moves every partition, as
+// bench:scale does). Figures: min / median / max over REPS of each.
 //
 //   SCALE_FROM_SOURCE=1 npx tsx bench/start-health.ts      (START_SIZE=10000 REPS=7)
 import { performance } from 'node:perf_hooks';
@@ -20,7 +21,7 @@ const stats = (xs: number[]) => {
   return `${s[0].toFixed(0)} / ${s[Math.floor(s.length / 2)].toFixed(0)} / ${s[s.length - 1].toFixed(0)} ms`;
 };
 
-const clusterPartitions = Math.max(N * 2, 20_000);
+const clusterPartitions = Number(process.env.START_CLUSTER ?? Math.max(N * 2, 20_000));
 const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000 });
 const replicasOf = (t: number, p: number) => [(t + p) % BROKERS, (t + p + 1) % BROKERS, (t + p + 2) % BROKERS];
 for (let t = 0; t < Math.ceil(clusterPartitions / PER_TOPIC); t++) {

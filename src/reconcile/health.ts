@@ -57,6 +57,11 @@ const CLAIM_WAIT_MS = 2000;
 export const MAX_RECHECK = 10_000;
 
 const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0 };
+/**
+ * The pass's read lists only the partitions without a leader or with a short ISR (all the walk
+ * looks at one by one): at 200,000 partitions the full listing was 200,000 objects per pass.
+ */
+const ONLY_TROUBLED = { complete: new Set<string>() };
 
 /**
  * What the health read is made for: a record, or a reassignment not written yet (its POST,
@@ -125,9 +130,10 @@ export class HealthInterlock {
    * read is a few hundred ms of the POST). Null when nothing would be read (safety "off", or a
    * Kafka layer without the read). A failure surfaces only when the decision awaits it.
    */
-  prefetchAtStart(safety: Safety | null | undefined): Promise<ReplicaHealth> | null {
+  prefetchAtStart(safety: Safety | null | undefined, placementTopics: readonly string[]): Promise<ReplicaHealth> | null {
     if (safety === 'off' || !this.#d.kafka.describeReplicaHealth) return null;
-    const read = this.#d.kafka.describeReplicaHealth();
+    // Compact, but with every partition of the topics the start moves: its placement is taken from this read.
+    const read = this.#d.kafka.describeReplicaHealth(null, { complete: new Set(placementTopics) });
     read.catch(() => undefined);
     return read;
   }
@@ -146,14 +152,15 @@ export class HealthInterlock {
   ): Promise<ClusterHealth> {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return NO_TROUBLE;
-    const md = await (prefetched ?? kafka.describeReplicaHealth());
+    const md = await (prefetched ?? kafka.describeReplicaHealth(null, ONLY_TROUBLED));
     // Kafka's moves were read earlier in the pass: a wave started since (the pacer's fast poll)
     // has its new replicas out of the ISR in this answer. Such partitions are looked at again
     // (#cleared), so that a move is never taken for trouble.
     const cleared = await this.#cleared(md.topics, movingIds, view, starting);
     const candidates = minIsrCandidates(md.topics);
     const minIsr = candidates.length > 0 ? await this.#minIsr(candidates, md.brokers) : new Map<string, number>();
-    const expected: number[] = [];
+    // Brokers named by the partitions the compact read left out, and not live: gone as the walk would find them.
+    const expected: number[] = [...md.goneUnlisted];
     for (const r of records) if (safetyOf(r) !== 'off') expected.push(...this.#targetBrokers(r));
     // In slices: at 100,000 partitions the walk is ~5-15 ms (bench/health-read.ts).
     return driveSteps(
@@ -161,6 +168,7 @@ export class HealthInterlock {
         topics: md.topics,
         liveBrokers: new Set(md.brokers),
         expectedBrokers: expected,
+        partitions: md.partitions,
         minIsr,
         moving: (topic, partition) => {
           const id = partitionId(topic, partition);

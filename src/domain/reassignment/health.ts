@@ -60,6 +60,11 @@ export interface HealthInput {
   readonly minIsr: ReadonlyMap<string, number>;
   /** Whether a move touches the partition (asked only about under-replicated partitions). */
   readonly moving: (topic: string, partition: number) => boolean;
+  /**
+   * Partitions of the cluster when `topics` lists only some of them (a compact read leaves out
+   * healthy ones; their replicas' gone brokers come as expectedBrokers). Default: those listed.
+   */
+  readonly partitions?: number;
 }
 
 export interface TroubleReason {
@@ -138,7 +143,7 @@ export function* assessHealthSteps(input: HealthInput): Generator<void, ClusterH
   push('underReplicated', under);
   push('underMinIsr', underMin);
   push('brokerGone', { count: goneBrokers.length, examples: goneBrokers.slice(0, MAX_EXAMPLES).map(String) });
-  return { troubles, goneBrokers, partitions };
+  return { troubles, goneBrokers, partitions: input.partitions ?? partitions };
 }
 
 /**

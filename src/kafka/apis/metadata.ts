@@ -79,7 +79,7 @@ function uuidOf(r: WireReader): string {
 }
 
 /** A topic entry up to its partitions' count; a count the bytes left cannot hold is refused. */
-function topicHead(r: WireReader): { errorCode: number; name: string | null; topicId: string; isInternal: boolean; count: number } {
+export function topicHead(r: WireReader): { errorCode: number; name: string | null; topicId: string; isInternal: boolean; count: number } {
   const errorCode = r.int16();
   const name = r.compactNullableString();
   const topicId = uuidOf(r);
@@ -156,7 +156,7 @@ export function* decodeMetadataSteps(r: WireReader, lists: 'all' | 'replicas' = 
 }
 
 /** v13's top-level error_code (after the topics), thrown when set; nothing below v13. */
-function topLevelError(r: WireReader, version: number): void {
+export function topLevelError(r: WireReader, version: number): void {
   if (version < 13) return;
   const code = r.int16();
   if (code !== 0) {
@@ -249,7 +249,7 @@ const METADATA_BY_VERSION = {
 };
 
 /** Send `body` on `conn` at the version negotiated with its broker; the answer's bytes and its version. */
-async function sendRaw(conn: Connection, body: Buffer): Promise<{ answer: WireReader; version: number }> {
+export async function sendRaw(conn: Connection, body: Buffer): Promise<{ answer: WireReader; version: number }> {
   const { version, module } = await pick(conn, GATEWAY_APIS.Metadata, METADATA_BY_VERSION);
   return { answer: await module.async(conn, body), version };
 }

@@ -24,7 +24,7 @@ export async function placementOf(ctx: ServiceContext, topics: string[]): Promis
 
 /**
  * The placement of `topics` from the health interlock's read of every topic (issue 30's start
- * read, HealthInterlock.prefetchAtStart) instead of a second Metadata read of the same
+ * read, HealthInterlock.prefetchAtStart, which lists every partition of these topics) instead of a second Metadata read of the same
  * partitions: at 100,000 partitions the two reads were ~200 ms of a POST's decoding and Kafka's
  * encoding (issue 29). A topic the read does not list (created since, or hidden from a read of
  * every topic by an authorizer) is read by name, as placementOf reads it. Sorted by name, each

@@ -60,11 +60,11 @@ export async function validateStart(
   const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, ctx.now());
   if (tooClose) return { refused: { kind: 'bad-request', errors: [tooClose] } };
 
-  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
-  const healthRead = ctx.health().prefetchAtStart(req.safety);
-  const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
+  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
+  const healthRead = ctx.health().prefetchAtStart(req.safety, [...topicSet]);
+  const view = await ctx.d.store.refresh();
   // With the health read out, the placement is taken from it (the same partitions, read once).
   const [placement, cluster, ongoing] = await Promise.all([
     healthRead

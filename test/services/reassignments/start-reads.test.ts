@@ -25,8 +25,11 @@ function contextReading(byName: Record<string, TopicPartitions['partitions']>) {
 }
 
 describe('placementFromHealth', () => {
+  // A read with every partition of a, b and other (the topics the start asked complete).
   const health: ReplicaHealth = {
     brokers: [0, 1, 2],
+    partitions: 4,
+    goneUnlisted: [],
     topics: [
       { name: 'b', partitions: [part(1, [1, 2]), part(0, [0, 1])] },
       { name: 'a', partitions: [part(0, [2, 0])] },

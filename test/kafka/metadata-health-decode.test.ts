@@ -1,0 +1,62 @@
+// decodeReplicaHealthSteps (src/kafka/apis/metadata-health.ts): the health interlocks' compact
+// reading of a Metadata answer, checked against the full decode of the same bytes (answers
+// encoded independently, by the simulator's codec: response-decoders-fixtures.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { drain } from '../../src/domain/steps.js';
+import { decodeReplicaHealthSteps } from '../../src/kafka/apis/metadata-health.js';
+import { decodeMetadata } from '../../src/kafka/apis/metadata.js';
+import { WireReader } from '../../src/kafka/wire/reader.js';
+import { encodeMetadata, metadataAnswer } from './response-decoders-fixtures.js';
+
+/** What the compact read should be, from the full decode: listed partitions, count, gone brokers of the rest. */
+function expected(bytes: Buffer, complete: (name: string) => boolean) {
+  const full = decodeMetadata(new WireReader(bytes));
+  const live = new Set(full.brokers.map((b) => b.nodeId));
+  const gone = new Set<number>();
+  let partitions = 0;
+  const topics: { name: string; partitions: unknown[] }[] = [];
+  for (const t of full.topics) {
+    if (t.errorCode !== 0 || t.name === null) continue;
+    partitions += t.partitions.length;
+    const every = complete(t.name);
+    const listed = t.partitions.filter((p) => every || p.leader < 0 || p.isr.length < p.replicas.length);
+    for (const p of t.partitions) if (!listed.includes(p)) for (const b of p.replicas) if (!live.has(b)) gone.add(b);
+    topics.push({ name: t.name, partitions: listed });
+  }
+  return { brokers: full.brokers.map((b) => b.nodeId), topics, partitions, goneUnlisted: [...gone].sort((a, b) => a - b) };
+}
+
+describe('decodeReplicaHealthSteps', () => {
+  it('every topic complete: every partition of the topics without an error, as the full decode reads them', () => {
+    fc.assert(
+      fc.property(metadataAnswer, (res) => {
+        const bytes = encodeMetadata(res);
+        const r = new WireReader(bytes);
+        assert.deepEqual(
+          drain(decodeReplicaHealthSteps(r, 12, { has: () => true })),
+          expected(bytes, () => true),
+        );
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('compact: every partition of the complete topics, of the others only those without a leader or with a short ISR; gone brokers of the rest', () => {
+    fc.assert(
+      fc.property(metadataAnswer, fc.func(fc.boolean()), (res, pick) => {
+        const bytes = encodeMetadata(res);
+        const complete = new Set(res.topics.flatMap((t) => (t.name !== null && pick(t.name) ? [t.name] : [])));
+        const r = new WireReader(bytes);
+        assert.deepEqual(
+          drain(decodeReplicaHealthSteps(r, 12, complete)),
+          expected(bytes, (n) => complete.has(n)),
+        );
+        assert.equal(r.pos, bytes.length, 'the whole answer is read');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
