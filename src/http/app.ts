@@ -16,7 +16,7 @@ import { metaRoutes } from './routes/meta.js';
 import { topicRoutes } from './routes/topics.js';
 import { quotaRoutes } from './routes/quotas.js';
 import { topicBatchRoutes } from './routes/topic-batches.js';
-import { REASSIGNMENT_BODY_LIMIT, reassignmentRoutes } from './routes/reassignments.js';
+import { REASSIGNMENT_BODY_LIMIT, reassignmentReadAhead, reassignmentRoutes } from './routes/reassignments.js';
 import { throttleRoutes } from './routes/throttles.js';
 import { reassignmentEventRoutes } from './routes/reassignment-events.js';
 import type { StreamConfig } from '../events/sse-config.js';
@@ -134,6 +134,7 @@ export function createApp(opts: AppOptions): Express {
   // POST /reassignments alone takes large bodies (100,000 partitions in the tool's format); the
   // body is then parsed, and the general parser below leaves it alone.
   // Its parser (json-body.ts) answers as express.json does, in slices: no long block of the loop.
+  if (opts.services.reassignments) app.post('/reassignments', reassignmentReadAhead(opts.services.reassignments.reassignments));
   app.post('/reassignments', slicedJsonBody({ limit: REASSIGNMENT_BODY_LIMIT, maxDepth: opts.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH }));
   app.use(
     express.json({

@@ -86,6 +86,8 @@ export class HealthInterlock {
   readonly #targets = new WeakMap<HealthSubject, readonly number[]>();
   /** Brokers a record's open moves drain, per record version. */
   readonly #drained = new WeakMap<HealthSubject, ReadonlySet<number>>();
+  /** The start's read under way (readAhead), shared by starts arriving meanwhile. */
+  #ahead: Promise<ReplicaHealth> | null = null;
 
   constructor(deps: HealthInterlockDeps) {
     this.#d = deps;
@@ -120,21 +122,39 @@ export class HealthInterlock {
     if (policy === 'off') return { health: NO_TROUBLE, decision: { kind: 'none' } };
     const health = await this.#read([subject], movingIds, view, subject, prefetched ?? undefined);
     const targetsGone = targetsOnGoneBrokers(subject.partitions, health.goneBrokers);
-    const mine = healthFor(health, this.#drainedBy(subject));
+    // What it drains matters only when a broker is gone (an O(partitions) walk otherwise skipped).
+    const mine = health.goneBrokers.length === 0 ? health : healthFor(health, this.#drainedBy(subject));
     return { health: mine, decision: decideHold(policy, mine, undefined, this.#d.now(), targetsGone) };
   }
 
   /**
-   * The Metadata read a start's decision (decideAtStart) walks, started early so that it overlaps
-   * the start's own reads and validation instead of following them (at 100,000 partitions the
-   * read is a few hundred ms of the POST). Null when nothing would be read (safety "off", or a
-   * Kafka layer without the read). A failure surfaces only when the decision awaits it.
+   * The Metadata read a start's decision (decideAtStart) walks, started as early as possible so
+   * that it overlaps the start's own work instead of following it: by the HTTP layer when a
+   * POST /reassignments arrives, before its body is read (`ahead`: at 100,000 partitions the
+   * body's parse and validation are longer than the read), else here when validation begins.
+   * Null when nothing is read (safety "off", or a Kafka layer without the read). A failure
+   * surfaces only when the decision awaits it.
    */
-  prefetchAtStart(safety: Safety | null | undefined, placementTopics: readonly string[]): Promise<ReplicaHealth> | null {
-    if (safety === 'off' || !this.#d.kafka.describeReplicaHealth) return null;
-    // Compact, but with every partition of the topics the start moves: its placement is taken from this read.
-    const read = this.#d.kafka.describeReplicaHealth(null, { complete: new Set(placementTopics) });
-    read.catch(() => undefined);
+  prefetchAtStart(safety: Safety | null | undefined, ahead?: Promise<ReplicaHealth> | null): Promise<ReplicaHealth> | null {
+    if (safety === 'off') return null;
+    return ahead ?? this.readAhead();
+  }
+
+  /**
+   * A start's health read, begun now (the compact read of every topic a pass makes). Starts that
+   * arrive while one is under way share it: a burst of POSTs makes one read, not one each.
+   */
+  readAhead(): Promise<ReplicaHealth> | null {
+    const kafka = this.#d.kafka;
+    if (!kafka.describeReplicaHealth) return null;
+    if (this.#ahead) return this.#ahead;
+    const read = kafka.describeReplicaHealth(null, ONLY_TROUBLED);
+    read.catch(() => undefined); // awaited by the start's decision, if the start gets that far
+    this.#ahead = read;
+    const done = () => {
+      if (this.#ahead === read) this.#ahead = null;
+    };
+    read.then(done, done);
     return read;
   }
 
@@ -274,7 +294,7 @@ export class HealthInterlock {
     const now = this.#d.now();
     const policy = safetyOf(r);
     const targetsGone = policy === 'off' ? undefined : targetsOnGoneBrokers(r.partitions, health.goneBrokers);
-    const mine = healthFor(health, this.#drainedBy(r));
+    const mine = health.goneBrokers.length === 0 ? health : healthFor(health, this.#drainedBy(r));
     const first = decideHold(policy, mine, r.hold, now, targetsGone);
     if (first.kind === 'none' || first.kind === 'unchanged') return;
     const out = await withRecordClaim(

@@ -29,6 +29,7 @@ import type {
   ReassignmentListing,
   ServiceContext,
   SetThrottleResult,
+  StartAhead,
   StartOptions,
   StartRequest,
   StartResult,
@@ -85,6 +86,15 @@ export class ReassignmentService {
   }
 
   // ------------------------------------------------------------------ POST /reassignments
+
+  /**
+   * Begins what a start reads before its request is parsed: the health interlock's read (shared
+   * with starts under way), to be passed to start() as `opts.ahead`. For a request that never
+   * gets to start() (refused, or `safety: "off"`), the read is simply not used.
+   */
+  readAhead(): StartAhead {
+    return { health: this.#ctx.health().readAhead() };
+  }
 
   /** Plans (validateOnly) or starts a parsed request (parseStartRequest). */
   start(req: StartRequest, requestedBy: string | null, opts: StartOptions = {}): Promise<StartResult> {

@@ -3,7 +3,6 @@
 // for the estimate, bytesTotal and deadline pacing.
 import { PartitionMap, STEP_ITEMS, type PartitionAssignment } from '../../domain/reassignment/index.js';
 import { replicaKey, type BrokerLogDirs, type MovingPartition, type TopicPartitions } from '../../kafka/kafka-admin.js';
-import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import type { ServiceContext } from './types.js';
 
 /** Topics per Metadata request of a start (see placementOf). */
@@ -20,32 +19,6 @@ export async function placementOf(ctx: ServiceContext, topics: string[]): Promis
   const chunks: string[][] = [];
   for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
   return (await Promise.all(chunks.map((c) => ctx.d.kafka.describePartitions(c)))).flat();
-}
-
-/**
- * The placement of `topics` from the health interlock's read of every topic (issue 30's start
- * read, HealthInterlock.prefetchAtStart, which lists every partition of these topics) instead of a second Metadata read of the same
- * partitions: at 100,000 partitions the two reads were ~200 ms of a POST's decoding and Kafka's
- * encoding (issue 29). A topic the read does not list (created since, or hidden from a read of
- * every topic by an authorizer) is read by name, as placementOf reads it. Sorted by name, each
- * topic's partitions by id, as placementOf answers (a topic whose answer is out of order gets a
- * sorted copy: the health walk keeps the answer's order).
- */
-export async function placementFromHealth(ctx: ServiceContext, topics: string[], health: ReplicaHealth): Promise<TopicPartitions[]> {
-  const wanted = new Set(topics);
-  const out: TopicPartitions[] = [];
-  for (const t of health.topics) {
-    if (!wanted.delete(t.name)) continue;
-    out.push({ name: t.name, partitions: inPartitionOrder(t.partitions) });
-  }
-  if (wanted.size > 0) out.push(...(await placementOf(ctx, [...wanted])));
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-function inPartitionOrder<T extends { partition: number }>(partitions: readonly T[]): T[] {
-  for (let i = 1; i < partitions.length; i++)
-    if (partitions[i - 1].partition > partitions[i].partition) return [...partitions].sort((a, b) => a.partition - b.partition);
-  return partitions as T[];
 }
 
 /**

@@ -18,8 +18,8 @@ import { replicaKey, type MovingPartition } from '../../kafka/kafka-admin.js';
 import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import type { StateView } from '../../state/store.js';
-import { leaderSizes, placementFromHealth, placementOf } from './start-reads.js';
-import type { InvalidKind, ServiceContext, StartRequest, StartResult } from './types.js';
+import { leaderSizes, placementOf } from './start-reads.js';
+import type { InvalidKind, ServiceContext, StartOptions, StartRequest, StartResult } from './types.js';
 
 /** A request that passed every check, with what the checks read. */
 export interface ValidatedStart {
@@ -55,25 +55,19 @@ export async function validateStart(
   ctx: ServiceContext,
   req: StartRequest,
   pace: () => Promise<void>,
+  opts: StartOptions = {},
 ): Promise<{ refused: StartResult } | { validated: ValidatedStart }> {
   // Deadline pacing (issue 30): a finishBy in the past or too close is refused before anything is read.
   const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, ctx.now());
   if (tooClose) return { refused: { kind: 'bad-request', errors: [tooClose] } };
 
+  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
+  const healthRead = ctx.health().prefetchAtStart(req.safety, opts.ahead?.health);
+  const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
-  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
-  const healthRead = ctx.health().prefetchAtStart(req.safety, [...topicSet]);
-  const view = await ctx.d.store.refresh();
-  // With the health read out, the placement is taken from it (the same partitions, read once).
   const [placement, cluster, ongoing] = await Promise.all([
-    healthRead
-      ? // A failed health read fails the start where the decision awaits it (start-plan.ts), as before.
-        healthRead.then(
-          (h) => placementFromHealth(ctx, [...topicSet], h),
-          () => placementOf(ctx, [...topicSet]),
-        )
-      : placementOf(ctx, [...topicSet]),
+    placementOf(ctx, [...topicSet]),
     ctx.d.kafka.describeCluster(),
     ctx.ongoing(view),
   ]);

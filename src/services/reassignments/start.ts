@@ -24,7 +24,7 @@ export async function startReassignment(
   // At 100,000 partitions every pass below is tens of ms: each runs in slices (Steps driven
   // by `pace`), so other requests and the reconciler are served meanwhile.
   const pace = makePacer(PACE_BUDGET_MS);
-  const checked = await validateStart(ctx, req, pace);
+  const checked = await validateStart(ctx, req, pace, opts);
   if ('refused' in checked) return checked.refused;
   const planned = await planStart(ctx, checked.validated, pace);
   if (planned.req.validateOnly) return { kind: 'plan', plan: await planned.planView() };

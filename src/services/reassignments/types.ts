@@ -1,5 +1,6 @@
 // The reassignment service's typed inputs, outcomes and dependencies (src/http maps the
 // outcomes to statuses), and the context its steps share (start-*.ts, list.ts, steer.ts, ...).
+import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import type {
   ConcurrencyBounds,
   FieldError,
@@ -155,6 +156,17 @@ export type StartRequest = ReassignmentRequest;
 /** Options of a start: a rollback names the reassignment it undoes. */
 export interface StartOptions {
   rollbackOf?: string;
+  /** Reads begun when the request arrived, before its body was read (ReassignmentService.readAhead). */
+  ahead?: StartAhead;
+}
+
+/**
+ * What a start reads before its request is parsed (the health interlock's read: at 100,000
+ * partitions the body's parse and validation take longer than the read, which then costs the
+ * POST nothing). Opaque to the HTTP layer, which only hands it back to start().
+ */
+export interface StartAhead {
+  readonly health: Promise<ReplicaHealth> | null;
 }
 
 export type SetThrottleResult =
