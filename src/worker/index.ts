@@ -9,7 +9,7 @@ import type { StateHealth } from '../state/store.js';
 import { forwardToWorker } from './forward.js';
 import { mergeWorkerMetrics } from './metrics.js';
 import type { WorkerStartData } from './protocol.js';
-import { WorkerSupervisor } from './supervisor.js';
+import { WORKER_YOUNG_GENERATION_MB, WorkerSupervisor } from './supervisor.js';
 
 export { isWorkerPath } from './forward.js';
 export { WorkerSupervisor, WorkerUnavailableError } from './supervisor.js';
@@ -30,6 +30,8 @@ export interface ReassignmentWorker {
   readonly stateStore: { readonly topic: string; refresh(): Promise<unknown>; health(): StateHealth };
   /** The gateway's state topic (not deletable through the gateway). */
   readonly stateTopic: string;
+  /** Forwarded requests that may have changed the cluster, answered so far (forwardToWorker's onWrite). */
+  readonly writes: () => number;
   /** Shutdown, part 1 (on SIGTERM): no new reconcile pass, event streams end. */
   drain(): Promise<void>;
   /** Shutdown, part 2 (after the server closed): the worker ends. */
@@ -63,9 +65,14 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
   const restartMs = Number(w.env.GATEWAY_WORKER_RESTART_MS ?? 250);
   if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000)
     throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
+  // GATEWAY_WORKER_YOUNG_GENERATION_MB: the worker's young generation (default 16, supervisor.ts).
+  const youngMb = Number(w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB ?? WORKER_YOUNG_GENERATION_MB);
+  if (!Number.isInteger(youngMb) || youngMb < 1 || youngMb > 1024)
+    throw new Error(`GATEWAY_WORKER_YOUNG_GENERATION_MB must be MiB (1-1024), got "${w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB}"`);
   const supervisor = new WorkerSupervisor({
     start,
     logger: w.logger,
+    youngGenerationMb: youngMb,
     initialBackoffMs: restartMs,
     maxBackoffMs: Math.max(10_000, restartMs),
     onKafkaRequests: (requests) => {
@@ -96,9 +103,11 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
       return reason === null ? supervisor.health : { status: 'unavailable', reason, since: supervisor.unavailableSince };
     },
   };
+  let writes = 0;
   return {
     supervisor,
-    forward: forwardToWorker(supervisor, w.logger),
+    forward: forwardToWorker(supervisor, w.logger, () => writes++),
+    writes: () => writes,
     stateStore,
     stateTopic: config.stateTopic,
     drain: () => supervisor.drain(),

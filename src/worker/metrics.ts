@@ -40,6 +40,19 @@ export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervi
       this.set(supervisor.ready ? 1 : 0);
     },
   });
+  new Gauge({
+    name: `${METRIC_PREFIX}reassignment_worker_heap_bytes`,
+    help: "The reassignment worker thread's V8 heap: kind used (live and not yet collected) or total (reserved). The process metrics (RSS) count both threads; nodejs_heap_* is the HTTP thread's.",
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const heap = await supervisor.heap();
+      if (!heap) return;
+      this.set({ kind: 'used' }, heap.used);
+      this.set({ kind: 'total' }, heap.total);
+    },
+  });
   let startsSeen = 0;
   new Counter({
     name: `${METRIC_PREFIX}reassignment_worker_starts_total`,

@@ -31,6 +31,8 @@ export interface SupervisorOptions {
   /** First restart delay (doubles up to maxBackoffMs; back to this after a minute of running). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The worker's young generation (MiB; default WORKER_YOUNG_GENERATION_MB). */
+  youngGenerationMb?: number;
   /** The entry file (default: reassignment-worker next to this file, .ts under tsx). */
   entry?: URL;
 }
@@ -40,6 +42,14 @@ type Status =
   | { kind: 'ready'; since: number }
   | { kind: 'down'; since: number; why: string }
   | { kind: 'stopped'; since: number };
+
+/**
+ * The worker's young generation (V8 semi-spaces and the new large-object space), MiB. The
+ * process's --max-semi-space-size=16 gave it up to 48: at 100,000 moving partitions 16 keeps
+ * both threads under 400 MiB (docs/worker-thread.md); its scavenges are more frequent, and they
+ * pause the worker, never the HTTP thread.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 16;
 
 /** Calls wait at most this long (a worker busy for longer is as good as unavailable to /readyz). */
 const CALL_TIMEOUT_MS = 10_000;
@@ -66,6 +76,23 @@ export class WorkerSupervisor {
   constructor(opts: SupervisorOptions) {
     this.#opts = opts;
     this.#backoffMs = opts.initialBackoffMs ?? 250;
+  }
+
+  /** The running worker's resource limits (V8's, as Node reports them); undefined while none runs. */
+  get resourceLimits(): Worker['resourceLimits'] | undefined {
+    return this.#worker?.resourceLimits;
+  }
+
+  /** The worker's V8 heap (used and reserved bytes), or null while none runs. Its RSS is the process's, with the HTTP thread's. */
+  async heap(): Promise<{ used: number; total: number } | null> {
+    const worker = this.#worker;
+    if (!worker) return null;
+    try {
+      const h = await worker.getHeapStatistics();
+      return { used: h.used_heap_size, total: h.total_heap_size };
+    } catch {
+      return null; // it ended meanwhile
+    }
   }
 
   get ready(): boolean {
@@ -108,7 +135,13 @@ export class WorkerSupervisor {
     const entry = this.#opts.entry ?? new URL(isTypeScript ? './reassignment-worker.ts' : './reassignment-worker.js', import.meta.url);
     // Under tsx (tests, `npm run dev`) the worker needs tsx's loader too; the compiled gateway none.
     const execArgv = entry.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
-    const worker = new Worker(entry, { workerData: this.#opts.start, execArgv, name: 'reassignment-worker' });
+    // Its own young generation, not the one the process's flags give the HTTP thread (bin/gateway.sh).
+    const worker = new Worker(entry, {
+      workerData: this.#opts.start,
+      execArgv,
+      name: 'reassignment-worker',
+      resourceLimits: { maxYoungGenerationSizeMb: this.#opts.youngGenerationMb ?? WORKER_YOUNG_GENERATION_MB },
+    });
     this.#worker = worker;
     this.starts++;
     worker.on('message', (m: FromWorker) => this.#receive(m));

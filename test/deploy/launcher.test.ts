@@ -13,8 +13,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LAUNCHER = join(ROOT, 'bin/gateway.sh');
-/** The flags the launcher ships, read from it (`${GATEWAY_NODE_FLAGS-<flags>}`). */
-const SHIPPED = /\$\{GATEWAY_NODE_FLAGS-([^}]*)\}/.exec(readFileSync(LAUNCHER, 'utf8'))?.[1]?.split(' ').filter(Boolean) ?? [];
+/** The flags the launcher ships, read from it (`FLAGS_IN_PROCESS="<flags>"`, and with the worker thread). */
+const shippedFlags = (name: string) =>
+  new RegExp(`^${name}="([^"]*)"$`, 'm').exec(readFileSync(LAUNCHER, 'utf8'))?.[1]?.split(' ').filter(Boolean) ?? [];
+const SHIPPED = shippedFlags('FLAGS_IN_PROCESS');
+const SHIPPED_WORKER_THREAD = shippedFlags('FLAGS_WORKER_THREAD');
 
 interface Seen {
   pid: number;
@@ -37,6 +40,7 @@ async function launch(env: Record<string, string | undefined>, args: string[] = 
     );
     const base: Record<string, string | undefined> = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     delete base.GATEWAY_NODE_FLAGS;
+    delete base.GATEWAY_WORKER_THREAD;
     delete base.MALLOC_MMAP_THRESHOLD_;
     const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], {
       cwd: tmpdir(),
@@ -75,6 +79,19 @@ test('the gateway process gets the shipped flags and glibc setting; exec keeps i
   assert.equal(seen.cwd, tmpdir());
 });
 
+test('with the worker thread on, the HTTP thread gets the smaller young generation; off or unset, the in-process flags', async () => {
+  assert.ok(
+    SHIPPED_WORKER_THREAD.some((f) => /^--max-semi-space-size=\d+$/.test(f)),
+    SHIPPED_WORKER_THREAD.join(' '),
+  );
+  assert.notDeepEqual(SHIPPED_WORKER_THREAD, SHIPPED);
+  for (const on of ['on', 'ON', 'true', '1'])
+    assert.deepEqual((await launch({ GATEWAY_WORKER_THREAD: on })).seen.execArgv, SHIPPED_WORKER_THREAD, on);
+  for (const off of ['off', 'false', '0', '']) assert.deepEqual((await launch({ GATEWAY_WORKER_THREAD: off })).seen.execArgv, SHIPPED, off);
+  const own = await launch({ GATEWAY_WORKER_THREAD: 'on', GATEWAY_NODE_FLAGS: '--stack-trace-limit=20' });
+  assert.deepEqual(own.seen.execArgv, ['--stack-trace-limit=20'], 'GATEWAY_NODE_FLAGS still replaces them');
+});
+
 test('GATEWAY_NODE_FLAGS replaces the flags (empty: none); a MALLOC_MMAP_THRESHOLD_ already set is kept', async () => {
   const none = await launch({ GATEWAY_NODE_FLAGS: '', MALLOC_MMAP_THRESHOLD_: '131072' });
   assert.deepEqual(none.seen.execArgv, []);
@@ -91,6 +108,8 @@ test('this Node accepts the shipped flags and applies the young generation size'
   const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' });
   const shipped = run(SHIPPED);
   assert.equal(shipped.status, 0, shipped.stderr);
+  const withWorker = run(SHIPPED_WORKER_THREAD);
+  assert.equal(withWorker.status, 0, withWorker.stderr);
   const defaults = run([]);
   assert.equal(defaults.status, 0, defaults.stderr);
   assert.ok(Number(shipped.stdout) <= 2 * semi * 2 ** 20, `new space ${shipped.stdout} bytes with ${SHIPPED.join(' ')}`);

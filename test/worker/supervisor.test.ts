@@ -3,7 +3,7 @@
 // no restart after stop.
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { WorkerSupervisor, WorkerUnavailableError } from '../../src/worker/supervisor.js';
+import { WORKER_YOUNG_GENERATION_MB, WorkerSupervisor, WorkerUnavailableError } from '../../src/worker/supervisor.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { eventually } from '../eventually.js';
 
@@ -54,4 +54,25 @@ test('the supervisor restarts a crashed worker, failing what was pending and say
   assert.equal(supervisor.ready, false);
   await eventually('no restart after stop', () => (supervisor.unavailableReason()?.includes('stopped') ? true : undefined));
   assert.equal(supervisor.starts, 2);
+});
+
+test('the worker gets its own young generation (16 MiB by default, or as asked), and its heap is read', async () => {
+  for (const asked of [undefined, 24]) {
+    const supervisor = new WorkerSupervisor({
+      start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, testHooks: true },
+      logger: recordingLogger(),
+      entry: new URL('./fixtures/stub-worker.ts', import.meta.url),
+      ...(asked !== undefined && { youngGenerationMb: asked }),
+    });
+    try {
+      supervisor.start();
+      await supervisor.whenReady();
+      assert.equal(supervisor.resourceLimits?.maxYoungGenerationSizeMb, asked ?? WORKER_YOUNG_GENERATION_MB);
+      const heap = await supervisor.heap();
+      assert.ok(heap && heap.used > 0 && heap.used <= heap.total, JSON.stringify(heap));
+    } finally {
+      await supervisor.stop();
+    }
+    assert.equal(await supervisor.heap(), null, 'no heap once stopped');
+  }
 });

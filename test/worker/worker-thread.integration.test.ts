@@ -131,6 +131,10 @@ test("/metrics has the worker thread's metrics and the HTTP thread's, each name 
   // Both threads' Kafka requests under one name: the worker's AlterPartitionReassignments too.
   assert.match(text, /kafka_gateway_kafka_requests_total\{api="AlterPartitionReassignments",error="NONE"\} [1-9]/);
   assert.match(text, /kafka_gateway_reassignment_worker_up 1/);
+  // The worker's heap, read from its isolate: some used, no more than reserved.
+  const heap = (kind: string) =>
+    Number(new RegExp(`^kafka_gateway_reassignment_worker_heap_bytes\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+  assert.ok(heap('used') > 1_000_000 && heap('used') <= heap('total'), `worker heap used ${heap('used')}, total ${heap('total')}`);
 
   // Every name the in-process gateway has (a second instance on the same cluster, switch off).
   const inProcess = spawnGateway({
