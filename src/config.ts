@@ -19,6 +19,8 @@ export interface GatewayConfig {
     | { mode: 'embedded' };
   /** Controller mutation quotas: per-caller client ids, gateway-side admission (src/services/quotas/config.ts). */
   quota: QuotaConfig;
+  /** How long a topic's description is answered again to other callers (ms; 0: every GET reads Kafka). See TopicService. */
+  topicReadMaxAgeMs: number;
 }
 
 /** Validates everything and throws one error listing every problem, so startup fails readably. */
@@ -27,6 +29,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const port = envInt(env, 'PORT', 8080, 0, 65535, problems);
   const host = env.HOST?.trim() || '0.0.0.0';
   const shutdownTimeoutMs = envInt(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000, problems);
+  const topicReadMaxAgeMs = envInt(env, 'TOPIC_READ_MAX_AGE_MS', 1000, 0, 60_000, problems);
   const bodyLimit = env.HTTP_BODY_LIMIT?.trim() || '1mb';
   if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) problems.push(`HTTP_BODY_LIMIT must look like 512kb or 1mb, got "${bodyLimit}"`);
 
@@ -40,5 +43,5 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   }
   const quota = parseQuotaConfig(env, problems);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return { port, host, shutdownTimeoutMs, bodyLimit, kafka, quota };
+  return { port, host, shutdownTimeoutMs, bodyLimit, kafka, quota, topicReadMaxAgeMs };
 }

@@ -184,7 +184,7 @@ async function main(): Promise<void> {
   if (consoleFiles.assets) logger.info('web console enabled', { path: '/', origin: consoleFiles.assets.origin });
   else logger.warn('web console not available', { reason: consoleFiles.reason });
   // The one composition of the application services (src/services); the app receives them.
-  const services = createGatewayServices({ kafka, quota, reassignments });
+  const services = createGatewayServices({ kafka, quota, reassignments, topicReadMaxAgeMs: config.topicReadMaxAgeMs });
   const app = createApp({
     services,
     metrics,

@@ -183,18 +183,20 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
   }
 
   createTopics(topics: NewTopic[], opts: RequestOptions = {}): Promise<ItemResult<CreatedTopic>[]> {
-    return createTopicsApi.createTopics(this.#transport, topics, opts);
+    const answer = createTopicsApi.createTopics(this.#transport, topics, opts);
+    return opts.validateOnly ? answer : answer.finally(() => this.#writes.wrote('topics'));
   }
 
   deleteTopics(names: string[]): Promise<ItemResult<null>[]> {
-    return deleteTopicsApi.deleteTopics(this.#transport, names);
+    return deleteTopicsApi.deleteTopics(this.#transport, names).finally(() => this.#writes.wrote('topics'));
   }
 
   createPartitions(increases: PartitionIncrease[], opts: RequestOptions = {}): Promise<ItemResult<null>[]> {
     // Serialised: one CreatePartitions in flight at a time. The client's own
     // createPartitions merges concurrent calls and silently loses one; we do not use it,
     // but keep the guarantee (and a predictable order of quota charges).
-    return createPartitionsApi.createPartitions(this.#transport, increases, opts, (send) => this.#partitionsMutex.run(send));
+    const answer = createPartitionsApi.createPartitions(this.#transport, increases, opts, (send) => this.#partitionsMutex.run(send));
+    return opts.validateOnly ? answer : answer.finally(() => this.#writes.wrote('topics'));
   }
 
   ping(): Promise<void> {
@@ -246,7 +248,7 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     partitions: readonly listPartitionReassignmentsApi.PartitionRef[] | null,
     opts?: { version?: electLeadersApi.ElectLeadersVersion },
   ): Promise<electLeadersApi.ElectLeadersAnswer> {
-    return electLeadersApi.electLeaders(this.#transport, type, partitions, opts);
+    return electLeadersApi.electLeaders(this.#transport, type, partitions, opts).finally(() => this.#writes.wrote('topics'));
   }
 
   alterReplicaLogDirs(moves: alterReplicaLogDirsApi.ReplicaLogDirMove[]): Promise<alterReplicaLogDirsApi.ReplicaLogDirMoveResult[]> {

@@ -10,8 +10,12 @@
 /** How long a read of what moves, or of every throttle config, is answered again to pollers. */
 export const POLLED_READ_MAX_AGE_MS = 1000;
 
-/** What this gateway writes and a RecentRead reads: configs (IncrementalAlterConfigs), moves (AlterPartitionReassignments). */
-export type WrittenResource = 'configs' | 'reassignments';
+/**
+ * What this gateway writes and a RecentRead reads: configs (IncrementalAlterConfigs), moves
+ * (AlterPartitionReassignments), topics (CreateTopics, DeleteTopics, CreatePartitions,
+ * ElectLeaders: what a topic's description shows).
+ */
+export type WrittenResource = 'configs' | 'reassignments' | 'topics';
 
 /**
  * The writes one gateway sent, per resource: owned by the KafkaAdmin implementation
@@ -19,7 +23,7 @@ export type WrittenResource = 'configs' | 'reassignments';
  * the gateways it makes (interactive(), forCaller()), which write to the same cluster.
  */
 export class WriteCounts {
-  readonly #counts: Record<WrittenResource, number> = { configs: 0, reassignments: 0 };
+  readonly #counts: Record<WrittenResource, number> = { configs: 0, reassignments: 0, topics: 0 };
 
   /** Called when a write was answered (or failed: it may have been applied). */
   wrote(resource: WrittenResource): void {
@@ -70,5 +74,51 @@ export class RecentRead<T> {
       if (this.#last === entry) this.#last = null;
     });
     return entry.value;
+  }
+}
+
+/**
+ * RecentRead per key (a topic's description, GET /topics/{name}): concurrent callers of a key
+ * share one read, answered again within `maxAgeMs` of its start unless this gateway wrote since.
+ * Bounded: a read too old to be answered again is dropped when another starts (the map is in
+ * start order), and at most `maxKeys` are kept. A failed read is not answered again.
+ */
+export class RecentReadsByKey<K, T> {
+  readonly #read: (key: K) => Promise<T>;
+  readonly #maxAgeMs: number;
+  readonly #version: () => number;
+  readonly #maxKeys: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<K, { startedAt: number; version: number; value: Promise<T> }>();
+
+  constructor(read: (key: K) => Promise<T>, opts: { maxAgeMs: number; version: () => number; maxKeys: number; now?: () => number }) {
+    this.#read = read;
+    this.#maxAgeMs = opts.maxAgeMs;
+    this.#version = opts.version;
+    this.#maxKeys = opts.maxKeys;
+    this.#now = opts.now ?? (() => performance.now());
+  }
+
+  get(key: K): Promise<T> {
+    const now = this.#now();
+    const version = this.#version();
+    const last = this.#entries.get(key);
+    if (last && last.version === version && now - last.startedAt <= this.#maxAgeMs) return last.value;
+    this.#entries.delete(key);
+    for (const [k, e] of this.#entries) {
+      if (now - e.startedAt <= this.#maxAgeMs && this.#entries.size < this.#maxKeys) break;
+      this.#entries.delete(k);
+    }
+    const entry = { startedAt: now, version, value: this.#read(key) };
+    this.#entries.set(key, entry);
+    entry.value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return entry.value;
+  }
+
+  /** Keys held now (tests). */
+  get size(): number {
+    return this.#entries.size;
   }
 }

@@ -1,6 +1,7 @@
 // The composition of the application services one gateway instance serves its API with
 // (src/main.ts builds them; src/http/app.ts receives them). Each service owns a use case:
 // typed inputs, typed outcomes, no HTTP; src/http parses, calls one, and maps the outcome.
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { KafkaGateway } from '../kafka/types.js';
 import type { ReassignmentRuntime } from '../reconcile/index.js';
 import { ClusterService } from './cluster.js';
@@ -12,7 +13,7 @@ import { createQuotaServices, type QuotaServiceOptions } from './quotas/index.js
 import type { ClientQuotaService } from './quotas/client-quotas.js';
 import { ReadinessService, type StateReadiness } from './readiness.js';
 import type { ThrottleService } from './throttles.js';
-import { TopicService } from './topics.js';
+import { TopicService, type RecentDescriptions } from './topics.js';
 
 export interface GatewayServicesOptions {
   kafka: KafkaGateway;
@@ -27,6 +28,16 @@ export interface GatewayServicesOptions {
    * src/worker): readiness reads it, and it is protected like the runtime's own.
    */
   stateTopic?: StateReadiness;
+  /**
+   * Changes made to the cluster by this gateway outside `kafka` (the worker thread's), counted:
+   * a recent read is not answered again after one (see TopicService).
+   */
+  writesElsewhere?: () => number;
+  /**
+   * How long a topic's description is answered again to other callers (ms; TOPIC_READ_MAX_AGE_MS).
+   * Default 0: every GET /topics/{name} reads Kafka.
+   */
+  topicReadMaxAgeMs?: number;
 }
 
 export interface GatewayServices {
@@ -54,7 +65,7 @@ export function createGatewayServices(opts: GatewayServicesOptions): GatewayServ
   // Kafka layer (the one the reconciler uses).
   const runtimeKafka = reassignments?.reassignments.deps.kafka;
   return {
-    topics: new TopicService(kafka, quota.mutations),
+    topics: new TopicService(kafka, quota.mutations, recentDescriptions(kafka, opts)),
     partitions: new PartitionService(quota.mutations),
     cluster: new ClusterService(kafka),
     readiness: new ReadinessService(kafka, reassignments?.store ?? opts.stateTopic),
@@ -69,3 +80,21 @@ export function createGatewayServices(opts: GatewayServicesOptions): GatewayServ
 }
 
 export type { QuotaServiceOptions };
+
+/**
+ * The recent descriptions' settings: their age, and a version that changes whenever this gateway
+ * changed what a description shows, through `kafka` (the KafkaAdmin implementation counts its
+ * writes, src/kafka/recent-read.ts) or elsewhere. Undefined (every GET reads Kafka) with an age
+ * of 0 or a Kafka layer that does not count its writes (test doubles).
+ */
+function recentDescriptions(kafka: KafkaGateway, opts: GatewayServicesOptions): RecentDescriptions | undefined {
+  const maxAgeMs = opts.topicReadMaxAgeMs ?? 0;
+  if (maxAgeMs <= 0 || !('writeVersion' in kafka)) return undefined;
+  const admin = kafka as KafkaGateway & Pick<KafkaAdmin, 'writeVersion'>;
+  const elsewhere = opts.writesElsewhere;
+  return {
+    maxAgeMs,
+    writeVersion: () =>
+      admin.writeVersion('topics') + admin.writeVersion('configs') + admin.writeVersion('reassignments') + (elsewhere?.() ?? 0),
+  };
+}

@@ -56,7 +56,12 @@ function sendUnavailable(req: Request, res: Response, detail: string): void {
   });
 }
 
-export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger): RequestHandler {
+/**
+ * `onWrite`: called when the worker answers a forwarded request that may change the cluster (any
+ * method but GET and HEAD), before the client gets the answer: this thread's recent reads (a
+ * topic's description) are not answered again after it (src/services/index.ts writesElsewhere).
+ */
+export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger, onWrite?: () => void): RequestHandler {
   return (req, res, next) => {
     if (!isWorkerPath(req.path)) return next();
     const reason = supervisor.unavailableReason();
@@ -77,6 +82,7 @@ export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger): R
     }
     const upstream = request({ method: req.method, path: req.originalUrl, headers, createConnection: () => stream });
     upstream.on('response', (answer) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') onWrite?.();
       // An event stream: what the worker's route did to its (port) socket, done to the real one.
       if (answer.headers['content-type']?.startsWith('text/event-stream')) {
         req.socket.setTimeout(0);

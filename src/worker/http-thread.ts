@@ -63,7 +63,15 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
   else logger.warn('web console not available', { reason: consoleFiles.reason });
   // Topic and broker configs stay here, on the HTTP thread's own Kafka connections; readiness
   // reads the state topic through the worker, and the topic routes protect it.
-  const services = createGatewayServices({ kafka, quota, configs: new TopicConfigService(kafka), stateTopic: worker.stateStore });
+  const services = createGatewayServices({
+    kafka,
+    quota,
+    configs: new TopicConfigService(kafka),
+    stateTopic: worker.stateStore,
+    // The worker's changes (moves, throttles, leaders) are not this thread's Kafka layer's writes.
+    writesElsewhere: worker.writes,
+    topicReadMaxAgeMs: config.topicReadMaxAgeMs,
+  });
   const app = createApp({
     services,
     metrics,

@@ -8,13 +8,14 @@ import { createGatewayServices, type GatewayServicesOptions } from '../../src/se
 export type AppOverKafkaOptions = Omit<AppOptions, 'services'> & GatewayServicesOptions;
 
 export function appOverKafka(opts: AppOverKafkaOptions): Express {
-  const { kafka, reassignments, configs, quota, stateTopic, ...app } = opts;
+  const { kafka, reassignments, configs, quota, stateTopic, topicReadMaxAgeMs, ...app } = opts;
   const services = createGatewayServices({
     kafka,
     ...(reassignments && { reassignments }),
     ...(configs && { configs }),
     ...(quota && { quota }),
     ...(stateTopic && { stateTopic }),
+    ...(topicReadMaxAgeMs !== undefined && { topicReadMaxAgeMs }),
   });
   return createApp({ ...app, services });
 }

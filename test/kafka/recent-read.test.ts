@@ -3,7 +3,7 @@
 // shares it); WriteCounts counts a gateway's writes per resource.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RecentRead, WriteCounts } from '../../src/kafka/recent-read.js';
+import { RecentRead, RecentReadsByKey, WriteCounts } from '../../src/kafka/recent-read.js';
 
 function fixture(maxAgeMs = 1000) {
   let now = 0;
@@ -68,5 +68,56 @@ describe('RecentRead', () => {
     assert.equal(await f.read.get(), 'read 1');
     f.tick(1);
     assert.equal(await f.read.get(), 'read 2');
+  });
+});
+
+describe('RecentReadsByKey', () => {
+  function keyed(maxKeys = 3) {
+    let now = 0;
+    let version = 0;
+    const reads: string[] = [];
+    const failing = new Set<string>();
+    const cache = new RecentReadsByKey(
+      async (key: string) => {
+        reads.push(key);
+        if (failing.has(key)) throw new Error(`no ${key}`);
+        return `${key} #${reads.filter((k) => k === key).length}`;
+      },
+      { maxAgeMs: 1000, version: () => version, maxKeys, now: () => now },
+    );
+    return { cache, reads, failing, tick: (ms: number) => (now += ms), write: () => version++ };
+  }
+
+  it('per key: concurrent callers share a read, answered again within maxAgeMs, read anew after it or after a write', async () => {
+    const f = keyed();
+    assert.deepEqual(await Promise.all([f.cache.get('a'), f.cache.get('a'), f.cache.get('b')]), ['a #1', 'a #1', 'b #1']);
+    f.tick(1000);
+    assert.equal(await f.cache.get('a'), 'a #1');
+    f.tick(1);
+    assert.equal(await f.cache.get('a'), 'a #2', 'older than maxAgeMs');
+    f.write();
+    assert.equal(await f.cache.get('a'), 'a #3', 'this gateway wrote since');
+    assert.deepEqual(f.reads, ['a', 'b', 'a', 'a']);
+  });
+
+  it('a failed read is not answered again', async () => {
+    const f = keyed();
+    f.failing.add('gone');
+    await assert.rejects(f.cache.get('gone'), /no gone/);
+    f.failing.delete('gone');
+    assert.equal(await f.cache.get('gone'), 'gone #2');
+  });
+
+  it('bounded: reads too old to be answered again are dropped, and never more than maxKeys are held', async () => {
+    const f = keyed(3);
+    await Promise.all(['a', 'b', 'c'].map((k) => f.cache.get(k)));
+    assert.equal(f.cache.size, 3);
+    await f.cache.get('d'); // the oldest (a) makes room
+    assert.equal(f.cache.size, 3);
+    assert.equal(await f.cache.get('b'), 'b #1', 'b is still held');
+    assert.equal(await f.cache.get('a'), 'a #2', 'a was dropped');
+    f.tick(1001);
+    await f.cache.get('e');
+    assert.equal(f.cache.size, 1, 'every read older than maxAgeMs dropped when another starts');
   });
 });
