@@ -256,8 +256,14 @@ export class HealthInterlock {
     let out = this.#targets.get(r);
     if (!out) {
       const set = new Set<number>();
-      for (const p of r.partitions)
-        if (!p.supersededBy && (p.state === 'queued' || p.state === 'moving')) for (const b of p.target) set.add(b);
+      // Target lists are interned (records, parsed requests: domain/replica-list.ts): a list seen
+      // before adds nothing, and a cluster has few distinct ones (100,000 partitions, ~1,000 lists).
+      const seen = new Set<readonly number[]>();
+      for (const p of r.partitions) {
+        if (p.supersededBy || (p.state !== 'queued' && p.state !== 'moving') || seen.has(p.target)) continue;
+        seen.add(p.target);
+        for (const b of p.target) set.add(b);
+      }
       this.#targets.set(r, (out = [...set]));
     }
     return out;
