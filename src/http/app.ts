@@ -11,7 +11,7 @@ import { slicedJsonBody } from './json-body.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, httpMetricsMiddleware, type GatewayMetrics } from './metrics.js';
 import { clusterRoutes } from './routes/cluster.js';
-import { healthRoutes, type LifecycleState } from './routes/health.js';
+import { healthRoutes, livenessFastPath, type LifecycleState } from './routes/health.js';
 import { metaRoutes } from './routes/meta.js';
 import { topicRoutes } from './routes/topics.js';
 import { quotaRoutes } from './routes/quotas.js';
@@ -121,6 +121,9 @@ export function createApp(opts: AppOptions): Express {
   // method-override header or parameter is honoured anywhere: the method is the request line's.
   app.use(routeMatchMiddleware(routeTableFor(spec.document)));
   app.use(httpMetricsMiddleware(metrics));
+  // Liveness probes answered before the layers that would let them through unchanged (health.ts);
+  // with response validation on (tests), they take the whole way so that their answer is checked.
+  if (!opts.validateResponses) app.use(livenessFastPath());
   // The worker thread's routes: before access control and the body parsers (the worker's app does them).
   if (opts.reassignmentWorker) app.use(opts.reassignmentWorker.forward);
   // The console's static files are public (the page asks for a token itself), so they are

@@ -1,7 +1,7 @@
 // Liveness and readiness. /healthz never touches Kafka, so a Kafka outage cannot make
 // an orchestrator restart a healthy gateway; /readyz does, so traffic is only routed
 // to a gateway that can serve it.
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { strictRouter } from '../router.js';
 import type { ReadinessService } from '../../services/readiness.js';
 import { mapKafkaRequestError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
@@ -25,6 +25,29 @@ export interface HealthRouteOptions {
    * it above the Kafka layer's own ping timeout, whose error is more informative.
    */
   readyTimeoutMs: number;
+}
+
+/**
+ * Liveness probes are the gateway's most frequent request (one per pod every few seconds, from
+ * every orchestrator and load balancer). Mounted right after the request id, the route match and
+ * the HTTP metrics (app.ts): `GET /healthz` with no query string and no body is
+ * answered here, as healthRoutes answers it after every later layer let it through unchanged
+ * (public, nothing to parse, nothing the validator could refuse, not audited). Anything else
+ * about /healthz (a query string, a body, another method, HEAD included) goes the whole way, and is answered
+ * or refused there.
+ */
+export function livenessFastPath(): RequestHandler {
+  return (req, res, next) => {
+    if (
+      req.url !== '/healthz' ||
+      req.method !== 'GET' ||
+      req.headers['content-length'] !== undefined ||
+      req.headers['transfer-encoding'] !== undefined
+    )
+      return next();
+    const body: Health = { status: 'ok' };
+    res.json(body);
+  };
 }
 
 export function healthRoutes({ readiness, state, readyTimeoutMs }: HealthRouteOptions): Router {
