@@ -65,7 +65,7 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
   const restartMs = Number(w.env.GATEWAY_WORKER_RESTART_MS ?? 250);
   if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000)
     throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
-  // GATEWAY_WORKER_YOUNG_GENERATION_MB: the worker's young generation (default 16, supervisor.ts).
+  // GATEWAY_WORKER_YOUNG_GENERATION_MB: the worker's young generation (default 8, supervisor.ts).
   const youngMb = Number(w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB ?? WORKER_YOUNG_GENERATION_MB);
   if (!Number.isInteger(youngMb) || youngMb < 1 || youngMb > 1024)
     throw new Error(`GATEWAY_WORKER_YOUNG_GENERATION_MB must be MiB (1-1024), got "${w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB}"`);

@@ -45,11 +45,11 @@ type Status =
 
 /**
  * The worker's young generation (V8 semi-spaces and the new large-object space), MiB. The
- * process's --max-semi-space-size=16 gave it up to 48: at 100,000 moving partitions 16 keeps
- * both threads under 400 MiB (docs/worker-thread.md); its scavenges are more frequent, and they
- * pause the worker, never the HTTP thread.
+ * process's --max-semi-space-size=16 gave it up to 48: at 100,000 moving partitions 16 left both
+ * threads at 398-425 MiB over a run, 8 at 393 (docs/worker-thread.md); its scavenges are more
+ * frequent, and they pause the worker, never the HTTP thread.
  */
-export const WORKER_YOUNG_GENERATION_MB = 16;
+export const WORKER_YOUNG_GENERATION_MB = 8;
 
 /** Calls wait at most this long (a worker busy for longer is as good as unavailable to /readyz). */
 const CALL_TIMEOUT_MS = 10_000;

@@ -56,7 +56,7 @@ test('the supervisor restarts a crashed worker, failing what was pending and say
   assert.equal(supervisor.starts, 2);
 });
 
-test('the worker gets its own young generation (16 MiB by default, or as asked), and its heap is read', async () => {
+test('the worker gets its own young generation (8 MiB by default, or as asked), and its heap is read', async () => {
   for (const asked of [undefined, 24]) {
     const supervisor = new WorkerSupervisor({
       start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, testHooks: true },
