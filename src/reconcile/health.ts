@@ -70,6 +70,15 @@ const ONLY_TROUBLED = { complete: new Set<string>() };
 export type HealthSubject = Pick<ReassignmentRecord, 'partitions' | 'safety'>;
 
 /** Records the interlocks look at: running, moves not ended, with a queue (something to hold) or held now. */
+/** A start's health read begun ahead of its body (readAhead), and when (the deps' clock). */
+export interface AheadRead {
+  readonly read: Promise<ReplicaHealth>;
+  readonly startedAt: number;
+}
+
+/** Oldest read begun ahead that a start is judged by (its body took longer to arrive: a new read). */
+export const AHEAD_MAX_AGE_MS = 5000;
+
 export function holdCandidates(view: StateView): ReassignmentRecord[] {
   const out: ReassignmentRecord[] = [];
   for (const r of view.reassignments.values()) {
@@ -87,7 +96,7 @@ export class HealthInterlock {
   /** Brokers a record's open moves drain, per record version. */
   readonly #drained = new WeakMap<HealthSubject, ReadonlySet<number>>();
   /** The start's read under way (readAhead), shared by starts arriving meanwhile. */
-  #ahead: Promise<ReplicaHealth> | null = null;
+  #ahead: AheadRead | null = null;
 
   constructor(deps: HealthInterlockDeps) {
     this.#d = deps;
@@ -135,27 +144,30 @@ export class HealthInterlock {
    * Null when nothing is read (safety "off", or a Kafka layer without the read). A failure
    * surfaces only when the decision awaits it.
    */
-  prefetchAtStart(safety: Safety | null | undefined, ahead?: Promise<ReplicaHealth> | null): Promise<ReplicaHealth> | null {
+  prefetchAtStart(safety: Safety | null | undefined, ahead?: AheadRead | null): Promise<ReplicaHealth> | null {
     if (safety === 'off') return null;
-    return ahead ?? this.readAhead();
+    // A body that took long to arrive (a slow client) is not judged by a reading that old.
+    if (ahead && this.#d.now() - ahead.startedAt <= AHEAD_MAX_AGE_MS) return ahead.read;
+    return this.readAhead()?.read ?? null;
   }
 
   /**
    * A start's health read, begun now (the compact read of every topic a pass makes). Starts that
    * arrive while one is under way share it: a burst of POSTs makes one read, not one each.
    */
-  readAhead(): Promise<ReplicaHealth> | null {
+  readAhead(): AheadRead | null {
     const kafka = this.#d.kafka;
     if (!kafka.describeReplicaHealth) return null;
     if (this.#ahead) return this.#ahead;
     const read = kafka.describeReplicaHealth(null, ONLY_TROUBLED);
     read.catch(() => undefined); // awaited by the start's decision, if the start gets that far
-    this.#ahead = read;
+    const ahead = { read, startedAt: this.#d.now() };
+    this.#ahead = ahead;
     const done = () => {
-      if (this.#ahead === read) this.#ahead = null;
+      if (this.#ahead === ahead) this.#ahead = null;
     };
     read.then(done, done);
-    return read;
+    return ahead;
   }
 
   /** A hold made outside a pass (a reassignment created held by its POST): audited, logged and counted as a pass's. */

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { HealthInterlock } from '../../src/reconcile/health.js';
+import { AHEAD_MAX_AGE_MS, HealthInterlock } from '../../src/reconcile/health.js';
 import type { KafkaAdmin } from '../../src/kafka/kafka-admin.js';
 import type { ReplicaHealth } from '../../src/kafka/replica-health.js';
 import { createTopics, startReassignGateway, type ReassignGateway } from '../http/reassignment-helpers.js';
@@ -102,7 +102,8 @@ describe('HealthInterlock.readAhead', () => {
     return { kafka, reads };
   }
   const healthy: ReplicaHealth = { brokers: [0], topics: [], partitions: 0, goneUnlisted: [] };
-  const interlock = (kafka: KafkaAdmin) => new HealthInterlock({ kafka, store: {} as never, config: {} as never, now: Date.now });
+  let now = 0;
+  const interlock = (kafka: KafkaAdmin) => new HealthInterlock({ kafka, store: {} as never, config: {} as never, now: () => now });
 
   it('starts arriving while a read is under way share it; the next start after it makes its own', async () => {
     const { kafka, reads } = kafkaWithHeldReads();
@@ -113,20 +114,26 @@ describe('HealthInterlock.readAhead', () => {
     assert.equal(reads.length, 1);
     assert.deepEqual(reads[0].listing, { complete: new Set() }, 'compact: only the partitions with something to look at');
     reads[0].resolve(healthy);
-    assert.equal(await a, healthy);
+    assert.equal(await a?.read, healthy);
     const c = h.readAhead();
     assert.notEqual(c, a);
     assert.equal(reads.length, 2);
   });
 
-  it('a start with safety "off" uses no read; otherwise the read begun ahead, or one begun now', () => {
+  it('a start with safety "off" uses no read; otherwise the read begun ahead while recent, or one begun now', () => {
     const { kafka, reads } = kafkaWithHeldReads();
     const h = interlock(kafka);
-    const ahead = Promise.resolve(healthy);
+    now = 1_000;
+    const ahead = { read: Promise.resolve(healthy), startedAt: now };
     assert.equal(h.prefetchAtStart('off', ahead), null);
-    assert.equal(h.prefetchAtStart(undefined, ahead), ahead);
+    now += AHEAD_MAX_AGE_MS;
+    assert.equal(h.prefetchAtStart(undefined, ahead), ahead.read);
     assert.equal(reads.length, 0);
-    assert.ok(h.prefetchAtStart(null));
+    now += 1; // the body took longer to arrive: the reading is too old to judge the start by
+    const fresh = h.prefetchAtStart(undefined, ahead);
+    assert.ok(fresh && fresh !== ahead.read);
     assert.equal(reads.length, 1);
+    assert.ok(h.prefetchAtStart(null));
+    assert.equal(reads.length, 1, 'shares the read under way');
   });
 });

@@ -1,6 +1,6 @@
 // The reassignment service's typed inputs, outcomes and dependencies (src/http maps the
 // outcomes to statuses), and the context its steps share (start-*.ts, list.ts, steer.ts, ...).
-import type { ReplicaHealth } from '../../kafka/replica-health.js';
+import type { AheadRead } from '../../reconcile/health.js';
 import type {
   ConcurrencyBounds,
   FieldError,
@@ -166,7 +166,7 @@ export interface StartOptions {
  * POST nothing). Opaque to the HTTP layer, which only hands it back to start().
  */
 export interface StartAhead {
-  readonly health: Promise<ReplicaHealth> | null;
+  readonly health: AheadRead | null;
 }
 
 export type SetThrottleResult =
