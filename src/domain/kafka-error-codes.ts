@@ -1,7 +1,12 @@
 // Kafka's error codes, the one table of them: for each name, the code, whether Kafka's client
 // treats it as retriable (its exception is a RetriableException) and Kafka's default message.
 // From Errors.java (apache/kafka clients/src/main/java/org/apache/kafka/common/protocol/Errors.java),
-// codes -1 to 127 as Kafka 3.9 and 4.0 ship them (the NONE row has no message: Kafka's is null).
+// codes -1 to 127 as Kafka 3.9 and 4.0 ship them (the NONE row has no message: Kafka's is null),
+// and 128-129 from Kafka 4.0's Errors.java, past the copy @platformatic/kafka ships (KAFKA_4_0_ROWS
+// in the test): INVALID_REGULAR_EXPRESSION (KIP-848's consumer groups) and REBOOTSTRAP_REQUIRED
+// (KIP-1102: Metadata v13's top-level error, src/kafka/apis/metadata.ts). Both exceptions are
+// ApiExceptions in Kafka's client, not retriable ones. 130-133 (Streams groups, share sessions:
+// nothing the gateway or the simulator meets) are not here; they read as UNKNOWN_ERROR_CODE_<n>.
 //
 // Pure data with no imports, in the domain so that every side may read it: the gateway's Kafka
 // layer (src/kafka/errors-map.ts names codes and describes them), the domain (the errors its
@@ -237,6 +242,8 @@ export const KAFKA_ERROR_TABLE = {
   INVALID_VOTER_KEY: [125, false, "The voter key doesn't match the receiving replica's key."],
   DUPLICATE_VOTER: [126, false, 'The voter is already part of the set of voters.'],
   VOTER_NOT_FOUND: [127, false, 'The voter is not part of the set of voters.'],
+  INVALID_REGULAR_EXPRESSION: [128, false, 'The regular expression is not valid.'],
+  REBOOTSTRAP_REQUIRED: [129, false, 'Client metadata is stale. The client should rebootstrap to obtain new metadata.'],
 } as const satisfies Record<string, Row>;
 
 export type KafkaErrorName = keyof typeof KAFKA_ERROR_TABLE;

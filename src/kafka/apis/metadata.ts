@@ -160,13 +160,11 @@ export function topLevelError(r: WireReader, version: number): void {
   if (version < 13) return;
   const code = r.int16();
   if (code !== 0) {
-    const message = code === REBOOTSTRAP_REQUIRED ? 'REBOOTSTRAP_REQUIRED: the broker asks the client to bootstrap again (KIP-1102)' : null;
+    const message =
+      code === ERROR_CODES.REBOOTSTRAP_REQUIRED ? 'REBOOTSTRAP_REQUIRED: the broker asks the client to bootstrap again (KIP-1102)' : null;
     throw new KafkaRequestError('kafka', kafkaErrorInfo(code, message));
   }
 }
-
-/** Kafka 4.0's REBOOTSTRAP_REQUIRED (KIP-1102), not in the error table of 3.9/4.0 (../errors-map.ts). */
-const REBOOTSTRAP_REQUIRED = 129;
 
 /** A topic of the answer without its partitions (decodeTopicSummariesSteps). */
 export interface MetadataTopicSummary {
