@@ -47,7 +47,7 @@ import type { KafkaAdmin } from './kafka-admin.js';
 import type { OnKafkaRequest, RequestTarget, SendOptions } from './request.js';
 import { StateTopic, type StateTopicOptions } from './state-topic.js';
 import { detectKafkaRelease, type KafkaReleaseInfo } from './releases/detect.js';
-import { describeReplicaHealth, type ReplicaHealth, type ReplicaHealthListing } from './replica-health.js';
+import { describeReplicaHealth, type ReplicaHealth, type ReplicaHealthOptions } from './replica-health.js';
 import { KafkaTransport } from './transport.js';
 import { WriteCounts, type WrittenResource } from './recent-read.js';
 import type {
@@ -209,8 +209,8 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
     return metadataApi.describePartitions(this.#transport, topics);
   }
 
-  describeReplicaHealth(topics?: readonly string[] | null, listing?: ReplicaHealthListing): Promise<ReplicaHealth> {
-    return describeReplicaHealth(this.#transport, topics, listing);
+  describeReplicaHealth(topics?: readonly string[] | null, opts?: ReplicaHealthOptions): Promise<ReplicaHealth> {
+    return describeReplicaHealth(this.#transport, topics, opts);
   }
 
   listPartitionReassignments(

@@ -55,6 +55,11 @@ export class RecentRead<T> {
     this.#now = now;
   }
 
+  /** When the read it answers with started (the clock's time), or null when it has none. */
+  get startedAt(): number | null {
+    return this.#last?.startedAt ?? null;
+  }
+
   /** The latest read if it is recent enough, else a new one. */
   get(): Promise<T> {
     const last = this.#last;
@@ -85,40 +90,33 @@ export class RecentRead<T> {
  */
 export class RecentReadsByKey<K, T> {
   readonly #read: (key: K) => Promise<T>;
-  readonly #maxAgeMs: number;
-  readonly #version: () => number;
-  readonly #maxKeys: number;
-  readonly #now: () => number;
-  readonly #entries = new Map<K, { startedAt: number; version: number; value: Promise<T> }>();
+  readonly #opts: { maxAgeMs: number; version: () => number; maxKeys: number; now: () => number };
+  /** In the order their reads started (a key read anew moves to the end). */
+  readonly #reads = new Map<K, RecentRead<T>>();
 
   constructor(read: (key: K) => Promise<T>, opts: { maxAgeMs: number; version: () => number; maxKeys: number; now?: () => number }) {
     this.#read = read;
-    this.#maxAgeMs = opts.maxAgeMs;
-    this.#version = opts.version;
-    this.#maxKeys = opts.maxKeys;
-    this.#now = opts.now ?? (() => performance.now());
+    this.#opts = { ...opts, now: opts.now ?? (() => performance.now()) };
   }
 
   get(key: K): Promise<T> {
-    const now = this.#now();
-    const version = this.#version();
-    const last = this.#entries.get(key);
-    if (last && last.version === version && now - last.startedAt <= this.#maxAgeMs) return last.value;
-    this.#entries.delete(key);
-    for (const [k, e] of this.#entries) {
-      if (now - e.startedAt <= this.#maxAgeMs && this.#entries.size < this.#maxKeys) break;
-      this.#entries.delete(k);
+    const { maxAgeMs, version, maxKeys, now } = this.#opts;
+    let recent = this.#reads.get(key);
+    const startedAt = recent?.startedAt;
+    const value = (recent ??= new RecentRead(() => this.#read(key), maxAgeMs, version, now)).get();
+    if (recent.startedAt === startedAt) return value; // answered again
+    // A new read: to the end of the order, after dropping what is too old to be answered again.
+    this.#reads.delete(key);
+    for (const [k, r] of this.#reads) {
+      if (now() - (r.startedAt ?? -Infinity) <= maxAgeMs && this.#reads.size < maxKeys) break;
+      this.#reads.delete(k);
     }
-    const entry = { startedAt: now, version, value: this.#read(key) };
-    this.#entries.set(key, entry);
-    entry.value.catch(() => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
-    });
-    return entry.value;
+    this.#reads.set(key, recent);
+    return value;
   }
 
   /** Keys held now (tests). */
   get size(): number {
-    return this.#entries.size;
+    return this.#reads.size;
   }
 }

@@ -9,35 +9,31 @@ import { NONE } from './errors-map.js';
 import type { RequestSender } from './request.js';
 import { inSlices } from './wire/slices.js';
 
-/** See HealthAnswer: `topics` lists every partition, or (a compact read) every one of the topics asked complete and the troubled ones of the others. */
+/** See HealthAnswer: `topics` lists every partition, or (`onlyTroubled`) only those without a leader or with a short ISR. */
 export type ReplicaHealth = HealthAnswer;
 
-/** Which partitions a read lists: `complete` names the topics listed with every partition; of the others only those without a leader or with a short ISR. */
-export interface ReplicaHealthListing {
-  complete: ReadonlySet<string>;
+/** `onlyTroubled`: a compact read (apis/metadata-health.ts), the interlocks' passes and starts. */
+export interface ReplicaHealthOptions {
+  onlyTroubled?: boolean;
 }
 
 const EVERY_TOPIC = encodeMetadataRequest(null);
-const EVERY = { has: () => true };
 
-/**
- * `topics`: only these (unknown ones left out); absent or null = every topic. `listing`: a
- * compact read (see ReplicaHealthListing); absent: every partition listed.
- */
+/** `topics`: only these (unknown ones left out); absent or null = every topic. */
 export async function describeReplicaHealth(
   kafka: RequestSender,
   topics?: readonly string[] | null,
-  listing?: ReplicaHealthListing,
+  opts: ReplicaHealthOptions = {},
 ): Promise<ReplicaHealth> {
   const body = topics ? encodeMetadataRequest([...new Set(topics)]) : EVERY_TOPIC;
-  const complete = listing?.complete ?? EVERY;
+  const onlyTroubled = opts.onlyTroubled ?? false;
   // Partitions without a leader answer LEADER_NOT_AVAILABLE: what this read looks for, not a failure.
   return kafka.sendRequest(
     'Metadata',
     'any',
     async (conn: Connection) => {
       const { answer, version } = await sendRaw(conn, body);
-      return inSlices(decodeReplicaHealthSteps(answer, version, complete));
+      return inSlices(decodeReplicaHealthSteps(answer, version, onlyTroubled));
     },
     () => NONE,
   );

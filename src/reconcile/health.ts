@@ -61,7 +61,7 @@ const NO_TROUBLE: ClusterHealth = { troubles: [], goneBrokers: [], partitions: 0
  * The pass's read lists only the partitions without a leader or with a short ISR (all the walk
  * looks at one by one): at 200,000 partitions the full listing was 200,000 objects per pass.
  */
-const ONLY_TROUBLED = { complete: new Set<string>() };
+const ONLY_TROUBLED = { onlyTroubled: true };
 
 /**
  * What the health read is made for: a record, or a reassignment not written yet (its POST,
@@ -131,8 +131,7 @@ export class HealthInterlock {
     if (policy === 'off') return { health: NO_TROUBLE, decision: { kind: 'none' } };
     const health = await this.#read([subject], movingIds, view, subject, prefetched ?? undefined);
     const targetsGone = targetsOnGoneBrokers(subject.partitions, health.goneBrokers);
-    // What it drains matters only when a broker is gone (an O(partitions) walk otherwise skipped).
-    const mine = health.goneBrokers.length === 0 ? health : healthFor(health, this.#drainedBy(subject));
+    const mine = this.#healthFor(subject, health);
     return { health: mine, decision: decideHold(policy, mine, undefined, this.#d.now(), targetsGone) };
   }
 
@@ -281,6 +280,11 @@ export class HealthInterlock {
     return out;
   }
 
+  /** healthFor `r`; what it drains matters only when a broker is gone (an O(partitions) walk otherwise skipped). */
+  #healthFor(r: HealthSubject, health: ClusterHealth): ClusterHealth {
+    return health.goneBrokers.length === 0 ? health : healthFor(health, this.#drainedBy(r));
+  }
+
   #drainedBy(r: HealthSubject): ReadonlySet<number> {
     let out = this.#drained.get(r);
     if (!out) this.#drained.set(r, (out = drainedBrokers(r.partitions)));
@@ -312,7 +316,7 @@ export class HealthInterlock {
     const now = this.#d.now();
     const policy = safetyOf(r);
     const targetsGone = policy === 'off' ? undefined : targetsOnGoneBrokers(r.partitions, health.goneBrokers);
-    const mine = health.goneBrokers.length === 0 ? health : healthFor(health, this.#drainedBy(r));
+    const mine = this.#healthFor(r, health);
     const first = decideHold(policy, mine, r.hold, now, targetsGone);
     if (first.kind === 'none' || first.kind === 'unchanged') return;
     const out = await withRecordClaim(

@@ -2,6 +2,7 @@
 // supervisor, the forwarder for src/http/app.ts, the state store's readiness seen through the
 // worker, and the worker's metrics in /metrics. Design and figures: docs/worker-thread.md.
 import type { RequestHandler } from 'express';
+import { envInt } from '../env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { loadReassignmentConfig } from '../reconcile/index.js';
@@ -61,14 +62,11 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     bandwidthBytesPerSecond: w.bandwidthBytesPerSecond,
     testHooks,
   };
-  // GATEWAY_WORKER_RESTART_MS: the first restart's delay (doubling up to 10 s; default 250 ms).
-  const restartMs = Number(w.env.GATEWAY_WORKER_RESTART_MS ?? 250);
-  if (!Number.isInteger(restartMs) || restartMs < 0 || restartMs > 600_000)
-    throw new Error(`GATEWAY_WORKER_RESTART_MS must be milliseconds (0-600000), got "${w.env.GATEWAY_WORKER_RESTART_MS}"`);
-  // GATEWAY_WORKER_YOUNG_GENERATION_MB: the worker's young generation (default 8, supervisor.ts).
-  const youngMb = Number(w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB ?? WORKER_YOUNG_GENERATION_MB);
-  if (!Number.isInteger(youngMb) || youngMb < 1 || youngMb > 1024)
-    throw new Error(`GATEWAY_WORKER_YOUNG_GENERATION_MB must be MiB (1-1024), got "${w.env.GATEWAY_WORKER_YOUNG_GENERATION_MB}"`);
+  const problems: string[] = [];
+  // The first restart's delay (doubling up to 10 s), and the worker's young generation (supervisor.ts).
+  const restartMs = envInt(w.env, 'GATEWAY_WORKER_RESTART_MS', 250, 0, 600_000, problems);
+  const youngMb = envInt(w.env, 'GATEWAY_WORKER_YOUNG_GENERATION_MB', WORKER_YOUNG_GENERATION_MB, 1, 1024, problems);
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   const supervisor = new WorkerSupervisor({
     start,
     logger: w.logger,

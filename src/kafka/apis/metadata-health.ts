@@ -6,9 +6,10 @@
 // reassignment and at each start (issue 30). At 200,000 partitions the full decode made 200,000
 // objects and 600,000 arrays per read, nearly all of healthy partitions that the walk only
 // counts; a start that moved 100,000 of them was +26-50 % slower than without the read (issue
-// 29's bench). Here a healthy partition (a leader, an ISR as long as its replica list) of a topic
-// not in `complete` costs a few reads of its bytes: its replicas are checked against the live
-// brokers in place (a broker named there but not live is gone), and it is counted.
+// 29's bench). Read with `onlyTroubled`, a healthy partition (a leader, an ISR as long as its
+// replica list) costs a few reads of its bytes: its replicas are checked against the live brokers
+// in place (a broker named there but not live is gone), and it is counted. Without it, every
+// partition is listed (GET /brokers counts them per broker; the re-reads of suspect topics).
 import type { Steps } from '../../domain/steps.js';
 import { MalformedResponseError, type WireReader } from '../wire/reader.js';
 import { ENTRIES_PER_STEP } from '../wire/slices.js';
@@ -19,9 +20,8 @@ export interface HealthAnswer {
   /** Broker ids the answer lists (live brokers). */
   brokers: number[];
   /**
-   * Topics without a topic-level error, partitions in the answer's order: every partition of a
-   * topic in `complete`; of the others only those without a leader or with an ISR shorter than
-   * their replica list.
+   * Topics without a topic-level error, partitions in the answer's order: every partition, or
+   * with `onlyTroubled` only those without a leader or with an ISR shorter than their replica list.
    */
   topics: { name: string; partitions: PartitionPlacement[] }[];
   /** Partitions in the answer (of topics without an error), listed or not. */
@@ -46,11 +46,8 @@ function int32Span(r: WireReader): { at: number; n: number } {
   return { at, n };
 }
 
-/**
- * The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions).
- * `complete`: topics listed with every partition (the start's placement is taken from them).
- */
-export function* decodeReplicaHealthSteps(r: WireReader, version: number, complete: { has(topic: string): boolean }): Steps<HealthAnswer> {
+/** The response after its header, in steps (a yield every ENTRIES_PER_STEP partitions). */
+export function* decodeReplicaHealthSteps(r: WireReader, version: number, onlyTroubled: boolean): Steps<HealthAnswer> {
   r.int32(); // throttle_time_ms
   const brokers: number[] = [];
   const brokerCount = r.compactLength();
@@ -72,7 +69,7 @@ export function* decodeReplicaHealthSteps(r: WireReader, version: number, comple
   for (let t = 0; t < topicCount; t++) {
     const { errorCode, name, count } = topicHead(r);
     const ok = errorCode === 0 && name !== null;
-    const every = ok && complete.has(name);
+    const every = ok && !onlyTroubled;
     const listed: PartitionPlacement[] = every ? new Array<PartitionPlacement>(count) : [];
     const buf = r.buf;
     for (let p = 0; p < count; p++) {
