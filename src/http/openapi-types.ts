@@ -1685,8 +1685,9 @@ export interface components {
          * @description The cluster was in trouble (of the kinds the reassignment's `safety` holds on) when the
          *     reassignment was started or validated (health interlocks, issue 30). `wouldHold`: a paced
          *     reassignment is created `held` (nothing sent until the cluster is healthy; it resumes by
-         *     itself); an unpaced one (no `concurrency`) sends every move at once and cannot be held.
-         *     Absent when healthy or with `safety: "off"`.
+         *     itself); an unpaced one (no `concurrency`) sends every move at once and cannot be held,
+         *     and looks only at the topics it moves (their partitions, and the brokers they name or it
+         *     moves to). Absent when healthy or with `safety: "off"`.
          */
         StartHealthWarning: {
             wouldHold: boolean;

@@ -47,7 +47,13 @@ import type { KafkaAdmin } from './kafka-admin.js';
 import type { OnKafkaRequest, RequestTarget, SendOptions } from './request.js';
 import { StateTopic, type StateTopicOptions } from './state-topic.js';
 import { detectKafkaRelease, type KafkaReleaseInfo } from './releases/detect.js';
-import { describeReplicaHealth, type ReplicaHealth, type ReplicaHealthOptions } from './replica-health.js';
+import {
+  describePlacementAndHealth,
+  describeReplicaHealth,
+  type PlacementAndHealth,
+  type ReplicaHealth,
+  type ReplicaHealthOptions,
+} from './replica-health.js';
 import { KafkaTransport } from './transport.js';
 import { WriteCounts, type WrittenResource } from './recent-read.js';
 import type {
@@ -211,6 +217,10 @@ export class PlatformaticKafkaGateway implements KafkaAdmin {
 
   describeReplicaHealth(topics?: readonly string[] | null, opts?: ReplicaHealthOptions): Promise<ReplicaHealth> {
     return describeReplicaHealth(this.#transport, topics, opts);
+  }
+
+  describePlacementAndHealth(topics: readonly string[]): Promise<PlacementAndHealth> {
+    return describePlacementAndHealth(this.#transport, topics);
   }
 
   listPartitionReassignments(

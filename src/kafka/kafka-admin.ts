@@ -13,7 +13,7 @@ import type { MovingPartition, PartitionRef } from './apis/list-partition-reassi
 import type { ElectionType, ElectLeadersAnswer, ElectLeadersVersion } from './apis/elect-leaders.js';
 import type { TopicPartitions } from './apis/metadata.js';
 import type { StateTopicOptions } from './state-topic.js';
-import type { ReplicaHealth, ReplicaHealthOptions } from './replica-health.js';
+import type { PlacementAndHealth, ReplicaHealth, ReplicaHealthOptions } from './replica-health.js';
 import type { WrittenResource } from './recent-read.js';
 import type { KafkaGateway } from './types.js';
 
@@ -69,6 +69,8 @@ export interface KafkaAdmin extends KafkaGateway, ClientQuotaAdmin {
    * request (the health interlocks' read, ./replica-health.ts); `opts.onlyTroubled`: a compact read.
    */
   describeReplicaHealth?(topics?: readonly string[] | null, opts?: ReplicaHealthOptions): Promise<ReplicaHealth>;
+  /** describePartitions of `topics` and their compact health (onlyTroubled) from the same Metadata answer. */
+  describePlacementAndHealth?(topics: readonly string[]): Promise<PlacementAndHealth>;
   /** Every partition moving in the cluster (`partitions` omitted), or those among `partitions` that move. */
   listPartitionReassignments(partitions?: PartitionRef[]): Promise<MovingPartition[]>;
   /** Starts (or, with null replicas, cancels) moves; one result per requested partition, in request order. */

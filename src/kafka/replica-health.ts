@@ -1,10 +1,12 @@
 // The health interlocks' read (issue 30): one Metadata request for every topic, with ISR lists,
 // and the brokers it lists as live. describePartitions skips the ISR (its callers want placement
 // only); this one keeps it. Read once per reconcile pass while a reassignment that can be held
-// runs (src/reconcile/health.ts), at a start that can be held, and by GET /brokers.
+// runs (src/reconcile/health.ts), at a paced start (it can be held), and by GET /brokers.
+// describePlacementAndHealth: an unpaced start's placement read, whose same bytes also give the
+// health of its own topics (its warning), with no second request.
 import type { Connection } from '@platformatic/kafka';
 import { decodeReplicaHealthSteps, type HealthAnswer } from './apis/metadata-health.js';
-import { encodeMetadataRequest, sendRaw } from './apis/metadata.js';
+import { decodeMetadataSteps, encodeMetadataRequest, placementOf, sendRaw, type TopicPartitions } from './apis/metadata.js';
 import { NONE } from './errors-map.js';
 import type { RequestSender } from './request.js';
 import { inSlices } from './wire/slices.js';
@@ -35,6 +37,35 @@ export async function describeReplicaHealth(
       const { answer, version } = await sendRaw(conn, body);
       return inSlices(decodeReplicaHealthSteps(answer, version, onlyTroubled));
     },
+    () => NONE,
+  );
+}
+
+/** Placement of some topics, and the compact health of the same topics (onlyTroubled), from one answer. */
+export interface PlacementAndHealth {
+  placement: TopicPartitions[];
+  health: ReplicaHealth;
+}
+
+/**
+ * describePartitions of `topics` (unknown ones left out) that also answers their health: the
+ * one Metadata answer is decoded twice, placement then the compact health read
+ * (apis/metadata-health.ts, onlyTroubled). At 100,000 partitions the second decode is a few ms;
+ * a second request of the same topics would be encoded by the broker and sent again.
+ */
+export async function describePlacementAndHealth(kafka: RequestSender, topics: readonly string[]): Promise<PlacementAndHealth> {
+  const body = encodeMetadataRequest([...new Set(topics)]);
+  return kafka.sendRequest(
+    'Metadata',
+    'any',
+    async (conn: Connection) => {
+      const { answer, version } = await sendRaw(conn, body);
+      const start = answer.pos;
+      const placement = placementOf(await inSlices(decodeMetadataSteps(answer, 'replicas', version)));
+      answer.pos = start;
+      return { placement, health: await inSlices(decodeReplicaHealthSteps(answer, version, true)) };
+    },
+    // Unknown topics are an expected answer here (the start's validation reports them).
     () => NONE,
   );
 }

@@ -1,14 +1,16 @@
 // decodeReplicaHealthSteps (src/kafka/apis/metadata-health.ts): the health interlocks' compact
 // reading of a Metadata answer, checked against the full decode of the same bytes (answers
-// encoded independently, by the simulator's codec: response-decoders-fixtures.ts).
+// encoded independently, by the simulator's codec: response-decoders-fixtures.ts). And
+// describePlacementAndHealth (src/kafka/replica-health.ts): both readings of one answer.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { drain } from '../../src/domain/steps.js';
 import { decodeReplicaHealthSteps } from '../../src/kafka/apis/metadata-health.js';
-import { decodeMetadata } from '../../src/kafka/apis/metadata.js';
+import { decodeMetadata, placementOf } from '../../src/kafka/apis/metadata.js';
+import { describePlacementAndHealth } from '../../src/kafka/replica-health.js';
 import { WireReader } from '../../src/kafka/wire/reader.js';
-import { encodeMetadata, metadataAnswer } from './response-decoders-fixtures.js';
+import { encodeMetadata, metadataAnswer, stubConnection, stubSender } from './response-decoders-fixtures.js';
 
 /** What the compact read should be, from the full decode: listed partitions, count, gone brokers of the rest. */
 function expected(bytes: Buffer, onlyTroubled: boolean) {
@@ -50,6 +52,21 @@ describe('decodeReplicaHealthSteps', () => {
         assert.equal(r.pos, bytes.length, 'the whole answer is read');
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('describePlacementAndHealth', () => {
+  it('one request; the placement describePartitions answers and the compact health, both from the same answer', async () => {
+    await fc.assert(
+      fc.asyncProperty(metadataAnswer, async (res) => {
+        const bytes = encodeMetadata(res);
+        const sent: Buffer[] = [];
+        const got = await describePlacementAndHealth(stubSender(stubConnection(bytes, sent)), ['a', 'b', 'a']);
+        assert.equal(sent.length, 1, 'one Metadata request');
+        assert.deepEqual(got, { placement: placementOf(decodeMetadata(new WireReader(bytes), 'replicas')), health: expected(bytes, true) });
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -5,7 +5,7 @@
 // Kafka's own ListPartitionReassignments, sampled every 200 ms while the reconciler keeps it held,
 // lists none of its partitions; the broker starts: it resumes by itself and completes with every
 // throttle gone. `safety: "off"` starts at once; a dry run reports the trouble without failing;
-// an unpaced POST (nothing to hold) starts and carries the warning. Synchronised on the API's
+// an unpaced POST (nothing to hold) starts and carries the warning of its own topics' trouble. Synchronised on the API's
 // answers, Kafka's lists and the reconciler's pass counter, with deadlines: no sleeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -210,12 +210,26 @@ describe('health interlocks at the start', () => {
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
       assert.deepEqual(listed.body.reassignments, [], 'a dry run creates no reassignment');
 
-      const unpaced = await gw.http().post('/reassignments').send({ partitions: targets });
+      // Unpaced (never held): its warning is about the topics it moves, read with their
+      // placement. The moving topic is healthy (broker 4 holds only the bystander): no warning.
+      const healthyTopics = await gw.http().post('/reassignments').send({ partitions: targets, validateOnly: true });
+      assert.equal(healthyTopics.status, 200, JSON.stringify(healthyTopics.body));
+      assert.equal(healthyTopics.body.healthWarning ?? null, null, JSON.stringify(healthyTopics.body.healthWarning));
+      // With the bystander's partition 0 moved off broker 4, its partition 1 (on broker 4, not
+      // moved) is in its topics: the warning names it.
+      const withBystander = [...targets, { topic: 'dryrun-bystander', partition: 0, replicas: [1, 0] }];
+      const unpaced = await gw.http().post('/reassignments').send({ partitions: withBystander });
       assert.equal(unpaced.status, 202, JSON.stringify(unpaced.body));
       assert.equal(unpaced.body.state, 'running');
       assert.equal(unpaced.body.healthWarning.wouldHold, false);
-      assert.match(unpaced.body.healthWarning.message, /give concurrency/);
-      assert.equal(unpaced.body.summary.counts.moving + unpaced.body.summary.counts.completed, 4);
+      assert.match(unpaced.body.healthWarning.message, /topics this reassignment moves.*give concurrency/);
+      assert.ok(
+        unpaced.body.healthWarning.reasons.some(
+          (r: { kind: string; examples: string[] }) => r.kind === 'underReplicated' && r.examples.includes('dryrun-bystander-1'),
+        ),
+        JSON.stringify(unpaced.body.healthWarning),
+      );
+      assert.equal(unpaced.body.summary.counts.moving + unpaced.body.summary.counts.completed, 5);
       await eventually(async () => ((await state(gw, unpaced.body.id)).state === 'completed' ? true : undefined), 60_000);
       await gw.sim.startBroker(4);
     } finally {

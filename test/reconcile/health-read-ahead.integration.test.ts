@@ -1,9 +1,11 @@
 // The start's health read begins when a POST /reassignments arrives, before its body is read
-// (routes/reassignments.ts reassignmentReadAhead, HealthInterlock.readAhead): at 100,000
-// partitions the body's parse and validation outlast the read, which then costs the POST nothing.
-// Against the simulator over TCP: the POST's headers and half its body are sent, the simulator
-// sees the Metadata read (a fault that only watches), then the rest goes and the answer is the
-// plan. Starts arriving while a read is under way share it.
+// (routes/reassignments.ts reassignmentReadAhead, HealthInterlock.readAhead), when every start is
+// paced (REASSIGNMENT_DEFAULT_PER_BROKER): at 100,000 partitions the body's parse and validation
+// outlast the read, which then costs the POST nothing. Without a default concurrency a start may
+// be unpaced (it reads only its own topics' health, with their placement): nothing is read ahead.
+// Against the simulator over TCP: the POST's headers and 20 bytes of its body are sent, the
+// simulator sees the Metadata read (a fault that only watches) or not, then the rest goes and the
+// answer is the plan. Starts arriving while a read is under way share it.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -19,7 +21,7 @@ const METADATA = 3;
 describe('the start health read, ahead of the body', () => {
   let gw: ReassignGateway;
   before(async () => {
-    gw = await startReassignGateway({ simulator: { brokers: 4 }, reconcile: false });
+    gw = await startReassignGateway({ simulator: { brokers: 4 }, reconcile: false, env: { REASSIGNMENT_DEFAULT_PER_BROKER: '1' } });
     await createTopics(gw, {
       name: 'ahead',
       assignments: [
@@ -86,6 +88,18 @@ describe('the start health read, ahead of the body', () => {
     } finally {
       gw.sim.faults.remove(watch.id);
       server.close();
+    }
+  });
+
+  it('is begun only when every start is paced: without a default concurrency nothing is read ahead', async () => {
+    const ahead = gw.runtime.reassignments.readAhead();
+    assert.ok(ahead.health, 'REASSIGNMENT_DEFAULT_PER_BROKER set: the read of every topic goes ahead');
+    await ahead.health.read;
+    const plain = await startReassignGateway({ sim: gw.sim, reconcile: false });
+    try {
+      assert.deepEqual(plain.runtime.reassignments.readAhead(), { health: null });
+    } finally {
+      await plain.close();
     }
   });
 });

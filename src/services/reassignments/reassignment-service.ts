@@ -88,11 +88,14 @@ export class ReassignmentService {
   // ------------------------------------------------------------------ POST /reassignments
 
   /**
-   * Begins what a start reads before its request is parsed: the health interlock's read (shared
-   * with starts under way), to be passed to start() as `opts.ahead`. For a request that never
-   * gets to start() (refused, or `safety: "off"`), the read is simply not used.
+   * Begins what a start reads before its request is parsed: the health interlock's read of every
+   * topic (shared with starts under way), to be passed to start() as `opts.ahead`. Only when every
+   * start is paced (a default concurrency is configured): an unpaced start reads only its own
+   * topics' health, with its placement, and would not use it. For a request that never gets to
+   * start() (refused, or `safety: "off"`), the read is simply not used.
    */
   readAhead(): StartAhead {
+    if ((this.#ctx.d.config.defaultConcurrency ?? null) === null) return { health: null };
     return { health: this.#ctx.health().readAhead() };
   }
 

@@ -6,8 +6,9 @@
 //     `hold` in its record, nothing sent to AlterPartitionReassignments); the reconciler's passes
 //     resume it as any held reassignment once the cluster is healthy for resumeAfterPasses;
 //   - unpaced (no `concurrency`): not held — it has no later wave that a hold could keep back,
-//     and the pacer only starts waves of paced reassignments; the answer carries the trouble as
-//     a warning (docs/health-interlocks.md, "At the start");
+//     and the pacer only starts waves of paced reassignments; the answer carries the trouble of
+//     its own topics as a warning, read with their placement (docs/health-interlocks.md, "At
+//     the start");
 //   - validateOnly: the trouble is a warning of the plan (wouldHold says what a POST would do).
 // `safety: "off"`: nothing read, nothing held.
 import type { HoldState, Safety, TroubleReason } from '../../domain/reassignment/health.js';
@@ -39,14 +40,14 @@ export interface StartHealthInput {
   /** Every move Kafka lists (read by the start before validating). */
   readonly moving: readonly { topic: string; partition: number }[];
   readonly view: StateView;
-  /** The Metadata read started with the start's other reads (HealthInterlock.prefetchAtStart). */
+  /** The Metadata read: every topic (paced: HealthInterlock.prefetchAtStart) or the start's own (unpaced: start-reads.ts). */
   readonly prefetched?: Promise<ReplicaHealth> | null;
 }
 
 /**
- * The health of the cluster for a reassignment about to start. O(partitions) plus one Metadata
- * read of every topic (the reconciler's read; a short ISR outside the moves costs its re-reads
- * and a min.insync.replicas read, as in a pass).
+ * The health of the cluster for a reassignment about to start. O(partitions) plus the Metadata
+ * read given (`prefetched`; without one, every topic is read); a short ISR outside the moves
+ * costs its re-reads and a min.insync.replicas read, as in a pass.
  */
 export async function healthAtStart(interlock: HealthInterlock, input: StartHealthInput): Promise<StartHealth> {
   if (input.safety === 'off') return {};
@@ -79,7 +80,7 @@ export function warningMessage(reasons: readonly TroubleReason[], paced: boolean
     .join('; ');
   return paced
     ? `The cluster is in trouble: ${what}. The reassignment starts held: no move is sent until the cluster is healthy again; it then resumes by itself.`
-    : `The cluster is in trouble: ${what}. Without concurrency every move is sent at once and nothing can be held; give concurrency to start held, or retry once the cluster is healthy.`;
+    : `The topics this reassignment moves are in trouble: ${what}. Without concurrency every move is sent at once and nothing can be held; give concurrency to start held (a paced start checks the whole cluster), or retry once the cluster is healthy.`;
 }
 
 const LABEL: Record<TroubleReason['kind'], string> = {

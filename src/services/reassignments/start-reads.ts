@@ -3,10 +3,20 @@
 // for the estimate, bytesTotal and deadline pacing.
 import { PartitionMap, STEP_ITEMS, type PartitionAssignment } from '../../domain/reassignment/index.js';
 import { replicaKey, type BrokerLogDirs, type MovingPartition, type TopicPartitions } from '../../kafka/kafka-admin.js';
+import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import type { ServiceContext } from './types.js';
 
 /** Topics per Metadata request of a start (see placementOf). */
 const METADATA_TOPICS = 10;
+
+/** The topics sorted by name, in chunks of METADATA_TOPICS (one Metadata request each). */
+function chunksOf(topics: readonly string[]): string[][] {
+  const sorted = [...topics].sort();
+  const chunks: string[][] = [];
+  for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
+  return chunks;
+}
+
 /**
  * describePartitions in requests of METADATA_TOPICS topics, all in flight at once: each answer
  * is decoded on its own turn of the event loop (one Metadata answer for 100 topics of 1000
@@ -15,10 +25,40 @@ const METADATA_TOPICS = 10;
  */
 export async function placementOf(ctx: ServiceContext, topics: string[]): Promise<TopicPartitions[]> {
   if (topics.length <= METADATA_TOPICS) return ctx.d.kafka.describePartitions(topics);
-  const sorted = [...topics].sort();
-  const chunks: string[][] = [];
-  for (let i = 0; i < sorted.length; i += METADATA_TOPICS) chunks.push(sorted.slice(i, i + METADATA_TOPICS));
-  return (await Promise.all(chunks.map((c) => ctx.d.kafka.describePartitions(c)))).flat();
+  return (await Promise.all(chunksOf(topics).map((c) => ctx.d.kafka.describePartitions(c)))).flat();
+}
+
+/**
+ * placementOf, and the health of the same topics read from the same answers (an unpaced start's
+ * warning, start-health.ts): no request more. `health` is null when the Kafka layer has no such
+ * read (then no warning).
+ */
+export async function placementAndHealthOf(
+  ctx: ServiceContext,
+  topics: string[],
+): Promise<{ placement: TopicPartitions[]; health: ReplicaHealth | null }> {
+  const read = ctx.d.kafka.describePlacementAndHealth?.bind(ctx.d.kafka);
+  if (!read) return { placement: await placementOf(ctx, topics), health: null };
+  const answers = await Promise.all(chunksOf(topics).map((c) => read(c)));
+  return { placement: answers.flatMap((a) => a.placement), health: mergeHealth(answers.map((a) => a.health)) };
+}
+
+/**
+ * Health answers of disjoint topic sets as one: a broker is live only if every answer lists it
+ * (answers read moments apart may differ; the cautious reading counts it gone).
+ */
+export function mergeHealth(answers: readonly ReplicaHealth[]): ReplicaHealth {
+  if (answers.length === 1) return answers[0];
+  const live =
+    answers.reduce<number[] | null>((acc, a) => (acc === null ? [...a.brokers] : acc.filter((b) => a.brokers.includes(b))), null) ?? [];
+  const gone = new Set<number>();
+  for (const a of answers) for (const b of a.goneUnlisted) gone.add(b);
+  return {
+    brokers: live,
+    topics: answers.flatMap((a) => a.topics),
+    partitions: answers.reduce((n, a) => n + a.partitions, 0),
+    goneUnlisted: [...gone].sort((a, b) => a - b),
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import { replicaKey, type MovingPartition } from '../../kafka/kafka-admin.js';
 import type { ReplicaHealth } from '../../kafka/replica-health.js';
 import { partitionId } from '../../reconcile/ownership.js';
 import type { StateView } from '../../state/store.js';
-import { leaderSizes, placementOf } from './start-reads.js';
+import { leaderSizes, placementAndHealthOf, placementOf } from './start-reads.js';
 import type { InvalidKind, ServiceContext, StartOptions, StartRequest, StartResult } from './types.js';
 
 /** A request that passed every check, with what the checks read. */
@@ -38,7 +38,7 @@ export interface ValidatedStart {
   readonly currentDirs: Map<string, string | null>;
   /** The requested log_dirs per partition (only those given). */
   readonly dirsOf: PartitionMap<string[]>;
-  /** The health interlock's Metadata read, started with the other reads (null: none; start-health.ts). */
+  /** The health interlock's Metadata read: every topic (paced), or the start's own topics (unpaced); null: none (start-health.ts). */
   readonly healthRead: Promise<ReplicaHealth> | null;
 }
 
@@ -61,16 +61,24 @@ export async function validateStart(
   const tooClose = req.finishBy === null ? null : checkFinishBy(req.finishBy, ctx.now());
   if (tooClose) return { refused: { kind: 'bad-request', errors: [tooClose] } };
 
-  // The health interlock's read (start-plan.ts decides on it) goes out now, beside the reads below.
-  const healthRead = ctx.health().prefetchAtStart(req.safety, opts.ahead?.health);
+  // The health interlock's read (start-plan.ts decides on it). A paced start can be held: it reads
+  // every topic, as a pass does, and that read goes out now, beside the reads below. An unpaced
+  // one is never held, and its warning is about what it moves: the health of its own topics,
+  // from the placement read itself (no request more; docs/health-interlocks.md, "At the start").
+  const paced = (req.concurrency ?? ctx.d.config.defaultConcurrency ?? null) !== null;
+  const checked = req.safety !== 'off';
+  const clusterRead = checked && paced ? ctx.health().prefetchAtStart(req.safety, opts.ahead?.health) : null;
   const view = await ctx.d.store.refresh();
   const topicSet = new Set<string>();
   for (let i = 0; i < req.partitions.length; i++) topicSet.add(req.partitions[i].topic);
-  const [placement, cluster, ongoing] = await Promise.all([
-    placementOf(ctx, [...topicSet]),
+  const [{ placement, health: topicsHealth }, cluster, ongoing] = await Promise.all([
+    checked && !paced
+      ? placementAndHealthOf(ctx, [...topicSet])
+      : placementOf(ctx, [...topicSet]).then((p) => ({ placement: p, health: null })),
     ctx.d.kafka.describeCluster(),
     ctx.ongoing(view),
   ]);
+  const healthRead = clusterRead ?? (topicsHealth ? Promise.resolve(topicsHealth) : null);
   // Leader sizes (estimate, bytesTotal) are asked for now and arrive while the request is
   // validated; a validation failure discards them (nothing waits on a rejected promise).
   const sizesAsked = leaderSizes(ctx, placement, req.partitions, ongoing.moving, pace);
