@@ -9,6 +9,7 @@ import type { HealthInterlock, HealthSubject } from '../../../src/reconcile/heal
 import { healthAtStart, warningMessage } from '../../../src/services/reassignments/start-health.js';
 import { partitionId } from '../../../src/reconcile/ownership.js';
 import type { StateView } from '../../../src/state/store.js';
+import type { ReplicaHealth } from '../../../src/kafka/replica-health.js';
 
 const plan = (topic: string, partition: number, current: number[], target: number[]): PartitionMovePlan =>
   ({
@@ -83,6 +84,32 @@ describe('healthAtStart', () => {
     const off = stub(held);
     assert.deepEqual(await healthAtStart(off.interlock, { safety: 'off', paced: true, partitions, moving: [], view }), {});
     assert.equal(off.calls.length, 0);
+  });
+
+  it('a quiet answer with every target live: nothing, and the interlock is not asked; anything to look at: it is', async () => {
+    const quiet: ReplicaHealth = { brokers: [0, 1, 2], topics: [{ name: 't', partitions: [] }], partitions: 2, goneUnlisted: [] };
+    const ask = (answer: ReplicaHealth, parts = partitions) => {
+      const s = stub(held);
+      const prefetched = Promise.resolve(answer);
+      return healthAtStart(s.interlock, { safety: null, paced: true, partitions: parts, moving: [], view, prefetched }).then((out) => ({
+        out,
+        asked: s.calls.length,
+      }));
+    };
+    assert.deepEqual(await ask(quiet), { out: {}, asked: 0 });
+    // A target broker not live, a gone broker among the partitions left out, a partition listed: the interlock decides.
+    assert.equal((await ask({ ...quiet, brokers: [0, 1] })).asked, 1);
+    assert.equal((await ask({ ...quiet, goneUnlisted: [5] })).asked, 1);
+    const listed: ReplicaHealth = {
+      ...quiet,
+      topics: [{ name: 't', partitions: [{ partition: 1, leader: -1, replicas: [1, 2], isr: [], offlineReplicas: [] }] }],
+    };
+    assert.equal((await ask(listed)).asked, 1);
+    // A no-op's replicas are not targets: broker 2 gone, with only the no-op naming it, is still quiet for the moves.
+    assert.deepEqual(await ask({ ...quiet, brokers: [0, 1, 2] }, [plan('t', 1, [1, 3], [1, 3]), plan('t', 0, [0, 1], [0, 2])]), {
+      out: {},
+      asked: 0,
+    });
   });
 
   it('the message names each kind with its count and examples, "..." when there are more', () => {
