@@ -42,7 +42,7 @@ export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervi
   });
   new Gauge({
     name: `${METRIC_PREFIX}reassignment_worker_heap_bytes`,
-    help: "The reassignment worker thread's V8 heap: kind used (live and not yet collected) or total (reserved). The process metrics (RSS) count both threads; nodejs_heap_* is the HTTP thread's.",
+    help: "The reassignment worker thread's V8 heap: kind used (live and not yet collected), total (reserved), external (buffers and array buffers its objects hold) or malloced (V8's own allocations outside the heap: compiler zones, tables). The process metrics (RSS) count both threads; nodejs_heap_* is the HTTP thread's.",
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {
@@ -51,6 +51,8 @@ export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervi
       if (!heap) return;
       this.set({ kind: 'used' }, heap.used);
       this.set({ kind: 'total' }, heap.total);
+      this.set({ kind: 'external' }, heap.external);
+      this.set({ kind: 'malloced' }, heap.malloced);
     },
   });
   let startsSeen = 0;

@@ -83,13 +83,17 @@ export class WorkerSupervisor {
     return this.#worker?.resourceLimits;
   }
 
-  /** The worker's V8 heap (used and reserved bytes), or null while none runs. Its RSS is the process's, with the HTTP thread's. */
-  async heap(): Promise<{ used: number; total: number } | null> {
+  /**
+   * The worker's V8 heap (used and reserved bytes), the memory outside it that its objects hold
+   * (external) and V8's own (malloced), or null while none runs. Its RSS is the process's, with
+   * the HTTP thread's: these tell how much of it is the worker's.
+   */
+  async heap(): Promise<{ used: number; total: number; external: number; malloced: number } | null> {
     const worker = this.#worker;
     if (!worker) return null;
     try {
       const h = await worker.getHeapStatistics();
-      return { used: h.used_heap_size, total: h.total_heap_size };
+      return { used: h.used_heap_size, total: h.total_heap_size, external: h.external_memory, malloced: h.malloced_memory };
     } catch {
       return null; // it ended meanwhile
     }

@@ -70,6 +70,7 @@ test('the worker gets its own young generation (8 MiB by default, or as asked), 
       assert.equal(supervisor.resourceLimits?.maxYoungGenerationSizeMb, asked ?? WORKER_YOUNG_GENERATION_MB);
       const heap = await supervisor.heap();
       assert.ok(heap && heap.used > 0 && heap.used <= heap.total, JSON.stringify(heap));
+      assert.ok(heap.external >= 0 && heap.malloced > 0, JSON.stringify(heap));
     } finally {
       await supervisor.stop();
     }

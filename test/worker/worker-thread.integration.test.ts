@@ -135,6 +135,8 @@ test("/metrics has the worker thread's metrics and the HTTP thread's, each name 
   const heap = (kind: string) =>
     Number(new RegExp(`^kafka_gateway_reassignment_worker_heap_bytes\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
   assert.ok(heap('used') > 1_000_000 && heap('used') <= heap('total'), `worker heap used ${heap('used')}, total ${heap('total')}`);
+  // And the memory outside it: buffers its objects hold (its Kafka answers), V8's own allocations.
+  assert.ok(heap('external') > 0 && heap('malloced') > 0, `worker external ${heap('external')}, malloced ${heap('malloced')}`);
 
   // Every name the in-process gateway has (a second instance on the same cluster, switch off).
   const inProcess = spawnGateway({
