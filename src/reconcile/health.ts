@@ -69,7 +69,6 @@ const ONLY_TROUBLED = { onlyTroubled: true };
  */
 export type HealthSubject = Pick<ReassignmentRecord, 'partitions' | 'safety'>;
 
-/** Records the interlocks look at: running, moves not ended, with a queue (something to hold) or held now. */
 /** A start's health read begun ahead of its body (readAhead), and when (the deps' clock). */
 export interface AheadRead {
   readonly read: Promise<ReplicaHealth>;
@@ -79,6 +78,7 @@ export interface AheadRead {
 /** Oldest read begun ahead that a start is judged by (its body took longer to arrive: a new read). */
 export const AHEAD_MAX_AGE_MS = 5000;
 
+/** Records the interlocks look at: running, moves not ended, with a queue (something to hold) or held now. */
 export function holdCandidates(view: StateView): ReassignmentRecord[] {
   const out: ReassignmentRecord[] = [];
   for (const r of view.reassignments.values()) {

@@ -24,7 +24,7 @@ import { replicaKey } from '../../kafka/kafka-admin.js';
 import { initialDeadline } from '../../reconcile/deadline-pacing.js';
 import type { DeadlineState } from '../../domain/reassignment/deadline.js';
 import { healthAtStart } from './start-health.js';
-import type { ValidatedStart } from './start-validate.js';
+import { concurrencyOf, type ValidatedStart } from './start-validate.js';
 import { MAX_WAVES_SHOWN, type PlanView, type ServiceContext, type StartRequest } from './types.js';
 
 /** A validated start with what it will do. */
@@ -61,7 +61,7 @@ export async function planStart(ctx: ServiceContext, v: ValidatedStart, pace: ()
         });
   if (deadline) req = { ...req, throttle: deadline.throttle };
   // Paced execution (issue 9): only the first wave is sent now; the reconciler sends the rest.
-  const concurrency = req.concurrency ?? ctx.d.config.defaultConcurrency ?? null;
+  const concurrency = concurrencyOf(ctx, req);
   const order = req.order ?? DEFAULT_PACING_ORDER;
   const paced: (PacedPartition & { noOp: boolean })[] | null =
     concurrency === null

@@ -31,7 +31,7 @@ export async function placementOf(ctx: ServiceContext, topics: string[]): Promis
 /**
  * placementOf, and the health of the same topics read from the same answers (an unpaced start's
  * warning, start-health.ts): no request more. `health` is null when the Kafka layer has no such
- * read (then no warning).
+ * read (the start's decision then reads every topic itself, HealthInterlock.decideAtStart).
  */
 export async function placementAndHealthOf(
   ctx: ServiceContext,

@@ -9,6 +9,7 @@ import {
   PartitionMap,
   validateReassignmentSteps,
   type LogDirMove,
+  type ConcurrencyBounds,
   type OngoingPartitionReassignment,
   type PartitionError,
   type ReassignmentPlan,
@@ -42,6 +43,11 @@ export interface ValidatedStart {
   readonly healthRead: Promise<ReplicaHealth> | null;
 }
 
+/** The start's pacing bounds: its own `concurrency`, else the configured default; null = unpaced (one wave). */
+export function concurrencyOf(ctx: ServiceContext, req: StartRequest): ConcurrencyBounds | null {
+  return req.concurrency ?? ctx.d.config.defaultConcurrency ?? null;
+}
+
 /** Kind of a failed validation: malformed request > unknown topic/partition > invalid > conflict only. */
 function validationKind(errors: readonly PartitionError[]): InvalidKind {
   const codes = new Set(errors.map((e) => e.code));
@@ -65,7 +71,7 @@ export async function validateStart(
   // every topic, as a pass does, and that read goes out now, beside the reads below. An unpaced
   // one is never held, and its warning is about what it moves: the health of its own topics,
   // from the placement read itself (no request more; docs/health-interlocks.md, "At the start").
-  const paced = (req.concurrency ?? ctx.d.config.defaultConcurrency ?? null) !== null;
+  const paced = concurrencyOf(ctx, req) !== null;
   const checked = req.safety !== 'off';
   const clusterRead = checked && paced ? ctx.health().prefetchAtStart(req.safety, opts.ahead?.health) : null;
   const view = await ctx.d.store.refresh();
