@@ -22,7 +22,7 @@ import { createKafkaGateway } from './kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 import { announceKafkaRelease } from './observability/kafka-release.js';
 import type { KafkaGateway, NewTopic } from './kafka/types.js';
-import { workerThreadEnabled } from './worker/index.js';
+import { chooseWorkerThread, parseWorkerThreadSetting } from './worker/index.js';
 import { serveWithReassignmentWorker } from './worker/http-thread.js';
 
 /** Bytes each demo partition starts with: a 1 MiB/s throttled move of one orders partition takes ~24 s. */
@@ -67,12 +67,23 @@ async function seedDemo(kafka: KafkaGateway, bootstrapServers: string[], logger:
   }
 }
 
+/** The cluster's partition count, for GATEWAY_WORKER_THREAD=auto; null when it cannot be read. */
+async function countPartitions(kafka: KafkaGateway, logger: Logger): Promise<number | null> {
+  try {
+    return (await kafka.listTopics()).reduce((sum, t) => sum + t.partitions, 0);
+  } catch (err) {
+    logger.warn('cluster size not read at startup', { err: err instanceof Error ? err.message : String(err) });
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const logger = jsonLogger;
   const config = loadGatewayConfig(process.env);
   // Before anything connects: a gateway in front of a real cluster without
   // authentication refuses to start here (src/http/auth/config.ts).
   const auth = loadAuthConfig(process.env, { externalKafka: config.kafka.mode === 'external' });
+  const workerThreadSetting = parseWorkerThreadSetting(process.env);
   for (const n of auth.notices) logger[n.level](n.msg, n.fields);
   // OIDC: fetch the IdP's keys now (not awaited), so a wrong JWKS URL shows in the log before the first caller.
   if (auth.access.mode === 'enforced' && auth.access.oidc) {
@@ -124,11 +135,18 @@ async function main(): Promise<void> {
 
   const kafka = createKafkaGateway(kafkaConfig, { onKafkaRequest: metrics.onKafkaRequest, callerClients: config.quota.callerClients });
   // The release and mode in the log and kafka_gateway_cluster_info; below Kafka 2.8: refused here.
-  await announceKafkaRelease(() => kafka.kafkaRelease(), logger, metrics.registry);
+  const release = await announceKafkaRelease(() => kafka.kafkaRelease(), logger, metrics.registry);
   if (seed) await seed(kafka);
 
-  // GATEWAY_WORKER_THREAD=on: the reassignment side in a worker thread (src/worker, docs/worker-thread.md).
-  if (workerThreadEnabled(process.env)) {
+  // The reassignment side in a worker thread or on this one (GATEWAY_WORKER_THREAD, default auto:
+  // by the cluster's size; src/worker/choice.ts, docs/worker-thread.md).
+  const clusterPartitions = workerThreadSetting.mode === 'auto' && release !== null ? await countPartitions(kafka, logger) : null;
+  const runtime = chooseWorkerThread(workerThreadSetting, clusterPartitions);
+  // bin/gateway.sh decides auto before node starts (its flags depend on it: src/worker/size-probe.ts)
+  // and passes on why, so the log says auto's reason rather than the on or off it exported.
+  const reason = process.env.GATEWAY_WORKER_THREAD_REASON?.trim() || runtime.reason;
+  logger.info('reassignment runtime', { workerThread: runtime.workerThread, reason });
+  if (runtime.workerThread) {
     const bandwidthBytesPerSecond = config.kafka.mode === 'embedded' ? DEMO_REPLICATION_BYTES_PER_SECOND : null;
     const { url } = await serveWithReassignmentWorker({
       config,

@@ -25,10 +25,18 @@ interface Seen {
   argv: string[];
   malloc: string | undefined;
   cwd: string;
+  /** GATEWAY_WORKER_THREAD and GATEWAY_WORKER_THREAD_REASON as the gateway sees them. */
+  worker: string | undefined;
+  reason: string | undefined;
 }
 
 /** Runs a copy of the launcher whose dist/main.js reports what it was started with. */
-async function launch(env: Record<string, string | undefined>, args: string[] = []): Promise<{ seen: Seen; childPid: number }> {
+async function launch(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+  /** The source of a dist/worker/size-probe.js (GATEWAY_WORKER_THREAD=auto's decision); none by default. */
+  probe?: string,
+): Promise<{ seen: Seen; childPid: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'launcher-'));
   try {
     mkdirSync(join(dir, 'bin'));
@@ -36,11 +44,16 @@ async function launch(env: Record<string, string | undefined>, args: string[] = 
     cpSync(LAUNCHER, join(dir, 'bin/gateway.sh'));
     writeFileSync(
       join(dir, 'dist/main.js'),
-      'process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), malloc: process.env.MALLOC_MMAP_THRESHOLD_, cwd: process.cwd() }));',
+      'const e = process.env; process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), malloc: e.MALLOC_MMAP_THRESHOLD_, cwd: process.cwd(), worker: e.GATEWAY_WORKER_THREAD, reason: e.GATEWAY_WORKER_THREAD_REASON }));',
     );
+    if (probe !== undefined) {
+      mkdirSync(join(dir, 'dist/worker'));
+      writeFileSync(join(dir, 'dist/worker/size-probe.js'), probe);
+    }
     const base: Record<string, string | undefined> = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     delete base.GATEWAY_NODE_FLAGS;
     delete base.GATEWAY_WORKER_THREAD;
+    delete base.GATEWAY_WORKER_THREAD_REASON;
     delete base.MALLOC_MMAP_THRESHOLD_;
     const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], {
       cwd: tmpdir(),
@@ -79,7 +92,7 @@ test('the gateway process gets the shipped flags and glibc setting; exec keeps i
   assert.equal(seen.cwd, tmpdir());
 });
 
-test('with the worker thread on, the HTTP thread gets the smaller young generation; off or unset, the in-process flags', async () => {
+test('with the worker thread on, the HTTP thread gets the smaller young generation; off, or auto without an answer from the probe, the in-process flags', async () => {
   assert.ok(
     SHIPPED_WORKER_THREAD.some((f) => /^--max-semi-space-size=\d+$/.test(f)),
     SHIPPED_WORKER_THREAD.join(' '),
@@ -87,9 +100,34 @@ test('with the worker thread on, the HTTP thread gets the smaller young generati
   assert.notDeepEqual(SHIPPED_WORKER_THREAD, SHIPPED);
   for (const on of ['on', 'ON', 'true', '1'])
     assert.deepEqual((await launch({ GATEWAY_WORKER_THREAD: on })).seen.execArgv, SHIPPED_WORKER_THREAD, on);
-  for (const off of ['off', 'false', '0', '']) assert.deepEqual((await launch({ GATEWAY_WORKER_THREAD: off })).seen.execArgv, SHIPPED, off);
+  for (const off of ['off', 'false', '0', '', 'auto'])
+    assert.deepEqual((await launch({ GATEWAY_WORKER_THREAD: off })).seen.execArgv, SHIPPED, off);
   const own = await launch({ GATEWAY_WORKER_THREAD: 'on', GATEWAY_NODE_FLAGS: '--stack-trace-limit=20' });
   assert.deepEqual(own.seen.execArgv, ['--stack-trace-limit=20'], 'GATEWAY_NODE_FLAGS still replaces them');
+});
+
+test('auto (the default): the size probe decides before node starts, and the gateway gets its choice and reason', async () => {
+  const say = (line: string) => `process.stdout.write(${JSON.stringify(line + '\n')});`;
+  const on = await launch({}, [], say('on auto: the cluster has 200,000 partitions (at least 50,000)'));
+  assert.deepEqual(on.seen.execArgv, SHIPPED_WORKER_THREAD);
+  assert.equal(on.seen.worker, 'on');
+  assert.equal(on.seen.reason, 'auto: the cluster has 200,000 partitions (at least 50,000)');
+  const off = await launch({ GATEWAY_WORKER_THREAD: 'auto' }, [], say('off auto: the cluster has 20,000 partitions (fewer than 50,000)'));
+  assert.deepEqual(off.seen.execArgv, SHIPPED);
+  assert.equal(off.seen.worker, 'off');
+  assert.equal(off.seen.reason, 'auto: the cluster has 20,000 partitions (fewer than 50,000)');
+  // A probe that cannot decide (Kafka not answering, a bad setting): the in-process flags, and
+  // the gateway decides itself (or reports the bad setting).
+  for (const probe of ['process.exit(1);', say('maybe'), undefined]) {
+    const unsure = await launch({ GATEWAY_WORKER_THREAD: 'AUTO' }, [], probe);
+    assert.deepEqual(unsure.seen.execArgv, SHIPPED, String(probe));
+    assert.equal(unsure.seen.worker, 'AUTO', String(probe));
+    assert.equal(unsure.seen.reason, undefined);
+  }
+  // on and off never run the probe.
+  const never = say('on auto: never');
+  assert.equal((await launch({ GATEWAY_WORKER_THREAD: 'off' }, [], never)).seen.reason, undefined);
+  assert.equal((await launch({ GATEWAY_WORKER_THREAD: 'on' }, [], never)).seen.reason, undefined);
 });
 
 test('GATEWAY_NODE_FLAGS replaces the flags (empty: none); a MALLOC_MMAP_THRESHOLD_ already set is kept', async () => {

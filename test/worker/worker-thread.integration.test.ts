@@ -138,15 +138,19 @@ test("/metrics has the worker thread's metrics and the HTTP thread's, each name 
   // And the memory outside it: buffers its objects hold (its Kafka answers), V8's own allocations.
   assert.ok(heap('external') > 0 && heap('malloced') > 0, `worker external ${heap('external')}, malloced ${heap('malloced')}`);
 
-  // Every name the in-process gateway has (a second instance on the same cluster, switch off).
+  // Every name the in-process gateway has: a second instance on the same cluster, left to the
+  // default (auto), which keeps a cluster of a few partitions on the HTTP thread.
   const inProcess = spawnGateway({
-    GATEWAY_WORKER_THREAD: 'off',
     KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
     GATEWAY_AUTH: 'none',
     RECONCILE_INTERVAL_MS: '250',
   });
   try {
     const offText = await (await fetch(`${await inProcess.url}/metrics`)).text();
+    const runtime = inProcess.logs.find((l) => l.msg === 'reassignment runtime');
+    assert.equal(runtime?.workerThread, false, JSON.stringify(runtime));
+    assert.match(String(runtime?.reason), /^auto: the cluster has \d+ partitions \(fewer than 50,000\)$/);
+    assert.doesNotMatch(offText, /kafka_gateway_reassignment_worker_up/);
     const offNames = [...offText.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
     assert.ok(offNames.length > 50, String(offNames.length));
     assert.deepEqual(
@@ -236,6 +240,38 @@ test('a crash of the worker: seen, /readyz 503 naming it, in-flight and new call
   assert.equal(again.body.state, 'completed');
   const { text: metrics } = await call('GET', '/metrics');
   assert.match(metrics, /kafka_gateway_reassignment_worker_starts_total 2/);
+});
+
+test('GATEWAY_WORKER_THREAD=auto starts the worker thread on a cluster of at least GATEWAY_WORKER_THREAD_MIN_PARTITIONS partitions', async () => {
+  // Every topic, the state topic included: the threshold is the cluster's whole size.
+  const topics = JSON.parse((await call('GET', '/topics?internal=true')).text) as { topics: { partitions: number }[] };
+  const partitions = topics.topics.reduce((sum, t) => sum + t.partitions, 0);
+  assert.ok(partitions > 1, `the state topic and the earlier test's topic`);
+  const auto = spawnGateway({
+    GATEWAY_WORKER_THREAD: 'auto',
+    GATEWAY_WORKER_THREAD_MIN_PARTITIONS: String(partitions),
+    GATEWAY_WORKER_HEAP_GROWING_PERCENT: '15',
+    KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+    GATEWAY_AUTH: 'none',
+    RECONCILE_INTERVAL_MS: '250',
+  });
+  try {
+    const autoUrl = await auto.url;
+    const runtime = auto.logs.find((l) => l.msg === 'reassignment runtime');
+    assert.equal(runtime?.workerThread, true, JSON.stringify(runtime));
+    assert.equal(
+      runtime?.reason,
+      `auto: the cluster has ${partitions.toLocaleString('en-US')} partitions (at least ${partitions.toLocaleString('en-US')})`,
+    );
+    const growing = auto.logs.find((l) => l.msg === 'heap growing percent set for the worker thread');
+    assert.equal(growing?.heapGrowingPercent, 15, JSON.stringify(growing));
+    // The reassignment side answers from the worker: its metric, and a reassignment list.
+    assert.match(await (await fetch(`${autoUrl}/metrics`)).text(), /kafka_gateway_reassignment_worker_up 1/);
+    assert.equal((await fetch(`${autoUrl}/reassignments`)).status, 200);
+  } finally {
+    auto.child.kill('SIGTERM');
+    await auto.exited;
+  }
 });
 
 test('SIGTERM: the gateway drains, stops its worker and exits 0', async () => {
