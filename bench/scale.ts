@@ -34,7 +34,7 @@
 // polls); events, page and throttles latencies are printed the same way.
 //
 //   npm run bench:scale                      (SCALE_SIZES=1000,10000 REPS=3)
-//   GATEWAY_WORKER_THREAD=on npm run bench:scale   (the reassignment runtime in a worker thread)
+//   GATEWAY_WORKER_THREAD=on|off npm run bench:scale   (the reassignment runtime in a worker thread or not; default auto)
 //
 // The client processes (sampler, pollers, timing client) are in bench/scale-clients.ts; the
 // statistics and the printing of the figures in bench/scale-report.ts.
@@ -103,6 +103,9 @@ async function runSize(n: number): Promise<SizeResult> {
     });
   }
   const gw = await startGateway(sim);
+  // What the gateway chose (GATEWAY_WORKER_THREAD=auto decides by the cluster's size): its metric says.
+  const workerUp = /^kafka_gateway_reassignment_worker_up 1/m.test(await (await fetch(`${gw.url}/metrics`)).text());
+  console.log(`reassignment worker thread: ${workerUp ? 'running' : 'not running'} (a cluster of ${clusterPartitions} partitions)`);
   const client = timingClient();
   const timed = client.timed;
   // Warm-up (not measured): the first request of each route compiles its validators.
@@ -282,7 +285,7 @@ async function runSize(n: number): Promise<SizeResult> {
 const results: SizeResult[] = [];
 for (const n of SIZES) {
   // GATEWAY_WORKER_THREAD (passed on to the gateway with the rest of the environment): which variant ran (docs/worker-thread.md).
-  console.log(`\n== ${n} partitions moving == (reassignment worker thread: ${process.env.GATEWAY_WORKER_THREAD?.trim() || 'off'})`);
+  console.log(`\n== ${n} partitions moving == (GATEWAY_WORKER_THREAD=${process.env.GATEWAY_WORKER_THREAD?.trim() || 'auto, the default'})`);
   const r = await runSize(n);
   results.push(r);
   printSize(r, { pollers: POLLERS, pollMs: POLL_MS });
