@@ -128,8 +128,17 @@ test("/metrics has the worker thread's metrics and the HTTP thread's, each name 
     'kafka_gateway_reassignment_worker_up',
   ])
     assert.ok(names.includes(name), name);
-  // Both threads' Kafka requests under one name: the worker's AlterPartitionReassignments too.
-  assert.match(text, /kafka_gateway_kafka_requests_total\{api="AlterPartitionReassignments",error="NONE"\} [1-9]/);
+  // Both threads' Kafka requests under one name: the worker's AlterPartitionReassignments too. The
+  // worker sends its observations in batches (every 250 ms), and a small move can complete and
+  // lose its throttles in less, so the count is waited for.
+  await eventually(
+    "the worker's AlterPartitionReassignments counted in the HTTP thread's /metrics",
+    async () =>
+      /kafka_gateway_kafka_requests_total\{api="AlterPartitionReassignments",error="NONE"\} [1-9]/.test(
+        (await call('GET', '/metrics')).text,
+      ) || undefined,
+    { timeoutMs: 10_000, everyMs: 100 },
+  );
   assert.match(text, /kafka_gateway_reassignment_worker_up 1/);
   // The worker's heap, read from its isolate: some used, no more than reserved.
   const heap = (kind: string) =>
