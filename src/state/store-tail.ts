@@ -10,6 +10,8 @@ import { predecode, Queue, type Decoded } from './store-batches.js';
 import type { StoreIndex } from './store-index.js';
 import { StateTopicMissingError, type StateEvent, type StateHealth, type StateLog, type StateView } from './store-types.js';
 
+type LogOffsets = Awaited<ReturnType<StateLog['offsets']>>;
+
 export class StoreTail {
   readonly #log: StateLog;
   readonly #index: StoreIndex;
@@ -18,6 +20,11 @@ export class StoreTail {
   readonly #queue = new Queue();
   /** The refresh queued behind the running one, not started yet (shared by every caller meanwhile). */
   #nextRefresh: Promise<StateView> | undefined;
+  /** The whole read under way, settled either way (refresh() waits for it before asking for one more). */
+  #running: Promise<void> | undefined;
+  /** The offsets request out, and the one to send after it (shared by every caller meanwhile). */
+  #offsetsInFlight: Promise<LogOffsets> | undefined;
+  #offsetsNext: Promise<LogOffsets> | undefined;
   #position = 0n;
   #ready = false;
   /** The topic id this view was read from (null until first read). */
@@ -81,22 +88,95 @@ export class StoreTail {
   /**
    * Reads everything appended up to now; afterwards view() holds every acknowledged write.
    *
-   * Callers that arrive while a refresh runs share the one queued after it: it starts after
-   * each of them called, so it reads every write acknowledged before any of them did. Three
-   * console pages polling while a reconcile pass reads each waited for a read of their own in
-   * turn (a summary GET 200-300 ms behind two other GETs' reads at 100,000 moving partitions).
+   * The log's end offset is asked at once, and the view is answered as soon as the position
+   * has reached it: every write acknowledged before the call is below that end, and everything
+   * below the position is applied. With this process's own writes passed when acknowledged,
+   * that is usually at once, or when the read under way ends (its end and ours are the same
+   * when nothing was written meanwhile). Before, every caller waited for the read under way
+   * and then for a read of its own: a summary GET's refresh took up to 62 ms at 100,000
+   * moving partitions (docs/worker-thread.md), with two round trips and a fetch to wait for.
+   * Otherwise (something else was appended, the log is not the one read, a rebuild is due, the
+   * end offset cannot be asked) a whole read follows, as below.
    */
   refresh(): Promise<StateView> {
+    if (!this.#ready || this.#index.rebuild) return this.#read_();
+    return this.#settle();
+  }
+
+  async #settle(): Promise<StateView> {
+    // Everything below the position is in the log: an end below it now means the log lost
+    // records (a reset, which only a whole read decides). Later, our own writes passed when
+    // acknowledged may take the position past the end asked.
+    const before = this.#position;
+    let offsets: LogOffsets;
+    try {
+      offsets = await this.#endOffsets();
+    } catch {
+      return this.#read_();
+    }
+    const settled = () =>
+      !this.#index.rebuild &&
+      (offsets.topicId === undefined || offsets.topicId === this.#topicId) &&
+      offsets.end >= before &&
+      offsets.start <= this.#position &&
+      offsets.end <= this.#position;
+    if (!settled() && this.#running) await this.#running;
+    if (!settled()) return this.#read_();
+    this.#ok();
+    return this.#index.view();
+  }
+
+  /**
+   * The log's offsets, asked after the call. Callers that arrive while a request for them is out
+   * share the one sent after it (as whole reads are shared): console pages polling together
+   * send two requests, not one each.
+   */
+  #endOffsets(): Promise<LogOffsets> {
+    if (this.#offsetsNext) return this.#offsetsNext;
+    const inFlight = this.#offsetsInFlight;
+    if (!inFlight) return this.#askOffsets();
+    const next = inFlight.then(
+      () => this.#askOffsets(),
+      () => this.#askOffsets(),
+    );
+    this.#offsetsNext = next;
+    return next;
+  }
+
+  #askOffsets(): Promise<LogOffsets> {
+    this.#offsetsNext = undefined;
+    const asked = this.#log.offsets();
+    this.#offsetsInFlight = asked;
+    const done = () => {
+      if (this.#offsetsInFlight === asked) this.#offsetsInFlight = undefined;
+    };
+    asked.then(done, done);
+    return asked;
+  }
+
+  /**
+   * A whole read. Callers that arrive while one runs share the one queued after it: it starts
+   * after each of them called, so it reads every write acknowledged before any of them did.
+   */
+  #read_(): Promise<StateView> {
     if (this.#nextRefresh) return this.#nextRefresh;
     const next: Promise<StateView> = this.#queue.run(async () => {
       // Started: whoever calls from now on needs a read that starts after them.
       if (this.#nextRefresh === next) this.#nextRefresh = undefined;
+      const running = (async () => {
+        try {
+          await this.#refresh();
+        } catch (err) {
+          this.#failed(err);
+        }
+        this.#ok();
+      })();
+      this.#running = running.catch(() => undefined);
       try {
-        await this.#refresh();
-      } catch (err) {
-        this.#failed(err);
+        await running;
+      } finally {
+        if (this.#running !== undefined) this.#running = undefined;
       }
-      this.#ok();
       return this.#index.view();
     });
     this.#nextRefresh = next;

@@ -10,15 +10,14 @@ import { MemoryLog, reassignment } from './store-memory-log.js';
 describe('StateStore: refreshes called while one runs', () => {
   it('share the one queued after it, which starts after each of them called: it sees every write acknowledged before', async () => {
     const log = new MemoryLog();
-    let offsetsCalls = 0;
-    const offsets = log.offsets.bind(log);
-    log.offsets = async () => (offsetsCalls++, offsets());
+    let reads = 0;
     let open: () => void = () => undefined;
     let entered: () => void = () => undefined;
     let gate: Promise<void> | null = new Promise<void>((r) => (open = r));
     const inRead = new Promise<void>((r) => (entered = r));
     const read = log.read.bind(log);
     log.read = async (f, t) => {
+      reads++;
       const out = await read(f, t);
       if (gate) {
         entered();
@@ -31,7 +30,7 @@ describe('StateStore: refreshes called while one runs', () => {
     await other.write([reassignment('first')]);
     const running = s.refresh();
     await inRead;
-    const callsBefore = offsetsCalls;
+    const readsBefore = reads;
     // Written after the running refresh asked for the end offset: only a later read sees it.
     await other.write([reassignment('second')]);
     const waiting = [s.refresh(), s.refresh(), s.refresh()];
@@ -42,11 +41,65 @@ describe('StateStore: refreshes called while one runs', () => {
     const views = await Promise.all(waiting);
     for (const v of views)
       assert.equal(v.reassignments.has('second'), true, 'each waiting caller sees the write acknowledged before it called');
-    assert.equal(offsetsCalls - callsBefore, 1, 'the three waiting callers shared one read');
-    // A caller arriving once that shared read has started gets a read of its own.
+    assert.equal(reads - readsBefore, 1, 'the three waiting callers shared one read');
+    // A caller arriving once that shared read has ended, with something new: a read of its own.
     await other.write([reassignment('third')]);
     assert.equal((await s.refresh()).reassignments.has('third'), true);
-    assert.equal(offsetsCalls - callsBefore, 2);
+    assert.equal(reads - readsBefore, 2);
+    // Nothing new since: the end offset alone settles it, no read.
+    assert.equal((await s.refresh()).reassignments.has('third'), true);
+    assert.equal(reads - readsBefore, 2);
+  });
+
+  it('called while an end-offset request is out, share the one sent after it, and see what was written before they called', async () => {
+    const log = new MemoryLog();
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await other.write([reassignment('first')]);
+    await s.refresh();
+    let asked = 0;
+    let open: () => void = () => undefined;
+    let gate: Promise<void> | null = new Promise<void>((r) => (open = r));
+    const offsets = log.offsets.bind(log);
+    log.offsets = async () => {
+      asked++;
+      const answer = await offsets();
+      if (gate) await gate;
+      return answer;
+    };
+    const early = s.refresh(); // its request is out (held by the gate) before 'second' is written
+    await new Promise((r) => setImmediate(r));
+    assert.equal(asked, 1);
+    await other.write([reassignment('second')]);
+    const later = [s.refresh(), s.refresh(), s.refresh()];
+    gate = null;
+    open();
+    assert.equal((await early).reassignments.has('first'), true);
+    for (const v of await Promise.all(later))
+      assert.equal(v.reassignments.has('second'), true, 'a write acknowledged before the call is seen');
+    // The early request, one shared by the three later callers (one each: 5), and the whole read
+    // that 'second' then needed.
+    assert.equal(asked, 3);
+  });
+
+  it('answer at once, without a read, when their own writes have taken the position to the end', async () => {
+    const log = new MemoryLog();
+    let reads = 0;
+    const read = log.read.bind(log);
+    log.read = async (f, t) => (reads++, read(f, t));
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    await other.refresh();
+    await s.write([reassignment('mine')]);
+    const readsBefore = reads;
+    for (let i = 0; i < 3; i++) await s.write([reassignment(`mine-${i}`)]);
+    const view = await s.refresh();
+    assert.deepEqual([...view.reassignments.keys()].sort(), ['mine', 'mine-0', 'mine-1', 'mine-2']);
+    assert.equal(reads, readsBefore, 'own writes are passed when acknowledged: nothing to read back');
+    // Another writer's record: read, and seen.
+    await other.write([reassignment('theirs')]);
+    assert.equal((await s.refresh()).reassignments.has('theirs'), true);
+    assert.equal(reads, readsBefore + 1);
   });
 });
 
