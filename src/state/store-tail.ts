@@ -1,5 +1,6 @@
-// The store's tail of the state topic (store.ts): the position read up to, refreshes (one
-// queued behind the running one, shared by every caller meanwhile), resets, health, and the
+// The store's tail of the state topic (store.ts): the position read up to, refreshes (settled
+// by the end offset alone when the position has reached it; otherwise a read, one queued behind
+// the running one, shared by every caller meanwhile), resets, health, and the
 // one-batch write whose acknowledged records join the view at once and are passed, not read
 // back, when the position reaches them. What a record does to the view is the index's
 // (store-index.ts).
