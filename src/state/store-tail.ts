@@ -100,7 +100,7 @@ export class StoreTail {
    * end offset cannot be asked) a whole read follows, as below.
    */
   refresh(): Promise<StateView> {
-    if (!this.#ready || this.#index.rebuild) return this.#read_();
+    if (!this.#ready || this.#index.rebuild) return this.#readAll();
     return this.#settle();
   }
 
@@ -113,7 +113,7 @@ export class StoreTail {
     try {
       offsets = await this.#endOffsets();
     } catch {
-      return this.#read_();
+      return this.#readAll();
     }
     const settled = () =>
       !this.#index.rebuild &&
@@ -122,7 +122,7 @@ export class StoreTail {
       offsets.start <= this.#position &&
       offsets.end <= this.#position;
     if (!settled() && this.#running) await this.#running;
-    if (!settled()) return this.#read_();
+    if (!settled()) return this.#readAll();
     this.#ok();
     return this.#index.view();
   }
@@ -159,7 +159,7 @@ export class StoreTail {
    * A whole read. Callers that arrive while one runs share the one queued after it: it starts
    * after each of them called, so it reads every write acknowledged before any of them did.
    */
-  #read_(): Promise<StateView> {
+  #readAll(): Promise<StateView> {
     if (this.#nextRefresh) return this.#nextRefresh;
     const next: Promise<StateView> = this.#queue.run(async () => {
       // Started: whoever calls from now on needs a read that starts after them.
