@@ -22,7 +22,7 @@ import { createKafkaGateway } from './kafka/admin.js';
 import { parseKafkaConfig, type KafkaConfig } from './kafka/config.js';
 import { announceKafkaRelease } from './observability/kafka-release.js';
 import type { KafkaGateway, NewTopic } from './kafka/types.js';
-import { chooseWorkerThread, parseWorkerThreadSetting } from './worker/index.js';
+import { chooseWorkerThread, countClusterPartitions, parseWorkerThreadSetting } from './worker/index.js';
 import { serveWithReassignmentWorker } from './worker/http-thread.js';
 
 /** Bytes each demo partition starts with: a 1 MiB/s throttled move of one orders partition takes ~24 s. */
@@ -68,9 +68,9 @@ async function seedDemo(kafka: KafkaGateway, bootstrapServers: string[], logger:
 }
 
 /** The cluster's partition count, for GATEWAY_WORKER_THREAD=auto; null when it cannot be read. */
-async function countPartitions(kafka: KafkaGateway, logger: Logger): Promise<number | null> {
+async function clusterSize(kafka: KafkaGateway, logger: Logger): Promise<number | null> {
   try {
-    return (await kafka.listTopics()).reduce((sum, t) => sum + t.partitions, 0);
+    return await countClusterPartitions(kafka);
   } catch (err) {
     logger.warn('cluster size not read at startup', { err: err instanceof Error ? err.message : String(err) });
     return null;
@@ -140,7 +140,12 @@ async function main(): Promise<void> {
 
   // The reassignment side in a worker thread or on this one (GATEWAY_WORKER_THREAD, default auto:
   // by the cluster's size; src/worker/choice.ts, docs/worker-thread.md).
-  const clusterPartitions = workerThreadSetting.mode === 'auto' && release !== null ? await countPartitions(kafka, logger) : null;
+  const clusterPartitions =
+    workerThreadSetting.mode !== 'auto' || release === null
+      ? null
+      : config.kafka.mode === 'embedded'
+        ? 'embedded'
+        : await clusterSize(kafka, logger);
   const runtime = chooseWorkerThread(workerThreadSetting, clusterPartitions);
   // bin/gateway.sh decides auto before node starts (its flags depend on it: src/worker/size-probe.ts)
   // and passes on why, so the log says auto's reason rather than the on or off it exported.

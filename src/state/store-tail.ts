@@ -176,7 +176,7 @@ export class StoreTail {
       try {
         await running;
       } finally {
-        if (this.#running !== undefined) this.#running = undefined;
+        this.#running = undefined;
       }
       return this.#index.view();
     });

@@ -12,6 +12,7 @@
 // the threshold later gets the worker at the gateway's next restart; GATEWAY_WORKER_THREAD=on or
 // off fixes the choice whatever the size.
 import { envInt } from '../env.js';
+import type { KafkaGateway } from '../kafka/types.js';
 
 export type WorkerThreadSetting = { mode: 'on' } | { mode: 'off' } | { mode: 'auto'; minPartitions: number };
 
@@ -37,15 +38,23 @@ export function parseWorkerThreadSetting(env: NodeJS.ProcessEnv): WorkerThreadSe
   throw new Error(`GATEWAY_WORKER_THREAD must be auto, on or off, got "${raw}"`);
 }
 
+/** The cluster's partition count (auto's measure of its size): one Metadata read of every topic. */
+export async function countClusterPartitions(kafka: Pick<KafkaGateway, 'listTopics'>): Promise<number> {
+  return (await kafka.listTopics()).reduce((sum, t) => sum + t.partitions, 0);
+}
+
 /**
  * The choice for this run. `clusterPartitions` is the cluster's partition count read at startup,
  * null when it could not be read: then auto stays on the HTTP thread (the lighter choice, and the
- * one that needs nothing more from Kafka to start).
+ * one that needs nothing more from Kafka to start); `'embedded'` for the embedded demo cluster,
+ * which the gateway creates itself with a few topics (nothing to read).
  */
-export function chooseWorkerThread(setting: WorkerThreadSetting, clusterPartitions: number | null): WorkerThreadChoice {
+export function chooseWorkerThread(setting: WorkerThreadSetting, clusterPartitions: number | null | 'embedded'): WorkerThreadChoice {
   if (setting.mode === 'on') return { workerThread: true, reason: 'GATEWAY_WORKER_THREAD=on' };
   if (setting.mode === 'off') return { workerThread: false, reason: 'GATEWAY_WORKER_THREAD=off' };
   const min = setting.minPartitions.toLocaleString('en-US');
+  if (clusterPartitions === 'embedded')
+    return { workerThread: false, reason: `auto: the cluster is the embedded demo (fewer than ${min})` };
   if (clusterPartitions === null)
     return {
       workerThread: false,

@@ -14,7 +14,7 @@ import type { WorkerStartData } from './protocol.js';
 import { WORKER_YOUNG_GENERATION_MB, WorkerSupervisor } from './supervisor.js';
 
 export { isWorkerPath } from './forward.js';
-export { chooseWorkerThread, parseWorkerThreadSetting, type WorkerThreadChoice } from './choice.js';
+export { chooseWorkerThread, countClusterPartitions, parseWorkerThreadSetting, type WorkerThreadChoice } from './choice.js';
 export { WorkerSupervisor, WorkerUnavailableError } from './supervisor.js';
 
 /**

@@ -11,33 +11,30 @@
 // (the configuration is invalid, or Kafka is not answering within PROBE_TIMEOUT_MS): the gateway
 // then decides itself and reports the problem with its own error messages.
 import { loadGatewayConfig } from '../config.js';
-import { chooseWorkerThread, parseWorkerThreadSetting } from './choice.js';
+import { chooseWorkerThread, countClusterPartitions, parseWorkerThreadSetting, type WorkerThreadChoice } from './choice.js';
 
 /** How long the launcher waits for Kafka's answer before leaving the choice to the gateway. */
 const PROBE_TIMEOUT_MS = 15_000;
 
+/** `on <reason>` or `off <reason>`, as the gateway would log it. */
+const lineOf = (choice: WorkerThreadChoice): string => `${choice.workerThread ? 'on' : 'off'} ${choice.reason}`;
+
 async function probe(): Promise<string | null> {
   const setting = parseWorkerThreadSetting(process.env);
-  if (setting.mode !== 'auto') return setting.mode === 'on' ? 'on GATEWAY_WORKER_THREAD=on' : 'off GATEWAY_WORKER_THREAD=off';
+  if (setting.mode !== 'auto') return lineOf(chooseWorkerThread(setting, null));
   const config = loadGatewayConfig(process.env);
   // The embedded demo cluster (a few topics) is started by the gateway itself: never large.
-  if (config.kafka.mode === 'embedded')
-    return `off ${chooseWorkerThread(setting, 0).reason.replace(/ has 0 partitions/, ' is the embedded demo')}`;
+  if (config.kafka.mode === 'embedded') return lineOf(chooseWorkerThread(setting, 'embedded'));
   // Loaded only here: on, off and the embedded demo answer without the Kafka client.
   const { createKafkaGateway } = await import('../kafka/admin.js');
   const kafka = createKafkaGateway(config.kafka.config);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const topics = await Promise.race([
-      kafka.listTopics(),
+    const partitions = await Promise.race([
+      countClusterPartitions(kafka),
       new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PROBE_TIMEOUT_MS))),
     ]);
-    if (topics === null) return null;
-    const choice = chooseWorkerThread(
-      setting,
-      topics.reduce((sum, t) => sum + t.partitions, 0),
-    );
-    return `${choice.workerThread ? 'on' : 'off'} ${choice.reason}`;
+    return partitions === null ? null : lineOf(chooseWorkerThread(setting, partitions));
   } finally {
     clearTimeout(timer);
     await kafka.close().catch(() => undefined);

@@ -52,6 +52,15 @@ describe('chooseWorkerThread', () => {
     assert.match(c.reason, /could not be read at startup/);
   });
 
+  it('auto: the embedded demo stays on the HTTP thread, whatever the threshold', () => {
+    assert.deepEqual(chooseWorkerThread(auto, 'embedded'), {
+      workerThread: false,
+      reason: 'auto: the cluster is the embedded demo (fewer than 50,000)',
+    });
+    assert.equal(chooseWorkerThread({ mode: 'auto', minPartitions: 0 }, 'embedded').workerThread, false);
+    assert.equal(chooseWorkerThread({ mode: 'on' }, 'embedded').workerThread, true);
+  });
+
   it('on and off whatever the size', () => {
     for (const n of [null, 0, 10_000_000]) {
       assert.equal(chooseWorkerThread({ mode: 'on' }, n).workerThread, true);
