@@ -17,7 +17,6 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Steps } from '../domain/steps.js';
 import { runInSlices, yieldTurn as yieldToLoop } from '../event-loop-turns.js';
-import { releaseNow } from '../release-memory.js';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeepError, rejectDeepJson } from './hostile-input.js';
 
@@ -317,17 +316,17 @@ export function slicedJsonBody({
       // iconv-lite (body-parser's decoder) drops a byte order mark; Buffer#toString keeps it.
       const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
       const runner = {};
-      runInSlices(decodeUtf8Steps(buf, bom), sliceMs, runner).then((text) => {
-        // The body's bytes (10 MB at 100,000 partitions) are the text now; nothing reads them again.
-        releaseNow(buf);
-        return parseJsonInSlices(text, maxDepth, { sliceMs, cutChars, runner }).then(
-          (body) => {
-            req.body = body;
-            next();
-          },
-          (e: unknown) => next(e instanceof JsonTooDeepError ? e : parseFailed(e, text)),
-        );
-      }, next);
+      runInSlices(decodeUtf8Steps(buf, bom), sliceMs, runner).then(
+        (text) =>
+          parseJsonInSlices(text, maxDepth, { sliceMs, cutChars, runner }).then(
+            (body) => {
+              req.body = body;
+              next();
+            },
+            (e: unknown) => next(e instanceof JsonTooDeepError ? e : parseFailed(e, text)),
+          ),
+        next,
+      );
     });
   };
 }

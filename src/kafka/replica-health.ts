@@ -9,7 +9,7 @@ import { decodeReplicaHealthSteps, type HealthAnswer } from './apis/metadata-hea
 import { decodeMetadataSteps, encodeMetadataRequest, placementOf, sendRaw, type TopicPartitions } from './apis/metadata.js';
 import { NONE } from './errors-map.js';
 import type { RequestSender } from './request.js';
-import { decodeInSlices, inSlices } from './wire/slices.js';
+import { inSlices } from './wire/slices.js';
 
 /** See HealthAnswer: `topics` lists every partition, or (`onlyTroubled`) only those without a leader or with a short ISR. */
 export type ReplicaHealth = HealthAnswer;
@@ -35,7 +35,7 @@ export async function describeReplicaHealth(
     'any',
     async (conn: Connection) => {
       const { answer, version } = await sendRaw(conn, body);
-      return decodeInSlices(answer, decodeReplicaHealthSteps(answer, version, onlyTroubled));
+      return inSlices(decodeReplicaHealthSteps(answer, version, onlyTroubled));
     },
     () => NONE,
   );
@@ -60,14 +60,10 @@ export async function describePlacementAndHealth(kafka: RequestSender, topics: r
     'any',
     async (conn: Connection) => {
       const { answer, version } = await sendRaw(conn, body);
-      try {
-        const start = answer.pos;
-        const placement = placementOf(await inSlices(decodeMetadataSteps(answer, 'replicas', version)));
-        answer.pos = start;
-        return { placement, health: await inSlices(decodeReplicaHealthSteps(answer, version, true)) };
-      } finally {
-        answer.release();
-      }
+      const start = answer.pos;
+      const placement = placementOf(await inSlices(decodeMetadataSteps(answer, 'replicas', version)));
+      answer.pos = start;
+      return { placement, health: await inSlices(decodeReplicaHealthSteps(answer, version, true)) };
     },
     // Unknown topics are an expected answer here (the start's validation reports them).
     () => NONE,

@@ -34,7 +34,6 @@ import type { StateStore } from '../state/store.js';
 import { PACE_EVERY } from './ownership.js';
 import { END_WATCH_MAX_PARTITIONS, TopK } from './end-watch.js';
 import { BrokerBytesLeft, brokerBytesAsOf } from './deadline-bytes.js';
-import { releaseNow } from '../release-memory.js';
 import type { BrokerBytes } from '../domain/reassignment/index.js';
 
 /** Snapshots older than this are dropped (bounds the record whatever the interval). */
@@ -225,9 +224,6 @@ export class ProgressTracker {
       });
       await pace();
     }
-    // Each broker's column is 8 bytes per moving partition (~800 KB at 100,000), made anew every
-    // pass and read only above: freed now, not at the next full collection (release-memory.ts).
-    for (const column of sizes.values()) releaseNow(column);
     await this.#store.write(writes);
     return writes.map((w) => w.id);
   }

@@ -45,8 +45,7 @@ import type { RequestSender } from '../request.js';
 import type { KafkaErrorInfo } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { drain, type Steps } from '../../domain/steps.js';
-import { releaseNow } from '../../release-memory.js';
-import { ENTRIES_PER_STEP, decodeInSlices, inSlices } from '../wire/slices.js';
+import { ENTRIES_PER_STEP, inSlices } from '../wire/slices.js';
 import type { UndecodedAnswer } from '../wire/undecoded.js';
 import { compactStringSize, int32ArraySize, payloadOf, uvarintSize, WireWriter } from '../wire/writer.js';
 import { GATEWAY_APIS, pick } from './versions.js';
@@ -350,15 +349,8 @@ export async function describeReplicaSizeColumns(
           (r) => (r.errorCode !== 0 ? kafkaErrorName(r.errorCode) : NONE),
         );
         if (res.errorCode !== 0) return { broker, ok: false, error: kafkaErrorInfo(res.errorCode) };
-        const answer = await decodeInSlices(res.answer, decodeDescribeLogDirsSteps(res.answer, res.version));
-        try {
-          return { broker, ok: true, ...(await inSlices(replicaSizeColumnsSteps(answer, request.keys, opts.placement === true))) };
-        } finally {
-          // The decoded columns (13 bytes per replica entry the answer could hold) were only read into the result.
-          releaseNow(answer.partitionIndex);
-          releaseNow(answer.partitionSize);
-          releaseNow(answer.isFutureKey);
-        }
+        const answer = await inSlices(decodeDescribeLogDirsSteps(res.answer, res.version));
+        return { broker, ok: true, ...(await inSlices(replicaSizeColumnsSteps(answer, request.keys, opts.placement === true))) };
       } catch (err) {
         return { broker, ok: false, error: toKafkaRequestError(err, { api: 'DescribeLogDirs' }).kafka };
       }

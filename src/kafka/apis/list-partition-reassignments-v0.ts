@@ -29,7 +29,7 @@ import { kafkaErrorInfo, kafkaErrorName, NONE, toKafkaRequestError } from '../er
 import type { RequestSender } from '../request.js';
 import { WireReader } from '../wire/reader.js';
 import { drain, type Steps } from '../../domain/steps.js';
-import { ENTRIES_PER_STEP, decodeInSlices } from '../wire/slices.js';
+import { ENTRIES_PER_STEP, inSlices } from '../wire/slices.js';
 import { undecodedApi } from '../wire/undecoded.js';
 import { compactStringSize, int32ArraySize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { at, GATEWAY_APIS } from './versions.js';
@@ -150,7 +150,7 @@ export async function listPartitionReassignments(kafka: RequestSender, partition
   );
   let listed: ListedReassignments;
   try {
-    listed = await decodeInSlices(res.answer, decodeListPartitionReassignmentsSteps(res.answer));
+    listed = await inSlices(decodeListPartitionReassignmentsSteps(res.answer));
   } catch (err) {
     throw toKafkaRequestError(err, { api: 'ListPartitionReassignments' }); // a malformed answer, as when the client's parser threw
   }

@@ -56,7 +56,7 @@ import { firstErrorName, type RequestSender, type Transport } from '../request.j
 import type { PartitionDescription, TopicDescription, TopicSummary } from '../types.js';
 import { MalformedResponseError, WireReader } from '../wire/reader.js';
 import { drain, type Steps } from '../../domain/steps.js';
-import { ENTRIES_PER_STEP, decodeInSlices } from '../wire/slices.js';
+import { ENTRIES_PER_STEP, inSlices } from '../wire/slices.js';
 import { rawAnswerApi } from '../wire/undecoded.js';
 import { compactStringSize, uvarintSize, WireWriter } from '../wire/writer.js';
 import { topicIdOrNull } from './topic-items.js';
@@ -259,13 +259,13 @@ export async function sendRaw(conn: Connection, body: Buffer): Promise<{ answer:
  */
 async function sendMetadata(conn: Connection, body: Buffer): Promise<MetadataAnswer> {
   const { answer, version } = await sendRaw(conn, body);
-  return decodeInSlices(answer, decodeMetadataSteps(answer, 'all', version));
+  return inSlices(decodeMetadataSteps(answer, 'all', version));
 }
 
 /** sendMetadata for describePartitions: replica lists only. */
 async function sendMetadataPlacement(conn: Connection, body: Buffer): Promise<MetadataAnswer<Placement>> {
   const { answer, version } = await sendRaw(conn, body);
-  return decodeInSlices(answer, decodeMetadataSteps(answer, 'replicas', version));
+  return inSlices(decodeMetadataSteps(answer, 'replicas', version));
 }
 
 /** The request for `topics` (null = every topic, [] = none: brokers and controller only). */
@@ -295,7 +295,7 @@ export async function listTopics(kafka: Transport): Promise<TopicSummary[]> {
     'any',
     async (conn) => {
       const { answer, version } = await sendRaw(conn, EVERY_TOPIC);
-      return decodeInSlices(answer, decodeTopicSummariesSteps(answer, version));
+      return inSlices(decodeTopicSummariesSteps(answer, version));
     },
     (res) => firstErrorName(res.map((t) => t.errorCode)),
   );

@@ -12,7 +12,6 @@
 //   TAG_BUFFER         UNSIGNED_VARINT count, then per field: UNSIGNED_VARINT tag,
 //                      UNSIGNED_VARINT size, size bytes (skipped: no field of ours is tagged)
 import { internReplicaListAt } from '../../domain/replica-list.js';
-import { releaseNow } from '../../release-memory.js';
 import type { Reader } from '@platformatic/kafka';
 
 /** A response that ends before its grammar does, or a varint longer than 5 bytes. */
@@ -35,35 +34,10 @@ export class WireReader {
   /**
    * The bytes the client's Reader has left, as one Buffer. The connection hands each parser
    * a Reader over the message alone, so its buffer ends where the message ends; a message
-   * that came in several socket chunks is copied into one Buffer once, and the chunks are
-   * released (releaseChunks) as soon as the connection has let go of them.
+   * that came in several socket chunks is copied into one Buffer once.
    */
   static fromClientReader(reader: Reader): WireReader {
-    const chunks = reader.buffer.buffers;
-    const out = new WireReader(reader.buffer.buffer, reader.position);
-    if (chunks.length > 1) {
-      out.#owned = true;
-      // After the connection's parser call returns: it still counts the chunks' lengths when
-      // it consumes the message, and a released Buffer has none.
-      queueMicrotask(() => releaseChunks(chunks));
-    }
-    return out;
-  }
-
-  /** Whether `buf` is a copy only this reader holds (release() may free it). */
-  #owned = false;
-
-  /**
-   * Frees the answer's bytes now, when this reader holds the only copy (a message copied from
-   * several socket chunks), instead of when the collector gets to the Buffer: answers of 100,000
-   * partitions are megabytes, decoded over many event-loop turns, so they are old by then and
-   * wait for a full collection, outside the heap V8 sizes itself by (docs/worker-thread.md).
-   * Call it once the decode is done; what was decoded holds no view into the bytes (strings and
-   * numbers are copied out). Reading after it fails: the Buffer is empty.
-   */
-  release(): void {
-    if (this.#owned) releaseNow(this.buf);
-    this.#owned = false;
+    return new WireReader(reader.buffer.buffer, reader.position);
   }
 
   get remaining(): number {
@@ -195,15 +169,4 @@ export class WireReader {
       this.skip(this.uvarint());
     }
   }
-}
-
-/**
- * Frees socket chunks whose whole memory lies within one message (a chunk that covers its
- * ArrayBuffer from its first byte to its last): no other message's bytes are in it, so once
- * the message was copied out and the connection consumed it, nothing reads it again. Chunks
- * shared with the message before or after, or views into a larger allocation, are left alone
- * (releaseNow).
- */
-export function releaseChunks(chunks: readonly Buffer[]): void {
-  for (const c of chunks) releaseNow(c);
 }

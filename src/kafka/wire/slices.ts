@@ -5,7 +5,6 @@
 // (tests, benches).
 import type { Steps } from '../../domain/steps.js';
 import { runInSlices } from '../../event-loop-turns.js';
-import type { WireReader } from './reader.js';
 
 /** Entries a decoder handles between two yields (a yield costs a check of the clock). */
 export const ENTRIES_PER_STEP = 2048;
@@ -14,15 +13,3 @@ export const SLICE_MS = 8;
 
 /** A decode run in slices of SLICE_MS, each decode one task for event-loop-turns.ts. */
 export const inSlices = <T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> => runInSlices(steps, sliceMs);
-
-/**
- * inSlices over the decode of `answer`, whose bytes are released when it ends (decoded or
- * failed: WireReader.release), not left to the collector.
- */
-export async function decodeInSlices<T>(answer: WireReader, steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
-  try {
-    return await inSlices(steps, sliceMs);
-  } finally {
-    answer.release();
-  }
-}
