@@ -20,6 +20,8 @@ export interface HealthFigures {
   samples: number;
   loopMaxMs: number;
   perPhase: string;
+  /** The gateway's RSS max per phase (MiB), as perPhase. */
+  rssPerPhase: string;
   cpuWait: string;
   slow: string;
 }
@@ -35,9 +37,13 @@ export interface SizeResult {
   postBytes: number;
   summary: Stat;
   summaryEach: number[];
+  /** The simulator's (this process's) event-loop delay max during each summary GET, ms. */
+  summarySimLoop: number[];
   summaryBytes: number;
   page: Stat;
   pageEach: number[];
+  /** The same during each page GET. */
+  pageSimLoop: number[];
   pageBytes: number;
   pass: Stat;
   removal: Stat;
@@ -57,11 +63,13 @@ export function summarizeHealth(samples: HealthSample[], phases: [number, number
   const byPhase = new Map<Phase, number[]>();
   let rssMoving = 0;
   let rssMax = 0;
+  const rssBy = new Map<Phase, number>();
   for (const [at, ms, rss] of samples) {
     const ph = phaseOf(at);
     if (!byPhase.has(ph)) byPhase.set(ph, []);
     byPhase.get(ph)!.push(ms);
     if (rss === rss) rssMax = Math.max(rssMax, rss);
+    if (rss === rss) rssBy.set(ph, Math.max(rssBy.get(ph) ?? 0, rss));
     if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
   }
   const health = samples.map((x) => x[1]);
@@ -92,7 +100,19 @@ export function summarizeHealth(samples: HealthSample[], phases: [number, number
   const perPhase = PHASES.filter((p) => byPhase.has(p))
     .map((p) => `${p} ${p99(byPhase.get(p)!).toFixed(0)}/${Math.max(...byPhase.get(p)!).toFixed(0)} (${byPhase.get(p)!.length})`)
     .join(', ');
-  const figures: HealthFigures = { p99: p99(health), max: Math.max(...health), samples: health.length, loopMaxMs, perPhase, cpuWait, slow };
+  const rssPerPhase = PHASES.filter((p) => rssBy.has(p))
+    .map((p) => `${p} ${(rssBy.get(p)! / 2 ** 20).toFixed(0)}`)
+    .join(', ');
+  const figures: HealthFigures = {
+    p99: p99(health),
+    max: Math.max(...health),
+    samples: health.length,
+    loopMaxMs,
+    perPhase,
+    rssPerPhase,
+    cpuWait,
+    slow,
+  };
   return { health: figures, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20 };
 }
 
@@ -115,6 +135,12 @@ export function printSize(r: SizeResult, clients: { pollers: number; pollMs: num
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
   console.log(
     `  each (ms, in order: two per round, the first right after the POST): summary ${r.summaryEach.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageEach.map((x) => x.toFixed(0)).join(' ')}`,
+  );
+  // A summary GET waits for the state topic's end offset from Kafka, here the simulator, which
+  // answers it between its big answers (one thread, where a broker has several): a slow GET
+  // during a long delay of the simulator's loop was waiting for the simulator.
+  console.log(
+    `  simulator's event-loop delay max during each (ms): summary ${r.summarySimLoop.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageSimLoop.map((x) => x.toFixed(0)).join(' ')}`,
   );
   console.log(
     `/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`,
@@ -141,6 +167,7 @@ export function printSize(r: SizeResult, clients: { pollers: number; pollMs: num
   console.log(
     `gateway RSS          ${r.rssMiB.toFixed(0)} MiB max while moving, ${r.rssMaxMiB.toFixed(0)} MiB max over the whole run (VmRSS every 100 ms)`,
   );
+  console.log(`RSS by phase         max MiB: ${r.health.rssPerPhase}`);
   // Every figure above was taken under this load; the bench's own processes are this one (the
   // simulator), the timing client, the /healthz sampler and the pollers.
   console.log(`load, whole run      ${describeLoad(r.load)}`);

@@ -10,12 +10,14 @@
 // simulator's last completion to the last throttle config gone. Each figure is
 // min/median/max over the rounds. The validateOnly, POST and GETs are timed from a client
 // process of their own (this process runs the simulator, whose event loop would delay the
-// reading of answers). /healthz is sampled every 100 ms from a separate process
+// reading of answers); next to each timed GET, this process's event-loop delay max during it
+// (a summary GET waits for the state topic's end offset, which the simulator answers between
+// its big answers). /healthz is sampled every 100 ms from a separate process
 // during the whole size's run (p99 and max, overall and per phase: validateOnly, POST, moving,
 // ending = from raising the throttle to the last throttle gone, other), with the gateway's own
 // event-loop delay max over the same window, and each sample over 50 ms listed with the
 // sampler's own wait for a CPU during it (schedstat); the same process reads the gateway's VmRSS
-// (/proc) every 100 ms: RSS is the max while moving and the max over the whole run.
+// (/proc) every 100 ms: RSS is the max while moving and the max over the whole run, and per phase.
 // Then the growth ratio: per-partition cost at the largest size / at the smallest (median).
 // Clients poll the gateway throughout, as people watching the web console would (issue 8 asks
 // for the throttle removal "with clients polling"): SCALE_POLLERS loops (default 3) in one more
@@ -39,6 +41,7 @@
 // The client processes (sampler, pollers, timing client) are in bench/scale-clients.ts; the
 // statistics and the printing of the figures in bench/scale-report.ts.
 import { once } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startSimulator } from '../src/sim/index.js';
 import { startGateway } from './gateway-process.js';
 import { startLoadWindow, type LoadWindow } from './machine-load.js';
@@ -61,6 +64,11 @@ const SAFETY_OFF = process.env.SCALE_SAFETY === 'off';
  * histogram on every scrape, so every scrape's value is folded in here.
  */
 let loopMaxMs = 0;
+
+/** This process's event-loop delay (it runs the simulator), read around each timed GET (printSize says why). */
+const simLoop = monitorEventLoopDelay({ resolution: 2 });
+simLoop.enable();
+
 async function scrape(url: string): Promise<string> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const m = /^kafka_gateway_nodejs_eventloop_lag_max_seconds ([0-9.e+-]+)$/m.exec(text);
@@ -170,6 +178,8 @@ async function runSize(n: number): Promise<SizeResult> {
     const validate: number[] = [];
     const posts: number[] = [];
     const summary: number[] = [];
+    const summarySimLoop: number[] = [];
+    const pageSimLoop: number[] = [];
     const page: number[] = [];
     const passes: number[] = [];
     const removals: number[] = [];
@@ -193,10 +203,14 @@ async function runSize(n: number): Promise<SizeResult> {
       const movingFrom = Date.now();
       const pass0 = await passTotals(gw.url);
       for (let r = 0; r < 2; r++) {
+        simLoop.reset();
         const s = await timed(`${gw.url}/reassignments/${id}`);
+        summarySimLoop.push(simLoop.max / 1e6);
         summary.push(s.ms);
         summaryBytes = s.bytes;
+        simLoop.reset();
         const pg = await timed(`${gw.url}/reassignments/${id}/partitions?limit=1000`);
+        pageSimLoop.push(simLoop.max / 1e6);
         page.push(pg.ms);
         pageBytes = pg.bytes;
         await new Promise((res) => setTimeout(res, 1000));
@@ -257,9 +271,11 @@ async function runSize(n: number): Promise<SizeResult> {
       postBytes,
       summary: stat(summary),
       summaryEach: summary,
+      summarySimLoop,
       summaryBytes,
       page: stat(page),
       pageEach: page,
+      pageSimLoop,
       pageBytes,
       pass: stat(passes),
       removal: stat(removals),
