@@ -107,6 +107,9 @@ export function auditMiddleware(logger: Logger): RequestHandler {
   return (req, res, next) => {
     if (READ_METHODS.has(req.method)) return next();
     const started = process.hrtime.bigint();
+    // The body as it arrived, redacted and bounded now: a route may let go of a large body
+    // once it has read it (POST /reassignments: 100,000 partitions are ~11 MiB of objects).
+    const body = req.body === undefined ? null : redactBody(req.body);
     const json = res.json.bind(res);
     // Capture what is sent: that is the outcome the caller saw. By reference only: the line
     // reads a few members of it (resultOf), never serializes or copies it. Large answers are
@@ -119,7 +122,7 @@ export function auditMiddleware(logger: Logger): RequestHandler {
     const log = (aborted: boolean): void => {
       if (logged) return;
       logged = true;
-      logger.info('audit', auditLine(req, res, responseBodyOf(res), aborted, Number(process.hrtime.bigint() - started) / 1e6));
+      logger.info('audit', auditLine(req, res, body, responseBodyOf(res), aborted, Number(process.hrtime.bigint() - started) / 1e6));
     };
     res.once('finish', () => log(false));
     res.once('close', () => log(!res.writableFinished));
@@ -134,7 +137,14 @@ function principalForAudit(p: Principal): Record<string, unknown> {
   return { id: p.id, role: p.role, subject, ...(client !== undefined && { client }), issuer };
 }
 
-function auditLine(req: Request, res: Response, responseBody: unknown, aborted: boolean, durationMs: number): Record<string, unknown> {
+function auditLine(
+  req: Request,
+  res: Response,
+  body: unknown,
+  responseBody: unknown,
+  aborted: boolean,
+  durationMs: number,
+): Record<string, unknown> {
   // The route table's match: the same operation access control checked the role for.
   const match = routeMatchOf(res);
   const op = match.kind === 'operation' ? match : undefined;
@@ -150,7 +160,7 @@ function auditLine(req: Request, res: Response, responseBody: unknown, aborted: 
     path: instanceOf(req.originalUrl),
     params: op ? { ...op.params } : {},
     query: redactBody(req.query),
-    body: req.body === undefined ? null : redactBody(req.body),
+    body,
     outcome: aborted ? 'aborted' : res.statusCode === 207 ? 'partial' : res.statusCode < 300 ? 'success' : 'failure',
     result,
     durationMs: Math.round(durationMs * 10) / 10,

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
-import { redactBody, resultOf } from '../../src/http/audit.js';
+import express from 'express';
+import request from 'supertest';
+import { auditMiddleware, redactBody, resultOf } from '../../src/http/audit.js';
 import { roleTokens, type RoleTokens } from './auth-helpers.js';
 import { expectProblem, startGateway, type Gateway } from './helpers.js';
 
@@ -110,6 +112,22 @@ describe('audit lines', () => {
     );
     // The validator may have coerced it to a boolean.
     assert.equal(String((line.query as { validateOnly: unknown }).validateOnly), 'true');
+  });
+
+  it('the body as it arrived, though the route lets go of it once read (POST /reassignments does)', async () => {
+    const own = capture();
+    const app = express();
+    app.use(express.json());
+    app.use(auditMiddleware(own.logger));
+    app.post('/x', (req, res) => {
+      req.body = undefined;
+      res.status(201).json({ ok: true });
+    });
+    const body = { partitions: [{ topic: 'a', partition: 0, replicas: [1] }], secret: 'hidden' };
+    assert.equal((await request(app).post('/x').send(body)).status, 201);
+    const [line, ...more] = own.lines.filter((l) => l.type === 'audit');
+    assert.equal(more.length, 0);
+    assert.deepEqual(line.body, { partitions: body.partitions, secret: '[REDACTED]' });
   });
 
   it('a batch: one line with every item result', async () => {
