@@ -61,17 +61,16 @@ export interface SizeResult {
 export function summarizeHealth(samples: HealthSample[], phases: [number, number, Phase][], loopMaxMs: number) {
   const phaseOf = (at: number): Phase => phases.find(([from, to]) => at >= from && at <= to)?.[2] ?? 'other';
   const byPhase = new Map<Phase, number[]>();
-  let rssMoving = 0;
-  let rssMax = 0;
+  // The RSS max per phase; while moving and over the whole run are read from it.
   const rssBy = new Map<Phase, number>();
   for (const [at, ms, rss] of samples) {
     const ph = phaseOf(at);
     if (!byPhase.has(ph)) byPhase.set(ph, []);
     byPhase.get(ph)!.push(ms);
-    if (rss === rss) rssMax = Math.max(rssMax, rss);
-    if (rss === rss) rssBy.set(ph, Math.max(rssBy.get(ph) ?? 0, rss));
-    if (ph === 'moving' && rss === rss) rssMoving = Math.max(rssMoving, rss);
+    if (rss === rss) rssBy.set(ph, Math.max(rssBy.get(ph) ?? 0, rss)); // rss !== rss: NaN, not read
   }
+  const rssMoving = rssBy.get('moving') ?? 0;
+  const rssMax = Math.max(0, ...rssBy.values());
   const health = samples.map((x) => x[1]);
   // The samples over 50 ms: how much of each the sampler itself spent waiting for a CPU.
   const slow = samples

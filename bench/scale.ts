@@ -116,6 +116,13 @@ async function runSize(n: number): Promise<SizeResult> {
   console.log(`reassignment worker thread: ${workerUp ? 'running' : 'not running'} (a cluster of ${clusterPartitions} partitions)`);
   const client = timingClient();
   const timed = client.timed;
+  /** A timed GET; this process's event-loop delay max during it (ms) goes to `delays`. */
+  const timedWithSimLoop = async (url: string, delays: number[]) => {
+    simLoop.reset();
+    const answer = await timed(url);
+    delays.push(simLoop.max / 1e6);
+    return answer;
+  };
   // Warm-up (not measured): the first request of each route compiles its validators.
   const warm = { partitions: [{ topic: 's0', partition: 0, replicas: [3, 1, 2] }], validateOnly: true };
   // The timing client's own first request (its fetch's setup) is not measured either.
@@ -203,14 +210,10 @@ async function runSize(n: number): Promise<SizeResult> {
       const movingFrom = Date.now();
       const pass0 = await passTotals(gw.url);
       for (let r = 0; r < 2; r++) {
-        simLoop.reset();
-        const s = await timed(`${gw.url}/reassignments/${id}`);
-        summarySimLoop.push(simLoop.max / 1e6);
+        const s = await timedWithSimLoop(`${gw.url}/reassignments/${id}`, summarySimLoop);
         summary.push(s.ms);
         summaryBytes = s.bytes;
-        simLoop.reset();
-        const pg = await timed(`${gw.url}/reassignments/${id}/partitions?limit=1000`);
-        pageSimLoop.push(simLoop.max / 1e6);
+        const pg = await timedWithSimLoop(`${gw.url}/reassignments/${id}/partitions?limit=1000`, pageSimLoop);
         page.push(pg.ms);
         pageBytes = pg.bytes;
         await new Promise((res) => setTimeout(res, 1000));
