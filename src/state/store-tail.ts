@@ -39,6 +39,8 @@ export class StoreTail {
   #reading = false;
   /** Own batches applied when acknowledged, by offset, that the position has not passed yet. */
   readonly #ownBatches = new Map<bigint, readonly { key: string; value: string | null }[]>();
+  /** Told (synchronously) when the position may have moved: store.ts observePosition. */
+  readonly #positionObservers = new Set<() => void>();
 
   constructor(opts: {
     log: StateLog;
@@ -64,14 +66,44 @@ export class StoreTail {
     return this.#health;
   }
 
+  /**
+   * The position (every record below it is applied to the view) and the topic id it counts in;
+   * null before the first read, while the view is due for a rebuild (its position says nothing
+   * then) and while the topic cannot be read. The view may hold more than the position: own writes applied when
+   * acknowledged, a read under way.
+   */
+  position(): { position: bigint; topicId: string } | null {
+    if (!this.#ready || this.#index.rebuild || this.#topicId === null || this.#health.status !== 'ok') return null;
+    return { position: this.#position, topicId: this.#topicId };
+  }
+
+  /** Calls `observer` (synchronously; keep it cheap) whenever the position may have moved. Returns the function that stops. */
+  observePosition(observer: () => void): () => void {
+    this.#positionObservers.add(observer);
+    return () => void this.#positionObservers.delete(observer);
+  }
+
+  #moved(): void {
+    for (const o of this.#positionObservers) {
+      try {
+        o();
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
+  }
+
   #ok(): void {
     if (this.#health.status !== 'ok') {
       this.#health = { status: 'ok' };
       this.#onEvent({ type: 'recovered' });
+      this.#moved();
     }
   }
 
   #failed(err: unknown): never {
+    // Whoever follows the position hears of it (the view may be half rebuilt).
+    queueMicrotask(() => this.#moved());
     if (err instanceof StateTopicMissingError) {
       this.#index.keepLostLedger();
       if (this.#health.status !== 'missing') {
@@ -236,6 +268,7 @@ export class StoreTail {
       }
       this.#position = end;
     }
+    this.#moved();
   }
 
   /** Forgets everything read: the view is rebuilt from the log start. */
@@ -296,6 +329,15 @@ export class StoreTail {
   #passOwnBatches(beforeFetch = false): void {
     if (this.#reading && !beforeFetch) return;
     for (const offset of this.#ownBatches.keys()) if (offset < this.#position) this.#ownBatches.delete(offset);
+    const from = this.#position;
+    try {
+      this.#passFrom();
+    } finally {
+      if (this.#position !== from || this.#index.rebuild) this.#moved();
+    }
+  }
+
+  #passFrom(): void {
     for (;;) {
       const batch = this.#ownBatches.get(this.#position);
       if (!batch || !this.#index.batchStillApplied(batch)) return;

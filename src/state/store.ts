@@ -96,6 +96,20 @@ export class StateStore {
     return this.#index.maps.reassignment.observe(observer);
   }
 
+  /**
+   * The log position the view has applied everything below, and the topic id it counts in
+   * (store-tail.ts); null when it says nothing (before the first read, a rebuild due, the topic
+   * unreadable). A summary rendered from view() now holds every write below it.
+   */
+  position(): { position: bigint; topicId: string } | null {
+    return this.#tail.position();
+  }
+
+  /** Calls `observer` (synchronously; keep it cheap) whenever position() may have changed. Returns the function that stops. */
+  observePosition(observer: () => void): () => void {
+    return this.#tail.observePosition(observer);
+  }
+
   /** The view as of the last refresh or write of this instance (may lag other instances). */
   view(): StateView {
     return this.#index.view();

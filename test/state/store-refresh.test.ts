@@ -164,3 +164,51 @@ describe('StateStore resets and a missing topic', () => {
     assert.deepEqual(events, ['missing', 'recovered']);
   });
 });
+
+describe('StateStore position (what the worker posts summaries at: src/worker/summary-posts.ts)', () => {
+  it('is null before the first read and while the topic is unreadable; moves with own writes and reads, telling observers', async () => {
+    const log = new MemoryLog();
+    const offsets = log.offsets.bind(log);
+    let unreadable = false;
+    log.offsets = async () => {
+      if (unreadable) throw new Error('no leader');
+      return { ...(await offsets()), topicId: 'id-1' };
+    };
+    const s = new StateStore(log);
+    const other = new StateStore(log);
+    let told = 0;
+    const stop = s.observePosition(() => told++);
+    assert.equal(s.position(), null, 'nothing read yet');
+    await s.refresh();
+    assert.deepEqual(s.position(), { position: 0n, topicId: 'id-1' });
+    // Its own write, passed when acknowledged: everything below the new position is in the view.
+    const toldBefore = told;
+    await s.write([reassignment('a'), reassignment('b')]);
+    const end = () => ({ position: BigInt(log.records.length), topicId: 'id-1' });
+    const afterOwn = end();
+    assert.ok(afterOwn.position > 0n);
+    assert.deepEqual(s.position(), afterOwn);
+    assert.ok(told > toldBefore, 'observers told of the own write');
+    // Another instance's write: the position moves when it is read.
+    await other.write([reassignment('c')]);
+    assert.deepEqual(s.position(), afterOwn);
+    const toldBeforeRead = told;
+    assert.equal((await s.refresh()).reassignments.has('c'), true);
+    assert.deepEqual(s.position(), end());
+    assert.ok(end().position > afterOwn.position);
+    assert.ok(told > toldBeforeRead, 'observers told of the read');
+    // Unreadable: the position says nothing (and observers hear of it); readable again: back.
+    unreadable = true;
+    await other.write([reassignment('d')]);
+    await assert.rejects(s.refresh());
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(s.position(), null);
+    unreadable = false;
+    await s.refresh();
+    assert.deepEqual(s.position(), end());
+    stop();
+    const toldAtStop = told;
+    await s.write([reassignment('e')]);
+    assert.equal(told, toldAtStop, 'stopped');
+  });
+});
