@@ -22,7 +22,7 @@
 import { progressFromSnapshots, type ProgressOptions, type SnapshotProgress } from '../domain/reassignment/index.js';
 import { givenAt, replicaSizesRequest, type KafkaAdmin, type ReplicaSizesRequest } from '../kafka/kafka-admin.js';
 import { makePacer } from '../state/layout.js';
-import { isCold } from '../state/cold-partitions.js';
+import { isCold, visitPacked } from '../state/cold-partitions.js';
 import {
   PROGRESS_MAX_SNAPSHOTS,
   RECORD_VERSION,
@@ -68,12 +68,21 @@ function bytesOf(r: ReassignmentRecord): { total: number; completed: number } {
   if (cached !== undefined && (cold || cached.partitions === r.partitions) && cached.updatedAt === r.updatedAt) return cached;
   let total = 0;
   let completed = 0;
-  const ps = r.partitions;
-  for (let i = 0; i < ps.length; i++) {
-    const p = ps[i];
-    if (!counted(p)) continue;
-    total += p.bytesTotal ?? 0;
-    if (p.state === 'completed') completed += p.bytesTotal ?? 0;
+  let ps: ReassignmentRecord['partitions'] | null = null;
+  // A cold record's from its columns (no unpacking), with the same rule as counted().
+  const packed = visitPacked(r, (state, bytes, superseded) => {
+    if (superseded || (state !== 'queued' && state !== 'moving' && state !== 'completed')) return;
+    total += bytes ?? 0;
+    if (state === 'completed') completed += bytes ?? 0;
+  });
+  if (!packed) {
+    ps = r.partitions;
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i];
+      if (!counted(p)) continue;
+      total += p.bytesTotal ?? 0;
+      if (p.state === 'completed') completed += p.bytesTotal ?? 0;
+    }
   }
   const out = { partitions: cold ? null : ps, updatedAt: r.updatedAt, total, completed };
   bytesTotals.set(r, out);

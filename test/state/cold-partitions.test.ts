@@ -19,6 +19,8 @@ import {
 } from '../../src/state/cold-partitions.js';
 import { PARTITION_STATES, RECORD_VERSION, type ReassignmentPartitionRecord, type ReassignmentRecord } from '../../src/state/records.js';
 import { StateStore } from '../../src/state/store.js';
+import { countPartitions } from '../../src/services/reassignments/counts.js';
+import { bytesTotalOf } from '../../src/reconcile/progress.js';
 import { MemoryLog } from './memory-log.js';
 
 const LISTS: readonly (readonly number[])[] = [[0, 1, 2], [1, 2, 3], [3], [2, 0], []].map((l) => Object.freeze(l));
@@ -95,6 +97,26 @@ describe('packed partitions', () => {
         assert.equal(partitionCount(cold), ps.length);
         const held = cold.partitions;
         assert.equal(cold.partitions, held, 'the same array while it is held');
+      }),
+    );
+  });
+
+  it("a cold record's counts and byte total are the record's, read from its columns without unpacking", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 60 }), async (ps) => {
+        const r = record(ps);
+        const packed = await packPartitions(ps);
+        // Unpacking reads every entry's topic name: here that throws.
+        const topics = new Proxy([...packed.topics], {
+          get(target, key, receiver) {
+            if (typeof key === 'string' && /^\d+$/.test(key)) throw new Error('unpacked');
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+        });
+        const cold = coldRecord({ ...r }, { ...packed, topics });
+        assert.throws(() => cold.partitions, /unpacked/, 'the trap works');
+        assert.deepStrictEqual(countPartitions(cold), countPartitions(r));
+        assert.equal(bytesTotalOf(cold), bytesTotalOf(r));
       }),
     );
   });
