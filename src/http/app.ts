@@ -66,9 +66,11 @@ export interface AppOptions {
    * GATEWAY_WORKER_THREAD=on (src/worker, docs/worker-thread.md): instead of the services'
    * reassignment runtime, the runtime lives in a worker thread; `forward` sends its routes'
    * requests there, unparsed. (Its state topic goes to createGatewayServices as `stateTopic`:
-   * readiness reads it and the topic routes protect it.)
+   * readiness reads it and the topic routes protect it.) `summary`, when given, is the route
+   * of GET /reassignments/{id} on this thread (the forwarder leaves those requests to it; it
+   * answers from the worker's posted summaries or forwards: src/worker/summary-answers.ts).
    */
-  reassignmentWorker?: { forward: RequestHandler };
+  reassignmentWorker?: { forward: RequestHandler; summary?: RequestHandler | undefined };
   /** The change feed of reassignments (src/events/reassignment-changes.ts): one event per state change, for the event streams and webhooks. */
   changes?: ReassignmentChangeFeed;
   /** Webhooks (src/events/webhook-service.ts): without it /webhooks answers 404. */
@@ -156,6 +158,7 @@ export function createApp(opts: AppOptions): Express {
   app.use(auditMiddleware(opts.auditLogger ?? logger));
 
   const services = opts.services;
+  if (opts.reassignmentWorker?.summary) app.get('/reassignments/:id', opts.reassignmentWorker.summary);
   app.use(healthRoutes({ readiness: services.readiness, state, readyTimeoutMs: opts.readyTimeoutMs ?? 5000 }));
   app.use(metaRoutes({ metrics, spec }));
   app.use(whoamiRoutes({ authentication: (opts.auth ?? { mode: 'none' }).mode === 'none' ? 'none' : 'enforced' }));

@@ -61,9 +61,18 @@ function sendUnavailable(req: Request, res: Response, detail: string): void {
  * method but GET and HEAD), before the client gets the answer: this thread's recent reads (a
  * topic's description) are not answered again after it (src/services/index.ts writesElsewhere).
  */
-export function forwardToWorker(supervisor: WorkerSupervisor, logger: Logger, onWrite?: () => void): RequestHandler {
+export function forwardToWorker(
+  supervisor: WorkerSupervisor,
+  logger: Logger,
+  opts: {
+    onWrite?: () => void;
+    /** Requests of the worker's paths that this thread's own routes take (they forward what they cannot answer). */
+    keepHere?: (req: Request, res: Response) => boolean;
+  } = {},
+): RequestHandler {
+  const { onWrite, keepHere } = opts;
   return (req, res, next) => {
-    if (!isWorkerPath(req.path)) return next();
+    if (!isWorkerPath(req.path) || keepHere?.(req, res)) return next();
     const reason = supervisor.unavailableReason();
     if (reason !== null) return sendUnavailable(req, res, `${reason}; try again shortly. Nothing was changed.`);
     const headers: OutgoingHttpHeaders = { ...req.headers };

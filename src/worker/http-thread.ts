@@ -47,6 +47,8 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
     bandwidthBytesPerSecond: ctx.bandwidthBytesPerSecond,
     metrics,
     logger,
+    // Summary GETs answered here when the worker's posted summary is fresh (summary-answers.ts).
+    stateLog: (name) => kafka.stateTopic({ name }),
   });
   logger.info('reassignment worker thread running', { ready: worker.supervisor.ready });
   // Before startServer's own handlers: the worker starts no new reconcile pass once shutdown has begun.
@@ -78,13 +80,14 @@ export async function serveWithReassignmentWorker(ctx: HttpThreadContext): Promi
     logger,
     state,
     auth: ctx.auth.access,
-    reassignmentWorker: { forward: worker.forward },
+    reassignmentWorker: { forward: worker.forward, summary: worker.summary },
     streams: loadStreamConfig(process.env),
     ...(consoleFiles.assets && { console: consoleFiles.assets }),
     bodyLimit: config.bodyLimit,
     readyTimeoutMs: kafkaConfig.pingTimeoutMs + 1000,
-    // The forwarded operations are validated in the worker (which warms those up), never here.
-    warmUpPaths: (path) => !isWorkerPath(path),
+    // The forwarded operations are validated in the worker (which warms those up), never here;
+    // GET /reassignments/{id} is this thread's too (then forwarded if need be).
+    warmUpPaths: (path) => !isWorkerPath(path) || path === '/reassignments/warm-up',
   });
   await warmUpApp(app, logger);
   const server = await startServer({

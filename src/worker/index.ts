@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { loadReassignmentConfig } from '../reconcile/index.js';
 import type { StateHealth } from '../state/store.js';
 import { forwardToWorker } from './forward.js';
+import { PostedSummaries, summaryGetKeptHere, summaryRoute, type StateLogOffsets } from './summary-answers.js';
 import { mergeWorkerMetrics } from './metrics.js';
 import type { WorkerStartData } from './protocol.js';
 import { WORKER_YOUNG_GENERATION_MB, WorkerSupervisor } from './supervisor.js';
@@ -30,6 +31,8 @@ export interface ReassignmentWorker {
   readonly supervisor: WorkerSupervisor;
   /** Mount in the HTTP thread's app before access control (AppOptions.reassignmentWorker). */
   readonly forward: RequestHandler;
+  /** GET /reassignments/{id} answered on this thread when it can (summary-answers.ts); mount with the routes. */
+  readonly summary?: RequestHandler;
   /** For /readyz: the worker's state store, or why the worker cannot answer now. */
   readonly stateStore: { readonly topic: string; refresh(): Promise<unknown>; health(): StateHealth };
   /** The gateway's state topic (not deletable through the gateway). */
@@ -52,6 +55,11 @@ export interface WorkerWiring {
   logger: Logger;
   /** How long to wait for the worker's first start before listening anyway (/readyz says why meanwhile). */
   firstStartWaitMs?: number;
+  /**
+   * The state topic's offsets on this thread's own Kafka connections: with it, summary GETs are
+   * answered here from the worker's posts when those are fresh (summary-answers.ts).
+   */
+  stateLog?: (topic: string) => StateLogOffsets;
 }
 
 export async function startReassignmentWorker(w: WorkerWiring): Promise<ReassignmentWorker> {
@@ -79,6 +87,7 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     setFlagsFromString(`--heap-growing-percent=${growingPercent}`);
     w.logger.info('heap growing percent set for the worker thread', { heapGrowingPercent: growingPercent });
   }
+  const posted = w.stateLog ? new PostedSummaries(w.stateLog(config.stateTopic)) : undefined;
   const supervisor = new WorkerSupervisor({
     start,
     logger: w.logger,
@@ -88,8 +97,9 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     onKafkaRequests: (requests) => {
       for (const [api, error, seconds] of requests) w.metrics.onKafkaRequest(api, error, seconds);
     },
+    onSummaries: (m) => (m === null ? posted?.clear() : posted?.receive(m)),
   });
-  mergeWorkerMetrics(w.metrics.registry, supervisor);
+  mergeWorkerMetrics(w.metrics.registry, supervisor, posted);
   // TEST ONLY: SIGUSR2 makes the worker throw (test/worker/*.integration.test.ts).
   if (testHooks) process.on('SIGUSR2', () => supervisor.crashForTest());
   supervisor.start();
@@ -114,9 +124,11 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     },
   };
   let writes = 0;
+  const onWrite = () => void writes++;
   return {
     supervisor,
-    forward: forwardToWorker(supervisor, w.logger, () => writes++),
+    forward: forwardToWorker(supervisor, w.logger, { onWrite, ...(posted && { keepHere: summaryGetKeptHere }) }),
+    ...(posted && { summary: summaryRoute(posted, forwardToWorker(supervisor, w.logger, { onWrite })) }),
     writes: () => writes,
     stateStore,
     stateTopic: config.stateTopic,

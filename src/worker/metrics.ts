@@ -6,6 +6,7 @@
 // name of the in-process gateway appears once.
 import { AggregatorRegistry, Counter, Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../observability/metrics.js';
+import type { PostedSummaries } from './summary-answers.js';
 import type { WorkerSupervisor } from './supervisor.js';
 
 /** /metrics does not wait longer than this for the worker (a busy worker's metrics are left out of that scrape). */
@@ -31,7 +32,11 @@ async function workerMetrics(supervisor: WorkerSupervisor): Promise<MetricJson[]
 }
 
 /** Registers the worker's own metrics and makes `registry.metrics()` include the worker's. */
-export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervisor): void {
+export function mergeWorkerMetrics(
+  registry: Registry,
+  supervisor: WorkerSupervisor,
+  summaries?: Pick<PostedSummaries, 'answered' | 'passed'>,
+): void {
   new Gauge({
     name: `${METRIC_PREFIX}reassignment_worker_up`,
     help: '1 while the reassignment worker thread runs and answers, 0 while it starts or restarts.',
@@ -65,6 +70,24 @@ export function mergeWorkerMetrics(registry: Registry, supervisor: WorkerSupervi
       startsSeen = supervisor.starts;
     },
   });
+  if (summaries) {
+    const seen = { http_thread: 0, worker: 0 };
+    new Counter({
+      name: `${METRIC_PREFIX}reassignment_summary_answers_total`,
+      help: "GET /reassignments/{id} by where it was answered: http_thread (the summary the worker posted, fresh as of the state topic's end offset) or worker (forwarded: not posted, not fresh, or with a query).",
+      labelNames: ['answered_by'] as const,
+      registers: [registry],
+      collect() {
+        for (const [by, now] of [
+          ['http_thread', summaries.answered],
+          ['worker', summaries.passed],
+        ] as const) {
+          this.inc({ answered_by: by }, now - seen[by]);
+          seen[by] = now;
+        }
+      },
+    });
+  }
   const own = registry.metrics.bind(registry);
   registry.metrics = async () => {
     const [text, worker] = await Promise.all([own(), workerMetrics(supervisor)]);

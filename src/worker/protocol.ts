@@ -94,7 +94,20 @@ export interface KafkaRequestBatch {
   t: 'kafka-requests';
   requests: [api: string, error: string | null, seconds: number][];
 }
-export type FromWorker = WorkerReady | StreamMessage | CallResponse | KafkaRequestBatch;
+/**
+ * Worker → HTTP thread: summaries of reassignments (GET /reassignments/{id}'s JSON, no detail)
+ * as the worker's view holds them at `at` (summary-posts.ts), for the HTTP thread to answer
+ * from (summary-answers.ts). `set` replaces those ids' bodies, `drop` removes ids; `at` is the
+ * state topic position they were rendered at, or null when the view says nothing now (every
+ * GET then goes to the worker).
+ */
+export interface SummaryPost {
+  t: 'summaries';
+  at: { position: bigint; topicId: string } | null;
+  set: [id: string, json: string][];
+  drop: string[];
+}
+export type FromWorker = WorkerReady | StreamMessage | CallResponse | KafkaRequestBatch | SummaryPost;
 
 /** The data the HTTP thread hands the worker at its start (workerData). */
 export interface WorkerStartData {

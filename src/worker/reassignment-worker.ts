@@ -21,7 +21,10 @@ import { createWebhookMetrics } from '../events/webhook-metrics.js';
 import { createWebhookRuntime } from '../events/webhooks.js';
 import { createKafkaGateway } from '../kafka/admin.js';
 import { createGatewayServices } from '../services/index.js';
+import { materialize } from '../http/json-slices.js';
+import { toReassignment } from '../http/routes/reassignment-shapes.js';
 import { isWorkerPath } from './forward.js';
+import { SummaryPoster } from './summary-posts.js';
 import { PortStreams } from './port-stream.js';
 import {
   serializeError,
@@ -150,6 +153,14 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
         streams.receive(m);
     }
   });
+  // The summaries the HTTP thread answers GET /reassignments/{id} with when they are fresh
+  // (summary-posts.ts): rendered as the route renders them (res.json of the same object).
+  const service = reassignments.reassignments;
+  new SummaryPoster({
+    source: reassignments.store,
+    render: (record) => JSON.stringify(materialize(toReassignment(service.brief(record), false))),
+    post: send,
+  }).start();
   send({ t: 'ready', stateTopic: reassignments.config.stateTopic, health: reassignments.store.health() });
 }
 

@@ -12,6 +12,7 @@ import {
   type FromWorker,
   type KafkaRequestBatch,
   type StreamOpen,
+  type SummaryPost,
   type ToWorker,
   type WorkerCalls,
   type WorkerMethod,
@@ -28,6 +29,8 @@ export interface SupervisorOptions {
   logger: Logger;
   /** The worker's Kafka requests, for the HTTP thread's metrics. */
   onKafkaRequests?: (requests: KafkaRequestBatch['requests']) => void;
+  /** The running worker's summary posts (summary-answers.ts); null: that worker ended. */
+  onSummaries?: (m: SummaryPost | null) => void;
   /** First restart delay (doubles up to maxBackoffMs; back to this after a minute of running). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -148,7 +151,11 @@ export class WorkerSupervisor {
     });
     this.#worker = worker;
     this.starts++;
-    worker.on('message', (m: FromWorker) => this.#receive(m));
+    worker.on('message', (m: FromWorker) => {
+      // An ended worker's last posts say nothing about the next one's view.
+      if (m.t === 'summaries') return void (this.#worker === worker && this.#opts.onSummaries?.(m));
+      this.#receive(m);
+    });
     // 'error' (an uncaught exception) is followed by 'exit'; the error says what happened.
     let thrown: Error | null = null;
     worker.on('error', (err: unknown) => {
@@ -161,6 +168,7 @@ export class WorkerSupervisor {
   #exited(worker: Worker, code: number, thrown: Error | null): void {
     if (this.#worker !== worker) return;
     this.#worker = null;
+    this.#opts.onSummaries?.(null);
     const why = thrown ? `it failed: ${thrown.message}` : `it exited with code ${code}`;
     const gone = new WorkerUnavailableError(`the reassignment worker thread ended (${why})`);
     this.#streams.destroyAll(gone);
@@ -207,6 +215,8 @@ export class WorkerSupervisor {
       case 'kafka-requests':
         this.#opts.onKafkaRequests?.(m.requests);
         return;
+      case 'summaries':
+        return; // taken in start(), with the worker it came from
       default:
         this.#streams.receive(m);
     }

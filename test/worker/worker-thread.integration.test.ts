@@ -115,6 +115,90 @@ test('a reassignment end to end through the worker thread: POST, page, summary, 
   for (const p of topic.body.partitions ?? []) assert.deepEqual(p.replicas, target.get(p.partition));
 });
 
+test("summary GETs answered by the HTTP thread from the worker's posts: the worker's bytes and headers, and each change seen at once", async () => {
+  const created = await call('POST', '/topics', { name: 'wt-summary', partitions: 1, replicationFactor: 2 });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  // 50 MB to copy at 1 KiB/s: it stays running while the test reads it.
+  sim.seedBytes('wt-summary', 0, 50_000_000);
+  const replicas = (await call('GET', '/topics/wt-summary')).body.partitions?.[0]?.replicas ?? [];
+  const post = await call('POST', '/reassignments', {
+    partitions: [{ topic: 'wt-summary', partition: 0, replicas: BROKERS.filter((b) => !replicas.includes(b)) }],
+    throttle: 1024,
+  });
+  assert.equal(post.status, 202, post.text);
+  const id = (JSON.parse(post.text) as { id: string }).id;
+  const answeredHere = async () =>
+    Number(
+      /^kafka_gateway_reassignment_summary_answers_total\{answered_by="http_thread"\} (\d+)$/m.exec(
+        (await call('GET', '/metrics')).text,
+      )?.[1] ?? 0,
+    );
+  const before = await answeredHere();
+
+  // ?detail=false asks the same (no detail) but has a query: the worker answers it. The two
+  // differ only when a progress snapshot was written between them, so a few tries may be needed.
+  await eventually(
+    "a summary answered on the HTTP thread with the worker's bytes, type and ETag",
+    async () => {
+      const here = await fetch(`${url}/reassignments/${id}`);
+      const there = await fetch(`${url}/reassignments/${id}?detail=false`);
+      const [a, b] = [await here.text(), await there.text()];
+      assert.equal(here.status, 200, a);
+      if (a !== b) return undefined;
+      assert.equal(here.headers.get('content-type'), there.headers.get('content-type'));
+      assert.equal(here.headers.get('etag'), there.headers.get('etag'));
+      assert.equal((JSON.parse(a) as Answer).state, 'running');
+      return (await answeredHere()) > before ? true : undefined;
+    },
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
+
+  // Read your writes: each change is in the next GET, whoever answers it, this instance's and
+  // another's (a second gateway on the same cluster, whose write this worker has not read yet:
+  // the posted summary is then behind the log's end, and the worker answers).
+  const other = spawnGateway({
+    KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
+    GATEWAY_AUTH: 'none',
+    RECONCILE_INTERVAL_MS: '250',
+  });
+  try {
+    const otherUrl = await other.url;
+    for (const [paused, by] of [
+      [true, url],
+      [false, otherUrl],
+      [true, otherUrl],
+      [false, url],
+    ] as const) {
+      const patched = await fetch(`${by}/reassignments/${id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ paused }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(patched.status, 200, await patched.text());
+      const read = await call('GET', `/reassignments/${id}`);
+      assert.equal((read.body as { paused?: boolean }).paused, paused, by === url ? 'this instance' : 'another instance');
+    }
+  } finally {
+    other.child.kill('SIGTERM');
+    await other.exited;
+  }
+  const cancelled = await call('DELETE', `/reassignments/${id}`);
+  assert.ok(cancelled.status === 200 || cancelled.status === 202, cancelled.text);
+  const read = await call('GET', `/reassignments/${id}`);
+  assert.notEqual(read.body.state, 'running');
+  await eventually(
+    'the move cancelled',
+    async () => ((await call('GET', `/reassignments/${id}`)).body.state === 'cancelled' ? true : undefined),
+    {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    },
+  );
+  // Unknown ids are the worker's 404, as before.
+  const unknown = await call('GET', '/reassignments/no-such-reassignment');
+  assert.equal(unknown.status, 404);
+});
+
 test("/metrics has the worker thread's metrics and the HTTP thread's, each name once", async () => {
   const { text } = await call('GET', '/metrics');
   const names = [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
