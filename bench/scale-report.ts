@@ -48,6 +48,8 @@ export interface SizeResult {
   pass: Stat;
   removal: Stat;
   steps: string;
+  /** Summary GETs (the timed ones and the pollers') by where they were answered, from /metrics; null: in-process (no worker). */
+  summaryAnswers: { httpThread: number; worker: number } | null;
   health: HealthFigures;
   rssMiB: number;
   rssMaxMiB: number;
@@ -141,6 +143,10 @@ export function printSize(r: SizeResult, clients: { pollers: number; pollMs: num
   console.log(
     `  simulator's event-loop delay max during each (ms): summary ${r.summarySimLoop.map((x) => x.toFixed(0)).join(' ')}; page ${r.pageSimLoop.map((x) => x.toFixed(0)).join(' ')}`,
   );
+  if (r.summaryAnswers)
+    console.log(
+      `  summary GETs answered by the HTTP thread (the worker's posted summary, fresh) / forwarded to the worker: ${r.summaryAnswers.httpThread} / ${r.summaryAnswers.worker}`,
+    );
   console.log(
     `/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`,
   );

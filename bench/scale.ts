@@ -96,6 +96,16 @@ async function stepAverages(url: string): Promise<string> {
   return out.join(', ');
 }
 
+/** Summary GETs by where they were answered (kafka_gateway_reassignment_summary_answers_total); null without the worker thread. */
+async function summaryAnswers(url: string): Promise<SizeResult['summaryAnswers']> {
+  const text = await scrape(url);
+  const count = (by: string) =>
+    new RegExp(`^kafka_gateway_reassignment_summary_answers_total\\{answered_by="${by}"\\} (\\d+)$`, 'm').exec(text)?.[1];
+  const here = count('http_thread');
+  const worker = count('worker');
+  return here === undefined || worker === undefined ? null : { httpThread: Number(here), worker: Number(worker) };
+}
+
 async function runSize(n: number): Promise<SizeResult> {
   const clusterPartitions = Math.max(n * 2, 20_000, n);
   const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000, replicationBytesPerSecond: 1_000_000_000 });
@@ -263,6 +273,7 @@ async function runSize(n: number): Promise<SizeResult> {
       }
     }
     const steps = await stepAverages(gw.url);
+    const answers = await summaryAnswers(gw.url);
     const load = wholeRun();
     return {
       n,
@@ -283,6 +294,7 @@ async function runSize(n: number): Promise<SizeResult> {
       pass: stat(passes),
       removal: stat(removals),
       steps,
+      summaryAnswers: answers,
       ...(await (async () => {
         await scrape(gw.url);
         const samples = await sampler.finish();
