@@ -4,7 +4,7 @@
 // Shared by bench/scale.ts and bench/start-answers.ts.
 //   SCALE_NODE_FLAGS="<flags>"     node flags for the gateway instead of the shipped ones
 //                                  (GATEWAY_NODE_FLAGS; "" = Node's and V8's defaults)
-//   MALLOC_MMAP_THRESHOLD_=<n>     passed on (bin/gateway.sh sets 65536 when it is unset)
+//   MALLOC_MMAP_THRESHOLD_=<n>     passed on (bin/gateway.sh sets 65536 when it is unset; MALLOC_ARENA_MAX likewise, 2)
 //   SCALE_FROM_SOURCE=1            src/main.ts under tsx instead (`npm run dev`; no build needed,
 //                                  Node's defaults plus SCALE_NODE_FLAGS, tsx's loader thread)
 //   SCALE_PROFILE=<dir>            a CPU profile of the gateway (written when it exits)

@@ -12,6 +12,11 @@
 # - MALLOC_MMAP_THRESHOLD_=65536: glibc gives each allocation of 64 KiB or more (Kafka answers,
 #   request bodies, Buffers) its own mapping, returned when freed; by default it raises the
 #   threshold after the first large free and keeps ~100 MiB in its heap at the high mark.
+# - MALLOC_ARENA_MAX=2: glibc's malloc arenas (one per thread that allocates, up to 8 per core:
+#   the worker thread, V8's GC and compiler helpers, libuv's pool) at most two. At 100,000 moving
+#   partitions with the worker thread the arenas held ~40 MiB at the RSS peak, ~28 with two;
+#   the gateway's RSS 364-391 MiB in eight runs against 366-426 in eighteen, its CPU the same
+#   (docs/worker-thread.md, eighteenth session).
 #
 # With the reassignment worker thread (GATEWAY_WORKER_THREAD, docs/worker-thread.md) the HTTP
 # thread holds no reassignment state and allocates little: --max-semi-space-size=2 there (the
@@ -24,10 +29,11 @@
 # in-process flags.
 #
 # GATEWAY_NODE_FLAGS replaces the node flags (empty: Node's and V8's defaults); an
-# MALLOC_MMAP_THRESHOLD_ already set is kept. exec: node is the process that receives SIGTERM
+# MALLOC_MMAP_THRESHOLD_ or MALLOC_ARENA_MAX already set is kept. exec: node is the process that receives SIGTERM
 # (PID 1 in the image), so requests in flight drain (SHUTDOWN_TIMEOUT_MS). The working directory
 # stays the caller's (relative paths in the configuration keep their meaning).
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_-65536}"
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX-2}"
 FLAGS_IN_PROCESS="--heap-growing-percent=30 --max-semi-space-size=16"
 FLAGS_WORKER_THREAD="--heap-growing-percent=30 --max-semi-space-size=2"
 DIST="$(dirname "$0")/../dist"

@@ -24,6 +24,7 @@ interface Seen {
   execArgv: string[];
   argv: string[];
   malloc: string | undefined;
+  arenas: string | undefined;
   cwd: string;
   /** GATEWAY_WORKER_THREAD and GATEWAY_WORKER_THREAD_REASON as the gateway sees them. */
   worker: string | undefined;
@@ -44,7 +45,7 @@ async function launch(
     cpSync(LAUNCHER, join(dir, 'bin/gateway.sh'));
     writeFileSync(
       join(dir, 'dist/main.js'),
-      'const e = process.env; process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), malloc: e.MALLOC_MMAP_THRESHOLD_, cwd: process.cwd(), worker: e.GATEWAY_WORKER_THREAD, reason: e.GATEWAY_WORKER_THREAD_REASON }));',
+      'const e = process.env; process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), malloc: e.MALLOC_MMAP_THRESHOLD_, arenas: e.MALLOC_ARENA_MAX, cwd: process.cwd(), worker: e.GATEWAY_WORKER_THREAD, reason: e.GATEWAY_WORKER_THREAD_REASON }));',
     );
     if (probe !== undefined) {
       mkdirSync(join(dir, 'dist/worker'));
@@ -55,6 +56,7 @@ async function launch(
     delete base.GATEWAY_WORKER_THREAD;
     delete base.GATEWAY_WORKER_THREAD_REASON;
     delete base.MALLOC_MMAP_THRESHOLD_;
+    delete base.MALLOC_ARENA_MAX;
     const child = spawn('/bin/sh', [join(dir, 'bin/gateway.sh'), ...args], {
       cwd: tmpdir(),
       env: { ...base, ...env },
@@ -87,6 +89,7 @@ test('the gateway process gets the shipped flags and glibc setting; exec keeps i
   const { seen, childPid } = await launch({}, ['--some-arg', 'x y']);
   assert.deepEqual(seen.execArgv, SHIPPED);
   assert.equal(seen.malloc, '65536');
+  assert.equal(seen.arenas, '2');
   assert.equal(seen.pid, childPid, 'node replaced the shell (exec): signals reach the gateway');
   assert.deepEqual(seen.argv, ['--some-arg', 'x y']);
   assert.equal(seen.cwd, tmpdir());
@@ -130,10 +133,11 @@ test('auto (the default): the size probe decides before node starts, and the gat
   assert.equal((await launch({ GATEWAY_WORKER_THREAD: 'on' }, [], never)).seen.reason, undefined);
 });
 
-test('GATEWAY_NODE_FLAGS replaces the flags (empty: none); a MALLOC_MMAP_THRESHOLD_ already set is kept', async () => {
-  const none = await launch({ GATEWAY_NODE_FLAGS: '', MALLOC_MMAP_THRESHOLD_: '131072' });
+test('GATEWAY_NODE_FLAGS replaces the flags (empty: none); a MALLOC_MMAP_THRESHOLD_ or MALLOC_ARENA_MAX already set is kept', async () => {
+  const none = await launch({ GATEWAY_NODE_FLAGS: '', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_ARENA_MAX: '8' });
   assert.deepEqual(none.seen.execArgv, []);
   assert.equal(none.seen.malloc, '131072');
+  assert.equal(none.seen.arenas, '8');
   const own = await launch({ GATEWAY_NODE_FLAGS: '--max-old-space-size=700 --stack-trace-limit=20' });
   assert.deepEqual(own.seen.execArgv, ['--max-old-space-size=700', '--stack-trace-limit=20']);
 });
