@@ -4,6 +4,9 @@
 // route match and the HTTP metrics (so those stay the HTTP thread's) and before access control
 // and the body parsers: the worker's app authenticates, validates and answers as the
 // in-process app does, so statuses, problems and headers are the same by construction.
+// `keepHere` leaves some of those requests to this thread's own routes, which forward what they
+// cannot answer: GET /reassignments/{id} is answered from the worker's posts when they are fresh
+// (summary-answers.ts).
 import { request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Request, RequestHandler, Response } from 'express';

@@ -37,7 +37,7 @@ export class PostedSummaries {
   #generation = 0;
   #inFlight: Promise<Offsets> | undefined;
   #next: Promise<Offsets> | undefined;
-  /** Answers given here and GETs passed to the worker (for the metric). */
+  /** Answers given here, and GETs passed to the worker (the metric reads them). */
   answered = 0;
   passed = 0;
 
@@ -68,12 +68,12 @@ export class PostedSummaries {
   async answer(id: string): Promise<string | null> {
     const before = this.#at;
     const generation = this.#generation;
-    if (before === null || !this.#bodies.has(id)) return this.#pass();
+    if (before === null || !this.#bodies.has(id)) return this.pass();
     let offsets: Offsets;
     try {
       offsets = await this.#offsets();
     } catch {
-      return this.#pass();
+      return this.pass();
     }
     const at = this.#at;
     const fresh =
@@ -85,12 +85,13 @@ export class PostedSummaries {
       offsets.start <= at.position &&
       offsets.end <= at.position;
     const body = fresh ? this.#bodies.get(id) : undefined;
-    if (body === undefined) return this.#pass();
+    if (body === undefined) return this.pass();
     this.answered++;
     return body;
   }
 
-  #pass(): null {
+  /** Counts a GET the worker answers (this one: not posted, not fresh; the route: one with a query). */
+  pass(): null {
     this.passed++;
     return null;
   }
@@ -137,9 +138,7 @@ export function summaryGetKeptHere(req: Request, res: Response): boolean {
 export function summaryRoute(posted: PostedSummaries, forward: RequestHandler): RequestHandler {
   return async (req, res, next) => {
     const id = req.params.id;
-    const plain = typeof id === 'string' && !req.originalUrl.includes('?');
-    if (!plain) posted.passed++;
-    const body = plain ? await posted.answer(id) : null;
+    const body = typeof id === 'string' && !req.originalUrl.includes('?') ? await posted.answer(id) : posted.pass();
     if (body === null) return forward(req, res, next);
     // As the worker's route sends it (res.json of the same object): the same type, ETag and bytes.
     res.status(200).type('application/json').send(body);
