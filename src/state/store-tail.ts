@@ -7,11 +7,10 @@
 import { CLAIM_PREFIX } from './claims.js';
 import { decodeFence, FENCE_PREFIX } from './fence.js';
 import { CHUNK_PREFIX, makePacer } from './layout.js';
+import { askedAfterEachCall, settledBy, type LogOffsets } from './log-offsets.js';
 import { predecode, Queue, type Decoded } from './store-batches.js';
 import type { StoreIndex } from './store-index.js';
 import { StateTopicMissingError, type StateEvent, type StateHealth, type StateLog, type StateView } from './store-types.js';
-
-type LogOffsets = Awaited<ReturnType<StateLog['offsets']>>;
 
 export class StoreTail {
   readonly #log: StateLog;
@@ -23,9 +22,8 @@ export class StoreTail {
   #nextRefresh: Promise<StateView> | undefined;
   /** The whole read under way, settled either way (refresh() waits for it before asking for one more). */
   #running: Promise<void> | undefined;
-  /** The offsets request out, and the one to send after it (shared by every caller meanwhile). */
-  #offsetsInFlight: Promise<LogOffsets> | undefined;
-  #offsetsNext: Promise<LogOffsets> | undefined;
+  /** The log's offsets, asked after each call; callers meanwhile share one request (log-offsets.ts). */
+  readonly #endOffsets: () => Promise<LogOffsets>;
   #position = 0n;
   #ready = false;
   /** The topic id this view was read from (null until first read). */
@@ -54,6 +52,7 @@ export class StoreTail {
     this.#host = opts.host;
     this.#onEvent = opts.onEvent;
     this.#now = opts.now;
+    this.#endOffsets = askedAfterEachCall(() => this.#log.offsets());
   }
 
   /** Whether the state topic has been read once since this process started (or since a reset). */
@@ -147,44 +146,11 @@ export class StoreTail {
     } catch {
       return this.#readAll();
     }
-    const settled = () =>
-      !this.#index.rebuild &&
-      (offsets.topicId === undefined || offsets.topicId === this.#topicId) &&
-      offsets.end >= before &&
-      offsets.start <= this.#position &&
-      offsets.end <= this.#position;
+    const settled = () => !this.#index.rebuild && settledBy(offsets, before, this.#position, this.#topicId);
     if (!settled() && this.#running) await this.#running;
     if (!settled()) return this.#readAll();
     this.#ok();
     return this.#index.view();
-  }
-
-  /**
-   * The log's offsets, asked after the call. Callers that arrive while a request for them is out
-   * share the one sent after it (as whole reads are shared): console pages polling together
-   * send two requests, not one each.
-   */
-  #endOffsets(): Promise<LogOffsets> {
-    if (this.#offsetsNext) return this.#offsetsNext;
-    const inFlight = this.#offsetsInFlight;
-    if (!inFlight) return this.#askOffsets();
-    const next = inFlight.then(
-      () => this.#askOffsets(),
-      () => this.#askOffsets(),
-    );
-    this.#offsetsNext = next;
-    return next;
-  }
-
-  #askOffsets(): Promise<LogOffsets> {
-    this.#offsetsNext = undefined;
-    const asked = this.#log.offsets();
-    this.#offsetsInFlight = asked;
-    const done = () => {
-      if (this.#offsetsInFlight === asked) this.#offsetsInFlight = undefined;
-    };
-    asked.then(done, done);
-    return asked;
   }
 
   /**

@@ -17,6 +17,7 @@
 // is out share the one sent after it, as the store's refresh does.
 import type { Request, RequestHandler, Response } from 'express';
 import { routeMatchOf } from '../http/route-table.js';
+import { askedAfterEachCall, settledBy, type LogOffsets } from '../state/log-offsets.js';
 import type { SummaryPost } from './protocol.js';
 
 /** The operation this thread answers (openapi.yaml's GET /reassignments/{id}). */
@@ -27,22 +28,19 @@ export interface StateLogOffsets {
   offsets(): Promise<{ start: bigint; end: bigint; topicId?: string }>;
 }
 
-type Offsets = Awaited<ReturnType<StateLogOffsets['offsets']>>;
-
 export class PostedSummaries {
-  readonly #log: StateLogOffsets;
   readonly #bodies = new Map<string, string>();
   #at: SummaryPost['at'] = null;
   /** Bumped when the worker is gone: an answer under way from the old one's posts is not given. */
   #generation = 0;
-  #inFlight: Promise<Offsets> | undefined;
-  #next: Promise<Offsets> | undefined;
+  /** The log's offsets, asked after each call; GETs meanwhile share one request (as the store's refresh). */
+  readonly #offsets: () => Promise<LogOffsets>;
   /** Answers given here, and GETs passed to the worker (the metric reads them). */
   answered = 0;
   passed = 0;
 
   constructor(log: StateLogOffsets) {
-    this.#log = log;
+    this.#offsets = askedAfterEachCall(() => log.offsets());
   }
 
   /** A post of the worker (in the order posted). */
@@ -59,17 +57,12 @@ export class PostedSummaries {
     this.#generation++;
   }
 
-  /** Reassignments posted (tests, the log). */
-  get size(): number {
-    return this.#bodies.size;
-  }
-
   /** The JSON to answer GET /reassignments/{id} with, or null: the worker answers it. Never rejects. */
   async answer(id: string): Promise<string | null> {
     const before = this.#at;
     const generation = this.#generation;
     if (before === null || !this.#bodies.has(id)) return this.pass();
-    let offsets: Offsets;
+    let offsets: LogOffsets;
     try {
       offsets = await this.#offsets();
     } catch {
@@ -80,10 +73,7 @@ export class PostedSummaries {
       generation === this.#generation &&
       at !== null &&
       at.topicId === before.topicId &&
-      (offsets.topicId === undefined || offsets.topicId === at.topicId) &&
-      offsets.end >= before.position &&
-      offsets.start <= at.position &&
-      offsets.end <= at.position;
+      settledBy(offsets, before.position, at.position, at.topicId);
     const body = fresh ? this.#bodies.get(id) : undefined;
     if (body === undefined) return this.pass();
     this.answered++;
@@ -94,26 +84,6 @@ export class PostedSummaries {
   pass(): null {
     this.passed++;
     return null;
-  }
-
-  /** The log's offsets, asked after the call: the request out now, if any, was sent before it. */
-  #offsets(): Promise<Offsets> {
-    if (this.#next) return this.#next;
-    const inFlight = this.#inFlight;
-    if (!inFlight) return this.#ask();
-    const ask = () => this.#ask();
-    return (this.#next = inFlight.then(ask, ask));
-  }
-
-  #ask(): Promise<Offsets> {
-    this.#next = undefined;
-    const asked = this.#log.offsets();
-    this.#inFlight = asked;
-    const done = () => {
-      if (this.#inFlight === asked) this.#inFlight = undefined;
-    };
-    asked.then(done, done);
-    return asked;
   }
 }
 
