@@ -3,6 +3,7 @@
 // `npm start` shows a useful gateway with nothing else installed.
 import { Producer, stringSerializers } from '@platformatic/kafka';
 import { loadGatewayConfig } from './config.js';
+import { releaseHeapPages } from './heap-release.js';
 import { createApp, warmUpApp } from './http/app.js';
 import { loadConsoleAssets } from './http/console.js';
 import { loadAuthConfig } from './http/auth/config.js';
@@ -224,6 +225,9 @@ async function main(): Promise<void> {
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   await warmUpApp(app, logger);
+  // Compiling them made most of this heap's startup peak: its pages go back before it listens
+  // (src/heap-release.ts).
+  await releaseHeapPages();
   const server = await startServer({
     app,
     kafka,

@@ -27,6 +27,13 @@ export { WorkerSupervisor, WorkerUnavailableError } from './supervisor.js';
  */
 export const WORKER_HEAP_GROWING_PERCENT = 0;
 
+/**
+ * GATEWAY_WORKER_HEAP_RELEASE_BYTES's default: after a forwarded request and answer of 4 MiB
+ * or more together (a start or dry run of ~30,000 partitions or more), the worker gives its free
+ * heap pages back to the OS (heap-releaser.ts, docs/worker-thread.md). 0 turns it off.
+ */
+export const WORKER_HEAP_RELEASE_BYTES = 4 * 1024 * 1024;
+
 export interface ReassignmentWorker {
   readonly supervisor: WorkerSupervisor;
   /** Mount in the HTTP thread's app before access control (AppOptions.reassignmentWorker). */
@@ -65,15 +72,17 @@ export interface WorkerWiring {
 export async function startReassignmentWorker(w: WorkerWiring): Promise<ReassignmentWorker> {
   const config = loadReassignmentConfig({ ...w.env, ...w.envOverrides });
   const testHooks = w.env.GATEWAY_WORKER_TEST_HOOKS === '1';
+  const problems: string[] = [];
+  const heapReleaseBytes = envInt(w.env, 'GATEWAY_WORKER_HEAP_RELEASE_BYTES', WORKER_HEAP_RELEASE_BYTES, 0, 2 ** 40, problems);
   const start: WorkerStartData = {
     // One instance id for every worker this process starts: a restarted worker is the same
     // instance (its claims and ledger entries are its own), as a restarted pod with a fixed id.
     env: { ...w.envOverrides, GATEWAY_INSTANCE_ID: config.instanceId },
     externalKafka: w.externalKafka,
     bandwidthBytesPerSecond: w.bandwidthBytesPerSecond,
+    heapReleaseBytes,
     testHooks,
   };
-  const problems: string[] = [];
   // The first restart's delay (doubling up to 10 s), and the worker's young generation (supervisor.ts).
   const restartMs = envInt(w.env, 'GATEWAY_WORKER_RESTART_MS', 250, 0, 600_000, problems);
   const youngMb = envInt(w.env, 'GATEWAY_WORKER_YOUNG_GENERATION_MB', WORKER_YOUNG_GENERATION_MB, 1, 1024, problems);

@@ -37,6 +37,9 @@ export class PortStream extends Duplex {
   readonly remotePort = 0;
   /** True only for a client certificate the HTTP thread's TLS server verified. */
   readonly authorized: boolean;
+  /** Bytes received from the other side and sent to it so far (as a net.Socket counts them). */
+  bytesRead = 0;
+  bytesWritten = 0;
 
   constructor(
     readonly id: number,
@@ -93,6 +96,7 @@ export class PortStream extends Duplex {
       offset += c.byteLength;
     }
     this.#send({ t: 'data', s: this.id, b: bytes }, [bytes.buffer]);
+    this.bytesWritten += length;
     this.#unacked += length;
     if (this.#unacked <= WINDOW_BYTES) callback();
     else this.#waiting = () => callback();
@@ -123,6 +127,7 @@ export class PortStream extends Duplex {
     switch (message.t) {
       case 'data': {
         const b = message.b;
+        this.bytesRead += b.byteLength;
         if (this.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) this.#send({ t: 'ack', s: this.id, n: b.byteLength });
         else this.#owed += b.byteLength;
         return;

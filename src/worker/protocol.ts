@@ -117,6 +117,8 @@ export interface WorkerStartData {
   externalKafka: boolean;
   /** Unthrottled copy speed per broker when known (the embedded demo's), for estimates. */
   bandwidthBytesPerSecond: number | null;
+  /** After a forwarded exchange of at least this many bytes the worker releases its free heap pages (0: never; heap-releaser.ts). */
+  heapReleaseBytes: number;
   /** TEST ONLY: accept CrashRequest. */
   testHooks: boolean;
 }

@@ -8,14 +8,23 @@ import { PortStreams, WINDOW_BYTES } from '../../src/worker/port-stream.js';
 import type { StreamMessage, StreamOpen } from '../../src/worker/protocol.js';
 
 /** A client side and a server side (an http.Server fed by 'connection') over one channel. */
-function bridge(server: Server): { open: () => ReturnType<PortStreams['create']>; close: () => void; serverStreams: PortStreams } {
+function bridge(server: Server): {
+  open: () => ReturnType<PortStreams['create']>;
+  close: () => void;
+  serverStreams: PortStreams;
+  /** Every server-side stream, in the order opened. */
+  opened: ReturnType<PortStreams['create']>[];
+} {
   const { port1, port2 } = new MessageChannel();
   const clientStreams = new PortStreams();
   const serverStreams = new PortStreams();
   const sendOn = (port: MessagePort) => (m: StreamMessage | StreamOpen, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
+  const opened: ReturnType<PortStreams['create']>[] = [];
   port2.on('message', (m: StreamMessage | StreamOpen) => {
-    if (m.t === 'open') server.emit('connection', serverStreams.create(m.s, sendOn(port2), false));
-    else serverStreams.receive(m);
+    if (m.t !== 'open') return serverStreams.receive(m);
+    const stream = serverStreams.create(m.s, sendOn(port2), false);
+    opened.push(stream);
+    server.emit('connection', stream);
   });
   port1.on('message', (m: StreamMessage) => clientStreams.receive(m));
   let next = 1;
@@ -31,6 +40,7 @@ function bridge(server: Server): { open: () => ReturnType<PortStreams['create']>
       port2.close();
     },
     serverStreams,
+    opened,
   };
 }
 
@@ -76,6 +86,41 @@ test('a request and a large body cross both ways, byte for byte, with status and
     assert.equal(res.headers['x-seen'], `POST /x?y=1 ${sent.length}`);
     const got = await body(res);
     assert.ok(got.equals(Buffer.from(sent).reverse()));
+  } finally {
+    b.close();
+  }
+});
+
+test("each side counts the bytes it read and wrote, as a socket does (the worker's heap release goes by them)", async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end(Buffer.alloc(70_000, 1)));
+  });
+  const b = bridge(server);
+  try {
+    const sent = Buffer.alloc(50_000, 2);
+    const client = b.open();
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        {
+          method: 'PUT',
+          path: '/',
+          headers: { 'content-length': String(sent.length), connection: 'close' },
+          createConnection: () => client,
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(sent);
+    });
+    assert.equal((await body(res)).length, 70_000);
+    const serverSide = b.opened[0];
+    if (!serverSide.closed) await new Promise((resolve) => serverSide.once('close', resolve));
+    // The request's head and body one way, the answer's head and body the other.
+    assert.ok(serverSide.bytesRead > sent.length && serverSide.bytesRead < sent.length + 1000, `read ${serverSide.bytesRead}`);
+    assert.ok(serverSide.bytesWritten > 70_000 && serverSide.bytesWritten < 71_000, `written ${serverSide.bytesWritten}`);
+    assert.equal(client.bytesWritten, serverSide.bytesRead);
+    assert.equal(client.bytesRead, serverSide.bytesWritten);
   } finally {
     b.close();
   }

@@ -23,6 +23,8 @@ before(async () => {
     GATEWAY_WORKER_THREAD: 'on',
     GATEWAY_WORKER_TEST_HOOKS: '1',
     GATEWAY_WORKER_RESTART_MS: String(RESTART_MS),
+    // A start of three partitions is "large" here (the default is 4 MiB): its exchange releases the worker's free heap pages.
+    GATEWAY_WORKER_HEAP_RELEASE_BYTES: '1500',
     KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(','),
     GATEWAY_AUTH: 'none',
     RECONCILE_INTERVAL_MS: '250',
@@ -91,6 +93,16 @@ test('a reassignment end to end through the worker thread: POST, page, summary, 
   reassignmentId = accepted.id;
   assert.equal(post.headers.get('location'), `/reassignments/${reassignmentId}`);
   assert.equal(accepted.summary.counts.total, 3);
+  // The exchange over GATEWAY_WORKER_HEAP_RELEASE_BYTES: the worker gave its free heap pages back.
+  const released = await eventually(
+    'a heap release after the start',
+    async () =>
+      /^kafka_gateway_reassignment_worker_heap_release_seconds_count ([1-9]\d*)$/m.exec((await call('GET', '/metrics')).text)?.[1],
+    { timeoutMs: 10_000, everyMs: 100 },
+  );
+  assert.ok(Number(released) >= 1);
+  const line = gw.logs.find((l) => l.msg === 'reassignment worker: free heap pages released');
+  assert.ok(line && typeof line.ms === 'number' && typeof line.heapAfterMiB === 'number', JSON.stringify(line));
 
   const page = await call('GET', `/reassignments/${reassignmentId}/partitions?limit=2`);
   assert.equal(page.status, 200);
