@@ -106,6 +106,19 @@ async function summaryAnswers(url: string): Promise<SizeResult['summaryAnswers']
   return here === undefined || worker === undefined ? null : { httpThread: Number(here), worker: Number(worker) };
 }
 
+/** The worker's heap releases (kafka_gateway_reassignment_worker_heap_release_seconds); null without the worker thread. */
+async function heapReleases(url: string): Promise<SizeResult['heapReleases']> {
+  const text = await scrape(url);
+  const value = (suffix: string) =>
+    new RegExp(`^kafka_gateway_reassignment_worker_heap_release_seconds${suffix} (\\S+)$`, 'm').exec(text)?.[1];
+  const count = value('_count');
+  const sum = value('_sum');
+  const upTo = (le: string) => Number(value(`_bucket\\{le="${le}"\\}`) ?? NaN);
+  return count === undefined || sum === undefined
+    ? null
+    : { count: Number(count), seconds: Number(sum), upTo100ms: upTo('0.1'), upTo200ms: upTo('0.2') };
+}
+
 async function runSize(n: number): Promise<SizeResult> {
   const clusterPartitions = Math.max(n * 2, 20_000, n);
   const sim = await startSimulator({ brokers: BROKERS, seedBytes: 1_000_000, replicationBytesPerSecond: 1_000_000_000 });
@@ -274,6 +287,7 @@ async function runSize(n: number): Promise<SizeResult> {
     }
     const steps = await stepAverages(gw.url);
     const answers = await summaryAnswers(gw.url);
+    const releases = await heapReleases(gw.url);
     const load = wholeRun();
     return {
       n,
@@ -295,6 +309,7 @@ async function runSize(n: number): Promise<SizeResult> {
       removal: stat(removals),
       steps,
       summaryAnswers: answers,
+      heapReleases: releases,
       ...(await (async () => {
         await scrape(gw.url);
         const samples = await sampler.finish();

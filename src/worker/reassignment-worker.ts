@@ -41,8 +41,9 @@ import {
 
 /** How often the worker's Kafka requests go to the HTTP thread's metrics. */
 const KAFKA_REQUEST_BATCH_MS = 250;
-/** Heap releases at most this often (heap-releaser.ts): ≤ ~10 % of the worker's time at 100,000 partitions. */
-const HEAP_RELEASE_MIN_INTERVAL_MS = 2000;
+/** A heap release waits for this long without a large exchange ending, or this long at most (heap-releaser.ts). */
+const HEAP_RELEASE_QUIET_MS = 3000;
+const HEAP_RELEASE_MAX_WAIT_MS = 30_000;
 
 async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStartData): Promise<void> {
   const logger = jsonLogger;
@@ -122,7 +123,8 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   const releaser = new HeapReleaser({
     release: releaseHeapPages,
     minBytes: start.heapReleaseBytes,
-    minIntervalMs: HEAP_RELEASE_MIN_INTERVAL_MS,
+    quietMs: HEAP_RELEASE_QUIET_MS,
+    maxWaitMs: HEAP_RELEASE_MAX_WAIT_MS,
     onReleased: (r) => {
       heapReleases.observe(r.seconds);
       logger.info('reassignment worker: free heap pages released', {
