@@ -5,13 +5,12 @@
 // requests the HTTP thread forwards (src/worker/forward.ts) on streams of the port
 // (port-stream.ts). Started by src/worker/supervisor.ts; design: docs/worker-thread.md.
 import { createServer } from 'node:http';
-import { Histogram } from 'prom-client';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadGatewayConfig } from '../config.js';
 import { createApp, warmUpApp } from '../http/app.js';
 import { loadAuthConfig } from '../http/auth/config.js';
 import { jsonLogger } from '../observability/logger.js';
-import { createMetrics, METRIC_PREFIX } from '../observability/metrics.js';
+import { createMetrics } from '../observability/metrics.js';
 import { createReassignmentMetrics } from '../observability/reassignment-metrics.js';
 import type { LifecycleState } from '../http/routes/health.js';
 import { createReassignmentRuntime, loadReassignmentConfig } from '../reconcile/index.js';
@@ -26,7 +25,7 @@ import { materialize } from '../http/json-slices.js';
 import { toReassignment } from '../http/routes/reassignment-shapes.js';
 import { releaseHeapPages } from '../heap-release.js';
 import { isWorkerPath } from './forward.js';
-import { HeapReleaser } from './heap-releaser.js';
+import { workerHeapReleaser } from './heap-releaser.js';
 import { SummaryPoster } from './summary-posts.js';
 import { PortStreams } from './port-stream.js';
 import {
@@ -41,9 +40,6 @@ import {
 
 /** How often the worker's Kafka requests go to the HTTP thread's metrics. */
 const KAFKA_REQUEST_BATCH_MS = 250;
-/** A heap release waits for this long without a large exchange ending, or this long at most (heap-releaser.ts). */
-const HEAP_RELEASE_QUIET_MS = 3000;
-const HEAP_RELEASE_MAX_WAIT_MS = 30_000;
 
 async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStartData): Promise<void> {
   const logger = jsonLogger;
@@ -114,31 +110,12 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   await warmUpApp(app, logger, 'reassignment worker: request validators compiled');
   // Compiling them made most of this heap's startup peak: its pages go back before any work.
   await releaseHeapPages();
-  const heapReleases = new Histogram({
-    name: `${METRIC_PREFIX}reassignment_worker_heap_release_seconds`,
-    help: "How long the reassignment worker stopped to give its heap's free pages back to the OS, after each forwarded exchange of GATEWAY_WORKER_HEAP_RELEASE_BYTES or more (a large start or dry run); forwarded requests wait meanwhile.",
-    buckets: [0.05, 0.1, 0.2, 0.5, 1, 2],
-    registers: [metrics.registry],
-  });
-  const releaser = new HeapReleaser({
-    release: releaseHeapPages,
-    minBytes: start.heapReleaseBytes,
-    quietMs: HEAP_RELEASE_QUIET_MS,
-    maxWaitMs: HEAP_RELEASE_MAX_WAIT_MS,
-    onReleased: (r) => {
-      heapReleases.observe(r.seconds);
-      logger.info('reassignment worker: free heap pages released', {
-        ms: Math.round(r.seconds * 1000),
-        heapBeforeMiB: Math.round(r.heapBefore / 1048576),
-        heapAfterMiB: Math.round(r.heapAfter / 1048576),
-      });
-    },
-    onError: (err) => logger.warn('reassignment worker: releasing free heap pages failed', { error: String(err) }),
-  });
   // Never listens: each forwarded exchange arrives as a 'connection' of a port stream.
   // No timeouts of its own: the HTTP thread's server keeps those with the real socket.
   const server = createServer({ requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, app);
   server.timeout = 0;
+  // Free heap pages back to the OS after a large exchange, once the worker is idle (heap-releaser.ts).
+  const releaser = workerHeapReleaser({ server, registry: metrics.registry, logger, minBytes: start.heapReleaseBytes });
 
   const streams = new PortStreams();
   const calls: { [M in keyof WorkerCalls]: (...args: WorkerCalls[M]['args']) => Promise<WorkerCalls[M]['result']> } = {
@@ -168,6 +145,7 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
     switch (m.t) {
       case 'open': {
         const stream = streams.create(m.s, send, false, { remoteAddress: m.remoteAddress, peerCertificate: m.peerCertificate });
+        releaser.opened();
         stream.once('close', () => releaser.exchanged(stream.bytesRead + stream.bytesWritten));
         server.emit('connection', stream);
         return;
