@@ -50,8 +50,8 @@ export interface SizeResult {
   steps: string;
   /** Summary GETs (the timed ones and the pollers') by where they were answered, from /metrics; null: in-process (no worker). */
   summaryAnswers: { httpThread: number; worker: number } | null;
-  /** The worker's heap releases after large exchanges: how many, their total time, how many took ≤ 100 / ≤ 200 ms. */
-  heapReleases: { count: number; seconds: number; upTo100ms: number; upTo200ms: number } | null;
+  /** The worker's heap releases after large exchanges (memory-reducing collections). */
+  heapReleases: number | null;
   health: HealthFigures;
   rssMiB: number;
   rssMaxMiB: number;
@@ -149,11 +149,7 @@ export function printSize(r: SizeResult, clients: { pollers: number; pollMs: num
     console.log(
       `  summary GETs answered by the HTTP thread (the worker's posted summary, fresh) / forwarded to the worker: ${r.summaryAnswers.httpThread} / ${r.summaryAnswers.worker}`,
     );
-  // Forwarded requests wait while the worker releases its free heap pages (after a start or a dry run).
-  if (r.heapReleases)
-    console.log(
-      `  worker heap releases after large exchanges: ${r.heapReleases.count}, ${(r.heapReleases.seconds * 1000).toFixed(0)} ms in all (≤ 100 ms: ${r.heapReleases.upTo100ms}, ≤ 200 ms: ${r.heapReleases.upTo200ms})`,
-    );
+  if (r.heapReleases !== null) console.log(`  worker heap releases after large exchanges (memory-reducing collections): ${r.heapReleases}`);
   console.log(
     `/healthz             p99 ${r.health.p99.toFixed(1)} ms, max ${r.health.max.toFixed(1)} ms (${r.health.samples} samples every 100 ms, from another process); gateway event-loop delay max ${r.health.loopMaxMs.toFixed(0)} ms`,
   );

@@ -106,17 +106,10 @@ async function summaryAnswers(url: string): Promise<SizeResult['summaryAnswers']
   return here === undefined || worker === undefined ? null : { httpThread: Number(here), worker: Number(worker) };
 }
 
-/** The worker's heap releases (kafka_gateway_reassignment_worker_heap_release_seconds); null without the worker thread. */
+/** The worker's heap releases (kafka_gateway_reassignment_worker_heap_releases_total); null without the worker thread. */
 async function heapReleases(url: string): Promise<SizeResult['heapReleases']> {
-  const text = await scrape(url);
-  const value = (suffix: string) =>
-    new RegExp(`^kafka_gateway_reassignment_worker_heap_release_seconds${suffix} (\\S+)$`, 'm').exec(text)?.[1];
-  const count = value('_count');
-  const sum = value('_sum');
-  const upTo = (le: string) => Number(value(`_bucket\\{le="${le}"\\}`) ?? NaN);
-  return count === undefined || sum === undefined
-    ? null
-    : { count: Number(count), seconds: Number(sum), upTo100ms: upTo('0.1'), upTo200ms: upTo('0.2') };
+  const count = /^kafka_gateway_reassignment_worker_heap_releases_total (\S+)$/m.exec(await scrape(url))?.[1];
+  return count === undefined ? null : Number(count);
 }
 
 async function runSize(n: number): Promise<SizeResult> {

@@ -114,8 +114,8 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   // No timeouts of its own: the HTTP thread's server keeps those with the real socket.
   const server = createServer({ requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, app);
   server.timeout = 0;
-  // Free heap pages back to the OS after a large exchange, once the worker is idle (heap-releaser.ts).
-  const releaser = workerHeapReleaser({ server, registry: metrics.registry, logger, minBytes: start.heapReleaseBytes });
+  // Free heap pages back to the OS after a large exchange (heap-releaser.ts).
+  const releaser = workerHeapReleaser({ registry: metrics.registry, logger, minBytes: start.heapReleaseBytes });
 
   const streams = new PortStreams();
   const calls: { [M in keyof WorkerCalls]: (...args: WorkerCalls[M]['args']) => Promise<WorkerCalls[M]['result']> } = {
@@ -145,7 +145,6 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
     switch (m.t) {
       case 'open': {
         const stream = streams.create(m.s, send, false, { remoteAddress: m.remoteAddress, peerCertificate: m.peerCertificate });
-        releaser.opened();
         stream.once('close', () => releaser.exchanged(stream.bytesRead + stream.bytesWritten));
         server.emit('connection', stream);
         return;

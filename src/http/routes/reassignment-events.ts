@@ -87,15 +87,12 @@ export function reassignmentEventRoutes(opts: EventRoutesOptions & { hub?: Reass
     const sink: StreamSink = {
       write(frame) {
         if (!res.headersSent) {
-          // Set on the response, not only written with the head, so that res.getHeader tells
-          // it is an event stream (the worker's heap release does not wait for one to end).
-          res.set({
+          res.writeHead(200, {
             'Content-Type': 'text/event-stream; charset=utf-8',
             // no-transform: a proxy must not compress or rewrite it either.
             'Cache-Control': 'no-cache, no-transform',
             'X-Accel-Buffering': 'no',
           });
-          res.writeHead(200);
         }
         res.write(frame);
       },
