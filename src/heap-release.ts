@@ -86,6 +86,7 @@ export function memoryReducingCollections(collections: number, timeoutMs: number
   const heapBefore = getHeapStatistics().total_heap_size;
   const started = performance.now();
   if (!sizeFlagGiven) setFlagsFromString('--optimize-for-size');
+  setFlagsFromString('--no-compact');
   return new Promise((resolve) => {
     let seen = 0;
     let finished = false;
@@ -95,6 +96,7 @@ export function memoryReducingCollections(collections: number, timeoutMs: number
       observer.disconnect();
       clearTimeout(timer);
       if (!sizeFlagGiven) setFlagsFromString('--no-optimize-for-size');
+      setFlagsFromString('--compact');
       resolve({
         collections: seen,
         seconds: (performance.now() - started) / 1000,
