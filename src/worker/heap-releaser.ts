@@ -7,7 +7,11 @@
 // allocate outside the heap next. So when an exchange of at least `minBytes` (request and answer
 // together) ends, the worker's next two full collections are memory-reducing ones
 // (memoryReducingCollections: two, since marking may already be under way when it is asked).
-// They come as they would anyway, at their usual pause: nothing waits for them.
+// They come when they would anyway, at pauses of 7-49 ms (--trace-gc). Off by default
+// (GATEWAY_WORKER_HEAP_RELEASE_BYTES=0, src/worker/index.ts): at 100,000 partitions RSS fell
+// ~25 MiB, but the page GET a second after a start took up to 159 ms against 113, and with
+// compaction up to 230 ms: V8 optimizing for size slows the worker's passes, not only its
+// collections.
 //
 // Tried first (docs/worker-thread.md, nineteenth session), a forced collection ("last resort"):
 // it stopped the worker 100-200 ms, and whatever forwarded request arrived meanwhile waited.
@@ -72,14 +76,19 @@ export class HeapReleaser {
 }
 
 /** The reassignment worker's releaser, with a counter of its releases and a log line for each. */
-export function workerHeapReleaser(o: { registry: Registry; logger: Logger; minBytes: number }): HeapReleaser {
+export function workerHeapReleaser(o: {
+  registry: Registry;
+  logger: Logger;
+  minBytes: number;
+  nodeFlags: readonly string[];
+}): HeapReleaser {
   const released = new Counter({
     name: `${METRIC_PREFIX}reassignment_worker_heap_releases_total`,
     help: "Times the reassignment worker's full collections were made memory-reducing (its heap's free pages given back to the OS) after a forwarded exchange of GATEWAY_WORKER_HEAP_RELEASE_BYTES or more (a large start or dry run).",
     registers: [o.registry],
   });
   return new HeapReleaser({
-    release: () => memoryReducingCollections(REDUCING_COLLECTIONS, REDUCING_TIMEOUT_MS),
+    release: () => memoryReducingCollections(REDUCING_COLLECTIONS, REDUCING_TIMEOUT_MS, o.nodeFlags),
     minBytes: o.minBytes,
     onReleased: (r) => {
       released.inc();

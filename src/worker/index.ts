@@ -4,6 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { RequestHandler } from 'express';
 import { envInt } from '../env.js';
+import { processNodeFlags } from '../heap-release.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { loadReassignmentConfig } from '../reconcile/index.js';
@@ -28,11 +29,15 @@ export { WorkerSupervisor, WorkerUnavailableError } from './supervisor.js';
 export const WORKER_HEAP_GROWING_PERCENT = 0;
 
 /**
- * GATEWAY_WORKER_HEAP_RELEASE_BYTES's default: after a forwarded request and answer of 4 MiB
- * or more together (a start or dry run of ~30,000 partitions or more), the worker gives its free
- * heap pages back to the OS (heap-releaser.ts, docs/worker-thread.md). 0 turns it off.
+ * GATEWAY_WORKER_HEAP_RELEASE_BYTES's default: 0, off. Set (e.g. 4194304), after a forwarded
+ * request and answer of that many bytes or more together (a start or dry run of ~30,000
+ * partitions or more) the worker's next full collections give its free heap pages back to the
+ * OS (heap-releaser.ts). A trade, measured at 100,000 moving partitions (docs/worker-thread.md,
+ * nineteenth session): RSS 333-356 MiB in six runs against 350-389, but the page GET a second
+ * after a start took up to 159 ms (over 150 in two runs of six) against up to 113, and the
+ * gateway ~4 % more CPU.
  */
-export const WORKER_HEAP_RELEASE_BYTES = 4 * 1024 * 1024;
+export const WORKER_HEAP_RELEASE_BYTES = 0;
 
 export interface ReassignmentWorker {
   readonly supervisor: WorkerSupervisor;
@@ -81,6 +86,7 @@ export async function startReassignmentWorker(w: WorkerWiring): Promise<Reassign
     externalKafka: w.externalKafka,
     bandwidthBytesPerSecond: w.bandwidthBytesPerSecond,
     heapReleaseBytes,
+    nodeFlags: processNodeFlags(),
     testHooks,
   };
   // The first restart's delay (doubling up to 10 s), and the worker's young generation (supervisor.ts).

@@ -119,6 +119,8 @@ export interface WorkerStartData {
   bandwidthBytesPerSecond: number | null;
   /** After a forwarded exchange of at least this many bytes the worker releases its free heap pages (0: never; heap-releaser.ts). */
   heapReleaseBytes: number;
+  /** The process's node flags (src/heap-release.ts leaves a flag given there as it is). */
+  nodeFlags: string[];
   /** TEST ONLY: accept CrashRequest. */
   testHooks: boolean;
 }

@@ -115,7 +115,12 @@ async function runWorker(port: NonNullable<typeof parentPort>, start: WorkerStar
   const server = createServer({ requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, app);
   server.timeout = 0;
   // Free heap pages back to the OS after a large exchange (heap-releaser.ts).
-  const releaser = workerHeapReleaser({ registry: metrics.registry, logger, minBytes: start.heapReleaseBytes });
+  const releaser = workerHeapReleaser({
+    registry: metrics.registry,
+    logger,
+    minBytes: start.heapReleaseBytes,
+    nodeFlags: start.nodeFlags,
+  });
 
   const streams = new PortStreams();
   const calls: { [M in keyof WorkerCalls]: (...args: WorkerCalls[M]['args']) => Promise<WorkerCalls[M]['result']> } = {

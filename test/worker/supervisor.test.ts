@@ -17,7 +17,7 @@ function recordingLogger(): Logger & { lines: { level: string; msg: string; fiel
 test('the supervisor restarts a crashed worker, failing what was pending and saying why meanwhile', async () => {
   const logger = recordingLogger();
   const supervisor = new WorkerSupervisor({
-    start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, heapReleaseBytes: 0, testHooks: true },
+    start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, heapReleaseBytes: 0, nodeFlags: [], testHooks: true },
     logger,
     entry: new URL('./fixtures/stub-worker.ts', import.meta.url),
     // Long enough to observe the gap between the crash and the restart.
@@ -59,7 +59,7 @@ test('the supervisor restarts a crashed worker, failing what was pending and say
 test('the worker gets its own young generation (8 MiB by default, or as asked), and its heap is read', async () => {
   for (const asked of [undefined, 24]) {
     const supervisor = new WorkerSupervisor({
-      start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, heapReleaseBytes: 0, testHooks: true },
+      start: { env: {}, externalKafka: false, bandwidthBytesPerSecond: null, heapReleaseBytes: 0, nodeFlags: [], testHooks: true },
       logger: recordingLogger(),
       entry: new URL('./fixtures/stub-worker.ts', import.meta.url),
       ...(asked !== undefined && { youngGenerationMb: asked }),
