@@ -23,7 +23,7 @@ type GcFunction = (options: { type: 'major'; execution: 'async'; flavor: 'last-r
 
 let gcFunction: GcFunction | null = null;
 
-function memoryReducingGc(): GcFunction {
+function lastResortGc(): GcFunction {
   if (gcFunction) return gcFunction;
   const exposed = (globalThis as { gc?: unknown }).gc;
   if (typeof exposed === 'function') return (gcFunction = exposed as GcFunction);
@@ -49,7 +49,7 @@ export interface HeapRelease {
 
 /** Collects this thread's heap and gives its free pages back to the OS (stops the thread meanwhile). */
 export async function releaseHeapPages(): Promise<HeapRelease> {
-  const gc = memoryReducingGc();
+  const gc = lastResortGc();
   const heapBefore = getHeapStatistics().total_heap_size;
   const started = performance.now();
   await gc({ type: 'major', execution: 'async', flavor: 'last-resort' });
