@@ -96,9 +96,8 @@ async function stepAverages(url: string): Promise<string> {
   return out.join(', ');
 }
 
-/** Summary GETs by where they were answered (kafka_gateway_reassignment_summary_answers_total); null without the worker thread. */
-async function summaryAnswers(url: string): Promise<SizeResult['summaryAnswers']> {
-  const text = await scrape(url);
+/** Summary GETs by where they were answered (kafka_gateway_reassignment_summary_answers_total in a /metrics text); null without the worker thread. */
+function summaryAnswers(text: string): SizeResult['summaryAnswers'] {
   const count = (by: string) =>
     new RegExp(`^kafka_gateway_reassignment_summary_answers_total\\{answered_by="${by}"\\} (\\d+)$`, 'm').exec(text)?.[1];
   const here = count('http_thread');
@@ -106,9 +105,9 @@ async function summaryAnswers(url: string): Promise<SizeResult['summaryAnswers']
   return here === undefined || worker === undefined ? null : { httpThread: Number(here), worker: Number(worker) };
 }
 
-/** The worker's heap releases (kafka_gateway_reassignment_worker_heap_releases_total); null without the worker thread. */
-async function heapReleases(url: string): Promise<SizeResult['heapReleases']> {
-  const count = /^kafka_gateway_reassignment_worker_heap_releases_total (\S+)$/m.exec(await scrape(url))?.[1];
+/** The worker's heap releases (kafka_gateway_reassignment_worker_heap_releases_total in a /metrics text); null without the worker thread. */
+function heapReleases(text: string): SizeResult['heapReleases'] {
+  const count = /^kafka_gateway_reassignment_worker_heap_releases_total (\S+)$/m.exec(text)?.[1];
   return count === undefined ? null : Number(count);
 }
 
@@ -279,8 +278,10 @@ async function runSize(n: number): Promise<SizeResult> {
       }
     }
     const steps = await stepAverages(gw.url);
-    const answers = await summaryAnswers(gw.url);
-    const releases = await heapReleases(gw.url);
+    // One scrape at the end for both counters.
+    const endMetrics = await scrape(gw.url);
+    const answers = summaryAnswers(endMetrics);
+    const releases = heapReleases(endMetrics);
     const load = wholeRun();
     return {
       n,

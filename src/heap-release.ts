@@ -73,13 +73,10 @@ export function processNodeFlags(): string[] {
   return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((f) => f !== '')];
 }
 
-export interface ReducedCollections {
+/** As HeapRelease; `seconds` from setting the flags to setting them back (the thread was not stopped). */
+export interface ReducedCollections extends HeapRelease {
   /** Full collections of this thread that ran while the flags were set (fewer: the time ran out). */
   collections: number;
-  /** From setting the flags to setting them back. */
-  seconds: number;
-  heapBefore: number;
-  heapAfter: number;
 }
 
 /**
