@@ -42,13 +42,20 @@ export interface ReassignGatewayOptions {
   monotonic?: () => number;
   /** This instance's wall clock runs this far ahead of the machine's (clock skew between hosts). */
   wallClockOffsetMs?: number;
+  /** Hears of every Kafka request the gateway completes (after the metrics do). */
+  onKafkaRequest?: (api: string, error: string | null | undefined, seconds: number) => void;
 }
 
 export async function startReassignGateway(opts: ReassignGatewayOptions = {}): Promise<ReassignGateway> {
   const sim = opts.sim ?? (await startSimulator({ brokers: 4, ...(opts.clock && { clock: opts.clock }), ...opts.simulator }));
   const metrics = createMetrics({ defaultMetrics: false });
   const kafka = createKafkaGateway(parseKafkaConfig({ ...FAST_KAFKA_ENV, KAFKA_BOOTSTRAP_SERVERS: sim.bootstrapServers.join(',') }), {
-    onKafkaRequest: metrics.onKafkaRequest,
+    onKafkaRequest: opts.onKafkaRequest
+      ? (api, error, seconds) => {
+          metrics.onKafkaRequest(api, error, seconds);
+          opts.onKafkaRequest!(api, error, seconds);
+        }
+      : metrics.onKafkaRequest,
   });
   // The Kafka request timeout the leases must outlast is the client's (src/reconcile/config.ts).
   const config = loadReassignmentConfig({
