@@ -119,12 +119,15 @@ export function summarizeHealth(samples: HealthSample[], phases: [number, number
   return { health: figures, rssMiB: rssMoving / 2 ** 20, rssMaxMiB: rssMax / 2 ** 20 };
 }
 
-/** `kind Nx p99 … / max … ms` for each kind of request the clients timed. */
+/** `kind Nx p50 … / p90 … / p99 … / max … ms` for each kind of request the clients timed. */
 function latencies<K extends string>(report: Record<K, number[]>, kinds: readonly K[]): string {
   return kinds
     .map((k) => {
       const xs = report[k];
-      return xs.length ? `${k} ${xs.length}x p99 ${p99(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms` : `${k} 0x`;
+      if (!xs.length) return `${k} 0x`;
+      const sorted = [...xs].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(0);
+      return `${k} ${xs.length}x p50 ${at(0.5)} / p90 ${at(0.9)} / p99 ${p99(xs).toFixed(0)} / max ${sorted.at(-1)!.toFixed(0)} ms`;
     })
     .join(', ');
 }
