@@ -70,25 +70,6 @@ function pickPage(
   return { picked, more: false };
 }
 
-/**
- * How long a page's state refresh may take before its live reads start alongside it. Not at once:
- * a refresh usually answers in a few ms, and reads sent with it put 1,000 partitions' answers
- * in Kafka's way ahead of other callers' quick requests (summary GETs' end offsets).
- */
-export const EARLY_READS_AFTER_MS = 10;
-
-/** Whether `p` settles (either way) within `ms`. */
-function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    p.then(done, done);
-  });
-}
-
 const moving = (picked: readonly ReassignmentPartitionRecord[]) => picked.filter((p) => p.state === 'moving');
 
 /** What Kafka says now of some moving partitions: their replicas, and their sizes on the brokers adding them. */
@@ -135,13 +116,12 @@ async function readLive(kafka: KafkaAdmin, movingHere: ReassignmentPartitionReco
  * adding/removing, bytes copied) only for the page's moving partitions: one
  * ListPartitionReassignments and one DescribeLogDirs per broker hosting their adding replicas.
  *
- * When the state refresh has not answered within EARLY_READS_AFTER_MS, the live reads start
- * then, for the page as this instance already holds it, instead of after the refresh: at 100,000
- * moving partitions, with the cluster busy, each took up to ~100 ms, and a page GET waited for
- * the sum (docs/worker-thread.md). They are kept if the refreshed page's moving partitions are
- * among those asked about (a partition that completed meanwhile is no longer looked up);
- * otherwise they are read again for the refreshed page. Either way, the rows come from the
- * refreshed record.
+ * The live reads start with the state refresh, for the page as this instance already holds it,
+ * instead of after it: at 100,000 moving partitions, with the cluster busy, each took up to
+ * ~100 ms, and a page GET waited for the sum (up to 247 ms; docs/worker-thread.md). They are
+ * kept if the refreshed page's moving partitions are among those asked about (a partition that
+ * completed meanwhile is no longer looked up); otherwise they are read again for the refreshed
+ * page. Either way, the rows come from the refreshed record.
  */
 export async function partitionsPage(
   ctx: ServiceContext,
@@ -153,12 +133,10 @@ export async function partitionsPage(
   // On connections of their own: not behind a pass's big requests to the same brokers.
   const kafka = ctx.d.kafka.interactive?.() ?? ctx.d.kafka;
   const held = ctx.d.store.view().reassignments.get(id);
-  let early: Promise<LiveReads | null> | null = null;
+  let early: Promise<LiveReads> | null = null;
   // A finished (cold) record has nothing moving: not unpacked for nothing.
   if (held && !isCold(held) && (after || q.cursor === null)) {
-    early = settlesWithin(refreshed, EARLY_READS_AFTER_MS).then(async (refreshedFirst) =>
-      refreshedFirst ? null : readLive(kafka, moving(pickPage(held, await ctx.order(held, makePacer(PACE_BUDGET_MS)), after, q).picked)),
-    );
+    early = ctx.order(held, makePacer(PACE_BUDGET_MS)).then((order) => readLive(kafka, moving(pickPage(held, order, after, q).picked)));
     // Awaited below unless the refresh fails or finds no such record: not an unhandled rejection.
     early.catch(() => undefined);
   }
