@@ -167,7 +167,15 @@ export function createApp(opts: AppOptions): Express {
   const mutations = new MutationGuard(createQuotaMetrics(metrics.registry));
   // The gateway's own state topic cannot be deleted or re-partitioned through the gateway.
   const protectedTopics = services.protectedTopics;
-  app.use(topicRoutes({ topics: services.topics, partitions: services.partitions, mutations, protectedTopics }));
+  app.use(
+    topicRoutes({
+      topics: services.topics,
+      partitions: services.partitions,
+      mutations,
+      protectedTopics,
+      answersMadeOnce: !opts.validateResponses,
+    }),
+  );
   app.use(topicBatchRoutes({ topics: services.topics, partitions: services.partitions, mutations, protectedTopics }));
   if (services.quotas) app.use(quotaRoutes({ quotas: services.quotas }));
   const runtime = services.reassignments;
