@@ -32,8 +32,11 @@ export interface SizeResult {
   load: LoadWindow;
   roundLoads: LoadWindow[];
   validate: Stat;
+  /** Each round's, in order (the first rounds pay for the gateway's warm-up). */
+  validateEach: number[];
   validateBytes: number;
   post: Stat;
+  postEach: number[];
   postBytes: number;
   summary: Stat;
   summaryEach: number[];
@@ -137,6 +140,9 @@ export function printSize(r: SizeResult, clients: { pollers: number; pollMs: num
   const { pollers, pollMs } = clients;
   console.log(`validateOnly         ${fmt(r.validate)}   ${(r.validateBytes / 1024).toFixed(1)} KiB`);
   console.log(`POST (start)         ${fmt(r.post)}   ${(r.postBytes / 1024).toFixed(1)} KiB`);
+  console.log(
+    `  each round (ms, in order): validateOnly ${r.validateEach.map((x) => x.toFixed(0)).join(' ')}; POST ${r.postEach.map((x) => x.toFixed(0)).join(' ')}`,
+  );
   console.log(`summary GET          ${fmt(r.summary)}   ${r.summaryBytes} B`);
   console.log(`page GET (1000 rows) ${fmt(r.page)}   ${(r.pageBytes / 1024).toFixed(1)} KiB`);
   console.log(
