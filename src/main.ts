@@ -3,7 +3,6 @@
 // `npm start` shows a useful gateway with nothing else installed.
 import { Producer, stringSerializers } from '@platformatic/kafka';
 import { loadGatewayConfig } from './config.js';
-import { releaseHeapPages } from './heap-release.js';
 import { createApp, warmUpApp } from './http/app.js';
 import { loadConsoleAssets } from './http/console.js';
 import { loadAuthConfig } from './http/auth/config.js';
@@ -225,9 +224,10 @@ async function main(): Promise<void> {
   // Every request validator compiled before the first request (20-80 ms each otherwise, at the
   // first request of each operation, while everything else waits).
   await warmUpApp(app, logger);
-  // Compiling them made most of this heap's startup peak: its pages go back before it listens
-  // (src/heap-release.ts).
-  await releaseHeapPages();
+  // That made most of this heap's startup peak. Its pages are kept (the worker thread's two
+  // heaps give theirs back, src/heap-release.ts): here they are the heap's room for the first
+  // starts, for which, given back, it grew again in more collections (a second 1,000-partition
+  // POST 104-116 ms against 66-75, for ~30 MiB; docs/worker-thread.md, twentieth session).
   const server = await startServer({
     app,
     kafka,
