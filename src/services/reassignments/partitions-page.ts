@@ -82,9 +82,10 @@ interface LiveReads {
 }
 
 /** One ListPartitionReassignments and one DescribeLogDirs per broker adding some of `movingHere`, all at once. */
-async function readLive(kafka: KafkaAdmin, movingHere: ReassignmentPartitionRecord[]): Promise<LiveReads> {
+async function readLive(connections: () => KafkaAdmin, movingHere: ReassignmentPartitionRecord[]): Promise<LiveReads> {
   const reads: LiveReads = { asked: new Set(movingHere.map((p) => partitionId(p.topic, p.partition))), live: new Map(), sizes: new Map() };
   if (movingHere.length === 0) return reads;
+  const kafka = connections();
   // Each broker is asked only about the partitions it is adding.
   const byBroker = new Map<number, ReassignmentPartitionRecord[]>();
   for (const p of movingHere) {
@@ -118,7 +119,7 @@ async function readLive(kafka: KafkaAdmin, movingHere: ReassignmentPartitionReco
  *
  * The live reads start with the state refresh, for the page as this instance already holds it,
  * instead of after it: at 100,000 moving partitions, with the cluster busy, each took up to
- * ~100 ms, and a page GET waited for the sum (up to 247 ms; docs/worker-thread.md). They are
+ * ~100 ms, and a page GET waited for the sum (up to 248 ms; docs/worker-thread.md). They are
  * kept if the refreshed page's moving partitions are among those asked about (a partition that
  * completed meanwhile is no longer looked up); otherwise they are read again for the refreshed
  * page. Either way, the rows come from the refreshed record.
@@ -130,8 +131,9 @@ export async function partitionsPage(
 ): Promise<PartitionPage> {
   const after = q.cursor === null ? null : decodeCursor(q.cursor);
   const refreshed = ctx.d.store.refresh();
-  // On connections of their own: not behind a pass's big requests to the same brokers.
-  const kafka = ctx.d.kafka.interactive?.() ?? ctx.d.kafka;
+  // On connections of their own (made when first needed): not behind a pass's big requests to
+  // the same brokers.
+  const kafka = () => ctx.d.kafka.interactive?.() ?? ctx.d.kafka;
   const held = ctx.d.store.view().reassignments.get(id);
   let early: Promise<LiveReads> | null = null;
   // A finished (cold) record has nothing moving: not unpacked for nothing.
