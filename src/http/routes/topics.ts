@@ -102,10 +102,11 @@ export interface TopicRouteOptions {
 class TopicAnswers {
   readonly #answers = new WeakMap<TopicDescription, { bytes: Buffer; etag: string | undefined }>();
 
-  send(res: Response, t: TopicDescription, internal: boolean): void {
+  /** Sends the answer to `t`, made by `body` the first time. */
+  send(res: Response, t: TopicDescription, body: () => Schemas['Topic']): void {
     let answer = this.#answers.get(t);
     if (!answer) {
-      const bytes = Buffer.from(JSON.stringify(toTopic(internal ? { ...t, internal: true } : t)));
+      const bytes = Buffer.from(JSON.stringify(body()));
       // The app's own ETag function, as res.send would call it on these bytes.
       const etagOf = res.app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
       answer = { bytes, etag: typeof etagOf === 'function' ? etagOf(bytes) : undefined };
@@ -198,8 +199,9 @@ export function topicRoutes({
   router.get('/topics/:topic', async (req, res) => {
     const name = param(req, 'topic');
     const t = await service.describe(name);
-    if (answers) return answers.send(res, t, protectedTopics.has(name));
-    res.json(toTopic(protectedTopics.has(name) ? { ...t, internal: true } : t));
+    const body = () => toTopic(protectedTopics.has(name) ? { ...t, internal: true } : t);
+    if (answers) return answers.send(res, t, body);
+    res.json(body());
   });
 
   router.delete('/topics/:topic', async (req, res) => {
